@@ -1,0 +1,350 @@
+/*
+ * spacrbench: measure what ONE worker of an image pipeline needs (wall time,
+ * exact peak resident memory, peak GPU memory), read what this machine,
+ * container or job can really give, and recommend a worker count with the
+ * reason and the evidence. It measures; it never changes a setting.
+ *
+ * Conventions (stable C ABI, SONAME libspacrbench.so.1):
+ * - Everything public is prefixed spacrbench_ / SPACRBENCH_.
+ * - Functions return 0 on success or a negative spacrbench_error code; a
+ *   detailed, thread-local message is kept in spacrbench_last_error_message().
+ * - Structs that may grow carry their size first ("size"). Initialise input
+ *   structs with the *_init() function (or the *_INIT macro). The library
+ *   accepts an older, smaller struct (missing fields take their defaults) and
+ *   rejects a larger one whose unknown tail is not all zero
+ *   (SPACRBENCH_EUNKNOWN_FIELDS). Output structs: set "size"; the library
+ *   fills the fields it knows and zeroes any tail it does not know.
+ * - A value that was not measured is SPACRBENCH_NOT_MEASURED (-1), never 0:
+ *   "not measured" and "measured, none" are different answers.
+ *
+ * The region between SPACRBENCH_CDEF_BEGIN and SPACRBENCH_CDEF_END holds only
+ * plain declarations; the Python binding feeds it to cffi verbatim (after
+ * removing the SPACRBENCH_EXTERN / SPACRBENCH_CALLBACK markers), so a
+ * mismatch between header and binding fails at build time.
+ */
+#ifndef SPACRBENCH_H
+#define SPACRBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SPACRBENCH_VERSION_MAJOR 1
+#define SPACRBENCH_VERSION_MINOR 0
+#define SPACRBENCH_VERSION_PATCH 0
+#define SPACRBENCH_VERSION_NUMBER                                              \
+    (SPACRBENCH_VERSION_MAJOR * 10000 + SPACRBENCH_VERSION_MINOR * 100 +       \
+     SPACRBENCH_VERSION_PATCH)
+#define SPACRBENCH_VERSION_STRING "1.0.0"
+
+#if defined(_WIN32) && defined(SPACRBENCH_BUILDING)
+#define SPACRBENCH_EXTERN __declspec(dllexport)
+#elif defined(_WIN32)
+#define SPACRBENCH_EXTERN __declspec(dllimport)
+#elif defined(__GNUC__)
+#define SPACRBENCH_EXTERN __attribute__((visibility("default")))
+#else
+#define SPACRBENCH_EXTERN
+#endif
+
+/* Pins the calling convention of function pointers the caller passes in. */
+#if defined(_WIN32)
+#define SPACRBENCH_CALLBACK __cdecl
+#else
+#define SPACRBENCH_CALLBACK
+#endif
+
+#define SPACRBENCH_NOT_MEASURED (-1)
+#define SPACRBENCH_AUTO (-1)
+
+/* One X-macro generates the error enum and the strerror table. Codes are
+ * never renumbered; a retired code stays as a placeholder. */
+#define SPACRBENCH_ERROR_MAP(X)                                                \
+    X(EINVAL, -1, "invalid argument")                                          \
+    X(ENOMEM, -2, "out of memory")                                             \
+    X(EUSER, -3, "stopped: the work or progress function returned non-zero")   \
+    X(EUNKNOWN_FIELDS, -4,                                                     \
+      "struct is larger than this library knows and its unknown fields are "   \
+      "not zero")                                                              \
+    X(ENOITEMS, -5, "no items to measure")                                     \
+    X(EBUSY, -6,                                                               \
+      "another benchmark is running in this process (peaks are per process)") \
+    X(ESYSTEM, -7, "an operating-system call failed")                          \
+    X(ERANGE, -8, "index out of range")                                        \
+    X(ETHREAD, -9, "could not start the sampler thread")                       \
+    X(ENOSPACE, -10, "buffer too small")
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SPACRBENCH_CDEF_BEGIN */
+
+typedef enum spacrbench_error {
+    SPACRBENCH_OK = 0,
+    SPACRBENCH_EINVAL = -1,
+    SPACRBENCH_ENOMEM = -2,
+    SPACRBENCH_EUSER = -3,
+    SPACRBENCH_EUNKNOWN_FIELDS = -4,
+    SPACRBENCH_ENOITEMS = -5,
+    SPACRBENCH_EBUSY = -6,
+    SPACRBENCH_ESYSTEM = -7,
+    SPACRBENCH_ERANGE = -8,
+    SPACRBENCH_ETHREAD = -9,
+    SPACRBENCH_ENOSPACE = -10
+} spacrbench_error;
+
+/* How the peak resident memory of a run was obtained. */
+typedef enum spacrbench_peak_method {
+    SPACRBENCH_PEAK_NONE = 0,         /* not measured */
+    SPACRBENCH_PEAK_HWM_RESET = 1,    /* kernel high-water mark, reset at start: exact */
+    SPACRBENCH_PEAK_HWM_WINDOW = 2,   /* high-water mark rose during the run: exact */
+    SPACRBENCH_PEAK_SAMPLED = 3,      /* sampler thread: may miss short spikes */
+    SPACRBENCH_PEAK_CGROUP = 4,       /* a cgroup's peak (process tree, page cache included) */
+    SPACRBENCH_PEAK_CHILD_RUSAGE = 5, /* wait4 of a child plus sampled descendants */
+    SPACRBENCH_PEAK_SUPPLIED = 6      /* figures supplied by the caller */
+} spacrbench_peak_method;
+
+/* Where a figure of the machine (or of VRAM) came from. */
+typedef enum spacrbench_source {
+    SPACRBENCH_SOURCE_UNKNOWN = 0,
+    SPACRBENCH_SOURCE_HOST = 1,      /* /proc/meminfo MemAvailable */
+    SPACRBENCH_SOURCE_AFFINITY = 2,  /* sched_getaffinity */
+    SPACRBENCH_SOURCE_CGROUP_V1 = 3,
+    SPACRBENCH_SOURCE_CGROUP_V2 = 4,
+    SPACRBENCH_SOURCE_CALLER = 5,    /* the caller passed the figure */
+    SPACRBENCH_SOURCE_CPUSET = 6,
+    SPACRBENCH_SOURCE_NVML = 7,
+    SPACRBENCH_SOURCE_TORCH = 8
+} spacrbench_source;
+
+/* Which rule decided a recommendation. */
+typedef enum spacrbench_bound {
+    SPACRBENCH_BOUND_NONE = 0,
+    SPACRBENCH_BOUND_MEMORY = 1,   /* "memory-bound" */
+    SPACRBENCH_BOUND_CORES = 2,    /* "core-bound" */
+    SPACRBENCH_BOUND_MAXIMUM = 3,  /* "capped at the N-worker maximum" */
+    SPACRBENCH_BOUND_FALLBACK = 4, /* "no usable memory measurement" */
+    SPACRBENCH_BOUND_ONE = 5,      /* "one worker at a time" */
+    SPACRBENCH_BOUND_VRAM = 6      /* "VRAM-bound" */
+} spacrbench_bound;
+
+/* Flags for spacrbench_options.flags. */
+enum spacrbench_option_flags {
+    /* Ignore the kernel high-water-mark reset and use the fallback path
+     * (H0/H1 rule plus sampler), as on kernels without clear_refs. */
+    SPACRBENCH_FLAG_NO_HWM_RESET = 1,
+    /* Do not look for GPUs. */
+    SPACRBENCH_FLAG_NO_GPU = 2,
+    /* On a stop, still hand back the measurement of what ran so far. */
+    SPACRBENCH_FLAG_KEEP_PARTIAL = 4
+};
+
+/* Work function: called once per item, in order, in the calling thread.
+ * Return 0 to continue; any other value stops the run (SPACRBENCH_EUSER). */
+typedef int(SPACRBENCH_CALLBACK *spacrbench_work_fn)(void *item, void *payload);
+
+/* Passed to the progress function after each item. */
+typedef struct spacrbench_progress {
+    size_t size;
+    int64_t index;               /* 0-based index of the item just finished */
+    int64_t total;               /* number of items, warm-up included */
+    int32_t is_warmup;
+    int32_t reserved;
+    double item_seconds;         /* wall time of that item */
+    double elapsed_seconds;      /* since the first item started */
+    int64_t item_peak_rss_bytes; /* -1 without per-item records */
+} spacrbench_progress;
+
+/* Return non-zero to stop the run (SPACRBENCH_EUSER). */
+typedef int(SPACRBENCH_CALLBACK *spacrbench_progress_fn)(
+    const spacrbench_progress *progress, void *payload);
+
+typedef struct spacrbench_options {
+    size_t size;                 /* sizeof(spacrbench_options) */
+    int64_t warmup;              /* items run before timing; default 1; >= 0 */
+    int64_t sample_interval_us;  /* sampler period; default 10000; 0 = default */
+    int32_t item_records;        /* per-item time and peak; default 1 */
+    uint32_t flags;              /* spacrbench_option_flags */
+    spacrbench_progress_fn progress; /* may be NULL */
+    void *progress_payload;
+} spacrbench_options;
+
+/* Scalar figures of a measurement; read with spacrbench_measurement_figures,
+ * or supplied to spacrbench_measurement_create (counts marked "read" are
+ * ignored there). */
+typedef struct spacrbench_figures {
+    size_t size;
+    int64_t items;               /* measured items (warm-up excluded) */
+    double seconds;              /* wall seconds of the measured items */
+    int64_t peak_rss_bytes;      /* whole run, warm-up included */
+    int64_t baseline_rss_bytes;  /* current RSS just before the first item */
+    int64_t peak_vram_bytes;     /* -1 = not measured */
+    double cpu_seconds;          /* user+sys of the measured window; NaN if unknown */
+    int64_t warmup_items;
+    double warmup_seconds;
+    int32_t peak_method;         /* spacrbench_peak_method */
+    int32_t vram_source;         /* spacrbench_source: NVML, TORCH, CALLER or UNKNOWN */
+    int64_t sample_interval_us;  /* 0 when no sampler ran */
+    int32_t stopped;             /* 1 when the run was stopped early */
+    int32_t work_result;         /* what the work returned when it stopped the run */
+    int64_t stopped_item;        /* index of the item that stopped it, else -1 */
+    int64_t note_count;          /* read */
+    int64_t record_count;        /* read */
+    int64_t gpu_count;           /* read */
+} spacrbench_figures;
+
+/* One item's own cost. */
+typedef struct spacrbench_item_record {
+    size_t size;
+    int64_t index;
+    int32_t is_warmup;
+    int32_t reserved;
+    double seconds;
+    int64_t peak_rss_bytes;      /* -1 = not measured */
+    int64_t peak_vram_bytes;     /* -1 = not measured */
+} spacrbench_item_record;
+
+/* One GPU seen during a run. */
+typedef struct spacrbench_gpu_info {
+    size_t size;
+    int64_t index;
+    char name[96];
+    int64_t total_bytes;
+    int64_t free_bytes;          /* at the end of the run */
+    int64_t process_peak_bytes;  /* this process's peak on this device */
+} spacrbench_gpu_info;
+
+/* What this machine, container or job can give right now. */
+typedef struct spacrbench_machine {
+    size_t size;
+    int64_t available_bytes;      /* min(MemAvailable, every cgroup headroom); 0 if unreadable */
+    int64_t host_available_bytes; /* MemAvailable; -1 if unreadable */
+    int32_t memory_source;        /* HOST, CGROUP_V1, CGROUP_V2 or UNKNOWN */
+    int32_t cores_source;         /* AFFINITY, CGROUP_V1, CGROUP_V2, CPUSET */
+    int64_t memory_limit_bytes;   /* limit of the binding cgroup; -1 if none */
+    int64_t cores;                /* usable cores, >= 1 */
+    int64_t affinity_cores;       /* CPUs in the affinity mask */
+    double cpu_quota_cores;       /* tightest quota/period; -1 if none */
+    char memory_cgroup[512];      /* directory of the binding cgroup, or "" */
+    char cores_cgroup[512];       /* directory of the binding cpu cgroup, or "" */
+} spacrbench_machine;
+
+typedef struct spacrbench_recommend_options {
+    size_t size;
+    int64_t cores;              /* SPACRBENCH_AUTO = discover; values < 1 count as 1 */
+    int64_t available_bytes;    /* SPACRBENCH_AUTO = discover; otherwise >= 0 */
+    int64_t reserve_bytes;      /* default 2 GiB; >= 0 */
+    int64_t maximum;            /* default 32; >= 1 */
+    int64_t vram_reserve_bytes; /* default 1 GiB; >= 0 */
+    int64_t free_vram_bytes;    /* SPACRBENCH_AUTO = from the measurement's GPUs */
+} spacrbench_recommend_options;
+
+/* A worker count and every number that produced it. */
+typedef struct spacrbench_recommendation {
+    size_t size;
+    int64_t workers;
+    int32_t bound;                 /* spacrbench_bound */
+    int32_t cores_source;          /* spacrbench_source */
+    int64_t cores;
+    int64_t available_bytes;
+    int32_t memory_source;         /* spacrbench_source */
+    int32_t reserved;
+    int64_t memory_limit_bytes;    /* binding cgroup limit, -1 if none */
+    int64_t reserve_bytes;
+    int64_t per_worker_bytes;      /* measured work footprint; -1 if none */
+    int64_t memory_workers;        /* (available - reserve) / per worker; -1 if rule absent */
+    int64_t maximum;
+    int64_t per_worker_vram_bytes; /* -1 if not measured */
+    int64_t free_vram_bytes;       /* -1 if unknown */
+    int64_t vram_reserve_bytes;
+    int64_t vram_workers;          /* -1 if rule absent */
+    char reason[512];
+    char memory_where[600];        /* "host (MemAvailable)" or "cgroup v2 PATH, limit X" */
+    char cores_where[600];
+} spacrbench_recommendation;
+
+typedef struct spacrbench_measurement spacrbench_measurement; /* opaque */
+
+/* Versions and errors. */
+SPACRBENCH_EXTERN unsigned spacrbench_version_number(void);
+SPACRBENCH_EXTERN const char *spacrbench_version_string(void);
+SPACRBENCH_EXTERN const char *spacrbench_strerror(int code);
+/* Detailed message of this thread's last failed call ("" if none). */
+SPACRBENCH_EXTERN const char *spacrbench_last_error_message(void);
+/* After SPACRBENCH_EUSER in this thread: the stopping function's value and
+ * the item index (-1 and 0 when the last call was not stopped). */
+SPACRBENCH_EXTERN int spacrbench_last_work_result(void);
+SPACRBENCH_EXTERN int64_t spacrbench_last_stopped_item(void);
+
+/* Struct initialisers (the macros below do the same for C callers). */
+SPACRBENCH_EXTERN int spacrbench_options_init(spacrbench_options *opts, size_t size);
+SPACRBENCH_EXTERN int spacrbench_recommend_options_init(spacrbench_recommend_options *opts,
+                                                        size_t size);
+
+/* Run work(items[i], payload) for i in 0..n_items-1, serially, measuring.
+ * opts may be NULL (defaults). On success *out owns a measurement to free
+ * with spacrbench_measurement_free. */
+SPACRBENCH_EXTERN int spacrbench_benchmark(spacrbench_work_fn work, void *const *items,
+                                           size_t n_items, void *payload,
+                                           const spacrbench_options *opts,
+                                           spacrbench_measurement **out);
+
+/* Build a measurement from caller-supplied figures (bindings, external
+ * commands). peak_method SPACRBENCH_PEAK_NONE becomes SUPPLIED. */
+SPACRBENCH_EXTERN int spacrbench_measurement_create(const spacrbench_figures *figures,
+                                                    spacrbench_measurement **out);
+SPACRBENCH_EXTERN int spacrbench_measurement_add_note(spacrbench_measurement *m,
+                                                      const char *note);
+SPACRBENCH_EXTERN int spacrbench_measurement_add_record(spacrbench_measurement *m,
+                                                        const spacrbench_item_record *record);
+SPACRBENCH_EXTERN int spacrbench_measurement_add_gpu(spacrbench_measurement *m,
+                                                     const spacrbench_gpu_info *gpu);
+SPACRBENCH_EXTERN void spacrbench_measurement_free(spacrbench_measurement *m);
+
+SPACRBENCH_EXTERN int spacrbench_measurement_figures(const spacrbench_measurement *m,
+                                                     spacrbench_figures *out);
+/* The note's text, owned by m; NULL if index is out of range. */
+SPACRBENCH_EXTERN const char *spacrbench_measurement_note(const spacrbench_measurement *m,
+                                                          size_t index);
+SPACRBENCH_EXTERN int spacrbench_measurement_record(const spacrbench_measurement *m,
+                                                    size_t index,
+                                                    spacrbench_item_record *out);
+SPACRBENCH_EXTERN int spacrbench_measurement_gpu(const spacrbench_measurement *m,
+                                                 size_t index, spacrbench_gpu_info *out);
+/* Derived figures: NaN for a non-positive duration / no items. */
+SPACRBENCH_EXTERN double spacrbench_measurement_items_per_second(const spacrbench_measurement *m);
+SPACRBENCH_EXTERN double spacrbench_measurement_per_item_seconds(const spacrbench_measurement *m);
+/* max(0, peak - baseline); -1 if the peak was not measured. */
+SPACRBENCH_EXTERN int64_t spacrbench_measurement_work_rss_bytes(const spacrbench_measurement *m);
+
+/* Machine discovery: memory and cores this process may really use. */
+SPACRBENCH_EXTERN int spacrbench_discover(spacrbench_machine *out);
+SPACRBENCH_EXTERN int64_t spacrbench_available_memory_bytes(void); /* 0 if unreadable */
+SPACRBENCH_EXTERN int64_t spacrbench_usable_cores(void);          /* >= 1 */
+
+/* Recommend a worker count. m may be NULL ("no usable memory measurement");
+ * opts may be NULL (defaults). */
+SPACRBENCH_EXTERN int spacrbench_recommend(const spacrbench_measurement *m,
+                                           const spacrbench_recommend_options *opts,
+                                           spacrbench_recommendation *out);
+
+/* The report a user can paste into an issue, snprintf-style: writes at most
+ * cap bytes (NUL included) and returns the full length, or a negative code.
+ * rec may be NULL (no recommendation section). */
+SPACRBENCH_EXTERN int spacrbench_format_report(const spacrbench_measurement *m,
+                                               const spacrbench_recommendation *rec,
+                                               char *buf, size_t cap);
+
+/* SPACRBENCH_CDEF_END */
+
+#define SPACRBENCH_OPTIONS_INIT                                                \
+    { sizeof(spacrbench_options), 1, 10000, 1, 0, NULL, NULL }
+#define SPACRBENCH_RECOMMEND_OPTIONS_INIT                                      \
+    { sizeof(spacrbench_recommend_options), SPACRBENCH_AUTO, SPACRBENCH_AUTO,  \
+      INT64_C(2147483648), 32, INT64_C(1073741824), SPACRBENCH_AUTO }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPACRBENCH_H */

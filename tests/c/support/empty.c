@@ -1,0 +1,2 @@
+/* Keeps the support archive non-empty. */
+typedef int spacrbench_test_support_empty;
