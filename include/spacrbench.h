@@ -263,6 +263,20 @@ typedef struct spacrbench_recommendation {
     char cores_where[600];
 } spacrbench_recommendation;
 
+/* Settings to take a measurement to a cluster scheduler (SLURM job array,
+ * Dask cluster); the margin rule is documented in docs/scheduler-handoff.md. */
+typedef struct spacrbench_schedule {
+    size_t size;
+    int64_t cpus_per_task;        /* SLURM --cpus-per-task */
+    int64_t mem_per_task_bytes;   /* SLURM --mem, margin included */
+    int64_t array_concurrency;    /* SLURM array %N that fits one node like this one */
+    int64_t n_workers;            /* Dask */
+    int64_t threads_per_worker;   /* Dask */
+    int64_t memory_limit_bytes;   /* Dask memory_limit per worker, margin included */
+    double margin;                /* fraction added to the measured peak, e.g. 0.25 */
+    int64_t margin_floor_bytes;   /* smallest absolute margin added */
+} spacrbench_schedule;
+
 typedef struct spacrbench_measurement spacrbench_measurement; /* opaque */
 
 /* Versions and errors. */
@@ -334,6 +348,18 @@ SPACRBENCH_EXTERN int spacrbench_recommend(const spacrbench_measurement *m,
 SPACRBENCH_EXTERN int spacrbench_format_report(const spacrbench_measurement *m,
                                                const spacrbench_recommendation *rec,
                                                char *buf, size_t cap);
+
+/* Cluster hand-off: compute the settings, or format them as text
+ * (snprintf-style like spacrbench_format_report). */
+SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *m,
+                                                  const spacrbench_recommendation *rec,
+                                                  spacrbench_schedule *out);
+SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
+                                              const spacrbench_recommendation *rec,
+                                              char *buf, size_t cap);
+SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
+                                             const spacrbench_recommendation *rec,
+                                             char *buf, size_t cap);
 
 /* SPACRBENCH_CDEF_END */
 
