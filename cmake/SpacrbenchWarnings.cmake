@@ -1,4 +1,5 @@
-# Compiler warnings and sanitizers for every target of the project.
+# Compiler warnings for every target of the project (link spacrbench_warnings
+# PRIVATE), and sanitizers for the whole build when SPACRBENCH_SANITIZE is set.
 add_library(spacrbench_warnings INTERFACE)
 target_compile_options(spacrbench_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -6,7 +7,14 @@ target_compile_options(spacrbench_warnings INTERFACE
 if(SPACRBENCH_WERROR)
   target_compile_options(spacrbench_warnings INTERFACE -Werror)
 endif()
+
 if(SPACRBENCH_SANITIZE)
-  add_compile_options(-fsanitize=${SPACRBENCH_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  if(NOT SPACRBENCH_SANITIZE MATCHES "^(address|undefined|address,undefined|undefined,address|thread)$")
+    message(FATAL_ERROR "SPACRBENCH_SANITIZE='${SPACRBENCH_SANITIZE}': use 'address,undefined' or 'thread'")
+  endif()
+  # Directory-wide so the library, the internal archive and the tests all
+  # carry the same instrumentation (mixing TSan and plain objects misses races).
+  add_compile_options(-fsanitize=${SPACRBENCH_SANITIZE} -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${SPACRBENCH_SANITIZE})
 endif()
