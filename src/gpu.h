@@ -25,4 +25,21 @@ size_t sb_gpu_count(const sb_gpu *gpu);
 int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out);
 void sb_gpu_close(sb_gpu *gpu);
 
+/* Why the last failed sb_gpu_sample failed ("" when none has), and how many
+ * samples failed since open: the runner can say so in its notes. */
+const char *sb_gpu_last_error(const sb_gpu *gpu);
+int64_t sb_gpu_failed_samples(const sb_gpu *gpu);
+/* Version of the NVML per-process query in use: 3, 2 or 1
+ * (nvmlDeviceGetComputeRunningProcesses_v3, _v2 or the original). */
+int sb_gpu_process_api_version(const sb_gpu *gpu);
+
+/* This process's PIDs as seen from every nested PID namespace, from the
+ * "NSpid:" line of a /proc/<pid>/status text (outermost first). Returns
+ * how many were stored in pids (at most cap); 0 if the text has no valid
+ * NSpid line. */
+size_t sb_gpu_parse_nspid(const char *status_text, unsigned int *pids, size_t cap);
+/* The same for this process, read from /proc/self/status; falls back to
+ * getpid() alone. Always returns at least 1 when cap >= 1. */
+size_t sb_gpu_own_pids(unsigned int *pids, size_t cap);
+
 #endif

@@ -1,21 +1,407 @@
-/* Placeholder until the NVML probe lands (issue 5): reports that GPU
- * memory is not measured, which is the truthful answer for this build. */
+/* Peak GPU memory of this process through NVML, without side effects.
+ *
+ * NVML is loaded with dlopen at run time (no link-time dependency) and only
+ * queried: nothing here creates a CUDA context, which would itself occupy
+ * hundreds of MB of VRAM and be reported as the work's. The per-process
+ * lists (nvmlDeviceGet{Compute,Graphics}RunningProcesses) give this
+ * process's instantaneous usedGpuMemory per device, context included; the
+ * runner's sampler calls sb_gpu_sample periodically to find the peak. */
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gpu.h"
+#include "internal.h"
+#include "nvml_types.h"
+
+#define SB_NVML_DEFAULT_LIBRARY "libnvidia-ml.so.1"
+#define SB_GPU_MAX_PIDS 32
+#define SB_GPU_FIRST_CAPACITY 64u
+#define SB_GPU_GROW_TRIES 4
+
+/* One process list: compute (CUDA) or graphics (OpenGL/Vulkan) contexts. */
+typedef struct sb_process_query {
+    sb_nvml_processes_fn fn; /* NULL when NVML has none */
+    int version;             /* 3, 2 or 1: selects the entry layout */
+} sb_process_query;
+
+typedef struct sb_gpu_device {
+    sb_nvml_device handle;
+    unsigned int nvml_index;
+    char name[SB_NVML_NAME_BUFFER_SIZE];
+    int64_t total_bytes; /* -1 if NVML could not tell */
+    int64_t peak_bytes;
+    int64_t sample_bytes; /* this process's use in the sample being taken */
+} sb_gpu_device;
+
+struct sb_gpu {
+    void *lib;
+    int initialized;
+    sb_nvml_shutdown_fn shutdown;
+    sb_nvml_error_string_fn error_string;
+    sb_nvml_memory_fn memory_info;
+    sb_process_query compute;
+    sb_process_query graphics;
+
+    sb_gpu_device *devices;
+    size_t n_devices;
+
+    unsigned int pids[SB_GPU_MAX_PIDS];
+    size_t n_pids;
+
+    /* Reused process-list buffer; sized for sb_nvml_process_v2 entries,
+     * which are at least as large as v1 entries. */
+    sb_nvml_process_v2 *entries;
+    unsigned int capacity;
+
+    int64_t failed_samples;
+    char last_error[256];
+};
+
+static const char *nvml_text(const sb_gpu *gpu, sb_nvml_return rc, char *buf, size_t cap)
+{
+    const char *s = gpu->error_string ? gpu->error_string(rc) : NULL;
+    if (s && *s)
+        snprintf(buf, cap, "%s (NVML error %d)", s, rc);
+    else
+        snprintf(buf, cap, "NVML error %d", rc);
+    return buf;
+}
+
+static void *symbol(void *lib, const char *name)
+{
+    dlerror();
+    return dlsym(lib, name);
+}
+
+/* The newest per-process query this NVML has: _v3, then _v2, then v1. */
+static sb_process_query find_process_query(void *lib, const char *base)
+{
+    static const char *const suffixes[] = { "_v3", "_v2", "" };
+    static const int versions[] = { 3, 2, 1 };
+    sb_process_query q = { NULL, 0 };
+    for (size_t i = 0; i < 3; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s%s", base, suffixes[i]);
+        void *fn = symbol(lib, name);
+        if (fn) {
+            /* POSIX guarantees object and function pointers convert. */
+            memcpy(&q.fn, &fn, sizeof q.fn);
+            q.version = versions[i];
+            return q;
+        }
+    }
+    return q;
+}
+
+#define SB_LOAD(gpu, var, name)                                          \
+    do {                                                                       \
+        void *sym_ = symbol((gpu)->lib, name);                                 \
+        if (!sym_) {                                                           \
+            snprintf(why, why_cap, "NVML lacks %s: driver too old?", name);    \
+            goto fail;                                                         \
+        }                                                                      \
+        memcpy(&(var), &sym_, sizeof(var));                                    \
+    } while (0)
+
+static int grow_entries(sb_gpu *gpu, unsigned int wanted)
+{
+    if (wanted <= gpu->capacity)
+        return 0;
+    sb_nvml_process_v2 *p = realloc(gpu->entries, (size_t)wanted * sizeof *p);
+    if (!p)
+        return -1;
+    gpu->entries = p;
+    gpu->capacity = wanted;
+    return 0;
+}
+
+static int is_own_pid(const sb_gpu *gpu, unsigned int pid)
+{
+    for (size_t i = 0; i < gpu->n_pids; i++)
+        if (gpu->pids[i] == pid)
+            return 1;
+    return 0;
+}
+
+/* This process's memory on one device from one list. Returns 0 and *bytes
+ * (0 when not listed), or -1 with gpu->last_error set. Entries of this
+ * process are summed: under MIG one process can hold contexts in several
+ * instances of the same device, each listed once. */
+static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_query *q,
+                      const char *what, int64_t *bytes)
+{
+    char text[160];
+    unsigned int count = 0;
+    sb_nvml_return rc = SB_NVML_ERROR_INSUFFICIENT_SIZE;
+    for (int tries = 0; tries < SB_GPU_GROW_TRIES; tries++) {
+        count = gpu->capacity;
+        rc = q->fn(dev->handle, &count, gpu->entries);
+        if (rc != SB_NVML_ERROR_INSUFFICIENT_SIZE)
+            break;
+        /* The list grew since NVML told us its size: leave some room. */
+        unsigned int wanted = count > gpu->capacity ? count : gpu->capacity;
+        wanted = wanted > (1u << 20) ? wanted : wanted * 2;
+        if (grow_entries(gpu, wanted) != 0) {
+            snprintf(gpu->last_error, sizeof gpu->last_error,
+                     "out of memory for %u NVML process entries", wanted);
+            return -1;
+        }
+    }
+    if (rc != SB_NVML_SUCCESS) {
+        snprintf(gpu->last_error, sizeof gpu->last_error, "%s processes of GPU %u: %s", what,
+                 dev->nvml_index, nvml_text(gpu, rc, text, sizeof text));
+        return -1;
+    }
+    if (count > gpu->capacity)
+        count = gpu->capacity; /* never trust a count beyond our buffer */
+
+    int64_t sum = 0;
+    const unsigned char *base = (const unsigned char *)gpu->entries;
+    size_t stride = q->version == 1 ? sizeof(sb_nvml_process_v1) : sizeof(sb_nvml_process_v2);
+    for (unsigned int i = 0; i < count; i++) {
+        /* v1 and v2 entries share their first two fields. */
+        sb_nvml_process_v1 e;
+        memcpy(&e, base + (size_t)i * stride, sizeof e);
+        if (!is_own_pid(gpu, e.pid))
+            continue;
+        if (e.usedGpuMemory == SB_NVML_VALUE_NOT_AVAILABLE || e.usedGpuMemory > INT64_MAX / 2) {
+            snprintf(gpu->last_error, sizeof gpu->last_error,
+                     "NVML does not report this process's memory on GPU %u "
+                     "(NVML_VALUE_NOT_AVAILABLE)",
+                     dev->nvml_index);
+            return -1;
+        }
+        sum += (int64_t)e.usedGpuMemory;
+    }
+    *bytes = sum;
+    return 0;
+}
+
+/* This process's memory on one device: the larger of its compute and
+ * graphics entries (a process with both kinds of context is listed in
+ * both with the same figure, so they are not added). */
+static int device_usage(sb_gpu *gpu, const sb_gpu_device *dev, int64_t *bytes)
+{
+    int64_t compute = 0, graphics = 0;
+    if (query_list(gpu, dev, &gpu->compute, "compute", &compute) != 0)
+        return -1;
+    if (gpu->graphics.fn) {
+        char saved[sizeof gpu->last_error];
+        memcpy(saved, gpu->last_error, sizeof saved);
+        if (query_list(gpu, dev, &gpu->graphics, "graphics", &graphics) != 0) {
+            /* Graphics lists are optional (not supported on many compute
+             * GPUs): a failure there leaves the compute figure standing. */
+            memcpy(gpu->last_error, saved, sizeof saved);
+            graphics = 0;
+        }
+    }
+    *bytes = compute > graphics ? compute : graphics;
+    return 0;
+}
+
+int64_t sb_gpu_sample(sb_gpu *gpu)
+{
+    if (!gpu)
+        return -1;
+    int64_t total = 0;
+    for (size_t i = 0; i < gpu->n_devices; i++) {
+        sb_gpu_device *dev = &gpu->devices[i];
+        if (device_usage(gpu, dev, &dev->sample_bytes) != 0) {
+            gpu->failed_samples++;
+            return -1; /* a partial sum would understate the peak */
+        }
+        total += dev->sample_bytes;
+    }
+    /* Only a complete sample updates the per-device peaks, so they agree
+     * with the peak of the sum that the runner keeps. */
+    for (size_t i = 0; i < gpu->n_devices; i++) {
+        sb_gpu_device *dev = &gpu->devices[i];
+        if (dev->sample_bytes > dev->peak_bytes)
+            dev->peak_bytes = dev->sample_bytes;
+    }
+    return total;
+}
+
+size_t sb_gpu_count(const sb_gpu *gpu) { return gpu ? gpu->n_devices : 0; }
+
+int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out)
+{
+    if (!gpu || !out)
+        return sb_fail(SPACRBENCH_EINVAL, "sb_gpu_info: %s is NULL", gpu ? "out" : "gpu");
+    if (i >= gpu->n_devices)
+        return sb_fail(SPACRBENCH_ERANGE, "GPU index %zu out of range (%zu devices)", i,
+                       gpu->n_devices);
+    const sb_gpu_device *dev = &gpu->devices[i];
+    spacrbench_gpu_info info;
+    memset(&info, 0, sizeof info);
+    info.size = sizeof info;
+    info.index = dev->nvml_index;
+    snprintf(info.name, sizeof info.name, "%s", dev->name);
+    info.total_bytes = dev->total_bytes;
+    info.free_bytes = -1;
+    sb_nvml_memory mem;
+    if (gpu->memory_info(dev->handle, &mem) == SB_NVML_SUCCESS && mem.free <= INT64_MAX) {
+        info.free_bytes = (int64_t)mem.free;
+        if (mem.total <= INT64_MAX)
+            info.total_bytes = (int64_t)mem.total;
+    }
+    info.process_peak_bytes = dev->peak_bytes;
+    return sb_struct_out(out, &info, sizeof info, "spacrbench_gpu_info");
+}
+
+const char *sb_gpu_last_error(const sb_gpu *gpu) { return gpu ? gpu->last_error : ""; }
+int64_t sb_gpu_failed_samples(const sb_gpu *gpu) { return gpu ? gpu->failed_samples : 0; }
+int sb_gpu_process_api_version(const sb_gpu *gpu) { return gpu ? gpu->compute.version : 0; }
+
+void sb_gpu_close(sb_gpu *gpu)
+{
+    if (!gpu)
+        return;
+    if (gpu->initialized && gpu->shutdown)
+        gpu->shutdown(); /* NVML counts inits: other users keep theirs */
+    if (gpu->lib)
+        dlclose(gpu->lib);
+    free(gpu->devices);
+    free(gpu->entries);
+    free(gpu);
+}
+
+/* Ask a device's compute list for its size only (documented: *count = 0,
+ * infos may be NULL): tells whether per-process figures exist at all,
+ * before the run rather than as failed samples during it. */
+static int probe_device(sb_gpu *gpu, const sb_gpu_device *dev, char *why, size_t why_cap)
+{
+    char text[160];
+    unsigned int count = 0;
+    sb_nvml_return rc = gpu->compute.fn(dev->handle, &count, NULL);
+    if (rc == SB_NVML_SUCCESS || rc == SB_NVML_ERROR_INSUFFICIENT_SIZE)
+        return 0;
+    snprintf(why, why_cap, "per-process GPU memory unavailable on GPU %u (%s): %s",
+             dev->nvml_index, dev->name, nvml_text(gpu, rc, text, sizeof text));
+    return -1;
+}
+
+static int open_devices(sb_gpu *gpu, sb_nvml_count_fn get_count, sb_nvml_handle_fn get_handle,
+                        sb_nvml_name_fn get_name, char *why, size_t why_cap)
+{
+    char text[160];
+    unsigned int n = 0;
+    sb_nvml_return rc = get_count(&n);
+    if (rc != SB_NVML_SUCCESS) {
+        snprintf(why, why_cap, "NVML device count failed: %s", nvml_text(gpu, rc, text, sizeof text));
+        return -1;
+    }
+    if (n == 0) {
+        snprintf(why, why_cap, "no GPU devices");
+        return -1;
+    }
+    if (n > 4096) {
+        snprintf(why, why_cap, "NVML reports an implausible %u GPU devices", n);
+        return -1;
+    }
+    gpu->devices = calloc(n, sizeof *gpu->devices);
+    if (!gpu->devices) {
+        snprintf(why, why_cap, "out of memory");
+        return -1;
+    }
+    sb_nvml_return first_skip = SB_NVML_SUCCESS;
+    for (unsigned int i = 0; i < n; i++) {
+        sb_gpu_device *dev = &gpu->devices[gpu->n_devices];
+        rc = get_handle(i, &dev->handle);
+        if (rc != SB_NVML_SUCCESS) {
+            /* A device this process may not open (no permission, not in
+             * its cgroup) is one it cannot use either: skip it. */
+            if (first_skip == SB_NVML_SUCCESS)
+                first_skip = rc;
+            continue;
+        }
+        dev->nvml_index = i;
+        if (!get_name || get_name(dev->handle, dev->name, sizeof dev->name) != SB_NVML_SUCCESS)
+            snprintf(dev->name, sizeof dev->name, "GPU %u", i);
+        dev->name[sizeof dev->name - 1] = '\0';
+        sb_nvml_memory mem;
+        dev->total_bytes = -1;
+        if (gpu->memory_info(dev->handle, &mem) == SB_NVML_SUCCESS && mem.total <= INT64_MAX)
+            dev->total_bytes = (int64_t)mem.total;
+        if (probe_device(gpu, dev, why, why_cap) != 0)
+            return -1;
+        gpu->n_devices++;
+    }
+    if (gpu->n_devices == 0) {
+        snprintf(why, why_cap, "no usable GPU devices: %u found, none could be opened (%s)", n,
+                 nvml_text(gpu, first_skip, text, sizeof text));
+        return -1;
+    }
+    return 0;
+}
 
 sb_gpu *sb_gpu_open(char *why, size_t why_cap)
 {
-    if (why && why_cap)
-        snprintf(why, why_cap, "this build has no GPU probe");
+    char scratch[8];
+    if (!why || why_cap == 0) {
+        why = scratch;
+        why_cap = sizeof scratch;
+    }
+    why[0] = '\0';
+    sb_gpu *gpu = calloc(1, sizeof *gpu);
+    if (!gpu) {
+        snprintf(why, why_cap, "out of memory");
+        return NULL;
+    }
+    const char *path = getenv("SPACRBENCH_NVML_LIBRARY");
+    if (!path || !*path)
+        path = SB_NVML_DEFAULT_LIBRARY;
+    gpu->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!gpu->lib) {
+        const char *err = dlerror();
+        if (strcmp(path, SB_NVML_DEFAULT_LIBRARY) == 0)
+            snprintf(why, why_cap, "no NVIDIA driver: %s not found", path);
+        else
+            snprintf(why, why_cap, "cannot load NVML from SPACRBENCH_NVML_LIBRARY=%s: %s", path,
+                     err ? err : "unknown error");
+        goto fail;
+    }
+
+    sb_nvml_init_fn init;
+    sb_nvml_count_fn get_count;
+    sb_nvml_handle_fn get_handle;
+    SB_LOAD(gpu, init, "nvmlInit_v2");
+    SB_LOAD(gpu, gpu->shutdown, "nvmlShutdown");
+    SB_LOAD(gpu, get_count, "nvmlDeviceGetCount_v2");
+    SB_LOAD(gpu, get_handle, "nvmlDeviceGetHandleByIndex_v2");
+    SB_LOAD(gpu, gpu->memory_info, "nvmlDeviceGetMemoryInfo");
+    void *sym = symbol(gpu->lib, "nvmlErrorString");
+    memcpy(&gpu->error_string, &sym, sizeof gpu->error_string);
+    sym = symbol(gpu->lib, "nvmlDeviceGetName");
+    sb_nvml_name_fn get_name;
+    memcpy(&get_name, &sym, sizeof get_name);
+    gpu->compute = find_process_query(gpu->lib, "nvmlDeviceGetComputeRunningProcesses");
+    gpu->graphics = find_process_query(gpu->lib, "nvmlDeviceGetGraphicsRunningProcesses");
+    if (!gpu->compute.fn) {
+        snprintf(why, why_cap, "NVML lacks nvmlDeviceGetComputeRunningProcesses: driver too old?");
+        goto fail;
+    }
+
+    sb_nvml_return rc = init();
+    if (rc != SB_NVML_SUCCESS) {
+        char text[160];
+        snprintf(why, why_cap, "NVML init failed: %s", nvml_text(gpu, rc, text, sizeof text));
+        goto fail;
+    }
+    gpu->initialized = 1;
+
+    if (open_devices(gpu, get_count, get_handle, get_name, why, why_cap) != 0)
+        goto fail;
+    if (grow_entries(gpu, SB_GPU_FIRST_CAPACITY) != 0) {
+        snprintf(why, why_cap, "out of memory");
+        goto fail;
+    }
+    gpu->n_pids = sb_gpu_own_pids(gpu->pids, SB_GPU_MAX_PIDS);
+    return gpu;
+
+fail:
+    sb_gpu_close(gpu);
     return NULL;
 }
-
-int64_t sb_gpu_sample(sb_gpu *gpu) { (void)gpu; return -1; }
-size_t sb_gpu_count(const sb_gpu *gpu) { (void)gpu; return 0; }
-int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out)
-{
-    (void)gpu; (void)i; (void)out;
-    return SPACRBENCH_ERANGE;
-}
-void sb_gpu_close(sb_gpu *gpu) { (void)gpu; }

@@ -1,0 +1,70 @@
+/* This process's PIDs in every nested PID namespace. NVML lists processes
+ * by the PID the driver sees, which in a container may be the host's PID
+ * rather than getpid(); the kernel's NSpid line gives all the PIDs of this
+ * process that are visible from the namespace of the mounted /proc. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu.h"
+
+size_t sb_gpu_parse_nspid(const char *status_text, unsigned int *pids, size_t cap)
+{
+    if (!status_text || !pids || cap == 0)
+        return 0;
+    const char *line = status_text;
+    while (line && strncmp(line, "NSpid:", 6) != 0) {
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    if (!line)
+        return 0;
+    const char *p = line + 6;
+    size_t n = 0;
+    while (n < cap) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p < '0' || *p > '9')
+            break; /* end of line, end of text, or garbage */
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (errno || v == 0 || v > UINT_MAX || (*end != ' ' && *end != '\t' && *end != '\n' && *end))
+            return 0; /* a malformed line is not trusted at all */
+        pids[n++] = (unsigned int)v;
+        p = end;
+    }
+    return n;
+}
+
+size_t sb_gpu_own_pids(unsigned int *pids, size_t cap)
+{
+    if (!pids || cap == 0)
+        return 0;
+    char buf[4096];
+    size_t n = 0;
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        size_t len = 0;
+        while (len < sizeof buf - 1) {
+            ssize_t r = read(fd, buf + len, sizeof buf - 1 - len);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            len += (size_t)r;
+        }
+        close(fd);
+        buf[len] = '\0';
+        n = sb_gpu_parse_nspid(buf, pids, cap);
+    }
+    if (n == 0) { /* kernels before 4.1 have no NSpid line */
+        pids[0] = (unsigned int)getpid();
+        n = 1;
+    }
+    return n;
+}
