@@ -1,0 +1,60 @@
+/* Error codes, their messages, this thread's last detailed message, and the
+ * library version. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Thread-local so concurrent callers never see each other's messages. */
+static _Thread_local char last_message[512];
+static _Thread_local int last_work_result;
+static _Thread_local int64_t last_stopped_item = -1;
+
+unsigned spacrbench_version_number(void) { return SPACRBENCH_VERSION_NUMBER; }
+
+const char *spacrbench_version_string(void) { return SPACRBENCH_VERSION_STRING; }
+
+const char *spacrbench_strerror(int code)
+{
+    switch (code) {
+    case SPACRBENCH_OK:
+        return "success";
+#define SB_ERROR_CASE(name, value, text)                                       \
+    case value:                                                                \
+        return text;
+        SPACRBENCH_ERROR_MAP(SB_ERROR_CASE)
+#undef SB_ERROR_CASE
+    default:
+        return "unknown error code";
+    }
+}
+
+const char *spacrbench_last_error_message(void) { return last_message; }
+
+int spacrbench_last_work_result(void) { return last_work_result; }
+
+int64_t spacrbench_last_stopped_item(void) { return last_stopped_item; }
+
+void sb_clear_error(void)
+{
+    last_message[0] = '\0';
+    last_work_result = 0;
+    last_stopped_item = -1;
+}
+
+void sb_set_stop(int work_result, int64_t item)
+{
+    last_work_result = work_result;
+    last_stopped_item = item;
+}
+
+int sb_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        snprintf(last_message, sizeof last_message, "%s", spacrbench_strerror(code));
+    return code;
+}

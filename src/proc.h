@@ -1,0 +1,30 @@
+/* Internal probe of this process's memory and CPU time (Linux /proc).
+ * Kept behind this small interface so another platform is one new file. */
+#ifndef SPACRBENCH_PROC_H
+#define SPACRBENCH_PROC_H
+
+#include <stdint.h>
+
+typedef struct sb_proc {
+    int statm_fd;      /* /proc/self/statm, for current RSS */
+    int status_fd;     /* /proc/self/status, for VmHWM */
+    int clear_refs_fd; /* /proc/self/clear_refs, -1 when not writable */
+    int64_t page_size;
+} sb_proc;
+
+/* Open the probe's files; SPACRBENCH_ESYSTEM when statm/status are missing.
+ * clear_refs is optional (gVisor, hardened kernels lack it). */
+int sb_proc_open(sb_proc *p, int want_hwm_reset);
+void sb_proc_close(sb_proc *p);
+/* Current resident set size in bytes, or -1. Thread-safe (pread). */
+int64_t sb_proc_rss(const sb_proc *p);
+/* Kernel high-water mark of RSS (VmHWM) in bytes, or -1. */
+int64_t sb_proc_hwm(const sb_proc *p);
+/* Reset VmHWM to the current RSS; 0 on success, -1 when unavailable. */
+int sb_proc_reset_hwm(const sb_proc *p);
+/* User + system CPU seconds of the whole process so far, or NaN. */
+double sb_proc_cpu_seconds(void);
+/* Monotonic clock in seconds. */
+double sb_now(void);
+
+#endif

@@ -1,0 +1,157 @@
+/* The report: a few lines a user can paste into an issue. Labels and the
+ * first lines keep spaCR's wording, since users and tools read them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measurement.h"
+
+static const char *peak_method_words(int method)
+{
+    switch (method) {
+    case SPACRBENCH_PEAK_HWM_RESET:
+    case SPACRBENCH_PEAK_HWM_WINDOW:
+        return "exact, kernel high-water mark";
+    case SPACRBENCH_PEAK_SAMPLED:
+        return "sampled";
+    case SPACRBENCH_PEAK_CGROUP:
+        return "exact, cgroup peak of the process tree";
+    case SPACRBENCH_PEAK_CHILD_RUSAGE:
+        return "child's high-water mark";
+    case SPACRBENCH_PEAK_SUPPLIED:
+        return "supplied";
+    default:
+        return "not measured";
+    }
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and maximum of the measured (non-warm-up) items' seconds. */
+static int item_time_stats(const spacrbench_measurement *m, double *median, double *max)
+{
+    double *t = malloc((m->record_count ? m->record_count : 1) * sizeof *t);
+    if (!t)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < m->record_count; i++)
+        if (!m->records[i].is_warmup)
+            t[n++] = m->records[i].seconds;
+    if (n == 0) {
+        free(t);
+        return -1;
+    }
+    qsort(t, n, sizeof *t, compare_double);
+    *median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2.0;
+    *max = t[n - 1];
+    free(t);
+    return 0;
+}
+
+static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
+{
+    char a[32], b[32];
+    const spacrbench_figures *f = &m->fig;
+    sb_text_printf(t, "  items measured      %lld", (long long)f->items);
+    if (f->warmup_items > 0)
+        sb_text_printf(t, " (+%lld warm-up, %.2f s)", (long long)f->warmup_items,
+                       f->warmup_seconds);
+    sb_text_printf(t, "\n  throughput          %.2f item/s (%.2f s each)\n",
+                   spacrbench_measurement_items_per_second(m),
+                   spacrbench_measurement_per_item_seconds(m));
+    double median, max;
+    if (item_time_stats(m, &median, &max) == 0)
+        sb_text_printf(t, "  per item            median %.3f s, max %.3f s\n", median, max);
+    if (!isnan(f->cpu_seconds) && f->seconds > 0)
+        sb_text_printf(t, "  CPU time            %.2f s user+sys (%.2f cores busy)\n",
+                       f->cpu_seconds, f->cpu_seconds / f->seconds);
+    sb_format_bytes(a, sizeof a, f->peak_rss_bytes);
+    sb_text_printf(t, "  peak RSS            %s (%s)\n", a, peak_method_words(f->peak_method));
+    sb_format_bytes(a, sizeof a, spacrbench_measurement_work_rss_bytes(m));
+    sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
+    sb_text_printf(t, "  attributable to it  %s (above a baseline of %s)\n", a, b);
+    if (f->peak_vram_bytes < 0) {
+        sb_text_printf(t, "  peak VRAM           not measured (%s)\n",
+                       m->vram_why[0] ? m->vram_why : "no figure supplied");
+    } else {
+        sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
+        sb_text_printf(t, "  peak VRAM           %s (%s)\n", a,
+                       f->vram_source == SPACRBENCH_SOURCE_TORCH  ? "torch max_memory_reserved"
+                       : f->vram_source == SPACRBENCH_SOURCE_NVML ? "NVML, this process"
+                                                                  : "supplied");
+    }
+    for (size_t i = 0; i < m->gpu_count; i++) {
+        const spacrbench_gpu_info *g = &m->gpus[i];
+        sb_format_bytes(a, sizeof a, g->total_bytes);
+        sb_format_bytes(b, sizeof b, g->free_bytes);
+        sb_text_printf(t, "  GPU %-15lld %s, %s total, %s free\n", (long long)g->index, g->name,
+                       a, b);
+    }
+}
+
+static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
+{
+    char a[32], b[32];
+    sb_format_bytes(a, sizeof a, r->available_bytes);
+    sb_format_bytes(b, sizeof b, r->reserve_bytes);
+    sb_text_printf(t, "  memory available    %s (%s), reserve %s\n", a, r->memory_where, b);
+    sb_text_printf(t, "  usable cores        %lld (%s)\n", (long long)r->cores, r->cores_where);
+    if (r->vram_workers >= 0) {
+        sb_format_bytes(a, sizeof a, r->free_vram_bytes);
+        sb_format_bytes(b, sizeof b, r->vram_reserve_bytes);
+        sb_text_printf(t, "  VRAM available      %s free, reserve %s, fits %lld worker(s)\n", a,
+                       b, (long long)r->vram_workers);
+    }
+    sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
+    sb_text_printf(t, "    because           %s\n", r->reason);
+}
+
+int spacrbench_format_report(const spacrbench_measurement *m,
+                             const spacrbench_recommendation *rec, char *buf, size_t cap)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    if (!buf && cap)
+        return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
+    spacrbench_recommendation r;
+    if (rec) {
+        memset(&r, 0, sizeof r);
+        r.size = sizeof r;
+        int rc = sb_struct_in(&r, sizeof r, rec, "spacrbench_recommendation");
+        if (rc)
+            return rc;
+        r.reason[sizeof r.reason - 1] = '\0';
+        r.memory_where[sizeof r.memory_where - 1] = '\0';
+        r.cores_where[sizeof r.cores_where - 1] = '\0';
+    }
+    sb_text t = {0};
+    sb_text_printf(&t, "spaCR benchmark\n");
+    measurement_lines(&t, m);
+    if (rec)
+        recommendation_lines(&t, &r);
+    for (size_t i = 0; i < m->note_count; i++)
+        sb_text_printf(&t, "  note                %s\n", m->notes[i]);
+    if (t.failed) {
+        sb_text_free(&t);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting the report");
+    }
+    if (t.len > 0 && t.data[t.len - 1] == '\n')
+        t.data[--t.len] = '\0';
+    if (t.len > (size_t)INT32_MAX) {
+        sb_text_free(&t);
+        return sb_fail(SPACRBENCH_ENOSPACE, "report too long");
+    }
+    if (cap) {
+        size_t n = t.len < cap - 1 ? t.len : cap - 1;
+        memcpy(buf, t.data, n);
+        buf[n] = '\0';
+    }
+    int len = (int)t.len;
+    sb_text_free(&t);
+    return len;
+}

@@ -1,0 +1,153 @@
+/* The sampler thread. Stopping uses a flag plus a condition variable on the
+ * monotonic clock, so a stop never waits out a whole interval. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "sampler.h"
+
+struct sb_sampler {
+    sb_sampler_config cfg;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int stopping;                  /* under lock */
+    _Atomic int64_t window_rss;    /* -1 = nothing sampled in this window */
+    _Atomic int64_t window_vram;
+    int64_t life_rss, life_vram;   /* sampler thread only, read after join */
+};
+
+static void atomic_max(_Atomic int64_t *slot, int64_t value)
+{
+    int64_t seen = atomic_load_explicit(slot, memory_order_relaxed);
+    while (value > seen &&
+           !atomic_compare_exchange_weak_explicit(slot, &seen, value, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+    }
+}
+
+static void sample_once(sb_sampler *s)
+{
+    if (s->cfg.proc) {
+        int64_t rss = sb_proc_rss(s->cfg.proc);
+        if (rss >= 0) {
+            atomic_max(&s->window_rss, rss);
+            if (rss > s->life_rss)
+                s->life_rss = rss;
+        }
+    }
+    if (s->cfg.gpu) {
+        int64_t vram = sb_gpu_sample(s->cfg.gpu);
+        if (vram >= 0) {
+            atomic_max(&s->window_vram, vram);
+            if (vram > s->life_vram)
+                s->life_vram = vram;
+        }
+    }
+}
+
+static void advance(struct timespec *t, int64_t us)
+{
+    t->tv_sec += (time_t)(us / 1000000);
+    t->tv_nsec += (long)(us % 1000000) * 1000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+static void *sampler_main(void *arg)
+{
+    sb_sampler *s = arg;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    pthread_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        pthread_mutex_unlock(&s->lock);
+        sample_once(s);
+        advance(&next, s->cfg.interval_us);
+        pthread_mutex_lock(&s->lock);
+        /* Absolute deadlines keep the period steady; a wait interrupted
+         * early (spurious wake-up) simply waits again. */
+        while (!s->stopping) {
+            int rc = pthread_cond_timedwait(&s->wake, &s->lock, &next);
+            if (rc == ETIMEDOUT)
+                break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
+{
+    *out = NULL;
+    sb_sampler *s = calloc(1, sizeof *s);
+    if (!s)
+        return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate the sampler");
+    s->cfg = *cfg;
+    s->life_rss = s->life_vram = -1;
+    atomic_init(&s->window_rss, -1);
+    atomic_init(&s->window_vram, -1);
+
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc == 0) {
+        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        if (rc == 0)
+            rc = pthread_cond_init(&s->wake, &attr);
+        pthread_condattr_destroy(&attr);
+    }
+    if (rc != 0) {
+        free(s);
+        return sb_fail(SPACRBENCH_ETHREAD, "cannot create the sampler's condition: %s",
+                       strerror(rc));
+    }
+    pthread_mutex_init(&s->lock, NULL);
+
+    /* The thread inherits this mask: signals stay with the caller's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&s->thread, NULL, sampler_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&s->wake);
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        return sb_fail(SPACRBENCH_ETHREAD, "cannot start the sampler thread: %s", strerror(rc));
+    }
+    *out = s;
+    return SPACRBENCH_OK;
+}
+
+void sb_sampler_take_window(sb_sampler *s, int64_t *rss, int64_t *vram)
+{
+    int64_t r = atomic_exchange_explicit(&s->window_rss, -1, memory_order_relaxed);
+    int64_t v = atomic_exchange_explicit(&s->window_vram, -1, memory_order_relaxed);
+    if (rss)
+        *rss = r;
+    if (vram)
+        *vram = v;
+}
+
+void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)
+{
+    pthread_mutex_lock(&s->lock);
+    s->stopping = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    if (rss_peak)
+        *rss_peak = s->life_rss;
+    if (vram_peak)
+        *vram_peak = s->life_vram;
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
