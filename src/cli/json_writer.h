@@ -1,0 +1,41 @@
+/* A small JSON emitter into a growable buffer: objects, arrays, strings
+ * (escaped, control characters as \u00XX, invalid UTF-8 replaced by
+ * U+FFFD so the document always parses), integers and doubles (NaN and
+ * infinities become null). Keys are NULL inside arrays. */
+#ifndef SPACRBENCH_CLI_JSON_WRITER_H
+#define SPACRBENCH_CLI_JSON_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSON_MAX_DEPTH 32
+
+typedef struct json_writer {
+    char *data;
+    size_t len;
+    size_t cap;
+    int failed;                     /* allocation failed or nesting misuse */
+    int depth;
+    int has_items[JSON_MAX_DEPTH];  /* does the open container hold a value yet */
+    int pretty;                     /* newline + two-space indentation */
+} json_writer;
+
+void json_init(json_writer *w, int pretty);
+void json_free(json_writer *w);
+
+void json_begin_object(json_writer *w, const char *key);
+void json_end_object(json_writer *w);
+void json_begin_array(json_writer *w, const char *key);
+void json_end_array(json_writer *w);
+void json_string(json_writer *w, const char *key, const char *value); /* NULL -> null */
+void json_string_n(json_writer *w, const char *key, const char *value, size_t n);
+void json_int(json_writer *w, const char *key, int64_t value);
+void json_double(json_writer *w, const char *key, double value);
+void json_bool(json_writer *w, const char *key, int value);
+void json_null(json_writer *w, const char *key);
+
+/* The finished document (NUL-terminated), or NULL if anything failed or a
+ * container is still open. */
+const char *json_result(const json_writer *w);
+
+#endif
