@@ -1,0 +1,99 @@
+"""The compiled cffi module, the import-time version check, and the mapping
+from the library's negative error codes to Python exceptions."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from ._spacrbench import ffi, lib
+
+NOT_MEASURED: int = lib.SPACRBENCH_NOT_MEASURED
+AUTO: int = lib.SPACRBENCH_AUTO
+
+
+def check_version(compiled: int, loaded: int) -> None:
+    """Refuse a libspacrbench that is not the one this binding was built for:
+    struct layouts and error codes are only promised within one version."""
+    if compiled != loaded:
+        raise ImportError(
+            "spacrbench: the binding was compiled against libspacrbench "
+            f"{_version_text(compiled)} but loaded {_version_text(loaded)}; "
+            "reinstall spacrbench so both come from the same build"
+        )
+
+
+def _version_text(number: int) -> str:
+    return f"{number // 10000}.{number // 100 % 100}.{number % 100} ({number})"
+
+
+check_version(lib.SPACRBENCH_VERSION_NUMBER, lib.spacrbench_version_number())
+
+
+class _Codes:
+    EINVAL = lib.SPACRBENCH_EINVAL
+    ENOMEM = lib.SPACRBENCH_ENOMEM
+    EUSER = lib.SPACRBENCH_EUSER
+    EUNKNOWN_FIELDS = lib.SPACRBENCH_EUNKNOWN_FIELDS
+    ENOITEMS = lib.SPACRBENCH_ENOITEMS
+    EBUSY = lib.SPACRBENCH_EBUSY
+    ESYSTEM = lib.SPACRBENCH_ESYSTEM
+    ERANGE = lib.SPACRBENCH_ERANGE
+    ETHREAD = lib.SPACRBENCH_ETHREAD
+    ENOSPACE = lib.SPACRBENCH_ENOSPACE
+
+
+codes = _Codes
+
+
+def error_text(code: int) -> str:
+    """The library's detailed message for this thread's last failure, or the
+    generic text of the code."""
+    detail = ffi.string(lib.spacrbench_last_error_message()).decode("utf-8", "replace")
+    if detail:
+        return detail
+    return ffi.string(lib.spacrbench_strerror(code)).decode("utf-8", "replace")
+
+
+def raise_for(code: int, what: str) -> NoReturn:
+    """Raise the Python exception that matches a negative library code."""
+    message = f"{what}: {error_text(code)} (spacrbench error {code})"
+    if code in (codes.EINVAL, codes.ENOITEMS, codes.ERANGE, codes.EUNKNOWN_FIELDS):
+        raise ValueError(message)
+    if code == codes.ENOMEM:
+        raise MemoryError(message)
+    if code in (codes.ESYSTEM, codes.ETHREAD):
+        raise OSError(message)
+    raise RuntimeError(message)
+
+
+def check(code: int, what: str) -> int:
+    """Pass a non-negative result through; raise for a negative one."""
+    if code < 0:
+        raise_for(code, what)
+    return code
+
+
+def new_struct(ctype: str) -> Any:
+    """A zeroed size-versioned struct with its size field set."""
+    obj = ffi.new(ctype + " *")
+    obj.size = ffi.sizeof(ctype)
+    return obj
+
+
+def c_text(chars: Any) -> str:
+    """A NUL-terminated char array or pointer as text ('' for NULL)."""
+    if chars == ffi.NULL:
+        return ""
+    return ffi.string(chars).decode("utf-8", "replace")
+
+
+def format_text(call: Any, what: str) -> str:
+    """Run an snprintf-style formatter; once more with the exact size if the
+    first buffer was too small."""
+    cap = 8192
+    while True:
+        buf = ffi.new("char[]", cap)
+        length = check(call(buf, cap), what)
+        if length < cap:
+            return ffi.string(buf).decode("utf-8", "replace")
+        cap = length + 1
