@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerates the committed ABI baseline tests/abi/libspacrbench.abi from a
+# build of the library (or the library given as $1). Run it only when an ABI
+# change is intended, and commit the new baseline with the change that made
+# it, so the difference is reviewed. See docs/building.md, "ABI policy".
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+sb_abi_library "${1:-}"
+
+# Only types reachable from the public header count (--headers-dir with
+# --drop-private-types); locations are kept as bare file names so the
+# baseline does not depend on where the tree was built.
+abidw --headers-dir "$headers" --drop-private-types \
+      --no-corpus-path --no-comp-dir-path --short-locs \
+      --out-file "$baseline" "$lib"
+echo "wrote $baseline from $lib:"
+grep -c '<elf-symbol ' "$baseline" | sed 's/^/  exported functions: /'
