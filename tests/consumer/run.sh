@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs spacrbench to a temporary prefix and builds tests/consumer against
+# it twice: (a) find_package via CMAKE_PREFIX_PATH, (b) pkg-config via
+# PKG_CONFIG_PATH. Runs both and checks their output. Usage:
+#   tests/consumer/run.sh [BUILD_DIR]   (default: a fresh build of the tree)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+build=${1:-}
+if [ -z "$build" ]; then
+    build=$work/build
+    cmake -S "$repo" -B "$build" -DSPACRBENCH_BUILD_TESTS=OFF
+    cmake --build "$build" -j2
+fi
+cmake --install "$build" --prefix "$prefix"
+libdir=$(dirname "$(find "$prefix" -name libspacrbench.so.1 -print -quit)")
+
+echo "== installed files"
+(cd "$prefix" && find . \( -type f -o -type l \) | sort)
+echo "== SONAME links"
+for name in libspacrbench.so libspacrbench.so.1; do
+    printf '%s -> %s\n' "$name" "$(readlink "$libdir/$name")"
+done
+[ "$(readlink "$libdir/libspacrbench.so")" = libspacrbench.so.1 ]
+[ -f "$libdir/$(readlink "$libdir/libspacrbench.so.1")" ]
+
+check_output() { # check_output LABEL LOG
+    if grep -q '^consumer OK: spacrbench ' "$2"; then
+        echo "ok: $1: $(grep '^consumer OK' "$2")"
+    else
+        echo "FAIL: $1: no 'consumer OK' line; output:"
+        sed 's/^/    /' "$2"
+        return 1
+    fi
+}
+
+echo "== (a) find_package(spacrbench 1) with CMAKE_PREFIX_PATH"
+cmake -S "$here" -B "$work/consumer-cmake" -DCMAKE_PREFIX_PATH="$prefix"
+cmake --build "$work/consumer-cmake"
+# CMake records the imported library's directory in the build RPATH.
+"$work/consumer-cmake/consumer" > "$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
+check_output find_package "$work/cmake.log"
+
+echo "== (b) pkg-config with PKG_CONFIG_PATH"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+echo "pkg-config --cflags --libs spacrbench: $(pkg-config --cflags --libs spacrbench)"
+[ "$(pkg-config --modversion spacrbench)" = "$(sed -n 's/^project(spacrbench VERSION \([0-9.]*\).*/\1/p' "$repo/CMakeLists.txt")" ]
+# shellcheck disable=SC2046  # word splitting of pkg-config's flags is wanted
+${CC:-cc} -std=c11 -Wall -Wextra -Werror "$here/consumer.c" -o "$work/consumer-pc" \
+    $(pkg-config --cflags --libs spacrbench)
+LD_LIBRARY_PATH=$libdir "$work/consumer-pc" > "$work/pc.log" 2>&1 || { cat "$work/pc.log"; exit 1; }
+check_output pkg-config "$work/pc.log"
+echo "== consumer test passed"
