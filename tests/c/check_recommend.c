@@ -1,0 +1,247 @@
+/* The recommendation rule, its reason words and its evidence. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spacrbench.h"
+
+#define GIB INT64_C(1073741824)
+#define MIB INT64_C(1048576)
+
+/* A measurement whose work footprint is `work` bytes (NOT_MEASURED: none). */
+static spacrbench_measurement *footprint(int64_t work, int64_t vram)
+{
+    spacrbench_figures f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    f.items = 3;
+    f.seconds = 1.5;
+    f.baseline_rss_bytes = 100 * MIB;
+    f.peak_rss_bytes = work < 0 ? -1 : f.baseline_rss_bytes + work;
+    f.peak_vram_bytes = vram;
+    f.cpu_seconds = 1.0;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+    return m;
+}
+
+static spacrbench_recommendation recommend(const spacrbench_measurement *m, int64_t cores,
+                                           int64_t available, int64_t maximum)
+{
+    spacrbench_recommend_options o;
+    ck_assert_int_eq(spacrbench_recommend_options_init(&o, sizeof o), 0);
+    o.cores = cores;
+    o.available_bytes = available;
+    o.maximum = maximum;
+    spacrbench_recommendation r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    return r;
+}
+
+START_TEST(memory_bound)
+{
+    spacrbench_measurement *m = footprint(1 * GIB, -1);
+    spacrbench_recommendation r = recommend(m, 16, 8 * GIB, 32);
+    ck_assert_int_eq(r.workers, 6); /* (8 - 2 reserve) / 1 */
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_MEMORY);
+    ck_assert_int_eq(r.memory_workers, 6);
+    ck_assert_int_eq(r.per_worker_bytes, 1 * GIB);
+    ck_assert_int_eq(r.cores, 16);
+    ck_assert_int_eq(r.available_bytes, 8 * GIB);
+    ck_assert_int_eq(r.memory_source, SPACRBENCH_SOURCE_CALLER);
+    ck_assert_msg(strncmp(r.reason, "memory-bound", 12) == 0, "reason: %s", r.reason);
+    ck_assert_msg(strstr(r.reason, "16 cores available") != NULL, "reason: %s", r.reason);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(core_bound)
+{
+    spacrbench_measurement *m = footprint(100 * MIB, -1);
+    spacrbench_recommendation r = recommend(m, 4, 64 * GIB, 32);
+    ck_assert_int_eq(r.workers, 4);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_CORES);
+    ck_assert_msg(strncmp(r.reason, "core-bound: 4 core(s), and memory would allow 634", 49) == 0,
+                  "reason: %s", r.reason);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(capped_at_maximum)
+{
+    spacrbench_measurement *m = footprint(100 * MIB, -1);
+    spacrbench_recommendation r = recommend(m, 64, 64 * GIB, 8);
+    ck_assert_int_eq(r.workers, 8);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_MAXIMUM);
+    ck_assert_str_eq(r.reason, "capped at the 8-worker maximum");
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(no_measurement_falls_back_to_cores)
+{
+    spacrbench_recommendation r = recommend(NULL, 6, 8 * GIB, 32);
+    ck_assert_int_eq(r.workers, 6);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_FALLBACK);
+    ck_assert_int_eq(r.per_worker_bytes, -1);
+    ck_assert_int_eq(r.memory_workers, -1);
+    ck_assert_ptr_nonnull(strstr(r.reason, "no usable memory measurement"));
+
+    /* A zero footprint is kept as evidence but falls back the same way. */
+    spacrbench_measurement *m = footprint(0, -1);
+    r = recommend(m, 6, 8 * GIB, 4);
+    ck_assert_int_eq(r.workers, 4);
+    ck_assert_int_eq(r.per_worker_bytes, 0);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_FALLBACK);
+    ck_assert_ptr_nonnull(strstr(r.reason, "no usable memory measurement"));
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(one_worker_when_nothing_fits)
+{
+    spacrbench_measurement *m = footprint(4 * GIB, -1);
+    spacrbench_recommendation r = recommend(m, 8, 3 * GIB, 32);
+    ck_assert_int_eq(r.workers, 1);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_ONE);
+    ck_assert_int_eq(r.memory_workers, 0);
+    ck_assert_ptr_nonnull(strstr(r.reason, "one worker at a time"));
+    /* Available below the reserve: the budget is 0, not negative. */
+    r = recommend(m, 8, 1 * GIB, 32);
+    ck_assert_int_eq(r.workers, 1);
+    ck_assert_ptr_nonnull(strstr(r.reason, "only 0 B is free"));
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(cores_below_one_clamp_to_one)
+{
+    spacrbench_recommendation r = recommend(NULL, 0, 8 * GIB, 32);
+    ck_assert_int_eq(r.cores, 1);
+    ck_assert_int_eq(r.workers, 1);
+    r = recommend(NULL, -7, 8 * GIB, 32);
+    ck_assert_int_eq(r.cores, 1);
+}
+END_TEST
+
+START_TEST(vram_bound_applies_only_with_a_figure)
+{
+    spacrbench_measurement *m = footprint(100 * MIB, 10 * GIB);
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 16;
+    o.available_bytes = 64 * GIB;
+    o.free_vram_bytes = 41 * GIB; /* (41 - 1 reserve) / 10 = 4 */
+    spacrbench_recommendation r = {sizeof r, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                   "", "", ""};
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    ck_assert_int_eq(r.workers, 4);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_VRAM);
+    ck_assert_int_eq(r.vram_workers, 4);
+    ck_assert_msg(strncmp(r.reason, "VRAM-bound", 10) == 0, "reason: %s", r.reason);
+
+    o.free_vram_bytes = 5 * GIB;
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    ck_assert_int_eq(r.workers, 1);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_ONE);
+    ck_assert_ptr_nonnull(strstr(r.reason, "of VRAM"));
+    spacrbench_measurement_free(m);
+
+    /* Without a VRAM figure the rule is absent, not zero. */
+    m = footprint(100 * MIB, -1);
+    o.free_vram_bytes = 40 * GIB;
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    ck_assert_int_eq(r.vram_workers, -1);
+    ck_assert_int_eq(r.per_worker_vram_bytes, -1);
+    ck_assert_int_eq(r.workers, 16);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(discovers_the_machine_when_asked)
+{
+    spacrbench_measurement *m = footprint(1 * MIB, -1);
+    spacrbench_recommendation r = recommend(m, SPACRBENCH_AUTO, SPACRBENCH_AUTO, 32);
+    ck_assert_int_ge(r.cores, 1);
+    ck_assert_int_ne(r.cores_source, SPACRBENCH_SOURCE_CALLER);
+    ck_assert_int_ne(r.memory_source, SPACRBENCH_SOURCE_CALLER);
+    ck_assert_int_gt(r.available_bytes, 0);
+    ck_assert_str_ne(r.memory_where, "");
+    ck_assert_str_ne(r.cores_where, "");
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(bad_options_are_rejected)
+{
+    spacrbench_recommend_options o;
+    spacrbench_recommendation r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.reserve_bytes = -1;
+    ck_assert_int_eq(spacrbench_recommend(NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "reserve_bytes"));
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.maximum = 0;
+    ck_assert_int_eq(spacrbench_recommend(NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "maximum"));
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.available_bytes = -5;
+    ck_assert_int_eq(spacrbench_recommend(NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_recommend(NULL, &o, NULL), SPACRBENCH_EINVAL);
+    r.size = 2;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    ck_assert_int_eq(spacrbench_recommend(NULL, &o, &r), SPACRBENCH_EINVAL);
+}
+END_TEST
+
+/* An older caller's smaller output struct gets just the prefix it knows. */
+START_TEST(smaller_output_struct_gets_its_prefix)
+{
+    struct {
+        spacrbench_recommendation r;
+        unsigned char guard[64];
+    } out;
+    memset(&out, 0xab, sizeof out);
+    out.r.size = offsetof(spacrbench_recommendation, reason);
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 3;
+    o.available_bytes = 8 * GIB;
+    ck_assert_int_eq(spacrbench_recommend(NULL, &o, &out.r), 0);
+    ck_assert_int_eq(out.r.workers, 3);
+    ck_assert_uint_eq((unsigned char)out.r.reason[0], 0xab);
+}
+END_TEST
+
+static Suite *recommend_suite(void)
+{
+    Suite *s = suite_create("recommend");
+    TCase *rule = tcase_create("rule");
+    tcase_add_test(rule, memory_bound);
+    tcase_add_test(rule, core_bound);
+    tcase_add_test(rule, capped_at_maximum);
+    tcase_add_test(rule, no_measurement_falls_back_to_cores);
+    tcase_add_test(rule, one_worker_when_nothing_fits);
+    tcase_add_test(rule, cores_below_one_clamp_to_one);
+    tcase_add_test(rule, vram_bound_applies_only_with_a_figure);
+    tcase_add_test(rule, discovers_the_machine_when_asked);
+    suite_add_tcase(s, rule);
+    TCase *input = tcase_create("input");
+    tcase_add_test(input, bad_options_are_rejected);
+    tcase_add_test(input, smaller_output_struct_gets_its_prefix);
+    suite_add_tcase(s, input);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(recommend_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

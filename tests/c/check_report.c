@@ -1,0 +1,186 @@
+/* The report and hand-made measurements. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spacrbench.h"
+
+#define MIB INT64_C(1048576)
+#define GIB INT64_C(1073741824)
+
+static spacrbench_measurement *made(int64_t items, double seconds, int64_t vram)
+{
+    spacrbench_figures f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    f.items = items;
+    f.seconds = seconds;
+    f.peak_rss_bytes = 900 * MIB;
+    f.baseline_rss_bytes = 100 * MIB;
+    f.peak_vram_bytes = vram;
+    f.cpu_seconds = NAN;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+    return m;
+}
+
+static char *report(const spacrbench_measurement *m, const spacrbench_recommendation *r)
+{
+    int need = spacrbench_format_report(m, r, NULL, 0);
+    ck_assert_int_gt(need, 0);
+    char *buf = malloc((size_t)need + 1);
+    ck_assert_int_eq(spacrbench_format_report(m, r, buf, (size_t)need + 1), need);
+    ck_assert_uint_eq(strlen(buf), (size_t)need);
+    return buf;
+}
+
+START_TEST(report_has_every_label_and_figure)
+{
+    spacrbench_measurement *m = made(4, 2.0, -1);
+    ck_assert_int_eq(spacrbench_measurement_add_note(m, "1 warm-up item(s) excluded"), 0);
+    for (int i = 0; i < 5; i++) {
+        spacrbench_item_record rec = {sizeof rec, i, i == 0, 0, 0.1 * (i + 1), 500 * MIB, -1};
+        ck_assert_int_eq(spacrbench_measurement_add_record(m, &rec), 0);
+    }
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 2;
+    o.available_bytes = 16 * GIB;
+    spacrbench_recommendation r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    char *text = report(m, &r);
+    const char *expected[] = {"spaCR benchmark", "items measured      4", "throughput",
+                              "2.00 item/s (0.50 s each)", "median 0.350 s, max 0.500 s",
+                              "peak RSS            900.0 MiB", "attributable to it  800.0 MiB",
+                              "VRAM", "not measured", "recommended workers 2",
+                              "because           core-bound", "note                1 warm-up",
+                              "usable cores        2 (given by the caller)"};
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++)
+        ck_assert_msg(strstr(text, expected[i]) != NULL, "missing \"%s\" in:\n%s", expected[i],
+                      text);
+    ck_assert_msg(text[strlen(text) - 1] != '\n', "no trailing newline");
+    free(text);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(report_shows_measured_vram_and_works_without_recommendation)
+{
+    spacrbench_measurement *m = made(1, 1.0, 0);
+    char *text = report(m, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "peak VRAM           0 B"));
+    ck_assert_ptr_null(strstr(text, "recommended workers"));
+    free(text);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(truncation_is_snprintf_like)
+{
+    spacrbench_measurement *m = made(1, 1.0, -1);
+    char small[16];
+    int need = spacrbench_format_report(m, NULL, small, sizeof small);
+    ck_assert_int_gt(need, (int)sizeof small);
+    ck_assert_str_eq(small, "spaCR benchmark");
+    ck_assert_int_eq(spacrbench_format_report(NULL, NULL, small, sizeof small),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_format_report(m, NULL, NULL, 5), SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(derived_figures_are_nan_not_garbage)
+{
+    spacrbench_measurement *m = made(0, 0.0, -1);
+    ck_assert(isnan(spacrbench_measurement_items_per_second(m)));
+    ck_assert(isnan(spacrbench_measurement_per_item_seconds(m)));
+    ck_assert_int_eq(spacrbench_measurement_work_rss_bytes(m), 800 * MIB);
+    spacrbench_measurement_free(m);
+    m = made(3, 1.5, -1);
+    ck_assert_double_eq_tol(spacrbench_measurement_items_per_second(m), 2.0, 1e-12);
+    ck_assert_double_eq_tol(spacrbench_measurement_per_item_seconds(m), 0.5, 1e-12);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(hand_made_figures_are_validated)
+{
+    spacrbench_figures f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    spacrbench_measurement *m = NULL;
+    f.items = -1;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), SPACRBENCH_EINVAL);
+    ck_assert_ptr_null(m);
+    f.items = 1;
+    f.seconds = NAN;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), SPACRBENCH_EINVAL);
+    f.seconds = 1;
+    f.peak_vram_bytes = -2;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "peak_vram_bytes"));
+    ck_assert_int_eq(spacrbench_measurement_create(NULL, &m), SPACRBENCH_EINVAL);
+    f.peak_vram_bytes = -1;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+
+    spacrbench_figures back;
+    memset(&back, 0, sizeof back);
+    back.size = sizeof back;
+    ck_assert_int_eq(spacrbench_measurement_figures(m, &back), 0);
+    ck_assert_int_eq(back.peak_method, SPACRBENCH_PEAK_SUPPLIED);
+    ck_assert_int_eq(back.note_count, 0);
+    ck_assert_ptr_null(spacrbench_measurement_note(m, 0));
+    spacrbench_item_record rec = {sizeof rec, 0, 0, 0, -1.0, 0, 0};
+    ck_assert_int_eq(spacrbench_measurement_add_record(m, &rec), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_measurement_record(m, 0, &rec), SPACRBENCH_ERANGE);
+    ck_assert_int_eq(spacrbench_measurement_add_note(m, NULL), SPACRBENCH_EINVAL);
+    spacrbench_gpu_info g;
+    memset(&g, 0, sizeof g);
+    g.size = sizeof g;
+    memset(g.name, 'x', sizeof g.name); /* unterminated: must come back terminated */
+    ck_assert_int_eq(spacrbench_measurement_add_gpu(m, &g), 0);
+    ck_assert_int_eq(spacrbench_measurement_gpu(m, 0, &g), 0);
+    ck_assert_uint_eq(strlen(g.name), sizeof g.name - 1);
+    spacrbench_measurement_free(m);
+    spacrbench_measurement_free(NULL);
+}
+END_TEST
+
+START_TEST(versions_and_errors)
+{
+    ck_assert_uint_eq(spacrbench_version_number(), SPACRBENCH_VERSION_NUMBER);
+    ck_assert_str_eq(spacrbench_version_string(), SPACRBENCH_VERSION_STRING);
+    ck_assert_str_eq(spacrbench_strerror(0), "success");
+    ck_assert_str_eq(spacrbench_strerror(12345), "unknown error code");
+    for (int code = -1; code >= SPACRBENCH_ENOSPACE; code--)
+        ck_assert_str_ne(spacrbench_strerror(code), "unknown error code");
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_add_test(tc, report_has_every_label_and_figure);
+    tcase_add_test(tc, report_shows_measured_vram_and_works_without_recommendation);
+    tcase_add_test(tc, truncation_is_snprintf_like);
+    suite_add_tcase(s, tc);
+    TCase *hm = tcase_create("measurement");
+    tcase_add_test(hm, derived_figures_are_nan_not_garbage);
+    tcase_add_test(hm, hand_made_figures_are_validated);
+    tcase_add_test(hm, versions_and_errors);
+    suite_add_tcase(s, hm);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(report_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,455 @@
+/* The serial runner: real allocations, real spikes, stops, clamping and
+ * bad input. */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sb_test_memory.h"
+#include "spacrbench.h"
+
+#define SPIKE_BYTES (256 * SB_MIB)
+
+static void *item_ptrs[16];
+static int item_values[16];
+
+static void *const *items(size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        item_values[i] = (int)i;
+        item_ptrs[i] = &item_values[i];
+    }
+    return item_ptrs;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int64_t figure_items(const spacrbench_measurement *m, spacrbench_figures *f)
+{
+    memset(f, 0, sizeof *f);
+    f->size = sizeof *f;
+    ck_assert_int_eq(spacrbench_measurement_figures(m, f), 0);
+    return f->items;
+}
+
+/* Item 2 of 5 allocates, touches and frees 256 MiB; the rest idle. */
+static int spike_work(void *item, void *payload)
+{
+    (void)payload;
+    if (*(int *)item == 2) {
+        void *p = sb_test_touch_alloc(SPIKE_BYTES);
+        sb_test_touch_free(p, SPIKE_BYTES);
+    } else {
+        sleep_ms(2);
+    }
+    return 0;
+}
+
+START_TEST(short_spike_is_captured_exactly)
+{
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(spike_work, items(5), 5, NULL, NULL, &m), 0);
+    spacrbench_figures f;
+    figure_items(m, &f);
+    ck_assert_int_eq(f.peak_method, SPACRBENCH_PEAK_HWM_RESET);
+    /* The whole spike counts; the freed pages are gone again by the end. */
+    ck_assert_int_ge(spacrbench_measurement_work_rss_bytes(m), (int64_t)(SPIKE_BYTES * 98 / 100));
+    spacrbench_item_record r = {sizeof r, 0, 0, 0, 0, 0, 0};
+    ck_assert_int_eq(spacrbench_measurement_record(m, 2, &r), 0);
+    ck_assert_int_ge(r.peak_rss_bytes - f.baseline_rss_bytes, (int64_t)(SPIKE_BYTES * 98 / 100));
+    ck_assert_int_eq(spacrbench_measurement_record(m, 4, &r), 0);
+    ck_assert_int_lt(r.peak_rss_bytes - f.baseline_rss_bytes, (int64_t)(64 * SB_MIB));
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+/* Without the kernel reset, a fresh process whose high-water mark rises
+ * during the run still gets an exact peak (the H0/H1 rule). */
+START_TEST(fallback_uses_rising_high_water_mark)
+{
+    spacrbench_options o;
+    ck_assert_int_eq(spacrbench_options_init(&o, sizeof o), 0);
+    o.flags = SPACRBENCH_FLAG_NO_HWM_RESET;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(spike_work, items(5), 5, NULL, &o, &m), 0);
+    spacrbench_figures f;
+    figure_items(m, &f);
+    ck_assert_int_eq(f.peak_method, SPACRBENCH_PEAK_HWM_WINDOW);
+    ck_assert_int_ge(spacrbench_measurement_work_rss_bytes(m), (int64_t)(SPIKE_BYTES * 98 / 100));
+    ck_assert_int_eq(f.sample_interval_us, 10000);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+/* Held for 60 ms, a 256 MiB allocation is seen by a 1 ms sampler even when
+ * the high-water mark is already higher from earlier work. */
+static int held_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    void *p = sb_test_touch_alloc(SPIKE_BYTES);
+    sleep_ms(60);
+    sb_test_touch_free(p, SPIKE_BYTES);
+    return 0;
+}
+
+START_TEST(fallback_samples_when_mark_cannot_tell)
+{
+    /* Raise the lifetime mark first, so H1 == H0 and only sampling can tell. */
+    void *big = sb_test_touch_alloc(2 * SPIKE_BYTES);
+    sb_test_touch_free(big, 2 * SPIKE_BYTES);
+    spacrbench_options o;
+    spacrbench_options_init(&o, sizeof o);
+    o.flags = SPACRBENCH_FLAG_NO_HWM_RESET;
+    o.sample_interval_us = 1000;
+    o.warmup = 0;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(held_work, items(1), 1, NULL, &o, &m), 0);
+    spacrbench_figures f;
+    figure_items(m, &f);
+    ck_assert_int_eq(f.peak_method, SPACRBENCH_PEAK_SAMPLED);
+    ck_assert_int_ge(spacrbench_measurement_work_rss_bytes(m), (int64_t)(SPIKE_BYTES * 95 / 100));
+    int found = 0;
+    for (size_t i = 0; i < (size_t)f.note_count; i++)
+        found |= strstr(spacrbench_measurement_note(m, i), "sampled every 1.0 ms") != NULL;
+    ck_assert_msg(found, "the notes must say the peak was sampled and how often");
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+/* Every item allocates 128 MiB and frees it. After a warm-up item the
+ * baseline is the current RSS, not a lifetime peak, so the footprint is
+ * the allocation, not ~0. */
+static int transient_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    size_t n = 128 * SB_MIB;
+    void *p = sb_test_touch_alloc(n);
+    sb_test_touch_free(p, n);
+    return 0;
+}
+
+START_TEST(warmup_does_not_hide_transient_footprint)
+{
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(transient_work, items(4), 4, NULL, NULL, &m), 0);
+    spacrbench_figures f;
+    ck_assert_int_eq(figure_items(m, &f), 3);
+    ck_assert_int_eq(f.warmup_items, 1);
+    int64_t work = spacrbench_measurement_work_rss_bytes(m);
+    ck_assert_int_ge(work, (int64_t)(128 * SB_MIB * 98 / 100));
+    ck_assert_int_le(work, (int64_t)(128 * SB_MIB * 120 / 100));
+    ck_assert_int_eq(f.record_count, 4);
+    spacrbench_item_record r = {sizeof r, 0, 0, 0, 0, 0, 0};
+    spacrbench_measurement_record(m, 0, &r);
+    ck_assert_int_eq(r.is_warmup, 1);
+    spacrbench_measurement_record(m, 1, &r);
+    ck_assert_int_eq(r.is_warmup, 0);
+    int found = 0;
+    for (size_t i = 0; i < (size_t)f.note_count; i++)
+        found |= strstr(spacrbench_measurement_note(m, i), "warm-up") != NULL;
+    ck_assert(found);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+static int order[16];
+static size_t order_len;
+
+static int record_order(void *item, void *payload)
+{
+    ck_assert_ptr_eq(payload, &order_len);
+    order[order_len++] = *(int *)item;
+    return 0;
+}
+
+START_TEST(items_run_once_in_order_and_warmup_clamps)
+{
+    spacrbench_options o;
+    spacrbench_options_init(&o, sizeof o);
+    o.warmup = 10;
+    order_len = 0;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(3), 3, &order_len, &o, &m), 0);
+    ck_assert_uint_eq(order_len, 3);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(order[i], i);
+    spacrbench_figures f;
+    ck_assert_int_eq(figure_items(m, &f), 1);
+    ck_assert_int_eq(f.warmup_items, 2);
+    ck_assert(f.seconds >= 0.0);
+    ck_assert(!isnan(spacrbench_measurement_per_item_seconds(m)));
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+static int stop_at_two(void *item, void *payload)
+{
+    (void)payload;
+    return *(int *)item == 2 ? 42 : 0;
+}
+
+START_TEST(stop_returns_euser_with_the_work_value)
+{
+    spacrbench_measurement *m = (spacrbench_measurement *)&order; /* must be cleared */
+    ck_assert_int_eq(spacrbench_benchmark(stop_at_two, items(5), 5, NULL, NULL, &m),
+                     SPACRBENCH_EUSER);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(spacrbench_last_work_result(), 42);
+    ck_assert_int_eq(spacrbench_last_stopped_item(), 2);
+    /* The library is clean: the next run works. */
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, NULL, &m), 0);
+    ck_assert_int_eq(spacrbench_last_work_result(), 0);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(stop_keeps_partial_measurement_on_request)
+{
+    spacrbench_options o;
+    spacrbench_options_init(&o, sizeof o);
+    o.flags = SPACRBENCH_FLAG_KEEP_PARTIAL;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(stop_at_two, items(5), 5, NULL, &o, &m),
+                     SPACRBENCH_EUSER);
+    ck_assert_ptr_nonnull(m);
+    spacrbench_figures f;
+    ck_assert_int_eq(figure_items(m, &f), 2); /* items 1 and 2 after one warm-up */
+    ck_assert_int_eq(f.stopped, 1);
+    ck_assert_int_eq(f.work_result, 42);
+    ck_assert_int_eq(f.stopped_item, 2);
+    ck_assert_int_eq(f.record_count, 3);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+typedef struct progress_log {
+    int calls;
+    int64_t last_index, total;
+    int stop_at;
+} progress_log;
+
+static int log_progress(const spacrbench_progress *p, void *payload)
+{
+    progress_log *log = payload;
+    log->calls++;
+    log->last_index = p->index;
+    log->total = p->total;
+    ck_assert(p->item_seconds >= 0.0);
+    ck_assert_int_eq(p->is_warmup, p->index == 0);
+    return p->index == log->stop_at ? 7 : 0;
+}
+
+START_TEST(progress_is_called_after_each_item_and_can_stop)
+{
+    progress_log log = {0, -1, 0, -1};
+    spacrbench_options o;
+    spacrbench_options_init(&o, sizeof o);
+    o.progress = log_progress;
+    o.progress_payload = &log;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(4), 4, &order_len, &o, &m), 0);
+    ck_assert_int_eq(log.calls, 4);
+    ck_assert_int_eq(log.last_index, 3);
+    ck_assert_int_eq(log.total, 4);
+    spacrbench_measurement_free(m);
+
+    log = (progress_log){0, -1, 0, 1};
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(4), 4, &order_len, &o, &m),
+                     SPACRBENCH_EUSER);
+    ck_assert_int_eq(log.calls, 2);
+    ck_assert_int_eq(spacrbench_last_work_result(), 7);
+}
+END_TEST
+
+START_TEST(records_off_still_measures_peak)
+{
+    spacrbench_options o;
+    spacrbench_options_init(&o, sizeof o);
+    o.item_records = 0;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(spike_work, items(5), 5, NULL, &o, &m), 0);
+    spacrbench_figures f;
+    figure_items(m, &f);
+    ck_assert_int_eq(f.record_count, 0);
+    ck_assert_int_ge(spacrbench_measurement_work_rss_bytes(m), (int64_t)(SPIKE_BYTES * 98 / 100));
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(zero_items_and_null_arguments_are_errors)
+{
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(1), 0, NULL, NULL, &m),
+                     SPACRBENCH_ENOITEMS);
+    ck_assert_ptr_null(m);
+    ck_assert(strstr(spacrbench_last_error_message(), "at least one item") != NULL);
+    ck_assert_int_eq(spacrbench_benchmark(NULL, items(1), 1, NULL, NULL, &m), SPACRBENCH_EINVAL);
+    ck_assert(strstr(spacrbench_last_error_message(), "work") != NULL);
+    ck_assert_int_eq(spacrbench_benchmark(record_order, NULL, 1, NULL, NULL, &m),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(1), 1, NULL, NULL, NULL),
+                     SPACRBENCH_EINVAL);
+    ck_assert_str_ne(spacrbench_strerror(SPACRBENCH_EINVAL), "unknown error code");
+}
+END_TEST
+
+START_TEST(bad_options_are_rejected)
+{
+    spacrbench_measurement *m = NULL;
+    spacrbench_options o;
+    spacrbench_options_init(&o, sizeof o);
+    o.warmup = -1;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, &o, &m),
+                     SPACRBENCH_EINVAL);
+    ck_assert(strstr(spacrbench_last_error_message(), "warmup") != NULL);
+    spacrbench_options_init(&o, sizeof o);
+    o.size = 3;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, &o, &m),
+                     SPACRBENCH_EINVAL);
+    spacrbench_options_init(&o, sizeof o);
+    o.flags = 0x80;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, &o, &m),
+                     SPACRBENCH_EINVAL);
+    spacrbench_options_init(&o, sizeof o);
+    o.sample_interval_us = -5;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, &o, &m),
+                     SPACRBENCH_EINVAL);
+    ck_assert_ptr_null(m);
+}
+END_TEST
+
+/* A newer caller's larger struct is fine while its extra bytes are zero;
+ * an older caller's smaller struct gets defaults for what it lacks. */
+START_TEST(options_struct_versions)
+{
+    struct {
+        spacrbench_options known;
+        uint64_t future_field;
+    } newer;
+    memset(&newer, 0, sizeof newer);
+    ck_assert_int_eq(spacrbench_options_init(&newer.known, sizeof newer), 0);
+    ck_assert_uint_eq(newer.known.size, sizeof newer);
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(
+        spacrbench_benchmark(record_order, items(2), 2, &order_len, &newer.known, &m), 0);
+    spacrbench_measurement_free(m);
+    newer.future_field = 1;
+    ck_assert_int_eq(
+        spacrbench_benchmark(record_order, items(2), 2, &order_len, &newer.known, &m),
+        SPACRBENCH_EUNKNOWN_FIELDS);
+
+    /* An old caller that only knew size and warmup: warmup 0 is honoured and
+     * per-item records take their default (on). */
+    spacrbench_options older;
+    memset(&older, 0xff, sizeof older);
+    older.size = offsetof(spacrbench_options, sample_interval_us);
+    older.warmup = 0;
+    order_len = 0;
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, &older, &m), 0);
+    spacrbench_figures f;
+    ck_assert_int_eq(figure_items(m, &f), 2);
+    ck_assert_int_eq(f.record_count, 2);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+static int nested_result;
+
+static int nested_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    spacrbench_measurement *inner = NULL;
+    nested_result = spacrbench_benchmark(record_order, items(1), 1, &order_len, NULL, &inner);
+    spacrbench_measurement_free(inner);
+    return 0;
+}
+
+START_TEST(nested_benchmark_is_refused)
+{
+    spacrbench_measurement *m = NULL;
+    void *one[1] = {&order_len};
+    ck_assert_int_eq(spacrbench_benchmark(nested_work, one, 1, NULL, NULL, &m), 0);
+    ck_assert_int_eq(nested_result, SPACRBENCH_EBUSY);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+static int sleepy_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    sleep_ms(20);
+    return 0;
+}
+
+static void *run_in_thread(void *arg)
+{
+    int *rc = arg;
+    spacrbench_measurement *m = NULL;
+    void *its[3] = {NULL, NULL, NULL};
+    *rc = spacrbench_benchmark(sleepy_work, its, 3, NULL, NULL, &m);
+    spacrbench_measurement_free(m);
+    return NULL;
+}
+
+/* Two threads at once: each either succeeds or is refused with EBUSY. */
+START_TEST(concurrent_benchmarks_are_refused_not_corrupted)
+{
+    pthread_t a, b;
+    int rc_a = 1, rc_b = 1;
+    pthread_create(&a, NULL, run_in_thread, &rc_a);
+    pthread_create(&b, NULL, run_in_thread, &rc_b);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    ck_assert(rc_a == 0 || rc_a == SPACRBENCH_EBUSY);
+    ck_assert(rc_b == 0 || rc_b == SPACRBENCH_EBUSY);
+    ck_assert(rc_a == 0 || rc_b == 0);
+}
+END_TEST
+
+static Suite *runner_suite(void)
+{
+    Suite *s = suite_create("runner");
+    TCase *peaks = tcase_create("peaks");
+    tcase_set_timeout(peaks, 120);
+    tcase_add_test(peaks, short_spike_is_captured_exactly);
+    tcase_add_test(peaks, fallback_uses_rising_high_water_mark);
+    tcase_add_test(peaks, fallback_samples_when_mark_cannot_tell);
+    tcase_add_test(peaks, warmup_does_not_hide_transient_footprint);
+    tcase_add_test(peaks, records_off_still_measures_peak);
+    suite_add_tcase(s, peaks);
+    TCase *flow = tcase_create("flow");
+    tcase_set_timeout(flow, 60);
+    tcase_add_test(flow, items_run_once_in_order_and_warmup_clamps);
+    tcase_add_test(flow, stop_returns_euser_with_the_work_value);
+    tcase_add_test(flow, stop_keeps_partial_measurement_on_request);
+    tcase_add_test(flow, progress_is_called_after_each_item_and_can_stop);
+    tcase_add_test(flow, nested_benchmark_is_refused);
+    tcase_add_test(flow, concurrent_benchmarks_are_refused_not_corrupted);
+    suite_add_tcase(s, flow);
+    TCase *input = tcase_create("input");
+    tcase_add_test(input, zero_items_and_null_arguments_are_errors);
+    tcase_add_test(input, bad_options_are_rejected);
+    tcase_add_test(input, options_struct_versions);
+    suite_add_tcase(s, input);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(runner_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
