@@ -76,6 +76,8 @@ int main(void)
         status = 1;
     } else {
         fputs(report, stdout);
+        if (len == 0 || report[len - 1] != '\n')
+            putchar('\n');
     }
     free(report);
     spacrbench_measurement_free(m);
