@@ -1,0 +1,173 @@
+/* Process-tree sampling through /proc; see tree_sampler.h. */
+#include "tree_sampler.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct pid_pair {
+    pid_t pid, ppid;
+} pid_pair;
+
+void tree_sampler_init(tree_sampler *t, pid_t self)
+{
+    memset(t, 0, sizeof *t);
+    t->self = self;
+    t->proc_root = "/proc";
+}
+
+void tree_sampler_reset(tree_sampler *t) { t->count = 0; }
+
+void tree_sampler_free(tree_sampler *t)
+{
+    free(t->procs);
+    t->procs = NULL;
+    t->count = t->cap = 0;
+}
+
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n >= 0)
+        buf[n] = '\0';
+    return n;
+}
+
+/* Parent pid from /proc/PID/stat: the field after the state, which follows
+ * the last ')' (the command name may itself hold ')' and spaces). */
+static pid_t parent_of(const char *root, pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "%s/%ld/stat", root, (long)pid);
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return -1;
+    char *close_paren = strrchr(buf, ')');
+    long ppid;
+    char state;
+    if (!close_paren || sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2)
+        return -1;
+    return (pid_t)ppid;
+}
+
+static int64_t hwm_of(const char *root, pid_t pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "%s/%ld/status", root, (long)pid);
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return -1;
+    char *line = strstr(buf, "\nVmHWM:");
+    long long kb;
+    if (!line || sscanf(line + 7, " %lld", &kb) != 1)
+        return -1; /* zombies and kernel threads have no VmHWM */
+    return (int64_t)kb * 1024;
+}
+
+static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        if (t->procs[i].pid == pid) {
+            if (hwm > t->procs[i].hwm_bytes)
+                t->procs[i].hwm_bytes = hwm;
+            return 0;
+        }
+    }
+    if (t->count == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        tree_proc *grown = realloc(t->procs, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        t->procs = grown;
+        t->cap = cap;
+    }
+    t->procs[t->count++] = (tree_proc){pid, hwm};
+    return 0;
+}
+
+int tree_sample(tree_sampler *t)
+{
+    DIR *d = opendir(t->proc_root);
+    if (!d)
+        return -1;
+    pid_pair *all = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!isdigit((unsigned char)e->d_name[0]))
+            continue;
+        pid_t pid = (pid_t)atol(e->d_name);
+        pid_t ppid = parent_of(t->proc_root, pid);
+        if (ppid <= 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            pid_pair *grown = realloc(all, cap * sizeof *grown);
+            if (!grown) {
+                free(all);
+                closedir(d);
+                return -1;
+            }
+            all = grown;
+        }
+        all[n++] = (pid_pair){pid, ppid};
+    }
+    closedir(d);
+
+    /* Mark descendants of self: a few passes over the table settle even a
+     * deep tree whose pids are not in parent-before-child order. */
+    unsigned char *mine = calloc(n ? n : 1, 1);
+    if (!mine) {
+        free(all);
+        return -1;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (mine[i])
+                continue;
+            int parent_mine = all[i].ppid == t->self;
+            for (size_t j = 0; j < n && !parent_mine; j++)
+                parent_mine = mine[j] && all[j].pid == all[i].ppid;
+            if (parent_mine)
+                mine[i] = 1, changed = 1;
+        }
+    }
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!mine[i])
+            continue;
+        int64_t hwm = hwm_of(t->proc_root, all[i].pid);
+        if (hwm >= 0 && remember(t, all[i].pid, hwm) == 0)
+            seen++;
+    }
+    free(mine);
+    free(all);
+    return seen;
+}
+
+int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes)
+{
+    int64_t child_part = child_maxrss_bytes > 0 ? child_maxrss_bytes : 0, others = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        if (t->procs[i].pid != child)
+            others += t->procs[i].hwm_bytes;
+        else if (t->procs[i].hwm_bytes > child_part)
+            child_part = t->procs[i].hwm_bytes;
+    }
+    return child_part + others;
+}
+
+size_t tree_others(const tree_sampler *t, pid_t child)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++)
+        n += t->procs[i].pid != child;
+    return n;
+}
