@@ -11,6 +11,7 @@ sb_abi_library "${1:-}"
 # --drop-private-types); locations are kept as bare file names so the
 # baseline does not depend on where the tree was built.
 abidw --headers-dir "$headers" --drop-private-types \
+      --exported-interfaces-only --drop-undefined-syms \
       --no-corpus-path --no-comp-dir-path --short-locs \
       --out-file "$baseline" "$lib"
 echo "wrote $baseline from $lib:"
