@@ -1,0 +1,94 @@
+"""The torch fallback for VRAM. torch itself is the external boundary: a fake
+module is put in sys.modules, exactly where the binding looks for it."""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Iterator, List
+
+import pytest
+from helpers import MiB
+
+import spacrbench
+
+
+class FakeCuda:
+    def __init__(self, initialized: bool, reserved: int) -> None:
+        self.initialized = initialized
+        self.reserved = reserved
+        self.calls: List[str] = []
+
+    def is_initialized(self) -> bool:
+        self.calls.append("is_initialized")
+        return self.initialized
+
+    def reset_peak_memory_stats(self) -> None:
+        self.calls.append("reset_peak_memory_stats")
+
+    def max_memory_reserved(self) -> int:
+        self.calls.append("max_memory_reserved")
+        return self.reserved
+
+
+@pytest.fixture
+def fake_torch(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
+    module = types.ModuleType("torch")
+    monkeypatch.setitem(sys.modules, "torch", module)
+    yield module
+
+
+def library_vram(work_items: int = 2) -> "spacrbench.Measurement":
+    """What the C side measures without torch on this machine."""
+    return spacrbench.benchmark(lambda i: None, range(work_items), warmup=0)
+
+
+def test_torch_peak_used_when_the_library_has_none(fake_torch: types.ModuleType) -> None:
+    cuda = FakeCuda(initialized=True, reserved=123 * MiB)
+    fake_torch.cuda = cuda  # type: ignore[attr-defined]
+    m = spacrbench.benchmark(lambda i: None, range(3), warmup=1)
+    assert cuda.calls.index("reset_peak_memory_stats") < cuda.calls.index("max_memory_reserved")
+    if m.vram_source == "torch":
+        assert m.peak_vram_bytes == 123 * MiB
+        assert any("torch.cuda.max_memory_reserved" in n for n in m.notes)
+    else:
+        print(f"the library measured VRAM itself ({m.vram_source}); torch only noted")
+        assert m.peak_vram_bytes is not None
+        assert any("torch.cuda.max_memory_reserved() reported" in n for n in m.notes)
+
+
+def test_torch_vram_reaches_the_recommendation(fake_torch: types.ModuleType) -> None:
+    fake_torch.cuda = FakeCuda(initialized=True, reserved=3 * 1024**3)  # type: ignore[attr-defined]
+    m = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
+    if m.vram_source != "torch":
+        pytest.skip(f"VRAM measured by {m.vram_source} on this machine, not torch")
+    rec = spacrbench.recommend_workers(m, cores=16, available_bytes=512 * 1024**3,
+                                       free_vram_bytes=10 * 1024**3,
+                                       vram_reserve_bytes=1024**3)
+    assert rec.per_worker_vram_bytes == 3 * 1024**3
+    assert rec.workers == (10 - 1) // 3 and "VRAM" in rec.reason
+
+
+def test_uninitialised_cuda_is_not_touched(fake_torch: types.ModuleType) -> None:
+    cuda = FakeCuda(initialized=False, reserved=999 * MiB)
+    fake_torch.cuda = cuda  # type: ignore[attr-defined]
+    m = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
+    assert cuda.calls == ["is_initialized"]
+    assert m.vram_source != "torch"
+
+
+def test_a_broken_torch_does_not_break_the_measurement(fake_torch: types.ModuleType) -> None:
+    class Broken(FakeCuda):
+        def max_memory_reserved(self) -> int:
+            raise RuntimeError("CUDA error: device lost")
+
+    fake_torch.cuda = Broken(initialized=True, reserved=0)  # type: ignore[attr-defined]
+    m = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
+    assert m.items == 2 and any("device lost" in n for n in m.notes)
+
+
+def test_without_torch_nothing_is_imported() -> None:
+    if "torch" in sys.modules:
+        pytest.skip("a real torch is loaded in this interpreter")
+    library_vram()
+    assert "torch" not in sys.modules

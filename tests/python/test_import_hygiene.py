@@ -1,0 +1,36 @@
+"""Importing spacrbench loads no GPU or GUI toolkit and writes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = r"""
+import json, os, sys
+env_before = dict(os.environ)
+import spacrbench
+m = spacrbench.benchmark(lambda i: None, [1, 2])
+spacrbench.format_report(m, spacrbench.recommend_workers(m))
+heavy = sorted(name for name in sys.modules
+               if name.split(".")[0] in {"torch", "tensorflow", "jax", "cupy", "numba",
+                                         "tkinter", "_tkinter", "PyQt5", "PyQt6", "PySide2",
+                                         "PySide6", "wx", "gi", "matplotlib", "IPython"})
+print(json.dumps({"heavy": heavy, "env_changed": dict(os.environ) != env_before}))
+"""
+
+
+def test_import_loads_no_toolkit_and_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    work = tmp_path / "cwd"
+    home.mkdir()
+    work.mkdir()
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+               XDG_CACHE_HOME=str(home / ".cache"), PYTHONDONTWRITEBYTECODE="1")
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=work, env=env,
+                         capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"heavy": [], "env_changed": False}
+    assert list(home.iterdir()) == [] and list(work.iterdir()) == []
