@@ -84,7 +84,7 @@ int sb_parse_mountinfo_line(const char *line, size_t len, sb_mount *out) {
     }
     /* Need the separator, FSTYPE and SOURCE; SUPER_OPTIONS may be absent. */
     if (root == NULL || point == NULL || after < 3 || fstype_len == 0 || root_len == 0 ||
-        point_len == 0)
+        point_len == 0 || point[0] != '/')
         return SB_PARSE_BAD;
     if (sb_unescape_mount_path(root, root_len, out->root, sizeof out->root) != SB_PARSE_OK ||
         sb_unescape_mount_path(point, point_len, out->point, sizeof out->point) != SB_PARSE_OK ||
