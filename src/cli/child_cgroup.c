@@ -142,7 +142,7 @@ static const char *peak_file(const child_cgroup *cg)
 
 int cg_create(child_cgroup *cg, const char *name, char *why, size_t why_cap)
 {
-    char dir[CG_PATH_MAX], file[CG_PATH_MAX];
+    char dir[CG_PATH_MAX], file[CG_FILE_MAX];
     if (join(dir, sizeof dir, cg->parent, name) != 0) {
         snprintf(why, why_cap, "cgroup path too long");
         return -1;
@@ -183,7 +183,7 @@ static int write_text(const char *file, const char *text)
 
 int cg_attach(const child_cgroup *cg, pid_t pid)
 {
-    char file[CG_PATH_MAX], text[32];
+    char file[CG_FILE_MAX], text[32];
     if (!cg->dir[0] || join(file, sizeof file, cg->dir, "cgroup.procs") != 0) {
         errno = EINVAL;
         return -1;
@@ -194,7 +194,7 @@ int cg_attach(const child_cgroup *cg, pid_t pid)
 
 int64_t cg_peak(const child_cgroup *cg)
 {
-    char file[CG_PATH_MAX], text[64];
+    char file[CG_FILE_MAX], text[64];
     if (!cg->dir[0] || join(file, sizeof file, cg->dir, peak_file(cg)) != 0)
         return -1;
     int fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -213,7 +213,7 @@ int64_t cg_peak(const child_cgroup *cg)
 /* Move every process still in the child cgroup to the parent. */
 static int evacuate(const child_cgroup *cg)
 {
-    char file[CG_PATH_MAX], target[CG_PATH_MAX];
+    char file[CG_FILE_MAX], target[CG_FILE_MAX];
     if (join(file, sizeof file, cg->dir, "cgroup.procs") != 0 ||
         join(target, sizeof target, cg->parent, "cgroup.procs") != 0)
         return 0;

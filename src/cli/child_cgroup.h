@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #define CG_PATH_MAX 4096
+#define CG_FILE_MAX (CG_PATH_MAX + 64) /* a cgroup directory plus a file name */
 
 typedef struct child_cgroup {
     int version;            /* 1 or 2 */

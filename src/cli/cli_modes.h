@@ -1,0 +1,10 @@
+/* The two modes of the `spacrbench` command. Each takes the arguments
+ * after the program name (run_main: after "run") and returns an exit code
+ * (see cli_options.h). */
+#ifndef SPACRBENCH_CLI_MODES_H
+#define SPACRBENCH_CLI_MODES_H
+
+int demo_main(int argc, char **argv);
+int run_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,139 @@
+/* See command_line.h. */
+#include "command_line.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *substitute(const char *arg, const char *item)
+{
+    size_t count = 0, n = strlen(arg), k = strlen(item);
+    for (const char *p = arg; (p = strstr(p, "{}")) != NULL; p += 2)
+        count++;
+    char *out = malloc(n + count * k + 1);
+    if (!out)
+        return NULL;
+    char *o = out;
+    for (const char *p = arg; *p;) {
+        if (p[0] == '{' && p[1] == '}') {
+            memcpy(o, item, k);
+            o += k;
+            p += 2;
+        } else
+            *o++ = *p++;
+    }
+    *o = '\0';
+    return out;
+}
+
+char **command_for_item(char *const *cmd, size_t n, const char *item)
+{
+    int placeholder = 0;
+    for (size_t i = 0; i < n; i++)
+        placeholder |= strstr(cmd[i], "{}") != NULL;
+    size_t total = n + (placeholder ? 0 : 1);
+    char **argv = calloc(total + 1, sizeof *argv);
+    if (!argv)
+        return NULL;
+    for (size_t i = 0; i < total; i++) {
+        argv[i] = i < n ? substitute(cmd[i], item) : strdup(item);
+        if (!argv[i]) {
+            command_free(argv);
+            return NULL;
+        }
+    }
+    return argv;
+}
+
+void command_free(char **argv)
+{
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+static int plain(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%", *s))
+            return 0;
+    return 1;
+}
+
+char *command_display(char *const *argv)
+{
+    size_t cap = 1;
+    for (size_t i = 0; argv[i]; i++)
+        cap += 4 * strlen(argv[i]) + 3; /* every ' becomes '\'' */
+    char *out = malloc(cap), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; argv[i]; i++) {
+        if (i)
+            *o++ = ' ';
+        if (plain(argv[i])) {
+            size_t k = strlen(argv[i]);
+            memcpy(o, argv[i], k);
+            o += k;
+            continue;
+        }
+        *o++ = '\'';
+        for (const char *p = argv[i]; *p; p++) {
+            if (*p == '\'') {
+                memcpy(o, "'\\''", 4);
+                o += 4;
+            } else
+                *o++ = *p;
+        }
+        *o++ = '\'';
+    }
+    *o = '\0';
+    return out;
+}
+
+int items_read(FILE *f, char ***items, size_t *n)
+{
+    char **list = NULL, *line = NULL;
+    size_t count = 0, cap = 0, line_cap = 0;
+    ssize_t len;
+    errno = 0;
+    while ((len = getline(&line, &line_cap, f)) >= 0) {
+        if (len > 0 && line[len - 1] == '\n')
+            line[--len] = '\0';
+        if (len > 0 && line[len - 1] == '\r')
+            line[--len] = '\0';
+        if (len == 0)
+            continue;
+        if (count == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **grown = realloc(list, cap * sizeof *grown);
+            if (!grown)
+                goto fail;
+            list = grown;
+        }
+        if (!(list[count] = strdup(line)))
+            goto fail;
+        count++;
+    }
+    if (ferror(f))
+        goto fail;
+    free(line);
+    *items = list;
+    *n = count;
+    return 0;
+fail:;
+    int e = errno ? errno : EIO;
+    free(line);
+    items_free(list, count);
+    errno = e;
+    return -1;
+}
+
+void items_free(char **items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}
