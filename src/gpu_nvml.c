@@ -19,6 +19,9 @@
 #define SB_GPU_MAX_PIDS 32
 #define SB_GPU_FIRST_CAPACITY 64u
 #define SB_GPU_GROW_TRIES 4
+/* Far above any real process count per device; a larger count from NVML
+ * is treated as a fault rather than a reason to allocate gigabytes. */
+#define SB_GPU_MAX_ENTRIES 65536u
 
 /* One process list: compute (CUDA) or graphics (OpenGL/Vulkan) contexts. */
 typedef struct sb_process_query {
@@ -142,7 +145,9 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
             break;
         /* The list grew since NVML told us its size: leave some room. */
         unsigned int wanted = count > gpu->capacity ? count : gpu->capacity;
-        wanted = wanted > (1u << 20) ? wanted : wanted * 2;
+        wanted = wanted < SB_GPU_MAX_ENTRIES / 2 ? wanted * 2 : SB_GPU_MAX_ENTRIES;
+        if (wanted <= gpu->capacity)
+            break; /* at the cap: report the INSUFFICIENT_SIZE below */
         if (grow_entries(gpu, wanted) != 0) {
             snprintf(gpu->last_error, sizeof gpu->last_error,
                      "out of memory for %u NVML process entries", wanted);

@@ -338,6 +338,18 @@ START_TEST(insufficient_size_forever_fails_the_sample)
 }
 END_TEST
 
+/* A wild count must not turn into a huge allocation (ASan would abort). */
+START_TEST(implausible_count_is_not_allocated)
+{
+    script("device 16G 16G Fake\ninsufficient_always 4294967295\nused 0 1G\n");
+    sb_gpu *gpu = open_ok();
+    ck_assert_int_eq(sb_gpu_sample(gpu), -1);
+    ck_assert_msg(strstr(sb_gpu_last_error(gpu), "Insufficient Size") != NULL, "%s",
+                  sb_gpu_last_error(gpu));
+    close_ok(gpu);
+}
+END_TEST
+
 START_TEST(value_not_available_is_unknown)
 {
     script("device 16G 16G Fake\nused 0 1G na 2G\n");
@@ -739,6 +751,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, long_list_grows_the_buffer);
     tcase_add_test(tc, insufficient_size_on_first_call);
     tcase_add_test(tc, insufficient_size_forever_fails_the_sample);
+    tcase_add_test(tc, implausible_count_is_not_allocated);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("failures");

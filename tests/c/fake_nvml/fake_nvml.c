@@ -48,6 +48,7 @@ static fake_device devices[FAKE_MAX_DEVICES];
 static size_t n_devices;
 static int live_inits, last_version;
 static int init_fail, count_fail, graphics_fail, memory_fail, insufficient_always;
+static unsigned int insufficient_count; /* 0: one more than offered */
 static unsigned int own_pid;
 
 /* ---- script ---------------------------------------------------------- */
@@ -94,6 +95,7 @@ static void reset_state(void)
     memset(devices, 0, sizeof devices);
     n_devices = 0;
     init_fail = count_fail = graphics_fail = memory_fail = insufficient_always = 0;
+    insufficient_count = 0;
     own_pid = (unsigned int)getpid();
 }
 
@@ -200,8 +202,11 @@ static int parse_line(char *line)
             devices[i].insufficient_pending = 1;
         return 0;
     }
-    if (strcmp(word, "insufficient_always") == 0)
-        return insufficient_always = 1, 0;
+    if (strcmp(word, "insufficient_always") == 0) {
+        insufficient_always = 1;
+        insufficient_count = a ? (unsigned int)strtoul(a, NULL, 10) : 0;
+        return 0;
+    }
     return -1;
 }
 
@@ -408,7 +413,9 @@ static sb_nvml_return list_processes(sb_nvml_device device, unsigned int *count,
 
     if (infos && !graphics && (insufficient_always || d->insufficient_pending)) {
         d->insufficient_pending = 0;
-        *count = insufficient_always ? *count + 1 : needed + 1;
+        *count = !insufficient_always ? needed + 1
+                 : insufficient_count  ? insufficient_count
+                                       : *count + 1;
         rc = SB_NVML_ERROR_INSUFFICIENT_SIZE;
         goto out;
     }

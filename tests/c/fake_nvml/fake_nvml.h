@@ -29,7 +29,8 @@
  *   insufficient_first          the first full compute query of each device
  *                               says NVML_ERROR_INSUFFICIENT_SIZE (a
  *                               process appeared in between)
- *   insufficient_always         every full compute query says so
+ *   insufficient_always [N]     every full compute query says so, asking
+ *                               for N entries (default: one more than given)
  *
  * Variants (compile definitions): FAKE_NVML_NO_V3 lacks the _v3 process
  * queries, FAKE_NVML_V1_ONLY has only the original ones, and
