@@ -68,11 +68,6 @@ int spacrbench_discover(spacrbench_machine *out) {
     sb_clear_error();
     if (out == NULL)
         return sb_fail(SPACRBENCH_EINVAL, "spacrbench_discover: out is NULL");
-    if (out->size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "spacrbench_discover: out->size (%zu) is smaller than the size field; set "
-                       "it to sizeof(spacrbench_machine)",
-                       out->size);
     spacrbench_machine ours;
     sb_discover_with(NULL, &ours);
     return sb_struct_out(out, &ours, sizeof ours, "spacrbench_machine");
