@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-from ._spacrbench import ffi, lib
+from ._spacrbench import ffi as ffi
+from ._spacrbench import lib as lib
 
 NOT_MEASURED: int = lib.SPACRBENCH_NOT_MEASURED
 AUTO: int = lib.SPACRBENCH_AUTO
@@ -48,10 +49,8 @@ codes = _Codes
 def error_text(code: int) -> str:
     """The library's detailed message for this thread's last failure, or the
     generic text of the code."""
-    detail = ffi.string(lib.spacrbench_last_error_message()).decode("utf-8", "replace")
-    if detail:
-        return detail
-    return ffi.string(lib.spacrbench_strerror(code)).decode("utf-8", "replace")
+    detail = c_text(lib.spacrbench_last_error_message())
+    return detail or c_text(lib.spacrbench_strerror(code))
 
 
 def raise_for(code: int, what: str) -> NoReturn:
@@ -84,7 +83,7 @@ def c_text(chars: Any) -> str:
     """A NUL-terminated char array or pointer as text ('' for NULL)."""
     if chars == ffi.NULL:
         return ""
-    return ffi.string(chars).decode("utf-8", "replace")
+    return str(ffi.string(chars).decode("utf-8", "replace"))
 
 
 def format_text(call: Any, what: str) -> str:
@@ -95,5 +94,5 @@ def format_text(call: Any, what: str) -> str:
         buf = ffi.new("char[]", cap)
         length = check(call(buf, cap), what)
         if length < cap:
-            return ffi.string(buf).decode("utf-8", "replace")
+            return c_text(buf)
         cap = length + 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import threading
-from typing import Any, Callable, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from ._binding import NOT_MEASURED, codes, ffi, lib, new_struct, raise_for
 from ._convert import measurement_from_c
@@ -45,7 +45,7 @@ def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None
         run.error = exc_value
 
 
-@ffi.def_extern(error=1, onerror=_escaped)
+@ffi.def_extern(error=1, onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_work(item: Any, payload: Any) -> int:
     run = ffi.from_handle(payload)
     try:
@@ -56,7 +56,7 @@ def _spacrbench_work(item: Any, payload: Any) -> int:
     return 0
 
 
-@ffi.def_extern(error=1, onerror=_escaped)
+@ffi.def_extern(error=1, onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_progress(p: Any, payload: Any) -> int:
     run = ffi.from_handle(payload)
     try:
@@ -179,7 +179,7 @@ def _merge_torch(m: Measurement, notes: List[str], torch_peak: TorchPeak) -> Mea
     """Add the Python-side notes and, where NVML gave nothing, torch's VRAM peak."""
     reserved = torch_peak.finish()
     notes = notes + torch_peak.notes
-    changes: dict = {}
+    changes: Dict[str, Any] = {}
     if reserved is not None:
         if m.peak_vram_bytes is None:
             changes.update(peak_vram_bytes=reserved, vram_source="torch")

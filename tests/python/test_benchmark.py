@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mmap
+import os
 import threading
 import time
 import traceback
@@ -208,3 +209,18 @@ def test_concurrent_threads_are_serialised_and_both_correct() -> None:
     assert not errors
     for name, size in sizes.items():
         assert results[name].work_rss_bytes == pytest.approx(size, rel=0.10), name
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_no_fd_or_thread_left_after_runs_and_failures() -> None:
+    spacrbench.benchmark(lambda i: None, [1, 2])  # first-use setup happens here
+    fds, threads = open_fds(), thread_count()
+    for _ in range(20):
+        m = spacrbench.benchmark(lambda i: None, range(3))
+        spacrbench.format_report(m, spacrbench.recommend_workers(m))
+        with pytest.raises(Boom):
+            spacrbench.benchmark(failing_work, range(4), warmup=0)
+    assert open_fds() == fds and thread_count() == threads
