@@ -1,0 +1,507 @@
+/* The real `spacrbench` binary, run as a user would: default mode, `run`
+ * with real child processes (allocating, forking, failing, killed), items
+ * passed verbatim, JSON that parses and agrees with the human report, and
+ * the SLURM/Dask hand-off following from the measured figures. */
+#include <check.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_test_support.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* The number after `label` in text, or -1. */
+static long long number_after(const char *text, const char *label)
+{
+    const char *p = strstr(text, label);
+    return p ? strtoll(p + strlen(label), NULL, 10) : -1;
+}
+
+static char *json_of(const cli_result *r) { return cli_temp_file(r->out); }
+
+static long long json_ll(const char *path, const char *expr)
+{
+    char *v = cli_json_eval(path, expr);
+    ck_assert_msg(v != NULL, "JSON query failed: %s", expr);
+    long long x = strtoll(v, NULL, 10);
+    free(v);
+    return x;
+}
+
+static int count_leftover_cgroups(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[1024], dir[1200] = "";
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = strstr(line, ":memory:");
+        if (p) {
+            p[strcspn(p, "\n")] = '\0';
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", p + 8);
+        }
+    }
+    if (f)
+        fclose(f);
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strncmp(e->d_name, "spacrbench-", 11) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+START_TEST(default_mode_prints_report_and_recommendation)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "--size", "256x256", "--fields", "2", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "recommended workers"));
+    ck_assert_int_ge(number_after(r.out, "recommended workers"), 1);
+    ck_assert_int_eq(number_after(r.out, "items measured"), 1); /* 2 fields, 1 warm-up */
+    ck_assert_ptr_nonnull(strstr(r.out, "256x256 field, 4 channel(s), 2 field(s)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "item 2"));
+    /* Not a terminal: no progress lines. */
+    ck_assert_ptr_null(strstr(r.err, "done in"));
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(default_mode_json_describes_the_workload)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "--size", "300x200", "--channels", "2", "--fields", "3",
+                          "--warmup", "0", "--json", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        return;
+    }
+    char *path = json_of(&r);
+    char *mode = cli_json_eval(path, "d['mode']");
+    ck_assert_str_eq(mode, "demo");
+    free(mode);
+    ck_assert_int_eq(json_ll(path, "d['workload']['width'] * 1000 + d['workload']['height']"),
+                     300200);
+    ck_assert_int_eq(json_ll(path, "d['measurement']['items']"), 3);
+    ck_assert_int_eq(json_ll(path, "len(d['measurement']['records'])"), 3);
+    ck_assert_int_ge(json_ll(path, "min(d['workload']['objects_per_field'])"), 1);
+    /* The field buffers are real: the peak is at least the raw + float
+     * copies of one field. */
+    ck_assert_int_ge(json_ll(path, "d['measurement']['peak_rss_bytes']"), 300 * 200 * 2 * 10);
+    ck_assert_int_ge(json_ll(path, "d['recommendation']['workers']"), 1);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(run_measures_an_allocating_command)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "64", "160",
+                          "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        return;
+    }
+    char *path = json_of(&r);
+    char *method = cli_json_eval(path, "d['measurement']['peak_method']");
+    printf("run peak method: %s\n", method);
+    const long long want[2] = {64, 160};
+    for (int i = 0; i < 2; i++) {
+        char expr[96];
+        snprintf(expr, sizeof expr, "d['measurement']['records'][%d]['peak_rss_bytes']", i);
+        long long peak = json_ll(path, expr);
+        printf("item %d: asked %lld MiB, measured %.1f MiB\n", i + 1, want[i], (double)peak / MIB);
+        /* At least what it touched; at most 10% more (its own binary, libc,
+         * and with a cgroup the page cache it read). */
+        ck_assert_int_ge(peak, want[i] * 1024 * 1024);
+        ck_assert_int_le(peak, (long long)((double)want[i] * 1.10 * MIB));
+    }
+    ck_assert_int_eq(json_ll(path, "d['measurement']['items']"), 2);
+    ck_assert_int_eq(json_ll(path, "d['measurement']['baseline_rss_bytes']"), 0);
+    ck_assert_int_ge(json_ll(path, "d['measurement']['peak_rss_bytes']"), 160LL * 1024 * 1024);
+    ck_assert_int_eq(json_ll(path, "len([n for n in d['measurement']['notes'] if 'page cache' in n "
+                                   "or 'ru_maxrss' in n])"),
+                     1);
+    free(method);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
+START_TEST(run_counts_a_forked_child)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "96", "--", HELPER_FORK_ALLOC, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        return;
+    }
+    char *path = json_of(&r);
+    long long peak = json_ll(path, "d['measurement']['records'][0]['peak_rss_bytes']");
+    printf("forked child of 96 MiB: tree peak %.1f MiB\n", (double)peak / MIB);
+    ck_assert_int_ge(peak, 96LL * 1024 * 1024);
+    ck_assert_int_le(peak, (long long)(96 * 1.10 * MIB) + 8LL * 1024 * 1024);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(failing_command_stops_the_run_with_a_partial_report)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "0", "3", "0", "--", HELPER_EXIT_STATUS, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "item 2 (3) exited with status 3") != NULL, "stderr: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, HELPER_EXIT_STATUS " 3"));
+    /* The report of what ran: item 1 only. */
+    ck_assert_int_eq(number_after(r.out, "items measured"), 1);
+    ck_assert_ptr_nonnull(strstr(r.out, "item 1 "));
+    ck_assert_ptr_null(strstr(r.out, "item 3 "));
+    ck_assert_ptr_nonnull(strstr(r.out, "stopped at item 2"));
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
+START_TEST(killed_command_stops_the_run_naming_the_signal)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "0", "15", "--", HELPER_KILL_SELF, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "item 2 (15) killed by signal 15") != NULL, "stderr: %s", r.err);
+    ck_assert_int_eq(number_after(r.out, "items measured"), 1);
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(unlaunchable_command_is_reported)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "x", "--", "/nonexistent/spacrbench-tool", "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "cannot be started: No such file or directory") != NULL, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/spacrbench-tool x"));
+    ck_assert_int_eq(number_after(r.out, "items measured"), 0);
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
+START_TEST(items_reach_the_command_verbatim)
+{
+    char *log = cli_temp_file("");
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a b", "it's", "say \"hi\"", "$HOME;*",
+                          "--", HELPER_RECORD_ARG, log, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *got = cli_read_file(log);
+    ck_assert_str_eq(got, "a b\nit's\nsay \"hi\"\n$HOME;*\n");
+    free(got);
+    unlink(log);
+    free(log);
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(items_from_standard_input_and_from_a_file)
+{
+    char *list = cli_temp_file("first item\r\n\n  second\nthird\n");
+    for (int from_file = 0; from_file < 2; from_file++) {
+        char *log = cli_temp_file("");
+        char *const with_file[] = {SPACRBENCH_CLI, "run", "--items", list, "--",
+                                   HELPER_RECORD_ARG, log, "[{}]", NULL};
+        char *const with_stdin[] = {SPACRBENCH_CLI, "run", "--", HELPER_RECORD_ARG, log, "[{}]", NULL};
+        cli_result r;
+        cli_run(from_file ? with_file : with_stdin, from_file ? NULL : list, &r);
+        ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+        char *got = cli_read_file(log);
+        ck_assert_str_eq(got, "[first item]\n[  second]\n[third]\n");
+        ck_assert_int_eq(number_after(r.out, "items measured"), 3);
+        free(got);
+        unlink(log);
+        free(log);
+        cli_result_free(&r);
+    }
+    unlink(list);
+    free(list);
+}
+END_TEST
+
+START_TEST(empty_item_list_is_an_error)
+{
+    char *const from_file[] = {SPACRBENCH_CLI, "run", "--items", "/dev/null", "--", "true", NULL};
+    char *const from_stdin[] = {SPACRBENCH_CLI, "run", "--", "true", NULL};
+    char *const *cases[] = {from_file, from_stdin};
+    for (int i = 0; i < 2; i++) {
+        cli_result r;
+        cli_run(cases[i], NULL, &r);
+        ck_assert_msg(r.exited && r.code == 2, "exit %d", r.code);
+        ck_assert_msg(strstr(r.err, "no items to run") != NULL, "stderr: %s", r.err);
+        ck_assert_str_eq(r.out, "");
+        cli_result_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(json_holds_the_figures_of_the_human_report)
+{
+    char *report = cli_temp_file("");
+    char txt[512];
+    snprintf(txt, sizeof txt, "%s.txt", report);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "--report", txt, "--reserve", "1G",
+                          "--maximum", "7", "48", "24", "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *human = cli_read_file(txt);
+    ck_assert_ptr_nonnull(human);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        ck_assert_int_eq(json_ll(path, "d['recommendation']['workers']"),
+                         number_after(human, "recommended workers"));
+        ck_assert_int_eq(json_ll(path, "d['recommendation']['reserve_bytes']"), 1LL << 30);
+        ck_assert_int_eq(json_ll(path, "d['recommendation']['maximum']"), 7);
+        ck_assert_int_eq(json_ll(path, "d['measurement']['items']"),
+                         number_after(human, "items measured"));
+        /* Same peak, as the report prints it. */
+        char *peak = cli_json_eval(path, "'%.1f MiB' % (d['measurement']['peak_rss_bytes'] / 2**20)");
+        char line[96];
+        snprintf(line, sizeof line, "peak RSS            %s", peak);
+        ck_assert_msg(strstr(human, line) != NULL, "'%s' not in:\n%s", line, human);
+        /* The JSON embeds the very report written to the file. */
+        char expr[700];
+        snprintf(expr, sizeof expr, "d['report'] == open('%s').read()", txt);
+        char *same = cli_json_eval(path, expr);
+        ck_assert_str_eq(same, "True");
+        free(same);
+        free(peak);
+        unlink(path);
+        free(path);
+    }
+    free(human);
+    unlink(txt);
+    unlink(report);
+    free(report);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* Check the hand-off rule from the figures in the JSON report. */
+static void expect_rule(const char *json, long long *mem_mib, long long *cpus, long long *conc)
+{
+    long long peak = json_ll(json, "d['measurement']['peak_rss_bytes']");
+    long long margin = (peak + 3) / 4 > 256LL << 20 ? (peak + 3) / 4 : 256LL << 20;
+    *mem_mib = (peak + margin + (1 << 20) - 1) >> 20;
+    long long cores = json_ll(json, "d['recommendation']['cores']");
+    long long workers = json_ll(json, "d['recommendation']['workers']");
+    char *ratio = cli_json_eval(json, "d['measurement']['cpu_seconds'] / d['measurement']['seconds']");
+    double r = strtod(ratio, NULL);
+    free(ratio);
+    *cpus = (long long)ceil(r - 0.1);
+    if (*cpus < 1)
+        *cpus = 1;
+    if (*cpus > cores)
+        *cpus = cores;
+    *conc = workers * *cpus > cores ? (cores / *cpus > 0 ? cores / *cpus : 1) : workers;
+    ck_assert_int_eq(json_ll(json, "d['schedule']['mem_per_task_bytes']"), *mem_mib << 20);
+}
+
+START_TEST(emit_slurm_follows_from_the_figures)
+{
+    char *base = cli_temp_file("");
+    char json[512];
+    snprintf(json, sizeof json, "%s.json", base);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--emit", "slurm", "--quiet", "--report", json,
+                          "40", "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_null(strstr(r.out, "spaCR benchmark")); /* only the settings on stdout */
+    ck_assert_str_eq(r.err, "");                            /* --quiet: no report */
+    if (cli_have_python()) {
+        long long mem, cpus, conc;
+        expect_rule(json, &mem, &cpus, &conc);
+        ck_assert_int_eq(number_after(r.out, "#SBATCH --mem="), mem);
+        ck_assert_int_eq(number_after(r.out, "#SBATCH --cpus-per-task="), cpus);
+        ck_assert_int_eq(number_after(r.out, "#SBATCH --array=0-ITEMS%"), conc);
+        /* 40 MiB peak: the 256 MiB floor applies. */
+        ck_assert_int_ge(mem, 256 + 40);
+    }
+    unlink(json);
+    unlink(base);
+    free(base);
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(emit_dask_follows_from_the_figures)
+{
+    char *base = cli_temp_file("");
+    char json[512];
+    snprintf(json, sizeof json, "%s.json", base);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--emit", "dask", "--report", json, "--cores", "1",
+                          "40", "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "recommended workers")); /* the report went to stderr */
+    if (cli_have_python()) {
+        long long mem, cpus, conc;
+        expect_rule(json, &mem, &cpus, &conc);
+        ck_assert_int_eq(conc, 1); /* --cores 1 */
+        ck_assert_int_eq(number_after(r.out, "n_workers = "), conc);
+        ck_assert_int_eq(number_after(r.out, "threads_per_worker = "), cpus);
+        ck_assert_int_eq(number_after(r.out, "memory_limit = \""), mem);
+    }
+    unlink(json);
+    unlink(base);
+    free(base);
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(bad_options_exit_2_naming_the_option)
+{
+    static const char *const cases[][6] = {
+        {"--cores", "x", NULL, NULL, NULL, "--cores"},
+        {"--reserve", "2Q", NULL, NULL, NULL, "--reserve"},
+        {"--emit", "pbs", NULL, NULL, NULL, "--emit"},
+        {"--size", "12", NULL, NULL, NULL, "--size"},
+        {"--fields", "0", NULL, NULL, NULL, "--fields"},
+        {"--maximum", NULL, NULL, NULL, NULL, "--maximum"},
+        {"--bogus", NULL, NULL, NULL, NULL, "--bogus"},
+        {"run", "a", NULL, NULL, NULL, "run"},
+        {"run", "--warmup", "-1", "a", "--", "--warmup"},
+        {"--json", "--emit", "slurm", NULL, NULL, "--emit"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[8] = {SPACRBENCH_CLI};
+        int n = 1;
+        for (int k = 0; k < 5 && cases[i][k]; k++)
+            argv[n++] = (char *)cases[i][k];
+        if (i == 8)
+            argv[n++] = "true";
+        argv[n] = NULL;
+        cli_result r;
+        cli_run(argv, NULL, &r);
+        ck_assert_msg(r.exited && r.code == 2, "case %zu: exit %d", i, r.code);
+        char want[64];
+        snprintf(want, sizeof want, "spacrbench: %s:", cases[i][5]);
+        ck_assert_msg(strstr(r.err, want) != NULL, "case %zu: '%s' not in '%s'", i, want, r.err);
+        cli_result_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(report_file_is_written_whole)
+{
+    char dir[] = "/tmp/spacrbench-cli-dir-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    char *const argv[] = {SPACRBENCH_CLI, "--size", "64x64", "--fields", "2", "--report", path,
+                          "--quiet", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *text = cli_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, r.out); /* the same report as on stdout */
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d)))
+        files += e->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(files, 1); /* no temporary file left */
+    free(text);
+    unlink(path);
+    rmdir(dir);
+    cli_result_free(&r);
+
+    /* An unwritable place: error, exit 1, nothing half-written. */
+    char *const bad[] = {SPACRBENCH_CLI, "--size", "64x64", "--fields", "1", "--report",
+                         "/nonexistent-dir/r.txt", NULL};
+    cli_run(bad, NULL, &r);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "--report: cannot write /nonexistent-dir/r.txt"));
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(help_and_version)
+{
+    char *const help[] = {SPACRBENCH_CLI, "--help", NULL};
+    char *const version[] = {SPACRBENCH_CLI, "--version", NULL};
+    cli_result r;
+    cli_run(help, NULL, &r);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "spacrbench run"));
+    cli_result_free(&r);
+    cli_run(version, NULL, &r);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "spacrbench 1."));
+    cli_result_free(&r);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *t = tcase_create("default");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, default_mode_prints_report_and_recommendation);
+    tcase_add_test(t, default_mode_json_describes_the_workload);
+    tcase_add_test(t, report_file_is_written_whole);
+    tcase_add_test(t, help_and_version);
+    tcase_add_test(t, bad_options_exit_2_naming_the_option);
+    suite_add_tcase(s, t);
+    t = tcase_create("run");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, run_measures_an_allocating_command);
+    tcase_add_test(t, run_counts_a_forked_child);
+    tcase_add_test(t, failing_command_stops_the_run_with_a_partial_report);
+    tcase_add_test(t, killed_command_stops_the_run_naming_the_signal);
+    tcase_add_test(t, unlaunchable_command_is_reported);
+    tcase_add_test(t, items_reach_the_command_verbatim);
+    tcase_add_test(t, items_from_standard_input_and_from_a_file);
+    tcase_add_test(t, empty_item_list_is_an_error);
+    suite_add_tcase(s, t);
+    t = tcase_create("output");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, json_holds_the_figures_of_the_human_report);
+    tcase_add_test(t, emit_slurm_follows_from_the_figures);
+    tcase_add_test(t, emit_dask_follows_from_the_figures);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(cli_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

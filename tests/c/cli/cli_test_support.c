@@ -1,0 +1,115 @@
+/* See cli_test_support.h. */
+#include "cli_test_support.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *cli_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+            } else
+                buf = grown;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+char *cli_temp_file(const char *text)
+{
+    char *path = strdup("/tmp/spacrbench-cli-test-XXXXXX");
+    ck_assert_ptr_nonnull(path);
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    size_t n = strlen(text);
+    ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
+    close(fd);
+    return path;
+}
+
+void cli_run(char *const argv[], const char *stdin_path, cli_result *r)
+{
+    char out_path[] = "/tmp/spacrbench-cli-out-XXXXXX";
+    char err_path[] = "/tmp/spacrbench-cli-err-XXXXXX";
+    int out = mkstemp(out_path), err = mkstemp(err_path);
+    ck_assert_int_ge(out, 0);
+    ck_assert_int_ge(err, 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+            _exit(120);
+        execv(argv[0], argv);
+        _exit(121);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    close(out);
+    close(err);
+    r->exited = WIFEXITED(status);
+    r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
+    r->out = cli_read_file(out_path);
+    r->err = cli_read_file(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    ck_assert_ptr_nonnull(r->out);
+    ck_assert_ptr_nonnull(r->err);
+    ck_assert_msg(r->code != 121 || !r->exited, "could not exec %s", argv[0]);
+}
+
+void cli_result_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+    memset(r, 0, sizeof *r);
+}
+
+int cli_have_python(void)
+{
+    if (TEST_PYTHON[0] == '\0' || access(TEST_PYTHON, X_OK) != 0) {
+        printf("SKIP: no python3 to parse JSON (TEST_PYTHON='%s')\n", TEST_PYTHON);
+        return 0;
+    }
+    return 1;
+}
+
+char *cli_json_eval(const char *json_path, const char *expr)
+{
+    if (!cli_have_python())
+        return NULL;
+    char *const argv[] = {TEST_PYTHON, "-c",
+                          "import json, sys\n"
+                          "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+                          "print(eval(sys.argv[2]))\n",
+                          (char *)json_path, (char *)expr, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    char *value = NULL;
+    if (r.exited && r.code == 0) {
+        value = strdup(r.out);
+        value[strcspn(value, "\n")] = '\0';
+    } else
+        fprintf(stderr, "python failed on %s: %s\n", expr, r.err);
+    cli_result_free(&r);
+    return value;
+}

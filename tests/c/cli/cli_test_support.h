@@ -1,0 +1,31 @@
+/* Running a program (the real `spacrbench` binary, python3) from a test and
+ * capturing what it printed. */
+#ifndef CLI_TEST_SUPPORT_H
+#define CLI_TEST_SUPPORT_H
+
+#include <stddef.h>
+
+typedef struct cli_result {
+    int exited;      /* 1 when it exited (status in code) */
+    int code;        /* exit status, or the signal that killed it */
+    char *out;       /* stdout, NUL-terminated */
+    char *err;       /* stderr, NUL-terminated */
+} cli_result;
+
+/* Run argv (NULL-terminated) with stdin from stdin_path (NULL: /dev/null).
+ * Aborts the test on failure to start. */
+void cli_run(char *const argv[], const char *stdin_path, cli_result *r);
+void cli_result_free(cli_result *r);
+
+/* Write text into a new temporary file; returns its malloc'd path. */
+char *cli_temp_file(const char *text);
+char *cli_read_file(const char *path);
+
+/* Evaluate a Python expression over the JSON document in json_path (bound
+ * to d) with python3; returns its printed value (malloc'd, newline
+ * stripped), or NULL when Python is unavailable or the JSON does not parse. */
+char *cli_json_eval(const char *json_path, const char *expr);
+/* Is a Python interpreter available? Prints why not once. */
+int cli_have_python(void);
+
+#endif
