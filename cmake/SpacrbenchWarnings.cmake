@@ -19,15 +19,3 @@ if(SPACRBENCH_SANITIZE)
   add_link_options(-fsanitize=${SPACRBENCH_SANITIZE})
 endif()
 
-# Clang links the sanitizer runtime only into executables, so the shared
-# library (linked with --no-undefined) cannot resolve __asan_*/__tsan_*.
-# Use the shared runtime everywhere and record where it lives.
-if(SPACRBENCH_SANITIZE AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-runtime-dir
-                  OUTPUT_VARIABLE SPACRBENCH_CLANG_RUNTIME_DIR
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  add_link_options(-shared-libsan)
-  if(SPACRBENCH_CLANG_RUNTIME_DIR)
-    add_link_options("LINKER:-rpath,${SPACRBENCH_CLANG_RUNTIME_DIR}")
-  endif()
-endif()
