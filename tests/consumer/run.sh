@@ -27,6 +27,12 @@ for name in libspacrbench.so libspacrbench.so.1; do
 done
 [ "$(readlink "$libdir/libspacrbench.so")" = libspacrbench.so.1 ]
 [ -f "$libdir/$(readlink "$libdir/libspacrbench.so.1")" ]
+# The build tree's RPATH must not leak into the installed library.
+if readelf -d "$libdir/libspacrbench.so.1" | grep -E 'RPATH|RUNPATH' | grep -q "$build"; then
+    echo "FAIL: installed library still points into the build tree:"
+    readelf -d "$libdir/libspacrbench.so.1" | grep -E 'RPATH|RUNPATH'
+    exit 1
+fi
 
 check_output() { # check_output LABEL LOG
     if grep -q '^consumer OK: spacrbench ' "$2"; then
@@ -45,10 +51,26 @@ cmake --build "$work/consumer-cmake"
 "$work/consumer-cmake/consumer" > "$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
 check_output find_package "$work/cmake.log"
 
+echo "== find_package(spacrbench 2) must be refused (SameMajorVersion)"
+mkdir -p "$work/wrong-major"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(wrong_major LANGUAGES NONE)\nfind_package(spacrbench 2 REQUIRED)\n' \
+    > "$work/wrong-major/CMakeLists.txt"
+if cmake -S "$work/wrong-major" -B "$work/wrong-major/build" -DCMAKE_PREFIX_PATH="$prefix" \
+        > "$work/wrong-major.log" 2>&1; then
+    echo "FAIL: a 1.x install satisfied find_package(spacrbench 2)"
+    exit 1
+fi
+grep -q 'spacrbenchConfig.cmake, version: 1' "$work/wrong-major.log"
+echo "ok: refused, as a different major version must be"
+
 echo "== (b) pkg-config with PKG_CONFIG_PATH"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 echo "pkg-config --cflags --libs spacrbench: $(pkg-config --cflags --libs spacrbench)"
 [ "$(pkg-config --modversion spacrbench)" = "$(sed -n 's/^project(spacrbench VERSION \([0-9.]*\).*/\1/p' "$repo/CMakeLists.txt")" ]
+static_libs=$(pkg-config --static --libs spacrbench)
+for lib in -lpthread -ldl -lm; do
+    case " $static_libs " in *" $lib "*) ;; *) echo "FAIL: --static --libs lacks $lib: $static_libs"; exit 1 ;; esac
+done
 # shellcheck disable=SC2046  # word splitting of pkg-config's flags is wanted
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror "$here/consumer.c" -o "$work/consumer-pc" \
     $(pkg-config --cflags --libs spacrbench)
