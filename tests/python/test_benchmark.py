@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import signal
 import threading
 import time
 import traceback
@@ -224,3 +225,27 @@ def test_no_fd_or_thread_left_after_runs_and_failures() -> None:
         with pytest.raises(Boom):
             spacrbench.benchmark(failing_work, range(4), warmup=0)
     assert open_fds() == fds and thread_count() == threads
+
+
+def test_real_sigint_during_the_work_stops_the_run() -> None:
+    started = threading.Event()
+    calls: List[int] = []
+
+    def work(item: int) -> None:
+        calls.append(item)
+        started.set()
+        time.sleep(5)  # interrupted by the signal below
+
+    def interrupt() -> None:
+        started.wait(10)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    sender = threading.Thread(target=interrupt)
+    sender.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            spacrbench.benchmark(work, range(100), warmup=0)
+    finally:
+        sender.join()
+    assert calls == [0]
+    assert spacrbench.benchmark(lambda i: None, [1, 2]).items == 1
