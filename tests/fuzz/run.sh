@@ -1,0 +1,59 @@
+#!/bin/sh
+# Build the discovery-parser fuzz targets with clang and run each for a
+# bounded time. Exits non-zero as soon as one finds a crash (the crashing
+# input is left in the build directory's artifacts/ folder).
+#
+#   tests/fuzz/run.sh                  # 20 s per target
+#   FUZZ_SECONDS=300 tests/fuzz/run.sh # longer
+#   FUZZ_BUILD=/tmp/fz FUZZ_TARGETS="fuzz_cpuset fuzz_meminfo" tests/fuzz/run.sh
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=${FUZZ_BUILD:-$repo/build-fuzz}
+seconds=${FUZZ_SECONDS:-20}
+jobs=${FUZZ_JOBS:-2}
+cc=${FUZZ_CC:-clang}
+data=$repo/tests/c/data
+
+cmake -S "$here" -B "$build" -DCMAKE_C_COMPILER="$cc" >/dev/null
+cmake --build "$build" -j "$jobs"
+
+# Seed corpus per target: the recorded texts of the kind it parses, copied
+# so that libFuzzer's new inputs never land in the source tree.
+seed() { # target, find arguments...
+    t=$1; shift
+    mkdir -p "$build/corpus/$t"
+    # Trees share file names (memory.max...): name each copy by its path's hash.
+    find "$data" -type f "$@" | while read -r f; do
+        cp "$f" "$build/corpus/$t/$(printf '%s' "$f" | cksum | cut -d' ' -f1)"
+    done
+}
+rm -rf "$build/corpus"
+seed fuzz_int64 \( -name '*usage*' -o -name 'memory.current' -o -name 'cpu.cfs_*' \)
+seed fuzz_memory_limit \( -name 'memory.max' -o -name 'memory.high' -o -name '*limit_in_bytes' \)
+seed fuzz_cpu_max -name 'cpu.max'
+seed fuzz_cpuset -name 'cpuset*'
+seed fuzz_meminfo -path '*meminfo*'
+seed fuzz_stat_key -path '*memory*stat*'
+seed fuzz_proc_cgroup \( -path '*proc_cgroup*' -o -name 'proc_self_cgroup' \)
+seed fuzz_mountinfo_line -path '*mountinfo*'
+seed fuzz_locate_cgroup -path '*mountinfo*'
+
+targets=${FUZZ_TARGETS:-$(cd "$build" && ls fuzz_* | grep -v '\.' || true)}
+mkdir -p "$build/artifacts"
+status=0
+for t in $targets; do
+    echo "== $t: $seconds s"
+    mkdir -p "$build/corpus/$t"
+    if ! "$build/$t" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+        -artifact_prefix="$build/artifacts/$t-" -print_final_stats=1 \
+        "$build/corpus/$t" >"$build/$t.log" 2>&1; then
+        echo "FAIL: $t crashed; see $build/$t.log and $build/artifacts/"
+        tail -40 "$build/$t.log"
+        status=1
+        break
+    fi
+    grep -E 'stat::number_of_executed_runs|cov:' "$build/$t.log" | tail -2
+done
+[ $status -eq 0 ] && echo "fuzz: all targets ran $seconds s without a crash"
+exit $status
