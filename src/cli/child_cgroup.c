@@ -48,7 +48,7 @@ static int own_cgroup_path(const char *file, char *v1, char *v2, size_t cap)
         char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         if (!c2)
             continue;
-        *c2 = '\0';
+        *c1 = *c2 = '\0'; /* hierarchy-id:controllers:path */
         if (strcmp(line, "0") == 0 && c1[1] == '\0')
             snprintf(v2, cap, "%s", c2 + 1);
         else if (has_word(c1 + 1, "memory"))

@@ -1,0 +1,390 @@
+/* The command's internal parts: JSON escaping, option parsing, command
+ * lines, item lists, the field workload, cgroup discovery from recorded
+ * /proc texts, the process-tree sampler and the atomic report write. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "child_cgroup.h"
+#include "cli_options.h"
+#include "cli_output.h"
+#include "command_line.h"
+#include "field_workload.h"
+#include "json_writer.h"
+#include "tree_sampler.h"
+
+static char *write_temp(const char *text)
+{
+    char *path = strdup("/tmp/spacrbench-parts-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+START_TEST(json_escapes_quotes_controls_and_bad_utf8)
+{
+    json_writer w;
+    json_init(&w, 0);
+    json_begin_object(&w, NULL);
+    json_string(&w, "q", "say \"hi\" \\ back");
+    json_string(&w, "ctl", "a\nb\tc\x01\x1f\r\b\f");
+    json_string(&w, "utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xac");
+    json_string(&w, "bad", "x\xff" "y\xc3" "z\xed\xa0\x80" "\xc0\xaf");
+    json_string(&w, "k\"ey", NULL);
+    json_end_object(&w);
+    ck_assert_str_eq(json_result(&w),
+                     "{\"q\":\"say \\\"hi\\\" \\\\ back\","
+                     "\"ctl\":\"a\\nb\\tc\\u0001\\u001f\\r\\b\\f\","
+                     "\"utf8\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xac\","
+                     "\"bad\":\"x\xef\xbf\xbdy\xef\xbf\xbdz\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                     "\xef\xbf\xbd\xef\xbf\xbd\","
+                     "\"k\\\"ey\":null}");
+    json_free(&w);
+}
+END_TEST
+
+START_TEST(json_numbers_nesting_and_misuse)
+{
+    json_writer w;
+    json_init(&w, 0);
+    json_begin_object(&w, NULL);
+    json_int(&w, "min", INT64_MIN);
+    json_double(&w, "half", 0.5);
+    json_double(&w, "nan", 0.0 / 0.0);
+    json_double(&w, "third", 1.0 / 3.0);
+    json_begin_array(&w, "a");
+    json_bool(&w, NULL, 1);
+    json_begin_array(&w, NULL);
+    json_end_array(&w);
+    json_begin_object(&w, NULL);
+    json_end_object(&w);
+    json_end_array(&w);
+    json_end_object(&w);
+    ck_assert_str_eq(json_result(&w), "{\"min\":-9223372036854775808,\"half\":0.5,\"nan\":null,"
+                                      "\"third\":0.33333333333333331,\"a\":[true,[],{}]}");
+    json_free(&w);
+    /* An unclosed container or a stray close yields no document. */
+    json_init(&w, 1);
+    json_begin_object(&w, NULL);
+    ck_assert_ptr_null(json_result(&w));
+    json_end_object(&w);
+    ck_assert_ptr_nonnull(json_result(&w));
+    json_end_object(&w);
+    ck_assert_ptr_null(json_result(&w));
+    json_free(&w);
+}
+END_TEST
+
+START_TEST(byte_sizes_and_numbers_parse)
+{
+    int64_t v;
+    ck_assert_int_eq(cli_parse_bytes("2G", &v), 0);
+    ck_assert_int_eq(v, INT64_C(2) << 30);
+    ck_assert_int_eq(cli_parse_bytes("512M", &v), 0);
+    ck_assert_int_eq(v, INT64_C(512) << 20);
+    ck_assert_int_eq(cli_parse_bytes("1.5GiB", &v), 0);
+    ck_assert_int_eq(v, INT64_C(3) << 29);
+    ck_assert_int_eq(cli_parse_bytes("64k", &v), 0);
+    ck_assert_int_eq(v, 65536);
+    ck_assert_int_eq(cli_parse_bytes("1048576", &v), 0);
+    ck_assert_int_eq(v, 1048576);
+    ck_assert_int_eq(cli_parse_bytes("0", &v), 0);
+    ck_assert_int_eq(v, 0);
+    const char *bad[] = {"", "G", "-1G", "2Q", "2GG", "1e400", "nan", "inf", "9999999T", " 1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(cli_parse_bytes(bad[i], &v) == -1, "'%s' accepted", bad[i]);
+    ck_assert_int_eq(cli_parse_int("12", 1, 20, &v), 0);
+    ck_assert_int_eq(v, 12);
+    ck_assert_int_eq(cli_parse_int("21", 1, 20, &v), -1);
+    ck_assert_int_eq(cli_parse_int("1x", 1, 20, &v), -1);
+    ck_assert_int_eq(cli_parse_int("99999999999999999999", 1, INT64_MAX, &v), -1);
+    int64_t w, h;
+    ck_assert_int_eq(cli_parse_size("640x480", &w, &h), 0);
+    ck_assert_int_eq(w * 10000 + h, 6400480);
+    ck_assert_int_eq(cli_parse_size("640", &w, &h), -1);
+    ck_assert_int_eq(cli_parse_size("x480", &w, &h), -1);
+    ck_assert_int_eq(cli_parse_size("640x", &w, &h), -1);
+}
+END_TEST
+
+START_TEST(command_lines_substitute_and_display)
+{
+    char *cmd[] = {"tool", "--in={}", "{}.out", "fixed"};
+    char **argv = command_for_item(cmd, 4, "a b'c");
+    ck_assert_str_eq(argv[0], "tool");
+    ck_assert_str_eq(argv[1], "--in=a b'c");
+    ck_assert_str_eq(argv[2], "a b'c.out");
+    ck_assert_str_eq(argv[3], "fixed");
+    ck_assert_ptr_null(argv[4]);
+    char *shown = command_display(argv);
+    ck_assert_str_eq(shown, "tool '--in=a b'\\''c' 'a b'\\''c.out' fixed");
+    free(shown);
+    command_free(argv);
+    /* No placeholder: the item is appended. */
+    char *plain[] = {"echo"};
+    argv = command_for_item(plain, 1, "");
+    ck_assert_str_eq(argv[0], "echo");
+    ck_assert_str_eq(argv[1], "");
+    ck_assert_ptr_null(argv[2]);
+    shown = command_display(argv);
+    ck_assert_str_eq(shown, "echo ''");
+    free(shown);
+    command_free(argv);
+}
+END_TEST
+
+START_TEST(item_lists_read_one_per_line)
+{
+    char *path = write_temp("one\r\n\ntwo words\n\"three\"\nlast-without-newline");
+    FILE *f = fopen(path, "r");
+    char **items = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(items_read(f, &items, &n), 0);
+    fclose(f);
+    ck_assert_int_eq(n, 4);
+    ck_assert_str_eq(items[0], "one");
+    ck_assert_str_eq(items[1], "two words");
+    ck_assert_str_eq(items[2], "\"three\"");
+    ck_assert_str_eq(items[3], "last-without-newline");
+    items_free(items, n);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(field_is_deterministic_per_seed)
+{
+    field_params p = {160, 120, 3, 42};
+    ck_assert_ptr_null(field_params_problem(&p));
+    field_summary a, b, c;
+    ck_assert_int_eq(field_process(&p, &a), 0);
+    ck_assert_int_eq(field_process(&p, &b), 0);
+    ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+    p.seed = 43;
+    ck_assert_int_eq(field_process(&p, &c), 0);
+    ck_assert(c.centroid_checksum != a.centroid_checksum);
+    /* Nuclei are found: about one per 4000 px, and brighter than the
+     * background (offset ~90). */
+    ck_assert_int_ge(a.objects, 1);
+    ck_assert(a.mean_area > 1.0);
+    ck_assert(a.mean_intensity0 > a.threshold * 0.5);
+    ck_assert_int_eq(a.foreground_pixels, (int64_t)(a.mean_area * (double)a.objects + 0.5));
+    field_params bad = {4, 120, 3, 1};
+    ck_assert_ptr_nonnull(field_params_problem(&bad));
+    ck_assert_int_eq(field_process(&bad, &a), -1);
+}
+END_TEST
+
+START_TEST(labelling_uses_8_connectivity)
+{
+    /* Two diagonal-touching pixels are one object; a U shape merges late
+     * (its arms get two provisional labels); an isolated pixel is a third. */
+    const char *rows[] = {
+        "X......X.X",
+        ".X.....X.X",
+        ".......XXX",
+        "X.........",
+    };
+    uint8_t mask[40];
+    int32_t labels[40];
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 10; x++)
+            mask[y * 10 + x] = rows[y][x] == 'X';
+    ck_assert_int_eq(field_label(mask, 10, 4, labels), 3);
+    ck_assert_int_eq(labels[0], labels[11]);     /* diagonal pair */
+    ck_assert_int_eq(labels[7], labels[9]);      /* both arms of the U */
+    ck_assert_int_ne(labels[0], labels[7]);
+    ck_assert_int_ne(labels[30], labels[0]);
+    ck_assert_int_eq(labels[1], 0);
+}
+END_TEST
+
+START_TEST(otsu_splits_two_populations)
+{
+    float v[200];
+    for (int i = 0; i < 200; i++)
+        v[i] = i < 150 ? 100.0f + (float)(i % 10) : 1000.0f + (float)(i % 7);
+    double t = field_otsu_threshold(v, 200);
+    ck_assert(t > 109.0 && t < 1000.0);
+    float flat[3] = {5, 5, 5};
+    ck_assert(field_otsu_threshold(flat, 3) == 5.0);
+}
+END_TEST
+
+START_TEST(cgroup_is_found_from_recorded_proc_texts)
+{
+    char *cg1 = write_temp("12:pids:/\n4:memory:/job/42\n0::/\n");
+    char *mi1 = write_temp(
+        "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+        "35 31 0:32 / /sys/fs/cgroup/cpu rw shared:5 - cgroup cgroup rw,cpu\n"
+        "36 31 0:33 /job /mnt/mem\\040cg rw shared:6 - cgroup cgroup rw,memory\n");
+    child_cgroup cg;
+    char why[256];
+    ck_assert_int_eq(cg_locate(&cg, cg1, mi1, why, sizeof why), 0);
+    ck_assert_int_eq(cg.version, 1);
+    ck_assert_str_eq(cg.parent, "/mnt/mem cg/42");
+
+    char *cg2 = write_temp("0::/user.slice/app.scope\n");
+    char *mi2 = write_temp("40 31 0:40 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    ck_assert_int_eq(cg_locate(&cg, cg2, mi2, why, sizeof why), 0);
+    ck_assert_int_eq(cg.version, 2);
+    ck_assert_str_eq(cg.parent, "/sys/fs/cgroup/user.slice/app.scope");
+
+    /* A hybrid system falls back to the unified hierarchy (cg_create then
+     * checks that memory.peak exists there). */
+    ck_assert_int_eq(cg_locate(&cg, cg1, mi2, why, sizeof why), 0);
+    ck_assert_int_eq(cg.version, 2);
+    ck_assert_str_eq(cg.parent, "/sys/fs/cgroup");
+    /* Memory controller not mounted at all: a reason, no directory. */
+    char *mi3 = write_temp("35 31 0:32 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n");
+    ck_assert_int_eq(cg_locate(&cg, cg1, mi3, why, sizeof why), -1);
+    unlink(mi3);
+    free(mi3);
+    ck_assert_ptr_nonnull(strstr(why, "no mounted memory cgroup"));
+    ck_assert_int_eq(cg_locate(&cg, "/nonexistent", mi2, why, sizeof why), -1);
+    char *files[] = {cg1, mi1, cg2, mi2};
+    for (int i = 0; i < 4; i++) {
+        unlink(files[i]);
+        free(files[i]);
+    }
+}
+END_TEST
+
+START_TEST(real_child_cgroup_measures_and_is_removed)
+{
+    child_cgroup cg;
+    char why[600];
+    char name[64];
+    snprintf(name, sizeof name, "spacrbench-parts-%ld", (long)getpid());
+    if (cg_locate(&cg, NULL, NULL, why, sizeof why) != 0 ||
+        cg_create(&cg, name, why, sizeof why) != 0) {
+        printf("SKIP real_child_cgroup: %s\n", why);
+        return;
+    }
+    char dir[CG_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", cg.dir);
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char b;
+        close(go[1]);
+        if (read(go[0], &b, 1) != 1)
+            _exit(1);
+        execl(HELPER_ALLOC_TOUCH, HELPER_ALLOC_TOUCH, "48", "10", (char *)NULL);
+        _exit(2);
+    }
+    close(go[0]);
+    ck_assert_int_eq(cg_attach(&cg, pid), 0);
+    ck_assert_int_eq(write(go[1], "x", 1), 1);
+    close(go[1]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    int64_t peak = cg_peak(&cg);
+    ck_assert_int_ge(peak, INT64_C(48) << 20);
+    ck_assert_int_le(peak, (int64_t)(48 * 1.1 * 1048576));
+    int left = -1;
+    ck_assert_int_eq(cg_remove(&cg, &left), 0);
+    ck_assert_int_eq(left, 0);
+    ck_assert_int_eq(access(dir, F_OK), -1);
+    ck_assert_str_eq(cg.dir, "");
+}
+END_TEST
+
+START_TEST(tree_sampler_sees_a_grandchild)
+{
+    tree_sampler t;
+    tree_sampler_init(&t, getpid());
+    pid_t child = fork();
+    if (child == 0) {
+        /* The child forks the allocating grandchild and waits for it. */
+        pid_t g = fork();
+        if (g == 0) {
+            execl(HELPER_ALLOC_TOUCH, HELPER_ALLOC_TOUCH, "40", "400", (char *)NULL);
+            _exit(2);
+        }
+        int st;
+        waitpid(g, &st, 0);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+    }
+    /* Sample until the grandchild has touched its memory (bounded). */
+    int64_t best = 0;
+    for (int i = 0; i < 300 && best < (INT64_C(40) << 20); i++) {
+        ck_assert_int_ge(tree_sample(&t), 0);
+        best = tree_peak(&t, child, 0);
+        struct timespec pause = {0, 5000000};
+        nanosleep(&pause, NULL);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    ck_assert_int_ge(best, INT64_C(40) << 20);
+    ck_assert_uint_ge(tree_others(&t, child), 1);
+    /* The child's own ru_maxrss is taken when larger than its samples. */
+    ck_assert_int_ge(tree_peak(&t, child, INT64_C(1) << 40), INT64_C(1) << 40);
+    tree_sampler_free(&t);
+}
+END_TEST
+
+START_TEST(atomic_write_replaces_whole_file)
+{
+    char *path = write_temp("old contents that are longer");
+    ck_assert_int_eq(cli_write_file_atomic(path, "new", 3), 0);
+    FILE *f = fopen(path, "r");
+    char buf[64] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(buf, "new");
+    ck_assert_int_eq(cli_write_file_atomic("/nonexistent-dir/x", "a", 1), -1);
+    unlink(path);
+    free(path);
+    char b[32];
+    cli_format_bytes(b, sizeof b, 1536 * 1024);
+    ck_assert_str_eq(b, "1.5 MiB");
+    cli_format_bytes(b, sizeof b, -1);
+    ck_assert_str_eq(b, "not measured");
+}
+END_TEST
+
+static Suite *parts_suite(void)
+{
+    Suite *s = suite_create("cli_parts");
+    TCase *t = tcase_create("text");
+    tcase_add_test(t, json_escapes_quotes_controls_and_bad_utf8);
+    tcase_add_test(t, json_numbers_nesting_and_misuse);
+    tcase_add_test(t, byte_sizes_and_numbers_parse);
+    tcase_add_test(t, command_lines_substitute_and_display);
+    tcase_add_test(t, item_lists_read_one_per_line);
+    tcase_add_test(t, atomic_write_replaces_whole_file);
+    suite_add_tcase(s, t);
+    t = tcase_create("workload");
+    tcase_add_test(t, field_is_deterministic_per_seed);
+    tcase_add_test(t, labelling_uses_8_connectivity);
+    tcase_add_test(t, otsu_splits_two_populations);
+    suite_add_tcase(s, t);
+    t = tcase_create("process_tree");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, cgroup_is_found_from_recorded_proc_texts);
+    tcase_add_test(t, real_child_cgroup_measures_and_is_removed);
+    tcase_add_test(t, tree_sampler_sees_a_grandchild);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(parts_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
