@@ -41,5 +41,15 @@ size_t sb_gpu_parse_nspid(const char *status_text, unsigned int *pids, size_t ca
 /* The same for this process, read from /proc/self/status; falls back to
  * getpid() alone. Always returns at least 1 when cap >= 1. */
 size_t sb_gpu_own_pids(unsigned int *pids, size_t cap);
+/* Whether the NVIDIA driver's PID for this process is among those PIDs.
+ * The driver knows PIDs of the initial (host) namespace only; they are
+ * visible when this process lives there, or when the mounted /proc belongs
+ * there (then NSpid's first entry is the host PID). A container with its
+ * own PID namespace and /proc hides them. self_ns_ino: inode of this
+ * process's pid namespace (0 if unknown); proc_is_host: the mounted /proc
+ * belongs to the initial namespace. */
+int sb_gpu_host_pid_visible(uint64_t self_ns_ino, int proc_is_host, size_t n_nspid);
+/* The same for this process, from /proc. */
+int sb_gpu_host_pid_visible_here(size_t n_nspid);
 
 #endif

@@ -404,6 +404,14 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap)
         goto fail;
     }
     gpu->n_pids = sb_gpu_own_pids(gpu->pids, SB_GPU_MAX_PIDS);
+    if (!sb_gpu_host_pid_visible_here(gpu->n_pids)) {
+        /* NVML would list this process under a host PID it cannot see:
+         * its entries could not be told from other containers', and
+         * reporting 0 would be a false "used none". */
+        snprintf(why, why_cap, "container PID namespace hides the host PIDs NVML reports "
+                               "(run with --pid=host to measure VRAM)");
+        goto fail;
+    }
     return gpu;
 
 fail:

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -67,4 +68,51 @@ size_t sb_gpu_own_pids(unsigned int *pids, size_t cap)
         n = 1;
     }
     return n;
+}
+
+/* The kernel's fixed inode number of the initial PID namespace
+ * (PROC_PID_INIT_INO in include/linux/proc_ns.h). */
+#define SB_INITIAL_PID_NS_INO 0xEFFFFFFCu
+
+int sb_gpu_host_pid_visible(uint64_t self_ns_ino, int proc_is_host, size_t n_nspid)
+{
+    if (self_ns_ino == 0)
+        return 1; /* no namespace files (very old kernel): no namespaces */
+    if (self_ns_ino == SB_INITIAL_PID_NS_INO)
+        return 1;
+    /* In a nested namespace, the outermost NSpid entry is the host PID
+     * only if /proc was mounted by the initial namespace. */
+    return n_nspid >= 2 && proc_is_host;
+}
+
+static uint64_t ns_inode(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Only the initial PID namespace holds kernel threads: PID 2 there is
+ * kthreadd, whose parent is 0. Reading /proc/2/status needs no privilege,
+ * unlike /proc/1/ns/pid. */
+static int proc_shows_kthreadd(void)
+{
+    char buf[1024];
+    int fd = open("/proc/2/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return strncmp(buf, "Name:\tkthreadd\n", 15) == 0 && strstr(buf, "\nPPid:\t0\n") != NULL;
+}
+
+int sb_gpu_host_pid_visible_here(size_t n_nspid)
+{
+    uint64_t self = ns_inode("/proc/self/ns/pid");
+    if (self == 0 || self == SB_INITIAL_PID_NS_INO)
+        return 1;
+    int proc_is_host = ns_inode("/proc/1/ns/pid") == SB_INITIAL_PID_NS_INO || proc_shows_kthreadd();
+    return sb_gpu_host_pid_visible(self, proc_is_host, n_nspid);
 }

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,6 +512,71 @@ static int child_in_new_namespace(void)
     return WEXITSTATUS(status);
 }
 
+/* Like a container: a new PID namespace with its own /proc, where the
+ * host PID is nowhere to be seen. Mounts stay in a private mount
+ * namespace that dies with the helper. */
+static int child_in_container(void)
+{
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+        return 20;
+    if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0) /* valgrind wants strings */
+        return 20;
+    pid_t inner = fork();
+    if (inner < 0)
+        return 21;
+    if (inner == 0) {
+        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+            _exit(23);
+        unsigned int pids[4];
+        if (sb_gpu_own_pids(pids, 4) != 1 || pids[0] != 1)
+            _exit(10); /* /proc still shows outer PIDs: proves nothing */
+        char why[256] = "";
+        sb_gpu *gpu = sb_gpu_open(why, sizeof why);
+        if (gpu) {
+            sb_gpu_close(gpu);
+            _exit(11);
+        }
+        _exit(strstr(why, "--pid=host") ? 0 : 12);
+    }
+    int status = 0;
+    if (waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+        return 22;
+    return WEXITSTATUS(status);
+}
+
+START_TEST(refuses_when_host_pids_are_hidden)
+{
+    script("device 16G 16G Fake\nused 0 1G\n");
+    pid_t helper = fork();
+    ck_assert_int_ge(helper, 0);
+    if (helper == 0)
+        _exit(child_in_container());
+    int status = 0;
+    ck_assert_int_eq(waitpid(helper, &status, 0), helper);
+    ck_assert(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 20) {
+        printf("SKIP refuses_when_host_pids_are_hidden: cannot make PID and mount namespaces "
+               "here (needs root)\n");
+        return;
+    }
+    ck_assert_msg(WEXITSTATUS(status) == 0,
+                  "status %d (10: /proc not private, 11: opened, 12: wrong reason, 2x: setup)",
+                  WEXITSTATUS(status));
+}
+END_TEST
+
+START_TEST(host_pid_visibility_rule)
+{
+    const uint64_t init_ns = 0xEFFFFFFCu, other_ns = 4026532100u;
+    ck_assert_int_eq(sb_gpu_host_pid_visible(init_ns, 1, 1), 1);  /* on the host */
+    ck_assert_int_eq(sb_gpu_host_pid_visible(other_ns, 1, 2), 1); /* host's /proc */
+    ck_assert_int_eq(sb_gpu_host_pid_visible(other_ns, 0, 1), 0); /* container */
+    ck_assert_int_eq(sb_gpu_host_pid_visible(other_ns, 0, 2), 0); /* nested, /proc not host's */
+    ck_assert_int_eq(sb_gpu_host_pid_visible(other_ns, 1, 1), 0); /* inconsistent: refuse */
+    ck_assert_int_eq(sb_gpu_host_pid_visible(0, 0, 1), 1);        /* no namespaces */
+}
+END_TEST
+
 START_TEST(matches_the_pid_seen_outside_a_namespace)
 {
     script("device 16G 16G Fake\npid outer\nused 0 1G\n");
@@ -764,6 +830,8 @@ static Suite *gpu_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, nspid_parser);
     tcase_add_test(tc, matches_the_pid_seen_outside_a_namespace);
+    tcase_add_test(tc, refuses_when_host_pids_are_hidden);
+    tcase_add_test(tc, host_pid_visibility_rule);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("benchmark");
