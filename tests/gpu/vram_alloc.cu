@@ -70,6 +70,11 @@ int main(void)
                (long long)g.index, g.name, (double)g.total_bytes / (double)GiB,
                (double)g.free_bytes / (double)GiB, (double)g.process_peak_bytes / (double)GiB);
     }
+    if (f.peak_vram_bytes == SPACRBENCH_NOT_MEASURED) {
+        printf("SKIP: VRAM not measured here (see the notes)\n");
+        spacrbench_measurement_free(m);
+        return 2;
+    }
     int64_t context = f.peak_vram_bytes - 3 * GiB;
     printf("peak VRAM %lld bytes = 3 GiB allocation + %.0f MiB (CUDA context and allocator)\n",
            (long long)f.peak_vram_bytes, (double)context / (1 << 20));
