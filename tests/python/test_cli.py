@@ -31,6 +31,15 @@ def test_python_m_runs_the_same_command_as_the_binary() -> None:
     assert via_python.stdout == direct.stdout and direct.stdout.strip()
 
 
+def test_python_m_runs_the_built_in_demo() -> None:
+    shipped_command()
+    demo = subprocess.run([sys.executable, "-m", "spacrbench", "--size", "256x256",
+                           "--fields", "2", "--channels", "1"], capture_output=True, text=True)
+    assert demo.returncode == 0, demo.stderr
+    for label in ("peak RSS", "recommended workers", "because"):
+        assert label in demo.stdout
+
+
 def test_console_script_passes_arguments_through() -> None:
     exe = shipped_command()
     script = Path(sys.executable).parent / "spacrbench"
