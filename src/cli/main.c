@@ -28,6 +28,7 @@ static const char usage[] =
     "run mode:\n"
     "  ITEM...             items as arguments; or --items FILE ('-' = stdin);\n"
     "                      with neither, one item per line on standard input\n"
+    "  --no-cgroup         measure with wait4 + /proc sampling, not a cgroup of its own\n"
     "  -- CMD ARG...       the command; every {} is replaced by the item (appended\n"
     "                      when no argument holds {}); no shell is involved\n"
     "\n"

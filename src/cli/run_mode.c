@@ -27,6 +27,7 @@
 typedef struct run_config {
     int64_t warmup;
     const char *items_file;
+    int no_cgroup;
     char **cmd;
     size_t cmd_len;
     char **items; /* owned */
@@ -240,6 +241,8 @@ static int parse_run(int argc, char **argv, run_config *rc, cli_common *c)
                 return CLI_EXIT_USAGE;
             if (cli_parse_int(v, 0, INT32_MAX, &rc->warmup) != 0)
                 return cli_usage_error("--warmup", "expected a whole number >= 0, got '%s'", v);
+        } else if (strcmp(arg, "--no-cgroup") == 0) {
+            rc->no_cgroup = 1;
         } else if (cli_is_option(arg, "--items")) {
             if (!(v = cli_option_value(argc, argv, &i, "--items")))
                 return CLI_EXIT_USAGE;
@@ -265,7 +268,8 @@ static int parse_run(int argc, char **argv, run_config *rc, cli_common *c)
             return CLI_EXIT_ERROR;
         for (int k = 0; k < i; k++) {
             const char *a = argv[k];
-            if (strcmp(a, "--json") == 0 || strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+            if (strcmp(a, "--json") == 0 || strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0 ||
+                strcmp(a, "--no-cgroup") == 0)
                 continue;
             if (a[0] == '-' && a[1] == '-') {
                 if (!strchr(a, '='))
@@ -323,11 +327,11 @@ static void notef(spacrbench_measurement *m, const char *fmt, ...)
 }
 
 /* Decide once per run how peaks are measured. */
-static void choose_method(runner *r)
+static void choose_method(runner *r, int no_cgroup)
 {
-    char why[600];
+    char why[600] = "--no-cgroup was given";
     tree_sampler_init(&r->tree, getpid());
-    if (cg_locate(&r->cg, NULL, NULL, why, sizeof why) == 0) {
+    if (!no_cgroup && cg_locate(&r->cg, NULL, NULL, why, sizeof why) == 0) {
         char probe[64];
         snprintf(probe, sizeof probe, "spacrbench-%ld-probe", (long)getpid());
         if (cg_create(&r->cg, probe, why, sizeof why) == 0 && cg_remove(&r->cg, NULL) == 0) {
@@ -355,7 +359,7 @@ int run_main(int argc, char **argv)
 
     runner r;
     memset(&r, 0, sizeof r);
-    choose_method(&r);
+    choose_method(&r, cfg.no_cgroup);
     int progress = !c.quiet && isatty(STDERR_FILENO);
 
     spacrbench_item_record *records = calloc(cfg.n_items, sizeof *records);
@@ -450,9 +454,10 @@ int run_main(int argc, char **argv)
               r.cg.version, r.cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
               r.cg.parent);
     else
-        notef(m, "peak memory = the command's own peak (wait4 ru_maxrss) plus the sampled VmHWM "
-                 "of each descendant every %ld ms: an upper bound, and descendants living less "
-                 "than that can be missed; no cgroup of its own because %s",
+        notef(m, "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
+                 "tree) and the sum of each process's VmHWM sampled every %ld ms (an upper bound: "
+                 "the peaks may not coincide; a process living less than that is seen only "
+                 "through ru_maxrss); page cache is not included; no cgroup of its own because %s",
               SAMPLE_INTERVAL_NS / 1000000, r.why_no_cgroup);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");

@@ -154,14 +154,11 @@ int tree_sample(tree_sampler *t)
 
 int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes)
 {
-    int64_t child_part = child_maxrss_bytes > 0 ? child_maxrss_bytes : 0, others = 0;
-    for (size_t i = 0; i < t->count; i++) {
-        if (t->procs[i].pid != child)
-            others += t->procs[i].hwm_bytes;
-        else if (t->procs[i].hwm_bytes > child_part)
-            child_part = t->procs[i].hwm_bytes;
-    }
-    return child_part + others;
+    (void)child;
+    int64_t sum = 0;
+    for (size_t i = 0; i < t->count; i++)
+        sum += t->procs[i].hwm_bytes;
+    return sum > child_maxrss_bytes ? sum : child_maxrss_bytes;
 }
 
 size_t tree_others(const tree_sampler *t, pid_t child)

@@ -1,9 +1,15 @@
 /* Fallback peak of a command's process tree when no cgroup of its own can
- * be made: the direct child's peak from wait4 (ru_maxrss) plus the largest
- * VmHWM sampled for each other descendant. The sum is an upper bound (the
- * descendants' peaks may not have coincided); a descendant that lives less
- * than one sampling interval can be missed. This process should be a child
- * subreaper so orphaned grandchildren stay in view. */
+ * be made: the larger of
+ *   - the sum of the largest VmHWM sampled for every process of the tree
+ *     (VmHWM is each process's lifetime peak, so a late sample still sees an
+ *     earlier spike; the sum is an upper bound, as the peaks may not have
+ *     coincided), and
+ *   - wait4's ru_maxrss for the direct child, which covers the child and the
+ *     descendants it reaped, but only as the largest single process.
+ * Adding ru_maxrss to the descendants' samples instead would count a
+ * descendant twice (once inside ru_maxrss). A process that lives less than
+ * one sampling interval is seen only through ru_maxrss. This process should
+ * be a child subreaper so orphaned grandchildren stay in view. */
 #ifndef SPACRBENCH_CLI_TREE_SAMPLER_H
 #define SPACRBENCH_CLI_TREE_SAMPLER_H
 
@@ -31,8 +37,7 @@ void tree_sampler_free(tree_sampler *t);
  * the number of descendants seen, -1 on failure. */
 int tree_sample(tree_sampler *t);
 
-/* The tree's peak: max(child's sampled VmHWM, child_maxrss_bytes) plus the
- * sampled peaks of every other descendant. */
+/* The tree's peak: max(sum of sampled peaks, child_maxrss_bytes). */
 int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes);
 
 /* How many descendants other than child were seen. */
