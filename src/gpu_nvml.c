@@ -98,7 +98,8 @@ static sb_process_query find_process_query(void *lib, const char *base)
     return q;
 }
 
-#define SB_LOAD(gpu, var, name)                                          \
+/* Resolve a required symbol inside sb_gpu_open (uses its why and fail). */
+#define SB_LOAD(gpu, var, name)                                                \
     do {                                                                       \
         void *sym_ = symbol((gpu)->lib, name);                                 \
         if (!sym_) {                                                           \
