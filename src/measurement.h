@@ -12,7 +12,7 @@ struct spacrbench_measurement {
     size_t record_count, record_cap;
     spacrbench_gpu_info *gpus;
     size_t gpu_count, gpu_cap;
-    char vram_why[160]; /* why VRAM was not measured, for the report */
+    char vram_why[256]; /* why VRAM was not measured, for the report */
 };
 
 /* An empty measurement with "not measured" sentinels. */

@@ -42,7 +42,8 @@ typedef struct run_state {
     sb_sampler *sampler;
     spacrbench_measurement *m;
     int exact; /* the high-water mark was reset: per-window peaks are exact */
-    char gpu_why[160];
+    char gpu_why[256];
+    int64_t first_vram; /* the sample taken before the first item */
 } run_state;
 
 static int check_args(spacrbench_work_fn work, void *const *items, size_t n_items,
@@ -97,8 +98,7 @@ static int prepare(run_state *st)
         snprintf(st->gpu_why, sizeof st->gpu_why, "GPU probing was turned off by the caller");
     else
         st->gpu = sb_gpu_open(st->gpu_why, sizeof st->gpu_why);
-    if (st->gpu)
-        sb_gpu_sample(st->gpu); /* establishes the starting figure */
+    st->first_vram = st->gpu ? sb_gpu_sample(st->gpu) : -1;
 
     if (!st->exact || st->gpu) {
         sb_sampler_config cfg = {st->opt.sample_interval_us, st->exact ? NULL : &st->proc,
@@ -249,7 +249,7 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
         st.sampler = NULL;
     }
     if (st.gpu)
-        sampled_vram = max64(sampled_vram, sb_gpu_sample(st.gpu));
+        sampled_vram = max64(max64(sampled_vram, st.first_vram), sb_gpu_sample(st.gpu));
 
     size_t measured = done_items > clamped ? done_items - clamped : 0;
     m->fig.items = (int64_t)measured;
@@ -277,8 +277,16 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
                              warmup, clamped);
     add_peak_notes(&st, h0, h1);
 
-    if (st.gpu) {
-        m->fig.peak_vram_bytes = max64(sampled_vram, 0);
+    if (st.gpu && sampled_vram < 0) {
+        snprintf(m->vram_why, sizeof m->vram_why, "every NVML sample failed: %s",
+                 sb_gpu_last_error(st.gpu));
+        sb_measurement_notef(m, "VRAM not measured: %s", m->vram_why);
+    } else if (st.gpu) {
+        m->fig.peak_vram_bytes = sampled_vram;
+        if (sb_gpu_failed_samples(st.gpu) > 0)
+            sb_measurement_notef(m, "%lld NVML sample(s) failed (last: %s); the VRAM peak is "
+                                    "that of the others",
+                                 (long long)sb_gpu_failed_samples(st.gpu), sb_gpu_last_error(st.gpu));
         m->fig.vram_source = SPACRBENCH_SOURCE_NVML;
         size_t n_gpus = sb_gpu_count(st.gpu);
         for (size_t g = 0; g < n_gpus; g++) {
