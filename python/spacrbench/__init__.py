@@ -14,7 +14,6 @@ It measures; it never changes a setting. Importing it imports no GPU or GUI
 toolkit and writes nothing.
 """
 
-from ._binding import check_version as _check_version  # noqa: F401  (runs at import)
 from ._recommend import available_memory_bytes, format_report, recommend_workers
 from ._run import benchmark
 from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation

@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
-from ._binding import NOT_MEASURED, codes, ffi, lib, new_struct, raise_for
+from ._binding import NOT_MEASURED, check, codes, ffi, lib, new_struct, raise_for
 from ._convert import measurement_from_c
 from ._torch import TorchPeak
 from ._types import Measurement, Progress
@@ -77,13 +77,16 @@ def _mib(n: int) -> str:
 
 def _stderr_progress(p: Progress) -> None:
     """progress=True: one line per item; on a terminal, one line rewritten."""
+    stream = sys.stderr
+    if stream is None:  # pythonw and daemons may have no stderr
+        return
     stage = "warm-up" if p.is_warmup else "measured"
     peak = "" if p.item_peak_rss_bytes is None else f", peak {_mib(p.item_peak_rss_bytes)}"
     last = p.index + 1 >= p.total
-    end = "\r" if sys.stderr.isatty() and not last else "\n"
-    sys.stderr.write(f"spacrbench: item {p.index + 1}/{p.total} ({stage}) "
+    end = "\r" if stream.isatty() and not last else "\n"
+    stream.write(f"spacrbench: item {p.index + 1}/{p.total} ({stage}) "
                      f"{p.item_seconds:.3f} s{peak}{end}")
-    sys.stderr.flush()
+    stream.flush()
 
 
 def _progress_function(progress: ProgressArg) -> Optional[Callable[[Progress], Any]]:
@@ -140,8 +143,8 @@ def _run_serialised(work: Callable[[Any], Any], seq: List[Any], warmup: int,
     handles = [ffi.new_handle(item) for item in seq]  # alive until the call returns
     c_items = ffi.new("void *[]", handles)
     opts = new_struct("spacrbench_options")
-    if lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options")) < 0:
-        raise_for(codes.EINVAL, "spacrbench_options_init")
+    check(lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options")),
+          "spacrbench_options_init")
     opts.warmup = warmup
     if progress_fn is not None:
         opts.progress = lib._spacrbench_progress
