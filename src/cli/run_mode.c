@@ -26,6 +26,7 @@
 
 typedef struct run_config {
     int64_t warmup;
+    int64_t own_rss_bytes; /* this process's resident size when the commands start */
     const char *items_file;
     int no_cgroup;
     char **cmd;
@@ -79,6 +80,19 @@ static void catch_signals(int on)
         sigaction(sigs[i], &sa, NULL);
 }
 
+/* Resident size of this process (it is what a forked child starts with). */
+static int64_t own_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "re");
+    long long size = 0, resident = -1;
+    if (f) {
+        if (fscanf(f, "%lld %lld", &size, &resident) != 2)
+            resident = -1;
+        fclose(f);
+    }
+    return resident < 0 ? -1 : (int64_t)resident * sysconf(_SC_PAGESIZE);
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -101,7 +115,7 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
     o->peak = -1;
     if (r->use_cgroup) {
         char name[64], why[600];
-        snprintf(name, sizeof name, "spacrbench-%ld-%zu", (long)getpid(), index);
+        snprintf(name, sizeof name, "spacrbench-run-%ld-%zu", (long)getpid(), index);
         if (cg_create(&r->cg, name, why, sizeof why) != 0) {
             fprintf(stderr, "spacrbench: item %zu: %s\n", index + 1, why);
             return -1;
@@ -312,6 +326,7 @@ static void describe_run(json_writer *w, const void *arg)
         json_string(w, NULL, rc->cmd[i]);
     json_end_array(w);
     json_int(w, "items_given", (int64_t)rc->n_items);
+    json_int(w, "spacrbench_rss_bytes", rc->own_rss_bytes);
 }
 
 static void notef(spacrbench_measurement *m, const char *fmt, ...)
@@ -333,7 +348,7 @@ static void choose_method(runner *r, int no_cgroup)
     tree_sampler_init(&r->tree, getpid());
     if (!no_cgroup && cg_locate(&r->cg, NULL, NULL, why, sizeof why) == 0) {
         char probe[64];
-        snprintf(probe, sizeof probe, "spacrbench-%ld-probe", (long)getpid());
+        snprintf(probe, sizeof probe, "spacrbench-run-%ld-probe", (long)getpid());
         if (cg_create(&r->cg, probe, why, sizeof why) == 0 && cg_remove(&r->cg, NULL) == 0) {
             r->use_cgroup = 1;
             return;
@@ -360,6 +375,7 @@ int run_main(int argc, char **argv)
     runner r;
     memset(&r, 0, sizeof r);
     choose_method(&r, cfg.no_cgroup);
+    cfg.own_rss_bytes = own_rss_bytes();
     int progress = !c.quiet && isatty(STDERR_FILENO);
 
     spacrbench_item_record *records = calloc(cfg.n_items, sizeof *records);
@@ -459,6 +475,13 @@ int run_main(int argc, char **argv)
                  "the peaks may not coincide; a process living less than that is seen only "
                  "through ru_maxrss); page cache is not included; no cgroup of its own because %s",
               SAMPLE_INTERVAL_NS / 1000000, r.why_no_cgroup);
+    if (!r.use_cgroup) {
+        char own[32];
+        cli_format_bytes(own, sizeof own, cfg.own_rss_bytes);
+        notef(m, "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
+                 "keeps the peak of the forked copy across exec",
+              own);
+    }
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
     if (warmup)
