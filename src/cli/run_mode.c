@@ -466,7 +466,8 @@ int run_main(int argc, char **argv)
     if (r.use_cgroup)
         notef(m, "peak memory of each command's whole process tree from a memory cgroup of its "
                  "own (cgroup v%d %s under %s); page cache the command reads or writes is "
-                 "included",
+                 "included, while file pages already cached by other processes (shared "
+                 "libraries) stay charged to them, as they would for an extra worker",
               r.cg.version, r.cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
               r.cg.parent);
     else
