@@ -44,6 +44,25 @@ check_output() { # check_output LABEL LOG
     fi
 }
 
+# The command, when built, must run from the prefix against the installed
+# library (its RPATH is $ORIGIN/../LIBDIR), not the build tree's.
+if [ -x "$prefix/bin/spacrbench" ]; then
+    echo "== installed command"
+    version_line=$(env -u LD_LIBRARY_PATH "$prefix/bin/spacrbench" --version)
+    echo "$version_line"
+    case $version_line in
+        "spacrbench "*) ;;
+        *) echo "FAIL: unexpected --version output"; exit 1 ;;
+    esac
+    loaded=$(env -u LD_LIBRARY_PATH ldd "$prefix/bin/spacrbench" \
+        | sed -n 's/^[[:space:]]*libspacrbench\.so\.1 => \(.*\) (0x.*/\1/p')
+    if [ -z "$loaded" ] || [ "$(readlink -f "$loaded")" != "$(readlink -f "$libdir/libspacrbench.so.1")" ]; then
+        echo "FAIL: installed command loads '${loaded}', not $libdir/libspacrbench.so.1"
+        exit 1
+    fi
+    echo "ok: installed command loads the installed library"
+fi
+
 echo "== (a) find_package(spacrbench 1) with CMAKE_PREFIX_PATH"
 cmake -S "$here" -B "$work/consumer-cmake" -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$work/consumer-cmake"
