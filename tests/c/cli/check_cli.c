@@ -207,6 +207,23 @@ START_TEST(killed_command_stops_the_run_naming_the_signal)
 }
 END_TEST
 
+START_TEST(sigterm_to_spacrbench_stops_the_command_and_cleans_up)
+{
+    /* The command signals spacrbench itself (its parent), which passes the
+     * signal on, stops after this item and still reports. */
+    char *const argv[] = {SPACRBENCH_CLI, "run", "a", "b", "--", "/bin/sh", "-c",
+                          "kill -TERM $PPID; exec sleep 30", "sh", "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "interrupted by signal 15") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.err, "item 1 (a) killed by signal 15") != NULL, "stderr: %s", r.err);
+    ck_assert_int_eq(number_after(r.out, "items measured"), 0); /* b never ran */
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
 START_TEST(unlaunchable_command_is_reported)
 {
     char *const argv[] = {SPACRBENCH_CLI, "run", "x", "--", "/nonexistent/spacrbench-tool", "{}", NULL};
@@ -498,6 +515,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, failing_command_stops_the_run_with_a_partial_report);
     tcase_add_test(t, killed_command_stops_the_run_naming_the_signal);
     tcase_add_test(t, unlaunchable_command_is_reported);
+    tcase_add_test(t, sigterm_to_spacrbench_stops_the_command_and_cleans_up);
     tcase_add_test(t, items_reach_the_command_verbatim);
     tcase_add_test(t, items_from_standard_input_and_from_a_file);
     tcase_add_test(t, empty_item_list_is_an_error);
