@@ -121,6 +121,17 @@ int demo_main(int argc, char **argv)
     if (rc != CLI_EXIT_OK)
         return rc;
 
+    /* Refuse a field that cannot fit rather than let the kernel kill us. */
+    int64_t need = field_estimated_bytes(&d.field), avail = spacrbench_available_memory_bytes();
+    if (avail > 0 && need > avail) {
+        char a[32], b[32];
+        cli_format_bytes(a, sizeof a, need);
+        cli_format_bytes(b, sizeof b, avail);
+        return cli_usage_error("--size", "one %lldx%lldx%lld field needs about %s; only %s is "
+                                         "available",
+                               (long long)d.field.width, (long long)d.field.height,
+                               (long long)d.field.channels, a, b);
+    }
     d.items = calloc((size_t)d.fields, sizeof *d.items);
     void **ptrs = calloc((size_t)d.fields, sizeof *ptrs);
     if (!d.items || !ptrs) {

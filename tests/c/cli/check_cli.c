@@ -425,6 +425,7 @@ START_TEST(bad_options_exit_2_naming_the_option)
         {"run", "a", NULL, NULL, NULL, "run"},
         {"run", "--warmup", "-1", "a", "--", "--warmup"},
         {"--json", "--emit", "slurm", NULL, NULL, "--emit"},
+        {"--size", "65536x65536", "--channels", "64", NULL, "--size"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *argv[8] = {SPACRBENCH_CLI};
