@@ -152,14 +152,14 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static void decide(spacrbench_recommendation *r)
 {
-    char need[32], budget_text[32], where_note[700] = "";
+    char need[32], budget_text[32], where_note[320] = "";
     int has_memory = r->per_worker_bytes > 0;
     int has_vram = r->vram_workers >= 0;
     int64_t budget = r->available_bytes - r->reserve_bytes;
     if (budget < 0)
         budget = 0;
     if (r->memory_source != SPACRBENCH_SOURCE_HOST && r->memory_source != SPACRBENCH_SOURCE_CALLER)
-        snprintf(where_note, sizeof where_note, " (%s)", r->memory_where);
+        snprintf(where_note, sizeof where_note, " (%.300s)", r->memory_where);
 
     if (has_memory) {
         r->memory_workers = budget / r->per_worker_bytes;
