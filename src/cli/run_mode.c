@@ -46,6 +46,7 @@ typedef struct item_outcome {
 
 typedef struct runner {
     int use_cgroup;
+    int stdout_is_output; /* stdout carries JSON or settings: the command writes to stderr */
     child_cgroup cg;
     char why_no_cgroup[600];
     tree_sampler tree;
@@ -142,6 +143,8 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
          * then exec; report an exec failure through the CLOEXEC pipe. */
         close(go[1]);
         close(err[0]);
+        if (r->stdout_is_output && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+            _exit(127);
         char b;
         ssize_t n;
         while ((n = read(go[0], &b, 1)) < 0 && errno == EINTR)
@@ -375,6 +378,7 @@ int run_main(int argc, char **argv)
     runner r;
     memset(&r, 0, sizeof r);
     choose_method(&r, cfg.no_cgroup);
+    r.stdout_is_output = c.json || c.emit != CLI_EMIT_REPORT;
     cfg.own_rss_bytes = own_rss_bytes();
     int progress = !c.quiet && isatty(STDERR_FILENO);
 

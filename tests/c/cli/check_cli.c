@@ -498,6 +498,45 @@ START_TEST(help_and_version)
 }
 END_TEST
 
+/* With --json or --emit, stdout holds only spacrbench's output: the
+ * command's own stdout goes to stderr. */
+START_TEST(command_output_stays_out_of_machine_readable_stdout)
+{
+    char *const json_argv[] = {SPACRBENCH_CLI, "run", "--json", "a", "b", "--", "/bin/sh", "-c",
+                               "echo hello $1", "sh", "{}", NULL};
+    cli_result r;
+    cli_run(json_argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "hello a") == NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.err, "hello a\nhello b\n") != NULL, "stderr: %s", r.err);
+    ck_assert_msg(r.out[0] == '{', "stdout: %s", r.out);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        ck_assert_int_eq(json_ll(path, "d['measurement']['items']"), 2);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
+
+    char *const emit_argv[] = {SPACRBENCH_CLI, "run", "--emit", "slurm", "--quiet", "a", "--",
+                               "/bin/sh", "-c", "echo hello $1", "sh", "{}", NULL};
+    cli_run(emit_argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(r.out[0] == '#' && strstr(r.out, "#SBATCH --mem=") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.out, "hello a") == NULL, "stdout: %s", r.out);
+    ck_assert_str_eq(r.err, "hello a\n");
+    cli_result_free(&r);
+
+    /* Without them the command keeps its stdout. */
+    char *const plain_argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a", "--", "/bin/sh", "-c",
+                                "echo hello $1", "sh", "{}", NULL};
+    cli_run(plain_argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strncmp(r.out, "hello a\n", 8) == 0, "stdout: %s", r.out);
+    cli_result_free(&r);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -526,6 +565,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, json_holds_the_figures_of_the_human_report);
     tcase_add_test(t, emit_slurm_follows_from_the_figures);
     tcase_add_test(t, emit_dask_follows_from_the_figures);
+    tcase_add_test(t, command_output_stays_out_of_machine_readable_stdout);
     suite_add_tcase(s, t);
     return s;
 }
