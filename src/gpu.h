@@ -32,6 +32,9 @@ int64_t sb_gpu_failed_samples(const sb_gpu *gpu);
 /* Version of the NVML per-process query in use: 3, 2 or 1
  * (nvmlDeviceGetComputeRunningProcesses_v3, _v2 or the original). */
 int sb_gpu_process_api_version(const sb_gpu *gpu);
+/* Bytes per process entry of that query (16, 24, or 32 on R535 drivers
+ * whose _v3 wrote usedGpuCcProtectedMemory too). */
+size_t sb_gpu_process_entry_size(const sb_gpu *gpu);
 
 /* This process's PIDs as seen from every nested PID namespace, from the
  * "NSpid:" line of a /proc/<pid>/status text (outermost first). Returns

@@ -26,7 +26,8 @@
 /* One process list: compute (CUDA) or graphics (OpenGL/Vulkan) contexts. */
 typedef struct sb_process_query {
     sb_nvml_processes_fn fn; /* NULL when NVML has none */
-    int version;             /* 3, 2 or 1: selects the entry layout */
+    int version;             /* 3, 2 or 1 */
+    size_t stride;           /* bytes per entry this query writes */
 } sb_process_query;
 
 typedef struct sb_gpu_device {
@@ -53,9 +54,9 @@ struct sb_gpu {
     unsigned int pids[SB_GPU_MAX_PIDS];
     size_t n_pids;
 
-    /* Reused process-list buffer; sized for sb_nvml_process_v2 entries,
-     * which are at least as large as v1 entries. */
-    sb_nvml_process_v2 *entries;
+    /* Reused process-list buffer, sized in the largest entry layout any
+     * driver writes, so a layout mistake can misread but never overflow. */
+    sb_nvml_process_v3_cc *entries;
     unsigned int capacity;
 
     int64_t failed_samples;
@@ -78,12 +79,23 @@ static void *symbol(void *lib, const char *name)
     return dlsym(lib, name);
 }
 
+/* Bytes per entry of a query version; _v3 depends on the driver release. */
+static size_t entry_stride(void *lib, int version)
+{
+    if (version == 1)
+        return sizeof(sb_nvml_process_v1);
+    if (version == 3 && symbol(lib, "nvmlDeviceGetConfComputeMemSizeInfo") &&
+        !symbol(lib, "nvmlDeviceGetRunningProcessDetailList"))
+        return sizeof(sb_nvml_process_v3_cc);
+    return sizeof(sb_nvml_process_v2);
+}
+
 /* The newest per-process query this NVML has: _v3, then _v2, then v1. */
 static sb_process_query find_process_query(void *lib, const char *base)
 {
     static const char *const suffixes[] = { "_v3", "_v2", "" };
     static const int versions[] = { 3, 2, 1 };
-    sb_process_query q = { NULL, 0 };
+    sb_process_query q = { NULL, 0, 0 };
     for (size_t i = 0; i < 3; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s%s", base, suffixes[i]);
@@ -92,6 +104,7 @@ static sb_process_query find_process_query(void *lib, const char *base)
             /* POSIX guarantees object and function pointers convert. */
             memcpy(&q.fn, &fn, sizeof q.fn);
             q.version = versions[i];
+            q.stride = entry_stride(lib, q.version);
             return q;
         }
     }
@@ -113,7 +126,7 @@ static int grow_entries(sb_gpu *gpu, unsigned int wanted)
 {
     if (wanted <= gpu->capacity)
         return 0;
-    sb_nvml_process_v2 *p = realloc(gpu->entries, (size_t)wanted * sizeof *p);
+    sb_nvml_process_v3_cc *p = realloc(gpu->entries, (size_t)wanted * sizeof *p);
     if (!p)
         return -1;
     gpu->entries = p;
@@ -121,12 +134,12 @@ static int grow_entries(sb_gpu *gpu, unsigned int wanted)
     return 0;
 }
 
+/* NVML lists processes by the PID of the outermost namespace it sees, and
+ * sb_gpu_open only measures where that PID is visible here: NSpid's first
+ * entry. Inner-namespace PIDs could equal some other host process's. */
 static int is_own_pid(const sb_gpu *gpu, unsigned int pid)
 {
-    for (size_t i = 0; i < gpu->n_pids; i++)
-        if (gpu->pids[i] == pid)
-            return 1;
-    return 0;
+    return gpu->n_pids > 0 && gpu->pids[0] == pid;
 }
 
 /* This process's memory on one device from one list. Returns 0 and *bytes
@@ -165,9 +178,9 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
 
     int64_t sum = 0;
     const unsigned char *base = (const unsigned char *)gpu->entries;
-    size_t stride = q->version == 1 ? sizeof(sb_nvml_process_v1) : sizeof(sb_nvml_process_v2);
+    size_t stride = q->stride;
     for (unsigned int i = 0; i < count; i++) {
-        /* v1 and v2 entries share their first two fields. */
+        /* Every layout starts with the same two fields. */
         sb_nvml_process_v1 e;
         memcpy(&e, base + (size_t)i * stride, sizeof e);
         if (!is_own_pid(gpu, e.pid))
@@ -260,6 +273,8 @@ int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out)
 const char *sb_gpu_last_error(const sb_gpu *gpu) { return gpu ? gpu->last_error : ""; }
 int64_t sb_gpu_failed_samples(const sb_gpu *gpu) { return gpu ? gpu->failed_samples : 0; }
 int sb_gpu_process_api_version(const sb_gpu *gpu) { return gpu ? gpu->compute.version : 0; }
+
+size_t sb_gpu_process_entry_size(const sb_gpu *gpu) { return gpu ? gpu->compute.stride : 0; }
 
 void sb_gpu_close(sb_gpu *gpu)
 {

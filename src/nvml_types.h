@@ -47,6 +47,19 @@ typedef struct sb_nvml_process_v2 {
     unsigned int computeInstanceId;
 } sb_nvml_process_v2;
 
+/* The entry that nvmlDevice*RunningProcesses_v3 wrote on the R535 drivers
+ * from 535.43 to 535.86: v2 plus usedGpuCcProtectedMemory, without a
+ * version bump (later drivers went back to the v2 layout for _v3). Those
+ * drivers are told apart by having nvmlDeviceGetConfComputeMemSizeInfo but
+ * not yet nvmlDeviceGetRunningProcessDetailList. */
+typedef struct sb_nvml_process_v3_cc {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+    unsigned long long usedGpuCcProtectedMemory;
+} sb_nvml_process_v3_cc;
+
 typedef sb_nvml_return (*sb_nvml_init_fn)(void);
 typedef sb_nvml_return (*sb_nvml_shutdown_fn)(void);
 typedef const char *(*sb_nvml_error_string_fn)(sb_nvml_return result);

@@ -306,6 +306,31 @@ END_TEST
 START_TEST(falls_back_to_v1) { check_api_version(FAKE_NVML_V1_ONLY, 1); }
 END_TEST
 
+/* R535.43-535.86 drivers wrote 32-byte _v3 entries: read with the 24-byte
+ * stride, our entry behind three others would be missed (a false 0), and a
+ * full buffer would overflow. */
+START_TEST(r535_v3_entries_are_read_with_their_own_size)
+{
+    load_fake(FAKE_NVML_V3_CC);
+    script("device 16G 16G Fake\nothers 0 3\nused 0 1536M\n");
+    sb_gpu *gpu = open_ok();
+    ck_assert_int_eq(sb_gpu_process_api_version(gpu), 3);
+    ck_assert_uint_eq(sb_gpu_process_entry_size(gpu), 32);
+    ck_assert_int_eq(sb_gpu_sample(gpu), 1536 * MiB);
+    close_ok(gpu);
+    load_fake(FAKE_NVML_V3_CC);
+    script("device 16G 16G Fake\nothers 0 200\nused 0 700M\n");
+    gpu = open_ok();
+    ck_assert_int_eq(sb_gpu_sample(gpu), 700 * MiB);
+    close_ok(gpu);
+    load_fake(FAKE_NVML_FULL);
+    script("device 16G 16G Fake\nused 0 1G\n");
+    gpu = open_ok();
+    ck_assert_uint_eq(sb_gpu_process_entry_size(gpu), 24);
+    close_ok(gpu);
+}
+END_TEST
+
 START_TEST(long_list_grows_the_buffer)
 {
     script("device 16G 16G Fake\nothers 0 200\nused 0 700M\n");
@@ -814,6 +839,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, uses_v3_when_present);
     tcase_add_test(tc, falls_back_to_v2);
     tcase_add_test(tc, falls_back_to_v1);
+    tcase_add_test(tc, r535_v3_entries_are_read_with_their_own_size);
     tcase_add_test(tc, long_list_grows_the_buffer);
     tcase_add_test(tc, insufficient_size_on_first_call);
     tcase_add_test(tc, insufficient_size_forever_fails_the_sample);

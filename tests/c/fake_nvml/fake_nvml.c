@@ -364,6 +364,14 @@ static void put_entry(void *infos, unsigned int i, int version, unsigned int pid
         sb_nvml_process_v1 e = { pid, bytes };
         memcpy((char *)infos + (size_t)i * sizeof e, &e, sizeof e);
     } else {
+#ifdef FAKE_NVML_V3_CC
+        if (version == 3) {
+            /* The R535.43-535.86 layout: a protected-memory figure added. */
+            sb_nvml_process_v3_cc e = { pid, bytes, 0xFFFFFFFFu, 0xFFFFFFFFu, 0 };
+            memcpy((char *)infos + (size_t)i * sizeof e, &e, sizeof e);
+            return;
+        }
+#endif
         /* MIG instance ids are "invalid" (0xFFFFFFFF) outside MIG mode. */
         sb_nvml_process_v2 e = { pid, bytes, 0xFFFFFFFFu, 0xFFFFFFFFu };
         memcpy((char *)infos + (size_t)i * sizeof e, &e, sizeof e);
@@ -470,6 +478,18 @@ sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v3(sb_nvml_device d, unsign
     return list_processes(d, n, infos, 3, 1);
 }
 #endif
+#endif
+
+#ifdef FAKE_NVML_V3_CC
+/* Its presence (without nvmlDeviceGetRunningProcessDetailList) is how the
+ * R535 drivers with the 32-byte _v3 entries are recognised. */
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetConfComputeMemSizeInfo(sb_nvml_device d, void *info);
+sb_nvml_return nvmlDeviceGetConfComputeMemSizeInfo(sb_nvml_device d, void *info)
+{
+    (void)d;
+    (void)info;
+    return SB_NVML_ERROR_NOT_SUPPORTED;
+}
 #endif
 
 /* ---- test controls --------------------------------------------------- */
