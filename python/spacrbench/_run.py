@@ -117,9 +117,10 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int =
         raise ValueError(f"warmup must be >= 0, not {warmup}")
     progress_fn = _progress_function(progress)
     try:
-        seq = list(items)
+        iterator = iter(items)
     except TypeError:
         raise TypeError(f"items must be a sequence or iterable, not {type(items).__name__}") from None
+    seq = list(iterator)  # an error raised by the caller's generator passes unchanged
     if not seq:
         raise ValueError("items must not be empty: there is nothing to measure")
     notes: List[str] = []

@@ -175,6 +175,16 @@ def test_bad_inputs(work: Any, items: Any, kwargs: dict, exc: type, name: str) -
         spacrbench.benchmark(work, items, **kwargs)
 
 
+def test_type_error_inside_the_items_generator_is_not_hidden() -> None:
+    def paths() -> Any:
+        yield "a.tif"
+        raise TypeError("bad tile size in plate 7")
+
+    with pytest.raises(TypeError, match="bad tile size in plate 7") as info:
+        spacrbench.benchmark(lambda i: None, paths())
+    assert "must be a sequence" not in str(info.value)
+
+
 def test_nested_benchmark_raises_instead_of_deadlocking() -> None:
     inner_errors: List[BaseException] = []
 
