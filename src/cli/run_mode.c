@@ -66,19 +66,37 @@ static void on_signal(int sig, siginfo_t *info, void *context)
         kill((pid_t)g_child, sig);
 }
 
+/* Signals that stop the run after the current item (and are passed on to
+ * the command) instead of killing spacrbench, which would leave the item's
+ * cgroup behind and the command running. SIGQUIT and SIGUSR1/2 (SLURM's
+ * --signal warning) terminate by default too, so they are caught as well.
+ * A signal spacrbench inherited as ignored (nohup) stays ignored, and so it
+ * is for the command. */
+static const int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+#define N_STOP_SIGNALS (sizeof k_stop_signals / sizeof k_stop_signals[0])
+static struct sigaction g_old_action[N_STOP_SIGNALS];
+static int g_caught[N_STOP_SIGNALS];
+
 static void catch_signals(int on)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
-    if (on) {
-        sa.sa_sigaction = on_signal;
-        sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: wait4 returns EINTR */
-    } else
-        sa.sa_handler = SIG_DFL;
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], &sa, NULL);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: wait4 returns EINTR */
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+        if (!on) {
+            if (g_caught[i])
+                sigaction(k_stop_signals[i], &g_old_action[i], NULL);
+            g_caught[i] = 0;
+            continue;
+        }
+        g_caught[i] = 0;
+        if (sigaction(k_stop_signals[i], NULL, &g_old_action[i]) != 0 ||
+            g_old_action[i].sa_handler == SIG_IGN)
+            continue;
+        g_caught[i] = sigaction(k_stop_signals[i], &sa, NULL) == 0;
+    }
 }
 
 /* Resident size of this process (it is what a forked child starts with). */

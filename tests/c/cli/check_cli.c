@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,42 @@ START_TEST(sigterm_to_spacrbench_stops_the_command_and_cleans_up)
     ck_assert_int_eq(number_after(r.out, "items measured"), 0); /* b never ran */
     cli_result_free(&r);
     ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
+START_TEST(sigquit_to_spacrbench_stops_the_command_and_cleans_up)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "a", "b", "--", "/bin/sh", "-c",
+                          "kill -QUIT $PPID; exec sleep 30", "sh", "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exited %d, code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.out, "interrupted by signal 3") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.err, "item 1 (a) killed by signal 3") != NULL, "stderr: %s", r.err);
+    ck_assert_int_eq(number_after(r.out, "items measured"), 0);
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
+/* Started with SIGHUP ignored (nohup), spacrbench and the command keep
+ * ignoring it: the run completes. */
+START_TEST(ignored_sighup_stays_ignored)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a", "b", "--", "/bin/sh", "-c",
+                          "kill -HUP $PPID; kill -HUP $$; exit 0", "sh", "{}", NULL};
+    struct sigaction ign, old;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    ck_assert_int_eq(sigaction(SIGHUP, &ign, &old), 0);
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    sigaction(SIGHUP, &old, NULL);
+    ck_assert_msg(r.exited && r.code == 0, "exited %d, code %d: %s", r.exited, r.code, r.err);
+    ck_assert_int_eq(number_after(r.out, "items measured"), 2);
+    ck_assert_ptr_null(strstr(r.out, "interrupted"));
+    cli_result_free(&r);
 }
 END_TEST
 
@@ -556,6 +593,8 @@ static Suite *cli_suite(void)
     tcase_add_test(t, killed_command_stops_the_run_naming_the_signal);
     tcase_add_test(t, unlaunchable_command_is_reported);
     tcase_add_test(t, sigterm_to_spacrbench_stops_the_command_and_cleans_up);
+    tcase_add_test(t, sigquit_to_spacrbench_stops_the_command_and_cleans_up);
+    tcase_add_test(t, ignored_sighup_stays_ignored);
     tcase_add_test(t, items_reach_the_command_verbatim);
     tcase_add_test(t, items_from_standard_input_and_from_a_file);
     tcase_add_test(t, empty_item_list_is_an_error);
