@@ -99,6 +99,28 @@ static void catch_signals(int on)
     }
 }
 
+/* The signals catch_signals(1) installed a handler for. */
+static void stop_signal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+        if (g_caught[i])
+            sigaddset(set, k_stop_signals[i]);
+}
+
+/* In a forked child before exec: default actions again for the signals
+ * spacrbench caught, so one arriving before exec acts on the command. */
+static void uncatch_signals_in_child(void)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    sigemptyset(&dfl.sa_mask);
+    dfl.sa_handler = SIG_DFL;
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+        if (g_caught[i])
+            sigaction(k_stop_signals[i], &dfl, NULL);
+}
+
 /* Resident size of this process (it is what a forked child starts with). */
 static int64_t own_rss_bytes(void)
 {
@@ -155,10 +177,20 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
     fflush(stdout);
     fflush(stderr);
     g_child = 0;
+    /* Hold the stop signals until the child's pid is known here and the
+     * child has dropped spacrbench's handler: one arriving in between is
+     * then passed on (or kills the child) instead of being lost. */
+    sigset_t stops, before;
+    stop_signal_set(&stops);
+    sigprocmask(SIG_BLOCK, &stops, &before);
     pid_t pid = fork();
     if (pid == 0) {
-        /* Child: wait for the go byte (sent once we are in the cgroup),
-         * then exec; report an exec failure through the CLOEXEC pipe. */
+        /* Child: default actions for the signals spacrbench catches (an
+         * ignored one stays ignored), then wait for the go byte (sent once
+         * we are in the cgroup) and exec; report an exec failure through
+         * the CLOEXEC pipe. */
+        uncatch_signals_in_child();
+        sigprocmask(SIG_SETMASK, &before, NULL);
         close(go[1]);
         close(err[0]);
         if (r->stdout_is_output && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
@@ -179,12 +211,19 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
     close(err[1]);
     if (pid < 0) {
         fprintf(stderr, "spacrbench: fork: %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &before, NULL);
         close(go[1]), close(err[0]);
         cg_remove(&r->cg, NULL);
         return -1;
     }
     g_child = pid;
+    sigprocmask(SIG_SETMASK, &before, NULL); /* a pending one runs the handler now */
     int rc = 0;
+    /* Stopped before the command started (a terminal signal is not passed
+     * on by the handler): end the child the same way, so the item reads as
+     * interrupted like one stopped while running. */
+    if (g_signal)
+        kill(pid, (int)g_signal);
     if (r->use_cgroup && cg_attach(&r->cg, pid) != 0) {
         fprintf(stderr, "spacrbench: cannot move the command into %s: %s\n", r->cg.dir,
                 strerror(errno));
