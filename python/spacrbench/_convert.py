@@ -8,6 +8,8 @@ treated exactly like one that benchmark() returned."""
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, Optional
 
@@ -56,8 +58,38 @@ def _optional(value: int) -> Optional[int]:
     return None if value == NOT_MEASURED else int(value)
 
 
-def _sentinel(value: Optional[int]) -> int:
-    return NOT_MEASURED if value is None else int(value)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _whole(value: Any, name: str) -> int:
+    """An integer figure of a hand-made result. spaCR read these with int(),
+    so finite floats (peak_rss_bytes=4e9, items=2.5) are accepted and
+    truncated the same way; bool is refused, as in recommend_workers()'s
+    arguments; signs are left to the library, which names the field."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, not bool")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a number, not {type(value).__name__}") from None
+        if not math.isfinite(float(value)):
+            raise ValueError(f"{name} must be a finite number, not {value!r}") from None
+        n = int(value)
+    if not _INT64_MIN <= n <= _INT64_MAX:
+        raise ValueError(f"{name} must fit in 64 bits, not {n}")
+    return n
+
+
+def _real(value: Any, name: str) -> float:
+    """A time figure of a hand-made result (NaN and sign: the library's call)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    return float(value)
+
+
+def _sentinel(value: Any, name: str) -> int:
+    return NOT_MEASURED if value is None else _whole(value, name)
 
 
 # ---------------------------------------------------------------- measurement
@@ -110,21 +142,18 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
         raise TypeError(f"measurement must be a spacrbench Measurement or None, "
                         f"not {type(m).__name__}")
     fig = new_struct("spacrbench_figures")
-    try:
-        fig.items = m.items
-        fig.seconds = m.seconds
-        fig.peak_rss_bytes = m.peak_rss_bytes
-        fig.baseline_rss_bytes = m.baseline_rss_bytes
-        fig.peak_vram_bytes = _sentinel(m.peak_vram_bytes)
-        fig.cpu_seconds = math.nan if m.cpu_seconds is None else m.cpu_seconds
-        fig.warmup_items = m.warmup_items
-        fig.warmup_seconds = m.warmup_seconds
-        fig.peak_method = _code(PEAK_METHODS, m.peak_method, "peak_method")
-        fig.vram_source = (lib.SPACRBENCH_SOURCE_UNKNOWN if m.vram_source is None
-                           else _code(SOURCES, m.vram_source, "vram_source"))
-        fig.sample_interval_us = m.sample_interval_us
-    except (TypeError, OverflowError) as exc:
-        raise TypeError(f"measurement has a field of the wrong type: {exc}") from None
+    fig.items = _whole(m.items, "items")
+    fig.peak_rss_bytes = _whole(m.peak_rss_bytes, "peak_rss_bytes")
+    fig.baseline_rss_bytes = _whole(m.baseline_rss_bytes, "baseline_rss_bytes")
+    fig.peak_vram_bytes = _sentinel(m.peak_vram_bytes, "peak_vram_bytes")
+    fig.warmup_items = _whole(m.warmup_items, "warmup_items")
+    fig.sample_interval_us = _whole(m.sample_interval_us, "sample_interval_us")
+    fig.seconds = _real(m.seconds, "seconds")
+    fig.cpu_seconds = math.nan if m.cpu_seconds is None else _real(m.cpu_seconds, "cpu_seconds")
+    fig.warmup_seconds = _real(m.warmup_seconds, "warmup_seconds")
+    fig.peak_method = _code(PEAK_METHODS, m.peak_method, "peak_method")
+    fig.vram_source = (lib.SPACRBENCH_SOURCE_UNKNOWN if m.vram_source is None
+                       else _code(SOURCES, m.vram_source, "vram_source"))
     out = ffi.new("spacrbench_measurement **")
     check(lib.spacrbench_measurement_create(fig, out), "measurement")
     cm = out[0]
@@ -140,21 +169,21 @@ def _add_details(cm: Any, m: Measurement) -> None:
         check(lib.spacrbench_measurement_add_note(cm, str(note).encode("utf-8")),
               "measurement note")
     rec = new_struct("spacrbench_item_record")
-    for r in m.records:
-        rec.index = r.index
+    for i, r in enumerate(m.records):
+        rec.index = _whole(r.index, f"records[{i}].index")
         rec.is_warmup = 1 if r.is_warmup else 0
-        rec.seconds = r.seconds
-        rec.peak_rss_bytes = _sentinel(r.peak_rss_bytes)
-        rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes)
+        rec.seconds = _real(r.seconds, f"records[{i}].seconds")
+        rec.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"records[{i}].peak_rss_bytes")
+        rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"records[{i}].peak_vram_bytes")
         check(lib.spacrbench_measurement_add_record(cm, rec), "measurement record")
     gpu = new_struct("spacrbench_gpu_info")
-    for g in m.gpus:
-        gpu.index = g.index
+    for i, g in enumerate(m.gpus):
+        gpu.index = _whole(g.index, f"gpus[{i}].index")
         name = g.name.encode("utf-8")[: ffi.sizeof(gpu.name) - 1]
         ffi.memmove(gpu.name, name + b"\0", len(name) + 1)
-        gpu.total_bytes = g.total_bytes
-        gpu.free_bytes = g.free_bytes
-        gpu.process_peak_bytes = _sentinel(g.process_peak_bytes)
+        gpu.total_bytes = _whole(g.total_bytes, f"gpus[{i}].total_bytes")
+        gpu.free_bytes = _whole(g.free_bytes, f"gpus[{i}].free_bytes")
+        gpu.process_peak_bytes = _sentinel(g.process_peak_bytes, f"gpus[{i}].process_peak_bytes")
         check(lib.spacrbench_measurement_add_gpu(cm, gpu), "measurement gpu")
 
 
@@ -190,24 +219,15 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
         raise TypeError(f"recommendation must be a spacrbench Recommendation or None, "
                         f"not {type(rec).__name__}")
     r = new_struct("spacrbench_recommendation")
-    try:
-        r.workers = rec.workers
-        r.bound = _code(BOUNDS, rec.bound, "bound")
-        r.cores_source = _code(SOURCES, rec.cores_source, "cores_source")
-        r.cores = rec.cores
-        r.available_bytes = rec.available_bytes
-        r.memory_source = _code(SOURCES, rec.memory_source, "memory_source")
-        r.memory_limit_bytes = _sentinel(rec.memory_limit_bytes)
-        r.reserve_bytes = rec.reserve_bytes
-        r.per_worker_bytes = _sentinel(rec.per_worker_bytes)
-        r.memory_workers = _sentinel(rec.memory_workers)
-        r.maximum = rec.maximum
-        r.per_worker_vram_bytes = _sentinel(rec.per_worker_vram_bytes)
-        r.free_vram_bytes = _sentinel(rec.free_vram_bytes)
-        r.vram_reserve_bytes = rec.vram_reserve_bytes
-        r.vram_workers = _sentinel(rec.vram_workers)
-    except (TypeError, OverflowError) as exc:
-        raise TypeError(f"recommendation has a field of the wrong type: {exc}") from None
+    for name in ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
+                 "vram_reserve_bytes"):
+        setattr(r, name, _whole(getattr(rec, name), name))
+    for name in ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
+                 "per_worker_vram_bytes", "free_vram_bytes", "vram_workers"):
+        setattr(r, name, _sentinel(getattr(rec, name), name))
+    r.bound = _code(BOUNDS, rec.bound, "bound")
+    r.cores_source = _code(SOURCES, rec.cores_source, "cores_source")
+    r.memory_source = _code(SOURCES, rec.memory_source, "memory_source")
     _put_text(r.reason, str(rec.reason))
     _put_text(r.memory_where, str(rec.memory_where))
     _put_text(r.cores_where, str(rec.cores_where))
