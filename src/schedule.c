@@ -5,7 +5,11 @@
  *   cpus per task          = measured CPU seconds / wall seconds, rounded
  *                            up (a 10% tolerance absorbs noise), 1..cores;
  *   concurrency            = recommended workers, lowered so that
- *                            concurrency * cpus fits this machine's cores. */
+ *                            concurrency * cpus fits this machine's cores
+ *                            and, when the available memory is known,
+ *                            concurrency * memory per task fits
+ *                            available - reserve (at least 1): the margin
+ *                            is requested per task, so it must fit too. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -78,6 +82,12 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
     int64_t concurrency = r.workers;
     if (concurrency * cpus > r.cores)
         concurrency = r.cores / cpus > 0 ? r.cores / cpus : 1;
+    if (r.available_bytes > 0) {
+        int64_t room = r.available_bytes - (r.reserve_bytes > 0 ? r.reserve_bytes : 0);
+        int64_t fit = room > 0 ? room / mem : 0;
+        if (concurrency > fit)
+            concurrency = fit > 0 ? fit : 1;
+    }
 
     memset(s, 0, sizeof *s);
     s->size = sizeof *s;

@@ -1,8 +1,9 @@
 /* The cluster hand-off rule (docs/scheduler-handoff.md): memory = peak +
  * max(25%, 256 MiB) rounded up to a MiB; cpus = CPU seconds per wall
  * second rounded up (10% tolerance), 1..cores; concurrency = recommended
- * workers lowered to fit the cores. Figures go in through the public API;
- * every expectation is recomputed from them here. */
+ * workers lowered to fit the cores and, when the available memory is known,
+ * the per-task requests into available - reserve. Figures go in through the
+ * public API; every expectation is recomputed from them here. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -124,6 +125,38 @@ START_TEST(concurrency_is_the_recommendation_within_the_cores)
 }
 END_TEST
 
+/* Each task requests peak + margin, so the concurrency must fit those
+ * requests into available - reserve, not only the bare peaks. */
+START_TEST(concurrency_fits_the_requested_memory)
+{
+    /* {peak GiB, available GiB, reserve GiB, workers, cores, expected} */
+    const int64_t cases[][6] = {{4, 16, 2, 3, 16, 2}, {4, 16, 0, 4, 16, 3}, {1, 64, 2, 8, 8, 8},
+                                {4, 3, 2, 1, 8, 1},   {4, 2, 4, 2, 8, 1}};
+    const int64_t gib = 1024 * MIB;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        spacrbench_measurement *m = measured(cases[i][0] * gib, 1.0, 1.0);
+        spacrbench_recommendation r = recommendation(cases[i][3], cases[i][4]);
+        r.available_bytes = cases[i][1] * gib;
+        r.reserve_bytes = cases[i][2] * gib;
+        spacrbench_schedule s = compute(m, &r);
+        int64_t mem = expected_mem(cases[i][0] * gib);
+        ck_assert_int_eq(s.mem_per_task_bytes, mem);
+        ck_assert_msg(s.array_concurrency == cases[i][5], "case %zu: %lld", i,
+                      (long long)s.array_concurrency);
+        ck_assert_int_eq(s.n_workers, s.array_concurrency);
+        if (s.array_concurrency > 1)
+            ck_assert_int_le(s.array_concurrency * mem, r.available_bytes - r.reserve_bytes);
+        spacrbench_measurement_free(m);
+    }
+    /* Unknown available memory (0): only the cores bound applies. */
+    spacrbench_measurement *m = measured(4 * gib, 1.0, 1.0);
+    spacrbench_recommendation r = recommendation(3, 16);
+    r.reserve_bytes = 2 * gib;
+    ck_assert_int_eq(compute(m, &r).array_concurrency, 3);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 START_TEST(bad_input_is_rejected)
 {
     spacrbench_measurement *m = measured(512 * MIB, 1.0, 1.0);
@@ -224,6 +257,7 @@ static Suite *schedule_suite(void)
     tcase_add_test(t, small_peaks_get_the_256_mib_floor);
     tcase_add_test(t, cpus_follow_measured_parallelism);
     tcase_add_test(t, concurrency_is_the_recommendation_within_the_cores);
+    tcase_add_test(t, concurrency_fits_the_requested_memory);
     suite_add_tcase(s, t);
     t = tcase_create("contract");
     tcase_add_test(t, bad_input_is_rejected);

@@ -392,6 +392,14 @@ static void expect_rule(const char *json, long long *mem_mib, long long *cpus, l
     if (*cpus > cores)
         *cpus = cores;
     *conc = workers * *cpus > cores ? (cores / *cpus > 0 ? cores / *cpus : 1) : workers;
+    long long available = json_ll(json, "d['recommendation']['available_bytes']");
+    long long reserve = json_ll(json, "d['recommendation']['reserve_bytes']");
+    if (available > 0) {
+        long long room = available - (reserve > 0 ? reserve : 0);
+        long long fit = room > 0 ? room / (*mem_mib << 20) : 0;
+        if (*conc > fit)
+            *conc = fit > 0 ? fit : 1;
+    }
     ck_assert_int_eq(json_ll(json, "d['schedule']['mem_per_task_bytes']"), *mem_mib << 20);
 }
 
