@@ -1,6 +1,7 @@
 /* Measurement handles: built by the runner or from caller-supplied figures,
  * read through accessors so the layout can grow without an ABI break. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,10 @@ static int grow(void **data, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return SPACRBENCH_OK;
+    /* A count no allocation could hold (a caller's n_items of SIZE_MAX,
+     * say) must fail, not wrap around to a small buffer. */
+    if (need > SIZE_MAX / 2 / elem)
+        return sb_fail(SPACRBENCH_ENOMEM, "cannot hold %zu entries of %zu bytes", need, elem);
     size_t cap2 = *cap ? *cap : 4;
     while (cap2 < need)
         cap2 *= 2;

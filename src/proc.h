@@ -10,6 +10,8 @@ typedef struct sb_proc {
     int status_fd;     /* /proc/self/status, for VmHWM */
     int clear_refs_fd; /* /proc/self/clear_refs, -1 when not writable */
     int64_t page_size;
+    char *status_buf;  /* grows to hold /proc/self/status (runner thread only) */
+    size_t status_cap;
 } sb_proc;
 
 /* Open the probe's files; SPACRBENCH_ESYSTEM when statm/status are missing.
@@ -18,8 +20,9 @@ int sb_proc_open(sb_proc *p, int want_hwm_reset);
 void sb_proc_close(sb_proc *p);
 /* Current resident set size in bytes, or -1. Thread-safe (pread). */
 int64_t sb_proc_rss(const sb_proc *p);
-/* Kernel high-water mark of RSS (VmHWM) in bytes, or -1. */
-int64_t sb_proc_hwm(const sb_proc *p);
+/* Kernel high-water mark of RSS (VmHWM) in bytes, or -1. Not thread-safe:
+ * it reuses p's buffer (status grows with the process's group list). */
+int64_t sb_proc_hwm(sb_proc *p);
 /* Reset VmHWM to the current RSS; 0 on success, -1 when unavailable. */
 int sb_proc_reset_hwm(const sb_proc *p);
 /* User + system CPU seconds of the whole process so far, or NaN. */

@@ -14,6 +14,8 @@
 
 int sb_proc_open(sb_proc *p, int want_hwm_reset)
 {
+    p->status_buf = NULL;
+    p->status_cap = 0;
     p->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     p->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     p->clear_refs_fd = want_hwm_reset ? open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC) : -1;
@@ -37,6 +39,9 @@ void sb_proc_close(sb_proc *p)
     if (p->clear_refs_fd >= 0)
         close(p->clear_refs_fd);
     p->statm_fd = p->status_fd = p->clear_refs_fd = -1;
+    free(p->status_buf);
+    p->status_buf = NULL;
+    p->status_cap = 0;
 }
 
 int64_t sb_proc_rss(const sb_proc *p)
@@ -53,14 +58,33 @@ int64_t sb_proc_rss(const sb_proc *p)
     return resident >= 0 ? (int64_t)resident * p->page_size : -1;
 }
 
-int64_t sb_proc_hwm(const sb_proc *p)
+int64_t sb_proc_hwm(sb_proc *p)
 {
-    char buf[8192];
-    ssize_t n = pread(p->status_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    const char *line = strstr(buf, "\nVmHWM:");
+    /* Read the whole file: a long Groups: line comes before VmHWM. */
+    for (;;) {
+        if (p->status_cap == 0 || !p->status_buf) {
+            p->status_buf = malloc(8192);
+            if (!p->status_buf)
+                return -1;
+            p->status_cap = 8192;
+        }
+        ssize_t n = pread(p->status_fd, p->status_buf, p->status_cap - 1, 0);
+        if (n <= 0)
+            return -1;
+        if ((size_t)n == p->status_cap - 1) {
+            if (p->status_cap >= ((size_t)1 << 24))
+                return -1;
+            char *grown = realloc(p->status_buf, p->status_cap * 2);
+            if (!grown)
+                return -1;
+            p->status_buf = grown;
+            p->status_cap *= 2;
+            continue;
+        }
+        p->status_buf[n] = '\0';
+        break;
+    }
+    const char *line = strstr(p->status_buf, "\nVmHWM:");
     if (!line)
         return -1;
     long long kib = strtoll(line + 7, NULL, 10);

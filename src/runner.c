@@ -41,7 +41,8 @@ typedef struct run_state {
     sb_gpu *gpu;
     sb_sampler *sampler;
     spacrbench_measurement *m;
-    int exact; /* the high-water mark was reset: per-window peaks are exact */
+    int exact;    /* the high-water mark was reset: per-window peaks are exact */
+    int hwm_lost; /* the mark could not be read back at some item */
     char gpu_why[256];
     int64_t first_vram; /* the sample taken before the first item */
 } run_state;
@@ -92,7 +93,8 @@ static int prepare(run_state *st)
     if (rc)
         return rc;
     st->proc_open = 1;
-    st->exact = sb_proc_reset_hwm(&st->proc) == 0;
+    /* Exact only when the mark can be both reset and read back. */
+    st->exact = sb_proc_reset_hwm(&st->proc) == 0 && sb_proc_hwm(&st->proc) >= 0;
 
     if (st->opt.flags & SPACRBENCH_FLAG_NO_GPU)
         snprintf(st->gpu_why, sizeof st->gpu_why, "GPU probing was turned off by the caller");
@@ -110,6 +112,8 @@ static int prepare(run_state *st)
     return SPACRBENCH_OK;
 }
 
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
 static void release(run_state *st)
 {
     if (st->sampler)
@@ -125,30 +129,47 @@ static void release(run_state *st)
     st->m = NULL;
 }
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Peak RSS of the item that just ended. Exact mode: the high-water mark,
- * then reset it for the next item. Sampled mode: the window's samples and
- * the RSS at both ends. */
-static int64_t item_peak(run_state *st, int64_t rss_before, int64_t *vram)
+/* Start an item's window: reset the mark (exact) or restart the sampler's
+ * window, so what ran between items (harness, progress) is not counted. */
+static int64_t item_begin(run_state *st)
+{
+    if (st->sampler)
+        sb_sampler_take_window(st->sampler, NULL, NULL);
+    if (st->exact) {
+        sb_proc_reset_hwm(&st->proc);
+        return -1;
+    }
+    return sb_proc_rss(&st->proc);
+}
+
+/* Peak RSS of the item that just ended: the high-water mark (exact), or the
+ * window's samples and the RSS at both ends. */
+static int64_t item_end(run_state *st, int64_t rss_before, int64_t *vram)
 {
     int64_t window_rss = -1;
     *vram = -1;
     if (st->sampler)
         sb_sampler_take_window(st->sampler, &window_rss, vram);
+    int64_t now = sb_proc_rss(&st->proc);
     if (st->exact) {
         int64_t hwm = sb_proc_hwm(&st->proc);
-        sb_proc_reset_hwm(&st->proc);
-        return hwm;
+        if (hwm >= 0)
+            return hwm;
+        st->hwm_lost = 1; /* the figure below is only a lower bound */
     }
-    return max64(max64(window_rss, rss_before), sb_proc_rss(&st->proc));
+    return max64(max64(window_rss, rss_before), now);
 }
 
 static void add_peak_notes(run_state *st, int64_t h0, int64_t h1)
 {
     spacrbench_measurement *m = st->m;
     double ms = (double)st->opt.sample_interval_us / 1000.0;
-    if (st->exact) {
+    if (st->hwm_lost) {
+        m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
+        sb_measurement_notef(m, "peak RSS is a lower bound: the kernel high-water mark "
+                                "(VmHWM) could not be read back during the run");
+    } else if (st->exact) {
         m->fig.peak_method = SPACRBENCH_PEAK_HWM_RESET;
         sb_measurement_notef(m, "peak RSS is exact: the kernel high-water mark (VmHWM) was "
                                 "reset through /proc/self/clear_refs, so a spike of any "
@@ -203,11 +224,21 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
 
     spacrbench_measurement *m = st.m;
     int64_t h0 = st.exact ? -1 : sb_proc_hwm(&st.proc);
+    /* Reset again now that NVML is loaded and the sampler runs: their own
+     * memory is not the work's. */
+    if (st.exact)
+        sb_proc_reset_hwm(&st.proc);
     m->fig.baseline_rss_bytes = max64(sb_proc_rss(&st.proc), 0);
     if (st.sampler)
         sb_sampler_take_window(st.sampler, NULL, NULL);
 
-    double t_start = sb_now(), t_measure = t_start, cpu_measure = sb_proc_cpu_seconds();
+    /* Per-item windows whenever anything runs between items (records or a
+     * progress function), so that its time and memory stay out. */
+    int track = records || st.opt.progress;
+    double t_start = sb_now(), t_measure = t_start;
+    double cpu_measure = sb_proc_cpu_seconds(), sampler_cpu_measure = 0.0;
+    double progress_seconds = 0.0, progress_cpu = 0.0; /* within the measured window */
+    double warmup_progress_seconds = 0.0;
     int64_t run_peak = -1;
     size_t done_items = 0;
     int stop_value = 0;
@@ -215,16 +246,19 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
         if (i == clamped) {
             t_measure = sb_now();
             cpu_measure = sb_proc_cpu_seconds();
+            sampler_cpu_measure = st.sampler ? sb_sampler_cpu_seconds(st.sampler) : 0.0;
         }
+        int64_t rss_before = track ? item_begin(&st) : -1;
         double t0 = timed ? sb_now() : 0.0;
-        int64_t rss_before = (records && !st.exact) ? sb_proc_rss(&st.proc) : -1;
         int value = work(items[i], payload);
+        double t1 = timed ? sb_now() : 0.0;
         done_items = i + 1;
         int64_t peak = -1, vram = -1;
-        double t1 = timed ? sb_now() : 0.0;
-        if (records) {
-            peak = item_peak(&st, rss_before, &vram);
+        if (track) {
+            peak = item_end(&st, rss_before, &vram);
             run_peak = max64(run_peak, peak);
+        }
+        if (records) {
             spacrbench_item_record *r = &m->records[m->record_count++];
             *r = (spacrbench_item_record){sizeof *r, (int64_t)i, i < clamped, 0, t1 - t0, peak,
                                           vram};
@@ -232,7 +266,15 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
         if (value == 0 && st.opt.progress) {
             spacrbench_progress p = {sizeof p,     (int64_t)i, (int64_t)n_items, i < clamped, 0,
                                      t1 - t0,      t1 - t_start, peak};
+            double cpu0 = sb_proc_cpu_seconds();
             value = st.opt.progress(&p, st.opt.progress_payload);
+            double spent = sb_now() - t1;
+            if (i < clamped) {
+                warmup_progress_seconds += spent;
+            } else {
+                progress_seconds += spent;
+                progress_cpu += sb_proc_cpu_seconds() - cpu0;
+            }
         }
         if (value != 0) {
             stop_value = value;
@@ -241,6 +283,8 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
     }
     double t_end = sb_now();
     double cpu_end = sb_proc_cpu_seconds();
+    double sampler_cpu = st.sampler ? sb_sampler_cpu_seconds(st.sampler) - sampler_cpu_measure
+                                    : 0.0;
 
     /* Stop sampling before reading the final figures. */
     int64_t sampled_rss = -1, sampled_vram = -1;
@@ -253,16 +297,21 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
 
     size_t measured = done_items > clamped ? done_items - clamped : 0;
     m->fig.items = (int64_t)measured;
-    m->fig.seconds = measured ? t_end - t_measure : 0.0;
+    m->fig.seconds = measured ? t_end - t_measure - progress_seconds : 0.0;
     m->fig.warmup_items = (int64_t)(done_items < clamped ? done_items : clamped);
-    m->fig.warmup_seconds = (measured ? t_measure : t_end) - t_start;
-    m->fig.cpu_seconds = measured ? cpu_end - cpu_measure : NAN;
+    m->fig.warmup_seconds = (measured ? t_measure : t_end) - t_start - warmup_progress_seconds;
+    /* The work's CPU: the process's, less the sampler thread and progress. */
+    m->fig.cpu_seconds = measured ? cpu_end - cpu_measure - sampler_cpu - progress_cpu : NAN;
+    if (measured && m->fig.cpu_seconds < 0)
+        m->fig.cpu_seconds = 0.0;
     m->fig.sample_interval_us = st.sampler || !st.exact || st.gpu ? st.opt.sample_interval_us : 0;
 
     int64_t h1 = sb_proc_hwm(&st.proc);
-    if (st.exact)
-        run_peak = records ? run_peak : h1;
-    else if (h1 > h0 && h0 >= 0)
+    if (st.exact && !track && h1 < 0)
+        st.hwm_lost = 1;
+    if (st.exact && !st.hwm_lost)
+        run_peak = track ? run_peak : h1;
+    else if (!st.exact && h1 > h0 && h0 >= 0)
         run_peak = h1;
     else
         run_peak = max64(max64(run_peak, sampled_rss), sb_proc_rss(&st.proc));

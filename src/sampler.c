@@ -71,6 +71,14 @@ static void *sampler_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         sample_once(s);
         advance(&next, s->cfg.interval_us);
+        /* After a stall (or samples slower than the period) start afresh
+         * instead of catching up with back-to-back samples. */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) {
+            next = now;
+            advance(&next, s->cfg.interval_us);
+        }
         pthread_mutex_lock(&s->lock);
         /* Absolute deadlines keep the period steady; a wait interrupted
          * early (spurious wake-up) simply waits again. */
@@ -134,6 +142,15 @@ void sb_sampler_take_window(sb_sampler *s, int64_t *rss, int64_t *vram)
         *rss = r;
     if (vram)
         *vram = v;
+}
+
+double sb_sampler_cpu_seconds(const sb_sampler *s)
+{
+    clockid_t clock;
+    struct timespec ts;
+    if (pthread_getcpuclockid(s->thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
+        return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)

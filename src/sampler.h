@@ -22,6 +22,9 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg);
 /* Peaks seen since the previous call, then start a new window; -1 for a
  * figure not sampled in the window. */
 void sb_sampler_take_window(sb_sampler *s, int64_t *rss, int64_t *vram);
+/* CPU seconds the sampler thread has used so far (0 if unknown), so the
+ * work's CPU time can leave it out. */
+double sb_sampler_cpu_seconds(const sb_sampler *s);
 /* Stop and join the thread, give the peaks of its whole life (-1 if never
  * sampled) and free it. */
 void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak);

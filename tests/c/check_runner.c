@@ -362,6 +362,73 @@ START_TEST(options_struct_versions)
 }
 END_TEST
 
+static int idle_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    sleep_ms(5);
+    return 0;
+}
+
+/* A progress function that is slow and memory-hungry. */
+static int heavy_progress(const spacrbench_progress *p, void *payload)
+{
+    (void)p;
+    (void)payload;
+    void *q = sb_test_touch_alloc(SPIKE_BYTES);
+    sleep_ms(40);
+    sb_test_touch_free(q, SPIKE_BYTES);
+    return 0;
+}
+
+/* What the progress function costs is not the work's: neither its time
+ * (the measured seconds stay the items' own, not + 40 ms each) nor its
+ * memory. */
+START_TEST(progress_cost_is_not_charged_to_the_work)
+{
+    for (int flags = 0; flags <= 1; flags++) {
+        spacrbench_options o;
+        spacrbench_options_init(&o, sizeof o);
+        o.progress = heavy_progress;
+        o.flags = flags ? SPACRBENCH_FLAG_NO_HWM_RESET : 0;
+        o.sample_interval_us = 1000;
+        spacrbench_measurement *m = NULL;
+        ck_assert_int_eq(spacrbench_benchmark(idle_work, items(4), 4, NULL, &o, &m), 0);
+        spacrbench_figures f;
+        ck_assert_int_eq(figure_items(m, &f), 3);
+        double items_seconds = 0.0;
+        for (size_t i = 1; i < 4; i++) {
+            spacrbench_item_record r = {sizeof r, 0, 0, 0, 0, 0, 0};
+            spacrbench_measurement_record(m, i, &r);
+            items_seconds += r.seconds;
+            ck_assert_int_lt(r.peak_rss_bytes - f.baseline_rss_bytes, (int64_t)(64 * SB_MIB));
+        }
+        /* The gap is harness bookkeeping (microseconds); three 40 ms
+         * progress calls would make it >= 120 ms. */
+        ck_assert_msg(f.seconds - items_seconds < 0.06, "seconds %.3f vs items %.3f", f.seconds,
+                      items_seconds);
+        if (!flags)
+            ck_assert_int_lt(spacrbench_measurement_work_rss_bytes(m), (int64_t)(64 * SB_MIB));
+        spacrbench_measurement_free(m);
+    }
+}
+END_TEST
+
+/* A count no allocation can hold fails cleanly before any work runs. */
+START_TEST(impossible_item_count_is_out_of_memory)
+{
+    order_len = 0;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(
+        spacrbench_benchmark(record_order, items(1), (size_t)1 << 62, &order_len, NULL, &m),
+        SPACRBENCH_ENOMEM);
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(1), SIZE_MAX, &order_len, NULL, &m),
+                     SPACRBENCH_ENOMEM);
+    ck_assert_ptr_null(m);
+    ck_assert_uint_eq(order_len, 0);
+}
+END_TEST
+
 static int nested_result;
 
 static int nested_work(void *item, void *payload)
@@ -427,6 +494,7 @@ static Suite *runner_suite(void)
     tcase_add_test(peaks, fallback_samples_when_mark_cannot_tell);
     tcase_add_test(peaks, warmup_does_not_hide_transient_footprint);
     tcase_add_test(peaks, records_off_still_measures_peak);
+    tcase_add_test(peaks, progress_cost_is_not_charged_to_the_work);
     suite_add_tcase(s, peaks);
     TCase *flow = tcase_create("flow");
     tcase_set_timeout(flow, 60);
@@ -441,6 +509,7 @@ static Suite *runner_suite(void)
     tcase_add_test(input, zero_items_and_null_arguments_are_errors);
     tcase_add_test(input, bad_options_are_rejected);
     tcase_add_test(input, options_struct_versions);
+    tcase_add_test(input, impossible_item_count_is_out_of_memory);
     suite_add_tcase(s, input);
     return s;
 }
