@@ -75,7 +75,7 @@ def _whole(value: Any, name: str) -> int:
             raise TypeError(f"{name} must be a number, not {type(value).__name__}") from None
         if not math.isfinite(float(value)):
             raise ValueError(f"{name} must be a finite number, not {value!r}") from None
-        n = int(value)
+        n = int(math.trunc(value))  # what int() does to a real
     if not _INT64_MIN <= n <= _INT64_MAX:
         raise ValueError(f"{name} must fit in 64 bits, not {n}")
     return n
