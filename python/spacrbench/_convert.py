@@ -7,6 +7,7 @@ treated exactly like one that benchmark() returned."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import operator
@@ -236,11 +237,36 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
 
 # ------------------------------------------------------------ text and hand-off
 
-def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
-    cr = c_recommendation(rec)
+def _report(m: Measurement, cr: Any) -> str:
     with c_measurement(m) as cm:
         return format_text(lambda buf, cap: lib.spacrbench_format_report(cm, cr, buf, cap),
                            "format_report")
+
+
+def _has_evidence(rec: Recommendation) -> bool:
+    return bool(rec.cores or rec.available_bytes or rec.memory_where or rec.cores_where
+                or rec.vram_workers is not None)
+
+
+def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
+    """The library's report. A spaCR-style Recommendation(workers, reason)
+    carries no evidence: rather than "memory available 0 B ()", its report is
+    the measurement's with only the recommended-workers and because lines,
+    placed before the notes as the library places them. Evidence given
+    without its where-strings says "not given" instead of "()"."""
+    if rec is None or not isinstance(rec, Recommendation):
+        return _report(m, c_recommendation(rec))  # None, or the TypeError
+    if _has_evidence(rec):
+        rec = dataclasses.replace(rec, memory_where=rec.memory_where or "not given",
+                                  cores_where=rec.cores_where or "not given")
+        return _report(m, c_recommendation(rec))
+    cr = c_recommendation(rec)  # validated, and the reason as the library holds it
+    head = _report(dataclasses.replace(m, notes=[]), ffi.NULL)
+    full = _report(m, ffi.NULL)
+    notes = full[len(head):] if full.startswith(head) else ""
+    return (f"{full[:len(full) - len(notes)]}\n"
+            f"  recommended workers {int(cr.workers)}\n"
+            f"    because           {c_text(cr.reason)}{notes}")
 
 
 def format_slurm(rec: Recommendation) -> str:

@@ -5,7 +5,7 @@ is not valid UTF-8."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, List
 
 import pytest
 
@@ -72,3 +72,40 @@ def test_non_numbers_are_type_errors_naming_the_field(field: str, value: Any) ->
 def test_a_negative_float_figure_is_refused_by_the_library_naming_it() -> None:
     with pytest.raises(ValueError, match="items"):
         spacrbench.format_report(Measurement(items=-2.0, seconds=1, peak_rss_bytes=1))  # type: ignore[arg-type]
+
+
+def _lines_from_the_library(m: Measurement, workers: int, reason: str) -> List[str]:
+    """The recommended-workers and because lines exactly as the C report
+    formats them (taken from a report of a recommendation with evidence)."""
+    full = spacrbench.Recommendation(workers=workers, reason=reason, cores=1,
+                                     available_bytes=GiB, memory_where="m", cores_where="c")
+    return [line for line in spacrbench.format_report(m, full).splitlines()
+            if line.lstrip().startswith(("recommended workers", "because"))]
+
+
+def test_spacr_style_recommendation_reports_no_empty_evidence() -> None:
+    m = Measurement(items=4, seconds=2.0, peak_rss_bytes=600 * 2**20,
+                    notes=["first note", "second note"])
+    text = spacrbench.format_report(m, spacrbench.Recommendation(2, "because I said so"))
+    assert "()" not in text and "memory available" not in text and "usable cores" not in text
+    measured = spacrbench.format_report(m).splitlines()
+    assert len(_lines_from_the_library(m, 2, "because I said so")) == 2
+    assert text.splitlines() == (measured[:-2] + _lines_from_the_library(m, 2, "because I said so")
+                                 + measured[-2:])
+
+
+def test_spacr_style_recommendation_without_notes() -> None:
+    m = Measurement(items=4, seconds=2.0, peak_rss_bytes=600 * 2**20)
+    text = spacrbench.format_report(m, spacrbench.Recommendation(5, "five"))
+    assert text.splitlines() == (spacrbench.format_report(m).splitlines()
+                                 + _lines_from_the_library(m, 5, "five"))
+
+
+def test_evidence_without_where_says_not_given() -> None:
+    m = Measurement(items=4, seconds=2.0, peak_rss_bytes=600 * 2**20)
+    rec = spacrbench.Recommendation(3, "given by hand", cores=8, available_bytes=16 * GiB)
+    text = spacrbench.format_report(m, rec)
+    assert "()" not in text
+    cores_line = [line for line in text.splitlines() if "usable cores" in line]
+    assert len(cores_line) == 1 and "8 (not given)" in cores_line[0]
+    assert "given by hand" in text
