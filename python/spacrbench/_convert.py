@@ -89,6 +89,17 @@ def _real(value: Any, name: str) -> float:
     return float(value)
 
 
+def utf8(text: str) -> bytes:
+    """Text for the library, which reads UTF-8. A file name decoded with
+    surrogateescape (os.listdir, os.fsdecode) gets its original bytes back
+    (the report shows them as U+FFFD); any other lone surrogate becomes '?'.
+    Text is never refused for its encoding."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace")
+
+
 def _sentinel(value: Any, name: str) -> int:
     return NOT_MEASURED if value is None else _whole(value, name)
 
@@ -167,7 +178,7 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
 
 def _add_details(cm: Any, m: Measurement) -> None:
     for note in m.notes:
-        check(lib.spacrbench_measurement_add_note(cm, str(note).encode("utf-8")),
+        check(lib.spacrbench_measurement_add_note(cm, utf8(str(note))),
               "measurement note")
     rec = new_struct("spacrbench_item_record")
     for i, r in enumerate(m.records):
@@ -180,7 +191,7 @@ def _add_details(cm: Any, m: Measurement) -> None:
     gpu = new_struct("spacrbench_gpu_info")
     for i, g in enumerate(m.gpus):
         gpu.index = _whole(g.index, f"gpus[{i}].index")
-        name = g.name.encode("utf-8")[: ffi.sizeof(gpu.name) - 1]
+        name = utf8(str(g.name))[: ffi.sizeof(gpu.name) - 1]
         ffi.memmove(gpu.name, name + b"\0", len(name) + 1)
         gpu.total_bytes = _whole(g.total_bytes, f"gpus[{i}].total_bytes")
         gpu.free_bytes = _whole(g.free_bytes, f"gpus[{i}].free_bytes")
@@ -208,7 +219,7 @@ def recommendation_from_c(r: Any, measurement: Optional[Measurement]) -> Recomme
 
 
 def _put_text(array: Any, text: str) -> None:
-    data = text.encode("utf-8")[: ffi.sizeof(array) - 1]
+    data = utf8(text)[: ffi.sizeof(array) - 1]
     ffi.memmove(array, data + b"\0", len(data) + 1)
 
 

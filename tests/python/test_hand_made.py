@@ -4,6 +4,7 @@ is not valid UTF-8."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, List
 
@@ -109,3 +110,20 @@ def test_evidence_without_where_says_not_given() -> None:
     cores_line = [line for line in text.splitlines() if "usable cores" in line]
     assert len(cores_line) == 1 and "8 (not given)" in cores_line[0]
     assert "given by hand" in text
+
+
+@pytest.mark.parametrize("bad, shown", [
+    ("\udcff.tif", "\ufffd.tif"),  # os.fsdecode() of the byte 0xff: its byte goes through
+    ("\ud800.tif", "?.tif"),       # a lone surrogate that is no escaped byte
+])
+def test_text_that_is_not_utf8_is_reported_not_refused(bad: str, shown: str) -> None:
+    m = Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20, notes=[f"slow file {bad}"],
+                    gpus=(GpuInfo(index=0, name=f"gpu {bad}", total_bytes=GiB, free_bytes=GiB),))
+    rec = spacrbench.recommend_workers(m, cores=2, available_bytes=8 * GiB)
+    text = spacrbench.format_report(m, dataclasses.replace(rec, reason=f"reason {bad}",
+                                                           memory_where=f"cg {bad}"))
+    text.encode("utf-8")  # printable: no surrogate leaks into the report
+    for expected in (f"slow file {shown}", f"gpu {shown}", f"reason {shown}", f"cg {shown}"):
+        assert expected in text
+    bare = spacrbench.format_report(m, spacrbench.Recommendation(1, f"spaCR {bad}"))
+    assert f"spaCR {shown}" in bare
