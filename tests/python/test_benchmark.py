@@ -8,6 +8,7 @@ import signal
 import threading
 import time
 import traceback
+from pathlib import Path
 from typing import Any, List
 
 import pytest
@@ -259,3 +260,24 @@ def test_real_sigint_during_the_work_stops_the_run() -> None:
         sender.join()
     assert calls == [0]
     assert spacrbench.benchmark(lambda i: None, [1, 2]).items == 1
+
+
+def _vm_hwm_bytes() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM in /proc/self/status")
+
+
+def test_the_only_write_is_the_documented_high_water_mark_reset() -> None:
+    spike = touch_pages(300 * MiB)
+    del spike
+    before = _vm_hwm_bytes()
+    m = spacrbench.benchmark(lambda i: None, [1], warmup=0)
+    if m.peak_method != "hwm-reset":
+        pytest.skip(f"the kernel refused the VmHWM reset here (peak_method {m.peak_method})")
+    assert _vm_hwm_bytes() < before - 200 * MiB  # the process's own mark was lowered
+    assert any("ru_maxrss" in note for note in m.notes)  # and the report says so
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text()
+    assert "/proc/self/clear_refs" in guide, "docs/python.md must name the one write"
