@@ -286,7 +286,7 @@ SPACRBENCH_EXTERN const char *spacrbench_strerror(int code);
 /* Detailed message of this thread's last failed call ("" if none). */
 SPACRBENCH_EXTERN const char *spacrbench_last_error_message(void);
 /* After SPACRBENCH_EUSER in this thread: the stopping function's value and
- * the item index (-1 and 0 when the last call was not stopped). */
+ * the item index (0 and -1 when the last call was not stopped). */
 SPACRBENCH_EXTERN int spacrbench_last_work_result(void);
 SPACRBENCH_EXTERN int64_t spacrbench_last_stopped_item(void);
 

@@ -46,13 +46,15 @@ size_t sb_gpu_own_pids(unsigned int *pids, size_t cap)
 {
     if (!pids || cap == 0)
         return 0;
-    char buf[4096];
+    /* NSpid follows the Groups: line, which can run to kilobytes. */
+    enum { status_cap = 1 << 16 };
+    char *buf = malloc(status_cap);
     size_t n = 0;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    int fd = buf ? open("/proc/self/status", O_RDONLY | O_CLOEXEC) : -1;
     if (fd >= 0) {
         size_t len = 0;
-        while (len < sizeof buf - 1) {
-            ssize_t r = read(fd, buf + len, sizeof buf - 1 - len);
+        while (len < status_cap - 1) {
+            ssize_t r = read(fd, buf + len, status_cap - 1 - len);
             if (r < 0 && errno == EINTR)
                 continue;
             if (r <= 0)
@@ -63,6 +65,7 @@ size_t sb_gpu_own_pids(unsigned int *pids, size_t cap)
         buf[len] = '\0';
         n = sb_gpu_parse_nspid(buf, pids, cap);
     }
+    free(buf);
     if (n == 0) { /* kernels before 4.1 have no NSpid line */
         pids[0] = (unsigned int)getpid();
         n = 1;

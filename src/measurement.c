@@ -99,6 +99,10 @@ int spacrbench_measurement_create(const spacrbench_figures *figures,
         bad = "peak_vram_bytes must be >= 0 or -1 (not measured)";
     else if (f->warmup_items < 0)
         bad = "warmup_items must be >= 0";
+    else if (f->peak_method < SPACRBENCH_PEAK_NONE || f->peak_method > SPACRBENCH_PEAK_SUPPLIED)
+        bad = "peak_method is not a spacrbench_peak_method";
+    else if (f->vram_source < SPACRBENCH_SOURCE_UNKNOWN || f->vram_source > SPACRBENCH_SOURCE_TORCH)
+        bad = "vram_source is not a spacrbench_source";
     if (bad) {
         spacrbench_measurement_free(m);
         return sb_fail(SPACRBENCH_EINVAL, "spacrbench_figures: %s", bad);

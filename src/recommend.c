@@ -128,20 +128,37 @@ static void gather_machine(spacrbench_recommendation *r, const spacrbench_recomm
     describe_cores(r, &mach);
 }
 
-/* VRAM evidence: per-worker peak and free device memory, when both exist. */
+/* VRAM evidence: per-worker peak and free device memory, when both exist.
+ * With per-device figures each device the work used is its own budget (a
+ * worker that used cuda:0 does not fit into the free memory of cuda:1);
+ * the tightest device decides. Otherwise the sums are compared. */
 static void gather_vram(spacrbench_recommendation *r, const spacrbench_measurement *m,
                         const spacrbench_recommend_options *o)
 {
     r->per_worker_vram_bytes = m ? m->fig.peak_vram_bytes : -1;
     r->free_vram_bytes = o->free_vram_bytes;
+    r->vram_workers = -1;
     if (r->free_vram_bytes == SPACRBENCH_AUTO) {
         r->free_vram_bytes = -1;
+        for (size_t i = 0; m && i < m->gpu_count; i++) {
+            const spacrbench_gpu_info *g = &m->gpus[i];
+            if (g->process_peak_bytes <= 0 || g->free_bytes < 0)
+                continue;
+            int64_t budget = g->free_bytes - r->vram_reserve_bytes;
+            int64_t fits = budget > 0 ? budget / g->process_peak_bytes : 0;
+            if (r->vram_workers < 0 || fits < r->vram_workers) {
+                r->vram_workers = fits;
+                r->per_worker_vram_bytes = g->process_peak_bytes;
+                r->free_vram_bytes = g->free_bytes;
+            }
+        }
+        if (r->vram_workers >= 0)
+            return;
         for (size_t i = 0; m && i < m->gpu_count; i++)
             if (m->gpus[i].free_bytes >= 0)
                 r->free_vram_bytes = (r->free_vram_bytes < 0 ? 0 : r->free_vram_bytes) +
                                      m->gpus[i].free_bytes;
     }
-    r->vram_workers = -1;
     if (r->per_worker_vram_bytes > 0 && r->free_vram_bytes >= 0) {
         int64_t budget = r->free_vram_bytes - r->vram_reserve_bytes;
         r->vram_workers = budget > 0 ? budget / r->per_worker_vram_bytes : 0;
@@ -153,7 +170,9 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static void decide(spacrbench_recommendation *r)
 {
     char need[32], budget_text[32], where_note[320] = "";
-    int has_memory = r->per_worker_bytes > 0;
+    /* Unreadable available memory is not "0 B free": the rule is absent. */
+    int memory_known = r->memory_source != SPACRBENCH_SOURCE_UNKNOWN;
+    int has_memory = r->per_worker_bytes > 0 && memory_known;
     int has_vram = r->vram_workers >= 0;
     int64_t budget = r->available_bytes - r->reserve_bytes;
     if (budget < 0)
@@ -215,11 +234,19 @@ static void decide(spacrbench_recommendation *r)
                  "cores available",
                  budget_text, need, (long long)r->cores);
     } else if (!has_memory) {
+        const char *why = "";
+        if (r->per_worker_bytes == 0)
+            why = " (the work measured 0 B above its baseline)";
+        else if (r->per_worker_bytes > 0)
+            why = " (available memory could not be read)";
+        char cap[64] = "";
+        if (r->workers < r->cores)
+            snprintf(cap, sizeof cap, "; capped at the %lld-worker maximum", (long long)r->maximum);
         r->bound = SPACRBENCH_BOUND_FALLBACK;
         snprintf(r->reason, sizeof r->reason,
-                 "%lld core(s); no usable memory measurement, so the core count is the only "
-                 "bound",
-                 (long long)r->cores);
+                 "%lld core(s); no usable memory measurement%s, so the core count is the only "
+                 "bound%s",
+                 (long long)r->cores, why, cap);
     } else if (r->workers == r->cores) {
         r->bound = SPACRBENCH_BOUND_CORES;
         snprintf(r->reason, sizeof r->reason, "core-bound: %lld core(s), and memory would allow %lld",

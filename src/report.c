@@ -60,9 +60,12 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
     if (f->warmup_items > 0)
         sb_text_printf(t, " (+%lld warm-up, %.2f s)", (long long)f->warmup_items,
                        f->warmup_seconds);
-    sb_text_printf(t, "\n  throughput          %.2f item/s (%.2f s each)\n",
-                   spacrbench_measurement_items_per_second(m),
-                   spacrbench_measurement_per_item_seconds(m));
+    if (f->items > 0 && f->seconds > 0)
+        sb_text_printf(t, "\n  throughput          %.2f item/s (%.2f s each)\n",
+                       spacrbench_measurement_items_per_second(m),
+                       spacrbench_measurement_per_item_seconds(m));
+    else
+        sb_text_printf(t, "\n  throughput          not measured (no timed items)\n");
     double median, max;
     if (item_time_stats(m, &median, &max) == 0)
         sb_text_printf(t, "  per item            median %.3f s, max %.3f s\n", median, max);
@@ -120,8 +123,11 @@ int spacrbench_format_report(const spacrbench_measurement *m,
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     spacrbench_recommendation r;
     if (rec) {
+        /* Fields an older, shorter struct lacks read as "absent", not 0. */
         memset(&r, 0, sizeof r);
         r.size = sizeof r;
+        r.memory_limit_bytes = r.per_worker_bytes = r.memory_workers = -1;
+        r.per_worker_vram_bytes = r.free_vram_bytes = r.vram_workers = -1;
         int rc = sb_struct_in(&r, sizeof r, rec, "spacrbench_recommendation");
         if (rc)
             return rc;

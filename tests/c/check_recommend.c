@@ -116,6 +116,39 @@ START_TEST(one_worker_when_nothing_fits)
 }
 END_TEST
 
+START_TEST(fallback_says_when_the_maximum_binds_and_why)
+{
+    spacrbench_recommendation r = recommend(NULL, 64, 8 * GIB, 32);
+    ck_assert_int_eq(r.workers, 32);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_FALLBACK);
+    ck_assert_msg(strstr(r.reason, "no usable memory measurement") != NULL, "%s", r.reason);
+    ck_assert_msg(strstr(r.reason, "capped at the 32-worker maximum") != NULL, "%s", r.reason);
+    spacrbench_measurement *m = footprint(0, -1);
+    r = recommend(m, 4, 8 * GIB, 32);
+    ck_assert_msg(strstr(r.reason, "measured 0 B above its baseline") != NULL, "%s", r.reason);
+    ck_assert_ptr_null(strstr(r.reason, "capped"));
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+/* Each GPU the work used is its own budget: free memory on a device the
+ * work never touched does not make room for more workers. */
+START_TEST(vram_bound_is_per_device)
+{
+    spacrbench_measurement *m = footprint(100 * MIB, 10 * GIB);
+    spacrbench_gpu_info used = {sizeof used, 0, "used", 80 * GIB, 21 * GIB, 10 * GIB};
+    spacrbench_gpu_info idle = {sizeof idle, 1, "idle", 80 * GIB, 80 * GIB, 0};
+    ck_assert_int_eq(spacrbench_measurement_add_gpu(m, &used), 0);
+    ck_assert_int_eq(spacrbench_measurement_add_gpu(m, &idle), 0);
+    spacrbench_recommendation r = recommend(m, 16, 64 * GIB, 32);
+    ck_assert_int_eq(r.vram_workers, 2); /* (21 - 1) / 10, not (101 - 1) / 10 */
+    ck_assert_int_eq(r.free_vram_bytes, 21 * GIB);
+    ck_assert_int_eq(r.workers, 2);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_VRAM);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 START_TEST(cores_below_one_clamp_to_one)
 {
     spacrbench_recommendation r = recommend(NULL, 0, 8 * GIB, 32);
@@ -227,6 +260,8 @@ static Suite *recommend_suite(void)
     tcase_add_test(rule, no_measurement_falls_back_to_cores);
     tcase_add_test(rule, one_worker_when_nothing_fits);
     tcase_add_test(rule, cores_below_one_clamp_to_one);
+    tcase_add_test(rule, fallback_says_when_the_maximum_binds_and_why);
+    tcase_add_test(rule, vram_bound_is_per_device);
     tcase_add_test(rule, vram_bound_applies_only_with_a_figure);
     tcase_add_test(rule, discovers_the_machine_when_asked);
     suite_add_tcase(s, rule);

@@ -1,6 +1,7 @@
 /* The report and hand-made measurements. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,24 @@ START_TEST(report_shows_measured_vram_and_works_without_recommendation)
 }
 END_TEST
 
+/* A recommendation from an older caller, without the VRAM fields, reads
+ * as "no VRAM rule", not as "0 workers fit". */
+START_TEST(short_recommendation_struct_has_no_vram_line)
+{
+    spacrbench_measurement *m = made(1, 1.0, -1);
+    spacrbench_recommendation r;
+    memset(&r, 0, sizeof r);
+    r.size = offsetof(spacrbench_recommendation, per_worker_vram_bytes);
+    r.workers = 3;
+    r.cores = 4;
+    char *text = report(m, &r);
+    ck_assert_msg(strstr(text, "recommended workers 3") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "VRAM available") == NULL, "%s", text);
+    free(text);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 START_TEST(truncation_is_snprintf_like)
 {
     spacrbench_measurement *m = made(1, 1.0, -1);
@@ -98,6 +117,10 @@ START_TEST(derived_figures_are_nan_not_garbage)
     ck_assert(isnan(spacrbench_measurement_items_per_second(m)));
     ck_assert(isnan(spacrbench_measurement_per_item_seconds(m)));
     ck_assert_int_eq(spacrbench_measurement_work_rss_bytes(m), 800 * MIB);
+    char *text = report(m, NULL);
+    ck_assert_msg(strstr(text, "throughput          not measured") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "nan") == NULL, "%s", text);
+    free(text);
     spacrbench_measurement_free(m);
     m = made(3, 1.5, -1);
     ck_assert_double_eq_tol(spacrbench_measurement_items_per_second(m), 2.0, 1e-12);
@@ -124,6 +147,10 @@ START_TEST(hand_made_figures_are_validated)
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "peak_vram_bytes"));
     ck_assert_int_eq(spacrbench_measurement_create(NULL, &m), SPACRBENCH_EINVAL);
     f.peak_vram_bytes = -1;
+    f.peak_method = 99;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "peak_method"));
+    f.peak_method = SPACRBENCH_PEAK_NONE;
     ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
 
     spacrbench_figures back;
@@ -167,6 +194,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, report_has_every_label_and_figure);
     tcase_add_test(tc, report_shows_measured_vram_and_works_without_recommendation);
     tcase_add_test(tc, truncation_is_snprintf_like);
+    tcase_add_test(tc, short_recommendation_struct_has_no_vram_line);
     suite_add_tcase(s, tc);
     TCase *hm = tcase_create("measurement");
     tcase_add_test(hm, derived_figures_are_nan_not_garbage);
