@@ -174,6 +174,11 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
         cg_remove(&r->cg, NULL);
         return -1;
     }
+    /* Without a cgroup, leftovers of earlier items are our descendants too
+     * (we are their subreaper): they belong to no later item. */
+    if (!r->use_cgroup && tree_sampler_exclude_current(&r->tree) < 0)
+        fprintf(stderr, "spacrbench: cannot list the processes left by earlier items; "
+                        "they may be counted in this item's peak\n");
     fflush(stdout);
     fflush(stderr);
     g_child = 0;

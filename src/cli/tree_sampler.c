@@ -27,6 +27,17 @@ void tree_sampler_free(tree_sampler *t)
     free(t->procs);
     t->procs = NULL;
     t->count = t->cap = 0;
+    free(t->old);
+    t->old = NULL;
+    t->n_old = t->old_cap = 0;
+}
+
+static int is_old(const tree_sampler *t, pid_t pid)
+{
+    for (size_t i = 0; i < t->n_old; i++)
+        if (t->old[i] == pid)
+            return 1;
+    return 0;
 }
 
 static ssize_t read_small(const char *path, char *buf, size_t cap)
@@ -91,7 +102,10 @@ static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
     return 0;
 }
 
-int tree_sample(tree_sampler *t)
+/* The process table as (pid, parent) pairs, and which of them descend from
+ * t->self without passing through an excluded (old) process. */
+static int scan_descendants(const tree_sampler *t, pid_pair **all_out, unsigned char **mine_out,
+                            size_t *n_out)
 {
     DIR *d = opendir(t->proc_root);
     if (!d)
@@ -130,7 +144,7 @@ int tree_sample(tree_sampler *t)
     for (int changed = 1; changed;) {
         changed = 0;
         for (size_t i = 0; i < n; i++) {
-            if (mine[i])
+            if (mine[i] || is_old(t, all[i].pid))
                 continue;
             int parent_mine = all[i].ppid == t->self;
             for (size_t j = 0; j < n && !parent_mine; j++)
@@ -139,6 +153,49 @@ int tree_sample(tree_sampler *t)
                 mine[i] = 1, changed = 1;
         }
     }
+    *all_out = all;
+    *mine_out = mine;
+    *n_out = n;
+    return 0;
+}
+
+int tree_sampler_exclude_current(tree_sampler *t)
+{
+    t->n_old = 0;
+    pid_pair *all;
+    unsigned char *mine;
+    size_t n;
+    if (scan_descendants(t, &all, &mine, &n) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!mine[i])
+            continue;
+        if (t->n_old == t->old_cap) {
+            size_t cap = t->old_cap ? 2 * t->old_cap : 16;
+            pid_t *grown = realloc(t->old, cap * sizeof *grown);
+            if (!grown) {
+                t->n_old = 0;
+                rc = -1;
+                break;
+            }
+            t->old = grown;
+            t->old_cap = cap;
+        }
+        t->old[t->n_old++] = all[i].pid;
+    }
+    free(mine);
+    free(all);
+    return rc == 0 ? (int)t->n_old : -1;
+}
+
+int tree_sample(tree_sampler *t)
+{
+    pid_pair *all;
+    unsigned char *mine;
+    size_t n;
+    if (scan_descendants(t, &all, &mine, &n) != 0)
+        return -1;
     int seen = 0;
     for (size_t i = 0; i < n; i++) {
         if (!mine[i])

@@ -27,14 +27,23 @@ typedef struct tree_sampler {
     tree_proc *procs;   /* every descendant seen since the last reset */
     size_t count, cap;
     const char *proc_root; /* "/proc" (tests may point elsewhere) */
+    pid_t *old;         /* descendants that predate the current item: skipped */
+    size_t n_old, old_cap;
 } tree_sampler;
 
 void tree_sampler_init(tree_sampler *t, pid_t self);
 void tree_sampler_reset(tree_sampler *t);
 void tree_sampler_free(tree_sampler *t);
 
-/* Scan the process table once and update the descendants' peaks. Returns
- * the number of descendants seen, -1 on failure. */
+/* Record the descendants alive now (leftovers of earlier items, which as
+ * a child subreaper we inherit) so that later samples neither count them
+ * nor their own children. Call before starting an item. Returns how many,
+ * -1 on failure (then nothing is excluded). */
+int tree_sampler_exclude_current(tree_sampler *t);
+
+/* Scan the process table once and update the descendants' peaks (those
+ * excluded above aside). Returns the number of descendants seen, -1 on
+ * failure. */
 int tree_sample(tree_sampler *t);
 
 /* The tree's peak: max(sum of sampled peaks, child_maxrss_bytes). */

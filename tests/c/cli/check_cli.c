@@ -261,6 +261,34 @@ START_TEST(ignored_sighup_stays_ignored)
 }
 END_TEST
 
+/* Without a cgroup, a process an item leaves behind is reparented to
+ * spacrbench (a child subreaper); it must count for its own item only:
+ * neither again in the left-behind note nor in later items' peaks. */
+START_TEST(leftovers_count_once_without_a_cgroup)
+{
+    char script[512];
+    snprintf(script, sizeof script, "%s 64 20000 & exit 0", HELPER_ALLOC_TOUCH);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--no-cgroup", "--json", "1", "2", "3", "4",
+                          "--", "/bin/sh", "-c", script, "sh", "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    /* Each item leaves exactly one process (the helper holds for 20 s). */
+    ck_assert_msg(strstr(r.out, "4 process(es) outlived their item") != NULL, "stdout: %s", r.out);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        long long own = json_ll(path, "d['spacrbench_rss_bytes']");
+        long long last = json_ll(path, "d['measurement']['records'][3]['peak_rss_bytes']");
+        /* At most this item's own helper (64 MiB), its shell and the forked
+         * copy of spacrbench: never the three earlier helpers. */
+        ck_assert_msg(last < (long long)(100 * MIB) + own, "item 4 peak %lld", last);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
+}
+END_TEST
+
 START_TEST(unlaunchable_command_is_reported)
 {
     char *const argv[] = {SPACRBENCH_CLI, "run", "x", "--", "/nonexistent/spacrbench-tool", "{}", NULL};
@@ -603,6 +631,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, sigterm_to_spacrbench_stops_the_command_and_cleans_up);
     tcase_add_test(t, sigquit_to_spacrbench_stops_the_command_and_cleans_up);
     tcase_add_test(t, ignored_sighup_stays_ignored);
+    tcase_add_test(t, leftovers_count_once_without_a_cgroup);
     tcase_add_test(t, items_reach_the_command_verbatim);
     tcase_add_test(t, items_from_standard_input_and_from_a_file);
     tcase_add_test(t, empty_item_list_is_an_error);
