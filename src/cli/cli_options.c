@@ -14,9 +14,20 @@ void cli_common_init(cli_common *c)
     spacrbench_recommend_options_init(&c->rec, sizeof c->rec);
 }
 
+/* Length of the run of decimal digits at text. */
+static size_t digits_at(const char *text)
+{
+    size_t n = 0;
+    while (text[n] >= '0' && text[n] <= '9')
+        n++;
+    return n;
+}
+
+/* Plain decimal digits only: strtoll alone would take " 4", "+4" and
+ * "-0", which no documented form allows. */
 int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out)
 {
-    if (text == NULL || *text == '\0')
+    if (text == NULL || *text == '\0' || text[digits_at(text)] != '\0')
         return -1;
     char *end = NULL;
     errno = 0;
@@ -27,17 +38,32 @@ int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out)
     return 0;
 }
 
+/* Digits with an optional fraction ("1.5"), then a documented suffix:
+ * strtod alone would also take hex ("0x10"), exponents ("1e3"), "inf". */
 int cli_parse_bytes(const char *text, int64_t *out)
 {
-    if (text == NULL || *text < '0' || *text > '9')
+    if (text == NULL)
         return -1;
-    char *end = NULL;
+    size_t len = digits_at(text);
+    if (len == 0)
+        return -1;
+    if (text[len] == '.') {
+        size_t fraction = digits_at(text + len + 1);
+        if (fraction == 0)
+            return -1;
+        len += 1 + fraction;
+    }
+    char number[64];
+    if (len >= sizeof number)
+        return -1;
+    memcpy(number, text, len);
+    number[len] = '\0';
     errno = 0;
-    double v = strtod(text, &end);
-    if (errno != 0 || end == text || !isfinite(v) || v < 0)
+    double v = strtod(number, NULL);
+    if (errno != 0 || !isfinite(v) || v < 0)
         return -1;
     double unit = 1;
-    const char *s = end;
+    const char *s = text + len;
     switch (*s) {
     case 'k': case 'K': unit = 1024.0; s++; break;
     case 'm': case 'M': unit = 1024.0 * 1024; s++; break;

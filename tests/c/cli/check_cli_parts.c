@@ -97,13 +97,21 @@ START_TEST(byte_sizes_and_numbers_parse)
     ck_assert_int_eq(v, 1048576);
     ck_assert_int_eq(cli_parse_bytes("0", &v), 0);
     ck_assert_int_eq(v, 0);
-    const char *bad[] = {"", "G", "-1G", "2Q", "2GG", "1e400", "nan", "inf", "9999999T", " 1"};
+    const char *bad[] = {"", "G", "-1G", "2Q", "2GG", "1e400", "nan", "inf", "9999999T", " 1",
+                         "0x10", "1e3", "+4", "1.", ".5", "1.5e2G", "2 G"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(cli_parse_bytes(bad[i], &v) == -1, "'%s' accepted", bad[i]);
     ck_assert_int_eq(cli_parse_int("12", 1, 20, &v), 0);
     ck_assert_int_eq(v, 12);
     ck_assert_int_eq(cli_parse_int("21", 1, 20, &v), -1);
     ck_assert_int_eq(cli_parse_int("1x", 1, 20, &v), -1);
+    const char *bad_ints[] = {" 4", "+4", "4 ", "-0", "0x4", "4e0", ""};
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        ck_assert_msg(cli_parse_int(bad_ints[i], 0, 20, &v) == -1, "'%s' accepted", bad_ints[i]);
+    ck_assert_int_eq(cli_parse_int("007", 0, 20, &v), 0);
+    ck_assert_int_eq(v, 7);
+    ck_assert_int_eq(cli_parse_bytes("0.5K", &v), 0);
+    ck_assert_int_eq(v, 512);
     ck_assert_int_eq(cli_parse_int("99999999999999999999", 1, INT64_MAX, &v), -1);
     int64_t w, h;
     ck_assert_int_eq(cli_parse_size("640x480", &w, &h), 0);
