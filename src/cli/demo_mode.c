@@ -61,6 +61,8 @@ static void describe(json_writer *w, const void *arg)
 
 static int parse_demo(int argc, char **argv, demo_config *d, cli_common *c)
 {
+    /* Which option last set each side, to name it in an error. */
+    const char *width_from = "--size", *height_from = "--size";
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i], *v;
         int used = cli_parse_common(argc, argv, &i, c);
@@ -73,6 +75,7 @@ static int parse_demo(int argc, char **argv, demo_config *d, cli_common *c)
                 return CLI_EXIT_USAGE;
             if (cli_parse_size(v, &d->field.width, &d->field.height) != 0)
                 return cli_usage_error("--size", "expected WIDTHxHEIGHT such as 2048x2048, got '%s'", v);
+            width_from = height_from = "--size";
         } else if (cli_is_option(arg, "--width") || cli_is_option(arg, "--height")) {
             const char *name = cli_is_option(arg, "--width") ? "--width" : "--height";
             if (!(v = cli_option_value(argc, argv, &i, name)))
@@ -80,6 +83,10 @@ static int parse_demo(int argc, char **argv, demo_config *d, cli_common *c)
             int64_t *dst = name[2] == 'w' ? &d->field.width : &d->field.height;
             if (cli_parse_int(v, 1, INT32_MAX, dst) != 0)
                 return cli_usage_error(name, "expected a whole number of pixels, got '%s'", v);
+            if (name[2] == 'w')
+                width_from = name;
+            else
+                height_from = name;
         } else if (cli_is_option(arg, "--channels")) {
             if (!(v = cli_option_value(argc, argv, &i, "--channels")))
                 return CLI_EXIT_USAGE;
@@ -102,10 +109,16 @@ static int parse_demo(int argc, char **argv, demo_config *d, cli_common *c)
     }
     const char *problem = field_params_problem(&d->field);
     if (problem)
-        return cli_usage_error("--size", "%s", problem);
+        return cli_usage_error(strncmp(problem, "width", 5) == 0    ? width_from
+                               : strncmp(problem, "height", 6) == 0 ? height_from
+                                                                    : "--channels",
+                               "%s", problem);
     if (d->warmup >= d->fields && d->fields > 1)
         return cli_usage_error("--warmup", "%lld warm-up field(s) leave none of the %lld to measure",
                                (long long)d->warmup, (long long)d->fields);
+    /* A single field is always measured: report the warm-up actually used. */
+    if (d->warmup >= d->fields)
+        d->warmup = d->fields - 1;
     if (c->json && c->emit != CLI_EMIT_REPORT)
         return cli_usage_error("--emit", "cannot be combined with --json (the JSON document "
                                          "already holds the schedule)");

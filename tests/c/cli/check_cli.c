@@ -499,6 +499,11 @@ START_TEST(bad_options_exit_2_naming_the_option)
         {"run", "--warmup", "-1", "a", "--", "--warmup"},
         {"--json", "--emit", "slurm", NULL, NULL, "--emit"},
         {"--size", "65536x65536", "--channels", "64", NULL, "--size"},
+        {"--width", "4", NULL, NULL, NULL, "--width"},
+        {"--size", "64x64", "--height", "70000", NULL, "--height"},
+        {"--height", "4", "--size", "64x2", NULL, "--size"},
+        {"--reserve", "0x10", NULL, NULL, NULL, "--reserve"},
+        {"--cores", "+4", NULL, NULL, NULL, "--cores"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *argv[8] = {SPACRBENCH_CLI};
@@ -516,6 +521,26 @@ START_TEST(bad_options_exit_2_naming_the_option)
         ck_assert_msg(strstr(r.err, want) != NULL, "case %zu: '%s' not in '%s'", i, want, r.err);
         cli_result_free(&r);
     }
+}
+END_TEST
+
+/* One field cannot have a warm-up: the JSON says the warm-up used (0), as
+ * the measurement does. */
+START_TEST(default_mode_reports_the_clamped_warmup)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "--size", "64x64", "--fields", "1", "--json", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        ck_assert_int_eq(json_ll(path, "d['workload']['warmup']"),
+                         json_ll(path, "d['measurement']['warmup_items']"));
+        ck_assert_int_eq(json_ll(path, "d['measurement']['items']"), 1);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
 }
 END_TEST
 
@@ -617,6 +642,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, default_mode_prints_report_and_recommendation);
     tcase_add_test(t, default_mode_json_describes_the_workload);
+    tcase_add_test(t, default_mode_reports_the_clamped_warmup);
     tcase_add_test(t, report_file_is_written_whole);
     tcase_add_test(t, help_and_version);
     tcase_add_test(t, bad_options_exit_2_naming_the_option);
