@@ -237,6 +237,24 @@ static void json_schedule(json_writer *w, const spacrbench_schedule *s)
 }
 
 /* The library's report followed by one line per item. NULL on failure. */
+/* Append label to text at *at with control characters written as \n, \t,
+ * \r or \xNN, so one item stays on one line of the report. */
+static void append_label(char *text, size_t cap, size_t *at, const char *label)
+{
+    for (const unsigned char *p = (const unsigned char *)label; *p && *at + 5 < cap; p++) {
+        if (*p >= 0x20 && *p != 0x7f) {
+            text[(*at)++] = (char)*p;
+            continue;
+        }
+        const char *named = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
+        if (named)
+            *at += (size_t)snprintf(text + *at, cap - *at, "%s", named);
+        else
+            *at += (size_t)snprintf(text + *at, cap - *at, "\\x%02x", *p);
+    }
+    text[*at] = '\0';
+}
+
 static char *human_text(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                         const spacrbench_figures *f, const cli_context *ctx)
 {
@@ -246,7 +264,7 @@ static char *human_text(const spacrbench_measurement *m, const spacrbench_recomm
     size_t per_item = 160;
     size_t labels = 0;
     for (size_t i = 0; ctx->item_labels && i < ctx->n_labels; i++)
-        labels += strlen(ctx->item_labels[i]) + 8;
+        labels += 4 * strlen(ctx->item_labels[i]) + 8; /* room for \xNN escapes */
     size_t cap = (size_t)len + 64 + (size_t)f->record_count * per_item + labels;
     char *text = malloc(cap);
     if (!text)
@@ -263,8 +281,10 @@ static char *human_text(const spacrbench_measurement *m, const spacrbench_recomm
         at += (size_t)snprintf(text + at, cap - at, "  item %-14lld %.3f s, peak %s%s",
                                (long long)r.index + 1, r.seconds, peak,
                                r.is_warmup ? " (warm-up)" : "");
-        if (ctx->item_labels && (size_t)i < ctx->n_labels && at < cap)
-            at += (size_t)snprintf(text + at, cap - at, ": %s", ctx->item_labels[i]);
+        if (ctx->item_labels && (size_t)i < ctx->n_labels && at + 2 < cap) {
+            at += (size_t)snprintf(text + at, cap - at, ": ");
+            append_label(text, cap, &at, ctx->item_labels[i]);
+        }
         if (at < cap)
             at += (size_t)snprintf(text + at, cap - at, "\n");
     }

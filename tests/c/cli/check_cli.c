@@ -289,6 +289,22 @@ START_TEST(leftovers_count_once_without_a_cgroup)
 }
 END_TEST
 
+/* The human report keeps each item on one line: control characters in an
+ * item are escaped there (the command still gets the item verbatim). */
+START_TEST(human_report_escapes_control_characters_in_items)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "two\nlines", "tab\there\x01", "--",
+                          "/bin/true", "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, ": two\\nlines\n") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.out, ": tab\\there\\x01\n") != NULL, "stdout: %s", r.out);
+    ck_assert_ptr_null(strstr(r.out, "two\nlines"));
+    cli_result_free(&r);
+}
+END_TEST
+
 START_TEST(unlaunchable_command_is_reported)
 {
     char *const argv[] = {SPACRBENCH_CLI, "run", "x", "--", "/nonexistent/spacrbench-tool", "{}", NULL};
@@ -658,6 +674,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, sigquit_to_spacrbench_stops_the_command_and_cleans_up);
     tcase_add_test(t, ignored_sighup_stays_ignored);
     tcase_add_test(t, leftovers_count_once_without_a_cgroup);
+    tcase_add_test(t, human_report_escapes_control_characters_in_items);
     tcase_add_test(t, items_reach_the_command_verbatim);
     tcase_add_test(t, items_from_standard_input_and_from_a_file);
     tcase_add_test(t, empty_item_list_is_an_error);
