@@ -193,6 +193,29 @@ START_TEST(failing_command_stops_the_run_with_a_partial_report)
     ck_assert_ptr_nonnull(strstr(r.out, "stopped at item 2"));
     cli_result_free(&r);
     ck_assert_int_eq(count_leftover_cgroups(), 0);
+
+    /* The first item failing: nothing measured, so the JSON carries the
+     * fallback recommendation (docs/cli.md) and no schedule. */
+    char *const first[] = {SPACRBENCH_CLI, "run", "--json", "3", "--", HELPER_EXIT_STATUS, "{}",
+                           NULL};
+    cli_run(first, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        char *bound = cli_json_eval(path, "d['recommendation']['bound']");
+        ck_assert_str_eq(bound, "fallback");
+        free(bound);
+        char *reason = cli_json_eval(path, "'no usable memory measurement' in "
+                                           "d['recommendation']['reason']");
+        ck_assert_str_eq(reason, "True");
+        free(reason);
+        char *sched = cli_json_eval(path, "d['schedule'] is None");
+        ck_assert_str_eq(sched, "True");
+        free(sched);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
 }
 END_TEST
 
