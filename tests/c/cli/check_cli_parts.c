@@ -350,6 +350,57 @@ START_TEST(tree_sampler_sees_a_grandchild)
 }
 END_TEST
 
+/* Processes alive before an item (leftovers of earlier ones) and their
+ * children are left out of the samples once excluded. */
+START_TEST(tree_sampler_skips_excluded_processes)
+{
+    int hold[2];
+    ck_assert_int_eq(pipe(hold), 0);
+    pid_t old = fork();
+    if (old == 0) {
+        /* The old process has a child of its own; both wait for EOF. */
+        close(hold[1]);
+        pid_t kid = fork();
+        char b;
+        while (read(hold[0], &b, 1) > 0)
+            ;
+        if (kid > 0)
+            waitpid(kid, NULL, 0);
+        _exit(0);
+    }
+    tree_sampler t;
+    tree_sampler_init(&t, getpid());
+    /* Wait (bounded) until both old processes are visible. */
+    int seen = 0;
+    for (int i = 0; i < 400 && seen < 2; i++) {
+        tree_sampler_reset(&t);
+        seen = tree_sample(&t);
+        struct timespec pause = {0, 5000000};
+        nanosleep(&pause, NULL);
+    }
+    ck_assert_int_ge(seen, 2);
+    ck_assert_int_ge(tree_sampler_exclude_current(&t), 2);
+    pid_t fresh = fork();
+    if (fresh == 0) {
+        close(hold[1]);
+        char b;
+        while (read(hold[0], &b, 1) > 0)
+            ;
+        _exit(0);
+    }
+    close(hold[0]);
+    tree_sampler_reset(&t);
+    int now = tree_sample(&t);
+    ck_assert_int_eq(now, 1);
+    ck_assert_uint_eq(t.count, 1);
+    ck_assert_int_eq(t.procs[0].pid, fresh);
+    close(hold[1]);
+    ck_assert_int_eq(waitpid(fresh, NULL, 0), fresh);
+    ck_assert_int_eq(waitpid(old, NULL, 0), old);
+    tree_sampler_free(&t);
+}
+END_TEST
+
 START_TEST(atomic_write_replaces_whole_file)
 {
     char *path = write_temp("old contents that are longer");
@@ -392,6 +443,7 @@ static Suite *parts_suite(void)
     tcase_add_test(t, cgroup_is_found_from_recorded_proc_texts);
     tcase_add_test(t, real_child_cgroup_measures_and_is_removed);
     tcase_add_test(t, tree_sampler_sees_a_grandchild);
+    tcase_add_test(t, tree_sampler_skips_excluded_processes);
     suite_add_tcase(s, t);
     return s;
 }
