@@ -49,7 +49,7 @@ def spike(size: int) -> None:
 
 
 def test_sub_millisecond_spike_among_idle_items_is_captured() -> None:
-    size = 1 * MiB
+    size = 2 * MiB
     durations: List[float] = []
 
     def work(item: int) -> None:
@@ -64,8 +64,13 @@ def test_sub_millisecond_spike_among_idle_items_is_captured() -> None:
     if m.peak_method == "sampled":
         pytest.skip("this kernel offers no exact high-water mark; a sampler may miss spikes")
     # A 10 ms sampler would see this spike about 5% of the time, and then
-    # only in part; the high-water mark sees all of it (baseline noise aside).
-    assert size * 0.85 <= m.work_rss_bytes <= size + MiB
+    # only in part; the high-water mark sees all of it, give or take the
+    # kernel's RSS counting: per-CPU counters batched by 32 pages, so the
+    # baseline and the peak may each lag by a batch on each CPU that touched
+    # this process's memory (this thread's and the sampler's: 2). Observed
+    # with a 1 MiB spike: up to ~230 KiB short, hence 2 MiB and this slack.
+    slack = 2 * 32 * 2 * mmap.PAGESIZE
+    assert size - slack <= m.work_rss_bytes <= size + MiB
 
 
 def test_items_may_be_any_iterable_and_objects_reach_the_work() -> None:
@@ -227,9 +232,19 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+def settled_thread_count() -> int:
+    """Threads of this process once the threads earlier tests joined have
+    left the kernel's task list too (join() returns a moment before)."""
+    for _ in range(500):
+        if thread_count() <= threading.active_count():
+            break
+        time.sleep(0.01)
+    return thread_count()
+
+
 def test_no_fd_or_thread_left_after_runs_and_failures() -> None:
     spacrbench.benchmark(lambda i: None, [1, 2])  # first-use setup happens here
-    fds, threads = open_fds(), thread_count()
+    fds, threads = open_fds(), settled_thread_count()
     for _ in range(20):
         m = spacrbench.benchmark(lambda i: None, range(3))
         spacrbench.format_report(m, spacrbench.recommend_workers(m))
