@@ -40,10 +40,11 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
     int rc = sb_struct_in(&r, sizeof r, rec, "spacrbench_recommendation");
     if (rc < 0)
         return rc;
-    if (r.size < offsetof(spacrbench_recommendation, reserved))
+    /* sb_struct_in keeps our own size: check the caller's. */
+    if (rec->size < offsetof(spacrbench_recommendation, reserved))
         return sb_fail(SPACRBENCH_EINVAL,
                        "recommendation size %zu is too small to hold the worker and core counts",
-                       r.size);
+                       rec->size);
     if (r.workers < 1)
         return sb_fail(SPACRBENCH_EINVAL, "recommendation.workers is %" PRId64 ", expected >= 1",
                        r.workers);
@@ -80,7 +81,7 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
             cpus = (int64_t)ratio;
     }
     int64_t concurrency = r.workers;
-    if (concurrency * cpus > r.cores)
+    if (concurrency > r.cores / cpus) /* concurrency * cpus > cores, without overflow */
         concurrency = r.cores / cpus > 0 ? r.cores / cpus : 1;
     if (r.available_bytes > 0) {
         int64_t room = r.available_bytes - (r.reserve_bytes > 0 ? r.reserve_bytes : 0);

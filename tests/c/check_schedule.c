@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "spacrbench.h"
@@ -174,6 +175,14 @@ START_TEST(bad_input_is_rejected)
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "workers"));
     spacrbench_recommendation no_cores = recommendation(1, 0);
     ck_assert_int_eq(spacrbench_schedule_compute(m, &no_cores, &s), SPACRBENCH_EINVAL);
+    spacrbench_recommendation truncated = recommendation(2, 4);
+    truncated.size = offsetof(spacrbench_recommendation, workers);
+    ck_assert_int_eq(spacrbench_schedule_compute(m, &truncated, &s), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "too small"));
+    /* A huge worker count is capped by the cores, not overflowed. */
+    spacrbench_recommendation huge = recommendation(INT64_MAX, 4);
+    ck_assert_int_eq(spacrbench_schedule_compute(m, &huge, &s), 0);
+    ck_assert_int_le(s.array_concurrency, 4);
     spacrbench_schedule tiny = {.size = 2};
     ck_assert_int_eq(spacrbench_schedule_compute(m, &r, &tiny), SPACRBENCH_EINVAL);
     char buf[8];
