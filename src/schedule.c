@@ -153,20 +153,34 @@ static void vram_comment(char *buf, size_t cap, const spacrbench_figures *f)
     }
 }
 
+/* What both hand-off texts show: the settings and their figures as text. */
+typedef struct handoff {
+    spacrbench_schedule s;
+    char peak[32], mem[32], vram[256];
+} handoff;
+
+static int handoff_prepare(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
+                           handoff *h)
+{
+    spacrbench_figures f;
+    int rc = schedule_compute(m, rec, &h->s, &f);
+    if (rc < 0)
+        return rc;
+    sb_format_bytes(h->peak, sizeof h->peak, f.peak_rss_bytes);
+    mib_text(h->mem, sizeof h->mem, h->s.mem_per_task_bytes); /* == memory_limit_bytes */
+    vram_comment(h->vram, sizeof h->vram, &f);
+    return 0;
+}
+
 SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
                                               const spacrbench_recommendation *rec, char *buf,
                                               size_t cap)
 {
     sb_clear_error();
-    spacrbench_schedule s;
-    spacrbench_figures f;
-    int rc = schedule_compute(m, rec, &s, &f);
+    handoff h;
+    int rc = handoff_prepare(m, rec, &h);
     if (rc < 0)
         return rc;
-    char peak[32], mem[32], vram[256];
-    sb_format_bytes(peak, sizeof peak, f.peak_rss_bytes);
-    mib_text(mem, sizeof mem, s.mem_per_task_bytes);
-    vram_comment(vram, sizeof vram, &f);
     char text[1536];
     int len = snprintf(text, sizeof text,
                        "# spacrbench %s: one array task per item\n"
@@ -179,8 +193,8 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
                        "#SBATCH --array=0-ITEMS%%%" PRId64 "\n"
                        "# replace ITEMS by your last item index, or submit with\n"
                        "#   sbatch --array=0-$((N_ITEMS - 1))%%%" PRId64 " job.sh\n",
-                       SPACRBENCH_VERSION_STRING, peak, vram, s.cpus_per_task, mem,
-                       s.array_concurrency, s.array_concurrency, s.array_concurrency);
+                       SPACRBENCH_VERSION_STRING, h.peak, h.vram, h.s.cpus_per_task, h.mem,
+                       h.s.array_concurrency, h.s.array_concurrency, h.s.array_concurrency);
     return deliver(text, len, buf, cap);
 }
 
@@ -189,15 +203,10 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
                                              size_t cap)
 {
     sb_clear_error();
-    spacrbench_schedule s;
-    spacrbench_figures f;
-    int rc = schedule_compute(m, rec, &s, &f);
+    handoff h;
+    int rc = handoff_prepare(m, rec, &h);
     if (rc < 0)
         return rc;
-    char peak[32], mem[32], vram[256];
-    sb_format_bytes(peak, sizeof peak, f.peak_rss_bytes);
-    mib_text(mem, sizeof mem, s.memory_limit_bytes);
-    vram_comment(vram, sizeof vram, &f);
     char text[1536];
     int len = snprintf(text, sizeof text,
                        "# spacrbench %s: Dask workers for a machine like this one\n"
@@ -210,7 +219,7 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
                        "# from dask.distributed import LocalCluster\n"
                        "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
                        ", memory_limit=\"%sMiB\")\n",
-                       SPACRBENCH_VERSION_STRING, peak, vram, s.n_workers, s.threads_per_worker,
-                       mem, s.n_workers, s.threads_per_worker, mem);
+                       SPACRBENCH_VERSION_STRING, h.peak, h.vram, h.s.n_workers,
+                       h.s.threads_per_worker, h.mem, h.s.n_workers, h.s.threads_per_worker, h.mem);
     return deliver(text, len, buf, cap);
 }
