@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child_cgroup.h"
+#include "group.h"
 #include "cli_modes.h"
 #include "cli_options.h"
 #include "cli_output.h"
@@ -47,7 +47,7 @@ typedef struct item_outcome {
 typedef struct runner {
     int use_cgroup;
     int stdout_is_output; /* stdout carries JSON or settings: the command writes to stderr */
-    child_cgroup cg;
+    sb_group cg;
     char why_no_cgroup[600];
     tree_sampler tree;
 } runner;
@@ -157,7 +157,7 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
     if (r->use_cgroup) {
         char name[64], why[600];
         snprintf(name, sizeof name, "spacrbench-run-%ld-%zu", (long)getpid(), index);
-        if (cg_create(&r->cg, name, why, sizeof why) != 0) {
+        if (sb_group_create(&r->cg, name, why, sizeof why) != 0) {
             fprintf(stderr, "spacrbench: item %zu: %s\n", index + 1, why);
             return -1;
         }
@@ -165,13 +165,13 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
     int go[2], err[2];
     if (pipe2(go, O_CLOEXEC) != 0) {
         fprintf(stderr, "spacrbench: pipe: %s\n", strerror(errno));
-        cg_remove(&r->cg, NULL);
+        sb_group_remove(&r->cg, NULL);
         return -1;
     }
     if (pipe2(err, O_CLOEXEC) != 0) {
         fprintf(stderr, "spacrbench: pipe: %s\n", strerror(errno));
         close(go[0]), close(go[1]);
-        cg_remove(&r->cg, NULL);
+        sb_group_remove(&r->cg, NULL);
         return -1;
     }
     /* Without a cgroup, leftovers of earlier items are our descendants too
@@ -218,7 +218,7 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
         fprintf(stderr, "spacrbench: fork: %s\n", strerror(errno));
         sigprocmask(SIG_SETMASK, &before, NULL);
         close(go[1]), close(err[0]);
-        cg_remove(&r->cg, NULL);
+        sb_group_remove(&r->cg, NULL);
         return -1;
     }
     g_child = pid;
@@ -229,7 +229,7 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
      * interrupted like one stopped while running. */
     if (g_signal)
         kill(pid, (int)g_signal);
-    if (r->use_cgroup && cg_attach(&r->cg, pid) != 0) {
+    if (r->use_cgroup && sb_group_attach(&r->cg, pid) != 0) {
         fprintf(stderr, "spacrbench: cannot move the command into %s: %s\n", r->cg.dir,
                 strerror(errno));
         rc = -1;
@@ -274,8 +274,8 @@ static int run_item(runner *r, char **argv, size_t index, item_outcome *o)
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;
     if (r->use_cgroup) {
-        o->peak = cg_peak(&r->cg);
-        if (cg_remove(&r->cg, &o->left_behind) != 0) {
+        o->peak = sb_group_peak(&r->cg);
+        if (sb_group_remove(&r->cg, &o->left_behind) != 0) {
             fprintf(stderr, "spacrbench: cannot remove %s: %s\n", r->cg.dir, strerror(errno));
             rc = -1;
         }
@@ -411,10 +411,10 @@ static void choose_method(runner *r, int no_cgroup)
 {
     char why[600] = "--no-cgroup was given";
     tree_sampler_init(&r->tree, getpid());
-    if (!no_cgroup && cg_locate(&r->cg, NULL, NULL, why, sizeof why) == 0) {
+    if (!no_cgroup && sb_group_locate(&r->cg, NULL, why, sizeof why) == 0) {
         char probe[64];
         snprintf(probe, sizeof probe, "spacrbench-run-%ld-probe", (long)getpid());
-        if (cg_create(&r->cg, probe, why, sizeof why) == 0 && cg_remove(&r->cg, NULL) == 0) {
+        if (sb_group_create(&r->cg, probe, why, sizeof why) == 0 && sb_group_remove(&r->cg, NULL) == 0) {
             r->use_cgroup = 1;
             return;
         }

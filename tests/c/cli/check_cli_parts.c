@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child_cgroup.h"
+#include "group.h"
 #include "cli_options.h"
 #include "cli_output.h"
 #include "command_line.h"
@@ -226,6 +226,16 @@ START_TEST(otsu_splits_two_populations)
 }
 END_TEST
 
+/* sb_group_locate on recorded /proc texts. */
+static int locate_with(sb_group *g, const char *proc_cgroup, const char *mountinfo, char *why,
+                       size_t cap)
+{
+    sb_probe_env env = sb_probe_env_live();
+    env.proc_self_cgroup = proc_cgroup;
+    env.mountinfo = mountinfo;
+    return sb_group_locate(g, &env, why, cap);
+}
+
 START_TEST(cgroup_is_found_from_recorded_proc_texts)
 {
     char *cg1 = write_temp("12:pids:/\n4:memory:/job/42\n0::/\n");
@@ -233,30 +243,30 @@ START_TEST(cgroup_is_found_from_recorded_proc_texts)
         "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
         "35 31 0:32 / /sys/fs/cgroup/cpu rw shared:5 - cgroup cgroup rw,cpu\n"
         "36 31 0:33 /job /mnt/mem\\040cg rw shared:6 - cgroup cgroup rw,memory\n");
-    child_cgroup cg;
+    sb_group cg;
     char why[256];
-    ck_assert_int_eq(cg_locate(&cg, cg1, mi1, why, sizeof why), 0);
+    ck_assert_int_eq(locate_with(&cg, cg1, mi1, why, sizeof why), 0);
     ck_assert_int_eq(cg.version, 1);
     ck_assert_str_eq(cg.parent, "/mnt/mem cg/42");
 
     char *cg2 = write_temp("0::/user.slice/app.scope\n");
     char *mi2 = write_temp("40 31 0:40 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
-    ck_assert_int_eq(cg_locate(&cg, cg2, mi2, why, sizeof why), 0);
+    ck_assert_int_eq(locate_with(&cg, cg2, mi2, why, sizeof why), 0);
     ck_assert_int_eq(cg.version, 2);
     ck_assert_str_eq(cg.parent, "/sys/fs/cgroup/user.slice/app.scope");
 
     /* A hybrid system falls back to the unified hierarchy (cg_create then
      * checks that memory.peak exists there). */
-    ck_assert_int_eq(cg_locate(&cg, cg1, mi2, why, sizeof why), 0);
+    ck_assert_int_eq(locate_with(&cg, cg1, mi2, why, sizeof why), 0);
     ck_assert_int_eq(cg.version, 2);
     ck_assert_str_eq(cg.parent, "/sys/fs/cgroup");
     /* Memory controller not mounted at all: a reason, no directory. */
     char *mi3 = write_temp("35 31 0:32 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n");
-    ck_assert_int_eq(cg_locate(&cg, cg1, mi3, why, sizeof why), -1);
+    ck_assert_int_eq(locate_with(&cg, cg1, mi3, why, sizeof why), -1);
     unlink(mi3);
     free(mi3);
     ck_assert_ptr_nonnull(strstr(why, "no mounted memory cgroup"));
-    ck_assert_int_eq(cg_locate(&cg, "/nonexistent", mi2, why, sizeof why), -1);
+    ck_assert_int_eq(locate_with(&cg, "/nonexistent", mi2, why, sizeof why), -1);
     char *files[] = {cg1, mi1, cg2, mi2};
     for (int i = 0; i < 4; i++) {
         unlink(files[i]);
@@ -267,16 +277,16 @@ END_TEST
 
 START_TEST(real_child_cgroup_measures_and_is_removed)
 {
-    child_cgroup cg;
+    sb_group cg;
     char why[600];
     char name[64];
     snprintf(name, sizeof name, "spacrbench-parts-%ld", (long)getpid());
-    if (cg_locate(&cg, NULL, NULL, why, sizeof why) != 0 ||
-        cg_create(&cg, name, why, sizeof why) != 0) {
+    if (sb_group_locate(&cg, NULL, why, sizeof why) != 0 ||
+        sb_group_create(&cg, name, why, sizeof why) != 0) {
         printf("SKIP real_child_cgroup: %s\n", why);
         return;
     }
-    char dir[CG_PATH_MAX];
+    char dir[SB_GROUP_PATH_MAX];
     snprintf(dir, sizeof dir, "%s", cg.dir);
     int go[2];
     ck_assert_int_eq(pipe(go), 0);
@@ -290,14 +300,14 @@ START_TEST(real_child_cgroup_measures_and_is_removed)
         _exit(2);
     }
     close(go[0]);
-    ck_assert_int_eq(cg_attach(&cg, pid), 0);
+    ck_assert_int_eq(sb_group_attach(&cg, pid), 0);
     ck_assert_int_eq(write(go[1], "x", 1), 1);
     close(go[1]);
     int status;
     pid_t waited = waitpid(pid, &status, 0);
-    int64_t peak = cg_peak(&cg);
+    int64_t peak = sb_group_peak(&cg);
     int left = -1;
-    int removed = cg_remove(&cg, &left); /* before any assertion can leave it behind */
+    int removed = sb_group_remove(&cg, &left); /* before any assertion can leave it behind */
     ck_assert_int_eq(waited, pid);
     ck_assert_int_eq(WEXITSTATUS(status), 0);
     ck_assert_int_eq(removed, 0);

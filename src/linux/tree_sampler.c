@@ -9,6 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "parse.h"
+
+/* /proc/PID/status grows with the group list; this bounds it. */
+#define STATUS_LIMIT (1u << 20)
+
 typedef struct pid_pair {
     pid_t pid, ppid;
 } pid_pair;
@@ -68,17 +74,22 @@ static pid_t parent_of(const char *root, pid_t pid)
     return (pid_t)ppid;
 }
 
+/* VmHWM of one process. A long Groups: line can push VmHWM far into the
+ * status file, so the whole file is read (bounded), never a fixed 4 KiB. */
 static int64_t hwm_of(const char *root, pid_t pid)
 {
-    char path[64], buf[4096];
+    char path[64];
     snprintf(path, sizeof path, "%s/%ld/status", root, (long)pid);
-    if (read_small(path, buf, sizeof buf) <= 0)
+    char *text = NULL;
+    size_t len = 0;
+    int truncated = 0;
+    int64_t bytes = -1;
+    if (sb_cg_read_file(path, STATUS_LIMIT, &text, &len, &truncated) != 0)
         return -1;
-    char *line = strstr(buf, "\nVmHWM:");
-    long long kb;
-    if (!line || sscanf(line + 7, " %lld", &kb) != 1)
-        return -1; /* zombies and kernel threads have no VmHWM */
-    return (int64_t)kb * 1024;
+    if (sb_parse_meminfo(text, len, "VmHWM", &bytes) != SB_PARSE_OK)
+        bytes = -1; /* zombies and kernel threads have no VmHWM */
+    free(text);
+    return bytes;
 }
 
 static int remember(tree_sampler *t, pid_t pid, int64_t hwm)

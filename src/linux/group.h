@@ -1,0 +1,51 @@
+/* A memory cgroup of its own for a group of processes (one measured
+ * command, or the k workers of a scaling check), so their peak covers the
+ * whole process tree exactly, page cache included. The group is a child of
+ * THIS process's memory cgroup (v1 memory controller, or v2 where the child
+ * gets memory.peak). Discovery's parsers and file readers do the locating;
+ * nothing here parses /proc by hand. Not installed. */
+#ifndef SPACRBENCH_GROUP_H
+#define SPACRBENCH_GROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+
+#define SB_GROUP_PATH_MAX (SB_MOUNT_PATH_MAX + 128)
+
+typedef struct sb_group {
+    int version;                     /* 1 or 2 */
+    char parent[SB_MOUNT_PATH_MAX];  /* this process's memory cgroup directory */
+    char dir[SB_GROUP_PATH_MAX];     /* the group's cgroup; "" when none exists */
+} sb_group;
+
+/* Find this process's memory cgroup (env NULL: the running system). The v1
+ * memory hierarchy wins where it is mounted; otherwise the unified one.
+ * 0, or -1 with the reason in why. */
+int sb_group_locate(sb_group *g, const sb_probe_env *env, char *why, size_t why_cap);
+
+/* Create the child cgroup `name` under the located parent and check that it
+ * reports a peak. 0, or -1 with the reason in why (nothing is left behind). */
+int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap);
+
+/* Move process pid into the group. 0 or -1 (errno set). */
+int sb_group_attach(const sb_group *g, pid_t pid);
+
+/* The group's peak memory in bytes, -1 if unreadable. */
+int64_t sb_group_peak(const sb_group *g);
+
+/* Times the kernel's OOM killer ran in the group (v2 memory.events
+ * oom_kill, v1 memory.oom_control oom_kill, Linux >= 4.13); -1 unknown. */
+int64_t sb_group_oom_kills(const sb_group *g);
+
+/* The group's memory limit in bytes (-1 none or unreadable). */
+int64_t sb_group_limit(const sb_group *g);
+
+/* Remove the group. Processes still in it are first moved back to the
+ * parent; their number is stored in *left_behind. 0 or -1 (errno set).
+ * Safe to call when no group exists. */
+int sb_group_remove(sb_group *g, int *left_behind);
+
+#endif

@@ -1,0 +1,213 @@
+/* Per-group memory cgroups; see group.h. */
+#include "group.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+/* Same plausibility caps as discovery (cgroup_locate.c). */
+#define PROC_CGROUP_LIMIT (64u * 1024u)
+#define MOUNTINFO_LIMIT (4u * 1024u * 1024u)
+
+/* The directory of this process's cgroup in hierarchy `version`, from the
+ * texts already read. 0 when found. */
+static int locate_in(const char *cg, size_t cg_len, const char *mi, size_t mi_len, int version,
+                     char *dir, size_t cap)
+{
+    char path[SB_MOUNT_PATH_MAX];
+    int found = version == 1 ? sb_parse_proc_cgroup_v1(cg, cg_len, "memory", path, sizeof path)
+                             : sb_parse_proc_cgroup_v2(cg, cg_len, path, sizeof path);
+    if (found != SB_PARSE_OK)
+        return -1;
+    sb_cgroup_query q = {version, "memory", path};
+    sb_cgroup_location loc;
+    if (sb_locate_cgroup(mi, mi_len, &q, &loc) != SB_PARSE_OK)
+        return -1;
+    return (size_t)snprintf(dir, cap, "%s", loc.dir) < cap ? 0 : -1;
+}
+
+int sb_group_locate(sb_group *g, const sb_probe_env *env, char *why, size_t why_cap)
+{
+    memset(g, 0, sizeof *g);
+    sb_probe_env live = sb_probe_env_live();
+    if (!env)
+        env = &live;
+    char *cg = NULL, *mi = NULL;
+    size_t cg_len = 0, mi_len = 0;
+    int truncated = 0, rc = -1;
+    if (sb_cg_read_file(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &cg, &cg_len, &truncated) != 0) {
+        snprintf(why, why_cap, "cannot read %s: %s", env->proc_self_cgroup, strerror(errno));
+        goto done;
+    }
+    if (sb_cg_read_file(env->mountinfo, MOUNTINFO_LIMIT, &mi, &mi_len, &truncated) != 0) {
+        snprintf(why, why_cap, "cannot read %s: %s", env->mountinfo, strerror(errno));
+        goto done;
+    }
+    /* On hybrid hosts /proc/self/cgroup can name a v1 memory path whose
+     * hierarchy is not mounted here: the unified one is tried next (and
+     * sb_group_create checks that it reports memory.peak). */
+    for (int version = 1; version <= 2 && rc != 0; version++)
+        if (locate_in(cg, cg_len, mi, mi_len, version, g->parent, sizeof g->parent) == 0) {
+            g->version = version;
+            rc = 0;
+        }
+    if (rc != 0)
+        snprintf(why, why_cap, "no mounted memory cgroup for this process");
+done:
+    free(cg);
+    free(mi);
+    return rc;
+}
+
+static int join(char *out, size_t cap, const char *dir, const char *file)
+{
+    return (size_t)snprintf(out, cap, "%s/%s", dir, file) < cap ? 0 : -1;
+}
+
+static const char *peak_file(const sb_group *g)
+{
+    return g->version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
+}
+
+int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
+{
+    char dir[SB_GROUP_PATH_MAX], file[SB_GROUP_PATH_MAX + 64];
+    if (!g->version || join(dir, sizeof dir, g->parent, name) != 0) {
+        snprintf(why, why_cap, g->version ? "cgroup path too long" : "no parent cgroup located");
+        return -1;
+    }
+    if (mkdir(dir, 0755) != 0) {
+        snprintf(why, why_cap, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    join(file, sizeof file, dir, peak_file(g));
+    if (access(file, R_OK) != 0) {
+        int e = errno;
+        rmdir(dir);
+        snprintf(why, why_cap, "%s is not readable (%s)%s", file, strerror(e),
+                 g->version == 2 ? ": memory.peak needs Linux 5.19 and the memory controller "
+                                   "enabled in the parent's cgroup.subtree_control"
+                                 : "");
+        return -1;
+    }
+    snprintf(g->dir, sizeof g->dir, "%s", dir);
+    return 0;
+}
+
+static int write_text(const char *file, const char *text)
+{
+    int fd = open(file, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int e = errno;
+    close(fd);
+    if (w != (ssize_t)n) {
+        errno = w < 0 ? e : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+int sb_group_attach(const sb_group *g, pid_t pid)
+{
+    char file[SB_GROUP_PATH_MAX + 64], text[32];
+    if (!g->dir[0] || join(file, sizeof file, g->dir, "cgroup.procs") != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    snprintf(text, sizeof text, "%ld", (long)pid);
+    return write_text(file, text);
+}
+
+/* Read a small control file of the group into buf. 0 or -1. */
+static int read_control(const sb_group *g, const char *name, char *buf, size_t cap, size_t *len)
+{
+    char file[SB_GROUP_PATH_MAX + 64];
+    if (!g->dir[0] || join(file, sizeof file, g->dir, name) != 0)
+        return -1;
+    return sb_cg_read_small(file, buf, cap, len);
+}
+
+int64_t sb_group_peak(const sb_group *g)
+{
+    char text[64];
+    size_t len = 0;
+    int64_t v = -1;
+    if (read_control(g, peak_file(g), text, sizeof text, &len) != 0 ||
+        sb_parse_int64(text, len, &v) != SB_PARSE_OK || v < 0)
+        return -1;
+    return v;
+}
+
+int64_t sb_group_oom_kills(const sb_group *g)
+{
+    char text[1024];
+    size_t len = 0;
+    int64_t v = -1;
+    const char *file = g->version == 1 ? "memory.oom_control" : "memory.events";
+    if (read_control(g, file, text, sizeof text, &len) != 0 ||
+        sb_parse_stat_key(text, len, "oom_kill", &v) != SB_PARSE_OK)
+        return -1;
+    return v;
+}
+
+int64_t sb_group_limit(const sb_group *g)
+{
+    char text[64];
+    size_t len = 0;
+    int64_t v = -1;
+    const char *file = g->version == 1 ? "memory.limit_in_bytes" : "memory.max";
+    if (read_control(g, file, text, sizeof text, &len) != 0 ||
+        sb_parse_memory_limit(text, len, &v) != SB_PARSE_OK)
+        return -1;
+    return v;
+}
+
+/* Move every process still in the group to the parent. */
+static int evacuate(const sb_group *g)
+{
+    char file[SB_GROUP_PATH_MAX + 64], target[SB_MOUNT_PATH_MAX + 64];
+    if (join(file, sizeof file, g->dir, "cgroup.procs") != 0 ||
+        join(target, sizeof target, g->parent, "cgroup.procs") != 0)
+        return 0;
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return 0;
+    int moved = 0;
+    char line[32];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] && write_text(target, line) == 0)
+            moved++;
+    }
+    fclose(f);
+    return moved;
+}
+
+int sb_group_remove(sb_group *g, int *left_behind)
+{
+    if (left_behind)
+        *left_behind = 0;
+    if (!g->dir[0])
+        return 0;
+    int rc = rmdir(g->dir);
+    if (rc != 0 && errno == EBUSY) {
+        int moved = evacuate(g);
+        if (left_behind)
+            *left_behind = moved;
+        /* The kernel may need a moment after the last task leaves. */
+        for (int tries = 0; tries < 50 && (rc = rmdir(g->dir)) != 0 && errno == EBUSY; tries++)
+            usleep(2000);
+    }
+    if (rc == 0)
+        g->dir[0] = '\0';
+    return rc;
+}
