@@ -29,12 +29,12 @@
 #include <stdint.h>
 
 #define SPACRBENCH_VERSION_MAJOR 1
-#define SPACRBENCH_VERSION_MINOR 0
+#define SPACRBENCH_VERSION_MINOR 1
 #define SPACRBENCH_VERSION_PATCH 0
 #define SPACRBENCH_VERSION_NUMBER                                              \
     (SPACRBENCH_VERSION_MAJOR * 10000 + SPACRBENCH_VERSION_MINOR * 100 +       \
      SPACRBENCH_VERSION_PATCH)
-#define SPACRBENCH_VERSION_STRING "1.0.0"
+#define SPACRBENCH_VERSION_STRING "1.1.0"
 
 #if defined(_WIN32) && defined(SPACRBENCH_BUILDING)
 #define SPACRBENCH_EXTERN __declspec(dllexport)
@@ -127,6 +127,23 @@ typedef enum spacrbench_bound {
     SPACRBENCH_BOUND_ONE = 5,      /* "one worker at a time" */
     SPACRBENCH_BOUND_VRAM = 6      /* "VRAM-bound" */
 } spacrbench_bound;
+
+/* How the workers will be started (spacrbench_recommend_options). With fork
+ * a worker shares the parent's pages, so it needs only the work's footprint
+ * above the baseline; spawn and forkserver start a fresh interpreter, so
+ * each worker also pays the baseline. */
+typedef enum spacrbench_start_method {
+    SPACRBENCH_START_FORK = 0,
+    SPACRBENCH_START_SPAWN = 1,
+    SPACRBENCH_START_FORKSERVER = 2
+} spacrbench_start_method;
+
+/* Which rule set the memory reserve of a recommendation. */
+typedef enum spacrbench_reserve_rule {
+    SPACRBENCH_RESERVE_CALLER = 0, /* the caller gave it */
+    SPACRBENCH_RESERVE_HOST = 1,   /* host default: 2 GiB for the OS and desktop */
+    SPACRBENCH_RESERVE_LIMIT = 2   /* a cgroup limit binds: 10% of it, 64 MiB to 2 GiB */
+} spacrbench_reserve_rule;
 
 /* Flags for spacrbench_options.flags. */
 enum spacrbench_option_flags {
@@ -233,10 +250,14 @@ typedef struct spacrbench_recommend_options {
     size_t size;
     int64_t cores;              /* SPACRBENCH_AUTO = discover; values < 1 count as 1 */
     int64_t available_bytes;    /* SPACRBENCH_AUTO = discover; otherwise >= 0 */
-    int64_t reserve_bytes;      /* default 2 GiB; >= 0 */
+    int64_t reserve_bytes;      /* >= 0; SPACRBENCH_AUTO (the 1.1 default) = 2 GiB on a
+                                   host, 10% of a binding cgroup limit (64 MiB..2 GiB) */
     int64_t maximum;            /* default 32; >= 1 */
     int64_t vram_reserve_bytes; /* default 1 GiB; >= 0 */
     int64_t free_vram_bytes;    /* SPACRBENCH_AUTO = from the measurement's GPUs */
+    /* Since 1.1 (older, shorter structs get the defaults): */
+    int32_t start_method;       /* spacrbench_start_method; default FORK */
+    int32_t reserved;           /* must be 0 */
 } spacrbench_recommend_options;
 
 /* A worker count and every number that produced it. */
@@ -261,6 +282,14 @@ typedef struct spacrbench_recommendation {
     char reason[512];
     char memory_where[600];        /* "host (MemAvailable)" or "cgroup v2 PATH, limit X" */
     char cores_where[600];
+    /* Since 1.1: */
+    double cpu_parallelism;        /* CPU seconds / wall seconds of the work; -1 unknown */
+    int64_t cores_per_worker;      /* max(1, round(cpu_parallelism)) */
+    int64_t core_workers;          /* floor(cores / cores_per_worker), >= 1 */
+    int64_t threads_per_worker;    /* suggested thread count per worker */
+    int64_t baseline_bytes;        /* added to each worker's need (spawn/forkserver), else 0 */
+    int32_t start_method;          /* spacrbench_start_method */
+    int32_t reserve_rule;          /* spacrbench_reserve_rule */
 } spacrbench_recommendation;
 
 /* Settings to take a measurement to a cluster scheduler (SLURM job array,
@@ -361,13 +390,115 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
                                              const spacrbench_recommendation *rec,
                                              char *buf, size_t cap);
 
+/* ------------------------------------------------------------------------
+ * Since 1.1 (version node SPACRBENCH_1.1)
+ * ------------------------------------------------------------------------ */
+
+/* One spelling of every name, for every front end (the command's JSON,
+ * Python's to_dict(), reports): lower-case identifiers such as "hwm_reset",
+ * "cgroup_v1", "memory", "spawn"; errors as "EINVAL". Values this library
+ * does not know give "unknown" (errors: "EUNKNOWN"). Never NULL. */
+SPACRBENCH_EXTERN const char *spacrbench_peak_method_name(int method);
+SPACRBENCH_EXTERN const char *spacrbench_source_name(int source);
+SPACRBENCH_EXTERN const char *spacrbench_bound_name(int bound);
+SPACRBENCH_EXTERN const char *spacrbench_start_method_name(int method);
+SPACRBENCH_EXTERN const char *spacrbench_reserve_rule_name(int rule);
+SPACRBENCH_EXTERN const char *spacrbench_error_name(int code);
+
+/* Building a measurement item by item: the one construction used by the
+ * runner, `spacrbench run` and the Python binding. The plan gives what is
+ * known before the first item; each item then adds its own figures; the
+ * builder classifies warm-up items (the warm-up is clamped so the last
+ * planned item is measured), sums time and CPU of the measured items, keeps
+ * the largest peak, and writes the notes. */
+typedef struct spacrbench_run_plan {
+    size_t size;
+    int64_t items;              /* items to run, warm-up included; >= 1 */
+    int64_t warmup;             /* requested warm-up items; >= 0 */
+    int32_t peak_method;        /* spacrbench_peak_method of the item peaks */
+    int32_t records;            /* 1: keep a record per item */
+    int64_t sample_interval_us; /* 0 when no sampler ran */
+    int64_t baseline_rss_bytes; /* >= 0; 0 when every item is its own process */
+} spacrbench_run_plan;
+
+typedef struct spacrbench_item_figures {
+    size_t size;
+    double seconds;             /* wall time; finite, >= 0 */
+    double cpu_seconds;         /* user+sys; NaN if unknown, else finite >= 0 */
+    int64_t peak_rss_bytes;     /* -1 = not measured */
+    int64_t peak_vram_bytes;    /* -1 = not measured */
+} spacrbench_item_figures;
+
+SPACRBENCH_EXTERN int spacrbench_run_plan_init(spacrbench_run_plan *plan, size_t size);
+SPACRBENCH_EXTERN int spacrbench_item_figures_init(spacrbench_item_figures *item, size_t size);
+SPACRBENCH_EXTERN int spacrbench_measurement_begin(const spacrbench_run_plan *plan,
+                                                   spacrbench_measurement **out);
+/* Add the next item (index = items added so far). ERANGE past the plan. */
+SPACRBENCH_EXTERN int spacrbench_measurement_add_item(spacrbench_measurement *m,
+                                                      const spacrbench_item_figures *item);
+/* The run was stopped by item `item_index` (counted or not), which returned
+ * work_result. The caller adds its own note saying why. */
+SPACRBENCH_EXTERN int spacrbench_measurement_mark_stopped(spacrbench_measurement *m,
+                                                          int64_t item_index, int work_result);
+/* Close the measurement: warm-up notes, the peak over the items and the
+ * baseline. Items added afterwards are refused (EINVAL). */
+SPACRBENCH_EXTERN int spacrbench_measurement_end(spacrbench_measurement *m);
+
+/* Why VRAM was not measured ("" when it was, or nobody said): part of the
+ * measurement, so a rebuilt measurement reports the same words. */
+SPACRBENCH_EXTERN int spacrbench_measurement_set_vram_reason(spacrbench_measurement *m,
+                                                             const char *reason);
+SPACRBENCH_EXTERN const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m);
+
+/* Copy records [first, first + count) into out, an array of elements of
+ * record_size bytes each (the caller's sizeof(spacrbench_item_record)),
+ * each with its size set: one call instead of one per record. */
+SPACRBENCH_EXTERN int spacrbench_measurement_copy_records(const spacrbench_measurement *m,
+                                                          size_t first, size_t count, void *out,
+                                                          size_t record_size);
+
+/* spacrbench_recommend on a machine snapshot the caller already discovered
+ * (machine NULL: discover now), so one run reads /proc and cgroups once. */
+SPACRBENCH_EXTERN int spacrbench_recommend_on(const spacrbench_measurement *m,
+                                              const spacrbench_recommend_options *opts,
+                                              const spacrbench_machine *machine,
+                                              spacrbench_recommendation *out);
+
+/* Text, snprintf-style: write at most cap bytes (NUL included), return the
+ * full length or a negative code. */
+/* "512 B", "12.3 MiB", "1.50 GiB"; "not measured" for a negative size. */
+SPACRBENCH_EXTERN int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap);
+/* The progress line every front end prints after an item, e.g.
+ * "item 2/5 (warm-up) 0.353 s, peak 198.3 MiB". label may be NULL; control
+ * characters in it are escaped (\n, \t, \xNN). */
+SPACRBENCH_EXTERN int spacrbench_format_progress(const spacrbench_progress *progress,
+                                                 const char *label, char *buf, size_t cap);
+/* One report line per item record ("  item 3   0.353 s, peak 198.3 MiB: a.tif"),
+ * label escaped as above and may be NULL. */
+SPACRBENCH_EXTERN int spacrbench_format_item_line(const spacrbench_item_record *record,
+                                                  const char *label, char *buf, size_t cap);
+
+/* JSON objects in the one document shape (docs/spacrbench.schema.json):
+ * "not measured" is null, names as spelled above. item_labels may be NULL
+ * (n_labels labels otherwise, one per record, shown as "item"). */
+SPACRBENCH_EXTERN int spacrbench_measurement_to_json(const spacrbench_measurement *m,
+                                                     const char *const *item_labels,
+                                                     size_t n_labels, char *buf, size_t cap);
+SPACRBENCH_EXTERN int spacrbench_recommendation_to_json(const spacrbench_recommendation *rec,
+                                                        char *buf, size_t cap);
+SPACRBENCH_EXTERN int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf,
+                                                 size_t cap);
+SPACRBENCH_EXTERN int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf,
+                                                  size_t cap);
+
 /* SPACRBENCH_CDEF_END */
 
 #define SPACRBENCH_OPTIONS_INIT                                                \
     { sizeof(spacrbench_options), 1, 10000, 1, 0, NULL, NULL }
 #define SPACRBENCH_RECOMMEND_OPTIONS_INIT                                      \
     { sizeof(spacrbench_recommend_options), SPACRBENCH_AUTO, SPACRBENCH_AUTO,  \
-      INT64_C(2147483648), 32, INT64_C(1073741824), SPACRBENCH_AUTO }
+      SPACRBENCH_AUTO, 32, INT64_C(1073741824), SPACRBENCH_AUTO,               \
+      SPACRBENCH_START_FORK, 0 }
 
 #ifdef __cplusplus
 }
