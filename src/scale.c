@@ -148,6 +148,7 @@ static int run_point(const scale_args *a, int64_t k, spacrbench_scale_point *p,
         pthread_sigmask(SIG_SETMASK, &all, &old);
         pid_t pid = fork();
         if (pid == 0) {
+            free(pids); /* the parent's; unreferenced here (leak checkers) */
             close(go[1]);
             close(rep[0]);
             child_main(a, (int)forked, k, go[0], rep[1], &old);
