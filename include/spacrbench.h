@@ -628,6 +628,9 @@ SPACRBENCH_EXTERN int spacrbench_format_scaling(const spacrbench_scale_result *r
 SPACRBENCH_EXTERN int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf,
                                                size_t cap);
 SPACRBENCH_EXTERN const char *spacrbench_scale_verdict_name(int verdict);
+/* The AUTO memory budget: available - reserve as spacrbench_recommend
+ * computes them now; -1 if unknown. */
+SPACRBENCH_EXTERN int64_t spacrbench_scale_memory_budget(void);
 
 /* Aggregate peak memory of a group of processes, for bindings that start
  * their own workers (a Python process pool). A memory cgroup child of this

@@ -308,6 +308,12 @@ static int64_t auto_budget(char *note, size_t cap)
     return budget > 0 ? budget : 0;
 }
 
+int64_t spacrbench_scale_memory_budget(void)
+{
+    char note[600];
+    return auto_budget(note, sizeof note);
+}
+
 /* The default counts after k = 1: powers of two below max, then max. */
 static size_t default_counts(int64_t max, int64_t *counts, size_t cap)
 {
