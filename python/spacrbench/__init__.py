@@ -16,6 +16,7 @@ toolkit and writes nothing.
 
 from ._recommend import available_memory_bytes, format_report, recommend_workers
 from ._run import benchmark
+from ._scale import ScalePoint, ScaleResult, scale
 from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
 
 __version__ = "1.0.0"
@@ -26,9 +27,12 @@ __all__ = [
     "Measurement",
     "Progress",
     "Recommendation",
+    "ScalePoint",
+    "ScaleResult",
     "available_memory_bytes",
     "benchmark",
     "format_report",
     "recommend_workers",
+    "scale",
     "__version__",
 ]
