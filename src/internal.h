@@ -42,6 +42,19 @@ typedef struct sb_text {
 void sb_text_printf(sb_text *t, const char *fmt, ...) SB_PRINTF(2, 3);
 void sb_text_free(sb_text *t);
 
+/* Append label with control characters escaped (\n, \t, \r, \xNN), so an
+ * item's name stays on one line and emits no terminal escapes. */
+void sb_text_label(sb_text *t, const char *label);
+/* Hand t to a caller snprintf-style (at most cap bytes, NUL included) and
+ * free it: the full length, or a negative code (ENOMEM after a failed
+ * append). */
+int sb_text_deliver(sb_text *t, char *buf, size_t cap);
+
+/* CPU seconds per wall second of the work, and the whole cores one worker
+ * keeps busy: max(1, round(parallelism)); parallelism -1 when unknown. The
+ * recommendation and the scheduler hand-off share this one rule. */
+int64_t sb_cores_per_worker(double cpu_seconds, double seconds, double *parallelism);
+
 /* Human-readable size: "512 B", "12.3 MiB", "1.50 GiB". */
 void sb_format_bytes(char *buf, size_t cap, int64_t bytes);
 

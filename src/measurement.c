@@ -19,6 +19,7 @@ spacrbench_measurement *sb_measurement_new(void)
     m->fig.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
     m->fig.cpu_seconds = NAN;
     m->fig.stopped_item = -1;
+    m->item_peak = m->item_vram = -1;
     return m;
 }
 
@@ -44,6 +45,67 @@ static int grow(void **data, size_t *cap, size_t need, size_t elem)
 int sb_measurement_reserve_records(spacrbench_measurement *m, size_t n)
 {
     return grow((void **)&m->records, &m->record_cap, n, sizeof *m->records);
+}
+
+int sb_measurement_commit_records(spacrbench_measurement *m, size_t n)
+{
+    int rc = sb_measurement_reserve_records(m, n);
+    /* A fresh allocation is only address space until written: write it now,
+     * before the baseline, so the pages are not counted as the work's. */
+    if (rc == 0 && m->record_cap > m->record_count)
+        memset(m->records + m->record_count, 0,
+               (m->record_cap - m->record_count) * sizeof *m->records);
+    return rc;
+}
+
+int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason)
+{
+    char *copy = NULL;
+    if (reason && reason[0]) {
+        size_t len = strlen(reason);
+        if (!(copy = malloc(len + 1)))
+            return sb_fail(SPACRBENCH_ENOMEM, "out of memory copying the VRAM reason");
+        memcpy(copy, reason, len + 1);
+    }
+    free(m->vram_reason);
+    m->vram_reason = copy;
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_measurement_set_vram_reason(spacrbench_measurement *m, const char *reason)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    return sb_measurement_vram_reason(m, reason);
+}
+
+const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m)
+{
+    return m && m->vram_reason ? m->vram_reason : "";
+}
+
+int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first,
+                                        size_t count, void *out, size_t record_size)
+{
+    sb_clear_error();
+    if (!m || (!out && count))
+        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    if (record_size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "record_size %zu is too small", record_size);
+    if (first > m->record_count || count > m->record_count - first)
+        return sb_fail(SPACRBENCH_ERANGE, "records %zu..%zu of %zu", first, first + count,
+                       m->record_count);
+    unsigned char *dst = out;
+    size_t n = record_size < sizeof *m->records ? record_size : sizeof *m->records;
+    for (size_t i = 0; i < count; i++, dst += record_size) {
+        spacrbench_item_record r = m->records[first + i];
+        r.size = record_size;
+        memcpy(dst, &r, n);
+        if (record_size > n)
+            memset(dst + n, 0, record_size - n);
+    }
+    return SPACRBENCH_OK;
 }
 
 static int add_note_text(spacrbench_measurement *m, const char *text)
@@ -89,16 +151,29 @@ int spacrbench_measurement_create(const spacrbench_figures *figures,
     }
     const spacrbench_figures *f = &m->fig;
     const char *bad = NULL;
-    if (f->items < 0)
-        bad = "items must be >= 0";
-    else if (isnan(f->seconds) || f->seconds < 0)
-        bad = "seconds must be a number >= 0";
+    /* Counts no run could produce (an int64 item count near its limit) are
+     * refused too: sums and rates over them would overflow. */
+    const int64_t count_max = INT64_C(1) << 53;
+    if (f->items < 0 || f->items > count_max)
+        bad = "items must be >= 0 and <= 2^53";
+    else if (!isfinite(f->seconds) || f->seconds < 0)
+        bad = "seconds must be a finite number >= 0";
     else if (f->peak_rss_bytes < -1 || f->baseline_rss_bytes < 0)
         bad = "peak_rss_bytes must be >= 0 (or -1, not measured) and baseline_rss_bytes >= 0";
     else if (f->peak_vram_bytes < -1)
         bad = "peak_vram_bytes must be >= 0 or -1 (not measured)";
-    else if (f->warmup_items < 0)
-        bad = "warmup_items must be >= 0";
+    else if (!isnan(f->cpu_seconds) && (!isfinite(f->cpu_seconds) || f->cpu_seconds < 0))
+        bad = "cpu_seconds must be NaN (unknown) or a finite number >= 0";
+    else if (f->warmup_items < 0 || f->warmup_items > count_max)
+        bad = "warmup_items must be >= 0 and <= 2^53";
+    else if (!isfinite(f->warmup_seconds) || f->warmup_seconds < 0)
+        bad = "warmup_seconds must be a finite number >= 0";
+    else if (f->sample_interval_us < 0)
+        bad = "sample_interval_us must be >= 0";
+    else if (f->stopped != 0 && f->stopped != 1)
+        bad = "stopped must be 0 or 1";
+    else if (f->stopped_item < -1)
+        bad = "stopped_item must be >= 0 or -1 (not stopped)";
     else if (f->peak_method < SPACRBENCH_PEAK_NONE || f->peak_method > SPACRBENCH_PEAK_SUPPLIED)
         bad = "peak_method is not a spacrbench_peak_method";
     else if (f->vram_source < SPACRBENCH_SOURCE_UNKNOWN || f->vram_source > SPACRBENCH_SOURCE_TORCH)
@@ -131,9 +206,10 @@ int spacrbench_measurement_add_record(spacrbench_measurement *m,
     int rc = sb_struct_in(&r, sizeof r, record, "spacrbench_item_record");
     if (rc)
         return rc;
-    if (isnan(r.seconds) || r.seconds < 0 || r.peak_rss_bytes < -1 || r.peak_vram_bytes < -1)
+    if (!isfinite(r.seconds) || r.seconds < 0 || r.peak_rss_bytes < -1 || r.peak_vram_bytes < -1)
         return sb_fail(SPACRBENCH_EINVAL,
-                       "spacrbench_item_record: seconds must be >= 0 and peaks >= -1");
+                       "spacrbench_item_record: seconds must be a finite number >= 0 and "
+                       "peaks >= -1");
     rc = grow((void **)&m->records, &m->record_cap, m->record_count + 1, sizeof *m->records);
     if (rc)
         return rc;
@@ -171,6 +247,7 @@ void spacrbench_measurement_free(spacrbench_measurement *m)
     free(m->notes);
     free(m->records);
     free(m->gpus);
+    free(m->vram_reason);
     free(m);
 }
 

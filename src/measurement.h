@@ -12,13 +12,31 @@ struct spacrbench_measurement {
     size_t record_count, record_cap;
     spacrbench_gpu_info *gpus;
     size_t gpu_count, gpu_cap;
-    char vram_why[256]; /* why VRAM was not measured, for the report */
+    char *vram_reason; /* why VRAM was not measured, for the report; NULL: none */
+    /* The builder's state (spacrbench_measurement_begin .. _end). */
+    int building;        /* begun and not yet ended */
+    int keep_records;    /* the plan asked for a record per item */
+    int cpu_unknown;     /* a measured item had no CPU figure */
+    size_t plan_items;   /* items planned, warm-up included */
+    size_t warmup;       /* requested warm-up */
+    size_t clamped;      /* warm-up after the clamp: the last item is measured */
+    size_t added;        /* items added so far */
+    int64_t item_peak;   /* largest item peak so far, -1 none */
+    int64_t item_vram;   /* largest item VRAM so far, -1 none */
 };
 
 /* An empty measurement with "not measured" sentinels. */
 spacrbench_measurement *sb_measurement_new(void);
 /* Room for n records up front, so the timed loop never allocates. */
 int sb_measurement_reserve_records(spacrbench_measurement *m, size_t n);
+/* Room for n records, committed (touched) now: a run's record memory is
+ * part of the baseline, never of the work's footprint. */
+int sb_measurement_commit_records(spacrbench_measurement *m, size_t n);
+/* For a runner that times the measured window as a whole (no per-item
+ * calls): the builder's item counts after done_items items ran. */
+void sb_measurement_count_items(spacrbench_measurement *m, size_t done_items);
+/* Replace the VRAM reason; ENOMEM on failure. */
+int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason);
 /* Append a formatted note; SPACRBENCH_ENOMEM on failure. */
 int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 

@@ -1,6 +1,8 @@
 /* The worker-count rule: never more than the cores, never more than the
  * memory (and VRAM) budget divided by one worker's need, never fewer than 1
  * nor more than the maximum. Every figure that decided it is kept. */
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,9 +29,15 @@ static int check_options(const spacrbench_recommend_options *o)
     if (o->available_bytes < 0 && o->available_bytes != SPACRBENCH_AUTO)
         return sb_fail(SPACRBENCH_EINVAL, "available_bytes is %lld; it must be >= 0 (or AUTO)",
                        (long long)o->available_bytes);
-    if (o->reserve_bytes < 0)
-        return sb_fail(SPACRBENCH_EINVAL, "reserve_bytes is %lld; it must be >= 0",
+    if (o->reserve_bytes < 0 && o->reserve_bytes != SPACRBENCH_AUTO)
+        return sb_fail(SPACRBENCH_EINVAL, "reserve_bytes is %lld; it must be >= 0 (or AUTO)",
                        (long long)o->reserve_bytes);
+    if (o->start_method < SPACRBENCH_START_FORK || o->start_method > SPACRBENCH_START_FORKSERVER)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "start_method is %d; use SPACRBENCH_START_FORK, _SPAWN or _FORKSERVER",
+                       (int)o->start_method);
+    if (o->reserved != 0)
+        return sb_fail(SPACRBENCH_EINVAL, "reserved must be 0");
     if (o->maximum < 1)
         return sb_fail(SPACRBENCH_EINVAL, "maximum is %lld; it must be >= 1",
                        (long long)o->maximum);
@@ -93,15 +101,21 @@ static void describe_cores(spacrbench_recommendation *r, const spacrbench_machin
     }
 }
 
-/* Fill cores and available memory from the caller or from discovery. */
-static void gather_machine(spacrbench_recommendation *r, const spacrbench_recommend_options *o)
+/* Fill cores and available memory from the caller, the caller's snapshot
+ * or discovery (run only when a figure is still missing). */
+static void gather_machine(spacrbench_recommendation *r, const spacrbench_recommend_options *o,
+                           const spacrbench_machine *snapshot)
 {
     spacrbench_machine mach;
     memset(&mach, 0, sizeof mach);
     mach.size = sizeof mach;
     mach.memory_limit_bytes = -1;
     mach.cpu_quota_cores = -1;
-    if (o->cores == SPACRBENCH_AUTO || o->available_bytes == SPACRBENCH_AUTO) {
+    if (snapshot) {
+        mach = *snapshot;
+        mach.memory_cgroup[sizeof mach.memory_cgroup - 1] = '\0';
+        mach.cores_cgroup[sizeof mach.cores_cgroup - 1] = '\0';
+    } else if (o->cores == SPACRBENCH_AUTO || o->available_bytes == SPACRBENCH_AUTO) {
         if (spacrbench_discover(&mach) != 0) {
             mach.cores = 1;
             mach.available_bytes = 0;
@@ -154,10 +168,11 @@ static void gather_vram(spacrbench_recommendation *r, const spacrbench_measureme
         }
         if (r->vram_workers >= 0)
             return;
-        for (size_t i = 0; m && i < m->gpu_count; i++)
-            if (m->gpus[i].free_bytes >= 0)
-                r->free_vram_bytes = (r->free_vram_bytes < 0 ? 0 : r->free_vram_bytes) +
-                                     m->gpus[i].free_bytes;
+        for (size_t i = 0; m && i < m->gpu_count; i++) {
+            int64_t add = m->gpus[i].free_bytes, sum = r->free_vram_bytes < 0 ? 0 : r->free_vram_bytes;
+            if (add >= 0) /* saturate: absurd figures must not wrap around */
+                r->free_vram_bytes = sum > INT64_MAX - add ? INT64_MAX : sum + add;
+        }
     }
     if (r->per_worker_vram_bytes > 0 && r->free_vram_bytes >= 0) {
         int64_t budget = r->free_vram_bytes - r->vram_reserve_bytes;
@@ -166,6 +181,101 @@ static void gather_vram(spacrbench_recommendation *r, const spacrbench_measureme
 }
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+#define SB_MIB (INT64_C(1) << 20)
+#define SB_GIB (INT64_C(1) << 30)
+/* The reserve rule (docs/discovery.md, "The reserve"). */
+#define SB_HOST_RESERVE (2 * SB_GIB)
+#define SB_LIMIT_RESERVE_MIN (64 * SB_MIB)
+#define SB_LIMIT_RESERVE_MAX (2 * SB_GIB)
+
+/* A host keeps 2 GiB for the OS and desktop. Inside a cgroup limit (a
+ * SLURM job, a container) the OS lives outside the limit, so a flat 2 GiB
+ * would eat a 1 GiB job whole: keep 10% of the limit instead (64 MiB to
+ * 2 GiB) for what the cgroup also charges besides the workers' anonymous
+ * memory (page cache they need, kernel memory, item-to-item variation). */
+static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recommend_options *o)
+{
+    if (o->reserve_bytes != SPACRBENCH_AUTO) {
+        r->reserve_bytes = o->reserve_bytes;
+        r->reserve_rule = SPACRBENCH_RESERVE_CALLER;
+    } else if ((r->memory_source == SPACRBENCH_SOURCE_CGROUP_V1 ||
+                r->memory_source == SPACRBENCH_SOURCE_CGROUP_V2) &&
+               r->memory_limit_bytes > 0) {
+        int64_t tenth = r->memory_limit_bytes / 10;
+        r->reserve_bytes = tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN
+                           : tenth > SB_LIMIT_RESERVE_MAX ? SB_LIMIT_RESERVE_MAX
+                                                          : tenth;
+        r->reserve_rule = SPACRBENCH_RESERVE_LIMIT;
+    } else {
+        r->reserve_bytes = SB_HOST_RESERVE;
+        r->reserve_rule = SPACRBENCH_RESERVE_HOST;
+    }
+}
+
+int64_t sb_cores_per_worker(double cpu_seconds, double seconds, double *parallelism)
+{
+    *parallelism = -1.0;
+    if (!(seconds > 0) || !isfinite(cpu_seconds) || cpu_seconds < 0 || !isfinite(seconds))
+        return 1;
+    double p = cpu_seconds / seconds;
+    *parallelism = p;
+    if (!(p >= 1.5))
+        return 1;
+    return p > 1e15 ? INT64_C(1000000000000000) : (int64_t)llround(p);
+}
+
+/* Cores per worker from the serial run, and what the start method adds. */
+static void per_worker(spacrbench_recommendation *r, const spacrbench_measurement *m,
+                       const spacrbench_recommend_options *o)
+{
+    r->start_method = o->start_method;
+    r->cores_per_worker =
+        m ? sb_cores_per_worker(m->fig.cpu_seconds, m->fig.seconds, &r->cpu_parallelism) : 1;
+    if (!m)
+        r->cpu_parallelism = -1.0;
+    r->threads_per_worker = r->cores_per_worker;
+    r->core_workers = r->cores / r->cores_per_worker > 0 ? r->cores / r->cores_per_worker : 1;
+    r->baseline_bytes = 0;
+    /* spawn and forkserver start a fresh interpreter: nothing is shared
+     * with the measured process, so each worker pays its baseline too. */
+    if (m && o->start_method != SPACRBENCH_START_FORK && r->per_worker_bytes >= 0) {
+        r->baseline_bytes = m->fig.baseline_rss_bytes;
+        if (r->per_worker_bytes <= INT64_MAX - r->baseline_bytes)
+            r->per_worker_bytes += r->baseline_bytes;
+    }
+}
+
+/* Append to the reason; a reason never overflows its field. */
+static void reason_add(spacrbench_recommendation *r, const char *fmt, ...) SB_PRINTF(2, 3);
+static void reason_add(spacrbench_recommendation *r, const char *fmt, ...)
+{
+    size_t len = strnlen(r->reason, sizeof r->reason);
+    if (len + 1 >= sizeof r->reason)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Ours after upstream's words: how many cores one worker keeps busy. */
+static void reason_cores_per_worker(spacrbench_recommendation *r)
+{
+    if (r->cores_per_worker > 1)
+        reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)",
+                   r->cpu_parallelism, (long long)r->core_workers);
+}
+
+static void reason_start_method(spacrbench_recommendation *r)
+{
+    char base[32];
+    if (r->baseline_bytes <= 0)
+        return;
+    sb_format_bytes(base, sizeof base, r->baseline_bytes);
+    reason_add(r, "; %s workers each also load the %s baseline",
+               spacrbench_start_method_name(r->start_method), base);
+}
 
 static void decide(spacrbench_recommendation *r)
 {
@@ -191,6 +301,7 @@ static void decide(spacrbench_recommendation *r)
                      "one worker needs %s and only %s is free after the reserve%s; one worker "
                      "at a time is what fits",
                      need, budget_text, where_note);
+            reason_start_method(r);
             return;
         }
     }
@@ -209,14 +320,14 @@ static void decide(spacrbench_recommendation *r)
         return;
     }
 
-    int64_t workers = min64(r->cores, r->maximum);
+    int64_t workers = min64(r->core_workers, r->maximum);
     if (has_memory)
         workers = min64(workers, r->memory_workers);
     if (has_vram)
         workers = min64(workers, r->vram_workers);
     r->workers = workers > 0 ? workers : 1;
 
-    if (has_memory && r->workers == r->memory_workers && r->memory_workers < r->cores) {
+    if (has_memory && r->workers == r->memory_workers && r->memory_workers < r->core_workers) {
         sb_format_bytes(need, sizeof need, r->per_worker_bytes);
         sb_format_bytes(budget_text, sizeof budget_text, budget);
         r->bound = SPACRBENCH_BOUND_MEMORY;
@@ -224,7 +335,8 @@ static void decide(spacrbench_recommendation *r)
                  "memory-bound: %s free after the reserve%s, %s per worker, %lld cores "
                  "available",
                  budget_text, where_note, need, (long long)r->cores);
-    } else if (has_vram && r->workers == r->vram_workers && r->vram_workers < r->cores) {
+        reason_start_method(r);
+    } else if (has_vram && r->workers == r->vram_workers && r->vram_workers < r->core_workers) {
         sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
         sb_format_bytes(budget_text, sizeof budget_text,
                         r->free_vram_bytes - r->vram_reserve_bytes);
@@ -240,17 +352,19 @@ static void decide(spacrbench_recommendation *r)
         else if (r->per_worker_bytes > 0)
             why = " (available memory could not be read)";
         char cap[64] = "";
-        if (r->workers < r->cores)
+        if (r->workers < r->core_workers)
             snprintf(cap, sizeof cap, "; capped at the %lld-worker maximum", (long long)r->maximum);
         r->bound = SPACRBENCH_BOUND_FALLBACK;
         snprintf(r->reason, sizeof r->reason,
                  "%lld core(s); no usable memory measurement%s, so the core count is the only "
                  "bound%s",
                  (long long)r->cores, why, cap);
-    } else if (r->workers == r->cores) {
+        reason_cores_per_worker(r);
+    } else if (r->workers == r->core_workers) {
         r->bound = SPACRBENCH_BOUND_CORES;
         snprintf(r->reason, sizeof r->reason, "core-bound: %lld core(s), and memory would allow %lld",
                  (long long)r->cores, (long long)r->memory_workers);
+        reason_cores_per_worker(r);
     } else {
         r->bound = SPACRBENCH_BOUND_MAXIMUM;
         snprintf(r->reason, sizeof r->reason, "capped at the %lld-worker maximum",
@@ -258,9 +372,9 @@ static void decide(spacrbench_recommendation *r)
     }
 }
 
-int spacrbench_recommend(const spacrbench_measurement *m,
-                         const spacrbench_recommend_options *opts,
-                         spacrbench_recommendation *out)
+int spacrbench_recommend_on(const spacrbench_measurement *m,
+                            const spacrbench_recommend_options *opts,
+                            const spacrbench_machine *machine, spacrbench_recommendation *out)
 {
     sb_clear_error();
     if (!out)
@@ -269,17 +383,41 @@ int spacrbench_recommend(const spacrbench_measurement *m,
     int rc = opts ? sb_struct_in(&o, sizeof o, opts, "spacrbench_recommend_options") : 0;
     if (rc || (rc = check_options(&o)))
         return rc;
+    spacrbench_machine snapshot;
+    if (machine) {
+        memset(&snapshot, 0, sizeof snapshot);
+        snapshot.size = sizeof snapshot;
+        snapshot.memory_limit_bytes = -1;
+        snapshot.cpu_quota_cores = -1;
+        snapshot.cores = 1;
+        if ((rc = sb_struct_in(&snapshot, sizeof snapshot, machine, "spacrbench_machine")))
+            return rc;
+        if (snapshot.cores < 1 || snapshot.available_bytes < 0)
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "machine.cores is %lld and machine.available_bytes %lld; a "
+                           "snapshot from spacrbench_discover has cores >= 1 and available "
+                           ">= 0",
+                           (long long)snapshot.cores, (long long)snapshot.available_bytes);
+    }
 
     spacrbench_recommendation r;
     memset(&r, 0, sizeof r);
     r.size = sizeof r;
-    r.reserve_bytes = o.reserve_bytes;
     r.maximum = o.maximum;
     r.vram_reserve_bytes = o.vram_reserve_bytes;
     r.memory_workers = -1;
     r.per_worker_bytes = m ? spacrbench_measurement_work_rss_bytes(m) : -1;
-    gather_machine(&r, &o);
+    gather_machine(&r, &o, machine ? &snapshot : NULL);
+    choose_reserve(&r, &o);
+    per_worker(&r, m, &o);
     gather_vram(&r, m, &o);
     decide(&r);
     return sb_struct_out(out, &r, sizeof r, "spacrbench_recommendation");
+}
+
+int spacrbench_recommend(const spacrbench_measurement *m,
+                         const spacrbench_recommend_options *opts,
+                         spacrbench_recommendation *out)
+{
+    return spacrbench_recommend_on(m, opts, NULL, out);
 }

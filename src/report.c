@@ -79,7 +79,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
     sb_text_printf(t, "  attributable to it  %s (above a baseline of %s)\n", a, b);
     if (f->peak_vram_bytes < 0) {
         sb_text_printf(t, "  peak VRAM           not measured (%s)\n",
-                       m->vram_why[0] ? m->vram_why : "no figure supplied");
+                       m->vram_reason ? m->vram_reason : "no figure supplied");
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
         sb_text_printf(t, "  peak VRAM           %s (%s)\n", a,
@@ -96,13 +96,40 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
     }
 }
 
+/* A spaCR-style Recommendation(workers, reason) carries no evidence: its
+ * report has the worker count and the reason, not "memory available 0 B ()". */
+static int has_evidence(const spacrbench_recommendation *r)
+{
+    return r->cores || r->available_bytes || r->memory_where[0] || r->cores_where[0] ||
+           r->vram_workers >= 0;
+}
+
 static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
 {
     char a[32], b[32];
+    if (!has_evidence(r)) {
+        sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
+        sb_text_printf(t, "    because           %s\n", r->reason);
+        return;
+    }
     sb_format_bytes(a, sizeof a, r->available_bytes);
     sb_format_bytes(b, sizeof b, r->reserve_bytes);
-    sb_text_printf(t, "  memory available    %s (%s), reserve %s\n", a, r->memory_where, b);
-    sb_text_printf(t, "  usable cores        %lld (%s)\n", (long long)r->cores, r->cores_where);
+    sb_text_printf(t, "  memory available    %s (%s), reserve %s%s\n", a,
+                   r->memory_where[0] ? r->memory_where : "not given", b,
+                   r->reserve_rule == SPACRBENCH_RESERVE_LIMIT ? " (10% of the cgroup limit)"
+                                                               : "");
+    sb_text_printf(t, "  usable cores        %lld (%s)\n", (long long)r->cores,
+                   r->cores_where[0] ? r->cores_where : "not given");
+    if (r->cpu_parallelism >= 0)
+        sb_text_printf(t, "  cores per worker    %lld (the work keeps %.2f cores busy; %lld "
+                          "thread(s) per worker)\n",
+                       (long long)r->cores_per_worker, r->cpu_parallelism,
+                       (long long)r->threads_per_worker);
+    if (r->start_method != SPACRBENCH_START_FORK) {
+        sb_format_bytes(a, sizeof a, r->baseline_bytes);
+        sb_text_printf(t, "  start method        %s (each worker also loads the %s baseline)\n",
+                       spacrbench_start_method_name(r->start_method), a);
+    }
     if (r->vram_workers >= 0) {
         sb_format_bytes(a, sizeof a, r->free_vram_bytes);
         sb_format_bytes(b, sizeof b, r->vram_reserve_bytes);
@@ -128,6 +155,8 @@ int spacrbench_format_report(const spacrbench_measurement *m,
         r.size = sizeof r;
         r.memory_limit_bytes = r.per_worker_bytes = r.memory_workers = -1;
         r.per_worker_vram_bytes = r.free_vram_bytes = r.vram_workers = -1;
+        r.cpu_parallelism = -1.0;
+        r.cores_per_worker = r.threads_per_worker = 1;
         int rc = sb_struct_in(&r, sizeof r, rec, "spacrbench_recommendation");
         if (rc)
             return rc;
@@ -142,22 +171,7 @@ int spacrbench_format_report(const spacrbench_measurement *m,
         recommendation_lines(&t, &r);
     for (size_t i = 0; i < m->note_count; i++)
         sb_text_printf(&t, "  note                %s\n", m->notes[i]);
-    if (t.failed) {
-        sb_text_free(&t);
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting the report");
-    }
-    if (t.len > 0 && t.data[t.len - 1] == '\n')
+    if (!t.failed && t.len > 0 && t.data[t.len - 1] == '\n')
         t.data[--t.len] = '\0';
-    if (t.len > (size_t)INT32_MAX) {
-        sb_text_free(&t);
-        return sb_fail(SPACRBENCH_ENOSPACE, "report too long");
-    }
-    if (cap) {
-        size_t n = t.len < cap - 1 ? t.len : cap - 1;
-        memcpy(buf, t.data, n);
-        buf[n] = '\0';
-    }
-    int len = (int)t.len;
-    sb_text_free(&t);
-    return len;
+    return sb_text_deliver(&t, buf, cap);
 }

@@ -1,16 +1,13 @@
-/* spacrbench_benchmark: the serial run. Timing, exact peaks through the
- * kernel's resettable high-water mark (or a sampler when it cannot be
- * reset), per-item records, progress, and a clean stop on request. */
+/* spacrbench_benchmark: the serial run. This file is the timed loop and its
+ * arguments; the probes and the peak method live in runner_probes.c, VRAM in
+ * runner_vram.c, and the measurement is built by measurement_build.c. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
-#include "measurement.h"
-#include "proc.h"
-#include "sampler.h"
+#include "runner.h"
 
 enum { SB_DEFAULT_INTERVAL_US = 10000 };
 
@@ -33,20 +30,6 @@ int spacrbench_options_init(spacrbench_options *opts, size_t size)
     return SPACRBENCH_OK;
 }
 
-/* Everything one run holds, so that every exit path releases the same way. */
-typedef struct run_state {
-    spacrbench_options opt;
-    sb_proc proc;
-    int proc_open;
-    sb_gpu *gpu;
-    sb_sampler *sampler;
-    spacrbench_measurement *m;
-    int exact;    /* the high-water mark was reset: per-window peaks are exact */
-    int hwm_lost; /* the mark could not be read back at some item */
-    char gpu_why[256];
-    int64_t first_vram; /* the sample taken before the first item */
-} run_state;
-
 static int check_args(spacrbench_work_fn work, void *const *items, size_t n_items,
                       const spacrbench_options *opts, spacrbench_measurement **out,
                       spacrbench_options *opt)
@@ -60,6 +43,9 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
         return sb_fail(SPACRBENCH_ENOITEMS, "benchmark needs at least one item to measure");
     if (!items)
         return sb_fail(SPACRBENCH_EINVAL, "items must not be NULL when n_items is %zu",
+                       n_items);
+    if (n_items > SIZE_MAX / 2 / sizeof(spacrbench_item_record))
+        return sb_fail(SPACRBENCH_ENOMEM, "n_items %zu is more than this machine can hold",
                        n_items);
     const spacrbench_options defaults = SPACRBENCH_OPTIONS_INIT;
     *opt = defaults;
@@ -85,118 +71,51 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
     return SPACRBENCH_OK;
 }
 
-/* Open probes and start the sampler when it has something to do. */
-static int prepare(run_state *st)
-{
-    int want_reset = !(st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET);
-    int rc = sb_proc_open(&st->proc, want_reset);
-    if (rc)
-        return rc;
-    st->proc_open = 1;
-    /* Exact only when the mark can be both reset and read back. */
-    st->exact = sb_proc_reset_hwm(&st->proc) == 0 && sb_proc_hwm(&st->proc) >= 0;
 
-    if (st->opt.flags & SPACRBENCH_FLAG_NO_GPU)
-        snprintf(st->gpu_why, sizeof st->gpu_why, "GPU probing was turned off by the caller");
-    else
-        st->gpu = sb_gpu_open(st->gpu_why, sizeof st->gpu_why);
-    st->first_vram = st->gpu ? sb_gpu_sample(st->gpu) : -1;
+/* Everything after the loop: the window's time and CPU, the peak, VRAM
+ * and the builder's notes. */
+typedef struct run_window {
+    size_t done_items;
+    double t_start, t_measure, t_end;
+    double cpu_measure, cpu_end, sampler_cpu;
+    double progress_seconds, progress_cpu, warmup_progress_seconds;
+    int64_t item_peak;
+} run_window;
 
-    if (!st->exact || st->gpu) {
-        sb_sampler_config cfg = {st->opt.sample_interval_us, st->exact ? NULL : &st->proc,
-                                 st->gpu};
-        rc = sb_sampler_start(&st->sampler, &cfg);
-        if (rc)
-            return rc;
-    }
-    return SPACRBENCH_OK;
-}
-
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
-static void release(run_state *st)
-{
-    if (st->sampler)
-        sb_sampler_stop(st->sampler, NULL, NULL);
-    st->sampler = NULL;
-    if (st->gpu)
-        sb_gpu_close(st->gpu);
-    st->gpu = NULL;
-    if (st->proc_open)
-        sb_proc_close(&st->proc);
-    st->proc_open = 0;
-    spacrbench_measurement_free(st->m);
-    st->m = NULL;
-}
-
-
-/* Start an item's window: reset the mark (exact) or restart the sampler's
- * window, so what ran between items (harness, progress) is not counted. */
-static int64_t item_begin(run_state *st)
-{
-    if (st->sampler)
-        sb_sampler_take_window(st->sampler, NULL, NULL);
-    if (st->exact) {
-        sb_proc_reset_hwm(&st->proc);
-        return -1;
-    }
-    return sb_proc_rss(&st->proc);
-}
-
-/* Peak RSS of the item that just ended: the high-water mark (exact), or the
- * window's samples and the RSS at both ends. */
-static int64_t item_end(run_state *st, int64_t rss_before, int64_t *vram)
-{
-    int64_t window_rss = -1;
-    *vram = -1;
-    if (st->sampler)
-        sb_sampler_take_window(st->sampler, &window_rss, vram);
-    int64_t now = sb_proc_rss(&st->proc);
-    if (st->exact) {
-        int64_t hwm = sb_proc_hwm(&st->proc);
-        if (hwm >= 0)
-            return hwm;
-        st->hwm_lost = 1; /* the figure below is only a lower bound */
-    }
-    return max64(max64(window_rss, rss_before), now);
-}
-
-static void add_peak_notes(run_state *st, int64_t h0, int64_t h1)
+static int finish(sb_run *st, const run_window *w, int tracked)
 {
     spacrbench_measurement *m = st->m;
-    double ms = (double)st->opt.sample_interval_us / 1000.0;
-    if (st->hwm_lost) {
-        m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
-        sb_measurement_notef(m, "peak RSS is a lower bound: the kernel high-water mark "
-                                "(VmHWM) could not be read back during the run");
-    } else if (st->exact) {
-        m->fig.peak_method = SPACRBENCH_PEAK_HWM_RESET;
-        sb_measurement_notef(m, "peak RSS is exact: the kernel high-water mark (VmHWM) was "
-                                "reset through /proc/self/clear_refs, so a spike of any "
-                                "length counts");
-        sb_measurement_notef(m, "side effect: resetting VmHWM also lowers this process's "
-                                "getrusage() ru_maxrss");
-    } else if (h1 > h0 && h0 >= 0) {
-        m->fig.peak_method = SPACRBENCH_PEAK_HWM_WINDOW;
-        sb_measurement_notef(m, "peak RSS is exact: the high-water mark could not be reset "
-                                "but rose during the run; per-item peaks are sampled every "
-                                "%.1f ms",
-                             ms);
-    } else {
-        m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
-        sb_measurement_notef(m, "peak RSS was sampled every %.1f ms (the high-water mark "
-                                "could not be reset): a spike shorter than that can be missed",
-                             ms);
+    int64_t sampled_rss = -1, sampled_vram = -1;
+    if (st->sampler) {
+        sb_sampler_stop(st->sampler, &sampled_rss, &sampled_vram);
+        st->sampler = NULL;
     }
+    /* The loop timed the measured window as a whole (which also keeps the
+     * sampler's CPU and the progress function out): counts come from the
+     * builder's clamp, figures from the window. */
+    sb_measurement_count_items(m, w->done_items);
+    int measured = m->fig.items > 0;
+    m->fig.seconds = measured ? w->t_end - w->t_measure - w->progress_seconds : 0.0;
+    m->fig.warmup_seconds =
+        (measured ? w->t_measure : w->t_end) - w->t_start - w->warmup_progress_seconds;
+    m->fig.cpu_seconds = w->cpu_end - w->cpu_measure - w->sampler_cpu - w->progress_cpu;
+    if (m->fig.cpu_seconds < 0)
+        m->fig.cpu_seconds = 0.0;
+    m->fig.sample_interval_us =
+        st->sampler || !st->exact || st->gpu ? st->opt.sample_interval_us : 0;
+    int rc = spacrbench_measurement_end(m);
+    if (rc)
+        return rc;
+    sb_run_finish_peak(st, tracked, w->item_peak, sampled_rss);
+    return sb_run_finish_vram(st, sampled_vram);
 }
-
 
 int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_items,
                          void *payload, const spacrbench_options *opts,
                          spacrbench_measurement **out)
 {
     sb_clear_error();
-    run_state st;
+    sb_run st;
     memset(&st, 0, sizeof st);
     st.proc.statm_fd = st.proc.status_fd = st.proc.clear_refs_fd = -1;
     int rc = check_args(work, items, n_items, opts, out, &st.opt);
@@ -207,73 +126,63 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
                                          "process; peaks are per process, so runs must not "
                                          "overlap");
 
-    size_t warmup = (size_t)st.opt.warmup;
-    size_t clamped = warmup > n_items - 1 ? n_items - 1 : warmup;
     int records = st.opt.item_records != 0;
-    int timed = records || st.opt.progress;
-
-    st.m = sb_measurement_new();
-    if (!st.m) {
-        rc = sb_fail(SPACRBENCH_ENOMEM, "cannot allocate a measurement");
-        goto done;
-    }
-    if (records && (rc = sb_measurement_reserve_records(st.m, n_items)))
-        goto done;
-    if ((rc = prepare(&st)))
-        goto done;
-
-    spacrbench_measurement *m = st.m;
-    int64_t h0 = st.exact ? -1 : sb_proc_hwm(&st.proc);
-    /* Reset again now that NVML is loaded and the sampler runs: their own
-     * memory is not the work's. */
-    if (st.exact)
-        sb_proc_reset_hwm(&st.proc);
-    m->fig.baseline_rss_bytes = max64(sb_proc_rss(&st.proc), 0);
-    if (st.sampler)
-        sb_sampler_take_window(st.sampler, NULL, NULL);
-
     /* Per-item windows whenever anything runs between items (records or a
      * progress function), so that its time and memory stay out. */
     int track = records || st.opt.progress;
-    double t_start = sb_now(), t_measure = t_start;
-    double cpu_measure = sb_proc_cpu_seconds(), sampler_cpu_measure = 0.0;
-    double progress_seconds = 0.0, progress_cpu = 0.0; /* within the measured window */
-    double warmup_progress_seconds = 0.0;
-    int64_t run_peak = -1;
-    size_t done_items = 0;
+    spacrbench_run_plan plan;
+    spacrbench_run_plan_init(&plan, sizeof plan);
+    plan.items = (int64_t)n_items;
+    plan.warmup = st.opt.warmup;
+    plan.records = records;
+    /* The builder commits the record memory now, before the baseline. */
+    if ((rc = spacrbench_measurement_begin(&plan, &st.m)) || (rc = sb_run_prepare(&st)))
+        goto done;
+    spacrbench_measurement *m = st.m;
+    size_t clamped = m->clamped;
+    int64_t baseline = sb_proc_rss(&st.proc);
+    m->fig.baseline_rss_bytes = baseline > 0 ? baseline : 0;
+    if (st.sampler)
+        sb_sampler_take_window(st.sampler, NULL, NULL);
+
+    run_window w;
+    memset(&w, 0, sizeof w);
+    w.item_peak = -1;
+    w.t_start = w.t_measure = sb_now();
+    w.cpu_measure = sb_proc_cpu_seconds();
+    double sampler_cpu_measure = 0.0;
     int stop_value = 0;
     for (size_t i = 0; i < n_items; i++) {
         if (i == clamped) {
-            t_measure = sb_now();
-            cpu_measure = sb_proc_cpu_seconds();
+            w.t_measure = sb_now();
+            w.cpu_measure = sb_proc_cpu_seconds();
             sampler_cpu_measure = st.sampler ? sb_sampler_cpu_seconds(st.sampler) : 0.0;
         }
-        int64_t rss_before = track ? item_begin(&st) : -1;
-        double t0 = timed ? sb_now() : 0.0;
+        int64_t rss_before = track ? sb_run_item_begin(&st) : -1;
+        double t0 = track ? sb_now() : 0.0;
         int value = work(items[i], payload);
-        double t1 = timed ? sb_now() : 0.0;
-        done_items = i + 1;
+        double t1 = track ? sb_now() : 0.0;
+        w.done_items = i + 1;
         int64_t peak = -1, vram = -1;
         if (track) {
-            peak = item_end(&st, rss_before, &vram);
-            run_peak = max64(run_peak, peak);
+            peak = sb_run_item_end(&st, rss_before, &vram);
+            if (peak > w.item_peak)
+                w.item_peak = peak;
         }
-        if (records) {
-            spacrbench_item_record *r = &m->records[m->record_count++];
-            *r = (spacrbench_item_record){sizeof *r, (int64_t)i, i < clamped, 0, t1 - t0, peak,
-                                          vram};
-        }
+        if (records)
+            m->records[m->record_count++] = (spacrbench_item_record){
+                sizeof(spacrbench_item_record), (int64_t)i, i < clamped, 0, t1 - t0, peak, vram};
         if (value == 0 && st.opt.progress) {
             spacrbench_progress p = {sizeof p,     (int64_t)i, (int64_t)n_items, i < clamped, 0,
-                                     t1 - t0,      t1 - t_start, peak};
+                                     t1 - t0,      t1 - w.t_start, peak};
             double cpu0 = sb_proc_cpu_seconds();
             value = st.opt.progress(&p, st.opt.progress_payload);
             double spent = sb_now() - t1;
             if (i < clamped) {
-                warmup_progress_seconds += spent;
+                w.warmup_progress_seconds += spent;
             } else {
-                progress_seconds += spent;
-                progress_cpu += sb_proc_cpu_seconds() - cpu0;
+                w.progress_seconds += spent;
+                w.progress_cpu += sb_proc_cpu_seconds() - cpu0;
             }
         }
         if (value != 0) {
@@ -281,88 +190,19 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
             break;
         }
     }
-    double t_end = sb_now();
-    double cpu_end = sb_proc_cpu_seconds();
-    double sampler_cpu = st.sampler ? sb_sampler_cpu_seconds(st.sampler) - sampler_cpu_measure
-                                    : 0.0;
-
-    /* Stop sampling before reading the final figures. */
-    int64_t sampled_rss = -1, sampled_vram = -1;
-    if (st.sampler) {
-        sb_sampler_stop(st.sampler, &sampled_rss, &sampled_vram);
-        st.sampler = NULL;
-    }
-    if (st.gpu)
-        sampled_vram = max64(max64(sampled_vram, st.first_vram), sb_gpu_sample(st.gpu));
-
-    size_t measured = done_items > clamped ? done_items - clamped : 0;
-    m->fig.items = (int64_t)measured;
-    m->fig.seconds = measured ? t_end - t_measure - progress_seconds : 0.0;
-    m->fig.warmup_items = (int64_t)(done_items < clamped ? done_items : clamped);
-    m->fig.warmup_seconds = (measured ? t_measure : t_end) - t_start - warmup_progress_seconds;
-    /* The work's CPU: the process's, less the sampler thread and progress. */
-    m->fig.cpu_seconds = measured ? cpu_end - cpu_measure - sampler_cpu - progress_cpu : NAN;
-    if (measured && m->fig.cpu_seconds < 0)
-        m->fig.cpu_seconds = 0.0;
-    m->fig.sample_interval_us = st.sampler || !st.exact || st.gpu ? st.opt.sample_interval_us : 0;
-
-    int64_t h1 = sb_proc_hwm(&st.proc);
-    if (st.exact && !track && h1 < 0)
-        st.hwm_lost = 1;
-    if (st.exact && !st.hwm_lost)
-        run_peak = track ? run_peak : h1;
-    else if (!st.exact && h1 > h0 && h0 >= 0)
-        run_peak = h1;
-    else
-        run_peak = max64(max64(run_peak, sampled_rss), sb_proc_rss(&st.proc));
-    m->fig.peak_rss_bytes = max64(run_peak, m->fig.baseline_rss_bytes);
-
-    if (clamped)
-        sb_measurement_notef(m, "%zu warm-up item(s) excluded from the timing (their memory "
-                                "still counts toward the peak)",
-                             clamped);
-    if (clamped < warmup)
-        sb_measurement_notef(m, "warm-up of %zu clamped to %zu so the last item is measured",
-                             warmup, clamped);
-    add_peak_notes(&st, h0, h1);
-
-    if (st.gpu && sampled_vram < 0) {
-        snprintf(m->vram_why, sizeof m->vram_why, "every NVML sample failed: %s",
-                 sb_gpu_last_error(st.gpu));
-        sb_measurement_notef(m, "VRAM not measured: %s", m->vram_why);
-    } else if (st.gpu) {
-        m->fig.peak_vram_bytes = sampled_vram;
-        if (sb_gpu_failed_samples(st.gpu) > 0)
-            sb_measurement_notef(m, "%lld NVML sample(s) failed (last: %s); the VRAM peak is "
-                                    "that of the others",
-                                 (long long)sb_gpu_failed_samples(st.gpu), sb_gpu_last_error(st.gpu));
-        m->fig.vram_source = SPACRBENCH_SOURCE_NVML;
-        size_t n_gpus = sb_gpu_count(st.gpu);
-        for (size_t g = 0; g < n_gpus; g++) {
-            spacrbench_gpu_info info;
-            memset(&info, 0, sizeof info);
-            info.size = sizeof info;
-            if (sb_gpu_info(st.gpu, g, &info) == 0 &&
-                (rc = spacrbench_measurement_add_gpu(m, &info)))
-                goto done;
-        }
-        sb_measurement_notef(m, "peak VRAM is this process's GPU memory (CUDA context "
-                                "included) sampled every %.1f ms through NVML",
-                             (double)st.opt.sample_interval_us / 1000.0);
-    } else {
-        snprintf(m->vram_why, sizeof m->vram_why, "%s", st.gpu_why);
-        sb_measurement_notef(m, "VRAM not measured: %s", st.gpu_why);
-    }
+    w.t_end = sb_now();
+    w.cpu_end = sb_proc_cpu_seconds();
+    w.sampler_cpu = st.sampler ? sb_sampler_cpu_seconds(st.sampler) - sampler_cpu_measure : 0.0;
+    if ((rc = finish(&st, &w, track)))
+        goto done;
 
     if (stop_value != 0) {
-        m->fig.stopped = 1;
-        m->fig.work_result = stop_value;
-        m->fig.stopped_item = (int64_t)done_items - 1;
-        sb_measurement_notef(m, "stopped at item %zu: the work or progress function "
-                                "returned %d",
-                             done_items - 1, stop_value);
-        sb_set_stop(stop_value, (int64_t)done_items - 1);
-        rc = sb_fail(SPACRBENCH_EUSER, "stopped at item %zu: returned %d", done_items - 1,
+        int64_t at = (int64_t)w.done_items - 1;
+        spacrbench_measurement_mark_stopped(m, at, stop_value);
+        sb_measurement_notef(m, "stopped at item %lld: the work or progress function returned %d",
+                             (long long)at, stop_value);
+        sb_set_stop(stop_value, at);
+        rc = sb_fail(SPACRBENCH_EUSER, "stopped at item %lld: returned %d", (long long)at,
                      stop_value);
         /* sb_fail keeps the stop values set just above. */
         if (st.opt.flags & SPACRBENCH_FLAG_KEEP_PARTIAL) {
@@ -375,7 +215,7 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
     st.m = NULL;
     rc = SPACRBENCH_OK;
 done:
-    release(&st);
+    sb_run_release(&st);
     pthread_mutex_unlock(&run_lock);
     return rc;
 }

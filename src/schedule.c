@@ -2,8 +2,9 @@
  * into SLURM and Dask settings. The rule (docs/scheduler-handoff.md):
  *   memory per task/worker = peak + max(25% of peak, 256 MiB), rounded up
  *                            to a whole MiB;
- *   cpus per task          = measured CPU seconds / wall seconds, rounded
- *                            up (a 10% tolerance absorbs noise), 1..cores;
+ *   cpus per task          = the recommendation's cores per worker:
+ *                            measured CPU seconds / wall seconds, rounded
+ *                            to the nearest whole core, 1..cores;
  *   concurrency            = recommended workers, lowered so that
  *                            concurrency * cpus fits this machine's cores
  *                            and, when the available memory is known,
@@ -20,9 +21,6 @@
 #define SB_MIB INT64_C(1048576)
 #define SB_MARGIN_FRACTION 0.25
 #define SB_MARGIN_FLOOR (256 * SB_MIB)
-/* Parallelism below ceil(x - tolerance) counts as noise: 1.05 CPU-seconds
- * per second is a single-threaded worker, not two. */
-#define SB_CPU_TOLERANCE 0.1
 
 static int64_t round_up_mib(int64_t bytes) { return (bytes + SB_MIB - 1) / SB_MIB * SB_MIB; }
 
@@ -72,14 +70,11 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
         margin = SB_MARGIN_FLOOR;
     int64_t mem = round_up_mib(f.peak_rss_bytes + margin);
 
-    int64_t cpus = 1;
-    if (isfinite(f.cpu_seconds) && f.cpu_seconds > 0 && f.seconds > 0) {
-        double ratio = ceil(f.cpu_seconds / f.seconds - SB_CPU_TOLERANCE);
-        if (ratio > (double)r.cores)
-            cpus = r.cores;
-        else if (ratio > 1)
-            cpus = (int64_t)ratio;
-    }
+    /* The recommendation's own rule (sb_cores_per_worker), capped by cores. */
+    double parallelism;
+    int64_t cpus = sb_cores_per_worker(f.cpu_seconds, f.seconds, &parallelism);
+    if (cpus > r.cores)
+        cpus = r.cores;
     int64_t concurrency = r.workers;
     if (concurrency > r.cores / cpus) /* concurrency * cpus > cores, without overflow */
         concurrency = r.cores / cpus > 0 ? r.cores / cpus : 1;
@@ -185,7 +180,7 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
     int len = snprintf(text, sizeof text,
                        "# spacrbench %s: one array task per item\n"
                        "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
-                       "# --cpus-per-task = measured CPU seconds per wall second, rounded up\n"
+                       "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
                        "%s"
                        "#SBATCH --cpus-per-task=%" PRId64 "\n"
                        "#SBATCH --mem=%sM\n"

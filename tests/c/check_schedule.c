@@ -92,8 +92,8 @@ END_TEST
 START_TEST(cpus_follow_measured_parallelism)
 {
     /* {cpu seconds per wall second, cores, expected cpus} */
-    const double cases[][3] = {{1.05, 8, 1}, {0.3, 8, 1}, {1.5, 8, 2}, {3.4, 8, 4},
-                               {3.05, 8, 3}, {12.0, 4, 4}, {NAN, 8, 1}};
+    const double cases[][3] = {{1.05, 8, 1}, {0.3, 8, 1}, {1.5, 8, 2}, {3.4, 8, 3},
+                               {3.05, 8, 3}, {3.6, 8, 4}, {12.0, 4, 4}, {NAN, 8, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         spacrbench_measurement *m = measured(512 * MIB, 2.0, cases[i][0] * 2.0);
         spacrbench_recommendation r = recommendation(1, (int64_t)cases[i][1]);

@@ -1,0 +1,112 @@
+/* Text every front end prints: byte sizes, the progress line after an
+ * item, one report line per item. One wording, so the command, Python and
+ * C callers never disagree on how a figure reads. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+int sb_text_deliver(sb_text *t, char *buf, size_t cap)
+{
+    if (!buf && cap) {
+        sb_text_free(t);
+        return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
+    }
+    if (t->failed) {
+        sb_text_free(t);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting text");
+    }
+    if (t->len > (size_t)INT32_MAX) {
+        sb_text_free(t);
+        return sb_fail(SPACRBENCH_ENOSPACE, "text too long");
+    }
+    if (cap) {
+        size_t n = t->len < cap - 1 ? t->len : cap - 1;
+        if (n)
+            memcpy(buf, t->data, n);
+        buf[n] = '\0';
+    }
+    int len = (int)t->len;
+    sb_text_free(t);
+    return len;
+}
+
+void sb_text_label(sb_text *t, const char *label)
+{
+    for (const unsigned char *p = (const unsigned char *)label; p && *p; p++) {
+        if (*p >= 0x20 && *p != 0x7f)
+            sb_text_printf(t, "%c", *p);
+        else if (*p == '\n')
+            sb_text_printf(t, "\\n");
+        else if (*p == '\t')
+            sb_text_printf(t, "\\t");
+        else if (*p == '\r')
+            sb_text_printf(t, "\\r");
+        else
+            sb_text_printf(t, "\\x%02x", *p);
+    }
+}
+
+int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap)
+{
+    sb_clear_error();
+    char text[64];
+    sb_format_bytes(text, sizeof text, bytes);
+    sb_text t = {0};
+    sb_text_printf(&t, "%s", text);
+    return sb_text_deliver(&t, buf, cap);
+}
+
+int spacrbench_format_progress(const spacrbench_progress *progress, const char *label, char *buf,
+                               size_t cap)
+{
+    sb_clear_error();
+    if (!progress)
+        return sb_fail(SPACRBENCH_EINVAL, "progress must not be NULL");
+    spacrbench_progress p;
+    memset(&p, 0, sizeof p);
+    p.size = sizeof p;
+    p.item_peak_rss_bytes = SPACRBENCH_NOT_MEASURED;
+    int rc = sb_struct_in(&p, sizeof p, progress, "spacrbench_progress");
+    if (rc)
+        return rc;
+    sb_text t = {0};
+    sb_text_printf(&t, "item %lld/%lld%s done in %.3f s", (long long)p.index + 1,
+                   (long long)p.total, p.is_warmup ? " (warm-up)" : "", p.item_seconds);
+    if (p.item_peak_rss_bytes >= 0) {
+        char peak[32];
+        sb_format_bytes(peak, sizeof peak, p.item_peak_rss_bytes);
+        sb_text_printf(&t, ", peak %s", peak);
+    }
+    if (label) {
+        sb_text_printf(&t, ": ");
+        sb_text_label(&t, label);
+    }
+    return sb_text_deliver(&t, buf, cap);
+}
+
+int spacrbench_format_item_line(const spacrbench_item_record *record, const char *label,
+                                char *buf, size_t cap)
+{
+    sb_clear_error();
+    if (!record)
+        return sb_fail(SPACRBENCH_EINVAL, "record must not be NULL");
+    spacrbench_item_record r = {sizeof r, 0, 0, 0, 0.0, -1, -1};
+    int rc = sb_struct_in(&r, sizeof r, record, "spacrbench_item_record");
+    if (rc)
+        return rc;
+    char peak[32];
+    sb_format_bytes(peak, sizeof peak, r.peak_rss_bytes);
+    sb_text t = {0};
+    sb_text_printf(&t, "  item %-14lld %.3f s, peak %s%s", (long long)r.index + 1, r.seconds, peak,
+                   r.is_warmup ? " (warm-up)" : "");
+    if (r.peak_vram_bytes >= 0) {
+        sb_format_bytes(peak, sizeof peak, r.peak_vram_bytes);
+        sb_text_printf(&t, ", VRAM %s", peak);
+    }
+    if (label) {
+        sb_text_printf(&t, ": ");
+        sb_text_label(&t, label);
+    }
+    return sb_text_deliver(&t, buf, cap);
+}

@@ -1,0 +1,189 @@
+/* The measurement builder: the one construction of a measurement from
+ * per-item figures, used by the runner, `spacrbench run` and the bindings.
+ * It owns the warm-up clamp and its notes, the sums and the peak. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "measurement.h"
+
+int spacrbench_run_plan_init(spacrbench_run_plan *plan, size_t size)
+{
+    sb_clear_error();
+    if (!plan || size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "plan must not be NULL and size must hold a size_t");
+    const spacrbench_run_plan defaults = {sizeof defaults, 1, 1, SPACRBENCH_PEAK_NONE, 1, 0, 0};
+    size_t n = size < sizeof defaults ? size : sizeof defaults;
+    memset(plan, 0, size);
+    memcpy(plan, &defaults, n);
+    plan->size = size;
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_item_figures_init(spacrbench_item_figures *item, size_t size)
+{
+    sb_clear_error();
+    if (!item || size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "item must not be NULL and size must hold a size_t");
+    const spacrbench_item_figures defaults = {sizeof defaults, 0.0, NAN, -1, -1};
+    size_t n = size < sizeof defaults ? size : sizeof defaults;
+    memset(item, 0, size);
+    memcpy(item, &defaults, n);
+    item->size = size;
+    return SPACRBENCH_OK;
+}
+
+static int check_plan(const spacrbench_run_plan *p)
+{
+    if (p->items < 1)
+        return sb_fail(SPACRBENCH_ENOITEMS, "plan.items is %lld; a run needs at least one item",
+                       (long long)p->items);
+    if ((uint64_t)p->items > SIZE_MAX / 2 / sizeof(spacrbench_item_record))
+        return sb_fail(SPACRBENCH_ENOMEM, "plan.items %lld is more than this machine can hold",
+                       (long long)p->items);
+    if (p->warmup < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "plan.warmup is %lld; it must be >= 0",
+                       (long long)p->warmup);
+    if (p->peak_method < SPACRBENCH_PEAK_NONE || p->peak_method > SPACRBENCH_PEAK_SUPPLIED)
+        return sb_fail(SPACRBENCH_EINVAL, "plan.peak_method %d is not a spacrbench_peak_method",
+                       (int)p->peak_method);
+    if (p->sample_interval_us < 0 || p->baseline_rss_bytes < 0)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "plan.sample_interval_us and plan.baseline_rss_bytes must be >= 0");
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_measurement_begin(const spacrbench_run_plan *plan, spacrbench_measurement **out)
+{
+    sb_clear_error();
+    if (!out)
+        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    *out = NULL;
+    if (!plan)
+        return sb_fail(SPACRBENCH_EINVAL, "plan must not be NULL");
+    spacrbench_run_plan p;
+    spacrbench_run_plan_init(&p, sizeof p);
+    int rc = sb_struct_in(&p, sizeof p, plan, "spacrbench_run_plan");
+    if (rc || (rc = check_plan(&p)))
+        return rc;
+    spacrbench_measurement *m = sb_measurement_new();
+    if (!m)
+        return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate a measurement");
+    m->building = 1;
+    m->plan_items = (size_t)p.items;
+    m->warmup = (size_t)p.warmup;
+    m->clamped = m->warmup < m->plan_items - 1 ? m->warmup : m->plan_items - 1;
+    m->keep_records = p.records != 0;
+    m->fig.peak_method = p.peak_method;
+    m->fig.sample_interval_us = p.sample_interval_us;
+    m->fig.baseline_rss_bytes = p.baseline_rss_bytes;
+    if (m->keep_records && (rc = sb_measurement_commit_records(m, m->plan_items))) {
+        spacrbench_measurement_free(m);
+        return rc;
+    }
+    *out = m;
+    return SPACRBENCH_OK;
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+int spacrbench_measurement_add_item(spacrbench_measurement *m, const spacrbench_item_figures *item)
+{
+    sb_clear_error();
+    if (!m || !item)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement and item must not be NULL");
+    if (!m->building)
+        return sb_fail(SPACRBENCH_EINVAL, "the measurement was not begun with "
+                                          "spacrbench_measurement_begin, or has ended");
+    if (m->added >= m->plan_items)
+        return sb_fail(SPACRBENCH_ERANGE, "item %zu is past the %zu planned", m->added + 1,
+                       m->plan_items);
+    spacrbench_item_figures f;
+    spacrbench_item_figures_init(&f, sizeof f);
+    int rc = sb_struct_in(&f, sizeof f, item, "spacrbench_item_figures");
+    if (rc)
+        return rc;
+    if (!isfinite(f.seconds) || f.seconds < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "item %zu: seconds must be a finite number >= 0",
+                       m->added);
+    if (!isnan(f.cpu_seconds) && (!isfinite(f.cpu_seconds) || f.cpu_seconds < 0))
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "item %zu: cpu_seconds must be NaN (unknown) or a finite number >= 0",
+                       m->added);
+    if (f.peak_rss_bytes < -1 || f.peak_vram_bytes < -1)
+        return sb_fail(SPACRBENCH_EINVAL, "item %zu: peaks must be >= 0 or -1 (not measured)",
+                       m->added);
+    size_t index = m->added++;
+    int warm = index < m->clamped;
+    if (m->keep_records)
+        m->records[m->record_count++] = (spacrbench_item_record){
+            sizeof(spacrbench_item_record), (int64_t)index, warm, 0, f.seconds,
+            f.peak_rss_bytes, f.peak_vram_bytes};
+    if (warm) {
+        m->fig.warmup_items++;
+        m->fig.warmup_seconds += f.seconds;
+    } else {
+        m->fig.items++;
+        m->fig.seconds += f.seconds;
+        if (isnan(f.cpu_seconds))
+            m->cpu_unknown = 1;
+        else
+            m->fig.cpu_seconds = (isnan(m->fig.cpu_seconds) ? 0.0 : m->fig.cpu_seconds) +
+                                 f.cpu_seconds;
+    }
+    m->item_peak = max64(m->item_peak, f.peak_rss_bytes);
+    m->item_vram = max64(m->item_vram, f.peak_vram_bytes);
+    return SPACRBENCH_OK;
+}
+
+void sb_measurement_count_items(spacrbench_measurement *m, size_t done_items)
+{
+    m->added = done_items;
+    m->fig.warmup_items = (int64_t)(done_items < m->clamped ? done_items : m->clamped);
+    m->fig.items = (int64_t)(done_items > m->clamped ? done_items - m->clamped : 0);
+}
+
+int spacrbench_measurement_mark_stopped(spacrbench_measurement *m, int64_t item_index,
+                                        int work_result)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    if (item_index < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "item_index is %lld; it must be >= 0",
+                       (long long)item_index);
+    m->fig.stopped = 1;
+    m->fig.stopped_item = item_index;
+    m->fig.work_result = work_result;
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_measurement_end(spacrbench_measurement *m)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    if (!m->building)
+        return sb_fail(SPACRBENCH_EINVAL, "the measurement was not begun, or has ended");
+    m->building = 0;
+    if (m->fig.items == 0 || m->cpu_unknown)
+        m->fig.cpu_seconds = NAN;
+    if (m->item_peak >= 0)
+        m->fig.peak_rss_bytes = max64(m->fig.peak_rss_bytes, m->item_peak);
+    if (m->fig.peak_rss_bytes >= 0)
+        m->fig.peak_rss_bytes = max64(m->fig.peak_rss_bytes, m->fig.baseline_rss_bytes);
+    else if (m->fig.peak_method != SPACRBENCH_PEAK_SUPPLIED)
+        m->fig.peak_method = SPACRBENCH_PEAK_NONE;
+    if (m->item_vram >= 0)
+        m->fig.peak_vram_bytes = max64(m->fig.peak_vram_bytes, m->item_vram);
+    int rc = SPACRBENCH_OK;
+    if (m->clamped)
+        rc = sb_measurement_notef(m, "%zu warm-up item(s) excluded from the timing (their "
+                                     "memory still counts toward the peak)",
+                                  m->clamped);
+    if (!rc && m->clamped < m->warmup)
+        rc = sb_measurement_notef(m, "warm-up of %zu clamped to %zu so the last item is "
+                                     "measured",
+                                  m->warmup, m->clamped);
+    return rc;
+}

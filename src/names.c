@@ -1,0 +1,70 @@
+/* The one spelling of every enum a user sees (libbpf's *_str idea): the
+ * command's JSON, Python's to_dict() and the reports all read these. */
+#include "internal.h"
+
+#define SB_NAME_OF(table, value)                                                           \
+    ((value) >= 0 && (size_t)(value) < sizeof(table) / sizeof(table)[0] && (table)[value]   \
+         ? (table)[value]                                                                   \
+         : "unknown")
+
+static const char *const peak_methods[] = {
+    [SPACRBENCH_PEAK_NONE] = "none",
+    [SPACRBENCH_PEAK_HWM_RESET] = "hwm_reset",
+    [SPACRBENCH_PEAK_HWM_WINDOW] = "hwm_window",
+    [SPACRBENCH_PEAK_SAMPLED] = "sampled",
+    [SPACRBENCH_PEAK_CGROUP] = "cgroup",
+    [SPACRBENCH_PEAK_CHILD_RUSAGE] = "child_rusage",
+    [SPACRBENCH_PEAK_SUPPLIED] = "supplied",
+};
+
+static const char *const sources[] = {
+    [SPACRBENCH_SOURCE_UNKNOWN] = "unknown",   [SPACRBENCH_SOURCE_HOST] = "host",
+    [SPACRBENCH_SOURCE_AFFINITY] = "affinity", [SPACRBENCH_SOURCE_CGROUP_V1] = "cgroup_v1",
+    [SPACRBENCH_SOURCE_CGROUP_V2] = "cgroup_v2", [SPACRBENCH_SOURCE_CALLER] = "caller",
+    [SPACRBENCH_SOURCE_CPUSET] = "cpuset",     [SPACRBENCH_SOURCE_NVML] = "nvml",
+    [SPACRBENCH_SOURCE_TORCH] = "torch",
+};
+
+static const char *const bounds[] = {
+    [SPACRBENCH_BOUND_NONE] = "none",         [SPACRBENCH_BOUND_MEMORY] = "memory",
+    [SPACRBENCH_BOUND_CORES] = "cores",       [SPACRBENCH_BOUND_MAXIMUM] = "maximum",
+    [SPACRBENCH_BOUND_FALLBACK] = "fallback", [SPACRBENCH_BOUND_ONE] = "one",
+    [SPACRBENCH_BOUND_VRAM] = "vram",
+};
+
+static const char *const start_methods[] = {
+    [SPACRBENCH_START_FORK] = "fork",
+    [SPACRBENCH_START_SPAWN] = "spawn",
+    [SPACRBENCH_START_FORKSERVER] = "forkserver",
+};
+
+static const char *const reserve_rules[] = {
+    [SPACRBENCH_RESERVE_CALLER] = "caller",
+    [SPACRBENCH_RESERVE_HOST] = "host",
+    [SPACRBENCH_RESERVE_LIMIT] = "limit",
+};
+
+const char *spacrbench_peak_method_name(int method) { return SB_NAME_OF(peak_methods, method); }
+
+const char *spacrbench_source_name(int source) { return SB_NAME_OF(sources, source); }
+
+const char *spacrbench_bound_name(int bound) { return SB_NAME_OF(bounds, bound); }
+
+const char *spacrbench_start_method_name(int method) { return SB_NAME_OF(start_methods, method); }
+
+const char *spacrbench_reserve_rule_name(int rule) { return SB_NAME_OF(reserve_rules, rule); }
+
+const char *spacrbench_error_name(int code)
+{
+    switch (code) {
+    case SPACRBENCH_OK:
+        return "OK";
+#define SB_ERROR_NAME(name, value, text)                                                   \
+    case value:                                                                            \
+        return #name;
+        SPACRBENCH_ERROR_MAP(SB_ERROR_NAME)
+#undef SB_ERROR_NAME
+    default:
+        return "EUNKNOWN";
+    }
+}

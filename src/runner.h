@@ -1,0 +1,42 @@
+/* The serial run's state and the steps around the timed loop (runner.c):
+ * opening probes and the sampler, per-item windows, the peak method and
+ * its notes (runner_probes.c), and the VRAM figures (runner_vram.c). Not
+ * installed. */
+#ifndef SPACRBENCH_RUNNER_H
+#define SPACRBENCH_RUNNER_H
+
+#include "gpu.h"
+#include "measurement.h"
+#include "proc.h"
+#include "sampler.h"
+
+/* Everything one run holds, so that every exit path releases the same way. */
+typedef struct sb_run {
+    spacrbench_options opt;
+    sb_proc proc;
+    int proc_open;
+    sb_gpu *gpu;
+    sb_sampler *sampler;
+    spacrbench_measurement *m;
+    int exact;    /* the high-water mark was reset: per-window peaks are exact */
+    int hwm_lost; /* the mark could not be read back at some item */
+    char gpu_why[256];
+    int64_t first_vram; /* the sample taken before the first item */
+    int64_t h0;         /* VmHWM before the first item when it cannot be reset */
+} sb_run;
+
+/* Open probes and start the sampler when it has something to do. */
+int sb_run_prepare(sb_run *st);
+/* Stop the sampler, close probes, free an unfinished measurement. */
+void sb_run_release(sb_run *st);
+/* Start an item's window; returns the RSS before it (or -1 when exact). */
+int64_t sb_run_item_begin(sb_run *st);
+/* Peak RSS of the item that just ended, and its VRAM (-1 unknown). */
+int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram);
+/* The run's peak from the item peaks (-1 when untracked) and what the
+ * sampler saw; sets the peak method and writes its notes. */
+void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t sampled_rss);
+/* VRAM figures, GPUs and notes (or why VRAM was not measured). */
+int sb_run_finish_vram(sb_run *st, int64_t sampled_vram);
+
+#endif

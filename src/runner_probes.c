@@ -1,0 +1,138 @@
+/* The probes of a serial run: the resettable high-water mark, the sampler
+ * fallback, per-item windows, and how the run's peak was obtained. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runner.h"
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Resetting the mark is trusted only when it visibly worked: after the
+ * reset VmHWM must not be above the current RSS plus a little slack (the
+ * kernel batches per-CPU RSS counters). A kernel that accepts the write
+ * but keeps the old mark (seen with some bind mounts) fails this. */
+static int reset_works(sb_proc *p)
+{
+    if (sb_proc_reset_hwm(p) != 0)
+        return 0;
+    int64_t hwm = sb_proc_hwm(p), rss = sb_proc_rss(p);
+    const int64_t slack = INT64_C(4) << 20;
+    return hwm >= 0 && rss >= 0 && hwm <= rss + slack;
+}
+
+int sb_run_prepare(sb_run *st)
+{
+    int want_reset = !(st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET);
+    int rc = sb_proc_open(&st->proc, want_reset);
+    if (rc)
+        return rc;
+    st->proc_open = 1;
+    st->exact = want_reset && reset_works(&st->proc);
+
+    if (st->opt.flags & SPACRBENCH_FLAG_NO_GPU)
+        snprintf(st->gpu_why, sizeof st->gpu_why, "GPU probing was turned off by the caller");
+    else
+        st->gpu = sb_gpu_open(st->gpu_why, sizeof st->gpu_why);
+    st->first_vram = st->gpu ? sb_gpu_sample(st->gpu) : -1;
+
+    if (!st->exact || st->gpu) {
+        sb_sampler_config cfg = {st->opt.sample_interval_us, st->exact ? NULL : &st->proc,
+                                 st->gpu};
+        rc = sb_sampler_start(&st->sampler, &cfg);
+        if (rc)
+            return rc;
+    }
+    st->h0 = st->exact ? -1 : sb_proc_hwm(&st->proc);
+    /* Reset again now that NVML is loaded and the sampler runs: their own
+     * memory is not the work's. */
+    if (st->exact)
+        sb_proc_reset_hwm(&st->proc);
+    return SPACRBENCH_OK;
+}
+
+void sb_run_release(sb_run *st)
+{
+    if (st->sampler)
+        sb_sampler_stop(st->sampler, NULL, NULL);
+    st->sampler = NULL;
+    if (st->gpu)
+        sb_gpu_close(st->gpu);
+    st->gpu = NULL;
+    if (st->proc_open)
+        sb_proc_close(&st->proc);
+    st->proc_open = 0;
+    spacrbench_measurement_free(st->m);
+    st->m = NULL;
+}
+
+int64_t sb_run_item_begin(sb_run *st)
+{
+    if (st->sampler)
+        sb_sampler_take_window(st->sampler, NULL, NULL);
+    if (st->exact) {
+        sb_proc_reset_hwm(&st->proc);
+        return -1;
+    }
+    return sb_proc_rss(&st->proc);
+}
+
+int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram)
+{
+    int64_t window_rss = -1;
+    *vram = -1;
+    if (st->sampler)
+        sb_sampler_take_window(st->sampler, &window_rss, vram);
+    int64_t now = sb_proc_rss(&st->proc);
+    if (st->exact) {
+        int64_t hwm = sb_proc_hwm(&st->proc);
+        if (hwm >= 0)
+            return hwm;
+        st->hwm_lost = 1; /* the figure below is only a lower bound */
+    }
+    return max64(max64(window_rss, rss_before), now);
+}
+
+void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t sampled_rss)
+{
+    spacrbench_measurement *m = st->m;
+    int64_t h1 = sb_proc_hwm(&st->proc);
+    if (st->exact && !tracked && h1 < 0)
+        st->hwm_lost = 1;
+    int64_t peak;
+    if (st->exact && !st->hwm_lost)
+        peak = tracked ? item_peak : h1;
+    else if (!st->exact && h1 > st->h0 && st->h0 >= 0)
+        peak = h1;
+    else
+        peak = max64(max64(item_peak, sampled_rss), sb_proc_rss(&st->proc));
+    m->fig.peak_rss_bytes = max64(peak, m->fig.baseline_rss_bytes);
+
+    double ms = (double)st->opt.sample_interval_us / 1000.0;
+    if (st->hwm_lost) {
+        m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
+        sb_measurement_notef(m, "peak RSS is a lower bound: the kernel high-water mark "
+                                "(VmHWM) could not be read back during the run");
+    } else if (st->exact) {
+        m->fig.peak_method = SPACRBENCH_PEAK_HWM_RESET;
+        sb_measurement_notef(m, "peak RSS is exact: the kernel high-water mark (VmHWM) was "
+                                "reset through /proc/self/clear_refs, so a spike of any "
+                                "length counts");
+        sb_measurement_notef(m, "side effect: resetting VmHWM also lowers this process's "
+                                "getrusage() ru_maxrss");
+    } else if (h1 > st->h0 && st->h0 >= 0) {
+        m->fig.peak_method = SPACRBENCH_PEAK_HWM_WINDOW;
+        sb_measurement_notef(m, "peak RSS is exact: the high-water mark could not be reset "
+                                "but rose during the run; per-item peaks are sampled every "
+                                "%.1f ms",
+                             ms);
+    } else {
+        m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
+        sb_measurement_notef(m, "peak RSS was sampled every %.1f ms (the high-water mark "
+                                "could not be reset%s): a spike shorter than that can be "
+                                "missed",
+                             ms,
+                             st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET
+                                 ? ", as the caller asked"
+                                 : " or the reset did not lower it");
+    }
+}
