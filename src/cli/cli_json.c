@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Call an snprintf-style serialiser twice (length, then text). */
+/* Call an snprintf-style serialiser twice: first for the length (buf NULL,
+ * cap 0), then into a buffer of that size; the call expression names the
+ * macro's own `buf` and `cap`. out is the malloc'd text or NULL. */
 #define LIBRARY_JSON(call_with_buf_cap, out)                                   \
     do {                                                                       \
         char *buf = NULL;                                                      \
