@@ -208,6 +208,9 @@ typedef struct spacrbench_figures {
     int64_t note_count;          /* read */
     int64_t record_count;        /* read */
     int64_t gpu_count;           /* read */
+    /* Since 1.1: */
+    int64_t oom_limit_bytes;     /* > 0: an item was OOM-killed at this limit, so one
+                                    worker needs more: the peak is a lower bound */
 } spacrbench_figures;
 
 /* One item's own cost. */
@@ -290,6 +293,7 @@ typedef struct spacrbench_recommendation {
     int64_t baseline_bytes;        /* added to each worker's need (spawn/forkserver), else 0 */
     int32_t start_method;          /* spacrbench_start_method */
     int32_t reserve_rule;          /* spacrbench_reserve_rule */
+    int64_t oom_limit_bytes;       /* > 0: an item was OOM-killed at this limit */
 } spacrbench_recommendation;
 
 /* Settings to take a measurement to a cluster scheduler (SLURM job array,
@@ -440,6 +444,12 @@ SPACRBENCH_EXTERN int spacrbench_measurement_add_item(spacrbench_measurement *m,
  * work_result. The caller adds its own note saying why. */
 SPACRBENCH_EXTERN int spacrbench_measurement_mark_stopped(spacrbench_measurement *m,
                                                           int64_t item_index, int work_result);
+/* An item was killed by the kernel's out-of-memory killer under a limit of
+ * limit_bytes: one worker needs MORE than that. The peak becomes at least
+ * the limit and is marked a lower bound; the recommendation then says so
+ * ("one worker needs more than ...") instead of falling back to cores. */
+SPACRBENCH_EXTERN int spacrbench_measurement_mark_out_of_memory(spacrbench_measurement *m,
+                                                                int64_t limit_bytes);
 /* Close the measurement: warm-up notes, the peak over the items and the
  * baseline. Items added afterwards are refused (EINVAL). */
 SPACRBENCH_EXTERN int spacrbench_measurement_end(spacrbench_measurement *m);
@@ -477,6 +487,16 @@ SPACRBENCH_EXTERN int spacrbench_format_progress(const spacrbench_progress *prog
  * label escaped as above and may be NULL. */
 SPACRBENCH_EXTERN int spacrbench_format_item_line(const spacrbench_item_record *record,
                                                   const char *label, char *buf, size_t cap);
+
+/* The hand-off text of a schedule already computed (spacrbench_schedule_compute),
+ * so a front end that also prints the schedule does not compute it twice. */
+typedef enum spacrbench_handoff {
+    SPACRBENCH_HANDOFF_SLURM = 1,
+    SPACRBENCH_HANDOFF_DASK = 2
+} spacrbench_handoff;
+SPACRBENCH_EXTERN int spacrbench_format_schedule(const spacrbench_measurement *m,
+                                                 const spacrbench_schedule *schedule, int kind,
+                                                 char *buf, size_t cap);
 
 /* JSON objects in the one document shape (docs/spacrbench.schema.json):
  * "not measured" is null, names as spelled above. item_labels may be NULL

@@ -172,6 +172,8 @@ int spacrbench_measurement_create(const spacrbench_figures *figures,
         bad = "sample_interval_us must be >= 0";
     else if (f->stopped != 0 && f->stopped != 1)
         bad = "stopped must be 0 or 1";
+    else if (f->oom_limit_bytes < 0)
+        bad = "oom_limit_bytes must be >= 0 (0: no item was OOM-killed)";
     else if (f->stopped_item < -1)
         bad = "stopped_item must be >= 0 or -1 (not stopped)";
     else if (f->peak_method < SPACRBENCH_PEAK_NONE || f->peak_method > SPACRBENCH_PEAK_SUPPLIED)

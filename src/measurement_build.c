@@ -187,3 +187,17 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
                                   m->warmup, m->clamped);
     return rc;
 }
+
+int spacrbench_measurement_mark_out_of_memory(spacrbench_measurement *m, int64_t limit_bytes)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    if (limit_bytes <= 0)
+        return sb_fail(SPACRBENCH_EINVAL, "limit_bytes is %lld; it must be > 0",
+                       (long long)limit_bytes);
+    m->fig.oom_limit_bytes = limit_bytes;
+    m->item_peak = max64(m->item_peak, limit_bytes);
+    m->fig.peak_rss_bytes = max64(m->fig.peak_rss_bytes, limit_bytes);
+    return SPACRBENCH_OK;
+}

@@ -290,6 +290,20 @@ static void decide(spacrbench_recommendation *r)
     if (r->memory_source != SPACRBENCH_SOURCE_HOST && r->memory_source != SPACRBENCH_SOURCE_CALLER)
         snprintf(where_note, sizeof where_note, " (%.300s)", r->memory_where);
 
+    if (r->oom_limit_bytes > 0) {
+        /* An item was OOM-killed: what one worker needs is unknown beyond
+         * "more than the limit", so the cores must not decide. */
+        sb_format_bytes(need, sizeof need, r->oom_limit_bytes);
+        sb_format_bytes(budget_text, sizeof budget_text, budget);
+        r->workers = 1;
+        r->bound = SPACRBENCH_BOUND_ONE;
+        r->memory_workers = 0;
+        snprintf(r->reason, sizeof r->reason,
+                 "one worker needs more than %s (an item was OOM-killed at that limit) and %s is "
+                 "free after the reserve%s; one worker at a time is what fits, if any does",
+                 need, budget_text, where_note);
+        return;
+    }
     if (has_memory) {
         r->memory_workers = budget / r->per_worker_bytes;
         if (r->memory_workers < 1) {
@@ -407,6 +421,7 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
     r.vram_reserve_bytes = o.vram_reserve_bytes;
     r.memory_workers = -1;
     r.per_worker_bytes = m ? spacrbench_measurement_work_rss_bytes(m) : -1;
+    r.oom_limit_bytes = m ? m->fig.oom_limit_bytes : 0;
     gather_machine(&r, &o, machine ? &snapshot : NULL);
     choose_reserve(&r, &o);
     per_worker(&r, m, &o);

@@ -291,17 +291,11 @@ static int64_t auto_budget(char *note, size_t cap)
     rec.size = sizeof rec;
     note[0] = '\0';
     if (spacrbench_recommend(NULL, NULL, &rec) != 0) {
-        /* A library whose recommend does not take the AUTO reserve yet:
-         * the documented host default. */
-        spacrbench_recommend_options o;
-        spacrbench_recommend_options_init(&o, sizeof o);
-        o.reserve_bytes = INT64_C(2) << 30;
-        if (spacrbench_recommend(NULL, &o, &rec) != 0) {
-            snprintf(note, cap, "memory budget unknown: %s", spacrbench_last_error_message());
-            return -1;
-        }
-        snprintf(note, cap, "memory budget: available memory less the 2 GiB host reserve");
+        snprintf(note, cap, "memory budget unknown: %s", spacrbench_last_error_message());
+        return -1;
     }
+    snprintf(note, cap, "memory budget: available memory less the %s reserve (%s rule)",
+             "recommendation's", spacrbench_reserve_rule_name(rec.reserve_rule));
     if (rec.available_bytes <= 0)
         return -1;
     int64_t budget = rec.available_bytes - rec.reserve_bytes;

@@ -154,28 +154,32 @@ typedef struct handoff {
     char peak[32], mem[32], vram[256];
 } handoff;
 
-static int handoff_prepare(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
-                           handoff *h)
+/* The figures of a schedule already computed, as text. */
+static int handoff_from(const spacrbench_measurement *m, const spacrbench_schedule *sched,
+                        handoff *h)
 {
     spacrbench_figures f;
-    int rc = schedule_compute(m, rec, &h->s, &f);
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    int rc = spacrbench_measurement_figures(m, &f);
     if (rc < 0)
         return rc;
+    memset(&h->s, 0, sizeof h->s);
+    h->s.size = sizeof h->s;
+    if ((rc = sb_struct_in(&h->s, sizeof h->s, sched, "spacrbench_schedule")) < 0)
+        return rc;
+    if (h->s.cpus_per_task < 1 || h->s.array_concurrency < 1 || h->s.n_workers < 1 ||
+        h->s.threads_per_worker < 1 || h->s.mem_per_task_bytes < 1)
+        return sb_fail(SPACRBENCH_EINVAL, "the schedule has a count below 1 or no memory: "
+                                          "compute it with spacrbench_schedule_compute");
     sb_format_bytes(h->peak, sizeof h->peak, f.peak_rss_bytes);
     mib_text(h->mem, sizeof h->mem, h->s.mem_per_task_bytes); /* == memory_limit_bytes */
     vram_comment(h->vram, sizeof h->vram, &f);
     return 0;
 }
 
-SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
-                                              const spacrbench_recommendation *rec, char *buf,
-                                              size_t cap)
+static int slurm_text(const handoff *h, char *buf, size_t cap)
 {
-    sb_clear_error();
-    handoff h;
-    int rc = handoff_prepare(m, rec, &h);
-    if (rc < 0)
-        return rc;
     char text[1536];
     int len = snprintf(text, sizeof text,
                        "# spacrbench %s: one array task per item\n"
@@ -188,20 +192,13 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
                        "#SBATCH --array=0-ITEMS%%%" PRId64 "\n"
                        "# replace ITEMS by your last item index, or submit with\n"
                        "#   sbatch --array=0-$((N_ITEMS - 1))%%%" PRId64 " job.sh\n",
-                       SPACRBENCH_VERSION_STRING, h.peak, h.vram, h.s.cpus_per_task, h.mem,
-                       h.s.array_concurrency, h.s.array_concurrency, h.s.array_concurrency);
+                       SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.cpus_per_task, h->mem,
+                       h->s.array_concurrency, h->s.array_concurrency, h->s.array_concurrency);
     return deliver(text, len, buf, cap);
 }
 
-SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
-                                             const spacrbench_recommendation *rec, char *buf,
-                                             size_t cap)
+static int dask_text(const handoff *h, char *buf, size_t cap)
 {
-    sb_clear_error();
-    handoff h;
-    int rc = handoff_prepare(m, rec, &h);
-    if (rc < 0)
-        return rc;
     char text[1536];
     int len = snprintf(text, sizeof text,
                        "# spacrbench %s: Dask workers for a machine like this one\n"
@@ -214,7 +211,49 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
                        "# from dask.distributed import LocalCluster\n"
                        "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
                        ", memory_limit=\"%sMiB\")\n",
-                       SPACRBENCH_VERSION_STRING, h.peak, h.vram, h.s.n_workers,
-                       h.s.threads_per_worker, h.mem, h.s.n_workers, h.s.threads_per_worker, h.mem);
+                       SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.n_workers,
+                       h->s.threads_per_worker, h->mem, h->s.n_workers, h->s.threads_per_worker,
+                       h->mem);
     return deliver(text, len, buf, cap);
+}
+
+static int format_computed(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
+                           int kind, char *buf, size_t cap)
+{
+    spacrbench_schedule s;
+    int rc = schedule_compute(m, rec, &s, NULL);
+    if (rc < 0)
+        return rc;
+    return spacrbench_format_schedule(m, &s, kind, buf, cap);
+}
+
+SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
+                                              const spacrbench_recommendation *rec, char *buf,
+                                              size_t cap)
+{
+    sb_clear_error();
+    return format_computed(m, rec, SPACRBENCH_HANDOFF_SLURM, buf, cap);
+}
+
+SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
+                                             const spacrbench_recommendation *rec, char *buf,
+                                             size_t cap)
+{
+    sb_clear_error();
+    return format_computed(m, rec, SPACRBENCH_HANDOFF_DASK, buf, cap);
+}
+
+int spacrbench_format_schedule(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                               int kind, char *buf, size_t cap)
+{
+    sb_clear_error();
+    if (!m || !schedule)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement and schedule must not be NULL");
+    if (kind != SPACRBENCH_HANDOFF_SLURM && kind != SPACRBENCH_HANDOFF_DASK)
+        return sb_fail(SPACRBENCH_EINVAL, "kind %d is not SPACRBENCH_HANDOFF_SLURM or _DASK", kind);
+    handoff h;
+    int rc = handoff_from(m, schedule, &h);
+    if (rc < 0)
+        return rc;
+    return kind == SPACRBENCH_HANDOFF_SLURM ? slurm_text(&h, buf, cap) : dask_text(&h, buf, cap);
 }

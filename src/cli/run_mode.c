@@ -122,12 +122,11 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failed_index = i;
     s->failure = *o;
     s->failed_command = command_display(argv);
-    if (o->oom_killed) {
-        int64_t peak = o->limit > o->peak ? o->limit : o->peak;
-        if (add_item(m, o, peak) != 0)
-            return -1;
-        s->added++;
-    }
+    /* The library takes the limit as a lower bound of the peak and says
+     * "one worker needs more than" it; the failed item's time is not counted. */
+    if (o->oom_killed &&
+        spacrbench_measurement_mark_out_of_memory(m, o->limit > o->peak ? o->limit : o->peak) != 0)
+        return -1;
     spacrbench_measurement_mark_stopped(m, (int64_t)i, run_outcome_result(o));
     return 0;
 }
@@ -197,17 +196,13 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               r->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
     if (s->failed) {
         const run_outcome *o = &s->failure;
-        char what[256], peak[32], limit[32];
+        char what[256], peak[32];
         run_outcome_describe(o, what, sizeof what);
         spacrbench_format_bytes(o->peak, peak, sizeof peak);
         notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s", s->failed_index + 1,
               s->items.items[s->failed_index], what, o->seconds, peak,
-              o->oom_killed ? "its peak is taken as the limit it hit" : "not counted");
-        if (o->oom_killed && o->limit > 0) {
-            spacrbench_format_bytes(o->limit, limit, sizeof limit);
-            notef(m, "OOM-killed: one worker needs more than %s, the memory limit it ran under",
-                  limit);
-        }
+              o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
+                            : "not counted");
     }
     if (run_signals_pending())
         notef(m, "interrupted by signal %d (%s)", run_signals_pending(),

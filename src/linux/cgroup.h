@@ -19,9 +19,20 @@ typedef struct sb_probe_env {
     const char *meminfo;          /* "/proc/meminfo" */
     const char *prefix;           /* prepended to every mount point; "" live */
     int64_t affinity_cores;       /* > 0 replaces sched_getaffinity (tests) */
+    /* Texts already read (sb_probe_env_load): one discovery then reads
+     * /proc/self/cgroup and mountinfo once, not once per controller. */
+    const char *cgroup_text;
+    size_t cgroup_len;
+    const char *mountinfo_text;
+    size_t mountinfo_len;
 } sb_probe_env;
 
 sb_probe_env sb_probe_env_live(void);
+/* Read /proc/self/cgroup and mountinfo of env into it (freed by
+ * sb_probe_env_unload); a text that cannot be read stays NULL and is read
+ * (and fails) where it is needed, as before. */
+void sb_probe_env_load(sb_probe_env *env);
+void sb_probe_env_unload(sb_probe_env *env);
 
 /* Read a whole file into a fresh NUL-terminated heap buffer of at most
  * limit bytes (the rest is dropped, *truncated set). 0 on success, -1 with

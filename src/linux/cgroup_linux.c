@@ -58,8 +58,10 @@ static int32_t source_of(int version) {
 }
 
 void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out) {
-    sb_probe_env live = sb_probe_env_live();
-    const sb_probe_env *env = env_in != NULL ? env_in : &live;
+    sb_probe_env loaded = env_in != NULL ? *env_in : sb_probe_env_live();
+    sb_probe_env *env = &loaded;
+    /* Read once for the memory, cpu and cpuset lookups below. */
+    sb_probe_env_load(env);
     memset(out, 0, sizeof *out);
 
     out->host_available_bytes = host_available(env);
@@ -81,6 +83,13 @@ void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out) {
                                                  : SPACRBENCH_SOURCE_UNKNOWN;
     out->cpuset_cores = cpu.cpuset_cores;
     snprintf(out->cpuset_dir, sizeof out->cpuset_dir, "%s", cpu.cpuset_dir);
+    /* Only what this call loaded is freed; a caller's texts stay theirs. */
+    if (!env_in || !env_in->cgroup_text) {
+        free((char *)loaded.cgroup_text);
+        loaded.cgroup_text = NULL;
+    }
+    if (!env_in || !env_in->mountinfo_text)
+        free((char *)loaded.mountinfo_text);
 }
 
 #endif

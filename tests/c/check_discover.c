@@ -38,6 +38,7 @@ typedef struct tree {
 } tree;
 
 static void tree_env(tree *t, const char *name, int64_t affinity) {
+    t->env = sb_probe_env_live(); /* then every path points at the tree */
     snprintf(t->cgroup, sizeof t->cgroup, "%s/trees/%s/proc_self_cgroup", SPACRBENCH_TEST_DATA,
              name);
     snprintf(t->mountinfo, sizeof t->mountinfo, "%s/trees/%s/mountinfo", SPACRBENCH_TEST_DATA,

@@ -168,7 +168,7 @@ START_TEST(vram_bound_applies_only_with_a_figure)
     o.available_bytes = 64 * GIB;
     o.free_vram_bytes = 41 * GIB; /* (41 - 1 reserve) / 10 = 4 */
     spacrbench_recommendation r = {sizeof r, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                   "", "", "", 0.0, 0, 0, 0, 0, 0, 0};
+                                   "", "", "", 0.0, 0, 0, 0, 0, 0, 0, 0};
     ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
     ck_assert_int_eq(r.workers, 4);
     ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_VRAM);

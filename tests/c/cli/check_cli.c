@@ -846,9 +846,12 @@ START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
         char *said = cli_json_eval(path, "('OOM-killed' in d['report'], "
                                          "'one worker needs more than 256.0 MiB' in d['report'], "
                                          "d['recommendation']['bound'] != 'fallback', "
+                                         "d['recommendation']['reason'].startswith("
+                                         "'one worker needs more than 256.0 MiB'), "
+                                         "d['recommendation']['oom_limit_bytes'] == 256 << 20, "
                                          "d['recommendation']['workers'])");
         printf("OOM-killed item: %s\n", said);
-        ck_assert_str_eq(said, "(True, True, True, 1)");
+        ck_assert_str_eq(said, "(True, True, True, True, True, 1)");
         free(said);
         ck_assert_int_ge(json_ll(path, "d['measurement']['peak_rss_bytes']"), 256LL << 20);
         unlink(path);
