@@ -69,9 +69,8 @@ static void write_gpus(json_writer *w, const spacrbench_measurement *m)
     json_end_array(w);
 }
 
-int spacrbench_measurement_to_json(const spacrbench_measurement *m,
-                                   const char *const *item_labels, size_t n_labels, char *buf,
-                                   size_t cap)
+int spacrbench_measurement_to_json(const spacrbench_measurement *m, const char *const *item_labels,
+                                   size_t n_labels, char *buf, size_t cap)
 {
     sb_clear_error();
     if (!m)

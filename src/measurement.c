@@ -85,8 +85,8 @@ const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m)
     return m && m->vram_reason ? m->vram_reason : "";
 }
 
-int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first,
-                                        size_t count, void *out, size_t record_size)
+int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first, size_t count,
+                                        void *out, size_t record_size)
 {
     sb_clear_error();
     if (!m || (!out && count))
@@ -132,8 +132,7 @@ int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...)
     return add_note_text(m, buf);
 }
 
-int spacrbench_measurement_create(const spacrbench_figures *figures,
-                                  spacrbench_measurement **out)
+int spacrbench_measurement_create(const spacrbench_figures *figures, spacrbench_measurement **out)
 {
     sb_clear_error();
     if (!out)

@@ -14,8 +14,8 @@ int spacrbench_recommend_options_init(spacrbench_recommend_options *opts, size_t
     if (!opts)
         return sb_fail(SPACRBENCH_EINVAL, "opts must not be NULL");
     if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "size %zu is too small for spacrbench_recommend_options", size);
+        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_recommend_options",
+                       size);
     const spacrbench_recommend_options defaults = SPACRBENCH_RECOMMEND_OPTIONS_INIT;
     size_t n = size < sizeof defaults ? size : sizeof defaults;
     memset(opts, 0, size);
@@ -88,8 +88,7 @@ static void describe_cores(spacrbench_recommendation *r, const spacrbench_machin
         snprintf(r->cores_where, sizeof r->cores_where, "CPU affinity");
         break;
     case SPACRBENCH_SOURCE_CPUSET:
-        snprintf(r->cores_where, sizeof r->cores_where, "cpuset of cgroup %s",
-                 mach->cores_cgroup);
+        snprintf(r->cores_where, sizeof r->cores_where, "cpuset of cgroup %s", mach->cores_cgroup);
         break;
     case SPACRBENCH_SOURCE_CGROUP_V1:
     case SPACRBENCH_SOURCE_CGROUP_V2:
@@ -169,7 +168,8 @@ static void gather_vram(spacrbench_recommendation *r, const spacrbench_measureme
         if (r->vram_workers >= 0)
             return;
         for (size_t i = 0; m && i < m->gpu_count; i++) {
-            int64_t add = m->gpus[i].free_bytes, sum = r->free_vram_bytes < 0 ? 0 : r->free_vram_bytes;
+            int64_t add = m->gpus[i].free_bytes,
+                    sum = r->free_vram_bytes < 0 ? 0 : r->free_vram_bytes;
             if (add >= 0) /* saturate: absurd figures must not wrap around */
                 r->free_vram_bytes = sum > INT64_MAX - add ? INT64_MAX : sum + add;
         }
@@ -185,7 +185,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define SB_MIB (INT64_C(1) << 20)
 #define SB_GIB (INT64_C(1) << 30)
 /* The reserve rule (docs/discovery.md, "The reserve"). */
-#define SB_HOST_RESERVE (2 * SB_GIB)
+#define SB_HOST_RESERVE      (2 * SB_GIB)
 #define SB_LIMIT_RESERVE_MIN (64 * SB_MIB)
 #define SB_LIMIT_RESERVE_MAX (2 * SB_GIB)
 
@@ -263,8 +263,8 @@ static void reason_add(spacrbench_recommendation *r, const char *fmt, ...)
 static void reason_cores_per_worker(spacrbench_recommendation *r)
 {
     if (r->cores_per_worker > 1)
-        reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)",
-                   r->cpu_parallelism, (long long)r->core_workers);
+        reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)", r->cpu_parallelism,
+                   (long long)r->core_workers);
 }
 
 static void reason_start_method(spacrbench_recommendation *r)
@@ -376,8 +376,9 @@ static void decide(spacrbench_recommendation *r)
         reason_cores_per_worker(r);
     } else if (r->workers == r->core_workers) {
         r->bound = SPACRBENCH_BOUND_CORES;
-        snprintf(r->reason, sizeof r->reason, "core-bound: %lld core(s), and memory would allow %lld",
-                 (long long)r->cores, (long long)r->memory_workers);
+        snprintf(r->reason, sizeof r->reason,
+                 "core-bound: %lld core(s), and memory would allow %lld", (long long)r->cores,
+                 (long long)r->memory_workers);
         reason_cores_per_worker(r);
     } else {
         r->bound = SPACRBENCH_BOUND_MAXIMUM;
@@ -430,8 +431,7 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
     return sb_struct_out(out, &r, sizeof r, "spacrbench_recommendation");
 }
 
-int spacrbench_recommend(const spacrbench_measurement *m,
-                         const spacrbench_recommend_options *opts,
+int spacrbench_recommend(const spacrbench_measurement *m, const spacrbench_recommend_options *opts,
                          spacrbench_recommendation *out)
 {
     return spacrbench_recommend_on(m, opts, NULL, out);

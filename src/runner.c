@@ -42,8 +42,7 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
     if (n_items == 0)
         return sb_fail(SPACRBENCH_ENOITEMS, "benchmark needs at least one item to measure");
     if (!items)
-        return sb_fail(SPACRBENCH_EINVAL, "items must not be NULL when n_items is %zu",
-                       n_items);
+        return sb_fail(SPACRBENCH_EINVAL, "items must not be NULL when n_items is %zu", n_items);
     if (n_items > SIZE_MAX / 2 / sizeof(spacrbench_item_record))
         return sb_fail(SPACRBENCH_ENOMEM, "n_items %zu is more than this machine can hold",
                        n_items);
@@ -63,14 +62,13 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
                        (long long)opt->sample_interval_us);
     if (opt->sample_interval_us == 0)
         opt->sample_interval_us = SB_DEFAULT_INTERVAL_US;
-    const uint32_t known = SPACRBENCH_FLAG_NO_HWM_RESET | SPACRBENCH_FLAG_NO_GPU |
-                           SPACRBENCH_FLAG_KEEP_PARTIAL;
+    const uint32_t known =
+        SPACRBENCH_FLAG_NO_HWM_RESET | SPACRBENCH_FLAG_NO_GPU | SPACRBENCH_FLAG_KEEP_PARTIAL;
     if (opt->flags & ~known)
         return sb_fail(SPACRBENCH_EINVAL, "options.flags has unknown bits 0x%x",
                        opt->flags & ~known);
     return SPACRBENCH_OK;
 }
-
 
 /* Everything after the loop: the window's time and CPU, the peak, VRAM
  * and the builder's notes. */
@@ -110,9 +108,8 @@ static int finish(sb_run *st, const run_window *w, int tracked)
     return sb_run_finish_vram(st, sampled_vram);
 }
 
-int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_items,
-                         void *payload, const spacrbench_options *opts,
-                         spacrbench_measurement **out)
+int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_items, void *payload,
+                         const spacrbench_options *opts, spacrbench_measurement **out)
 {
     sb_clear_error();
     sb_run st;
@@ -173,8 +170,8 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
             m->records[m->record_count++] = (spacrbench_item_record){
                 sizeof(spacrbench_item_record), (int64_t)i, i < clamped, 0, t1 - t0, peak, vram};
         if (value == 0 && st.opt.progress) {
-            spacrbench_progress p = {sizeof p,     (int64_t)i, (int64_t)n_items, i < clamped, 0,
-                                     t1 - t0,      t1 - w.t_start, peak};
+            spacrbench_progress p = {sizeof p, (int64_t)i, (int64_t)n_items, i < clamped,
+                                     0,        t1 - t0,    t1 - w.t_start,   peak};
             double cpu0 = sb_proc_cpu_seconds();
             value = st.opt.progress(&p, st.opt.progress_payload);
             double spent = sb_now() - t1;

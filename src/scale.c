@@ -260,8 +260,7 @@ static int check_options(const spacrbench_scale_options *o)
         return sb_fail(SPACRBENCH_EINVAL, "worker_counts is NULL but n_worker_counts is %zu",
                        o->n_worker_counts);
     if (o->n_worker_counts > 64)
-        return sb_fail(SPACRBENCH_EINVAL, "n_worker_counts is %zu; at most 64",
-                       o->n_worker_counts);
+        return sb_fail(SPACRBENCH_EINVAL, "n_worker_counts is %zu; at most 64", o->n_worker_counts);
     for (size_t i = 0; i < o->n_worker_counts; i++)
         if (o->worker_counts[i] < 1 || o->worker_counts[i] > MAX_WORKERS)
             return sb_fail(SPACRBENCH_EINVAL, "worker_counts[%zu] is %lld; use 1 to %d", i,
@@ -350,8 +349,9 @@ static int scale_locked(const scale_args *a, const spacrbench_scale_options *o,
                 max = budget / pts[0].peak_bytes + 1;
             if (max > MAX_WORKERS)
                 max = MAX_WORKERS;
-            sb_scale_notef(notes, "worker counts up to %lld: %lld usable cores, memory for "
-                                  "%lld workers of the 1-worker peak (+ 1)",
+            sb_scale_notef(notes,
+                           "worker counts up to %lld: %lld usable cores, memory for "
+                           "%lld workers of the 1-worker peak (+ 1)",
                            (long long)max, (long long)cores,
                            budget >= 0 && pts[0].peak_bytes > 0
                                ? (long long)(budget / pts[0].peak_bytes)
@@ -395,7 +395,10 @@ int spacrbench_scale(spacrbench_work_fn work, void *const *items, size_t n_items
     int rc = opts ? sb_struct_in(&o, sizeof o, opts, "spacrbench_scale_options") : 0;
     if (rc || (rc = check_options(&o)))
         return rc;
-    scale_args a = {work, items, n_items, payload,
+    scale_args a = {work,
+                    items,
+                    n_items,
+                    payload,
                     o.items_per_worker == SPACRBENCH_AUTO ? (int64_t)n_items : o.items_per_worker,
                     o.flags};
     if (pthread_mutex_trylock(&scale_lock) != 0)

@@ -9,8 +9,8 @@ int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
     size_t theirs;
     memcpy(&theirs, src, sizeof theirs);
     if (theirs < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name,
-                       theirs, name);
+        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, theirs,
+                       name);
     if (theirs > our_size) {
         const unsigned char *tail = (const unsigned char *)src + our_size;
         for (size_t i = 0; i < theirs - our_size; i++)
@@ -18,8 +18,7 @@ int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
                 return sb_fail(SPACRBENCH_EUNKNOWN_FIELDS,
                                "%s.size is %zu but this library (%s) knows %zu bytes, and "
                                "byte %zu beyond them is set",
-                               name, theirs, SPACRBENCH_VERSION_STRING, our_size,
-                               our_size + i);
+                               name, theirs, SPACRBENCH_VERSION_STRING, our_size, our_size + i);
     }
     size_t n = theirs < our_size ? theirs : our_size;
     /* Keep our own size field: it describes the struct we now hold. */
@@ -33,8 +32,8 @@ int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name
     size_t theirs;
     memcpy(&theirs, dst, sizeof theirs);
     if (theirs < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name,
-                       theirs, name);
+        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, theirs,
+                       name);
     size_t n = theirs < our_size ? theirs : our_size;
     memcpy((unsigned char *)dst + sizeof(size_t), (const unsigned char *)ours + sizeof(size_t),
            n - sizeof(size_t));

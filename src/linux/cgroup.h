@@ -57,11 +57,11 @@ int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_di
 
 /* The tightest memory headroom over the cgroup and its ancestors. */
 typedef struct sb_cgroup_memory {
-    int version;               /* 1 or 2; 0 when no level has a limit */
-    int64_t headroom_bytes;    /* limit - (usage - inactive file); -1 if none */
-    int64_t limit_bytes;       /* that level's limit */
+    int version;            /* 1 or 2; 0 when no level has a limit */
+    int64_t headroom_bytes; /* limit - (usage - inactive file); -1 if none */
+    int64_t limit_bytes;    /* that level's limit */
     char dir[SB_MOUNT_PATH_MAX];
-    char file[64];             /* the limit file, e.g. "memory.max" */
+    char file[64]; /* the limit file, e.g. "memory.max" */
 } sb_cgroup_memory;
 
 void sb_cgroup_memory_bound(const sb_probe_env *env, sb_cgroup_memory *out);
@@ -69,11 +69,11 @@ void sb_cgroup_memory_bound(const sb_probe_env *env, sb_cgroup_memory *out);
 /* The tightest CPU quota over the cgroup and its ancestors, and the
  * effective cpuset. */
 typedef struct sb_cgroup_cpu {
-    int quota_version;         /* 0 when no level has a quota */
-    double quota_cores;        /* quota / period; -1 if none */
+    int quota_version;  /* 0 when no level has a quota */
+    double quota_cores; /* quota / period; -1 if none */
     char quota_dir[SB_MOUNT_PATH_MAX];
-    int cpuset_version;        /* 0 when no cpuset was read */
-    int64_t cpuset_cores;      /* CPUs in the effective cpuset; -1 if unknown */
+    int cpuset_version;   /* 0 when no cpuset was read */
+    int64_t cpuset_cores; /* CPUs in the effective cpuset; -1 if unknown */
     char cpuset_dir[SB_MOUNT_PATH_MAX];
 } sb_cgroup_cpu;
 

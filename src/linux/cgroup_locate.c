@@ -8,20 +8,22 @@
 /* Sizes beyond which the texts are not plausible; mountinfo of a busy
  * Kubernetes node runs to a few hundred KiB. */
 #define PROC_CGROUP_LIMIT (64u * 1024u)
-#define MOUNTINFO_LIMIT (4u * 1024u * 1024u)
+#define MOUNTINFO_LIMIT   (4u * 1024u * 1024u)
 
-sb_probe_env sb_probe_env_live(void) {
-    sb_probe_env env = {"/proc/self/cgroup", "/proc/self/mountinfo", "/proc/meminfo", "", 0,
-                        NULL, 0, NULL, 0};
+sb_probe_env sb_probe_env_live(void)
+{
+    sb_probe_env env = {
+        "/proc/self/cgroup", "/proc/self/mountinfo", "/proc/meminfo", "", 0, NULL, 0, NULL, 0};
     return env;
 }
 
-void sb_probe_env_load(sb_probe_env *env) {
+void sb_probe_env_load(sb_probe_env *env)
+{
     char *text = NULL;
     size_t len = 0;
     int truncated = 0;
-    if (!env->cgroup_text && sb_cg_read_file(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &text, &len,
-                                             &truncated) == 0) {
+    if (!env->cgroup_text &&
+        sb_cg_read_file(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &text, &len, &truncated) == 0) {
         env->cgroup_text = text;
         env->cgroup_len = len;
     }
@@ -33,14 +35,16 @@ void sb_probe_env_load(sb_probe_env *env) {
     }
 }
 
-void sb_probe_env_unload(sb_probe_env *env) {
+void sb_probe_env_unload(sb_probe_env *env)
+{
     free((char *)env->cgroup_text);
     free((char *)env->mountinfo_text);
     env->cgroup_text = env->mountinfo_text = NULL;
     env->cgroup_len = env->mountinfo_len = 0;
 }
 
-static int add_prefix(const char *prefix, char *path, size_t cap) {
+static int add_prefix(const char *prefix, char *path, size_t cap)
+{
     size_t plen = strlen(prefix), len = strlen(path);
     if (plen == 0)
         return 0;
@@ -51,7 +55,8 @@ static int add_prefix(const char *prefix, char *path, size_t cap) {
     return 0;
 }
 
-int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_dir *out) {
+int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_dir *out)
+{
     memset(out, 0, sizeof *out);
     out->visible = 1;
     char *cg_own = NULL, *mi_own = NULL;
@@ -100,7 +105,8 @@ done:
 }
 
 void sb_cgroup_walk_up(const sb_cgroup_location *loc, int (*visit)(const char *dir, void *ctx),
-                       void *ctx) {
+                       void *ctx)
+{
     char dir[SB_MOUNT_PATH_MAX];
     size_t mlen = strlen(loc->mount_point);
     size_t len = strlen(loc->dir);

@@ -340,13 +340,12 @@ START_TEST(options_struct_versions)
     ck_assert_int_eq(spacrbench_options_init(&newer.known, sizeof newer), 0);
     ck_assert_uint_eq(newer.known.size, sizeof newer);
     spacrbench_measurement *m = NULL;
-    ck_assert_int_eq(
-        spacrbench_benchmark(record_order, items(2), 2, &order_len, &newer.known, &m), 0);
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, &newer.known, &m),
+                     0);
     spacrbench_measurement_free(m);
     newer.future_field = 1;
-    ck_assert_int_eq(
-        spacrbench_benchmark(record_order, items(2), 2, &order_len, &newer.known, &m),
-        SPACRBENCH_EUNKNOWN_FIELDS);
+    ck_assert_int_eq(spacrbench_benchmark(record_order, items(2), 2, &order_len, &newer.known, &m),
+                     SPACRBENCH_EUNKNOWN_FIELDS);
 
     /* An old caller that only knew size and warmup: warmup 0 is honoured and
      * per-item records take their default (on). */
