@@ -69,7 +69,10 @@
     X(ESYSTEM, -7, "an operating-system call failed")                                              \
     X(ERANGE, -8, "index out of range")                                                            \
     X(ETHREAD, -9, "could not start the sampler thread")                                           \
-    X(ENOSPACE, -10, "buffer too small")
+    X(ENOSPACE, -10, "buffer too small")                                                           \
+    X(EFORKED, -11,                                                                                \
+      "the work forked and the child returned into spacrbench_benchmark; the child's "             \
+      "measurement was dropped")
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,7 +91,8 @@ typedef enum spacrbench_error {
     SPACRBENCH_ESYSTEM = -7,
     SPACRBENCH_ERANGE = -8,
     SPACRBENCH_ETHREAD = -9,
-    SPACRBENCH_ENOSPACE = -10
+    SPACRBENCH_ENOSPACE = -10,
+    SPACRBENCH_EFORKED = -11 /* since 1.1 */
 } spacrbench_error;
 
 /* How the peak resident memory of a run was obtained. */
@@ -328,7 +332,22 @@ SPACRBENCH_EXTERN int spacrbench_recommend_options_init(spacrbench_recommend_opt
 
 /* Run work(items[i], payload) for i in 0..n_items-1, serially, measuring.
  * opts may be NULL (defaults). On success *out owns a measurement to free
- * with spacrbench_measurement_free. */
+ * with spacrbench_measurement_free.
+ *
+ * Concurrency: peaks are per process, so one benchmark runs at a time in a
+ * process. A call made while another is running (another thread, or the
+ * work itself calling again) fails at once with SPACRBENCH_EBUSY; it never
+ * waits. (The Python binding serialises its callers with a lock instead.)
+ * Every other function is safe to call from any thread.
+ *
+ * What the work may do: it must RETURN. Leaving it by longjmp or a C++
+ * exception abandons the run; the next call from the same thread (made no
+ * deeper in the stack than the abandoned one) detects that, releases the
+ * abandoned run's sampler thread, files and memory, notes it in its own
+ * measurement and proceeds. The work may fork: a child that returns into
+ * the runner gets SPACRBENCH_EFORKED (nothing of the parent's run is
+ * touched in it: no thread is joined, its copies of the files are closed);
+ * a child should rather _exit(). */
 SPACRBENCH_EXTERN int spacrbench_benchmark(spacrbench_work_fn work, void *const *items,
                                            size_t n_items, void *payload,
                                            const spacrbench_options *opts,

@@ -298,10 +298,11 @@ static void decide(spacrbench_recommendation *r)
         r->workers = 1;
         r->bound = SPACRBENCH_BOUND_ONE;
         r->memory_workers = 0;
-        snprintf(r->reason, sizeof r->reason,
-                 "one worker needs more than %s (an item was OOM-killed at that limit) and %s is "
-                 "free after the reserve%s; one worker at a time is what fits, if any does",
-                 need, budget_text, where_note);
+        r->reason[0] = '\0';
+        reason_add(r,
+                   "one worker needs more than %s (an item was OOM-killed at that limit) and %s "
+                   "is free after the reserve%s; one worker at a time is what fits, if any does",
+                   need, budget_text, where_note);
         return;
     }
     if (has_memory) {

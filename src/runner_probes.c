@@ -64,6 +64,19 @@ void sb_run_release(sb_run *st)
     st->m = NULL;
 }
 
+void sb_run_forget_in_child(sb_run *st)
+{
+    if (st->sampler)
+        sb_sampler_forget(st->sampler);
+    st->sampler = NULL;
+    st->gpu = NULL; /* NVML is not fork-safe: the child leaves it alone */
+    if (st->proc_open)
+        sb_proc_close(&st->proc);
+    st->proc_open = 0;
+    spacrbench_measurement_free(st->m);
+    st->m = NULL;
+}
+
 int64_t sb_run_item_begin(sb_run *st)
 {
     if (st->sampler)

@@ -192,7 +192,9 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
                      dev->nvml_index);
             return -1;
         }
-        sum += (int64_t)e.usedGpuMemory;
+        /* Saturate: absurd figures from a driver must not wrap around. */
+        int64_t used = (int64_t)e.usedGpuMemory;
+        sum = sum > INT64_MAX - used ? INT64_MAX : sum + used;
     }
     *bytes = sum;
     return 0;
@@ -231,7 +233,7 @@ int64_t sb_gpu_sample(sb_gpu *gpu)
             gpu->failed_samples++;
             return -1; /* a partial sum would understate the peak */
         }
-        total += dev->sample_bytes;
+        total = total > INT64_MAX - dev->sample_bytes ? INT64_MAX : total + dev->sample_bytes;
     }
     /* Only a complete sample updates the per-device peaks, so they agree
      * with the peak of the sum that the runner keeps. */
@@ -372,7 +374,9 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap)
         snprintf(why, why_cap, "out of memory");
         return NULL;
     }
-    const char *path = getenv("SPACRBENCH_NVML_LIBRARY");
+    /* secure_getenv: a setuid or file-capability program linking us must
+     * not load a library named by an unprivileged caller's environment. */
+    const char *path = secure_getenv("SPACRBENCH_NVML_LIBRARY");
     if (!path || !*path)
         path = SB_NVML_DEFAULT_LIBRARY;
     gpu->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);

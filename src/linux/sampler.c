@@ -167,3 +167,5 @@ void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
+
+void sb_sampler_forget(sb_sampler *s) { free(s); }
