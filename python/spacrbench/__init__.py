@@ -19,7 +19,7 @@ from ._run import benchmark
 from ._scale import ScalePoint, ScaleResult, scale
 from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
 
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 __all__ = [
     "GpuInfo",
