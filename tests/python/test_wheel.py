@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import spacrbench
+
 REPO = Path(__file__).resolve().parents[2]
 
 USE = r"""
