@@ -26,6 +26,10 @@ enum {
     OPT_FIELDS,
     OPT_NO_CGROUP,
     OPT_ITEMS,
+    OPT_START_METHOD,
+    OPT_SCALE,
+    OPT_SCALE_ITEMS,
+    OPT_PLOT,
 };
 
 #define BOTH (CLI_MODE_DEMO | CLI_MODE_RUN)
@@ -48,6 +52,7 @@ static const opt_spec k_options[] = {
     {"help", no_argument, OPT_HELP, BOTH},
     {"version", no_argument, OPT_VERSION, BOTH},
     {"warmup", required_argument, OPT_WARMUP, BOTH},
+    {"start-method", required_argument, OPT_START_METHOD, BOTH},
     {"size", required_argument, OPT_SIZE, CLI_MODE_DEMO},
     {"width", required_argument, OPT_WIDTH, CLI_MODE_DEMO},
     {"height", required_argument, OPT_HEIGHT, CLI_MODE_DEMO},
@@ -55,6 +60,9 @@ static const opt_spec k_options[] = {
     {"fields", required_argument, OPT_FIELDS, CLI_MODE_DEMO},
     {"no-cgroup", no_argument, OPT_NO_CGROUP, CLI_MODE_RUN},
     {"items", required_argument, OPT_ITEMS, CLI_MODE_RUN},
+    {"scale", required_argument, OPT_SCALE, CLI_MODE_RUN},
+    {"scale-items", required_argument, OPT_SCALE_ITEMS, CLI_MODE_RUN},
+    {"plot", required_argument, OPT_PLOT, CLI_MODE_RUN},
 };
 #define N_OPTIONS (sizeof k_options / sizeof k_options[0])
 
@@ -79,6 +87,7 @@ void cli_args_init(cli_args *a, cli_mode mode)
     a->warmup = mode == CLI_MODE_RUN ? 0 : 1;
     a->field = (field_params){2048, 2048, 4, 1};
     a->fields = 3;
+    a->scale_items = 1;
 }
 
 void cli_args_free(cli_args *a)
@@ -86,6 +95,12 @@ void cli_args_free(cli_args *a)
     free(a->items);
     a->items = NULL;
     a->n_items = 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
 static int bad_count(const char *name, const char *what, const char *v)
@@ -167,6 +182,32 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
     case OPT_ITEMS:
         a->items_file = v;
         break;
+    case OPT_START_METHOD:
+        if (cli_parse_start_method(v, &c->rec.start_method) != 0)
+            return bad_count(name, "'fork', 'spawn' or 'forkserver'", v);
+        break;
+    case OPT_SCALE:
+        a->scale_auto = strcmp(v, "auto") == 0;
+        a->n_scale = 0;
+        if (!a->scale_auto) {
+            char why[128];
+            int n = cli_parse_count_list(v, CLI_SCALE_WORKERS_MAX, a->scale, CLI_SCALE_MAX, why,
+                                         sizeof why);
+            if (n < 0)
+                return cli_usage_error(name, "%s, got '%s'", why, v);
+            a->n_scale = (size_t)n;
+        }
+        break;
+    case OPT_SCALE_ITEMS:
+        if (cli_parse_int(v, 1, 100000, &a->scale_items) != 0)
+            return bad_count(name, "a whole number from 1 to 100000", v);
+        a->scale_items_given = 1;
+        break;
+    case OPT_PLOT:
+        if (!ends_with(v, ".png") && !ends_with(v, ".svg"))
+            return bad_count(name, "a file name ending in .png or .svg", v);
+        a->plot_path = v;
+        break;
     default:
         return cli_usage_error(name, "not handled (a bug)");
     }
@@ -220,6 +261,11 @@ static int check_run(cli_args *a, int argc, char **argv)
     a->cmd_len = (size_t)(argc - optind);
     if (a->n_items && a->items_file)
         return cli_usage_error("--items", "give items either as arguments or in a file, not both");
+    int scaling = a->scale_auto || a->n_scale > 0;
+    if (a->scale_items_given && !scaling)
+        return cli_usage_error("--scale-items", "needs --scale");
+    if (a->plot_path && !scaling)
+        return cli_usage_error("--plot", "needs --scale (it plots the scaling check)");
     return CLI_EXIT_OK;
 }
 

@@ -11,6 +11,9 @@
 #include "cli_options.h"
 #include "field_workload.h"
 
+#define CLI_SCALE_MAX         16   /* --scale entries */
+#define CLI_SCALE_WORKERS_MAX 1024 /* copies at once, as the library's scaling check */
+
 typedef enum cli_mode { CLI_MODE_DEMO = 1, CLI_MODE_RUN = 2 } cli_mode;
 
 typedef struct cli_args {
@@ -28,6 +31,14 @@ typedef struct cli_args {
     size_t n_items;
     char **cmd; /* after "--" */
     size_t cmd_len;
+    /* run --scale: worker counts (n_scale 0: none; scale_auto: from the
+     * recommendation), items each copy runs, and the --plot file. */
+    int64_t scale[CLI_SCALE_MAX];
+    size_t n_scale;
+    int scale_auto;
+    int64_t scale_items;
+    int scale_items_given;
+    const char *plot_path;
 } cli_args;
 
 /* Defaults of the mode. */

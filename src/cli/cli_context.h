@@ -1,6 +1,7 @@
 /* What a mode hands to the output once it holds a measurement: its name,
  * one label per record, and a function adding its own members to the JSON
- * document ("command", "items_given" ... or "workload"). */
+ * document ("command", "items_given" ... or "workload"), and the scaling
+ * check when one ran. */
 #ifndef SPACRBENCH_CLI_CONTEXT_H
 #define SPACRBENCH_CLI_CONTEXT_H
 
@@ -15,6 +16,7 @@ typedef struct cli_context {
     size_t n_labels;
     void (*describe)(json_writer *w, const void *arg, const spacrbench_measurement *m);
     const void *describe_arg;
+    const spacrbench_scale_result *scaling; /* run --scale: the check, or NULL */
 } cli_context;
 
 #endif

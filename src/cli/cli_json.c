@@ -43,6 +43,11 @@ char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machin
         LIBRARY_JSON(spacrbench_schedule_to_json(sched, buf, cap), schedule);
         failed |= schedule == NULL;
     }
+    char *scaling = NULL;
+    if (ctx->scaling) {
+        LIBRARY_JSON(spacrbench_scale_to_json(ctx->scaling, buf, cap), scaling);
+        failed |= scaling == NULL;
+    }
     char *copy = NULL;
     if (!failed) {
         json_writer w;
@@ -56,6 +61,10 @@ char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machin
         json_raw(&w, "machine", mach);
         json_raw(&w, "recommendation", recommendation);
         json_raw(&w, "schedule", schedule);
+        /* "scaling", "scaling_workers", ...: top-level members, as Python's
+         * ScaleResult.to_dict() has them. */
+        if (scaling)
+            json_members(&w, scaling);
         json_string(&w, "report", report);
         json_end_object(&w);
         const char *doc = json_result(&w);
@@ -70,5 +79,6 @@ char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machin
     free(mach);
     free(recommendation);
     free(schedule);
+    free(scaling);
     return copy;
 }

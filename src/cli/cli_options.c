@@ -118,6 +118,57 @@ int cli_parse_size(const char *text, int64_t *width, int64_t *height)
                : -1;
 }
 
+int cli_parse_start_method(const char *text, int32_t *out)
+{
+    static const int32_t methods[] = {SPACRBENCH_START_FORK, SPACRBENCH_START_SPAWN,
+                                      SPACRBENCH_START_FORKSERVER};
+    for (size_t i = 0; text && i < sizeof methods / sizeof methods[0]; i++)
+        if (strcmp(text, spacrbench_start_method_name(methods[i])) == 0) {
+            *out = methods[i];
+            return 0;
+        }
+    return -1;
+}
+
+int cli_parse_count_list(const char *text, int64_t max, int64_t *out, size_t cap, char *why,
+                         size_t why_cap)
+{
+    size_t n = 0;
+    const char *p = text ? text : "";
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char one[32];
+        if (len == 0 || len >= sizeof one) {
+            snprintf(why, why_cap,
+                     "expected whole numbers from 1 to %lld separated by commas, "
+                     "or 'auto'",
+                     (long long)max);
+            return -1;
+        }
+        memcpy(one, p, len);
+        one[len] = '\0';
+        int64_t v;
+        if (cli_parse_int(one, 1, max, &v) != 0) {
+            snprintf(why, why_cap, "'%s' is not a whole number from 1 to %lld", one,
+                     (long long)max);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (out[i] == v) {
+                snprintf(why, why_cap, "%lld is given twice", (long long)v);
+                return -1;
+            }
+        if (n == cap) {
+            snprintf(why, why_cap, "at most %zu worker counts", cap);
+            return -1;
+        }
+        out[n++] = v;
+        if (p[len] == '\0')
+            return (int)n;
+        p += len + 1;
+    }
+}
+
 int cli_usage_error(const char *option, const char *fmt, ...)
 {
     va_list ap;

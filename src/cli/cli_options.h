@@ -4,6 +4,7 @@
 #ifndef SPACRBENCH_CLI_OPTIONS_H
 #define SPACRBENCH_CLI_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "spacrbench.h"
@@ -31,6 +32,13 @@ int cli_parse_bytes(const char *text, int64_t *out);
 int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out);
 /* "2048x1024". 0 or -1. */
 int cli_parse_size(const char *text, int64_t *width, int64_t *height);
+
+/* "fork", "spawn" or "forkserver" (spacrbench_start_method). 0 or -1. */
+int cli_parse_start_method(const char *text, int32_t *out);
+/* "1,2,4": at most cap distinct whole numbers from 1 to max. Returns how
+ * many, or -1 with why ("expected ...") filled in. */
+int cli_parse_count_list(const char *text, int64_t max, int64_t *out, size_t cap, char *why,
+                         size_t why_cap);
 
 /* Print "spacrbench: OPTION: message" on stderr and return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *option, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

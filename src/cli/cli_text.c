@@ -67,6 +67,11 @@ static int line_into(char *buf, size_t cap, const void *arg)
     return spacrbench_format_item_line(l->record, l->label, buf, cap);
 }
 
+static int scaling_into(char *buf, size_t cap, const void *arg)
+{
+    return spacrbench_format_scaling(arg, buf, cap);
+}
+
 static int newline_into(char *buf, size_t cap, const void *arg)
 {
     (void)arg;
@@ -91,6 +96,10 @@ char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommen
                         ctx->item_labels && (size_t)i < ctx->n_labels ? ctx->item_labels[i] : NULL};
         append(&t, spacrbench_format_item_line(&r, la.label, NULL, 0), line_into, &la);
         append(&t, 1, newline_into, NULL);
+    }
+    if (ctx->scaling && !t.failed) {
+        append(&t, 1, newline_into, NULL);
+        append(&t, spacrbench_format_scaling(ctx->scaling, NULL, 0), scaling_into, ctx->scaling);
     }
     if (t.failed || !t.data) {
         fprintf(stderr, "spacrbench: cannot format the report: %s\n",

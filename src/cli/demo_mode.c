@@ -138,7 +138,7 @@ int demo_main(int argc, char **argv)
                  (long long)a.field.width, (long long)a.field.height, (long long)a.field.channels,
                  (long long)a.fields);
         spacrbench_measurement_add_note(m, note);
-        cli_context ctx = {"demo", NULL, 0, describe, &d};
+        cli_context ctx = {"demo", NULL, 0, describe, &d, NULL};
         rc = cli_finish(&a.common, m, machine, &ctx);
     }
     spacrbench_measurement_free(m);

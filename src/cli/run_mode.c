@@ -14,6 +14,8 @@
 #include "command_line.h"
 #include "run_item.h"
 #include "run_items.h"
+#include "run_plot.h"
+#include "run_scale.h"
 #include "run_signals.h"
 
 typedef struct run_state {
@@ -24,7 +26,8 @@ typedef struct run_state {
     size_t added;          /* records in the measurement (labels[0..added-1]) */
     int left_total;
     int internal_error;
-    int failed; /* an item failed: failure and failed_command are set */
+    int failed;       /* an item failed: failure and failed_command are set */
+    int scale_failed; /* --scale: a copy failed (its point is marked failed) */
     size_t failed_index;
     run_outcome failure;
     char *failed_command;
@@ -212,6 +215,26 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               strsignal(run_signals_pending()));
 }
 
+/* --scale after a complete serial run: the recommendation on the same
+ * snapshot gives the auto counts and the memory budget. */
+static int scale_after(run_state *s, spacrbench_measurement *m, const spacrbench_machine *machine,
+                       spacrbench_scale_result **out)
+{
+    const cli_args *a = s->args;
+    *out = NULL;
+    if (!a->scale_auto && a->n_scale == 0)
+        return CLI_EXIT_OK;
+    if (s->failed || s->internal_error || run_signals_pending() || s->added == 0) {
+        spacrbench_measurement_add_note(m, "the scaling check (--scale) did not run: the serial "
+                                           "run did not complete");
+        return CLI_EXIT_OK;
+    }
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    int have_rec = spacrbench_recommend_on(m, &a->common.rec, machine, &rec) == 0;
+    run_scale_input in = {a, &s->items, &s->r, have_rec ? &rec : NULL};
+    return run_scale(&in, out, &s->scale_failed);
+}
+
 /* Exit status and the stderr line that explain how the run ended. */
 static int conclude(const run_state *s, int status)
 {
@@ -223,10 +246,13 @@ static int conclude(const run_state *s, int status)
         return CLI_EXIT_STOPPED;
     }
     if (run_signals_pending()) {
-        fprintf(stderr, "spacrbench: interrupted by signal %d; stopped after %zu item(s)\n",
-                run_signals_pending(), s->added);
+        fprintf(stderr, "spacrbench: interrupted by signal %d; stopped after %zu item(s)%s\n",
+                run_signals_pending(), s->added,
+                s->added == s->items.n ? " and during the scaling check" : "");
         return CLI_EXIT_STOPPED;
     }
+    if (s->scale_failed)
+        return CLI_EXIT_STOPPED; /* which copy failed was printed when it did */
     return s->internal_error ? CLI_EXIT_ERROR : status;
 }
 
@@ -254,6 +280,7 @@ int run_main(int argc, char **argv)
                 machine ? machine->memory_limit_bytes : -1);
     s.own_rss_bytes = own_rss_bytes();
     spacrbench_measurement *m = NULL;
+    spacrbench_scale_result *scaling = NULL;
     if (begin(&s, &m) != 0)
         status = CLI_EXIT_ERROR;
     else {
@@ -263,13 +290,20 @@ int run_main(int argc, char **argv)
             status = CLI_EXIT_ERROR;
         } else {
             add_notes(&s, m);
-            cli_context ctx = {"run", (const char *const *)s.items.items, s.added, describe_run,
-                               &s};
+            int scale_status = scale_after(&s, m, machine, &scaling);
+            cli_context ctx = {
+                "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
             status = cli_finish(&a.common, m, machine, &ctx);
+            if (scale_status != CLI_EXIT_OK)
+                status = scale_status;
+            /* The report is out; a plot that cannot be drawn says why. */
+            if (scaling && a.plot_path && status == CLI_EXIT_OK)
+                status = run_plot(scaling, a.plot_path, s.r.stdout_is_output);
         }
     }
     status = conclude(&s, status);
     spacrbench_measurement_free(m);
+    spacrbench_scale_free(scaling);
     free(s.failed_command);
     run_items_free(&s.items);
     runner_free(&s.r);

@@ -1,6 +1,7 @@
 /* JSON emitter; see json_writer.h. */
 #include "json_writer.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,24 @@ void json_raw(json_writer *w, const char *key, const char *text)
     }
     begin_value(w, key);
     puts_(w, text);
+}
+
+void json_members(json_writer *w, const char *object_text)
+{
+    const char *b = object_text ? strchr(object_text, '{') : NULL;
+    const char *e = object_text ? strrchr(object_text, '}') : NULL;
+    if (!b || !e || e < b || w->depth == 0) {
+        w->failed = 1;
+        return;
+    }
+    for (b++; b < e && isspace((unsigned char)*b); b++)
+        ;
+    while (e > b && isspace((unsigned char)e[-1]))
+        e--;
+    if (e == b)
+        return;
+    begin_value(w, NULL);
+    put(w, b, (size_t)(e - b));
 }
 
 const char *json_result(const json_writer *w)

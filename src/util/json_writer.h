@@ -38,6 +38,11 @@ void json_null(json_writer *w, const char *key);
  * text is trusted, not checked; it keeps its own indentation. */
 void json_raw(json_writer *w, const char *key, const char *text);
 
+/* Splice the members of object_text, an already serialised JSON object,
+ * into the open object (parse-free: its outer braces are dropped). An
+ * empty object adds nothing; text that is not an object fails the writer. */
+void json_members(json_writer *w, const char *object_text);
+
 /* The finished document (NUL-terminated), or NULL if anything failed or a
  * container is still open. */
 const char *json_result(const json_writer *w);

@@ -886,6 +886,276 @@ START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
 }
 END_TEST
 
+/* --start-method reaches the recommendation in both modes and the report
+ * names it; the help states the AUTO reserve. */
+START_TEST(start_method_reaches_the_recommendation)
+{
+    char *const demo[] = {SPACRBENCH_CLI, "--size",         "256x256", "--fields", "2",
+                          "--json",       "--start-method", "spawn",   NULL};
+    char *const run[] = {SPACRBENCH_CLI, "run", "--start-method=forkserver", "a", "--",
+                         "true",         NULL};
+    cli_result r;
+    cli_run(demo, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        char *method = cli_json_eval(path, "d['recommendation']['start_method']");
+        ck_assert_str_eq(method, "spawn");
+        free(method);
+        char *line = cli_json_eval(path, "'start method        spawn' in d['report']");
+        ck_assert_str_eq(line, "True");
+        free(line);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
+    cli_run(run, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "start method        forkserver") != NULL, "%s", r.out);
+    cli_result_free(&r);
+
+    char *const help[] = {SPACRBENCH_CLI, "--help", NULL};
+    cli_run(help, NULL, &r);
+    ck_assert_ptr_nonnull(strstr(r.out, "--start-method fork|spawn|forkserver"));
+    ck_assert_ptr_nonnull(strstr(r.out, "10% of a binding cgroup limit"));
+    ck_assert_ptr_null(strstr(r.out, "(default 2G;"));
+    cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(bad_scale_options_exit_2_naming_the_option)
+{
+    static const char *const cases[][4] = {
+        {"--scale", "0", NULL, "--scale"},
+        {"--scale", "1,1", NULL, "--scale"},
+        {"--scale", "two", NULL, "--scale"},
+        {"--scale", "1,,2", NULL, "--scale"},
+        {"--scale", "2,", NULL, "--scale"},
+        {"--scale", "-1", NULL, "--scale"},
+        {"--scale", "1025", NULL, "--scale"},
+        {"--scale", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", NULL, "--scale"},
+        {"--scale-items", "2", NULL, "--scale-items"},
+        {"--scale", "1", "--scale-items=0", "--scale-items"},
+        {"--plot", "a.png", NULL, "--plot"},
+        {"--scale", "1", "--plot=a.pdf", "--plot"},
+        {"--start-method", "thread", NULL, "--start-method"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[10] = {SPACRBENCH_CLI, "run"};
+        int n = 2;
+        for (int k = 0; k < 3 && cases[i][k]; k++)
+            argv[n++] = (char *)cases[i][k];
+        argv[n++] = "a";
+        argv[n++] = "--";
+        argv[n++] = "true";
+        argv[n] = NULL;
+        cli_result r;
+        cli_run(argv, NULL, &r);
+        ck_assert_msg(r.exited && r.code == 2, "case %zu: exit %d", i, r.code);
+        char want[64];
+        snprintf(want, sizeof want, "spacrbench: %s:", cases[i][3]);
+        ck_assert_msg(strstr(r.err, want) != NULL, "case %zu: '%s' not in '%s'", i, want, r.err);
+        cli_result_free(&r);
+    }
+}
+END_TEST
+
+/* Sleeping items do not compete for anything: two copies at once give
+ * nearly twice the throughput, and the knee is 2. The human report (the
+ * --report file) carries the library's table after the item lines. */
+START_TEST(scale_sleeping_copies_scale_linearly)
+{
+    char *txt = cli_temp_file("");
+    char report[1100];
+    snprintf(report, sizeof report, "--report=%s", txt);
+    char *const argv[] = {
+        SPACRBENCH_CLI, "run", "--json", "--quiet", "--scale", "1,2", "--scale-items", "2",
+        report,         "a",   "b",      "c",       "d",       "--",  "/bin/sh",       "-c",
+        "sleep 0.5",    "sh",  "{}",     NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *human = cli_read_file(txt);
+    char *table = strstr(human, "Scaling check");
+    ck_assert_msg(table != NULL && strstr(human, "item 4 ") < table, "%s", human);
+    ck_assert_ptr_nonnull(strstr(table, "<- knee"));
+    free(human);
+    unlink(txt);
+    free(txt);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        return;
+    }
+    char *path = json_of(&r);
+    ck_assert_int_eq(json_ll(path, "len(d['scaling'])"), 2);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['items']"), 4);
+    ck_assert_int_eq(json_ll(path, "sum(p['failed'] for p in d['scaling'])"), 0);
+    long long speedup = json_ll(path, "int(d['scaling'][1]['speedup'] * 1000)");
+    printf("sleeping copies: speed-up at 2 = %.3f\n", (double)speedup / 1000);
+    ck_assert_int_gt(speedup, 1600);
+    ck_assert_int_eq(json_ll(path, "d['scaling_workers']"), 2);
+    /* The serial measurement is still there, unchanged in shape. */
+    ck_assert_int_eq(json_ll(path, "d['measurement']['items']"), 4);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* Two copies touching 64 MiB each: the group's peak holds both. _i = 0: a
+ * cgroup per group where the machine allows; 1: the VmHWM sum. */
+START_TEST(scale_group_peak_holds_every_copy)
+{
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          "--quiet",
+                          "--scale",
+                          "2",
+                          _i ? "--no-cgroup" : "--quiet",
+                          "64",
+                          "64",
+                          "--",
+                          HELPER_ALLOC_TOUCH,
+                          "{}",
+                          "300",
+                          NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        return;
+    }
+    char *path = json_of(&r);
+    char *method = cli_json_eval(path, "d['scaling'][0]['peak_method']");
+    if (!_i && strcmp(method, "cgroup") != 0)
+        printf("SKIP group peak from a cgroup: no writable memory cgroup (%s)\n", method);
+    if (_i)
+        ck_assert_str_eq(method, "child_rusage");
+    long long peak = json_ll(path, "d['scaling'][0]['peak_bytes']");
+    printf("2 copies x 64 MiB (%s): group peak %.1f MiB\n", method, (double)peak / MIB);
+    ck_assert_int_ge(peak, 128LL << 20);
+    ck_assert_int_le(peak, (long long)(2 * 64 * 1.25 * MIB) + (_i ? 2 * (64LL << 20) : 0));
+    char *said = cli_json_eval(path, _i ? "any('VmHWM' in n for n in d['scaling_notes'])"
+                                        : "any('memory cgroup' in n for n in d['scaling_notes'])");
+    ck_assert_str_eq(said, "True");
+    free(said);
+    free(method);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
+/* Copies that contend for one lock directory: alone it always succeeds,
+ * two at once make one fail. The point is marked failed, the copy named,
+ * the run still reports, and the knee falls back to 1. */
+START_TEST(scale_failing_copy_marks_its_point_failed)
+{
+    char dir[] = "/tmp/sbtest-lock-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char script[1200];
+    snprintf(script, sizeof script,
+             "mkdir '%s/lock' 2>/dev/null || exit 3; sleep 0.4; rmdir '%s/lock'", dir, dir);
+    char *const argv[] = {SPACRBENCH_CLI, "run",  "--json", "--quiet", "--scale",
+                          "1,2",          "a",    "b",      "--",      "/bin/sh",
+                          "-c",           script, "sh",     "{}",      NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "spacrbench: --scale: 2 workers: copy ") != NULL &&
+                      strstr(r.err, "exited with status 3") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        char *failed = cli_json_eval(path, "[p['failed'] for p in d['scaling']]");
+        ck_assert_str_eq(failed, "[False, True]");
+        free(failed);
+        ck_assert_int_eq(json_ll(path, "d['scaling_workers']"), 1);
+        ck_assert_int_eq(json_ll(path, "d['measurement']['items']"), 2);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
+}
+END_TEST
+
+/* SIGTERM to spacrbench while copies run: they get it, the check stops
+ * with the points so far, the report is printed and no cgroup is left. */
+START_TEST(scale_interrupted_cleans_up)
+{
+    char marker[] = "/tmp/sbtest-marker-XXXXXX";
+    int fd = mkstemp(marker);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(marker);
+    char script[1200];
+    snprintf(script, sizeof script,
+             "if [ -e '%s' ]; then kill -TERM $PPID; exec sleep 30; fi; touch '%s'", marker,
+             marker);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--scale", "1,2", "a",  "--",
+                          "/bin/sh",      "-c",  script,    "sh",  "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    unlink(marker);
+    ck_assert_msg(r.exited && r.code == 3, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "interrupted by signal 15") != NULL, "stderr: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Scaling check"));
+    ck_assert_ptr_nonnull(strstr(r.out, "interrupted by signal 15"));
+    ck_assert_int_eq(number_after(r.out, "items measured"), 1);
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+}
+END_TEST
+
+/* --plot without a usable Python says what is missing and how to get it,
+ * after the report, exit 1. With the system python3: a PNG when
+ * spacrbench and matplotlib are importable, else the same kind of line. */
+START_TEST(plot_names_what_is_missing)
+{
+    char *png = cli_temp_file("");
+    char out[1100];
+    snprintf(out, sizeof out, "%s.png", png);
+    char *const argv[] = {SPACRBENCH_CLI, "run",  "--quiet", "--scale", "1", "--plot", out, "a",
+                          "--",           "true", NULL};
+    cli_result r;
+    setenv("SPACRBENCH_PYTHON", "/nonexistent/python3", 1);
+    cli_run(argv, NULL, &r);
+    unsetenv("SPACRBENCH_PYTHON");
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Scaling check"));
+    ck_assert_msg(strstr(r.err, "--plot needs Python 3: '/nonexistent/python3' cannot be run") !=
+                      NULL,
+                  "stderr: %s", r.err);
+    cli_result_free(&r);
+
+    cli_run(argv, NULL, &r);
+    ck_assert_ptr_nonnull(strstr(r.out, "Scaling check"));
+    if (r.code == 0) {
+        char *img = cli_read_file(out);
+        ck_assert_ptr_nonnull(img);
+        ck_assert_int_eq(memcmp(img, "\x89PNG", 4), 0);
+        free(img);
+        printf("--plot wrote %s\n", out);
+    } else {
+        ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+        ck_assert_msg(strstr(r.err, "pip install spacrbench[plot]") != NULL ||
+                          strstr(r.err, "needs Python 3") != NULL,
+                      "stderr: %s", r.err);
+        printf("--plot with the system python3: %s", r.err);
+    }
+    cli_result_free(&r);
+    unlink(out);
+    unlink(png);
+    free(png);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -915,6 +1185,16 @@ static Suite *cli_suite(void)
     tcase_add_test(t, empty_item_list_is_an_error);
     tcase_add_test(t, options_and_items_are_parsed_in_one_pass);
     tcase_add_test(t, oom_killed_command_is_named_and_sizes_one_worker);
+    suite_add_tcase(s, t);
+    t = tcase_create("scale");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, start_method_reaches_the_recommendation);
+    tcase_add_test(t, bad_scale_options_exit_2_naming_the_option);
+    tcase_add_test(t, scale_sleeping_copies_scale_linearly);
+    tcase_add_loop_test(t, scale_group_peak_holds_every_copy, 0, 2);
+    tcase_add_test(t, scale_failing_copy_marks_its_point_failed);
+    tcase_add_test(t, scale_interrupted_cleans_up);
+    tcase_add_test(t, plot_names_what_is_missing);
     suite_add_tcase(s, t);
     t = tcase_create("output");
     tcase_set_timeout(t, 120);

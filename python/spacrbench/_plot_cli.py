@@ -1,0 +1,52 @@
+"""Draw a scaling check for the command: ``spacrbench run --scale ... --plot FILE``.
+
+``python -m spacrbench._plot_cli SCALING.json FILE.png|FILE.svg`` reads the
+library's scaling JSON (spacrbench_scale_to_json) and saves
+ScaleResult.plot()'s figure. Exit 3 when matplotlib is missing, 2 on bad
+arguments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import sys
+from typing import Any, Dict, List, Optional
+
+from ._scale import ScalePoint, ScaleResult
+
+MISSING_MATPLOTLIB = "spacrbench: --plot needs matplotlib: pip install spacrbench[plot]"
+
+
+def result_from_json(doc: Dict[str, Any], text: str) -> ScaleResult:
+    """The ScaleResult the JSON describes (the knee as the library chose it)."""
+    names = [f.name for f in dataclasses.fields(ScalePoint)]
+    points = tuple(ScalePoint(**{n: p.get(n) for n in names}) for p in doc["scaling"])
+    return ScaleResult(points=points, chosen_workers=doc.get("scaling_workers"),
+                       best_workers=doc.get("scaling_best_workers"),
+                       reason=doc.get("scaling_reason") or "",
+                       verdict=doc.get("scaling_verdict") or "none",
+                       notes=tuple(doc.get("scaling_notes") or ()),
+                       peak_method=doc.get("scaling_peak_method") or "none",
+                       memory_budget_bytes=doc.get("scaling_budget_bytes"),
+                       table="", json_text=text)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m spacrbench._plot_cli SCALING.json FILE.png|FILE.svg",
+              file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("matplotlib") is None:
+        print(MISSING_MATPLOTLIB, file=sys.stderr)
+        return 3
+    with open(args[0], encoding="utf-8") as f:
+        text = f.read()
+    result_from_json(json.loads(text), text).plot(args[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

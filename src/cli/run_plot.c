@@ -1,0 +1,110 @@
+/* --plot through the Python helper; see run_plot.h. */
+#include "run_plot.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_options.h"
+
+extern char **environ;
+
+/* Exit status of PYTHON ARGS (a signal as 128 + N), -1 when it could not
+ * be started (errno set). Its stdout goes to stderr when stdout carries
+ * spacrbench's JSON. */
+static int spawn_wait(char *const argv[], int stdout_is_output)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return -1;
+    if (stdout_is_output)
+        posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid;
+    int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* 0 when python can import the spacrbench package (found, not imported:
+ * find_spec does not run it), else an exit code after the message. */
+static int check_python(const char *python, int stdout_is_output)
+{
+    char *const argv[] = {(char *)python, "-c",
+                          "import importlib.util, sys; "
+                          "sys.exit(0 if importlib.util.find_spec('spacrbench') else 4)",
+                          NULL};
+    int st = spawn_wait(argv, stdout_is_output);
+    if (st == 0)
+        return 0;
+    if (st < 0)
+        fprintf(stderr,
+                "spacrbench: --plot needs Python 3: '%s' cannot be run (%s); install python3 "
+                "or set SPACRBENCH_PYTHON to one with spacrbench[plot]\n",
+                python, strerror(errno));
+    else if (st == 4)
+        fprintf(stderr,
+                "spacrbench: --plot needs the spacrbench Python package, which '%s' cannot "
+                "import: pip install spacrbench[plot] (or set SPACRBENCH_PYTHON)\n",
+                python);
+    else
+        fprintf(stderr, "spacrbench: --plot: '%s' does not run Python 3 (exit %d)\n", python, st);
+    return CLI_EXIT_ERROR;
+}
+
+/* The scaling JSON in a private temporary file; its path in tmp. */
+static int write_json(const spacrbench_scale_result *r, char *tmp, size_t cap)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp, cap, "%s/spacrbench-scale-XXXXXX", dir && *dir ? dir : "/tmp");
+    int len = spacrbench_scale_to_json(r, NULL, 0);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    int fd = text ? mkstemp(tmp) : -1;
+    int ok = fd >= 0 && spacrbench_scale_to_json(r, text, (size_t)len + 1) == len &&
+             write(fd, text, (size_t)len) == len;
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "spacrbench: --plot: cannot write the scaling JSON to %s: %s\n", tmp,
+                text ? strerror(errno) : "out of memory");
+        if (fd >= 0)
+            unlink(tmp);
+    }
+    free(text);
+    return ok ? 0 : -1;
+}
+
+int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output)
+{
+    const char *python = getenv("SPACRBENCH_PYTHON");
+    if (!python || !*python)
+        python = "python3";
+    if (check_python(python, stdout_is_output) != 0)
+        return CLI_EXIT_ERROR;
+    char tmp[4096];
+    if (write_json(r, tmp, sizeof tmp) != 0)
+        return CLI_EXIT_ERROR;
+    char *const argv[] = {(char *)python, "-m", "spacrbench._plot_cli", tmp, (char *)path, NULL};
+    int st = spawn_wait(argv, stdout_is_output);
+    unlink(tmp);
+    if (st == 0)
+        return CLI_EXIT_OK;
+    /* 3: the helper already said that matplotlib is missing. */
+    if (st != 3)
+        fprintf(stderr, "spacrbench: --plot: %s -m spacrbench._plot_cli failed (%s %d)\n", python,
+                st < 0 ? "cannot start:" : "exit", st < 0 ? errno : st);
+    return CLI_EXIT_ERROR;
+}

@@ -1,0 +1,14 @@
+/* `spacrbench run --scale ... --plot FILE`: the drawing is Python's
+ * (ScaleResult.plot, matplotlib), so the command hands the scaling JSON to
+ * `PYTHON -m spacrbench._plot_cli JSON FILE`, PYTHON being
+ * $SPACRBENCH_PYTHON or python3 on PATH. */
+#ifndef SPACRBENCH_CLI_RUN_PLOT_H
+#define SPACRBENCH_CLI_RUN_PLOT_H
+
+#include "spacrbench.h"
+
+/* CLI_EXIT_OK when FILE was written; otherwise CLI_EXIT_ERROR after one
+ * line on stderr naming what is missing and how to get it. */
+int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output);
+
+#endif

@@ -1,0 +1,28 @@
+/* `spacrbench run --scale`: after the serial run, for each worker count k
+ * run k copies of the command at once on different items (one group, one
+ * cgroup), then hand the points to the library's knee rule
+ * (spacrbench_scale_from_points), so the verdict is the one Python and C
+ * give for the same numbers. */
+#ifndef SPACRBENCH_CLI_RUN_SCALE_H
+#define SPACRBENCH_CLI_RUN_SCALE_H
+
+#include "cli_args.h"
+#include "run_item.h"
+#include "run_items.h"
+#include "spacrbench.h"
+
+typedef struct run_scale_input {
+    const cli_args *args;
+    const run_items *items;
+    const runner *r;                      /* the serial run's peak method and cgroup parent */
+    const spacrbench_recommendation *rec; /* NULL when none could be made */
+} run_scale_input;
+
+/* CLI_EXIT_OK with *out set (a failed copy marks its point failed and sets
+ * *copy_failed, after printing which one on stderr); an interruption ends
+ * the check early with the points so far (run_signals_pending() says so);
+ * CLI_EXIT_ERROR with a message when spacrbench could not do its part
+ * (*out NULL). */
+int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed);
+
+#endif
