@@ -18,7 +18,7 @@ from ._recommend import available_memory_bytes, format_report, recommend_workers
 from ._run import benchmark
 from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
 
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 __all__ = [
     "GpuInfo",
