@@ -219,6 +219,7 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
     fig.peak_method = PEAK_METHODS.code(m.peak_method, "peak_method")
     fig.vram_source = (_UNKNOWN_SOURCE if m.vram_source is None
                        else SOURCES.code(m.vram_source, "vram_source"))
+    fig.stopped_item = -1  # a Measurement is never of a stopped run: benchmark() raises
     out = ffi.new("spacrbench_measurement **")
     check(lib.spacrbench_measurement_create(fig, out), "measurement")
     cm = out[0]
