@@ -491,6 +491,163 @@ SPACRBENCH_EXTERN int spacrbench_machine_to_json(const spacrbench_machine *machi
 SPACRBENCH_EXTERN int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf,
                                                   size_t cap);
 
+/* ------------------------------------------------------------------------
+ * Since 1.1: the scaling check (docs/scaling.md)
+ *
+ * Runs the work with several worker counts at once and measures what really
+ * happens: throughput, speed-up over one worker, efficiency, and the
+ * group's real aggregate peak memory; then picks "the knee", the smallest
+ * count within 10 % of the best throughput that fits the memory budget.
+ *
+ * Fork-safety rules for a work function given to spacrbench_scale (each
+ * worker is a fork() of the calling process that runs items and _exit()s):
+ * - Only the forking thread exists in a worker: threads the work relies on
+ *   (thread pools, BLAS/OpenMP runtimes already started, a logger thread)
+ *   are gone, and a lock another thread held at the fork stays locked.
+ *   Start such things inside the work, or initialise them lazily per item.
+ * - File descriptors are shared with the parent and the other workers
+ *   (one file offset each): open files inside the work.
+ * - GPU contexts (CUDA, OpenCL) must not be inherited: do not create one
+ *   before spacrbench_scale; create it in the work if needed.
+ * - Workers never return into the caller and never run atexit handlers or
+ *   flush stdio buffers: write results to files the work opens itself.
+ * - The work must not call spacrbench_scale or spacrbench_benchmark.
+ * ------------------------------------------------------------------------ */
+
+/* Flags for spacrbench_scale_options.flags and spacrbench_group_open. */
+enum spacrbench_scale_flags {
+    /* Do not make a memory cgroup: sample the workers' PSS instead. */
+    SPACRBENCH_SCALE_NO_CGROUP = 1
+};
+
+/* Peak methods added in 1.1 (values continue spacrbench_peak_method). */
+enum spacrbench_group_peak_method {
+    /* Sum of the group's processes' PSS (smaps_rollup), sampled: shared
+     * copy-on-write pages count once, short spikes may be missed. */
+    SPACRBENCH_PEAK_PSS_SUM = 7
+};
+
+/* What decided the knee of a scaling check. */
+typedef enum spacrbench_scale_verdict {
+    SPACRBENCH_SCALE_NONE = 0,      /* no usable point */
+    SPACRBENCH_SCALE_LINEAR = 1,    /* still gaining at the largest count measured */
+    SPACRBENCH_SCALE_SATURATED = 2, /* more workers give < 10 % more throughput */
+    SPACRBENCH_SCALE_MEMORY = 3     /* a faster count does not fit the memory budget */
+} spacrbench_scale_verdict;
+
+typedef struct spacrbench_scale_options {
+    size_t size;
+    const int64_t *worker_counts; /* NULL: 1, 2, 4, ... up to max_workers */
+    size_t n_worker_counts;
+    int64_t max_workers;          /* AUTO: min(cores, workers whose measured
+                                     1-worker peak fits the budget, + 1) */
+    int64_t items_per_worker;     /* AUTO: n_items; each worker runs this many */
+    int64_t memory_budget_bytes;  /* AUTO: available - reserve (spacrbench_recommend) */
+    uint32_t flags;               /* spacrbench_scale_flags */
+    uint32_t reserved;            /* must be 0 */
+} spacrbench_scale_options;
+
+/* One worker count. Inputs of spacrbench_scale_from_points: workers, items,
+ * seconds, mean_item_seconds (NaN if unknown), peak_bytes (-1 = not
+ * measured), peak_method, failed; the library computes the rest. */
+typedef struct spacrbench_scale_point {
+    size_t size;
+    int64_t workers;
+    int64_t items;                /* items run by all workers together */
+    double seconds;               /* wall time, all workers started to all done */
+    double items_per_second;      /* NaN if unusable */
+    double speedup;               /* over the 1-worker point; NaN without one */
+    double efficiency;            /* speedup / workers; NaN without one */
+    double mean_item_seconds;     /* per-item time inside a worker; NaN unknown */
+    int64_t peak_bytes;           /* the group's aggregate peak; -1 not measured */
+    int32_t peak_method;          /* spacrbench_peak_method (CGROUP, PSS_SUM, ...) */
+    int32_t fits;                 /* fits the memory budget: 1, 0, -1 unknown */
+    int32_t failed;               /* 1: a worker's work returned non-zero or died */
+    int32_t reserved;
+} spacrbench_scale_point;
+
+typedef struct spacrbench_scale_summary {
+    size_t size;
+    int64_t chosen_workers;       /* the knee; -1 when no point was usable */
+    int64_t best_workers;         /* highest throughput among usable points; -1 */
+    double best_items_per_second; /* NaN when none */
+    int64_t memory_budget_bytes;  /* -1 unknown */
+    int32_t verdict;              /* spacrbench_scale_verdict */
+    int32_t peak_method;          /* of the points (NONE when mixed or none) */
+    int64_t point_count;
+    int64_t note_count;
+    char reason[512];             /* "saturates at 4: 8 workers give 1.06x of 4 ..." */
+} spacrbench_scale_summary;
+
+typedef struct spacrbench_scale_result spacrbench_scale_result; /* opaque */
+typedef struct spacrbench_group spacrbench_group;               /* opaque */
+
+SPACRBENCH_EXTERN int spacrbench_scale_options_init(spacrbench_scale_options *opts,
+                                                    size_t size);
+/* A point with the sentinels set (NaN, -1, NONE) and size = size. */
+SPACRBENCH_EXTERN int spacrbench_scale_point_init(spacrbench_scale_point *point, size_t size);
+
+/* Fork k workers for every count k; each runs items_per_worker items
+ * (worker w starts at item w * n_items / k and wraps around), all starting
+ * together. Measures each point's wall time, per-item time (reported by
+ * the workers through a pipe) and the group's peak (a memory cgroup of its
+ * own where possible, else the workers' PSS sum), then applies the rule of
+ * spacrbench_scale_from_points. A worker whose work returns non-zero marks
+ * its point failed (not an error). EBUSY while another scaling check runs
+ * in this process. On success *out owns a result (spacrbench_scale_free). */
+SPACRBENCH_EXTERN int spacrbench_scale(spacrbench_work_fn work, void *const *items,
+                                       size_t n_items, void *payload,
+                                       const spacrbench_scale_options *opts,
+                                       spacrbench_scale_result **out);
+
+/* The rule alone, on points measured elsewhere (a Python pool, the
+ * command): speed-up, efficiency, fits and the knee. points is an array of
+ * n elements of point_size bytes (the caller's sizeof(spacrbench_scale_point)).
+ * Worker counts must be >= 1 and distinct; budget_bytes -1 = unknown. */
+SPACRBENCH_EXTERN int spacrbench_scale_from_points(const void *points, size_t n,
+                                                   size_t point_size, int64_t budget_bytes,
+                                                   spacrbench_scale_result **out);
+SPACRBENCH_EXTERN int spacrbench_scale_add_note(spacrbench_scale_result *r, const char *note);
+SPACRBENCH_EXTERN int spacrbench_scale_summary_get(const spacrbench_scale_result *r,
+                                                   spacrbench_scale_summary *out);
+/* Points in increasing worker count. ERANGE past the end. */
+SPACRBENCH_EXTERN int spacrbench_scale_point_get(const spacrbench_scale_result *r, size_t index,
+                                                 spacrbench_scale_point *out);
+/* The note's text, owned by r; NULL out of range. */
+SPACRBENCH_EXTERN const char *spacrbench_scale_note(const spacrbench_scale_result *r,
+                                                    size_t index);
+SPACRBENCH_EXTERN void spacrbench_scale_free(spacrbench_scale_result *r);
+/* The table and the verdict, snprintf-style. */
+SPACRBENCH_EXTERN int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf,
+                                                size_t cap);
+/* {"scaling": [{"workers", "items", "seconds", "items_per_second", "speedup",
+ * "efficiency", "peak_bytes", "peak_method", "fits", "failed"}...],
+ * "scaling_workers": N|null, "scaling_best_workers", "scaling_reason",
+ * "scaling_verdict", "scaling_budget_bytes", "scaling_notes": [...]},
+ * snprintf-style; not measured is null. */
+SPACRBENCH_EXTERN int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf,
+                                               size_t cap);
+SPACRBENCH_EXTERN const char *spacrbench_scale_verdict_name(int verdict);
+/* The AUTO memory budget: available - reserve as spacrbench_recommend
+ * computes them now; -1 if unknown. */
+SPACRBENCH_EXTERN int64_t spacrbench_scale_memory_budget(void);
+
+/* Aggregate peak memory of a group of processes, for bindings that start
+ * their own workers (a Python process pool). A memory cgroup child of this
+ * process's own where the machine allows (peak exact, page cache included,
+ * counted from when each process joins), else a sampler thread summing the
+ * PSS of the added processes and their descendants every 20 ms. Closing
+ * removes the cgroup (moving any process still in it back), on every path. */
+SPACRBENCH_EXTERN int spacrbench_group_open(uint32_t flags, spacrbench_group **out);
+SPACRBENCH_EXTERN int spacrbench_group_add_process(spacrbench_group *g, int64_t pid);
+/* The peak so far and its method (CGROUP or PSS_SUM); -1 if unreadable. */
+SPACRBENCH_EXTERN int spacrbench_group_peak(spacrbench_group *g, int64_t *bytes,
+                                            int32_t *method);
+/* How the group measures, and why no cgroup was made when none was. */
+SPACRBENCH_EXTERN const char *spacrbench_group_note(const spacrbench_group *g);
+/* 0, or ESYSTEM if the cgroup could not be removed (g is freed anyway). */
+SPACRBENCH_EXTERN int spacrbench_group_close(spacrbench_group *g);
+
 /* SPACRBENCH_CDEF_END */
 
 #define SPACRBENCH_OPTIONS_INIT                                                \

@@ -15,6 +15,7 @@ static const char *const peak_methods[] = {
     [SPACRBENCH_PEAK_CGROUP] = "cgroup",
     [SPACRBENCH_PEAK_CHILD_RUSAGE] = "child_rusage",
     [SPACRBENCH_PEAK_SUPPLIED] = "supplied",
+    [SPACRBENCH_PEAK_PSS_SUM] = "pss_sum",
 };
 
 static const char *const sources[] = {

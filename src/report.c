@@ -101,7 +101,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
 static int has_evidence(const spacrbench_recommendation *r)
 {
     return r->cores || r->available_bytes || r->memory_where[0] || r->cores_where[0] ||
-           r->vram_workers >= 0;
+           r->free_vram_bytes > 0;
 }
 
 static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)

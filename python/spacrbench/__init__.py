@@ -21,6 +21,7 @@ from . import _binding  # loads the library and checks its version: ImportError 
 if _typing.TYPE_CHECKING:
     from ._recommend import available_memory_bytes, format_report, recommend_workers
     from ._run import benchmark
+    from ._scale import ScalePoint, ScaleResult, scale
     from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
 
 # The public names are loaded on first use (PEP 562), so `import spacrbench`
@@ -31,6 +32,7 @@ _LAZY = {
     "recommend_workers": "_recommend", "benchmark": "_run",
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_types",
     "Progress": "_types", "Recommendation": "_types",
+    "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
 }
 
 
@@ -48,6 +50,7 @@ def __getattr__(name: str) -> _typing.Any:
 def __dir__() -> "list[str]":
     return sorted(set(globals()) | set(_LAZY))  # the public names before first use too
 
+
 __version__ = "1.1.0"
 
 __all__ = [
@@ -56,9 +59,12 @@ __all__ = [
     "Measurement",
     "Progress",
     "Recommendation",
+    "ScalePoint",
+    "ScaleResult",
     "available_memory_bytes",
     "benchmark",
     "format_report",
     "recommend_workers",
+    "scale",
     "__version__",
 ]

@@ -1,6 +1,6 @@
-/* The two modes of the `spacrbench` command. Each takes the arguments
- * after the program name (run_main: after "run") and returns an exit code
- * (see cli_options.h). */
+/* The two modes of the `spacrbench` command. Each takes its arguments
+ * getopt-style, argv[0] naming it (the program, or "run"), and returns an
+ * exit code (see cli_options.h). */
 #ifndef SPACRBENCH_CLI_MODES_H
 #define SPACRBENCH_CLI_MODES_H
 

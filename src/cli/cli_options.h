@@ -1,6 +1,6 @@
-/* Command-line parsing shared by the default mode and `spacrbench run`:
- * numbers, byte sizes with suffixes, and the options both modes accept
- * (recommendation inputs and output choices). */
+/* Exit codes, the options both modes share, and the parsers of option
+ * values (numbers, byte sizes, WxH) with the one error format:
+ * "spacrbench: OPTION: message", exit 2. */
 #ifndef SPACRBENCH_CLI_OPTIONS_H
 #define SPACRBENCH_CLI_OPTIONS_H
 
@@ -35,16 +35,5 @@ int cli_parse_size(const char *text, int64_t *width, int64_t *height);
 /* Print "spacrbench: OPTION: message" on stderr and return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *option, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-
-/* The value of option argv[*i]: "--opt=value" or "--opt value" (advancing
- * *i). NULL after printing an error when it is missing. */
-const char *cli_option_value(int argc, char **argv, int *i, const char *name);
-
-/* Does argv[*i] name option `name` (either "--name" or "--name=...")? */
-int cli_is_option(const char *arg, const char *name);
-
-/* Consume argv[*i] if it is a common option. Returns 1 when consumed,
- * 0 when it is not a common option, CLI_EXIT_USAGE (negated) on error. */
-int cli_parse_common(int argc, char **argv, int *i, cli_common *c);
 
 #endif

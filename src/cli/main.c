@@ -1,66 +1,13 @@
 /* The `spacrbench` command: `spacrbench [options]` benchmarks a built-in
  * synthetic field workload; `spacrbench run ... -- CMD {}` benchmarks an
  * external command per item. Both print a report and a worker count. */
-#include <stdio.h>
 #include <string.h>
 
 #include "cli_modes.h"
-#include "cli_options.h"
-#include "spacrbench.h"
-
-static const char usage[] =
-    "usage: spacrbench [options]                      benchmark a built-in field workload\n"
-    "       spacrbench run [options] [--items FILE | ITEM...] -- CMD ARG... {}\n"
-    "                                                 benchmark CMD once per item\n"
-    "\n"
-    "Measures what ONE worker needs (time, peak memory) by running items serially,\n"
-    "reads what this machine, container or job can give, and recommends a worker\n"
-    "count = min(usable cores, (available memory - reserve) / per-worker need, maximum).\n"
-    "It measures; it never changes a setting.\n"
-    "\n"
-    "default mode (synthetic 16-bit fields: smooth, Otsu threshold, label, measure):\n"
-    "  --size WxH          field size in pixels (default 2048x2048)\n"
-    "  --width N, --height N\n"
-    "  --channels N        channels per field (default 4)\n"
-    "  --fields N          fields to process, warm-up included (default 3)\n"
-    "  --warmup N          first N items excluded from the timing (default 1; run: 0)\n"
-    "\n"
-    "run mode:\n"
-    "  ITEM...             items as arguments; or --items FILE ('-' = stdin);\n"
-    "                      with neither, one item per line on standard input\n"
-    "  --no-cgroup         measure with wait4 + /proc sampling, not a cgroup of its own\n"
-    "  -- CMD ARG...       the command; every {} is replaced by the item (appended\n"
-    "                      when no argument holds {}); no shell is involved\n"
-    "\n"
-    "both modes:\n"
-    "  --reserve BYTES     memory kept free for everything else (default 2G; 512M, 1.5G...)\n"
-    "  --cores N           usable cores (default: discovered)\n"
-    "  --maximum N         never recommend more workers (default 32)\n"
-    "  --json              print one JSON document with every figure\n"
-    "  --report FILE       also write the report to FILE (JSON when FILE ends in .json)\n"
-    "  --emit slurm|dask   print scheduler settings on stdout (report on stderr)\n"
-    "  --quiet             no progress, and no report next to --emit\n"
-    "  --help, --version\n"
-    "\n"
-    "exit status: 0 ok, 1 measurement failed, 2 bad command line,\n"
-    "             3 a measured command failed (the partial report is printed)\n";
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            break;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--version") == 0) {
-            printf("spacrbench %s (library %s)\n", SPACRBENCH_VERSION_STRING,
-                   spacrbench_version_string());
-            return CLI_EXIT_OK;
-        }
-    }
     if (argc > 1 && strcmp(argv[1], "run") == 0)
-        return run_main(argc - 2, argv + 2);
-    return demo_main(argc - 1, argv + 1);
+        return run_main(argc - 1, argv + 1);
+    return demo_main(argc, argv);
 }

@@ -212,6 +212,16 @@ void json_null(json_writer *w, const char *key)
     puts_(w, "null");
 }
 
+void json_raw(json_writer *w, const char *key, const char *text)
+{
+    if (text == NULL) {
+        json_null(w, key);
+        return;
+    }
+    begin_value(w, key);
+    puts_(w, text);
+}
+
 const char *json_result(const json_writer *w)
 {
     if (w->failed || w->depth != 0 || w->data == NULL)

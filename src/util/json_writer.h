@@ -33,6 +33,10 @@ void json_int(json_writer *w, const char *key, int64_t value);
 void json_double(json_writer *w, const char *key, double value);
 void json_bool(json_writer *w, const char *key, int value);
 void json_null(json_writer *w, const char *key);
+/* Splice text, an already serialised JSON value (e.g. from one of the
+ * library's *_to_json functions), as the value of key; NULL -> null. The
+ * text is trusted, not checked; it keeps its own indentation. */
+void json_raw(json_writer *w, const char *key, const char *text);
 
 /* The finished document (NUL-terminated), or NULL if anything failed or a
  * container is still open. */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -484,6 +485,34 @@ START_TEST(concurrent_benchmarks_are_refused_not_corrupted)
 }
 END_TEST
 
+/* The records of a long run are the harness's memory, not the work's: an
+ * empty work over a million items must not report them as its footprint. */
+static int do_nothing(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    return 0;
+}
+
+START_TEST(record_memory_is_not_the_works_footprint)
+{
+    const size_t n = 1000000;
+    void **many = calloc(n, sizeof *many);
+    ck_assert_ptr_nonnull(many);
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(do_nothing, many, n, NULL, NULL, &m), 0);
+    int64_t work = spacrbench_measurement_work_rss_bytes(m);
+    spacrbench_figures f = {.size = sizeof f};
+    ck_assert_int_eq(spacrbench_measurement_figures(m, &f), 0);
+    printf("empty work over %zu items: footprint %lld bytes (records %zu MiB)\n", n,
+           (long long)work, n * sizeof(spacrbench_item_record) >> 20);
+    ck_assert_int_eq(f.record_count, (int64_t)n);
+    ck_assert_int_lt(work, 1 << 20);
+    spacrbench_measurement_free(m);
+    free(many);
+}
+END_TEST
+
 static Suite *runner_suite(void)
 {
     Suite *s = suite_create("runner");
@@ -495,6 +524,7 @@ static Suite *runner_suite(void)
     tcase_add_test(peaks, warmup_does_not_hide_transient_footprint);
     tcase_add_test(peaks, records_off_still_measures_peak);
     tcase_add_test(peaks, progress_cost_is_not_charged_to_the_work);
+    tcase_add_test(peaks, record_memory_is_not_the_works_footprint);
     suite_add_tcase(s, peaks);
     TCase *flow = tcase_create("flow");
     tcase_set_timeout(flow, 60);

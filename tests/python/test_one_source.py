@@ -260,9 +260,6 @@ def _measurement_from_json(d: Dict[str, Any]) -> Measurement:
     return Measurement(**kwargs)
 
 
-@pytest.mark.xfail(strict=True, reason="the command shipped from main still writes its 1.0 "
-                   "JSON (-1, \"unknown\", no vram_reason); the one shape comes with the "
-                   "command's change for issue 9: remove this mark when it lands")
 def test_command_json_has_the_same_shape_as_python(schema: Dict[str, Any]) -> None:
     doc = _command_json()
     jsonschema.Draft202012Validator(schema).validate(doc)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_test_support.h"
@@ -34,19 +35,25 @@ static long long json_ll(const char *path, const char *expr)
     return x;
 }
 
-static int count_leftover_cgroups(void)
+/* This process's v1 memory cgroup directory, "" when there is none. */
+static void own_memory_cgroup(char *dir, size_t cap)
 {
     FILE *f = fopen("/proc/self/cgroup", "r");
-    char line[1024], dir[1200] = "";
+    char line[1024];
+    dir[0] = '\0';
     while (f && fgets(line, sizeof line, f)) {
         char *p = strstr(line, ":memory:");
         if (p) {
             p[strcspn(p, "\n")] = '\0';
-            snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", p + 8);
+            snprintf(dir, cap, "/sys/fs/cgroup/memory%s", p + 8);
         }
     }
     if (f)
         fclose(f);
+}
+
+static int count_groups_in(const char *dir)
+{
     DIR *d = dir[0] ? opendir(dir) : NULL;
     int n = 0;
     struct dirent *e;
@@ -55,6 +62,13 @@ static int count_leftover_cgroups(void)
     if (d)
         closedir(d);
     return n;
+}
+
+static int count_leftover_cgroups(void)
+{
+    char dir[1200];
+    own_memory_cgroup(dir, sizeof dir);
+    return count_groups_in(dir);
 }
 
 START_TEST(default_mode_prints_report_and_recommendation)
@@ -69,7 +83,7 @@ START_TEST(default_mode_prints_report_and_recommendation)
     ck_assert_ptr_nonnull(strstr(r.out, "256x256 field, 4 channel(s), 2 field(s)"));
     ck_assert_ptr_nonnull(strstr(r.out, "item 2"));
     /* Not a terminal: no progress lines. */
-    ck_assert_ptr_null(strstr(r.err, "done in"));
+    ck_assert_ptr_null(strstr(r.err, "item 1/2"));
     cli_result_free(&r);
 }
 END_TEST
@@ -674,6 +688,176 @@ START_TEST(command_output_stays_out_of_machine_readable_stdout)
 }
 END_TEST
 
+/* Opens of a mountinfo file in a trace written by strace -o. */
+static int count_mountinfo_opens(const char *trace)
+{
+    char *text = cli_read_file(trace);
+    ck_assert_ptr_nonnull(text);
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, "/mountinfo\"")) != NULL; p++)
+        n++;
+    free(text);
+    return n;
+}
+
+/* One run discovers the machine once: the recommendation, the JSON
+ * "machine" and (run mode) the cgroup of its own share one reading of
+ * /proc/self/mountinfo instead of one per use (7 opens for `run --json`,
+ * 5 for the demo before). _i = 0: run with a cgroup; 1: demo --json. */
+START_TEST(one_run_reads_mountinfo_a_bounded_number_of_times)
+{
+    if (STRACE[0] == '\0' || access(STRACE, X_OK) != 0) {
+        printf("SKIP mountinfo count: strace not found (install strace)\n");
+        return;
+    }
+    /* LeakSanitizer cannot work under a tracer (it ptraces itself). */
+    const char *asan = getenv("ASAN_OPTIONS");
+    char asan_opts[512];
+    snprintf(asan_opts, sizeof asan_opts, "%s%sdetect_leaks=0", asan ? asan : "", asan ? ":" : "");
+    setenv("ASAN_OPTIONS", asan_opts, 1);
+    char *trace = cli_temp_file("");
+    char *const run[] = {STRACE, "-f", "-qq", "-e", "trace=open,openat", "-o", trace,
+                         SPACRBENCH_CLI, "run", "--json", "--quiet", "a", "b", "--", "/bin/true",
+                         NULL};
+    char *const demo[] = {STRACE, "-f", "-qq", "-e", "trace=open,openat", "-o", trace,
+                          SPACRBENCH_CLI, "--json", "--size", "64x64", "--fields", "2", NULL};
+    cli_result r;
+    cli_run(_i ? demo : run, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    int opens = count_mountinfo_opens(trace);
+    printf("%s: /proc/self/mountinfo opened %d time(s)\n", _i ? "demo --json" : "run --json",
+           opens);
+    /* Run mode: once to find the cgroup its items get, once for the
+     * discovery. The demo: the discovery alone. */
+    ck_assert_int_ge(opens, 1);
+    int bound = _i ? MOUNTINFO_OPENS_PER_DISCOVERY : MOUNTINFO_OPENS_PER_DISCOVERY + 1;
+    ck_assert_int_le(opens, bound);
+    unlink(trace);
+    free(trace);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* The items are the non-options of the same pass: options may sit between
+ * them, and everything after "--" belongs to the command. */
+START_TEST(options_and_items_are_parsed_in_one_pass)
+{
+    char *log = cli_temp_file("");
+    char *const argv[] = {SPACRBENCH_CLI, "run", "a", "--quiet", "b", "--warmup=0", "c", "--",
+                          HELPER_RECORD_ARG, log, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *got = cli_read_file(log);
+    ck_assert_str_eq(got, "a\nb\nc\n");
+    ck_assert_int_eq(number_after(r.out, "items measured"), 3);
+    free(got);
+    unlink(log);
+    free(log);
+    cli_result_free(&r);
+    /* A boolean option given a value, and an unknown one, are errors
+     * naming the option, never items. */
+    char *const valued[] = {SPACRBENCH_CLI, "run", "--json=yes", "a", "--", "true", NULL};
+    cli_run(valued, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d", r.code);
+    ck_assert_msg(strstr(r.err, "spacrbench: --json: takes no value") != NULL, "%s", r.err);
+    cli_result_free(&r);
+    char *const unknown[] = {SPACRBENCH_CLI, "run", "--dry-run", "a", "--", "true", NULL};
+    cli_run(unknown, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d", r.code);
+    ck_assert_msg(strstr(r.err, "spacrbench: --dry-run: unknown option") != NULL, "%s", r.err);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* "Not measured" is null in the JSON, and names are the library's. */
+START_TEST(json_says_not_measured_with_null)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "--no-cgroup", "1", "--",
+                          HELPER_ALLOC_TOUCH, "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        char *v = cli_json_eval(path, "(d['measurement']['peak_vram_bytes'], "
+                                      "d['measurement']['records'][0]['peak_vram_bytes'], "
+                                      "d['measurement']['peak_method'])");
+        ck_assert_str_eq(v, "(None, None, 'child_rusage')");
+        free(v);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
+}
+END_TEST
+
+/* A v1 memory cgroup limited to 256 MiB, for the OOM test; "" when the
+ * machine cannot make one (reason printed). */
+static void make_limited_cgroup(char *dir, size_t cap)
+{
+    char own[1024];
+    own_memory_cgroup(own, sizeof own);
+    snprintf(dir, cap, "%s/spacrbench-oom-test-%ld", own, (long)getpid());
+    char file[1400];
+    snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
+    FILE *f = NULL;
+    if (!own[0] || mkdir(dir, 0755) != 0 || !(f = fopen(file, "w")) ||
+        fputs("268435456", f) < 0 || fclose(f) != 0) {
+        printf("SKIP OOM test: no writable cgroup v1 memory controller (%s)\n",
+               own[0] ? dir : "not mounted");
+        if (own[0])
+            rmdir(dir);
+        dir[0] = '\0';
+        return;
+    }
+    /* With swap accounting, swap would let the helper through. */
+    snprintf(file, sizeof file, "%s/memory.memsw.limit_in_bytes", dir);
+    if ((f = fopen(file, "w")) != NULL) {
+        fputs("268435456", f);
+        fclose(f);
+    }
+}
+
+START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
+{
+    char dir[1300];
+    make_limited_cgroup(dir, sizeof dir);
+    if (!dir[0])
+        return;
+    /* The shell moves itself into the limited cgroup, then becomes
+     * spacrbench, whose item cgroups are made under it. */
+    char script[4096];
+    snprintf(script, sizeof script,
+             "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet 16 400 -- '%s' {}", dir,
+             SPACRBENCH_CLI, HELPER_ALLOC_TOUCH);
+    char *const argv[] = {"/bin/sh", "-c", script, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int left = count_groups_in(dir);
+    int removed = rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 3, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "item 2 (400) OOM-killed") != NULL, "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "256.0 MiB") != NULL, "stderr: %s", r.err);
+    ck_assert_int_eq(left, 0);
+    ck_assert_int_eq(removed, 0);
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        char *said = cli_json_eval(path, "('OOM-killed' in d['report'], "
+                                         "'one worker needs more than 256.0 MiB' in d['report'], "
+                                         "d['recommendation']['bound'] != 'fallback', "
+                                         "d['recommendation']['workers'])");
+        printf("OOM-killed item: %s\n", said);
+        ck_assert_str_eq(said, "(True, True, True, 1)");
+        free(said);
+        ck_assert_int_ge(json_ll(path, "d['measurement']['peak_rss_bytes']"), 256LL << 20);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -701,6 +885,8 @@ static Suite *cli_suite(void)
     tcase_add_test(t, items_reach_the_command_verbatim);
     tcase_add_test(t, items_from_standard_input_and_from_a_file);
     tcase_add_test(t, empty_item_list_is_an_error);
+    tcase_add_test(t, options_and_items_are_parsed_in_one_pass);
+    tcase_add_test(t, oom_killed_command_is_named_and_sizes_one_worker);
     suite_add_tcase(s, t);
     t = tcase_create("output");
     tcase_set_timeout(t, 120);
@@ -708,6 +894,8 @@ static Suite *cli_suite(void)
     tcase_add_test(t, emit_slurm_follows_from_the_figures);
     tcase_add_test(t, emit_dask_follows_from_the_figures);
     tcase_add_test(t, command_output_stays_out_of_machine_readable_stdout);
+    tcase_add_test(t, json_says_not_measured_with_null);
+    tcase_add_loop_test(t, one_run_reads_mountinfo_a_bounded_number_of_times, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }

@@ -12,7 +12,8 @@
 
 #include "group.h"
 #include "cli_options.h"
-#include "cli_output.h"
+#include "cli_args.h"
+#include "cli_file.h"
 #include "command_line.h"
 #include "field_workload.h"
 #include "json_writer.h"
@@ -424,11 +425,80 @@ START_TEST(atomic_write_replaces_whole_file)
     ck_assert_int_eq(cli_write_file_atomic("/nonexistent-dir/x", "a", 1), -1);
     unlink(path);
     free(path);
-    char b[32];
-    cli_format_bytes(b, sizeof b, 1536 * 1024);
-    ck_assert_str_eq(b, "1.5 MiB");
-    cli_format_bytes(b, sizeof b, -1);
-    ck_assert_str_eq(b, "not measured");
+}
+END_TEST
+
+/* An already serialised value (a library *_to_json text) is spliced as is,
+ * with the separators and key the writer owes it; NULL is null. */
+START_TEST(json_raw_splices_a_serialised_value)
+{
+    json_writer w;
+    json_init(&w, 0);
+    json_begin_object(&w, NULL);
+    json_int(&w, "a", 1);
+    json_raw(&w, "m", "{\"x\":null,\"y\":[1,2]}");
+    json_raw(&w, "n", NULL);
+    json_begin_array(&w, "l");
+    json_raw(&w, NULL, "true");
+    json_raw(&w, NULL, "{}");
+    json_end_array(&w);
+    json_end_object(&w);
+    ck_assert_str_eq(json_result(&w),
+                     "{\"a\":1,\"m\":{\"x\":null,\"y\":[1,2]},\"n\":null,\"l\":[true,{}]}");
+    json_free(&w);
+}
+END_TEST
+
+/* Parse argv (NULL-terminated) in mode; returns the exit code. */
+static int parse(cli_args *a, cli_mode mode, char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    cli_args_init(a, mode);
+    return cli_args_parse(a, argc, argv);
+}
+
+START_TEST(arguments_parse_in_one_pass)
+{
+    cli_args a;
+    char *run[] = {"run", "x", "--cores", "3", "y", "--reserve=1G", "-q", "--no-cgroup", "z",
+                   "--", "cmd", "--json", "{}", NULL};
+    ck_assert_int_eq(parse(&a, CLI_MODE_RUN, run), CLI_EXIT_OK);
+    ck_assert_uint_eq(a.n_items, 3);
+    ck_assert_str_eq(a.items[0], "x");
+    ck_assert_str_eq(a.items[1], "y");
+    ck_assert_str_eq(a.items[2], "z");
+    ck_assert_int_eq(a.common.rec.cores, 3);
+    ck_assert_int_eq(a.common.rec.reserve_bytes, INT64_C(1) << 30);
+    ck_assert_int_eq(a.common.quiet, 1);
+    ck_assert_int_eq(a.no_cgroup, 1);
+    ck_assert_int_eq(a.common.json, 0); /* after "--": the command's */
+    ck_assert_uint_eq(a.cmd_len, 3);
+    ck_assert_str_eq(a.cmd[1], "--json");
+    ck_assert_int_eq(a.warmup, 0); /* run's default */
+    cli_args_free(&a);
+    /* Twice in one process: getopt's state is reset. */
+    char *demo[] = {"spacrbench", "--size", "64x32", "--warmup", "2", "--fields", "5", NULL};
+    ck_assert_int_eq(parse(&a, CLI_MODE_DEMO, demo), CLI_EXIT_OK);
+    ck_assert_int_eq(a.field.width * 1000 + a.field.height, 64032);
+    ck_assert_int_eq(a.warmup, 2);
+    ck_assert_int_eq(a.fields, 5);
+    cli_args_free(&a);
+    /* A run-only option in the default mode, a missing command, a missing
+     * value: usage errors. */
+    char *wrong_mode[] = {"spacrbench", "--no-cgroup", NULL};
+    ck_assert_int_eq(parse(&a, CLI_MODE_DEMO, wrong_mode), CLI_EXIT_USAGE);
+    cli_args_free(&a);
+    char *no_command[] = {"run", "a", "--", NULL};
+    ck_assert_int_eq(parse(&a, CLI_MODE_RUN, no_command), CLI_EXIT_USAGE);
+    cli_args_free(&a);
+    char *no_value[] = {"run", "a", "--items", NULL};
+    ck_assert_int_eq(parse(&a, CLI_MODE_RUN, no_value), CLI_EXIT_USAGE);
+    cli_args_free(&a);
+    char *stray[] = {"spacrbench", "stray", NULL};
+    ck_assert_int_eq(parse(&a, CLI_MODE_DEMO, stray), CLI_EXIT_USAGE);
+    cli_args_free(&a);
 }
 END_TEST
 
@@ -438,6 +508,8 @@ static Suite *parts_suite(void)
     TCase *t = tcase_create("text");
     tcase_add_test(t, json_escapes_quotes_controls_and_bad_utf8);
     tcase_add_test(t, json_numbers_nesting_and_misuse);
+    tcase_add_test(t, json_raw_splices_a_serialised_value);
+    tcase_add_test(t, arguments_parse_in_one_pass);
     tcase_add_test(t, byte_sizes_and_numbers_parse);
     tcase_add_test(t, command_lines_substitute_and_display);
     tcase_add_test(t, item_lists_read_one_per_line);

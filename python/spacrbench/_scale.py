@@ -1,0 +1,332 @@
+"""scale(): the scaling check with a real process pool.
+
+For every worker count k a ``concurrent.futures.ProcessPoolExecutor`` with
+the chosen start method is started and warmed (every worker has run one
+barrier task, so all k exist), the workers' pids are put into a
+``spacrbench_group`` (a memory cgroup of their own where the machine allows,
+else a sampled sum of their PSS), and then k * items_per_worker items are
+timed from the first submit to the last result. The points go to the C
+library, which computes speed-up, efficiency, the memory fit and the knee:
+the same rule as ``spacrbench_scale`` and the command.
+
+What is and is not counted (also written into ``notes``): with a cgroup,
+memory a worker used before it joined the group (a spawn worker's
+interpreter start-up, the pool's own import of the work's module) is not in
+the group's peak; with the PSS fallback it is. Item times include pickling
+each item to the worker and the result back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import multiprocessing
+import os
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
+
+_barrier: Any = None
+
+
+def _init_worker(barrier: Any) -> None:
+    global _barrier
+    _barrier = barrier
+
+
+def _warm(_: int) -> int:
+    """Held until all k workers run one: each warm task lands on its own."""
+    _barrier.wait(timeout=120)
+    return os.getpid()
+
+
+def _timed(work: Callable[[Any], Any], item: Any) -> float:
+    start = time.perf_counter()
+    work(item)
+    return time.perf_counter() - start
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalePoint:
+    workers: int
+    items: int
+    seconds: float
+    items_per_second: Optional[float]
+    speedup: Optional[float]
+    efficiency: Optional[float]
+    mean_item_seconds: Optional[float]
+    peak_bytes: Optional[int]
+    peak_method: str
+    fits: Optional[bool]
+    failed: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class ScaleResult:
+    points: Tuple[ScalePoint, ...]
+    chosen_workers: Optional[int]
+    best_workers: Optional[int]
+    reason: str
+    verdict: str
+    notes: Tuple[str, ...]
+    peak_method: str
+    memory_budget_bytes: Optional[int]
+    table: str = dataclasses.field(repr=False)
+    json_text: str = dataclasses.field(repr=False)
+
+    def __str__(self) -> str:
+        return self.table
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The library's JSON: {"scaling": [...], "scaling_workers": N, ...}."""
+        result: Dict[str, Any] = json.loads(self.json_text)
+        return result
+
+    def plot(self, path: Optional[str] = None) -> Any:
+        """Throughput and group peak against the worker count, the ideal
+        linear line and the knee marked. Needs matplotlib
+        (``pip install spacrbench[plot]``). Returns the Figure; with a path,
+        also saves it there (format from the suffix)."""
+        try:
+            Figure = importlib.import_module("matplotlib.figure").Figure
+        except ImportError as exc:
+            raise ImportError(
+                "ScaleResult.plot() needs matplotlib: pip install spacrbench[plot]") from exc
+        ok = [p for p in self.points if p.items_per_second is not None]
+        fig = Figure(figsize=(9, 3.6))
+        ax, mem = fig.subplots(1, 2)
+        ks = [p.workers for p in ok]
+        ax.plot(ks, [p.items_per_second for p in ok], "o-", label="measured")
+        one = next((p for p in ok if p.workers == 1), None)
+        if one is not None and one.items_per_second is not None:
+            base = one.items_per_second
+            ax.plot(ks, [base * k for k in ks], ":", color="grey", label="linear")
+        for p in ok:
+            if p.workers == self.chosen_workers:
+                ax.plot([p.workers], [p.items_per_second], "*", markersize=16, color="C3",
+                        label=f"knee: {p.workers}")
+        ax.set_xlabel("workers")
+        ax.set_ylabel("items/s")
+        ax.set_title("throughput")
+        ax.legend()
+        measured = [p for p in self.points if p.peak_bytes is not None]
+        mem.plot([p.workers for p in measured],
+                 [(p.peak_bytes or 0) / 2**20 for p in measured], "s-", color="C1")
+        if self.memory_budget_bytes is not None:
+            mem.axhline(self.memory_budget_bytes / 2**20, color="C3", linestyle="--",
+                        label="budget")
+            mem.legend()
+        mem.set_xlabel("workers")
+        mem.set_ylabel("MiB")
+        mem.set_title(f"group peak ({self.peak_method})")
+        fig.suptitle(self.reason, fontsize=8)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path)
+        return fig
+
+
+def _opt_float(v: float) -> Optional[float]:
+    return None if v != v else float(v)  # NaN -> None
+
+
+def _point_from_c(p: Any) -> ScalePoint:
+    return ScalePoint(
+        workers=int(p.workers), items=int(p.items), seconds=float(p.seconds),
+        items_per_second=_opt_float(p.items_per_second), speedup=_opt_float(p.speedup),
+        efficiency=_opt_float(p.efficiency), mean_item_seconds=_opt_float(p.mean_item_seconds),
+        peak_bytes=None if p.peak_bytes == NOT_MEASURED else int(p.peak_bytes),
+        peak_method=_method_name(int(p.peak_method)),
+        fits=None if p.fits < 0 else bool(p.fits), failed=bool(p.failed))
+
+
+def _method_name(method: int) -> str:
+    return {lib.SPACRBENCH_PEAK_CGROUP: "cgroup", lib.SPACRBENCH_PEAK_PSS_SUM: "pss_sum",
+            lib.SPACRBENCH_PEAK_SUPPLIED: "supplied"}.get(method, "none")
+
+
+def result_from_points(points: Sequence[Dict[str, Any]], budget_bytes: Optional[int],
+                       notes: Sequence[str] = ()) -> ScaleResult:
+    """Apply the library's rule to measured points (dicts with workers, items,
+    seconds and optionally peak_bytes, peak_method, failed,
+    mean_item_seconds)."""
+    n = len(points)
+    arr = ffi.new("spacrbench_scale_point[]", max(n, 1))
+    size = ffi.sizeof("spacrbench_scale_point")
+    for i, src in enumerate(points):
+        p = arr[i]
+        lib.spacrbench_scale_point_init(ffi.addressof(arr, i), size)
+        p.workers = src["workers"]
+        p.items = src["items"]
+        p.seconds = src["seconds"]
+        peak = src.get("peak_bytes")
+        p.peak_bytes = NOT_MEASURED if peak is None else peak
+        p.peak_method = src.get("peak_method", lib.SPACRBENCH_PEAK_NONE)
+        p.failed = 1 if src.get("failed") else 0
+        mean = src.get("mean_item_seconds")
+        if mean is not None:
+            p.mean_item_seconds = mean
+    out = ffi.new("spacrbench_scale_result **")
+    check(lib.spacrbench_scale_from_points(arr, n, size,
+                                           -1 if budget_bytes is None else budget_bytes, out),
+          "scale")
+    r = ffi.gc(out[0], lib.spacrbench_scale_free)
+    for note in notes:
+        check(lib.spacrbench_scale_add_note(r, note.encode("utf-8", "replace")), "scale")
+    s = ffi.new("spacrbench_scale_summary *")
+    s.size = ffi.sizeof("spacrbench_scale_summary")
+    check(lib.spacrbench_scale_summary_get(r, s), "scale")
+    cp = ffi.new("spacrbench_scale_point *")
+    cp.size = size
+    pts: List[ScalePoint] = []
+    for i in range(int(s.point_count)):
+        check(lib.spacrbench_scale_point_get(r, i, cp), "scale")
+        pts.append(_point_from_c(cp))
+    all_notes = tuple(c_text(lib.spacrbench_scale_note(r, i)) for i in range(int(s.note_count)))
+    return ScaleResult(
+        points=tuple(pts),
+        chosen_workers=None if s.chosen_workers < 0 else int(s.chosen_workers),
+        best_workers=None if s.best_workers < 0 else int(s.best_workers),
+        reason=c_text(s.reason), verdict=c_text(lib.spacrbench_scale_verdict_name(s.verdict)),
+        notes=all_notes, peak_method=_method_name(int(s.peak_method)),
+        memory_budget_bytes=None if s.memory_budget_bytes < 0 else int(s.memory_budget_bytes),
+        table=format_text(lambda buf, cap: lib.spacrbench_format_scaling(r, buf, cap), "scale"),
+        json_text=format_text(lambda buf, cap: lib.spacrbench_scale_to_json(r, buf, cap),
+                              "scale"))
+
+
+class _Group:
+    def __init__(self) -> None:
+        out = ffi.new("spacrbench_group **")
+        check(lib.spacrbench_group_open(0, out), "scale: group")
+        self._g = out[0]
+
+    def note(self) -> str:
+        return c_text(lib.spacrbench_group_note(self._g))
+
+    def add(self, pid: int) -> None:
+        check(lib.spacrbench_group_add_process(self._g, pid), "scale: group")
+
+    def peak(self) -> Tuple[Optional[int], int]:
+        b = ffi.new("int64_t *")
+        m = ffi.new("int32_t *")
+        check(lib.spacrbench_group_peak(self._g, b, m), "scale: group")
+        return (None if b[0] < 0 else int(b[0])), int(m[0])
+
+    def close(self) -> None:
+        if self._g != ffi.NULL:
+            g, self._g = self._g, ffi.NULL
+            check(lib.spacrbench_group_close(g), "scale: group")
+
+
+def _measure(work: Callable[[Any], Any], items: List[Any], k: int, per_worker: int,
+             ctx: Any, notes: List[str]) -> Dict[str, Any]:
+    point: Dict[str, Any] = {"workers": k, "items": 0, "seconds": 0.0, "failed": False}
+    with ProcessPoolExecutor(max_workers=k, mp_context=ctx, initializer=_init_worker,
+                             initargs=(ctx.Barrier(k),)) as pool:
+        list(pool.map(_warm, range(k)))
+        group = _Group()
+        try:
+            if not notes:
+                notes.append(group.note())
+            for pid in list(pool._processes):  # every worker of the pool, warm
+                group.add(pid)
+            n = len(items)
+            start = time.perf_counter()
+            futures: List[Future[float]] = [
+                pool.submit(_timed, work, items[(w * n // k + j) % n])
+                for j in range(per_worker) for w in range(k)]
+            times: List[float] = []
+            for f in futures:
+                try:
+                    times.append(f.result())
+                except Exception as exc:  # the work raised, or the pool broke
+                    if not point["failed"]:
+                        notes.append(f"{k} workers: the work raised {exc!r}")
+                    point["failed"] = True
+            point["seconds"] = time.perf_counter() - start
+            point["items"] = len(times)
+            if times:
+                point["mean_item_seconds"] = sum(times) / len(times)
+            point["peak_bytes"], point["peak_method"] = group.peak()
+        finally:
+            group.close()
+    return point
+
+
+def _check_count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"scale(): {name} must be an int, not {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"scale(): {name} must be >= 1, got {value}")
+    return value
+
+
+def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
+          workers: Optional[Sequence[int]] = None, start_method: Optional[str] = None,
+          items_per_worker: Optional[int] = None,
+          memory_budget_bytes: Optional[int] = None) -> ScaleResult:
+    """Run ``work`` over ``items`` with several worker counts in real process
+    pools and find the knee. ``workers`` defaults to 1, 2, 4, ... up to
+    min(usable cores, workers whose 1-worker group peak fits the budget, + 1);
+    each worker runs ``items_per_worker`` items (default len(items));
+    ``memory_budget_bytes`` defaults to available memory less the reserve.
+    ``work`` (and the items) must be picklable for spawn/forkserver: a
+    top-level function."""
+    if not callable(work):
+        raise TypeError(f"scale(): work must be callable, not {type(work).__name__}")
+    item_list = list(items)
+    if not item_list:
+        raise ValueError("scale(): items must not be empty")
+    counts: Optional[List[int]] = None
+    if workers is not None:
+        if isinstance(workers, (str, bytes)) or not hasattr(workers, "__iter__"):
+            raise TypeError("scale(): workers must be a sequence of ints")
+        counts = [_check_count("workers", k) for k in workers]
+        if not counts:
+            raise ValueError("scale(): workers must not be empty")
+        if len(set(counts)) != len(counts):
+            raise ValueError(f"scale(): workers has a repeated count: {counts}")
+    if start_method is not None and start_method not in multiprocessing.get_all_start_methods():
+        raise ValueError(f"scale(): start_method must be one of "
+                         f"{multiprocessing.get_all_start_methods()}, got {start_method!r}")
+    per_worker = len(item_list) if items_per_worker is None else _check_count(
+        "items_per_worker", items_per_worker)
+    if memory_budget_bytes is None:
+        budget = int(lib.spacrbench_scale_memory_budget())
+    else:
+        if isinstance(memory_budget_bytes, bool) or not isinstance(memory_budget_bytes, int):
+            raise TypeError("scale(): memory_budget_bytes must be an int")
+        if memory_budget_bytes < 0:
+            raise ValueError(f"scale(): memory_budget_bytes must be >= 0, "
+                             f"got {memory_budget_bytes}")
+        budget = memory_budget_bytes
+    ctx = multiprocessing.get_context(start_method)
+    notes: List[str] = []
+    points = []
+    if counts is None:
+        points.append(_measure(work, item_list, 1, per_worker, ctx, notes))
+        cores = int(lib.spacrbench_usable_cores())
+        top = cores
+        peak1 = points[0].get("peak_bytes")
+        if budget >= 0 and peak1:
+            top = min(top, budget // peak1 + 1)
+        counts = [1] + [k for k in (2 ** i for i in range(1, 11)) if k < top] + (
+            [top] if top > 1 else [])
+        notes.append(f"worker counts up to {top}: {cores} usable cores")
+        rest = counts[1:]
+    else:
+        rest = counts
+    for k in rest:
+        points.append(_measure(work, item_list, k, per_worker, ctx, notes))
+    notes.append(f"Python pool: concurrent.futures.ProcessPoolExecutor, start method "
+                 f"{ctx.get_start_method()}; item times include pickling the item and result; "
+                 f"with a cgroup, memory a worker used before it joined the group (its start-up) "
+                 f"is not counted")
+    return result_from_points(points, None if budget < 0 else budget, notes)
+
+
+__all__ = ["ScalePoint", "ScaleResult", "scale"]

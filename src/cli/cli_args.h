@@ -1,0 +1,42 @@
+/* The command line of either mode, parsed in ONE getopt_long pass from one
+ * option table. For `run`, the items are the non-option arguments met in
+ * that pass, and `--` ends the options and starts the command. A value's
+ * error names its option ("spacrbench: --cores: ..."), exit 2. */
+#ifndef SPACRBENCH_CLI_ARGS_H
+#define SPACRBENCH_CLI_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli_options.h"
+#include "field_workload.h"
+
+typedef enum cli_mode { CLI_MODE_DEMO = 1, CLI_MODE_RUN = 2 } cli_mode;
+
+typedef struct cli_args {
+    cli_mode mode;
+    cli_common common;
+    int done;             /* --help or --version was printed: exit 0 */
+    int64_t warmup;       /* requested; the library clamps it */
+    /* demo */
+    field_params field;
+    int64_t fields;
+    /* run */
+    int no_cgroup;
+    const char *items_file;
+    char **items;         /* items given as arguments (pointers into argv) */
+    size_t n_items;
+    char **cmd;           /* after "--" */
+    size_t cmd_len;
+} cli_args;
+
+/* Defaults of the mode. */
+void cli_args_init(cli_args *a, cli_mode mode);
+
+/* Parse argv[1..argc-1] (argv[0] names the program or "run"). Returns
+ * CLI_EXIT_OK (check a->done) or CLI_EXIT_USAGE after printing the error.
+ * Free with cli_args_free whatever it returned. */
+int cli_args_parse(cli_args *a, int argc, char **argv);
+void cli_args_free(cli_args *a);
+
+#endif

@@ -1,0 +1,253 @@
+/* One item of `spacrbench run`; see run_item.h. */
+#include "run_item.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_signals.h"
+#include "spacrbench.h"
+
+void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine_limit)
+{
+    memset(r, 0, sizeof *r);
+    r->stdout_is_output = stdout_is_output;
+    r->machine_limit = machine_limit;
+    char why[600] = "--no-cgroup was given";
+    tree_sampler_init(&r->tree, getpid());
+    if (!no_cgroup && sb_group_locate(&r->cg, NULL, why, sizeof why) == 0) {
+        char probe[64];
+        snprintf(probe, sizeof probe, "spacrbench-run-%ld-probe", (long)getpid());
+        if (sb_group_create(&r->cg, probe, why, sizeof why) == 0 &&
+            sb_group_remove(&r->cg, NULL) == 0) {
+            r->use_cgroup = 1;
+            return;
+        }
+    }
+    snprintf(r->why_no_cgroup, sizeof r->why_no_cgroup, "%s", why);
+    /* Keep orphaned grandchildren in view of the tree sampler. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+void runner_free(runner *r) { tree_sampler_free(&r->tree); }
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_of(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec * 1e-6 +
+           (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
+}
+
+/* The limit the item's group ran under: its own, else its parent's (the
+ * cgroup spacrbench runs in), else the binding one discovery found. */
+static int64_t limit_above(const runner *r)
+{
+    int64_t own = sb_group_limit(&r->cg);
+    if (own > 0)
+        return own;
+    sb_group parent = r->cg;
+    snprintf(parent.dir, sizeof parent.dir, "%s", r->cg.parent);
+    int64_t up = sb_group_limit(&parent);
+    return up > 0 ? up : r->machine_limit;
+}
+
+/* Read the group's figures and remove it (on every path). */
+static int finish_cgroup(runner *r, run_outcome *o)
+{
+    o->peak = sb_group_peak(&r->cg);
+    o->limit = limit_above(r);
+    int64_t kills = sb_group_oom_kills(&r->cg);
+    /* Kernels before 4.13 have no oom_kill count: a SIGKILL with the peak
+     * at the limit (within 1/16, at least 8 MiB) is the OOM killer too. */
+    int64_t slack = o->limit / 16 > (8 << 20) ? o->limit / 16 : (8 << 20);
+    int at_limit = o->limit > 0 && o->peak >= 0 && o->peak + slack >= o->limit;
+    o->oom_killed = kills > 0 || (kills < 0 && WIFSIGNALED(o->status) &&
+                                  WTERMSIG(o->status) == SIGKILL && at_limit);
+    if (sb_group_remove(&r->cg, &o->left_behind) != 0) {
+        fprintf(stderr, "spacrbench: cannot remove %s: %s\n", r->cg.dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Child side: default actions for the caught signals (an ignored one stays
+ * ignored), wait for the go byte (sent once we are in the cgroup) and
+ * exec; an exec failure goes back through the CLOEXEC pipe. */
+static void child(const runner *r, char **argv, int go, int err, const sigset_t *mask)
+{
+    run_signals_reset_in_child();
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    if (r->stdout_is_output && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        _exit(127);
+    char b;
+    ssize_t n;
+    while ((n = read(go, &b, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(127);
+    execvp(argv[0], argv);
+    int e = errno;
+    if (write(err, &e, sizeof e) < 0)
+        _exit(126);
+    _exit(127);
+}
+
+/* Wait for pid, sampling its tree meanwhile when there is no cgroup. */
+static int wait_item(runner *r, pid_t pid, int *status, struct rusage *ru)
+{
+    for (;;) {
+        pid_t w = wait4(pid, status, r->use_cgroup ? 0 : WNOHANG, ru);
+        if (w == pid)
+            return 0;
+        if (w < 0 && errno != EINTR) {
+            fprintf(stderr, "spacrbench: wait4: %s\n", strerror(errno));
+            return -1;
+        }
+        if (!r->use_cgroup && w == 0) {
+            tree_sample(&r->tree);
+            struct timespec pause = {0, RUN_SAMPLE_INTERVAL_NS};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
+int run_item(runner *r, char **argv, size_t index, run_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    o->peak = -1;
+    o->limit = -1;
+    if (r->use_cgroup) {
+        char name[64], why[600];
+        snprintf(name, sizeof name, "spacrbench-run-%ld-%zu", (long)getpid(), index);
+        if (sb_group_create(&r->cg, name, why, sizeof why) != 0) {
+            fprintf(stderr, "spacrbench: item %zu: %s\n", index + 1, why);
+            return -1;
+        }
+    }
+    int go[2], err[2];
+    if (pipe2(go, O_CLOEXEC) != 0) {
+        fprintf(stderr, "spacrbench: pipe: %s\n", strerror(errno));
+        sb_group_remove(&r->cg, NULL);
+        return -1;
+    }
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        fprintf(stderr, "spacrbench: pipe: %s\n", strerror(errno));
+        close(go[0]), close(go[1]);
+        sb_group_remove(&r->cg, NULL);
+        return -1;
+    }
+    /* Without a cgroup, leftovers of earlier items are our descendants too
+     * (we are their subreaper): they belong to no later item. */
+    if (!r->use_cgroup && tree_sampler_exclude_current(&r->tree) < 0)
+        fprintf(stderr, "spacrbench: cannot list the processes left by earlier items; "
+                        "they may be counted in this item's peak\n");
+    fflush(stdout);
+    fflush(stderr);
+    run_signals_set_child(0);
+    /* Hold the stop signals until the child's pid is known here and the
+     * child has dropped spacrbench's handler: one arriving in between is
+     * then passed on (or kills the child) instead of being lost. */
+    sigset_t before;
+    run_signals_block(&before);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(go[1]);
+        close(err[0]);
+        child(r, argv, go[0], err[1], &before);
+    }
+    close(go[0]);
+    close(err[1]);
+    if (pid < 0) {
+        fprintf(stderr, "spacrbench: fork: %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &before, NULL);
+        close(go[1]), close(err[0]);
+        sb_group_remove(&r->cg, NULL);
+        return -1;
+    }
+    run_signals_set_child(pid);
+    sigprocmask(SIG_SETMASK, &before, NULL); /* a pending one runs the handler now */
+    int rc = 0;
+    /* Stopped before the command started (a terminal signal is not passed
+     * on by the handler): end the child the same way, so the item reads as
+     * interrupted like one stopped while running. */
+    if (run_signals_pending())
+        kill(pid, run_signals_pending());
+    if (r->use_cgroup && sb_group_attach(&r->cg, pid) != 0) {
+        fprintf(stderr, "spacrbench: cannot move the command into %s: %s\n", r->cg.dir,
+                strerror(errno));
+        rc = -1;
+    }
+    double t0 = now_seconds();
+    if (rc == 0 && write(go[1], "x", 1) != 1)
+        rc = -1;
+    close(go[1]); /* on failure the child reads EOF and exits 127 */
+    int e = 0;
+    ssize_t got;
+    while ((got = read(err[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(err[0]);
+    if (got == (ssize_t)sizeof e)
+        o->exec_errno = e ? e : ENOEXEC;
+
+    tree_sampler_reset(&r->tree);
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (wait_item(r, pid, &o->status, &ru) != 0)
+        rc = -1;
+    o->seconds = now_seconds() - t0;
+    run_signals_set_child(0);
+    o->cpu_seconds = cpu_of(&ru);
+    /* Orphaned grandchildren were reparented to us (child subreaper). */
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    if (r->use_cgroup) {
+        if (finish_cgroup(r, o) != 0)
+            rc = -1;
+    } else {
+        o->peak = tree_peak(&r->tree, pid, (int64_t)ru.ru_maxrss * 1024);
+        int alive = tree_sample(&r->tree);
+        o->left_behind = alive > 0 ? alive : 0;
+    }
+    return rc;
+}
+
+int run_outcome_ok(const run_outcome *o)
+{
+    return !o->exec_errno && WIFEXITED(o->status) && WEXITSTATUS(o->status) == 0;
+}
+
+int run_outcome_result(const run_outcome *o)
+{
+    return o->exec_errno ? 127 : WIFSIGNALED(o->status) ? -WTERMSIG(o->status)
+                                                         : WEXITSTATUS(o->status);
+}
+
+void run_outcome_describe(const run_outcome *o, char *buf, size_t cap)
+{
+    if (o->exec_errno)
+        snprintf(buf, cap, "cannot be started: %s", strerror(o->exec_errno));
+    else if (o->oom_killed) {
+        char limit[32] = "unknown";
+        if (o->limit > 0)
+            spacrbench_format_bytes(o->limit, limit, sizeof limit);
+        snprintf(buf, cap, "OOM-killed (the kernel's out-of-memory killer; memory limit %s)",
+                 limit);
+    } else if (WIFSIGNALED(o->status))
+        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(o->status),
+                 strsignal(WTERMSIG(o->status)));
+    else
+        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(o->status));
+}

@@ -1,0 +1,457 @@
+/* The scaling check: the knee rule on constructed points, and real forked
+ * workers (sleeping work scales, the group's peak covers every worker,
+ * failures are marked, nothing leaks: fds, children, cgroups). Where no
+ * memory cgroup can be made the cgroup test prints "SKIP: ..." and passes. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "group.h"
+#include "sb_test_memory.h"
+#include "spacrbench.h"
+
+static void skip(const char *test, const char *why)
+{
+    printf("SKIP: check_scale %s: %s\n", test, why);
+    fprintf(stderr, "SKIP: check_scale %s: %s\n", test, why);
+    fflush(stdout);
+}
+
+static spacrbench_scale_point pt(int64_t workers, int64_t items, double seconds, int64_t peak)
+{
+    spacrbench_scale_point p;
+    spacrbench_scale_point_init(&p, sizeof p);
+    p.workers = workers;
+    p.items = items;
+    p.seconds = seconds;
+    p.peak_bytes = peak;
+    p.peak_method = SPACRBENCH_PEAK_SUPPLIED;
+    return p;
+}
+
+static spacrbench_scale_summary summary_of(const spacrbench_scale_result *r)
+{
+    spacrbench_scale_summary s;
+    memset(&s, 0, sizeof s);
+    s.size = sizeof s;
+    ck_assert_int_eq(spacrbench_scale_summary_get(r, &s), 0);
+    return s;
+}
+
+static spacrbench_scale_point point_of(const spacrbench_scale_result *r, size_t i)
+{
+    spacrbench_scale_point p;
+    spacrbench_scale_point_init(&p, sizeof p);
+    ck_assert_int_eq(spacrbench_scale_point_get(r, i, &p), 0);
+    return p;
+}
+
+/* ---- the rule on constructed points ---- */
+
+START_TEST(linear_points_choose_the_largest)
+{
+    spacrbench_scale_point in[] = {pt(4, 40, 1.05, -1), pt(1, 10, 1.0, -1), pt(2, 20, 1.02, -1)};
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], -1, &r), 0);
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 4);
+    ck_assert_int_eq(s.best_workers, 4);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_LINEAR);
+    ck_assert_ptr_nonnull(strstr(s.reason, "still scaling at 4"));
+    spacrbench_scale_point p = point_of(r, 1); /* sorted: 1, 2, 4 */
+    ck_assert_int_eq(p.workers, 2);
+    ck_assert_double_eq_tol(p.speedup, 20 / 1.02 / 10.0, 1e-9);
+    ck_assert_double_eq_tol(p.efficiency, p.speedup / 2, 1e-9);
+    ck_assert_int_eq(p.fits, -1);
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+START_TEST(saturating_points_choose_the_knee)
+{
+    /* 1 -> 10/s, 2 -> 19/s, 4 -> 22/s, 8 -> 23/s: 4 is within 10 % of 8. */
+    spacrbench_scale_point in[] = {pt(1, 10, 1, 1 << 20), pt(2, 19, 1, 2 << 20),
+                                   pt(4, 22, 1, 4 << 20), pt(8, 23, 1, 8 << 20)};
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 4, sizeof in[0], INT64_C(1) << 30, &r), 0);
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 4);
+    ck_assert_int_eq(s.best_workers, 8);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_SATURATED);
+    ck_assert_msg(strstr(s.reason, "saturates at 4: 8 workers give 1.05x of 4") != NULL, "%s",
+                  s.reason);
+    ck_assert_int_eq(point_of(r, 3).fits, 1);
+    /* Exactly at the 10 % line the smaller count wins; just below it loses. */
+    spacrbench_scale_free(r);
+    spacrbench_scale_point edge[] = {pt(1, 100, 1, -1), pt(2, 90, 0.5, -1), pt(3, 100, 0.5, -1)};
+    ck_assert_int_eq(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), 0);
+    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    spacrbench_scale_free(r);
+    edge[1].items = 89;
+    ck_assert_int_eq(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), 0);
+    ck_assert_int_eq(summary_of(r).chosen_workers, 3);
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+START_TEST(memory_budget_excludes_faster_counts)
+{
+    const int64_t mib = 1 << 20;
+    spacrbench_scale_point in[] = {pt(1, 10, 1, 300 * mib), pt(2, 20, 1, 600 * mib),
+                                   pt(4, 38, 1, 1200 * mib)};
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], 1000 * mib, &r), 0);
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 2);
+    ck_assert_int_eq(s.best_workers, 2);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
+    ck_assert_msg(strstr(s.reason, "memory-bound at 2: 4 workers would give 1.90x") != NULL, "%s",
+                  s.reason);
+    ck_assert_int_eq(point_of(r, 2).fits, 0);
+    ck_assert_int_eq(point_of(r, 1).fits, 1);
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+START_TEST(missing_one_worker_point_leaves_speedup_unknown)
+{
+    spacrbench_scale_point in[] = {pt(2, 20, 1, -1), pt(4, 30, 1, -1)};
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    ck_assert(isnan(point_of(r, 0).speedup));
+    ck_assert(isnan(point_of(r, 1).efficiency));
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 4);
+    ck_assert_ptr_nonnull(strstr(s.reason, "no 1-worker point"));
+    char json[4096];
+    int len = spacrbench_scale_to_json(r, json, sizeof json);
+    ck_assert_int_gt(len, 0);
+    ck_assert_int_lt(len, (int)sizeof json);
+    ck_assert_msg(strstr(json, "\"speedup\":null") != NULL, "%s", json);
+    ck_assert_msg(strstr(json, "\"peak_bytes\":null") != NULL, "%s", json);
+    ck_assert_msg(strstr(json, "\"scaling_workers\":4") != NULL, "%s", json);
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+START_TEST(failed_and_unusable_points)
+{
+    spacrbench_scale_point in[] = {pt(1, 10, 1, -1), pt(2, 40, 1, -1)};
+    in[1].failed = 1;
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 1); /* the faster point failed: not a candidate */
+    ck_assert_ptr_nonnull(strstr(s.reason, "2 workers failed"));
+    spacrbench_scale_free(r);
+    in[0].failed = 1;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, -1);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_NONE);
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+START_TEST(table_and_json_show_the_knee)
+{
+    spacrbench_scale_point in[] = {pt(1, 10, 1, 1 << 20), pt(2, 19, 1, 2 << 20),
+                                   pt(4, 20, 1, 4 << 20)};
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(spacrbench_scale_add_note(r, "a note\nwith a newline"), 0);
+    char small[8];
+    int len = spacrbench_format_scaling(r, small, sizeof small);
+    ck_assert_int_gt(len, (int)sizeof small);
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+    char *text = malloc((size_t)len + 1);
+    ck_assert_int_eq(spacrbench_format_scaling(r, text, (size_t)len + 1), len);
+    ck_assert_msg(strstr(text, "        2      19.000     1.90x        95 %       2.0 MiB") != NULL,
+                  "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "<- knee"));
+    ck_assert_ptr_nonnull(strstr(text, "verdict             2 workers: saturates at 2"));
+    free(text);
+    char json[4096];
+    ck_assert_int_lt(spacrbench_scale_to_json(r, json, sizeof json), (int)sizeof json);
+    ck_assert_msg(strstr(json, "{\"scaling\":[{\"workers\":1,") == json, "%s", json);
+    ck_assert_ptr_nonnull(strstr(json, "\"scaling_workers\":2"));
+    ck_assert_ptr_nonnull(strstr(json, "\"peak_bytes\":2097152"));
+    ck_assert_ptr_nonnull(strstr(json, "a note\\nwith a newline"));
+    ck_assert_str_eq(spacrbench_scale_note(r, 0), "a note\nwith a newline");
+    ck_assert_ptr_null(spacrbench_scale_note(r, 1));
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+START_TEST(bad_points_are_rejected)
+{
+    spacrbench_scale_point in[] = {pt(1, 10, 1, -1), pt(1, 10, 1, -1)};
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "appears twice"));
+    ck_assert_ptr_null(r);
+    in[1].workers = 0;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "points[1].workers"));
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 0, sizeof in[0], -1, &r),
+                     SPACRBENCH_ENOITEMS);
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 1, sizeof in[0], -5, &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_scale_from_points(NULL, 1, sizeof in[0], -1, &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 1, sizeof in[0], -1, NULL),
+                     SPACRBENCH_EINVAL);
+    /* A larger struct with a set unknown tail is refused. */
+    unsigned char big[sizeof(spacrbench_scale_point) + 8];
+    memset(big, 0, sizeof big);
+    memcpy(big, &in[0], sizeof in[0]);
+    size_t size = sizeof big;
+    memcpy(big, &size, sizeof size);
+    big[sizeof big - 1] = 1;
+    ck_assert_int_eq(spacrbench_scale_from_points(big, 1, sizeof big, -1, &r),
+                     SPACRBENCH_EUNKNOWN_FIELDS);
+}
+END_TEST
+
+/* ---- real workers ---- */
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static int sleep_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    sleep_ms(60);
+    return 0;
+}
+
+static int fail_work(void *item, void *payload)
+{
+    (void)payload;
+    return *(int *)item == 1 ? 7 : 0;
+}
+
+static size_t touch_bytes;
+
+static int touch_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    void *p = sb_test_touch_alloc(touch_bytes);
+    sleep_ms(150); /* long enough for a 20 ms PSS sampler too */
+    sb_test_touch_free(p, touch_bytes);
+    return 0;
+}
+
+static int item_values[4] = {0, 1, 2, 3};
+static void *item_ptrs[4] = {&item_values[0], &item_values[1], &item_values[2], &item_values[3]};
+
+static int has_note(const spacrbench_scale_result *r, const char *words)
+{
+    for (size_t i = 0; spacrbench_scale_note(r, i); i++)
+        if (strstr(spacrbench_scale_note(r, i), words))
+            return 1;
+    return 0;
+}
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* Our cgroups left in this process's memory cgroup (0 when none can exist). */
+static int leftover_groups(void)
+{
+    sb_group g;
+    char why[256];
+    if (sb_group_locate(&g, NULL, why, sizeof why) != 0)
+        return 0;
+    DIR *d = opendir(g.parent);
+    if (!d)
+        return 0;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "spacrbench-group-%ld-", (long)getpid());
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+static spacrbench_scale_result *scale_counts(spacrbench_work_fn work, const int64_t *counts,
+                                             size_t n, int64_t per_worker, uint32_t flags)
+{
+    spacrbench_scale_options o;
+    ck_assert_int_eq(spacrbench_scale_options_init(&o, sizeof o), 0);
+    o.worker_counts = counts;
+    o.n_worker_counts = n;
+    o.items_per_worker = per_worker;
+    o.flags = flags;
+    spacrbench_scale_result *r = NULL;
+    int rc = spacrbench_scale(work, item_ptrs, 4, NULL, &o, &r);
+    ck_assert_msg(rc == 0, "spacrbench_scale: %d %s", rc, spacrbench_last_error_message());
+    return r;
+}
+
+START_TEST(sleeping_workers_scale_nearly_linearly)
+{
+    int fds = count_fds();
+    const int64_t counts[] = {1, 2};
+    spacrbench_scale_result *r = scale_counts(sleep_work, counts, 2, 4, 0);
+    spacrbench_scale_point one = point_of(r, 0), two = point_of(r, 1);
+    ck_assert_int_eq(one.failed, 0);
+    ck_assert_int_eq(two.failed, 0);
+    ck_assert_int_eq(one.items, 4);
+    ck_assert_int_eq(two.items, 8);
+    ck_assert_double_ge(one.seconds, 4 * 0.060);
+    ck_assert_double_ge(two.mean_item_seconds, 0.060);
+    ck_assert_msg(two.speedup > 1.6, "2 sleeping workers gave %.2fx", two.speedup);
+    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    spacrbench_scale_free(r);
+    ck_assert_int_eq(count_fds(), fds);
+    ck_assert_int_eq(leftover_groups(), 0);
+}
+END_TEST
+
+START_TEST(failing_work_marks_the_point_failed)
+{
+    int fds = count_fds();
+    const int64_t counts[] = {2};
+    spacrbench_scale_result *r = scale_counts(fail_work, counts, 1, 4, 0);
+    spacrbench_scale_point p = point_of(r, 0);
+    ck_assert_int_eq(p.failed, 1);
+    ck_assert_int_eq(summary_of(r).chosen_workers, -1);
+    ck_assert(has_note(r, "returned non-zero"));
+    spacrbench_scale_free(r);
+    ck_assert_int_eq(count_fds(), fds);
+    ck_assert_int_eq(leftover_groups(), 0);
+}
+END_TEST
+
+START_TEST(cgroup_peak_covers_every_worker)
+{
+    spacrbench_group *g = NULL;
+    ck_assert_int_eq(spacrbench_group_open(0, &g), 0);
+    int64_t bytes = 0;
+    int32_t method = 0;
+    ck_assert_int_eq(spacrbench_group_peak(g, &bytes, &method), 0);
+    char note[1024];
+    snprintf(note, sizeof note, "%s", spacrbench_group_note(g));
+    ck_assert_int_eq(spacrbench_group_close(g), 0);
+    if (method != SPACRBENCH_PEAK_CGROUP) {
+        skip("cgroup_peak_covers_every_worker", note);
+        return;
+    }
+    touch_bytes = 64 * SB_MIB;
+    const int64_t counts[] = {2};
+    spacrbench_scale_result *r = scale_counts(touch_work, counts, 1, 1, 0);
+    spacrbench_scale_point p = point_of(r, 0);
+    ck_assert_int_eq(p.peak_method, SPACRBENCH_PEAK_CGROUP);
+    ck_assert_int_eq(p.failed, 0);
+    ck_assert_msg(p.peak_bytes >= (int64_t)(128 * SB_MIB), "peak %lld", (long long)p.peak_bytes);
+    ck_assert_msg(p.peak_bytes < (int64_t)(128 * SB_MIB * (100 + SB_TEST_RSS_OVERHEAD_PERCENT) / 100 +
+                                           32 * SB_MIB),
+                  "peak %lld", (long long)p.peak_bytes);
+    spacrbench_scale_free(r);
+    ck_assert_int_eq(leftover_groups(), 0);
+}
+END_TEST
+
+START_TEST(pss_fallback_sums_the_workers)
+{
+    touch_bytes = 64 * SB_MIB;
+    const int64_t counts[] = {2};
+    spacrbench_scale_result *r =
+        scale_counts(touch_work, counts, 1, 1, SPACRBENCH_SCALE_NO_CGROUP);
+    spacrbench_scale_point p = point_of(r, 0);
+    ck_assert_int_eq(p.peak_method, SPACRBENCH_PEAK_PSS_SUM);
+    /* Both workers' pages, sampled: allow a little for a missed page. */
+    ck_assert_msg(p.peak_bytes >= (int64_t)(120 * SB_MIB), "peak %lld", (long long)p.peak_bytes);
+    ck_assert(has_note(r, "PSS"));
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+START_TEST(bad_arguments_are_errors)
+{
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale(NULL, item_ptrs, 4, NULL, NULL, &r), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "work"));
+    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 0, NULL, NULL, &r),
+                     SPACRBENCH_ENOITEMS);
+    ck_assert_int_eq(spacrbench_scale(sleep_work, NULL, 4, NULL, NULL, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, NULL, NULL),
+                     SPACRBENCH_EINVAL);
+    spacrbench_scale_options o;
+    ck_assert_int_eq(spacrbench_scale_options_init(&o, sizeof o), 0);
+    const int64_t zero[] = {0};
+    o.worker_counts = zero;
+    o.n_worker_counts = 1;
+    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "worker_counts[0]"));
+    ck_assert_int_eq(spacrbench_scale_options_init(&o, sizeof o), 0);
+    o.items_per_worker = 0;
+    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "items_per_worker"));
+    ck_assert_int_eq(spacrbench_scale_options_init(&o, sizeof o), 0);
+    o.flags = 0x80;
+    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_ptr_null(r);
+    spacrbench_group *g = NULL;
+    ck_assert_int_eq(spacrbench_group_open(0x80, &g), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_group_open(SPACRBENCH_SCALE_NO_CGROUP, &g), 0);
+    ck_assert_int_eq(spacrbench_group_add_process(g, 0), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_group_close(g), 0);
+}
+END_TEST
+
+static Suite *scale_suite(void)
+{
+    Suite *s = suite_create("scale");
+    TCase *rule = tcase_create("rule");
+    tcase_add_test(rule, linear_points_choose_the_largest);
+    tcase_add_test(rule, saturating_points_choose_the_knee);
+    tcase_add_test(rule, memory_budget_excludes_faster_counts);
+    tcase_add_test(rule, missing_one_worker_point_leaves_speedup_unknown);
+    tcase_add_test(rule, failed_and_unusable_points);
+    tcase_add_test(rule, table_and_json_show_the_knee);
+    tcase_add_test(rule, bad_points_are_rejected);
+    suite_add_tcase(s, rule);
+    TCase *real = tcase_create("workers");
+    tcase_set_timeout(real, 120);
+    tcase_add_test(real, sleeping_workers_scale_nearly_linearly);
+    tcase_add_test(real, failing_work_marks_the_point_failed);
+    tcase_add_test(real, cgroup_peak_covers_every_worker);
+    tcase_add_test(real, pss_fallback_sums_the_workers);
+    tcase_add_test(real, bad_arguments_are_errors);
+    suite_add_tcase(s, real);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(scale_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

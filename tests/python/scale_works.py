@@ -1,0 +1,34 @@
+"""Top-level work functions for test_scale.py: a spawn or forkserver worker
+unpickles them by module and name, so they cannot live in a test body."""
+
+from __future__ import annotations
+
+import mmap
+import time
+
+MiB = 2**20
+STREAM_BYTES = 256 * MiB
+
+
+def sleep_work(item: int) -> None:
+    time.sleep(0.1)
+
+
+def fail_on_two(item: int) -> None:
+    if item == 2:
+        raise ValueError("item 2 is bad")
+
+
+def stream_work(item: int) -> int:
+    """Memory-bandwidth-heavy: write, then read back, a 256 MiB mapping."""
+    buf = mmap.mmap(-1, STREAM_BYTES)
+    try:
+        block = b"\x01" * MiB
+        for off in range(0, STREAM_BYTES, MiB):
+            buf[off:off + MiB] = block
+        total = 0
+        for off in range(0, STREAM_BYTES, MiB):
+            total += buf[off]
+        return total
+    finally:
+        buf.close()
