@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import spacrbench
+
 REPO = Path(__file__).resolve().parents[2]
 
 USE = r"""
@@ -56,7 +58,7 @@ def auditwheel() -> list:
 def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, REPO])
-    (wheel,) = dist.glob("spacrbench-1.0.0-*.whl")
+    (wheel,) = dist.glob(f"spacrbench-{spacrbench.__version__}-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "spacrbench/libspacrbench.so.1" in names
     assert "spacrbench/py.typed" in names
@@ -85,7 +87,7 @@ def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Pa
     outside.mkdir()
     clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     used = run([python, "-c", USE], cwd=outside, env=clean_env)
-    assert used.stdout.startswith("ok 1.0.0")
+    assert used.stdout.startswith(f"ok {spacrbench.__version__}")
     print(used.stdout)
 
     command = env_dir / "bin" / "spacrbench"
