@@ -31,9 +31,8 @@
 #define SPACRBENCH_VERSION_MAJOR 1
 #define SPACRBENCH_VERSION_MINOR 1
 #define SPACRBENCH_VERSION_PATCH 0
-#define SPACRBENCH_VERSION_NUMBER                                              \
-    (SPACRBENCH_VERSION_MAJOR * 10000 + SPACRBENCH_VERSION_MINOR * 100 +       \
-     SPACRBENCH_VERSION_PATCH)
+#define SPACRBENCH_VERSION_NUMBER                                                                  \
+    (SPACRBENCH_VERSION_MAJOR * 10000 + SPACRBENCH_VERSION_MINOR * 100 + SPACRBENCH_VERSION_PATCH)
 #define SPACRBENCH_VERSION_STRING "1.1.0"
 
 #if defined(_WIN32) && defined(SPACRBENCH_BUILDING)
@@ -54,24 +53,26 @@
 #endif
 
 #define SPACRBENCH_NOT_MEASURED (-1)
-#define SPACRBENCH_AUTO (-1)
+#define SPACRBENCH_AUTO         (-1)
 
 /* One X-macro generates the error enum and the strerror table. Codes are
  * never renumbered; a retired code stays as a placeholder. */
-#define SPACRBENCH_ERROR_MAP(X)                                                \
-    X(EINVAL, -1, "invalid argument")                                          \
-    X(ENOMEM, -2, "out of memory")                                             \
-    X(EUSER, -3, "stopped: the work or progress function returned non-zero")   \
-    X(EUNKNOWN_FIELDS, -4,                                                     \
-      "struct is larger than this library knows and its unknown fields are "   \
-      "not zero")                                                              \
-    X(ENOITEMS, -5, "no items to measure")                                     \
-    X(EBUSY, -6,                                                               \
-      "another benchmark is running in this process (peaks are per process)") \
-    X(ESYSTEM, -7, "an operating-system call failed")                          \
-    X(ERANGE, -8, "index out of range")                                        \
-    X(ETHREAD, -9, "could not start the sampler thread")                       \
-    X(ENOSPACE, -10, "buffer too small")
+#define SPACRBENCH_ERROR_MAP(X)                                                                    \
+    X(EINVAL, -1, "invalid argument")                                                              \
+    X(ENOMEM, -2, "out of memory")                                                                 \
+    X(EUSER, -3, "stopped: the work or progress function returned non-zero")                       \
+    X(EUNKNOWN_FIELDS, -4,                                                                         \
+      "struct is larger than this library knows and its unknown fields are "                       \
+      "not zero")                                                                                  \
+    X(ENOITEMS, -5, "no items to measure")                                                         \
+    X(EBUSY, -6, "another benchmark is running in this process (peaks are per process)")           \
+    X(ESYSTEM, -7, "an operating-system call failed")                                              \
+    X(ERANGE, -8, "index out of range")                                                            \
+    X(ETHREAD, -9, "could not start the sampler thread")                                           \
+    X(ENOSPACE, -10, "buffer too small")                                                           \
+    X(EFORKED, -11,                                                                                \
+      "the work forked and the child returned into spacrbench_benchmark; the child's "             \
+      "measurement was dropped")
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,7 +91,8 @@ typedef enum spacrbench_error {
     SPACRBENCH_ESYSTEM = -7,
     SPACRBENCH_ERANGE = -8,
     SPACRBENCH_ETHREAD = -9,
-    SPACRBENCH_ENOSPACE = -10
+    SPACRBENCH_ENOSPACE = -10,
+    SPACRBENCH_EFORKED = -11 /* since 1.1 */
 } spacrbench_error;
 
 /* How the peak resident memory of a run was obtained. */
@@ -107,11 +109,11 @@ typedef enum spacrbench_peak_method {
 /* Where a figure of the machine (or of VRAM) came from. */
 typedef enum spacrbench_source {
     SPACRBENCH_SOURCE_UNKNOWN = 0,
-    SPACRBENCH_SOURCE_HOST = 1,      /* /proc/meminfo MemAvailable */
-    SPACRBENCH_SOURCE_AFFINITY = 2,  /* sched_getaffinity */
+    SPACRBENCH_SOURCE_HOST = 1,     /* /proc/meminfo MemAvailable */
+    SPACRBENCH_SOURCE_AFFINITY = 2, /* sched_getaffinity */
     SPACRBENCH_SOURCE_CGROUP_V1 = 3,
     SPACRBENCH_SOURCE_CGROUP_V2 = 4,
-    SPACRBENCH_SOURCE_CALLER = 5,    /* the caller passed the figure */
+    SPACRBENCH_SOURCE_CALLER = 5, /* the caller passed the figure */
     SPACRBENCH_SOURCE_CPUSET = 6,
     SPACRBENCH_SOURCE_NVML = 7,
     SPACRBENCH_SOURCE_TORCH = 8
@@ -163,8 +165,8 @@ typedef int(SPACRBENCH_CALLBACK *spacrbench_work_fn)(void *item, void *payload);
 /* Passed to the progress function after each item. */
 typedef struct spacrbench_progress {
     size_t size;
-    int64_t index;               /* 0-based index of the item just finished */
-    int64_t total;               /* number of items, warm-up included */
+    int64_t index; /* 0-based index of the item just finished */
+    int64_t total; /* number of items, warm-up included */
     int32_t is_warmup;
     int32_t reserved;
     double item_seconds;         /* wall time of that item */
@@ -173,15 +175,15 @@ typedef struct spacrbench_progress {
 } spacrbench_progress;
 
 /* Return non-zero to stop the run (SPACRBENCH_EUSER). */
-typedef int(SPACRBENCH_CALLBACK *spacrbench_progress_fn)(
-    const spacrbench_progress *progress, void *payload);
+typedef int(SPACRBENCH_CALLBACK *spacrbench_progress_fn)(const spacrbench_progress *progress,
+                                                         void *payload);
 
 typedef struct spacrbench_options {
-    size_t size;                 /* sizeof(spacrbench_options) */
-    int64_t warmup;              /* items run before timing; default 1; >= 0 */
-    int64_t sample_interval_us;  /* sampler period; default 10000; 0 = default */
-    int32_t item_records;        /* per-item time and peak; default 1 */
-    uint32_t flags;              /* spacrbench_option_flags */
+    size_t size;                     /* sizeof(spacrbench_options) */
+    int64_t warmup;                  /* items run before timing; default 1; >= 0 */
+    int64_t sample_interval_us;      /* sampler period; default 10000; 0 = default */
+    int32_t item_records;            /* per-item time and peak; default 1 */
+    uint32_t flags;                  /* spacrbench_option_flags */
     spacrbench_progress_fn progress; /* may be NULL */
     void *progress_payload;
 } spacrbench_options;
@@ -191,23 +193,26 @@ typedef struct spacrbench_options {
  * ignored there). */
 typedef struct spacrbench_figures {
     size_t size;
-    int64_t items;               /* measured items (warm-up excluded) */
-    double seconds;              /* wall seconds of the measured items */
-    int64_t peak_rss_bytes;      /* whole run, warm-up included */
-    int64_t baseline_rss_bytes;  /* current RSS just before the first item */
-    int64_t peak_vram_bytes;     /* -1 = not measured */
-    double cpu_seconds;          /* user+sys of the measured window; NaN if unknown */
+    int64_t items;              /* measured items (warm-up excluded) */
+    double seconds;             /* wall seconds of the measured items */
+    int64_t peak_rss_bytes;     /* whole run, warm-up included */
+    int64_t baseline_rss_bytes; /* current RSS just before the first item */
+    int64_t peak_vram_bytes;    /* -1 = not measured */
+    double cpu_seconds;         /* user+sys of the measured window; NaN if unknown */
     int64_t warmup_items;
     double warmup_seconds;
-    int32_t peak_method;         /* spacrbench_peak_method */
-    int32_t vram_source;         /* spacrbench_source: NVML, TORCH, CALLER or UNKNOWN */
-    int64_t sample_interval_us;  /* 0 when no sampler ran */
-    int32_t stopped;             /* 1 when the run was stopped early */
-    int32_t work_result;         /* what the work returned when it stopped the run */
-    int64_t stopped_item;        /* index of the item that stopped it, else -1 */
-    int64_t note_count;          /* read */
-    int64_t record_count;        /* read */
-    int64_t gpu_count;           /* read */
+    int32_t peak_method;        /* spacrbench_peak_method */
+    int32_t vram_source;        /* spacrbench_source: NVML, TORCH, CALLER or UNKNOWN */
+    int64_t sample_interval_us; /* 0 when no sampler ran */
+    int32_t stopped;            /* 1 when the run was stopped early */
+    int32_t work_result;        /* what the work returned when it stopped the run */
+    int64_t stopped_item;       /* index of the item that stopped it, else -1 */
+    int64_t note_count;         /* read */
+    int64_t record_count;       /* read */
+    int64_t gpu_count;          /* read */
+    /* Since 1.1: */
+    int64_t oom_limit_bytes; /* > 0: an item was OOM-killed at this limit, so one
+                                    worker needs more: the peak is a lower bound */
 } spacrbench_figures;
 
 /* One item's own cost. */
@@ -217,8 +222,8 @@ typedef struct spacrbench_item_record {
     int32_t is_warmup;
     int32_t reserved;
     double seconds;
-    int64_t peak_rss_bytes;      /* -1 = not measured */
-    int64_t peak_vram_bytes;     /* -1 = not measured */
+    int64_t peak_rss_bytes;  /* -1 = not measured */
+    int64_t peak_vram_bytes; /* -1 = not measured */
 } spacrbench_item_record;
 
 /* One GPU seen during a run. */
@@ -227,8 +232,8 @@ typedef struct spacrbench_gpu_info {
     int64_t index;
     char name[96];
     int64_t total_bytes;
-    int64_t free_bytes;          /* at the end of the run */
-    int64_t process_peak_bytes;  /* this process's peak on this device */
+    int64_t free_bytes;         /* at the end of the run */
+    int64_t process_peak_bytes; /* this process's peak on this device */
 } spacrbench_gpu_info;
 
 /* What this machine, container or job can give right now. */
@@ -256,54 +261,55 @@ typedef struct spacrbench_recommend_options {
     int64_t vram_reserve_bytes; /* default 1 GiB; >= 0 */
     int64_t free_vram_bytes;    /* SPACRBENCH_AUTO = from the measurement's GPUs */
     /* Since 1.1 (older, shorter structs get the defaults): */
-    int32_t start_method;       /* spacrbench_start_method; default FORK */
-    int32_t reserved;           /* must be 0 */
+    int32_t start_method; /* spacrbench_start_method; default FORK */
+    int32_t reserved;     /* must be 0 */
 } spacrbench_recommend_options;
 
 /* A worker count and every number that produced it. */
 typedef struct spacrbench_recommendation {
     size_t size;
     int64_t workers;
-    int32_t bound;                 /* spacrbench_bound */
-    int32_t cores_source;          /* spacrbench_source */
+    int32_t bound;        /* spacrbench_bound */
+    int32_t cores_source; /* spacrbench_source */
     int64_t cores;
     int64_t available_bytes;
-    int32_t memory_source;         /* spacrbench_source */
+    int32_t memory_source; /* spacrbench_source */
     int32_t reserved;
-    int64_t memory_limit_bytes;    /* binding cgroup limit, -1 if none */
+    int64_t memory_limit_bytes; /* binding cgroup limit, -1 if none */
     int64_t reserve_bytes;
-    int64_t per_worker_bytes;      /* measured work footprint; -1 if none */
-    int64_t memory_workers;        /* (available - reserve) / per worker; -1 if rule absent */
+    int64_t per_worker_bytes; /* measured work footprint; -1 if none */
+    int64_t memory_workers;   /* (available - reserve) / per worker; -1 if rule absent */
     int64_t maximum;
     int64_t per_worker_vram_bytes; /* -1 if not measured */
     int64_t free_vram_bytes;       /* -1 if unknown */
     int64_t vram_reserve_bytes;
-    int64_t vram_workers;          /* -1 if rule absent */
+    int64_t vram_workers; /* -1 if rule absent */
     char reason[512];
-    char memory_where[600];        /* "host (MemAvailable)" or "cgroup v2 PATH, limit X" */
+    char memory_where[600]; /* "host (MemAvailable)" or "cgroup v2 PATH, limit X" */
     char cores_where[600];
     /* Since 1.1: */
-    double cpu_parallelism;        /* CPU seconds / wall seconds of the work; -1 unknown */
-    int64_t cores_per_worker;      /* max(1, round(cpu_parallelism)) */
-    int64_t core_workers;          /* floor(cores / cores_per_worker), >= 1 */
-    int64_t threads_per_worker;    /* suggested thread count per worker */
-    int64_t baseline_bytes;        /* added to each worker's need (spawn/forkserver), else 0 */
-    int32_t start_method;          /* spacrbench_start_method */
-    int32_t reserve_rule;          /* spacrbench_reserve_rule */
+    double cpu_parallelism;     /* CPU seconds / wall seconds of the work; -1 unknown */
+    int64_t cores_per_worker;   /* max(1, round(cpu_parallelism)) */
+    int64_t core_workers;       /* floor(cores / cores_per_worker), >= 1 */
+    int64_t threads_per_worker; /* suggested thread count per worker */
+    int64_t baseline_bytes;     /* added to each worker's need (spawn/forkserver), else 0 */
+    int32_t start_method;       /* spacrbench_start_method */
+    int32_t reserve_rule;       /* spacrbench_reserve_rule */
+    int64_t oom_limit_bytes;    /* > 0: an item was OOM-killed at this limit */
 } spacrbench_recommendation;
 
 /* Settings to take a measurement to a cluster scheduler (SLURM job array,
  * Dask cluster); the margin rule is documented in docs/scheduler-handoff.md. */
 typedef struct spacrbench_schedule {
     size_t size;
-    int64_t cpus_per_task;        /* SLURM --cpus-per-task */
-    int64_t mem_per_task_bytes;   /* SLURM --mem, margin included */
-    int64_t array_concurrency;    /* SLURM array %N that fits one node like this one */
-    int64_t n_workers;            /* Dask */
-    int64_t threads_per_worker;   /* Dask */
-    int64_t memory_limit_bytes;   /* Dask memory_limit per worker, margin included */
-    double margin;                /* fraction added to the measured peak, e.g. 0.25 */
-    int64_t margin_floor_bytes;   /* smallest absolute margin added */
+    int64_t cpus_per_task;      /* SLURM --cpus-per-task */
+    int64_t mem_per_task_bytes; /* SLURM --mem, margin included */
+    int64_t array_concurrency;  /* SLURM array %N that fits one node like this one */
+    int64_t n_workers;          /* Dask */
+    int64_t threads_per_worker; /* Dask */
+    int64_t memory_limit_bytes; /* Dask memory_limit per worker, margin included */
+    double margin;              /* fraction added to the measured peak, e.g. 0.25 */
+    int64_t margin_floor_bytes; /* smallest absolute margin added */
 } spacrbench_schedule;
 
 typedef struct spacrbench_measurement spacrbench_measurement; /* opaque */
@@ -326,7 +332,22 @@ SPACRBENCH_EXTERN int spacrbench_recommend_options_init(spacrbench_recommend_opt
 
 /* Run work(items[i], payload) for i in 0..n_items-1, serially, measuring.
  * opts may be NULL (defaults). On success *out owns a measurement to free
- * with spacrbench_measurement_free. */
+ * with spacrbench_measurement_free.
+ *
+ * Concurrency: peaks are per process, so one benchmark runs at a time in a
+ * process. A call made while another is running (another thread, or the
+ * work itself calling again) fails at once with SPACRBENCH_EBUSY; it never
+ * waits. (The Python binding serialises its callers with a lock instead.)
+ * Every other function is safe to call from any thread.
+ *
+ * What the work may do: it must RETURN. Leaving it by longjmp or a C++
+ * exception abandons the run; the next call from the same thread (made no
+ * deeper in the stack than the abandoned one) detects that, releases the
+ * abandoned run's sampler thread, files and memory, notes it in its own
+ * measurement and proceeds. The work may fork: a child that returns into
+ * the runner gets SPACRBENCH_EFORKED (nothing of the parent's run is
+ * touched in it: no thread is joined, its copies of the files are closed);
+ * a child should rather _exit(). */
 SPACRBENCH_EXTERN int spacrbench_benchmark(spacrbench_work_fn work, void *const *items,
                                            size_t n_items, void *payload,
                                            const spacrbench_options *opts,
@@ -336,8 +357,7 @@ SPACRBENCH_EXTERN int spacrbench_benchmark(spacrbench_work_fn work, void *const 
  * commands). peak_method SPACRBENCH_PEAK_NONE becomes SUPPLIED. */
 SPACRBENCH_EXTERN int spacrbench_measurement_create(const spacrbench_figures *figures,
                                                     spacrbench_measurement **out);
-SPACRBENCH_EXTERN int spacrbench_measurement_add_note(spacrbench_measurement *m,
-                                                      const char *note);
+SPACRBENCH_EXTERN int spacrbench_measurement_add_note(spacrbench_measurement *m, const char *note);
 SPACRBENCH_EXTERN int spacrbench_measurement_add_record(spacrbench_measurement *m,
                                                         const spacrbench_item_record *record);
 SPACRBENCH_EXTERN int spacrbench_measurement_add_gpu(spacrbench_measurement *m,
@@ -349,11 +369,10 @@ SPACRBENCH_EXTERN int spacrbench_measurement_figures(const spacrbench_measuremen
 /* The note's text, owned by m; NULL if index is out of range. */
 SPACRBENCH_EXTERN const char *spacrbench_measurement_note(const spacrbench_measurement *m,
                                                           size_t index);
-SPACRBENCH_EXTERN int spacrbench_measurement_record(const spacrbench_measurement *m,
-                                                    size_t index,
+SPACRBENCH_EXTERN int spacrbench_measurement_record(const spacrbench_measurement *m, size_t index,
                                                     spacrbench_item_record *out);
-SPACRBENCH_EXTERN int spacrbench_measurement_gpu(const spacrbench_measurement *m,
-                                                 size_t index, spacrbench_gpu_info *out);
+SPACRBENCH_EXTERN int spacrbench_measurement_gpu(const spacrbench_measurement *m, size_t index,
+                                                 spacrbench_gpu_info *out);
 /* Derived figures: NaN for a non-positive duration / no items. */
 SPACRBENCH_EXTERN double spacrbench_measurement_items_per_second(const spacrbench_measurement *m);
 SPACRBENCH_EXTERN double spacrbench_measurement_per_item_seconds(const spacrbench_measurement *m);
@@ -363,7 +382,7 @@ SPACRBENCH_EXTERN int64_t spacrbench_measurement_work_rss_bytes(const spacrbench
 /* Machine discovery: memory and cores this process may really use. */
 SPACRBENCH_EXTERN int spacrbench_discover(spacrbench_machine *out);
 SPACRBENCH_EXTERN int64_t spacrbench_available_memory_bytes(void); /* 0 if unreadable */
-SPACRBENCH_EXTERN int64_t spacrbench_usable_cores(void);          /* >= 1 */
+SPACRBENCH_EXTERN int64_t spacrbench_usable_cores(void);           /* >= 1 */
 
 /* Recommend a worker count. m may be NULL ("no usable memory measurement");
  * opts may be NULL (defaults). */
@@ -375,8 +394,8 @@ SPACRBENCH_EXTERN int spacrbench_recommend(const spacrbench_measurement *m,
  * cap bytes (NUL included) and returns the full length, or a negative code.
  * rec may be NULL (no recommendation section). */
 SPACRBENCH_EXTERN int spacrbench_format_report(const spacrbench_measurement *m,
-                                               const spacrbench_recommendation *rec,
-                                               char *buf, size_t cap);
+                                               const spacrbench_recommendation *rec, char *buf,
+                                               size_t cap);
 
 /* Cluster hand-off: compute the settings, or format them as text
  * (snprintf-style like spacrbench_format_report). */
@@ -384,11 +403,11 @@ SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *
                                                   const spacrbench_recommendation *rec,
                                                   spacrbench_schedule *out);
 SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
-                                              const spacrbench_recommendation *rec,
-                                              char *buf, size_t cap);
+                                              const spacrbench_recommendation *rec, char *buf,
+                                              size_t cap);
 SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
-                                             const spacrbench_recommendation *rec,
-                                             char *buf, size_t cap);
+                                             const spacrbench_recommendation *rec, char *buf,
+                                             size_t cap);
 
 /* ------------------------------------------------------------------------
  * Since 1.1 (version node SPACRBENCH_1.1)
@@ -423,10 +442,10 @@ typedef struct spacrbench_run_plan {
 
 typedef struct spacrbench_item_figures {
     size_t size;
-    double seconds;             /* wall time; finite, >= 0 */
-    double cpu_seconds;         /* user+sys; NaN if unknown, else finite >= 0 */
-    int64_t peak_rss_bytes;     /* -1 = not measured */
-    int64_t peak_vram_bytes;    /* -1 = not measured */
+    double seconds;          /* wall time; finite, >= 0 */
+    double cpu_seconds;      /* user+sys; NaN if unknown, else finite >= 0 */
+    int64_t peak_rss_bytes;  /* -1 = not measured */
+    int64_t peak_vram_bytes; /* -1 = not measured */
 } spacrbench_item_figures;
 
 SPACRBENCH_EXTERN int spacrbench_run_plan_init(spacrbench_run_plan *plan, size_t size);
@@ -440,6 +459,12 @@ SPACRBENCH_EXTERN int spacrbench_measurement_add_item(spacrbench_measurement *m,
  * work_result. The caller adds its own note saying why. */
 SPACRBENCH_EXTERN int spacrbench_measurement_mark_stopped(spacrbench_measurement *m,
                                                           int64_t item_index, int work_result);
+/* An item was killed by the kernel's out-of-memory killer under a limit of
+ * limit_bytes: one worker needs MORE than that. The peak becomes at least
+ * the limit and is marked a lower bound; the recommendation then says so
+ * ("one worker needs more than ...") instead of falling back to cores. */
+SPACRBENCH_EXTERN int spacrbench_measurement_mark_out_of_memory(spacrbench_measurement *m,
+                                                                int64_t limit_bytes);
 /* Close the measurement: warm-up notes, the peak over the items and the
  * baseline. Items added afterwards are refused (EINVAL). */
 SPACRBENCH_EXTERN int spacrbench_measurement_end(spacrbench_measurement *m);
@@ -477,6 +502,16 @@ SPACRBENCH_EXTERN int spacrbench_format_progress(const spacrbench_progress *prog
  * label escaped as above and may be NULL. */
 SPACRBENCH_EXTERN int spacrbench_format_item_line(const spacrbench_item_record *record,
                                                   const char *label, char *buf, size_t cap);
+
+/* The hand-off text of a schedule already computed (spacrbench_schedule_compute),
+ * so a front end that also prints the schedule does not compute it twice. */
+typedef enum spacrbench_handoff {
+    SPACRBENCH_HANDOFF_SLURM = 1,
+    SPACRBENCH_HANDOFF_DASK = 2
+} spacrbench_handoff;
+SPACRBENCH_EXTERN int spacrbench_format_schedule(const spacrbench_measurement *m,
+                                                 const spacrbench_schedule *schedule, int kind,
+                                                 char *buf, size_t cap);
 
 /* JSON objects in the one document shape (docs/spacrbench.schema.json):
  * "not measured" is null, names as spelled above. item_labels may be NULL
@@ -539,12 +574,12 @@ typedef struct spacrbench_scale_options {
     size_t size;
     const int64_t *worker_counts; /* NULL: 1, 2, 4, ... up to max_workers */
     size_t n_worker_counts;
-    int64_t max_workers;          /* AUTO: min(cores, workers whose measured
+    int64_t max_workers;         /* AUTO: min(cores, workers whose measured
                                      1-worker peak fits the budget, + 1) */
-    int64_t items_per_worker;     /* AUTO: n_items; each worker runs this many */
-    int64_t memory_budget_bytes;  /* AUTO: available - reserve (spacrbench_recommend) */
-    uint32_t flags;               /* spacrbench_scale_flags */
-    uint32_t reserved;            /* must be 0 */
+    int64_t items_per_worker;    /* AUTO: n_items; each worker runs this many */
+    int64_t memory_budget_bytes; /* AUTO: available - reserve (spacrbench_recommend) */
+    uint32_t flags;              /* spacrbench_scale_flags */
+    uint32_t reserved;           /* must be 0 */
 } spacrbench_scale_options;
 
 /* One worker count. Inputs of spacrbench_scale_from_points: workers, items,
@@ -553,16 +588,16 @@ typedef struct spacrbench_scale_options {
 typedef struct spacrbench_scale_point {
     size_t size;
     int64_t workers;
-    int64_t items;                /* items run by all workers together */
-    double seconds;               /* wall time, all workers started to all done */
-    double items_per_second;      /* NaN if unusable */
-    double speedup;               /* over the 1-worker point; NaN without one */
-    double efficiency;            /* speedup / workers; NaN without one */
-    double mean_item_seconds;     /* per-item time inside a worker; NaN unknown */
-    int64_t peak_bytes;           /* the group's aggregate peak; -1 not measured */
-    int32_t peak_method;          /* spacrbench_peak_method (CGROUP, PSS_SUM, ...) */
-    int32_t fits;                 /* fits the memory budget: 1, 0, -1 unknown */
-    int32_t failed;               /* 1: a worker's work returned non-zero or died */
+    int64_t items;            /* items run by all workers together */
+    double seconds;           /* wall time, all workers started to all done */
+    double items_per_second;  /* NaN if unusable */
+    double speedup;           /* over the 1-worker point; NaN without one */
+    double efficiency;        /* speedup / workers; NaN without one */
+    double mean_item_seconds; /* per-item time inside a worker; NaN unknown */
+    int64_t peak_bytes;       /* the group's aggregate peak; -1 not measured */
+    int32_t peak_method;      /* spacrbench_peak_method (CGROUP, PSS_SUM, ...) */
+    int32_t fits;             /* fits the memory budget: 1, 0, -1 unknown */
+    int32_t failed;           /* 1: a worker's work returned non-zero or died */
     int32_t reserved;
 } spacrbench_scale_point;
 
@@ -576,14 +611,13 @@ typedef struct spacrbench_scale_summary {
     int32_t peak_method;          /* of the points (NONE when mixed or none) */
     int64_t point_count;
     int64_t note_count;
-    char reason[512];             /* "saturates at 4: 8 workers give 1.06x of 4 ..." */
+    char reason[512]; /* "saturates at 4: 8 workers give 1.06x of 4 ..." */
 } spacrbench_scale_summary;
 
 typedef struct spacrbench_scale_result spacrbench_scale_result; /* opaque */
 typedef struct spacrbench_group spacrbench_group;               /* opaque */
 
-SPACRBENCH_EXTERN int spacrbench_scale_options_init(spacrbench_scale_options *opts,
-                                                    size_t size);
+SPACRBENCH_EXTERN int spacrbench_scale_options_init(spacrbench_scale_options *opts, size_t size);
 /* A point with the sentinels set (NaN, -1, NONE) and size = size. */
 SPACRBENCH_EXTERN int spacrbench_scale_point_init(spacrbench_scale_point *point, size_t size);
 
@@ -595,17 +629,16 @@ SPACRBENCH_EXTERN int spacrbench_scale_point_init(spacrbench_scale_point *point,
  * spacrbench_scale_from_points. A worker whose work returns non-zero marks
  * its point failed (not an error). EBUSY while another scaling check runs
  * in this process. On success *out owns a result (spacrbench_scale_free). */
-SPACRBENCH_EXTERN int spacrbench_scale(spacrbench_work_fn work, void *const *items,
-                                       size_t n_items, void *payload,
-                                       const spacrbench_scale_options *opts,
+SPACRBENCH_EXTERN int spacrbench_scale(spacrbench_work_fn work, void *const *items, size_t n_items,
+                                       void *payload, const spacrbench_scale_options *opts,
                                        spacrbench_scale_result **out);
 
 /* The rule alone, on points measured elsewhere (a Python pool, the
  * command): speed-up, efficiency, fits and the knee. points is an array of
  * n elements of point_size bytes (the caller's sizeof(spacrbench_scale_point)).
  * Worker counts must be >= 1 and distinct; budget_bytes -1 = unknown. */
-SPACRBENCH_EXTERN int spacrbench_scale_from_points(const void *points, size_t n,
-                                                   size_t point_size, int64_t budget_bytes,
+SPACRBENCH_EXTERN int spacrbench_scale_from_points(const void *points, size_t n, size_t point_size,
+                                                   int64_t budget_bytes,
                                                    spacrbench_scale_result **out);
 SPACRBENCH_EXTERN int spacrbench_scale_add_note(spacrbench_scale_result *r, const char *note);
 SPACRBENCH_EXTERN int spacrbench_scale_summary_get(const spacrbench_scale_result *r,
@@ -614,8 +647,7 @@ SPACRBENCH_EXTERN int spacrbench_scale_summary_get(const spacrbench_scale_result
 SPACRBENCH_EXTERN int spacrbench_scale_point_get(const spacrbench_scale_result *r, size_t index,
                                                  spacrbench_scale_point *out);
 /* The note's text, owned by r; NULL out of range. */
-SPACRBENCH_EXTERN const char *spacrbench_scale_note(const spacrbench_scale_result *r,
-                                                    size_t index);
+SPACRBENCH_EXTERN const char *spacrbench_scale_note(const spacrbench_scale_result *r, size_t index);
 SPACRBENCH_EXTERN void spacrbench_scale_free(spacrbench_scale_result *r);
 /* The table and the verdict, snprintf-style. */
 SPACRBENCH_EXTERN int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf,
@@ -641,8 +673,7 @@ SPACRBENCH_EXTERN int64_t spacrbench_scale_memory_budget(void);
 SPACRBENCH_EXTERN int spacrbench_group_open(uint32_t flags, spacrbench_group **out);
 SPACRBENCH_EXTERN int spacrbench_group_add_process(spacrbench_group *g, int64_t pid);
 /* The peak so far and its method (CGROUP or PSS_SUM); -1 if unreadable. */
-SPACRBENCH_EXTERN int spacrbench_group_peak(spacrbench_group *g, int64_t *bytes,
-                                            int32_t *method);
+SPACRBENCH_EXTERN int spacrbench_group_peak(spacrbench_group *g, int64_t *bytes, int32_t *method);
 /* How the group measures, and why no cgroup was made when none was. */
 SPACRBENCH_EXTERN const char *spacrbench_group_note(const spacrbench_group *g);
 /* 0, or ESYSTEM if the cgroup could not be removed (g is freed anyway). */
@@ -650,12 +681,15 @@ SPACRBENCH_EXTERN int spacrbench_group_close(spacrbench_group *g);
 
 /* SPACRBENCH_CDEF_END */
 
-#define SPACRBENCH_OPTIONS_INIT                                                \
-    { sizeof(spacrbench_options), 1, 10000, 1, 0, NULL, NULL }
-#define SPACRBENCH_RECOMMEND_OPTIONS_INIT                                      \
-    { sizeof(spacrbench_recommend_options), SPACRBENCH_AUTO, SPACRBENCH_AUTO,  \
-      SPACRBENCH_AUTO, 32, INT64_C(1073741824), SPACRBENCH_AUTO,               \
-      SPACRBENCH_START_FORK, 0 }
+#define SPACRBENCH_OPTIONS_INIT                                                                    \
+    {                                                                                              \
+        sizeof(spacrbench_options), 1, 10000, 1, 0, NULL, NULL                                     \
+    }
+#define SPACRBENCH_RECOMMEND_OPTIONS_INIT                                                          \
+    {                                                                                              \
+        sizeof(spacrbench_recommend_options), SPACRBENCH_AUTO, SPACRBENCH_AUTO, SPACRBENCH_AUTO,   \
+            32, INT64_C(1073741824), SPACRBENCH_AUTO, SPACRBENCH_START_FORK, 0                     \
+    }
 
 #ifdef __cplusplus
 }

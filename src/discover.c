@@ -7,13 +7,15 @@
 #include "discover.h"
 #include "internal.h"
 
-static void copy_dir(char *dst, size_t cap, const char *src) {
+static void copy_dir(char *dst, size_t cap, const char *src)
+{
     /* A directory longer than the public field keeps its start: the
      * hierarchy and the outer levels are what a reader recognises. */
     snprintf(dst, cap, "%.*s", (int)(cap - 1), src);
 }
 
-void sb_machine_from_probe(const sb_probe *p, spacrbench_machine *out) {
+void sb_machine_from_probe(const sb_probe *p, spacrbench_machine *out)
+{
     memset(out, 0, sizeof *out);
     out->size = sizeof *out;
 
@@ -58,13 +60,15 @@ void sb_machine_from_probe(const sb_probe *p, spacrbench_machine *out) {
     out->cores = cores == INT64_MAX || cores < 1 ? 1 : cores;
 }
 
-void sb_discover_with(const struct sb_probe_env *env, spacrbench_machine *out) {
+void sb_discover_with(const struct sb_probe_env *env, spacrbench_machine *out)
+{
     sb_probe probe;
     sb_probe_machine(env, &probe);
     sb_machine_from_probe(&probe, out);
 }
 
-int spacrbench_discover(spacrbench_machine *out) {
+int spacrbench_discover(spacrbench_machine *out)
+{
     sb_clear_error();
     if (out == NULL)
         return sb_fail(SPACRBENCH_EINVAL, "spacrbench_discover: out is NULL");
@@ -73,13 +77,15 @@ int spacrbench_discover(spacrbench_machine *out) {
     return sb_struct_out(out, &ours, sizeof ours, "spacrbench_machine");
 }
 
-int64_t spacrbench_available_memory_bytes(void) {
+int64_t spacrbench_available_memory_bytes(void)
+{
     spacrbench_machine m;
     sb_discover_with(NULL, &m);
     return m.available_bytes;
 }
 
-int64_t spacrbench_usable_cores(void) {
+int64_t spacrbench_usable_cores(void)
+{
     spacrbench_machine m;
     sb_discover_with(NULL, &m);
     return m.cores;

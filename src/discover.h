@@ -18,20 +18,20 @@ struct sb_probe_env;
 
 /* The raw figures of one probe. Sources are spacrbench_source values. */
 typedef struct sb_probe {
-    int64_t host_available_bytes;   /* MemAvailable; -1 if unreadable */
-    int64_t affinity_cores;         /* CPUs we may run on; -1 if unknown */
+    int64_t host_available_bytes; /* MemAvailable; -1 if unreadable */
+    int64_t affinity_cores;       /* CPUs we may run on; -1 if unknown */
     /* The tightest container memory bound (cgroup, job object...). */
-    int32_t memory_source;          /* UNKNOWN when there is none */
-    int64_t memory_headroom_bytes;  /* -1 if none */
-    int64_t memory_limit_bytes;     /* -1 if none */
+    int32_t memory_source;         /* UNKNOWN when there is none */
+    int64_t memory_headroom_bytes; /* -1 if none */
+    int64_t memory_limit_bytes;    /* -1 if none */
     char memory_dir[SB_PROBE_PATH_MAX];
     /* The tightest CPU quota. */
-    int32_t quota_source;           /* UNKNOWN when there is none */
-    double quota_cores;             /* quota / period; -1 if none */
+    int32_t quota_source; /* UNKNOWN when there is none */
+    double quota_cores;   /* quota / period; -1 if none */
     char quota_dir[SB_PROBE_PATH_MAX];
     /* The CPU set the container may use. */
-    int32_t cpuset_source;          /* UNKNOWN when there is none */
-    int64_t cpuset_cores;           /* -1 if unknown */
+    int32_t cpuset_source; /* UNKNOWN when there is none */
+    int64_t cpuset_cores;  /* -1 if unknown */
     char cpuset_dir[SB_PROBE_PATH_MAX];
 } sb_probe;
 

@@ -19,8 +19,8 @@ const char *spacrbench_strerror(int code)
     switch (code) {
     case SPACRBENCH_OK:
         return "success";
-#define SB_ERROR_CASE(name, value, text)                                       \
-    case value:                                                                \
+#define SB_ERROR_CASE(name, value, text)                                                           \
+    case value:                                                                                    \
         return text;
         SPACRBENCH_ERROR_MAP(SB_ERROR_CASE)
 #undef SB_ERROR_CASE

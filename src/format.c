@@ -85,8 +85,8 @@ int spacrbench_format_progress(const spacrbench_progress *progress, const char *
     return sb_text_deliver(&t, buf, cap);
 }
 
-int spacrbench_format_item_line(const spacrbench_item_record *record, const char *label,
-                                char *buf, size_t cap)
+int spacrbench_format_item_line(const spacrbench_item_record *record, const char *label, char *buf,
+                                size_t cap)
 {
     sb_clear_error();
     if (!record)

@@ -69,9 +69,8 @@ static void write_gpus(json_writer *w, const spacrbench_measurement *m)
     json_end_array(w);
 }
 
-int spacrbench_measurement_to_json(const spacrbench_measurement *m,
-                                   const char *const *item_labels, size_t n_labels, char *buf,
-                                   size_t cap)
+int spacrbench_measurement_to_json(const spacrbench_measurement *m, const char *const *item_labels,
+                                   size_t n_labels, char *buf, size_t cap)
 {
     sb_clear_error();
     if (!m)
@@ -101,6 +100,7 @@ int spacrbench_measurement_to_json(const spacrbench_measurement *m,
     json_bool(&w, "stopped", f->stopped);
     json_int(&w, "work_result", f->work_result);
     json_optional(&w, "stopped_item", f->stopped_item);
+    json_int(&w, "oom_limit_bytes", f->oom_limit_bytes);
     write_records(&w, m, item_labels, n_labels);
     json_begin_array(&w, "notes");
     for (size_t i = 0; i < m->note_count; i++)
@@ -157,6 +157,7 @@ int spacrbench_recommendation_to_json(const spacrbench_recommendation *rec, char
     json_optional(&w, "free_vram_bytes", r.free_vram_bytes);
     json_int(&w, "vram_reserve_bytes", r.vram_reserve_bytes);
     json_optional(&w, "vram_workers", r.vram_workers);
+    json_int(&w, "oom_limit_bytes", r.oom_limit_bytes);
     json_end_object(&w);
     return deliver(&w, buf, cap);
 }

@@ -85,8 +85,8 @@ const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m)
     return m && m->vram_reason ? m->vram_reason : "";
 }
 
-int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first,
-                                        size_t count, void *out, size_t record_size)
+int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first, size_t count,
+                                        void *out, size_t record_size)
 {
     sb_clear_error();
     if (!m || (!out && count))
@@ -132,8 +132,7 @@ int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...)
     return add_note_text(m, buf);
 }
 
-int spacrbench_measurement_create(const spacrbench_figures *figures,
-                                  spacrbench_measurement **out)
+int spacrbench_measurement_create(const spacrbench_figures *figures, spacrbench_measurement **out)
 {
     sb_clear_error();
     if (!out)
@@ -172,6 +171,8 @@ int spacrbench_measurement_create(const spacrbench_figures *figures,
         bad = "sample_interval_us must be >= 0";
     else if (f->stopped != 0 && f->stopped != 1)
         bad = "stopped must be 0 or 1";
+    else if (f->oom_limit_bytes < 0)
+        bad = "oom_limit_bytes must be >= 0 (0: no item was OOM-killed)";
     else if (f->stopped_item < -1)
         bad = "stopped_item must be >= 0 or -1 (not stopped)";
     else if (f->peak_method < SPACRBENCH_PEAK_NONE || f->peak_method > SPACRBENCH_PEAK_SUPPLIED)

@@ -116,9 +116,13 @@ int spacrbench_measurement_add_item(spacrbench_measurement *m, const spacrbench_
     size_t index = m->added++;
     int warm = index < m->clamped;
     if (m->keep_records)
-        m->records[m->record_count++] = (spacrbench_item_record){
-            sizeof(spacrbench_item_record), (int64_t)index, warm, 0, f.seconds,
-            f.peak_rss_bytes, f.peak_vram_bytes};
+        m->records[m->record_count++] = (spacrbench_item_record){sizeof(spacrbench_item_record),
+                                                                 (int64_t)index,
+                                                                 warm,
+                                                                 0,
+                                                                 f.seconds,
+                                                                 f.peak_rss_bytes,
+                                                                 f.peak_vram_bytes};
     if (warm) {
         m->fig.warmup_items++;
         m->fig.warmup_seconds += f.seconds;
@@ -128,8 +132,8 @@ int spacrbench_measurement_add_item(spacrbench_measurement *m, const spacrbench_
         if (isnan(f.cpu_seconds))
             m->cpu_unknown = 1;
         else
-            m->fig.cpu_seconds = (isnan(m->fig.cpu_seconds) ? 0.0 : m->fig.cpu_seconds) +
-                                 f.cpu_seconds;
+            m->fig.cpu_seconds =
+                (isnan(m->fig.cpu_seconds) ? 0.0 : m->fig.cpu_seconds) + f.cpu_seconds;
     }
     m->item_peak = max64(m->item_peak, f.peak_rss_bytes);
     m->item_vram = max64(m->item_vram, f.peak_vram_bytes);
@@ -178,12 +182,28 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
         m->fig.peak_vram_bytes = max64(m->fig.peak_vram_bytes, m->item_vram);
     int rc = SPACRBENCH_OK;
     if (m->clamped)
-        rc = sb_measurement_notef(m, "%zu warm-up item(s) excluded from the timing (their "
-                                     "memory still counts toward the peak)",
+        rc = sb_measurement_notef(m,
+                                  "%zu warm-up item(s) excluded from the timing (their "
+                                  "memory still counts toward the peak)",
                                   m->clamped);
     if (!rc && m->clamped < m->warmup)
-        rc = sb_measurement_notef(m, "warm-up of %zu clamped to %zu so the last item is "
-                                     "measured",
+        rc = sb_measurement_notef(m,
+                                  "warm-up of %zu clamped to %zu so the last item is "
+                                  "measured",
                                   m->warmup, m->clamped);
     return rc;
+}
+
+int spacrbench_measurement_mark_out_of_memory(spacrbench_measurement *m, int64_t limit_bytes)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    if (limit_bytes <= 0)
+        return sb_fail(SPACRBENCH_EINVAL, "limit_bytes is %lld; it must be > 0",
+                       (long long)limit_bytes);
+    m->fig.oom_limit_bytes = limit_bytes;
+    m->item_peak = max64(m->item_peak, limit_bytes);
+    m->fig.peak_rss_bytes = max64(m->fig.peak_rss_bytes, limit_bytes);
+    return SPACRBENCH_OK;
 }

@@ -2,9 +2,9 @@
  * command's JSON, Python's to_dict() and the reports all read these. */
 #include "internal.h"
 
-#define SB_NAME_OF(table, value)                                                           \
-    ((value) >= 0 && (size_t)(value) < sizeof(table) / sizeof(table)[0] && (table)[value]   \
-         ? (table)[value]                                                                   \
+#define SB_NAME_OF(table, value)                                                                   \
+    ((value) >= 0 && (size_t)(value) < sizeof(table) / sizeof(table)[0] && (table)[value]          \
+         ? (table)[value]                                                                          \
          : "unknown")
 
 static const char *const peak_methods[] = {
@@ -19,10 +19,10 @@ static const char *const peak_methods[] = {
 };
 
 static const char *const sources[] = {
-    [SPACRBENCH_SOURCE_UNKNOWN] = "unknown",   [SPACRBENCH_SOURCE_HOST] = "host",
-    [SPACRBENCH_SOURCE_AFFINITY] = "affinity", [SPACRBENCH_SOURCE_CGROUP_V1] = "cgroup_v1",
+    [SPACRBENCH_SOURCE_UNKNOWN] = "unknown",     [SPACRBENCH_SOURCE_HOST] = "host",
+    [SPACRBENCH_SOURCE_AFFINITY] = "affinity",   [SPACRBENCH_SOURCE_CGROUP_V1] = "cgroup_v1",
     [SPACRBENCH_SOURCE_CGROUP_V2] = "cgroup_v2", [SPACRBENCH_SOURCE_CALLER] = "caller",
-    [SPACRBENCH_SOURCE_CPUSET] = "cpuset",     [SPACRBENCH_SOURCE_NVML] = "nvml",
+    [SPACRBENCH_SOURCE_CPUSET] = "cpuset",       [SPACRBENCH_SOURCE_NVML] = "nvml",
     [SPACRBENCH_SOURCE_TORCH] = "torch",
 };
 
@@ -60,8 +60,8 @@ const char *spacrbench_error_name(int code)
     switch (code) {
     case SPACRBENCH_OK:
         return "OK";
-#define SB_ERROR_NAME(name, value, text)                                                   \
-    case value:                                                                            \
+#define SB_ERROR_NAME(name, value, text)                                                           \
+    case value:                                                                                    \
         return #name;
         SPACRBENCH_ERROR_MAP(SB_ERROR_NAME)
 #undef SB_ERROR_NAME

@@ -14,8 +14,8 @@ int spacrbench_recommend_options_init(spacrbench_recommend_options *opts, size_t
     if (!opts)
         return sb_fail(SPACRBENCH_EINVAL, "opts must not be NULL");
     if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "size %zu is too small for spacrbench_recommend_options", size);
+        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_recommend_options",
+                       size);
     const spacrbench_recommend_options defaults = SPACRBENCH_RECOMMEND_OPTIONS_INIT;
     size_t n = size < sizeof defaults ? size : sizeof defaults;
     memset(opts, 0, size);
@@ -88,8 +88,7 @@ static void describe_cores(spacrbench_recommendation *r, const spacrbench_machin
         snprintf(r->cores_where, sizeof r->cores_where, "CPU affinity");
         break;
     case SPACRBENCH_SOURCE_CPUSET:
-        snprintf(r->cores_where, sizeof r->cores_where, "cpuset of cgroup %s",
-                 mach->cores_cgroup);
+        snprintf(r->cores_where, sizeof r->cores_where, "cpuset of cgroup %s", mach->cores_cgroup);
         break;
     case SPACRBENCH_SOURCE_CGROUP_V1:
     case SPACRBENCH_SOURCE_CGROUP_V2:
@@ -169,7 +168,8 @@ static void gather_vram(spacrbench_recommendation *r, const spacrbench_measureme
         if (r->vram_workers >= 0)
             return;
         for (size_t i = 0; m && i < m->gpu_count; i++) {
-            int64_t add = m->gpus[i].free_bytes, sum = r->free_vram_bytes < 0 ? 0 : r->free_vram_bytes;
+            int64_t add = m->gpus[i].free_bytes,
+                    sum = r->free_vram_bytes < 0 ? 0 : r->free_vram_bytes;
             if (add >= 0) /* saturate: absurd figures must not wrap around */
                 r->free_vram_bytes = sum > INT64_MAX - add ? INT64_MAX : sum + add;
         }
@@ -185,7 +185,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define SB_MIB (INT64_C(1) << 20)
 #define SB_GIB (INT64_C(1) << 30)
 /* The reserve rule (docs/discovery.md, "The reserve"). */
-#define SB_HOST_RESERVE (2 * SB_GIB)
+#define SB_HOST_RESERVE      (2 * SB_GIB)
 #define SB_LIMIT_RESERVE_MIN (64 * SB_MIB)
 #define SB_LIMIT_RESERVE_MAX (2 * SB_GIB)
 
@@ -263,8 +263,8 @@ static void reason_add(spacrbench_recommendation *r, const char *fmt, ...)
 static void reason_cores_per_worker(spacrbench_recommendation *r)
 {
     if (r->cores_per_worker > 1)
-        reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)",
-                   r->cpu_parallelism, (long long)r->core_workers);
+        reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)", r->cpu_parallelism,
+                   (long long)r->core_workers);
 }
 
 static void reason_start_method(spacrbench_recommendation *r)
@@ -290,6 +290,21 @@ static void decide(spacrbench_recommendation *r)
     if (r->memory_source != SPACRBENCH_SOURCE_HOST && r->memory_source != SPACRBENCH_SOURCE_CALLER)
         snprintf(where_note, sizeof where_note, " (%.300s)", r->memory_where);
 
+    if (r->oom_limit_bytes > 0) {
+        /* An item was OOM-killed: what one worker needs is unknown beyond
+         * "more than the limit", so the cores must not decide. */
+        sb_format_bytes(need, sizeof need, r->oom_limit_bytes);
+        sb_format_bytes(budget_text, sizeof budget_text, budget);
+        r->workers = 1;
+        r->bound = SPACRBENCH_BOUND_ONE;
+        r->memory_workers = 0;
+        r->reason[0] = '\0';
+        reason_add(r,
+                   "one worker needs more than %s (an item was OOM-killed at that limit) and %s "
+                   "is free after the reserve%s; one worker at a time is what fits, if any does",
+                   need, budget_text, where_note);
+        return;
+    }
     if (has_memory) {
         r->memory_workers = budget / r->per_worker_bytes;
         if (r->memory_workers < 1) {
@@ -362,8 +377,9 @@ static void decide(spacrbench_recommendation *r)
         reason_cores_per_worker(r);
     } else if (r->workers == r->core_workers) {
         r->bound = SPACRBENCH_BOUND_CORES;
-        snprintf(r->reason, sizeof r->reason, "core-bound: %lld core(s), and memory would allow %lld",
-                 (long long)r->cores, (long long)r->memory_workers);
+        snprintf(r->reason, sizeof r->reason,
+                 "core-bound: %lld core(s), and memory would allow %lld", (long long)r->cores,
+                 (long long)r->memory_workers);
         reason_cores_per_worker(r);
     } else {
         r->bound = SPACRBENCH_BOUND_MAXIMUM;
@@ -407,6 +423,7 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
     r.vram_reserve_bytes = o.vram_reserve_bytes;
     r.memory_workers = -1;
     r.per_worker_bytes = m ? spacrbench_measurement_work_rss_bytes(m) : -1;
+    r.oom_limit_bytes = m ? m->fig.oom_limit_bytes : 0;
     gather_machine(&r, &o, machine ? &snapshot : NULL);
     choose_reserve(&r, &o);
     per_worker(&r, m, &o);
@@ -415,8 +432,7 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
     return sb_struct_out(out, &r, sizeof r, "spacrbench_recommendation");
 }
 
-int spacrbench_recommend(const spacrbench_measurement *m,
-                         const spacrbench_recommend_options *opts,
+int spacrbench_recommend(const spacrbench_measurement *m, const spacrbench_recommend_options *opts,
                          spacrbench_recommendation *out)
 {
     return spacrbench_recommend_on(m, opts, NULL, out);

@@ -91,8 +91,8 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
         const spacrbench_gpu_info *g = &m->gpus[i];
         sb_format_bytes(a, sizeof a, g->total_bytes);
         sb_format_bytes(b, sizeof b, g->free_bytes);
-        sb_text_printf(t, "  GPU %-15lld %s, %s total, %s free\n", (long long)g->index, g->name,
-                       a, b);
+        sb_text_printf(t, "  GPU %-15lld %s, %s total, %s free\n", (long long)g->index, g->name, a,
+                       b);
     }
 }
 
@@ -116,13 +116,13 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
     sb_format_bytes(b, sizeof b, r->reserve_bytes);
     sb_text_printf(t, "  memory available    %s (%s), reserve %s%s\n", a,
                    r->memory_where[0] ? r->memory_where : "not given", b,
-                   r->reserve_rule == SPACRBENCH_RESERVE_LIMIT ? " (10% of the cgroup limit)"
-                                                               : "");
+                   r->reserve_rule == SPACRBENCH_RESERVE_LIMIT ? " (10% of the cgroup limit)" : "");
     sb_text_printf(t, "  usable cores        %lld (%s)\n", (long long)r->cores,
                    r->cores_where[0] ? r->cores_where : "not given");
     if (r->cpu_parallelism >= 0)
-        sb_text_printf(t, "  cores per worker    %lld (the work keeps %.2f cores busy; %lld "
-                          "thread(s) per worker)\n",
+        sb_text_printf(t,
+                       "  cores per worker    %lld (the work keeps %.2f cores busy; %lld "
+                       "thread(s) per worker)\n",
                        (long long)r->cores_per_worker, r->cpu_parallelism,
                        (long long)r->threads_per_worker);
     if (r->start_method != SPACRBENCH_START_FORK) {
@@ -133,15 +133,15 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
     if (r->vram_workers >= 0) {
         sb_format_bytes(a, sizeof a, r->free_vram_bytes);
         sb_format_bytes(b, sizeof b, r->vram_reserve_bytes);
-        sb_text_printf(t, "  VRAM available      %s free, reserve %s, fits %lld worker(s)\n", a,
-                       b, (long long)r->vram_workers);
+        sb_text_printf(t, "  VRAM available      %s free, reserve %s, fits %lld worker(s)\n", a, b,
+                       (long long)r->vram_workers);
     }
     sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
     sb_text_printf(t, "    because           %s\n", r->reason);
 }
 
-int spacrbench_format_report(const spacrbench_measurement *m,
-                             const spacrbench_recommendation *rec, char *buf, size_t cap)
+int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
+                             char *buf, size_t cap)
 {
     sb_clear_error();
     if (!m)

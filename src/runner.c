@@ -6,14 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 
 enum { SB_DEFAULT_INTERVAL_US = 10000 };
 
-/* Peaks are per process (clear_refs resets the whole process's mark), so
- * two benchmarks at once would corrupt each other: the second is refused. */
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int spacrbench_options_init(spacrbench_options *opts, size_t size)
 {
@@ -42,8 +40,7 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
     if (n_items == 0)
         return sb_fail(SPACRBENCH_ENOITEMS, "benchmark needs at least one item to measure");
     if (!items)
-        return sb_fail(SPACRBENCH_EINVAL, "items must not be NULL when n_items is %zu",
-                       n_items);
+        return sb_fail(SPACRBENCH_EINVAL, "items must not be NULL when n_items is %zu", n_items);
     if (n_items > SIZE_MAX / 2 / sizeof(spacrbench_item_record))
         return sb_fail(SPACRBENCH_ENOMEM, "n_items %zu is more than this machine can hold",
                        n_items);
@@ -63,14 +60,13 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
                        (long long)opt->sample_interval_us);
     if (opt->sample_interval_us == 0)
         opt->sample_interval_us = SB_DEFAULT_INTERVAL_US;
-    const uint32_t known = SPACRBENCH_FLAG_NO_HWM_RESET | SPACRBENCH_FLAG_NO_GPU |
-                           SPACRBENCH_FLAG_KEEP_PARTIAL;
+    const uint32_t known =
+        SPACRBENCH_FLAG_NO_HWM_RESET | SPACRBENCH_FLAG_NO_GPU | SPACRBENCH_FLAG_KEEP_PARTIAL;
     if (opt->flags & ~known)
         return sb_fail(SPACRBENCH_EINVAL, "options.flags has unknown bits 0x%x",
                        opt->flags & ~known);
     return SPACRBENCH_OK;
 }
-
 
 /* Everything after the loop: the window's time and CPU, the peak, VRAM
  * and the builder's notes. */
@@ -110,112 +106,152 @@ static int finish(sb_run *st, const run_window *w, int tracked)
     return sb_run_finish_vram(st, sampled_vram);
 }
 
-int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_items,
-                         void *payload, const spacrbench_options *opts,
-                         spacrbench_measurement **out)
+/* The timed loop. Returns 0, the work's stop value through *stop_value,
+ * or SPACRBENCH_EFORKED in a forked child that returned from the work. */
+static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, size_t n_items,
+                    void *payload, run_window *w, int *stop_value)
 {
-    sb_clear_error();
-    sb_run st;
-    memset(&st, 0, sizeof st);
-    st.proc.statm_fd = st.proc.status_fd = st.proc.clear_refs_fd = -1;
-    int rc = check_args(work, items, n_items, opts, out, &st.opt);
-    if (rc)
-        return rc;
-    if (pthread_mutex_trylock(&run_lock) != 0)
-        return sb_fail(SPACRBENCH_EBUSY, "another spacrbench_benchmark is running in this "
-                                         "process; peaks are per process, so runs must not "
-                                         "overlap");
-
-    int records = st.opt.item_records != 0;
+    spacrbench_measurement *m = st->m;
+    size_t clamped = m->clamped;
+    int records = st->opt.item_records != 0;
     /* Per-item windows whenever anything runs between items (records or a
      * progress function), so that its time and memory stay out. */
-    int track = records || st.opt.progress;
-    spacrbench_run_plan plan;
-    spacrbench_run_plan_init(&plan, sizeof plan);
-    plan.items = (int64_t)n_items;
-    plan.warmup = st.opt.warmup;
-    plan.records = records;
-    /* The builder commits the record memory now, before the baseline. */
-    if ((rc = spacrbench_measurement_begin(&plan, &st.m)) || (rc = sb_run_prepare(&st)))
-        goto done;
-    spacrbench_measurement *m = st.m;
-    size_t clamped = m->clamped;
-    int64_t baseline = sb_proc_rss(&st.proc);
-    m->fig.baseline_rss_bytes = baseline > 0 ? baseline : 0;
-    if (st.sampler)
-        sb_sampler_take_window(st.sampler, NULL, NULL);
-
-    run_window w;
-    memset(&w, 0, sizeof w);
-    w.item_peak = -1;
-    w.t_start = w.t_measure = sb_now();
-    w.cpu_measure = sb_proc_cpu_seconds();
+    int track = records || st->opt.progress;
     double sampler_cpu_measure = 0.0;
-    int stop_value = 0;
+    w->item_peak = -1;
+    w->t_start = w->t_measure = sb_now();
+    w->cpu_measure = sb_proc_cpu_seconds();
     for (size_t i = 0; i < n_items; i++) {
         if (i == clamped) {
-            w.t_measure = sb_now();
-            w.cpu_measure = sb_proc_cpu_seconds();
-            sampler_cpu_measure = st.sampler ? sb_sampler_cpu_seconds(st.sampler) : 0.0;
+            w->t_measure = sb_now();
+            w->cpu_measure = sb_proc_cpu_seconds();
+            sampler_cpu_measure = st->sampler ? sb_sampler_cpu_seconds(st->sampler) : 0.0;
         }
-        int64_t rss_before = track ? sb_run_item_begin(&st) : -1;
+        int64_t rss_before = track ? sb_run_item_begin(st) : -1;
         double t0 = track ? sb_now() : 0.0;
         int value = work(items[i], payload);
+        if (getpid() != st->pid)
+            return SPACRBENCH_EFORKED;
         double t1 = track ? sb_now() : 0.0;
-        w.done_items = i + 1;
+        w->done_items = i + 1;
         int64_t peak = -1, vram = -1;
         if (track) {
-            peak = sb_run_item_end(&st, rss_before, &vram);
-            if (peak > w.item_peak)
-                w.item_peak = peak;
+            peak = sb_run_item_end(st, rss_before, &vram);
+            if (peak > w->item_peak)
+                w->item_peak = peak;
         }
         if (records)
             m->records[m->record_count++] = (spacrbench_item_record){
                 sizeof(spacrbench_item_record), (int64_t)i, i < clamped, 0, t1 - t0, peak, vram};
-        if (value == 0 && st.opt.progress) {
-            spacrbench_progress p = {sizeof p,     (int64_t)i, (int64_t)n_items, i < clamped, 0,
-                                     t1 - t0,      t1 - w.t_start, peak};
+        if (value == 0 && st->opt.progress) {
+            spacrbench_progress p = {sizeof p, (int64_t)i, (int64_t)n_items, i < clamped, 0,
+                                     t1 - t0,  t1 - w->t_start, peak};
             double cpu0 = sb_proc_cpu_seconds();
-            value = st.opt.progress(&p, st.opt.progress_payload);
+            value = st->opt.progress(&p, st->opt.progress_payload);
+            if (getpid() != st->pid)
+                return SPACRBENCH_EFORKED;
             double spent = sb_now() - t1;
             if (i < clamped) {
-                w.warmup_progress_seconds += spent;
+                w->warmup_progress_seconds += spent;
             } else {
-                w.progress_seconds += spent;
-                w.progress_cpu += sb_proc_cpu_seconds() - cpu0;
+                w->progress_seconds += spent;
+                w->progress_cpu += sb_proc_cpu_seconds() - cpu0;
             }
         }
         if (value != 0) {
-            stop_value = value;
+            *stop_value = value;
             break;
         }
     }
-    w.t_end = sb_now();
-    w.cpu_end = sb_proc_cpu_seconds();
-    w.sampler_cpu = st.sampler ? sb_sampler_cpu_seconds(st.sampler) - sampler_cpu_measure : 0.0;
-    if ((rc = finish(&st, &w, track)))
-        goto done;
+    w->t_end = sb_now();
+    w->cpu_end = sb_proc_cpu_seconds();
+    w->sampler_cpu = st->sampler ? sb_sampler_cpu_seconds(st->sampler) - sampler_cpu_measure : 0.0;
+    return SPACRBENCH_OK;
+}
 
-    if (stop_value != 0) {
-        int64_t at = (int64_t)w.done_items - 1;
-        spacrbench_measurement_mark_stopped(m, at, stop_value);
-        sb_measurement_notef(m, "stopped at item %lld: the work or progress function returned %d",
-                             (long long)at, stop_value);
-        sb_set_stop(stop_value, at);
-        rc = sb_fail(SPACRBENCH_EUSER, "stopped at item %lld: returned %d", (long long)at,
+/* A stopped run: EUSER, with the measurement so far on request. */
+static int stopped(sb_run *st, const run_window *w, int stop_value, spacrbench_measurement **out)
+{
+    spacrbench_measurement *m = st->m;
+    int64_t at = (int64_t)w->done_items - 1;
+    spacrbench_measurement_mark_stopped(m, at, stop_value);
+    sb_measurement_notef(m, "stopped at item %lld: the work or progress function returned %d",
+                         (long long)at, stop_value);
+    sb_set_stop(stop_value, at);
+    int rc = sb_fail(SPACRBENCH_EUSER, "stopped at item %lld: returned %d", (long long)at,
                      stop_value);
-        /* sb_fail keeps the stop values set just above. */
-        if (st.opt.flags & SPACRBENCH_FLAG_KEEP_PARTIAL) {
-            *out = m;
-            st.m = NULL;
-        }
+    /* sb_fail keeps the stop values set just above. */
+    if (st->opt.flags & SPACRBENCH_FLAG_KEEP_PARTIAL) {
+        *out = m;
+        st->m = NULL;
+    }
+    return rc;
+}
+
+int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_items, void *payload,
+                         const spacrbench_options *opts, spacrbench_measurement **out)
+{
+    sb_clear_error();
+    spacrbench_options opt;
+    int rc = check_args(work, items, n_items, opts, out, &opt);
+    if (rc)
+        return rc;
+    int took_over = 0;
+    if ((rc = sb_run_lock_acquire(&opt, &took_over)))
+        return rc;
+    sb_run *st = calloc(1, sizeof *st);
+    if (!st) {
+        sb_run_lock_release();
+        return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate the run's state");
+    }
+    st->opt = opt;
+    st->pid = getpid();
+    st->proc.statm_fd = st->proc.status_fd = st->proc.clear_refs_fd = -1;
+    sb_run_lock_publish(st);
+
+    spacrbench_run_plan plan;
+    spacrbench_run_plan_init(&plan, sizeof plan);
+    plan.items = (int64_t)n_items;
+    plan.warmup = opt.warmup;
+    plan.records = opt.item_records != 0;
+    /* The builder commits the record memory now, before the baseline. */
+    if ((rc = spacrbench_measurement_begin(&plan, &st->m)) || (rc = sb_run_prepare(st)))
+        goto done;
+    if (took_over)
+        sb_measurement_notef(st->m, "an earlier benchmark in this thread was abandoned (its "
+                                    "work left by longjmp or an exception); its sampler thread, "
+                                    "files and memory were released before this run");
+    int64_t baseline = sb_proc_rss(&st->proc);
+    st->m->fig.baseline_rss_bytes = baseline > 0 ? baseline : 0;
+    if (st->sampler)
+        sb_sampler_take_window(st->sampler, NULL, NULL);
+
+    run_window w;
+    memset(&w, 0, sizeof w);
+    int stop_value = 0;
+    if ((rc = run_loop(st, work, items, n_items, payload, &w, &stop_value)) == SPACRBENCH_EFORKED) {
+        /* A forked child came back through the runner: the run is the
+         * parent's; drop this copy without touching the parent's thread. */
+        sb_run_forget_in_child(st);
+        free(st);
+        sb_run_lock_release();
+        return sb_fail(SPACRBENCH_EFORKED, "the work forked and the child (pid %ld) returned "
+                                           "into spacrbench_benchmark; a forked child should "
+                                           "_exit()",
+                       (long)getpid());
+    }
+    if ((rc = finish(st, &w, opt.item_records != 0 || opt.progress)))
+        goto done;
+    if (stop_value != 0) {
+        rc = stopped(st, &w, stop_value, out);
         goto done;
     }
-    *out = m;
-    st.m = NULL;
+    *out = st->m;
+    st->m = NULL;
     rc = SPACRBENCH_OK;
 done:
-    sb_run_release(&st);
-    pthread_mutex_unlock(&run_lock);
+    sb_run_release(st);
+    free(st);
+    sb_run_lock_release();
     return rc;
 }

@@ -5,6 +5,8 @@
 #ifndef SPACRBENCH_RUNNER_H
 #define SPACRBENCH_RUNNER_H
 
+#include <sys/types.h>
+
 #include "gpu.h"
 #include "measurement.h"
 #include "proc.h"
@@ -23,12 +25,24 @@ typedef struct sb_run {
     char gpu_why[256];
     int64_t first_vram; /* the sample taken before the first item */
     int64_t h0;         /* VmHWM before the first item when it cannot be reset */
+    pid_t pid;          /* the process that started the run (fork detection) */
 } sb_run;
+
+/* The run lock (run_lock.c). frame: an address in the caller's stack
+ * frame. 0 (and *took_over set when an abandoned run of this thread was
+ * released first), or SPACRBENCH_EBUSY. */
+int sb_run_lock_acquire(const void *frame, int *took_over);
+/* The state a later call releases if this run is abandoned. */
+void sb_run_lock_publish(sb_run *st);
+void sb_run_lock_release(void);
 
 /* Open probes and start the sampler when it has something to do. */
 int sb_run_prepare(sb_run *st);
 /* Stop the sampler, close probes, free an unfinished measurement. */
 void sb_run_release(sb_run *st);
+/* In a forked child that returned from the work: drop the parent's run
+ * without joining its thread (it does not exist here) or touching NVML. */
+void sb_run_forget_in_child(sb_run *st);
 /* Start an item's window; returns the RSS before it (or -1 when exact). */
 int64_t sb_run_item_begin(sb_run *st);
 /* Peak RSS of the item that just ended, and its VRAM (-1 unknown). */

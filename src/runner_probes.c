@@ -36,8 +36,7 @@ int sb_run_prepare(sb_run *st)
     st->first_vram = st->gpu ? sb_gpu_sample(st->gpu) : -1;
 
     if (!st->exact || st->gpu) {
-        sb_sampler_config cfg = {st->opt.sample_interval_us, st->exact ? NULL : &st->proc,
-                                 st->gpu};
+        sb_sampler_config cfg = {st->opt.sample_interval_us, st->exact ? NULL : &st->proc, st->gpu};
         rc = sb_sampler_start(&st->sampler, &cfg);
         if (rc)
             return rc;
@@ -58,6 +57,19 @@ void sb_run_release(sb_run *st)
     if (st->gpu)
         sb_gpu_close(st->gpu);
     st->gpu = NULL;
+    if (st->proc_open)
+        sb_proc_close(&st->proc);
+    st->proc_open = 0;
+    spacrbench_measurement_free(st->m);
+    st->m = NULL;
+}
+
+void sb_run_forget_in_child(sb_run *st)
+{
+    if (st->sampler)
+        sb_sampler_forget(st->sampler);
+    st->sampler = NULL;
+    st->gpu = NULL; /* NVML is not fork-safe: the child leaves it alone */
     if (st->proc_open)
         sb_proc_close(&st->proc);
     st->proc_open = 0;
@@ -121,15 +133,17 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
                                 "getrusage() ru_maxrss");
     } else if (h1 > st->h0 && st->h0 >= 0) {
         m->fig.peak_method = SPACRBENCH_PEAK_HWM_WINDOW;
-        sb_measurement_notef(m, "peak RSS is exact: the high-water mark could not be reset "
-                                "but rose during the run; per-item peaks are sampled every "
-                                "%.1f ms",
+        sb_measurement_notef(m,
+                             "peak RSS is exact: the high-water mark could not be reset "
+                             "but rose during the run; per-item peaks are sampled every "
+                             "%.1f ms",
                              ms);
     } else {
         m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
-        sb_measurement_notef(m, "peak RSS was sampled every %.1f ms (the high-water mark "
-                                "could not be reset%s): a spike shorter than that can be "
-                                "missed",
+        sb_measurement_notef(m,
+                             "peak RSS was sampled every %.1f ms (the high-water mark "
+                             "could not be reset%s): a spike shorter than that can be "
+                             "missed",
                              ms,
                              st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET
                                  ? ", as the caller asked"

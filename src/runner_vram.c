@@ -24,10 +24,10 @@ int sb_run_finish_vram(sb_run *st, int64_t sampled_vram)
     m->fig.peak_vram_bytes = sampled_vram;
     m->fig.vram_source = SPACRBENCH_SOURCE_NVML;
     if (sb_gpu_failed_samples(st->gpu) > 0)
-        sb_measurement_notef(m, "%lld NVML sample(s) failed (last: %s); the VRAM peak is that "
-                                "of the others",
-                             (long long)sb_gpu_failed_samples(st->gpu),
-                             sb_gpu_last_error(st->gpu));
+        sb_measurement_notef(m,
+                             "%lld NVML sample(s) failed (last: %s); the VRAM peak is that "
+                             "of the others",
+                             (long long)sb_gpu_failed_samples(st->gpu), sb_gpu_last_error(st->gpu));
     size_t n_gpus = sb_gpu_count(st->gpu);
     for (size_t g = 0; g < n_gpus; g++) {
         spacrbench_gpu_info info;
@@ -37,7 +37,8 @@ int sb_run_finish_vram(sb_run *st, int64_t sampled_vram)
         if (sb_gpu_info(st->gpu, g, &info) == 0 && (rc = spacrbench_measurement_add_gpu(m, &info)))
             return rc;
     }
-    return sb_measurement_notef(m, "peak VRAM is this process's GPU memory (CUDA context "
-                                   "included) sampled every %.1f ms through NVML",
+    return sb_measurement_notef(m,
+                                "peak VRAM is this process's GPU memory (CUDA context "
+                                "included) sampled every %.1f ms through NVML",
                                 (double)st->opt.sample_interval_us / 1000.0);
 }

@@ -260,8 +260,7 @@ static int check_options(const spacrbench_scale_options *o)
         return sb_fail(SPACRBENCH_EINVAL, "worker_counts is NULL but n_worker_counts is %zu",
                        o->n_worker_counts);
     if (o->n_worker_counts > 64)
-        return sb_fail(SPACRBENCH_EINVAL, "n_worker_counts is %zu; at most 64",
-                       o->n_worker_counts);
+        return sb_fail(SPACRBENCH_EINVAL, "n_worker_counts is %zu; at most 64", o->n_worker_counts);
     for (size_t i = 0; i < o->n_worker_counts; i++)
         if (o->worker_counts[i] < 1 || o->worker_counts[i] > MAX_WORKERS)
             return sb_fail(SPACRBENCH_EINVAL, "worker_counts[%zu] is %lld; use 1 to %d", i,
@@ -291,17 +290,11 @@ static int64_t auto_budget(char *note, size_t cap)
     rec.size = sizeof rec;
     note[0] = '\0';
     if (spacrbench_recommend(NULL, NULL, &rec) != 0) {
-        /* A library whose recommend does not take the AUTO reserve yet:
-         * the documented host default. */
-        spacrbench_recommend_options o;
-        spacrbench_recommend_options_init(&o, sizeof o);
-        o.reserve_bytes = INT64_C(2) << 30;
-        if (spacrbench_recommend(NULL, &o, &rec) != 0) {
-            snprintf(note, cap, "memory budget unknown: %s", spacrbench_last_error_message());
-            return -1;
-        }
-        snprintf(note, cap, "memory budget: available memory less the 2 GiB host reserve");
+        snprintf(note, cap, "memory budget unknown: %s", spacrbench_last_error_message());
+        return -1;
     }
+    snprintf(note, cap, "memory budget: available memory less the %s reserve (%s rule)",
+             "recommendation's", spacrbench_reserve_rule_name(rec.reserve_rule));
     if (rec.available_bytes <= 0)
         return -1;
     int64_t budget = rec.available_bytes - rec.reserve_bytes;
@@ -356,8 +349,9 @@ static int scale_locked(const scale_args *a, const spacrbench_scale_options *o,
                 max = budget / pts[0].peak_bytes + 1;
             if (max > MAX_WORKERS)
                 max = MAX_WORKERS;
-            sb_scale_notef(notes, "worker counts up to %lld: %lld usable cores, memory for "
-                                  "%lld workers of the 1-worker peak (+ 1)",
+            sb_scale_notef(notes,
+                           "worker counts up to %lld: %lld usable cores, memory for "
+                           "%lld workers of the 1-worker peak (+ 1)",
                            (long long)max, (long long)cores,
                            budget >= 0 && pts[0].peak_bytes > 0
                                ? (long long)(budget / pts[0].peak_bytes)
@@ -401,7 +395,10 @@ int spacrbench_scale(spacrbench_work_fn work, void *const *items, size_t n_items
     int rc = opts ? sb_struct_in(&o, sizeof o, opts, "spacrbench_scale_options") : 0;
     if (rc || (rc = check_options(&o)))
         return rc;
-    scale_args a = {work, items, n_items, payload,
+    scale_args a = {work,
+                    items,
+                    n_items,
+                    payload,
                     o.items_per_worker == SPACRBENCH_AUTO ? (int64_t)n_items : o.items_per_worker,
                     o.flags};
     if (pthread_mutex_trylock(&scale_lock) != 0)

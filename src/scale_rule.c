@@ -115,8 +115,9 @@ void sb_scale_apply_rule(spacrbench_scale_point *pts, size_t n, int64_t budget,
                      "(efficiency %.0f %%)",
                      c, chosen->speedup, 100.0 * chosen->efficiency);
         else
-            snprintf(r, cap, "best at %lld, the largest count measured (no 1-worker point to "
-                             "compare with)",
+            snprintf(r, cap,
+                     "best at %lld, the largest count measured (no 1-worker point to "
+                     "compare with)",
                      c);
     } else {
         double ratio = last->items_per_second / chosen->items_per_second;
@@ -175,8 +176,8 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, int64_
                          "points[%zu] has items %lld, seconds %g; both must be >= 0", i,
                          (long long)p->items, p->seconds);
         if (rc == 0 && p->peak_bytes < -1)
-            rc = sb_fail(SPACRBENCH_EINVAL, "points[%zu].peak_bytes is %lld; use -1 for unknown",
-                         i, (long long)p->peak_bytes);
+            rc = sb_fail(SPACRBENCH_EINVAL, "points[%zu].peak_bytes is %lld; use -1 for unknown", i,
+                         (long long)p->peak_bytes);
         p->failed = p->failed != 0;
     }
     if (rc == 0) {
@@ -202,8 +203,7 @@ int spacrbench_scale_point_init(spacrbench_scale_point *p, size_t size)
     if (!p)
         return sb_fail(SPACRBENCH_EINVAL, "point must not be NULL");
     if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_point",
-                       size);
+        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_point", size);
     spacrbench_scale_point d;
     memset(&d, 0, sizeof d);
     d.size = size;

@@ -18,9 +18,9 @@
 
 #include "internal.h"
 
-#define SB_MIB INT64_C(1048576)
+#define SB_MIB             INT64_C(1048576)
 #define SB_MARGIN_FRACTION 0.25
-#define SB_MARGIN_FLOOR (256 * SB_MIB)
+#define SB_MARGIN_FLOOR    (256 * SB_MIB)
 
 static int64_t round_up_mib(int64_t bytes) { return (bytes + SB_MIB - 1) / SB_MIB * SB_MIB; }
 
@@ -28,9 +28,11 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
                             spacrbench_schedule *s, spacrbench_figures *figs_out)
 {
     if (m == NULL)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement is NULL: the hand-off needs a measured peak");
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "measurement is NULL: the hand-off needs a measured peak");
     if (rec == NULL)
-        return sb_fail(SPACRBENCH_EINVAL, "recommendation is NULL: call spacrbench_recommend first");
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "recommendation is NULL: call spacrbench_recommend first");
 
     spacrbench_recommendation r;
     memset(&r, 0, sizeof r);
@@ -63,7 +65,8 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
                        f.peak_rss_bytes);
     /* Leave room for margin and rounding without overflowing int64. */
     if (f.peak_rss_bytes > INT64_MAX / 4)
-        return sb_fail(SPACRBENCH_ERANGE, "peak of %" PRId64 " bytes is too large", f.peak_rss_bytes);
+        return sb_fail(SPACRBENCH_ERANGE, "peak of %" PRId64 " bytes is too large",
+                       f.peak_rss_bytes);
 
     int64_t margin = (f.peak_rss_bytes + 3) / 4; /* ceil(25%) */
     if (margin < SB_MARGIN_FLOOR)
@@ -143,8 +146,10 @@ static void vram_comment(char *buf, size_t cap, const spacrbench_figures *f)
     if (f->peak_vram_bytes > 0) {
         char v[32];
         sb_format_bytes(v, sizeof v, f->peak_vram_bytes);
-        snprintf(buf, cap, "# GPU: each worker peaked at %s of VRAM; request a GPU (--gres=gpu:1) "
-                           "or share one only if that much fits per worker\n", v);
+        snprintf(buf, cap,
+                 "# GPU: each worker peaked at %s of VRAM; request a GPU (--gres=gpu:1) "
+                 "or share one only if that much fits per worker\n",
+                 v);
     }
 }
 
@@ -154,17 +159,78 @@ typedef struct handoff {
     char peak[32], mem[32], vram[256];
 } handoff;
 
-static int handoff_prepare(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
-                           handoff *h)
+/* The figures of a schedule already computed, as text. */
+static int handoff_from(const spacrbench_measurement *m, const spacrbench_schedule *sched,
+                        handoff *h)
 {
     spacrbench_figures f;
-    int rc = schedule_compute(m, rec, &h->s, &f);
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    int rc = spacrbench_measurement_figures(m, &f);
     if (rc < 0)
         return rc;
+    memset(&h->s, 0, sizeof h->s);
+    h->s.size = sizeof h->s;
+    if ((rc = sb_struct_in(&h->s, sizeof h->s, sched, "spacrbench_schedule")) < 0)
+        return rc;
+    if (h->s.cpus_per_task < 1 || h->s.array_concurrency < 1 || h->s.n_workers < 1 ||
+        h->s.threads_per_worker < 1 || h->s.mem_per_task_bytes < 1)
+        return sb_fail(SPACRBENCH_EINVAL, "the schedule has a count below 1 or no memory: "
+                                          "compute it with spacrbench_schedule_compute");
     sb_format_bytes(h->peak, sizeof h->peak, f.peak_rss_bytes);
     mib_text(h->mem, sizeof h->mem, h->s.mem_per_task_bytes); /* == memory_limit_bytes */
     vram_comment(h->vram, sizeof h->vram, &f);
     return 0;
+}
+
+static int slurm_text(const handoff *h, char *buf, size_t cap)
+{
+    char text[1536];
+    int len =
+        snprintf(text, sizeof text,
+                 "# spacrbench %s: one array task per item\n"
+                 "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
+                 "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
+                 "%s"
+                 "#SBATCH --cpus-per-task=%" PRId64 "\n"
+                 "#SBATCH --mem=%sM\n"
+                 "# at most %" PRId64 " tasks at once fit one node like this one:\n"
+                 "#SBATCH --array=0-ITEMS%%%" PRId64 "\n"
+                 "# replace ITEMS by your last item index, or submit with\n"
+                 "#   sbatch --array=0-$((N_ITEMS - 1))%%%" PRId64 " job.sh\n",
+                 SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.cpus_per_task, h->mem,
+                 h->s.array_concurrency, h->s.array_concurrency, h->s.array_concurrency);
+    return deliver(text, len, buf, cap);
+}
+
+static int dask_text(const handoff *h, char *buf, size_t cap)
+{
+    char text[1536];
+    int len =
+        snprintf(text, sizeof text,
+                 "# spacrbench %s: Dask workers for a machine like this one\n"
+                 "# memory_limit = measured peak %s + margin max(25%%, 256 MiB), rounded up "
+                 "to a MiB\n"
+                 "%s"
+                 "n_workers = %" PRId64 "\n"
+                 "threads_per_worker = %" PRId64 "\n"
+                 "memory_limit = \"%sMiB\"\n"
+                 "# from dask.distributed import LocalCluster\n"
+                 "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
+                 ", memory_limit=\"%sMiB\")\n",
+                 SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.n_workers,
+                 h->s.threads_per_worker, h->mem, h->s.n_workers, h->s.threads_per_worker, h->mem);
+    return deliver(text, len, buf, cap);
+}
+
+static int format_computed(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
+                           int kind, char *buf, size_t cap)
+{
+    spacrbench_schedule s;
+    int rc = schedule_compute(m, rec, &s, NULL);
+    if (rc < 0)
+        return rc;
+    return spacrbench_format_schedule(m, &s, kind, buf, cap);
 }
 
 SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
@@ -172,25 +238,7 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
                                               size_t cap)
 {
     sb_clear_error();
-    handoff h;
-    int rc = handoff_prepare(m, rec, &h);
-    if (rc < 0)
-        return rc;
-    char text[1536];
-    int len = snprintf(text, sizeof text,
-                       "# spacrbench %s: one array task per item\n"
-                       "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
-                       "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
-                       "%s"
-                       "#SBATCH --cpus-per-task=%" PRId64 "\n"
-                       "#SBATCH --mem=%sM\n"
-                       "# at most %" PRId64 " tasks at once fit one node like this one:\n"
-                       "#SBATCH --array=0-ITEMS%%%" PRId64 "\n"
-                       "# replace ITEMS by your last item index, or submit with\n"
-                       "#   sbatch --array=0-$((N_ITEMS - 1))%%%" PRId64 " job.sh\n",
-                       SPACRBENCH_VERSION_STRING, h.peak, h.vram, h.s.cpus_per_task, h.mem,
-                       h.s.array_concurrency, h.s.array_concurrency, h.s.array_concurrency);
-    return deliver(text, len, buf, cap);
+    return format_computed(m, rec, SPACRBENCH_HANDOFF_SLURM, buf, cap);
 }
 
 SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
@@ -198,23 +246,20 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
                                              size_t cap)
 {
     sb_clear_error();
+    return format_computed(m, rec, SPACRBENCH_HANDOFF_DASK, buf, cap);
+}
+
+int spacrbench_format_schedule(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                               int kind, char *buf, size_t cap)
+{
+    sb_clear_error();
+    if (!m || !schedule)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement and schedule must not be NULL");
+    if (kind != SPACRBENCH_HANDOFF_SLURM && kind != SPACRBENCH_HANDOFF_DASK)
+        return sb_fail(SPACRBENCH_EINVAL, "kind %d is not SPACRBENCH_HANDOFF_SLURM or _DASK", kind);
     handoff h;
-    int rc = handoff_prepare(m, rec, &h);
+    int rc = handoff_from(m, schedule, &h);
     if (rc < 0)
         return rc;
-    char text[1536];
-    int len = snprintf(text, sizeof text,
-                       "# spacrbench %s: Dask workers for a machine like this one\n"
-                       "# memory_limit = measured peak %s + margin max(25%%, 256 MiB), rounded up "
-                       "to a MiB\n"
-                       "%s"
-                       "n_workers = %" PRId64 "\n"
-                       "threads_per_worker = %" PRId64 "\n"
-                       "memory_limit = \"%sMiB\"\n"
-                       "# from dask.distributed import LocalCluster\n"
-                       "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
-                       ", memory_limit=\"%sMiB\")\n",
-                       SPACRBENCH_VERSION_STRING, h.peak, h.vram, h.s.n_workers,
-                       h.s.threads_per_worker, h.mem, h.s.n_workers, h.s.threads_per_worker, h.mem);
-    return deliver(text, len, buf, cap);
+    return kind == SPACRBENCH_HANDOFF_SLURM ? slurm_text(&h, buf, cap) : dask_text(&h, buf, cap);
 }

@@ -4,13 +4,22 @@
 
 #include "internal.h"
 
+/* How much a struct may grow in later versions: far more than any will. */
+#define SB_STRUCT_GROWTH_MAX ((size_t)64 * 1024)
+
 int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
 {
     size_t theirs;
     memcpy(&theirs, src, sizeof theirs);
     if (theirs < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name,
-                       theirs, name);
+        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, theirs,
+                       name);
+    /* A struct this much larger than ours is a bad size, not a newer
+     * library's struct: refuse it before reading past the caller's memory. */
+    if (theirs > our_size + SB_STRUCT_GROWTH_MAX)
+        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; this library's is %zu, so that size "
+                                          "cannot be a %s (set it to sizeof(%s))",
+                       name, theirs, our_size, name, name);
     if (theirs > our_size) {
         const unsigned char *tail = (const unsigned char *)src + our_size;
         for (size_t i = 0; i < theirs - our_size; i++)
@@ -18,8 +27,7 @@ int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
                 return sb_fail(SPACRBENCH_EUNKNOWN_FIELDS,
                                "%s.size is %zu but this library (%s) knows %zu bytes, and "
                                "byte %zu beyond them is set",
-                               name, theirs, SPACRBENCH_VERSION_STRING, our_size,
-                               our_size + i);
+                               name, theirs, SPACRBENCH_VERSION_STRING, our_size, our_size + i);
     }
     size_t n = theirs < our_size ? theirs : our_size;
     /* Keep our own size field: it describes the struct we now hold. */
@@ -33,8 +41,12 @@ int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name
     size_t theirs;
     memcpy(&theirs, dst, sizeof theirs);
     if (theirs < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name,
-                       theirs, name);
+        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, theirs,
+                       name);
+    if (theirs > our_size + SB_STRUCT_GROWTH_MAX)
+        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; this library's is %zu, so that size "
+                                          "cannot be a %s (set it to sizeof(%s))",
+                       name, theirs, our_size, name, name);
     size_t n = theirs < our_size ? theirs : our_size;
     memcpy((unsigned char *)dst + sizeof(size_t), (const unsigned char *)ours + sizeof(size_t),
            n - sizeof(size_t));

@@ -99,9 +99,15 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
 {
     cli_common *c = &a->common;
     switch (id) {
-    case OPT_JSON: c->json = 1; break;
-    case OPT_QUIET: c->quiet = 1; break;
-    case OPT_NO_CGROUP: a->no_cgroup = 1; break;
+    case OPT_JSON:
+        c->json = 1;
+        break;
+    case OPT_QUIET:
+        c->quiet = 1;
+        break;
+    case OPT_NO_CGROUP:
+        a->no_cgroup = 1;
+        break;
     case OPT_HELP:
         cli_print_usage(stdout);
         a->done = 1;
@@ -184,7 +190,7 @@ static int refused(const cli_args *a, int code, char **argv)
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(given, "="), given);
     return cli_usage_error(name, a->mode == CLI_MODE_RUN ? "unknown option for 'spacrbench run'"
-                                                          : "unknown option");
+                                                         : "unknown option");
 }
 
 /* Checks that need the whole command line. */
@@ -223,8 +229,8 @@ int cli_args_parse(cli_args *a, int argc, char **argv)
     size_t n = 0;
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (k_options[i].modes & a->mode)
-            longopts[n++] = (struct option){k_options[i].name, k_options[i].has_arg, NULL,
-                                            k_options[i].id};
+            longopts[n++] =
+                (struct option){k_options[i].name, k_options[i].has_arg, NULL, k_options[i].id};
     longopts[n] = (struct option){NULL, 0, NULL, 0};
     a->items = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->items);
     if (!a->items) {

@@ -16,17 +16,17 @@ typedef enum cli_mode { CLI_MODE_DEMO = 1, CLI_MODE_RUN = 2 } cli_mode;
 typedef struct cli_args {
     cli_mode mode;
     cli_common common;
-    int done;             /* --help or --version was printed: exit 0 */
-    int64_t warmup;       /* requested; the library clamps it */
+    int done;       /* --help or --version was printed: exit 0 */
+    int64_t warmup; /* requested; the library clamps it */
     /* demo */
     field_params field;
     int64_t fields;
     /* run */
     int no_cgroup;
     const char *items_file;
-    char **items;         /* items given as arguments (pointers into argv) */
+    char **items; /* items given as arguments (pointers into argv) */
     size_t n_items;
-    char **cmd;           /* after "--" */
+    char **cmd; /* after "--" */
     size_t cmd_len;
 } cli_args;
 

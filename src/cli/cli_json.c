@@ -8,19 +8,19 @@
 /* Call an snprintf-style serialiser twice: first for the length (buf NULL,
  * cap 0), then into a buffer of that size; the call expression names the
  * macro's own `buf` and `cap`. out is the malloc'd text or NULL. */
-#define LIBRARY_JSON(call_with_buf_cap, out)                                   \
-    do {                                                                       \
-        char *buf = NULL;                                                      \
-        size_t cap = 0;                                                        \
-        int len_ = (call_with_buf_cap);                                        \
-        (out) = NULL;                                                          \
-        if (len_ >= 0 && (buf = malloc((size_t)len_ + 1)) != NULL) {           \
-            cap = (size_t)len_ + 1;                                            \
-            if ((call_with_buf_cap) == len_)                                   \
-                (out) = buf;                                                   \
-            else                                                               \
-                free(buf);                                                     \
-        }                                                                      \
+#define LIBRARY_JSON(call_with_buf_cap, out)                                                       \
+    do {                                                                                           \
+        char *buf = NULL;                                                                          \
+        size_t cap = 0;                                                                            \
+        int len_ = (call_with_buf_cap);                                                            \
+        (out) = NULL;                                                                              \
+        if (len_ >= 0 && (buf = malloc((size_t)len_ + 1)) != NULL) {                               \
+            cap = (size_t)len_ + 1;                                                                \
+            if ((call_with_buf_cap) == len_)                                                       \
+                (out) = buf;                                                                       \
+            else                                                                                   \
+                free(buf);                                                                         \
+        }                                                                                          \
     } while (0)
 
 char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machine *machine,

@@ -65,11 +65,28 @@ int cli_parse_bytes(const char *text, int64_t *out)
     double unit = 1;
     const char *s = text + len;
     switch (*s) {
-    case 'k': case 'K': unit = 1024.0; s++; break;
-    case 'm': case 'M': unit = 1024.0 * 1024; s++; break;
-    case 'g': case 'G': unit = 1024.0 * 1024 * 1024; s++; break;
-    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024; s++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        unit = 1024.0;
+        s++;
+        break;
+    case 'm':
+    case 'M':
+        unit = 1024.0 * 1024;
+        s++;
+        break;
+    case 'g':
+    case 'G':
+        unit = 1024.0 * 1024 * 1024;
+        s++;
+        break;
+    case 't':
+    case 'T':
+        unit = 1024.0 * 1024 * 1024 * 1024;
+        s++;
+        break;
+    default:
+        break;
     }
     if (unit > 1 && *s == 'i')
         s++;
@@ -95,7 +112,8 @@ int cli_parse_size(const char *text, int64_t *width, int64_t *height)
         return -1;
     memcpy(w, text, n);
     w[n] = '\0';
-    return cli_parse_int(w, 1, INT32_MAX, width) == 0 && cli_parse_int(x + 1, 1, INT32_MAX, height) == 0
+    return cli_parse_int(w, 1, INT32_MAX, width) == 0 &&
+                   cli_parse_int(x + 1, 1, INT32_MAX, height) == 0
                ? 0
                : -1;
 }

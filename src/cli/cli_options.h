@@ -8,9 +8,9 @@
 
 #include "spacrbench.h"
 
-#define CLI_EXIT_OK 0
-#define CLI_EXIT_ERROR 1   /* the measurement could not be made */
-#define CLI_EXIT_USAGE 2   /* bad command line */
+#define CLI_EXIT_OK      0
+#define CLI_EXIT_ERROR   1 /* the measurement could not be made */
+#define CLI_EXIT_USAGE   2 /* bad command line */
 #define CLI_EXIT_STOPPED 3 /* a measured command failed; partial report printed */
 
 typedef enum cli_emit { CLI_EMIT_REPORT = 0, CLI_EMIT_SLURM, CLI_EMIT_DASK } cli_emit;
@@ -33,7 +33,6 @@ int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out);
 int cli_parse_size(const char *text, int64_t *width, int64_t *height);
 
 /* Print "spacrbench: OPTION: message" on stderr and return CLI_EXIT_USAGE. */
-int cli_usage_error(const char *option, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *option, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

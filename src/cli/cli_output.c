@@ -16,21 +16,20 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The hand-off alone goes to stdout (ready to paste or redirect). */
+/* The hand-off alone goes to stdout (ready to paste or redirect), formatted
+ * from the schedule cli_finish already computed. */
 static int emit_settings(const cli_common *c, const spacrbench_measurement *m,
-                         const spacrbench_recommendation *rec)
+                         const spacrbench_schedule *sched, const char *why_none)
 {
     const char *name = c->emit == CLI_EMIT_SLURM ? "slurm" : "dask";
-    if (!rec) {
-        fprintf(stderr, "spacrbench: --emit %s: no recommendation\n", name);
+    if (!sched) {
+        fprintf(stderr, "spacrbench: --emit %s: %s\n", name, why_none);
         return CLI_EXIT_ERROR;
     }
-    int n = c->emit == CLI_EMIT_SLURM ? spacrbench_format_slurm(m, rec, NULL, 0)
-                                      : spacrbench_format_dask(m, rec, NULL, 0);
+    int kind = c->emit == CLI_EMIT_SLURM ? SPACRBENCH_HANDOFF_SLURM : SPACRBENCH_HANDOFF_DASK;
+    int n = spacrbench_format_schedule(m, sched, kind, NULL, 0);
     char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text && (c->emit == CLI_EMIT_SLURM ? spacrbench_format_slurm(m, rec, text, (size_t)n + 1)
-                                           : spacrbench_format_dask(m, rec, text, (size_t)n + 1)) ==
-                    n) {
+    if (text && spacrbench_format_schedule(m, sched, kind, text, (size_t)n + 1) == n) {
         fputs(text, stdout);
         free(text);
         return CLI_EXIT_OK;
@@ -51,12 +50,16 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         rec = NULL;
     }
     int want_json = c->json || (c->report_path && ends_with(c->report_path, ".json"));
-    /* The schedule is needed only inside the JSON document; --emit
-     * formats its own text from the same measurement and recommendation. */
+    /* One schedule per run, for the JSON document and --emit alike. */
     spacrbench_schedule sched_value = {.size = sizeof sched_value};
     const spacrbench_schedule *sched = NULL;
-    if (want_json && rec && spacrbench_schedule_compute(m, rec, &sched_value) == 0)
-        sched = &sched_value;
+    char why_none[512] = "no recommendation";
+    if (rec && (want_json || c->emit != CLI_EMIT_REPORT)) {
+        if (spacrbench_schedule_compute(m, rec, &sched_value) == 0)
+            sched = &sched_value;
+        else
+            snprintf(why_none, sizeof why_none, "%s", spacrbench_last_error_message());
+    }
 
     int status = CLI_EXIT_OK;
     char *human = cli_report_text(m, rec, ctx);
@@ -66,7 +69,7 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         goto done;
     }
     if (c->emit != CLI_EMIT_REPORT) {
-        status = emit_settings(c, m, rec);
+        status = emit_settings(c, m, sched, why_none);
         /* The report it follows from goes to stderr. */
         if (!c->quiet)
             fputs(human, stderr);

@@ -87,8 +87,8 @@ char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommen
         spacrbench_item_record r = {.size = sizeof r};
         if (spacrbench_measurement_record(m, (size_t)i, &r) != 0)
             continue;
-        line_args la = {&r, ctx->item_labels && (size_t)i < ctx->n_labels ? ctx->item_labels[i]
-                                                                          : NULL};
+        line_args la = {&r,
+                        ctx->item_labels && (size_t)i < ctx->n_labels ? ctx->item_labels[i] : NULL};
         append(&t, spacrbench_format_item_line(&r, la.label, NULL, 0), line_into, &la);
         append(&t, 1, newline_into, NULL);
     }

@@ -70,8 +70,9 @@ static int check_fits(const cli_args *a, const spacrbench_machine *machine)
     char n[32], av[32];
     spacrbench_format_bytes(need, n, sizeof n);
     spacrbench_format_bytes(avail, av, sizeof av);
-    return cli_usage_error("--size", "one %lldx%lldx%lld field needs about %s; only %s is "
-                                     "available",
+    return cli_usage_error("--size",
+                           "one %lldx%lldx%lld field needs about %s; only %s is "
+                           "available",
                            (long long)a->field.width, (long long)a->field.height,
                            (long long)a->field.channels, n, av);
 }
@@ -131,8 +132,9 @@ int demo_main(int argc, char **argv)
     rc = measure(&a, &d, &m);
     if (rc == CLI_EXIT_OK) {
         char note[160];
-        snprintf(note, sizeof note, "workload: built-in synthetic %lldx%lld field, %lld "
-                                    "channel(s), %lld field(s)",
+        snprintf(note, sizeof note,
+                 "workload: built-in synthetic %lldx%lld field, %lld "
+                 "channel(s), %lld field(s)",
                  (long long)a.field.width, (long long)a.field.height, (long long)a.field.channels,
                  (long long)a.fields);
         spacrbench_measurement_add_note(m, note);

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIELD_MAX_SIDE 65536
+#define FIELD_MAX_SIDE     65536
 #define FIELD_MAX_CHANNELS 64
-#define SMOOTH_RADIUS 2
+#define SMOOTH_RADIUS      2
 
 /* splitmix64: small, fast, and good enough for synthetic images. */
 static uint64_t next_u64(uint64_t *state)
@@ -63,7 +63,8 @@ void field_generate(const field_params *p, uint16_t *raw)
         double cy = next_unit(&rng) * (double)h;
         double sigma = 2.5 + 4.0 * next_unit(&rng);
         for (size_t c = 0; c < nch; c++)
-            amp[c] = (800.0 + 1600.0 * next_unit(&rng)) * (c == 0 ? 1.0 : 0.2 + 0.6 * next_unit(&rng));
+            amp[c] =
+                (800.0 + 1600.0 * next_unit(&rng)) * (c == 0 ? 1.0 : 0.2 + 0.6 * next_unit(&rng));
         double reach = 3.0 * sigma;
         long x0 = (long)fmax(0.0, cx - reach), x1 = (long)fmin((double)w - 1, cx + reach);
         long y0 = (long)fmax(0.0, cy - reach), y1 = (long)fmin((double)h - 1, cy + reach);
@@ -235,8 +236,8 @@ int64_t field_label(const uint8_t *mask, int64_t width, int64_t height, int32_t 
 }
 
 /* Per-object area, centroid and intensity of every channel. */
-static int measure_objects(const float *img, const int32_t *labels, int64_t n, const field_params *p,
-                           field_summary *out)
+static int measure_objects(const float *img, const int32_t *labels, int64_t n,
+                           const field_params *p, field_summary *out)
 {
     size_t w = (size_t)p->width, plane = w * (size_t)p->height;
     size_t nch = (size_t)p->channels, objects = (size_t)n + 1;

@@ -18,7 +18,7 @@ typedef struct field_params {
 } field_params;
 
 typedef struct field_summary {
-    int64_t objects;          /* connected components above the threshold */
+    int64_t objects; /* connected components above the threshold */
     int64_t foreground_pixels;
     double threshold;         /* Otsu threshold of the smoothed nuclear channel */
     double mean_area;         /* pixels per object, 0 when none */

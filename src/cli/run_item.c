@@ -231,8 +231,9 @@ int run_outcome_ok(const run_outcome *o)
 
 int run_outcome_result(const run_outcome *o)
 {
-    return o->exec_errno ? 127 : WIFSIGNALED(o->status) ? -WTERMSIG(o->status)
-                                                         : WEXITSTATUS(o->status);
+    return o->exec_errno            ? 127
+           : WIFSIGNALED(o->status) ? -WTERMSIG(o->status)
+                                    : WEXITSTATUS(o->status);
 }
 
 void run_outcome_describe(const run_outcome *o, char *buf, size_t cap)

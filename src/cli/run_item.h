@@ -14,19 +14,19 @@
 #define RUN_SAMPLE_INTERVAL_NS 5000000L /* fallback sampling period: 5 ms */
 
 typedef struct run_outcome {
-    int exec_errno;     /* non-zero: the command could not be started */
-    int status;         /* wait status */
+    int exec_errno; /* non-zero: the command could not be started */
+    int status;     /* wait status */
     double seconds;
     double cpu_seconds;
-    int64_t peak;       /* bytes, -1 unknown */
-    int left_behind;    /* processes that outlived the item */
-    int oom_killed;     /* the kernel's OOM killer ended it */
-    int64_t limit;      /* the memory limit it ran under (nearest above), -1 none */
+    int64_t peak;    /* bytes, -1 unknown */
+    int left_behind; /* processes that outlived the item */
+    int oom_killed;  /* the kernel's OOM killer ended it */
+    int64_t limit;   /* the memory limit it ran under (nearest above), -1 none */
 } run_outcome;
 
 typedef struct runner {
     int use_cgroup;
-    int stdout_is_output; /* stdout carries JSON or settings: the command writes to stderr */
+    int stdout_is_output;  /* stdout carries JSON or settings: the command writes to stderr */
     int64_t machine_limit; /* discovery's binding limit, -1 none: the limit above all else */
     sb_group cg;
     char why_no_cgroup[600];

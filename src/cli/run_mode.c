@@ -24,7 +24,7 @@ typedef struct run_state {
     size_t added;          /* records in the measurement (labels[0..added-1]) */
     int left_total;
     int internal_error;
-    int failed;            /* an item failed: failure and failed_command are set */
+    int failed; /* an item failed: failure and failed_command are set */
     size_t failed_index;
     run_outcome failure;
     char *failed_command;
@@ -105,8 +105,8 @@ static void show_progress(const run_state *s, const spacrbench_measurement *m, d
     if (spacrbench_measurement_record(m, s->added - 1, &rec) != 0)
         return;
     *elapsed += rec.seconds;
-    spacrbench_progress p = {sizeof p, rec.index, (int64_t)s->items.n, rec.is_warmup, 0,
-                             rec.seconds, *elapsed, rec.peak_rss_bytes};
+    spacrbench_progress p = {sizeof p,    rec.index, (int64_t)s->items.n, rec.is_warmup, 0,
+                             rec.seconds, *elapsed,  rec.peak_rss_bytes};
     char line[1024];
     if (spacrbench_format_progress(&p, s->items.items[rec.index], line, sizeof line) >= 0)
         fprintf(stderr, "%s\n", line);
@@ -122,12 +122,11 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failed_index = i;
     s->failure = *o;
     s->failed_command = command_display(argv);
-    if (o->oom_killed) {
-        int64_t peak = o->limit > o->peak ? o->limit : o->peak;
-        if (add_item(m, o, peak) != 0)
-            return -1;
-        s->added++;
-    }
+    /* The library takes the limit as a lower bound of the peak and says
+     * "one worker needs more than" it; the failed item's time is not counted. */
+    if (o->oom_killed &&
+        spacrbench_measurement_mark_out_of_memory(m, o->limit > o->peak ? o->limit : o->peak) != 0)
+        return -1;
     spacrbench_measurement_mark_stopped(m, (int64_t)i, run_outcome_result(o));
     return 0;
 }
@@ -172,22 +171,25 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
 {
     const runner *r = &s->r;
     if (r->use_cgroup)
-        notef(m, "peak memory of each command's whole process tree from a memory cgroup of its "
-                 "own (cgroup v%d %s under %s); page cache the command reads or writes is "
-                 "included, while file pages already cached by other processes (shared "
-                 "libraries) stay charged to them, as they would for an extra worker",
+        notef(m,
+              "peak memory of each command's whole process tree from a memory cgroup of its "
+              "own (cgroup v%d %s under %s); page cache the command reads or writes is "
+              "included, while file pages already cached by other processes (shared "
+              "libraries) stay charged to them, as they would for an extra worker",
               r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
               r->cg.parent);
     else {
         char own[32];
         spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
-        notef(m, "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
-                 "tree) and the sum of each process's VmHWM sampled every %ld ms (an upper bound: "
-                 "the peaks may not coincide; a process living less than that is seen only "
-                 "through ru_maxrss); page cache is not included; no cgroup of its own because %s",
+        notef(m,
+              "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
+              "tree) and the sum of each process's VmHWM sampled every %ld ms (an upper bound: "
+              "the peaks may not coincide; a process living less than that is seen only "
+              "through ru_maxrss); page cache is not included; no cgroup of its own because %s",
               RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup);
-        notef(m, "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
-                 "keeps the peak of the forked copy across exec",
+        notef(m,
+              "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
+              "keeps the peak of the forked copy across exec",
               own);
     }
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
@@ -197,17 +199,13 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               r->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
     if (s->failed) {
         const run_outcome *o = &s->failure;
-        char what[256], peak[32], limit[32];
+        char what[256], peak[32];
         run_outcome_describe(o, what, sizeof what);
         spacrbench_format_bytes(o->peak, peak, sizeof peak);
         notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s", s->failed_index + 1,
               s->items.items[s->failed_index], what, o->seconds, peak,
-              o->oom_killed ? "its peak is taken as the limit it hit" : "not counted");
-        if (o->oom_killed && o->limit > 0) {
-            spacrbench_format_bytes(o->limit, limit, sizeof limit);
-            notef(m, "OOM-killed: one worker needs more than %s, the memory limit it ran under",
-                  limit);
-        }
+              o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
+                            : "not counted");
     }
     if (run_signals_pending())
         notef(m, "interrupted by signal %d (%s)", run_signals_pending(),
@@ -221,8 +219,7 @@ static int conclude(const run_state *s, int status)
         char what[256];
         run_outcome_describe(&s->failure, what, sizeof what);
         fprintf(stderr, "spacrbench: item %zu (%s) %s: %s\n", s->failed_index + 1,
-                s->items.items[s->failed_index], what,
-                s->failed_command ? s->failed_command : "");
+                s->items.items[s->failed_index], what, s->failed_command ? s->failed_command : "");
         return CLI_EXIT_STOPPED;
     }
     if (run_signals_pending()) {

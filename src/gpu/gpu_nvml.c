@@ -16,9 +16,9 @@
 #include "nvml_types.h"
 
 #define SB_NVML_DEFAULT_LIBRARY "libnvidia-ml.so.1"
-#define SB_GPU_MAX_PIDS 32
-#define SB_GPU_FIRST_CAPACITY 64u
-#define SB_GPU_GROW_TRIES 4
+#define SB_GPU_MAX_PIDS         32
+#define SB_GPU_FIRST_CAPACITY   64u
+#define SB_GPU_GROW_TRIES       4
 /* Far above any real process count per device; a larger count from NVML
  * is treated as a fault rather than a reason to allocate gigabytes. */
 #define SB_GPU_MAX_ENTRIES 65536u
@@ -93,9 +93,9 @@ static size_t entry_stride(void *lib, int version)
 /* The newest per-process query this NVML has: _v3, then _v2, then v1. */
 static sb_process_query find_process_query(void *lib, const char *base)
 {
-    static const char *const suffixes[] = { "_v3", "_v2", "" };
-    static const int versions[] = { 3, 2, 1 };
-    sb_process_query q = { NULL, 0, 0 };
+    static const char *const suffixes[] = {"_v3", "_v2", ""};
+    static const int versions[] = {3, 2, 1};
+    sb_process_query q = {NULL, 0, 0};
     for (size_t i = 0; i < 3; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s%s", base, suffixes[i]);
@@ -112,14 +112,14 @@ static sb_process_query find_process_query(void *lib, const char *base)
 }
 
 /* Resolve a required symbol inside sb_gpu_open (uses its why and fail). */
-#define SB_LOAD(gpu, var, name)                                                \
-    do {                                                                       \
-        void *sym_ = symbol((gpu)->lib, name);                                 \
-        if (!sym_) {                                                           \
-            snprintf(why, why_cap, "NVML lacks %s: driver too old?", name);    \
-            goto fail;                                                         \
-        }                                                                      \
-        memcpy(&(var), &sym_, sizeof(var));                                    \
+#define SB_LOAD(gpu, var, name)                                                                    \
+    do {                                                                                           \
+        void *sym_ = symbol((gpu)->lib, name);                                                     \
+        if (!sym_) {                                                                               \
+            snprintf(why, why_cap, "NVML lacks %s: driver too old?", name);                        \
+            goto fail;                                                                             \
+        }                                                                                          \
+        memcpy(&(var), &sym_, sizeof(var));                                                        \
     } while (0)
 
 static int grow_entries(sb_gpu *gpu, unsigned int wanted)
@@ -192,7 +192,9 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
                      dev->nvml_index);
             return -1;
         }
-        sum += (int64_t)e.usedGpuMemory;
+        /* Saturate: absurd figures from a driver must not wrap around. */
+        int64_t used = (int64_t)e.usedGpuMemory;
+        sum = sum > INT64_MAX - used ? INT64_MAX : sum + used;
     }
     *bytes = sum;
     return 0;
@@ -231,7 +233,7 @@ int64_t sb_gpu_sample(sb_gpu *gpu)
             gpu->failed_samples++;
             return -1; /* a partial sum would understate the peak */
         }
-        total += dev->sample_bytes;
+        total = total > INT64_MAX - dev->sample_bytes ? INT64_MAX : total + dev->sample_bytes;
     }
     /* Only a complete sample updates the per-device peaks, so they agree
      * with the peak of the sum that the runner keeps. */
@@ -299,8 +301,8 @@ static int probe_device(sb_gpu *gpu, const sb_gpu_device *dev, char *why, size_t
     sb_nvml_return rc = gpu->compute.fn(dev->handle, &count, NULL);
     if (rc == SB_NVML_SUCCESS || rc == SB_NVML_ERROR_INSUFFICIENT_SIZE)
         return 0;
-    snprintf(why, why_cap, "per-process GPU memory unavailable on GPU %u (%s): %s",
-             dev->nvml_index, dev->name, nvml_text(gpu, rc, text, sizeof text));
+    snprintf(why, why_cap, "per-process GPU memory unavailable on GPU %u (%s): %s", dev->nvml_index,
+             dev->name, nvml_text(gpu, rc, text, sizeof text));
     return -1;
 }
 
@@ -311,7 +313,8 @@ static int open_devices(sb_gpu *gpu, sb_nvml_count_fn get_count, sb_nvml_handle_
     unsigned int n = 0;
     sb_nvml_return rc = get_count(&n);
     if (rc != SB_NVML_SUCCESS) {
-        snprintf(why, why_cap, "NVML device count failed: %s", nvml_text(gpu, rc, text, sizeof text));
+        snprintf(why, why_cap, "NVML device count failed: %s",
+                 nvml_text(gpu, rc, text, sizeof text));
         return -1;
     }
     if (n == 0) {
@@ -371,7 +374,9 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap)
         snprintf(why, why_cap, "out of memory");
         return NULL;
     }
-    const char *path = getenv("SPACRBENCH_NVML_LIBRARY");
+    /* secure_getenv: a setuid or file-capability program linking us must
+     * not load a library named by an unprivileged caller's environment. */
+    const char *path = secure_getenv("SPACRBENCH_NVML_LIBRARY");
     if (!path || !*path)
         path = SB_NVML_DEFAULT_LIBRARY;
     gpu->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -424,8 +429,9 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap)
         /* NVML would list this process under a host PID it cannot see:
          * its entries could not be told from other containers', and
          * reporting 0 would be a false "used none". */
-        snprintf(why, why_cap, "container PID namespace hides the host PIDs NVML reports "
-                               "(run with --pid=host to measure VRAM)");
+        snprintf(why, why_cap,
+                 "container PID namespace hides the host PIDs NVML reports "
+                 "(run with --pid=host to measure VRAM)");
         goto fail;
     }
     return gpu;

@@ -34,7 +34,8 @@ size_t sb_gpu_parse_nspid(const char *status_text, unsigned int *pids, size_t ca
         char *end = NULL;
         errno = 0;
         unsigned long v = strtoul(p, &end, 10);
-        if (errno || v == 0 || v > UINT_MAX || (*end != ' ' && *end != '\t' && *end != '\n' && *end))
+        if (errno || v == 0 || v > UINT_MAX ||
+            (*end != ' ' && *end != '\t' && *end != '\n' && *end))
             return 0; /* a malformed line is not trusted at all */
         pids[n++] = (unsigned int)v;
         p = end;

@@ -7,14 +7,14 @@
 
 /* nvmlReturn_t: 0 is success; only the codes we act on are named. */
 typedef int sb_nvml_return;
-#define SB_NVML_SUCCESS 0
-#define SB_NVML_ERROR_NOT_SUPPORTED 3
-#define SB_NVML_ERROR_NO_PERMISSION 4
-#define SB_NVML_ERROR_NOT_FOUND 6
+#define SB_NVML_SUCCESS                 0
+#define SB_NVML_ERROR_NOT_SUPPORTED     3
+#define SB_NVML_ERROR_NO_PERMISSION     4
+#define SB_NVML_ERROR_NOT_FOUND         6
 #define SB_NVML_ERROR_INSUFFICIENT_SIZE 7
 #define SB_NVML_ERROR_DRIVER_NOT_LOADED 9
-#define SB_NVML_ERROR_GPU_IS_LOST 15
-#define SB_NVML_ERROR_UNKNOWN 999
+#define SB_NVML_ERROR_GPU_IS_LOST       15
+#define SB_NVML_ERROR_UNKNOWN           999
 
 /* NVML_VALUE_NOT_AVAILABLE: usedGpuMemory is unknown (e.g. Windows WDDM). */
 #define SB_NVML_VALUE_NOT_AVAILABLE (~0ULL)

@@ -19,9 +19,20 @@ typedef struct sb_probe_env {
     const char *meminfo;          /* "/proc/meminfo" */
     const char *prefix;           /* prepended to every mount point; "" live */
     int64_t affinity_cores;       /* > 0 replaces sched_getaffinity (tests) */
+    /* Texts already read (sb_probe_env_load): one discovery then reads
+     * /proc/self/cgroup and mountinfo once, not once per controller. */
+    const char *cgroup_text;
+    size_t cgroup_len;
+    const char *mountinfo_text;
+    size_t mountinfo_len;
 } sb_probe_env;
 
 sb_probe_env sb_probe_env_live(void);
+/* Read /proc/self/cgroup and mountinfo of env into it (freed by
+ * sb_probe_env_unload); a text that cannot be read stays NULL and is read
+ * (and fails) where it is needed, as before. */
+void sb_probe_env_load(sb_probe_env *env);
+void sb_probe_env_unload(sb_probe_env *env);
 
 /* Read a whole file into a fresh NUL-terminated heap buffer of at most
  * limit bytes (the rest is dropped, *truncated set). 0 on success, -1 with
@@ -46,11 +57,11 @@ int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_di
 
 /* The tightest memory headroom over the cgroup and its ancestors. */
 typedef struct sb_cgroup_memory {
-    int version;               /* 1 or 2; 0 when no level has a limit */
-    int64_t headroom_bytes;    /* limit - (usage - inactive file); -1 if none */
-    int64_t limit_bytes;       /* that level's limit */
+    int version;            /* 1 or 2; 0 when no level has a limit */
+    int64_t headroom_bytes; /* limit - (usage - inactive file); -1 if none */
+    int64_t limit_bytes;    /* that level's limit */
     char dir[SB_MOUNT_PATH_MAX];
-    char file[64];             /* the limit file, e.g. "memory.max" */
+    char file[64]; /* the limit file, e.g. "memory.max" */
 } sb_cgroup_memory;
 
 void sb_cgroup_memory_bound(const sb_probe_env *env, sb_cgroup_memory *out);
@@ -58,11 +69,11 @@ void sb_cgroup_memory_bound(const sb_probe_env *env, sb_cgroup_memory *out);
 /* The tightest CPU quota over the cgroup and its ancestors, and the
  * effective cpuset. */
 typedef struct sb_cgroup_cpu {
-    int quota_version;         /* 0 when no level has a quota */
-    double quota_cores;        /* quota / period; -1 if none */
+    int quota_version;  /* 0 when no level has a quota */
+    double quota_cores; /* quota / period; -1 if none */
     char quota_dir[SB_MOUNT_PATH_MAX];
-    int cpuset_version;        /* 0 when no cpuset was read */
-    int64_t cpuset_cores;      /* CPUs in the effective cpuset; -1 if unknown */
+    int cpuset_version;   /* 0 when no cpuset was read */
+    int64_t cpuset_cores; /* CPUs in the effective cpuset; -1 if unknown */
     char cpuset_dir[SB_MOUNT_PATH_MAX];
 } sb_cgroup_cpu;
 

@@ -12,7 +12,8 @@ typedef struct quota_walk {
     sb_cgroup_cpu *out;
 } quota_walk;
 
-static int read_text(const char *dir, const char *file, char *buf, size_t cap, size_t *len) {
+static int read_text(const char *dir, const char *file, char *buf, size_t cap, size_t *len)
+{
     char path[SB_MOUNT_PATH_MAX + 64];
     if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
         return -1;
@@ -20,7 +21,8 @@ static int read_text(const char *dir, const char *file, char *buf, size_t cap, s
 }
 
 /* quota/period of one level, or -1 when it has none. */
-static double level_quota(const char *dir, int version) {
+static double level_quota(const char *dir, int version)
+{
     char buf[128];
     size_t len;
     int64_t quota, period;
@@ -41,7 +43,8 @@ static double level_quota(const char *dir, int version) {
     return (double)quota / (double)period;
 }
 
-static int visit_quota(const char *dir, void *ctx) {
+static int visit_quota(const char *dir, void *ctx)
+{
     quota_walk *w = ctx;
     double q = level_quota(dir, w->version);
     if (q > 0 && (w->out->quota_version == 0 || q < w->out->quota_cores)) {
@@ -60,7 +63,8 @@ typedef struct cpuset_walk {
 /* The nearest level that states its CPUs decides: the effective list
  * already folds in every ancestor. v1 kernels without effective_cpus, and
  * v2 levels without the cpuset controller, defer to their parent. */
-static int visit_cpuset(const char *dir, void *ctx) {
+static int visit_cpuset(const char *dir, void *ctx)
+{
     cpuset_walk *w = ctx;
     static const char *const V1_FILES[] = {"cpuset.effective_cpus", "cpuset.cpus"};
     static const char *const V2_FILES[] = {"cpuset.cpus.effective"};
@@ -81,7 +85,8 @@ static int visit_cpuset(const char *dir, void *ctx) {
     return 0;
 }
 
-void sb_cgroup_cpu_bound(const sb_probe_env *env, sb_cgroup_cpu *out) {
+void sb_cgroup_cpu_bound(const sb_probe_env *env, sb_cgroup_cpu *out)
+{
     memset(out, 0, sizeof *out);
     out->quota_cores = -1;
     out->cpuset_cores = -1;

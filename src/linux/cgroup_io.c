@@ -10,7 +10,8 @@
 
 /* Read at most cap bytes from fd; /proc files report size 0, so read until
  * end of file rather than trusting fstat. */
-static ssize_t read_all(int fd, char *buf, size_t cap) {
+static ssize_t read_all(int fd, char *buf, size_t cap)
+{
     size_t got = 0;
     while (got < cap) {
         ssize_t r = read(fd, buf + got, cap - got);
@@ -26,7 +27,8 @@ static ssize_t read_all(int fd, char *buf, size_t cap) {
     return (ssize_t)got;
 }
 
-int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len) {
+int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len)
+{
     if (path == NULL || buf == NULL || cap < 2 || len == NULL)
         return -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -44,7 +46,8 @@ int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len) {
     return 0;
 }
 
-int sb_cg_read_file(const char *path, size_t limit, char **text, size_t *len, int *truncated) {
+int sb_cg_read_file(const char *path, size_t limit, char **text, size_t *len, int *truncated)
+{
     if (path == NULL || text == NULL || len == NULL || truncated == NULL || limit == 0) {
         errno = EINVAL;
         return -1;

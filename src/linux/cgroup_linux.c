@@ -15,7 +15,8 @@
 
 #define MEMINFO_LIMIT (64u * 1024u)
 
-static int64_t host_available(const sb_probe_env *env) {
+static int64_t host_available(const sb_probe_env *env)
+{
     char *text = NULL;
     size_t len = 0;
     int truncated = 0;
@@ -30,7 +31,8 @@ static int64_t host_available(const sb_probe_env *env) {
 
 /* CPUs in our affinity mask; the mask is sized dynamically because hosts
  * with more than CPU_SETSIZE (1024) CPUs exist. */
-static int64_t affinity_cores(void) {
+static int64_t affinity_cores(void)
+{
     for (int ncpu = 1024; ncpu <= 1 << 20; ncpu *= 2) {
         cpu_set_t *set = CPU_ALLOC((size_t)ncpu);
         if (set == NULL)
@@ -51,15 +53,19 @@ static int64_t affinity_cores(void) {
     return online > 0 ? online : -1;
 }
 
-static int32_t source_of(int version) {
+static int32_t source_of(int version)
+{
     return version == 1   ? SPACRBENCH_SOURCE_CGROUP_V1
            : version == 2 ? SPACRBENCH_SOURCE_CGROUP_V2
                           : SPACRBENCH_SOURCE_UNKNOWN;
 }
 
-void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out) {
-    sb_probe_env live = sb_probe_env_live();
-    const sb_probe_env *env = env_in != NULL ? env_in : &live;
+void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out)
+{
+    sb_probe_env loaded = env_in != NULL ? *env_in : sb_probe_env_live();
+    sb_probe_env *env = &loaded;
+    /* Read once for the memory, cpu and cpuset lookups below. */
+    sb_probe_env_load(env);
     memset(out, 0, sizeof *out);
 
     out->host_available_bytes = host_available(env);
@@ -77,10 +83,17 @@ void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out) {
     out->quota_source = source_of(cpu.quota_version);
     out->quota_cores = cpu.quota_cores;
     snprintf(out->quota_dir, sizeof out->quota_dir, "%s", cpu.quota_dir);
-    out->cpuset_source = cpu.cpuset_version != 0 ? SPACRBENCH_SOURCE_CPUSET
-                                                 : SPACRBENCH_SOURCE_UNKNOWN;
+    out->cpuset_source =
+        cpu.cpuset_version != 0 ? SPACRBENCH_SOURCE_CPUSET : SPACRBENCH_SOURCE_UNKNOWN;
     out->cpuset_cores = cpu.cpuset_cores;
     snprintf(out->cpuset_dir, sizeof out->cpuset_dir, "%s", cpu.cpuset_dir);
+    /* Only what this call loaded is freed; a caller's texts stay theirs. */
+    if (!env_in || !env_in->cgroup_text) {
+        free((char *)loaded.cgroup_text);
+        loaded.cgroup_text = NULL;
+    }
+    if (!env_in || !env_in->mountinfo_text)
+        free((char *)loaded.mountinfo_text);
 }
 
 #endif

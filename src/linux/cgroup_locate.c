@@ -8,14 +8,43 @@
 /* Sizes beyond which the texts are not plausible; mountinfo of a busy
  * Kubernetes node runs to a few hundred KiB. */
 #define PROC_CGROUP_LIMIT (64u * 1024u)
-#define MOUNTINFO_LIMIT (4u * 1024u * 1024u)
+#define MOUNTINFO_LIMIT   (4u * 1024u * 1024u)
 
-sb_probe_env sb_probe_env_live(void) {
-    sb_probe_env env = {"/proc/self/cgroup", "/proc/self/mountinfo", "/proc/meminfo", "", 0};
+sb_probe_env sb_probe_env_live(void)
+{
+    sb_probe_env env = {
+        "/proc/self/cgroup", "/proc/self/mountinfo", "/proc/meminfo", "", 0, NULL, 0, NULL, 0};
     return env;
 }
 
-static int add_prefix(const char *prefix, char *path, size_t cap) {
+void sb_probe_env_load(sb_probe_env *env)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int truncated = 0;
+    if (!env->cgroup_text &&
+        sb_cg_read_file(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &text, &len, &truncated) == 0) {
+        env->cgroup_text = text;
+        env->cgroup_len = len;
+    }
+    text = NULL;
+    if (!env->mountinfo_text &&
+        sb_cg_read_file(env->mountinfo, MOUNTINFO_LIMIT, &text, &len, &truncated) == 0) {
+        env->mountinfo_text = text;
+        env->mountinfo_len = len;
+    }
+}
+
+void sb_probe_env_unload(sb_probe_env *env)
+{
+    free((char *)env->cgroup_text);
+    free((char *)env->mountinfo_text);
+    env->cgroup_text = env->mountinfo_text = NULL;
+    env->cgroup_len = env->mountinfo_len = 0;
+}
+
+static int add_prefix(const char *prefix, char *path, size_t cap)
+{
     size_t plen = strlen(prefix), len = strlen(path);
     if (plen == 0)
         return 0;
@@ -26,16 +55,26 @@ static int add_prefix(const char *prefix, char *path, size_t cap) {
     return 0;
 }
 
-int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_dir *out) {
+int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_dir *out)
+{
     memset(out, 0, sizeof *out);
     out->visible = 1;
-    char *cg = NULL, *mi = NULL;
-    size_t cg_len = 0, mi_len = 0;
+    char *cg_own = NULL, *mi_own = NULL;
+    const char *cg = env->cgroup_text, *mi = env->mountinfo_text;
+    size_t cg_len = env->cgroup_len, mi_len = env->mountinfo_len;
     int truncated = 0;
     int rc = -1;
-    if (sb_cg_read_file(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &cg, &cg_len, &truncated) != 0 ||
-        sb_cg_read_file(env->mountinfo, MOUNTINFO_LIMIT, &mi, &mi_len, &truncated) != 0)
-        goto done;
+    if (!cg) {
+        if (sb_cg_read_file(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &cg_own, &cg_len,
+                            &truncated) != 0)
+            goto done;
+        cg = cg_own;
+    }
+    if (!mi) {
+        if (sb_cg_read_file(env->mountinfo, MOUNTINFO_LIMIT, &mi_own, &mi_len, &truncated) != 0)
+            goto done;
+        mi = mi_own;
+    }
     char path[SB_MOUNT_PATH_MAX];
     /* A controller belongs to exactly one hierarchy: a v1 line naming it
      * wins; otherwise it can only be in the unified (v2) hierarchy. */
@@ -60,13 +99,14 @@ int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_di
         break;
     }
 done:
-    free(cg);
-    free(mi);
+    free(cg_own);
+    free(mi_own);
     return rc;
 }
 
 void sb_cgroup_walk_up(const sb_cgroup_location *loc, int (*visit)(const char *dir, void *ctx),
-                       void *ctx) {
+                       void *ctx)
+{
     char dir[SB_MOUNT_PATH_MAX];
     size_t mlen = strlen(loc->mount_point);
     size_t len = strlen(loc->dir);

@@ -11,24 +11,25 @@
 #define STAT_LIMIT (64u * 1024u)
 
 typedef struct limit_file {
-    const char *limit;  /* the limit */
-    const char *usage;  /* what counts against it */
+    const char *limit; /* the limit */
+    const char *usage; /* what counts against it */
 } limit_file;
 
 /* v2: memory.high throttles hard before memory.max kills; both bound. */
 static const limit_file V2_LIMITS[] = {{"memory.max", "memory.current"},
                                        {"memory.high", "memory.current"}};
 /* v1: memsw counts memory plus swap, so its headroom is also a bound. */
-static const limit_file V1_LIMITS[] = {{"memory.limit_in_bytes", "memory.usage_in_bytes"},
-                                       {"memory.memsw.limit_in_bytes",
-                                        "memory.memsw.usage_in_bytes"}};
+static const limit_file V1_LIMITS[] = {
+    {"memory.limit_in_bytes", "memory.usage_in_bytes"},
+    {"memory.memsw.limit_in_bytes", "memory.memsw.usage_in_bytes"}};
 
 typedef struct memory_walk {
     int version;
     sb_cgroup_memory *best;
 } memory_walk;
 
-static int read_value(const char *dir, const char *file, int is_limit, int64_t *value) {
+static int read_value(const char *dir, const char *file, int is_limit, int64_t *value)
+{
     char path[SB_MOUNT_PATH_MAX + 64];
     char buf[128];
     size_t len;
@@ -40,7 +41,8 @@ static int read_value(const char *dir, const char *file, int is_limit, int64_t *
 }
 
 /* Inactive file cache of this level (0 when unknown: no reclaim credit). */
-static int64_t inactive_file(const char *dir, int version) {
+static int64_t inactive_file(const char *dir, int version)
+{
     char path[SB_MOUNT_PATH_MAX + 64];
     if (snprintf(path, sizeof path, "%s/memory.stat", dir) >= (int)sizeof path)
         return 0;
@@ -61,7 +63,8 @@ static int64_t inactive_file(const char *dir, int version) {
     return v < 0 ? 0 : v;
 }
 
-static int visit_level(const char *dir, void *ctx) {
+static int visit_level(const char *dir, void *ctx)
+{
     memory_walk *w = ctx;
     const limit_file *files = w->version == 2 ? V2_LIMITS : V1_LIMITS;
     size_t n = w->version == 2 ? sizeof V2_LIMITS / sizeof V2_LIMITS[0]
@@ -90,7 +93,8 @@ static int visit_level(const char *dir, void *ctx) {
     return 0;
 }
 
-void sb_cgroup_memory_bound(const sb_probe_env *env, sb_cgroup_memory *out) {
+void sb_cgroup_memory_bound(const sb_probe_env *env, sb_cgroup_memory *out)
+{
     memset(out, 0, sizeof *out);
     out->headroom_bytes = -1;
     out->limit_bytes = -1;

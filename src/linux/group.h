@@ -16,9 +16,9 @@
 #define SB_GROUP_PATH_MAX (SB_MOUNT_PATH_MAX + 128)
 
 typedef struct sb_group {
-    int version;                     /* 1 or 2 */
-    char parent[SB_MOUNT_PATH_MAX];  /* this process's memory cgroup directory */
-    char dir[SB_GROUP_PATH_MAX];     /* the group's cgroup; "" when none exists */
+    int version;                    /* 1 or 2 */
+    char parent[SB_MOUNT_PATH_MAX]; /* this process's memory cgroup directory */
+    char dir[SB_GROUP_PATH_MAX];    /* the group's cgroup; "" when none exists */
 } sb_group;
 
 /* Find this process's memory cgroup (env NULL: the running system). The v1

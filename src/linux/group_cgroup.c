@@ -13,7 +13,7 @@
 
 /* Same plausibility caps as discovery (cgroup_locate.c). */
 #define PROC_CGROUP_LIMIT (64u * 1024u)
-#define MOUNTINFO_LIMIT (4u * 1024u * 1024u)
+#define MOUNTINFO_LIMIT   (4u * 1024u * 1024u)
 
 /* The directory of this process's cgroup in hierarchy `version`, from the
  * texts already read. 0 when found. */

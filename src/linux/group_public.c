@@ -195,7 +195,8 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
     pthread_mutex_init(&g->lock, NULL);
     g->pss_peak = -1;
     char why[SB_GROUP_PATH_MAX + 200] = "turned off by the caller (SPACRBENCH_SCALE_NO_CGROUP)";
-    if (!(flags & SPACRBENCH_SCALE_NO_CGROUP) && sb_group_locate(&g->cg, NULL, why, sizeof why) == 0) {
+    if (!(flags & SPACRBENCH_SCALE_NO_CGROUP) &&
+        sb_group_locate(&g->cg, NULL, why, sizeof why) == 0) {
         char name[96];
         snprintf(name, sizeof name, "spacrbench-group-%ld-%u", (long)getpid(),
                  atomic_fetch_add(&group_counter, 1u));
@@ -291,8 +292,7 @@ int spacrbench_group_close(spacrbench_group *g)
         pthread_cond_destroy(&g->wake);
     }
     if (g->use_cgroup && sb_group_remove(&g->cg, NULL) != 0)
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot remove cgroup %s: %s", g->cg.dir,
-                     strerror(errno));
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot remove cgroup %s: %s", g->cg.dir, strerror(errno));
     pthread_mutex_destroy(&g->lock);
     free(g->pids);
     free(g);

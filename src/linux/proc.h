@@ -10,7 +10,7 @@ typedef struct sb_proc {
     int status_fd;     /* /proc/self/status, for VmHWM */
     int clear_refs_fd; /* /proc/self/clear_refs, -1 when not writable */
     int64_t page_size;
-    char *status_buf;  /* grows to hold /proc/self/status (runner thread only) */
+    char *status_buf; /* grows to hold /proc/self/status (runner thread only) */
     size_t status_cap;
 } sb_proc;
 

@@ -16,18 +16,17 @@ struct sb_sampler {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    int stopping;                  /* under lock */
-    _Atomic int64_t window_rss;    /* -1 = nothing sampled in this window */
+    int stopping;               /* under lock */
+    _Atomic int64_t window_rss; /* -1 = nothing sampled in this window */
     _Atomic int64_t window_vram;
-    int64_t life_rss, life_vram;   /* sampler thread only, read after join */
+    int64_t life_rss, life_vram; /* sampler thread only, read after join */
 };
 
 static void atomic_max(_Atomic int64_t *slot, int64_t value)
 {
     int64_t seen = atomic_load_explicit(slot, memory_order_relaxed);
-    while (value > seen &&
-           !atomic_compare_exchange_weak_explicit(slot, &seen, value, memory_order_relaxed,
-                                                  memory_order_relaxed)) {
+    while (value > seen && !atomic_compare_exchange_weak_explicit(
+                               slot, &seen, value, memory_order_relaxed, memory_order_relaxed)) {
     }
 }
 
@@ -168,3 +167,5 @@ void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
+
+void sb_sampler_forget(sb_sampler *s) { free(s); }

@@ -28,5 +28,8 @@ double sb_sampler_cpu_seconds(const sb_sampler *s);
 /* Stop and join the thread, give the peaks of its whole life (-1 if never
  * sampled) and free it. */
 void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak);
+/* In a forked child, where the sampler thread does not exist: free the
+ * memory without joining or destroying what the parent's thread uses. */
+void sb_sampler_forget(sb_sampler *s);
 
 #endif

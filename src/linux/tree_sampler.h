@@ -23,11 +23,11 @@ typedef struct tree_proc {
 } tree_proc;
 
 typedef struct tree_sampler {
-    pid_t self;         /* descendants of this pid are sampled */
-    tree_proc *procs;   /* every descendant seen since the last reset */
+    pid_t self;       /* descendants of this pid are sampled */
+    tree_proc *procs; /* every descendant seen since the last reset */
     size_t count, cap;
     const char *proc_root; /* "/proc" (tests may point elsewhere) */
-    pid_t *old;         /* descendants that predate the current item: skipped */
+    pid_t *old;            /* descendants that predate the current item: skipped */
     size_t n_old, old_cap;
 } tree_sampler;
 

@@ -96,8 +96,12 @@ static void put_escaped(json_writer *w, const char *text, size_t n)
             put(w, esc, 2);
             i++;
         } else if (c < 0x20) {
-            const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
-                              : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+            const char *named = c == '\n'   ? "\\n"
+                                : c == '\t' ? "\\t"
+                                : c == '\r' ? "\\r"
+                                : c == '\b' ? "\\b"
+                                : c == '\f' ? "\\f"
+                                            : NULL;
             if (named)
                 puts_(w, named);
             else {

@@ -14,10 +14,10 @@ typedef struct json_writer {
     char *data;
     size_t len;
     size_t cap;
-    int failed;                     /* allocation failed or nesting misuse */
+    int failed; /* allocation failed or nesting misuse */
     int depth;
-    int has_items[JSON_MAX_DEPTH];  /* does the open container hold a value yet */
-    int pretty;                     /* newline + two-space indentation */
+    int has_items[JSON_MAX_DEPTH]; /* does the open container hold a value yet */
+    int pretty;                    /* newline + two-space indentation */
 } json_writer;
 
 void json_init(json_writer *w, int pretty);

@@ -12,10 +12,10 @@
 #include <stdint.h>
 
 /* Results of every parser. */
-#define SB_PARSE_OK 0
-#define SB_PARSE_ABSENT 1       /* well-formed enough, but the thing is not there */
-#define SB_PARSE_NOT_VISIBLE 2  /* cgroup path lies outside every mount root */
-#define SB_PARSE_BAD (-1)       /* malformed, out of range, or does not fit */
+#define SB_PARSE_OK          0
+#define SB_PARSE_ABSENT      1    /* well-formed enough, but the thing is not there */
+#define SB_PARSE_NOT_VISIBLE 2    /* cgroup path lies outside every mount root */
+#define SB_PARSE_BAD         (-1) /* malformed, out of range, or does not fit */
 
 /* A limit file saying "no limit" ("max", v1's huge sentinel). */
 #define SB_UNLIMITED INT64_C(-1)
@@ -50,8 +50,8 @@ int sb_parse_cpuset(const char *text, size_t len, int64_t *count);
 
 /* /proc/self/cgroup, v1: the path of the line whose controller list holds
  * controller ("memory", "cpu", "name=systemd"). */
-int sb_parse_proc_cgroup_v1(const char *text, size_t len, const char *controller,
-                            char *path, size_t cap);
+int sb_parse_proc_cgroup_v1(const char *text, size_t len, const char *controller, char *path,
+                            size_t cap);
 /* /proc/self/cgroup, v2: the path of the "0::PATH" line. */
 int sb_parse_proc_cgroup_v2(const char *text, size_t len, char *path, size_t cap);
 
@@ -64,8 +64,8 @@ int sb_unescape_mount_path(const char *src, size_t len, char *dst, size_t cap);
 
 /* The fields of one mountinfo line that discovery needs. */
 typedef struct sb_mount {
-    char root[SB_MOUNT_PATH_MAX];       /* unescaped */
-    char point[SB_MOUNT_PATH_MAX];      /* unescaped */
+    char root[SB_MOUNT_PATH_MAX];  /* unescaped */
+    char point[SB_MOUNT_PATH_MAX]; /* unescaped */
     char fstype[SB_MOUNT_WORD_MAX];
     char super_opts[SB_MOUNT_WORD_MAX]; /* v1 lists its controllers here */
 } sb_mount;
@@ -98,8 +98,7 @@ int sb_locate_cgroup(const char *mountinfo, size_t len, const sb_cgroup_query *q
 
 /* The next line of text starting at *pos (without its newline); advances
  * *pos past it. Returns 0 at the end of the text. */
-int sb_next_line(const char *text, size_t len, size_t *pos, const char **line,
-                 size_t *line_len);
+int sb_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *line_len);
 /* Does the comma-separated list hold word exactly? */
 int sb_list_has(const char *list, size_t len, const char *word);
 /* Trim blanks, tabs, CR and LF from both ends of [*text, *text + *len). */

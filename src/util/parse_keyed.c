@@ -3,8 +3,8 @@
 
 #include "parse.h"
 
-int sb_next_line(const char *text, size_t len, size_t *pos, const char **line,
-                 size_t *line_len) {
+int sb_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *line_len)
+{
     if (*pos >= len)
         return 0;
     const char *start = text + *pos;
@@ -16,7 +16,8 @@ int sb_next_line(const char *text, size_t len, size_t *pos, const char **line,
     return 1;
 }
 
-int sb_list_has(const char *list, size_t len, const char *word) {
+int sb_list_has(const char *list, size_t len, const char *word)
+{
     size_t wlen = strlen(word);
     size_t i = 0;
     while (i <= len) {
@@ -29,7 +30,8 @@ int sb_list_has(const char *list, size_t len, const char *word) {
     return 0;
 }
 
-int sb_parse_meminfo(const char *text, size_t len, const char *key, int64_t *bytes) {
+int sb_parse_meminfo(const char *text, size_t len, const char *key, int64_t *bytes)
+{
     if (text == NULL || key == NULL || bytes == NULL)
         return SB_PARSE_BAD;
     size_t klen = strlen(key);
@@ -56,7 +58,8 @@ int sb_parse_meminfo(const char *text, size_t len, const char *key, int64_t *byt
     return SB_PARSE_ABSENT;
 }
 
-int sb_parse_stat_key(const char *text, size_t len, const char *key, int64_t *value) {
+int sb_parse_stat_key(const char *text, size_t len, const char *key, int64_t *value)
+{
     if (text == NULL || key == NULL || value == NULL)
         return SB_PARSE_BAD;
     size_t klen = strlen(key);

@@ -11,7 +11,8 @@
 
 static int octal_digit(char c) { return c >= '0' && c <= '7'; }
 
-int sb_unescape_mount_path(const char *src, size_t len, char *dst, size_t cap) {
+int sb_unescape_mount_path(const char *src, size_t len, char *dst, size_t cap)
+{
     if (src == NULL || dst == NULL || cap == 0)
         return SB_PARSE_BAD;
     size_t o = 0;
@@ -19,7 +20,8 @@ int sb_unescape_mount_path(const char *src, size_t len, char *dst, size_t cap) {
         char c = src[i];
         if (c == '\0')
             return SB_PARSE_BAD;
-        if (c == '\\' && i + 3 < len && octal_digit(src[i + 1]) && octal_digit(src[i + 2]) && octal_digit(src[i + 3])) {
+        if (c == '\\' && i + 3 < len && octal_digit(src[i + 1]) && octal_digit(src[i + 2]) &&
+            octal_digit(src[i + 3])) {
             int v = (src[i + 1] - '0') * 64 + (src[i + 2] - '0') * 8 + (src[i + 3] - '0');
             /* The kernel escapes exactly these; leave anything else alone. */
             if (v == 040 || v == 011 || v == 012 || v == 0134) {
@@ -35,7 +37,8 @@ int sb_unescape_mount_path(const char *src, size_t len, char *dst, size_t cap) {
     return SB_PARSE_OK;
 }
 
-static int copy_word(const char *src, size_t len, char *dst, size_t cap) {
+static int copy_word(const char *src, size_t len, char *dst, size_t cap)
+{
     if (len >= cap || memchr(src, '\0', len) != NULL)
         return SB_PARSE_BAD;
     memcpy(dst, src, len);
@@ -45,13 +48,14 @@ static int copy_word(const char *src, size_t len, char *dst, size_t cap) {
 
 #define MOUNTINFO_FIELDS_BEFORE_SEPARATOR 6
 
-int sb_parse_mountinfo_line(const char *line, size_t len, sb_mount *out) {
+int sb_parse_mountinfo_line(const char *line, size_t len, sb_mount *out)
+{
     if (line == NULL || out == NULL)
         return SB_PARSE_BAD;
     const char *root = NULL, *point = NULL, *fstype = NULL, *super_opts = NULL;
     size_t root_len = 0, point_len = 0, fstype_len = 0, super_len = 0;
-    int field = 0;          /* index of the field before the separator */
-    int after = -1;         /* index after the "-" separator, -1 before it */
+    int field = 0;  /* index of the field before the separator */
+    int after = -1; /* index after the "-" separator, -1 before it */
     size_t i = 0;
     while (i <= len) {
         const char *sp = i < len ? memchr(line + i, ' ', len - i) : NULL;
@@ -97,7 +101,8 @@ int sb_parse_mountinfo_line(const char *line, size_t len, sb_mount *out) {
 
 /* Does the path climb with a ".." component? Such a path (a process
  * outside our cgroup namespace) cannot be mapped to a directory. */
-static int climbs(const char *path) {
+static int climbs(const char *path)
+{
     for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2) {
         int starts = p == path || p[-1] == '/';
         int ends = p[2] == '\0' || p[2] == '/';
@@ -109,7 +114,8 @@ static int climbs(const char *path) {
 
 /* The part of path below root ("" when equal); NULL if root does not
  * contain path. */
-static const char *below_root(const char *path, const char *root) {
+static const char *below_root(const char *path, const char *root)
+{
     size_t rlen = strlen(root);
     while (rlen > 0 && root[rlen - 1] == '/')
         rlen--; /* "/" and "/a/" compare as "" and "/a" */
@@ -120,14 +126,16 @@ static const char *below_root(const char *path, const char *root) {
     return NULL;
 }
 
-static int matches_hierarchy(const sb_mount *m, const sb_cgroup_query *q) {
+static int matches_hierarchy(const sb_mount *m, const sb_cgroup_query *q)
+{
     if (q->version == 2)
         return strcmp(m->fstype, "cgroup2") == 0;
     return strcmp(m->fstype, "cgroup") == 0 && q->controller != NULL &&
            sb_list_has(m->super_opts, strlen(m->super_opts), q->controller);
 }
 
-static int join_dir(const char *point, const char *rel, char *dst, size_t cap) {
+static int join_dir(const char *point, const char *rel, char *dst, size_t cap)
+{
     size_t plen = strlen(point);
     while (plen > 1 && point[plen - 1] == '/')
         plen--;
@@ -149,7 +157,8 @@ static int join_dir(const char *point, const char *rel, char *dst, size_t cap) {
 }
 
 int sb_locate_cgroup(const char *mountinfo, size_t len, const sb_cgroup_query *query,
-                     sb_cgroup_location *out) {
+                     sb_cgroup_location *out)
+{
     if (mountinfo == NULL || query == NULL || out == NULL || query->path == NULL ||
         (query->version != 1 && query->version != 2) ||
         (query->version == 1 && query->controller == NULL))

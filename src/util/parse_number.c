@@ -8,7 +8,8 @@ static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == 
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-void sb_trim(const char **text, size_t *len) {
+void sb_trim(const char **text, size_t *len)
+{
     const char *s = *text;
     size_t n = *len;
     while (n > 0 && is_blank(s[0])) {
@@ -24,7 +25,8 @@ void sb_trim(const char **text, size_t *len) {
 /* Leading decimal digits of [s, s + len). Sets *overflow when the value
  * does not fit in uint64 (the digits are still consumed). Returns how many
  * characters were digits. */
-static size_t read_digits(const char *s, size_t len, uint64_t *value, int *overflow) {
+static size_t read_digits(const char *s, size_t len, uint64_t *value, int *overflow)
+{
     uint64_t v = 0;
     size_t i = 0;
     *overflow = 0;
@@ -39,7 +41,8 @@ static size_t read_digits(const char *s, size_t len, uint64_t *value, int *overf
     return i;
 }
 
-int sb_parse_int64(const char *text, size_t len, int64_t *value) {
+int sb_parse_int64(const char *text, size_t len, int64_t *value)
+{
     if (text == NULL || value == NULL)
         return SB_PARSE_BAD;
     sb_trim(&text, &len);
@@ -58,7 +61,8 @@ int sb_parse_int64(const char *text, size_t len, int64_t *value) {
     return SB_PARSE_OK;
 }
 
-int sb_parse_memory_limit(const char *text, size_t len, int64_t *bytes) {
+int sb_parse_memory_limit(const char *text, size_t len, int64_t *bytes)
+{
     if (text == NULL || bytes == NULL)
         return SB_PARSE_BAD;
     sb_trim(&text, &len);
@@ -80,7 +84,8 @@ int sb_parse_memory_limit(const char *text, size_t len, int64_t *bytes) {
     return SB_PARSE_OK;
 }
 
-int sb_parse_cpu_max(const char *text, size_t len, int64_t *quota, int64_t *period) {
+int sb_parse_cpu_max(const char *text, size_t len, int64_t *quota, int64_t *period)
+{
     if (text == NULL || quota == NULL || period == NULL)
         return SB_PARSE_BAD;
     sb_trim(&text, &len);
@@ -98,8 +103,8 @@ int sb_parse_cpu_max(const char *text, size_t len, int64_t *quota, int64_t *peri
         const char *rest = text + first;
         size_t rest_len = len - first;
         sb_trim(&rest, &rest_len);
-        if (rest_len == 0 || !is_digit(rest[0]) || sb_parse_int64(rest, rest_len, &p) != SB_PARSE_OK ||
-            p <= 0)
+        if (rest_len == 0 || !is_digit(rest[0]) ||
+            sb_parse_int64(rest, rest_len, &p) != SB_PARSE_OK || p <= 0)
             return SB_PARSE_BAD;
     }
     *quota = q;
@@ -107,7 +112,8 @@ int sb_parse_cpu_max(const char *text, size_t len, int64_t *quota, int64_t *peri
     return SB_PARSE_OK;
 }
 
-int sb_parse_cpuset(const char *text, size_t len, int64_t *count) {
+int sb_parse_cpuset(const char *text, size_t len, int64_t *count)
+{
     if (text == NULL || count == NULL)
         return SB_PARSE_BAD;
     sb_trim(&text, &len);

@@ -10,7 +10,8 @@ typedef struct proc_cgroup_line {
     size_t id_len, controllers_len, path_len;
 } proc_cgroup_line;
 
-static int split_line(const char *line, size_t n, proc_cgroup_line *out) {
+static int split_line(const char *line, size_t n, proc_cgroup_line *out)
+{
     const char *c1 = memchr(line, ':', n);
     if (c1 == NULL)
         return 0;
@@ -32,7 +33,8 @@ static int split_line(const char *line, size_t n, proc_cgroup_line *out) {
     return 1;
 }
 
-static int copy_path(const proc_cgroup_line *l, char *path, size_t cap) {
+static int copy_path(const proc_cgroup_line *l, char *path, size_t cap)
+{
     if (l->path_len == 0 || l->path[0] != '/' || l->path_len >= cap ||
         memchr(l->path, '\0', l->path_len) != NULL)
         return SB_PARSE_BAD;
@@ -41,8 +43,9 @@ static int copy_path(const proc_cgroup_line *l, char *path, size_t cap) {
     return SB_PARSE_OK;
 }
 
-int sb_parse_proc_cgroup_v1(const char *text, size_t len, const char *controller,
-                            char *path, size_t cap) {
+int sb_parse_proc_cgroup_v1(const char *text, size_t len, const char *controller, char *path,
+                            size_t cap)
+{
     if (text == NULL || controller == NULL || path == NULL || cap == 0 || controller[0] == '\0')
         return SB_PARSE_BAD;
     size_t pos = 0;
@@ -58,7 +61,8 @@ int sb_parse_proc_cgroup_v1(const char *text, size_t len, const char *controller
     return SB_PARSE_ABSENT;
 }
 
-int sb_parse_proc_cgroup_v2(const char *text, size_t len, char *path, size_t cap) {
+int sb_parse_proc_cgroup_v2(const char *text, size_t len, char *path, size_t cap)
+{
     if (text == NULL || path == NULL || cap == 0)
         return SB_PARSE_BAD;
     size_t pos = 0;

@@ -156,13 +156,14 @@ START_TEST(vram_reason_survives_a_rebuild)
     spacrbench_measurement *m = NULL;
     ck_assert_int_eq(spacrbench_measurement_create(&fig, &m), 0);
     ck_assert_str_eq(spacrbench_measurement_vram_reason(m), "");
-    ck_assert_int_eq(spacrbench_measurement_set_vram_reason(
-                         m, "no NVIDIA driver: libnvidia-ml.so.1 not found"),
-                     0);
+    ck_assert_int_eq(
+        spacrbench_measurement_set_vram_reason(m, "no NVIDIA driver: libnvidia-ml.so.1 not found"),
+        0);
     char report[4096];
     ck_assert_int_gt(spacrbench_format_report(m, NULL, report, sizeof report), 0);
-    ck_assert_ptr_nonnull(strstr(
-        report, "peak VRAM           not measured (no NVIDIA driver: libnvidia-ml.so.1 not found)"));
+    ck_assert_ptr_nonnull(
+        strstr(report,
+               "peak VRAM           not measured (no NVIDIA driver: libnvidia-ml.so.1 not found)"));
     char json[4096];
     ck_assert_int_gt(spacrbench_measurement_to_json(m, NULL, 0, json, sizeof json), 0);
     ck_assert_ptr_nonnull(strstr(json, "\"vram_reason\":\"no NVIDIA driver"));
@@ -238,7 +239,8 @@ START_TEST(json_objects_spell_names_and_null)
     ck_assert_int_eq(spacrbench_measurement_to_json(m, labels, 2, json, (size_t)len + 1), len);
     ck_assert_ptr_nonnull(strstr(json, "\"peak_method\":\"cgroup\""));
     ck_assert_ptr_nonnull(strstr(json, "\"item\":\"a \\\"q\\\".tif\""));
-    ck_assert_ptr_nonnull(strstr(json, "\"peak_rss_bytes\":null,\"peak_vram_bytes\":null}")); /* item 2 */
+    ck_assert_ptr_nonnull(
+        strstr(json, "\"peak_rss_bytes\":null,\"peak_vram_bytes\":null}")); /* item 2 */
     ck_assert_ptr_nonnull(strstr(json, "\"stopped_item\":null"));
     ck_assert_ptr_nonnull(strstr(json, "\"vram_source\":null"));
     free(json);
@@ -281,7 +283,8 @@ START_TEST(report_of_a_bare_recommendation_has_no_empty_evidence)
     char report[4096];
     ck_assert_int_gt(spacrbench_format_report(m, &r, report, sizeof report), 0);
     ck_assert_ptr_null(strstr(report, "memory available"));
-    ck_assert_ptr_nonnull(strstr(report, "  recommended workers 3\n    because           chosen by hand"));
+    ck_assert_ptr_nonnull(
+        strstr(report, "  recommended workers 3\n    because           chosen by hand"));
     /* Evidence without its where-strings says so. */
     r.cores = 4;
     ck_assert_int_gt(spacrbench_format_report(m, &r, report, sizeof report), 0);

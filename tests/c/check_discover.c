@@ -5,6 +5,7 @@
  * reports back through a pipe. Where cgroups cannot be created the test
  * prints "SKIP: ..." and passes. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -15,7 +16,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "cgroup.h"
 #include "discover.h"
@@ -24,7 +24,8 @@
 #define GIB (INT64_C(1) << 30)
 #define MIB (INT64_C(1) << 20)
 
-static void skip(const char *test, const char *why) {
+static void skip(const char *test, const char *why)
+{
     printf("SKIP: check_discover %s: %s\n", test, why);
     fprintf(stderr, "SKIP: check_discover %s: %s\n", test, why);
     fflush(stdout);
@@ -37,7 +38,9 @@ typedef struct tree {
     sb_probe_env env;
 } tree;
 
-static void tree_env(tree *t, const char *name, int64_t affinity) {
+static void tree_env(tree *t, const char *name, int64_t affinity)
+{
+    t->env = sb_probe_env_live(); /* then every path points at the tree */
     snprintf(t->cgroup, sizeof t->cgroup, "%s/trees/%s/proc_self_cgroup", SPACRBENCH_TEST_DATA,
              name);
     snprintf(t->mountinfo, sizeof t->mountinfo, "%s/trees/%s/mountinfo", SPACRBENCH_TEST_DATA,
@@ -51,19 +54,22 @@ static void tree_env(tree *t, const char *name, int64_t affinity) {
     t->env.affinity_cores = affinity;
 }
 
-static void discover_tree(const char *name, int64_t affinity, spacrbench_machine *m) {
+static void discover_tree(const char *name, int64_t affinity, spacrbench_machine *m)
+{
     tree t;
     tree_env(&t, name, affinity);
     sb_discover_with(&t.env, m);
 }
 
-static void assert_dir(const char *got, const char *tree_name, const char *below_root) {
+static void assert_dir(const char *got, const char *tree_name, const char *below_root)
+{
     char want[2048];
     snprintf(want, sizeof want, "%s/trees/%s/root%s", SPACRBENCH_TEST_DATA, tree_name, below_root);
     ck_assert_str_eq(got, want);
 }
 
-START_TEST(v2_nested_container) {
+START_TEST(v2_nested_container)
+{
     /* Limits at three levels: the pod's 4 GiB with 3 GiB used, 1 GiB of it
      * inactive cache, leaves 2 GiB, tighter than the scope's memory.high
      * (6 GiB, same usage: 4 GiB) and memory.max (8 GiB). */
@@ -83,7 +89,8 @@ START_TEST(v2_nested_container) {
 }
 END_TEST
 
-START_TEST(v2_affinity_binds_when_tighter) {
+START_TEST(v2_affinity_binds_when_tighter)
+{
     /* Same tree, affinity of 64: the quota (3) still binds over the
      * scope's cpuset of 8. With an affinity of 2, the mask binds. */
     spacrbench_machine m;
@@ -95,7 +102,8 @@ START_TEST(v2_affinity_binds_when_tighter) {
 }
 END_TEST
 
-START_TEST(v1_slurm_job) {
+START_TEST(v1_slurm_job)
+{
     /* The job's memsw headroom (8 GiB - 7.5 GiB) is tighter than its
      * memory headroom (8 - 7 GiB); the task's own level is unlimited. */
     spacrbench_machine m;
@@ -113,7 +121,8 @@ START_TEST(v1_slurm_job) {
 }
 END_TEST
 
-START_TEST(escaped_mount_point) {
+START_TEST(escaped_mount_point)
+{
     spacrbench_machine m;
     discover_tree("escaped_mount_point", 8, &m);
     ck_assert_int_eq(m.memory_source, SPACRBENCH_SOURCE_CGROUP_V2);
@@ -124,7 +133,8 @@ START_TEST(escaped_mount_point) {
 }
 END_TEST
 
-START_TEST(outside_namespace_is_host) {
+START_TEST(outside_namespace_is_host)
+{
     /* "/../.." cannot be mapped: the root's tiny memory.max must not be
      * mistaken for ours. */
     spacrbench_machine m;
@@ -137,7 +147,8 @@ START_TEST(outside_namespace_is_host) {
 }
 END_TEST
 
-START_TEST(garbage_and_missing_files) {
+START_TEST(garbage_and_missing_files)
+{
     spacrbench_machine m;
     discover_tree("garbage_files", 4, &m);
     ck_assert_int_eq(m.host_available_bytes, -1);
@@ -156,7 +167,8 @@ END_TEST
 
 /* ---- the combining rule ---- */
 
-static sb_probe blank_probe(void) {
+static sb_probe blank_probe(void)
+{
     sb_probe p;
     memset(&p, 0, sizeof p);
     p.host_available_bytes = -1;
@@ -168,7 +180,8 @@ static sb_probe blank_probe(void) {
     return p;
 }
 
-START_TEST(rule_memory) {
+START_TEST(rule_memory)
+{
     spacrbench_machine m;
     sb_probe p = blank_probe();
     sb_machine_from_probe(&p, &m);
@@ -207,7 +220,8 @@ START_TEST(rule_memory) {
 }
 END_TEST
 
-START_TEST(rule_cores) {
+START_TEST(rule_cores)
+{
     spacrbench_machine m;
     sb_probe p = blank_probe();
     p.affinity_cores = 8;
@@ -252,7 +266,8 @@ typedef struct visits {
     int n, stop_at;
 } visits;
 
-static int record_visit(const char *dir, void *ctx) {
+static int record_visit(const char *dir, void *ctx)
+{
     visits *v = ctx;
     if (v->n < 8)
         snprintf(v->seen[v->n], sizeof v->seen[0], "%s", dir);
@@ -260,7 +275,8 @@ static int record_visit(const char *dir, void *ctx) {
     return v->n == v->stop_at;
 }
 
-START_TEST(walk_up_to_mount_point) {
+START_TEST(walk_up_to_mount_point)
+{
     sb_cgroup_location loc;
     snprintf(loc.dir, sizeof loc.dir, "/m/a/b");
     snprintf(loc.mount_point, sizeof loc.mount_point, "/m");
@@ -293,7 +309,8 @@ START_TEST(walk_up_to_mount_point) {
 }
 END_TEST
 
-static int open_fds(void) {
+static int open_fds(void)
+{
     DIR *d = opendir("/proc/self/fd");
     ck_assert_ptr_nonnull(d);
     int n = 0;
@@ -303,7 +320,8 @@ static int open_fds(void) {
     return n;
 }
 
-START_TEST(read_files_bounded_and_closed) {
+START_TEST(read_files_bounded_and_closed)
+{
     int before = open_fds();
     for (int i = 0; i < 200; i++) {
         char *text = NULL;
@@ -333,7 +351,8 @@ END_TEST
 
 /* ---- public API on the live system ---- */
 
-START_TEST(public_api_live) {
+START_TEST(public_api_live)
+{
     ck_assert_int_eq(spacrbench_discover(NULL), SPACRBENCH_EINVAL);
     ck_assert_str_ne(spacrbench_last_error_message(), "");
 
@@ -381,7 +400,8 @@ END_TEST
 static char created[4][1024];
 static int n_created;
 
-static void remove_created(void) {
+static void remove_created(void)
+{
     while (n_created > 0) {
         n_created--;
         if (rmdir(created[n_created]) != 0 && errno != ENOENT)
@@ -394,7 +414,8 @@ static void setup_none(void) { n_created = 0; }
 
 /* This process's directory in the v1 hierarchy mounted at /sys/fs/cgroup/NAME,
  * found the plain way (independently of the code under test). */
-static int own_v1_dir(const char *controller, const char *mount_name, char *dir, size_t cap) {
+static int own_v1_dir(const char *controller, const char *mount_name, char *dir, size_t cap)
+{
     FILE *f = fopen("/proc/self/cgroup", "r");
     if (f == NULL)
         return -1;
@@ -423,7 +444,8 @@ static int own_v1_dir(const char *controller, const char *mount_name, char *dir,
     return found;
 }
 
-static int write_text(const char *dir, const char *file, const char *value) {
+static int write_text(const char *dir, const char *file, const char *value)
+{
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -434,7 +456,8 @@ static int write_text(const char *dir, const char *file, const char *value) {
     return n == (ssize_t)strlen(value) ? 0 : -1;
 }
 
-static int make_cgroup(const char *parent, const char *leaf, char *out, size_t cap) {
+static int make_cgroup(const char *parent, const char *leaf, char *out, size_t cap)
+{
     static int counter;
     snprintf(out, cap, "%s/sbtest-%ld-%d-%s", parent, (long)getpid(), counter++, leaf);
     if (mkdir(out, 0755) != 0)
@@ -445,9 +468,11 @@ static int make_cgroup(const char *parent, const char *leaf, char *out, size_t c
 
 /* Do two paths name the same directory? (/sys/fs/cgroup/cpu is often a
  * symlink to cpu,cpuacct, and mountinfo names the real one.) */
-static int same_dir(const char *a, const char *b) {
+static int same_dir(const char *a, const char *b)
+{
     struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 /* What a child reports back. */
@@ -459,7 +484,8 @@ typedef struct child_report {
 
 /* Fork a child that joins cgroup dir (unless NULL), pins itself to one CPU
  * (if pin), optionally touches touch_bytes, discovers, and reports. */
-static int run_child(const char *dir, int pin, size_t touch_bytes, child_report *out) {
+static int run_child(const char *dir, int pin, size_t touch_bytes, child_report *out)
+{
     int fds[2];
     if (pipe(fds) != 0)
         return -1;
@@ -507,7 +533,8 @@ static int run_child(const char *dir, int pin, size_t touch_bytes, child_report 
     return got == sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-START_TEST(real_v1_memory_limit) {
+START_TEST(real_v1_memory_limit)
+{
     char own[1024], cg[1024];
     if (own_v1_dir("memory", "memory", own, sizeof own) != 0) {
         skip("real_v1_memory_limit", "no v1 memory cgroup of ours under /sys/fs/cgroup/memory");
@@ -545,7 +572,8 @@ START_TEST(real_v1_memory_limit) {
 }
 END_TEST
 
-START_TEST(real_v1_limit_on_parent) {
+START_TEST(real_v1_limit_on_parent)
+{
     char own[1024], parent[1024], child[1024];
     if (own_v1_dir("memory", "memory", own, sizeof own) != 0) {
         skip("real_v1_limit_on_parent", "no v1 memory cgroup of ours under /sys/fs/cgroup/memory");
@@ -579,7 +607,8 @@ START_TEST(real_v1_limit_on_parent) {
 }
 END_TEST
 
-START_TEST(real_v1_cpu_quota) {
+START_TEST(real_v1_cpu_quota)
+{
     char own[1024], cg[1024];
     if (own_v1_dir("cpu", "cpu", own, sizeof own) != 0) {
         skip("real_v1_cpu_quota", "no v1 cpu cgroup of ours under /sys/fs/cgroup/cpu");
@@ -617,7 +646,8 @@ START_TEST(real_v1_cpu_quota) {
 }
 END_TEST
 
-START_TEST(real_affinity_one_cpu) {
+START_TEST(real_affinity_one_cpu)
+{
     child_report r;
     ck_assert_int_eq(run_child(NULL, 1, 0, &r), 0);
     ck_assert_int_eq(r.moved, 1);
@@ -628,7 +658,8 @@ START_TEST(real_affinity_one_cpu) {
 }
 END_TEST
 
-static Suite *discover_suite(void) {
+static Suite *discover_suite(void)
+{
     Suite *s = suite_create("discover");
     struct {
         const char *name;
@@ -661,7 +692,8 @@ static Suite *discover_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     SRunner *sr = srunner_create(discover_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -14,7 +14,8 @@ typedef struct text {
     size_t len;
 } text;
 
-static text load(const char *rel) {
+static text load(const char *rel)
+{
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", SPACRBENCH_TEST_DATA, rel);
     FILE *f = fopen(path, "rb");
@@ -29,7 +30,8 @@ static text load(const char *rel) {
 }
 
 /* An exact-size copy of a literal, without its NUL. */
-static text lit(const char *s) {
+static text lit(const char *s)
+{
     size_t n = strlen(s);
     text t = {malloc(n ? n : 1), n};
     ck_assert_ptr_nonnull(t.data);
@@ -37,13 +39,15 @@ static text lit(const char *s) {
     return t;
 }
 
-static void drop(text *t) {
+static void drop(text *t)
+{
     free(t->data);
     t->data = NULL;
 }
 
 /* The MemAvailable figure of a recorded meminfo, read the plain way. */
-static long long recorded_kb(const char *rel, const char *key) {
+static long long recorded_kb(const char *rel, const char *key)
+{
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", SPACRBENCH_TEST_DATA, rel);
     FILE *f = fopen(path, "r");
@@ -59,7 +63,8 @@ static long long recorded_kb(const char *rel, const char *key) {
 
 /* ---- numbers ---- */
 
-static int64_t int_of(const char *s, int *rc) {
+static int64_t int_of(const char *s, int *rc)
+{
     text t = lit(s);
     int64_t v = 12345;
     *rc = sb_parse_int64(t.data, t.len, &v);
@@ -67,7 +72,8 @@ static int64_t int_of(const char *s, int *rc) {
     return v;
 }
 
-START_TEST(int64_values) {
+START_TEST(int64_values)
+{
     int rc;
     ck_assert_int_eq(int_of(" 42\n", &rc), 42);
     ck_assert_int_eq(rc, SB_PARSE_OK);
@@ -84,7 +90,8 @@ START_TEST(int64_values) {
 }
 END_TEST
 
-static int64_t limit_of(const char *s, int *rc) {
+static int64_t limit_of(const char *s, int *rc)
+{
     text t = lit(s);
     int64_t v = 12345;
     *rc = sb_parse_memory_limit(t.data, t.len, &v);
@@ -92,10 +99,15 @@ static int64_t limit_of(const char *s, int *rc) {
     return v;
 }
 
-START_TEST(memory_limit_spellings) {
+START_TEST(memory_limit_spellings)
+{
     int rc;
-    const char *unlimited[] = {"max\n", "-1\n", "9223372036854771712\n", "4611686018427387904",
-                               "18446744073709551615\n", "99999999999999999999999"};
+    const char *unlimited[] = {"max\n",
+                               "-1\n",
+                               "9223372036854771712\n",
+                               "4611686018427387904",
+                               "18446744073709551615\n",
+                               "99999999999999999999999"};
     for (size_t i = 0; i < sizeof unlimited / sizeof unlimited[0]; i++) {
         ck_assert_msg(limit_of(unlimited[i], &rc) == SB_UNLIMITED, "'%s' means no limit",
                       unlimited[i]);
@@ -114,7 +126,8 @@ START_TEST(memory_limit_spellings) {
 }
 END_TEST
 
-static int cpu_max_of(const char *s, int64_t *q, int64_t *p) {
+static int cpu_max_of(const char *s, int64_t *q, int64_t *p)
+{
     text t = lit(s);
     *q = *p = 777;
     int rc = sb_parse_cpu_max(t.data, t.len, q, p);
@@ -122,7 +135,8 @@ static int cpu_max_of(const char *s, int64_t *q, int64_t *p) {
     return rc;
 }
 
-START_TEST(cpu_max_values) {
+START_TEST(cpu_max_values)
+{
     int64_t q, p;
     ck_assert_int_eq(cpu_max_of("max 100000\n", &q, &p), SB_PARSE_OK);
     ck_assert_int_eq(q, SB_UNLIMITED);
@@ -135,8 +149,8 @@ START_TEST(cpu_max_values) {
     ck_assert_int_eq(p, 100000);
     ck_assert_int_eq(cpu_max_of("max", &q, &p), SB_PARSE_OK);
     ck_assert_int_eq(q, SB_UNLIMITED);
-    const char *bad[] = {"", "0 100000", "100000 0", "1 2 3", "-5 100", "+5 100", "max -1",
-                         "abc 100"};
+    const char *bad[] = {"",       "0 100000", "100000 0", "1 2 3",
+                         "-5 100", "+5 100",   "max -1",   "abc 100"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = cpu_max_of(bad[i], &q, &p);
         ck_assert_msg(rc == SB_PARSE_BAD, "'%s' should be rejected", bad[i]);
@@ -145,7 +159,8 @@ START_TEST(cpu_max_values) {
 }
 END_TEST
 
-static int cpuset_of(const char *s, int64_t *n) {
+static int cpuset_of(const char *s, int64_t *n)
+{
     text t = lit(s);
     *n = 777;
     int rc = sb_parse_cpuset(t.data, t.len, n);
@@ -153,7 +168,8 @@ static int cpuset_of(const char *s, int64_t *n) {
     return rc;
 }
 
-START_TEST(cpuset_lists) {
+START_TEST(cpuset_lists)
+{
     int64_t n;
     ck_assert_int_eq(cpuset_of("0-3,8,10-11\n", &n), SB_PARSE_OK);
     ck_assert_int_eq(n, 7);
@@ -167,8 +183,9 @@ START_TEST(cpuset_lists) {
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(cpuset_of("0-8191", &n), SB_PARSE_OK);
     ck_assert_int_eq(n, SB_MAX_CPUS);
-    const char *bad[] = {"3-1", "0-", "-3", "8192", ",1", "1,", "1,,2", "a", "0-3:1/2",
-                         "99999999999999999999999", "0 1"};
+    const char *bad[] = {"3-1", "0-",   "-3", "8192",    ",1",
+                         "1,",  "1,,2", "a",  "0-3:1/2", "99999999999999999999999",
+                         "0 1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_msg(cpuset_of(bad[i], &n) == SB_PARSE_BAD, "'%s' should be rejected", bad[i]);
         ck_assert_int_eq(n, 777);
@@ -178,7 +195,8 @@ END_TEST
 
 /* ---- /proc/meminfo and memory.stat ---- */
 
-START_TEST(meminfo_recorded) {
+START_TEST(meminfo_recorded)
+{
     text t = load("meminfo/host_6.18.txt");
     int64_t avail = 0, total = 0;
     ck_assert_int_eq(sb_parse_meminfo(t.data, t.len, "MemAvailable", &avail), SB_PARSE_OK);
@@ -199,7 +217,8 @@ START_TEST(meminfo_recorded) {
 }
 END_TEST
 
-START_TEST(meminfo_garbage) {
+START_TEST(meminfo_garbage)
+{
     int64_t v = 99;
     const char *absent[] = {"", "\n\n", "MemAvailableX: 5 kB\n", "memavailable: 5 kB"};
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
@@ -207,9 +226,12 @@ START_TEST(meminfo_garbage) {
         ck_assert_int_eq(sb_parse_meminfo(t.data, t.len, "MemAvailable", &v), SB_PARSE_ABSENT);
         drop(&t);
     }
-    const char *bad[] = {"MemAvailable: lots\n", "MemAvailable:\n", "MemAvailable: -5 kB\n",
+    const char *bad[] = {"MemAvailable: lots\n",
+                         "MemAvailable:\n",
+                         "MemAvailable: -5 kB\n",
                          "MemAvailable: 9999999999999999999 kB\n",
-                         "MemAvailable: 9007199254740993 kB\n", "MemAvailable: 5 MB\n"};
+                         "MemAvailable: 9007199254740993 kB\n",
+                         "MemAvailable: 5 MB\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         text t = lit(bad[i]);
         ck_assert_msg(sb_parse_meminfo(t.data, t.len, "MemAvailable", &v) == SB_PARSE_BAD,
@@ -225,13 +247,13 @@ START_TEST(meminfo_garbage) {
 }
 END_TEST
 
-START_TEST(memory_stat_keys) {
+START_TEST(memory_stat_keys)
+{
     text t = load("memory_stat/v2_container.txt");
     int64_t v = -7;
     ck_assert_int_eq(sb_parse_stat_key(t.data, t.len, "inactive_file", &v), SB_PARSE_OK);
     ck_assert_int_eq(v, INT64_C(41943040));
-    ck_assert_int_eq(sb_parse_stat_key(t.data, t.len, "total_inactive_file", &v),
-                     SB_PARSE_ABSENT);
+    ck_assert_int_eq(sb_parse_stat_key(t.data, t.len, "total_inactive_file", &v), SB_PARSE_ABSENT);
     ck_assert_int_eq(sb_parse_stat_key(t.data, t.len, "inactive", &v), SB_PARSE_ABSENT);
     drop(&t);
 
@@ -255,7 +277,8 @@ END_TEST
 
 /* ---- /proc/self/cgroup ---- */
 
-static int v1_path(const char *rel, const char *ctrl, char *out, size_t cap) {
+static int v1_path(const char *rel, const char *ctrl, char *out, size_t cap)
+{
     text t = load(rel);
     out[0] = '\0';
     int rc = sb_parse_proc_cgroup_v1(t.data, t.len, ctrl, out, cap);
@@ -263,7 +286,8 @@ static int v1_path(const char *rel, const char *ctrl, char *out, size_t cap) {
     return rc;
 }
 
-static int v2_path(const char *rel, char *out, size_t cap) {
+static int v2_path(const char *rel, char *out, size_t cap)
+{
     text t = load(rel);
     out[0] = '\0';
     int rc = sb_parse_proc_cgroup_v2(t.data, t.len, out, cap);
@@ -271,7 +295,8 @@ static int v2_path(const char *rel, char *out, size_t cap) {
     return rc;
 }
 
-START_TEST(proc_cgroup_hybrid) {
+START_TEST(proc_cgroup_hybrid)
+{
     char p[SB_MOUNT_PATH_MAX];
     const char *rel = "proc_cgroup/hybrid_process_api.txt";
     ck_assert_int_eq(v1_path(rel, "memory", p, sizeof p), SB_PARSE_OK);
@@ -286,7 +311,8 @@ START_TEST(proc_cgroup_hybrid) {
 }
 END_TEST
 
-START_TEST(proc_cgroup_layouts) {
+START_TEST(proc_cgroup_layouts)
+{
     char p[SB_MOUNT_PATH_MAX];
     const char *docker = "proc_cgroup/v1_docker_no_cgroupns.txt";
     ck_assert_int_eq(v1_path(docker, "memory", p, sizeof p), SB_PARSE_OK);
@@ -317,7 +343,8 @@ START_TEST(proc_cgroup_layouts) {
 }
 END_TEST
 
-START_TEST(proc_cgroup_garbage) {
+START_TEST(proc_cgroup_garbage)
+{
     char p[SB_MOUNT_PATH_MAX];
     ck_assert_int_eq(v2_path("proc_cgroup/truncated_last_line.txt", p, sizeof p), SB_PARSE_OK);
     ck_assert_str_eq(p, "/kubepods/burstable");
@@ -339,14 +366,16 @@ END_TEST
 
 /* ---- mountinfo ---- */
 
-static int unescape(const char *s, char *out, size_t cap) {
+static int unescape(const char *s, char *out, size_t cap)
+{
     text t = lit(s);
     int rc = sb_unescape_mount_path(t.data, t.len, out, cap);
     drop(&t);
     return rc;
 }
 
-START_TEST(unescape_octal) {
+START_TEST(unescape_octal)
+{
     char out[64];
     ck_assert_int_eq(unescape("/a\\040b", out, sizeof out), SB_PARSE_OK);
     ck_assert_str_eq(out, "/a b");
@@ -367,14 +396,16 @@ START_TEST(unescape_octal) {
 }
 END_TEST
 
-static int mount_line(const char *s, sb_mount *m) {
+static int mount_line(const char *s, sb_mount *m)
+{
     text t = lit(s);
     int rc = sb_parse_mountinfo_line(t.data, t.len, m);
     drop(&t);
     return rc;
 }
 
-START_TEST(mountinfo_lines) {
+START_TEST(mountinfo_lines)
+{
     sb_mount m;
     ck_assert_int_eq(mount_line("35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup "
                                 "rw,memory",
@@ -398,14 +429,19 @@ START_TEST(mountinfo_lines) {
     ck_assert_str_eq(m.point, "/srv/my cg");
     ck_assert_str_eq(m.super_opts, "");
     /* The separator must come after the six fixed fields. */
-    const char *bad[] = {"", "1 2 3:4 / /a rw", "1 2 3:4 / /a rw -", "1 2 3:4 / /a rw - cgroup2",
-                         "1 2 - / /a rw cgroup2 x y", "- - - - - - - - -"};
+    const char *bad[] = {"",
+                         "1 2 3:4 / /a rw",
+                         "1 2 3:4 / /a rw -",
+                         "1 2 3:4 / /a rw - cgroup2",
+                         "1 2 - / /a rw cgroup2 x y",
+                         "- - - - - - - - -"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(mount_line(bad[i], &m) == SB_PARSE_BAD, "'%s' should be rejected", bad[i]);
 }
 END_TEST
 
-START_TEST(mountinfo_overlong_fields) {
+START_TEST(mountinfo_overlong_fields)
+{
     /* A mount point longer than our buffers is refused, not cut. */
     size_t n = 3 * SB_MOUNT_PATH_MAX;
     char *line = malloc(n + 64);
@@ -420,7 +456,8 @@ START_TEST(mountinfo_overlong_fields) {
 END_TEST
 
 static int locate(const char *rel, int version, const char *ctrl, const char *path,
-                  sb_cgroup_location *loc) {
+                  sb_cgroup_location *loc)
+{
     text t = load(rel);
     sb_cgroup_query q = {version, ctrl, path};
     memset(loc, 0, sizeof *loc);
@@ -429,7 +466,8 @@ static int locate(const char *rel, int version, const char *ctrl, const char *pa
     return rc;
 }
 
-START_TEST(locate_hybrid) {
+START_TEST(locate_hybrid)
+{
     /* This machine's layout: memory on v1, cgroup2 without controllers. */
     char path[SB_MOUNT_PATH_MAX];
     ck_assert_int_eq(v1_path("proc_cgroup/hybrid_process_api.txt", "memory", path, sizeof path),
@@ -449,7 +487,8 @@ START_TEST(locate_hybrid) {
 }
 END_TEST
 
-START_TEST(locate_container_roots) {
+START_TEST(locate_container_roots)
+{
     sb_cgroup_location loc;
     const char *mi = "mountinfo/v1_docker_no_cgroupns.txt";
     /* The container's own cgroup is the mount root: it IS the mount point. */
@@ -479,7 +518,8 @@ START_TEST(locate_container_roots) {
 }
 END_TEST
 
-START_TEST(locate_escaped_and_garbage) {
+START_TEST(locate_escaped_and_garbage)
+{
     sb_cgroup_location loc;
     const char *esc = "mountinfo/escaped_spaces.txt";
     ck_assert_int_eq(locate(esc, 2, NULL, "/x", &loc), SB_PARSE_OK);
@@ -497,7 +537,8 @@ START_TEST(locate_escaped_and_garbage) {
 }
 END_TEST
 
-START_TEST(overlong_lines_do_not_hide_good_ones) {
+START_TEST(overlong_lines_do_not_hide_good_ones)
+{
     size_t big = 200000;
     text t = load("mountinfo/hybrid_process_api.txt");
     size_t n = big + 1 + t.len;
@@ -521,7 +562,8 @@ END_TEST
 
 /* Every parser on deterministic pseudo-random bytes: each answer must be
  * one of the documented results (and ASan/valgrind see no bad access). */
-START_TEST(random_bytes_never_crash) {
+START_TEST(random_bytes_never_crash)
+{
     uint32_t x = 2463534242u;
     char *buf = malloc(512);
     ck_assert_ptr_nonnull(buf);
@@ -558,7 +600,8 @@ START_TEST(random_bytes_never_crash) {
 }
 END_TEST
 
-static Suite *parse_suite(void) {
+static Suite *parse_suite(void)
+{
     Suite *s = suite_create("parse");
     struct {
         const char *name;
@@ -591,7 +634,8 @@ static Suite *parse_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     SRunner *sr = srunner_create(parse_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -167,8 +167,8 @@ START_TEST(vram_bound_applies_only_with_a_figure)
     o.cores = 16;
     o.available_bytes = 64 * GIB;
     o.free_vram_bytes = 41 * GIB; /* (41 - 1 reserve) / 10 = 4 */
-    spacrbench_recommendation r = {sizeof r, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                   "", "", "", 0.0, 0, 0, 0, 0, 0, 0};
+    spacrbench_recommendation r = {sizeof r, 0, 0, 0,  0,  0,  0,   0, 0, 0, 0, 0, 0, 0,
+                                   0,        0, 0, "", "", "", 0.0, 0, 0, 0, 0, 0, 0, 0};
     ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
     ck_assert_int_eq(r.workers, 4);
     ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_VRAM);

@@ -53,11 +53,18 @@ START_TEST(report_has_every_label_and_figure)
     r.size = sizeof r;
     ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
     char *text = report(m, &r);
-    const char *expected[] = {"spaCR benchmark", "items measured      4", "throughput",
-                              "2.00 item/s (0.50 s each)", "median 0.350 s, max 0.500 s",
-                              "peak RSS            900.0 MiB", "attributable to it  800.0 MiB",
-                              "VRAM", "not measured", "recommended workers 2",
-                              "because           core-bound", "note                1 warm-up",
+    const char *expected[] = {"spaCR benchmark",
+                              "items measured      4",
+                              "throughput",
+                              "2.00 item/s (0.50 s each)",
+                              "median 0.350 s, max 0.500 s",
+                              "peak RSS            900.0 MiB",
+                              "attributable to it  800.0 MiB",
+                              "VRAM",
+                              "not measured",
+                              "recommended workers 2",
+                              "because           core-bound",
+                              "note                1 warm-up",
                               "usable cores        2 (given by the caller)"};
     for (size_t i = 0; i < sizeof expected / sizeof *expected; i++)
         ck_assert_msg(strstr(text, expected[i]) != NULL, "missing \"%s\" in:\n%s", expected[i],
@@ -104,8 +111,7 @@ START_TEST(truncation_is_snprintf_like)
     int need = spacrbench_format_report(m, NULL, small, sizeof small);
     ck_assert_int_gt(need, (int)sizeof small);
     ck_assert_str_eq(small, "spaCR benchmark");
-    ck_assert_int_eq(spacrbench_format_report(NULL, NULL, small, sizeof small),
-                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_format_report(NULL, NULL, small, sizeof small), SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_format_report(m, NULL, NULL, 5), SPACRBENCH_EINVAL);
     spacrbench_measurement_free(m);
 }

@@ -192,18 +192,15 @@ START_TEST(bad_points_are_rejected)
 {
     spacrbench_scale_point in[] = {pt(1, 10, 1, -1), pt(1, 10, 1, -1)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r),
-                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "appears twice"));
     ck_assert_ptr_null(r);
     in[1].workers = 0;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r),
-                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "points[1].workers"));
     ck_assert_int_eq(spacrbench_scale_from_points(in, 0, sizeof in[0], -1, &r),
                      SPACRBENCH_ENOITEMS);
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 1, sizeof in[0], -5, &r),
-                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 1, sizeof in[0], -5, &r), SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_scale_from_points(NULL, 1, sizeof in[0], -1, &r),
                      SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_scale_from_points(in, 1, sizeof in[0], -1, NULL),
@@ -368,9 +365,10 @@ START_TEST(cgroup_peak_covers_every_worker)
     ck_assert_int_eq(p.peak_method, SPACRBENCH_PEAK_CGROUP);
     ck_assert_int_eq(p.failed, 0);
     ck_assert_msg(p.peak_bytes >= (int64_t)(128 * SB_MIB), "peak %lld", (long long)p.peak_bytes);
-    ck_assert_msg(p.peak_bytes < (int64_t)(128 * SB_MIB * (100 + SB_TEST_RSS_OVERHEAD_PERCENT) / 100 +
-                                           32 * SB_MIB),
-                  "peak %lld", (long long)p.peak_bytes);
+    ck_assert_msg(
+        p.peak_bytes <
+            (int64_t)(128 * SB_MIB * (100 + SB_TEST_RSS_OVERHEAD_PERCENT) / 100 + 32 * SB_MIB),
+        "peak %lld", (long long)p.peak_bytes);
     spacrbench_scale_free(r);
     ck_assert_int_eq(leftover_groups(), 0);
 }
@@ -380,8 +378,7 @@ START_TEST(pss_fallback_sums_the_workers)
 {
     touch_bytes = 64 * SB_MIB;
     const int64_t counts[] = {2};
-    spacrbench_scale_result *r =
-        scale_counts(touch_work, counts, 1, 1, SPACRBENCH_SCALE_NO_CGROUP);
+    spacrbench_scale_result *r = scale_counts(touch_work, counts, 1, 1, SPACRBENCH_SCALE_NO_CGROUP);
     spacrbench_scale_point p = point_of(r, 0);
     ck_assert_int_eq(p.peak_method, SPACRBENCH_PEAK_PSS_SUM);
     /* Both workers' pages, sampled: allow a little for a missed page. */

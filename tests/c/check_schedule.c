@@ -6,10 +6,10 @@
  * public API; every expectation is recomputed from them here. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "spacrbench.h"
@@ -92,7 +92,7 @@ END_TEST
 START_TEST(cpus_follow_measured_parallelism)
 {
     /* {cpu seconds per wall second, cores, expected cpus} */
-    const double cases[][3] = {{1.05, 8, 1}, {0.3, 8, 1}, {1.5, 8, 2}, {3.4, 8, 3},
+    const double cases[][3] = {{1.05, 8, 1}, {0.3, 8, 1}, {1.5, 8, 2},  {3.4, 8, 3},
                                {3.05, 8, 3}, {3.6, 8, 4}, {12.0, 4, 4}, {NAN, 8, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         spacrbench_measurement *m = measured(512 * MIB, 2.0, cases[i][0] * 2.0);
@@ -109,8 +109,8 @@ END_TEST
 START_TEST(concurrency_is_the_recommendation_within_the_cores)
 {
     /* {workers, cores, cpu ratio, expected concurrency} */
-    const double cases[][4] = {{5, 8, 1.0, 5}, {8, 8, 1.0, 8}, {6, 8, 2.0, 4}, {3, 8, 2.0, 3},
-                               {4, 3, 3.0, 1}, {1, 1, 1.0, 1}};
+    const double cases[][4] = {{5, 8, 1.0, 5}, {8, 8, 1.0, 8}, {6, 8, 2.0, 4},
+                               {3, 8, 2.0, 3}, {4, 3, 3.0, 1}, {1, 1, 1.0, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         spacrbench_measurement *m = measured(512 * MIB, 1.0, cases[i][2]);
         spacrbench_recommendation r = recommendation((int64_t)cases[i][0], (int64_t)cases[i][1]);
@@ -120,7 +120,7 @@ START_TEST(concurrency_is_the_recommendation_within_the_cores)
         ck_assert_int_eq(s.n_workers, s.array_concurrency);
         ck_assert_int_le(s.array_concurrency * s.cpus_per_task,
                          (int64_t)cases[i][1] > s.cpus_per_task ? (int64_t)cases[i][1]
-                                                                 : s.cpus_per_task);
+                                                                : s.cpus_per_task);
         spacrbench_measurement_free(m);
     }
 }
@@ -131,8 +131,11 @@ END_TEST
 START_TEST(concurrency_fits_the_requested_memory)
 {
     /* {peak GiB, available GiB, reserve GiB, workers, cores, expected} */
-    const int64_t cases[][6] = {{4, 16, 2, 3, 16, 2}, {4, 16, 0, 4, 16, 3}, {1, 64, 2, 8, 8, 8},
-                                {4, 3, 2, 1, 8, 1},   {4, 2, 4, 2, 8, 1}};
+    const int64_t cases[][6] = {{4, 16, 2, 3, 16, 2},
+                                {4, 16, 0, 4, 16, 3},
+                                {1, 64, 2, 8, 8, 8},
+                                {4, 3, 2, 1, 8, 1},
+                                {4, 2, 4, 2, 8, 1}};
     const int64_t gib = 1024 * MIB;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         spacrbench_measurement *m = measured(cases[i][0] * gib, 1.0, 1.0);

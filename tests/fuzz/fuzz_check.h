@@ -9,10 +9,10 @@
 
 #include "parse.h"
 
-#define FUZZ_REQUIRE(cond)                                                     \
-    do {                                                                       \
-        if (!(cond))                                                           \
-            abort();                                                           \
+#define FUZZ_REQUIRE(cond)                                                                         \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* Every parser answers one of the documented results. */

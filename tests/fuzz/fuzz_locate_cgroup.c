@@ -3,7 +3,8 @@
  * byte's low bit picks v1 (memory) or v2. */
 #include "fuzz_check.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     const char *text = (const char *)data;
     char path[256] = "/";
     const char *nl = size ? memchr(text, '\n', size) : NULL;

@@ -1,7 +1,8 @@
 /* sb_parse_meminfo: /proc/meminfo. */
 #include "fuzz_check.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     int64_t bytes = -1;
     int rc = sb_parse_meminfo((const char *)data, size, "MemAvailable", &bytes);
     FUZZ_REQUIRE_RESULT(rc);

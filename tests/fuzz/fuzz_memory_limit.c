@@ -1,7 +1,8 @@
 /* sb_parse_memory_limit: memory.max, memory.high, limit_in_bytes. */
 #include "fuzz_check.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     int64_t v = 0;
     int rc = sb_parse_memory_limit((const char *)data, size, &v);
     FUZZ_REQUIRE(rc == SB_PARSE_OK || rc == SB_PARSE_BAD);

@@ -1,7 +1,8 @@
 /* sb_parse_mountinfo_line and sb_unescape_mount_path. */
 #include "fuzz_check.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     const char *text = (const char *)data;
     sb_mount m;
     int rc = sb_parse_mountinfo_line(text, size, &m);

@@ -1,7 +1,8 @@
 /* sb_parse_proc_cgroup_v1 / _v2: /proc/self/cgroup. */
 #include "fuzz_check.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     char path[256];
     const char *text = (const char *)data;
     static const char *const controllers[] = {"memory", "cpu", "cpuset", "name=systemd"};

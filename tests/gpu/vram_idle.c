@@ -59,7 +59,9 @@ int main(void)
     }
     int listed = listed_by_nvidia_smi((long)getpid());
     printf("nvidia-smi lists this process (pid %ld): %s\n", (long)getpid(),
-           listed < 0 ? "cannot tell" : listed ? "YES" : "no");
+           listed < 0 ? "cannot tell"
+           : listed   ? "YES"
+                      : "no");
     if (f.peak_vram_bytes != 0 || listed == 1) {
         printf("FAIL: measuring must not create a CUDA context\n");
         return 1;

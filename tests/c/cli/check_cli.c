@@ -91,7 +91,7 @@ END_TEST
 START_TEST(default_mode_json_describes_the_workload)
 {
     char *const argv[] = {SPACRBENCH_CLI, "--size", "300x200", "--channels", "2", "--fields", "3",
-                          "--warmup", "0", "--json", NULL};
+                          "--warmup",     "0",      "--json",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -122,7 +122,8 @@ START_TEST(run_measures_an_allocating_command)
 {
     /* _i = 0: a cgroup of its own where possible; 1: wait4 + sampling. */
     char *const argv[] = {SPACRBENCH_CLI, "run", "--json", _i ? "--no-cgroup" : "--quiet",
-                          "64", "160", "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+                          "64",           "160", "--",     HELPER_ALLOC_TOUCH,
+                          "{}",           NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -169,8 +170,9 @@ END_TEST
 
 START_TEST(run_counts_a_forked_child)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", _i ? "--no-cgroup" : "--quiet", "96",
-                          "--", HELPER_FORK_ALLOC, "{}", NULL};
+    char *const argv[] = {
+        SPACRBENCH_CLI,    "run", "--json", _i ? "--no-cgroup" : "--quiet", "96", "--",
+        HELPER_FORK_ALLOC, "{}",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -194,7 +196,8 @@ END_TEST
 
 START_TEST(failing_command_stops_the_run_with_a_partial_report)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "0", "3", "0", "--", HELPER_EXIT_STATUS, "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI,     "run", "0", "3", "0", "--",
+                          HELPER_EXIT_STATUS, "{}",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
@@ -210,8 +213,8 @@ START_TEST(failing_command_stops_the_run_with_a_partial_report)
 
     /* The first item failing: nothing measured, so the JSON carries the
      * fallback recommendation (docs/cli.md) and no schedule. */
-    char *const first[] = {SPACRBENCH_CLI, "run", "--json", "3", "--", HELPER_EXIT_STATUS, "{}",
-                           NULL};
+    char *const first[] = {SPACRBENCH_CLI,     "run", "--json", "3", "--",
+                           HELPER_EXIT_STATUS, "{}",  NULL};
     cli_run(first, NULL, &r);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     if (cli_have_python()) {
@@ -249,8 +252,9 @@ START_TEST(sigterm_to_spacrbench_stops_the_command_and_cleans_up)
 {
     /* The command signals spacrbench itself (its parent), which passes the
      * signal on, stops after this item and still reports. */
-    char *const argv[] = {SPACRBENCH_CLI, "run", "a", "b", "--", "/bin/sh", "-c",
-                          "kill -TERM $PPID; exec sleep 30", "sh", "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run",     "a",  "b",
+                          "--",           "/bin/sh", "-c", "kill -TERM $PPID; exec sleep 30",
+                          "sh",           "{}",      NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
@@ -264,8 +268,9 @@ END_TEST
 
 START_TEST(sigquit_to_spacrbench_stops_the_command_and_cleans_up)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "a", "b", "--", "/bin/sh", "-c",
-                          "kill -QUIT $PPID; exec sleep 30", "sh", "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run",     "a",  "b",
+                          "--",           "/bin/sh", "-c", "kill -QUIT $PPID; exec sleep 30",
+                          "sh",           "{}",      NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 3, "exited %d, code %d: %s", r.exited, r.code, r.err);
@@ -281,8 +286,18 @@ END_TEST
  * ignoring it: the run completes. */
 START_TEST(ignored_sighup_stays_ignored)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a", "b", "--", "/bin/sh", "-c",
-                          "kill -HUP $PPID; kill -HUP $$; exit 0", "sh", "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--quiet",
+                          "a",
+                          "b",
+                          "--",
+                          "/bin/sh",
+                          "-c",
+                          "kill -HUP $PPID; kill -HUP $$; exit 0",
+                          "sh",
+                          "{}",
+                          NULL};
     struct sigaction ign, old;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
@@ -305,8 +320,8 @@ START_TEST(leftovers_count_once_without_a_cgroup)
 {
     char script[512];
     snprintf(script, sizeof script, "%s 64 20000 & exit 0", HELPER_ALLOC_TOUCH);
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--no-cgroup", "--json", "1", "2", "3", "4",
-                          "--", "/bin/sh", "-c", script, "sh", "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run",     "--no-cgroup", "--json", "1",  "2",  "3", "4",
+                          "--",           "/bin/sh", "-c",          script,   "sh", "{}", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -330,8 +345,8 @@ END_TEST
  * item are escaped there (the command still gets the item verbatim). */
 START_TEST(human_report_escapes_control_characters_in_items)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "two\nlines", "tab\there\x01", "--",
-                          "/bin/true", "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run",       "--quiet", "two\nlines", "tab\there\x01",
+                          "--",           "/bin/true", "{}",      NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -344,11 +359,13 @@ END_TEST
 
 START_TEST(unlaunchable_command_is_reported)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "x", "--", "/nonexistent/spacrbench-tool", "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run", "x", "--", "/nonexistent/spacrbench-tool",
+                          "{}",           NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
-    ck_assert_msg(strstr(r.err, "cannot be started: No such file or directory") != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "cannot be started: No such file or directory") != NULL, "%s",
+                  r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/spacrbench-tool x"));
     ck_assert_int_eq(number_after(r.out, "items measured"), 0);
     cli_result_free(&r);
@@ -359,8 +376,8 @@ END_TEST
 START_TEST(items_reach_the_command_verbatim)
 {
     char *log = cli_temp_file("");
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a b", "it's", "say \"hi\"", "$HOME;*",
-                          "--", HELPER_RECORD_ARG, log, "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet",         "a b", "it's", "say \"hi\"",
+                          "$HOME;*",      "--",  HELPER_RECORD_ARG, log,   "{}",   NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -378,9 +395,10 @@ START_TEST(items_from_standard_input_and_from_a_file)
     char *list = cli_temp_file("first item\r\n\n  second\nthird\n");
     for (int from_file = 0; from_file < 2; from_file++) {
         char *log = cli_temp_file("");
-        char *const with_file[] = {SPACRBENCH_CLI, "run", "--items", list, "--",
-                                   HELPER_RECORD_ARG, log, "[{}]", NULL};
-        char *const with_stdin[] = {SPACRBENCH_CLI, "run", "--", HELPER_RECORD_ARG, log, "[{}]", NULL};
+        char *const with_file[] = {SPACRBENCH_CLI,    "run", "--items", list, "--",
+                                   HELPER_RECORD_ARG, log,   "[{}]",    NULL};
+        char *const with_stdin[] = {SPACRBENCH_CLI, "run", "--", HELPER_RECORD_ARG, log,
+                                    "[{}]",         NULL};
         cli_result r;
         cli_run(from_file ? with_file : with_stdin, from_file ? NULL : list, &r);
         ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -418,8 +436,9 @@ START_TEST(json_holds_the_figures_of_the_human_report)
     char *report = cli_temp_file("");
     char txt[512];
     snprintf(txt, sizeof txt, "%s.txt", report);
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "--report", txt, "--reserve", "1G",
-                          "--maximum", "7", "48", "24", "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--json",           "--report", txt,
+                          "--reserve",    "1G",  "--maximum",        "7",        "48",
+                          "24",           "--",  HELPER_ALLOC_TOUCH, "{}",       NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -434,7 +453,8 @@ START_TEST(json_holds_the_figures_of_the_human_report)
         ck_assert_int_eq(json_ll(path, "d['measurement']['items']"),
                          number_after(human, "items measured"));
         /* Same peak, as the report prints it. */
-        char *peak = cli_json_eval(path, "'%.1f MiB' % (d['measurement']['peak_rss_bytes'] / 2**20)");
+        char *peak =
+            cli_json_eval(path, "'%.1f MiB' % (d['measurement']['peak_rss_bytes'] / 2**20)");
         char line[96];
         snprintf(line, sizeof line, "peak RSS            %s", peak);
         ck_assert_msg(strstr(human, line) != NULL, "'%s' not in:\n%s", line, human);
@@ -464,7 +484,8 @@ static void expect_rule(const char *json, long long *mem_mib, long long *cpus, l
     *mem_mib = (peak + margin + (1 << 20) - 1) >> 20;
     long long cores = json_ll(json, "d['recommendation']['cores']");
     long long workers = json_ll(json, "d['recommendation']['workers']");
-    char *ratio = cli_json_eval(json, "d['measurement']['cpu_seconds'] / d['measurement']['seconds']");
+    char *ratio =
+        cli_json_eval(json, "d['measurement']['cpu_seconds'] / d['measurement']['seconds']");
     double r = strtod(ratio, NULL);
     free(ratio);
     *cpus = (long long)ceil(r - 0.1);
@@ -489,13 +510,14 @@ START_TEST(emit_slurm_follows_from_the_figures)
     char *base = cli_temp_file("");
     char json[512];
     snprintf(json, sizeof json, "%s.json", base);
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--emit", "slurm", "--quiet", "--report", json,
-                          "40", "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--emit", "slurm", "--quiet",
+                          "--report",     json,  "40",     "--",    HELPER_ALLOC_TOUCH,
+                          "{}",           NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_ptr_null(strstr(r.out, "spaCR benchmark")); /* only the settings on stdout */
-    ck_assert_str_eq(r.err, "");                            /* --quiet: no report */
+    ck_assert_str_eq(r.err, "");                          /* --quiet: no report */
     if (cli_have_python()) {
         long long mem, cpus, conc;
         expect_rule(json, &mem, &cpus, &conc);
@@ -517,8 +539,9 @@ START_TEST(emit_dask_follows_from_the_figures)
     char *base = cli_temp_file("");
     char json[512];
     snprintf(json, sizeof json, "%s.json", base);
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--emit", "dask", "--report", json, "--cores", "1",
-                          "40", "--", HELPER_ALLOC_TOUCH, "{}", NULL};
+    char *const argv[] = {
+        SPACRBENCH_CLI, "run", "--emit",           "dask", "--report", json, "--cores", "1",
+        "40",           "--",  HELPER_ALLOC_TOUCH, "{}",   NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -603,8 +626,8 @@ START_TEST(report_file_is_written_whole)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[600];
     snprintf(path, sizeof path, "%s/report.txt", dir);
-    char *const argv[] = {SPACRBENCH_CLI, "--size", "64x64", "--fields", "2", "--report", path,
-                          "--quiet", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "--size", "64x64",   "--fields", "2",
+                          "--report",     path,     "--quiet", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -624,7 +647,7 @@ START_TEST(report_file_is_written_whole)
     cli_result_free(&r);
 
     /* An unwritable place: error, exit 1, nothing half-written. */
-    char *const bad[] = {SPACRBENCH_CLI, "--size", "64x64", "--fields", "1", "--report",
+    char *const bad[] = {SPACRBENCH_CLI,           "--size", "64x64", "--fields", "1", "--report",
                          "/nonexistent-dir/r.txt", NULL};
     cli_run(bad, NULL, &r);
     ck_assert_int_eq(r.code, 1);
@@ -653,8 +676,8 @@ END_TEST
  * command's own stdout goes to stderr. */
 START_TEST(command_output_stays_out_of_machine_readable_stdout)
 {
-    char *const json_argv[] = {SPACRBENCH_CLI, "run", "--json", "a", "b", "--", "/bin/sh", "-c",
-                               "echo hello $1", "sh", "{}", NULL};
+    char *const json_argv[] = {SPACRBENCH_CLI, "run", "--json",        "a",  "b",  "--",
+                               "/bin/sh",      "-c",  "echo hello $1", "sh", "{}", NULL};
     cli_result r;
     cli_run(json_argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -669,8 +692,9 @@ START_TEST(command_output_stays_out_of_machine_readable_stdout)
     }
     cli_result_free(&r);
 
-    char *const emit_argv[] = {SPACRBENCH_CLI, "run", "--emit", "slurm", "--quiet", "a", "--",
-                               "/bin/sh", "-c", "echo hello $1", "sh", "{}", NULL};
+    char *const emit_argv[] = {
+        SPACRBENCH_CLI, "run", "--emit",        "slurm", "--quiet", "a", "--",
+        "/bin/sh",      "-c",  "echo hello $1", "sh",    "{}",      NULL};
     cli_run(emit_argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_msg(r.out[0] == '#' && strstr(r.out, "#SBATCH --mem=") != NULL, "stdout: %s", r.out);
@@ -679,8 +703,8 @@ START_TEST(command_output_stays_out_of_machine_readable_stdout)
     cli_result_free(&r);
 
     /* Without them the command keeps its stdout. */
-    char *const plain_argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a", "--", "/bin/sh", "-c",
-                                "echo hello $1", "sh", "{}", NULL};
+    char *const plain_argv[] = {SPACRBENCH_CLI, "run",           "--quiet", "a",  "--", "/bin/sh",
+                                "-c",           "echo hello $1", "sh",      "{}", NULL};
     cli_run(plain_argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strncmp(r.out, "hello a\n", 8) == 0, "stdout: %s", r.out);
@@ -716,11 +740,12 @@ START_TEST(one_run_reads_mountinfo_a_bounded_number_of_times)
     snprintf(asan_opts, sizeof asan_opts, "%s%sdetect_leaks=0", asan ? asan : "", asan ? ":" : "");
     setenv("ASAN_OPTIONS", asan_opts, 1);
     char *trace = cli_temp_file("");
-    char *const run[] = {STRACE, "-f", "-qq", "-e", "trace=open,openat", "-o", trace,
-                         SPACRBENCH_CLI, "run", "--json", "--quiet", "a", "b", "--", "/bin/true",
-                         NULL};
-    char *const demo[] = {STRACE, "-f", "-qq", "-e", "trace=open,openat", "-o", trace,
-                          SPACRBENCH_CLI, "--json", "--size", "64x64", "--fields", "2", NULL};
+    char *const run[] = {STRACE, "-f",           "-qq",       "-e",     "trace=open,openat", "-o",
+                         trace,  SPACRBENCH_CLI, "run",       "--json", "--quiet",           "a",
+                         "b",    "--",           "/bin/true", NULL};
+    char *const demo[] = {
+        STRACE,         "-f",     "-qq",    "-e",    "trace=open,openat", "-o", trace,
+        SPACRBENCH_CLI, "--json", "--size", "64x64", "--fields",          "2",  NULL};
     cli_result r;
     cli_run(_i ? demo : run, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -743,8 +768,8 @@ END_TEST
 START_TEST(options_and_items_are_parsed_in_one_pass)
 {
     char *log = cli_temp_file("");
-    char *const argv[] = {SPACRBENCH_CLI, "run", "a", "--quiet", "b", "--warmup=0", "c", "--",
-                          HELPER_RECORD_ARG, log, "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI,    "run", "a",  "--quiet", "b", "--warmup=0", "c", "--",
+                          HELPER_RECORD_ARG, log,   "{}", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -773,8 +798,8 @@ END_TEST
 /* "Not measured" is null in the JSON, and names are the library's. */
 START_TEST(json_says_not_measured_with_null)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "--no-cgroup", "1", "--",
-                          HELPER_ALLOC_TOUCH, "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI,     "run", "--json", "--no-cgroup", "1", "--",
+                          HELPER_ALLOC_TOUCH, "{}",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -802,8 +827,8 @@ static void make_limited_cgroup(char *dir, size_t cap)
     char file[1400];
     snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
     FILE *f = NULL;
-    if (!own[0] || mkdir(dir, 0755) != 0 || !(f = fopen(file, "w")) ||
-        fputs("268435456", f) < 0 || fclose(f) != 0) {
+    if (!own[0] || mkdir(dir, 0755) != 0 || !(f = fopen(file, "w")) || fputs("268435456", f) < 0 ||
+        fclose(f) != 0) {
         printf("SKIP OOM test: no writable cgroup v1 memory controller (%s)\n",
                own[0] ? dir : "not mounted");
         if (own[0])
@@ -846,9 +871,12 @@ START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
         char *said = cli_json_eval(path, "('OOM-killed' in d['report'], "
                                          "'one worker needs more than 256.0 MiB' in d['report'], "
                                          "d['recommendation']['bound'] != 'fallback', "
+                                         "d['recommendation']['reason'].startswith("
+                                         "'one worker needs more than 256.0 MiB'), "
+                                         "d['recommendation']['oom_limit_bytes'] == 256 << 20, "
                                          "d['recommendation']['workers'])");
         printf("OOM-killed item: %s\n", said);
-        ck_assert_str_eq(said, "(True, True, True, 1)");
+        ck_assert_str_eq(said, "(True, True, True, True, True, 1)");
         free(said);
         ck_assert_int_ge(json_ll(path, "d['measurement']['peak_rss_bytes']"), 256LL << 20);
         unlink(path);

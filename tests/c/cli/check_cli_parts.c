@@ -10,12 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "group.h"
-#include "cli_options.h"
 #include "cli_args.h"
 #include "cli_file.h"
+#include "cli_options.h"
 #include "command_line.h"
 #include "field_workload.h"
+#include "group.h"
 #include "json_writer.h"
 #include "tree_sampler.h"
 
@@ -37,7 +37,11 @@ START_TEST(json_escapes_quotes_controls_and_bad_utf8)
     json_string(&w, "q", "say \"hi\" \\ back");
     json_string(&w, "ctl", "a\nb\tc\x01\x1f\r\b\f");
     json_string(&w, "utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xac");
-    json_string(&w, "bad", "x\xff" "y\xc3" "z\xed\xa0\x80" "\xc0\xaf");
+    json_string(&w, "bad",
+                "x\xff"
+                "y\xc3"
+                "z\xed\xa0\x80"
+                "\xc0\xaf");
     json_string(&w, "k\"ey", NULL);
     json_end_object(&w);
     ck_assert_str_eq(json_result(&w),
@@ -98,8 +102,8 @@ START_TEST(byte_sizes_and_numbers_parse)
     ck_assert_int_eq(v, 1048576);
     ck_assert_int_eq(cli_parse_bytes("0", &v), 0);
     ck_assert_int_eq(v, 0);
-    const char *bad[] = {"", "G", "-1G", "2Q", "2GG", "1e400", "nan", "inf", "9999999T", " 1",
-                         "0x10", "1e3", "+4", "1.", ".5", "1.5e2G", "2 G"};
+    const char *bad[] = {"",   "G",    "-1G", "2Q", "2GG", "1e400", "nan",    "inf", "9999999T",
+                         " 1", "0x10", "1e3", "+4", "1.",  ".5",    "1.5e2G", "2 G"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(cli_parse_bytes(bad[i], &v) == -1, "'%s' accepted", bad[i]);
     ck_assert_int_eq(cli_parse_int("12", 1, 20, &v), 0);
@@ -207,8 +211,8 @@ START_TEST(labelling_uses_8_connectivity)
         for (int x = 0; x < 10; x++)
             mask[y * 10 + x] = rows[y][x] == 'X';
     ck_assert_int_eq(field_label(mask, 10, 4, labels), 3);
-    ck_assert_int_eq(labels[0], labels[11]);     /* diagonal pair */
-    ck_assert_int_eq(labels[7], labels[9]);      /* both arms of the U */
+    ck_assert_int_eq(labels[0], labels[11]); /* diagonal pair */
+    ck_assert_int_eq(labels[7], labels[9]);  /* both arms of the U */
     ck_assert_int_ne(labels[0], labels[7]);
     ck_assert_int_ne(labels[30], labels[0]);
     ck_assert_int_eq(labels[1], 0);
@@ -240,10 +244,10 @@ static int locate_with(sb_group *g, const char *proc_cgroup, const char *mountin
 START_TEST(cgroup_is_found_from_recorded_proc_texts)
 {
     char *cg1 = write_temp("12:pids:/\n4:memory:/job/42\n0::/\n");
-    char *mi1 = write_temp(
-        "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
-        "35 31 0:32 / /sys/fs/cgroup/cpu rw shared:5 - cgroup cgroup rw,cpu\n"
-        "36 31 0:33 /job /mnt/mem\\040cg rw shared:6 - cgroup cgroup rw,memory\n");
+    char *mi1 =
+        write_temp("31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+                   "35 31 0:32 / /sys/fs/cgroup/cpu rw shared:5 - cgroup cgroup rw,cpu\n"
+                   "36 31 0:33 /job /mnt/mem\\040cg rw shared:6 - cgroup cgroup rw,memory\n");
     sb_group cg;
     char why[256];
     ck_assert_int_eq(locate_with(&cg, cg1, mi1, why, sizeof why), 0);
@@ -462,8 +466,8 @@ static int parse(cli_args *a, cli_mode mode, char **argv)
 START_TEST(arguments_parse_in_one_pass)
 {
     cli_args a;
-    char *run[] = {"run", "x", "--cores", "3", "y", "--reserve=1G", "-q", "--no-cgroup", "z",
-                   "--", "cmd", "--json", "{}", NULL};
+    char *run[] = {"run",         "x", "--cores", "3",   "y",      "--reserve=1G", "-q",
+                   "--no-cgroup", "z", "--",      "cmd", "--json", "{}",           NULL};
     ck_assert_int_eq(parse(&a, CLI_MODE_RUN, run), CLI_EXIT_OK);
     ck_assert_uint_eq(a.n_items, 3);
     ck_assert_str_eq(a.items[0], "x");

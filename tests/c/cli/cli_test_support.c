@@ -97,11 +97,14 @@ char *cli_json_eval(const char *json_path, const char *expr)
 {
     if (!cli_have_python())
         return NULL;
-    char *const argv[] = {TEST_PYTHON, "-c",
+    char *const argv[] = {TEST_PYTHON,
+                          "-c",
                           "import json, sys\n"
                           "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
                           "print(eval(sys.argv[2]))\n",
-                          (char *)json_path, (char *)expr, NULL};
+                          (char *)json_path,
+                          (char *)expr,
+                          NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     char *value = NULL;

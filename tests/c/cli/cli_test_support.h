@@ -6,10 +6,10 @@
 #include <stddef.h>
 
 typedef struct cli_result {
-    int exited;      /* 1 when it exited (status in code) */
-    int code;        /* exit status, or the signal that killed it */
-    char *out;       /* stdout, NUL-terminated */
-    char *err;       /* stderr, NUL-terminated */
+    int exited; /* 1 when it exited (status in code) */
+    int code;   /* exit status, or the signal that killed it */
+    char *out;  /* stdout, NUL-terminated */
+    char *err;  /* stderr, NUL-terminated */
 } cli_result;
 
 /* Run argv (NULL-terminated) with stdin from stdin_path (NULL: /dev/null).

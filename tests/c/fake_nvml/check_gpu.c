@@ -6,10 +6,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
-#include <sys/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,7 +188,8 @@ END_TEST
 START_TEST(no_device_can_be_opened)
 {
     script("device 16G 16G A\ndevice 16G 16G B\nhandle_fail 0 4\nhandle_fail 1 4\n");
-    expect_open_fails("no usable GPU devices: 2 found, none could be opened (Insufficient Permissions");
+    expect_open_fails(
+        "no usable GPU devices: 2 found, none could be opened (Insufficient Permissions");
 }
 END_TEST
 
@@ -213,7 +214,7 @@ START_TEST(timeline_with_short_spike)
 {
     script("device 80G 70G Fake H100\nused 0 0 512M 3G 512M 0\n");
     sb_gpu *gpu = open_ok();
-    const int64_t expected[] = { 0, 512 * MiB, 3 * GiB, 512 * MiB, 0, 0 };
+    const int64_t expected[] = {0, 512 * MiB, 3 * GiB, 512 * MiB, 0, 0};
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         ck_assert_msg(sb_gpu_sample(gpu) == expected[i], "sample %zu", i);
     ck_assert_uint_eq(sb_gpu_count(gpu), 1);
@@ -470,7 +471,11 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(sb_gpu_info(gpu, 1, &info), SPACRBENCH_ERANGE);
     ck_assert_int_eq(sb_gpu_info(gpu, 0, NULL), SPACRBENCH_EINVAL);
     /* An older caller's smaller struct gets the prefix it knows. */
-    struct { size_t size; int64_t index; char name[96]; } old;
+    struct {
+        size_t size;
+        int64_t index;
+        char name[96];
+    } old;
     memset(&old, 0, sizeof old);
     old.size = sizeof old;
     ck_assert_int_eq(sb_gpu_info(gpu, 0, (spacrbench_gpu_info *)(void *)&old), 0);
@@ -489,7 +494,7 @@ START_TEST(nspid_parser)
     ck_assert_uint_eq(pids[0], 4242);
     ck_assert_uint_eq(pids[1], 77);
     ck_assert_uint_eq(pids[2], 1);
-    ck_assert_uint_eq(sb_gpu_parse_nspid(status, pids, 2), 2); /* capped */
+    ck_assert_uint_eq(sb_gpu_parse_nspid(status, pids, 2), 2);      /* capped */
     ck_assert_uint_eq(sb_gpu_parse_nspid("NSpid:\t9", pids, 4), 1); /* no newline */
     ck_assert_uint_eq(pids[0], 9);
     ck_assert_uint_eq(sb_gpu_parse_nspid("Name:\tx\nPid:\t5\n", pids, 4), 0);
@@ -631,7 +636,7 @@ END_TEST
 static int wait_for_queries(unsigned long n)
 {
     unsigned long start = fake.queries(0);
-    struct timespec pause = { 0, 200000 };
+    struct timespec pause = {0, 200000};
     for (int i = 0; i < 50000; i++) { /* >= 10 s */
         if (fake.queries(0) >= start + n)
             return 0;
@@ -653,7 +658,7 @@ static int spiky_work(void *item, void *payload)
 
 static spacrbench_measurement *bench(spacrbench_work_fn work, uint32_t flags)
 {
-    void *items[] = { (void *)(intptr_t)1, (void *)(intptr_t)6, (void *)(intptr_t)2 };
+    void *items[] = {(void *)(intptr_t)1, (void *)(intptr_t)6, (void *)(intptr_t)2};
     spacrbench_options opts;
     ck_assert_int_eq(spacrbench_options_init(&opts, sizeof opts), 0);
     opts.sample_interval_us = 1000;

@@ -13,10 +13,10 @@
 #include "fake_nvml.h"
 #include "nvml_types.h"
 
-#define FAKE_EXPORT __attribute__((visibility("default")))
+#define FAKE_EXPORT      __attribute__((visibility("default")))
 #define FAKE_MAX_DEVICES 8
-#define FAKE_MAX_STEPS 64
-#define FAKE_MAX_OTHERS 256
+#define FAKE_MAX_STEPS   64
+#define FAKE_MAX_OTHERS  256
 
 enum { STEP_BYTES, STEP_NA, STEP_FAIL };
 
@@ -62,11 +62,24 @@ static int parse_size(const char *s, unsigned long long *out)
         return -1;
     unsigned shift = 0;
     switch (*end) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    case 'T': shift = 40; end++; break;
-    default: break;
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    case 'T':
+        shift = 40;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end)
         return -1;
@@ -239,19 +252,27 @@ FAKE_EXPORT sb_nvml_return nvmlInit_v2(void);
 FAKE_EXPORT sb_nvml_return nvmlShutdown(void);
 FAKE_EXPORT const char *nvmlErrorString(sb_nvml_return result);
 FAKE_EXPORT sb_nvml_return nvmlDeviceGetCount_v2(unsigned int *count);
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetHandleByIndex_v2(unsigned int index, sb_nvml_device *device);
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetName(sb_nvml_device device, char *name, unsigned int length);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetHandleByIndex_v2(unsigned int index,
+                                                         sb_nvml_device *device);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetName(sb_nvml_device device, char *name,
+                                             unsigned int length);
 #ifndef FAKE_NVML_NO_MEMORY_INFO
 FAKE_EXPORT sb_nvml_return nvmlDeviceGetMemoryInfo(sb_nvml_device device, sb_nvml_memory *memory);
 #endif
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetComputeRunningProcesses(sb_nvml_device d, unsigned int *n, void *infos);
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses(sb_nvml_device d, unsigned int *n, void *infos);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetComputeRunningProcesses(sb_nvml_device d, unsigned int *n,
+                                                                void *infos);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses(sb_nvml_device d, unsigned int *n,
+                                                                 void *infos);
 #ifndef FAKE_NVML_V1_ONLY
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v2(sb_nvml_device d, unsigned int *n, void *infos);
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v2(sb_nvml_device d, unsigned int *n, void *infos);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v2(sb_nvml_device d,
+                                                                   unsigned int *n, void *infos);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v2(sb_nvml_device d,
+                                                                    unsigned int *n, void *infos);
 #ifndef FAKE_NVML_NO_V3
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v3(sb_nvml_device d, unsigned int *n, void *infos);
-FAKE_EXPORT sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v3(sb_nvml_device d, unsigned int *n, void *infos);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v3(sb_nvml_device d,
+                                                                   unsigned int *n, void *infos);
+FAKE_EXPORT sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v3(sb_nvml_device d,
+                                                                    unsigned int *n, void *infos);
 #endif
 #endif
 FAKE_EXPORT void fake_nvml_set_used(unsigned int device, unsigned long long bytes);
@@ -287,13 +308,20 @@ sb_nvml_return nvmlShutdown(void)
 const char *nvmlErrorString(sb_nvml_return result)
 {
     switch (result) {
-    case SB_NVML_SUCCESS: return "Success";
-    case SB_NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
-    case SB_NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
-    case SB_NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
-    case SB_NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-    case SB_NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-    default: return "Unknown Error";
+    case SB_NVML_SUCCESS:
+        return "Success";
+    case SB_NVML_ERROR_NOT_SUPPORTED:
+        return "Not Supported";
+    case SB_NVML_ERROR_NO_PERMISSION:
+        return "Insufficient Permissions";
+    case SB_NVML_ERROR_INSUFFICIENT_SIZE:
+        return "Insufficient Size";
+    case SB_NVML_ERROR_DRIVER_NOT_LOADED:
+        return "Driver Not Loaded";
+    case SB_NVML_ERROR_GPU_IS_LOST:
+        return "GPU is lost";
+    default:
+        return "Unknown Error";
     }
 }
 
@@ -334,7 +362,9 @@ sb_nvml_return nvmlDeviceGetName(sb_nvml_device device, char *name, unsigned int
 {
     pthread_mutex_lock(&lock);
     fake_device *d = from_handle(device);
-    sb_nvml_return rc = !d || !name ? 2 : strlen(d->name) >= length ? SB_NVML_ERROR_INSUFFICIENT_SIZE : 0;
+    sb_nvml_return rc = !d || !name                 ? 2
+                        : strlen(d->name) >= length ? SB_NVML_ERROR_INSUFFICIENT_SIZE
+                                                    : 0;
     if (rc == SB_NVML_SUCCESS)
         memcpy(name, d->name, strlen(d->name) + 1);
     pthread_mutex_unlock(&lock);
@@ -361,19 +391,19 @@ static void put_entry(void *infos, unsigned int i, int version, unsigned int pid
                       unsigned long long bytes)
 {
     if (version == 1) {
-        sb_nvml_process_v1 e = { pid, bytes };
+        sb_nvml_process_v1 e = {pid, bytes};
         memcpy((char *)infos + (size_t)i * sizeof e, &e, sizeof e);
     } else {
 #ifdef FAKE_NVML_V3_CC
         if (version == 3) {
             /* The R535.43-535.86 layout: a protected-memory figure added. */
-            sb_nvml_process_v3_cc e = { pid, bytes, 0xFFFFFFFFu, 0xFFFFFFFFu, 0 };
+            sb_nvml_process_v3_cc e = {pid, bytes, 0xFFFFFFFFu, 0xFFFFFFFFu, 0};
             memcpy((char *)infos + (size_t)i * sizeof e, &e, sizeof e);
             return;
         }
 #endif
         /* MIG instance ids are "invalid" (0xFFFFFFFF) outside MIG mode. */
-        sb_nvml_process_v2 e = { pid, bytes, 0xFFFFFFFFu, 0xFFFFFFFFu };
+        sb_nvml_process_v2 e = {pid, bytes, 0xFFFFFFFFu, 0xFFFFFFFFu};
         memcpy((char *)infos + (size_t)i * sizeof e, &e, sizeof e);
     }
 }
@@ -422,8 +452,8 @@ static sb_nvml_return list_processes(sb_nvml_device device, unsigned int *count,
     if (infos && !graphics && (insufficient_always || d->insufficient_pending)) {
         d->insufficient_pending = 0;
         *count = !insufficient_always ? needed + 1
-                 : insufficient_count  ? insufficient_count
-                                       : *count + 1;
+                 : insufficient_count ? insufficient_count
+                                      : *count + 1;
         rc = SB_NVML_ERROR_INSUFFICIENT_SIZE;
         goto out;
     }
@@ -460,20 +490,24 @@ sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses(sb_nvml_device d, unsigned 
     return list_processes(d, n, infos, 1, 1);
 }
 #ifndef FAKE_NVML_V1_ONLY
-sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v2(sb_nvml_device d, unsigned int *n, void *infos)
+sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v2(sb_nvml_device d, unsigned int *n,
+                                                       void *infos)
 {
     return list_processes(d, n, infos, 2, 0);
 }
-sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v2(sb_nvml_device d, unsigned int *n, void *infos)
+sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v2(sb_nvml_device d, unsigned int *n,
+                                                        void *infos)
 {
     return list_processes(d, n, infos, 2, 1);
 }
 #ifndef FAKE_NVML_NO_V3
-sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v3(sb_nvml_device d, unsigned int *n, void *infos)
+sb_nvml_return nvmlDeviceGetComputeRunningProcesses_v3(sb_nvml_device d, unsigned int *n,
+                                                       void *infos)
 {
     return list_processes(d, n, infos, 3, 0);
 }
-sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v3(sb_nvml_device d, unsigned int *n, void *infos)
+sb_nvml_return nvmlDeviceGetGraphicsRunningProcesses_v3(sb_nvml_device d, unsigned int *n,
+                                                        void *infos)
 {
     return list_processes(d, n, infos, 3, 1);
 }

@@ -1,0 +1,53 @@
+/* One benchmark at a time per process (peaks are per process), and what to
+ * do when a run was abandoned: the work left it by longjmp or a C++
+ * exception, so the call that took the lock is no longer on the stack and
+ * never will unlock it. The run's state lives on the heap so a later call
+ * can release its sampler thread, files and memory. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runner.h"
+
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static sb_run *active;                     /* under run_lock */
+static _Thread_local char thread_marker;   /* its address names a thread */
+static _Atomic(const char *) owner_thread; /* &thread_marker of the holder */
+static _Atomic(uintptr_t) owner_frame;     /* a stack address of the holder's call */
+
+int sb_run_lock_acquire(const void *frame, int *took_over)
+{
+    *took_over = 0;
+    if (pthread_mutex_trylock(&run_lock) == 0)
+        goto mine;
+    /* Held by this very thread, and the call holding it is not below us on
+     * the stack (stacks grow down on every platform we build for): that
+     * call is gone. A call from inside the work is deeper, so it stays
+     * EBUSY like a call from another thread. */
+    if (atomic_load(&owner_thread) != &thread_marker ||
+        (uintptr_t)frame < atomic_load(&owner_frame))
+        return sb_fail(SPACRBENCH_EBUSY, "another spacrbench_benchmark is running in this "
+                                         "process; peaks are per process, so runs must not "
+                                         "overlap");
+    if (active) {
+        sb_run_release(active);
+        free(active);
+        active = NULL;
+    }
+    *took_over = 1;
+mine:
+    atomic_store(&owner_thread, &thread_marker);
+    atomic_store(&owner_frame, (uintptr_t)frame);
+    return SPACRBENCH_OK;
+}
+
+void sb_run_lock_publish(sb_run *st) { active = st; }
+
+void sb_run_lock_release(void)
+{
+    active = NULL;
+    atomic_store(&owner_thread, NULL);
+    atomic_store(&owner_frame, 0);
+    pthread_mutex_unlock(&run_lock);
+}
