@@ -193,7 +193,7 @@ def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measu
         warmup_items=int(fig.warmup_items), warmup_seconds=float(fig.warmup_seconds),
         peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
         gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
-        vram_reason=vram_reason)
+        vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes))
 
 
 @contextmanager
@@ -219,6 +219,7 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
     fig.peak_method = PEAK_METHODS.code(m.peak_method, "peak_method")
     fig.vram_source = (_UNKNOWN_SOURCE if m.vram_source is None
                        else SOURCES.code(m.vram_source, "vram_source"))
+    fig.oom_limit_bytes = _whole(m.oom_limit_bytes, "oom_limit_bytes")
     fig.stopped_item = -1  # a Measurement is never of a stopped run: benchmark() raises
     out = ffi.new("spacrbench_measurement **")
     check(lib.spacrbench_measurement_create(fig, out), "measurement")
@@ -297,7 +298,8 @@ def recommendation_from_c(r: Any, measurement: Optional[Measurement]) -> Recomme
         core_workers=None if r.core_workers < 1 else int(r.core_workers),
         threads_per_worker=int(r.threads_per_worker), baseline_bytes=int(r.baseline_bytes),
         start_method=START_METHODS.name(r.start_method),
-        reserve_rule=RESERVE_RULES.name(r.reserve_rule))
+        reserve_rule=RESERVE_RULES.name(r.reserve_rule),
+        oom_limit_bytes=int(r.oom_limit_bytes))
 
 
 def _put_text(array: Any, text: str) -> None:
@@ -315,7 +317,7 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
     r = new_struct("spacrbench_recommendation")
     for name in ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
                  "vram_reserve_bytes", "cores_per_worker", "threads_per_worker",
-                 "baseline_bytes"):
+                 "baseline_bytes", "oom_limit_bytes"):
         setattr(r, name, _whole(getattr(rec, name), name))
     for name in ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
                  "per_worker_vram_bytes", "free_vram_bytes", "vram_workers"):

@@ -61,7 +61,8 @@ class Measurement:
     peak_rss_bytes covers the whole run, warm-up included; baseline_rss_bytes
     is the resident memory just before the first item. peak_vram_bytes is
     None when VRAM was not measured (0 means measured, none used), and
-    vram_reason then says why, in the library's words. peak_method says how
+    vram_reason then says why, in the library's words; oom_limit_bytes > 0
+    says an item was killed for memory at that limit. peak_method says how
     the peak was obtained: "hwm_reset" and "hwm_window" are exact (kernel
     high-water mark), "sampled" may miss short spikes, "supplied" means the
     figures were given by hand (the library's names; see docs/python.md).
@@ -82,6 +83,7 @@ class Measurement:
     gpus: Tuple[GpuInfo, ...] = ()
     sample_interval_us: int = 0
     vram_reason: Optional[str] = None
+    oom_limit_bytes: int = 0
 
     @property
     def items_per_second(self) -> float:
@@ -205,6 +207,7 @@ class Recommendation:
     baseline_bytes: int = 0
     start_method: str = _FORK
     reserve_rule: str = _CALLER_RESERVE
+    oom_limit_bytes: int = 0
 
     def __str__(self) -> str:
         return f"{self.workers} worker(s): {self.reason}"
