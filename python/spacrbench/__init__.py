@@ -14,10 +14,42 @@ It measures; it never changes a setting. Importing it imports no GPU or GUI
 toolkit and writes nothing.
 """
 
-from ._recommend import available_memory_bytes, format_report, recommend_workers
-from ._run import benchmark
-from ._scale import ScalePoint, ScaleResult, scale
-from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
+import typing as _typing
+
+from . import _binding  # loads the library and checks its version: ImportError here
+
+if _typing.TYPE_CHECKING:
+    from ._recommend import available_memory_bytes, format_report, recommend_workers
+    from ._run import benchmark
+    from ._scale import ScalePoint, ScaleResult, scale
+    from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
+
+# The public names are loaded on first use (PEP 562), so `import spacrbench`
+# costs the library and little more; `from spacrbench import benchmark`
+# loads what benchmark needs.
+_LAZY = {
+    "available_memory_bytes": "_recommend", "format_report": "_recommend",
+    "recommend_workers": "_recommend", "benchmark": "_run",
+    "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_types",
+    "Progress": "_types", "Recommendation": "_types",
+    "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> "list[str]":
+    return sorted(set(globals()) | set(_LAZY))  # the public names before first use too
+
 
 __version__ = "1.1.0"
 

@@ -86,6 +86,12 @@ def c_text(chars: Any) -> str:
     return str(ffi.string(chars).decode("utf-8", "replace"))
 
 
+def name_of(function: Any, code: int) -> str:
+    """The library's one spelling of an enum value, e.g.
+    name_of(lib.spacrbench_source_name, lib.SPACRBENCH_SOURCE_CGROUP_V1)."""
+    return c_text(function(code))
+
+
 def format_text(call: Any, what: str) -> str:
     """Run an snprintf-style formatter; once more with the exact size if the
     first buffer was too small."""

@@ -1,62 +1,75 @@
 """Conversions between the Python result types and the library's structs.
 
 A Measurement is plain data: whenever the library must read one (recommend,
-report, scheduler hand-off) an equivalent C measurement is rebuilt from its
-fields, so a measurement made by hand or with dataclasses.replace() is
-treated exactly like one that benchmark() returned."""
+report, JSON, scheduler hand-off) an equivalent C measurement is rebuilt
+from its fields, so a measurement made by hand or with dataclasses.replace()
+is treated exactly like one that benchmark() returned.
+
+Every name (peak method, source, bound, ...) is the library's spelling: the
+tables below are built from its enum constants and its *_name() functions."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
 import operator
+import struct
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib, new_struct
-from ._types import GpuInfo, ItemRecord, Measurement, Recommendation
-
-PEAK_METHODS = {
-    lib.SPACRBENCH_PEAK_NONE: "none",
-    lib.SPACRBENCH_PEAK_HWM_RESET: "hwm-reset",
-    lib.SPACRBENCH_PEAK_HWM_WINDOW: "hwm-window",
-    lib.SPACRBENCH_PEAK_SAMPLED: "sampled",
-    lib.SPACRBENCH_PEAK_CGROUP: "cgroup",
-    lib.SPACRBENCH_PEAK_CHILD_RUSAGE: "child-rusage",
-    lib.SPACRBENCH_PEAK_SUPPLIED: "supplied",
-}
-SOURCES = {
-    lib.SPACRBENCH_SOURCE_UNKNOWN: "unknown",
-    lib.SPACRBENCH_SOURCE_HOST: "host",
-    lib.SPACRBENCH_SOURCE_AFFINITY: "affinity",
-    lib.SPACRBENCH_SOURCE_CGROUP_V1: "cgroup-v1",
-    lib.SPACRBENCH_SOURCE_CGROUP_V2: "cgroup-v2",
-    lib.SPACRBENCH_SOURCE_CALLER: "caller",
-    lib.SPACRBENCH_SOURCE_CPUSET: "cpuset",
-    lib.SPACRBENCH_SOURCE_NVML: "nvml",
-    lib.SPACRBENCH_SOURCE_TORCH: "torch",
-}
-BOUNDS = {
-    lib.SPACRBENCH_BOUND_NONE: "none",
-    lib.SPACRBENCH_BOUND_MEMORY: "memory",
-    lib.SPACRBENCH_BOUND_CORES: "cores",
-    lib.SPACRBENCH_BOUND_MAXIMUM: "maximum",
-    lib.SPACRBENCH_BOUND_FALLBACK: "fallback",
-    lib.SPACRBENCH_BOUND_ONE: "one",
-    lib.SPACRBENCH_BOUND_VRAM: "vram",
-}
+from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib, name_of, new_struct
+from ._torch import TorchPeak
+from ._types import (GpuInfo, ItemRecord, LazyRecords, Measurement, Recommendation,
+                     raw_records)
 
 
-def _code(table: Dict[int, str], name: str, what: str) -> int:
-    for code, text in table.items():
-        if text == name:
-            return code
-    raise ValueError(f"{what} must be one of {sorted(table.values())}, not {name!r}")
+class Names:
+    """One of the library's enums: code <-> the library's name."""
+
+    def __init__(self, prefix: str, function: Any) -> None:
+        self.function = function
+        codes = sorted(getattr(lib, attr) for attr in dir(lib) if attr.startswith(prefix))
+        self.by_code: Dict[int, str] = {code: name_of(function, code) for code in codes}
+        self.by_name: Dict[str, int] = {name: code for code, name in self.by_code.items()}
+
+    def name(self, code: int) -> str:
+        """The library's name ("unknown" for a value it does not know)."""
+        return self.by_code.get(code) or name_of(self.function, code)
+
+    def code(self, name: Any, what: str) -> int:
+        """The code of a name. Spelling 1.0's hyphens ("hwm-reset") is accepted."""
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must be a str, not {type(name).__name__}")
+        code = self.by_name.get(name, self.by_name.get(name.replace("-", "_")))
+        if code is None:
+            raise ValueError(f"{what} must be one of {sorted(self.by_name)}, not {name!r}")
+        return code
 
 
-def _optional(value: int) -> Optional[int]:
+PEAK_METHODS = Names("SPACRBENCH_PEAK_", lib.spacrbench_peak_method_name)
+SOURCES = Names("SPACRBENCH_SOURCE_", lib.spacrbench_source_name)
+BOUNDS = Names("SPACRBENCH_BOUND_", lib.spacrbench_bound_name)
+START_METHODS = Names("SPACRBENCH_START_", lib.spacrbench_start_method_name)
+RESERVE_RULES = Names("SPACRBENCH_RESERVE_", lib.spacrbench_reserve_rule_name)
+_UNKNOWN_SOURCE = lib.SPACRBENCH_SOURCE_UNKNOWN
+_TORCH = SOURCES.name(lib.SPACRBENCH_SOURCE_TORCH)
+
+
+def optional(value: int) -> Optional[int]:
+    """A C figure that may be SPACRBENCH_NOT_MEASURED."""
     return None if value == NOT_MEASURED else int(value)
+
+
+def format_bytes(n: int) -> str:
+    """A size as the library writes it everywhere ("3.00 GiB")."""
+    return format_text(lambda buf, cap: lib.spacrbench_format_bytes(n, buf, cap),
+                       "spacrbench_format_bytes")
+
+
+def progress_line(p: Any) -> str:
+    """The library's progress line for a spacrbench_progress."""
+    return format_text(lambda buf, cap: lib.spacrbench_format_progress(p, ffi.NULL, buf, cap),
+                       "spacrbench_format_progress")
 
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -106,20 +119,48 @@ def _sentinel(value: Any, name: str) -> int:
 
 # ---------------------------------------------------------------- measurement
 
-def measurement_from_c(cm: Any) -> Measurement:
-    """Read a C measurement into a Measurement (the C object is not kept)."""
+def _record_layout() -> Tuple[struct.Struct, int]:
+    """struct layout of spacrbench_item_record as this build compiled it:
+    (index, is_warmup, seconds, peak_rss_bytes, peak_vram_bytes)."""
+    ctype = "spacrbench_item_record"
+    fmt, pos = "=", 0
+    for name, code in (("index", "q"), ("is_warmup", "i"), ("seconds", "d"),
+                       ("peak_rss_bytes", "q"), ("peak_vram_bytes", "q")):
+        offset = ffi.offsetof(ctype, name)
+        fmt += "x" * (offset - pos) + code
+        pos = offset + struct.calcsize("=" + code)
+    size = ffi.sizeof(ctype)
+    return struct.Struct(fmt + "x" * (size - pos)), size
+
+
+_RECORD, _RECORD_SIZE = _record_layout()
+
+
+def _decode_records(data: Any, count: int) -> Tuple[ItemRecord, ...]:
+    """ItemRecords from a block of `count` C records (a LazyRecords' data)."""
+    nm = NOT_MEASURED
+    return tuple(ItemRecord(index, seconds, None if rss == nm else rss,
+                            None if vram == nm else vram, warm != 0)
+                 for index, warm, seconds, rss, vram
+                 in _RECORD.iter_unpack(ffi.buffer(data, count * _RECORD_SIZE)))
+
+
+def _read_records(cm: Any, count: int) -> Any:
+    """All records of a C measurement in one call, undecoded."""
+    if count == 0:
+        return ()
+    block = ffi.new("spacrbench_item_record[]", count)
+    check(lib.spacrbench_measurement_copy_records(cm, 0, count, block, _RECORD_SIZE),
+          "spacrbench_measurement_copy_records")
+    return LazyRecords(block, count, _decode_records)
+
+
+def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measurement:
+    """Read a C measurement into a Measurement (the C object is not kept);
+    with torch_peak, add torch's VRAM peak where the library had none."""
     fig = new_struct("spacrbench_figures")
     check(lib.spacrbench_measurement_figures(cm, fig), "spacrbench_measurement_figures")
     notes = [c_text(lib.spacrbench_measurement_note(cm, i)) for i in range(fig.note_count)]
-    records = []
-    rec = new_struct("spacrbench_item_record")
-    for i in range(fig.record_count):
-        check(lib.spacrbench_measurement_record(cm, i, rec), "spacrbench_measurement_record")
-        records.append(ItemRecord(
-            index=int(rec.index), seconds=float(rec.seconds),
-            peak_rss_bytes=_optional(rec.peak_rss_bytes),
-            peak_vram_bytes=_optional(rec.peak_vram_bytes),
-            is_warmup=bool(rec.is_warmup)))
     gpus = []
     gpu = new_struct("spacrbench_gpu_info")
     for i in range(fig.gpu_count):
@@ -127,20 +168,32 @@ def measurement_from_c(cm: Any) -> Measurement:
         gpus.append(GpuInfo(
             index=int(gpu.index), name=c_text(gpu.name),
             total_bytes=int(gpu.total_bytes), free_bytes=int(gpu.free_bytes),
-            process_peak_bytes=_optional(gpu.process_peak_bytes)))
+            process_peak_bytes=optional(gpu.process_peak_bytes)))
     cpu = float(fig.cpu_seconds)
-    vram_source = SOURCES.get(fig.vram_source, "unknown")
+    peak_vram = optional(fig.peak_vram_bytes)
+    vram_source = None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source)
+    vram_reason = c_text(lib.spacrbench_measurement_vram_reason(cm)) or None
+    if torch_peak is not None:
+        reserved = torch_peak.finish()
+        notes += torch_peak.notes
+        if reserved is not None and peak_vram is None:
+            peak_vram, vram_source, vram_reason = reserved, _TORCH, None
+            notes.append(f"VRAM peak from torch.cuda.max_memory_reserved(): "
+                         f"{format_bytes(reserved)} (the library had no per-process GPU figure)")
+        elif reserved is not None and peak_vram is not None:
+            notes.append(f"VRAM peak from {vram_source or 'the library'}: "
+                         f"{format_bytes(peak_vram)}; torch.cuda.max_memory_reserved() "
+                         f"reported {format_bytes(reserved)}")
     return Measurement(
         items=int(fig.items), seconds=float(fig.seconds),
-        peak_rss_bytes=int(fig.peak_rss_bytes),
-        peak_vram_bytes=_optional(fig.peak_vram_bytes),
+        peak_rss_bytes=int(fig.peak_rss_bytes), peak_vram_bytes=peak_vram,
         baseline_rss_bytes=int(fig.baseline_rss_bytes),
-        notes=notes, records=tuple(records),
+        notes=notes, records=_read_records(cm, int(fig.record_count)),
         cpu_seconds=None if math.isnan(cpu) else cpu,
         warmup_items=int(fig.warmup_items), warmup_seconds=float(fig.warmup_seconds),
-        peak_method=PEAK_METHODS.get(fig.peak_method, "none"),
-        vram_source=None if vram_source == "unknown" else vram_source,
-        gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us))
+        peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
+        gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
+        vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes))
 
 
 @contextmanager
@@ -163,9 +216,11 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
     fig.seconds = _real(m.seconds, "seconds")
     fig.cpu_seconds = math.nan if m.cpu_seconds is None else _real(m.cpu_seconds, "cpu_seconds")
     fig.warmup_seconds = _real(m.warmup_seconds, "warmup_seconds")
-    fig.peak_method = _code(PEAK_METHODS, m.peak_method, "peak_method")
-    fig.vram_source = (lib.SPACRBENCH_SOURCE_UNKNOWN if m.vram_source is None
-                       else _code(SOURCES, m.vram_source, "vram_source"))
+    fig.peak_method = PEAK_METHODS.code(m.peak_method, "peak_method")
+    fig.vram_source = (_UNKNOWN_SOURCE if m.vram_source is None
+                       else SOURCES.code(m.vram_source, "vram_source"))
+    fig.oom_limit_bytes = _whole(m.oom_limit_bytes, "oom_limit_bytes")
+    fig.stopped_item = -1  # a Measurement is never of a stopped run: benchmark() raises
     out = ffi.new("spacrbench_measurement **")
     check(lib.spacrbench_measurement_create(fig, out), "measurement")
     cm = out[0]
@@ -180,14 +235,23 @@ def _add_details(cm: Any, m: Measurement) -> None:
     for note in m.notes:
         check(lib.spacrbench_measurement_add_note(cm, utf8(str(note))),
               "measurement note")
-    rec = new_struct("spacrbench_item_record")
-    for i, r in enumerate(m.records):
-        rec.index = _whole(r.index, f"records[{i}].index")
-        rec.is_warmup = 1 if r.is_warmup else 0
-        rec.seconds = _real(r.seconds, f"records[{i}].seconds")
-        rec.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"records[{i}].peak_rss_bytes")
-        rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"records[{i}].peak_vram_bytes")
-        check(lib.spacrbench_measurement_add_record(cm, rec), "measurement record")
+    if m.vram_reason is not None:
+        check(lib.spacrbench_measurement_set_vram_reason(cm, utf8(str(m.vram_reason))),
+              "measurement vram_reason")
+    records = raw_records(m)
+    if type(records) is LazyRecords:  # as the library wrote them: no decoding
+        block = records.data
+        for i in range(records.count):
+            check(lib.spacrbench_measurement_add_record(cm, block + i), "measurement record")
+    else:
+        rec = new_struct("spacrbench_item_record")
+        for i, r in enumerate(records):
+            rec.index = _whole(r.index, f"records[{i}].index")
+            rec.is_warmup = 1 if r.is_warmup else 0
+            rec.seconds = _real(r.seconds, f"records[{i}].seconds")
+            rec.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"records[{i}].peak_rss_bytes")
+            rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"records[{i}].peak_vram_bytes")
+            check(lib.spacrbench_measurement_add_record(cm, rec), "measurement record")
     gpu = new_struct("spacrbench_gpu_info")
     for i, g in enumerate(m.gpus):
         gpu.index = _whole(g.index, f"gpus[{i}].index")
@@ -199,6 +263,19 @@ def _add_details(cm: Any, m: Measurement) -> None:
         check(lib.spacrbench_measurement_add_gpu(cm, gpu), "measurement gpu")
 
 
+def _json(call: Any, what: str) -> Any:
+    import json
+
+    return json.loads(format_text(call, what))
+
+
+def measurement_dict(m: Measurement) -> Dict[str, Any]:
+    """The library's JSON object of m (spacrbench_measurement_to_json)."""
+    with c_measurement(m) as cm:
+        return _json(lambda buf, cap: lib.spacrbench_measurement_to_json(  # type: ignore[no-any-return]
+            cm, ffi.NULL, 0, buf, cap), "to_dict")
+
+
 # ------------------------------------------------------------- recommendation
 
 def recommendation_from_c(r: Any, measurement: Optional[Measurement]) -> Recommendation:
@@ -208,14 +285,21 @@ def recommendation_from_c(r: Any, measurement: Optional[Measurement]) -> Recomme
     return Recommendation(
         workers=int(r.workers), reason=c_text(r.reason), measurement=measurement,
         cores=int(r.cores), available_bytes=int(r.available_bytes),
-        bound=BOUNDS.get(r.bound, "none"), reserve_bytes=int(r.reserve_bytes),
+        bound=BOUNDS.name(r.bound), reserve_bytes=int(r.reserve_bytes),
         per_worker_bytes=opt(r.per_worker_bytes), memory_workers=opt(r.memory_workers),
-        maximum=int(r.maximum), memory_source=SOURCES.get(r.memory_source, "unknown"),
+        maximum=int(r.maximum), memory_source=SOURCES.name(r.memory_source),
         memory_where=c_text(r.memory_where), memory_limit_bytes=opt(r.memory_limit_bytes),
-        cores_source=SOURCES.get(r.cores_source, "unknown"), cores_where=c_text(r.cores_where),
+        cores_source=SOURCES.name(r.cores_source), cores_where=c_text(r.cores_where),
         per_worker_vram_bytes=opt(r.per_worker_vram_bytes),
         free_vram_bytes=opt(r.free_vram_bytes),
-        vram_reserve_bytes=int(r.vram_reserve_bytes), vram_workers=opt(r.vram_workers))
+        vram_reserve_bytes=int(r.vram_reserve_bytes), vram_workers=opt(r.vram_workers),
+        cpu_parallelism=None if r.cpu_parallelism < 0 else float(r.cpu_parallelism),
+        cores_per_worker=int(r.cores_per_worker),
+        core_workers=None if r.core_workers < 1 else int(r.core_workers),
+        threads_per_worker=int(r.threads_per_worker), baseline_bytes=int(r.baseline_bytes),
+        start_method=START_METHODS.name(r.start_method),
+        reserve_rule=RESERVE_RULES.name(r.reserve_rule),
+        oom_limit_bytes=int(r.oom_limit_bytes))
 
 
 def _put_text(array: Any, text: str) -> None:
@@ -232,52 +316,44 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
                         f"not {type(rec).__name__}")
     r = new_struct("spacrbench_recommendation")
     for name in ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
-                 "vram_reserve_bytes"):
+                 "vram_reserve_bytes", "cores_per_worker", "threads_per_worker",
+                 "baseline_bytes", "oom_limit_bytes"):
         setattr(r, name, _whole(getattr(rec, name), name))
     for name in ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
                  "per_worker_vram_bytes", "free_vram_bytes", "vram_workers"):
         setattr(r, name, _sentinel(getattr(rec, name), name))
-    r.bound = _code(BOUNDS, rec.bound, "bound")
-    r.cores_source = _code(SOURCES, rec.cores_source, "cores_source")
-    r.memory_source = _code(SOURCES, rec.memory_source, "memory_source")
+    r.bound = BOUNDS.code(rec.bound, "bound")
+    r.cores_source = SOURCES.code(rec.cores_source, "cores_source")
+    r.memory_source = SOURCES.code(rec.memory_source, "memory_source")
+    r.cpu_parallelism = (-1.0 if rec.cpu_parallelism is None
+                         else _real(rec.cpu_parallelism, "cpu_parallelism"))
+    r.core_workers = 0 if rec.core_workers is None else _whole(rec.core_workers, "core_workers")
+    r.start_method = START_METHODS.code(rec.start_method, "start_method")
+    r.reserve_rule = RESERVE_RULES.code(rec.reserve_rule, "reserve_rule")
     _put_text(r.reason, str(rec.reason))
     _put_text(r.memory_where, str(rec.memory_where))
     _put_text(r.cores_where, str(rec.cores_where))
     return r
 
 
+def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
+    """The library's JSON object of rec (spacrbench_recommendation_to_json),
+    with "measurement" the measurement's own object (or None)."""
+    cr = c_recommendation(rec)
+    out: Dict[str, Any] = _json(lambda buf, cap: lib.spacrbench_recommendation_to_json(
+        cr, buf, cap), "to_dict")
+    out["measurement"] = None if rec.measurement is None else measurement_dict(rec.measurement)
+    return out
+
+
 # ------------------------------------------------------------ text and hand-off
 
-def _report(m: Measurement, cr: Any) -> str:
+def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
+    """The library's report of m and rec (spacrbench_format_report)."""
+    cr = c_recommendation(rec)
     with c_measurement(m) as cm:
         return format_text(lambda buf, cap: lib.spacrbench_format_report(cm, cr, buf, cap),
                            "format_report")
-
-
-def _has_evidence(rec: Recommendation) -> bool:
-    return bool(rec.cores or rec.available_bytes or rec.memory_where or rec.cores_where
-                or rec.vram_workers is not None)
-
-
-def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
-    """The library's report. A spaCR-style Recommendation(workers, reason)
-    carries no evidence: rather than "memory available 0 B ()", its report is
-    the measurement's with only the recommended-workers and because lines,
-    placed before the notes as the library places them. Evidence given
-    without its where-strings says "not given" instead of "()"."""
-    if rec is None or not isinstance(rec, Recommendation):
-        return _report(m, c_recommendation(rec))  # None, or the TypeError
-    if _has_evidence(rec):
-        rec = dataclasses.replace(rec, memory_where=rec.memory_where or "not given",
-                                  cores_where=rec.cores_where or "not given")
-        return _report(m, c_recommendation(rec))
-    cr = c_recommendation(rec)  # validated, and the reason as the library holds it
-    head = _report(dataclasses.replace(m, notes=[]), ffi.NULL)
-    full = _report(m, ffi.NULL)
-    notes = full[len(head):] if full.startswith(head) else ""
-    return (f"{full[:len(full) - len(notes)]}\n"
-            f"  recommended workers {int(cr.workers)}\n"
-            f"    because           {c_text(cr.reason)}{notes}")
 
 
 def format_slurm(rec: Recommendation) -> str:

@@ -8,8 +8,6 @@ import operator
 from typing import Any, Optional
 
 from ._binding import AUTO, check, ffi, lib
-from ._convert import c_measurement, recommendation_from_c
-from ._convert import format_report as _format_report
 from ._types import Measurement, Recommendation
 
 
@@ -68,6 +66,8 @@ def recommend_workers(measurement: Optional[Measurement] = None, *,
     opts.vram_reserve_bytes = _non_negative(vram_reserve_bytes, "vram_reserve_bytes")
     opts.free_vram_bytes = (AUTO if free_vram_bytes is None
                             else _non_negative(free_vram_bytes, "free_vram_bytes"))
+    from ._convert import c_measurement, recommendation_from_c
+
     out = ffi.new("spacrbench_recommendation *")
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
@@ -82,4 +82,6 @@ def format_report(measurement: Measurement,
     if not isinstance(measurement, Measurement):
         raise TypeError(f"measurement must be a spacrbench Measurement, "
                         f"not {type(measurement).__name__}")
+    from ._convert import format_report as _format_report
+
     return _format_report(measurement, recommendation)

@@ -4,52 +4,59 @@ Threading rule: peaks are per process, so the library refuses a second
 concurrent run (SPACRBENCH_EBUSY). Python callers are serialised with a
 module lock instead: a benchmark() from another thread waits its turn. A
 benchmark() from inside the work (same thread) would wait for itself, so it
-raises RuntimeError instead."""
+raises RuntimeError instead.
+
+Per-item path: the runner calls the work for items[0], items[1], ... in
+order, once each, so the callback takes the next object from an iterator
+over the caller's list; the C item pointers are all NULL. No handle or other
+Python object is made per item before or during the run, and the run state is
+one module global (runs are serialised by the lock)."""
 
 from __future__ import annotations
 
-import dataclasses
+import _thread
 import sys
-import threading
-from typing import Any, Callable, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Iterable, List, Optional, Union
 
-from ._binding import NOT_MEASURED, check, codes, ffi, lib, new_struct, raise_for
-from ._convert import measurement_from_c
-from ._torch import TorchPeak
+from ._binding import check, codes, ffi, lib, new_struct, raise_for
 from ._types import Measurement, Progress
 
 ProgressArg = Union[None, bool, Callable[[Progress], Any]]
 
-_serial = threading.Lock()
-_local = threading.local()  # .run: the _Run of this thread's benchmark()
+_serial = _thread.allocate_lock()
 
 
 class _Run:
-    """State shared with the callbacks through ffi.new_handle."""
+    """The running benchmark's state, read by the callbacks."""
 
-    __slots__ = ("work", "progress", "error")
+    __slots__ = ("work", "next_item", "progress", "error", "thread")
 
-    def __init__(self, work: Callable[[Any], Any],
-                 progress: Optional[Callable[[Progress], Any]]) -> None:
+    def __init__(self, work: Callable[[Any], Any], items: List[Any],
+                 progress: Optional[Callable[[Any], Any]]) -> None:
         self.work = work
+        self.next_item = iter(items).__next__
         self.progress = progress
         self.error: Optional[BaseException] = None
+        self.thread = _thread.get_ident()
+
+
+_active: Optional[_Run] = None  # set while the lock's holder is inside the C call
 
 
 def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None:
     """cffi's onerror: an exception that got past a callback's own handler
     (e.g. KeyboardInterrupt delivered on its last line) still stops the run
     (error=1) and is re-raised by benchmark()."""
-    run = getattr(_local, "run", None)
+    run = _active
     if run is not None and run.error is None and exc_value is not None:
         run.error = exc_value
 
 
 @ffi.def_extern(error=1, onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_work(item: Any, payload: Any) -> int:
-    run = ffi.from_handle(payload)
+    run: Any = _active  # never None while the C call runs
     try:
-        run.work(ffi.from_handle(item))  # the return value is ignored
+        run.work(run.next_item())  # the return value is ignored
     except BaseException as exc:  # KeyboardInterrupt too: the C run must unwind
         run.error = exc
         return 1
@@ -58,44 +65,46 @@ def _spacrbench_work(item: Any, payload: Any) -> int:
 
 @ffi.def_extern(error=1, onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_progress(p: Any, payload: Any) -> int:
-    run = ffi.from_handle(payload)
+    run: Any = _active
     try:
-        run.progress(Progress(
-            index=int(p.index), total=int(p.total), is_warmup=bool(p.is_warmup),
-            item_seconds=float(p.item_seconds), elapsed_seconds=float(p.elapsed_seconds),
-            item_peak_rss_bytes=None if p.item_peak_rss_bytes == NOT_MEASURED
-            else int(p.item_peak_rss_bytes)))
+        run.progress(p)
     except BaseException as exc:
         run.error = exc
         return 1
     return 0
 
 
-def _mib(n: int) -> str:
-    return f"{n / 2**20:.1f} MiB"
+def _progress_object(p: Any) -> Progress:
+    from ._convert import optional
+
+    return Progress(index=int(p.index), total=int(p.total), is_warmup=bool(p.is_warmup),
+                    item_seconds=float(p.item_seconds),
+                    elapsed_seconds=float(p.elapsed_seconds),
+                    item_peak_rss_bytes=optional(p.item_peak_rss_bytes))
 
 
-def _stderr_progress(p: Progress) -> None:
-    """progress=True: one line per item; on a terminal, one line rewritten."""
+def _stderr_progress(p: Any) -> None:
+    """progress=True: the library's progress line for each item on stderr;
+    on a terminal, one line rewritten in place."""
     stream = sys.stderr
     if stream is None:  # pythonw and daemons may have no stderr
         return
-    stage = "warm-up" if p.is_warmup else "measured"
-    peak = "" if p.item_peak_rss_bytes is None else f", peak {_mib(p.item_peak_rss_bytes)}"
-    last = p.index + 1 >= p.total
-    end = "\r" if stream.isatty() and not last else "\n"
-    stream.write(f"spacrbench: item {p.index + 1}/{p.total} ({stage}) "
-                     f"{p.item_seconds:.3f} s{peak}{end}")
+    from ._convert import progress_line
+
+    end = "\r" if p.index + 1 < p.total and stream.isatty() else "\n"
+    stream.write(progress_line(p) + end)
     stream.flush()
 
 
-def _progress_function(progress: ProgressArg) -> Optional[Callable[[Progress], Any]]:
+def _progress_function(progress: ProgressArg) -> Optional[Callable[[Any], Any]]:
+    """What the progress callback calls with the C struct, or None."""
     if progress is None or progress is False:
         return None
     if progress is True:
         return _stderr_progress
     if callable(progress):
-        return progress
+        user = progress
+        return lambda p: user(_progress_object(p))
     raise TypeError(f"progress must be None, a bool or a callable, not {type(progress).__name__}")
 
 
@@ -104,10 +113,11 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int =
     """Run work(item) serially over items and measure one worker.
 
     The first `warmup` items run untimed (imports, caches, JIT); at least the
-    last item is always measured. Returns a Measurement with wall time, the
-    exact peak resident memory (warm-up included) and, where a GPU is visible,
-    the peak VRAM. An exception raised by work or progress stops the run and
-    is re-raised here unchanged.
+    last item is always measured (the library lowers a larger warm-up and
+    notes it). Returns a Measurement with wall time, the exact peak resident
+    memory (warm-up included) and, where a GPU is visible, the peak VRAM. An
+    exception raised by work or progress stops the run and is re-raised here
+    unchanged.
     """
     if not callable(work):
         raise TypeError(f"work must be callable, not {type(work).__name__}")
@@ -123,42 +133,36 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int =
     seq = list(iterator)  # an error raised by the caller's generator passes unchanged
     if not seq:
         raise ValueError("items must not be empty: there is nothing to measure")
-    notes: List[str] = []
-    if warmup >= len(seq):
-        notes.append(f"warm-up clamped from {warmup} to {len(seq) - 1} item(s) "
-                     f"so that the last of the {len(seq)} items is measured")
-        warmup = len(seq) - 1
-    if getattr(_local, "run", None) is not None:
+    running = _active
+    if running is not None and running.thread == _thread.get_ident():
         raise RuntimeError("benchmark() was called from inside the work or progress "
                            "function of a running benchmark(); peaks are per process, "
                            "so benchmarks cannot nest")
     with _serial:
-        return _run_serialised(work, seq, warmup, progress_fn, notes)
+        return _run_serialised(_Run(work, seq, progress_fn), len(seq), warmup)
 
 
-def _run_serialised(work: Callable[[Any], Any], seq: List[Any], warmup: int,
-                    progress_fn: Optional[Callable[[Progress], Any]],
-                    notes: List[str]) -> Measurement:
-    run = _Run(work, progress_fn)
-    run_handle = ffi.new_handle(run)
-    handles = [ffi.new_handle(item) for item in seq]  # alive until the call returns
-    c_items = ffi.new("void *[]", handles)
+def _run_serialised(run: _Run, n_items: int, warmup: int) -> Measurement:
+    global _active
+    from ._convert import measurement_from_c
+    from ._torch import TorchPeak
+
+    c_items = ffi.new("void *[]", n_items)  # all NULL: the callback iterates
     opts = new_struct("spacrbench_options")
     check(lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options")),
           "spacrbench_options_init")
-    opts.warmup = warmup
-    if progress_fn is not None:
+    opts.warmup = min(warmup, 2**63 - 1)  # the library clamps and notes
+    if run.progress is not None:
         opts.progress = lib._spacrbench_progress
-        opts.progress_payload = run_handle
     out = ffi.new("spacrbench_measurement **")
     torch_peak = TorchPeak()
     torch_peak.start()
-    _local.run = run
+    _active = run
     try:
-        code = lib.spacrbench_benchmark(lib._spacrbench_work, c_items, len(seq),
-                                        run_handle, opts, out)
+        code = lib.spacrbench_benchmark(lib._spacrbench_work, c_items, n_items, ffi.NULL,
+                                        opts, out)
     finally:
-        _local.run = None
+        _active = None
     if code < 0:
         if out[0] != ffi.NULL:
             lib.spacrbench_measurement_free(out[0])
@@ -173,26 +177,6 @@ def _run_serialised(work: Callable[[Any], Any], seq: List[Any], warmup: int,
                                "outside spacrbench's Python API (peaks are per process)")
         raise_for(code, "benchmark")
     try:
-        m = measurement_from_c(out[0])
+        return measurement_from_c(out[0], torch_peak)
     finally:
         lib.spacrbench_measurement_free(out[0])
-    return _merge_torch(m, notes, torch_peak)
-
-
-def _merge_torch(m: Measurement, notes: List[str], torch_peak: TorchPeak) -> Measurement:
-    """Add the Python-side notes and, where NVML gave nothing, torch's VRAM peak."""
-    reserved = torch_peak.finish()
-    notes = notes + torch_peak.notes
-    changes: Dict[str, Any] = {}
-    if reserved is not None:
-        if m.peak_vram_bytes is None:
-            changes.update(peak_vram_bytes=reserved, vram_source="torch")
-            notes.append(f"VRAM peak from torch.cuda.max_memory_reserved(): {_mib(reserved)} "
-                         "(the library had no per-process GPU figure)")
-        else:
-            notes.append(f"VRAM peak from {m.vram_source or 'the library'}: "
-                         f"{_mib(m.peak_vram_bytes)}; torch.cuda.max_memory_reserved() "
-                         f"reported {_mib(reserved)}")
-    if not notes and not changes:
-        return m
-    return dataclasses.replace(m, notes=list(m.notes) + notes, **changes)

