@@ -482,6 +482,13 @@ SPACRBENCH_EXTERN int spacrbench_measurement_copy_records(const spacrbench_measu
                                                           size_t first, size_t count, void *out,
                                                           size_t record_size);
 
+/* Append count records at once (the counterpart of copy_records): records
+ * is an array of elements of record_size bytes, each validated as by
+ * spacrbench_measurement_add_record; on an error nothing is appended. */
+SPACRBENCH_EXTERN int spacrbench_measurement_add_records(spacrbench_measurement *m,
+                                                         const void *records, size_t count,
+                                                         size_t record_size);
+
 /* spacrbench_recommend on a machine snapshot the caller already discovered
  * (machine NULL: discover now), so one run reads /proc and cgroups once. */
 SPACRBENCH_EXTERN int spacrbench_recommend_on(const spacrbench_measurement *m,

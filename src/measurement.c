@@ -314,3 +314,37 @@ int64_t spacrbench_measurement_work_rss_bytes(const spacrbench_measurement *m)
     int64_t work = m->fig.peak_rss_bytes - m->fig.baseline_rss_bytes;
     return work > 0 ? work : 0;
 }
+
+int spacrbench_measurement_add_records(spacrbench_measurement *m, const void *records,
+                                       size_t count, size_t record_size)
+{
+    sb_clear_error();
+    if (!m || (!records && count))
+        return sb_fail(SPACRBENCH_EINVAL, "measurement and records must not be NULL");
+    if (record_size < sizeof(size_t) || record_size > SIZE_MAX / (count ? count : 1))
+        return sb_fail(SPACRBENCH_EINVAL, "record_size %zu does not fit %zu records", record_size,
+                       count);
+    int rc = grow((void **)&m->records, &m->record_cap, m->record_count + count,
+                  sizeof *m->records);
+    if (rc)
+        return rc;
+    const unsigned char *src = records;
+    for (size_t i = 0; i < count; i++, src += record_size) {
+        spacrbench_item_record r = {sizeof r, (int64_t)(m->record_count + i), 0, 0, 0.0, -1, -1};
+        /* Each element carries its own size (the caller's struct version). */
+        size_t own;
+        memcpy(&own, src, sizeof own);
+        if (own != record_size)
+            return sb_fail(SPACRBENCH_EINVAL, "record %zu: size %zu, expected record_size %zu", i,
+                           own, record_size);
+        if ((rc = sb_struct_in(&r, sizeof r, src, "spacrbench_item_record")))
+            return rc;
+        if (!isfinite(r.seconds) || r.seconds < 0 || r.peak_rss_bytes < -1 ||
+            r.peak_vram_bytes < -1)
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "record %zu: seconds must be a finite number >= 0 and peaks >= -1", i);
+        m->records[m->record_count + i] = r;
+    }
+    m->record_count += count;
+    return SPACRBENCH_OK;
+}

@@ -240,9 +240,9 @@ def _add_details(cm: Any, m: Measurement) -> None:
               "measurement vram_reason")
     records = raw_records(m)
     if type(records) is LazyRecords:  # as the library wrote them: no decoding
-        block = records.data
-        for i in range(records.count):
-            check(lib.spacrbench_measurement_add_record(cm, block + i), "measurement record")
+        check(lib.spacrbench_measurement_add_records(
+            cm, records.data, records.count, ffi.sizeof("spacrbench_item_record")),
+            "measurement records")
     else:
         rec = new_struct("spacrbench_item_record")
         for i, r in enumerate(records):

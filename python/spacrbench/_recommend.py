@@ -41,14 +41,20 @@ def _non_negative(value: Any, name: str) -> int:
 def recommend_workers(measurement: Optional[Measurement] = None, *,
                       cores: Optional[int] = None,
                       available_bytes: Optional[int] = None,
-                      reserve_bytes: int = 2 * 1024**3,
+                      reserve_bytes: Optional[int] = None,
                       maximum: int = 32,
                       vram_reserve_bytes: int = 1024**3,
-                      free_vram_bytes: Optional[int] = None) -> Recommendation:
-    """Recommend a worker count: min(usable cores, (available memory -
-    reserve_bytes) / the measured footprint, the VRAM bound, maximum), never
-    below 1. cores and available_bytes default to what this machine,
-    container or job really allows; cores <= 0 counts as 1. free_vram_bytes
+                      free_vram_bytes: Optional[int] = None,
+                      start_method: Optional[str] = None) -> Recommendation:
+    """Recommend a worker count: min(usable cores / the cores one worker
+    keeps busy, (available memory - reserve_bytes) / one worker's need, the
+    VRAM bound, maximum), never below 1. cores and available_bytes default
+    to what this machine, container or job really allows; cores <= 0 counts
+    as 1. reserve_bytes None keeps 2 GiB on a host and 10% of a binding
+    cgroup limit (64 MiB to 2 GiB) inside a SLURM job or container; a number
+    always wins. start_method ("fork", the default, "spawn" or
+    "forkserver") says how the pool starts its workers: with spawn and
+    forkserver each worker also pays the measured baseline. free_vram_bytes
     defaults to the free memory NVML saw on the measured GPUs."""
     if measurement is not None and not isinstance(measurement, Measurement):
         raise TypeError(f"measurement must be a spacrbench Measurement or None, "
@@ -59,13 +65,18 @@ def recommend_workers(measurement: Optional[Measurement] = None, *,
     opts.cores = AUTO if cores is None else max(1, _int_arg(cores, "cores"))
     opts.available_bytes = (AUTO if available_bytes is None
                             else _non_negative(available_bytes, "available_bytes"))
-    opts.reserve_bytes = _non_negative(reserve_bytes, "reserve_bytes")
+    opts.reserve_bytes = (AUTO if reserve_bytes is None
+                          else _non_negative(reserve_bytes, "reserve_bytes"))
     opts.maximum = _int_arg(maximum, "maximum")
     if opts.maximum < 1:
         raise ValueError(f"maximum must be >= 1, not {opts.maximum}")
     opts.vram_reserve_bytes = _non_negative(vram_reserve_bytes, "vram_reserve_bytes")
     opts.free_vram_bytes = (AUTO if free_vram_bytes is None
                             else _non_negative(free_vram_bytes, "free_vram_bytes"))
+    if start_method is not None:
+        from ._convert import START_METHODS
+
+        opts.start_method = START_METHODS.code(start_method, "start_method")
     from ._convert import c_measurement, recommendation_from_c
 
     out = ffi.new("spacrbench_recommendation *")

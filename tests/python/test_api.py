@@ -75,7 +75,11 @@ def test_signatures_match_spacr() -> None:
     sig = inspect.signature(spacrbench.recommend_workers)
     params = sig.parameters
     assert list(params)[:5] == ["measurement", "cores", "available_bytes", "reserve_bytes", "maximum"]
-    assert params["reserve_bytes"].default == 2 * GiB and params["maximum"].default == 32
+    # Deliberately not spaCR's fixed 2 GiB: None keeps 2 GiB on a host and 10% of a binding
+    # cgroup limit inside a job or container (docs/python.md); a number still wins.
+    assert params["reserve_bytes"].default is None and params["maximum"].default == 32
+    assert params["start_method"].default is None
+    assert params["start_method"].kind is inspect.Parameter.KEYWORD_ONLY
     assert params["cores"].default is None and params["available_bytes"].default is None
 
 
