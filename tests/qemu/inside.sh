@@ -1,0 +1,224 @@
+#!/bin/sh
+# Runs as root inside the cgroup v2 VM that tests/qemu/run.sh boots (cgroup2
+# on /sys/fs/cgroup, no v1 controllers): real discovery under memory.max /
+# memory.high / cpu.max at two levels, `spacrbench run` with a per-item
+# cgroup and memory.peak, its fallback from a leaf that holds processes,
+# and the OOM case. Every figure is printed against its truth.
+#
+#   inside.sh SPACRBENCH HELPER_ALLOC_TOUCH RESULTS_FILE
+#
+# RESULTS_FILE gets every line printed here; its first line is "BEGIN" and
+# its last "END pass=P fail=F known=K" (run.sh reads it). Only POSIX sh,
+# grep, sed and awk are used: python3 need not exist in the guest.
+set -u
+sb=$1
+helper=$2
+res=$3
+CG=/sys/fs/cgroup
+T=$CG/sbq
+MiB=1048576
+pass=0 fail=0 known=0
+tmp=$(mktemp -d)
+
+: >"$res"
+say() { printf '%s\n' "$*"; printf '%s\n' "$*" >>"$res"; }
+ok() { pass=$((pass + 1)); say "PASS: $*"; }
+bad() { fail=$((fail + 1)); say "FAIL: $*"; }
+# A check that fails today because of a known problem: loud, counted, not a pass.
+known_failure() { known=$((known + 1)); say "KNOWN FAILURE: $*"; }
+say "BEGIN"
+say "kernel $(uname -r), $(nproc) CPUs, $(sed -n 's/^MemTotal: *//p' /proc/meminfo) RAM"
+
+# Bound every command (TCG is slow, but nothing here needs a minute).
+if command -v timeout >/dev/null 2>&1; then
+    bounded() { timeout 120 "$@"; }
+else
+    bounded() { "$@"; }
+fi
+
+# json_line FILE KEY: the one-line object `  "KEY": {...}` of a --json document.
+json_line() { sed -n "s/^  \"$2\": //p" "$1"; }
+# json_get TEXT KEY: the raw value of "KEY" in a flat object text (strings keep
+# their quotes stripped; numbers and null as printed).
+json_get() {
+    printf '%s' "$1" | sed -n -e "s/.*\"$2\":\"\([^\"]*\)\".*/\1/p" -e t -e "s/.*\"$2\":\([^,}]*\).*/\1/p"
+}
+# expect_eq WHAT GOT TRUTH
+expect_eq() {
+    if [ "$2" = "$3" ]; then ok "$1 = $2 (truth $3)"; else bad "$1 = '$2', truth '$3'"; fi
+}
+# expect_num WHAT GOT TRUTH: numerically equal (1 = 1.0).
+expect_num() {
+    if [ -n "$2" ] && awk -v g="$2" -v t="$3" 'BEGIN { exit !(g != "null" && g + 0 == t + 0) }'; then
+        ok "$1 = $2 (truth $3)"
+    else
+        bad "$1 = '$2', truth $3"
+    fi
+}
+# expect_range WHAT GOT LO HI [UNIT_DIVISOR]: numeric LO <= GOT <= HI.
+expect_range() {
+    d=${5:-1}
+    if [ -n "$2" ] && awk -v g="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(g + 0 >= lo && g + 0 <= hi && g != "null") }'; then
+        ok "$1 = $(awk -v g="$2" -v d="$d" 'BEGIN { printf "%.2f", g / d }') (truth: between $(awk -v v="$3" -v d="$d" 'BEGIN { printf "%.2f", v / d }') and $(awk -v v="$4" -v d="$d" 'BEGIN { printf "%.2f", v / d }'))"
+    else
+        bad "$1 = '$2', truth: between $3 and $4"
+    fi
+}
+# expect_contains WHAT FILE TEXT
+expect_contains() {
+    if grep -qF -- "$3" "$2"; then ok "$1: says '$3'"; else bad "$1: does not say '$3' ($(head -c 600 "$2" | tr '\n' ' '))"; fi
+}
+leftovers() { find "$CG" -type d -name 'spacrbench-run-*' 2>/dev/null | wc -l; }
+
+finish() {
+    # Tear the test tree down, deepest first (our shells have left it).
+    find "$T" -depth -type d -exec rmdir {} \; 2>/dev/null
+    if [ -d "$T" ]; then bad "test cgroups could not be removed: $(find "$T" -type d | tr '\n' ' ')"; fi
+    rm -rf "$tmp"
+    say "END pass=$pass fail=$fail known=$known"
+    exit $([ "$fail" -eq 0 ] && echo 0 || echo 1)
+}
+
+# --- setup ---------------------------------------------------------------
+if ! grep -q ' /sys/fs/cgroup .* - cgroup2 ' /proc/self/mountinfo; then
+    bad "cgroup2 is not mounted on /sys/fs/cgroup: $(grep cgroup /proc/self/mountinfo | tr '\n' ';')"
+    finish
+fi
+if grep -q ' - cgroup ' /proc/self/mountinfo; then
+    bad "v1 cgroup hierarchies are mounted too: $(grep ' - cgroup ' /proc/self/mountinfo | tr '\n' ';')"
+fi
+for f in "$sb" "$helper"; do [ -x "$f" ] || { bad "not executable here: $f"; finish; }; done
+say "controllers: $(cat $CG/cgroup.controllers)"
+echo $$ >"$CG/cgroup.procs"
+if ! echo "+memory +cpu" >"$CG/cgroup.subtree_control"; then bad "cannot enable +memory +cpu at the root"; finish; fi
+mkdir -p "$T" && echo "+memory +cpu" >"$T/cgroup.subtree_control" || { bad "cannot make $T"; finish; }
+
+# --- (a) discovery at two levels --------------------------------------------
+# discovery_case NAME P_MAX P_HIGH P_CPU C_MAX C_HIGH C_CPU
+#                TRUE_LIMIT TRUE_MEM_LEVEL(p|c) TRUE_QUOTA TRUE_CORES TRUE_CORES_SOURCE TRUE_CORES_LEVEL(p|c|-)
+discovery_case() {
+    name=$1
+    P=$T/$name
+    C=$P/leaf
+    mkdir "$P" && echo "+memory +cpu" >"$P/cgroup.subtree_control" && mkdir "$C" || {
+        bad "$name: cannot make $P/leaf"
+        return
+    }
+    echo "$2" >"$P/memory.max"; echo "$3" >"$P/memory.high"; echo "$4" >"$P/cpu.max"
+    echo "$5" >"$C/memory.max"; echo "$6" >"$C/memory.high"; echo "$7" >"$C/cpu.max"
+    say "-- (a) discovery $name: parent memory.max=$2 memory.high=$3 cpu.max='$4'; leaf memory.max=$5 memory.high=$6 cpu.max='$7'"
+    # A shell moves itself into the leaf, then becomes spacrbench (demo mode).
+    bounded sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" --json --size 256x256 --fields 2' sh "$C" "$sb" \
+        >"$tmp/$name.json" 2>"$tmp/$name.err"
+    rc=$?
+    expect_eq "$name: exit status" "$rc" 0
+    m=$(json_line "$tmp/$name.json" machine)
+    [ -n "$m" ] || { bad "$name: no machine object: $(head -c 400 "$tmp/$name.err")"; return; }
+    say "   machine: $m"
+    case $9 in p) mem_dir=$P ;; *) mem_dir=$C ;; esac
+    case ${13} in p) cpu_dir=$P ;; c) cpu_dir=$C ;; *) cpu_dir= ;; esac
+    expect_eq "$name: memory_source" "$(json_get "$m" memory_source)" cgroup_v2
+    expect_eq "$name: memory_limit_bytes" "$(json_get "$m" memory_limit_bytes)" "$8"
+    expect_eq "$name: memory_cgroup" "$(json_get "$m" memory_cgroup)" "$mem_dir"
+    # Headroom = limit - (usage - inactive file): below the limit, above
+    # limit minus a generous 64 MiB for the shell and spacrbench themselves.
+    expect_range "$name: available_bytes (MiB)" "$(json_get "$m" available_bytes)" \
+        $(($8 - 64 * MiB)) "$8" $MiB
+    expect_num "$name: cpu_quota_cores" "$(json_get "$m" cpu_quota_cores)" "${10}"
+    expect_eq "$name: cores" "$(json_get "$m" cores)" "${11}"
+    expect_eq "$name: cores_source" "$(json_get "$m" cores_source)" "${12}"
+    expect_eq "$name: cores_cgroup" "$(json_get "$m" cores_cgroup)" "$cpu_dir"
+}
+# Case 1: the leaf is tighter for memory and cores.
+discovery_case leaf-tighter 768M max "150000 100000" 512M max "100000 100000" \
+    $((512 * MiB)) c 1 1 cgroup_v2 c
+# Case 2: swapped, the parent is tighter for both.
+discovery_case parent-tighter 512M max "100000 100000" 768M max "150000 100000" \
+    $((512 * MiB)) p 1 1 cgroup_v2 p
+# Case 3: memory.high of the leaf (384M) binds below the parent's memory.max;
+# a 1.5-core quota rounds up to the 2 CPUs, so affinity wins the tie.
+discovery_case high-binds 512M max "150000 100000" max 384M max \
+    $((384 * MiB)) c 1.5 2 affinity -
+
+# --- (b) spacrbench run: per-item cgroups with memory.peak --------------------
+# v2's no-internal-processes rule: only the root cgroup may hold processes
+# and also enable controllers for its children. So spacrbench runs from the
+# root here; its items get /sys/fs/cgroup/spacrbench-run-PID-N with memory.peak.
+say "-- (b) spacrbench run from the root cgroup (items 64 and 160 MiB)"
+bounded "$sb" run --json --quiet 64 160 -- "$helper" {} 200 >"$tmp/run.json" 2>"$tmp/run.err"
+expect_eq "run (root): exit status" "$?" 0
+m=$(json_line "$tmp/run.json" measurement)
+printf '%s\n' "$m" >"$tmp/run.meas"
+expect_eq "run (root): peak_method" "$(json_get "$m" peak_method)" cgroup
+expect_contains "run (root): notes" "$tmp/run.meas" "memory cgroup of its own (cgroup v2 memory.peak under $CG)"
+for n in 64 160; do
+    rec=$(printf '%s' "$m" | grep -o "\"item\":\"$n\"[^}]*")
+    # The whole tree's charge: N MiB touched, plus page tables and the
+    # helper's own pages; a few % above N at most.
+    expect_range "run (root): item $n MiB peak (MiB)" "$(json_get "$rec" peak_rss_bytes)" \
+        $((n * MiB)) $((n * MiB + n * MiB / 25 + 2 * MiB)) $MiB
+done
+expect_eq "run (root): spacrbench-run-* cgroups left" "$(leftovers)" 0
+
+say "-- (b) spacrbench run from a leaf that holds processes (falls back)"
+mkdir "$T/busy"
+bounded sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" run --json --quiet 64 -- "$3" {} 200' \
+    sh "$T/busy" "$sb" "$helper" >"$tmp/busy.json" 2>"$tmp/busy.err"
+expect_eq "run (busy leaf): exit status" "$?" 0
+m=$(json_line "$tmp/busy.json" measurement)
+printf '%s\n' "$m" >"$tmp/busy.meas"
+method=$(json_get "$m" peak_method)
+if [ "$method" != cgroup ] && [ -n "$method" ]; then ok "run (busy leaf): peak_method = $method (truth: not cgroup)"; else bad "run (busy leaf): peak_method = '$method', truth: a fallback"; fi
+expect_contains "run (busy leaf): notes" "$tmp/busy.meas" "no cgroup of its own because"
+expect_contains "run (busy leaf): notes" "$tmp/busy.meas" "memory.peak is not readable"
+say "   why: $(grep -o 'no cgroup of its own because[^"]*' "$tmp/busy.meas")"
+rec=$(printf '%s' "$m" | grep -o '"item":"64"[^}]*')
+# ru_maxrss / summed VmHWM: 64 MiB plus libc, plus up to spacrbench's own RSS.
+expect_range "run (busy leaf): item 64 MiB peak (MiB)" "$(json_get "$rec" peak_rss_bytes)" \
+    $((64 * MiB)) $((72 * MiB)) $MiB
+expect_eq "run (busy leaf): spacrbench-run-* cgroups left" "$(leftovers)" 0
+
+# --- (c) the OOM case ----------------------------------------------------
+# Per-item cgroup: the item puts memory.max=256M on the cgroup spacrbench
+# made for it (its own line in /proc/self/cgroup), then allocates 400 MiB.
+say "-- (c) OOM: item of 400 MiB under a 256M memory.max on its own cgroup (spacrbench in the root)"
+bounded "$sb" run --json --quiet 16 400 -- sh -c \
+    'echo 256M >"/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)/memory.max" && exec "$0" "$1" 2000' \
+    "$helper" {} >"$tmp/oom.json" 2>"$tmp/oom.err"
+expect_eq "OOM (own cgroup): exit status" "$?" 3
+say "   stderr: $(grep 'spacrbench: item' "$tmp/oom.err")"
+expect_contains "OOM (own cgroup): stderr" "$tmp/oom.err" "item 2 (400) OOM-killed"
+expect_contains "OOM (own cgroup): stderr" "$tmp/oom.err" "memory limit 256.0 MiB"
+json_line "$tmp/oom.json" recommendation >"$tmp/oom.rec"
+say "   recommendation: $(grep -o '"reason":"[^"]*"' "$tmp/oom.rec")"
+expect_contains "OOM (own cgroup): recommendation" "$tmp/oom.rec" "one worker needs more than 256.0 MiB"
+expect_eq "OOM (own cgroup): oom_limit_bytes" "$(json_get "$(json_line "$tmp/oom.json" measurement)" oom_limit_bytes)" $((256 * MiB))
+expect_eq "OOM (own cgroup): spacrbench-run-* cgroups left" "$(leftovers)" 0
+
+# The usual SLURM-step / container case: spacrbench in a leaf that holds
+# processes, under a parent with memory.max=256M. No cgroup of its own.
+say "-- (c) OOM: item of 400 MiB in a busy leaf under a parent with memory.max=256M"
+mkdir "$T/oomp" && echo "+memory +cpu" >"$T/oomp/cgroup.subtree_control" && mkdir "$T/oomp/leaf" &&
+    echo 256M >"$T/oomp/memory.max"
+bounded sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" run --json --quiet 16 400 -- "$3" {} 2000' \
+    sh "$T/oomp/leaf" "$sb" "$helper" >"$tmp/oomleaf.json" 2>"$tmp/oomleaf.err"
+expect_eq "OOM (busy leaf): exit status" "$?" 3
+say "   stderr: $(grep 'spacrbench: item' "$tmp/oomleaf.err")"
+say "   parent memory.events: $(tr '\n' ' ' <"$T/oomp/memory.events")"
+oomk=$(sed -n 's/^oom_kill //p' "$T/oomp/memory.events")
+expect_eq "OOM (busy leaf): the kernel's oom_kill count of the parent" "$oomk" 1
+if grep -qF "OOM-killed" "$tmp/oomleaf.err"; then
+    ok "OOM (busy leaf): stderr names the OOM killer"
+else
+    known_failure "OOM (busy leaf): without a cgroup of its own the OOM kill is reported as '$(grep -o 'killed by signal [^:]*' "$tmp/oomleaf.err")', not 'OOM-killed' (docs/cli.md promises the name only with a cgroup of its own)"
+fi
+json_line "$tmp/oomleaf.json" recommendation >"$tmp/oomleaf.rec"
+if grep -qF "one worker needs more than" "$tmp/oomleaf.rec"; then
+    ok "OOM (busy leaf): the recommendation says one worker needs more than the limit"
+else
+    known_failure "OOM (busy leaf): the recommendation is sized from the 16 MiB item alone ($(grep -o '"reason":"[^"]*"' "$tmp/oomleaf.rec")), although item 2 was OOM-killed at the parent's 256M: it should say one worker needs more than 256.0 MiB"
+fi
+expect_eq "OOM (busy leaf): spacrbench-run-* cgroups left" "$(leftovers)" 0
+
+echo $$ >"$CG/cgroup.procs"
+finish
