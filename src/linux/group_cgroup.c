@@ -75,6 +75,36 @@ static const char *peak_file(const sb_group *g)
     return g->version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
 }
 
+/* Why a v2 child has no memory.peak, in the words that fit: the kernel
+ * lets only a cgroup WITHOUT processes enable controllers for its children
+ * ("no internal processes"), and a process running in a job step or a
+ * container's leaf is exactly such a process. */
+static void explain_v2(const sb_group *g, const char *file, int e, char *why, size_t why_cap)
+{
+    char path[SB_GROUP_PATH_MAX + 64], text[1024];
+    size_t len = 0;
+    int enabled = 0, busy = 0;
+    if (join(path, sizeof path, g->parent, "cgroup.subtree_control") == 0 &&
+        sb_cg_read_small(path, text, sizeof text, &len) == 0)
+        enabled = strstr(text, "memory") != NULL;
+    if (join(path, sizeof path, g->parent, "cgroup.procs") == 0 &&
+        sb_cg_read_small(path, text, sizeof text, &len) == 0)
+        busy = len > 0;
+    if (!enabled && busy)
+        snprintf(why, why_cap,
+                 "%s is not readable: this process runs in %s itself, and cgroup v2 lets only a "
+                 "cgroup without processes enable the memory controller for its children",
+                 file, g->parent);
+    else if (!enabled)
+        snprintf(why, why_cap,
+                 "%s is not readable: the memory controller is not enabled in %s/"
+                 "cgroup.subtree_control",
+                 file, g->parent);
+    else
+        snprintf(why, why_cap, "%s is not readable (%s): memory.peak needs Linux 5.19", file,
+                 strerror(e));
+}
+
 int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
 {
     char dir[SB_GROUP_PATH_MAX], file[SB_GROUP_PATH_MAX + 64];
@@ -90,10 +120,10 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
     if (access(file, R_OK) != 0) {
         int e = errno;
         rmdir(dir);
-        snprintf(why, why_cap, "%s is not readable (%s)%s", file, strerror(e),
-                 g->version == 2 ? ": memory.peak needs Linux 5.19 and the memory controller "
-                                   "enabled in the parent's cgroup.subtree_control"
-                                 : "");
+        if (g->version == 2)
+            explain_v2(g, file, e, why, why_cap);
+        else
+            snprintf(why, why_cap, "%s is not readable (%s)", file, strerror(e));
         return -1;
     }
     snprintf(g->dir, sizeof g->dir, "%s", dir);
