@@ -686,6 +686,39 @@ SPACRBENCH_EXTERN const char *spacrbench_group_note(const spacrbench_group *g);
 /* 0, or ESYSTEM if the cgroup could not be removed (g is freed anyway). */
 SPACRBENCH_EXTERN int spacrbench_group_close(spacrbench_group *g);
 
+/* A job script that submits as is: `sbatch job.sh` runs one array task per
+ * item of items_file (its non-empty lines, a trailing CR dropped, as
+ * `spacrbench run --items` reads them). Each task picks its item, runs the
+ * command on it under `spacrbench run --json --report
+ * output_dir/task-<index>.json` (the item reaches the command as one
+ * argument, never through a shell), so every task records what it really
+ * used; `spacrbench summarize output_dir` reads the reports. Initialise
+ * with spacrbench_slurm_job_init. Strings are UTF-8, NUL-terminated. */
+typedef struct spacrbench_slurm_job {
+    size_t size;
+    const char *items_file;        /* required; best absolute (tasks start elsewhere) */
+    int64_t n_items;               /* items in it, >= 1: the array is 0..n_items-1 */
+    const char *output_dir;        /* required: task reports and SLURM logs; must exist
+                                   at submission; no whitespace, quotes, % or backslash */
+    const char *job_name;          /* NULL: "spacrbench"; no whitespace or quotes */
+    const char *const *command;    /* the command, {} for the item (appended when absent) */
+    size_t command_len;            /* >= 1 */
+    const char *spacrbench;        /* how tasks call spacrbench: a path, or NULL for
+                                   "spacrbench" from PATH */
+    const char *const *directives; /* extra "#SBATCH " lines, e.g. "--partition=short" */
+    size_t n_directives;
+} spacrbench_slurm_job;
+
+SPACRBENCH_EXTERN int spacrbench_slurm_job_init(spacrbench_slurm_job *job, size_t size);
+/* The script, snprintf-style, from a schedule (spacrbench_schedule_compute):
+ * --mem, --cpus-per-task and --array=0-(n_items-1)%K with K the schedule's
+ * concurrency (at most n_items). EINVAL for a missing or unusable field
+ * (the message names it). */
+SPACRBENCH_EXTERN int spacrbench_format_slurm_script(const spacrbench_measurement *m,
+                                                     const spacrbench_schedule *schedule,
+                                                     const spacrbench_slurm_job *job, char *buf,
+                                                     size_t cap);
+
 /* SPACRBENCH_CDEF_END */
 
 #define SPACRBENCH_OPTIONS_INIT                                                                    \

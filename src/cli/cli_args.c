@@ -30,6 +30,10 @@ enum {
     OPT_SCALE,
     OPT_SCALE_ITEMS,
     OPT_PLOT,
+    OPT_SLURM_OUTPUT,
+    OPT_JOB_NAME,
+    OPT_SBATCH,
+    OPT_SLURM_FROM_PATH,
 };
 
 #define BOTH (CLI_MODE_DEMO | CLI_MODE_RUN)
@@ -63,6 +67,10 @@ static const opt_spec k_options[] = {
     {"scale", required_argument, OPT_SCALE, CLI_MODE_RUN},
     {"scale-items", required_argument, OPT_SCALE_ITEMS, CLI_MODE_RUN},
     {"plot", required_argument, OPT_PLOT, CLI_MODE_RUN},
+    {"slurm-output", required_argument, OPT_SLURM_OUTPUT, CLI_MODE_RUN},
+    {"job-name", required_argument, OPT_JOB_NAME, CLI_MODE_RUN},
+    {"sbatch", required_argument, OPT_SBATCH, CLI_MODE_RUN},
+    {"slurm-from-path", no_argument, OPT_SLURM_FROM_PATH, CLI_MODE_RUN},
 };
 #define N_OPTIONS (sizeof k_options / sizeof k_options[0])
 
@@ -95,6 +103,9 @@ void cli_args_free(cli_args *a)
     free(a->items);
     a->items = NULL;
     a->n_items = 0;
+    free(a->slurm.sbatch);
+    a->slurm.sbatch = NULL;
+    a->slurm.n_sbatch = 0;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -208,6 +219,16 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
             return bad_count(name, "a file name ending in .png or .svg", v);
         a->plot_path = v;
         break;
+    case OPT_SLURM_OUTPUT:
+    case OPT_JOB_NAME:
+    case OPT_SBATCH:
+    case OPT_SLURM_FROM_PATH:
+        return cli_slurm_option(&a->slurm,
+                                id == OPT_SLURM_OUTPUT ? 'o'
+                                : id == OPT_JOB_NAME   ? 'j'
+                                : id == OPT_SBATCH     ? 's'
+                                                       : 'p',
+                                name, v);
     default:
         return cli_usage_error(name, "not handled (a bug)");
     }
@@ -266,7 +287,7 @@ static int check_run(cli_args *a, int argc, char **argv)
         return cli_usage_error("--scale-items", "needs --scale");
     if (a->plot_path && !scaling)
         return cli_usage_error("--plot", "needs --scale (it plots the scaling check)");
-    return CLI_EXIT_OK;
+    return cli_slurm_check(&a->slurm, a->common.emit == CLI_EMIT_SLURM, a->items_file);
 }
 
 int cli_args_parse(cli_args *a, int argc, char **argv)
@@ -279,7 +300,8 @@ int cli_args_parse(cli_args *a, int argc, char **argv)
                 (struct option){k_options[i].name, k_options[i].has_arg, NULL, k_options[i].id};
     longopts[n] = (struct option){NULL, 0, NULL, 0};
     a->items = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->items);
-    if (!a->items) {
+    a->slurm.sbatch = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->slurm.sbatch);
+    if (!a->items || !a->slurm.sbatch) {
         fprintf(stderr, "spacrbench: out of memory\n");
         return CLI_EXIT_ERROR;
     }

@@ -10,6 +10,7 @@
 
 #include "cli_options.h"
 #include "field_workload.h"
+#include "slurm_options.h"
 
 #define CLI_SCALE_MAX         16   /* --scale entries */
 #define CLI_SCALE_WORKERS_MAX 1024 /* copies at once, as the library's scaling check */
@@ -39,6 +40,8 @@ typedef struct cli_args {
     int64_t scale_items;
     int scale_items_given;
     const char *plot_path;
+    /* run --emit slurm: the job script's options */
+    cli_slurm slurm;
 } cli_args;
 
 /* Defaults of the mode. */

@@ -1,4 +1,4 @@
-/* The two modes of the `spacrbench` command. Each takes its arguments
+/* The modes of the `spacrbench` command. Each takes its arguments
  * getopt-style, argv[0] naming it (the program, or "run"), and returns an
  * exit code (see cli_options.h). */
 #ifndef SPACRBENCH_CLI_MODES_H
@@ -6,5 +6,7 @@
 
 int demo_main(int argc, char **argv);
 int run_main(int argc, char **argv);
+/* `spacrbench summarize DIR`: execs the Python package's summarize. */
+int summarize_main(int argc, char **argv);
 
 #endif

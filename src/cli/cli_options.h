@@ -22,6 +22,8 @@ typedef struct cli_common {
     int quiet;
     cli_emit emit;
     const char *report_path; /* NULL: no file */
+    /* run --emit slurm: the job the script runs (NULL: the #SBATCH lines alone) */
+    const spacrbench_slurm_job *slurm_job;
 } cli_common;
 
 void cli_common_init(cli_common *c);

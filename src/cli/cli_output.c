@@ -27,9 +27,14 @@ static int emit_settings(const cli_common *c, const spacrbench_measurement *m,
         return CLI_EXIT_ERROR;
     }
     int kind = c->emit == CLI_EMIT_SLURM ? SPACRBENCH_HANDOFF_SLURM : SPACRBENCH_HANDOFF_DASK;
-    int n = spacrbench_format_schedule(m, sched, kind, NULL, 0);
+    const spacrbench_slurm_job *job = c->emit == CLI_EMIT_SLURM ? c->slurm_job : NULL;
+#define HANDOFF_TEXT(buf, cap)                                                                     \
+    (job ? spacrbench_format_slurm_script(m, sched, job, buf, cap)                                 \
+         : spacrbench_format_schedule(m, sched, kind, buf, cap))
+    int n = HANDOFF_TEXT(NULL, 0);
     char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text && spacrbench_format_schedule(m, sched, kind, text, (size_t)n + 1) == n) {
+    if (text && HANDOFF_TEXT(text, (size_t)n + 1) == n) {
+#undef HANDOFF_TEXT
         fputs(text, stdout);
         free(text);
         return CLI_EXIT_OK;

@@ -17,6 +17,8 @@
 #include "run_plot.h"
 #include "run_scale.h"
 #include "run_signals.h"
+#include "slurm_env.h"
+#include "slurm_job.h"
 
 typedef struct run_state {
     const cli_args *args;
@@ -68,6 +70,7 @@ static void describe_run(json_writer *w, const void *arg, const spacrbench_measu
     json_end_array(w);
     json_int(w, "items_given", (int64_t)s->items.n);
     json_int(w, "spacrbench_rss_bytes", s->own_rss_bytes);
+    slurm_env_describe(w);
 }
 
 static int begin(const run_state *s, spacrbench_measurement **m)
@@ -266,7 +269,12 @@ int run_main(int argc, char **argv)
     int status = cli_args_parse(&a, argc, argv);
     if (status == CLI_EXIT_OK && !a.done)
         status = run_items_load(&a, &s.items);
+    cli_slurm_job job = {0};
+    if (status == CLI_EXIT_OK && !a.done && a.common.emit == CLI_EMIT_SLURM &&
+        (status = cli_slurm_job_prepare(&a, s.items.n, &job)) == CLI_EXIT_OK)
+        a.common.slurm_job = &job.job;
     if (status != CLI_EXIT_OK || a.done) {
+        cli_slurm_job_free(&job);
         run_items_free(&s.items);
         cli_args_free(&a);
         return status;
@@ -305,6 +313,7 @@ int run_main(int argc, char **argv)
     spacrbench_measurement_free(m);
     spacrbench_scale_free(scaling);
     free(s.failed_command);
+    cli_slurm_job_free(&job);
     run_items_free(&s.items);
     runner_free(&s.r);
     cli_args_free(&a);

@@ -508,11 +508,13 @@ static void expect_rule(const char *json, long long *mem_mib, long long *cpus, l
 START_TEST(emit_slurm_follows_from_the_figures)
 {
     char *base = cli_temp_file("");
-    char json[512];
+    char *items = cli_temp_file("40\n\n40\r\n40\n40\n");
+    char json[512], out_dir[512];
     snprintf(json, sizeof json, "%s.json", base);
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--emit", "slurm", "--quiet",
-                          "--report",     json,  "40",     "--",    HELPER_ALLOC_TOUCH,
-                          "{}",           NULL};
+    snprintf(out_dir, sizeof out_dir, "%s.d/tasks", base);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--emit",           "slurm", "--quiet",
+                          "--report",     json,  "--items",          items,   "--slurm-output",
+                          out_dir,        "--",  HELPER_ALLOC_TOUCH, "{}",    NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -523,14 +525,60 @@ START_TEST(emit_slurm_follows_from_the_figures)
         expect_rule(json, &mem, &cpus, &conc);
         ck_assert_int_eq(number_after(r.out, "#SBATCH --mem="), mem);
         ck_assert_int_eq(number_after(r.out, "#SBATCH --cpus-per-task="), cpus);
-        ck_assert_int_eq(number_after(r.out, "#SBATCH --array=0-ITEMS%"), conc);
+        /* 4 items (the empty line skipped): 0-3, at most 4 at once. */
+        ck_assert_int_eq(number_after(r.out, "#SBATCH --array=0-3%"), conc < 4 ? conc : 4);
         /* 40 MiB peak: the 256 MiB floor applies. */
         ck_assert_int_ge(mem, 256 + 40);
     }
+    /* A script that submits as is: this binary's path, the created output
+     * directory, the items file. */
+    ck_assert_int_eq(strncmp(r.out, "#!/bin/bash\n", 12), 0);
+    char want[1024];
+    struct stat st;
+    ck_assert_int_eq(stat(out_dir, &st), 0);
+    snprintf(want, sizeof want, "\n#SBATCH --output=%s/slurm-%%A_%%a.out\n", out_dir);
+    ck_assert_msg(strstr(r.out, want) != NULL, "%s not in %s", want, r.out);
+    snprintf(want, sizeof want, "\nitems_file='%s'\n", items);
+    ck_assert_msg(strstr(r.out, want) != NULL, "%s not in %s", want, r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "\nspacrbench='/"));
+    rmdir(out_dir);
+    *strrchr(out_dir, '/') = '\0';
+    rmdir(out_dir);
+    unlink(items);
+    free(items);
     unlink(json);
     unlink(base);
     free(base);
     cli_result_free(&r);
+}
+END_TEST
+
+START_TEST(slurm_script_needs_an_items_file)
+{
+    struct {
+        const char *args[4];
+        const char *option;
+    } cases[] = {
+        {{"--emit", "slurm", "a", NULL}, "--emit slurm: the job script needs the items in a file"},
+        {{"--emit", "slurm", "--items", "-"}, "--emit slurm: the job script needs"},
+        {{"--sbatch", "--time=5", "a", NULL}, "--sbatch: shapes the job script: needs --emit"},
+        {{"--emit", "slurm", "--sbatch", "time=5"}, "--sbatch: expected an sbatch option"},
+        {{"--emit", "slurm", "--job-name", "a b"}, "--job-name: no whitespace"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[10] = {SPACRBENCH_CLI, "run"};
+        size_t n = 2;
+        for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
+            argv[n++] = (char *)cases[i].args[k];
+        argv[n++] = "--";
+        argv[n++] = "true";
+        argv[n] = NULL;
+        cli_result r;
+        cli_run(argv, NULL, &r);
+        ck_assert_msg(r.exited && r.code == 2, "case %zu: exit %d", i, r.code);
+        ck_assert_msg(strstr(r.err, cases[i].option) != NULL, "case %zu: %s", i, r.err);
+        cli_result_free(&r);
+    }
 }
 END_TEST
 
@@ -692,12 +740,11 @@ START_TEST(command_output_stays_out_of_machine_readable_stdout)
     }
     cli_result_free(&r);
 
-    char *const emit_argv[] = {
-        SPACRBENCH_CLI, "run", "--emit",        "slurm", "--quiet", "a", "--",
-        "/bin/sh",      "-c",  "echo hello $1", "sh",    "{}",      NULL};
+    char *const emit_argv[] = {SPACRBENCH_CLI, "run", "--emit",        "dask", "--quiet", "a", "--",
+                               "/bin/sh",      "-c",  "echo hello $1", "sh",   "{}",      NULL};
     cli_run(emit_argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_msg(r.out[0] == '#' && strstr(r.out, "#SBATCH --mem=") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(r.out[0] == '#' && strstr(r.out, "n_workers = ") != NULL, "stdout: %s", r.out);
     ck_assert_msg(strstr(r.out, "hello a") == NULL, "stdout: %s", r.out);
     ck_assert_str_eq(r.err, "hello a\n");
     cli_result_free(&r);
@@ -1200,6 +1247,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, json_holds_the_figures_of_the_human_report);
     tcase_add_test(t, emit_slurm_follows_from_the_figures);
+    tcase_add_test(t, slurm_script_needs_an_items_file);
     tcase_add_test(t, emit_dask_follows_from_the_figures);
     tcase_add_test(t, command_output_stays_out_of_machine_readable_stdout);
     tcase_add_test(t, json_says_not_measured_with_null);

@@ -1,0 +1,63 @@
+/* See slurm_options.h. */
+#include "slurm_options.h"
+
+#include <string.h>
+
+#include "cli_options.h"
+
+static int has_control(const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return 1;
+    return 0;
+}
+
+int cli_slurm_option(cli_slurm *s, int which, const char *name, const char *value)
+{
+    if (!s->first_given)
+        s->first_given = which == 'o'   ? "--slurm-output"
+                         : which == 'j' ? "--job-name"
+                         : which == 's' ? "--sbatch"
+                                        : "--slurm-from-path";
+    if (which == 'p') {
+        s->from_path = 1;
+        return CLI_EXIT_OK;
+    }
+    if (!value || !*value || has_control(value))
+        return cli_usage_error(name, "needs a non-empty value on one line");
+    switch (which) {
+    case 'o':
+        s->output_dir = value;
+        break;
+    case 'j':
+        if (strpbrk(value, " \t'\"\\"))
+            return cli_usage_error(name, "no whitespace, quotes or backslash, got '%s'", value);
+        s->job_name = value;
+        break;
+    default: /* 's': "--partition=short", with or without its "#SBATCH " */
+        if (strncmp(value, "#SBATCH", 7) == 0)
+            value += 7 + strspn(value + 7, " \t");
+        if (*value != '-')
+            return cli_usage_error(name,
+                                   "expected an sbatch option such as --partition=short, "
+                                   "got '%s'",
+                                   value);
+        s->sbatch[s->n_sbatch++] = value;
+        break;
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_slurm_check(const cli_slurm *s, int emit_slurm, const char *items_file)
+{
+    if (s->first_given && !emit_slurm)
+        return cli_usage_error(s->first_given, "shapes the job script: needs --emit slurm");
+    if (!emit_slurm)
+        return CLI_EXIT_OK;
+    if (!items_file || strcmp(items_file, "-") == 0)
+        return cli_usage_error("--emit slurm",
+                               "the job script needs the items in a file (--items FILE): each "
+                               "array task reads its item from it");
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,224 @@
+/* spacrbench_format_slurm_script: the job script's #SBATCH lines follow
+ * the schedule and the job (array 0..n-1, concurrency at most n), every
+ * value in the body is single-quoted, and fields that would break the
+ * script are refused with EINVAL. (tests/python/test_slurm_script.py runs
+ * such a script through bash; tests/slurm/ submits one to SLURM.) */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spacrbench.h"
+
+#define MIB INT64_C(1048576)
+
+static spacrbench_measurement *measured(void)
+{
+    spacrbench_figures f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    f.items = 2;
+    f.seconds = 2.0;
+    f.cpu_seconds = 2.0;
+    f.peak_rss_bytes = 700 * MIB;
+    f.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    f.peak_method = SPACRBENCH_PEAK_CGROUP;
+    f.stopped_item = -1;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+    return m;
+}
+
+static spacrbench_schedule schedule(int64_t concurrency)
+{
+    spacrbench_schedule s;
+    memset(&s, 0, sizeof s);
+    s.size = sizeof s;
+    s.cpus_per_task = 2;
+    s.mem_per_task_bytes = 958 * MIB;
+    s.array_concurrency = s.n_workers = concurrency;
+    s.threads_per_worker = 2;
+    s.memory_limit_bytes = 958 * MIB;
+    return s;
+}
+
+static const char *const k_command[] = {"python3", "seg ment.py", "--in", "{}", "it's"};
+static const char *const k_extra[] = {"--partition=short", "--time=00:10:00"};
+
+static spacrbench_slurm_job job(void)
+{
+    spacrbench_slurm_job j;
+    ck_assert_int_eq(spacrbench_slurm_job_init(&j, sizeof j), 0);
+    j.items_file = "/data/items $1.txt";
+    j.n_items = 10;
+    j.output_dir = "/scratch/out";
+    j.job_name = "seg";
+    j.command = k_command;
+    j.command_len = 5;
+    j.spacrbench = "/opt/sb/bin/spacrbench";
+    j.directives = k_extra;
+    j.n_directives = 2;
+    return j;
+}
+
+static char *script(const spacrbench_schedule *s, const spacrbench_slurm_job *j)
+{
+    spacrbench_measurement *m = measured();
+    int len = spacrbench_format_slurm_script(m, s, j, NULL, 0);
+    ck_assert_msg(len > 0, "%d: %s", len, spacrbench_last_error_message());
+    char *text = malloc((size_t)len + 1);
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, s, j, text, (size_t)len + 1), len);
+    ck_assert_int_eq((int)strlen(text), len);
+    /* snprintf semantics: a short buffer gets the NUL-terminated prefix. */
+    char small[12];
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, s, j, small, sizeof small), len);
+    ck_assert_int_eq(strncmp(small, text, sizeof small - 1), 0);
+    spacrbench_measurement_free(m);
+    return text;
+}
+
+#define HAS(text, want) ck_assert_msg(strstr(text, want) != NULL, "'%s' not in\n%s", want, text)
+
+START_TEST(directives_follow_the_schedule_and_the_job)
+{
+    spacrbench_schedule s = schedule(3);
+    spacrbench_slurm_job j = job();
+    char *text = script(&s, &j);
+    ck_assert_int_eq(strncmp(text, "#!/bin/bash\n", 12), 0);
+    HAS(text, "\n#SBATCH --job-name=seg\n");
+    HAS(text, "\n#SBATCH --cpus-per-task=2\n");
+    HAS(text, "\n#SBATCH --mem=958M\n");
+    HAS(text, "\n#SBATCH --array=0-9%3\n");
+    HAS(text, "\n#SBATCH --output=/scratch/out/slurm-%A_%a.out\n");
+    HAS(text, "\n#SBATCH --partition=short\n#SBATCH --time=00:10:00\n");
+    /* Directives end before the first command: sbatch stops reading there. */
+    ck_assert(strstr(text, "--time=00:10:00") < strstr(text, "\nset -euo pipefail\n"));
+    free(text);
+}
+END_TEST
+
+START_TEST(concurrency_is_at_most_the_items)
+{
+    spacrbench_schedule s = schedule(16);
+    spacrbench_slurm_job j = job();
+    j.n_items = 4;
+    j.job_name = NULL;
+    char *text = script(&s, &j);
+    HAS(text, "\n#SBATCH --array=0-3%4\n");
+    HAS(text, "\n#SBATCH --job-name=spacrbench\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(values_are_single_quoted)
+{
+    spacrbench_schedule s = schedule(2);
+    spacrbench_slurm_job j = job();
+    char *text = script(&s, &j);
+    HAS(text, "\nitems_file='/data/items $1.txt'\n");
+    HAS(text, "\nspacrbench='/opt/sb/bin/spacrbench'\n");
+    HAS(text, "\ncommand=('python3' 'seg ment.py' '--in' '{}' 'it'\\''s')\n");
+    HAS(text, "run --json --report \"$output_dir/task-$task.json\"");
+    j.spacrbench = NULL; /* from PATH */
+    free(text);
+    text = script(&s, &j);
+    HAS(text, "\nspacrbench='spacrbench'\n");
+    free(text);
+}
+END_TEST
+
+static void refused(const spacrbench_slurm_job *j, const char *why)
+{
+    spacrbench_measurement *m = measured();
+    spacrbench_schedule s = schedule(2);
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, &s, j, NULL, 0), SPACRBENCH_EINVAL);
+    ck_assert_msg(strstr(spacrbench_last_error_message(), why) != NULL, "'%s' not in '%s'", why,
+                  spacrbench_last_error_message());
+    spacrbench_measurement_free(m);
+}
+
+START_TEST(unusable_jobs_are_refused)
+{
+    spacrbench_slurm_job j = job();
+    j.items_file = NULL;
+    refused(&j, "items_file");
+    j = job();
+    j.n_items = 0;
+    refused(&j, "n_items");
+    j = job();
+    j.output_dir = "/scratch/my out";
+    refused(&j, "output_dir");
+    j.output_dir = "/scratch/100%";
+    refused(&j, "output_dir");
+    j = job();
+    j.job_name = "a b";
+    refused(&j, "job_name");
+    j = job();
+    j.command_len = 0;
+    refused(&j, "command");
+    const char *const with_null[] = {"a", NULL};
+    j.command = with_null;
+    j.command_len = 2;
+    refused(&j, "command[1]");
+    j = job();
+    const char *const newline[] = {"--time=5\nrm -rf /"};
+    j.directives = newline;
+    j.n_directives = 1;
+    refused(&j, "directives[0]");
+
+    spacrbench_measurement *m = measured();
+    spacrbench_schedule bad = schedule(0);
+    j = job();
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, &bad, &j, NULL, 0), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, NULL, &j, NULL, 0), SPACRBENCH_EINVAL);
+    bad = schedule(2);
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, &bad, NULL, NULL, 0), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, &bad, &j, NULL, 5), SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(job_struct_follows_the_size_rule)
+{
+    spacrbench_schedule s = schedule(2);
+    /* A larger struct with a non-zero unknown tail is refused. */
+    struct {
+        spacrbench_slurm_job j;
+        int64_t future;
+    } big;
+    memset(&big, 0, sizeof big);
+    big.j = job();
+    big.j.size = sizeof big;
+    big.future = 1;
+    spacrbench_measurement *m = measured();
+    ck_assert_int_eq(spacrbench_format_slurm_script(m, &s, &big.j, NULL, 0),
+                     SPACRBENCH_EUNKNOWN_FIELDS);
+    big.future = 0;
+    ck_assert_int_gt(spacrbench_format_slurm_script(m, &s, &big.j, NULL, 0), 0);
+    spacrbench_measurement_free(m);
+    ck_assert_int_eq(spacrbench_slurm_job_init(NULL, sizeof big.j), SPACRBENCH_EINVAL);
+}
+END_TEST
+
+static Suite *slurm_script_suite(void)
+{
+    Suite *s = suite_create("slurm_script");
+    TCase *t = tcase_create("script");
+    tcase_add_test(t, directives_follow_the_schedule_and_the_job);
+    tcase_add_test(t, concurrency_is_at_most_the_items);
+    tcase_add_test(t, values_are_single_quoted);
+    tcase_add_test(t, unusable_jobs_are_refused);
+    tcase_add_test(t, job_struct_follows_the_size_rule);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(slurm_script_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
