@@ -22,6 +22,7 @@ if _typing.TYPE_CHECKING:
     from ._recommend import available_memory_bytes, format_report, recommend_workers
     from ._run import benchmark
     from ._scale import ScalePoint, ScaleResult, scale
+    from ._summarize import Summary, TaskSummary, summarize
     from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
 
 # The public names are loaded on first use (PEP 562), so `import spacrbench`
@@ -33,6 +34,7 @@ _LAZY = {
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_types",
     "Progress": "_types", "Recommendation": "_types",
     "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
+    "Summary": "_summarize", "TaskSummary": "_summarize", "summarize": "_summarize",
 }
 
 
@@ -61,10 +63,13 @@ __all__ = [
     "Recommendation",
     "ScalePoint",
     "ScaleResult",
+    "Summary",
+    "TaskSummary",
     "available_memory_bytes",
     "benchmark",
     "format_report",
     "recommend_workers",
     "scale",
+    "summarize",
     "__version__",
 ]

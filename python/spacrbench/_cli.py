@@ -22,6 +22,8 @@ def main(argv: Optional[List[str]] = None) -> int:
               "missing); it is built when CMake has the spacrbench_cli target",
               file=sys.stderr)
         return 127
+    # `spacrbench summarize` runs Python: this one, which has the package.
+    os.environ.setdefault("SPACRBENCH_PYTHON", sys.executable)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(str(exe), [str(exe)] + args)  # does not return

@@ -8,7 +8,8 @@ spellings: the defaults below are read from it, never spelled here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import (Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple,
+                    Union, overload)
 
 from ._binding import lib, name_of
 
@@ -229,15 +230,55 @@ class Recommendation:
 
         return recommendation_dict(self)
 
-    def to_slurm(self) -> str:
-        """SLURM job-array settings (#SBATCH lines) for this measurement."""
-        from ._convert import format_slurm
+    def to_slurm(self, items_file: Optional[str] = None, output_dir: Optional[str] = None,
+                 command: Optional[Sequence[str]] = None, job_name: Optional[str] = None,
+                 extra: Iterable[str] = (), *, spacrbench: Optional[str] = None) -> str:
+        """SLURM settings for this measurement. With no arguments, the
+        #SBATCH lines (spaCR's text). With items_file, output_dir and command
+        (a list of arguments, {} for the item), a job script that submits as
+        is: one array task per item, each run under `spacrbench run --report
+        output_dir/task-<index>.json` (output_dir is created); job_name and
+        extra #SBATCH lines ("--partition=short") are optional; spacrbench is
+        how tasks call the command (default: the one in this package)."""
+        if items_file is None and output_dir is None and command is None:
+            if job_name is not None or tuple(extra):
+                raise TypeError("job_name and extra need items_file, output_dir and command")
+            from ._convert import format_slurm
 
-        return format_slurm(self)
+            return format_slurm(self)
+        if items_file is None or output_dir is None or command is None:
+            raise TypeError("a job script needs items_file, output_dir and command together")
+        from ._handoff import slurm_script
 
-    def to_dask(self, *, text: bool = False) -> Union[Dict[str, int], str]:
-        """Dask LocalCluster keyword arguments (n_workers, threads_per_worker,
-        memory_limit), or with text=True the library's formatted snippet."""
+        return slurm_script(self, items_file, output_dir, command, job_name, extra, spacrbench)
+
+    @overload
+    def to_dask(self, *, text: Literal[False] = ..., cluster: Literal["local"] = ...,
+                extra: Iterable[str] = ...) -> Dict[str, int]: ...
+
+    @overload
+    def to_dask(self, *, text: Literal[True], cluster: Literal["local"] = ...,
+                extra: Iterable[str] = ...) -> str: ...
+
+    @overload
+    def to_dask(self, *, text: Literal[False] = ..., cluster: Literal["slurm"],
+                extra: Iterable[str] = ...) -> Dict[str, Any]: ...
+
+    def to_dask(self, *, text: bool = False, cluster: str = "local",
+                extra: Iterable[str] = ()) -> Union[Dict[str, Any], str]:
+        """Dask settings. cluster="local": LocalCluster keyword arguments
+        (n_workers, threads_per_worker, memory_limit), or with text=True the
+        library's formatted snippet. cluster="slurm": dask_jobqueue
+        SLURMCluster keyword arguments (cores, processes, memory,
+        job_extra_directives from extra), same margin rule."""
+        if cluster == "slurm":
+            if text:
+                raise ValueError("text=True is for cluster='local'")
+            from ._handoff import slurm_cluster_settings
+
+            return slurm_cluster_settings(self, extra)
+        if cluster != "local":
+            raise ValueError(f"cluster must be 'local' or 'slurm', got {cluster!r}")
         from ._convert import dask_settings, format_dask
 
         return format_dask(self) if text else dask_settings(self)

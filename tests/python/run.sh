@@ -20,4 +20,5 @@ py=$venv/bin/python
 cd "$repo"
 "$py" -m pytest -rs tests/python
 (cd "$repo/python" && "$py" -m mypy --strict spacrbench)
+"$py" -m mypy --strict tests/python/typing_handoff.py
 "$py" tests/perf/bench_python.py --items 2000 --trials 1

@@ -1,0 +1,118 @@
+"""The job script from Python (to_slurm with a job), run through bash as a
+SLURM array task would run it; summarize over task reports; the Dask
+SLURMCluster settings. (tests/slurm/ does the same on a real cluster.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import spacrbench
+from spacrbench import Measurement, recommend_workers
+
+MIB = 1 << 20
+ITEMS = ["plain", "two  spaces", "it's \"q\"", "$HOME `id` $(id)", "*", "-n", "back\\slash"]
+
+
+def rec_of(peak: int = 700 * MIB) -> spacrbench.Recommendation:
+    m = Measurement(items=2, seconds=2.0, peak_rss_bytes=peak, cpu_seconds=2.0,
+                    peak_method="cgroup")
+    return recommend_workers(m, cores=4, available_bytes=64 << 30, reserve_bytes=0)
+
+
+def test_to_slurm_without_arguments_is_the_directives() -> None:
+    text = rec_of().to_slurm()
+    assert "#SBATCH --array=0-ITEMS%" in text and not text.startswith("#!")
+    with pytest.raises(TypeError):
+        rec_of().to_slurm(job_name="x")
+    with pytest.raises(TypeError):
+        rec_of().to_slurm("items.txt")
+
+
+def test_script_runs_each_item_unchanged(tmp_path: Path) -> None:
+    items = tmp_path / "items.txt"
+    items.write_text("\n".join(ITEMS[:3]) + "\n\n" + "\r\n".join(ITEMS[3:]) + "\n")
+    got = tmp_path / "got.txt"
+    helper = tmp_path / "record.py"
+    helper.write_text("import sys\nopen(sys.argv[1], 'a').write(repr(sys.argv[2]) + '\\n')\n")
+    script = rec_of().to_slurm(str(items), str(tmp_path / "out"),
+                               [sys.executable, str(helper), str(got), "{}"], job_name="t",
+                               extra=["--time=5"])
+    assert (tmp_path / "out").is_dir()
+    assert f"#SBATCH --array=0-{len(ITEMS) - 1}%" in script
+    assert "#SBATCH --job-name=t\n" in script and "#SBATCH --time=5\n" in script
+    path = tmp_path / "job.sh"
+    path.write_text(script)
+    for task in range(len(ITEMS)):
+        env = dict(os.environ, SLURM_ARRAY_TASK_ID=str(task), SLURM_JOB_ID="77",
+                   SLURM_MEM_PER_NODE="956", SLURM_CPUS_PER_TASK="1")
+        r = subprocess.run(["bash", str(path)], env=env, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        doc = json.loads((tmp_path / "out" / f"task-{task}.json").read_text())
+        assert doc["job"]["SLURM_ARRAY_TASK_ID"] == str(task)
+        assert doc["measurement"]["records"][0]["item"] == ITEMS[task]
+    assert [eval(line) for line in got.read_text().splitlines()] == ITEMS
+    r = subprocess.run(["bash", str(path)], capture_output=True, text=True,
+                       env=dict(os.environ, SLURM_ARRAY_TASK_ID=str(len(ITEMS))))
+    assert r.returncode == 2 and "has no item" in r.stderr
+    s = spacrbench.summarize(str(tmp_path / "out"))
+    assert [t.item for t in s.tasks] == ITEMS and s.failed == 0
+    assert all(t.requested_mem_bytes == 956 * MIB for t in s.tasks)
+
+
+def report(path: Path, task: int, peak: int, oom: int = 0, note: str = "") -> None:
+    doc = {"mode": "run", "job": {"SLURM_JOB_ID": "5", "SLURM_ARRAY_TASK_ID": str(task),
+                                  "SLURM_MEM_PER_NODE": "300", "SLURM_CPUS_PER_TASK": "2"},
+           "measurement": {"peak_rss_bytes": peak, "seconds": 2.0, "cpu_seconds": 2.0,
+                           "stopped": bool(note), "work_result": 137 if note else 0,
+                           "oom_limit_bytes": oom, "notes": [note] if note else [],
+                           "records": [] if note else [{"item": f"i{task}"}]}}
+    (path / f"task-{task}.json").write_text(json.dumps(doc))
+
+
+def test_summarize_names_the_oom_and_corrects(tmp_path: Path) -> None:
+    report(tmp_path, 0, 100 * MIB)
+    report(tmp_path, 1, 300 * MIB, 300 * MIB,
+           "stopped at item 1 (big one): OOM-killed (the kernel's out-of-memory killer; "
+           "memory limit 300.0 MiB) after 1.00 s, peak 300.0 MiB; not counted")
+    s = spacrbench.summarize(str(tmp_path))
+    assert s.failed == 1 and s.out_of_memory == 1
+    t = s.tasks[1]
+    assert t.item == "big one" and t.out_of_memory and "OOM-killed" in t.failure
+    assert s.tasks[0].cpu_efficiency == pytest.approx(0.5)  # 2 CPU s / (2 s x 2 CPUs)
+    assert s.tasks[0].memory_use == pytest.approx(1 / 3)
+    assert s.mem_per_task_bytes == 300 * MIB + 256 * MIB
+    assert "--mem=556M" in s.text and "OOM" in s.text
+    from spacrbench._cli import command_path
+    r = subprocess.run([str(command_path()), "summarize", str(tmp_path), "--json"],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, SPACRBENCH_PYTHON=sys.executable))
+    assert r.returncode == 3, r.stderr
+    assert json.loads(r.stdout)["next"]["mem_per_task_bytes"] == s.mem_per_task_bytes
+
+
+def test_summarize_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        spacrbench.summarize(str(tmp_path))
+    (tmp_path / "task-0.json").write_text("{not json")
+    with pytest.raises(ValueError, match="task-0.json"):
+        spacrbench.summarize(str(tmp_path))
+    from spacrbench._summarize import main
+    assert main([]) == 2 and main([str(tmp_path / "none")]) == 1
+
+
+def test_dask_slurm_cluster_settings() -> None:
+    rec = rec_of()
+    local = rec.to_dask()
+    slurm = rec.to_dask(cluster="slurm", extra=["--partition=short"])
+    assert set(slurm) == {"cores", "processes", "memory", "job_extra_directives"}
+    assert slurm["memory"] == f"{local['memory_limit'] >> 20}MiB"
+    assert slurm["cores"] == local["threads_per_worker"] and slurm["processes"] == 1
+    assert slurm["job_extra_directives"] == ["--partition=short"]
+    with pytest.raises(ValueError):
+        rec.to_dask(cluster="pbs")  # type: ignore[call-overload]
