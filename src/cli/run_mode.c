@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_args.h"
+#include "cli_escape.h"
 #include "cli_modes.h"
 #include "cli_output.h"
 #include "command_line.h"
@@ -30,7 +31,8 @@ typedef struct run_state {
     int scale_failed; /* --scale: a copy failed (its point is marked failed) */
     size_t failed_index;
     run_outcome failure;
-    char *failed_command;
+    char *failed_command; /* escaped for display, as failed_label */
+    char *failed_label;
 } run_state;
 
 /* Resident size of this process (it is what a forked child starts with). */
@@ -125,6 +127,7 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failed_index = i;
     s->failure = *o;
     s->failed_command = command_display(argv);
+    s->failed_label = cli_escape_label(s->items.items[i]);
     /* The library takes the limit as a lower bound of the peak and says
      * "one worker needs more than" it; the failed item's time is not counted. */
     if (o->oom_killed &&
@@ -206,7 +209,7 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         run_outcome_describe(o, what, sizeof what);
         spacrbench_format_bytes(o->peak, peak, sizeof peak);
         notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s", s->failed_index + 1,
-              s->items.items[s->failed_index], what, o->seconds, peak,
+              s->failed_label ? s->failed_label : "?", what, o->seconds, peak,
               o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
                             : "not counted");
     }
@@ -242,7 +245,8 @@ static int conclude(const run_state *s, int status)
         char what[256];
         run_outcome_describe(&s->failure, what, sizeof what);
         fprintf(stderr, "spacrbench: item %zu (%s) %s: %s\n", s->failed_index + 1,
-                s->items.items[s->failed_index], what, s->failed_command ? s->failed_command : "");
+                s->failed_label ? s->failed_label : "?", what,
+                s->failed_command ? s->failed_command : "");
         return CLI_EXIT_STOPPED;
     }
     if (run_signals_pending()) {
@@ -305,6 +309,7 @@ int run_main(int argc, char **argv)
     spacrbench_measurement_free(m);
     spacrbench_scale_free(scaling);
     free(s.failed_command);
+    free(s.failed_label);
     run_items_free(&s.items);
     runner_free(&s.r);
     cli_args_free(&a);
