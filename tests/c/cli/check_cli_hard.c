@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,6 +106,124 @@ START_TEST(nul_bytes_and_empty_items_are_refused)
 }
 END_TEST
 
+/* `spacrbench run --quiet --report FILE a -- true`, expecting exit code. */
+static void run_with_report(const char *file, int code, cli_result *r)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run",  "--quiet", "--report", (char *)file, "a",
+                          "--",           "true", NULL};
+    cli_run(argv, NULL, r);
+    ck_assert_msg(r->exited && r->code == code, "--report %s: exit %d: %s", file, r->code, r->err);
+}
+
+/* Names in dir other than . and .. (temporary files left behind show). */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+START_TEST(report_follows_links_and_keeps_special_files)
+{
+    char dir[] = "/tmp/sbtest-hard-report-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char target[256], link[256], fifo[256], node[256], sub[256], out[256];
+    snprintf(target, sizeof target, "%s/target.txt", dir);
+    snprintf(link, sizeof link, "%s/link.txt", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(node, sizeof node, "%s/null", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    cli_result r;
+
+    /* A symlink stays a symlink; its target gets the report, keeping its mode. */
+    int fd = open(target, O_WRONLY | O_CREAT, 0640);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(chmod(target, 0640), 0);
+    ck_assert_int_eq(symlink("target.txt", link), 0);
+    run_with_report(link, 0, &r);
+    cli_result_free(&r);
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert_msg(S_ISLNK(st.st_mode), "the link was replaced");
+    ck_assert_int_eq(stat(target, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0640);
+    char *text = cli_read_file(target);
+    ck_assert_ptr_nonnull(strstr(text, "recommended workers"));
+    free(text);
+
+    /* A device node (a copy of /dev/null) stays one. */
+    ck_assert_int_eq(mknod(node, S_IFCHR | 0666, makedev(1, 3)), 0);
+    run_with_report(node, 0, &r);
+    cli_result_free(&r);
+    ck_assert_int_eq(lstat(node, &st), 0);
+    ck_assert_msg(S_ISCHR(st.st_mode), "the device node was replaced");
+
+    /* A FIFO stays one, and its reader gets the report. */
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    char got[256];
+    snprintf(got, sizeof got, "%s.got", dir);
+    pid_t reader = fork();
+    ck_assert_int_ge(reader, 0);
+    if (reader == 0) {
+        execlp("sh", "sh", "-c", "cat \"$1\" > \"$2\"", "sh", fifo, got, (char *)NULL);
+        _exit(127);
+    }
+    run_with_report(fifo, 0, &r);
+    cli_result_free(&r);
+    int status;
+    ck_assert_int_eq(waitpid(reader, &status, 0), reader);
+    ck_assert_int_eq(lstat(fifo, &st), 0);
+    ck_assert_msg(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    text = cli_read_file(got);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(strstr(text, "recommended workers"));
+    free(text);
+    unlink(got);
+
+    /* A link to our own standard output (as /dev/stdout is): the report
+     * follows the one already printed there, the link stays. */
+    ck_assert_int_eq(symlink("/proc/self/fd/1", out), 0);
+    run_with_report(out, 0, &r);
+    ck_assert_int_eq(lstat(out, &st), 0);
+    ck_assert_msg(S_ISLNK(st.st_mode), "the link to stdout was replaced");
+    ck_assert_int_eq(count_of(r.out, "\n  recommended workers"), 2);
+    cli_result_free(&r);
+
+    /* A directory is refused with a reason, exit 1, the report printed. */
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    run_with_report(sub, 1, &r);
+    ck_assert_msg(strstr(r.err, "--report: cannot write") && strstr(r.err, "Is a directory"),
+                  "stderr: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "recommended workers"));
+    cli_result_free(&r);
+    ck_assert_int_eq(entries_in(sub), 0);
+
+    /* The longest legal name (255 bytes) works: the temporary name fits too. */
+    char longest[600];
+    int n = snprintf(longest, sizeof longest, "%s/", dir);
+    memset(longest + n, 'r', 255);
+    longest[n + 255] = '\0';
+    run_with_report(longest, 0, &r);
+    cli_result_free(&r);
+    ck_assert_int_eq(stat(longest, &st), 0);
+    ck_assert_msg(S_ISREG(st.st_mode), "no report file");
+
+    /* Nothing else appeared (no temporary file left). */
+    ck_assert_int_eq(entries_in(dir), 7);
+    unlink(longest);
+    unlink(target), unlink(link), unlink(fifo), unlink(node), unlink(out);
+    rmdir(sub);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *hard_suite(void)
 {
     Suite *s = suite_create("cli_hard");
@@ -113,6 +232,10 @@ static Suite *hard_suite(void)
     tcase_add_test(t, failing_item_names_are_escaped_everywhere);
     tcase_add_test(t, scale_failure_names_are_escaped);
     tcase_add_test(t, nul_bytes_and_empty_items_are_refused);
+    suite_add_tcase(s, t);
+    t = tcase_create("output");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, report_follows_links_and_keeps_special_files);
     suite_add_tcase(s, t);
     return s;
 }
