@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_stdio.h"
 #include "run_signals.h"
 #include "spacrbench.h"
 
@@ -89,6 +90,7 @@ static int finish_cgroup(runner *r, run_outcome *o)
 static void child(const runner *r, char **argv, int go, int err, const sigset_t *mask)
 {
     run_signals_reset_in_child();
+    cli_stdio_reset_in_child();
     sigprocmask(SIG_SETMASK, mask, NULL);
     if (r->stdout_is_output && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
         _exit(127);

@@ -224,6 +224,111 @@ START_TEST(report_follows_links_and_keeps_special_files)
 }
 END_TEST
 
+/* This process's v1 memory cgroup directory, "" when there is none. */
+static void own_memory_cgroup(char *dir, size_t cap)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[1024];
+    dir[0] = '\0';
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = strstr(line, ":memory:");
+        if (p) {
+            p[strcspn(p, "\n")] = '\0';
+            snprintf(dir, cap, "/sys/fs/cgroup/memory%s", p + 8);
+        }
+    }
+    if (f)
+        fclose(f);
+    struct stat st;
+    if (dir[0] && stat(dir, &st) != 0)
+        dir[0] = '\0';
+}
+
+static int count_leftover_cgroups(void)
+{
+    char dir[1200];
+    own_memory_cgroup(dir, sizeof dir);
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strncmp(e->d_name, "spacrbench-run-", 15) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+enum stdout_kind { STDOUT_CLOSED, STDOUT_FULL, STDOUT_BROKEN_PIPE };
+
+/* Run argv with stdout closed, on /dev/full, or a pipe nobody reads;
+ * stderr is captured into r->err (r->out is empty). */
+static void run_with_stdout(char *const argv[], enum stdout_kind kind, cli_result *r)
+{
+    char err_path[] = "/tmp/spacrbench-cli-err-XXXXXX";
+    int err = mkstemp(err_path);
+    ck_assert_int_ge(err, 0);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    close(p[0]); /* no reader: writes get EPIPE / SIGPIPE */
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        if (dup2(err, 2) < 0)
+            _exit(120);
+        if (kind == STDOUT_CLOSED)
+            close(1);
+        else if (kind == STDOUT_BROKEN_PIPE)
+            dup2(p[1], 1);
+        else {
+            int full = open("/dev/full", O_WRONLY);
+            if (full < 0 || dup2(full, 1) < 0)
+                _exit(120);
+        }
+        execv(argv[0], argv);
+        _exit(121);
+    }
+    close(p[1]);
+    close(err);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    r->exited = WIFEXITED(status);
+    r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
+    r->out = strdup("");
+    r->err = cli_read_file(err_path);
+    unlink(err_path);
+    ck_assert_ptr_nonnull(r->err);
+}
+
+START_TEST(closed_full_or_broken_stdout_exits_1_and_cleans_up)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "a", "--", "true", NULL};
+    cli_result r;
+    run_with_stdout(argv, STDOUT_CLOSED, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "standard output is closed") != NULL, "stderr: %s", r.err);
+    cli_result_free(&r);
+    ck_assert_int_eq(count_leftover_cgroups(), 0);
+
+    for (int kind = STDOUT_FULL; kind <= STDOUT_BROKEN_PIPE; kind++) {
+        char *const human[] = {SPACRBENCH_CLI, "run", "a", "--", "true", NULL};
+        char *const *which = kind == STDOUT_FULL ? human : argv;
+        run_with_stdout(which, (enum stdout_kind)kind, &r);
+        ck_assert_msg(r.exited && r.code == 1, "kind %d: exited %d code %d: %s", kind, r.exited,
+                      r.code, r.err);
+        ck_assert_msg(strstr(r.err, "cannot write to standard output") != NULL, "stderr: %s",
+                      r.err);
+        cli_result_free(&r);
+        ck_assert_int_eq(count_leftover_cgroups(), 0);
+    }
+    /* --help and --version are checked too. */
+    char *const help[] = {SPACRBENCH_CLI, "--help", NULL};
+    run_with_stdout(help, STDOUT_FULL, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exited %d code %d: %s", r.exited, r.code, r.err);
+    cli_result_free(&r);
+}
+END_TEST
+
 static Suite *hard_suite(void)
 {
     Suite *s = suite_create("cli_hard");
@@ -236,6 +341,7 @@ static Suite *hard_suite(void)
     t = tcase_create("output");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, report_follows_links_and_keeps_special_files);
+    tcase_add_test(t, closed_full_or_broken_stdout_exits_1_and_cleans_up);
     suite_add_tcase(s, t);
     return s;
 }
