@@ -191,8 +191,10 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
               "tree) and the sum of each process's VmHWM sampled every %ld ms (an upper bound: "
               "the peaks may not coincide; a process living less than that is seen only "
-              "through ru_maxrss); page cache is not included; no cgroup of its own because %s",
-              RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup);
+              "through ru_maxrss); page cache is not included; no cgroup of its own because %s; "
+              "each command's exit was noticed through %s, not by polling",
+              RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup,
+              r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
         notef(m,
               "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
               "keeps the peak of the forked copy across exec",
@@ -281,7 +283,7 @@ int run_main(int argc, char **argv)
     const spacrbench_machine *machine =
         spacrbench_discover(&machine_value) == 0 ? &machine_value : NULL;
     runner_init(&s.r, a.no_cgroup, a.common.json || a.common.emit != CLI_EMIT_REPORT,
-                machine ? machine->memory_limit_bytes : -1);
+                machine ? machine->memory_limit_bytes : -1, a.timeout_s);
     s.own_rss_bytes = own_rss_bytes();
     spacrbench_measurement *m = NULL;
     spacrbench_scale_result *scaling = NULL;
