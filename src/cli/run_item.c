@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -14,6 +15,7 @@
 
 #include "cli_stdio.h"
 #include "run_signals.h"
+#include "run_stale.h"
 #include "run_wait.h"
 #include "spacrbench.h"
 
@@ -32,6 +34,7 @@ void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine
         if (sb_group_create(&r->cg, probe, why, sizeof why) == 0 &&
             sb_group_remove(&r->cg, NULL) == 0) {
             r->use_cgroup = 1;
+            r->stale_note = run_stale_cleanup(&r->cg);
             return;
         }
     }
@@ -40,7 +43,12 @@ void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-void runner_free(runner *r) { tree_sampler_free(&r->tree); }
+void runner_free(runner *r)
+{
+    tree_sampler_free(&r->tree);
+    free(r->stale_note);
+    r->stale_note = NULL;
+}
 
 static double cpu_of(const struct rusage *ru)
 {

@@ -33,6 +33,7 @@ typedef struct runner {
     int64_t machine_limit; /* discovery's binding limit, -1 none: the limit above all else */
     double timeout_s;      /* --timeout per item, 0 none */
     int exit_by_pidfd;     /* the last wait used a pidfd (else SIGCHLD) */
+    char *stale_note;      /* cgroups of killed spacrbench runs found, or NULL */
     sb_group cg;
     char why_no_cgroup[600];
     tree_sampler tree;

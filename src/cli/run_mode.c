@@ -200,6 +200,8 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               "keeps the peak of the forked copy across exec",
               own);
     }
+    if (r->stale_note)
+        spacrbench_measurement_add_note(m, r->stale_note);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
     if (s->left_total)

@@ -478,6 +478,120 @@ START_TEST(no_cgroup_exit_is_noticed_without_polling)
 }
 END_TEST
 
+/* A pid that no process has now (a child that has been reaped). */
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        _exit(0);
+    ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+    return pid;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(fputs(text, f), 0);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* As a SIGKILLed spacrbench leaves them: an empty group and one still
+ * holding its command. The next run removes the empty one, names the
+ * other with its process, and kills nothing. */
+START_TEST(cgroups_of_a_killed_run_are_found)
+{
+    char own[1200];
+    own_memory_cgroup(own, sizeof own);
+    pid_t gone = dead_pid();
+    char empty[1400], busy[1400];
+    snprintf(empty, sizeof empty, "%s/spacrbench-run-%ld-0", own, (long)gone);
+    snprintf(busy, sizeof busy, "%s/spacrbench-run-%ld-scale-2", own, (long)gone);
+    if (!own[0] || mkdir(empty, 0755) != 0) {
+        printf("SKIP: no writable memory cgroup (%s)\n", strerror(errno));
+        return;
+    }
+    ck_assert_int_eq(mkdir(busy, 0755), 0);
+    pid_t sleeper = fork();
+    ck_assert_int_ge(sleeper, 0);
+    if (sleeper == 0) {
+        execlp("sleep", "sleep", "33.5791", (char *)NULL);
+        _exit(127);
+    }
+    char procs[1500], pid_text[32];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", busy);
+    snprintf(pid_text, sizeof pid_text, "%ld\n", (long)sleeper);
+    write_text(procs, pid_text);
+
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a", "--", "true", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char expect[200];
+    snprintf(expect, sizeof expect, "spacrbench-run-%ld-0 was left by spacrbench process %ld",
+             (long)gone, (long)gone);
+    ck_assert_msg(strstr(r.err, expect) != NULL, "stderr: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "empty, removed"));
+    snprintf(expect, sizeof expect, "process(es) %ld still in it: left alone", (long)sleeper);
+    ck_assert_msg(strstr(r.err, expect) != NULL, "stderr: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "cgroups left by earlier spacrbench runs"));
+    cli_result_free(&r);
+    struct stat st;
+    ck_assert_int_ne(stat(empty, &st), 0);
+    ck_assert_int_eq(stat(busy, &st), 0);
+    ck_assert_int_eq(kill(sleeper, 0), 0); /* not killed */
+
+    /* Clean up: end the sleeper (that empties the group), remove it. */
+    kill(sleeper, SIGKILL);
+    ck_assert_int_eq(waitpid(sleeper, NULL, 0), sleeper);
+    int removed = -1;
+    for (int i = 0; i < 100 && (removed = rmdir(busy)) != 0; i++)
+        usleep(10000);
+    ck_assert_int_eq(removed, 0);
+}
+END_TEST
+
+/* The groups of a spacrbench that is running are not touched. */
+START_TEST(cgroups_of_a_live_run_are_left_alone)
+{
+    char own[1200];
+    own_memory_cgroup(own, sizeof own);
+    if (!own[0]) {
+        printf("SKIP: no memory cgroup\n");
+        return;
+    }
+    pid_t first = fork();
+    ck_assert_int_ge(first, 0);
+    if (first == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0), dup2(null, 1), dup2(null, 2);
+        execl(SPACRBENCH_CLI, SPACRBENCH_CLI, "run", "2", "--", "sleep", "{}", (char *)NULL);
+        _exit(127);
+    }
+    char group[1400];
+    snprintf(group, sizeof group, "%s/spacrbench-run-%ld-0", own, (long)first);
+    struct stat st;
+    for (int i = 0; i < 300 && stat(group, &st) != 0; i++)
+        usleep(10000);
+    if (stat(group, &st) != 0) {
+        printf("SKIP: the first run made no cgroup\n");
+        waitpid(first, NULL, 0);
+        return;
+    }
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "b", "--", "true", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "was left by") == NULL, "stderr: %s", r.err);
+    cli_result_free(&r);
+    ck_assert_int_eq(stat(group, &st), 0);
+    int status;
+    ck_assert_int_eq(waitpid(first, &status, 0), first);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "first run: status %d", status);
+}
+END_TEST
+
 static Suite *hard_suite(void)
 {
     Suite *s = suite_create("cli_hard");
@@ -498,6 +612,8 @@ static Suite *hard_suite(void)
     tcase_add_test(t, bad_timeouts_exit_2);
     tcase_add_test(t, sigterm_ignoring_command_is_killed_after_the_grace);
     tcase_add_test(t, no_cgroup_exit_is_noticed_without_polling);
+    tcase_add_test(t, cgroups_of_a_killed_run_are_found);
+    tcase_add_test(t, cgroups_of_a_live_run_are_left_alone);
     suite_add_tcase(s, t);
     return s;
 }
