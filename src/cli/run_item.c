@@ -39,6 +39,12 @@ void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine
         }
     }
     snprintf(r->why_no_cgroup, sizeof r->why_no_cgroup, "%s", why);
+    /* Still know the cgroup we run in (with --no-cgroup too): its oom_kill
+     * counter names an OOM kill of an item that had no cgroup of its own. */
+    if (!r->cg.version) {
+        char ignored[600];
+        sb_group_locate(&r->cg, NULL, ignored, sizeof ignored);
+    }
     /* Keep orphaned grandchildren in view of the tree sampler. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
@@ -88,6 +94,30 @@ static int finish_cgroup(runner *r, run_outcome *o)
         return -1;
     }
     return 0;
+}
+
+/* Without a cgroup of its own (a v2 leaf that holds spacrbench itself, the
+ * usual job step or container), an OOM kill still shows in the oom_kill
+ * counter of the cgroup spacrbench runs in; -1 when it cannot be read. */
+static int64_t own_oom_kills(const runner *r)
+{
+    if (!r->cg.version)
+        return -1;
+    sb_group own = r->cg;
+    snprintf(own.dir, sizeof own.dir, "%s", r->cg.parent);
+    return sb_group_oom_kills(&own);
+}
+
+/* The fallback's verdict: a SIGKILL while the counter rose, not ours. */
+static void finish_fallback_oom(const runner *r, run_outcome *o, int64_t kills_before)
+{
+    int64_t kills_after = own_oom_kills(r);
+    int ours = o->timed_out || o->killed_after_grace;
+    if (kills_before < 0 || kills_after <= kills_before || ours || !WIFSIGNALED(o->status) ||
+        WTERMSIG(o->status) != SIGKILL)
+        return;
+    o->oom_killed = 1;
+    o->limit = limit_above(r);
 }
 
 /* Child side: default actions for the caught signals (an ignored one stays
@@ -195,6 +225,7 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
         o->exec_errno = e ? e : ENOEXEC;
 
     tree_sampler_reset(&r->tree);
+    int64_t kills_before = r->use_cgroup ? -1 : own_oom_kills(r);
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     if (run_wait(r, pid, t0, o, &ru) != 0)
@@ -212,6 +243,7 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
         o->peak = tree_peak(&r->tree, pid, (int64_t)ru.ru_maxrss * 1024);
         int alive = tree_sample(&r->tree);
         o->left_behind = alive > 0 ? alive : 0;
+        finish_fallback_oom(r, o, kills_before);
     }
     return rc;
 }

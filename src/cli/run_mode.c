@@ -131,7 +131,7 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     /* The library takes the limit as a lower bound of the peak and says
      * "one worker needs more than" it; the failed item's time is not counted. */
     if (o->oom_killed &&
-        spacrbench_measurement_mark_out_of_memory(m, o->limit > o->peak ? o->limit : o->peak) != 0)
+        spacrbench_measurement_mark_out_of_memory(m, o->limit > 0 ? o->limit : o->peak) != 0)
         return -1;
     spacrbench_measurement_mark_stopped(m, (int64_t)i, run_outcome_result(o));
     return 0;
