@@ -196,7 +196,9 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
     if (rc)
         return rc;
     int took_over = 0;
-    if ((rc = sb_run_lock_acquire(&opt, &took_over)))
+    /* The frame address, not a local's: sanitizers may keep locals on a
+     * heap "fake stack", whose addresses say nothing about call depth. */
+    if ((rc = sb_run_lock_acquire(__builtin_frame_address(0), &took_over)))
         return rc;
     sb_run *st = calloc(1, sizeof *st);
     if (!st) {

@@ -34,6 +34,7 @@ enum {
     OPT_JOB_NAME,
     OPT_SBATCH,
     OPT_SLURM_FROM_PATH,
+    OPT_TIMEOUT,
 };
 
 #define BOTH (CLI_MODE_DEMO | CLI_MODE_RUN)
@@ -71,6 +72,7 @@ static const opt_spec k_options[] = {
     {"job-name", required_argument, OPT_JOB_NAME, CLI_MODE_RUN},
     {"sbatch", required_argument, OPT_SBATCH, CLI_MODE_RUN},
     {"slurm-from-path", no_argument, OPT_SLURM_FROM_PATH, CLI_MODE_RUN},
+    {"timeout", required_argument, OPT_TIMEOUT, CLI_MODE_RUN},
 };
 #define N_OPTIONS (sizeof k_options / sizeof k_options[0])
 
@@ -213,6 +215,10 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
         if (cli_parse_int(v, 1, 100000, &a->scale_items) != 0)
             return bad_count(name, "a whole number from 1 to 100000", v);
         a->scale_items_given = 1;
+        break;
+    case OPT_TIMEOUT:
+        if (cli_parse_duration(v, &a->timeout_s) != 0)
+            return bad_count(name, "a duration > 0 such as 10, 1.5, 90s, 2m or 1h", v);
         break;
     case OPT_PLOT:
         if (!ends_with(v, ".png") && !ends_with(v, ".svg"))

@@ -27,6 +27,7 @@ typedef struct cli_args {
     int64_t fields;
     /* run */
     int no_cgroup;
+    double timeout_s; /* --timeout per item, 0 none */
     const char *items_file;
     char **items; /* items given as arguments (pointers into argv) */
     size_t n_items;

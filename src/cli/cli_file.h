@@ -1,11 +1,21 @@
-/* Writing the --report file so no half-written file is ever left. */
+/* Writing the --report file: a regular file is replaced whole (a temporary
+ * file beside it and a rename, so no half-written report is ever left),
+ * anything else is written where the user pointed, never replaced. */
 #ifndef SPACRBENCH_CLI_FILE_H
 #define SPACRBENCH_CLI_FILE_H
 
 #include <stddef.h>
 
-/* Write text to path through a temporary file in the same directory and a
- * rename. 0 or -1 (errno set). */
+/* Write text to path:
+ * - a regular file (or a new name): through ".sbXXXXXX" in the target's
+ *   directory and a rename; a symlink is followed, so the link stays and
+ *   its target gets the report; an existing file keeps its mode;
+ * - our own standard output or error (/dev/stdout, or the file stdout is
+ *   redirected to): written to that descriptor, after what is already there;
+ * - a FIFO, a device node (/dev/null), a dangling symlink: opened and
+ *   written directly, nothing renamed;
+ * - a directory: refused (EISDIR).
+ * 0 or -1 (errno set). */
 int cli_write_file_atomic(const char *path, const char *text, size_t len);
 
 #endif

@@ -38,6 +38,31 @@ int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out)
     return 0;
 }
 
+int cli_parse_duration(const char *text, double *seconds)
+{
+    if (text == NULL)
+        return -1;
+    size_t len = digits_at(text);
+    if (len == 0 || len > 9)
+        return -1;
+    if (text[len] == '.') {
+        size_t fraction = digits_at(text + len + 1);
+        if (fraction == 0 || fraction > 9)
+            return -1;
+        len += 1 + fraction;
+    }
+    const char *unit = text + len;
+    double scale = strcmp(unit, "") == 0 || strcmp(unit, "s") == 0 ? 1
+                   : strcmp(unit, "m") == 0                        ? 60
+                   : strcmp(unit, "h") == 0                        ? 3600
+                                                                   : 0;
+    double v = strtod(text, NULL) * scale; /* only digits and '.' are left */
+    if (!(v > 0) || v > 1e7)               /* 0 would kill at once; ~115 days */
+        return -1;
+    *seconds = v;
+    return 0;
+}
+
 /* Digits with an optional fraction ("1.5"), then a documented suffix:
  * strtod alone would also take hex ("0x10"), exponents ("1e3"), "inf". */
 int cli_parse_bytes(const char *text, int64_t *out)

@@ -8,6 +8,7 @@
 
 #include "cli_file.h"
 #include "cli_json.h"
+#include "cli_stdio.h"
 #include "cli_text.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -80,6 +81,9 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
             fputs(human, stderr);
     } else
         fputs(c->json ? json : human, stdout);
+    /* Said now, before a --report file or a plot: the report is lost. */
+    if (cli_stdout_check() != 0)
+        status = CLI_EXIT_ERROR;
 
     if (c->report_path) {
         const char *doc = ends_with(c->report_path, ".json") ? json : human;

@@ -24,6 +24,7 @@ static const char usage[] =
     "  ITEM...             items as arguments; or --items FILE ('-' = stdin);\n"
     "                      with neither, one item per line on standard input\n"
     "  --no-cgroup         measure with wait4 + /proc sampling, not a cgroup of its own\n"
+    "  --timeout DURATION  kill an item (and its processes) running longer: 10, 1.5, 2m, 1h\n"
     "  -- CMD ARG...       the command; every {} is replaced by the item (appended\n"
     "                      when no argument holds {}); no shell is involved\n"
     "  --scale LIST        after the serial run, run k copies at once for each k in\n"

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_escape.h"
+
 static char *substitute(const char *arg, const char *item)
 {
     size_t count = 0, n = strlen(arg), k = strlen(item);
@@ -66,7 +68,7 @@ char *command_display(char *const *argv)
 {
     size_t cap = 1;
     for (size_t i = 0; argv[i]; i++)
-        cap += 4 * strlen(argv[i]) + 3; /* every ' becomes '\'' */
+        cap += 4 * cli_escaped_length(argv[i]) + 3; /* every ' becomes '\'' */
     char *out = malloc(cap), *o = out;
     if (!out)
         return NULL;
@@ -79,8 +81,15 @@ char *command_display(char *const *argv)
             o += k;
             continue;
         }
+        /* Control characters are shown escaped (a message, not a script):
+         * an item must not forge lines or drive the terminal. */
+        char *shown = cli_escape_label(argv[i]);
+        if (!shown) {
+            free(out);
+            return NULL;
+        }
         *o++ = '\'';
-        for (const char *p = argv[i]; *p; p++) {
+        for (const char *p = shown; *p; p++) {
             if (*p == '\'') {
                 memcpy(o, "'\\''", 4);
                 o += 4;
@@ -88,18 +97,29 @@ char *command_display(char *const *argv)
                 *o++ = *p;
         }
         *o++ = '\'';
+        free(shown);
     }
     *o = '\0';
     return out;
 }
 
-int items_read(FILE *f, char ***items, size_t *n)
+int items_read(FILE *f, char ***items, size_t *n, size_t *nul_line)
 {
     char **list = NULL, *line = NULL;
-    size_t count = 0, cap = 0, line_cap = 0;
+    size_t count = 0, cap = 0, line_cap = 0, number = 0;
     ssize_t len;
     errno = 0;
+    *nul_line = 0;
     while ((len = getline(&line, &line_cap, f)) >= 0) {
+        number++;
+        /* A NUL would cut the item short (or empty it) without a word:
+         * no file name or argument can hold one, so the line is refused. */
+        if (memchr(line, '\0', (size_t)len)) {
+            *nul_line = number;
+            free(line);
+            items_free(list, count);
+            return -2;
+        }
         if (len > 0 && line[len - 1] == '\n')
             line[--len] = '\0';
         if (len > 0 && line[len - 1] == '\r')

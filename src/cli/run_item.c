@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -12,12 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_stdio.h"
 #include "run_signals.h"
+#include "run_stale.h"
+#include "run_wait.h"
 #include "spacrbench.h"
 
-void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine_limit)
+void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine_limit,
+                 double timeout_s)
 {
     memset(r, 0, sizeof *r);
+    r->timeout_s = timeout_s;
     r->stdout_is_output = stdout_is_output;
     r->machine_limit = machine_limit;
     char why[600] = "--no-cgroup was given";
@@ -28,21 +34,26 @@ void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine
         if (sb_group_create(&r->cg, probe, why, sizeof why) == 0 &&
             sb_group_remove(&r->cg, NULL) == 0) {
             r->use_cgroup = 1;
+            r->stale_note = run_stale_cleanup(&r->cg);
             return;
         }
     }
     snprintf(r->why_no_cgroup, sizeof r->why_no_cgroup, "%s", why);
+    /* Still know the cgroup we run in (with --no-cgroup too): its oom_kill
+     * counter names an OOM kill of an item that had no cgroup of its own. */
+    if (!r->cg.version) {
+        char ignored[600];
+        sb_group_locate(&r->cg, NULL, ignored, sizeof ignored);
+    }
     /* Keep orphaned grandchildren in view of the tree sampler. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-void runner_free(runner *r) { tree_sampler_free(&r->tree); }
-
-static double now_seconds(void)
+void runner_free(runner *r)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    tree_sampler_free(&r->tree);
+    free(r->stale_note);
+    r->stale_note = NULL;
 }
 
 static double cpu_of(const struct rusage *ru)
@@ -74,7 +85,9 @@ static int finish_cgroup(runner *r, run_outcome *o)
      * at the limit (within 1/16, at least 8 MiB) is the OOM killer too. */
     int64_t slack = o->limit / 16 > (8 << 20) ? o->limit / 16 : (8 << 20);
     int at_limit = o->limit > 0 && o->peak >= 0 && o->peak + slack >= o->limit;
-    o->oom_killed = kills > 0 || (kills < 0 && WIFSIGNALED(o->status) &&
+    /* Our own SIGKILL (--timeout, the grace after a stop signal) is not one. */
+    int ours = o->timed_out || o->killed_after_grace;
+    o->oom_killed = kills > 0 || (kills < 0 && !ours && WIFSIGNALED(o->status) &&
                                   WTERMSIG(o->status) == SIGKILL && at_limit);
     if (sb_group_remove(&r->cg, &o->left_behind) != 0) {
         fprintf(stderr, "spacrbench: cannot remove %s: %s\n", r->cg.dir, strerror(errno));
@@ -83,12 +96,37 @@ static int finish_cgroup(runner *r, run_outcome *o)
     return 0;
 }
 
+/* Without a cgroup of its own (a v2 leaf that holds spacrbench itself, the
+ * usual job step or container), an OOM kill still shows in the oom_kill
+ * counter of the cgroup spacrbench runs in; -1 when it cannot be read. */
+static int64_t own_oom_kills(const runner *r)
+{
+    if (!r->cg.version)
+        return -1;
+    sb_group own = r->cg;
+    snprintf(own.dir, sizeof own.dir, "%s", r->cg.parent);
+    return sb_group_oom_kills(&own);
+}
+
+/* The fallback's verdict: a SIGKILL while the counter rose, not ours. */
+static void finish_fallback_oom(const runner *r, run_outcome *o, int64_t kills_before)
+{
+    int64_t kills_after = own_oom_kills(r);
+    int ours = o->timed_out || o->killed_after_grace;
+    if (kills_before < 0 || kills_after <= kills_before || ours || !WIFSIGNALED(o->status) ||
+        WTERMSIG(o->status) != SIGKILL)
+        return;
+    o->oom_killed = 1;
+    o->limit = limit_above(r);
+}
+
 /* Child side: default actions for the caught signals (an ignored one stays
  * ignored), wait for the go byte (sent once we are in the cgroup) and
  * exec; an exec failure goes back through the CLOEXEC pipe. */
 static void child(const runner *r, char **argv, int go, int err, const sigset_t *mask)
 {
     run_signals_reset_in_child();
+    cli_stdio_reset_in_child();
     sigprocmask(SIG_SETMASK, mask, NULL);
     if (r->stdout_is_output && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
         _exit(127);
@@ -105,30 +143,12 @@ static void child(const runner *r, char **argv, int go, int err, const sigset_t 
     _exit(127);
 }
 
-/* Wait for pid, sampling its tree meanwhile when there is no cgroup. */
-static int wait_item(runner *r, pid_t pid, int *status, struct rusage *ru)
-{
-    for (;;) {
-        pid_t w = wait4(pid, status, r->use_cgroup ? 0 : WNOHANG, ru);
-        if (w == pid)
-            return 0;
-        if (w < 0 && errno != EINTR) {
-            fprintf(stderr, "spacrbench: wait4: %s\n", strerror(errno));
-            return -1;
-        }
-        if (!r->use_cgroup && w == 0) {
-            tree_sample(&r->tree);
-            struct timespec pause = {0, RUN_SAMPLE_INTERVAL_NS};
-            nanosleep(&pause, NULL);
-        }
-    }
-}
-
 int run_item(runner *r, char **argv, size_t index, run_outcome *o)
 {
     memset(o, 0, sizeof *o);
     o->peak = -1;
     o->limit = -1;
+    o->timeout_s = r->timeout_s;
     if (r->use_cgroup) {
         char name[64], why[600];
         snprintf(name, sizeof name, "spacrbench-run-%ld-%zu", (long)getpid(), index);
@@ -190,9 +210,11 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
                 strerror(errno));
         rc = -1;
     }
-    double t0 = now_seconds();
-    if (rc == 0 && write(go[1], "x", 1) != 1)
+    double t0 = run_now();
+    if (rc == 0 && write(go[1], "x", 1) != 1) {
+        fprintf(stderr, "spacrbench: cannot start the command: %s\n", strerror(errno));
         rc = -1;
+    }
     close(go[1]); /* on failure the child reads EOF and exits 127 */
     int e = 0;
     ssize_t got;
@@ -203,11 +225,12 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
         o->exec_errno = e ? e : ENOEXEC;
 
     tree_sampler_reset(&r->tree);
+    int64_t kills_before = r->use_cgroup ? -1 : own_oom_kills(r);
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
-    if (wait_item(r, pid, &o->status, &ru) != 0)
+    if (run_wait(r, pid, t0, o, &ru) != 0)
         rc = -1;
-    o->seconds = now_seconds() - t0;
+    o->seconds = run_now() - t0;
     run_signals_set_child(0);
     o->cpu_seconds = cpu_of(&ru);
     /* Orphaned grandchildren were reparented to us (child subreaper). */
@@ -220,6 +243,7 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
         o->peak = tree_peak(&r->tree, pid, (int64_t)ru.ru_maxrss * 1024);
         int alive = tree_sample(&r->tree);
         o->left_behind = alive > 0 ? alive : 0;
+        finish_fallback_oom(r, o, kills_before);
     }
     return rc;
 }
@@ -240,6 +264,8 @@ void run_outcome_describe(const run_outcome *o, char *buf, size_t cap)
 {
     if (o->exec_errno)
         snprintf(buf, cap, "cannot be started: %s", strerror(o->exec_errno));
+    else if (o->timed_out)
+        snprintf(buf, cap, "timed out after %g s (killed with all its processes)", o->timeout_s);
     else if (o->oom_killed) {
         char limit[32] = "unknown";
         if (o->limit > 0)

@@ -22,12 +22,18 @@ typedef struct run_outcome {
     int left_behind; /* processes that outlived the item */
     int oom_killed;  /* the kernel's OOM killer ended it */
     int64_t limit;   /* the memory limit it ran under (nearest above), -1 none */
+    int timed_out;   /* --timeout ended it (its whole tree was killed) */
+    double timeout_s;
+    int killed_after_grace; /* still running RUN_KILL_GRACE_S after a stop signal */
 } run_outcome;
 
 typedef struct runner {
     int use_cgroup;
     int stdout_is_output;  /* stdout carries JSON or settings: the command writes to stderr */
     int64_t machine_limit; /* discovery's binding limit, -1 none: the limit above all else */
+    double timeout_s;      /* --timeout per item, 0 none */
+    int exit_by_pidfd;     /* the last wait used a pidfd (else SIGCHLD) */
+    char *stale_note;      /* cgroups of killed spacrbench runs found, or NULL */
     sb_group cg;
     char why_no_cgroup[600];
     tree_sampler tree;
@@ -35,7 +41,8 @@ typedef struct runner {
 
 /* Decide once per run how peaks are measured (a cgroup of its own unless
  * no_cgroup or impossible). Free with runner_free. */
-void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine_limit);
+void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine_limit,
+                 double timeout_s);
 void runner_free(runner *r);
 
 /* Run argv as item `index`. 0 when the command ran (whatever its status),

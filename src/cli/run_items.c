@@ -31,10 +31,14 @@ static int read_list(const cli_args *a, run_items *out)
     if (f == stdin && isatty(STDIN_FILENO))
         fprintf(stderr, "spacrbench: reading items from standard input, one per line "
                         "(end with Ctrl-D)\n");
-    int r = items_read(f, &out->items, &out->n);
+    size_t nul_line = 0;
+    int r = items_read(f, &out->items, &out->n, &nul_line);
     int e = errno;
     if (f != stdin)
         fclose(f);
+    if (r == -2)
+        return cli_usage_error(file ? "--items" : "stdin",
+                               "line %zu holds a NUL byte, which no item can contain", nul_line);
     if (r != 0)
         return cli_usage_error(file ? "--items" : "stdin", "cannot read items: %s", strerror(e));
     return CLI_EXIT_OK;
@@ -44,6 +48,11 @@ int run_items_load(const cli_args *a, run_items *out)
 {
     memset(out, 0, sizeof *out);
     if (a->n_items) {
+        /* An empty argument would run the command with an empty item
+         * (or none where {} stood alone): almost surely a shell slip. */
+        for (size_t i = 0; i < a->n_items; i++)
+            if (a->items[i][0] == '\0')
+                return cli_usage_error("run", "item %zu (argument) is empty", i + 1);
         if (copy_arguments(a, out) != 0) {
             fprintf(stderr, "spacrbench: out of memory\n");
             return CLI_EXIT_ERROR;

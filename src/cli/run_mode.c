@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_args.h"
+#include "cli_escape.h"
 #include "cli_modes.h"
 #include "cli_output.h"
 #include "command_line.h"
@@ -32,7 +33,8 @@ typedef struct run_state {
     int scale_failed; /* --scale: a copy failed (its point is marked failed) */
     size_t failed_index;
     run_outcome failure;
-    char *failed_command;
+    char *failed_command; /* escaped for display, as failed_label */
+    char *failed_label;
 } run_state;
 
 /* Resident size of this process (it is what a forked child starts with). */
@@ -128,10 +130,11 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failed_index = i;
     s->failure = *o;
     s->failed_command = command_display(argv);
+    s->failed_label = cli_escape_label(s->items.items[i]);
     /* The library takes the limit as a lower bound of the peak and says
      * "one worker needs more than" it; the failed item's time is not counted. */
     if (o->oom_killed &&
-        spacrbench_measurement_mark_out_of_memory(m, o->limit > o->peak ? o->limit : o->peak) != 0)
+        spacrbench_measurement_mark_out_of_memory(m, o->limit > 0 ? o->limit : o->peak) != 0)
         return -1;
     spacrbench_measurement_mark_stopped(m, (int64_t)i, run_outcome_result(o));
     return 0;
@@ -191,13 +194,17 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
               "tree) and the sum of each process's VmHWM sampled every %ld ms (an upper bound: "
               "the peaks may not coincide; a process living less than that is seen only "
-              "through ru_maxrss); page cache is not included; no cgroup of its own because %s",
-              RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup);
+              "through ru_maxrss); page cache is not included; no cgroup of its own because %s; "
+              "each command's exit was noticed through %s, not by polling",
+              RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup,
+              r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
         notef(m,
               "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
               "keeps the peak of the forked copy across exec",
               own);
     }
+    if (r->stale_note)
+        spacrbench_measurement_add_note(m, r->stale_note);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
     if (s->left_total)
@@ -209,7 +216,7 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         run_outcome_describe(o, what, sizeof what);
         spacrbench_format_bytes(o->peak, peak, sizeof peak);
         notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s", s->failed_index + 1,
-              s->items.items[s->failed_index], what, o->seconds, peak,
+              s->failed_label ? s->failed_label : "?", what, o->seconds, peak,
               o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
                             : "not counted");
     }
@@ -245,7 +252,8 @@ static int conclude(const run_state *s, int status)
         char what[256];
         run_outcome_describe(&s->failure, what, sizeof what);
         fprintf(stderr, "spacrbench: item %zu (%s) %s: %s\n", s->failed_index + 1,
-                s->items.items[s->failed_index], what, s->failed_command ? s->failed_command : "");
+                s->failed_label ? s->failed_label : "?", what,
+                s->failed_command ? s->failed_command : "");
         return CLI_EXIT_STOPPED;
     }
     if (run_signals_pending()) {
@@ -285,7 +293,7 @@ int run_main(int argc, char **argv)
     const spacrbench_machine *machine =
         spacrbench_discover(&machine_value) == 0 ? &machine_value : NULL;
     runner_init(&s.r, a.no_cgroup, a.common.json || a.common.emit != CLI_EMIT_REPORT,
-                machine ? machine->memory_limit_bytes : -1);
+                machine ? machine->memory_limit_bytes : -1, a.timeout_s);
     s.own_rss_bytes = own_rss_bytes();
     spacrbench_measurement *m = NULL;
     spacrbench_scale_result *scaling = NULL;
@@ -314,6 +322,7 @@ int run_main(int argc, char **argv)
     spacrbench_scale_free(scaling);
     free(s.failed_command);
     cli_slurm_job_free(&job);
+    free(s.failed_label);
     run_items_free(&s.items);
     runner_free(&s.r);
     cli_args_free(&a);

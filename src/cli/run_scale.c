@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_escape.h"
 #include "command_line.h"
 #include "run_signals.h"
 #include "scale_group.h"
@@ -92,10 +93,12 @@ static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
         char what[128];
         describe_status(copies[i].status, what, sizeof what);
         char *shown = command_display(argvs[i * m]);
+        char *label = cli_escape_label(items->items[index[i * m]]);
         note(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
-             (long long)k, (long long)i + 1, items->items[index[i * m]],
+             (long long)k, (long long)i + 1, label ? label : "?",
              m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
         fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
+        free(label);
         free(shown);
         break;
     }

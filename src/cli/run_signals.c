@@ -54,13 +54,18 @@ int run_signals_pending(void) { return (int)g_signal; }
 
 void run_signals_set_child(pid_t pid) { g_child = pid; }
 
+void run_signals_caught_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+        if (g_caught[i])
+            sigaddset(set, k_stop_signals[i]);
+}
+
 void run_signals_block(sigset_t *before)
 {
     sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-        if (g_caught[i])
-            sigaddset(&set, k_stop_signals[i]);
+    run_signals_caught_set(&set);
     sigprocmask(SIG_BLOCK, &set, before);
 }
 

@@ -15,6 +15,9 @@ void run_signals_catch(int on);
 /* The stop signal received, 0 if none. */
 int run_signals_pending(void);
 
+/* The signals whose handler is installed now. */
+void run_signals_caught_set(sigset_t *set);
+
 /* Block the caught signals (the previous mask into *before) until the
  * running command's pid is known. */
 void run_signals_block(sigset_t *before);

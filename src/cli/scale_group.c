@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_stdio.h"
 #include "run_item.h"
 #include "run_signals.h"
 
@@ -30,6 +31,7 @@ static void copy_main(char **const *argvs, int64_t m, int go, int stdout_is_outp
                       const sigset_t *mask)
 {
     run_signals_reset_in_child();
+    cli_stdio_reset_in_child();
     sigprocmask(SIG_SETMASK, mask, NULL);
     if (stdout_is_output && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
         _exit(127);

@@ -898,11 +898,13 @@ START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
     if (!dir[0])
         return;
     /* The shell moves itself into the limited cgroup, then becomes
-     * spacrbench, whose item cgroups are made under it. */
+     * spacrbench, whose item cgroups are made under it (_i = 0), or which
+     * measures without a cgroup of its own (_i = 1: the limited cgroup's
+     * own oom_kill counter must still name the kill, as in a v2 job step). */
     char script[4096];
     snprintf(script, sizeof script,
-             "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet 16 400 -- '%s' {}", dir,
-             SPACRBENCH_CLI, HELPER_ALLOC_TOUCH);
+             "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet %s 16 400 -- '%s' {}",
+             dir, SPACRBENCH_CLI, _i ? "--no-cgroup" : "", HELPER_ALLOC_TOUCH);
     char *const argv[] = {"/bin/sh", "-c", script, NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
@@ -922,7 +924,7 @@ START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
                                          "'one worker needs more than 256.0 MiB'), "
                                          "d['recommendation']['oom_limit_bytes'] == 256 << 20, "
                                          "d['recommendation']['workers'])");
-        printf("OOM-killed item: %s\n", said);
+        printf("OOM-killed item (%s): %s\n", _i ? "no cgroup of its own" : "own cgroup", said);
         ck_assert_str_eq(said, "(True, True, True, True, True, 1)");
         free(said);
         ck_assert_int_ge(json_ll(path, "d['measurement']['peak_rss_bytes']"), 256LL << 20);
@@ -1231,7 +1233,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, items_from_standard_input_and_from_a_file);
     tcase_add_test(t, empty_item_list_is_an_error);
     tcase_add_test(t, options_and_items_are_parsed_in_one_pass);
-    tcase_add_test(t, oom_killed_command_is_named_and_sizes_one_worker);
+    tcase_add_loop_test(t, oom_killed_command_is_named_and_sizes_one_worker, 0, 2);
     suite_add_tcase(s, t);
     t = tcase_create("scale");
     tcase_set_timeout(t, 120);

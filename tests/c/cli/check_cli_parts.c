@@ -159,7 +159,8 @@ START_TEST(item_lists_read_one_per_line)
     FILE *f = fopen(path, "r");
     char **items = NULL;
     size_t n = 0;
-    ck_assert_int_eq(items_read(f, &items, &n), 0);
+    size_t nul_line = 0;
+    ck_assert_int_eq(items_read(f, &items, &n, &nul_line), 0);
     fclose(f);
     ck_assert_int_eq(n, 4);
     ck_assert_str_eq(items[0], "one");

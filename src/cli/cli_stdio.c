@@ -1,0 +1,60 @@
+/* See cli_stdio.h. */
+#include "cli_stdio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct sigaction g_old_pipe;
+static int g_pipe_saved;
+static int g_reported;
+
+int cli_stdio_init(void)
+{
+    int stdout_closed = 0;
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        stdout_closed |= fd == STDOUT_FILENO;
+        /* open() returns the lowest free descriptor: this one. */
+        int null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+        if (null >= 0 && null != fd)
+            close(null); /* cannot happen; never keep a stray descriptor */
+    }
+    if (sigaction(SIGPIPE, NULL, &g_old_pipe) == 0)
+        g_pipe_saved = 1;
+    signal(SIGPIPE, SIG_IGN);
+    if (stdout_closed) {
+        /* The choice documented in docs/failure-modes.md: refuse before
+         * measuring for nothing; `>/dev/null` says "discard" explicitly. */
+        fprintf(stderr, "spacrbench: standard output is closed: the report would be lost "
+                        "(redirect it, e.g. >/dev/null, to discard it)\n");
+        return -1;
+    }
+    return 0;
+}
+
+void cli_stdio_reset_in_child(void)
+{
+    if (g_pipe_saved)
+        sigaction(SIGPIPE, &g_old_pipe, NULL);
+}
+
+int cli_stdout_check(void)
+{
+    int failed = fflush(stdout) != 0;
+    int e = errno;
+    if (!failed && ferror(stdout)) {
+        failed = 1;
+        e = EIO; /* an earlier write failed; its errno is gone */
+    }
+    if (!failed)
+        return 0;
+    if (!g_reported)
+        fprintf(stderr, "spacrbench: cannot write to standard output: %s\n", strerror(e));
+    g_reported = 1;
+    return -1;
+}
