@@ -248,4 +248,5 @@ def test_a_negative_baseline_counts_as_zero(upstream: ModuleType) -> None:
     kwargs = dict(cores=64, available_bytes=64 * GiB, maximum=64)
     assert upstream.recommend_workers(up_m, **kwargs).workers == 61
     assert spacrbench.recommend_workers(my_m, **kwargs).workers == 62
-    upstream_lines_lead(upstream.format_report(up_m), spacrbench.format_report(my_m))
+    rec = upstream.Recommendation(workers=1, reason="hand")
+    upstream_lines_lead(upstream.format_report(up_m, rec), spacrbench.format_report(my_m, rec))
