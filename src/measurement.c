@@ -315,8 +315,8 @@ int64_t spacrbench_measurement_work_rss_bytes(const spacrbench_measurement *m)
     return work > 0 ? work : 0;
 }
 
-int spacrbench_measurement_add_records(spacrbench_measurement *m, const void *records,
-                                       size_t count, size_t record_size)
+int spacrbench_measurement_add_records(spacrbench_measurement *m, const void *records, size_t count,
+                                       size_t record_size)
 {
     sb_clear_error();
     if (!m || (!records && count))
@@ -324,8 +324,8 @@ int spacrbench_measurement_add_records(spacrbench_measurement *m, const void *re
     if (record_size < sizeof(size_t) || record_size > SIZE_MAX / (count ? count : 1))
         return sb_fail(SPACRBENCH_EINVAL, "record_size %zu does not fit %zu records", record_size,
                        count);
-    int rc = grow((void **)&m->records, &m->record_cap, m->record_count + count,
-                  sizeof *m->records);
+    int rc =
+        grow((void **)&m->records, &m->record_cap, m->record_count + count, sizeof *m->records);
     if (rc)
         return rc;
     const unsigned char *src = records;

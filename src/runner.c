@@ -12,7 +12,6 @@
 
 enum { SB_DEFAULT_INTERVAL_US = 10000 };
 
-
 int spacrbench_options_init(spacrbench_options *opts, size_t size)
 {
     sb_clear_error();
@@ -144,8 +143,8 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
             m->records[m->record_count++] = (spacrbench_item_record){
                 sizeof(spacrbench_item_record), (int64_t)i, i < clamped, 0, t1 - t0, peak, vram};
         if (value == 0 && st->opt.progress) {
-            spacrbench_progress p = {sizeof p, (int64_t)i, (int64_t)n_items, i < clamped, 0,
-                                     t1 - t0,  t1 - w->t_start, peak};
+            spacrbench_progress p = {sizeof p, (int64_t)i, (int64_t)n_items, i < clamped,
+                                     0,        t1 - t0,    t1 - w->t_start,  peak};
             double cpu0 = sb_proc_cpu_seconds();
             value = st->opt.progress(&p, st->opt.progress_payload);
             if (getpid() != st->pid)
@@ -178,8 +177,8 @@ static int stopped(sb_run *st, const run_window *w, int stop_value, spacrbench_m
     sb_measurement_notef(m, "stopped at item %lld: the work or progress function returned %d",
                          (long long)at, stop_value);
     sb_set_stop(stop_value, at);
-    int rc = sb_fail(SPACRBENCH_EUSER, "stopped at item %lld: returned %d", (long long)at,
-                     stop_value);
+    int rc =
+        sb_fail(SPACRBENCH_EUSER, "stopped at item %lld: returned %d", (long long)at, stop_value);
     /* sb_fail keeps the stop values set just above. */
     if (st->opt.flags & SPACRBENCH_FLAG_KEEP_PARTIAL) {
         *out = m;
@@ -235,9 +234,10 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
         sb_run_forget_in_child(st);
         free(st);
         sb_run_lock_release();
-        return sb_fail(SPACRBENCH_EFORKED, "the work forked and the child (pid %ld) returned "
-                                           "into spacrbench_benchmark; a forked child should "
-                                           "_exit()",
+        return sb_fail(SPACRBENCH_EFORKED,
+                       "the work forked and the child (pid %ld) returned "
+                       "into spacrbench_benchmark; a forked child should "
+                       "_exit()",
                        (long)getpid());
     }
     if ((rc = finish(st, &w, opt.item_records != 0 || opt.progress)))

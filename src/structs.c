@@ -17,8 +17,9 @@ int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
     /* A struct this much larger than ours is a bad size, not a newer
      * library's struct: refuse it before reading past the caller's memory. */
     if (theirs > our_size + SB_STRUCT_GROWTH_MAX)
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; this library's is %zu, so that size "
-                                          "cannot be a %s (set it to sizeof(%s))",
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "%s.size is %zu; this library's is %zu, so that size "
+                       "cannot be a %s (set it to sizeof(%s))",
                        name, theirs, our_size, name, name);
     if (theirs > our_size) {
         const unsigned char *tail = (const unsigned char *)src + our_size;
@@ -44,8 +45,9 @@ int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name
         return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, theirs,
                        name);
     if (theirs > our_size + SB_STRUCT_GROWTH_MAX)
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; this library's is %zu, so that size "
-                                          "cannot be a %s (set it to sizeof(%s))",
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "%s.size is %zu; this library's is %zu, so that size "
+                       "cannot be a %s (set it to sizeof(%s))",
                        name, theirs, our_size, name, name);
     size_t n = theirs < our_size ? theirs : our_size;
     memcpy((unsigned char *)dst + sizeof(size_t), (const unsigned char *)ours + sizeof(size_t),

@@ -2,16 +2,16 @@
  * bad input. */
 #include <check.h>
 #include <dirent.h>
-#include <setjmp.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <math.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sb_test_memory.h"
 #include "spacrbench.h"
