@@ -131,3 +131,18 @@ def test_text_that_is_not_utf8_is_reported_not_refused(bad: str, shown: str) -> 
         assert expected in text
     bare = spacrbench.format_report(m, spacrbench.Recommendation(1, f"spaCR {bad}"))
     assert f"spaCR {shown}" in bare
+
+
+def test_a_long_hand_made_reason_is_kept_whole() -> None:
+    from spacrbench import _binding, _convert
+
+    reason = "réservé " * 100 + "end"  # 1003 bytes of UTF-8; the C field holds 511
+    rec = spacrbench.Recommendation(workers=2, reason=reason, cores=4, available_bytes=GiB)
+    m = Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20)
+    text = spacrbench.format_report(m, rec)
+    assert f"\n    because           {reason}\n" in text + "\n"
+    assert "\ufffd" not in text
+    assert rec.to_dict()["reason"] == reason and str(rec).endswith(reason)
+    held = _binding.ffi.string(_convert.c_recommendation(rec).reason)
+    assert 505 <= len(held) <= 511 and reason.encode().startswith(held)
+    held.decode("utf-8")  # cut at a character boundary, never inside one
