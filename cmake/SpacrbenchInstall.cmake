@@ -27,6 +27,11 @@ install(FILES
   DESTINATION ${SPACRBENCH_CMAKE_DIR}
   COMPONENT Development)
 
+# The licence (BSD-3-Clause, as spaCR's) with the documentation.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE
+  DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/spacrbench
+  COMPONENT Runtime)
+
 # spacrbench.pc is written at install time so that its prefix is the one
 # actually installed to (`cmake --install build --prefix DIR` included), not
 # the CMAKE_INSTALL_PREFIX guessed at configure time.

@@ -279,7 +279,7 @@ static void reason_start_method(spacrbench_recommendation *r)
 
 static void decide(spacrbench_recommendation *r)
 {
-    char need[32], budget_text[32], where_note[320] = "";
+    char need[32], budget_text[32], where_note[320] = "", where_tail[320] = "";
     /* Unreadable available memory is not "0 B free": the rule is absent. */
     int memory_known = r->memory_source != SPACRBENCH_SOURCE_UNKNOWN;
     int has_memory = r->per_worker_bytes > 0 && memory_known;
@@ -287,8 +287,14 @@ static void decide(spacrbench_recommendation *r)
     int64_t budget = r->available_bytes - r->reserve_bytes;
     if (budget < 0)
         budget = 0;
-    if (r->memory_source != SPACRBENCH_SOURCE_HOST && r->memory_source != SPACRBENCH_SOURCE_CALLER)
+    if (r->memory_source != SPACRBENCH_SOURCE_HOST &&
+        r->memory_source != SPACRBENCH_SOURCE_CALLER) {
         snprintf(where_note, sizeof where_note, " (%.300s)", r->memory_where);
+        snprintf(where_tail, sizeof where_tail, "; memory from %.300s", r->memory_where);
+    }
+    /* Upstream's branches print sizes as "%.2f GiB": their sentence comes
+     * first, unchanged, and what spacrbench adds follows after "; ". */
+    const double gib = 1024.0 * 1024.0 * 1024.0;
 
     if (r->oom_limit_bytes > 0) {
         /* An item was OOM-killed: what one worker needs is unknown beyond
@@ -308,14 +314,12 @@ static void decide(spacrbench_recommendation *r)
     if (has_memory) {
         r->memory_workers = budget / r->per_worker_bytes;
         if (r->memory_workers < 1) {
-            sb_format_bytes(need, sizeof need, r->per_worker_bytes);
-            sb_format_bytes(budget_text, sizeof budget_text, budget);
             r->workers = 1;
             r->bound = SPACRBENCH_BOUND_ONE;
             snprintf(r->reason, sizeof r->reason,
-                     "one worker needs %s and only %s is free after the reserve%s; one worker "
-                     "at a time is what fits",
-                     need, budget_text, where_note);
+                     "one worker needs %.2f GiB and only %.2f GiB is free after the reserve; one "
+                     "worker at a time is what fits%s",
+                     (double)r->per_worker_bytes / gib, (double)budget / gib, where_tail);
             reason_start_method(r);
             return;
         }
@@ -343,13 +347,12 @@ static void decide(spacrbench_recommendation *r)
     r->workers = workers > 0 ? workers : 1;
 
     if (has_memory && r->workers == r->memory_workers && r->memory_workers < r->core_workers) {
-        sb_format_bytes(need, sizeof need, r->per_worker_bytes);
-        sb_format_bytes(budget_text, sizeof budget_text, budget);
         r->bound = SPACRBENCH_BOUND_MEMORY;
         snprintf(r->reason, sizeof r->reason,
-                 "memory-bound: %s free after the reserve%s, %s per worker, %lld cores "
-                 "available",
-                 budget_text, where_note, need, (long long)r->cores);
+                 "memory-bound: %.2f GiB free after the reserve, %.2f GiB per worker, %lld "
+                 "cores available%s",
+                 (double)budget / gib, (double)r->per_worker_bytes / gib, (long long)r->cores,
+                 where_tail);
         reason_start_method(r);
     } else if (has_vram && r->workers == r->vram_workers && r->vram_workers < r->core_workers) {
         sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
@@ -363,16 +366,16 @@ static void decide(spacrbench_recommendation *r)
     } else if (!has_memory) {
         const char *why = "";
         if (r->per_worker_bytes == 0)
-            why = " (the work measured 0 B above its baseline)";
+            why = "; the work measured 0 B above its baseline";
         else if (r->per_worker_bytes > 0)
-            why = " (available memory could not be read)";
+            why = "; available memory could not be read";
         char cap[64] = "";
         if (r->workers < r->core_workers)
             snprintf(cap, sizeof cap, "; capped at the %lld-worker maximum", (long long)r->maximum);
         r->bound = SPACRBENCH_BOUND_FALLBACK;
         snprintf(r->reason, sizeof r->reason,
-                 "%lld core(s); no usable memory measurement%s, so the core count is the only "
-                 "bound%s",
+                 "%lld core(s); no usable memory measurement, so the core count is the only "
+                 "bound%s%s",
                  (long long)r->cores, why, cap);
         reason_cores_per_worker(r);
     } else if (r->workers == r->core_workers) {

@@ -1,6 +1,7 @@
 /* The report: a few lines a user can paste into an issue. Labels and the
  * first lines keep spaCR's wording, since users and tools read them. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,19 @@ static const char *peak_method_words(int method)
     default:
         return "not measured";
     }
+}
+
+static double gib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
+
+static int below_gib(int64_t bytes) { return bytes < (INT64_C(1) << 30); }
+
+/* "%.2f" as Python's format() writes it: NaN is "nan" (never "-nan"). */
+static void fixed2(char *buf, size_t cap, double v)
+{
+    if (isnan(v))
+        snprintf(buf, cap, "nan");
+    else
+        snprintf(buf, cap, "%.2f", v);
 }
 
 static int compare_double(const void *a, const void *b)
@@ -60,29 +74,39 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
     if (f->warmup_items > 0)
         sb_text_printf(t, " (+%lld warm-up, %.2f s)", (long long)f->warmup_items,
                        f->warmup_seconds);
-    if (f->items > 0 && f->seconds > 0)
-        sb_text_printf(t, "\n  throughput          %.2f item/s (%.2f s each)\n",
-                       spacrbench_measurement_items_per_second(m),
-                       spacrbench_measurement_per_item_seconds(m));
-    else
-        sb_text_printf(t, "\n  throughput          not measured (no timed items)\n");
+    /* spaCR's line, "nan" included when nothing was timed; ours after it. */
+    char ips[400], each[400];
+    fixed2(ips, sizeof ips, spacrbench_measurement_items_per_second(m));
+    fixed2(each, sizeof each, spacrbench_measurement_per_item_seconds(m));
+    sb_text_printf(t, "\n  throughput          %s item/s (%s s each)%s\n", ips, each,
+                   f->items > 0 && f->seconds > 0 ? "" : "; not measured (no timed items)");
     double median, max;
     if (item_time_stats(m, &median, &max) == 0)
         sb_text_printf(t, "  per item            median %.3f s, max %.3f s\n", median, max);
     if (!isnan(f->cpu_seconds) && f->seconds > 0)
         sb_text_printf(t, "  CPU time            %.2f s user+sys (%.2f cores busy)\n",
                        f->cpu_seconds, f->cpu_seconds / f->seconds);
-    sb_format_bytes(a, sizeof a, f->peak_rss_bytes);
-    sb_text_printf(t, "  peak RSS            %s (%s)\n", a, peak_method_words(f->peak_method));
-    sb_format_bytes(a, sizeof a, spacrbench_measurement_work_rss_bytes(m));
+    /* Sizes: spaCR's "x.xx GiB" first, the exact size (below 1 GiB) and
+     * where the figure came from after it. */
+    int64_t peak = f->peak_rss_bytes > 0 ? f->peak_rss_bytes : 0;
+    sb_format_bytes(a, sizeof a, peak);
+    sb_text_printf(t, "  peak RSS            %.2f GiB (%s%s%s)\n", gib(peak),
+                   below_gib(peak) ? a : "", below_gib(peak) ? ", " : "",
+                   peak_method_words(f->peak_method));
+    int64_t work = spacrbench_measurement_work_rss_bytes(m);
+    sb_format_bytes(a, sizeof a, work);
     sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
-    sb_text_printf(t, "  attributable to it  %s (above a baseline of %s)\n", a, b);
+    sb_text_printf(t, "  attributable to it  %.2f GiB (%s%sabove a baseline of %s)\n", gib(work),
+                   below_gib(work) ? a : "", below_gib(work) ? " " : "", b);
     if (f->peak_vram_bytes < 0) {
+        /* spaCR's words when nothing says more; the library's reason otherwise. */
         sb_text_printf(t, "  peak VRAM           not measured (%s)\n",
-                       m->vram_reason ? m->vram_reason : "no figure supplied");
+                       m->vram_reason && m->vram_reason[0] ? m->vram_reason : "no CUDA device");
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
-        sb_text_printf(t, "  peak VRAM           %s (%s)\n", a,
+        sb_text_printf(t, "  peak VRAM           %.2f GiB (%s%s%s)\n", gib(f->peak_vram_bytes),
+                       below_gib(f->peak_vram_bytes) ? a : "",
+                       below_gib(f->peak_vram_bytes) ? ", " : "",
                        f->vram_source == SPACRBENCH_SOURCE_TORCH  ? "torch max_memory_reserved"
                        : f->vram_source == SPACRBENCH_SOURCE_NVML ? "NVML, this process"
                                                                   : "supplied");

@@ -178,8 +178,13 @@ def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measu
         notes += torch_peak.notes
         if reserved is not None and peak_vram is None:
             peak_vram, vram_source, vram_reason = reserved, _TORCH, None
+            # One note: the library's "VRAM not measured: ..." is superseded.
+            notes = [n for n in notes if not n.startswith("VRAM not measured")]
+            late = (" (CUDA was started by the work during the run)"
+                    if torch_peak.started_late else "")
             notes.append(f"VRAM peak from torch.cuda.max_memory_reserved(): "
-                         f"{format_bytes(reserved)} (the library had no per-process GPU figure)")
+                         f"{format_bytes(reserved)}{late}; the library had no per-process "
+                         f"GPU figure")
         elif reserved is not None and peak_vram is not None:
             notes.append(f"VRAM peak from {vram_source or 'the library'}: "
                          f"{format_bytes(peak_vram)}; torch.cuda.max_memory_reserved() "
@@ -203,17 +208,22 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
     if m is None:
         yield ffi.NULL
         return
-    if not isinstance(m, Measurement):
-        raise TypeError(f"measurement must be a spacrbench Measurement or None, "
-                        f"not {type(m).__name__}")
+    from ._compat import as_measurement
+
+    m = as_measurement(m)  # or an object with spaCR's Measurement attributes
     fig = new_struct("spacrbench_figures")
-    fig.items = _whole(m.items, "items")
-    fig.peak_rss_bytes = _whole(m.peak_rss_bytes, "peak_rss_bytes")
-    fig.baseline_rss_bytes = _whole(m.baseline_rss_bytes, "baseline_rss_bytes")
-    fig.peak_vram_bytes = _sentinel(m.peak_vram_bytes, "peak_vram_bytes")
+    # spaCR's four figures: a negative one (nonsense spaCR printed as is)
+    # counts as 0, and a time the library cannot hold (NaN, infinite,
+    # negative) as 0 s; format_report() prints spaCR's arithmetic on it.
+    fig.items = max(0, _whole(m.items, "items"))
+    fig.peak_rss_bytes = max(0, _whole(m.peak_rss_bytes, "peak_rss_bytes"))
+    fig.baseline_rss_bytes = max(0, _whole(m.baseline_rss_bytes, "baseline_rss_bytes"))
+    fig.peak_vram_bytes = (NOT_MEASURED if m.peak_vram_bytes is None
+                           else max(0, _whole(m.peak_vram_bytes, "peak_vram_bytes")))
     fig.warmup_items = _whole(m.warmup_items, "warmup_items")
     fig.sample_interval_us = _whole(m.sample_interval_us, "sample_interval_us")
-    fig.seconds = _real(m.seconds, "seconds")
+    seconds = _real(m.seconds, "seconds")
+    fig.seconds = seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
     fig.cpu_seconds = math.nan if m.cpu_seconds is None else _real(m.cpu_seconds, "cpu_seconds")
     fig.warmup_seconds = _real(m.warmup_seconds, "warmup_seconds")
     fig.peak_method = PEAK_METHODS.code(m.peak_method, "peak_method")
@@ -303,7 +313,14 @@ def recommendation_from_c(r: Any, measurement: Optional[Measurement]) -> Recomme
 
 
 def _put_text(array: Any, text: str) -> None:
-    data = utf8(text)[: ffi.sizeof(array) - 1]
+    """text into a fixed C field, cut at a character boundary when too long
+    (the Python object keeps the whole text)."""
+    data, cut = utf8(text), ffi.sizeof(array) - 1
+    if len(data) > cut:
+        stop = cut
+        while stop > cut - 3 and data[stop] & 0xC0 == 0x80:  # inside a character
+            stop -= 1
+        data = data[:stop]
     ffi.memmove(array, data + b"\0", len(data) + 1)
 
 
@@ -342,6 +359,7 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
     cr = c_recommendation(rec)
     out: Dict[str, Any] = _json(lambda buf, cap: lib.spacrbench_recommendation_to_json(
         cr, buf, cap), "to_dict")
+    out["reason"] = str(rec.reason)  # whole: the C field holds 511 bytes
     out["measurement"] = None if rec.measurement is None else measurement_dict(rec.measurement)
     return out
 

@@ -4,10 +4,12 @@ command, C users and Python users get the same answer for the same input."""
 
 from __future__ import annotations
 
-import operator
+import math
 from typing import Any, Optional
 
 from ._binding import AUTO, check, ffi, lib
+from ._compat import (as_measurement, as_recommendation, optional_measurement, upstream_int,
+                      upstream_maximum)
 from ._types import Measurement, Recommendation
 
 
@@ -18,21 +20,10 @@ def available_memory_bytes() -> int:
     return int(lib.spacrbench_available_memory_bytes())
 
 
-_INT64_MAX = 2**63 - 1
-
-
-def _int_arg(value: Any, name: str) -> int:
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, not bool")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
-    return max(-_INT64_MAX, min(n, _INT64_MAX))  # the C fields are int64
-
-
 def _non_negative(value: Any, name: str) -> int:
-    n = _int_arg(value, name)
+    """A spacrbench-only figure (not one of spaCR's arguments): int() as
+    for spaCR's, and a negative one is refused."""
+    n = upstream_int(value, name)
     if n < 0:
         raise ValueError(f"{name} must be >= 0, not {n}")
     return n
@@ -55,21 +46,24 @@ def recommend_workers(measurement: Optional[Measurement] = None, *,
     always wins. start_method ("fork", the default, "spawn" or
     "forkserver") says how the pool starts its workers: with spawn and
     forkserver each worker also pays the measured baseline. free_vram_bytes
-    defaults to the free memory NVML saw on the measured GPUs."""
-    if measurement is not None and not isinstance(measurement, Measurement):
-        raise TypeError(f"measurement must be a spacrbench Measurement or None, "
-                        f"not {type(measurement).__name__}")
+    defaults to the free memory NVML saw on the measured GPUs.
+
+    As in spaCR, the numbers are read with int() (2.5 cores is 2, 3.4e10
+    bytes is fine), cores below 1 count as 1, and any object with spaCR's
+    Measurement attributes is a measurement (kept as rec.measurement).
+    Negative available_bytes and reserve_bytes count as 0 and maximum below
+    1 as 1 (docs/python.md lists where this differs from spaCR)."""
+    supplied = measurement
+    measurement = optional_measurement(measurement)
     opts = ffi.new("spacrbench_recommend_options *")
     check(lib.spacrbench_recommend_options_init(opts, ffi.sizeof("spacrbench_recommend_options")),
           "spacrbench_recommend_options_init")
-    opts.cores = AUTO if cores is None else max(1, _int_arg(cores, "cores"))
+    opts.cores = AUTO if cores is None else max(1, upstream_int(cores, "cores"))
     opts.available_bytes = (AUTO if available_bytes is None
-                            else _non_negative(available_bytes, "available_bytes"))
+                            else max(0, upstream_int(available_bytes, "available_bytes")))
     opts.reserve_bytes = (AUTO if reserve_bytes is None
-                          else _non_negative(reserve_bytes, "reserve_bytes"))
-    opts.maximum = _int_arg(maximum, "maximum")
-    if opts.maximum < 1:
-        raise ValueError(f"maximum must be >= 1, not {opts.maximum}")
+                          else max(0, upstream_int(reserve_bytes, "reserve_bytes")))
+    opts.maximum = max(1, upstream_maximum(maximum))
     opts.vram_reserve_bytes = _non_negative(vram_reserve_bytes, "vram_reserve_bytes")
     opts.free_vram_bytes = (AUTO if free_vram_bytes is None
                             else _non_negative(free_vram_bytes, "free_vram_bytes"))
@@ -83,16 +77,44 @@ def recommend_workers(measurement: Optional[Measurement] = None, *,
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
         check(lib.spacrbench_recommend(cm, opts, out), "recommend_workers")
-    return recommendation_from_c(out, measurement)
+    rec = recommendation_from_c(out, measurement)
+    if supplied is not measurement:  # spaCR keeps the very object it was given
+        object.__setattr__(rec, "measurement", supplied)
+    return rec
+
+
+_THROUGHPUT = "  throughput          "
+_BECAUSE = "    because           "
 
 
 def format_report(measurement: Measurement,
                   recommendation: Optional[Recommendation] = None) -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
-    and why) to paste into an issue or a log."""
-    if not isinstance(measurement, Measurement):
-        raise TypeError(f"measurement must be a spacrbench Measurement, "
-                        f"not {type(measurement).__name__}")
+    and why) to paste into an issue or a log. Each of spaCR's lines keeps
+    its label and number format; spacrbench's detail follows. Objects with
+    the attributes of spaCR's Measurement and Recommendation are accepted."""
+    m = as_measurement(measurement)
+    rec = as_recommendation(recommendation)
     from ._convert import format_report as _format_report
 
-    return _format_report(measurement, recommendation)
+    lines = _format_report(m, rec).split("\n")
+    seconds = m.seconds
+    if (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+            and not (math.isfinite(seconds) and seconds >= 0)):
+        # The library holds finite, non-negative times only (it was given
+        # 0): the line is spaCR's arithmetic on the value as given.
+        ips = m.items / seconds if seconds > 0 else math.nan
+        each = seconds / m.items if m.items else math.nan
+        lines = [f"{_THROUGHPUT}{ips:.2f} item/s ({each:.2f} s each); not measured "
+                 f"(seconds is {seconds!r})" if line.startswith(_THROUGHPUT) else line
+                 for line in lines]
+    if rec is not None:
+        # The library's reason field holds 511 bytes; the report shows the
+        # whole reason the Recommendation holds.
+        from ._convert import utf8
+
+        reason = utf8(str(rec.reason))
+        if len(reason) >= ffi.sizeof(ffi.new("spacrbench_recommendation *").reason):
+            whole = _BECAUSE + reason.decode("utf-8", "replace")  # as the library shows it
+            lines = [whole if line.startswith(_BECAUSE) else line for line in lines]
+    return "\n".join(lines)

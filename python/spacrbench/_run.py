@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import _thread
 import sys
-from typing import Any, Callable, Iterable, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Union
 
 from ._binding import check, codes, ffi, lib, new_struct, raise_for
 from ._types import Measurement, Progress
 
+if TYPE_CHECKING:
+    from ._torch import TorchPeak
 ProgressArg = Union[None, bool, Callable[[Progress], Any]]
 
 _serial = _thread.allocate_lock()
@@ -29,11 +31,12 @@ _serial = _thread.allocate_lock()
 class _Run:
     """The running benchmark's state, read by the callbacks."""
 
-    __slots__ = ("work", "next_item", "progress", "error", "thread")
+    __slots__ = ("work", "next_item", "progress", "error", "thread", "torch")
 
     def __init__(self, work: Callable[[Any], Any], items: List[Any],
-                 progress: Optional[Callable[[Any], Any]]) -> None:
+                 progress: Optional[Callable[[Any], Any]], torch: "TorchPeak") -> None:
         self.work = work
+        self.torch = torch
         self.next_item = iter(items).__next__
         self.progress = progress
         self.error: Optional[BaseException] = None
@@ -57,6 +60,8 @@ def _spacrbench_work(item: Any, payload: Any) -> int:
     run: Any = _active  # never None while the C call runs
     try:
         run.work(run.next_item())  # the return value is ignored
+        if run.torch.waiting:  # CUDA may have been started by this item
+            run.torch.check()
     except BaseException as exc:  # KeyboardInterrupt too: the C run must unwind
         run.error = exc
         return 1
@@ -121,10 +126,9 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int =
     """
     if not callable(work):
         raise TypeError(f"work must be callable, not {type(work).__name__}")
-    if isinstance(warmup, bool) or not isinstance(warmup, int):
-        raise TypeError(f"warmup must be an int, not {type(warmup).__name__}")
-    if warmup < 0:
-        raise ValueError(f"warmup must be >= 0, not {warmup}")
+    from ._compat import upstream_int
+
+    warmup = max(0, upstream_int(warmup, "warmup"))  # as spaCR: int(), clamped
     progress_fn = _progress_function(progress)
     try:
         iterator = iter(items)
@@ -138,14 +142,15 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int =
         raise RuntimeError("benchmark() was called from inside the work or progress "
                            "function of a running benchmark(); peaks are per process, "
                            "so benchmarks cannot nest")
+    from ._torch import TorchPeak
+
     with _serial:
-        return _run_serialised(_Run(work, seq, progress_fn), len(seq), warmup)
+        return _run_serialised(_Run(work, seq, progress_fn, TorchPeak()), len(seq), warmup)
 
 
 def _run_serialised(run: _Run, n_items: int, warmup: int) -> Measurement:
     global _active
     from ._convert import measurement_from_c
-    from ._torch import TorchPeak
 
     c_items = ffi.new("void *[]", n_items)  # all NULL: the callback iterates
     opts = new_struct("spacrbench_options")
@@ -155,7 +160,7 @@ def _run_serialised(run: _Run, n_items: int, warmup: int) -> Measurement:
     if run.progress is not None:
         opts.progress = lib._spacrbench_progress
     out = ffi.new("spacrbench_measurement **")
-    torch_peak = TorchPeak()
+    torch_peak = run.torch
     torch_peak.start()
     _active = run
     try:

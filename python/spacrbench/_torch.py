@@ -21,15 +21,21 @@ def _cuda_in_use() -> Optional[Any]:
 
 
 class TorchPeak:
-    """Reset torch's peak statistics at start(); read the peak at finish()."""
+    """Reset torch's peak statistics at start() when CUDA is already in use;
+    otherwise check() after each item, since work often initialises CUDA
+    lazily in its first item (torch's counters then start with CUDA, inside
+    the run, so nothing needs resetting). finish() reads the peak."""
 
     def __init__(self) -> None:
         self._cuda: Optional[Any] = None
+        self.waiting = False  # CUDA not yet in use: check() after each item
+        self.started_late = False
         self.notes: List[str] = []
 
     def start(self) -> None:
         cuda = _cuda_in_use()
         if cuda is None:
+            self.waiting = True
             return
         try:
             cuda.reset_peak_memory_stats()
@@ -38,8 +44,16 @@ class TorchPeak:
             return
         self._cuda = cuda
 
+    def check(self) -> None:
+        """After an item: has the work started CUDA through torch?"""
+        cuda = _cuda_in_use()
+        if cuda is not None:
+            self._cuda, self.waiting, self.started_late = cuda, False, True
+
     def finish(self) -> Optional[int]:
-        """torch.cuda.max_memory_reserved() since start(), or None."""
+        """torch.cuda.max_memory_reserved() since start() (or since CUDA
+        started during the run), or None."""
+        self.waiting = False
         if self._cuda is None:
             return None
         try:

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,8 +59,9 @@ START_TEST(report_has_every_label_and_figure)
                               "throughput",
                               "2.00 item/s (0.50 s each)",
                               "median 0.350 s, max 0.500 s",
-                              "peak RSS            900.0 MiB",
-                              "attributable to it  800.0 MiB",
+                              "\n  peak RSS            0.88 GiB (900.0 MiB, supplied)\n",
+                              "\n  attributable to it  0.78 GiB (800.0 MiB above a baseline of "
+                              "100.0 MiB)\n",
                               "VRAM",
                               "not measured",
                               "recommended workers 2",
@@ -79,7 +81,7 @@ START_TEST(report_shows_measured_vram_and_works_without_recommendation)
 {
     spacrbench_measurement *m = made(1, 1.0, 0);
     char *text = report(m, NULL);
-    ck_assert_ptr_nonnull(strstr(text, "peak VRAM           0 B"));
+    ck_assert_ptr_nonnull(strstr(text, "\n  peak VRAM           0.00 GiB (0 B, supplied)"));
     ck_assert_ptr_null(strstr(text, "recommended workers"));
     free(text);
     spacrbench_measurement_free(m);
@@ -124,8 +126,10 @@ START_TEST(derived_figures_are_nan_not_garbage)
     ck_assert(isnan(spacrbench_measurement_per_item_seconds(m)));
     ck_assert_int_eq(spacrbench_measurement_work_rss_bytes(m), 800 * MIB);
     char *text = report(m, NULL);
-    ck_assert_msg(strstr(text, "throughput          not measured") != NULL, "%s", text);
-    ck_assert_msg(strstr(text, "nan") == NULL, "%s", text);
+    ck_assert_msg(strstr(text, "\n  throughput          nan item/s (nan s each); not measured (no "
+                               "timed items)\n") != NULL,
+                  "%s", text);
+    ck_assert_msg(strstr(text, "-nan") == NULL, "%s", text); /* spaCR's "nan", never "-nan" */
     free(text);
     spacrbench_measurement_free(m);
     m = made(3, 1.5, -1);
@@ -193,6 +197,40 @@ START_TEST(versions_and_errors)
 }
 END_TEST
 
+/* spaCR's report lines (spacr 1.5.1.5 benchmark.format_report) are each
+ * kept with their prefix and number format; what spacrbench adds follows. */
+START_TEST(upstream_lines_lead_each_line)
+{
+    spacrbench_figures f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    f.items = 4;
+    f.seconds = 2.0;
+    f.peak_rss_bytes = 3 * GIB;
+    f.baseline_rss_bytes = GIB / 2;
+    f.peak_vram_bytes = -1;
+    f.cpu_seconds = NAN;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+    spacrbench_recommendation r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    r.workers = 3;
+    snprintf(r.reason, sizeof r.reason, "chosen by hand");
+    char *text = report(m, &r);
+    ck_assert_str_eq(text, "spaCR benchmark\n"
+                           "  items measured      4\n"
+                           "  throughput          2.00 item/s (0.50 s each)\n"
+                           "  peak RSS            3.00 GiB (supplied)\n"
+                           "  attributable to it  2.50 GiB (above a baseline of 512.0 MiB)\n"
+                           "  peak VRAM           not measured (no CUDA device)\n"
+                           "  recommended workers 3\n"
+                           "    because           chosen by hand");
+    free(text);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -201,6 +239,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, report_shows_measured_vram_and_works_without_recommendation);
     tcase_add_test(tc, truncation_is_snprintf_like);
     tcase_add_test(tc, short_recommendation_struct_has_no_vram_line);
+    tcase_add_test(tc, upstream_lines_lead_each_line);
     suite_add_tcase(s, tc);
     TCase *hm = tcase_create("measurement");
     tcase_add_test(hm, derived_figures_are_nan_not_garbage);

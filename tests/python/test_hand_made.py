@@ -70,9 +70,13 @@ def test_non_numbers_are_type_errors_naming_the_field(field: str, value: Any) ->
         spacrbench.format_report(m)
 
 
-def test_a_negative_float_figure_is_refused_by_the_library_naming_it() -> None:
-    with pytest.raises(ValueError, match="items"):
-        spacrbench.format_report(Measurement(items=-2.0, seconds=1, peak_rss_bytes=1))  # type: ignore[arg-type]
+def test_negative_figures_count_as_zero() -> None:
+    # spaCR printed them as given ("-2", "-0.00 GiB"); nonsense either way.
+    text = spacrbench.format_report(Measurement(items=-2.0, seconds=1, peak_rss_bytes=-5,  # type: ignore[arg-type]
+                                                peak_vram_bytes=-1, baseline_rss_bytes=-1))
+    assert "  items measured      0\n" in text
+    assert "  peak RSS            0.00 GiB (0 B, supplied)\n" in text
+    assert "  peak VRAM           0.00 GiB (0 B, supplied)" in text
 
 
 def _lines_from_the_library(m: Measurement, workers: int, reason: str) -> List[str]:
@@ -127,3 +131,18 @@ def test_text_that_is_not_utf8_is_reported_not_refused(bad: str, shown: str) -> 
         assert expected in text
     bare = spacrbench.format_report(m, spacrbench.Recommendation(1, f"spaCR {bad}"))
     assert f"spaCR {shown}" in bare
+
+
+def test_a_long_hand_made_reason_is_kept_whole() -> None:
+    from spacrbench import _binding, _convert
+
+    reason = "réservé " * 100 + "end"  # 1003 bytes of UTF-8; the C field holds 511
+    rec = spacrbench.Recommendation(workers=2, reason=reason, cores=4, available_bytes=GiB)
+    m = Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20)
+    text = spacrbench.format_report(m, rec)
+    assert f"\n    because           {reason}\n" in text + "\n"
+    assert "\ufffd" not in text
+    assert rec.to_dict()["reason"] == reason and str(rec).endswith(reason)
+    held = _binding.ffi.string(_convert.c_recommendation(rec).reason)
+    assert 505 <= len(held) <= 511 and reason.encode().startswith(held)
+    held.decode("utf-8")  # cut at a character boundary, never inside one

@@ -141,7 +141,7 @@ def test_vram_reason_is_a_field_at_the_end_and_reaches_the_report() -> None:
     assert m.to_dict()["vram_reason"] == "no GPU in this job"
     plain = Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20)
     assert plain.to_dict()["vram_reason"] is None
-    assert "not measured (no figure supplied)" in spacrbench.format_report(plain)
+    assert "\n  peak VRAM           not measured (no CUDA device)" in spacrbench.format_report(plain)
 
 
 def _vram_line(text: str) -> List[str]:

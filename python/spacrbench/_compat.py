@@ -1,0 +1,83 @@
+"""What spaCR's spacr.benchmark accepted, accepted here with its result.
+
+spaCR 1.5.1.5 read its integer arguments with int() and clamped them
+(cores to >= 1, the memory budget to >= 0, warmup into [0, len(items) - 1]),
+and it duck-typed its results: any object with a Measurement's attributes
+was a measurement. The library's C API stays strict; the coercion happens
+here, before a value reaches it. What spaCR itself rejected (int() raising,
+a missing attribute) stays an error, naming the argument. The inputs spaCR
+turned into nonsense, and what spacrbench does instead, are listed in
+docs/python.md ("Differences from spaCR")."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, List, Optional
+
+from ._types import Measurement, Recommendation
+
+INT64_MAX = 2**63 - 1
+
+
+def upstream_int(value: Any, name: str) -> int:
+    """int(value) as spaCR computed it (floats truncate, numpy integers and
+    numeric strings convert), kept within the library's 64-bit fields. What
+    int() refuses is a TypeError or ValueError naming the argument."""
+    try:
+        n = int(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a number int() accepts, "
+                        f"not {type(value).__name__}") from None
+    except (ValueError, OverflowError):
+        raise ValueError(f"{name} must be a number int() accepts, not {value!r}") from None
+    return max(-INT64_MAX, min(n, INT64_MAX))
+
+
+def upstream_maximum(value: Any) -> int:
+    """spaCR compared maximum with min() (never int()): a number is taken
+    (a fraction truncates), anything else is refused as min() refused it."""
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"maximum must be a number, not {type(value).__name__}")
+    return upstream_int(value, "maximum")
+
+
+_MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")
+
+
+def as_measurement(obj: Any, name: str = "measurement") -> Measurement:
+    """A spacrbench Measurement for obj: itself, or one built from the
+    attributes of spaCR's Measurement (items, seconds, peak_rss_bytes and
+    optionally peak_vram_bytes, baseline_rss_bytes, notes) of any object."""
+    if isinstance(obj, Measurement):
+        return obj
+    missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
+    if missing:
+        raise TypeError(f"{name} must be a Measurement (or have spaCR's Measurement "
+                        f"attributes); {type(obj).__name__} lacks {', '.join(missing)}")
+    notes: List[str] = [str(n) for n in (getattr(obj, "notes", None) or ())]
+    return Measurement(items=obj.items, seconds=obj.seconds, peak_rss_bytes=obj.peak_rss_bytes,
+                       peak_vram_bytes=getattr(obj, "peak_vram_bytes", None),
+                       baseline_rss_bytes=getattr(obj, "baseline_rss_bytes", 0),
+                       notes=notes)
+
+
+def optional_measurement(obj: Any) -> Optional[Measurement]:
+    return None if obj is None else as_measurement(obj)
+
+
+def as_recommendation(obj: Any) -> Optional[Recommendation]:
+    """A spacrbench Recommendation for obj: itself, None, or one built from
+    the attributes of spaCR's Recommendation (workers, reason and optionally
+    cores, available_bytes) of any object."""
+    if obj is None or isinstance(obj, Recommendation):
+        return obj
+    missing = [f for f in ("workers", "reason") if not hasattr(obj, f)]
+    if missing:
+        raise TypeError(f"recommendation must be a Recommendation (or have spaCR's "
+                        f"Recommendation attributes); {type(obj).__name__} lacks "
+                        f"{', '.join(missing)}")
+    fields = {"workers": obj.workers, "reason": str(obj.reason),
+              "cores": getattr(obj, "cores", 0),
+              "available_bytes": max(0, upstream_int(getattr(obj, "available_bytes", 0),
+                                                     "available_bytes"))}
+    return Recommendation(**fields)
