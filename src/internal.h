@@ -31,6 +31,10 @@ int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
  * a smaller struct gets the prefix, a larger one a zeroed tail. */
 int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name);
 
+/* A caller's recommendation (any version) as ours: fields an older struct
+ * lacks read as absent, the texts are NUL-terminated. */
+int sb_recommendation_in(spacrbench_recommendation *r, const spacrbench_recommendation *rec);
+
 /* A growable, always NUL-terminated text buffer. */
 typedef struct sb_text {
     char *data;

@@ -117,18 +117,9 @@ int spacrbench_recommendation_to_json(const spacrbench_recommendation *rec, char
     if (!rec)
         return sb_fail(SPACRBENCH_EINVAL, "recommendation must not be NULL");
     spacrbench_recommendation r;
-    memset(&r, 0, sizeof r);
-    r.size = sizeof r;
-    /* Fields an older, shorter struct lacks read as "absent". */
-    r.memory_limit_bytes = r.per_worker_bytes = r.memory_workers = -1;
-    r.per_worker_vram_bytes = r.free_vram_bytes = r.vram_workers = -1;
-    r.cpu_parallelism = -1.0;
-    r.cores_per_worker = r.threads_per_worker = 1;
-    int rc = sb_struct_in(&r, sizeof r, rec, "spacrbench_recommendation");
+    int rc = sb_recommendation_in(&r, rec);
     if (rc)
         return rc;
-    if (r.core_workers < 1)
-        r.core_workers = r.cores > 0 ? r.cores : 1;
     json_writer w;
     json_init(&w, 0);
     json_begin_object(&w, NULL);

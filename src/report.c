@@ -174,19 +174,9 @@ int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_r
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     spacrbench_recommendation r;
     if (rec) {
-        /* Fields an older, shorter struct lacks read as "absent", not 0. */
-        memset(&r, 0, sizeof r);
-        r.size = sizeof r;
-        r.memory_limit_bytes = r.per_worker_bytes = r.memory_workers = -1;
-        r.per_worker_vram_bytes = r.free_vram_bytes = r.vram_workers = -1;
-        r.cpu_parallelism = -1.0;
-        r.cores_per_worker = r.threads_per_worker = 1;
-        int rc = sb_struct_in(&r, sizeof r, rec, "spacrbench_recommendation");
+        int rc = sb_recommendation_in(&r, rec);
         if (rc)
             return rc;
-        r.reason[sizeof r.reason - 1] = '\0';
-        r.memory_where[sizeof r.memory_where - 1] = '\0';
-        r.cores_where[sizeof r.cores_where - 1] = '\0';
     }
     sb_text t = {0};
     sb_text_printf(&t, "spaCR benchmark\n");

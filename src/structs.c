@@ -56,3 +56,23 @@ int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name
         memset((unsigned char *)dst + our_size, 0, theirs - our_size);
     return SPACRBENCH_OK;
 }
+
+int sb_recommendation_in(spacrbench_recommendation *r, const spacrbench_recommendation *rec)
+{
+    /* Fields an older, shorter struct lacks read as "absent", not 0. */
+    memset(r, 0, sizeof *r);
+    r->size = sizeof *r;
+    r->memory_limit_bytes = r->per_worker_bytes = r->memory_workers = -1;
+    r->per_worker_vram_bytes = r->free_vram_bytes = r->vram_workers = -1;
+    r->cpu_parallelism = -1.0;
+    r->cores_per_worker = r->threads_per_worker = 1;
+    int rc = sb_struct_in(r, sizeof *r, rec, "spacrbench_recommendation");
+    if (rc)
+        return rc;
+    r->reason[sizeof r->reason - 1] = '\0';
+    r->memory_where[sizeof r->memory_where - 1] = '\0';
+    r->cores_where[sizeof r->cores_where - 1] = '\0';
+    if (r->core_workers < 1)
+        r->core_workers = r->cores > 0 ? r->cores : 1;
+    return SPACRBENCH_OK;
+}

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 typedef struct pid_pair {
     pid_t pid, ppid;
+    char state; /* 'Z': a zombie, already dead */
 } pid_pair;
 
 void tree_sampler_init(tree_sampler *t, pid_t self)
@@ -60,7 +62,7 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 
 /* Parent pid from /proc/PID/stat: the field after the state, which follows
  * the last ')' (the command name may itself hold ')' and spaces). */
-static pid_t parent_of(const char *root, pid_t pid)
+static pid_t parent_of(const char *root, pid_t pid, char *state)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "%s/%ld/stat", root, (long)pid);
@@ -68,8 +70,7 @@ static pid_t parent_of(const char *root, pid_t pid)
         return -1;
     char *close_paren = strrchr(buf, ')');
     long ppid;
-    char state;
-    if (!close_paren || sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2)
+    if (!close_paren || sscanf(close_paren + 1, " %c %ld", state, &ppid) != 2)
         return -1;
     return (pid_t)ppid;
 }
@@ -128,7 +129,8 @@ static int scan_descendants(const tree_sampler *t, pid_pair **all_out, unsigned 
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
         pid_t pid = (pid_t)atol(e->d_name);
-        pid_t ppid = parent_of(t->proc_root, pid);
+        char state = '?';
+        pid_t ppid = parent_of(t->proc_root, pid, &state);
         if (ppid <= 0)
             continue;
         if (n == cap) {
@@ -141,7 +143,7 @@ static int scan_descendants(const tree_sampler *t, pid_pair **all_out, unsigned 
             }
             all = grown;
         }
-        all[n++] = (pid_pair){pid, ppid};
+        all[n++] = (pid_pair){pid, ppid, state};
     }
     closedir(d);
 
@@ -218,6 +220,22 @@ int tree_sample(tree_sampler *t)
     free(mine);
     free(all);
     return seen;
+}
+
+int tree_signal(const tree_sampler *t, int sig)
+{
+    pid_pair *all;
+    unsigned char *mine;
+    size_t n;
+    if (scan_descendants(t, &all, &mine, &n) != 0)
+        return -1;
+    int count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mine[i] && all[i].state != 'Z' && kill(all[i].pid, sig) == 0)
+            count++;
+    free(mine);
+    free(all);
+    return count;
 }
 
 int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes)

@@ -46,6 +46,10 @@ int tree_sampler_exclude_current(tree_sampler *t);
  * failure. */
 int tree_sample(tree_sampler *t);
 
+/* Send sig to every live (not zombie) descendant, excluded ones aside, as
+ * tree_sample sees them: how many, -1 on failure. */
+int tree_signal(const tree_sampler *t, int sig);
+
 /* The tree's peak: max(sum of sampled peaks, child_maxrss_bytes). */
 int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes);
 

@@ -57,8 +57,15 @@ static int count_groups_in(const char *dir)
     DIR *d = dir[0] ? opendir(dir) : NULL;
     int n = 0;
     struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += strncmp(e->d_name, "spacrbench-run-", 15) == 0;
+    /* Only groups of runs that have ended count: the runs these tests
+     * started have all ended when this is called, while another live
+     * spacrbench (a parallel test, another build's suite) owns its own. */
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "spacrbench-run-", 15) != 0)
+            continue;
+        long pid = atol(e->d_name + 15);
+        n += pid <= 0 || kill((pid_t)pid, 0) != 0;
+    }
     if (d)
         closedir(d);
     return n;
