@@ -7,19 +7,6 @@
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Resetting the mark is trusted only when it visibly worked: after the
- * reset VmHWM must not be above the current RSS plus a little slack (the
- * kernel batches per-CPU RSS counters). A kernel that accepts the write
- * but keeps the old mark (seen with some bind mounts) fails this. */
-static int reset_works(sb_proc *p)
-{
-    if (sb_proc_reset_hwm(p) != 0)
-        return 0;
-    int64_t hwm = sb_proc_hwm(p), rss = sb_proc_rss(p);
-    const int64_t slack = INT64_C(4) << 20;
-    return hwm >= 0 && rss >= 0 && hwm <= rss + slack;
-}
-
 int sb_run_prepare(sb_run *st)
 {
     int want_reset = !(st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET);
@@ -27,7 +14,7 @@ int sb_run_prepare(sb_run *st)
     if (rc)
         return rc;
     st->proc_open = 1;
-    st->exact = want_reset && reset_works(&st->proc);
+    st->exact = want_reset && sb_proc_reset_hwm_verified(&st->proc) == 0;
 
     if (st->opt.flags & SPACRBENCH_FLAG_NO_GPU)
         snprintf(st->gpu_why, sizeof st->gpu_why, "GPU probing was turned off by the caller");

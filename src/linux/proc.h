@@ -25,6 +25,11 @@ int64_t sb_proc_rss(const sb_proc *p);
 int64_t sb_proc_hwm(sb_proc *p);
 /* Reset VmHWM to the current RSS; 0 on success, -1 when unavailable. */
 int sb_proc_reset_hwm(const sb_proc *p);
+/* Reset VmHWM and check that it took: afterwards the mark must not stand
+ * above the current RSS (plus a little slack for the kernel's batched
+ * per-CPU counters). A kernel that accepts the write but keeps the old mark
+ * (seen through some bind mounts) fails this. 0 when the reset worked. */
+int sb_proc_reset_hwm_verified(sb_proc *p);
 /* User + system CPU seconds of the whole process so far, or NaN. */
 double sb_proc_cpu_seconds(void);
 /* Monotonic clock in seconds. */

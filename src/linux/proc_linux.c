@@ -114,3 +114,12 @@ double sb_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+int sb_proc_reset_hwm_verified(sb_proc *p)
+{
+    if (sb_proc_reset_hwm(p) != 0)
+        return -1;
+    int64_t hwm = sb_proc_hwm(p), rss = sb_proc_rss(p);
+    const int64_t slack = INT64_C(4) << 20;
+    return hwm >= 0 && rss >= 0 && hwm <= rss + slack ? 0 : -1;
+}

@@ -2,6 +2,7 @@
  * bad input. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "sb_test_memory.h"
 #include "spacrbench.h"
 
@@ -660,6 +662,61 @@ START_TEST(absurd_struct_sizes_are_refused)
 }
 END_TEST
 
+/* A reset the kernel accepts but does not do (seen through a bind mount):
+ * clear_refs pointed at /dev/null takes the write and changes nothing, so
+ * a spike from before stays in VmHWM. The check must catch it. */
+START_TEST(unverified_hwm_reset_is_not_trusted)
+{
+    sb_proc p;
+    ck_assert_int_eq(sb_proc_open(&p, 1), 0);
+    if (p.clear_refs_fd < 0) {
+        printf("SKIP unverified_hwm_reset: /proc/self/clear_refs is not writable here\n");
+        sb_proc_close(&p);
+        return;
+    }
+    ck_assert_int_eq(sb_proc_reset_hwm_verified(&p), 0); /* the real reset works */
+    void *spike = sb_test_touch_alloc(64 * SB_MIB);
+    sb_test_touch_free(spike, 64 * SB_MIB); /* the mark keeps it */
+    close(p.clear_refs_fd);
+    p.clear_refs_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    ck_assert_int_ge(p.clear_refs_fd, 0);
+    ck_assert_int_eq(sb_proc_reset_hwm(&p), 0);           /* the write is accepted... */
+    ck_assert_int_eq(sb_proc_reset_hwm_verified(&p), -1); /* ...but did nothing */
+    sb_proc_close(&p);
+}
+END_TEST
+
+/* Free VRAM summed over GPUs with absurd figures saturates instead of
+ * overflowing (UBSan caught the signed overflow). */
+START_TEST(vram_sums_saturate)
+{
+    spacrbench_figures f = {.size = sizeof f};
+    f.items = 1;
+    f.seconds = 1.0;
+    f.peak_rss_bytes = 100 << 20;
+    f.peak_vram_bytes = 1 << 30;
+    f.cpu_seconds = 1.0;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+    for (int i = 0; i < 3; i++) {
+        spacrbench_gpu_info g = {.size = sizeof g};
+        g.free_bytes = INT64_MAX / 2;
+        g.total_bytes = INT64_MAX / 2;
+        g.process_peak_bytes = -1; /* no per-device figure: the sums are compared */
+        ck_assert_int_eq(spacrbench_measurement_add_gpu(m, &g), 0);
+    }
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 4;
+    o.available_bytes = INT64_C(64) << 30;
+    spacrbench_recommendation r = {.size = sizeof r};
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    ck_assert_int_eq(r.free_vram_bytes, INT64_MAX);
+    ck_assert_int_eq(r.workers, 4);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 static Suite *runner_suite(void)
 {
     Suite *s = suite_create("runner");
@@ -688,6 +745,8 @@ static Suite *runner_suite(void)
     tcase_add_test(input, options_struct_versions);
     tcase_add_test(input, impossible_item_count_is_out_of_memory);
     tcase_add_test(input, absurd_struct_sizes_are_refused);
+    tcase_add_test(input, vram_sums_saturate);
+    tcase_add_test(peaks, unverified_hwm_reset_is_not_trusted);
     tcase_add_test(flow, forked_child_returning_gets_eforked);
     tcase_add_test(flow, abandoned_run_is_released_by_the_next_call);
     suite_add_tcase(s, input);
