@@ -19,6 +19,15 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap);
  * at a time (the sampler thread, or the runner once the sampler is joined),
  * so implementations need no locking. */
 int64_t sb_gpu_sample(sb_gpu *gpu);
+/* The same for a set of processes (e.g. every PID of a command's process
+ * tree), as the driver names them: the sum of their entries per device.
+ * Per-device peaks are updated as by sb_gpu_sample. pids may be freed
+ * once it returns. */
+int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n);
+/* Whether this process lives in the PID namespace whose PIDs NVML reports
+ * (the initial one): only then are the PIDs it sees of other processes
+ * (cgroup.procs, /proc) the ones to give sb_gpu_sample_pids. */
+int sb_gpu_pids_are_host(const sb_gpu *gpu);
 size_t sb_gpu_count(const sb_gpu *gpu);
 /* Name, total and free memory now, and this process's peak on device i
  * (out->size set by the caller). */
