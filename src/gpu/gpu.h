@@ -32,6 +32,10 @@ size_t sb_gpu_count(const sb_gpu *gpu);
 /* Name, total and free memory now, and this process's peak on device i
  * (out->size set by the caller). */
 int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out);
+/* The same into a full, current struct, without the library's error
+ * state (for the command): 0, or -1 on a bad argument. The peak is that of
+ * what was sampled: this process, or the PID sets given. */
+int sb_gpu_fill_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out);
 void sb_gpu_close(sb_gpu *gpu);
 
 /* Why the last failed sb_gpu_sample failed ("" when none has), and how many

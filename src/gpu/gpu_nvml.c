@@ -12,15 +12,58 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "gpu_state.h"
 #include "nvml_types.h"
 
 #define SB_NVML_DEFAULT_LIBRARY "libnvidia-ml.so.1"
+#define SB_GPU_MAX_PIDS         32
 #define SB_GPU_FIRST_CAPACITY   64u
 #define SB_GPU_GROW_TRIES       4
 /* Far above any real process count per device; a larger count from NVML
  * is treated as a fault rather than a reason to allocate gigabytes. */
 #define SB_GPU_MAX_ENTRIES 65536u
+
+/* One process list: compute (CUDA) or graphics (OpenGL/Vulkan) contexts. */
+typedef struct sb_process_query {
+    sb_nvml_processes_fn fn; /* NULL when NVML has none */
+    int version;             /* 3, 2 or 1 */
+    size_t stride;           /* bytes per entry this query writes */
+} sb_process_query;
+
+typedef struct sb_gpu_device {
+    sb_nvml_device handle;
+    unsigned int nvml_index;
+    char name[SB_NVML_NAME_BUFFER_SIZE];
+    int64_t total_bytes; /* -1 if NVML could not tell */
+    int64_t peak_bytes;
+    int64_t sample_bytes; /* this process's use in the sample being taken */
+} sb_gpu_device;
+
+struct sb_gpu {
+    void *lib;
+    int initialized;
+    sb_nvml_shutdown_fn shutdown;
+    sb_nvml_error_string_fn error_string;
+    sb_nvml_memory_fn memory_info;
+    sb_process_query compute;
+    sb_process_query graphics;
+
+    sb_gpu_device *devices;
+    size_t n_devices;
+
+    unsigned int pids[SB_GPU_MAX_PIDS];
+    size_t n_pids;
+    /* The PIDs whose entries the sample being taken adds up. */
+    const unsigned int *match;
+    size_t n_match;
+
+    /* Reused process-list buffer, sized in the largest entry layout any
+     * driver writes, so a layout mistake can misread but never overflow. */
+    sb_nvml_process_v3_cc *entries;
+    unsigned int capacity;
+
+    int64_t failed_samples;
+    char last_error[256];
+};
 
 static const char *nvml_text(const sb_gpu *gpu, sb_nvml_return rc, char *buf, size_t cap)
 {
@@ -232,6 +275,27 @@ int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n)
 int sb_gpu_pids_are_host(const sb_gpu *gpu) { return gpu && gpu->n_pids == 1; }
 
 size_t sb_gpu_count(const sb_gpu *gpu) { return gpu ? gpu->n_devices : 0; }
+
+int sb_gpu_fill_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out)
+{
+    if (!gpu || !out || i >= gpu->n_devices)
+        return -1;
+    const sb_gpu_device *dev = &gpu->devices[i];
+    memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
+    out->index = dev->nvml_index;
+    snprintf(out->name, sizeof out->name, "%s", dev->name);
+    out->total_bytes = dev->total_bytes;
+    out->free_bytes = -1;
+    sb_nvml_memory mem;
+    if (gpu->memory_info(dev->handle, &mem) == SB_NVML_SUCCESS && mem.free <= INT64_MAX) {
+        out->free_bytes = (int64_t)mem.free;
+        if (mem.total <= INT64_MAX)
+            out->total_bytes = (int64_t)mem.total;
+    }
+    out->process_peak_bytes = dev->peak_bytes;
+    return 0;
+}
 
 const char *sb_gpu_last_error(const sb_gpu *gpu) { return gpu ? gpu->last_error : ""; }
 int64_t sb_gpu_failed_samples(const sb_gpu *gpu) { return gpu ? gpu->failed_samples : 0; }
