@@ -15,4 +15,3 @@ int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out)
     sb_gpu_fill_info(gpu, i, &info);
     return sb_struct_out(out, &info, sizeof info, "spacrbench_gpu_info");
 }
-
