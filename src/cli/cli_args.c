@@ -24,6 +24,7 @@ enum {
     OPT_HEIGHT,
     OPT_CHANNELS,
     OPT_FIELDS,
+    OPT_GPU,
     OPT_NO_CGROUP,
     OPT_ITEMS,
     OPT_START_METHOD,
@@ -63,6 +64,7 @@ static const opt_spec k_options[] = {
     {"height", required_argument, OPT_HEIGHT, CLI_MODE_DEMO},
     {"channels", required_argument, OPT_CHANNELS, CLI_MODE_DEMO},
     {"fields", required_argument, OPT_FIELDS, CLI_MODE_DEMO},
+    {"gpu", no_argument, OPT_GPU, CLI_MODE_DEMO},
     {"no-cgroup", no_argument, OPT_NO_CGROUP, CLI_MODE_RUN},
     {"items", required_argument, OPT_ITEMS, CLI_MODE_RUN},
     {"scale", required_argument, OPT_SCALE, CLI_MODE_RUN},
@@ -132,6 +134,9 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
         break;
     case OPT_QUIET:
         c->quiet = 1;
+        break;
+    case OPT_GPU:
+        a->gpu = 1;
         break;
     case OPT_NO_CGROUP:
         a->no_cgroup = 1;

@@ -25,6 +25,7 @@ typedef struct cli_args {
     /* demo */
     field_params field;
     int64_t fields;
+    int gpu; /* --gpu: smooth and threshold on a CUDA device */
     /* run */
     int no_cgroup;
     double timeout_s; /* --timeout per item, 0 none */

@@ -18,6 +18,7 @@ static const char usage[] =
     "  --width N, --height N\n"
     "  --channels N        channels per field (default 4)\n"
     "  --fields N          fields to process, warm-up included (default 3)\n"
+    "  --gpu               smooth and threshold each field on a CUDA device\n"
     "  --warmup N          first N items excluded from the timing (default 1; run: 0)\n"
     "\n"
     "run mode:\n"

@@ -9,6 +9,7 @@
 #include "cli_args.h"
 #include "cli_modes.h"
 #include "cli_output.h"
+#include "field_gpu.h"
 #include "field_workload.h"
 
 typedef struct field_item {
@@ -22,11 +23,13 @@ typedef struct demo_run {
     field_item *items;
 } demo_run;
 
+/* payload: the --gpu flag. */
 static int field_work(void *item, void *payload)
 {
-    (void)payload;
+    const int *gpu = payload;
     field_item *it = item;
-    it->result = field_process(&it->params, &it->summary);
+    it->result = *gpu ? field_gpu_process(&it->params, &it->summary)
+                      : field_process(&it->params, &it->summary);
     return it->result == 0 ? 0 : 1;
 }
 
@@ -47,6 +50,7 @@ static void describe(json_writer *w, const void *arg, const spacrbench_measureme
     spacrbench_measurement_figures(m, &f);
     json_begin_object(w, "workload");
     json_string(w, "name", "synthetic field: smooth, Otsu threshold, label, measure");
+    json_string(w, "device", a->gpu ? "cuda" : "cpu");
     json_int(w, "width", a->field.width);
     json_int(w, "height", a->field.height);
     json_int(w, "channels", a->field.channels);
@@ -94,11 +98,17 @@ static int measure(const cli_args *a, demo_run *d, spacrbench_measurement **m)
     opts.warmup = a->warmup;
     if (!a->common.quiet && isatty(STDERR_FILENO))
         opts.progress = show_progress;
-    int rc = spacrbench_benchmark(field_work, ptrs, (size_t)a->fields, NULL, &opts, m);
+    int gpu = a->gpu;
+    int rc = spacrbench_benchmark(field_work, ptrs, (size_t)a->fields, &gpu, &opts, m);
     free(ptrs);
     if (rc == 0)
         return CLI_EXIT_OK;
-    if (rc == SPACRBENCH_EUSER)
+    int64_t stopped = spacrbench_last_stopped_item();
+    if (rc == SPACRBENCH_EUSER && stopped >= 0 && stopped < a->fields &&
+        d->items[stopped].result == -3)
+        fprintf(stderr, "spacrbench: field %lld: CUDA error: %s\n", (long long)stopped + 1,
+                field_gpu_error());
+    else if (rc == SPACRBENCH_EUSER)
         fprintf(stderr, "spacrbench: field %lld: not enough memory for a %lldx%lldx%lld field\n",
                 (long long)spacrbench_last_stopped_item() + 1, (long long)a->field.width,
                 (long long)a->field.height, (long long)a->field.channels);
@@ -115,6 +125,10 @@ int demo_main(int argc, char **argv)
     cli_args_free(&a); /* the demo takes no items */
     if (rc != CLI_EXIT_OK || a.done)
         return rc;
+    char why[512];
+    /* Before any CUDA context: a machine without a device stays untouched. */
+    if (a.gpu && field_gpu_check(why, sizeof why) != 0)
+        return cli_usage_error("--gpu", "%s", why);
 
     /* One discovery for the whole run: the size check, the recommendation
      * and the JSON "machine" all use this snapshot. */
@@ -131,12 +145,12 @@ int demo_main(int argc, char **argv)
     }
     rc = measure(&a, &d, &m);
     if (rc == CLI_EXIT_OK) {
-        char note[160];
+        char note[256];
         snprintf(note, sizeof note,
                  "workload: built-in synthetic %lldx%lld field, %lld "
-                 "channel(s), %lld field(s)",
+                 "channel(s), %lld field(s)%s",
                  (long long)a.field.width, (long long)a.field.height, (long long)a.field.channels,
-                 (long long)a.fields);
+                 (long long)a.fields, a.gpu ? "; smoothed and thresholded on the CUDA device" : "");
         spacrbench_measurement_add_note(m, note);
         cli_context ctx = {"demo", NULL, 0, describe, &d, NULL};
         rc = cli_finish(&a.common, m, machine, &ctx);

@@ -124,6 +124,14 @@ double field_otsu_threshold(const float *values, size_t n)
     double scale = 255.0 / ((double)hi - (double)lo);
     for (size_t i = 0; i < n; i++)
         hist[(size_t)(((double)values[i] - lo) * scale)] += 1.0;
+    return field_otsu_from_histogram(hist, lo, hi, n);
+}
+
+double field_otsu_from_histogram(const double hist[256], double lo, double hi, size_t n)
+{
+    if (!(hi > lo))
+        return hi;
+    double scale = 255.0 / (hi - lo);
     double total_sum = 0;
     for (int b = 0; b < 256; b++)
         total_sum += b * hist[b];
@@ -145,7 +153,7 @@ double field_otsu_threshold(const float *values, size_t n)
         }
     }
     /* Values in bins above best_bin are foreground. */
-    return (double)lo + (best_bin + 1) / scale;
+    return lo + (best_bin + 1) / scale;
 }
 
 static int32_t find_root(int32_t *parent, int32_t a)
@@ -236,8 +244,8 @@ int64_t field_label(const uint8_t *mask, int64_t width, int64_t height, int32_t 
 }
 
 /* Per-object area, centroid and intensity of every channel. */
-static int measure_objects(const float *img, const int32_t *labels, int64_t n,
-                           const field_params *p, field_summary *out)
+int field_measure_objects(const float *img, const int32_t *labels, int64_t n, const field_params *p,
+                          field_summary *out)
 {
     size_t w = (size_t)p->width, plane = w * (size_t)p->height;
     size_t nch = (size_t)p->channels, objects = (size_t)n + 1;
@@ -304,7 +312,7 @@ int field_process(const field_params *p, field_summary *out)
     int64_t n = field_label(mask, p->width, p->height, labels);
     if (n < 0)
         goto done;
-    rc = measure_objects(img, labels, n, p, out);
+    rc = field_measure_objects(img, labels, n, p, out);
 done:
     free(raw), free(img), free(smoothed), free(scratch), free(mask), free(labels);
     return rc;

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct field_params {
     int64_t width;
     int64_t height;
@@ -44,8 +48,21 @@ void field_generate(const field_params *p, uint16_t *raw);
 /* Otsu threshold of values (n > 0) over 256 bins between their min and max. */
 double field_otsu_threshold(const float *values, size_t n);
 
+/* The same from a 256-bin histogram of n values between lo and hi, as
+ * the GPU variant computes it on the device. */
+double field_otsu_from_histogram(const double hist[256], double lo, double hi, size_t n);
+
+/* Per-object area, centroid and intensity of every channel of img
+ * (channel-major float planes) into out. 0, or -2 when memory ran out. */
+int field_measure_objects(const float *img, const int32_t *labels, int64_t n, const field_params *p,
+                          field_summary *out);
+
 /* Label 8-connected foreground pixels (mask != 0) with 1..N in labels
  * (0 = background). Returns N, or -1 when memory ran out. */
 int64_t field_label(const uint8_t *mask, int64_t width, int64_t height, int32_t *labels);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,7 @@ void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine
     r->machine_limit = machine_limit;
     char why[600] = "--no-cgroup was given";
     tree_sampler_init(&r->tree, getpid());
+    run_vram_open(&r->vram);
     if (!no_cgroup && sb_group_locate(&r->cg, NULL, why, sizeof why) == 0) {
         char probe[64];
         snprintf(probe, sizeof probe, "spacrbench-run-%ld-probe", (long)getpid());
@@ -52,6 +53,7 @@ void runner_init(runner *r, int no_cgroup, int stdout_is_output, int64_t machine
 void runner_free(runner *r)
 {
     tree_sampler_free(&r->tree);
+    run_vram_close(&r->vram);
     free(r->stale_note);
     r->stale_note = NULL;
 }
@@ -147,6 +149,7 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
 {
     memset(o, 0, sizeof *o);
     o->peak = -1;
+    o->vram_peak = -1;
     o->limit = -1;
     o->timeout_s = r->timeout_s;
     if (r->use_cgroup) {
@@ -225,6 +228,7 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
         o->exec_errno = e ? e : ENOEXEC;
 
     tree_sampler_reset(&r->tree);
+    run_vram_begin(&r->vram);
     int64_t kills_before = r->use_cgroup ? -1 : own_oom_kills(r);
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
@@ -237,12 +241,17 @@ int run_item(runner *r, char **argv, size_t index, run_outcome *o)
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;
     if (r->use_cgroup) {
+        /* Once more at the end: leftovers still in the group are the item's. */
+        run_vram_sample(&r->vram, &r->cg, &r->tree, pid);
+        o->vram_peak = run_vram_end(&r->vram);
         if (finish_cgroup(r, o) != 0)
             rc = -1;
     } else {
         o->peak = tree_peak(&r->tree, pid, (int64_t)ru.ru_maxrss * 1024);
         int alive = tree_sample(&r->tree);
         o->left_behind = alive > 0 ? alive : 0;
+        run_vram_sample(&r->vram, NULL, &r->tree, pid);
+        o->vram_peak = run_vram_end(&r->vram);
         finish_fallback_oom(r, o, kills_before);
     }
     return rc;

@@ -1,7 +1,7 @@
 /* Running ONE item of `spacrbench run`: fork, hold the child until it sits
  * in its own memory cgroup (or, without one, sample its process tree),
- * exec, wait, and read the item's time, CPU, peak and whether the kernel's
- * OOM killer ended it. */
+ * exec, wait, and read the item's time, CPU, peak, VRAM and whether the
+ * kernel's OOM killer ended it. */
 #ifndef SPACRBENCH_CLI_RUN_ITEM_H
 #define SPACRBENCH_CLI_RUN_ITEM_H
 
@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "group.h"
+#include "run_vram.h"
 #include "tree_sampler.h"
 
 #define RUN_SAMPLE_INTERVAL_NS 5000000L /* fallback sampling period: 5 ms */
@@ -18,11 +19,12 @@ typedef struct run_outcome {
     int status;     /* wait status */
     double seconds;
     double cpu_seconds;
-    int64_t peak;    /* bytes, -1 unknown */
-    int left_behind; /* processes that outlived the item */
-    int oom_killed;  /* the kernel's OOM killer ended it */
-    int64_t limit;   /* the memory limit it ran under (nearest above), -1 none */
-    int timed_out;   /* --timeout ended it (its whole tree was killed) */
+    int64_t peak;      /* bytes, -1 unknown */
+    int64_t vram_peak; /* the tree's GPU memory (NVML), -1 not measured */
+    int left_behind;   /* processes that outlived the item */
+    int oom_killed;    /* the kernel's OOM killer ended it */
+    int64_t limit;     /* the memory limit it ran under (nearest above), -1 none */
+    int timed_out;     /* --timeout ended it (its whole tree was killed) */
     double timeout_s;
     int killed_after_grace; /* still running RUN_KILL_GRACE_S after a stop signal */
 } run_outcome;
@@ -37,6 +39,7 @@ typedef struct runner {
     sb_group cg;
     char why_no_cgroup[600];
     tree_sampler tree;
+    run_vram vram;
 } runner;
 
 /* Decide once per run how peaks are measured (a cgroup of its own unless

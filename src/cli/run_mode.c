@@ -98,7 +98,7 @@ static int add_item(spacrbench_measurement *m, const run_outcome *o, int64_t pea
     it.seconds = o->seconds;
     it.cpu_seconds = o->cpu_seconds;
     it.peak_rss_bytes = peak;
-    it.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    it.peak_vram_bytes = o->vram_peak;
     if (spacrbench_measurement_add_item(m, &it) == 0)
         return 0;
     fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());
@@ -174,7 +174,7 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
     run_signals_catch(0);
 }
 
-/* The notes only the command knows: how peaks were measured, what was
+/* The notes only the command knows: how peaks and VRAM were measured, what was
  * left behind, why the run stopped. */
 static void add_notes(const run_state *s, spacrbench_measurement *m)
 {
@@ -205,6 +205,7 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
     }
     if (r->stale_note)
         spacrbench_measurement_add_note(m, r->stale_note);
+    run_vram_report(&r->vram, m, r->use_cgroup);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
     if (s->left_total)

@@ -108,6 +108,8 @@ int run_wait(runner *r, pid_t pid, double t0, run_outcome *o, struct rusage *ru)
             run_kill_tree(r, pid, SIGKILL);
         }
         double wait = r->use_cgroup ? -1 : RUN_SAMPLE_INTERVAL_NS * 1e-9;
+        if (run_vram_active(&r->vram))
+            wait = shorter(wait, RUN_VRAM_INTERVAL_NS * 1e-9);
         if (deadline >= 0 && !o->timed_out)
             wait = shorter(wait, deadline - now);
         if (kill_at >= 0 && !o->killed_after_grace)
@@ -116,6 +118,8 @@ int run_wait(runner *r, pid_t pid, double t0, run_outcome *o, struct rusage *ru)
          * which a command that exits at once would be charged. */
         if (!r->use_cgroup && woke)
             tree_sample(&r->tree);
+        if (woke) /* after the tree scan, which finds the new descendants */
+            run_vram_sample(&r->vram, r->use_cgroup ? &r->cg : NULL, &r->tree, pid);
         wait_once(pidfd, wait, &open_mask);
         woke = 1;
     }

@@ -1,7 +1,8 @@
 /* Waiting for one item's command to exit, without polling: a pidfd
  * (Linux >= 5.3) or, where there is none, SIGCHLD, so the item's time ends
  * when the command does, not up to one sampling period later. Meanwhile,
- * without a cgroup, the process tree is sampled every RUN_SAMPLE_INTERVAL;
+ * without a cgroup, the process tree is sampled every RUN_SAMPLE_INTERVAL,
+ * and with NVML the tree's GPU memory every RUN_VRAM_INTERVAL;
  * a --timeout kills the item's whole tree; and a command still alive
  * RUN_KILL_GRACE_S after a stop signal (Ctrl-C, SIGTERM ...) is killed. */
 #ifndef SPACRBENCH_CLI_RUN_WAIT_H

@@ -19,10 +19,23 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap);
  * at a time (the sampler thread, or the runner once the sampler is joined),
  * so implementations need no locking. */
 int64_t sb_gpu_sample(sb_gpu *gpu);
+/* The same for a set of processes (e.g. every PID of a command's process
+ * tree), as the driver names them: the sum of their entries per device.
+ * Per-device peaks are updated as by sb_gpu_sample. pids may be freed
+ * once it returns. */
+int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n);
+/* Whether this process lives in the PID namespace whose PIDs NVML reports
+ * (the initial one): only then are the PIDs it sees of other processes
+ * (cgroup.procs, /proc) the ones to give sb_gpu_sample_pids. */
+int sb_gpu_pids_are_host(const sb_gpu *gpu);
 size_t sb_gpu_count(const sb_gpu *gpu);
 /* Name, total and free memory now, and this process's peak on device i
  * (out->size set by the caller). */
 int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out);
+/* The same into a full, current struct, without the library's error
+ * state (for the command): 0, or -1 on a bad argument. The peak is that of
+ * what was sampled: this process, or the PID sets given. */
+int sb_gpu_fill_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out);
 void sb_gpu_close(sb_gpu *gpu);
 
 /* Why the last failed sb_gpu_sample failed ("" when none has), and how many

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "internal.h"
 #include "nvml_types.h"
 
 #define SB_NVML_DEFAULT_LIBRARY "libnvidia-ml.so.1"
@@ -53,6 +52,9 @@ struct sb_gpu {
 
     unsigned int pids[SB_GPU_MAX_PIDS];
     size_t n_pids;
+    /* The PIDs whose entries the sample being taken adds up. */
+    const unsigned int *match;
+    size_t n_match;
 
     /* Reused process-list buffer, sized in the largest entry layout any
      * driver writes, so a layout mistake can misread but never overflow. */
@@ -134,12 +136,18 @@ static int grow_entries(sb_gpu *gpu, unsigned int wanted)
     return 0;
 }
 
-/* NVML lists processes by the PID of the outermost namespace it sees, and
+/* Whether an NVML entry belongs to the sample being taken: this process
+ * (NVML lists processes by the PID of the outermost namespace it sees, and
  * sb_gpu_open only measures where that PID is visible here: NSpid's first
- * entry. Inner-namespace PIDs could equal some other host process's. */
-static int is_own_pid(const sb_gpu *gpu, unsigned int pid)
+ * entry; inner-namespace PIDs could equal some other host process's), or
+ * one of the set given to sb_gpu_sample_pids. A linear scan: a process
+ * tree holds a few PIDs, a device lists a few processes. */
+static int is_matched_pid(const sb_gpu *gpu, unsigned int pid)
 {
-    return gpu->n_pids > 0 && gpu->pids[0] == pid;
+    for (size_t i = 0; i < gpu->n_match; i++)
+        if (gpu->match[i] == pid)
+            return 1;
+    return 0;
 }
 
 /* This process's memory on one device from one list. Returns 0 and *bytes
@@ -183,7 +191,7 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
         /* Every layout starts with the same two fields. */
         sb_nvml_process_v1 e;
         memcpy(&e, base + (size_t)i * stride, sizeof e);
-        if (!is_own_pid(gpu, e.pid))
+        if (!is_matched_pid(gpu, e.pid))
             continue;
         if (e.usedGpuMemory == SB_NVML_VALUE_NOT_AVAILABLE || e.usedGpuMemory > INT64_MAX / 2) {
             snprintf(gpu->last_error, sizeof gpu->last_error,
@@ -222,10 +230,8 @@ static int device_usage(sb_gpu *gpu, const sb_gpu_device *dev, int64_t *bytes)
     return 0;
 }
 
-int64_t sb_gpu_sample(sb_gpu *gpu)
+static int64_t sample_matched(sb_gpu *gpu)
 {
-    if (!gpu)
-        return -1;
     int64_t total = 0;
     for (size_t i = 0; i < gpu->n_devices; i++) {
         sb_gpu_device *dev = &gpu->devices[i];
@@ -245,31 +251,50 @@ int64_t sb_gpu_sample(sb_gpu *gpu)
     return total;
 }
 
+int64_t sb_gpu_sample(sb_gpu *gpu)
+{
+    if (!gpu)
+        return -1;
+    gpu->match = gpu->pids;
+    gpu->n_match = gpu->n_pids > 0 ? 1 : 0;
+    return sample_matched(gpu);
+}
+
+int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n)
+{
+    if (!gpu || (!pids && n > 0))
+        return -1;
+    gpu->match = pids;
+    gpu->n_match = n;
+    int64_t total = sample_matched(gpu);
+    gpu->match = NULL; /* the caller's array is not ours to keep */
+    gpu->n_match = 0;
+    return total;
+}
+
+int sb_gpu_pids_are_host(const sb_gpu *gpu) { return gpu && gpu->n_pids == 1; }
+
 size_t sb_gpu_count(const sb_gpu *gpu) { return gpu ? gpu->n_devices : 0; }
 
-int sb_gpu_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out)
+int sb_gpu_fill_info(sb_gpu *gpu, size_t i, spacrbench_gpu_info *out)
 {
-    if (!gpu || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "sb_gpu_info: %s is NULL", gpu ? "out" : "gpu");
-    if (i >= gpu->n_devices)
-        return sb_fail(SPACRBENCH_ERANGE, "GPU index %zu out of range (%zu devices)", i,
-                       gpu->n_devices);
+    if (!gpu || !out || i >= gpu->n_devices)
+        return -1;
     const sb_gpu_device *dev = &gpu->devices[i];
-    spacrbench_gpu_info info;
-    memset(&info, 0, sizeof info);
-    info.size = sizeof info;
-    info.index = dev->nvml_index;
-    snprintf(info.name, sizeof info.name, "%s", dev->name);
-    info.total_bytes = dev->total_bytes;
-    info.free_bytes = -1;
+    memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
+    out->index = dev->nvml_index;
+    snprintf(out->name, sizeof out->name, "%s", dev->name);
+    out->total_bytes = dev->total_bytes;
+    out->free_bytes = -1;
     sb_nvml_memory mem;
     if (gpu->memory_info(dev->handle, &mem) == SB_NVML_SUCCESS && mem.free <= INT64_MAX) {
-        info.free_bytes = (int64_t)mem.free;
+        out->free_bytes = (int64_t)mem.free;
         if (mem.total <= INT64_MAX)
-            info.total_bytes = (int64_t)mem.total;
+            out->total_bytes = (int64_t)mem.total;
     }
-    info.process_peak_bytes = dev->peak_bytes;
-    return sb_struct_out(out, &info, sizeof info, "spacrbench_gpu_info");
+    out->process_peak_bytes = dev->peak_bytes;
+    return 0;
 }
 
 const char *sb_gpu_last_error(const sb_gpu *gpu) { return gpu ? gpu->last_error : ""; }

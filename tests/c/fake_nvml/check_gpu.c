@@ -278,6 +278,53 @@ START_TEST(other_processes_are_ignored)
 }
 END_TEST
 
+/* A set of PIDs (a command's process tree): their entries are summed over
+ * devices, others' are not, and this process's own entry is not in it. */
+START_TEST(a_set_of_pids_sums_its_entries)
+{
+    script("device 16G 16G Fake\nother 0 101 1G\nother 0 102 2G\nother 0 103 4G\n"
+           "device 16G 16G Fake\nother 1 103 512M\nused 0 8G\n");
+    sb_gpu *gpu = open_ok();
+    ck_assert(sb_gpu_pids_are_host(gpu)); /* the test runs in the initial namespace */
+    const unsigned int tree[] = {101, 103, 999};
+    ck_assert_int_eq(sb_gpu_sample_pids(gpu, tree, 3), 5 * GiB + 512 * MiB);
+    ck_assert_int_eq(sb_gpu_sample_pids(gpu, tree, 0), 0);
+    ck_assert_int_eq(sb_gpu_sample_pids(gpu, NULL, 1), -1);
+    /* The set does not stick: the next plain sample is this process's. */
+    ck_assert_int_eq(sb_gpu_sample(gpu), 8 * GiB);
+    close_ok(gpu);
+}
+END_TEST
+
+/* pids_in: live processes named in a directory, as the tests of
+ * `spacrbench run` use it; a dead PID's file is not listed. */
+START_TEST(fake_lists_live_pids_of_a_directory)
+{
+    char dir[] = "/tmp/sbgpu-pids-XXXXXX", path[256], text[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    unsigned int me = (unsigned)getpid(), gone = (unsigned)dead;
+    snprintf(path, sizeof path, "%s/%u", dir, me);
+    fclose(fopen(path, "w"));
+    snprintf(path, sizeof path, "%s/%u", dir, gone);
+    fclose(fopen(path, "w"));
+    snprintf(text, sizeof text, "device 16G 16G Fake\npids_in 0 %s 300M\n", dir);
+    script(text);
+    sb_gpu *gpu = open_ok();
+    const unsigned int both[] = {me, gone};
+    ck_assert_int_eq(sb_gpu_sample_pids(gpu, both, 2), 300 * MiB);
+    close_ok(gpu);
+    snprintf(path, sizeof path, "%s/%u", dir, gone);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/%u", dir, me);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(a_pid_that_is_not_ours_is_zero)
 {
     script("device 16G 16G Fake\npid 4294967\nused 0 2G\n");
@@ -832,6 +879,8 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, process_that_used_nothing_is_zero);
     tcase_add_test(tc, other_processes_are_ignored);
     tcase_add_test(tc, a_pid_that_is_not_ours_is_zero);
+    tcase_add_test(tc, a_set_of_pids_sums_its_entries);
+    tcase_add_test(tc, fake_lists_live_pids_of_a_directory);
     tcase_add_test(tc, graphics_and_compute_take_the_larger);
     tcase_add_test(tc, graphics_failure_leaves_compute_figure);
     tcase_add_test(tc, memory_info_failure_means_unknown_total);

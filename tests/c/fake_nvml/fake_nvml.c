@@ -3,8 +3,10 @@
  * needed count, v1 and v2/v3 entry layouts), driven by a script described
  * in fake_nvml.h. Calls may come from the sampler thread while a test's
  * work changes the figures, hence the lock. */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #define FAKE_MAX_DEVICES 8
 #define FAKE_MAX_STEPS   64
 #define FAKE_MAX_OTHERS  256
+#define FAKE_MAX_LISTED  64 /* live PIDs taken from a pids_in directory */
 
 enum { STEP_BYTES, STEP_NA, STEP_FAIL };
 
@@ -40,6 +43,8 @@ typedef struct fake_device {
     size_t n_others;
     int handle_fail, compute_fail;
     int insufficient_pending;
+    char pids_dir[256]; /* pids_in: PIDs named by the files in it */
+    unsigned long long pids_bytes;
     unsigned long queries;
 } fake_device;
 
@@ -185,6 +190,14 @@ static int parse_line(char *line)
         }
         return 0;
     }
+    if (strcmp(word, "pids_in") == 0) {
+        fake_device *d = device_arg(a);
+        char *dir = strtok_r(NULL, " \t\r\n", &save), *size = strtok_r(NULL, " \t\r\n", &save);
+        if (!d || !dir || !size || strlen(dir) >= sizeof d->pids_dir)
+            return -1;
+        snprintf(d->pids_dir, sizeof d->pids_dir, "%s", dir);
+        return parse_size(size, &d->pids_bytes);
+    }
     if (strcmp(word, "pid") == 0) {
         if (!a)
             return -1;
@@ -244,6 +257,29 @@ static int load_script(void)
     for (size_t i = n_devices; i < FAKE_MAX_DEVICES; i++)
         devices[i].insufficient_pending = 0;
     return rc;
+}
+
+/* The live processes named by the files of a pids_in directory, read at
+ * each query (the tests' processes write their own PID there as they
+ * start; a real driver lists a process only while it lives). */
+static size_t listed_pids(const fake_device *d, unsigned int *pids, size_t cap)
+{
+    if (!d->pids_dir[0])
+        return 0;
+    DIR *dir = opendir(d->pids_dir);
+    if (!dir)
+        return 0;
+    size_t n = 0;
+    for (struct dirent *e; n < cap && (e = readdir(dir)) != NULL;) {
+        char *end = NULL;
+        unsigned long pid = strtoul(e->d_name, &end, 10);
+        if (end == e->d_name || *end || pid == 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+            pids[n++] = (unsigned int)pid;
+    }
+    closedir(dir);
+    return n;
 }
 
 /* ---- NVML ------------------------------------------------------------ */
@@ -447,7 +483,9 @@ static sb_nvml_return list_processes(sb_nvml_device device, unsigned int *count,
         own_bytes = st->kind == STEP_NA ? SB_NVML_VALUE_NOT_AVAILABLE : st->bytes;
     }
     size_t n_others = graphics ? 0 : d->n_others;
-    unsigned int needed = (unsigned int)(n_others + (own_listed ? 1 : 0));
+    unsigned int listed[FAKE_MAX_LISTED];
+    size_t n_listed = graphics ? 0 : listed_pids(d, listed, FAKE_MAX_LISTED);
+    unsigned int needed = (unsigned int)(n_others + n_listed + (own_listed ? 1 : 0));
 
     if (infos && !graphics && (insufficient_always || d->insufficient_pending)) {
         d->insufficient_pending = 0;
@@ -471,6 +509,8 @@ static sb_nvml_return list_processes(sb_nvml_device device, unsigned int *count,
     /* Others first and ours last, so a reader that stops early is caught. */
     for (size_t k = 0; k < n_others; k++)
         put_entry(infos, i++, version, d->others[k].pid, d->others[k].bytes);
+    for (size_t k = 0; k < n_listed; k++)
+        put_entry(infos, i++, version, listed[k], d->pids_bytes);
     if (own_listed)
         put_entry(infos, i++, version, own_pid, own_bytes);
     *count = i;

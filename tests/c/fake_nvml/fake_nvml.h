@@ -16,6 +16,10 @@
  *   graphics DEV SIZE           this process is also in DEV's graphics list
  *   other DEV PID SIZE          another process's compute entry
  *   others DEV N                N other processes (1 GiB each)
+ *   pids_in DEV DIR SIZE        every live process whose PID names a file
+ *                               in DIR (read at each query) uses SIZE on
+ *                               DEV: tests of `spacrbench run` let their
+ *                               commands' processes register themselves
  *   pid getpid|outer|NUMBER     the PID reported for this process: ours,
  *                               the outermost one of the NSpid line (as a
  *                               driver outside our PID namespace sees it),

@@ -1,0 +1,30 @@
+# The optional CUDA build (SPACRBENCH_CUDA=AUTO|ON|OFF): only the command's
+# GPU workload (src/cli/field_gpu.cu) and the GPU check use the CUDA
+# runtime; the library never links it. Sets SPACRBENCH_HAVE_CUDA.
+set(SPACRBENCH_HAVE_CUDA OFF)
+string(TOUPPER "${SPACRBENCH_CUDA}" _sb_cuda)
+if(NOT _sb_cuda MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "SPACRBENCH_CUDA='${SPACRBENCH_CUDA}': use AUTO, ON or OFF")
+endif()
+if(NOT _sb_cuda STREQUAL "OFF" AND SPACRBENCH_BUILD_CLI)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # Two common data-centre targets keep the compile short; 'native'
+    # needs a GPU at configure time. Override with CMAKE_CUDA_ARCHITECTURES.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit)
+  endif()
+  if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+    set(SPACRBENCH_HAVE_CUDA ON)
+    message(STATUS "CUDA ${CUDAToolkit_VERSION}: building spacrbench --gpu for sm ${CMAKE_CUDA_ARCHITECTURES}")
+  elseif(_sb_cuda STREQUAL "ON")
+    message(FATAL_ERROR "SPACRBENCH_CUDA=ON but no CUDA toolkit (nvcc) was found; "
+                        "install it, set CMAKE_CUDA_COMPILER, or use SPACRBENCH_CUDA=AUTO/OFF")
+  else()
+    message(STATUS "CUDA toolkit not found: spacrbench --gpu is not built (SPACRBENCH_CUDA=AUTO)")
+  endif()
+endif()
