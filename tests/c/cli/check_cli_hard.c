@@ -465,12 +465,18 @@ START_TEST(no_cgroup_exit_is_noticed_without_polling)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    /* Where this test can open a pidfd, the command can too. Where it
+     * cannot (valgrind does not know the syscall, but the command it runs
+     * is not traced) either way is right, as long as it is not polling. */
     int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-    const char *expected = pidfd >= 0 ? "noticed through a pidfd, not by polling"
-                                      : "noticed through SIGCHLD, not by polling";
+    int by_pidfd = strstr(r.out, "noticed through a pidfd, not by polling") != NULL;
+    int by_sigchld = strstr(r.out, "noticed through SIGCHLD, not by polling") != NULL;
     if (pidfd >= 0)
         close(pidfd);
-    ck_assert_msg(strstr(r.out, expected) != NULL, "stdout: %s", r.out);
+    int ok = pidfd >= 0 ? by_pidfd : by_pidfd || by_sigchld;
+    if (!ok)
+        cli_result_free(&r); /* the assertion below leaves the test */
+    ck_assert_msg(ok, "the exit was polled (pidfd %s here)", pidfd >= 0 ? "works" : "fails");
     const char *line = strstr(r.out, "per item");
     printf("--no-cgroup, 20 x /bin/true: %.*s\n", line ? (int)strcspn(line, "\n") : 0,
            line ? line : "");
