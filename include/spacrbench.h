@@ -438,6 +438,8 @@ typedef struct spacrbench_run_plan {
     int32_t records;            /* 1: keep a record per item */
     int64_t sample_interval_us; /* 0 when no sampler ran */
     int64_t baseline_rss_bytes; /* >= 0; 0 when every item is its own process */
+    int32_t vram_source;        /* spacrbench_source of the items' VRAM (NVML, ...) */
+    int32_t reserved;           /* must be 0 */
 } spacrbench_run_plan;
 
 typedef struct spacrbench_item_figures {

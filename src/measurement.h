@@ -14,15 +14,16 @@ struct spacrbench_measurement {
     size_t gpu_count, gpu_cap;
     char *vram_reason; /* why VRAM was not measured, for the report; NULL: none */
     /* The builder's state (spacrbench_measurement_begin .. _end). */
-    int building;      /* begun and not yet ended */
-    int keep_records;  /* the plan asked for a record per item */
-    int cpu_unknown;   /* a measured item had no CPU figure */
-    size_t plan_items; /* items planned, warm-up included */
-    size_t warmup;     /* requested warm-up */
-    size_t clamped;    /* warm-up after the clamp: the last item is measured */
-    size_t added;      /* items added so far */
-    int64_t item_peak; /* largest item peak so far, -1 none */
-    int64_t item_vram; /* largest item VRAM so far, -1 none */
+    int building;             /* begun and not yet ended */
+    int keep_records;         /* the plan asked for a record per item */
+    int cpu_unknown;          /* a measured item had no CPU figure */
+    size_t plan_items;        /* items planned, warm-up included */
+    size_t warmup;            /* requested warm-up */
+    size_t clamped;           /* warm-up after the clamp: the last item is measured */
+    size_t added;             /* items added so far */
+    int64_t item_peak;        /* largest item peak so far, -1 none */
+    int64_t item_vram;        /* largest item VRAM so far, -1 none */
+    int32_t plan_vram_source; /* where the items' VRAM came from */
 };
 
 /* An empty measurement with "not measured" sentinels. */

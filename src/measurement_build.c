@@ -12,7 +12,8 @@ int spacrbench_run_plan_init(spacrbench_run_plan *plan, size_t size)
     sb_clear_error();
     if (!plan || size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "plan must not be NULL and size must hold a size_t");
-    const spacrbench_run_plan defaults = {sizeof defaults, 1, 1, SPACRBENCH_PEAK_NONE, 1, 0, 0};
+    const spacrbench_run_plan defaults = {
+        sizeof defaults, 1, 1, SPACRBENCH_PEAK_NONE, 1, 0, 0, SPACRBENCH_SOURCE_UNKNOWN, 0};
     size_t n = size < sizeof defaults ? size : sizeof defaults;
     memset(plan, 0, size);
     memcpy(plan, &defaults, n);
@@ -47,6 +48,12 @@ static int check_plan(const spacrbench_run_plan *p)
     if (p->peak_method < SPACRBENCH_PEAK_NONE || p->peak_method > SPACRBENCH_PEAK_SUPPLIED)
         return sb_fail(SPACRBENCH_EINVAL, "plan.peak_method %d is not a spacrbench_peak_method",
                        (int)p->peak_method);
+    if (p->vram_source < SPACRBENCH_SOURCE_UNKNOWN || p->vram_source > SPACRBENCH_SOURCE_TORCH ||
+        p->reserved != 0)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "plan.vram_source %d is not a spacrbench_source (or "
+                       "plan.reserved is not 0)",
+                       (int)p->vram_source);
     if (p->sample_interval_us < 0 || p->baseline_rss_bytes < 0)
         return sb_fail(SPACRBENCH_EINVAL,
                        "plan.sample_interval_us and plan.baseline_rss_bytes must be >= 0");
@@ -77,6 +84,7 @@ int spacrbench_measurement_begin(const spacrbench_run_plan *plan, spacrbench_mea
     m->fig.peak_method = p.peak_method;
     m->fig.sample_interval_us = p.sample_interval_us;
     m->fig.baseline_rss_bytes = p.baseline_rss_bytes;
+    m->plan_vram_source = p.vram_source;
     if (m->keep_records && (rc = sb_measurement_commit_records(m, m->plan_items))) {
         spacrbench_measurement_free(m);
         return rc;
@@ -178,8 +186,11 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
         m->fig.peak_rss_bytes = max64(m->fig.peak_rss_bytes, m->fig.baseline_rss_bytes);
     else if (m->fig.peak_method != SPACRBENCH_PEAK_SUPPLIED)
         m->fig.peak_method = SPACRBENCH_PEAK_NONE;
-    if (m->item_vram >= 0)
+    if (m->item_vram >= 0) {
         m->fig.peak_vram_bytes = max64(m->fig.peak_vram_bytes, m->item_vram);
+        if (m->fig.vram_source == SPACRBENCH_SOURCE_UNKNOWN)
+            m->fig.vram_source = m->plan_vram_source;
+    }
     int rc = SPACRBENCH_OK;
     if (m->clamped)
         rc = sb_measurement_notef(m,

@@ -108,7 +108,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
                        below_gib(f->peak_vram_bytes) ? a : "",
                        below_gib(f->peak_vram_bytes) ? ", " : "",
                        f->vram_source == SPACRBENCH_SOURCE_TORCH  ? "torch max_memory_reserved"
-                       : f->vram_source == SPACRBENCH_SOURCE_NVML ? "NVML, this process"
+                       : f->vram_source == SPACRBENCH_SOURCE_NVML ? "NVML"
                                                                   : "supplied");
     }
     for (size_t i = 0; i < m->gpu_count; i++) {

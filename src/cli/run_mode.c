@@ -85,6 +85,7 @@ static int begin(const run_state *s, spacrbench_measurement **m)
     plan.records = 1;
     plan.sample_interval_us = s->r.use_cgroup ? 0 : RUN_SAMPLE_INTERVAL_NS / 1000;
     plan.baseline_rss_bytes = 0; /* each item is its own process: its whole peak counts */
+    plan.vram_source = s->r.vram.gpu ? SPACRBENCH_SOURCE_NVML : SPACRBENCH_SOURCE_UNKNOWN;
     if (spacrbench_measurement_begin(&plan, m) == 0)
         return 0;
     fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());

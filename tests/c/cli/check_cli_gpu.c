@@ -84,6 +84,9 @@ START_TEST(run_counts_the_vram_of_the_whole_tree)
     ck_assert_int_eq(json_ll(path, "d['recommendation']['per_worker_vram_bytes']"), 200 * MiB);
     /* The VRAM rule has the device's free memory: (16 GiB - 1 GiB) / 200 MiB. */
     ck_assert_int_eq(json_ll(path, "d['recommendation']['vram_workers']"), 76);
+    char *source = json_str(path, "d['measurement']['vram_source']");
+    ck_assert_str_eq(source, "nvml"); /* not "supplied": the builder knows where it came from */
+    free(source);
     char *note = json_str(path, "[n for n in d['measurement']['notes'] if 'peak VRAM' in n][0]");
     ck_assert_msg(strstr(note, _i ? "descendants" : "cgroup") != NULL, "note: %s", note);
     free(note);
