@@ -35,49 +35,6 @@ static long long json_ll(const char *path, const char *expr)
     return x;
 }
 
-/* This process's v1 memory cgroup directory, "" when there is none. */
-static void own_memory_cgroup(char *dir, size_t cap)
-{
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    char line[1024];
-    dir[0] = '\0';
-    while (f && fgets(line, sizeof line, f)) {
-        char *p = strstr(line, ":memory:");
-        if (p) {
-            p[strcspn(p, "\n")] = '\0';
-            snprintf(dir, cap, "/sys/fs/cgroup/memory%s", p + 8);
-        }
-    }
-    if (f)
-        fclose(f);
-}
-
-static int count_groups_in(const char *dir)
-{
-    DIR *d = dir[0] ? opendir(dir) : NULL;
-    int n = 0;
-    struct dirent *e;
-    /* Only groups of runs that have ended count: the runs these tests
-     * started have all ended when this is called, while another live
-     * spacrbench (a parallel test, another build's suite) owns its own. */
-    while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "spacrbench-run-", 15) != 0)
-            continue;
-        long pid = atol(e->d_name + 15);
-        n += pid <= 0 || kill((pid_t)pid, 0) != 0;
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
-static int count_leftover_cgroups(void)
-{
-    char dir[1200];
-    own_memory_cgroup(dir, sizeof dir);
-    return count_groups_in(dir);
-}
-
 START_TEST(default_mode_prints_report_and_recommendation)
 {
     char *const argv[] = {SPACRBENCH_CLI, "--size", "256x256", "--fields", "2", NULL};
@@ -171,7 +128,7 @@ START_TEST(run_measures_an_allocating_command)
     unlink(path);
     free(path);
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }
 END_TEST
 
@@ -216,7 +173,7 @@ START_TEST(failing_command_stops_the_run_with_a_partial_report)
     ck_assert_ptr_null(strstr(r.out, "item 3 "));
     ck_assert_ptr_nonnull(strstr(r.out, "stopped at item 2"));
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 
     /* The first item failing: nothing measured, so the JSON carries the
      * fallback recommendation (docs/cli.md) and no schedule. */
@@ -269,7 +226,7 @@ START_TEST(sigterm_to_spacrbench_stops_the_command_and_cleans_up)
     ck_assert_msg(strstr(r.err, "item 1 (a) killed by signal 15") != NULL, "stderr: %s", r.err);
     ck_assert_int_eq(number_after(r.out, "items measured"), 0); /* b never ran */
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }
 END_TEST
 
@@ -285,7 +242,7 @@ START_TEST(sigquit_to_spacrbench_stops_the_command_and_cleans_up)
     ck_assert_msg(strstr(r.err, "item 1 (a) killed by signal 3") != NULL, "stderr: %s", r.err);
     ck_assert_int_eq(number_after(r.out, "items measured"), 0);
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }
 END_TEST
 
@@ -376,7 +333,7 @@ START_TEST(unlaunchable_command_is_reported)
     ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/spacrbench-tool x"));
     ck_assert_int_eq(number_after(r.out, "items measured"), 0);
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }
 END_TEST
 
@@ -877,7 +834,7 @@ END_TEST
 static void make_limited_cgroup(char *dir, size_t cap)
 {
     char own[1024];
-    own_memory_cgroup(own, sizeof own);
+    cli_own_memory_cgroup(own, sizeof own);
     snprintf(dir, cap, "%s/spacrbench-oom-test-%ld", own, (long)getpid());
     char file[1400];
     snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
@@ -916,7 +873,7 @@ START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
     char *const argv[] = {"/bin/sh", "-c", script, NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
-    int left = count_groups_in(dir);
+    int left = cli_count_ended_groups_in(dir);
     int removed = rmdir(dir);
     ck_assert_msg(r.exited && r.code == 3, "exited %d code %d: %s", r.exited, r.code, r.err);
     ck_assert_msg(strstr(r.err, "item 2 (400) OOM-killed") != NULL, "stderr: %s", r.err);
@@ -1039,7 +996,7 @@ START_TEST(scale_sleeping_copies_scale_linearly)
     free(human);
     unlink(txt);
     free(txt);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
     if (!cli_have_python()) {
         cli_result_free(&r);
         return;
@@ -1103,7 +1060,7 @@ START_TEST(scale_group_peak_holds_every_copy)
     unlink(path);
     free(path);
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }
 END_TEST
 
@@ -1127,7 +1084,7 @@ START_TEST(scale_failing_copy_marks_its_point_failed)
     ck_assert_msg(strstr(r.err, "spacrbench: --scale: 2 workers: copy ") != NULL &&
                       strstr(r.err, "exited with status 3") != NULL,
                   "stderr: %s", r.err);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
     if (cli_have_python()) {
         char *path = json_of(&r);
         char *failed = cli_json_eval(path, "[p['failed'] for p in d['scaling']]");
@@ -1166,7 +1123,7 @@ START_TEST(scale_interrupted_cleans_up)
     ck_assert_ptr_nonnull(strstr(r.out, "interrupted by signal 15"));
     ck_assert_int_eq(number_after(r.out, "items measured"), 1);
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }
 END_TEST
 

@@ -224,46 +224,6 @@ START_TEST(report_follows_links_and_keeps_special_files)
 }
 END_TEST
 
-/* This process's v1 memory cgroup directory, "" when there is none. */
-static void own_memory_cgroup(char *dir, size_t cap)
-{
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    char line[1024];
-    dir[0] = '\0';
-    while (f && fgets(line, sizeof line, f)) {
-        char *p = strstr(line, ":memory:");
-        if (p) {
-            p[strcspn(p, "\n")] = '\0';
-            snprintf(dir, cap, "/sys/fs/cgroup/memory%s", p + 8);
-        }
-    }
-    if (f)
-        fclose(f);
-    struct stat st;
-    if (dir[0] && stat(dir, &st) != 0)
-        dir[0] = '\0';
-}
-
-/* Cgroups left by spacrbench processes that have ended: those of live
- * runs (other tests, other users of this machine) are not leftovers. */
-static int count_leftover_cgroups(void)
-{
-    char dir[1200];
-    own_memory_cgroup(dir, sizeof dir);
-    DIR *d = dir[0] ? opendir(dir) : NULL;
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        long pid = 0;
-        if (sscanf(e->d_name, "spacrbench-run-%ld-", &pid) == 1 &&
-            (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
-            n++;
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
 enum stdout_kind { STDOUT_CLOSED, STDOUT_FULL, STDOUT_BROKEN_PIPE };
 
 /* Run argv with stdout closed, on /dev/full, or a pipe nobody reads;
@@ -314,7 +274,7 @@ START_TEST(closed_full_or_broken_stdout_exits_1_and_cleans_up)
     ck_assert_msg(r.exited && r.code == 1, "exited %d code %d: %s", r.exited, r.code, r.err);
     ck_assert_msg(strstr(r.err, "standard output is closed") != NULL, "stderr: %s", r.err);
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 
     for (int kind = STDOUT_FULL; kind <= STDOUT_BROKEN_PIPE; kind++) {
         char *const human[] = {SPACRBENCH_CLI, "run", "a", "--", "true", NULL};
@@ -325,7 +285,7 @@ START_TEST(closed_full_or_broken_stdout_exits_1_and_cleans_up)
         ck_assert_msg(strstr(r.err, "cannot write to standard output") != NULL, "stderr: %s",
                       r.err);
         cli_result_free(&r);
-        ck_assert_int_eq(count_leftover_cgroups(), 0);
+        ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
     }
     /* --help and --version are checked too. */
     char *const help[] = {SPACRBENCH_CLI, "--help", NULL};
@@ -395,7 +355,7 @@ START_TEST(timeout_kills_the_whole_tree)
     ck_assert_int_eq(count_of(r.out, "items measured      1"), 1);
     ck_assert_ptr_nonnull(strstr(r.out, "stopped at item 2 (hang): timed out after 0.5 s"));
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
     ck_assert_int_eq(processes_with("31.2461"), 0);
 }
 END_TEST
@@ -442,7 +402,7 @@ START_TEST(sigterm_ignoring_command_is_killed_after_the_grace)
     ck_assert_msg(strstr(r.err, "still running 5 s after signal 15") != NULL, "stderr: %s", r.err);
     ck_assert_msg(strstr(r.out, "interrupted by signal 15") != NULL, "stdout: %s", r.out);
     cli_result_free(&r);
-    ck_assert_int_eq(count_leftover_cgroups(), 0);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
     ck_assert_int_eq(processes_with("32.1357"), 0);
 }
 END_TEST
@@ -509,7 +469,7 @@ static void write_text(const char *path, const char *text)
 START_TEST(cgroups_of_a_killed_run_are_found)
 {
     char own[1200];
-    own_memory_cgroup(own, sizeof own);
+    cli_own_memory_cgroup(own, sizeof own);
     pid_t gone = dead_pid();
     char empty[1400], busy[1400];
     snprintf(empty, sizeof empty, "%s/spacrbench-run-%ld-0", own, (long)gone);
@@ -562,7 +522,7 @@ END_TEST
 START_TEST(cgroups_of_a_live_run_are_left_alone)
 {
     char own[1200];
-    own_memory_cgroup(own, sizeof own);
+    cli_own_memory_cgroup(own, sizeof own);
     if (!own[0]) {
         printf("SKIP: no memory cgroup\n");
         return;

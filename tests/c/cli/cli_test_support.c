@@ -2,10 +2,14 @@
 #include "cli_test_support.h"
 
 #include <check.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,4 +119,46 @@ char *cli_json_eval(const char *json_path, const char *expr)
         fprintf(stderr, "python failed on %s: %s\n", expr, r.err);
     cli_result_free(&r);
     return value;
+}
+
+void cli_own_memory_cgroup(char *dir, size_t cap)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[1024];
+    dir[0] = '\0';
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = strstr(line, ":memory:");
+        if (p) {
+            p[strcspn(p, "\n")] = '\0';
+            snprintf(dir, cap, "/sys/fs/cgroup/memory%s", p + 8);
+        }
+    }
+    if (f)
+        fclose(f);
+    struct stat st;
+    if (dir[0] && stat(dir, &st) != 0)
+        dir[0] = '\0';
+}
+
+int cli_count_ended_groups_in(const char *dir)
+{
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        long pid = 0;
+        if (sscanf(e->d_name, "spacrbench-run-%ld-", &pid) == 1 &&
+            (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+int cli_count_leftover_cgroups(void)
+{
+    char dir[1200];
+    cli_own_memory_cgroup(dir, sizeof dir);
+    return cli_count_ended_groups_in(dir);
 }

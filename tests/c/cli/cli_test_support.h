@@ -28,4 +28,12 @@ char *cli_json_eval(const char *json_path, const char *expr);
 /* Is a Python interpreter available? Prints why not once. */
 int cli_have_python(void);
 
+/* This process's v1 memory cgroup directory, "" when there is none. */
+void cli_own_memory_cgroup(char *dir, size_t cap);
+/* spacrbench-run-PID-* cgroups in dir whose spacrbench has ended: those of
+ * live runs (a parallel test, another suite on this machine) do not count. */
+int cli_count_ended_groups_in(const char *dir);
+/* The same beside this process: what a finished run left behind. */
+int cli_count_leftover_cgroups(void);
+
 #endif
