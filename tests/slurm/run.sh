@@ -16,8 +16,8 @@ skip() { echo "skipped: $*"; exit 200; }
 [ -w /sys/fs/cgroup/memory ] || skip "needs a writable cgroup v1 memory controller at /sys/fs/cgroup/memory"
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
     command -v apt-get >/dev/null || skip "slurm-wlm and munge are not installed and there is no apt-get"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends slurm-wlm munge \
-        || skip "cannot install slurm-wlm and munge"
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends slurm-wlm munge; } || skip "cannot install slurm-wlm and munge"
 fi
 if [ -n "$(find /sys/fs/cgroup/*/slurm_"$(hostname -s)" -maxdepth 0 2>/dev/null)" ]; then
     skip "slurm_$(hostname -s) cgroups exist already: another slurmd runs here (or ran and left them)"
