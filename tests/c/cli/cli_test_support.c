@@ -162,3 +162,16 @@ int cli_count_leftover_cgroups(void)
     cli_own_memory_cgroup(dir, sizeof dir);
     return cli_count_ended_groups_in(dir);
 }
+
+void cli_expect_usage_error(char *const argv[], const char *expected, size_t which)
+{
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int exit2 = r.exited && r.code == 2, named = strstr(r.err, expected) != NULL;
+    char err[512];
+    snprintf(err, sizeof err, "%s", r.err);
+    int code = r.code;
+    cli_result_free(&r); /* before the assertions, which may leave the test */
+    ck_assert_msg(exit2, "case %zu: exit %d", which, code);
+    ck_assert_msg(named, "case %zu: '%s' not in '%s'", which, expected, err);
+}

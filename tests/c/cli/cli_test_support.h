@@ -28,6 +28,10 @@ char *cli_json_eval(const char *json_path, const char *expr);
 /* Is a Python interpreter available? Prints why not once. */
 int cli_have_python(void);
 
+/* Run argv; assert it is a usage error (exit 2) whose message contains
+ * `expected` (e.g. "spacrbench: --scale:"). which names the case. */
+void cli_expect_usage_error(char *const argv[], const char *expected, size_t which);
+
 /* This process's v1 memory cgroup directory, "" when there is none. */
 void cli_own_memory_cgroup(char *dir, size_t cap);
 /* spacrbench-run-PID-* cgroups in dir whose spacrbench has ended: those of
