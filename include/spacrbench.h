@@ -72,7 +72,8 @@
     X(ENOSPACE, -10, "buffer too small")                                                           \
     X(EFORKED, -11,                                                                                \
       "the work forked and the child returned into spacrbench_benchmark; the child's "             \
-      "measurement was dropped")
+      "measurement was dropped")                                                                   \
+    X(EUNSUPPORTED, -12, "not available on this platform")
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,7 +93,8 @@ typedef enum spacrbench_error {
     SPACRBENCH_ERANGE = -8,
     SPACRBENCH_ETHREAD = -9,
     SPACRBENCH_ENOSPACE = -10,
-    SPACRBENCH_EFORKED = -11 /* since 1.1 */
+    SPACRBENCH_EFORKED = -11,     /* since 1.1 */
+    SPACRBENCH_EUNSUPPORTED = -12 /* since 1.1: not on this platform (see docs/platforms.md) */
 } spacrbench_error;
 
 /* How the peak resident memory of a run was obtained. */
@@ -109,14 +111,16 @@ typedef enum spacrbench_peak_method {
 /* Where a figure of the machine (or of VRAM) came from. */
 typedef enum spacrbench_source {
     SPACRBENCH_SOURCE_UNKNOWN = 0,
-    SPACRBENCH_SOURCE_HOST = 1,     /* /proc/meminfo MemAvailable */
-    SPACRBENCH_SOURCE_AFFINITY = 2, /* sched_getaffinity */
+    SPACRBENCH_SOURCE_HOST = 1,     /* MemAvailable; GlobalMemoryStatusEx; host statistics */
+    SPACRBENCH_SOURCE_AFFINITY = 2, /* sched_getaffinity; process affinity and processor groups */
     SPACRBENCH_SOURCE_CGROUP_V1 = 3,
     SPACRBENCH_SOURCE_CGROUP_V2 = 4,
     SPACRBENCH_SOURCE_CALLER = 5, /* the caller passed the figure */
     SPACRBENCH_SOURCE_CPUSET = 6,
     SPACRBENCH_SOURCE_NVML = 7,
-    SPACRBENCH_SOURCE_TORCH = 8
+    SPACRBENCH_SOURCE_TORCH = 8,
+    SPACRBENCH_SOURCE_JOB_OBJECT = 9, /* since 1.1: a Windows Job Object's limit */
+    SPACRBENCH_SOURCE_SYSCTL = 10     /* since 1.1: macOS sysctl (hw.activecpu) */
 } spacrbench_source;
 
 /* Which rule decided a recommendation. */

@@ -23,7 +23,8 @@ static const char *const sources[] = {
     [SPACRBENCH_SOURCE_AFFINITY] = "affinity",   [SPACRBENCH_SOURCE_CGROUP_V1] = "cgroup_v1",
     [SPACRBENCH_SOURCE_CGROUP_V2] = "cgroup_v2", [SPACRBENCH_SOURCE_CALLER] = "caller",
     [SPACRBENCH_SOURCE_CPUSET] = "cpuset",       [SPACRBENCH_SOURCE_NVML] = "nvml",
-    [SPACRBENCH_SOURCE_TORCH] = "torch",
+    [SPACRBENCH_SOURCE_TORCH] = "torch",         [SPACRBENCH_SOURCE_JOB_OBJECT] = "job_object",
+    [SPACRBENCH_SOURCE_SYSCTL] = "sysctl",
 };
 
 static const char *const bounds[] = {

@@ -2,15 +2,16 @@
  * do when a run was abandoned: the work left it by longjmp or a C++
  * exception, so the call that took the lock is no longer on the stack and
  * never will unlock it. The run's state lives on the heap so a later call
- * can release its sampler thread, files and memory. */
-#include <pthread.h>
+ * can release its sampler thread, files and memory. The lock is a C11
+ * atomic flag (only try-lock and unlock are needed), so it is the same on
+ * every platform. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "runner.h"
 
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_flag run_lock = ATOMIC_FLAG_INIT;
 static sb_run *active;                     /* under run_lock */
 static _Thread_local char thread_marker;   /* its address names a thread */
 static _Atomic(const char *) owner_thread; /* &thread_marker of the holder */
@@ -19,7 +20,7 @@ static _Atomic(uintptr_t) owner_frame;     /* a stack address of the holder's ca
 int sb_run_lock_acquire(const void *frame, int *took_over)
 {
     *took_over = 0;
-    if (pthread_mutex_trylock(&run_lock) == 0)
+    if (!atomic_flag_test_and_set_explicit(&run_lock, memory_order_acquire))
         goto mine;
     /* Held by this very thread, and the call holding it is not below us on
      * the stack (stacks grow down on every platform we build for): that
@@ -49,5 +50,5 @@ void sb_run_lock_release(void)
     active = NULL;
     atomic_store(&owner_thread, NULL);
     atomic_store(&owner_frame, 0);
-    pthread_mutex_unlock(&run_lock);
+    atomic_flag_clear_explicit(&run_lock, memory_order_release);
 }

@@ -2,11 +2,9 @@
  * arguments; the probes and the peak method live in runner_probes.c, VRAM in
  * runner_vram.c, and the measurement is built by measurement_build.c. */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "runner.h"
 
@@ -129,7 +127,7 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
         int64_t rss_before = track ? sb_run_item_begin(st) : -1;
         double t0 = track ? sb_now() : 0.0;
         int value = work(items[i], payload);
-        if (getpid() != st->pid)
+        if (sb_self_pid() != st->pid)
             return SPACRBENCH_EFORKED;
         double t1 = track ? sb_now() : 0.0;
         w->done_items = i + 1;
@@ -147,7 +145,7 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
                                      0,        t1 - t0,    t1 - w->t_start,  peak};
             double cpu0 = sb_proc_cpu_seconds();
             value = st->opt.progress(&p, st->opt.progress_payload);
-            if (getpid() != st->pid)
+            if (sb_self_pid() != st->pid)
                 return SPACRBENCH_EFORKED;
             double spent = sb_now() - t1;
             if (i < clamped) {
@@ -206,7 +204,7 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
         return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate the run's state");
     }
     st->opt = opt;
-    st->pid = getpid();
+    st->pid = sb_self_pid();
     st->proc.statm_fd = st->proc.status_fd = st->proc.clear_refs_fd = -1;
     sb_run_lock_publish(st);
 
@@ -240,7 +238,7 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
                        "the work forked and the child (pid %ld) returned "
                        "into spacrbench_benchmark; a forked child should "
                        "_exit()",
-                       (long)getpid());
+                       (long)sb_self_pid());
     }
     if ((rc = finish(st, &w, opt.item_records != 0 || opt.progress)))
         goto done;

@@ -5,8 +5,6 @@
 #ifndef SPACRBENCH_RUNNER_H
 #define SPACRBENCH_RUNNER_H
 
-#include <sys/types.h>
-
 #include "gpu.h"
 #include "measurement.h"
 #include "proc.h"
@@ -25,7 +23,7 @@ typedef struct sb_run {
     char gpu_why[256];
     int64_t first_vram; /* the sample taken before the first item */
     int64_t h0;         /* VmHWM before the first item when it cannot be reset */
-    pid_t pid;          /* the process that started the run (fork detection) */
+    int64_t pid;        /* the process that started the run (fork detection) */
 } sb_run;
 
 /* The run lock (run_lock.c). frame: an address in the caller's stack

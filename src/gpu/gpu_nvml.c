@@ -1,23 +1,30 @@
 /* Peak GPU memory of this process through NVML, without side effects.
  *
- * NVML is loaded with dlopen at run time (no link-time dependency) and only
+ * NVML is loaded at run time (dynload.h) (no link-time dependency) and only
  * queried: nothing here creates a CUDA context, which would itself occupy
  * hundreds of MB of VRAM and be reported as the work's. The per-process
  * lists (nvmlDeviceGet{Compute,Graphics}RunningProcesses) give this
  * process's instantaneous usedGpuMemory per device, context included; the
  * runner's sampler calls sb_gpu_sample periodically to find the peak. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynload.h"
 #include "gpu.h"
 #include "nvml_types.h"
 
+/* The driver installs nvml.dll in System32 on Windows; macOS has none. */
+#if defined(_WIN32)
+#define SB_NVML_DEFAULT_LIBRARY "nvml.dll"
+#elif defined(__APPLE__)
+#define SB_NVML_DEFAULT_LIBRARY "libnvidia-ml.dylib"
+#else
 #define SB_NVML_DEFAULT_LIBRARY "libnvidia-ml.so.1"
-#define SB_GPU_MAX_PIDS         32
-#define SB_GPU_FIRST_CAPACITY   64u
-#define SB_GPU_GROW_TRIES       4
+#endif
+#define SB_GPU_MAX_PIDS       32
+#define SB_GPU_FIRST_CAPACITY 64u
+#define SB_GPU_GROW_TRIES     4
 /* Far above any real process count per device; a larger count from NVML
  * is treated as a fault rather than a reason to allocate gigabytes. */
 #define SB_GPU_MAX_ENTRIES 65536u
@@ -75,11 +82,7 @@ static const char *nvml_text(const sb_gpu *gpu, sb_nvml_return rc, char *buf, si
     return buf;
 }
 
-static void *symbol(void *lib, const char *name)
-{
-    dlerror();
-    return dlsym(lib, name);
-}
+static void *symbol(void *lib, const char *name) { return sb_dl_symbol(lib, name); }
 
 /* Bytes per entry of a query version; _v3 depends on the driver release. */
 static size_t entry_stride(void *lib, int version)
@@ -310,7 +313,7 @@ void sb_gpu_close(sb_gpu *gpu)
     if (gpu->initialized && gpu->shutdown)
         gpu->shutdown(); /* NVML counts inits: other users keep theirs */
     if (gpu->lib)
-        dlclose(gpu->lib);
+        sb_dl_close(gpu->lib);
     free(gpu->devices);
     free(gpu->entries);
     free(gpu);
@@ -401,17 +404,17 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap)
     }
     /* secure_getenv: a setuid or file-capability program linking us must
      * not load a library named by an unprivileged caller's environment. */
-    const char *path = secure_getenv("SPACRBENCH_NVML_LIBRARY");
+    const char *path = sb_secure_getenv("SPACRBENCH_NVML_LIBRARY");
     if (!path || !*path)
         path = SB_NVML_DEFAULT_LIBRARY;
-    gpu->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    char err[256];
+    gpu->lib = sb_dl_open(path, err, sizeof err);
     if (!gpu->lib) {
-        const char *err = dlerror();
         if (strcmp(path, SB_NVML_DEFAULT_LIBRARY) == 0)
             snprintf(why, why_cap, "no NVIDIA driver: %s not found", path);
         else
             snprintf(why, why_cap, "cannot load NVML from SPACRBENCH_NVML_LIBRARY=%s: %s", path,
-                     err ? err : "unknown error");
+                     err);
         goto fail;
     }
 

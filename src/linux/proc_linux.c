@@ -108,6 +108,8 @@ double sb_proc_cpu_seconds(void)
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+int64_t sb_self_pid(void) { return (int64_t)getpid(); }
+
 double sb_now(void)
 {
     struct timespec ts;

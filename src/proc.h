@@ -32,6 +32,8 @@ int sb_proc_reset_hwm(const sb_proc *p);
 int sb_proc_reset_hwm_verified(sb_proc *p);
 /* User + system CPU seconds of the whole process so far, or NaN. */
 double sb_proc_cpu_seconds(void);
+/* This process's id (fork detection). */
+int64_t sb_self_pid(void);
 /* Monotonic clock in seconds. */
 double sb_now(void);
 

@@ -1,0 +1,74 @@
+/* What only the Linux build measures, on the platforms without it: a
+ * process group's peak (cgroups or /proc PSS) and the forked scaling check.
+ * Each entry point says so with SPACRBENCH_EUNSUPPORTED and a message that
+ * names the platform; nothing is allocated. See docs/platforms.md. */
+#if !defined(__linux__)
+
+#include "internal.h"
+#include "scale.h"
+
+#if defined(_WIN32)
+#define SB_PLATFORM_NAME "Windows"
+#elif defined(__APPLE__)
+#define SB_PLATFORM_NAME "macOS"
+#else
+#define SB_PLATFORM_NAME "this platform"
+#endif
+
+int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
+{
+    sb_clear_error();
+    if (!out)
+        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    *out = NULL;
+    (void)flags;
+    return sb_fail(
+        SPACRBENCH_EUNSUPPORTED,
+        "process groups are measured on Linux only (cgroups, /proc); not on " SB_PLATFORM_NAME);
+}
+
+int spacrbench_group_add_process(spacrbench_group *g, int64_t pid)
+{
+    sb_clear_error();
+    (void)pid;
+    return sb_fail(g ? SPACRBENCH_EUNSUPPORTED : SPACRBENCH_EINVAL,
+                   g ? "process groups are not available on " SB_PLATFORM_NAME
+                     : "group must not be NULL");
+}
+
+int spacrbench_group_peak(spacrbench_group *g, int64_t *bytes, int32_t *method)
+{
+    sb_clear_error();
+    (void)method;
+    if (!g || !bytes)
+        return sb_fail(SPACRBENCH_EINVAL, "%s must not be NULL", g ? "bytes" : "group");
+    return sb_fail(SPACRBENCH_EUNSUPPORTED,
+                   "process groups are not available on " SB_PLATFORM_NAME);
+}
+
+const char *spacrbench_group_note(const spacrbench_group *g)
+{
+    (void)g;
+    return "";
+}
+
+int spacrbench_group_close(spacrbench_group *g)
+{
+    sb_clear_error();
+    (void)g; /* no group can exist here */
+    return SPACRBENCH_OK;
+}
+
+int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
+                       spacrbench_scale_result *r)
+{
+    (void)a, (void)k, (void)p, (void)r;
+    return sb_fail(
+        SPACRBENCH_EUNSUPPORTED,
+        "the scaling check forks workers into a cgroup, on Linux only; not on " SB_PLATFORM_NAME
+        " (measure one worker with spacrbench_benchmark)");
+}
+
+#else
+typedef int sb_unsupported_is_empty_on_linux; /* ISO C forbids an empty unit */
+#endif
