@@ -3,8 +3,16 @@ from the library's negative error codes to Python exceptions."""
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+import sys
+from typing import Any, Dict, NoReturn, Type
 
+# Windows: the extension (_spacrbench.pyd) needs spacrbench.dll, which the
+# wheel puts in this same folder. CPython >= 3.8 loads an extension with
+# LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR, so the folder of the .pyd is searched for
+# its DLLs and no os.add_dll_directory() is needed (PATH is not searched any
+# more); delvewheel adds its own for the runtime DLLs it vendors into
+# spacrbench.libs. Linux and macOS find the library through the module's run
+# path ($ORIGIN, @loader_path).
 from ._spacrbench import ffi as ffi
 from ._spacrbench import lib as lib
 
@@ -41,9 +49,32 @@ class _Codes:
     ERANGE = lib.SPACRBENCH_ERANGE
     ETHREAD = lib.SPACRBENCH_ETHREAD
     ENOSPACE = lib.SPACRBENCH_ENOSPACE
+    EFORKED = lib.SPACRBENCH_EFORKED
+    EUNSUPPORTED = lib.SPACRBENCH_EUNSUPPORTED
 
 
 codes = _Codes
+
+
+class UnsupportedPlatformError(NotImplementedError):
+    """What the library cannot do on this operating system
+    (SPACRBENCH_EUNSUPPORTED): process groups and the scaling check are
+    Linux's (cgroups, fork); benchmark() and the recommendation work
+    everywhere."""
+
+
+# The one table from library codes to Python exceptions; a code not in it
+# (EUSER, EBUSY, ENOSPACE, EFORKED) is a RuntimeError.
+EXCEPTIONS: Dict[int, Type[Exception]] = {
+    codes.EINVAL: ValueError,
+    codes.ENOITEMS: ValueError,
+    codes.ERANGE: ValueError,
+    codes.EUNKNOWN_FIELDS: ValueError,
+    codes.ENOMEM: MemoryError,
+    codes.ESYSTEM: OSError,
+    codes.ETHREAD: OSError,
+    codes.EUNSUPPORTED: UnsupportedPlatformError,
+}
 
 
 def error_text(code: int) -> str:
@@ -53,16 +84,17 @@ def error_text(code: int) -> str:
     return detail or c_text(lib.spacrbench_strerror(code))
 
 
+def exception_for(code: int, what: str) -> Exception:
+    """The Python exception that matches a negative library code."""
+    message = f"{what}: {error_text(code)} (spacrbench error {code})"
+    if code == codes.EUNSUPPORTED:
+        message += f"; this is {sys.platform}, see docs/platforms.md"
+    return EXCEPTIONS.get(code, RuntimeError)(message)
+
+
 def raise_for(code: int, what: str) -> NoReturn:
     """Raise the Python exception that matches a negative library code."""
-    message = f"{what}: {error_text(code)} (spacrbench error {code})"
-    if code in (codes.EINVAL, codes.ENOITEMS, codes.ERANGE, codes.EUNKNOWN_FIELDS):
-        raise ValueError(message)
-    if code == codes.ENOMEM:
-        raise MemoryError(message)
-    if code in (codes.ESYSTEM, codes.ETHREAD):
-        raise OSError(message)
-    raise RuntimeError(message)
+    raise exception_for(code, what)
 
 
 def check(code: int, what: str) -> int:

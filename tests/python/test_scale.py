@@ -12,14 +12,17 @@ from pathlib import Path
 import pytest
 
 import spacrbench
+from spacrbench._binding import UnsupportedPlatformError
 from spacrbench._scale import result_from_points
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale_works  # noqa: E402  (top-level works a spawned worker can import)
+from helpers import LINUX, linux_only  # noqa: E402
 
 ITEMS = [0, 1, 2, 3]
 
 
+@linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
 def test_sleeping_fork_pool_scales_nearly_linearly() -> None:
     r = spacrbench.scale(scale_works.sleep_work, ITEMS, workers=[1, 2], start_method="fork",
                          items_per_worker=4)
@@ -34,6 +37,7 @@ def test_sleeping_fork_pool_scales_nearly_linearly() -> None:
     assert "Python pool" in " ".join(r.notes)
 
 
+@linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
 def test_spawn_pool_is_measured_as_a_group() -> None:
     r = spacrbench.scale(scale_works.sleep_work, ITEMS, workers=[2], start_method="spawn",
                          items_per_worker=2)
@@ -47,6 +51,7 @@ def test_spawn_pool_is_measured_as_a_group() -> None:
     assert "no 1-worker point" in r.reason
 
 
+@linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
 def test_bandwidth_heavy_work_is_sub_linear_beside_sleep() -> None:
     """Streaming 256 MiB per item on this 2-core machine: real points must
     be sane; the knee rule itself is asserted on constructed points below."""
@@ -97,6 +102,7 @@ def test_to_dict_matches_the_c_json_shape() -> None:
     assert "<- knee" in str(r)
 
 
+@linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
 def test_failing_work_marks_the_point_failed() -> None:
     r = spacrbench.scale(scale_works.fail_on_two, ITEMS, workers=[1], start_method="fork")
     assert r.points[0].failed
@@ -139,6 +145,7 @@ def test_bad_work_and_items() -> None:
         spacrbench.scale(scale_works.sleep_work, [])
 
 
+@linux_only("reads /proc/self/cgroup and /sys/fs/cgroup")
 def test_no_cgroup_left_behind() -> None:
     cg = Path("/proc/self/cgroup").read_text()
     spacrbench.scale(scale_works.sleep_work, [0], workers=[1], start_method="fork",
@@ -150,3 +157,12 @@ def test_no_cgroup_left_behind() -> None:
                 left = [d for d in os.listdir(parent)
                         if d.startswith(f"spacrbench-group-{os.getpid()}-")]
                 assert left == []
+
+
+@pytest.mark.skipif(LINUX, reason="Linux measures process groups: scale() runs there (tests above)")
+def test_scale_off_linux_says_it_is_not_available_here() -> None:
+    """The library answers SPACRBENCH_EUNSUPPORTED for process groups off
+    Linux; scale() turns it into a NotImplementedError that says so."""
+    with pytest.raises(UnsupportedPlatformError, match="not available on this platform"):
+        spacrbench.scale(scale_works.sleep_work, [0], workers=[1], start_method="spawn",
+                         items_per_worker=1)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import LINUX, linux_only
 
 import spacrbench
 from spacrbench import Measurement, recommend_workers
@@ -34,6 +35,7 @@ def test_to_slurm_without_arguments_is_the_directives() -> None:
         rec_of().to_slurm("items.txt")
 
 
+@linux_only("SLURM job scripts run through bash on Linux nodes")
 def test_script_runs_each_item_unchanged(tmp_path: Path) -> None:
     items = tmp_path / "items.txt"
     items.write_text("\n".join(ITEMS[:3]) + "\n\n" + "\r\n".join(ITEMS[3:]) + "\n")
@@ -88,6 +90,9 @@ def test_summarize_names_the_oom_and_corrects(tmp_path: Path) -> None:
     assert s.tasks[0].memory_use == pytest.approx(1 / 3)
     assert s.mem_per_task_bytes == 300 * MIB + 256 * MIB
     assert "--mem=556M" in s.text and "OOM" in s.text
+    if not LINUX:
+        pytest.skip(f"Linux only, this is {sys.platform}: the C command's summarize "
+                    "(the Python part above ran)")
     from spacrbench._cli import command_path
     r = subprocess.run([str(command_path()), "summarize", str(tmp_path), "--json"],
                        capture_output=True, text=True,
