@@ -37,7 +37,10 @@ void sb_machine_from_probe(const sb_probe *p, spacrbench_machine *out)
 
     int64_t cores = p->affinity_cores >= 1 ? p->affinity_cores : INT64_MAX;
     out->affinity_cores = p->affinity_cores >= 1 ? p->affinity_cores : -1;
-    out->cores_source = SPACRBENCH_SOURCE_AFFINITY;
+    /* Linux's probe leaves the source UNKNOWN: the affinity mask. */
+    out->cores_source = p->affinity_source != SPACRBENCH_SOURCE_UNKNOWN
+                            ? p->affinity_source
+                            : SPACRBENCH_SOURCE_AFFINITY;
     if (p->cpuset_source != SPACRBENCH_SOURCE_UNKNOWN && p->cpuset_cores >= 1 &&
         p->cpuset_cores < cores) {
         cores = p->cpuset_cores;

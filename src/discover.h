@@ -20,6 +20,7 @@ struct sb_probe_env;
 typedef struct sb_probe {
     int64_t host_available_bytes; /* MemAvailable; -1 if unreadable */
     int64_t affinity_cores;       /* CPUs we may run on; -1 if unknown */
+    int32_t affinity_source;      /* where that count came from; UNKNOWN = AFFINITY */
     /* The tightest container memory bound (cgroup, job object...). */
     int32_t memory_source;         /* UNKNOWN when there is none */
     int64_t memory_headroom_bytes; /* -1 if none */

@@ -1,17 +1,25 @@
-/* Internal probe of this process's memory and CPU time (Linux /proc).
- * Kept behind this small interface so another platform is one new file. */
+/* Internal probe of this process's memory and CPU time (Linux /proc, macOS
+ * Mach task_info). Kept behind this small interface so another platform is
+ * one new file. */
 #ifndef SPACRBENCH_PROC_H
 #define SPACRBENCH_PROC_H
 
 #include <stdint.h>
 
 typedef struct sb_proc {
+#if defined(__linux__)
     int statm_fd;      /* /proc/self/statm, for current RSS */
     int status_fd;     /* /proc/self/status, for VmHWM */
     int clear_refs_fd; /* /proc/self/clear_refs, -1 when not writable */
     int64_t page_size;
     char *status_buf; /* grows to hold /proc/self/status (runner thread only) */
     size_t status_cap;
+#elif defined(__APPLE__)
+    /* "RSS" is the physical footprint; its peak comes from task_info when
+     * the kernel's TASK_VM_INFO has ledger_phys_footprint_peak (rev3),
+     * else from proc_pid_rusage. */
+    int has_ledger_peak;
+#endif
 } sb_proc;
 
 /* Open the probe's files; SPACRBENCH_ESYSTEM when statm/status are missing.
@@ -30,6 +38,9 @@ int sb_proc_reset_hwm(const sb_proc *p);
  * per-CPU counters). A kernel that accepts the write but keeps the old mark
  * (seen through some bind mounts) fails this. 0 when the reset worked. */
 int sb_proc_reset_hwm_verified(sb_proc *p);
+/* Why the high-water mark could not be reset on this platform, for the
+ * run's note: a static phrase, never NULL. */
+const char *sb_proc_no_reset_reason(void);
 /* User + system CPU seconds of the whole process so far, or NaN. */
 double sb_proc_cpu_seconds(void);
 /* This process's id (fork detection). */

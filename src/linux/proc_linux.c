@@ -125,3 +125,8 @@ int sb_proc_reset_hwm_verified(sb_proc *p)
     const int64_t slack = INT64_C(4) << 20;
     return hwm >= 0 && rss >= 0 && hwm <= rss + slack ? 0 : -1;
 }
+
+const char *sb_proc_no_reset_reason(void)
+{
+    return "the high-water mark could not be reset or the reset did not lower it";
+}

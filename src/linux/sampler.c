@@ -1,5 +1,7 @@
 /* The sampler thread. Stopping uses a flag plus a condition variable on the
- * monotonic clock, so a stop never waits out a whole interval. */
+ * monotonic clock, so a stop never waits out a whole interval. Linux and
+ * macOS share it: macOS differs only in how the wait keeps to the monotonic
+ * clock and how the thread's CPU time is read (the __APPLE__ blocks). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -7,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if defined(__APPLE__)
+#include <mach/mach.h>
+#endif
 
 #include "internal.h"
 #include "sampler.h"
@@ -60,6 +66,29 @@ static void advance(struct timespec *t, int64_t us)
     }
 }
 
+/* Wait on s->wake (s->lock held) until the monotonic deadline: ETIMEDOUT
+ * then, 0 on a wake-up. */
+static int wait_until(sb_sampler *s, const struct timespec *deadline)
+{
+#if defined(__APPLE__)
+    /* No pthread_condattr_setclock on macOS: wait for what is left of the
+     * deadline as a relative time, which a wall-clock step cannot stretch. */
+    struct timespec now, left;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    left.tv_sec = deadline->tv_sec - now.tv_sec;
+    left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+    if (left.tv_nsec < 0) {
+        left.tv_sec--;
+        left.tv_nsec += 1000000000L;
+    }
+    if (left.tv_sec < 0)
+        return ETIMEDOUT;
+    return pthread_cond_timedwait_relative_np(&s->wake, &s->lock, &left);
+#else
+    return pthread_cond_timedwait(&s->wake, &s->lock, deadline);
+#endif
+}
+
 static void *sampler_main(void *arg)
 {
     sb_sampler *s = arg;
@@ -82,7 +111,7 @@ static void *sampler_main(void *arg)
         /* Absolute deadlines keep the period steady; a wait interrupted
          * early (spurious wake-up) simply waits again. */
         while (!s->stopping) {
-            int rc = pthread_cond_timedwait(&s->wake, &s->lock, &next);
+            int rc = wait_until(s, &next);
             if (rc == ETIMEDOUT)
                 break;
         }
@@ -102,6 +131,9 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
     atomic_init(&s->window_rss, -1);
     atomic_init(&s->window_vram, -1);
 
+#if defined(__APPLE__)
+    int rc = pthread_cond_init(&s->wake, NULL); /* relative waits: see wait_until */
+#else
     pthread_condattr_t attr;
     int rc = pthread_condattr_init(&attr);
     if (rc == 0) {
@@ -110,6 +142,7 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
             rc = pthread_cond_init(&s->wake, &attr);
         pthread_condattr_destroy(&attr);
     }
+#endif
     if (rc != 0) {
         free(s);
         return sb_fail(SPACRBENCH_ETHREAD, "cannot create the sampler's condition: %s",
@@ -145,11 +178,23 @@ void sb_sampler_take_window(sb_sampler *s, int64_t *rss, int64_t *vram)
 
 double sb_sampler_cpu_seconds(const sb_sampler *s)
 {
+#if defined(__APPLE__)
+    /* No pthread_getcpuclockid: ask Mach. The port belongs to the thread
+     * (no reference taken), so nothing is deallocated. */
+    thread_basic_info_data_t info;
+    mach_msg_type_number_t count = THREAD_BASIC_INFO_COUNT;
+    if (thread_info(pthread_mach_thread_np(s->thread), THREAD_BASIC_INFO, (thread_info_t)&info,
+                    &count) != KERN_SUCCESS)
+        return 0.0;
+    return (double)(info.user_time.seconds + info.system_time.seconds) +
+           (double)(info.user_time.microseconds + info.system_time.microseconds) / 1e6;
+#else
     clockid_t clock;
     struct timespec ts;
     if (pthread_getcpuclockid(s->thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
         return 0.0;
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+#endif
 }
 
 void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)
