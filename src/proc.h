@@ -1,10 +1,22 @@
-/* Internal probe of this process's memory and CPU time (Linux /proc).
+/* Internal probe of this process's memory and CPU time (Linux /proc,
+ * Windows' process memory counters).
  * Kept behind this small interface so another platform is one new file. */
 #ifndef SPACRBENCH_PROC_H
 #define SPACRBENCH_PROC_H
 
 #include <stdint.h>
 
+#if defined(_WIN32)
+/* Windows (proc_windows.c): the working set is the RSS analogue; its peak
+ * (PeakWorkingSetSize) cannot be reset, so the reset calls return -1 and
+ * the runner falls back to its window rule and the sampler. */
+typedef struct sb_proc {
+    void *process; /* GetCurrentProcess()'s pseudo handle: nothing to close */
+} sb_proc;
+/* Why the peak cannot be reset here, for the run's notes (runner_probes.c);
+ * a platform that may reset it leaves this undefined. */
+#define SB_PROC_NO_RESET_REASON "the peak working set cannot be reset on Windows"
+#else
 typedef struct sb_proc {
     int statm_fd;      /* /proc/self/statm, for current RSS */
     int status_fd;     /* /proc/self/status, for VmHWM */
@@ -13,6 +25,7 @@ typedef struct sb_proc {
     char *status_buf; /* grows to hold /proc/self/status (runner thread only) */
     size_t status_cap;
 } sb_proc;
+#endif
 
 /* Open the probe's files; SPACRBENCH_ESYSTEM when statm/status are missing.
  * clear_refs is optional (gVisor, hardened kernels lack it). */

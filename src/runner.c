@@ -205,7 +205,6 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
     }
     st->opt = opt;
     st->pid = sb_self_pid();
-    st->proc.statm_fd = st->proc.status_fd = st->proc.clear_refs_fd = -1;
     sb_run_lock_publish(st);
 
     spacrbench_run_plan plan;

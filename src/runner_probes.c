@@ -107,6 +107,16 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
     m->fig.peak_rss_bytes = max64(peak, m->fig.baseline_rss_bytes);
 
     double ms = (double)st->opt.sample_interval_us / 1000.0;
+    /* Why the mark was not reset, in the platform's words (proc.h). */
+#ifdef SB_PROC_NO_RESET_REASON
+    const char *no_reset = SB_PROC_NO_RESET_REASON;
+    const char *no_reset_more = ", and it did not rise during the run";
+#else
+    const char *no_reset = "the high-water mark could not be reset";
+    const char *no_reset_more = st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET
+                                    ? ", as the caller asked"
+                                    : " or the reset did not lower it";
+#endif
     if (st->hwm_lost) {
         m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
         sb_measurement_notef(m, "peak RSS is a lower bound: the kernel high-water mark "
@@ -121,19 +131,14 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
     } else if (h1 > st->h0 && st->h0 >= 0) {
         m->fig.peak_method = SPACRBENCH_PEAK_HWM_WINDOW;
         sb_measurement_notef(m,
-                             "peak RSS is exact: the high-water mark could not be reset "
-                             "but rose during the run; per-item peaks are sampled every "
-                             "%.1f ms",
-                             ms);
+                             "peak RSS is exact: %s but rose during the run; per-item "
+                             "peaks are sampled every %.1f ms",
+                             no_reset, ms);
     } else {
         m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
         sb_measurement_notef(m,
-                             "peak RSS was sampled every %.1f ms (the high-water mark "
-                             "could not be reset%s): a spike shorter than that can be "
-                             "missed",
-                             ms,
-                             st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET
-                                 ? ", as the caller asked"
-                                 : " or the reset did not lower it");
+                             "peak RSS was sampled every %.1f ms (%s%s): a spike shorter "
+                             "than that can be missed",
+                             ms, no_reset, no_reset_more);
     }
 }
