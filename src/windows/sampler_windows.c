@@ -1,6 +1,6 @@
-/* The sampler on a Win32 thread (sampler.h). The stop event is also the
- * sleep: WaitForSingleObject(stop, interval) returns at once on a stop, so
- * a stop never waits out a whole interval. */
+/* The sampler on a Win32 thread (sampler.h). The stop event is part of
+ * every sleep (WaitForSingleObject(stop, interval), or with a timer), so a
+ * stop never waits out a whole interval. */
 #if defined(_WIN32)
 
 #define WIN32_LEAN_AND_MEAN
@@ -12,10 +12,15 @@
 #include "internal.h"
 #include "sampler.h"
 
+#ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
+#define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002 /* synchapi.h, SDK 10.0.17134 */
+#endif
+
 struct sb_sampler {
     sb_sampler_config cfg;
     HANDLE thread;
     HANDLE stop;                     /* manual-reset event */
+    HANDLE timer;                    /* high-resolution waitable timer, or NULL */
     SRWLOCK lock;                    /* guards the window's peaks */
     int64_t window_rss, window_vram; /* -1 = nothing sampled in this window */
     int64_t life_rss, life_vram;     /* sampler thread only, read after join */
@@ -49,6 +54,24 @@ static void sample_once(sb_sampler *s)
     }
 }
 
+/* Sleep seconds unless stopped; 1 when the time passed, 0 on a stop. A
+ * plain timed wait ends on the system tick (15.6 ms unless some process
+ * raised the timer resolution), which would stretch a 10 ms period: the
+ * high-resolution timer (Windows 10 1803 and later) keeps it. */
+static int wait_until(sb_sampler *s, double seconds)
+{
+    if (s->timer) {
+        LARGE_INTEGER due;
+        due.QuadPart = -(LONGLONG)(seconds * 1e7); /* relative, 100 ns units */
+        if (SetWaitableTimer(s->timer, &due, 0, NULL, NULL, FALSE)) {
+            HANDLE both[2] = {s->stop, s->timer};
+            return WaitForMultipleObjects(2, both, FALSE, INFINITE) == WAIT_OBJECT_0 + 1;
+        }
+    }
+    DWORD ms = (DWORD)(seconds * 1000.0 + 0.5);
+    return WaitForSingleObject(s->stop, ms) == WAIT_TIMEOUT;
+}
+
 static unsigned __stdcall sampler_main(void *arg)
 {
     sb_sampler *s = arg;
@@ -66,9 +89,8 @@ static unsigned __stdcall sampler_main(void *arg)
         double now = sb_now();
         if (now > next)
             next = now + period;
-        DWORD ms = (DWORD)((next - now) * 1000.0 + 0.5);
-        if (WaitForSingleObject(s->stop, ms) != WAIT_TIMEOUT)
-            break; /* stopped (or the event failed: stop rather than spin) */
+        if (!wait_until(s, next - now))
+            break; /* stopped (or the wait failed: stop rather than spin) */
     }
     return 0;
 }
@@ -90,10 +112,15 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
         return sb_fail(SPACRBENCH_ETHREAD, "cannot create the sampler's stop event (error %lu)",
                        (unsigned long)err);
     }
+    /* Older Windows (and Wine) refuse the flag: the plain wait remains. */
+    s->timer =
+        CreateWaitableTimerExW(NULL, NULL, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, TIMER_ALL_ACCESS);
     /* _beginthreadex, not CreateThread: the thread may use the C runtime. */
     uintptr_t t = _beginthreadex(NULL, 0, sampler_main, s, 0, NULL);
     if (t == 0) {
         DWORD err = GetLastError();
+        if (s->timer)
+            CloseHandle(s->timer);
         CloseHandle(s->stop);
         free(s);
         return sb_fail(SPACRBENCH_ETHREAD, "cannot start the sampler thread (error %lu)",
@@ -134,6 +161,8 @@ void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)
     SetEvent(s->stop);
     WaitForSingleObject(s->thread, INFINITE);
     CloseHandle(s->thread);
+    if (s->timer)
+        CloseHandle(s->timer);
     CloseHandle(s->stop);
     if (rss_peak)
         *rss_peak = s->life_rss;
