@@ -144,7 +144,32 @@ static int replace(const char *real, const char *text, size_t len, mode_t mode)
 /* The descriptor (1 or 2) whose file path names (st: its stat), -1 if
  * neither. */
 #if defined(_WIN32)
-/* st_ino is always 0 there: compare the volume and file index instead. */
+/* A file's identity: volume and file id. FileIdInfo (Windows 8 and later;
+ * 128-bit ids for ReFS) first, the older by-handle information else. */
+static int file_id(HANDLE h, FILE_ID_INFO *id)
+{
+    memset(id, 0, sizeof *id);
+    if (GetFileInformationByHandleEx(h, FileIdInfo, id, sizeof *id))
+        return 0;
+    BY_HANDLE_FILE_INFORMATION info;
+    if (!GetFileInformationByHandle(h, &info))
+        return -1;
+    id->VolumeSerialNumber = info.dwVolumeSerialNumber;
+    uint64_t index = (uint64_t)info.nFileIndexHigh << 32 | info.nFileIndexLow;
+    memcpy(id->FileId.Identifier, &index, sizeof index);
+    return 0;
+}
+
+/* Wine gives a handle made from an inherited Unix descriptor volume 0:
+ * an unknown volume, where the file id alone decides. */
+static int same_file(const FILE_ID_INFO *a, const FILE_ID_INFO *b)
+{
+    return (a->VolumeSerialNumber == b->VolumeSerialNumber || a->VolumeSerialNumber == 0 ||
+            b->VolumeSerialNumber == 0) &&
+           memcmp(&a->FileId, &b->FileId, sizeof a->FileId) == 0;
+}
+
+/* st_ino is always 0 there: compare the files' identities instead. */
 static int own_stream(const char *path, const struct stat *st)
 {
     (void)st;
@@ -153,14 +178,12 @@ static int own_stream(const char *path, const struct stat *st)
                            OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
     if (h == INVALID_HANDLE_VALUE)
         return -1;
-    BY_HANDLE_FILE_INFORMATION a, b;
+    FILE_ID_INFO a, b;
     int found = -1;
-    if (GetFileInformationByHandle(h, &a)) {
+    if (file_id(h, &a) == 0) {
         for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO && found < 0; fd++) {
             intptr_t o = _get_osfhandle(fd);
-            if (o != -1 && o != -2 && GetFileInformationByHandle((HANDLE)o, &b) &&
-                a.dwVolumeSerialNumber == b.dwVolumeSerialNumber &&
-                a.nFileIndexHigh == b.nFileIndexHigh && a.nFileIndexLow == b.nFileIndexLow)
+            if (o != -1 && o != -2 && file_id((HANDLE)o, &b) == 0 && same_file(&a, &b))
                 found = fd;
         }
     }

@@ -140,6 +140,14 @@ for path in sys.argv[1:]:
           f"memory {rec['memory_source']}, cores {rec['cores']} from {rec['cores_source']}")
 EOF
 
+echo "== --report naming our own standard output appends to it (file identity, not st_ino)"
+own_win=$(winepath -w "$tmp/own.txt")
+wine "$exe" --fields 2 --size 256x256 --report "$own_win" >"$tmp/own.txt" 2>/dev/null \
+    || fail "--report to own stdout exited non-zero"
+count=$(grep -c 'spaCR benchmark' "$tmp/own.txt" || true)
+echo "reports in the file: $count"
+[ "$count" -eq 2 ] || fail "--report to own stdout: $count reports, not the printed one + the appended one"
+
 echo "== spacrbench.exe run / summarize: exit 2, needs Linux"
 for mode in "run -- x" "summarize dir"; do
     rc=0
