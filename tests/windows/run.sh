@@ -31,6 +31,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 command -v wine >/dev/null || cannot_run "no 'wine' command after installing wine"
+command -v python3 >/dev/null || cannot_run "no python3 (reads the map, the ABI baseline and the JSON)"
 command -v "$triple-objdump" >/dev/null || cannot_run "no $triple-objdump"
 
 # A fresh Wine prefix per run, and its wineserver stopped on every path.
