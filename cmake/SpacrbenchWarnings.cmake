@@ -8,6 +8,17 @@ if(SPACRBENCH_WERROR)
   target_compile_options(spacrbench_warnings INTERFACE -Werror)
 endif()
 
+# MinGW-w64 (Windows, cross or native): C99 printf (%zu, %lld) instead of
+# msvcrt's, which -Wformat would reject; its isfinite/isnan expand to a type
+# switch whose unused float branch warns under -Wfloat-conversion at every
+# use; and the GCC runtime (libgcc, winpthread) goes into each binary, so
+# the DLL and the .exe need nothing beside them but Windows' own DLLs.
+if(MINGW)
+  add_compile_definitions(__USE_MINGW_ANSI_STDIO=1)
+  target_compile_options(spacrbench_warnings INTERFACE -Wno-float-conversion)
+  add_link_options(-static-libgcc -static)
+endif()
+
 if(SPACRBENCH_SANITIZE)
   if(NOT SPACRBENCH_SANITIZE MATCHES "^(address|undefined|address,undefined|undefined,address|thread)$")
     message(FATAL_ERROR "SPACRBENCH_SANITIZE='${SPACRBENCH_SANITIZE}': use 'address,undefined' or 'thread'")

@@ -731,10 +731,18 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_script(const spacrbench_measuremen
     {                                                                                              \
         sizeof(spacrbench_options), 1, 10000, 1, 0, NULL, NULL                                     \
     }
+/* How workers start unless the caller says: fork on Linux; spawn where
+ * Python's multiprocessing starts them fresh (Windows, its only method;
+ * macOS, its default since Python 3.8), so each pays the baseline. */
+#if defined(_WIN32) || defined(__APPLE__)
+#define SPACRBENCH_START_DEFAULT SPACRBENCH_START_SPAWN
+#else
+#define SPACRBENCH_START_DEFAULT SPACRBENCH_START_FORK
+#endif
 #define SPACRBENCH_RECOMMEND_OPTIONS_INIT                                                          \
     {                                                                                              \
         sizeof(spacrbench_recommend_options), SPACRBENCH_AUTO, SPACRBENCH_AUTO, SPACRBENCH_AUTO,   \
-            32, INT64_C(1073741824), SPACRBENCH_AUTO, SPACRBENCH_START_FORK, 0                     \
+            32, INT64_C(1073741824), SPACRBENCH_AUTO, SPACRBENCH_START_DEFAULT, 0                  \
     }
 
 #ifdef __cplusplus

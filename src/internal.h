@@ -8,7 +8,11 @@
 
 #include "spacrbench.h"
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* MinGW builds use its C99 printf family (__USE_MINGW_ANSI_STDIO, set by
+ * the toolchain file); plain "printf" would check against msvcrt's. */
+#define SB_PRINTF(fmt_index, first_arg) __attribute__((format(gnu_printf, fmt_index, first_arg)))
+#elif defined(__GNUC__)
 #define SB_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
 #else
 #define SB_PRINTF(fmt_index, first_arg)

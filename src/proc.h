@@ -1,9 +1,10 @@
-/* Internal probe of this process's memory and CPU time (Linux /proc, macOS
- * Mach task_info). Kept behind this small interface so another platform is
- * one new file. */
+/* Internal probe of this process's memory and CPU time (Linux /proc,
+ * Windows' process memory counters, macOS Mach task_info). Kept behind this
+ * small interface so another platform is one new file. */
 #ifndef SPACRBENCH_PROC_H
 #define SPACRBENCH_PROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct sb_proc {
@@ -14,6 +15,11 @@ typedef struct sb_proc {
     int64_t page_size;
     char *status_buf; /* grows to hold /proc/self/status (runner thread only) */
     size_t status_cap;
+#elif defined(_WIN32)
+    /* The working set is the RSS analogue; its peak (PeakWorkingSetSize)
+     * cannot be reset, so the reset calls return -1 and the runner falls
+     * back to its window rule and the sampler. */
+    void *process; /* GetCurrentProcess()'s pseudo handle: nothing to close */
 #elif defined(__APPLE__)
     /* "RSS" is the physical footprint; its peak comes from task_info when
      * the kernel's TASK_VM_INFO has ledger_phys_footprint_peak (rev3),

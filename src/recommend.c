@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "platform_words.h"
 
 int spacrbench_recommend_options_init(spacrbench_recommend_options *opts, size_t size)
 {
@@ -64,7 +65,12 @@ static void describe_memory(spacrbench_recommendation *r, const spacrbench_machi
         snprintf(r->memory_where, sizeof r->memory_where, "given by the caller");
         break;
     case SPACRBENCH_SOURCE_HOST:
-        snprintf(r->memory_where, sizeof r->memory_where, "host MemAvailable");
+        snprintf(r->memory_where, sizeof r->memory_where, SB_WORDS_HOST_MEMORY);
+        break;
+    case SPACRBENCH_SOURCE_JOB_OBJECT: /* memory_cgroup holds the job's description */
+        sb_format_bytes(limit, sizeof limit, mach->memory_limit_bytes);
+        snprintf(r->memory_where, sizeof r->memory_where, "%s, limit %s", mach->memory_cgroup,
+                 limit);
         break;
     case SPACRBENCH_SOURCE_CGROUP_V1:
     case SPACRBENCH_SOURCE_CGROUP_V2:
@@ -89,6 +95,13 @@ static void describe_cores(spacrbench_recommendation *r, const spacrbench_machin
         break;
     case SPACRBENCH_SOURCE_CPUSET:
         snprintf(r->cores_where, sizeof r->cores_where, "cpuset of cgroup %s", mach->cores_cgroup);
+        break;
+    case SPACRBENCH_SOURCE_JOB_OBJECT:
+        snprintf(r->cores_where, sizeof r->cores_where, "%s, CPU rate cap %.2f cores",
+                 mach->cores_cgroup, mach->cpu_quota_cores);
+        break;
+    case SPACRBENCH_SOURCE_SYSCTL:
+        snprintf(r->cores_where, sizeof r->cores_where, "sysctl hw.activecpu");
         break;
     case SPACRBENCH_SOURCE_CGROUP_V1:
     case SPACRBENCH_SOURCE_CGROUP_V2:
@@ -190,7 +203,8 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define SB_LIMIT_RESERVE_MAX (2 * SB_GIB)
 
 /* A host keeps 2 GiB for the OS and desktop. Inside a cgroup limit (a
- * SLURM job, a container) the OS lives outside the limit, so a flat 2 GiB
+ * SLURM job, a container) or a Windows Job Object's memory limit the OS
+ * lives outside the limit, so a flat 2 GiB
  * would eat a 1 GiB job whole: keep 10% of the limit instead (64 MiB to
  * 2 GiB) for what the cgroup also charges besides the workers' anonymous
  * memory (page cache they need, kernel memory, item-to-item variation). */
@@ -200,7 +214,8 @@ static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recomm
         r->reserve_bytes = o->reserve_bytes;
         r->reserve_rule = SPACRBENCH_RESERVE_CALLER;
     } else if ((r->memory_source == SPACRBENCH_SOURCE_CGROUP_V1 ||
-                r->memory_source == SPACRBENCH_SOURCE_CGROUP_V2) &&
+                r->memory_source == SPACRBENCH_SOURCE_CGROUP_V2 ||
+                r->memory_source == SPACRBENCH_SOURCE_JOB_OBJECT) &&
                r->memory_limit_bytes > 0) {
         int64_t tenth = r->memory_limit_bytes / 10;
         r->reserve_bytes = tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN

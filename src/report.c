@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "platform_words.h"
 
 static const char *peak_method_words(int method)
 {
     switch (method) {
     case SPACRBENCH_PEAK_HWM_RESET:
     case SPACRBENCH_PEAK_HWM_WINDOW:
-        return "exact, kernel high-water mark";
+        return SB_WORDS_EXACT_PEAK;
     case SPACRBENCH_PEAK_SAMPLED:
         return "sampled";
     case SPACRBENCH_PEAK_CGROUP:

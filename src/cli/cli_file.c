@@ -9,10 +9,70 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The few calls that differ on Windows, each behind one name: no links
+ * or mode bits there, _commit for fsync, and a rename that replaces an
+ * existing file only through MoveFileEx. */
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include <io.h>
+#include <stdint.h>
+
+#define CLI_O_BINARY    O_BINARY /* the report's bytes as written, no CRLF */
+#define CLI_IO_COUNT(n) ((unsigned)(n))
+
+static int sync_fd(int fd) { return _commit(fd); }
+static int set_mode(int fd, mode_t mode)
+{
+    (void)fd, (void)mode; /* access is the directory's inherited ACL */
+    return 0;
+}
+static int dangling_link(const char *path)
+{
+    (void)path; /* symbolic links need a privilege there; not followed */
+    return 0;
+}
+static char *full_path(const char *path) { return _fullpath(NULL, path, 0); }
+static int rename_over(const char *from, const char *to)
+{
+    /* rename() fails when the target exists on Windows. */
+    if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+        return 0;
+    DWORD err = GetLastError();
+    errno = err == ERROR_ACCESS_DENIED || err == ERROR_SHARING_VIOLATION ? EACCES
+            : err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? ENOENT
+                                                                         : EIO;
+    return -1;
+}
+static int is_separator(char c) { return c == '/' || c == '\\' || c == ':'; }
+#else
+#define CLI_O_BINARY    0
+#define CLI_IO_COUNT(n) (n)
+
+static int sync_fd(int fd) { return fsync(fd); }
+static int set_mode(int fd, mode_t mode) { return fchmod(fd, mode); }
+static int dangling_link(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+static char *full_path(const char *path) { return realpath(path, NULL); }
+static int rename_over(const char *from, const char *to) { return rename(from, to); }
+static int is_separator(char c) { return c == '/'; }
+#endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0
+#endif
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
 static int write_all(int fd, const char *text, size_t len)
 {
     for (size_t done = 0; done < len;) {
-        ssize_t w = write(fd, text + done, len - done);
+        size_t chunk = len - done < ((size_t)1 << 30) ? len - done : (size_t)1 << 30;
+        ssize_t w = write(fd, text + done, CLI_IO_COUNT(chunk));
         if (w < 0 && errno != EINTR)
             return -1;
         if (w > 0)
@@ -25,7 +85,7 @@ static int write_all(int fd, const char *text, size_t len)
  * creates its target). */
 static int write_in_place(const char *path, const char *text, size_t len, int flags)
 {
-    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | flags, 0666);
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | CLI_O_BINARY | flags, 0666);
     if (fd < 0)
         return -1;
     int rc = write_all(fd, text, len);
@@ -43,8 +103,9 @@ static int write_in_place(const char *path, const char *text, size_t len, int fl
  * length so that any name that fits the directory, fits. */
 static int replace(const char *real, const char *text, size_t len, mode_t mode)
 {
-    const char *slash = strrchr(real, '/');
-    size_t dir = slash ? (size_t)(slash - real) + 1 : 0;
+    size_t dir = strlen(real);
+    while (dir > 0 && !is_separator(real[dir - 1]))
+        dir--;
     char *tmp = malloc(dir + sizeof ".sbXXXXXX");
     if (!tmp)
         return -1;
@@ -55,18 +116,21 @@ static int replace(const char *real, const char *text, size_t len, mode_t mode)
         free(tmp);
         return -1;
     }
+#if defined(_WIN32)
+    _setmode(fd, O_BINARY);
+#endif
     int rc = write_all(fd, text, len);
     /* mkstemp makes the file 0600; a report is an ordinary file. */
-    if (rc == 0 && fchmod(fd, mode) != 0)
+    if (rc == 0 && set_mode(fd, mode) != 0)
         rc = -1;
-    if (rc == 0 && fsync(fd) != 0)
+    if (rc == 0 && sync_fd(fd) != 0)
         rc = -1;
     int e = errno;
     if (close(fd) != 0 && rc == 0) {
         rc = -1;
         e = errno;
     }
-    if (rc == 0 && rename(tmp, real) != 0) {
+    if (rc == 0 && rename_over(tmp, real) != 0) {
         rc = -1;
         e = errno;
     }
@@ -77,9 +141,59 @@ static int replace(const char *real, const char *text, size_t len, mode_t mode)
     return rc;
 }
 
-/* The descriptor (1 or 2) whose file path names, -1 if neither. */
-static int own_stream(const struct stat *st)
+/* The descriptor (1 or 2) whose file path names (st: its stat), -1 if
+ * neither. */
+#if defined(_WIN32)
+/* A file's identity: volume and file id. FileIdInfo (Windows 8 and later;
+ * 128-bit ids for ReFS) first, the older by-handle information else. */
+static int file_id(HANDLE h, FILE_ID_INFO *id)
 {
+    memset(id, 0, sizeof *id);
+    if (GetFileInformationByHandleEx(h, FileIdInfo, id, sizeof *id))
+        return 0;
+    BY_HANDLE_FILE_INFORMATION info;
+    if (!GetFileInformationByHandle(h, &info))
+        return -1;
+    id->VolumeSerialNumber = info.dwVolumeSerialNumber;
+    uint64_t index = (uint64_t)info.nFileIndexHigh << 32 | info.nFileIndexLow;
+    memcpy(id->FileId.Identifier, &index, sizeof index);
+    return 0;
+}
+
+/* Wine gives a handle made from an inherited Unix descriptor volume 0:
+ * an unknown volume, where the file id alone decides. */
+static int same_file(const FILE_ID_INFO *a, const FILE_ID_INFO *b)
+{
+    return (a->VolumeSerialNumber == b->VolumeSerialNumber || a->VolumeSerialNumber == 0 ||
+            b->VolumeSerialNumber == 0) &&
+           memcmp(&a->FileId, &b->FileId, sizeof a->FileId) == 0;
+}
+
+/* st_ino is always 0 there: compare the files' identities instead. */
+static int own_stream(const char *path, const struct stat *st)
+{
+    (void)st;
+    HANDLE h = CreateFileA(path, FILE_READ_ATTRIBUTES,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return -1;
+    FILE_ID_INFO a, b;
+    int found = -1;
+    if (file_id(h, &a) == 0) {
+        for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO && found < 0; fd++) {
+            intptr_t o = _get_osfhandle(fd);
+            if (o != -1 && o != -2 && file_id((HANDLE)o, &b) == 0 && same_file(&a, &b))
+                found = fd;
+        }
+    }
+    CloseHandle(h);
+    return found;
+}
+#else
+static int own_stream(const char *path, const struct stat *st)
+{
+    (void)path;
     for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++) {
         struct stat s;
         if (fstat(fd, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino)
@@ -87,6 +201,7 @@ static int own_stream(const struct stat *st)
     }
     return -1;
 }
+#endif
 
 int cli_write_file_atomic(const char *path, const char *text, size_t len)
 {
@@ -95,9 +210,9 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
         if (errno != ENOENT)
             return -1;
         /* A link to a name that does not exist yet: create the target. */
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        if (dangling_link(path))
             return write_in_place(path, text, len, O_CREAT | O_TRUNC);
-        mode_t mask = umask(0);
+        mode_t mask = (mode_t)umask(0); /* int on Windows */
         umask(mask);
         return replace(path, text, len, 0666 & ~mask);
     }
@@ -105,7 +220,7 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
         errno = EISDIR;
         return -1;
     }
-    int fd = own_stream(&st);
+    int fd = own_stream(path, &st);
     if (fd >= 0) {
         /* Renaming over our own stdout would drop what it holds; opening
          * it anew would overwrite it: append through the descriptor. */
@@ -114,7 +229,7 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
     }
     if (!S_ISREG(st.st_mode))
         return write_in_place(path, text, len, 0);
-    char *real = realpath(path, NULL);
+    char *real = full_path(path);
     if (!real)
         return -1;
     int rc = replace(real, text, len, st.st_mode & 07777);

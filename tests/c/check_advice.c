@@ -228,6 +228,36 @@ END_TEST
 
 /* ------------------------------------------------------------ start method */
 
+/* Windows' Job Object and macOS' sysctl sources (their probes run only
+ * there; the words and the limit's reserve rule are the portable core's). */
+START_TEST(job_object_and_sysctl_sources_are_named)
+{
+    spacrbench_measurement *m = built(1 * GIB + 100 * MIB, 100 * MIB, 1.0, 1.0); /* 1 GiB */
+    spacrbench_machine mc = snapshot(8, 3 * GIB, SPACRBENCH_SOURCE_JOB_OBJECT, 4 * GIB);
+    snprintf(mc.memory_cgroup, sizeof mc.memory_cgroup, "job object (JobMemoryLimit)");
+    mc.cores_source = SPACRBENCH_SOURCE_JOB_OBJECT;
+    mc.cpu_quota_cores = 2.5;
+    snprintf(mc.cores_cgroup, sizeof mc.cores_cgroup, "job object (CpuRate 3125/10000)");
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    spacrbench_recommendation r = recommend_on(m, &o, &mc);
+    ck_assert_str_eq(r.memory_where, "job object (JobMemoryLimit), limit 4.00 GiB");
+    ck_assert_str_eq(r.cores_where, "job object (CpuRate 3125/10000), CPU rate cap 2.50 cores");
+    /* The OS lives outside a job's limit, as outside a cgroup's: 10% of it. */
+    ck_assert_int_eq(r.reserve_rule, SPACRBENCH_RESERVE_LIMIT);
+    ck_assert_int_eq(r.reserve_bytes, 4 * GIB / 10);
+    ck_assert_msg(strstr(r.reason, "; memory from job object (JobMemoryLimit)"), "%s", r.reason);
+    ck_assert_str_eq(spacrbench_source_name(SPACRBENCH_SOURCE_JOB_OBJECT), "job_object");
+
+    mc = snapshot(10, 64 * GIB, SPACRBENCH_SOURCE_HOST, -1);
+    mc.cores_source = SPACRBENCH_SOURCE_SYSCTL;
+    r = recommend_on(m, &o, &mc);
+    ck_assert_str_eq(r.cores_where, "sysctl hw.activecpu");
+    ck_assert_str_eq(spacrbench_source_name(SPACRBENCH_SOURCE_SYSCTL), "sysctl");
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 START_TEST(spawn_workers_pay_the_baseline)
 {
     spacrbench_measurement *m = built(400 * MIB, 300 * MIB, 1.0, 1.0); /* 100 MiB of work */
@@ -469,6 +499,7 @@ static Suite *advice_suite(void)
     tcase_add_test(rule, parallelism_rounds_to_whole_cores);
     tcase_add_test(rule, reserve_fits_where_it_runs);
     tcase_add_test(rule, spawn_workers_pay_the_baseline);
+    tcase_add_test(rule, job_object_and_sysctl_sources_are_named);
     suite_add_tcase(s, rule);
     TCase *real = tcase_create("real");
     tcase_set_timeout(real, 120);

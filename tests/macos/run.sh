@@ -122,7 +122,7 @@ for target in "${targets[@]}"; do
     echo "== $target"
     cmake -S "$repo" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchain-zig-macos.cmake" \
         -DSPACRBENCH_ZIG_TARGET="$target" -DSPACRBENCH_ZIG_PYTHON="$(command -v "$python")" \
-        -DSPACRBENCH_WERROR=ON -DSPACRBENCH_BUILD_TESTS=OFF -DSPACRBENCH_BUILD_CLI=OFF \
+        -DSPACRBENCH_WERROR=ON -DSPACRBENCH_BUILD_TESTS=OFF -DSPACRBENCH_BUILD_CLI=ON \
         -DSPACRBENCH_CUDA=OFF > "$build.configure.log" 2>&1 ||
         { cat "$build.configure.log"; fail "$target: configure failed"; }
     cmake --build "$build" -j2 > "$build.build.log" 2>&1 ||
@@ -146,6 +146,13 @@ for target in "${targets[@]}"; do
     [ "$deps" = /usr/lib/libSystem.B.dylib ] ||
         fail "$target: links $(tr '\n' ' ' <<< "$deps"), expected only /usr/lib/libSystem.B.dylib"
     echo "ok: Mach-O $macho_arch dylib, install name $install_name, needs only libSystem"
+    # The command: its demo (run/summarize say they need Linux), linked
+    # against the dylib it sits beside after installation.
+    "$objdump" --macho --private-header "$build/spacrbench" | grep -q ' EXECUTE ' ||
+        fail "$target: the spacrbench command is not a Mach-O executable"
+    "$objdump" --macho --dylibs-used "$build/spacrbench" | grep -q '@rpath/libspacrbench\.1\.dylib' ||
+        fail "$target: the spacrbench command does not load @rpath/libspacrbench.1.dylib"
+    echo "ok: the spacrbench command (demo) is a Mach-O executable for $macho_arch"
 
     # Exports, without Mach-O's leading underscore. The linker itself defines
     # __mh_dylib_header and ___dso_handle in every dylib; they are no API.

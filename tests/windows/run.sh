@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The Windows build, tested under Wine: cross-compiles the library DLL,
+# spacrbench.exe and check_windows.exe with MinGW-w64 (-Werror), checks the
+# DLL's exports against src/libspacrbench.map, then runs the test program
+# and the command under Wine in a fresh WINEPREFIX, printing the figures.
+# Exit 0: all passed; 200: cannot run here (the reason is printed); other:
+# a failure. Installs its Debian packages when missing (as root).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+repo=$PWD
+build=${SPACRBENCH_WINDOWS_BUILD:-$repo/build-windows}
+triple=x86_64-w64-mingw32
+packages=(gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 wine wine64 cmake)
+
+cannot_run() {
+    echo "SKIPPED: Windows tests cannot run here: $*" >&2
+    exit 200
+}
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+    if ! { "${sudo[@]}" apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+            "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"; }; then
+        cannot_run "could not install ${missing[*]} (apt-get failed; run as root with network)"
+    fi
+fi
+command -v wine >/dev/null || cannot_run "no 'wine' command after installing wine"
+command -v python3 >/dev/null || cannot_run "no python3 (reads the map, the ABI baseline and the JSON)"
+command -v "$triple-objdump" >/dev/null || cannot_run "no $triple-objdump"
+
+# A fresh Wine prefix per run, and its wineserver stopped on every path.
+tmp=$(mktemp -d)
+export WINEPREFIX=$tmp/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+cleanup() {
+    wineserver -k >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+echo "== build ($triple, -Werror)"
+cmake -S "$repo/tests/windows" -B "$build" \
+    -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchain-mingw-w64-x86_64.cmake" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPACRBENCH_WERROR=ON >"$tmp/configure.log" 2>&1 \
+    || { cat "$tmp/configure.log"; exit 1; }
+cmake --build "$build" -j2 >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+dll=$build/spacrbench/src/libspacrbench.dll
+exe=$build/spacrbench/spacrbench.exe
+check=$build/check_windows.exe
+for f in "$dll" "$exe" "$check"; do
+    [ -f "$f" ] || { echo "FAIL: not built: $f" >&2; exit 1; }
+done
+
+echo "== DLL exports = src/libspacrbench.map (every version node), as the .so"
+"$triple-objdump" -p "$dll" >"$tmp/dll.txt"
+sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' "$tmp/dll.txt" \
+    | sed -n 's/^[[:space:]]*\[[[:space:]]*[0-9]*\][[:space:]]*//p' >"$tmp/exports"
+# The map names 1.0's functions one by one; the 1.1 node is the pattern
+# spacrbench_*, whose members are the 1.1 functions of the .so's committed
+# ABI baseline. The DLL must export exactly the union, nothing else.
+python3 - "$repo/src/libspacrbench.map" "$repo/tests/abi/libspacrbench.abi" "$tmp/exports" <<'EOF' \
+    || fail "the DLL's export table differs from src/libspacrbench.map"
+import fnmatch, re, sys
+map_text = re.sub(r"/\*.*?\*/", "", open(sys.argv[1]).read(), flags=re.S)
+nodes = {}
+for name, body in re.findall(r"(SPACRBENCH_[0-9.]+)\s*\{(.*?)\}", map_text, flags=re.S):
+    glob = body.split("local:")[0].replace("global:", "")
+    nodes[name] = [e.strip() for e in glob.split(";") if e.strip()]
+abi = dict(re.findall(r"<elf-symbol name='(spacrbench_\w+)'[^>]*version='(SPACRBENCH_[0-9.]+)'[^>]*"
+                      r"type='func-type'", open(sys.argv[2]).read()))
+exports = [l.strip() for l in open(sys.argv[3]) if l.strip()]
+expected = set()
+for node, entries in nodes.items():
+    names = {e for e in entries if "*" not in e}
+    patterns = [e for e in entries if "*" in e]
+    members = names | {f for f, v in abi.items() if v == node and
+                       any(fnmatch.fnmatchcase(f, p) for p in patterns)}
+    print(f"{node}: {len(names)} listed, {len(patterns)} pattern(s) -> {len(members)} functions")
+    expected |= members
+got = set(exports)
+print(f"DLL exports {len(exports)} names ({len(got)} distinct), map + baseline {len(expected)}")
+for f in sorted(expected - got):
+    print(f"  missing from the DLL: {f}")
+for f in sorted(got - expected):
+    print(f"  exported by the DLL, not in the map: {f}")
+sys.exit(0 if got == expected and len(exports) == len(got) and expected else 1)
+EOF
+imports=$(sed -n 's/^[[:space:]]*DLL Name: //p' "$tmp/dll.txt" | sort -u | tr '\n' ' ')
+echo "imports: $imports"
+# Only Windows' own DLLs: the GCC runtime and winpthread are linked in.
+if echo "$imports" | grep -qiE 'libgcc|winpthread|psapi'; then
+    fail "the DLL needs $imports"
+fi
+
+echo "== Wine: $(wine --version 2>/dev/null), prefix $WINEPREFIX"
+wine cmd /c exit 0 >/dev/null 2>&1 || cannot_run "wine cannot start a program (wine cmd /c exit 0 failed)"
+WINEPATH=$(winepath -w "$(dirname "$dll")")
+export WINEPATH
+
+echo "== check_windows.exe"
+wine "$check" || fail "check_windows.exe"
+
+echo "== spacrbench.exe (demo)"
+if wine "$exe" --fields 3 --size 1024x1024 >"$tmp/demo.txt" 2>"$tmp/demo.err"; then
+    cat "$tmp/demo.txt"
+    grep -q 'recommended workers *[0-9]' "$tmp/demo.txt" || fail "demo: no recommended worker count"
+    grep -q 'cannot be reset on Windows' "$tmp/demo.txt" || fail "demo: no Windows peak note"
+else
+    cat "$tmp/demo.txt" "$tmp/demo.err"
+    fail "demo exited $?"
+fi
+
+echo "== spacrbench.exe --json, twice to the same --report file (replaced in place)"
+report_win=$(winepath -w "$tmp/report.json")
+for i in 1 2; do
+    wine "$exe" --fields 2 --size 512x512 --json --report "$report_win" >"$tmp/demo$i.json" \
+        2>"$tmp/json.err" || { cat "$tmp/json.err"; fail "--json run $i exited non-zero"; }
+done
+python3 - "$tmp/demo2.json" "$tmp/report.json" <<'EOF' || fail "--json output"
+import json, sys
+for path in sys.argv[1:]:
+    with open(path, newline="") as f:
+        doc = json.loads(f.read())
+    rec = doc["recommendation"]
+    m = doc["measurement"]
+    assert isinstance(rec["workers"], int) and rec["workers"] >= 1, rec
+    print(f"{path.rsplit('/', 1)[-1]}: workers {rec['workers']} ({rec['reason']}); "
+          f"peak {m['peak_rss_bytes'] / 2**20:.1f} MiB ({m['peak_method']}); "
+          f"memory {rec['memory_source']}, cores {rec['cores']} from {rec['cores_source']}")
+EOF
+
+echo "== --report naming our own standard output appends to it (file identity, not st_ino)"
+own_win=$(winepath -w "$tmp/own.txt")
+wine "$exe" --fields 2 --size 256x256 --report "$own_win" >"$tmp/own.txt" 2>/dev/null \
+    || fail "--report to own stdout exited non-zero"
+count=$(grep -c 'spaCR benchmark' "$tmp/own.txt" || true)
+echo "reports in the file: $count"
+[ "$count" -eq 2 ] || fail "--report to own stdout: $count reports, not the printed one + the appended one"
+
+echo "== spacrbench.exe run / summarize: exit 2, needs Linux"
+for mode in "run -- x" "summarize dir"; do
+    rc=0
+    # shellcheck disable=SC2086  # the mode is two words on purpose
+    wine "$exe" $mode >"$tmp/mode.out" 2>"$tmp/mode.err" || rc=$?
+    echo "spacrbench.exe $mode -> exit $rc: $(cat "$tmp/mode.err")"
+    [ "$rc" -eq 2 ] || fail "'$mode' exited $rc, not 2"
+    grep -q 'needs Linux' "$tmp/mode.err" || fail "'$mode' does not say it needs Linux"
+done
+
+echo "== affinity from outside: taskset -c 0 wine spacrbench.exe --json"
+if command -v taskset >/dev/null && [ "$(nproc)" -gt 1 ]; then
+    taskset -c 0 wine "$exe" --fields 2 --size 512x512 --json >"$tmp/taskset.json" 2>/dev/null \
+        || fail "taskset run exited non-zero"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["recommendation"]; print("cores", r["cores"], "from", r["cores_source"]); sys.exit(0 if r["cores"] == 1 and r["cores_source"] == "affinity" else 1)' \
+        "$tmp/taskset.json" || fail "taskset -c 0: cores != 1 from affinity"
+else
+    echo "skipped: needs taskset and more than one core"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "Windows tests: $failures failure(s)" >&2
+    exit 1
+fi
+echo "Windows tests: all passed"
