@@ -109,3 +109,15 @@ def test_workflow_builds_the_sdist(workflow: Dict[Any, Any]) -> None:
     assert any("build --sdist" in str(s.get("run", "")) for s in job["steps"])
     (upload,) = steps_using(job, "actions/upload-artifact")
     assert upload["with"]["path"] == "dist/*.tar.gz"
+
+
+def test_windows_wheel_is_built_by_the_tested_compiler() -> None:
+    """The Windows wheel is compiled by MinGW-w64's gcc, the compiler
+    tests/windows builds and runs under Wine, not by the runner's MSVC."""
+    if sys.version_info < (3, 11):
+        pytest.skip("tomllib needs Python >= 3.11")
+    import tomllib
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    env = config["tool"]["cibuildwheel"]["windows"]["environment"]
+    assert env["CMAKE_GENERATOR"] == "MinGW Makefiles"
+    assert env["CC"] == "gcc"
