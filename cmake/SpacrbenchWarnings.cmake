@@ -13,10 +13,12 @@ endif()
 # switch whose unused float branch warns under -Wfloat-conversion at every
 # use; and the GCC runtime (libgcc, winpthread) goes into each binary, so
 # the DLL and the .exe need nothing beside them but Windows' own DLLs.
+# On the interface every target links, so a project that adds its own
+# targets beside ours (tests/windows) gets them too.
 if(MINGW)
-  add_compile_definitions(__USE_MINGW_ANSI_STDIO=1)
+  target_compile_definitions(spacrbench_warnings INTERFACE __USE_MINGW_ANSI_STDIO=1)
   target_compile_options(spacrbench_warnings INTERFACE -Wno-float-conversion)
-  add_link_options(-static-libgcc -static)
+  target_link_options(spacrbench_warnings INTERFACE -static-libgcc -static)
 endif()
 
 if(SPACRBENCH_SANITIZE)

@@ -33,12 +33,31 @@ static spacrbench_recommendation recommend(const spacrbench_measurement *m, int6
     o.cores = cores;
     o.available_bytes = available;
     o.maximum = maximum;
+    /* Upstream's cases are forked workers (they share the baseline); the
+     * default is spawn on Windows and macOS, and spawn has its own tests. */
+    o.start_method = SPACRBENCH_START_FORK;
     spacrbench_recommendation r;
     memset(&r, 0, sizeof r);
     r.size = sizeof r;
     ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
     return r;
 }
+
+/* Workers start as Python's multiprocessing starts them by default there:
+ * fork on Linux, spawn on Windows (its only method) and macOS. */
+START_TEST(default_start_method_is_the_platforms)
+{
+    spacrbench_recommend_options o;
+    ck_assert_int_eq(spacrbench_recommend_options_init(&o, sizeof o), 0);
+#if defined(_WIN32) || defined(__APPLE__)
+    ck_assert_int_eq(o.start_method, SPACRBENCH_START_SPAWN);
+#else
+    ck_assert_int_eq(o.start_method, SPACRBENCH_START_FORK);
+#endif
+    const spacrbench_recommend_options init = SPACRBENCH_RECOMMEND_OPTIONS_INIT;
+    ck_assert_int_eq(init.start_method, o.start_method);
+}
+END_TEST
 
 START_TEST(memory_bound)
 {
@@ -257,6 +276,7 @@ static Suite *recommend_suite(void)
 {
     Suite *s = suite_create("recommend");
     TCase *rule = tcase_create("rule");
+    tcase_add_test(rule, default_start_method_is_the_platforms);
     tcase_add_test(rule, memory_bound);
     tcase_add_test(rule, core_bound);
     tcase_add_test(rule, capped_at_maximum);

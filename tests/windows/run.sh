@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The Windows build, tested under Wine: cross-compiles the library DLL,
 # spacrbench.exe and check_windows.exe with MinGW-w64 (-Werror), checks the
-# DLL's exports against src/libspacrbench.map, then runs the test program
-# and the command under Wine in a fresh WINEPREFIX, printing the figures.
+# DLL's exports against src/libspacrbench.map, then runs the test program,
+# the portable Check suites of tests/c (with a libcheck it builds from
+# Debian's source package) and the command under Wine in a fresh
+# WINEPREFIX, printing the figures.
 # Exit 0: all passed; 200: cannot run here (the reason is printed); other:
 # a failure. Installs its Debian packages when missing (as root).
 set -euo pipefail
@@ -50,11 +52,48 @@ fail() {
     failures=$((failures + 1))
 }
 
+# libcheck for MinGW-w64, for the portable Check suites: Debian ships no
+# MinGW binary of it, so it is built from Debian's source package of check
+# (fetched with a private deb-src list; the system's apt setup is left
+# alone) into the build folder, once.
+check_prefix=$build/check-mingw/prefix
+check_suites_why=""
+build_libcheck() {
+    local src=$build/check-mingw/src lists=$build/check-mingw/lists
+    rm -rf "$src" && mkdir -p "$src" "$lists/partial"
+    echo "deb-src http://deb.debian.org/debian bookworm main" > "$build/check-mingw/sources.list"
+    local apt_opts=(-q -o Dir::Etc::SourceList="$build/check-mingw/sources.list"
+        -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$lists")
+    if ! (cd "$src" && apt-get "${apt_opts[@]}" update >"$tmp/check-fetch.log" 2>&1 &&
+            apt-get "${apt_opts[@]}" source --download-only check >>"$tmp/check-fetch.log" 2>&1); then
+        check_suites_why="Debian's source package of check could not be fetched ($(tail -n 1 "$tmp/check-fetch.log"))"
+        return 0
+    fi
+    tar -xzf "$src"/check_*.orig.tar.gz -C "$src"
+    cmake -S "$src"/check-*/ -B "$src/build" \
+        -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchain-mingw-w64-x86_64.cmake" \
+        -DCMAKE_C_FLAGS=-D__USE_MINGW_ANSI_STDIO=1 -DCMAKE_INSTALL_PREFIX="$check_prefix" \
+        -DCHECK_ENABLE_TESTS=OFF -DBUILD_TESTING=OFF >"$tmp/check-build.log" 2>&1 &&
+        cmake --build "$src/build" -j2 >>"$tmp/check-build.log" 2>&1 &&
+        cmake --install "$src/build" >>"$tmp/check-build.log" 2>&1 ||
+        { cat "$tmp/check-build.log"; fail "libcheck did not build for MinGW-w64"; }
+}
+if [ ! -f "$check_prefix/lib/libcheck.a" ]; then
+    echo "== libcheck for MinGW-w64, from Debian's source package"
+    build_libcheck
+fi
+check_define=()
+if [ -f "$check_prefix/lib/libcheck.a" ]; then
+    check_define=(-DSPACRBENCH_WINDOWS_CHECK_PREFIX="$check_prefix")
+elif [ -z "$check_suites_why" ]; then
+    check_suites_why="libcheck for MinGW-w64 did not build"
+fi
+
 echo "== build ($triple, -Werror)"
 cmake -S "$repo/tests/windows" -B "$build" \
     -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchain-mingw-w64-x86_64.cmake" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPACRBENCH_WERROR=ON >"$tmp/configure.log" 2>&1 \
-    || { cat "$tmp/configure.log"; exit 1; }
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPACRBENCH_WERROR=ON "${check_define[@]}" \
+    >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 1; }
 cmake --build "$build" -j2 >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 dll=$build/spacrbench/src/libspacrbench.dll
 exe=$build/spacrbench/spacrbench.exe
@@ -111,6 +150,19 @@ export WINEPATH
 
 echo "== check_windows.exe"
 wine "$check" || fail "check_windows.exe"
+
+# The portable Check suites of tests/c (no fork, /proc or cgroups), the same
+# sources as on Linux, compiled for Windows. Check cannot fork there.
+portable_suites=(check_builder check_parse check_recommend check_report check_schedule
+    check_slurm_script)
+if [ -n "$check_suites_why" ]; then
+    echo "SKIPPED: the portable Check suites under Wine: $check_suites_why"
+else
+    for suite in "${portable_suites[@]}"; do
+        echo "== $suite.exe (tests/c/$suite.c)"
+        CK_FORK=no wine "$build/$suite.exe" || fail "$suite.exe"
+    done
+fi
 
 echo "== spacrbench.exe (demo)"
 if wine "$exe" --fields 3 --size 1024x1024 >"$tmp/demo.txt" 2>"$tmp/demo.err"; then
