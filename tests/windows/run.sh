@@ -136,12 +136,17 @@ for f in sorted(got - expected):
     print(f"  exported by the DLL, not in the map: {f}")
 sys.exit(0 if got == expected and len(exports) == len(got) and expected else 1)
 EOF
-imports=$(sed -n 's/^[[:space:]]*DLL Name: //p' "$tmp/dll.txt" | sort -u | tr '\n' ' ')
-echo "imports: $imports"
-# Only Windows' own DLLs: the GCC runtime and winpthread are linked in.
-if echo "$imports" | grep -qiE 'libgcc|winpthread|psapi'; then
-    fail "the DLL needs $imports"
-fi
+# Only Windows' own DLLs (and ours): the GCC runtime and winpthread are
+# linked in, so a program copied to a machine without MinGW starts. (A
+# missing DLL makes Wine fail a program before it prints a line.)
+for bin in "$dll" "$exe" "$build"/*.exe; do
+    imports=$("$triple-objdump" -p "$bin" | sed -n 's/^[[:space:]]*DLL Name: //p' | sort -u |
+        tr '\n' ' ')
+    echo "imports of $(basename "$bin"): $imports"
+    if echo "$imports" | grep -qiE 'libgcc|winpthread|libcheck|psapi'; then
+        fail "$(basename "$bin") needs $imports"
+    fi
+done
 
 echo "== Wine: $(wine --version 2>/dev/null), prefix $WINEPREFIX"
 wine cmd /c exit 0 >/dev/null 2>&1 || cannot_run "wine cannot start a program (wine cmd /c exit 0 failed)"
