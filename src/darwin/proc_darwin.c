@@ -13,10 +13,8 @@
  * apply (runner_probes.c). */
 #include <libproc.h>
 #include <mach/mach.h>
-#include <math.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -90,22 +88,4 @@ const char *sb_proc_no_reset_reason(void)
 {
     return "macOS has no public call that resets the footprint high-water mark "
            "(ledger_phys_footprint_peak)";
-}
-
-double sb_proc_cpu_seconds(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return NAN;
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-int64_t sb_self_pid(void) { return (int64_t)getpid(); }
-
-double sb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -2,11 +2,8 @@
  * with pread, so a read costs a few microseconds and no allocation. */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -97,24 +94,6 @@ int sb_proc_reset_hwm(const sb_proc *p)
         return -1;
     /* "5" resets only the peak RSS, not the referenced/soft-dirty bits. */
     return write(p->clear_refs_fd, "5", 1) == 1 ? 0 : -1;
-}
-
-double sb_proc_cpu_seconds(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return NAN;
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-int64_t sb_self_pid(void) { return (int64_t)getpid(); }
-
-double sb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int sb_proc_reset_hwm_verified(sb_proc *p)
