@@ -1,3 +1,20 @@
+# The Check suites that need no fork, /proc or cgroups: the ones built and
+# run on Windows (tests/windows, under Wine) and macOS as well as on Linux.
+set(SPACRBENCH_PORTABLE_CHECKS
+  check_builder check_parse check_recommend check_report check_schedule check_slurm_script)
+
+# spacrbench_check_source(<file>): what a Check suite's source needs on this
+# compiler. MinGW-w64's gcc reads check.h's format(printf) declarations as
+# msvcrt's format and then rejects C99's %zu and %jd, which our C99 printf
+# (and a libcheck built with __USE_MINGW_ANSI_STDIO) print correctly; the
+# same files' formats are checked by the Linux builds. A source property,
+# so it comes after the warning set's -Wformat=2.
+function(spacrbench_check_source file)
+  if(MINGW)
+    set_property(SOURCE ${file} APPEND PROPERTY COMPILE_OPTIONS -Wno-format)
+  endif()
+endfunction()
+
 # spacrbench_add_check_test(<name> [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...])
 #
 # Registers the Check binary <name> (an existing executable target) with

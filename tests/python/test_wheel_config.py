@@ -121,3 +121,25 @@ def test_windows_wheel_is_built_by_the_tested_compiler() -> None:
     env = config["tool"]["cibuildwheel"]["windows"]["environment"]
     assert env["CMAKE_GENERATOR"] == "MinGW Makefiles"
     assert env["CC"] == "gcc"
+
+
+def test_platforms_workflow_runs_the_native_checks() -> None:
+    """.github/workflows/platforms.yml runs on real macOS (both
+    architectures) and Windows what .ci/run can only cross-compile or run
+    under Wine: the portable Check suites (the same list CMake builds),
+    check_windows.exe with its Job Object cases, and the demo."""
+    yaml = pytest.importorskip("yaml", reason="PyYAML is not installed here (pip install pyyaml)")
+    doc = yaml.safe_load((REPO / ".github" / "workflows" / "platforms.yml").read_text())
+    jobs = doc["jobs"]
+    macs = {m["runner"]: m["arch"] for m in jobs["macos"]["strategy"]["matrix"]["include"]}
+    assert macs == {r: a for r, (p, a) in RUNNERS.items() if p == "macos"}
+    mac_steps = " ".join(str(s.get("run", "")) for s in jobs["macos"]["steps"])
+    assert "SPACRBENCH_REQUIRE_TESTS=ON" in mac_steps and "ctest --test-dir build" in mac_steps
+    assert "./build/spacrbench" in mac_steps
+    win = jobs["windows"]
+    assert win["runs-on"] == "windows-latest"
+    win_steps = " ".join(str(s.get("run", "")) for s in win["steps"])
+    assert "SPACRBENCH_WINDOWS_CHECK_PREFIX" in win_steps
+    assert "check_windows.exe" in win_steps and "spacrbench.exe" in win_steps
+    (msys2,) = [s for s in win["steps"] if str(s.get("uses", "")).startswith("msys2/setup-msys2")]
+    assert "mingw-w64-x86_64-check" in msys2["with"]["install"]

@@ -156,16 +156,17 @@ export WINEPATH
 echo "== check_windows.exe"
 wine "$check" || fail "check_windows.exe"
 
-# The portable Check suites of tests/c (no fork, /proc or cgroups), the same
+# The portable Check suites of tests/c (SPACRBENCH_PORTABLE_CHECKS in
+# cmake/SpacrbenchTesting.cmake: no fork, /proc or cgroups), the same
 # sources as on Linux, compiled for Windows. Check cannot fork there.
-portable_suites=(check_builder check_parse check_recommend check_report check_schedule
-    check_slurm_script)
 if [ -n "$check_suites_why" ]; then
     echo "SKIPPED: the portable Check suites under Wine: $check_suites_why"
 else
-    for suite in "${portable_suites[@]}"; do
-        echo "== $suite.exe (tests/c/$suite.c)"
-        CK_FORK=no wine "$build/$suite.exe" || fail "$suite.exe"
+    suites=$(find "$build" -maxdepth 1 -name 'check_*.exe' ! -name check_windows.exe | sort)
+    [ -n "$suites" ] || fail "libcheck was built but no portable Check suite was"
+    for suite in $suites; do
+        echo "== $(basename "$suite") (tests/c/$(basename "$suite" .exe).c)"
+        CK_FORK=no wine "$suite" || fail "$(basename "$suite")"
     done
 fi
 
