@@ -72,18 +72,6 @@ int64_t sb_proc_hwm(sb_proc *p)
                : -1;
 }
 
-int sb_proc_reset_hwm(const sb_proc *p)
-{
-    (void)p;
-    return -1;
-}
-
-int sb_proc_reset_hwm_verified(sb_proc *p)
-{
-    (void)p;
-    return -1;
-}
-
 const char *sb_proc_no_reset_reason(void)
 {
     return "macOS has no public call that resets the footprint high-water mark "

@@ -58,18 +58,6 @@ int64_t sb_proc_hwm(sb_proc *p)
 /* Windows keeps PeakWorkingSetSize for the life of the process and offers
  * no call that lowers it (emptying the working set trims pages, the peak
  * stays): the runner uses its window rule and the sampler instead. */
-int sb_proc_reset_hwm(const sb_proc *p)
-{
-    (void)p;
-    return -1;
-}
-
-int sb_proc_reset_hwm_verified(sb_proc *p)
-{
-    (void)p;
-    return -1;
-}
-
 const char *sb_proc_no_reset_reason(void)
 {
     return "the peak working set cannot be reset on Windows";
