@@ -597,7 +597,8 @@ typedef struct spacrbench_scale_options {
 
 /* One worker count. Inputs of spacrbench_scale_from_points: workers, items,
  * seconds, mean_item_seconds (NaN if unknown), peak_bytes (-1 = not
- * measured), peak_method, failed; the library computes the rest. */
+ * measured), peak_method, failed, vram_peak_bytes (-1 = not measured); the
+ * library computes the rest. */
 typedef struct spacrbench_scale_point {
     size_t size;
     int64_t workers;
@@ -612,6 +613,8 @@ typedef struct spacrbench_scale_point {
     int32_t fits;             /* fits the memory budget: 1, 0, -1 unknown */
     int32_t failed;           /* 1: a worker's work returned non-zero or died */
     int32_t reserved;
+    int64_t
+        vram_peak_bytes; /* since 1.1: the workers' GPU memory together (NVML); -1 not measured */
 } spacrbench_scale_point;
 
 typedef struct spacrbench_scale_summary {

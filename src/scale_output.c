@@ -39,8 +39,14 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
     const spacrbench_scale_summary *s = &r->summary;
     sb_text t = {NULL, 0, 0, 0};
     char peak[32];
-    sb_text_printf(&t, "Scaling check\n  workers     items/s  speed-up  efficiency    group peak"
-                       "  per item\n");
+    /* The VRAM column only where some point measured it. */
+    int vram = 0;
+    for (size_t i = 0; i < r->n_points; i++)
+        vram |= r->points[i].vram_peak_bytes >= 0;
+    sb_text_printf(&t,
+                   "Scaling check\n  workers     items/s  speed-up  efficiency    group peak"
+                   "  per item%s\n",
+                   vram ? "    group VRAM" : "");
     for (size_t i = 0; i < r->n_points; i++) {
         const spacrbench_scale_point *p = &r->points[i];
         sb_format_bytes(peak, sizeof peak, p->peak_bytes);
@@ -58,6 +64,10 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
             sb_text_printf(&t, "  %7.3f s", p->mean_item_seconds);
         else
             sb_text_printf(&t, "  %9s", "-");
+        if (vram) {
+            sb_format_bytes(peak, sizeof peak, p->vram_peak_bytes);
+            sb_text_printf(&t, "  %12s", p->vram_peak_bytes >= 0 ? peak : "-");
+        }
         sb_text_printf(&t, "%s%s\n", p->fits == 0 ? "  over budget" : "",
                        p->workers == s->chosen_workers ? "  <- knee" : "");
     }
@@ -106,6 +116,7 @@ int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf, size_t
         json_double(&w, "mean_item_seconds", p->mean_item_seconds);
         nullable_int(&w, "peak_bytes", p->peak_bytes);
         json_string(&w, "peak_method", spacrbench_peak_method_name(p->peak_method));
+        nullable_int(&w, "vram_peak_bytes", p->vram_peak_bytes);
         if (p->fits < 0)
             json_null(&w, "fits");
         else

@@ -178,6 +178,10 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, int64_
         if (rc == 0 && p->peak_bytes < -1)
             rc = sb_fail(SPACRBENCH_EINVAL, "points[%zu].peak_bytes is %lld; use -1 for unknown", i,
                          (long long)p->peak_bytes);
+        if (rc == 0 && p->vram_peak_bytes < -1)
+            rc = sb_fail(SPACRBENCH_EINVAL,
+                         "points[%zu].vram_peak_bytes is %lld; use -1 for not measured", i,
+                         (long long)p->vram_peak_bytes);
         p->failed = p->failed != 0;
     }
     if (rc == 0) {
@@ -208,7 +212,7 @@ int spacrbench_scale_point_init(spacrbench_scale_point *p, size_t size)
     memset(&d, 0, sizeof d);
     d.size = size;
     d.seconds = d.items_per_second = d.speedup = d.efficiency = d.mean_item_seconds = NAN;
-    d.peak_bytes = SPACRBENCH_NOT_MEASURED;
+    d.peak_bytes = d.vram_peak_bytes = SPACRBENCH_NOT_MEASURED;
     d.peak_method = SPACRBENCH_PEAK_NONE;
     d.fits = -1;
     memset(p, 0, size);

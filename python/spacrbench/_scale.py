@@ -62,6 +62,8 @@ class ScalePoint:
     peak_method: str
     fits: Optional[bool]
     failed: bool
+    #: The workers' GPU memory together (NVML); None when not measured.
+    vram_peak_bytes: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,7 +142,8 @@ def _point_from_c(p: Any) -> ScalePoint:
         efficiency=_opt_float(p.efficiency), mean_item_seconds=_opt_float(p.mean_item_seconds),
         peak_bytes=None if p.peak_bytes == NOT_MEASURED else int(p.peak_bytes),
         peak_method=_method_name(int(p.peak_method)),
-        fits=None if p.fits < 0 else bool(p.fits), failed=bool(p.failed))
+        fits=None if p.fits < 0 else bool(p.fits), failed=bool(p.failed),
+        vram_peak_bytes=None if p.vram_peak_bytes == NOT_MEASURED else int(p.vram_peak_bytes))
 
 
 def _method_name(method: int) -> str:
@@ -152,7 +155,7 @@ def result_from_points(points: Sequence[Dict[str, Any]], budget_bytes: Optional[
                        notes: Sequence[str] = ()) -> ScaleResult:
     """Apply the library's rule to measured points (dicts with workers, items,
     seconds and optionally peak_bytes, peak_method, failed,
-    mean_item_seconds)."""
+    mean_item_seconds, vram_peak_bytes)."""
     n = len(points)
     arr = ffi.new("spacrbench_scale_point[]", max(n, 1))
     size = ffi.sizeof("spacrbench_scale_point")
@@ -166,6 +169,8 @@ def result_from_points(points: Sequence[Dict[str, Any]], budget_bytes: Optional[
         p.peak_bytes = NOT_MEASURED if peak is None else peak
         p.peak_method = src.get("peak_method", lib.SPACRBENCH_PEAK_NONE)
         p.failed = 1 if src.get("failed") else 0
+        vram = src.get("vram_peak_bytes")
+        p.vram_peak_bytes = NOT_MEASURED if vram is None else vram
         mean = src.get("mean_item_seconds")
         if mean is not None:
             p.mean_item_seconds = mean

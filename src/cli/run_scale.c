@@ -158,6 +158,7 @@ static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt)
         }
         pt->mean_item_seconds = busy / (double)total;
         pt->peak_bytes = o.peak;
+        pt->vram_peak_bytes = o.vram_peak;
         pt->peak_method =
             s->setup.use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
         pt->failed = failed;
@@ -196,6 +197,12 @@ static void method_notes(scale_state *s)
              "bound: the peaks may not coincide; shorter-lived processes are seen only through "
              "ru_maxrss); no cgroup of its own because %s",
              RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup);
+    if (run_vram_active(&r->vram))
+        note(s,
+             "group VRAM: NVML's usedGpuMemory of %s, summed, sampled every %ld ms while the "
+             "copies ran and once at their end",
+             r->use_cgroup ? "every PID in the count's cgroup" : "the copies and their descendants",
+             (r->use_cgroup ? RUN_VRAM_INTERVAL_NS : RUN_SAMPLE_INTERVAL_NS) / 1000000);
 }
 
 int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed)
@@ -209,7 +216,8 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     }
     s->in = in;
     tree_sampler_init(&s->tree, getpid());
-    s->setup = (scale_setup){in->r->use_cgroup, &in->r->cg, in->r->stdout_is_output, &s->tree};
+    s->setup = (scale_setup){in->r->use_cgroup, &in->r->cg, in->r->stdout_is_output, &s->tree,
+                             &in->r->vram};
     int64_t counts[CLI_SCALE_MAX];
     size_t n = worker_counts(in, counts);
     spacrbench_scale_point points[CLI_SCALE_MAX];

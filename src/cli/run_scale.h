@@ -14,7 +14,7 @@
 typedef struct run_scale_input {
     const cli_args *args;
     const run_items *items;
-    const runner *r;                      /* the serial run's peak method and cgroup parent */
+    runner *r; /* the serial run's peak method, cgroup parent and NVML (sampled again) */
     const spacrbench_recommendation *rec; /* NULL when none could be made */
 } run_scale_input;
 

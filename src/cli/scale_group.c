@@ -70,14 +70,28 @@ static int find_copy(const scale_copy *copies, int64_t k, pid_t pid)
     return -1;
 }
 
-/* Reap every copy. With a cgroup, wait4 blocks (no polling); without, the
- * tree is sampled every RUN_SAMPLE_INTERVAL_NS meanwhile. A stop signal is
- * passed on to the copies still running (the handler knows one pid only). */
-static void wait_copies(const scale_setup *setup, scale_copy *copies, int64_t k, double t0)
+/* One VRAM sample of the copies: every PID of the group's cgroup, or the
+ * copies and the descendants the tree sampler has seen. */
+static void sample_vram(const scale_setup *setup, const sb_group *g, const scale_copy *copies)
+{
+    if (setup->vram && run_vram_active(setup->vram))
+        run_vram_sample(setup->vram, setup->use_cgroup ? g : NULL, setup->tree, copies[0].pid);
+}
+
+/* Reap every copy. With a cgroup and no GPU to sample, wait4 blocks (no
+ * polling); otherwise the tree (no cgroup) and the GPU memory are sampled
+ * every RUN_SAMPLE_INTERVAL_NS or RUN_VRAM_INTERVAL_NS meanwhile. A stop
+ * signal is passed on to the copies still running (the handler knows one
+ * pid only). */
+static void wait_copies(const scale_setup *setup, const sb_group *g, scale_copy *copies, int64_t k,
+                        double t0)
 {
     int64_t left = 0;
     for (int64_t i = 0; i < k; i++)
         left += copies[i].pid > 0 && !copies[i].done;
+    int vram = setup->vram && run_vram_active(setup->vram);
+    int poll = !setup->use_cgroup || vram;
+    long interval = setup->use_cgroup ? RUN_VRAM_INTERVAL_NS : RUN_SAMPLE_INTERVAL_NS;
     int passed_on = 0;
     while (left > 0) {
         if (run_signals_pending() && !passed_on) {
@@ -88,7 +102,7 @@ static void wait_copies(const scale_setup *setup, scale_copy *copies, int64_t k,
         }
         int st;
         struct rusage ru;
-        pid_t w = wait4(-1, &st, setup->use_cgroup ? 0 : WNOHANG, &ru);
+        pid_t w = wait4(-1, &st, poll ? WNOHANG : 0, &ru);
         if (w > 0) {
             int i = find_copy(copies, k, w);
             if (i >= 0) {
@@ -103,8 +117,10 @@ static void wait_copies(const scale_setup *setup, scale_copy *copies, int64_t k,
         if (w < 0 && errno == ECHILD)
             break; /* cannot happen while copies are unreaped; do not spin */
         if (w == 0) {
-            tree_sample(setup->tree);
-            struct timespec pause = {0, RUN_SAMPLE_INTERVAL_NS};
+            if (!setup->use_cgroup)
+                tree_sample(setup->tree);
+            sample_vram(setup, g, copies);
+            struct timespec pause = {0, interval};
             nanosleep(&pause, NULL);
         }
     }
@@ -132,7 +148,7 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
 {
     memset(o, 0, sizeof *o);
     memset(copies, 0, (size_t)k * sizeof *copies);
-    o->peak = o->oom_kills = o->limit = -1;
+    o->peak = o->oom_kills = o->limit = o->vram_peak = -1;
     if (k < 1 || k > 1024 || m < 1) {
         fprintf(stderr, "spacrbench: --scale: %lld copies of %lld item(s) (a bug)\n", (long long)k,
                 (long long)m);
@@ -189,6 +205,8 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
         return rc;
     }
     tree_sampler_reset(setup->tree);
+    if (setup->vram)
+        run_vram_begin(setup->vram);
     /* One byte per copy, in one write (k <= 1024 < PIPE_BUF, so it is
      * atomic): they start together. A short write leaves some copies to
      * read EOF and fail, which marks the point failed. */
@@ -199,8 +217,12 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
     while ((sent = write(go[1], release, (size_t)k)) < 0 && errno == EINTR)
         ;
     close(go[1]);
-    wait_copies(setup, copies, k, t0);
+    sample_vram(setup, &g, copies);
+    wait_copies(setup, &g, copies, k, t0);
     o->seconds = now_seconds() - t0;
+    sample_vram(setup, &g, copies); /* what is left in the group at the end */
+    if (setup->vram)
+        o->vram_peak = run_vram_end(setup->vram);
     /* Orphaned grandchildren come back to us without a cgroup (subreaper). */
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;

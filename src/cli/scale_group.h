@@ -1,7 +1,8 @@
 /* One point of `spacrbench run --scale`: k copies of the command started
  * at the same instant, all in ONE memory cgroup of their own (or, without
  * cgroups, watched by the tree sampler), waited for, and measured: the
- * group's wall time, its peak, its OOM kills, each copy's exit. */
+ * group's wall time, its peak, its GPU memory, its OOM kills, each copy's
+ * exit. */
 #ifndef SPACRBENCH_CLI_SCALE_GROUP_H
 #define SPACRBENCH_CLI_SCALE_GROUP_H
 
@@ -9,6 +10,7 @@
 #include <sys/types.h>
 
 #include "group.h"
+#include "run_vram.h"
 #include "tree_sampler.h"
 
 typedef struct scale_copy {
@@ -24,6 +26,7 @@ typedef struct scale_setup {
     const sb_group *cg;   /* located: its parent directory is used */
     int stdout_is_output; /* stdout carries JSON: the copies write to stderr */
     tree_sampler *tree;   /* the fallback's sampler (use_cgroup 0) */
+    run_vram *vram;       /* the serial run's NVML, sampled over the copies; NULL: not */
 } scale_setup;
 
 typedef struct scale_outcome {
@@ -31,6 +34,7 @@ typedef struct scale_outcome {
     int64_t peak;      /* bytes, -1 unknown */
     int64_t oom_kills; /* in the group; -1 unknown */
     int64_t limit;     /* the group's limit, -1 none */
+    int64_t vram_peak; /* the copies' GPU memory together (NVML), -1 not measured */
     int left_behind;   /* processes that outlived their copy */
     int interrupted;   /* a stop signal came before the start: nothing ran */
 } scale_outcome;

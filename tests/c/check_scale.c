@@ -5,6 +5,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,45 @@ START_TEST(table_and_json_show_the_knee)
     ck_assert_str_eq(spacrbench_scale_note(r, 0), "a note\nwith a newline");
     ck_assert_ptr_null(spacrbench_scale_note(r, 1));
     spacrbench_scale_free(r);
+}
+END_TEST
+
+/* The copies' GPU memory: a column and a JSON member where measured, null
+ * and no column where not, and a point from before the field (a smaller
+ * struct) reads as not measured. */
+START_TEST(vram_is_shown_only_where_measured)
+{
+    spacrbench_scale_point in[] = {pt(1, 10, 1, 1 << 20), pt(2, 19, 1, 2 << 20)};
+    in[0].vram_peak_bytes = 300 << 20;
+    in[1].vram_peak_bytes = 600 << 20;
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    char text[4096], json[4096];
+    ck_assert_int_lt(spacrbench_format_scaling(r, text, sizeof text), (int)sizeof text);
+    ck_assert_msg(strstr(text, "per item    group VRAM\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "     600.0 MiB") != NULL, "%s", text);
+    ck_assert_int_lt(spacrbench_scale_to_json(r, json, sizeof json), (int)sizeof json);
+    ck_assert_ptr_nonnull(strstr(json, "\"vram_peak_bytes\":629145600"));
+    ck_assert_int_eq(point_of(r, 1).vram_peak_bytes, 600 << 20);
+    spacrbench_scale_free(r);
+
+    size_t old_size = offsetof(spacrbench_scale_point, vram_peak_bytes);
+    in[0].size = in[1].size = old_size;
+    unsigned char old[2][sizeof(spacrbench_scale_point)];
+    memcpy(old[0], &in[0], old_size);
+    memcpy(old[1], &in[1], old_size);
+    ck_assert_int_eq(spacrbench_scale_from_points(old, 2, sizeof old[0], -1, &r), 0);
+    ck_assert_int_eq(point_of(r, 1).vram_peak_bytes, -1);
+    ck_assert_int_lt(spacrbench_format_scaling(r, text, sizeof text), (int)sizeof text);
+    ck_assert_msg(strstr(text, "group VRAM") == NULL, "%s", text);
+    ck_assert_int_lt(spacrbench_scale_to_json(r, json, sizeof json), (int)sizeof json);
+    ck_assert_ptr_nonnull(strstr(json, "\"vram_peak_bytes\":null"));
+    spacrbench_scale_free(r);
+
+    in[0].size = in[1].size = sizeof in[0];
+    in[1].vram_peak_bytes = -7;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "vram_peak_bytes"));
 }
 END_TEST
 
@@ -426,6 +466,7 @@ static Suite *scale_suite(void)
     Suite *s = suite_create("scale");
     TCase *rule = tcase_create("rule");
     tcase_add_test(rule, linear_points_choose_the_largest);
+    tcase_add_test(rule, vram_is_shown_only_where_measured);
     tcase_add_test(rule, saturating_points_choose_the_knee);
     tcase_add_test(rule, memory_budget_excludes_faster_counts);
     tcase_add_test(rule, missing_one_worker_point_leaves_speedup_unknown);

@@ -110,6 +110,19 @@ def test_failing_work_marks_the_point_failed() -> None:
     assert any("item 2 is bad" in n for n in r.notes)
 
 
+def test_points_carry_the_workers_vram_or_none() -> None:
+    """The copies' GPU memory passes through the library's rule and JSON:
+    a figure where measured, None (JSON null) where not."""
+    r = result_from_points([{"workers": 1, "items": 5, "seconds": 1.0, "vram_peak_bytes": 2**28},
+                            {"workers": 2, "items": 9, "seconds": 1.0}], budget_bytes=None)
+    assert [p.vram_peak_bytes for p in r.points] == [2**28, None]
+    assert [p["vram_peak_bytes"] for p in json.loads(r.json_text)["scaling"]] == [2**28, None]
+    assert "group VRAM" in r.table
+    with pytest.raises(ValueError, match="vram_peak_bytes"):
+        result_from_points([{"workers": 1, "items": 5, "seconds": 1.0, "vram_peak_bytes": -7}],
+                           budget_bytes=None)
+
+
 def test_plot_writes_a_png(tmp_path: Path) -> None:
     r = result_from_points([{"workers": 1, "items": 5, "seconds": 1.0, "peak_bytes": 2**20},
                             {"workers": 2, "items": 9, "seconds": 1.0, "peak_bytes": 2**21}],

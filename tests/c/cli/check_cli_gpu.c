@@ -97,6 +97,51 @@ START_TEST(run_counts_the_vram_of_the_whole_tree)
 }
 END_TEST
 
+/* --scale: the copies of one count are sampled together, so k copies of a
+ * command using 100 MiB each make a point of k x 100 MiB; the outsider is
+ * never counted. The loop index picks the cgroup (0) or the tree (1). */
+START_TEST(scale_counts_the_vram_of_all_copies)
+{
+    if (!cli_have_python())
+        return;
+    char dir[64], shell[256];
+    fake_gpu(dir, sizeof dir, "100M");
+    register_outsider(dir);
+    snprintf(shell, sizeof shell, "touch %s/$$; sleep 0.4", dir);
+    char *argv[] = {
+        SPACRBENCH_CLI, "run", "--json", "--scale", "1,2", _i ? "--no-cgroup" : "--json", "a", "b",
+        "--",           "sh",  "-c",     shell,     NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *path = json_of(&r);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][0]['workers']"), 1);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][0]['vram_peak_bytes']"), 100 * MiB);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['workers']"), 2);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['vram_peak_bytes']"), 200 * MiB);
+    char *note = json_str(path, "[n for n in d['scaling_notes'] if 'group VRAM' in n][0]");
+    ck_assert_msg(strstr(note, _i ? "descendants" : "cgroup") != NULL, "note: %s", note);
+    free(note);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+
+    /* Without NVML the points say "not measured" (null), not 0. */
+    unsetenv("SPACRBENCH_NVML_LIBRARY");
+    setenv("SPACRBENCH_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    path = json_of(&r);
+    char *vram = json_str(path, "d['scaling'][1]['vram_peak_bytes']");
+    ck_assert_str_eq(vram, "None");
+    free(vram);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    remove_dir(dir);
+}
+END_TEST
+
 /* A command that uses no GPU memory is measured as 0, not "not measured". */
 START_TEST(run_without_gpu_use_is_zero)
 {
@@ -192,6 +237,7 @@ static Suite *gpu_suite(void)
     TCase *t = tcase_create("vram");
     tcase_set_timeout(t, 60);
     tcase_add_loop_test(t, run_counts_the_vram_of_the_whole_tree, 0, 2);
+    tcase_add_loop_test(t, scale_counts_the_vram_of_all_copies, 0, 2);
     tcase_add_test(t, run_without_gpu_use_is_zero);
     tcase_add_test(t, run_without_nvml_is_not_measured);
     tcase_add_test(t, run_without_a_driver_says_so);
