@@ -1,6 +1,6 @@
 /* The sampler thread. Stopping uses a flag plus a condition variable on the
  * monotonic clock, so a stop never waits out a whole interval. Linux and
- * macOS share it: macOS differs only in how the wait keeps to the monotonic
+ * macOS share it (pthreads): macOS differs only in how the wait keeps to the monotonic
  * clock and how the thread's CPU time is read (the __APPLE__ blocks). */
 #include <errno.h>
 #include <pthread.h>
