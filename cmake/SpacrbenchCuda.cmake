@@ -8,12 +8,25 @@ if(NOT _sb_cuda MATCHES "^(AUTO|ON|OFF)$")
 endif()
 if(NOT _sb_cuda STREQUAL "OFF" AND SPACRBENCH_BUILD_CLI)
   include(CheckLanguage)
+  # check_language looks on PATH only; the toolkit's installers put nvcc
+  # under /usr/local/cuda (or $CUDA_PATH / $CUDA_HOME) without touching PATH.
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
+    find_program(SPACRBENCH_NVCC nvcc
+      HINTS ENV CUDA_PATH ENV CUDA_HOME PATH_SUFFIXES bin
+      PATHS /usr/local/cuda/bin /opt/cuda/bin
+      DOC "nvcc for SPACRBENCH_CUDA=AUTO|ON (found on PATH or in the toolkit's usual places)")
+    if(SPACRBENCH_NVCC)
+      set(ENV{CUDACXX} "${SPACRBENCH_NVCC}")
+    endif()
+  endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    # Two common data-centre targets keep the compile short; 'native'
-    # needs a GPU at configure time. Override with CMAKE_CUDA_ARCHITECTURES.
+    # Turing (T4), Ampere and Hopper machine code, plus Hopper's PTX for
+    # newer GPUs to compile at load: a short compile that runs on what
+    # clusters have; 'native' needs a GPU at configure time. Override with
+    # CMAKE_CUDA_ARCHITECTURES.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+      set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 90)
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit)

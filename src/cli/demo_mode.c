@@ -10,6 +10,7 @@
 #include "cli_modes.h"
 #include "cli_output.h"
 #include "field_gpu.h"
+#include "field_gpu_layout.h"
 #include "field_workload.h"
 
 typedef struct field_item {
@@ -57,6 +58,8 @@ static void describe(json_writer *w, const void *arg, const spacrbench_measureme
     json_int(w, "fields", a->fields);
     json_int(w, "warmup", f.warmup_items); /* as used: the library may clamp */
     json_int(w, "estimated_bytes_per_field", field_estimated_bytes(&a->field));
+    if (a->gpu) /* the GPU check's truth for the measured VRAM peak */
+        json_int(w, "device_bytes_per_field", field_gpu_device_bytes(&a->field));
     json_begin_array(w, "objects_per_field");
     for (int64_t i = 0; i < a->fields; i++)
         json_int(w, NULL, d->items[i].summary.objects);

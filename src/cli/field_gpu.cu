@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include "field_gpu.h"
+#include "field_gpu_layout.h"
 
 #define SMOOTH_RADIUS 2 /* as the CPU variant */
-#define BINS          256
+#define BINS          FIELD_GPU_BINS
 #define THREADS       256
 
 static char g_error[256];
@@ -109,7 +110,7 @@ static void free_device(device_buffers *d)
 }
 
 // Upload, smooth every channel, threshold channel 0 (Otsu); download the
-// float planes and the mask. 0 or -3.
+// float planes and the mask. 0, -1 (bad parameters) or -3.
 static int on_device(const field_params *p, const unsigned short *raw, float *img,
                      unsigned char *mask, double *threshold_out)
 {
@@ -121,13 +122,16 @@ static int on_device(const field_params *p, const unsigned short *raw, float *im
     unsigned hist[BINS], lohi[2] = {0xFFFFFFFFu, 0};
     double dhist[BINS];
     float lo, hi;
-    if (failed(cudaMalloc(&d.raw, all * sizeof *d.raw), "cudaMalloc") ||
-        failed(cudaMalloc(&d.img, all * sizeof *d.img), "cudaMalloc") ||
-        failed(cudaMalloc(&d.smoothed, all * sizeof *d.smoothed), "cudaMalloc") ||
-        failed(cudaMalloc(&d.scratch, plane * sizeof *d.scratch), "cudaMalloc") ||
-        failed(cudaMalloc(&d.mask, plane), "cudaMalloc") ||
-        failed(cudaMalloc(&d.hist, sizeof hist), "cudaMalloc") ||
-        failed(cudaMalloc(&d.lohi, sizeof lohi), "cudaMalloc") ||
+    field_gpu_layout size; // the sizes the GPU check takes as its truth
+    if (field_gpu_layout_of(p, &size) != 0)
+        return -1;
+    if (failed(cudaMalloc(&d.raw, size.raw), "cudaMalloc") ||
+        failed(cudaMalloc(&d.img, size.img), "cudaMalloc") ||
+        failed(cudaMalloc(&d.smoothed, size.smoothed), "cudaMalloc") ||
+        failed(cudaMalloc(&d.scratch, size.scratch), "cudaMalloc") ||
+        failed(cudaMalloc(&d.mask, size.mask), "cudaMalloc") ||
+        failed(cudaMalloc(&d.hist, size.hist), "cudaMalloc") ||
+        failed(cudaMalloc(&d.lohi, size.lohi), "cudaMalloc") ||
         failed(cudaMemcpy(d.raw, raw, all * sizeof *raw, cudaMemcpyHostToDevice), "upload"))
         goto done;
     to_float<<<blocks_for(all), THREADS>>>(d.raw, d.img, all);

@@ -57,6 +57,7 @@ int main(void)
         printf("SKIP: VRAM not measured here (see the note)\n");
         return 2;
     }
+    printf("figure|CPU-only work, no CUDA in the process|0|%lld\n", (long long)f.peak_vram_bytes);
     int listed = listed_by_nvidia_smi((long)getpid());
     printf("nvidia-smi lists this process (pid %ld): %s\n", (long)getpid(),
            listed < 0 ? "cannot tell"

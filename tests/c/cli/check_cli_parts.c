@@ -14,6 +14,7 @@
 #include "cli_file.h"
 #include "cli_options.h"
 #include "command_line.h"
+#include "field_gpu_layout.h"
 #include "field_workload.h"
 #include "group.h"
 #include "json_writer.h"
@@ -193,6 +194,31 @@ START_TEST(field_is_deterministic_per_seed)
     field_params bad = {4, 120, 3, 1};
     ck_assert_ptr_nonnull(field_params_problem(&bad));
     ck_assert_int_eq(field_process(&bad, &a), -1);
+}
+END_TEST
+
+/* The GPU check compares the measured VRAM peak with these bytes. */
+START_TEST(gpu_layout_sizes_every_device_buffer)
+{
+    field_params p = {512, 256, 3, 7};
+    const int64_t plane = 512 * 256;
+    field_gpu_layout l;
+    ck_assert_int_eq(field_gpu_layout_of(&p, &l), 0);
+    ck_assert_uint_eq(l.raw, (size_t)(plane * 3 * 2));
+    ck_assert_uint_eq(l.img, (size_t)(plane * 3 * 4));
+    ck_assert_uint_eq(l.smoothed, (size_t)(plane * 3 * 4));
+    ck_assert_uint_eq(l.scratch, (size_t)(plane * 4));
+    ck_assert_uint_eq(l.mask, (size_t)plane);
+    ck_assert_uint_eq(l.hist, 256 * sizeof(unsigned));
+    ck_assert_uint_eq(l.lohi, 2 * sizeof(unsigned));
+    ck_assert_int_eq(field_gpu_device_bytes(&p), plane * 3 * 10 + plane * 5 + 1024 + 8);
+
+    field_params bad = {512, 4, 3, 7};
+    l.raw = 1;
+    ck_assert_int_eq(field_gpu_layout_of(&bad, &l), -1);
+    ck_assert_uint_eq(l.raw, 0);
+    ck_assert_int_eq(field_gpu_device_bytes(&bad), -1);
+    ck_assert_int_eq(field_gpu_device_bytes(NULL), -1);
 }
 END_TEST
 
@@ -522,6 +548,7 @@ static Suite *parts_suite(void)
     suite_add_tcase(s, t);
     t = tcase_create("workload");
     tcase_add_test(t, field_is_deterministic_per_seed);
+    tcase_add_test(t, gpu_layout_sizes_every_device_buffer);
     tcase_add_test(t, labelling_uses_8_connectivity);
     tcase_add_test(t, otsu_splits_two_populations);
     suite_add_tcase(s, t);
