@@ -476,7 +476,10 @@ SPACRBENCH_EXTERN int spacrbench_measurement_mark_out_of_memory(spacrbench_measu
 SPACRBENCH_EXTERN int spacrbench_measurement_end(spacrbench_measurement *m);
 
 /* Why VRAM was not measured ("" when it was, or nobody said): part of the
- * measurement, so a rebuilt measurement reports the same words. */
+ * measurement, so a rebuilt measurement reports the same words. Said while
+ * the measurement is being built (before spacrbench_measurement_end), it
+ * also marks the items' VRAM not measured: the run's peak and every
+ * record's become -1 at the end. */
 SPACRBENCH_EXTERN int spacrbench_measurement_set_vram_reason(spacrbench_measurement *m,
                                                              const char *reason);
 SPACRBENCH_EXTERN const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m);

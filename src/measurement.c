@@ -72,6 +72,15 @@ int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason)
     return SPACRBENCH_OK;
 }
 
+void sb_measurement_drop_vram(spacrbench_measurement *m)
+{
+    m->fig.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    m->fig.vram_source = SPACRBENCH_SOURCE_UNKNOWN;
+    m->item_vram = SPACRBENCH_NOT_MEASURED;
+    for (size_t i = 0; i < m->record_count; i++)
+        m->records[i].peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+}
+
 int spacrbench_measurement_set_vram_reason(spacrbench_measurement *m, const char *reason)
 {
     sb_clear_error();

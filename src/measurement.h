@@ -38,6 +38,9 @@ int sb_measurement_commit_records(spacrbench_measurement *m, size_t n);
 void sb_measurement_count_items(spacrbench_measurement *m, size_t done_items);
 /* Replace the VRAM reason; ENOMEM on failure. */
 int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason);
+/* VRAM turned out not to be measured after all: the run's figure and
+ * every record's become -1 (the caller gives the reason). */
+void sb_measurement_drop_vram(spacrbench_measurement *m);
 /* Append a formatted note; SPACRBENCH_ENOMEM on failure. */
 int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 

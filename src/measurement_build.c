@@ -186,6 +186,8 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
         m->fig.peak_rss_bytes = max64(m->fig.peak_rss_bytes, m->fig.baseline_rss_bytes);
     else if (m->fig.peak_method != SPACRBENCH_PEAK_SUPPLIED)
         m->fig.peak_method = SPACRBENCH_PEAK_NONE;
+    if (m->vram_reason) /* said while building: the items' VRAM was not measured */
+        sb_measurement_drop_vram(m);
     if (m->item_vram >= 0) {
         m->fig.peak_vram_bytes = max64(m->fig.peak_vram_bytes, m->item_vram);
         if (m->fig.vram_source == SPACRBENCH_SOURCE_UNKNOWN)

@@ -21,6 +21,11 @@ int sb_run_finish_vram(sb_run *st, int64_t sampled_vram)
         sb_measurement_vram_reason(m, why);
         return sb_measurement_notef(m, "VRAM not measured: %s", why);
     }
+    if (sb_gpu_pids_unverified(st->gpu, why, sizeof why)) {
+        sb_measurement_drop_vram(m); /* the items' figures may be false 0s */
+        int rc = sb_measurement_vram_reason(m, why);
+        return rc ? rc : sb_measurement_notef(m, "VRAM not measured: %s", why);
+    }
     m->fig.peak_vram_bytes = sampled_vram;
     m->fig.vram_source = SPACRBENCH_SOURCE_NVML;
     if (sb_gpu_failed_samples(st->gpu) > 0)

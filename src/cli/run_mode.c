@@ -303,6 +303,7 @@ int run_main(int argc, char **argv)
         status = CLI_EXIT_ERROR;
     else {
         run_items_loop(&s, m);
+        run_vram_verdict(&s.r.vram, m);
         if (spacrbench_measurement_end(m) != 0) {
             fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());
             status = CLI_EXIT_ERROR;

@@ -30,8 +30,20 @@ void run_vram_close(run_vram *v)
 
 void run_vram_begin(run_vram *v) { v->peak = -1; }
 
+void run_vram_verdict(run_vram *v, spacrbench_measurement *m)
+{
+    if (!v->gpu || !sb_gpu_pids_unverified(v->gpu, v->why, sizeof v->why))
+        return;
+    /* Said while the measurement is built: its items' VRAM is dropped. */
+    spacrbench_measurement_set_vram_reason(m, v->why);
+    sb_gpu_close(v->gpu);
+    v->gpu = NULL;
+}
+
 int64_t run_vram_end(run_vram *v)
 {
+    if (v->gpu && sb_gpu_pids_unverified(v->gpu, NULL, 0))
+        return -1; /* a sum over PIDs NVML does not use */
     if (v->gpu && v->peak < 0)
         v->items_unmeasured++;
     return v->gpu ? v->peak : -1;

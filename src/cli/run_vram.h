@@ -38,6 +38,11 @@ void run_vram_begin(run_vram *v);
 void run_vram_sample(run_vram *v, const sb_group *cg, const tree_sampler *t, pid_t child);
 /* The item's peak (-1: not measured) once it has ended. */
 int64_t run_vram_end(run_vram *v);
+/* Once the items ran, before spacrbench_measurement_end: when NVML's PIDs
+ * turned out to be another namespace's (sb_gpu_pids_unverified), VRAM is
+ * not measured after all: the reason goes to m (which drops the items'
+ * figures at its end) and to why, and NVML is closed. */
+void run_vram_verdict(run_vram *v, spacrbench_measurement *m);
 /* Say how VRAM was measured, or why not, and add the GPUs (free memory
  * now, the commands' peak on each) so the recommendation's VRAM rule has
  * them. 0, or the library's error code. */

@@ -24,6 +24,15 @@ int64_t sb_gpu_sample(sb_gpu *gpu);
  * Per-device peaks are updated as by sb_gpu_sample. pids may be freed
  * once it returns. */
 int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n);
+/* Whether NVML's PIDs turned out to be another namespace's (gpu_foreign.h):
+ * then a figure summed over the PIDs sampled may be a false 0, and VRAM is
+ * "not measured". Returns 1 with the reason in why (may be NULL), else 0. */
+int sb_gpu_pids_unverified(const sb_gpu *gpu, char *why, size_t why_cap);
+/* Whether pid names a process in this process's PID namespace (it may
+ * belong to another user). Linux: kill(pid, 0) says "no such process" only
+ * for a PID that is not there; any other answer counts as there.
+ * Elsewhere there are no PID namespaces: always 1. */
+int sb_gpu_pid_exists_here(unsigned int pid);
 /* Whether this process lives in the PID namespace whose PIDs NVML reports
  * (the initial one): only then are the PIDs it sees of other processes
  * (cgroup.procs, /proc) the ones to give sb_gpu_sample_pids. */

@@ -12,6 +12,7 @@
 
 #include "dynload.h"
 #include "gpu.h"
+#include "gpu_foreign.h"
 #include "nvml_types.h"
 
 /* The driver installs nvml.dll in System32 on Windows; macOS has none. */
@@ -70,6 +71,7 @@ struct sb_gpu {
 
     int64_t failed_samples;
     char last_error[256];
+    sb_foreign_pids foreign; /* NVML's PIDs, proven ours or shown not to be */
 };
 
 static const char *nvml_text(const sb_gpu *gpu, sb_nvml_return rc, char *buf, size_t cap)
@@ -194,8 +196,11 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
         /* Every layout starts with the same two fields. */
         sb_nvml_process_v1 e;
         memcpy(&e, base + (size_t)i * stride, sizeof e);
-        if (!is_matched_pid(gpu, e.pid))
+        if (!is_matched_pid(gpu, e.pid)) {
+            sb_foreign_other_listed(&gpu->foreign, e.pid);
             continue;
+        }
+        sb_foreign_measured_listed(&gpu->foreign);
         if (e.usedGpuMemory == SB_NVML_VALUE_NOT_AVAILABLE || e.usedGpuMemory > INT64_MAX / 2) {
             snprintf(gpu->last_error, sizeof gpu->last_error,
                      "NVML does not report this process's memory on GPU %u "
@@ -236,6 +241,7 @@ static int device_usage(sb_gpu *gpu, const sb_gpu_device *dev, int64_t *bytes)
 static int64_t sample_matched(sb_gpu *gpu)
 {
     int64_t total = 0;
+    sb_foreign_sample_begins(&gpu->foreign);
     for (size_t i = 0; i < gpu->n_devices; i++) {
         sb_gpu_device *dev = &gpu->devices[i];
         if (device_usage(gpu, dev, &dev->sample_bytes) != 0) {
@@ -244,6 +250,7 @@ static int64_t sample_matched(sb_gpu *gpu)
         }
         total = total > INT64_MAX - dev->sample_bytes ? INT64_MAX : total + dev->sample_bytes;
     }
+    sb_foreign_sample_ends(&gpu->foreign);
     /* Only a complete sample updates the per-device peaks, so they agree
      * with the peak of the sum that the runner keeps. */
     for (size_t i = 0; i < gpu->n_devices; i++) {
@@ -273,6 +280,19 @@ int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n)
     gpu->match = NULL; /* the caller's array is not ours to keep */
     gpu->n_match = 0;
     return total;
+}
+
+int sb_gpu_pids_unverified(const sb_gpu *gpu, char *why, size_t why_cap)
+{
+    if (!gpu || gpu->foreign.proven || gpu->foreign.confirmed == 0)
+        return 0;
+    if (why && why_cap > 0)
+        snprintf(why, why_cap,
+                 "NVML lists PID %u, which is no process here: the driver's PIDs are those of "
+                 "a PID namespace this process cannot see (a sandbox such as gVisor), so its "
+                 "own entries cannot be found",
+                 gpu->foreign.confirmed);
+    return 1;
 }
 
 int sb_gpu_pids_are_host(const sb_gpu *gpu) { return gpu && gpu->n_pids == 1; }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -119,4 +120,14 @@ int sb_gpu_host_pid_visible_here(size_t n_nspid)
         return 1;
     int proc_is_host = ns_inode("/proc/1/ns/pid") == SB_INITIAL_PID_NS_INO || proc_shows_kthreadd();
     return sb_gpu_host_pid_visible(self, proc_is_host, n_nspid);
+}
+
+int sb_gpu_pid_exists_here(unsigned int pid)
+{
+    if (pid == 0 || pid > (unsigned int)INT_MAX)
+        return 0; /* kill() would read it as a process group */
+    int saved = errno;
+    int gone = kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    errno = saved;
+    return !gone;
 }

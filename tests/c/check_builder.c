@@ -172,6 +172,47 @@ START_TEST(vram_reason_survives_a_rebuild)
 }
 END_TEST
 
+/* A reason said while building drops the items' VRAM: a figure summed
+ * over PIDs NVML does not use would be a false 0. */
+START_TEST(vram_reason_while_building_drops_the_items_vram)
+{
+    spacrbench_run_plan plan;
+    ck_assert_int_eq(spacrbench_run_plan_init(&plan, sizeof plan), 0);
+    plan.items = 2;
+    plan.records = 1;
+    plan.vram_source = SPACRBENCH_SOURCE_NVML;
+    for (int say_it = 0; say_it < 2; say_it++) {
+        spacrbench_measurement *m = NULL;
+        ck_assert_int_eq(spacrbench_measurement_begin(&plan, &m), 0);
+        spacrbench_item_figures f;
+        spacrbench_item_figures_init(&f, sizeof f);
+        f.seconds = 1.0;
+        f.peak_vram_bytes = 0;
+        ck_assert_int_eq(spacrbench_measurement_add_item(m, &f), 0);
+        f.peak_vram_bytes = 5 * MIB;
+        ck_assert_int_eq(spacrbench_measurement_add_item(m, &f), 0);
+        if (say_it)
+            ck_assert_int_eq(spacrbench_measurement_set_vram_reason(m, "sandboxed PIDs"), 0);
+        ck_assert_int_eq(spacrbench_measurement_end(m), 0);
+        spacrbench_figures fig = {.size = sizeof fig};
+        ck_assert_int_eq(spacrbench_measurement_figures(m, &fig), 0);
+        ck_assert_int_eq(fig.peak_vram_bytes, say_it ? -1 : 5 * MIB);
+        ck_assert_int_eq(fig.vram_source,
+                         say_it ? SPACRBENCH_SOURCE_UNKNOWN : SPACRBENCH_SOURCE_NVML);
+        for (size_t i = 0; i < 2; i++) {
+            spacrbench_item_record r = {.size = sizeof r};
+            ck_assert_int_eq(spacrbench_measurement_record(m, i, &r), 0);
+            ck_assert_int_eq(r.peak_vram_bytes, say_it ? -1 : (int64_t)i * 5 * MIB);
+        }
+        /* Said after the end, it is a label only: the figures stand. */
+        ck_assert_int_eq(spacrbench_measurement_set_vram_reason(m, "late"), 0);
+        ck_assert_int_eq(spacrbench_measurement_figures(m, &fig), 0);
+        ck_assert_int_eq(fig.peak_vram_bytes, say_it ? -1 : 5 * MIB);
+        spacrbench_measurement_free(m);
+    }
+}
+END_TEST
+
 START_TEST(records_are_copied_in_one_call)
 {
     spacrbench_measurement *m = begin(4, 1, 0);
@@ -304,6 +345,7 @@ static Suite *builder_suite(void)
     tcase_add_test(t, builder_refuses_impossible_figures);
     tcase_add_test(t, names_have_one_spelling);
     tcase_add_test(t, vram_reason_survives_a_rebuild);
+    tcase_add_test(t, vram_reason_while_building_drops_the_items_vram);
     tcase_add_test(t, records_are_copied_in_one_call);
     tcase_add_test(t, text_has_one_format);
     tcase_add_test(t, json_objects_spell_names_and_null);

@@ -208,6 +208,42 @@ START_TEST(run_without_a_driver_says_so)
 }
 END_TEST
 
+/* A sandbox whose PIDs NVML does not use (gVisor): the driver lists a
+ * PID that is no process here, and none of the tree's. The items, the run
+ * and the scaling points are "not measured", not 0. */
+START_TEST(run_in_a_sandbox_is_not_measured)
+{
+    if (!cli_have_python())
+        return;
+    char *script = cli_temp_file("device 16G 16G Fake GPU\nother 0 4294967 1G\n");
+    setenv("SPACRBENCH_FAKE_NVML_SCRIPT", script, 1);
+    setenv("SPACRBENCH_NVML_LIBRARY", FAKE_NVML_FULL, 1);
+    char *argv[] = {SPACRBENCH_CLI, "run", "--json", "--scale",   "1", "a", "b",
+                    "--",           "sh",  "-c",     "sleep 0.1", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *path = json_of(&r);
+    const char *nulls[] = {"d['measurement']['records'][0]['peak_vram_bytes']",
+                           "d['measurement']['records'][1]['peak_vram_bytes']",
+                           "d['measurement']['peak_vram_bytes']",
+                           "d['scaling'][0]['vram_peak_bytes']"};
+    for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++) {
+        char *v = json_str(path, nulls[i]);
+        ck_assert_msg(strcmp(v, "None") == 0, "%s = %s", nulls[i], v);
+        free(v);
+    }
+    char *reason = json_str(path, "d['measurement']['vram_reason']");
+    ck_assert_msg(strstr(reason, "NVML lists PID 4294967, which is no process here"), "%s", reason);
+    free(reason);
+    unlink(path);
+    free(path);
+    unlink(script);
+    free(script);
+    cli_result_free(&r);
+}
+END_TEST
+
 /* `spacrbench --gpu` without a usable device, or without the CUDA build:
  * exit 2 and a message that says which. */
 START_TEST(gpu_workload_without_device_exits_2)
@@ -239,6 +275,7 @@ static Suite *gpu_suite(void)
     tcase_add_loop_test(t, run_counts_the_vram_of_the_whole_tree, 0, 2);
     tcase_add_loop_test(t, scale_counts_the_vram_of_all_copies, 0, 2);
     tcase_add_test(t, run_without_gpu_use_is_zero);
+    tcase_add_test(t, run_in_a_sandbox_is_not_measured);
     tcase_add_test(t, run_without_nvml_is_not_measured);
     tcase_add_test(t, run_without_a_driver_says_so);
     suite_add_tcase(s, t);

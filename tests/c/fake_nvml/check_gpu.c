@@ -755,6 +755,82 @@ START_TEST(benchmark_finds_the_spike)
 }
 END_TEST
 
+/* A sandbox whose kernel shows no nested namespace (gVisor): NVML lists
+ * this process under a PID that names no process here (4294967 is above
+ * any pid_max). Each sum over our own PIDs is 0; seen in two samples
+ * running, that is recognised instead of reported. */
+START_TEST(a_pid_unseen_here_twice_is_a_sandbox)
+{
+    script("device 16G 16G Fake\npid 4294967\nused 0 2G\n");
+    sb_gpu *gpu = open_ok();
+    char why[512] = "";
+    ck_assert_int_eq(sb_gpu_sample(gpu), 0);
+    /* Once could be a process that exited between NVML's list and ours. */
+    ck_assert_int_eq(sb_gpu_pids_unverified(gpu, why, sizeof why), 0);
+    ck_assert_int_eq(sb_gpu_sample(gpu), 0);
+    ck_assert_int_eq(sb_gpu_pids_unverified(gpu, why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "NVML lists PID 4294967, which is no process here"), "%s", why);
+    ck_assert_int_eq(sb_gpu_pids_unverified(gpu, NULL, 0), 1);
+    close_ok(gpu);
+}
+END_TEST
+
+START_TEST(a_pid_listed_once_is_no_sign)
+{
+    script("device 16G 16G Fake\npid 4294967\nused 0 1G 0\n");
+    sb_gpu *gpu = open_ok();
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(sb_gpu_sample(gpu), 0);
+    ck_assert_int_eq(sb_gpu_pids_unverified(gpu, NULL, 0), 0);
+    close_ok(gpu);
+}
+END_TEST
+
+/* Once NVML lists a PID being measured, its PIDs are ours: an unseen one
+ * is some other namespace's process, and checking stops. */
+START_TEST(a_listed_pid_of_ours_proves_the_pids)
+{
+    script("device 16G 16G Fake\nother 0 4294000 2G\nused 0 1G\n");
+    sb_gpu *gpu = open_ok();
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(sb_gpu_sample(gpu), 1 * GiB);
+    ck_assert_int_eq(sb_gpu_pids_unverified(gpu, NULL, 0), 0);
+    const unsigned int tree[] = {4294000};
+    ck_assert_int_eq(sb_gpu_sample_pids(gpu, tree, 1), 2 * GiB);
+    close_ok(gpu);
+}
+END_TEST
+
+START_TEST(other_processes_seen_here_are_no_sign)
+{
+    script("device 16G 16G Fake\nother 0 1 5G\n");
+    sb_gpu *gpu = open_ok();
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(sb_gpu_sample(gpu), 0);
+    ck_assert_int_eq(sb_gpu_pids_unverified(gpu, NULL, 0), 0);
+    close_ok(gpu);
+}
+END_TEST
+
+START_TEST(pid_existence_here)
+{
+    ck_assert(sb_gpu_pid_exists_here((unsigned)getpid()));
+    ck_assert(sb_gpu_pid_exists_here(1));
+    ck_assert(!sb_gpu_pid_exists_here(0));
+    ck_assert(!sb_gpu_pid_exists_here(0x80000000u)); /* kill() would take a group */
+    ck_assert(!sb_gpu_pid_exists_here(4294967));
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    ck_assert_int_gt(child, 0);
+    siginfo_t info;
+    ck_assert_int_eq(waitid(P_PID, (id_t)child, &info, WEXITED | WNOWAIT), 0);
+    ck_assert(sb_gpu_pid_exists_here((unsigned)child)); /* a zombie is still there */
+    ck_assert_int_eq(waitpid(child, NULL, 0), child);
+    ck_assert(!sb_gpu_pid_exists_here((unsigned)child));
+}
+END_TEST
+
 static int idle_work(void *item, void *payload)
 {
     (void)item;
@@ -776,6 +852,29 @@ START_TEST(benchmark_without_gpu_use_is_zero)
     spacrbench_figures f = figures_of(m);
     ck_assert_int_eq(f.peak_vram_bytes, 0);
     ck_assert_int_eq(f.vram_source, SPACRBENCH_SOURCE_NVML);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(benchmark_in_a_sandbox_is_not_measured)
+{
+    script("device 16G 16G Fake\npid 4294967\nused 0 3G\n");
+    spacrbench_measurement *m = bench(idle_work, 0);
+    spacrbench_figures f = figures_of(m);
+    ck_assert_int_eq(f.peak_vram_bytes, SPACRBENCH_NOT_MEASURED);
+    ck_assert_int_eq(f.vram_source, SPACRBENCH_SOURCE_UNKNOWN);
+    ck_assert_int_eq(f.gpu_count, 0);
+    ck_assert_msg(strstr(spacrbench_measurement_vram_reason(m), "NVML lists PID 4294967"), "%s",
+                  spacrbench_measurement_vram_reason(m));
+    ck_assert_msg(has_note(m, "VRAM not measured: NVML lists PID 4294967"), "note missing");
+    ck_assert_int_eq(f.record_count, 3);
+    for (size_t i = 0; i < 3; i++) {
+        spacrbench_item_record r;
+        memset(&r, 0, sizeof r);
+        r.size = sizeof r;
+        ck_assert_int_eq(spacrbench_measurement_record(m, i, &r), 0);
+        ck_assert_int_eq(r.peak_vram_bytes, SPACRBENCH_NOT_MEASURED); /* not a false 0 */
+    }
     spacrbench_measurement_free(m);
 }
 END_TEST
@@ -912,6 +1011,11 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, matches_the_pid_seen_outside_a_namespace);
     tcase_add_test(tc, refuses_when_host_pids_are_hidden);
     tcase_add_test(tc, host_pid_visibility_rule);
+    tcase_add_test(tc, a_pid_unseen_here_twice_is_a_sandbox);
+    tcase_add_test(tc, a_pid_listed_once_is_no_sign);
+    tcase_add_test(tc, a_listed_pid_of_ours_proves_the_pids);
+    tcase_add_test(tc, other_processes_seen_here_are_no_sign);
+    tcase_add_test(tc, pid_existence_here);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("benchmark");
@@ -920,6 +1024,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, benchmark_finds_the_spike);
     tcase_add_test(tc, benchmark_without_gpu_use_is_zero);
     tcase_add_test(tc, benchmark_without_nvml_is_not_measured);
+    tcase_add_test(tc, benchmark_in_a_sandbox_is_not_measured);
     tcase_add_test(tc, benchmark_with_no_gpu_flag_does_not_load_nvml);
     tcase_add_test(tc, benchmark_with_zero_devices_is_not_measured);
     tcase_add_test(tc, benchmark_survives_failures);

@@ -1,0 +1,34 @@
+/* See gpu_foreign.h. */
+#include "gpu_foreign.h"
+
+#include "gpu.h"
+
+int sb_foreign_watching(const sb_foreign_pids *f) { return !f->proven && f->confirmed == 0; }
+
+void sb_foreign_sample_begins(sb_foreign_pids *f) { f->n_cur = 0; }
+
+void sb_foreign_measured_listed(sb_foreign_pids *f) { f->proven = 1; }
+
+void sb_foreign_other_listed(sb_foreign_pids *f, unsigned int pid)
+{
+    /* PID 0 is no process anywhere (some setups list it): no evidence. */
+    if (!sb_foreign_watching(f) || pid == 0 || f->n_cur == SB_FOREIGN_MAX)
+        return;
+    if (!sb_gpu_pid_exists_here(pid))
+        f->cur[f->n_cur++] = pid;
+}
+
+void sb_foreign_sample_ends(sb_foreign_pids *f)
+{
+    if (!sb_foreign_watching(f))
+        return;
+    for (size_t i = 0; i < f->n_cur && !f->confirmed; i++)
+        for (size_t j = 0; j < f->n_prev; j++)
+            if (f->cur[i] == f->prev[j]) {
+                f->confirmed = f->cur[i];
+                break;
+            }
+    for (size_t i = 0; i < f->n_cur; i++)
+        f->prev[i] = f->cur[i];
+    f->n_prev = f->n_cur;
+}
