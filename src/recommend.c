@@ -249,7 +249,10 @@ static void per_worker(spacrbench_recommendation *r, const spacrbench_measuremen
         m ? sb_cores_per_worker(m->fig.cpu_seconds, m->fig.seconds, &r->cpu_parallelism) : 1;
     if (!m)
         r->cpu_parallelism = -1.0;
-    r->threads_per_worker = r->cores_per_worker;
+    /* A worker cannot run more threads than the usable cores; the
+     * hand-off (schedule.c) caps its CPUs the same way. */
+    r->threads_per_worker =
+        r->cores >= 1 && r->cores < r->cores_per_worker ? r->cores : r->cores_per_worker;
     r->core_workers = r->cores / r->cores_per_worker > 0 ? r->cores / r->cores_per_worker : 1;
     r->baseline_bytes = 0;
     /* spawn and forkserver start a fresh interpreter: nothing is shared

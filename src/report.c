@@ -147,9 +147,10 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
     if (r->cpu_parallelism >= 0)
         sb_text_printf(t,
                        "  cores per worker    %lld (the work keeps %.2f cores busy; %lld "
-                       "thread(s) per worker)\n",
+                       "thread(s) per worker%s)\n",
                        (long long)r->cores_per_worker, r->cpu_parallelism,
-                       (long long)r->threads_per_worker);
+                       (long long)r->threads_per_worker,
+                       r->threads_per_worker < r->cores_per_worker ? ": all the usable cores" : "");
     if (r->start_method != SPACRBENCH_START_FORK) {
         sb_format_bytes(a, sizeof a, r->baseline_bytes);
         sb_text_printf(t, "  start method        %s (each worker also loads the %s baseline)\n",

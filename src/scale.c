@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc.h"
 #include "scale.h"
 
 enum { MAX_WORKERS = SB_SCALE_MAX_WORKERS };
@@ -13,6 +14,32 @@ enum { MAX_WORKERS = SB_SCALE_MAX_WORKERS };
 /* One guard for scaling checks in this process; independent of the serial
  * runner's (a scaling check does not touch this process's own peaks). */
 static atomic_flag scale_lock = ATOMIC_FLAG_INIT;
+static _Thread_local char scale_thread; /* its address names a thread */
+static _Atomic(const char *) scale_owner_thread;
+static _Atomic(int64_t) scale_owner_pid; /* 0 while changing hands */
+
+/* A child forked while another thread of the parent ran a scaling check
+ * inherits the lock held by a thread it does not have: take it over. The
+ * check's workers are forked by the holding thread itself, so they stay
+ * refused. */
+static int scale_lock_take(void)
+{
+    if (atomic_flag_test_and_set_explicit(&scale_lock, memory_order_acquire)) {
+        int64_t pid = atomic_load(&scale_owner_pid);
+        if (pid == 0 || pid == sb_self_pid() || atomic_load(&scale_owner_thread) == &scale_thread)
+            return -1;
+    }
+    atomic_store(&scale_owner_thread, &scale_thread);
+    atomic_store(&scale_owner_pid, sb_self_pid());
+    return 0;
+}
+
+static void scale_lock_give(void)
+{
+    atomic_store(&scale_owner_pid, 0);
+    atomic_store(&scale_owner_thread, NULL);
+    atomic_flag_clear_explicit(&scale_lock, memory_order_release);
+}
 
 int spacrbench_scale_options_init(spacrbench_scale_options *opts, size_t size)
 {
@@ -179,9 +206,9 @@ int spacrbench_scale(spacrbench_work_fn work, void *const *items, size_t n_items
                        o.items_per_worker == SPACRBENCH_AUTO ? (int64_t)n_items
                                                              : o.items_per_worker,
                        o.flags};
-    if (atomic_flag_test_and_set_explicit(&scale_lock, memory_order_acquire))
+    if (scale_lock_take() != 0)
         return sb_fail(SPACRBENCH_EBUSY, "another scaling check is running in this process");
     rc = scale_locked(&a, &o, out);
-    atomic_flag_clear_explicit(&scale_lock, memory_order_release);
+    scale_lock_give();
     return rc;
 }

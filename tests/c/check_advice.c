@@ -178,6 +178,27 @@ START_TEST(parallelism_rounds_to_whole_cores)
                       (long long)r.cores_per_worker, (long long)r.workers, r.reason);
         spacrbench_measurement_free(m);
     }
+    /* More busy cores than the machine has: one worker, with every usable
+     * core as its threads; the report, the recommendation and the hand-off
+     * give the same thread count. */
+    for (int64_t cores = 2; cores <= 5; cores++) {
+        spacrbench_measurement *busy = built(200 * MIB, 0, 2.0, 2.0 * 3.6);
+        spacrbench_machine small = snapshot(cores, 64 * GIB, SPACRBENCH_SOURCE_HOST, -1);
+        spacrbench_recommendation rb = recommend_on(busy, &o, &small);
+        int64_t want = cores < 4 ? cores : 4;
+        ck_assert_int_eq(rb.cores_per_worker, 4);
+        ck_assert_int_eq(rb.threads_per_worker, want);
+        spacrbench_schedule s = {.size = sizeof s};
+        ck_assert_int_eq(spacrbench_schedule_compute(busy, &rb, &s), 0);
+        ck_assert_int_eq(s.cpus_per_task, want);
+        ck_assert_int_eq(s.threads_per_worker, want);
+        char report[4096], line[128];
+        ck_assert_int_gt(spacrbench_format_report(busy, &rb, report, sizeof report), 0);
+        snprintf(line, sizeof line, "%lld thread(s) per worker%s)", (long long)want,
+                 cores < 4 ? ": all the usable cores" : "");
+        ck_assert_msg(strstr(report, line) != NULL, "no '%s' in:\n%s", line, report);
+        spacrbench_measurement_free(busy);
+    }
     /* Unknown CPU time (a hand-made measurement): one core each, and the
      * reason is upstream's sentence alone. */
     spacrbench_measurement *m = built(200 * MIB, 0, 2.0, NAN);

@@ -582,6 +582,87 @@ START_TEST(forked_child_returning_gets_eforked)
 }
 END_TEST
 
+/* A process forked while another thread is inside a benchmark inherits
+ * the run lock held by a thread it does not have: its own benchmarks must
+ * run (they used to block for good, e.g. in multiprocessing fork pools). */
+static int started_fd[2], go_fd[2];
+static int run_once(spacrbench_work_fn work, spacrbench_measurement **m);
+
+static int wait_for_go(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    char c = 'x';
+    if (write(started_fd[1], &c, 1) != 1 || read(go_fd[0], &c, 1) != 1)
+        return 1;
+    return 0;
+}
+
+static void *run_until_go(void *arg)
+{
+    int *rc = arg;
+    spacrbench_measurement *m = NULL;
+    void *its[1] = {NULL};
+    spacrbench_options o;
+    spacrbench_options_init(&o, sizeof o);
+    o.flags = SPACRBENCH_FLAG_NO_HWM_RESET | SPACRBENCH_FLAG_NO_GPU; /* a sampler thread too */
+    *rc = spacrbench_benchmark(wait_for_go, its, 1, NULL, &o, &m);
+    spacrbench_measurement_free(m);
+    return NULL;
+}
+
+START_TEST(a_child_forked_beside_a_run_can_benchmark)
+{
+    ck_assert_int_eq(pipe(started_fd), 0);
+    ck_assert_int_eq(pipe(go_fd), 0);
+    pthread_t t;
+    int thread_rc = -1;
+    ck_assert_int_eq(pthread_create(&t, NULL, run_until_go, &thread_rc), 0);
+    char c;
+    ck_assert_int_eq(read(started_fd[0], &c, 1), 1); /* the thread holds the lock now */
+    int result[2];
+    ck_assert_int_eq(pipe(result), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(20); /* a hang fails the test instead of stalling it */
+        int said[2];
+        /* No GPU and the exact high-water mark: no sampler thread, which
+         * TSan forbids in a child of a threaded process. */
+        spacrbench_options o;
+        spacrbench_options_init(&o, sizeof o);
+        o.flags = SPACRBENCH_FLAG_NO_GPU;
+        void *two[2] = {NULL, NULL};
+        for (int i = 0; i < 2; i++) {
+            spacrbench_measurement *m = NULL;
+            said[i] = spacrbench_benchmark(do_nothing, two, 2, NULL, &o, &m);
+            spacrbench_measurement_free(m);
+        }
+        _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 1);
+    }
+    ck_assert_int_gt(child, 0);
+    close(result[1]);
+    int said[2] = {-99, -99};
+    ssize_t got = read(result[0], said, sizeof said);
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    /* The parent's lock is untouched: a second run here is still refused. */
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(run_once(do_nothing, &m), SPACRBENCH_EBUSY);
+    ck_assert_int_eq(write(go_fd[1], "g", 1), 1);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(thread_rc, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_int_eq(said[0], 0);
+    ck_assert_int_eq(said[1], 0);
+    for (int i = 0; i < 2; i++) {
+        close(started_fd[i]);
+        close(go_fd[i]);
+    }
+    close(result[0]);
+}
+END_TEST
+
 /* Leaving the work by longjmp abandons the run; the next call from the
  * same place releases it (thread, files) and runs, with a note. */
 static jmp_buf escape;
@@ -748,6 +829,7 @@ static Suite *runner_suite(void)
     tcase_add_test(input, vram_sums_saturate);
     tcase_add_test(peaks, unverified_hwm_reset_is_not_trusted);
     tcase_add_test(flow, forked_child_returning_gets_eforked);
+    tcase_add_test(flow, a_child_forked_beside_a_run_can_benchmark);
     tcase_add_test(flow, abandoned_run_is_released_by_the_next_call);
     suite_add_tcase(s, input);
     return s;

@@ -5,10 +5,12 @@
 #include <check.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -369,6 +371,82 @@ START_TEST(sleeping_workers_scale_nearly_linearly)
 }
 END_TEST
 
+/* A process forked while another thread runs a scaling check inherits its
+ * lock held by a thread it does not have: its own check must run. */
+static int started_fd[2], go_fd[2];
+
+static int wait_for_go(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    char c = 'x';
+    if (write(started_fd[1], &c, 1) != 1 || read(go_fd[0], &c, 1) != 1)
+        return 1;
+    return 0;
+}
+
+static void *scale_until_go(void *arg)
+{
+    const int64_t one[] = {1};
+    spacrbench_scale_options o;
+    spacrbench_scale_options_init(&o, sizeof o);
+    o.worker_counts = one;
+    o.n_worker_counts = 1;
+    o.items_per_worker = 1;
+    spacrbench_scale_result *r = NULL;
+    *(int *)arg = spacrbench_scale(wait_for_go, item_ptrs, 1, NULL, &o, &r);
+    spacrbench_scale_free(r);
+    return NULL;
+}
+
+START_TEST(a_child_forked_beside_a_check_can_scale)
+{
+    ck_assert_int_eq(pipe(started_fd), 0);
+    ck_assert_int_eq(pipe(go_fd), 0);
+    pthread_t t;
+    int thread_rc = -1;
+    ck_assert_int_eq(pthread_create(&t, NULL, scale_until_go, &thread_rc), 0);
+    char c;
+    ck_assert_int_eq(read(started_fd[0], &c, 1), 1); /* its worker runs: the lock is held */
+    int result[2];
+    ck_assert_int_eq(pipe(result), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(20);
+        const int64_t one[] = {1};
+        spacrbench_scale_options o;
+        spacrbench_scale_options_init(&o, sizeof o);
+        o.worker_counts = one;
+        o.n_worker_counts = 1;
+        o.items_per_worker = 1;
+        spacrbench_scale_result *r = NULL;
+        int rc = spacrbench_scale(sleep_work, item_ptrs, 1, NULL, &o, &r);
+        spacrbench_scale_free(r);
+        _exit(write(result[1], &rc, sizeof rc) == (ssize_t)sizeof rc ? 0 : 1);
+    }
+    ck_assert_int_gt(child, 0);
+    close(result[1]);
+    int said = -99;
+    ssize_t got = read(result[0], &said, sizeof said);
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    /* Here the check still holds its lock. */
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 1, NULL, NULL, &r), SPACRBENCH_EBUSY);
+    ck_assert_int_eq(write(go_fd[1], "g", 1), 1);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(thread_rc, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_int_eq(said, 0);
+    for (int i = 0; i < 2; i++) {
+        close(started_fd[i]);
+        close(go_fd[i]);
+    }
+    close(result[0]);
+}
+END_TEST
+
 START_TEST(failing_work_marks_the_point_failed)
 {
     int fds = count_fds();
@@ -478,6 +556,7 @@ static Suite *scale_suite(void)
     tcase_set_timeout(real, 120);
     tcase_add_test(real, sleeping_workers_scale_nearly_linearly);
     tcase_add_test(real, failing_work_marks_the_point_failed);
+    tcase_add_test(real, a_child_forked_beside_a_check_can_scale);
     tcase_add_test(real, cgroup_peak_covers_every_worker);
     tcase_add_test(real, pss_fallback_sums_the_workers);
     tcase_add_test(real, bad_arguments_are_errors);
