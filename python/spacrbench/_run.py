@@ -10,13 +10,23 @@ Per-item path: the runner calls the work for items[0], items[1], ... in
 order, once each, so the callback takes the next object from an iterator
 over the caller's list; the C item pointers are all NULL. No handle or other
 Python object is made per item before or during the run, and the run state is
-one module global (runs are serialised by the lock)."""
+one module global (runs are serialised by the lock).
+
+Fork: a child forked while another thread of the parent is inside
+benchmark() inherits the lock held, and that thread does not exist in the
+child, so nothing would ever release it. An at-fork handler gives such a
+child a fresh lock and no run. A child forked by the running work itself
+keeps the state: the forking thread is the run's own (the library then
+refuses to let the child return into the run, SPACRBENCH_EFORKED)."""
 
 from __future__ import annotations
 
 import _thread
+import inspect
+import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Union
+from typing import (TYPE_CHECKING, Any, Callable, Iterable, List, Optional, SupportsIndex,
+                    SupportsInt, Union)
 
 from ._binding import check, codes, ffi, lib, new_struct, raise_for
 from ._types import Measurement, Progress
@@ -24,8 +34,11 @@ from ._types import Measurement, Progress
 if TYPE_CHECKING:
     from ._torch import TorchPeak
 ProgressArg = Union[None, bool, Callable[[Progress], Any]]
+#: warmup is read with int(), as spaCR read it: 1, 1.0, np.int64(1), True.
+WarmupArg = Union[int, float, str, SupportsInt, SupportsIndex]
 
 _serial = _thread.allocate_lock()
+_owner: Optional[int] = None  # the thread holding _serial (its get_ident())
 
 
 class _Run:
@@ -44,6 +57,21 @@ class _Run:
 
 
 _active: Optional[_Run] = None  # set while the lock's holder is inside the C call
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while ANOTHER thread held the lock: that thread is not
+    in the child, so its lock and run are dropped. When the forking thread
+    holds it (the work forked), the state stays: that call unwinds here."""
+    global _serial, _owner, _active
+    if _owner != _thread.get_ident():  # also a holder that had not yet set _owner
+        _serial = _thread.allocate_lock()
+        _owner = None
+        _active = None
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None:
@@ -113,7 +141,7 @@ def _progress_function(progress: ProgressArg) -> Optional[Callable[[Any], Any]]:
     raise TypeError(f"progress must be None, a bool or a callable, not {type(progress).__name__}")
 
 
-def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int = 1,
+def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: WarmupArg = 1,
               progress: ProgressArg = None) -> Measurement:
     """Run work(item) serially over items and measure one worker.
 
@@ -122,10 +150,16 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int =
     notes it). Returns a Measurement with wall time, the exact peak resident
     memory (warm-up included) and, where a GPU is visible, the peak VRAM. An
     exception raised by work or progress stops the run and is re-raised here
-    unchanged.
+    unchanged. work must be a plain callable: an async def or generator
+    function would only create a coroutine or generator per item and run
+    none of it, so it is a TypeError.
+
+    If the work already uses CUDA through PyTorch, its VRAM figure may come
+    from torch.cuda.max_memory_reserved(); to read it, benchmark() may reset
+    torch's peak memory statistics of the current device (see
+    docs/python.md, "GPUs and PyTorch").
     """
-    if not callable(work):
-        raise TypeError(f"work must be callable, not {type(work).__name__}")
+    check_plain_callable(work, "work")
     from ._compat import upstream_int
 
     warmup = max(0, upstream_int(warmup, "warmup"))  # as spaCR: int(), clamped
@@ -144,8 +178,29 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: int =
                            "so benchmarks cannot nest")
     from ._torch import TorchPeak
 
+    global _owner
     with _serial:
-        return _run_serialised(_Run(work, seq, progress_fn, TorchPeak()), len(seq), warmup)
+        _owner = _thread.get_ident()
+        try:
+            return _run_serialised(_Run(work, seq, progress_fn, TorchPeak()), len(seq), warmup)
+        finally:
+            _owner = None
+
+
+def check_plain_callable(work: Any, name: str, what: str = "") -> None:
+    """work must be callable and run its body when called: an async def
+    function or a generator function returns a coroutine or a generator
+    instead, and measuring that call would measure nothing."""
+    if not callable(work):
+        raise TypeError(f"{what}{name} must be callable, not {type(work).__name__}")
+    kind = _lazy_kind(work)
+    if kind is None and not (inspect.isroutine(work) or isinstance(work, type)):
+        kind = _lazy_kind(getattr(work, "__call__", None))  # an object's async __call__
+    if kind is not None:
+        raise TypeError(f"{what}{name} must be a plain function, not {kind} ({work!r}): calling "
+                        f"it only creates a coroutine or generator and runs none of its body, "
+                        f"so nothing would be measured; wrap it, e.g. "
+                        f"lambda item: asyncio.run(f(item)) or lambda item: list(f(item))")
 
 
 def _run_serialised(run: _Run, n_items: int, warmup: int) -> Measurement:
@@ -185,3 +240,15 @@ def _run_serialised(run: _Run, n_items: int, warmup: int) -> Measurement:
         return measurement_from_c(out[0], torch_peak)
     finally:
         lib.spacrbench_measurement_free(out[0])
+
+
+def _lazy_kind(function: Any) -> Optional[str]:
+    """What calling function returns instead of running it, if anything
+    (functools.partial is looked through by inspect)."""
+    if inspect.iscoroutinefunction(function):
+        return "an async def function"
+    if inspect.isasyncgenfunction(function):
+        return "an async generator function"
+    if inspect.isgeneratorfunction(function):
+        return "a generator function"
+    return None

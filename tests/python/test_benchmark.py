@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import mmap
 import os
 import signal
@@ -10,7 +12,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, List
+from typing import Any, AsyncIterator, Iterator, List
 
 import pytest
 from helpers import LINUX, MiB, linux_only, thread_count, touch_pages
@@ -186,6 +188,39 @@ def test_progress_exception_stops_the_run() -> None:
 def test_bad_inputs(work: Any, items: Any, kwargs: dict, exc: type, name: str) -> None:
     with pytest.raises(exc, match=name):
         spacrbench.benchmark(work, items, **kwargs)
+
+
+async def _async_work(item: int) -> None:
+    raise AssertionError("never awaited, never run")
+
+
+def _generator_work(item: int) -> Iterator[int]:
+    raise AssertionError("never iterated, never run")
+    yield item
+
+
+async def _async_generator_work(item: int) -> AsyncIterator[int]:
+    yield item
+
+
+class _AsyncCall:
+    async def __call__(self, item: int) -> None:
+        pass
+
+
+@pytest.mark.parametrize("work, kind", [
+    (_async_work, "an async def function"),
+    (functools.partial(_async_work), "an async def function"),
+    (_AsyncCall(), "an async def function"),
+    (_generator_work, "a generator function"),
+    (_async_generator_work, "an async generator function"),
+])
+def test_work_that_would_run_nothing_is_refused(work: Any, kind: str) -> None:
+    """Calling an async def or generator function only creates a coroutine
+    or generator: the measurement used to time nothing, silently."""
+    with pytest.raises(TypeError, match=rf"^work must be a plain function, not {kind}"):
+        spacrbench.benchmark(work, [1, 2])
+    spacrbench.benchmark(lambda item: asyncio.run(_AsyncCall()(item)), [1, 2])  # the way
 
 
 def test_type_error_inside_the_items_generator_is_not_hidden() -> None:
