@@ -270,6 +270,29 @@ def _check_count(name: str, value: Any) -> int:
     return value
 
 
+def _check_picklable(work: Callable[[Any], Any], items: List[Any]) -> None:
+    """ProcessPoolExecutor pickles every call it sends to a worker, whatever
+    the start method (fork only spares the pool's initializer): an
+    unpicklable work or item would fail every point, each item alike. The
+    pool's own pickler is used (multiprocessing's reducers included)."""
+    from multiprocessing.reduction import ForkingPickler
+
+    try:
+        ForkingPickler.dumps(work)
+    except Exception as exc:
+        raise TypeError(f"scale(): work must be picklable (a top-level function of an "
+                        f"importable module, not a lambda or a nested function): the process "
+                        f"pool sends it to its workers with pickle under every start method, "
+                        f"fork included; pickling {work!r} failed: {exc!r}") from exc
+    for i, item in enumerate(items):
+        try:
+            ForkingPickler.dumps(item)
+        except Exception as exc:
+            raise TypeError(f"scale(): items[{i}] must be picklable: the process pool sends "
+                            f"each item to a worker with pickle; pickling it failed: "
+                            f"{exc!r}") from exc
+
+
 def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
           workers: Optional[Sequence[int]] = None, start_method: Optional[str] = None,
           items_per_worker: Optional[int] = None,
@@ -279,11 +302,21 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
     min(usable cores, workers whose 1-worker group peak fits the budget, + 1);
     each worker runs ``items_per_worker`` items (default len(items));
     ``memory_budget_bytes`` defaults to available memory less the reserve.
-    ``work`` (and the items) must be picklable for spawn/forkserver: a
-    top-level function."""
-    if not callable(work):
-        raise TypeError(f"scale(): work must be callable, not {type(work).__name__}")
-    item_list = list(items)
+    ``work`` and the items must be picklable under EVERY start method, fork
+    included: ProcessPoolExecutor sends each call (the function and its
+    item) to a worker through a pipe with pickle. So ``work`` is a
+    top-level function of an importable module (not a lambda or a nested
+    function); spawn and forkserver workers also import that module. Both
+    are checked before any pool starts (a TypeError naming them)."""
+    from ._run import check_plain_callable
+
+    check_plain_callable(work, "work", "scale(): ")
+    try:
+        iterator = iter(items)
+    except TypeError:
+        raise TypeError(f"scale(): items must be a sequence or iterable, not {items!r} "
+                        f"({type(items).__name__})") from None
+    item_list = list(iterator)
     if not item_list:
         raise ValueError("scale(): items must not be empty")
     counts: Optional[List[int]] = None
@@ -295,6 +328,9 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
             raise ValueError("scale(): workers must not be empty")
         if len(set(counts)) != len(counts):
             raise ValueError(f"scale(): workers has a repeated count: {counts}")
+    if start_method is not None and not isinstance(start_method, str):
+        raise TypeError(f"scale(): start_method must be a str or None, not {start_method!r} "
+                        f"({type(start_method).__name__})")
     if start_method is not None and start_method not in multiprocessing.get_all_start_methods():
         raise ValueError(f"scale(): start_method must be one of "
                          f"{multiprocessing.get_all_start_methods()}, got {start_method!r}")
@@ -309,6 +345,7 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
             raise ValueError(f"scale(): memory_budget_bytes must be >= 0, "
                              f"got {memory_budget_bytes}")
         budget = memory_budget_bytes
+    _check_picklable(work, item_list)
     ctx = multiprocessing.get_context(start_method)
     notes: List[str] = []
     points = []

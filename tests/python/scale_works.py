@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import mmap
 import time
+from typing import Iterator
 
 MiB = 2**20
 STREAM_BYTES = 256 * MiB
@@ -32,3 +33,12 @@ def stream_work(item: int) -> int:
         return total
     finally:
         buf.close()
+
+
+async def async_work(item: int) -> None:
+    """Refused by scale() and benchmark(): calling it runs nothing."""
+
+
+def generator_work(item: int) -> Iterator[int]:
+    """Refused by scale() and benchmark(): calling it runs nothing."""
+    yield item

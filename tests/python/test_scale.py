@@ -158,6 +158,50 @@ def test_bad_work_and_items() -> None:
         spacrbench.scale(scale_works.sleep_work, [])
 
 
+@pytest.mark.parametrize("items, shown", [(None, "None"), (5, "5")])
+def test_items_that_are_not_iterable_are_named(items: object, shown: str) -> None:
+    """scale(work, None) said "'NoneType' object is not iterable"."""
+    with pytest.raises(TypeError, match=rf"scale\(\): items must be a sequence or iterable, "
+                                        rf"not {shown}"):
+        spacrbench.scale(scale_works.sleep_work, items)  # type: ignore[arg-type]
+
+
+def test_a_start_method_that_is_not_a_str_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match=r"start_method must be a str or None, not 5"):
+        spacrbench.scale(scale_works.sleep_work, ITEMS, start_method=5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_unpicklable_work_is_refused_before_any_pool(start_method: str) -> None:
+    """ProcessPoolExecutor pickles each call under fork too: a lambda used to
+    give a result whose every point failed."""
+    import multiprocessing
+
+    if start_method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"{start_method} is not a start method here")
+    before = multiprocessing.active_children()
+    with pytest.raises(TypeError, match=r"work must be picklable .*fork included"):
+        spacrbench.scale(lambda item: None, ITEMS, workers=[1], start_method=start_method)
+
+    def nested(item: int) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="work must be picklable"):
+        spacrbench.scale(nested, ITEMS, workers=[1], start_method=start_method)
+    with pytest.raises(TypeError, match=r"items\[1\] must be picklable"):
+        spacrbench.scale(scale_works.sleep_work, [0, lambda: 0], workers=[1],
+                         start_method=start_method)
+    assert multiprocessing.active_children() == before  # no pool was started
+
+
+@pytest.mark.parametrize("make", ["async def", "generator"])
+def test_lazy_work_is_refused(make: str) -> None:
+    with pytest.raises(TypeError, match=r"scale\(\): work must be a plain function, not an? "
+                                        + ("async def" if make == "async def" else "generator")):
+        spacrbench.scale(getattr(scale_works, "async_work" if make == "async def"
+                                 else "generator_work"), ITEMS, workers=[1])
+
+
 @linux_only("reads /proc/self/cgroup and /sys/fs/cgroup")
 def test_no_cgroup_left_behind() -> None:
     cg = Path("/proc/self/cgroup").read_text()
