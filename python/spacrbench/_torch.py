@@ -21,10 +21,16 @@ def _cuda_in_use() -> Optional[Any]:
 
 
 class TorchPeak:
-    """Reset torch's peak statistics at start() when CUDA is already in use;
-    otherwise check() after each item, since work often initialises CUDA
-    lazily in its first item (torch's counters then start with CUDA, inside
-    the run, so nothing needs resetting). finish() reads the peak."""
+    """torch's VRAM peak over the run. When CUDA is already in use at
+    start(), the peak since start is max_memory_reserved() read at the end
+    if torch's reserved memory is at its peak now (the caching allocator
+    keeps what it reserved, so this is the usual case): the caller's peak
+    statistics are left alone. Only when an earlier, higher peak would hide
+    the run's (after torch.cuda.empty_cache()) are the current device's peak
+    statistics reset, and a note says so. When CUDA is not in use yet,
+    check() after each item, since work often initialises CUDA lazily in
+    its first item (torch's counters then start with CUDA, inside the run,
+    so nothing needs resetting). finish() reads the peak."""
 
     def __init__(self) -> None:
         self._cuda: Optional[Any] = None
@@ -38,10 +44,19 @@ class TorchPeak:
             self.waiting = True
             return
         try:
+            if int(cuda.max_memory_reserved()) <= int(cuda.memory_reserved()):
+                self._cuda = cuda  # the peak so far is now: no reset needed
+                return
+        except Exception:  # an older or partial torch: reset as before
+            pass
+        try:
             cuda.reset_peak_memory_stats()
         except Exception as exc:
             self.notes.append(f"torch: could not reset CUDA peak statistics ({exc!r})")
             return
+        self.notes.append("torch: the current device's peak memory statistics were reset "
+                          "(torch.cuda.reset_peak_memory_stats()): an earlier peak above the "
+                          "memory torch holds now would have hidden this run's")
         self._cuda = cuda
 
     def check(self) -> None:

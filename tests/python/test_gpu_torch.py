@@ -14,9 +14,14 @@ import spacrbench
 
 
 class FakeCuda:
-    def __init__(self, initialized: bool, reserved: int) -> None:
+    """torch.cuda's caching allocator as far as the binding reads it: the
+    memory reserved now, and its peak since the last reset (an earlier,
+    higher peak stays until reset_peak_memory_stats() sets it to now)."""
+
+    def __init__(self, initialized: bool, reserved: int, earlier_peak: int = 0) -> None:
         self.initialized = initialized
         self.reserved = reserved
+        self.peak = max(reserved, earlier_peak)
         self.calls: List[str] = []
 
     def is_initialized(self) -> bool:
@@ -25,10 +30,15 @@ class FakeCuda:
 
     def reset_peak_memory_stats(self) -> None:
         self.calls.append("reset_peak_memory_stats")
+        self.peak = self.reserved
+
+    def memory_reserved(self) -> int:
+        self.calls.append("memory_reserved")
+        return self.reserved
 
     def max_memory_reserved(self) -> int:
         self.calls.append("max_memory_reserved")
-        return self.reserved
+        return self.peak
 
 
 @pytest.fixture
@@ -47,7 +57,9 @@ def test_torch_peak_used_when_the_library_has_none(fake_torch: types.ModuleType)
     cuda = FakeCuda(initialized=True, reserved=123 * MiB)
     fake_torch.cuda = cuda  # type: ignore[attr-defined]
     m = spacrbench.benchmark(lambda i: None, range(3), warmup=1)
-    assert cuda.calls.index("reset_peak_memory_stats") < cuda.calls.index("max_memory_reserved")
+    # Reserved memory is at its peak already: the caller's statistics are kept.
+    assert "reset_peak_memory_stats" not in cuda.calls
+    assert cuda.calls[-1] == "max_memory_reserved"
     if m.vram_source == "torch":
         assert m.peak_vram_bytes == 123 * MiB
         assert any("torch.cuda.max_memory_reserved" in n for n in m.notes)
@@ -55,6 +67,31 @@ def test_torch_peak_used_when_the_library_has_none(fake_torch: types.ModuleType)
         print(f"the library measured VRAM itself ({m.vram_source}); torch only noted")
         assert m.peak_vram_bytes is not None
         assert any("torch.cuda.max_memory_reserved() reported" in n for n in m.notes)
+
+
+def test_caller_peak_statistics_are_reset_only_when_they_hide_the_run(
+        fake_torch: types.ModuleType) -> None:
+    """After torch.cuda.empty_cache() the earlier peak (900 MiB) is above
+    what torch holds (100 MiB) and would hide the run's (300 MiB): then, and
+    only then, the current device's peak statistics are reset, and a note
+    says so (docs/python.md, "GPUs and PyTorch")."""
+    cuda = FakeCuda(initialized=True, reserved=100 * MiB, earlier_peak=900 * MiB)
+    fake_torch.cuda = cuda  # type: ignore[attr-defined]
+
+    def work(i: int) -> None:
+        cuda.reserved = 300 * MiB
+        cuda.peak = max(cuda.peak, cuda.reserved)
+
+    m = spacrbench.benchmark(work, range(2), warmup=0)
+    assert cuda.calls.index("reset_peak_memory_stats") < len(cuda.calls) - 1
+    assert any("peak memory statistics were reset" in n for n in m.notes), m.notes
+    if m.vram_source == "torch":
+        assert m.peak_vram_bytes == 300 * MiB
+    kept = FakeCuda(initialized=True, reserved=100 * MiB)
+    fake_torch.cuda = kept  # type: ignore[attr-defined]
+    m = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
+    assert "reset_peak_memory_stats" not in kept.calls
+    assert not any("were reset" in n for n in m.notes)
 
 
 def test_torch_vram_reaches_the_recommendation(fake_torch: types.ModuleType) -> None:
