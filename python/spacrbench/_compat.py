@@ -19,18 +19,22 @@ from ._types import Measurement, Recommendation
 INT64_MAX = 2**63 - 1
 
 
-def upstream_int(value: Any, name: str) -> int:
+def exact_int(value: Any, name: str) -> int:
     """int(value) as spaCR computed it (floats truncate, numpy integers and
-    numeric strings convert), kept within the library's 64-bit fields. What
-    int() refuses is a TypeError or ValueError naming the argument."""
+    numeric strings convert), not clamped. What int() refuses is a
+    TypeError or ValueError naming the argument."""
     try:
-        n = int(value)
+        return int(value)
     except TypeError:
         raise TypeError(f"{name} must be a number int() accepts, "
                         f"not {type(value).__name__}") from None
     except (ValueError, OverflowError):
         raise ValueError(f"{name} must be a number int() accepts, not {value!r}") from None
-    return max(-INT64_MAX, min(n, INT64_MAX))
+
+
+def upstream_int(value: Any, name: str) -> int:
+    """exact_int(value), kept within the library's 64-bit fields."""
+    return max(-INT64_MAX, min(exact_int(value, name), INT64_MAX))
 
 
 def upstream_maximum(value: Any) -> int:

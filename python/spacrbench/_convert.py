@@ -10,6 +10,7 @@ tables below are built from its enum constants and its *_name() functions."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import operator
@@ -111,6 +112,30 @@ def utf8(text: str) -> bytes:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace")
+
+
+def c_string(text: str, name: str) -> bytes:
+    """utf8(text) for a C string argument: a NUL character would end the C
+    string there and silently drop the rest, so it is a ValueError naming
+    the argument."""
+    if "\0" in text:
+        raise ValueError(f"{name} must not contain a NUL character (the C string would end "
+                         f"there), got {text!r}")
+    return utf8(text)
+
+
+def _shown(value: Any) -> str:
+    """A value quoted in an error message, cut if long."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _sequence(value: Any, name: str, what: str) -> List[Any]:
+    """A list/tuple-like field of a hand-made result (not a str)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a list of {what}, not {_shown(value)} "
+                        f"({type(value).__name__})")
+    return list(value)
 
 
 def _sentinel(value: Any, name: str) -> int:
@@ -242,12 +267,12 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
 
 
 def _add_details(cm: Any, m: Measurement) -> None:
-    for note in m.notes:
-        check(lib.spacrbench_measurement_add_note(cm, utf8(str(note))),
+    for i, note in enumerate(_sequence(m.notes, "notes", "str")):
+        check(lib.spacrbench_measurement_add_note(cm, c_string(str(note), f"notes[{i}]")),
               "measurement note")
     if m.vram_reason is not None:
-        check(lib.spacrbench_measurement_set_vram_reason(cm, utf8(str(m.vram_reason))),
-              "measurement vram_reason")
+        check(lib.spacrbench_measurement_set_vram_reason(
+            cm, c_string(str(m.vram_reason), "vram_reason")), "measurement vram_reason")
     records = raw_records(m)
     if type(records) is LazyRecords:  # as the library wrote them: no decoding
         check(lib.spacrbench_measurement_add_records(
@@ -255,7 +280,10 @@ def _add_details(cm: Any, m: Measurement) -> None:
             "measurement records")
     else:
         rec = new_struct("spacrbench_item_record")
-        for i, r in enumerate(records):
+        for i, r in enumerate(_sequence(records, "records", "ItemRecord")):
+            if not isinstance(r, ItemRecord):
+                raise TypeError(f"records[{i}] must be an ItemRecord, not {_shown(r)} "
+                                f"({type(r).__name__})")
             rec.index = _whole(r.index, f"records[{i}].index")
             rec.is_warmup = 1 if r.is_warmup else 0
             rec.seconds = _real(r.seconds, f"records[{i}].seconds")
@@ -263,10 +291,12 @@ def _add_details(cm: Any, m: Measurement) -> None:
             rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"records[{i}].peak_vram_bytes")
             check(lib.spacrbench_measurement_add_record(cm, rec), "measurement record")
     gpu = new_struct("spacrbench_gpu_info")
-    for i, g in enumerate(m.gpus):
+    for i, g in enumerate(_sequence(m.gpus, "gpus", "GpuInfo")):
+        if not isinstance(g, GpuInfo):
+            raise TypeError(f"gpus[{i}] must be a GpuInfo, not {_shown(g)} "
+                            f"({type(g).__name__})")
         gpu.index = _whole(g.index, f"gpus[{i}].index")
-        name = utf8(str(g.name))[: ffi.sizeof(gpu.name) - 1]
-        ffi.memmove(gpu.name, name + b"\0", len(name) + 1)
+        _put_text(gpu.name, str(g.name), f"gpus[{i}].name")
         gpu.total_bytes = _whole(g.total_bytes, f"gpus[{i}].total_bytes")
         gpu.free_bytes = _whole(g.free_bytes, f"gpus[{i}].free_bytes")
         gpu.process_peak_bytes = _sentinel(g.process_peak_bytes, f"gpus[{i}].process_peak_bytes")
@@ -312,10 +342,11 @@ def recommendation_from_c(r: Any, measurement: Optional[Measurement]) -> Recomme
         oom_limit_bytes=int(r.oom_limit_bytes))
 
 
-def _put_text(array: Any, text: str) -> None:
+def _put_text(array: Any, text: str, name: str) -> None:
     """text into a fixed C field, cut at a character boundary when too long
-    (the Python object keeps the whole text)."""
-    data, cut = utf8(text), ffi.sizeof(array) - 1
+    (the Python object keeps the whole text); a NUL in it is a ValueError
+    naming the field."""
+    data, cut = c_string(text, name), ffi.sizeof(array) - 1
     if len(data) > cut:
         stop = cut
         while stop > cut - 3 and data[stop] & 0xC0 == 0x80:  # inside a character
@@ -347,10 +378,14 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
     r.core_workers = 0 if rec.core_workers is None else _whole(rec.core_workers, "core_workers")
     r.start_method = START_METHODS.code(rec.start_method, "start_method")
     r.reserve_rule = RESERVE_RULES.code(rec.reserve_rule, "reserve_rule")
-    _put_text(r.reason, str(rec.reason))
-    _put_text(r.memory_where, str(rec.memory_where))
-    _put_text(r.cores_where, str(rec.cores_where))
+    _put_text(r.reason, str(rec.reason), "reason")
+    _put_text(r.memory_where, str(rec.memory_where), "memory_where")
+    _put_text(r.cores_where, str(rec.cores_where), "cores_where")
     return r
+
+
+_OPTIONAL_RECOMMENDATION_FIELDS = tuple(
+    f.name for f in dataclasses.fields(Recommendation) if f.default is None)
 
 
 def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
@@ -360,6 +395,12 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
     out: Dict[str, Any] = _json(lambda buf, cap: lib.spacrbench_recommendation_to_json(
         cr, buf, cap), "to_dict")
     out["reason"] = str(rec.reason)  # whole: the C field holds 511 bytes
+    # The library fills in what a struct leaves unset (a hand-made
+    # Recommendation(3, "x") has core_workers None; the C struct's 0 is read
+    # as "cores / cores per worker"): what the object says is None stays null.
+    for name in _OPTIONAL_RECOMMENDATION_FIELDS:
+        if getattr(rec, name) is None and name in out:
+            out[name] = None
     out["measurement"] = None if rec.measurement is None else measurement_dict(rec.measurement)
     return out
 

@@ -51,46 +51,63 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                  command: Sequence[str], job_name: Optional[str] = None,
                  extra: Iterable[str] = (), spacrbench: Optional[str] = None) -> str:
     """The job script; creates output_dir (SLURM opens its logs there
-    before the script runs)."""
-    if isinstance(command, (str, bytes)) or not command:
+    before the script runs), and only once every argument has been checked
+    and the script written: a call that raises leaves no folder behind."""
+    from ._types import directive_list
+
+    if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):
         raise TypeError("command must be a non-empty list of arguments, {} for the item")
-    items = read_items(items_file)
-    if not items:
-        raise ValueError(f"{items_file} holds no items (one per line)")
-    os.makedirs(output_dir, exist_ok=True)
+    args = [str(a) for a in command]
+    if not args:
+        raise TypeError("command must be a non-empty list of arguments, {} for the item")
+    directives = directive_list(extra)
     keep: List[Any] = []  # the cdata the struct points into, alive until formatted
 
-    def text(value: str) -> Any:
+    def text(value: str, name: str) -> Any:
+        if "\0" in value:
+            raise ValueError(f"{name} must not contain a NUL character (the C string would "
+                             f"end there), got {value!r}")
         keep.append(ffi.new("char[]", os.fsencode(value)))
         return keep[-1]
 
-    def array(values: Sequence[str]) -> Any:
-        keep.append(ffi.new("const char *[]", [text(v) for v in values] or [ffi.NULL]))
+    def array(values: Sequence[str], name: str) -> Any:
+        keep.append(ffi.new("const char *[]",
+                            [text(v, f"{name}[{i}]") for i, v in enumerate(values)]
+                            or [ffi.NULL]))
         return keep[-1]
 
-    args = [str(a) for a in command]
-    directives = [str(d) for d in extra]
+    items_path = text(os.path.abspath(os.fspath(items_file)), "items_file")
+    out_path = text(os.path.abspath(os.fspath(output_dir)), "output_dir")
+    items = read_items(items_file)
+    if not items:
+        raise ValueError(f"{items_file} holds no items (one per line)")
     job = ffi.new("spacrbench_slurm_job *")
     check(lib.spacrbench_slurm_job_init(job, ffi.sizeof("spacrbench_slurm_job")), "to_slurm")
-    job.items_file = text(os.path.abspath(items_file))
+    job.items_file = items_path
     job.n_items = len(items)
-    job.output_dir = text(os.path.abspath(output_dir))
-    job.job_name = text(job_name) if job_name is not None else ffi.NULL
-    job.command = array(args)
+    job.output_dir = out_path
+    job.job_name = text(str(job_name), "job_name") if job_name is not None else ffi.NULL
+    job.command = array(args, "command")
     job.command_len = len(args)
-    job.spacrbench = text(spacrbench if spacrbench is not None else _own_command())
-    job.directives = array(directives)
+    job.spacrbench = text(spacrbench if spacrbench is not None else _own_command(),
+                          "spacrbench")
+    job.directives = array(directives, "extra")
     job.n_directives = len(directives)
     sched = schedule_of(rec, "to_slurm")
     with c_measurement(rec.measurement) as cm:
-        return format_text(
+        script = format_text(
             lambda buf, cap: lib.spacrbench_format_slurm_script(cm, sched, job, buf, cap),
             "to_slurm")
+    os.makedirs(output_dir, exist_ok=True)
+    return script
 
 
 def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Dict[str, Any]:
     """dask_jobqueue.SLURMCluster keyword arguments: one worker process per
     job with the schedule's CPUs and memory (margin included)."""
+    from ._types import directive_list
+
+    extra = directive_list(extra)
     sched = schedule_of(rec, "to_dask")
     return {"cores": int(sched.cpus_per_task),
             "processes": 1,

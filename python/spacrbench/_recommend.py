@@ -5,12 +5,16 @@ command, C users and Python users get the same answer for the same input."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
 
 from ._binding import AUTO, check, ffi, lib
-from ._compat import (as_measurement, as_recommendation, optional_measurement, upstream_int,
-                      upstream_maximum)
-from ._types import Measurement, Recommendation
+from ._compat import (INT64_MAX, as_measurement, as_recommendation, exact_int,
+                      optional_measurement, upstream_int, upstream_maximum)
+from ._types import MeasurementLike, Recommendation, RecommendationLike
+
+#: A number read with int(), as spaCR read it (docs/python.md): an int, a
+#: float (truncated), a numpy integer, a numeric string.
+IntArg = Union[int, float, str, SupportsInt, SupportsIndex]
 
 
 def available_memory_bytes() -> int:
@@ -22,20 +26,21 @@ def available_memory_bytes() -> int:
 
 def _non_negative(value: Any, name: str) -> int:
     """A spacrbench-only figure (not one of spaCR's arguments): int() as
-    for spaCR's, and a negative one is refused."""
-    n = upstream_int(value, name)
+    for spaCR's, and a negative one is refused (the message quotes the value
+    given, not a clamped one)."""
+    n = exact_int(value, name)
     if n < 0:
-        raise ValueError(f"{name} must be >= 0, not {n}")
-    return n
+        raise ValueError(f"{name} must be >= 0, not {value!r}")
+    return min(n, INT64_MAX)
 
 
-def recommend_workers(measurement: Optional[Measurement] = None, *,
-                      cores: Optional[int] = None,
-                      available_bytes: Optional[int] = None,
-                      reserve_bytes: Optional[int] = None,
-                      maximum: int = 32,
-                      vram_reserve_bytes: int = 1024**3,
-                      free_vram_bytes: Optional[int] = None,
+def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
+                      cores: Optional[IntArg] = None,
+                      available_bytes: Optional[IntArg] = None,
+                      reserve_bytes: Optional[IntArg] = None,
+                      maximum: Union[int, float, SupportsFloat] = 32,
+                      vram_reserve_bytes: IntArg = 1024**3,
+                      free_vram_bytes: Optional[IntArg] = None,
                       start_method: Optional[str] = None) -> Recommendation:
     """Recommend a worker count: min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
@@ -87,8 +92,8 @@ _THROUGHPUT = "  throughput          "
 _BECAUSE = "    because           "
 
 
-def format_report(measurement: Measurement,
-                  recommendation: Optional[Recommendation] = None) -> str:
+def format_report(measurement: MeasurementLike,
+                  recommendation: Optional[RecommendationLike] = None) -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
     its label and number format; spacrbench's detail follows. Objects with

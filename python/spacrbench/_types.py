@@ -8,8 +8,8 @@ spellings: the defaults below are read from it, never spelled here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import (Any, Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple,
-                    Union, overload)
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Literal, Optional,
+                    Protocol, Sequence, SupportsIndex, Tuple, Union, overload)
 
 from ._binding import lib, name_of
 
@@ -19,6 +19,41 @@ _NO_BOUND = name_of(lib.spacrbench_bound_name, lib.SPACRBENCH_BOUND_NONE)
 _UNKNOWN_SOURCE = name_of(lib.spacrbench_source_name, lib.SPACRBENCH_SOURCE_UNKNOWN)
 _FORK = name_of(lib.spacrbench_start_method_name, lib.SPACRBENCH_START_FORK)
 _CALLER_RESERVE = name_of(lib.spacrbench_reserve_rule_name, lib.SPACRBENCH_RESERVE_CALLER)
+
+#: What a hand-made result's integer figure may be given as (docs/python.md,
+#: "What spaCR accepted"): an int, a finite float (truncated like int()) or
+#: an integer-like number (numpy integers). The attributes stay typed int:
+#: that is what benchmark() and recommend_workers() return. Checked at run
+#: time (bool and strings are refused, naming the field).
+Figure = Union[int, float, SupportsIndex]
+
+
+class MeasurementLike(Protocol):
+    """What recommend_workers() and format_report() read from a measurement:
+    spaCR's Measurement attributes (items, seconds, peak_rss_bytes; and
+    optionally peak_vram_bytes, baseline_rss_bytes, notes, which a Protocol
+    cannot make optional). A Measurement is one; so is spaCR's."""
+
+    @property
+    def items(self) -> float: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+    @property
+    def peak_rss_bytes(self) -> float: ...
+
+
+class RecommendationLike(Protocol):
+    """What format_report() reads from a recommendation: spaCR's
+    Recommendation attributes (workers, reason; optionally cores and
+    available_bytes)."""
+
+    @property
+    def workers(self) -> float: ...
+
+    @property
+    def reason(self) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -31,6 +66,12 @@ class ItemRecord:
     peak_vram_bytes: Optional[int] = None
     is_warmup: bool = False
 
+    if TYPE_CHECKING:  # the constructor takes what the run time accepts
+        def __init__(self, index: Figure, seconds: float,
+                     peak_rss_bytes: Optional[Figure] = None,
+                     peak_vram_bytes: Optional[Figure] = None,
+                     is_warmup: bool = False) -> None: ...
+
 
 @dataclass(frozen=True)
 class GpuInfo:
@@ -41,6 +82,10 @@ class GpuInfo:
     total_bytes: int
     free_bytes: int
     process_peak_bytes: Optional[int] = None
+
+    if TYPE_CHECKING:  # the constructor takes what the run time accepts
+        def __init__(self, index: Figure, name: str, total_bytes: Figure, free_bytes: Figure,
+                     process_peak_bytes: Optional[Figure] = None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -85,6 +130,17 @@ class Measurement:
     sample_interval_us: int = 0
     vram_reason: Optional[str] = None
     oom_limit_bytes: int = 0
+
+    if TYPE_CHECKING:  # the constructor takes what the run time accepts
+        def __init__(self, items: Figure, seconds: float, peak_rss_bytes: Figure,
+                     peak_vram_bytes: Optional[Figure] = None,
+                     baseline_rss_bytes: Figure = 0, notes: List[str] = ...,
+                     records: Tuple[ItemRecord, ...] = (),
+                     cpu_seconds: Optional[float] = None, warmup_items: Figure = 0,
+                     warmup_seconds: float = 0.0, peak_method: str = ...,
+                     vram_source: Optional[str] = None, gpus: Tuple[GpuInfo, ...] = (),
+                     sample_interval_us: Figure = 0, vram_reason: Optional[str] = None,
+                     oom_limit_bytes: Figure = 0) -> None: ...
 
     @property
     def items_per_second(self) -> float:
@@ -219,6 +275,22 @@ class Recommendation:
     reserve_rule: str = _CALLER_RESERVE
     oom_limit_bytes: int = 0
 
+    if TYPE_CHECKING:  # the constructor takes what the run time accepts
+        def __init__(self, workers: Figure, reason: str,
+                     measurement: Optional[Measurement] = None, cores: Figure = 0,
+                     available_bytes: Figure = 0, bound: str = ..., reserve_bytes: Figure = 0,
+                     per_worker_bytes: Optional[Figure] = None,
+                     memory_workers: Optional[Figure] = None, maximum: Figure = 0,
+                     memory_source: str = ..., memory_where: str = "",
+                     memory_limit_bytes: Optional[Figure] = None, cores_source: str = ...,
+                     cores_where: str = "", per_worker_vram_bytes: Optional[Figure] = None,
+                     free_vram_bytes: Optional[Figure] = None,
+                     vram_reserve_bytes: Figure = 0, vram_workers: Optional[Figure] = None,
+                     cpu_parallelism: Optional[float] = None, cores_per_worker: Figure = 1,
+                     core_workers: Optional[Figure] = None, threads_per_worker: Figure = 1,
+                     baseline_bytes: Figure = 0, start_method: str = ...,
+                     reserve_rule: str = ..., oom_limit_bytes: Figure = 0) -> None: ...
+
     def __str__(self) -> str:
         return f"{self.workers} worker(s): {self.reason}"
 
@@ -239,9 +311,11 @@ class Recommendation:
         is: one array task per item, each run under `spacrbench run --report
         output_dir/task-<index>.json` (output_dir is created); job_name and
         extra #SBATCH lines ("--partition=short") are optional; spacrbench is
-        how tasks call the command (default: the one in this package)."""
+        how tasks call the command (default: the one in this package).
+        Everything is checked before output_dir is created."""
+        directives = directive_list(extra)
         if items_file is None and output_dir is None and command is None:
-            if job_name is not None or tuple(extra):
+            if job_name is not None or directives:
                 raise TypeError("job_name and extra need items_file, output_dir and command")
             from ._convert import format_slurm
 
@@ -250,7 +324,8 @@ class Recommendation:
             raise TypeError("a job script needs items_file, output_dir and command together")
         from ._handoff import slurm_script
 
-        return slurm_script(self, items_file, output_dir, command, job_name, extra, spacrbench)
+        return slurm_script(self, items_file, output_dir, command, job_name, directives,
+                            spacrbench)
 
     @overload
     def to_dask(self, *, text: Literal[False] = ..., cluster: Literal["local"] = ...,
@@ -264,21 +339,44 @@ class Recommendation:
     def to_dask(self, *, text: Literal[False] = ..., cluster: Literal["slurm"],
                 extra: Iterable[str] = ...) -> Dict[str, Any]: ...
 
+    @overload  # text and cluster known only at run time (a bool, a str)
+    def to_dask(self, *, text: bool = ..., cluster: str = ...,
+                extra: Iterable[str] = ...) -> Union[Dict[str, Any], str]: ...
+
     def to_dask(self, *, text: bool = False, cluster: str = "local",
                 extra: Iterable[str] = ()) -> Union[Dict[str, Any], str]:
         """Dask settings. cluster="local": LocalCluster keyword arguments
         (n_workers, threads_per_worker, memory_limit), or with text=True the
         library's formatted snippet. cluster="slurm": dask_jobqueue
         SLURMCluster keyword arguments (cores, processes, memory,
-        job_extra_directives from extra), same margin rule."""
+        job_extra_directives from extra), same margin rule. extra (a list
+        of #SBATCH options) is for cluster="slurm" only."""
+        directives = directive_list(extra)
         if cluster == "slurm":
             if text:
                 raise ValueError("text=True is for cluster='local'")
             from ._handoff import slurm_cluster_settings
 
-            return slurm_cluster_settings(self, extra)
+            return slurm_cluster_settings(self, directives)
         if cluster != "local":
             raise ValueError(f"cluster must be 'local' or 'slurm', got {cluster!r}")
+        if directives:
+            raise ValueError(f"extra applies to cluster='slurm' only (SLURM job directives); "
+                             f"LocalCluster has none, got extra={directives!r}")
         from ._convert import dask_settings, format_dask
 
         return format_dask(self) if text else dask_settings(self)
+
+
+def directive_list(extra: Any) -> List[str]:
+    """extra (#SBATCH options, e.g. ["--partition=short"]) as a list of
+    str. A single string is refused rather than split into characters."""
+    if isinstance(extra, (str, bytes)):
+        raise TypeError(f"extra must be a list of #SBATCH options, not a single "
+                        f"{type(extra).__name__} ({extra!r}); write extra=[{extra!r}]")
+    try:
+        options = iter(extra)
+    except TypeError:
+        raise TypeError(f"extra must be a list of #SBATCH options, not "
+                        f"{type(extra).__name__} ({extra!r})") from None
+    return [str(d) for d in options]

@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 import json
 import math
+import re
 
 import pytest
 from helpers import MiB
@@ -150,6 +151,22 @@ def test_recommend_rejects_what_int_rejects(kwargs: dict, name: str) -> None:
         spacrbench.recommend_workers(hand_made(), **kwargs)
 
 
+@pytest.mark.parametrize("name, value", [
+    ("vram_reserve_bytes", -10**30), ("free_vram_bytes", -10**30),
+    ("vram_reserve_bytes", -1.5), ("free_vram_bytes", -(2**63)),
+])
+def test_a_negative_vram_figure_is_quoted_as_passed(name: str, value: object) -> None:
+    """-10**30 was reported as the clamped -9223372036854775807."""
+    with pytest.raises(ValueError, match=rf"{name} must be >= 0, not {re.escape(repr(value))}$"):
+        spacrbench.recommend_workers(hand_made(), **{name: value})
+
+
+def test_huge_vram_figures_are_still_clamped_to_64_bits() -> None:
+    rec = spacrbench.recommend_workers(hand_made(), cores=2, available_bytes=GiB,
+                                       vram_reserve_bytes=10**30, free_vram_bytes=10**30)
+    assert rec.vram_reserve_bytes == 2**63 - 1
+
+
 @pytest.mark.parametrize("kwargs, name", [
     ({"cores": [8]}, "cores"),
     ({"available_bytes": object()}, "available_bytes"),
@@ -168,7 +185,7 @@ def test_recommend_rejects_a_non_measurement() -> None:
 
 def test_hand_made_garbage_is_an_error_not_a_crash() -> None:
     with pytest.raises(ValueError, match="items"):
-        spacrbench.recommend_workers(Measurement(items=math.nan, seconds=1, peak_rss_bytes=1))  # type: ignore[arg-type]
+        spacrbench.recommend_workers(Measurement(items=math.nan, seconds=1, peak_rss_bytes=1))
     with pytest.raises(ValueError, match="peak_method"):
         spacrbench.format_report(dataclasses.replace(hand_made(), peak_method="guess"))
     with pytest.raises(TypeError):

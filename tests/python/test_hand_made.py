@@ -28,7 +28,7 @@ def test_float_figures_are_truncated_like_spacr_int() -> None:
 
 
 def test_a_fractional_item_count_is_truncated() -> None:
-    half = Measurement(items=2.5, seconds=1.0, peak_rss_bytes=10 * 2**20)  # type: ignore[arg-type]
+    half = Measurement(items=2.5, seconds=1.0, peak_rss_bytes=10 * 2**20)
     whole = Measurement(items=2, seconds=1.0, peak_rss_bytes=10 * 2**20)
     assert spacrbench.format_report(half) == spacrbench.format_report(whole)
 
@@ -72,7 +72,7 @@ def test_non_numbers_are_type_errors_naming_the_field(field: str, value: Any) ->
 
 def test_negative_figures_count_as_zero() -> None:
     # spaCR printed them as given ("-2", "-0.00 GiB"); nonsense either way.
-    text = spacrbench.format_report(Measurement(items=-2.0, seconds=1, peak_rss_bytes=-5,  # type: ignore[arg-type]
+    text = spacrbench.format_report(Measurement(items=-2.0, seconds=1, peak_rss_bytes=-5,
                                                 peak_vram_bytes=-1, baseline_rss_bytes=-1))
     assert "  items measured      0\n" in text
     assert "  peak RSS            0.00 GiB (0 B, supplied)\n" in text
@@ -146,3 +146,61 @@ def test_a_long_hand_made_reason_is_kept_whole() -> None:
     held = _binding.ffi.string(_convert.c_recommendation(rec).reason)
     assert 505 <= len(held) <= 511 and reason.encode().startswith(held)
     held.decode("utf-8")  # cut at a character boundary, never inside one
+
+
+def _small() -> Measurement:
+    return Measurement(items=2, seconds=1.0, peak_rss_bytes=2**20)
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: (dataclasses.replace(_small(), notes=["fine", "a\0b"]), None), r"notes\[1\]"),
+    (lambda: (dataclasses.replace(_small(), vram_reason="no\0GPU"), None), "vram_reason"),
+    (lambda: (dataclasses.replace(_small(), gpus=(GpuInfo(0, "A100\0x", GiB, GiB),)), None),
+     r"gpus\[0\]\.name"),
+    (lambda: (_small(), spacrbench.Recommendation(3, "a\0b")), "reason"),
+    (lambda: (_small(), spacrbench.Recommendation(3, "r", cores=2, memory_where="cg\0x")),
+     "memory_where"),
+    (lambda: (_small(), spacrbench.Recommendation(3, "r", cores=2, cores_where="\0")),
+     "cores_where"),
+])
+def test_a_nul_in_text_for_the_library_is_a_value_error_naming_it(make: Any, name: str) -> None:
+    """The library reads C strings: a reason "a\0b" used to report
+    "because a". The text is refused, never cut."""
+    m, rec = make()
+    with pytest.raises(ValueError, match=rf"{name} must not contain a NUL character") as info:
+        spacrbench.format_report(m, rec)
+    assert "\\x00" in str(info.value)  # the value passed, quoted
+    with pytest.raises(ValueError, match=name):
+        (rec or m).to_dict()
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("notes", None, r"notes must be a list of str, not None"),
+    ("notes", 5, r"notes must be a list of str, not 5"),
+    ("notes", "one note", r"notes must be a list of str, not 'one note'"),
+    ("records", (1,), r"records\[0\] must be an ItemRecord, not 1"),
+    ("records", None, r"records must be a list of ItemRecord, not None"),
+    ("gpus", (1,), r"gpus\[0\] must be a GpuInfo, not 1"),
+    ("gpus", 7, r"gpus must be a list of GpuInfo, not 7"),
+])
+def test_bad_hand_made_lists_are_type_errors_naming_the_field(field: str, value: Any,
+                                                              words: str) -> None:
+    """notes=None gave "'NoneType' object is not iterable", records=(1,) an
+    AttributeError."""
+    m = dataclasses.replace(_small(), **{field: value})
+    with pytest.raises(TypeError, match=words):
+        spacrbench.format_report(m)
+    with pytest.raises(TypeError, match=words):
+        spacrbench.recommend_workers(m, cores=2, available_bytes=GiB)
+
+
+def test_to_dict_says_none_where_the_recommendation_does() -> None:
+    """A spaCR-style Recommendation(3, "r") has core_workers None; the
+    library's JSON filled in 1."""
+    rec = spacrbench.Recommendation(3, "r")
+    d = rec.to_dict()
+    for f in dataclasses.fields(rec):
+        if getattr(rec, f.name) is None:
+            assert d.get(f.name, None) is None, f.name
+    assert d["core_workers"] is None and d["workers"] == 3
+    assert spacrbench.Recommendation(3, "r", core_workers=2).to_dict()["core_workers"] == 2

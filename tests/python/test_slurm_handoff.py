@@ -4,6 +4,7 @@ SLURMCluster settings. (tests/slurm/ does the same on a real cluster.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -121,3 +122,76 @@ def test_dask_slurm_cluster_settings() -> None:
     assert slurm["job_extra_directives"] == ["--partition=short"]
     with pytest.raises(ValueError):
         rec.to_dask(cluster="pbs")  # type: ignore[call-overload]
+
+
+def items_file(tmp_path: Path) -> Path:
+    path = tmp_path / "items.txt"
+    path.write_text("a.tif\nb.tif\n")
+    return path
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"command": ["rm\0 -rf", "{}"]}, r"command\[0\]"),
+    ({"command": ["echo", "x\0y", "{}"]}, r"command\[1\]"),
+    ({"job_name": "job\0name"}, "job_name"),
+    ({"extra": ["--partition=short", "--time=5\0"]}, r"extra\[1\]"),
+    ({"spacrbench": "/usr/bin/spacrbench\0x"}, "spacrbench"),
+    ({"output_dir": "out\0dir"}, "output_dir"),
+])
+def test_a_nul_in_the_job_text_is_refused_not_cut(tmp_path: Path, kwargs: dict,
+                                                  name: str) -> None:
+    """C strings end at a NUL: ["rm\\0 -rf", "{}"] used to become
+    command=('rm' '{}'). Nothing is created when the call fails."""
+    args: dict = {"items_file": str(items_file(tmp_path)),
+                  "output_dir": str(tmp_path / "out"), "command": ["echo", "{}"]}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=rf"{name} must not contain a NUL character") as info:
+        rec_of().to_slurm(**args)
+    assert "\\x00" in str(info.value)  # the text is quoted, NUL shown
+    assert sorted(os.listdir(tmp_path)) == ["items.txt"]
+
+
+def test_a_failing_to_slurm_creates_no_output_dir(tmp_path: Path) -> None:
+    items = str(items_file(tmp_path))
+    for bad in ({"extra": "--partition=short"}, {"extra": 5},
+                {"command": ["echo", "{}"], "job_name": "j\0"}):
+        args: dict = {"command": ["echo", "{}"]}
+        args.update(bad)
+        with pytest.raises((TypeError, ValueError)):
+            rec_of().to_slurm(items, str(tmp_path / "out"), **args)
+        assert not (tmp_path / "out").exists(), bad
+    # A recommendation the library refuses (an unknown bound) fails late, in
+    # the schedule: the folder used to exist by then.
+    broken = dataclasses.replace(rec_of(), bound="bogus")
+    with pytest.raises(ValueError, match="bound"):
+        broken.to_slurm(items, str(tmp_path / "out"), ["echo", "{}"])
+    assert not (tmp_path / "out").exists()
+    rec_of().to_slurm(items, str(tmp_path / "out"), ["echo", "{}"])
+    assert (tmp_path / "out").is_dir()  # a call that succeeds creates it
+
+
+def test_extra_as_one_string_is_a_type_error_not_characters(tmp_path: Path) -> None:
+    """extra="--partition=short" used to give one #SBATCH line per character."""
+    items = str(items_file(tmp_path))
+    with pytest.raises(TypeError, match=r"extra must be a list .*--partition=short"):
+        rec_of().to_slurm(items, str(tmp_path / "out"), ["echo", "{}"],
+                          extra="--partition=short")
+    with pytest.raises(TypeError, match="extra"):
+        rec_of().to_slurm(extra="--partition=short")
+    with pytest.raises(TypeError, match=r"extra must be a list .*--partition=short"):
+        rec_of().to_dask(cluster="slurm", extra="--partition=short")
+    with pytest.raises(TypeError, match="extra"):
+        rec_of().to_dask(cluster="slurm", extra=5)  # type: ignore[call-overload]
+    script = rec_of().to_slurm(items, str(tmp_path / "out"), ["echo", "{}"],
+                               extra=("--partition=short",))
+    assert "#SBATCH --partition=short\n" in script and "#SBATCH -\n" not in script
+
+
+def test_extra_with_the_local_cluster_is_a_value_error() -> None:
+    """LocalCluster has no job directives: extra was silently ignored."""
+    rec = rec_of()
+    with pytest.raises(ValueError, match="extra applies to cluster='slurm' only"):
+        rec.to_dask(extra=["--partition=short"])
+    with pytest.raises(ValueError, match="extra applies to cluster='slurm' only"):
+        rec.to_dask(text=True, extra=["--partition=short"])
+    assert rec.to_dask(extra=[]) == rec.to_dask()  # nothing given, nothing ignored
