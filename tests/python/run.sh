@@ -4,8 +4,9 @@
 # interpreter, then tests that wheel, installed into a fresh venv, on every
 # Python spaCR supports that this machine has:
 #   main interpreter ($PYTHON, default python3): the full suite (the wheel
-#     build + auditwheel repair test included), mypy --strict on the
-#     package, and a short smoke run of the perf program;
+#     build + auditwheel repair test included, and test_typing.py's mypy
+#     --strict of the typed usage scripts), mypy --strict on the package,
+#     and a short smoke run of the perf program;
 #   every other CPython 3.9-3.13 found ($SPACRBENCH_PYTHONS, default: pyenv's
 #     versions and python3.X on PATH): the whole suite except the test that
 #     builds the wheel again (marked slow); each takes well under a minute.
@@ -47,8 +48,9 @@ echo "== wheel: $(basename "$wheel")"
 
 cd "$repo"
 "$py" -m pytest -rs tests/python
+# mypy --strict on the package's source; the typed user scripts
+# (typing_usage.py, typing_handoff.py) are checked by test_typing.py above.
 (cd "$repo/python" && "$py" -m mypy --strict spacrbench)
-"$py" -m mypy --strict tests/python/typing_handoff.py
 "$py" tests/perf/bench_python.py --items 2000 --trials 1
 
 others=()

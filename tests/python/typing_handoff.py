@@ -1,4 +1,4 @@
-"""Checked by mypy --strict in tests/python/run.sh (never run): the
+"""Checked by mypy --strict in test_typing.py (never run): the
 hand-off's return types are precise enough to index without casts."""
 
 from typing import Any, Dict
