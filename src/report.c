@@ -97,8 +97,10 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
     int64_t work = spacrbench_measurement_work_rss_bytes(m);
     sb_format_bytes(a, sizeof a, work);
     sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
-    sb_text_printf(t, "  attributable to it  %.2f GiB (%s%sabove a baseline of %s)\n", gib(work),
-                   below_gib(work) ? a : "", below_gib(work) ? " " : "", b);
+    /* Not measured (-1) shows 0.00 like the peak, never "-0.00". */
+    sb_text_printf(t, "  attributable to it  %.2f GiB (%s%sabove a baseline of %s)\n",
+                   gib(work > 0 ? work : 0), below_gib(work) ? a : "", below_gib(work) ? " " : "",
+                   b);
     if (f->peak_vram_bytes < 0) {
         /* spaCR's words when nothing says more; the library's reason otherwise. */
         sb_text_printf(t, "  peak VRAM           not measured (%s)\n",

@@ -132,6 +132,18 @@ START_TEST(derived_figures_are_nan_not_garbage)
     ck_assert_msg(strstr(text, "-nan") == NULL, "%s", text); /* spaCR's "nan", never "-nan" */
     free(text);
     spacrbench_measurement_free(m);
+    /* Nothing measured at all: "not measured", never a negative size. */
+    spacrbench_figures none = {.size = sizeof none};
+    none.peak_rss_bytes = none.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    none.cpu_seconds = NAN;
+    ck_assert_int_eq(spacrbench_measurement_create(&none, &m), 0);
+    text = report(m, NULL);
+    ck_assert_msg(strstr(text, "\n  attributable to it  0.00 GiB (not measured above a baseline "
+                               "of 0 B)\n") != NULL,
+                  "%s", text);
+    ck_assert_msg(strstr(text, "-0.00") == NULL, "%s", text);
+    free(text);
+    spacrbench_measurement_free(m);
     m = made(3, 1.5, -1);
     ck_assert_double_eq_tol(spacrbench_measurement_items_per_second(m), 2.0, 1e-12);
     ck_assert_double_eq_tol(spacrbench_measurement_per_item_seconds(m), 0.5, 1e-12);
