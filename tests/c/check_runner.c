@@ -651,7 +651,10 @@ START_TEST(a_child_forked_beside_a_run_can_benchmark)
     ck_assert_int_eq(write(go_fd[1], "g", 1), 1);
     pthread_join(t, NULL);
     ck_assert_int_eq(thread_rc, 0);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    /* Exited, not killed (the alarm); its exit status is not asserted:
+     * under valgrind the child reports what only the parent's other
+     * thread pointed to as lost, and exits 99. The pipe says how it went. */
+    ck_assert_msg(WIFEXITED(status), "child status %d", status);
     ck_assert_int_eq(got, (ssize_t)sizeof said);
     ck_assert_int_eq(said[0], 0);
     ck_assert_int_eq(said[1], 0);
