@@ -1,0 +1,219 @@
+/* What the user hands the real `spacrbench` binary (item lists, options,
+ * report targets, job script paths, the items themselves), checked before
+ * it can do harm or lose information. Real files, real processes. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_test_support.h"
+
+/* How to start spacrbench beyond cli_run: a working directory, another
+ * user, a smaller stack (ARG_MAX is a quarter of it, at least 128 KiB),
+ * stdin from a descriptor, stderr on a terminal. */
+typedef struct run_how {
+  const char *cwd;
+  uid_t uid; /* 0: as the test runs */
+  rlim_t stack;
+  int stdin_fd;   /* -1: /dev/null */
+  int stderr_fd;  /* -1: captured */
+  int deadline_s; /* killed after this long (a bug must not run forever) */
+} run_how;
+
+#define RUN_HOW_DEFAULT                                                        \
+  { NULL, 0, 0, -1, -1, 60 }
+
+static void run_with(char *const argv[], const run_how *how, cli_result *r) {
+  char out_path[] = "/tmp/sbtest-inputs-out-XXXXXX";
+  char err_path[] = "/tmp/sbtest-inputs-err-XXXXXX";
+  int out = mkstemp(out_path), err = mkstemp(err_path);
+  ck_assert_int_ge(out, 0);
+  ck_assert_int_ge(err, 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int in = how->stdin_fd >= 0 ? how->stdin_fd : open("/dev/null", O_RDONLY);
+    int e = how->stderr_fd >= 0 ? how->stderr_fd : err;
+    if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(e, 2) < 0)
+      _exit(120);
+    if (how->cwd && chdir(how->cwd) != 0)
+      _exit(122);
+    if (how->stack) {
+      struct rlimit rl = {how->stack, how->stack};
+      if (setrlimit(RLIMIT_STACK, &rl) != 0)
+        _exit(123);
+    }
+    if (how->uid && (setgroups(0, NULL) != 0 || setgid(how->uid) != 0 ||
+                     setuid(how->uid) != 0))
+      _exit(124);
+    execv(argv[0], argv);
+    _exit(121);
+  }
+  if (how->stdin_fd >= 0)
+    close(how->stdin_fd);
+  int status = 0;
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    ck_assert_int_ge(w, 0);
+    if (w == pid)
+      break;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > how->deadline_s)
+      kill(pid, SIGKILL);
+    usleep(10000);
+  }
+  close(out);
+  close(err);
+  r->exited = WIFEXITED(status);
+  r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
+  r->out = cli_read_file(out_path);
+  r->err = cli_read_file(err_path);
+  unlink(out_path);
+  unlink(err_path);
+  ck_assert_ptr_nonnull(r->out);
+  ck_assert_ptr_nonnull(r->err);
+  ck_assert_msg(!r->exited || r->code < 120 || r->code > 124,
+                "could not start %s (%d)", argv[0], r->code);
+}
+
+/* A pipe whose writer (a child) writes `total` bytes of `byte`, then
+ * closes; returns the read end, and in *writer the child, which exits 0
+ * when everything was written, 1 when the reader closed early. */
+static int feeding_pipe(char byte, size_t total, pid_t *writer) {
+  int p[2];
+  ck_assert_int_eq(pipe(p), 0);
+  *writer = fork();
+  ck_assert_int_ge(*writer, 0);
+  if (*writer == 0) {
+    close(p[0]);
+    signal(SIGPIPE, SIG_IGN);
+    char block[65536];
+    memset(block, byte, sizeof block);
+    for (size_t done = 0; done < total;) {
+      size_t n = total - done < sizeof block ? total - done : sizeof block;
+      ssize_t w = write(p[1], block, n);
+      if (w < 0)
+        _exit(errno == EPIPE ? 1 : 2);
+      done += (size_t)w;
+    }
+    _exit(0);
+  }
+  close(p[1]);
+  return p[0];
+}
+
+static int writer_status(pid_t writer) {
+  int status = 0;
+  ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+/* Item lists: bounded as the bytes arrive. */
+
+/* An endless stream without newlines (here 256 MiB of 'a' on a pipe) is
+ * refused once a line passes ARG_MAX: with a 512 KiB stack that is the
+ * 128 KiB floor. spacrbench stops reading then, so the writer finds the
+ * pipe closed long before its 256 MiB are out. */
+START_TEST(a_list_without_newlines_stops_at_arg_max) {
+  pid_t writer;
+  run_how how = RUN_HOW_DEFAULT;
+  how.stdin_fd = feeding_pipe('a', (size_t)256 << 20, &writer);
+  how.stack = 512 << 10;
+  char *const argv[] = {SPACRBENCH_CLI, "run",  "--quiet", "--no-cgroup",
+                        "--",           "true", NULL};
+  cli_result r;
+  run_with(argv, &how, &r);
+  int w = writer_status(writer);
+  ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+  ck_assert_msg(
+      strstr(r.err,
+             "stdin: line 1 of standard input is longer than 131072 bytes "
+             "(ARG_MAX") != NULL,
+      "stderr: %.300s", r.err);
+  ck_assert_msg(
+      w == 1, "the writer was not cut off (status %d): the list was read whole",
+      w);
+  cli_result_free(&r);
+
+  /* A file: named, and the line counted. */
+  char *path = cli_temp_file("first\nsecond\n");
+  FILE *f = fopen(path, "a");
+  ck_assert_ptr_nonnull(f);
+  for (int i = 0; i < 200000; i++)
+    fputc('x', f);
+  fclose(f);
+  char *const file_argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--items",
+                             path,           "--",  "true",    NULL};
+  how.stdin_fd = -1;
+  run_with(file_argv, &how, &r);
+  char want[512];
+  snprintf(want, sizeof want,
+           "--items: line 3 of '%s' is longer than 131072 bytes", path);
+  ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+  ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %.300s", r.err);
+  cli_result_free(&r);
+  unlink(path);
+  free(path);
+}
+END_TEST
+
+/* A NUL byte is refused where it arrives, not after a whole "line": zeros
+ * (like /dev/zero, but 256 MiB and then an end) stop the reading at once. */
+START_TEST(nul_bytes_stop_the_reading_at_once) {
+  pid_t writer;
+  run_how how = RUN_HOW_DEFAULT;
+  how.stdin_fd = feeding_pipe('\0', (size_t)256 << 20, &writer);
+  char *const argv[] = {SPACRBENCH_CLI, "run",  "--quiet", "--items", "-",
+                        "--",           "true", NULL};
+  cli_result r;
+  run_with(argv, &how, &r);
+  int w = writer_status(writer);
+  ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+  ck_assert_msg(strstr(r.err, "--items: line 1 holds a NUL byte") != NULL,
+                "stderr: %.300s", r.err);
+  ck_assert_msg(w == 1, "the writer was not cut off (status %d)", w);
+  cli_result_free(&r);
+
+  /* /dev/zero itself, named. */
+  char *const zero[] = {SPACRBENCH_CLI, "run", "--quiet", "--items",
+                        "/dev/zero",    "--",  "true",    NULL};
+  how.stdin_fd = -1;
+  how.deadline_s = 20;
+  run_with(zero, &how, &r);
+  ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+  ck_assert_msg(strstr(r.err,
+                       "line 1 holds a NUL byte, which no item can contain "
+                       "('/dev/zero')") != NULL,
+                "stderr: %.300s", r.err);
+  cli_result_free(&r);
+}
+END_TEST
+
+static Suite *inputs_suite(void) {
+  Suite *s = suite_create("cli_inputs");
+  TCase *t = tcase_create("inputs");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, a_list_without_newlines_stops_at_arg_max);
+  tcase_add_test(t, nul_bytes_stop_the_reading_at_once);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(inputs_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
