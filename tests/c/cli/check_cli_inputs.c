@@ -200,12 +200,54 @@ START_TEST(nul_bytes_stop_the_reading_at_once) {
 }
 END_TEST
 
+/* Range errors state the range. */
+
+START_TEST(range_errors_state_the_range) {
+  static const struct {
+    const char *args[3];
+    const char *want;
+  } cases[] = {
+      {{"--cores", "2147483648"},
+       "--cores: expected a whole number from 1 to 2147483647"},
+      {{"--maximum", "0"},
+       "--maximum: expected a whole number from 1 to 2147483647"},
+      {{"--warmup", "99999999999"},
+       "--warmup: expected a whole number from 0 to 2147483647"},
+      {{"--timeout", "999999999h"}, "at most 10000000 s (about 115 days)"},
+      {{"--timeout", "0"},
+       "--timeout: expected a duration above 0 and at most 10000000 s"},
+      {{"--reserve", "9223372036854775808"}, "(less than 8 EiB), got"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          (char *)cases[i].args[0],
+                          (char *)cases[i].args[1],
+                          "a",
+                          "--",
+                          "true",
+                          NULL};
+    cli_expect_usage_error(argv, cases[i].want, i);
+  }
+  /* The largest plain byte count is exact, not rounded up past the range. */
+  char *const max_reserve[] = {
+      SPACRBENCH_CLI,        "run", "--quiet", "--no-cgroup", "--reserve",
+      "9223372036854775807", "a",   "--",      "true",        NULL};
+  cli_result r;
+  run_how how = RUN_HOW_DEFAULT;
+  run_with(max_reserve, &how, &r);
+  ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+  cli_result_free(&r);
+}
+END_TEST
+
 static Suite *inputs_suite(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *t = tcase_create("inputs");
   tcase_set_timeout(t, 300);
   tcase_add_test(t, a_list_without_newlines_stops_at_arg_max);
   tcase_add_test(t, nul_bytes_stop_the_reading_at_once);
+  tcase_add_test(t, range_errors_state_the_range);
   suite_add_tcase(s, t);
   return s;
 }
