@@ -241,6 +241,98 @@ START_TEST(range_errors_state_the_range) {
 }
 END_TEST
 
+static char *temp_dir(const char *pattern) {
+  char *dir = strdup(pattern);
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  ck_assert_int_eq(chmod(dir, 0755), 0);
+  return dir;
+}
+
+static void remove_tree(const char *dir) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* --report: the temporary file, and the kernel's files. */
+
+START_TEST(report_falls_back_to_writing_in_place) {
+  if (geteuid() != 0) {
+    printf("SKIP: report_falls_back_to_writing_in_place needs root to become "
+           "another user\n");
+    return;
+  }
+  /* A directory only root may write, a file anyone may. */
+  char *dir = temp_dir("/tmp/sbtest-inputs-ro-XXXXXX");
+  char path[1200], created[1200];
+  snprintf(path, sizeof path, "%s/report.txt", dir);
+  snprintf(created, sizeof created, "%s/new.txt", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("an old report that is longer than nothing\n", f);
+  fclose(f);
+  ck_assert_int_eq(chmod(path, 0666), 0);
+  run_how how = RUN_HOW_DEFAULT;
+  how.uid = 65534;
+  char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup",
+                        "--report",     path,  "a",       "--",
+                        "true",         NULL};
+  cli_result r;
+  run_with(argv, &how, &r);
+  ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+  char *text = cli_read_file(path);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_str_eq(text, r.out); /* the whole report, nothing of the old one */
+  free(text);
+  cli_result_free(&r);
+
+  /* A new file there cannot be made: the directory is named. */
+  char *const fresh[] = {SPACRBENCH_CLI, "run",   "--quiet", "--no-cgroup",
+                         "--report",     created, "a",       "--",
+                         "true",         NULL};
+  run_with(fresh, &how, &r);
+  ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+  char want[1300];
+  snprintf(want, sizeof want,
+           "--report: cannot create a file in %s: Permission denied", dir);
+  ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+  cli_result_free(&r);
+
+  /* Neither a temporary nor the file itself: both are named. */
+  ck_assert_int_eq(chmod(path, 0644), 0);
+  run_with(argv, &how, &r);
+  ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+  snprintf(want, sizeof want,
+           "no temporary file could be created in %s (Permission denied)", dir);
+  ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+  snprintf(want, sizeof want, "cannot write %s: Permission denied", path);
+  ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+  cli_result_free(&r);
+  remove_tree(dir);
+  free(dir);
+}
+END_TEST
+
+START_TEST(report_refuses_the_kernels_files_saying_why) {
+  char *const argv[] = {SPACRBENCH_CLI, "run",         "--quiet", "--no-cgroup",
+                        "--report",     "/proc/1/mem", "a",       "--",
+                        "true",         NULL};
+  cli_result r;
+  run_how how = RUN_HOW_DEFAULT;
+  run_with(argv, &how, &r);
+  ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+  ck_assert_msg(
+      strstr(r.err, "/proc/1/mem is a file of the kernel's proc file system") !=
+          NULL,
+      "stderr: %s", r.err);
+  ck_assert_msg(strstr(r.err, "No such file or directory") == NULL,
+                "stderr: %s", r.err);
+  ck_assert_ptr_nonnull(
+      strstr(r.out, "recommended workers")); /* the report still printed */
+  cli_result_free(&r);
+}
+END_TEST
+
 static Suite *inputs_suite(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *t = tcase_create("inputs");
@@ -248,6 +340,8 @@ static Suite *inputs_suite(void) {
   tcase_add_test(t, a_list_without_newlines_stops_at_arg_max);
   tcase_add_test(t, nul_bytes_stop_the_reading_at_once);
   tcase_add_test(t, range_errors_state_the_range);
+  tcase_add_test(t, report_falls_back_to_writing_in_place);
+  tcase_add_test(t, report_refuses_the_kernels_files_saying_why);
   suite_add_tcase(s, t);
   return s;
 }
