@@ -21,6 +21,10 @@
 #include "slurm_env.h"
 #include "slurm_job.h"
 
+/* The most bytes an item takes where spacrbench names it (escaped): a
+ * longer one is shown as its start, "...", its end and its length. */
+#define RUN_LABEL_MAX 200
+
 typedef struct run_state {
     const cli_args *args;
     run_items items;
@@ -33,8 +37,8 @@ typedef struct run_state {
     int scale_failed; /* --scale: a copy failed (its point is marked failed) */
     size_t failed_index;
     run_outcome failure;
-    char *failed_command; /* escaped for display, as failed_label */
-    char *failed_label;
+    char *failed_command; /* escaped for display, in full */
+    char *failed_label;   /* escaped and shortened (RUN_LABEL_MAX) */
 } run_state;
 
 /* Resident size of this process (it is what a forked child starts with). */
@@ -54,12 +58,20 @@ static void notef(spacrbench_measurement *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void notef(spacrbench_measurement *m, const char *fmt, ...)
 {
-    char text[1024];
-    va_list ap;
+    /* Sized to the text: a note cut short loses its end (the reason). */
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    spacrbench_measurement_add_note(m, text);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text) {
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+        spacrbench_measurement_add_note(m, text);
+    } else
+        spacrbench_measurement_add_note(m, "(a note could not be formatted: out of memory)");
+    va_end(again);
+    free(text);
 }
 
 static void describe_run(json_writer *w, const void *arg, const spacrbench_measurement *m)
@@ -116,9 +128,13 @@ static void show_progress(const run_state *s, const spacrbench_measurement *m, d
     *elapsed += rec.seconds;
     spacrbench_progress p = {sizeof p,    rec.index, (int64_t)s->items.n, rec.is_warmup, 0,
                              rec.seconds, *elapsed,  rec.peak_rss_bytes};
+    /* Escaped here, by the command's rule (C1 controls and bytes that are
+     * not UTF-8 included), and shortened: the line is one line. */
+    char *shown = cli_escape_short(s->items.items[rec.index], RUN_LABEL_MAX);
     char line[1024];
-    if (spacrbench_format_progress(&p, s->items.items[rec.index], line, sizeof line) >= 0)
+    if (shown && spacrbench_format_progress(&p, shown, line, sizeof line) >= 0)
         fprintf(stderr, "%s\n", line);
+    free(shown);
 }
 
 /* An item that failed stops the run. One the OOM killer ended still tells
@@ -131,7 +147,8 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failed_index = i;
     s->failure = *o;
     s->failed_command = command_display(argv);
-    s->failed_label = cli_escape_label(s->items.items[i]);
+    /* Shortened: the note that holds it must keep the reason after it. */
+    s->failed_label = cli_escape_short(s->items.items[i], RUN_LABEL_MAX);
     /* The library takes the limit as a lower bound of the peak and says
      * "one worker needs more than" it; the failed item's time is not counted. */
     if (o->oom_killed &&

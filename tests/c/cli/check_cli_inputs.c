@@ -333,6 +333,110 @@ START_TEST(report_refuses_the_kernels_files_saying_why) {
 }
 END_TEST
 
+/* A long item keeps the reason of its failure. */
+
+START_TEST(long_failing_item_keeps_the_reason) {
+  char item[1101];
+  memset(item, 'x', 1096);
+  memcpy(item + 1096, ".tif", 5); /* 1100 bytes */
+  char report[] = "/tmp/sbtest-inputs-report-XXXXXX.json";
+  int fd = mkstemps(report, 5);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  char *const argv[] = {
+      SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--report", report, item,
+      "--",           "sh",  "-c",      "exit 3",      "sh",       NULL};
+  cli_result r;
+  run_how how = RUN_HOW_DEFAULT;
+  run_with(argv, &how, &r);
+  ck_assert_msg(r.exited && r.code == 3, "exit %d: %.400s", r.code, r.err);
+  /* The start, "...", the end (the extension) and the length, then the
+   * whole sentence: the reason and what was counted. */
+  const char *tail = "x.tif (1100 bytes)): exited with status 3 after ";
+  const char *p = strstr(r.out, "stopped at item 1 (xxxx");
+  ck_assert_msg(p != NULL, "stdout: %.400s", r.out);
+  const char *end = strstr(p, tail);
+  ck_assert_msg(end != NULL && strstr(p, "...") < end, "stdout: %.600s", p);
+  ck_assert_msg(end - p < 260, "the item takes %td bytes of the note", end - p);
+  ck_assert_msg(strstr(end, "; not counted\n") != NULL, "stdout: %.600s", p);
+  ck_assert_msg(
+      strstr(r.err, "x.tif (1100 bytes)) exited with status 3: sh -c") != NULL,
+      "stderr: %.600s", r.err);
+  /* The --report JSON holds the same whole note. */
+  char *json = cli_read_file(report);
+  ck_assert_ptr_nonnull(json);
+  ck_assert_msg(strstr(json, tail) != NULL &&
+                    strstr(json, "; not counted\"") != NULL,
+                "report: %.600s", json);
+  free(json);
+  cli_result_free(&r);
+  unlink(report);
+}
+END_TEST
+
+/* C1 control characters: U+009B (CSI) as UTF-8, and a raw 0x9b. */
+
+#define C1_ITEM                                                                \
+  "a\xc2\x9b"                                                                  \
+  "31mb\x9b"                                                                   \
+  "c"
+#define C1_SHOWN "a\\xc2\\x9b31mb\\x9bc"
+
+START_TEST(c1_controls_are_escaped_in_notes_and_on_stderr) {
+  char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup",
+                        C1_ITEM,        "--",  "sh",      "-c",
+                        "exit 3",       "sh",  "{}",      NULL};
+  cli_result r;
+  run_how how = RUN_HOW_DEFAULT;
+  run_with(argv, &how, &r);
+  ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+  ck_assert_msg(strchr(r.out, '\x9b') == NULL, "stdout holds 0x9b: %s", r.out);
+  ck_assert_msg(strchr(r.err, '\x9b') == NULL, "stderr holds 0x9b: %s", r.err);
+  ck_assert_msg(strstr(r.out, "stopped at item 1 (" C1_SHOWN ")") != NULL,
+                "stdout: %s", r.out);
+  ck_assert_msg(strstr(r.err,
+                       "item 1 (" C1_SHOWN
+                       ") exited with status 3: sh -c 'exit 3' sh '" C1_SHOWN
+                       "'") != NULL,
+                "stderr: %s", r.err);
+  cli_result_free(&r);
+}
+END_TEST
+
+/* Progress lines appear when stderr is a terminal: one is given. */
+START_TEST(c1_controls_are_escaped_in_progress_lines) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ck_assert_int_ge(master, 0);
+  ck_assert_int_eq(grantpt(master), 0);
+  ck_assert_int_eq(unlockpt(master), 0);
+  int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+  ck_assert_int_ge(slave, 0);
+  run_how how = RUN_HOW_DEFAULT;
+  how.stderr_fd = slave;
+  char *const argv[] = {SPACRBENCH_CLI, "run",  "--no-cgroup", C1_ITEM,
+                        "--",           "true", NULL};
+  cli_result r;
+  run_with(argv, &how, &r);
+  close(slave);
+  char buf[8192];
+  size_t len = 0;
+  ssize_t n;
+  int flags = fcntl(master, F_GETFL);
+  fcntl(master, F_SETFL, flags | O_NONBLOCK);
+  while (len < sizeof buf - 1 &&
+         (n = read(master, buf + len, sizeof buf - 1 - len)) > 0)
+    len += (size_t)n;
+  buf[len] = '\0';
+  close(master);
+  ck_assert_msg(r.exited && r.code == 0, "exit %d", r.code);
+  ck_assert_msg(strstr(buf, "item 1/1 done") != NULL, "terminal: %s", buf);
+  ck_assert_msg(memchr(buf, '\x9b', len) == NULL, "the terminal got 0x9b: %s",
+                buf);
+  ck_assert_msg(strstr(buf, C1_SHOWN) != NULL, "terminal: %s", buf);
+  cli_result_free(&r);
+}
+END_TEST
+
 static Suite *inputs_suite(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *t = tcase_create("inputs");
@@ -342,6 +446,9 @@ static Suite *inputs_suite(void) {
   tcase_add_test(t, range_errors_state_the_range);
   tcase_add_test(t, report_falls_back_to_writing_in_place);
   tcase_add_test(t, report_refuses_the_kernels_files_saying_why);
+  tcase_add_test(t, long_failing_item_keeps_the_reason);
+  tcase_add_test(t, c1_controls_are_escaped_in_notes_and_on_stderr);
+  tcase_add_test(t, c1_controls_are_escaped_in_progress_lines);
   suite_add_tcase(s, t);
   return s;
 }
