@@ -12,6 +12,7 @@
 #include "cli_escape.h"
 #include "cli_modes.h"
 #include "cli_output.h"
+#include "cli_stdio.h"
 #include "command_line.h"
 #include "run_item.h"
 #include "run_items.h"
@@ -264,6 +265,19 @@ static int scale_after(run_state *s, spacrbench_measurement *m, const spacrbench
     return run_scale(&in, out, &s->scale_failed);
 }
 
+/* After the job script: a comment saying what sbatch will make of an array
+ * larger than SLURM's default MaxArraySize (the script itself is the
+ * library's; a comment after its last line is read by nobody but people). */
+static int script_advice(size_t n_items)
+{
+    char advice[512];
+    cli_slurm_array_advice(n_items, advice, sizeof advice);
+    if (!advice[0])
+        return CLI_EXIT_OK;
+    printf("# NOTE (spacrbench): %s.\n", advice);
+    return cli_stdout_check() == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}
+
 /* Exit status and the stderr line that explain how the run ended. */
 static int conclude(const run_state *s, int status)
 {
@@ -330,6 +344,8 @@ int run_main(int argc, char **argv)
             cli_context ctx = {
                 "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
             status = cli_finish(&a.common, m, machine, &ctx);
+            if (status == CLI_EXIT_OK && a.common.slurm_job)
+                status = script_advice(s.items.n);
             if (scale_status != CLI_EXIT_OK)
                 status = scale_status;
             /* The report is out; a plot that cannot be drawn says why. */
