@@ -40,6 +40,9 @@ enum {
 
 #define BOTH (CLI_MODE_DEMO | CLI_MODE_RUN)
 
+/* INT32_MAX, for messages that state the accepted range. */
+#define INT32_MAX_TEXT "2147483647"
+
 typedef struct opt_spec {
     const char *name;
     int has_arg;
@@ -151,15 +154,15 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
         break;
     case OPT_CORES:
         if (cli_parse_int(v, 1, INT32_MAX, &c->rec.cores) != 0)
-            return bad_count(name, "a whole number >= 1", v);
+            return bad_count(name, "a whole number from 1 to " INT32_MAX_TEXT, v);
         break;
     case OPT_MAXIMUM:
         if (cli_parse_int(v, 1, INT32_MAX, &c->rec.maximum) != 0)
-            return bad_count(name, "a whole number >= 1", v);
+            return bad_count(name, "a whole number from 1 to " INT32_MAX_TEXT, v);
         break;
     case OPT_RESERVE:
         if (cli_parse_bytes(v, &c->rec.reserve_bytes) != 0)
-            return bad_count(name, "bytes such as 2G, 512M or 1048576", v);
+            return bad_count(name, "bytes such as 2G, 512M or 1048576 (less than 8 EiB)", v);
         break;
     case OPT_REPORT:
         if (*v == '\0')
@@ -176,17 +179,23 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
         break;
     case OPT_WARMUP:
         if (cli_parse_int(v, 0, a->mode == CLI_MODE_RUN ? INT32_MAX : 100000, &a->warmup) != 0)
-            return bad_count(name, "a whole number >= 0", v);
+            return bad_count(name,
+                             a->mode == CLI_MODE_RUN ? "a whole number from 0 to " INT32_MAX_TEXT
+                                                     : "a whole number from 0 to 100000",
+                             v);
         break;
     case OPT_SIZE:
         if (cli_parse_size(v, &a->field.width, &a->field.height) != 0)
-            return bad_count(name, "WIDTHxHEIGHT such as 2048x2048", v);
+            return bad_count(name,
+                             "WIDTHxHEIGHT such as 2048x2048, each a whole number from 1 "
+                             "to " INT32_MAX_TEXT,
+                             v);
         *width_from = *height_from = "--size";
         break;
     case OPT_WIDTH:
     case OPT_HEIGHT:
         if (cli_parse_int(v, 1, INT32_MAX, id == OPT_WIDTH ? &a->field.width : &a->field.height))
-            return bad_count(name, "a whole number of pixels", v);
+            return bad_count(name, "a whole number of pixels from 1 to " INT32_MAX_TEXT, v);
         *(id == OPT_WIDTH ? width_from : height_from) = id == OPT_WIDTH ? "--width" : "--height";
         break;
     case OPT_CHANNELS:
@@ -223,7 +232,10 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
         break;
     case OPT_TIMEOUT:
         if (cli_parse_duration(v, &a->timeout_s) != 0)
-            return bad_count(name, "a duration > 0 such as 10, 1.5, 90s, 2m or 1h", v);
+            return bad_count(name,
+                             "a duration above 0 and at most " CLI_DURATION_MAX_TEXT
+                             " s (about 115 days) such as 10, 1.5, 90s, 2m or 1h",
+                             v);
         break;
     case OPT_PLOT:
         if (!ends_with(v, ".png") && !ends_with(v, ".svg"))

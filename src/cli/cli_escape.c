@@ -3,46 +3,110 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* The escape of byte c, or NULL when it is shown as itself. */
-static const char *escape_of(unsigned char c, char buf[5])
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when the byte at
+ * p does not start one (a stray continuation byte, an overlong form, a
+ * surrogate, a sequence cut short, or a byte no UTF-8 text holds). */
+static size_t utf8_length(const unsigned char *p)
 {
-    if (c >= 0x20 && c != 0x7f)
-        return NULL;
-    if (c == '\n')
-        return "\\n";
-    if (c == '\t')
-        return "\\t";
-    if (c == '\r')
-        return "\\r";
-    snprintf(buf, 5, "\\x%02x", c);
-    return buf;
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0; /* overlong */
+        else if (c == 0xed)
+            hi = 0x9f; /* surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90; /* overlong */
+        else if (c == 0xf4)
+            hi = 0x8f; /* above U+10FFFF */
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* How the text at p is shown: *take bytes of it, either as themselves
+ * (returns 0) or each as \xNN, or as the two-byte escape in short
+ * (returns 1 and fills short_form). */
+static int classify(const unsigned char *p, size_t *take, char short_form[3])
+{
+    unsigned char c = *p;
+    if (c < 0x20 || c == 0x7f) {
+        *take = 1;
+        short_form[0] = '\0';
+        if (c == '\n' || c == '\t' || c == '\r') {
+            short_form[0] = '\\';
+            short_form[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+            short_form[2] = '\0';
+        }
+        return 1;
+    }
+    size_t n = utf8_length(p);
+    if (n == 0) {
+        *take = 1; /* not UTF-8: a lone 0x9b is CSI to an 8-bit terminal */
+        short_form[0] = '\0';
+        return 1;
+    }
+    *take = n;
+    if (n == 2 && c == 0xc2 && p[1] <= 0x9f) {
+        short_form[0] = '\0'; /* U+0080..U+009F, the C1 controls (U+009B is CSI) */
+        return 1;
+    }
+    return 0;
+}
+
+/* Write (when out is not NULL) the escaped form of the n bytes at text;
+ * returns its length. */
+static size_t escape_span(char *out, const unsigned char *text, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n;) {
+        size_t take;
+        char short_form[3];
+        if (!classify(text + i, &take, short_form)) {
+            if (out)
+                memcpy(out + len, text + i, take);
+            len += take;
+        } else if (short_form[0]) {
+            if (out)
+                memcpy(out + len, short_form, 2);
+            len += 2;
+        } else {
+            for (size_t k = 0; k < take; k++) {
+                if (out)
+                    snprintf(out + len, 5, "\\x%02x", text[i + k]);
+                len += 4;
+            }
+        }
+        i += take;
+    }
+    return len;
 }
 
 size_t cli_escaped_length(const char *text)
 {
-    size_t n = 0;
-    char buf[5];
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        const char *e = escape_of(*p, buf);
-        n += e ? (e[1] == 'x' ? 4 : 2) : 1;
-    }
-    return n;
+    return escape_span(NULL, (const unsigned char *)text, strlen(text));
 }
 
 char *cli_escape_into(char *out, const char *text)
 {
-    char buf[5];
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        const char *e = escape_of(*p, buf);
-        if (!e)
-            *out++ = (char)*p;
-        else
-            while (*e)
-                *out++ = *e++;
-    }
-    *out = '\0';
-    return out;
+    size_t len = escape_span(out, (const unsigned char *)text, strlen(text));
+    out[len] = '\0';
+    return out + len;
 }
 
 char *cli_escape_label(const char *text)
@@ -50,5 +114,71 @@ char *cli_escape_label(const char *text)
     char *out = malloc(cli_escaped_length(text) + 1);
     if (out)
         cli_escape_into(out, text);
+    return out;
+}
+
+/* The end of the longest prefix of text (n bytes) whose escaped form fits
+ * in room bytes, never inside a character or an escape. */
+static size_t fitting_prefix(const unsigned char *text, size_t n, size_t room)
+{
+    size_t i = 0, used = 0;
+    while (i < n) {
+        size_t take;
+        char short_form[3];
+        size_t cost = !classify(text + i, &take, short_form) ? take : short_form[0] ? 2 : 4 * take;
+        if (used + cost > room)
+            break;
+        used += cost;
+        i += take;
+    }
+    return i;
+}
+
+/* The start of the shortest suffix of text whose escaped form fits in
+ * room bytes, never inside a character or an escape. */
+static size_t fitting_suffix(const unsigned char *text, size_t n, size_t room)
+{
+    size_t start = n;
+    /* Characters are found from the front; the suffix is the tail of
+     * those boundaries whose escaped length fits. */
+    size_t i = 0, total = escape_span(NULL, text, n), used = 0;
+    while (i < n) {
+        size_t take;
+        char short_form[3];
+        size_t cost = !classify(text + i, &take, short_form) ? take : short_form[0] ? 2 : 4 * take;
+        if (total - used <= room) {
+            start = i;
+            break;
+        }
+        used += cost;
+        i += take;
+    }
+    return start;
+}
+
+char *cli_escape_short(const char *text, size_t max)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    size_t n = strlen(text), full = escape_span(NULL, t, n);
+    if (full <= max)
+        return cli_escape_label(text);
+    char tail_note[64];
+    int note = snprintf(tail_note, sizeof tail_note, "... (%zu bytes)", n);
+    /* Two thirds of the room for the start, a third for the end (where a
+     * file's extension is); what sits between becomes the ellipsis. */
+    size_t room = max > (size_t)note + 8 ? max - (size_t)note : 8;
+    size_t head = fitting_prefix(t, n, room * 2 / 3);
+    size_t tail = fitting_suffix(t + head, n - head, room - escape_span(NULL, t, head)) + head;
+    size_t head_len = escape_span(NULL, t, head), tail_len = escape_span(NULL, t + tail, n - tail);
+    /* "HEAD... (N bytes)TAIL" reads badly: "HEAD...TAIL (N bytes)". */
+    char *out = malloc(head_len + 3 + tail_len + (size_t)note + 1);
+    if (!out)
+        return NULL;
+    char *o = out;
+    o += escape_span(o, t, head);
+    memcpy(o, "...", 3);
+    o += 3;
+    o += escape_span(o, t + tail, n - tail);
+    snprintf(o, (size_t)note + 1, " (%zu bytes)", n);
     return out;
 }

@@ -98,11 +98,37 @@ static int write_in_place(const char *path, const char *text, size_t len, int fl
     return rc;
 }
 
+/* How far replace() got when it failed. */
+typedef enum replace_stage {
+    REPLACE_DONE = 0,
+    REPLACE_NO_TEMP,   /* the temporary file could not be created */
+    REPLACE_WRITE,     /* writing, syncing or closing it failed */
+    REPLACE_NO_RENAME, /* it could not be renamed over the target */
+} replace_stage;
+
+/* "DIR" of path, for messages ("." for a bare name). Static storage. */
+static const char *dir_of(const char *path)
+{
+    static char dir[4096];
+    size_t n = strlen(path);
+    while (n > 0 && !is_separator(path[n - 1]))
+        n--;
+    if (n == 0)
+        return ".";
+    if (n > 1)
+        n--; /* the separator, unless it is the root */
+    snprintf(dir, sizeof dir, "%.*s", (int)n, path);
+    return dir;
+}
+
 /* Replace the regular file real (no symlink in its last part) through a
  * temporary file beside it. The temporary name is short and fixed in
- * length so that any name that fits the directory, fits. */
-static int replace(const char *real, const char *text, size_t len, mode_t mode)
+ * length so that any name that fits the directory, fits. *stage says
+ * where a failure happened. */
+static int replace(const char *real, const char *text, size_t len, mode_t mode,
+                   replace_stage *stage)
 {
+    *stage = REPLACE_NO_TEMP;
     size_t dir = strlen(real);
     while (dir > 0 && !is_separator(real[dir - 1]))
         dir--;
@@ -116,6 +142,7 @@ static int replace(const char *real, const char *text, size_t len, mode_t mode)
         free(tmp);
         return -1;
     }
+    *stage = REPLACE_WRITE;
 #if defined(_WIN32)
     _setmode(fd, O_BINARY);
 #endif
@@ -131,14 +158,82 @@ static int replace(const char *real, const char *text, size_t len, mode_t mode)
         e = errno;
     }
     if (rc == 0 && rename_over(tmp, real) != 0) {
+        *stage = REPLACE_NO_RENAME;
         rc = -1;
         e = errno;
     }
     if (rc != 0)
         unlink(tmp);
+    else
+        *stage = REPLACE_DONE;
     free(tmp);
     errno = e;
     return rc;
+}
+
+/* Files of the kernel's own file systems (/proc, /sys, cgroups, ...) are
+ * regular to stat() but no place for a report: no file can be created
+ * beside them, and writing one in place would feed the kernel a report
+ * (/proc/sys/kernel/hostname, /proc/PID/mem). The file system's name, or
+ * NULL for an ordinary one. */
+#if defined(__linux__)
+#include <sys/vfs.h>
+
+static const char *kernel_fs(const char *path)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } k_kinds[] = {
+        {0x9fa0, "proc"},           {0x62656572, "sysfs"},      {0x27e0eb, "cgroup"},
+        {0x63677270, "cgroup2"},    {0x64626720, "debugfs"},    {0x74726163, "tracefs"},
+        {0x73636673, "securityfs"}, {0xde5e81e4, "efivarfs"},   {0x62656570, "configfs"},
+        {0xcafe4a11, "bpf"},        {0x6e736673, "nsfs"},       {0x42494e4d, "binfmt_misc"},
+        {0x1cd1, "devpts"},         {0x67596969, "rpc_pipefs"}, {0x50495045, "pipefs"},
+    };
+    struct statfs fs;
+    if (statfs(path, &fs) != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof k_kinds / sizeof k_kinds[0]; i++)
+        if ((unsigned long)fs.f_type == k_kinds[i].magic)
+            return k_kinds[i].name;
+    return NULL;
+}
+#else
+static const char *kernel_fs(const char *path)
+{
+    (void)path;
+    return NULL;
+}
+#endif
+
+/* An existing regular file that cannot be replaced through a temporary
+ * (a directory the user may not write, a file bind-mounted on its own, a
+ * sticky directory and another user's file) is still written when the
+ * file itself is writable: truncated and written in place. Only the
+ * temporary's and the rename's failures fall back; a failed write (a full
+ * disk) never truncates the file it would have replaced. */
+static int replace_existing(const char *real, const char *text, size_t len, mode_t mode)
+{
+    replace_stage stage;
+    if (replace(real, text, len, mode, &stage) == 0)
+        return 0;
+    int e = errno;
+    if (stage == REPLACE_WRITE || e == ENOMEM) {
+        errno = e;
+        return -1;
+    }
+    if (write_in_place(real, text, len, O_TRUNC) == 0)
+        return 0;
+    int in_place = errno;
+    fprintf(stderr,
+            "spacrbench: --report: %s %s (%s), and opening the file itself to write it in place "
+            "failed too\n",
+            stage == REPLACE_NO_TEMP ? "no temporary file could be created in"
+                                     : "the temporary file could not be renamed over it in",
+            dir_of(real), strerror(e));
+    errno = in_place;
+    return -1;
 }
 
 /* The descriptor (1 or 2) whose file path names (st: its stat), -1 if
@@ -214,7 +309,16 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
             return write_in_place(path, text, len, O_CREAT | O_TRUNC);
         mode_t mask = (mode_t)umask(0); /* int on Windows */
         umask(mask);
-        return replace(path, text, len, 0666 & ~mask);
+        replace_stage stage;
+        if (replace(path, text, len, 0666 & ~mask, &stage) == 0)
+            return 0;
+        /* A new file: the directory decides; say which one. */
+        int e = errno;
+        if (stage == REPLACE_NO_TEMP && e != ENOMEM)
+            fprintf(stderr, "spacrbench: --report: cannot create a file in %s: %s\n", dir_of(path),
+                    strerror(e));
+        errno = e;
+        return -1;
     }
     if (S_ISDIR(st.st_mode)) {
         errno = EISDIR;
@@ -232,7 +336,17 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
     char *real = full_path(path);
     if (!real)
         return -1;
-    int rc = replace(real, text, len, st.st_mode & 07777);
+    const char *kernel = kernel_fs(real);
+    if (kernel) {
+        fprintf(stderr,
+                "spacrbench: --report: %s is a file of the kernel's %s file system, not one a "
+                "report can be written to\n",
+                real, kernel);
+        free(real);
+        errno = EPERM;
+        return -1;
+    }
+    int rc = replace_existing(real, text, len, st.st_mode & 07777);
     int e = errno;
     free(real);
     errno = e;

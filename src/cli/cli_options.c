@@ -57,7 +57,7 @@ int cli_parse_duration(const char *text, double *seconds)
                    : strcmp(unit, "h") == 0                        ? 3600
                                                                    : 0;
     double v = strtod(text, NULL) * scale; /* only digits and '.' are left */
-    if (!(v > 0) || v > 1e7)               /* 0 would kill at once; ~115 days */
+    if (!(v > 0) || v > CLI_DURATION_MAX)  /* 0 would kill at once; ~115 days */
         return -1;
     *seconds = v;
     return 0;
@@ -119,8 +119,16 @@ int cli_parse_bytes(const char *text, int64_t *out)
         s++;
     if (*s != '\0')
         return -1;
+    if (unit == 1 && !strchr(number, '.')) {
+        /* Plain bytes: exact up to INT64_MAX, which a double is not. */
+        int64_t whole;
+        if (cli_parse_int(number, 0, INT64_MAX, &whole) != 0)
+            return -1;
+        *out = whole;
+        return 0;
+    }
     double bytes = ceil(v * unit);
-    if (bytes >= 9.2e18)
+    if (bytes >= 9223372036854775808.0) /* 2^63 = 8 EiB: exactly a double */
         return -1;
     *out = (int64_t)bytes;
     return 0;

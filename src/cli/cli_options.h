@@ -32,7 +32,12 @@ void cli_common_init(cli_common *c);
 int cli_parse_bytes(const char *text, int64_t *out);
 /* A whole number in [min, max]. 0 or -1. */
 int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out);
-/* "10", "1.5", "90s", "2m", "1h": seconds > 0 (at most 10^7). 0 or -1. */
+/* The longest --timeout, in seconds (about 115 days), and as text. */
+#define CLI_DURATION_MAX      1e7
+#define CLI_DURATION_MAX_TEXT "10000000"
+
+/* "10", "1.5", "90s", "2m", "1h": seconds > 0, at most CLI_DURATION_MAX.
+ * 0 or -1. */
 int cli_parse_duration(const char *text, double *seconds);
 /* "2048x1024". 0 or -1. */
 int cli_parse_size(const char *text, int64_t *width, int64_t *height);

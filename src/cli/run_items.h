@@ -1,11 +1,28 @@
 /* The items of `spacrbench run`: those given as arguments, else one per
- * line from --items FILE ('-' = standard input) or from standard input. */
+ * line from --items FILE ('-' = standard input) or from standard input.
+ * A list is read with bounds, checked as the bytes arrive: a NUL byte, a
+ * line longer than run_items_line_limit(), more than RUN_ITEMS_MAX_BYTES
+ * or more than RUN_ITEMS_MAX_COUNT items is refused (exit 2, naming the
+ * line), so a file without newlines (/dev/zero, a binary) or an endless
+ * stream cannot make spacrbench grow without end. */
 #ifndef SPACRBENCH_CLI_RUN_ITEMS_H
 #define SPACRBENCH_CLI_RUN_ITEMS_H
 
 #include <stddef.h>
 
 #include "cli_args.h"
+
+/* The most bytes a list may hold (1 GiB: ten million 100-byte paths),
+ * and the most items (2^24, four times the largest array SLURM allows):
+ * together they bound the memory the list takes. */
+#define RUN_ITEMS_MAX_BYTES ((size_t)1 << 30)
+#define RUN_ITEMS_MAX_COUNT ((size_t)1 << 24)
+/* The line limit never exceeds this (an unlimited stack gives ARG_MAX none). */
+#define RUN_ITEMS_LINE_MAX_CAP ((size_t)64 << 20)
+
+/* The longest line a list may hold: ARG_MAX (sysconf), within
+ * 128 KiB..64 MiB. No longer line can be passed to the command. */
+size_t run_items_line_limit(void);
 
 typedef struct run_items {
     char **items; /* owned copies */

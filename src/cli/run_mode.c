@@ -12,6 +12,7 @@
 #include "cli_escape.h"
 #include "cli_modes.h"
 #include "cli_output.h"
+#include "cli_stdio.h"
 #include "command_line.h"
 #include "run_item.h"
 #include "run_items.h"
@@ -20,6 +21,10 @@
 #include "run_signals.h"
 #include "slurm_env.h"
 #include "slurm_job.h"
+
+/* The most bytes an item takes where spacrbench names it (escaped): a
+ * longer one is shown as its start, "...", its end and its length. */
+#define RUN_LABEL_MAX 200
 
 typedef struct run_state {
     const cli_args *args;
@@ -33,8 +38,8 @@ typedef struct run_state {
     int scale_failed; /* --scale: a copy failed (its point is marked failed) */
     size_t failed_index;
     run_outcome failure;
-    char *failed_command; /* escaped for display, as failed_label */
-    char *failed_label;
+    char *failed_command; /* escaped for display, in full */
+    char *failed_label;   /* escaped and shortened (RUN_LABEL_MAX) */
 } run_state;
 
 /* Resident size of this process (it is what a forked child starts with). */
@@ -54,12 +59,20 @@ static void notef(spacrbench_measurement *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void notef(spacrbench_measurement *m, const char *fmt, ...)
 {
-    char text[1024];
-    va_list ap;
+    /* Sized to the text: a note cut short loses its end (the reason). */
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    spacrbench_measurement_add_note(m, text);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text) {
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+        spacrbench_measurement_add_note(m, text);
+    } else
+        spacrbench_measurement_add_note(m, "(a note could not be formatted: out of memory)");
+    va_end(again);
+    free(text);
 }
 
 static void describe_run(json_writer *w, const void *arg, const spacrbench_measurement *m)
@@ -116,9 +129,13 @@ static void show_progress(const run_state *s, const spacrbench_measurement *m, d
     *elapsed += rec.seconds;
     spacrbench_progress p = {sizeof p,    rec.index, (int64_t)s->items.n, rec.is_warmup, 0,
                              rec.seconds, *elapsed,  rec.peak_rss_bytes};
+    /* Escaped here, by the command's rule (C1 controls and bytes that are
+     * not UTF-8 included), and shortened: the line is one line. */
+    char *shown = cli_escape_short(s->items.items[rec.index], RUN_LABEL_MAX);
     char line[1024];
-    if (spacrbench_format_progress(&p, s->items.items[rec.index], line, sizeof line) >= 0)
+    if (shown && spacrbench_format_progress(&p, shown, line, sizeof line) >= 0)
         fprintf(stderr, "%s\n", line);
+    free(shown);
 }
 
 /* An item that failed stops the run. One the OOM killer ended still tells
@@ -131,7 +148,8 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failed_index = i;
     s->failure = *o;
     s->failed_command = command_display(argv);
-    s->failed_label = cli_escape_label(s->items.items[i]);
+    /* Shortened: the note that holds it must keep the reason after it. */
+    s->failed_label = cli_escape_short(s->items.items[i], RUN_LABEL_MAX);
     /* The library takes the limit as a lower bound of the peak and says
      * "one worker needs more than" it; the failed item's time is not counted. */
     if (o->oom_killed &&
@@ -247,6 +265,19 @@ static int scale_after(run_state *s, spacrbench_measurement *m, const spacrbench
     return run_scale(&in, out, &s->scale_failed);
 }
 
+/* After the job script: a comment saying what sbatch will make of an array
+ * larger than SLURM's default MaxArraySize (the script itself is the
+ * library's; a comment after its last line is read by nobody but people). */
+static int script_advice(size_t n_items)
+{
+    char advice[512];
+    cli_slurm_array_advice(n_items, advice, sizeof advice);
+    if (!advice[0])
+        return CLI_EXIT_OK;
+    printf("# NOTE (spacrbench): %s.\n", advice);
+    return cli_stdout_check() == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}
+
 /* Exit status and the stderr line that explain how the run ended. */
 static int conclude(const run_state *s, int status)
 {
@@ -313,6 +344,8 @@ int run_main(int argc, char **argv)
             cli_context ctx = {
                 "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
             status = cli_finish(&a.common, m, machine, &ctx);
+            if (status == CLI_EXIT_OK && a.common.slurm_job)
+                status = script_advice(s.items.n);
             if (scale_status != CLI_EXIT_OK)
                 status = scale_status;
             /* The report is out; a plot that cannot be drawn says why. */

@@ -9,21 +9,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_escape.h"
 #include "cli_options.h"
 
-/* mkdir -p. 0 or -1 (errno set). */
-static int make_dirs(const char *path)
+/* Characters an #SBATCH --output line cannot hold (sbatch splits it at
+ * whitespace and reads quotes, backslashes and % itself); the library
+ * refuses the same, and control characters too. */
+#define SLURM_DIR_REFUSED " \t'\"%\\"
+
+/* mkdir -p, remembering which directories it made (prefix lengths of
+ * path, outermost first) so a refusal afterwards can remove them again.
+ * 0 or -1 (errno set). */
+static int make_dirs(const char *path, size_t *made, size_t *n_made, size_t cap)
 {
     char *copy = strdup(path);
     if (!copy)
         return -1;
     int rc = 0;
+    *n_made = 0;
     for (char *p = copy + 1;; p++) {
         if (*p != '/' && *p != '\0')
             continue;
         char was = *p;
         *p = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+        if (mkdir(copy, 0777) == 0) {
+            if (*n_made < cap)
+                made[(*n_made)++] = (size_t)(p - copy);
+        } else if (errno != EEXIST) {
             rc = -1;
             break;
         }
@@ -37,6 +49,17 @@ static int make_dirs(const char *path)
     return rc;
 }
 
+/* Remove the directories make_dirs made, innermost first. */
+static void unmake_dirs(const char *path, const size_t *made, size_t n_made)
+{
+    char *copy = strdup(path);
+    for (size_t i = n_made; copy && i-- > 0;) {
+        copy[made[i]] = '\0';
+        rmdir(copy);
+    }
+    free(copy);
+}
+
 static char *own_path(void)
 {
     char buf[PATH_MAX];
@@ -47,6 +70,129 @@ static char *own_path(void)
     return strdup(buf);
 }
 
+/* The absolute path dir will have once created, without creating
+ * anything: the real path of its longest existing part (links resolved,
+ * as realpath will resolve them afterwards), then the rest as given.
+ * malloc'd; NULL with errno set when even that part cannot be resolved. */
+static char *planned_path(const char *dir)
+{
+    char *whole = realpath(dir, NULL);
+    if (whole || errno != ENOENT)
+        return whole;
+    size_t cut = strlen(dir);
+    for (;;) {
+        /* The part before the last '/' at or before cut. */
+        while (cut > 0 && dir[cut - 1] != '/')
+            cut--;
+        size_t rest = cut;
+        while (cut > 0 && dir[cut - 1] == '/')
+            cut--;
+        char *head = cut ? strndup(dir, cut) : strdup(dir[0] == '/' ? "/" : ".");
+        if (!head)
+            return NULL;
+        char *real = realpath(head, NULL);
+        int e = errno;
+        free(head);
+        if (real) {
+            size_t a = strlen(real), b = strlen(dir + rest);
+            char *out = malloc(a + 1 + b + 1);
+            if (out)
+                snprintf(out, a + 1 + b + 1, "%s%s%s", real, a && real[a - 1] == '/' ? "" : "/",
+                         dir + rest);
+            free(real);
+            return out;
+        }
+        if (e != ENOENT || cut == 0) {
+            errno = e;
+            return NULL;
+        }
+    }
+}
+
+static int dir_ok(const char *path)
+{
+    if (strpbrk(path, SLURM_DIR_REFUSED))
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* The usage error for an output directory the script cannot name. */
+static int bad_dir(const char *given, const char *absolute)
+{
+    char *shown = cli_escape_label(absolute);
+    const char *s = shown ? shown : "?";
+    int rc;
+    if (!given)
+        rc = cli_usage_error("--emit slurm",
+                             "the default output directory '%s' (spacrbench-job in the "
+                             "current directory) cannot be written in an #SBATCH --output "
+                             "line, which takes no whitespace, quotes, %%, backslash or "
+                             "control characters: give --slurm-output DIR with a path "
+                             "without them",
+                             s);
+    else
+        rc = cli_usage_error("--slurm-output",
+                             "'%s' cannot be written in an #SBATCH --output line, which takes "
+                             "no whitespace, quotes, %%, backslash or control characters "
+                             "(the path is made absolute, links resolved)",
+                             s);
+    free(shown);
+    return rc;
+}
+
+/* Everything the library checks in the job, on a stand-in measurement and
+ * schedule, so that what it would refuse after the run is refused now. */
+static int library_accepts(const spacrbench_slurm_job *job)
+{
+    spacrbench_run_plan plan;
+    spacrbench_run_plan_init(&plan, sizeof plan);
+    plan.items = 1;
+    plan.peak_method = SPACRBENCH_PEAK_CHILD_RUSAGE;
+    plan.records = 0;
+    spacrbench_item_figures it;
+    spacrbench_item_figures_init(&it, sizeof it);
+    it.seconds = 1;
+    it.cpu_seconds = 1;
+    it.peak_rss_bytes = (int64_t)1 << 20;
+    spacrbench_measurement *m = NULL;
+    spacrbench_schedule s = {.size = sizeof s};
+    s.cpus_per_task = 1;
+    s.array_concurrency = 1;
+    s.mem_per_task_bytes = (int64_t)1 << 30;
+    int rc = spacrbench_measurement_begin(&plan, &m);
+    if (rc == 0)
+        rc = spacrbench_measurement_add_item(m, &it);
+    if (rc == 0)
+        rc = spacrbench_measurement_end(m);
+    if (rc == 0)
+        rc = spacrbench_format_slurm_script(m, &s, job, NULL, 0);
+    int ok = rc >= 0;
+    if (!ok)
+        cli_usage_error("--emit slurm", "the job script cannot be written: %s",
+                        spacrbench_last_error_message());
+    spacrbench_measurement_free(m);
+    return ok;
+}
+
+void cli_slurm_array_advice(size_t n_items, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (n_items <= CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE)
+        return;
+    snprintf(buf, cap,
+             "%zu items make --array=0-%zu, beyond SLURM's default MaxArraySize of %d "
+             "(indexes 0-%d): sbatch refuses it unless slurm.conf sets MaxArraySize to at "
+             "least %zu (see: scontrol show config | grep MaxArraySize); or split the items "
+             "file into parts of at most %d lines (split -l %d FILE part-) and emit one "
+             "script per part",
+             n_items, n_items - 1, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
+             CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE - 1, n_items, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
+             CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE);
+}
+
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
 {
     memset(out, 0, sizeof *out);
@@ -55,11 +201,6 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     if (!(out->items_file = realpath(a->items_file, NULL)))
         return cli_usage_error("--items", "cannot resolve '%s': %s", a->items_file,
                                strerror(errno));
-    if (make_dirs(dir) != 0 || !(out->output_dir = realpath(dir, NULL))) {
-        fprintf(stderr, "spacrbench: --slurm-output: cannot create '%s': %s\n", dir,
-                strerror(errno));
-        return CLI_EXIT_ERROR;
-    }
     if (!s->from_path && !(out->self = own_path())) {
         fprintf(stderr,
                 "spacrbench: --emit slurm: cannot find this program's own path (%s); "
@@ -67,17 +208,54 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
                 strerror(errno));
         return CLI_EXIT_ERROR;
     }
+    /* Everything the script needs is checked before anything is created
+     * (and before any item runs): the directory's absolute path as it
+     * will be, then the whole job as the library will check it. */
+    char *planned = planned_path(dir);
+    if (!planned) {
+        fprintf(stderr, "spacrbench: --slurm-output: cannot create '%s': %s\n", dir,
+                strerror(errno));
+        return CLI_EXIT_ERROR;
+    }
     spacrbench_slurm_job *j = &out->job;
     spacrbench_slurm_job_init(j, sizeof *j);
     j->items_file = out->items_file;
     j->n_items = (int64_t)n_items;
-    j->output_dir = out->output_dir;
+    j->output_dir = planned;
     j->job_name = s->job_name;
     j->command = (const char *const *)a->cmd;
     j->command_len = a->cmd_len;
     j->spacrbench = out->self;
     j->directives = s->sbatch;
     j->n_directives = s->n_sbatch;
+    if (!dir_ok(planned) || !library_accepts(j)) {
+        int rc = dir_ok(planned) ? CLI_EXIT_USAGE : bad_dir(s->output_dir, planned);
+        free(planned);
+        j->output_dir = NULL;
+        return rc;
+    }
+    size_t made[64], n_made = 0;
+    if (make_dirs(dir, made, &n_made, sizeof made / sizeof made[0]) != 0 ||
+        !(out->output_dir = realpath(dir, NULL))) {
+        fprintf(stderr, "spacrbench: --slurm-output: cannot create '%s': %s\n", dir,
+                strerror(errno));
+        free(planned);
+        j->output_dir = NULL;
+        return CLI_EXIT_ERROR;
+    }
+    /* The same path, unless ".." met a link on the way: checked again. */
+    j->output_dir = out->output_dir;
+    int same = strcmp(planned, out->output_dir) == 0;
+    free(planned);
+    if (!same && !dir_ok(out->output_dir)) {
+        int rc = bad_dir(s->output_dir, out->output_dir);
+        unmake_dirs(dir, made, n_made);
+        return rc;
+    }
+    char advice[512];
+    cli_slurm_array_advice(n_items, advice, sizeof advice);
+    if (advice[0])
+        fprintf(stderr, "spacrbench: --emit slurm: warning: %s\n", advice);
     return CLI_EXIT_OK;
 }
 

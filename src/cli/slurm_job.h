@@ -1,7 +1,10 @@
 /* The job script's description for `spacrbench run --emit slurm`, made
- * before any item runs (so a bad directory fails at once): absolute paths
- * of the items file and the output directory (created), and the path of
- * this very binary for the tasks to call (or `spacrbench` from PATH). */
+ * before any item runs: absolute paths of the items file and the output
+ * directory, and the path of this very binary for the tasks to call (or
+ * `spacrbench` from PATH). Everything the script needs is checked first
+ * (the directory's absolute path as it will be, then the whole job as the
+ * library checks it), so a job the script cannot hold exits 2 with
+ * nothing created and nothing run; only then is the directory created. */
 #ifndef SPACRBENCH_CLI_SLURM_JOB_H
 #define SPACRBENCH_CLI_SLURM_JOB_H
 
@@ -17,8 +20,16 @@ typedef struct cli_slurm_job {
     char *self;
 } cli_slurm_job;
 
-/* CLI_EXIT_OK, or an exit code after the message. */
+/* SLURM's default MaxArraySize: array indexes run from 0 to this - 1. */
+#define CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE 1001
+
+/* CLI_EXIT_OK, or an exit code after the message. A warning goes to
+ * stderr when the array exceeds SLURM's default MaxArraySize. */
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out);
 void cli_slurm_job_free(cli_slurm_job *j);
+
+/* What to do about an array of n_items tasks that SLURM's default
+ * MaxArraySize refuses (one sentence, no newline); "" when it fits. */
+void cli_slurm_array_advice(size_t n_items, char *buf, size_t cap);
 
 #endif

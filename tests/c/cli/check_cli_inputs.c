@@ -1,0 +1,580 @@
+/* What the user hands the real `spacrbench` binary (item lists, options,
+ * report targets, job script paths, the items themselves), checked before
+ * it can do harm or lose information. Real files, real processes. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_test_support.h"
+
+/* How to start spacrbench beyond cli_run: a working directory, another
+ * user, a smaller stack (ARG_MAX is a quarter of it, at least 128 KiB),
+ * stdin from a descriptor, stderr on a terminal. */
+typedef struct run_how {
+    const char *cwd;
+    uid_t uid; /* 0: as the test runs */
+    rlim_t stack;
+    int stdin_fd;   /* -1: /dev/null */
+    int stderr_fd;  /* -1: captured */
+    int deadline_s; /* killed after this long (a bug must not run forever) */
+} run_how;
+
+#define RUN_HOW_DEFAULT                                                                            \
+    {                                                                                              \
+        NULL, 0, 0, -1, -1, 60                                                                     \
+    }
+
+static void run_with(char *const argv[], const run_how *how, cli_result *r)
+{
+    char out_path[] = "/tmp/sbtest-inputs-out-XXXXXX";
+    char err_path[] = "/tmp/sbtest-inputs-err-XXXXXX";
+    int out = mkstemp(out_path), err = mkstemp(err_path);
+    ck_assert_int_ge(out, 0);
+    ck_assert_int_ge(err, 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int in = how->stdin_fd >= 0 ? how->stdin_fd : open("/dev/null", O_RDONLY);
+        int e = how->stderr_fd >= 0 ? how->stderr_fd : err;
+        if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(e, 2) < 0)
+            _exit(120);
+        if (how->cwd && chdir(how->cwd) != 0)
+            _exit(122);
+        if (how->stack) {
+            struct rlimit rl = {how->stack, how->stack};
+            if (setrlimit(RLIMIT_STACK, &rl) != 0)
+                _exit(123);
+        }
+        if (how->uid && (setgroups(0, NULL) != 0 || setgid(how->uid) != 0 || setuid(how->uid) != 0))
+            _exit(124);
+        execv(argv[0], argv);
+        _exit(121);
+    }
+    if (how->stdin_fd >= 0)
+        close(how->stdin_fd);
+    int status = 0;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        ck_assert_int_ge(w, 0);
+        if (w == pid)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > how->deadline_s)
+            kill(pid, SIGKILL);
+        usleep(10000);
+    }
+    close(out);
+    close(err);
+    r->exited = WIFEXITED(status);
+    r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
+    r->out = cli_read_file(out_path);
+    r->err = cli_read_file(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    ck_assert_ptr_nonnull(r->out);
+    ck_assert_ptr_nonnull(r->err);
+    ck_assert_msg(!r->exited || r->code < 120 || r->code > 124, "could not start %s (%d)", argv[0],
+                  r->code);
+}
+
+/* A pipe whose writer (a child) writes `total` bytes of `byte`, then
+ * closes; returns the read end, and in *writer the child, which exits 0
+ * when everything was written, 1 when the reader closed early. */
+static int feeding_pipe(char byte, size_t total, pid_t *writer)
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    *writer = fork();
+    ck_assert_int_ge(*writer, 0);
+    if (*writer == 0) {
+        close(p[0]);
+        signal(SIGPIPE, SIG_IGN);
+        char block[65536];
+        memset(block, byte, sizeof block);
+        for (size_t done = 0; done < total;) {
+            size_t n = total - done < sizeof block ? total - done : sizeof block;
+            ssize_t w = write(p[1], block, n);
+            if (w < 0)
+                _exit(errno == EPIPE ? 1 : 2);
+            done += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    return p[0];
+}
+
+static int writer_status(pid_t writer)
+{
+    int status = 0;
+    ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+/* Item lists: bounded as the bytes arrive. */
+
+/* An endless stream without newlines (here 256 MiB of 'a' on a pipe) is
+ * refused once a line passes ARG_MAX: with a 512 KiB stack that is the
+ * 128 KiB floor. spacrbench stops reading then, so the writer finds the
+ * pipe closed long before its 256 MiB are out. */
+START_TEST(a_list_without_newlines_stops_at_arg_max)
+{
+    pid_t writer;
+    run_how how = RUN_HOW_DEFAULT;
+    how.stdin_fd = feeding_pipe('a', (size_t)256 << 20, &writer);
+    how.stack = 512 << 10;
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--", "true", NULL};
+    cli_result r;
+    run_with(argv, &how, &r);
+    int w = writer_status(writer);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "stdin: line 1 of standard input is longer than 131072 bytes "
+                                "(ARG_MAX") != NULL,
+                  "stderr: %.300s", r.err);
+    ck_assert_msg(w == 1, "the writer was not cut off (status %d): the list was read whole", w);
+    cli_result_free(&r);
+
+    /* A file: named, and the line counted. */
+    char *path = cli_temp_file("first\nsecond\n");
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 200000; i++)
+        fputc('x', f);
+    fclose(f);
+    char *const file_argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--items",
+                               path,           "--",  "true",    NULL};
+    how.stdin_fd = -1;
+    run_with(file_argv, &how, &r);
+    char want[512];
+    snprintf(want, sizeof want, "--items: line 3 of '%s' is longer than 131072 bytes", path);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %.300s", r.err);
+    cli_result_free(&r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+/* A NUL byte is refused where it arrives, not after a whole "line": zeros
+ * (like /dev/zero, but 256 MiB and then an end) stop the reading at once. */
+START_TEST(nul_bytes_stop_the_reading_at_once)
+{
+    pid_t writer;
+    run_how how = RUN_HOW_DEFAULT;
+    how.stdin_fd = feeding_pipe('\0', (size_t)256 << 20, &writer);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--items", "-", "--", "true", NULL};
+    cli_result r;
+    run_with(argv, &how, &r);
+    int w = writer_status(writer);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "--items: line 1 holds a NUL byte") != NULL, "stderr: %.300s",
+                  r.err);
+    ck_assert_msg(w == 1, "the writer was not cut off (status %d)", w);
+    cli_result_free(&r);
+
+    /* /dev/zero itself, named. */
+    char *const zero[] = {SPACRBENCH_CLI, "run", "--quiet", "--items",
+                          "/dev/zero",    "--",  "true",    NULL};
+    how.stdin_fd = -1;
+    how.deadline_s = 20;
+    run_with(zero, &how, &r);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "line 1 holds a NUL byte, which no item can contain "
+                                "('/dev/zero')") != NULL,
+                  "stderr: %.300s", r.err);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* Range errors state the range. */
+
+START_TEST(range_errors_state_the_range)
+{
+    static const struct {
+        const char *args[3];
+        const char *want;
+    } cases[] = {
+        {{"--cores", "2147483648"}, "--cores: expected a whole number from 1 to 2147483647"},
+        {{"--maximum", "0"}, "--maximum: expected a whole number from 1 to 2147483647"},
+        {{"--warmup", "99999999999"}, "--warmup: expected a whole number from 0 to 2147483647"},
+        {{"--timeout", "999999999h"}, "at most 10000000 s (about 115 days)"},
+        {{"--timeout", "0"}, "--timeout: expected a duration above 0 and at most 10000000 s"},
+        {{"--reserve", "9223372036854775808"}, "(less than 8 EiB), got"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *const argv[] = {
+            SPACRBENCH_CLI, "run", (char *)cases[i].args[0], (char *)cases[i].args[1], "a", "--",
+            "true",         NULL};
+        cli_expect_usage_error(argv, cases[i].want, i);
+    }
+    /* The largest plain byte count is exact, not rounded up past the range. */
+    char *const max_reserve[] = {
+        SPACRBENCH_CLI,        "run", "--quiet", "--no-cgroup", "--reserve",
+        "9223372036854775807", "a",   "--",      "true",        NULL};
+    cli_result r;
+    run_how how = RUN_HOW_DEFAULT;
+    run_with(max_reserve, &how, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cli_result_free(&r);
+}
+END_TEST
+
+static char *temp_dir(const char *pattern)
+{
+    char *dir = strdup(pattern);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    return dir;
+}
+
+static void remove_tree(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* --report: the temporary file, and the kernel's files. */
+
+START_TEST(report_falls_back_to_writing_in_place)
+{
+    if (geteuid() != 0) {
+        printf("SKIP: report_falls_back_to_writing_in_place needs root to become another user\n");
+        return;
+    }
+    /* A directory only root may write, a file anyone may. */
+    char *dir = temp_dir("/tmp/sbtest-inputs-ro-XXXXXX");
+    char path[1200], created[1200];
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    snprintf(created, sizeof created, "%s/new.txt", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("an old report that is longer than nothing\n", f);
+    fclose(f);
+    ck_assert_int_eq(chmod(path, 0666), 0);
+    run_how how = RUN_HOW_DEFAULT;
+    how.uid = 65534;
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--report",
+                          path,           "a",   "--",      "true",        NULL};
+    cli_result r;
+    run_with(argv, &how, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *text = cli_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, r.out); /* the whole report, nothing of the old one */
+    free(text);
+    cli_result_free(&r);
+
+    /* A new file there cannot be made: the directory is named. */
+    char *const fresh[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--report",
+                           created,        "a",   "--",      "true",        NULL};
+    run_with(fresh, &how, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    char want[1300];
+    snprintf(want, sizeof want, "--report: cannot create a file in %s: Permission denied", dir);
+    ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+    cli_result_free(&r);
+
+    /* Neither a temporary nor the file itself: both are named. */
+    ck_assert_int_eq(chmod(path, 0644), 0);
+    run_with(argv, &how, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    snprintf(want, sizeof want, "no temporary file could be created in %s (Permission denied)",
+             dir);
+    ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+    snprintf(want, sizeof want, "cannot write %s: Permission denied", path);
+    ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+    cli_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(report_refuses_the_kernels_files_saying_why)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--report",
+                          "/proc/1/mem",  "a",   "--",      "true",        NULL};
+    cli_result r;
+    run_how how = RUN_HOW_DEFAULT;
+    run_with(argv, &how, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "/proc/1/mem is a file of the kernel's proc file system") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "No such file or directory") == NULL, "stderr: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "recommended workers")); /* the report still printed */
+    cli_result_free(&r);
+}
+END_TEST
+
+/* A long item keeps the reason of its failure. */
+
+START_TEST(long_failing_item_keeps_the_reason)
+{
+    char item[1101];
+    memset(item, 'x', 1096);
+    memcpy(item + 1096, ".tif", 5); /* 1100 bytes */
+    char report[] = "/tmp/sbtest-inputs-report-XXXXXX.json";
+    int fd = mkstemps(report, 5);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--report", report, item,
+                          "--",           "sh",  "-c",      "exit 3",      "sh",       NULL};
+    cli_result r;
+    run_how how = RUN_HOW_DEFAULT;
+    run_with(argv, &how, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %.400s", r.code, r.err);
+    /* The start, "...", the end (the extension) and the length, then the
+     * whole sentence: the reason and what was counted. */
+    const char *tail = "x.tif (1100 bytes)): exited with status 3 after ";
+    const char *p = strstr(r.out, "stopped at item 1 (xxxx");
+    ck_assert_msg(p != NULL, "stdout: %.400s", r.out);
+    const char *end = strstr(p, tail);
+    ck_assert_msg(end != NULL && strstr(p, "...") < end, "stdout: %.600s", p);
+    ck_assert_msg(end - p < 260, "the item takes %td bytes of the note", end - p);
+    ck_assert_msg(strstr(end, "; not counted\n") != NULL, "stdout: %.600s", p);
+    ck_assert_msg(strstr(r.err, "x.tif (1100 bytes)) exited with status 3: sh -c") != NULL,
+                  "stderr: %.600s", r.err);
+    /* The --report JSON holds the same whole note. */
+    char *json = cli_read_file(report);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_msg(strstr(json, tail) != NULL && strstr(json, "; not counted\"") != NULL,
+                  "report: %.600s", json);
+    free(json);
+    cli_result_free(&r);
+    unlink(report);
+}
+END_TEST
+
+/* C1 control characters: U+009B (CSI) as UTF-8, and a raw 0x9b. */
+
+#define C1_ITEM                                                                                    \
+    "a\xc2\x9b"                                                                                    \
+    "31mb\x9b"                                                                                     \
+    "c"
+#define C1_SHOWN "a\\xc2\\x9b31mb\\x9bc"
+
+START_TEST(c1_controls_are_escaped_in_notes_and_on_stderr)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", C1_ITEM, "--",
+                          "sh",           "-c",  "exit 3",  "sh",          "{}",    NULL};
+    cli_result r;
+    run_how how = RUN_HOW_DEFAULT;
+    run_with(argv, &how, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strchr(r.out, '\x9b') == NULL, "stdout holds 0x9b: %s", r.out);
+    ck_assert_msg(strchr(r.err, '\x9b') == NULL, "stderr holds 0x9b: %s", r.err);
+    ck_assert_msg(strstr(r.out, "stopped at item 1 (" C1_SHOWN ")") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.err, "item 1 (" C1_SHOWN
+                                ") exited with status 3: sh -c 'exit 3' sh '" C1_SHOWN "'") != NULL,
+                  "stderr: %s", r.err);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* Progress lines appear when stderr is a terminal: one is given. */
+START_TEST(c1_controls_are_escaped_in_progress_lines)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    ck_assert_int_ge(master, 0);
+    ck_assert_int_eq(grantpt(master), 0);
+    ck_assert_int_eq(unlockpt(master), 0);
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    ck_assert_int_ge(slave, 0);
+    run_how how = RUN_HOW_DEFAULT;
+    how.stderr_fd = slave;
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--no-cgroup", C1_ITEM, "--", "true", NULL};
+    cli_result r;
+    run_with(argv, &how, &r);
+    close(slave);
+    char buf[8192];
+    size_t len = 0;
+    ssize_t n;
+    int flags = fcntl(master, F_GETFL);
+    fcntl(master, F_SETFL, flags | O_NONBLOCK);
+    while (len < sizeof buf - 1 && (n = read(master, buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)n;
+    buf[len] = '\0';
+    close(master);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d", r.code);
+    ck_assert_msg(strstr(buf, "item 1/1 done") != NULL, "terminal: %s", buf);
+    ck_assert_msg(memchr(buf, '\x9b', len) == NULL, "the terminal got 0x9b: %s", buf);
+    ck_assert_msg(strstr(buf, C1_SHOWN) != NULL, "terminal: %s", buf);
+    cli_result_free(&r);
+}
+END_TEST
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* --emit slurm: the job script is checked before any item runs. */
+
+static char *marker_path(void)
+{
+    char *m = strdup("/tmp/sbtest-inputs-marker-XXXXXX");
+    int fd = mkstemp(m);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(m);
+    return m;
+}
+
+START_TEST(slurm_job_is_checked_before_any_item_runs)
+{
+    char *dir = temp_dir("/tmp/sbtest inputs XXXXXX"); /* a space */
+    char items[1200], marker_cmd[256];
+    snprintf(items, sizeof items, "%s/items.txt", dir);
+    FILE *f = fopen(items, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("a\nb\n", f);
+    fclose(f);
+    char *marker = marker_path();
+    snprintf(marker_cmd, sizeof marker_cmd, "touch '%s'", marker);
+    char default_dir[1300], link[1300], through_link[1400];
+    snprintf(default_dir, sizeof default_dir, "%s/spacrbench-job", dir);
+    snprintf(link, sizeof link, "/tmp/sbtest-inputs-link-%ld", (long)getpid());
+    snprintf(through_link, sizeof through_link, "%s/new/job", link);
+    unlink(link);
+    ck_assert_int_eq(symlink(dir, link), 0);
+
+    /* The default directory under a current directory with a space. */
+    run_how how = RUN_HOW_DEFAULT;
+    how.cwd = dir;
+    char *const by_default[] = {SPACRBENCH_CLI, "run", "--quiet", "--emit", "slurm",    "--items",
+                                "items.txt",    "--",  "sh",      "-c",     marker_cmd, NULL};
+    cli_result r;
+    run_with(by_default, &how, &r);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "--emit slurm: the default output directory") != NULL &&
+                      strstr(r.err, "--slurm-output DIR") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(!exists(default_dir), "%s was created", default_dir);
+    ck_assert_msg(!exists(marker), "an item ran");
+    ck_assert_str_eq(r.out, "");
+    cli_result_free(&r);
+
+    /* Given directories: a '%', and a link into the directory with a space. */
+    const char *bad[] = {"/tmp/sbtest-inputs-100%", through_link};
+    for (size_t i = 0; i < 2; i++) {
+        char *const given[] = {
+            SPACRBENCH_CLI,   "run",          "--quiet", "--emit", "slurm", "--items",  items,
+            "--slurm-output", (char *)bad[i], "--",      "sh",     "-c",    marker_cmd, NULL};
+        run_with(given, &how, &r);
+        ck_assert_msg(r.exited && r.code == 2, "case %zu: exit %d: %s", i, r.code, r.err);
+        ck_assert_msg(strstr(r.err, "--slurm-output: '") != NULL &&
+                          strstr(r.err, "cannot be written in an #SBATCH --output line") != NULL,
+                      "case %zu: stderr: %s", i, r.err);
+        ck_assert_msg(!exists(bad[i]), "case %zu: %s was created", i, bad[i]);
+        ck_assert_msg(!exists(marker), "case %zu: an item ran", i);
+        cli_result_free(&r);
+    }
+    char new_dir[1300];
+    snprintf(new_dir, sizeof new_dir, "%s/new", dir);
+    ck_assert_msg(!exists(new_dir), "%s was created", new_dir);
+
+    /* A good directory is created and the script written. */
+    char good[64];
+    snprintf(good, sizeof good, "/tmp/sbtest-inputs-job-%ld/x", (long)getpid());
+    char *const fine[] = {SPACRBENCH_CLI, "run",     "--quiet", "--no-cgroup",    "--emit",
+                          "slurm",        "--items", items,     "--slurm-output", good,
+                          "--",           "true",    NULL};
+    run_with(fine, &how, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1%"));
+    ck_assert(exists(good));
+    cli_result_free(&r);
+    good[strlen(good) - 2] = '\0';
+    remove_tree(good);
+    unlink(link);
+    remove_tree(dir);
+    free(dir);
+    free(marker);
+}
+END_TEST
+
+/* More items than SLURM's default MaxArraySize (1001) allows. */
+
+START_TEST(slurm_array_beyond_the_default_max_array_size_is_flagged)
+{
+    for (int n = 1001; n <= 1002; n++) {
+        char *items = cli_temp_file("");
+        FILE *f = fopen(items, "w");
+        ck_assert_ptr_nonnull(f);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "item-%d\n", i);
+        fclose(f);
+        char out_dir[64];
+        snprintf(out_dir, sizeof out_dir, "/tmp/sbtest-inputs-array-%ld", (long)getpid());
+        char *const argv[] = {SPACRBENCH_CLI, "run",     "--quiet", "--no-cgroup",    "--emit",
+                              "slurm",        "--items", items,     "--slurm-output", out_dir,
+                              "--",           "true",    NULL};
+        cli_result r;
+        run_how how = RUN_HOW_DEFAULT;
+        how.deadline_s = 240;
+        run_with(argv, &how, &r);
+        ck_assert_msg(r.exited && r.code == 0, "%d items: exit %d: %s", n, r.code, r.err);
+        if (n == 1001) {
+            ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1000%"));
+            ck_assert_msg(strstr(r.err, "MaxArraySize") == NULL, "stderr: %s", r.err);
+            ck_assert_msg(strstr(r.out, "MaxArraySize") == NULL, "script: %s", r.out);
+        } else {
+            ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1001%"));
+            const char *say = "1002 items make --array=0-1001, beyond SLURM's default "
+                              "MaxArraySize of 1001";
+            ck_assert_msg(strstr(r.err, "--emit slurm: warning: ") != NULL &&
+                              strstr(r.err, say) != NULL,
+                          "stderr: %s", r.err);
+            const char *comment = strstr(r.out, "\n# NOTE (spacrbench): ");
+            ck_assert_msg(comment != NULL && strstr(comment, say) != NULL &&
+                              strstr(comment, "split -l 1001") != NULL,
+                          "script: %s", r.out);
+        }
+        cli_result_free(&r);
+        remove_tree(out_dir);
+        unlink(items);
+        free(items);
+    }
+}
+END_TEST
+
+static Suite *inputs_suite(void)
+{
+    Suite *s = suite_create("cli_inputs");
+    TCase *t = tcase_create("inputs");
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, a_list_without_newlines_stops_at_arg_max);
+    tcase_add_test(t, nul_bytes_stop_the_reading_at_once);
+    tcase_add_test(t, range_errors_state_the_range);
+    tcase_add_test(t, report_falls_back_to_writing_in_place);
+    tcase_add_test(t, report_refuses_the_kernels_files_saying_why);
+    tcase_add_test(t, long_failing_item_keeps_the_reason);
+    tcase_add_test(t, c1_controls_are_escaped_in_notes_and_on_stderr);
+    tcase_add_test(t, c1_controls_are_escaped_in_progress_lines);
+    tcase_add_test(t, slurm_job_is_checked_before_any_item_runs);
+    tcase_add_test(t, slurm_array_beyond_the_default_max_array_size_is_flagged);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(inputs_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
