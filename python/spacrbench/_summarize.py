@@ -6,7 +6,16 @@ run document's "job" member: SLURM_MEM_PER_NODE, SLURM_CPUS_PER_TASK),
 names the failures (exit status, OOM), and gives --mem, --cpus-per-task and
 the array concurrency for the next submission by the library's margin rule
 (docs/scheduler-handoff.md), from the largest peak any task reached (an
-OOM-killed task counts with the limit it hit: it needed more)."""
+OOM-killed task counts with the limit it hit: it needed more).
+
+Which tasks the array had: no report records it, so with ``--job
+JOB_SCRIPT`` (``job_script=``) it is the script's ``#SBATCH --array`` line
+(what `spacrbench run --emit slurm` wrote from the items file's count);
+without it, every index up to the highest one DIR shows (a report, or a
+SLURM log slurm-<array job>_<index>.out of the same array). A task in that
+set with no report (killed by SIGKILL, node failure, cancelled, never
+started) is a failed task whose memory is unknown, and stays in the next
+submission's --array."""
 
 from __future__ import annotations
 
@@ -17,7 +26,7 @@ import os
 import re
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ._convert import format_bytes
 from ._types import Measurement
@@ -41,6 +50,7 @@ class TaskSummary:
     oom_limit_bytes: int
     failed: bool
     failure: str  # "" when it succeeded, else the run's own words
+    missing: bool = False  # no report: what it used is unknown
 
     @property
     def memory_use(self) -> Optional[float]:
@@ -73,10 +83,17 @@ class Summary:
     cpus_per_task: int
     array_concurrency: int
     text: str
+    array: str = ""  # the array's task indices, as sbatch --array takes them
+    array_source: str = ""  # where they come from (the job script, or DIR)
 
     @property
     def failed(self) -> int:
         return sum(t.failed for t in self.tasks)
+
+    @property
+    def missing(self) -> int:
+        """Tasks of the array that left no report."""
+        return sum(t.missing for t in self.tasks)
 
     @property
     def out_of_memory(self) -> int:
@@ -91,10 +108,13 @@ class Summary:
             d["out_of_memory"] = t.out_of_memory
             tasks.append(d)
         return {"directory": self.directory, "tasks": tasks, "failed": self.failed,
-                "out_of_memory": self.out_of_memory, "peak_rss_bytes": self.peak_rss_bytes,
+                "out_of_memory": self.out_of_memory, "missing": self.missing,
+                "peak_rss_bytes": self.peak_rss_bytes,
+                "array": self.array, "array_source": self.array_source,
                 "next": {"mem_per_task_bytes": self.mem_per_task_bytes,
                          "cpus_per_task": self.cpus_per_task,
-                         "array_concurrency": self.array_concurrency},
+                         "array_concurrency": self.array_concurrency,
+                         "array": self.array},
                 "report": self.text}
 
     def __str__(self) -> str:
@@ -137,9 +157,11 @@ def _task(path: str, doc: Dict[str, Any]) -> TaskSummary:
                        failed=failed, failure=failure)
 
 
-def _read(directory: str) -> List[TaskSummary]:
+def _read(directory: str) -> Tuple[List[TaskSummary], Set[str]]:
+    """The reports, and the array job IDs they name."""
     paths = glob.glob(os.path.join(glob.escape(directory), "task-*.json"))
     tasks = []
+    jobs: Set[str] = set()
     for path in paths:
         with open(path, encoding="utf-8") as f:
             try:
@@ -149,7 +171,116 @@ def _read(directory: str) -> List[TaskSummary]:
         if not isinstance(doc, dict) or doc.get("mode") != "run":
             raise ValueError(f"{path} is not a `spacrbench run --json` report")
         tasks.append(_task(path, doc))
-    return sorted(tasks, key=lambda t: (t.task, t.report))
+        job = doc.get("job")
+        if isinstance(job, dict) and isinstance(job.get("SLURM_ARRAY_JOB_ID"), str):
+            jobs.add(job["SLURM_ARRAY_JOB_ID"])
+    return sorted(tasks, key=lambda t: (t.task, t.report)), jobs
+
+
+_LOG = re.compile(r"slurm-(\d+)_(\d+)\.out")
+_ARRAY_LINE = re.compile(r"#SBATCH\s+(?:--array(?:=|\s+)|-a\s*)(\S+)")
+_ARRAY_PART = re.compile(r"(\d+)(?:-(\d+)(?::(\d+))?)?")
+_ARRAY_MAX = 1 << 22  # more task indices than any SLURM allows (MaxArraySize)
+
+
+def _logs(directory: str, jobs: Set[str]) -> Dict[int, str]:
+    """index -> SLURM log (slurm-<array job>_<index>.out, the script's
+    --output) in DIR, for the array jobs the reports name: a task that
+    started leaves one even when it was killed before writing its report."""
+    found: Dict[int, str] = {}
+    for name in sorted(os.listdir(directory)):
+        hit = _LOG.fullmatch(name)
+        if hit and hit.group(1) in jobs:
+            found.setdefault(int(hit.group(2)), os.path.join(directory, name))
+    return found
+
+
+def _array_indices(spec: str) -> List[int]:
+    """The task indices of an sbatch --array value ("0-11%2", "1,3,5-9:2")."""
+    indices: Set[int] = set()
+    for part in spec.split("%", 1)[0].split(","):
+        hit = _ARRAY_PART.fullmatch(part)
+        if not hit:
+            raise ValueError(f"--array={spec}: cannot read '{part}'")
+        first = int(hit.group(1))
+        last = int(hit.group(2)) if hit.group(2) else first
+        step = int(hit.group(3)) if hit.group(3) else 1
+        if last < first or step < 1 or last >= _ARRAY_MAX:
+            raise ValueError(f"--array={spec}: '{part}' is not a range of task indices")
+        indices.update(range(first, last + 1, step))
+    return sorted(indices)
+
+
+def _array_spec(indices: List[int]) -> str:
+    """Task indices as sbatch --array takes them: runs as first-last."""
+    parts: List[str] = []
+    ordered = sorted(set(indices))
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def _job_array(path: str) -> List[int]:
+    """The task indices of a job script: its #SBATCH --array line, read
+    as sbatch does (#SBATCH lines before the first command; the last wins)."""
+    spec = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f):
+            line = line.strip()
+            if n == 0 and line.startswith("#!"):
+                continue
+            if line and not line.startswith("#"):
+                break
+            hit = _ARRAY_LINE.match(line)
+            if hit:
+                spec = hit.group(1)
+    if spec is None:
+        raise ValueError(f"{path} has no #SBATCH --array line: give the job script "
+                         "`spacrbench run --emit slurm` wrote")
+    try:
+        return _array_indices(spec)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+def _missing(directory: str, index: int, log: Optional[str]) -> TaskSummary:
+    report = os.path.join(directory, f"task-{index}.json")
+    seen = f" (its SLURM log: {os.path.basename(log)})" if log else ""
+    return TaskSummary(task=index, item=None, report=report, requested_mem_bytes=None,
+                       requested_cpus=None, peak_rss_bytes=None, seconds=0.0,
+                       cpu_seconds=None, oom_limit_bytes=0, failed=True,
+                       failure=f"no report {os.path.basename(report)}{seen}: killed "
+                               "(SIGKILL, node failure), cancelled or never started; "
+                               "memory unknown",
+                       missing=True)
+
+
+def _with_missing(directory: str, tasks: List[TaskSummary], jobs: Set[str],
+                  job_script: Optional[str]) -> Tuple[List[TaskSummary], List[int], str]:
+    """The tasks, those of the array without a report added; the array's
+    indices; where they come from."""
+    logs = _logs(directory, jobs)
+    reported = {t.task for t in tasks if t.task >= 0}
+    if job_script is not None:
+        expected = _job_array(job_script)
+        source = f"from the #SBATCH --array line of {job_script}"
+    else:
+        known = reported | set(logs)
+        expected = list(range(max(known) + 1)) if known else []
+        source = (f"as far as {directory} shows (its task reports and SLURM logs): a task "
+                  f"after {max(known) if known else 0} that left neither is not seen; "
+                  "--job JOB_SCRIPT checks against the script's --array")
+    outside = sorted(reported - set(expected))
+    if outside:
+        source += (f"; report(s) of task(s) {_array_spec(outside)} are not in it (left from "
+                   "another submission?): shown and counted, not resubmitted")
+    added = [_missing(directory, i, logs.get(i)) for i in expected if i not in reported]
+    return (sorted(tasks + added, key=lambda t: (t.task, t.report)), expected, source)
 
 
 def _next_settings(tasks: List[TaskSummary]) -> Tuple[int, int, int, int]:
@@ -185,11 +316,16 @@ def _label(item: Optional[str]) -> str:
 
 
 def _text(directory: str, tasks: List[TaskSummary], peak: int, mem: int, cpus: int,
-          conc: int) -> str:
+          conc: int, array: str, source: str) -> str:
     failed = [t for t in tasks if t.failed]
     ooms = [t for t in tasks if t.out_of_memory]
+    missing = [t for t in tasks if t.missing]
+    counts = f"{len(ooms)} out of memory"
+    if missing:
+        counts += f", {len(missing)} without a report"
     lines = [f"spacrbench summarize {directory}: {len(tasks)} task(s), "
-             f"{len(failed)} failed ({len(ooms)} out of memory)",
+             f"{len(failed)} failed ({counts})",
+             f"tasks {array or '-'}, {source}",
              f"{'task':>5}  {'item':<24}  {'requested':>10}  {'peak':>10}  {'mem use':>7}  "
              f"{'CPU eff':>7}  {'wall':>8}  result"]
     for t in tasks:
@@ -197,62 +333,99 @@ def _text(directory: str, tasks: List[TaskSummary], peak: int, mem: int, cpus: i
         used = format_bytes(t.peak_rss_bytes) if t.peak_rss_bytes is not None else "-"
         if t.out_of_memory:
             used = ">" + format_bytes(t.oom_limit_bytes)
+        if t.missing:
+            used = "unknown"
+        wall = "-" if t.missing else f"{t.seconds:.2f}s"
         lines.append(f"{t.task:>5}  {_label(t.item):<24}  {req:>10}  {used:>10}  "
                      f"{_pct(t.memory_use):>7}  {_pct(t.cpu_efficiency):>7}  "
-                     f"{t.seconds:>7.2f}s  {t.failure or 'ok'}")
+                     f"{wall:>8}  {t.failure or 'ok'}")
     requested = {t.requested_mem_bytes for t in tasks if t.requested_mem_bytes}
     lines.append(f"largest peak {format_bytes(peak)}"
                  + (f" (at least: {len(ooms)} task(s) were OOM-killed at their limit and "
                     "needed more)" if ooms else ""))
+    if missing:
+        lines.append(f"memory unknown for task(s) {_array_spec([t.task for t in missing])} "
+                     "(no report): the --mem below comes from the others' peaks and may be "
+                     "too small for them")
     if requested:
         lines.append(f"requested --mem {', '.join(format_bytes(r) for r in sorted(requested))}")
-    last = max(t.task for t in tasks)
     lines += ["next submission (peak + max(25%, 256 MiB), rounded up to a MiB; CPUs from the "
               "measured CPU time; concurrency for a node like this one):",
               f"  #SBATCH --mem={mem // _MIB}M",
               f"  #SBATCH --cpus-per-task={cpus}",
-              f"  #SBATCH --array=0-{last}%{conc}",
+              f"  #SBATCH --array={array}%{conc}",
               f"  or: sbatch --mem={mem // _MIB}M --cpus-per-task={cpus} "
-              f"--array=0-{last}%{conc} JOB_SCRIPT"]
+              f"--array={array}%{conc} JOB_SCRIPT"]
     if ooms:
         lines.append("an OOM-killed task shows only a lower bound: if it fails again, "
+                     "summarize again after the resubmission")
+    if missing:
+        lines.append("a task without a report shows nothing of its memory: if it fails again, "
                      "summarize again after the resubmission")
     return "\n".join(lines) + "\n"
 
 
-def summarize(directory: str) -> Summary:
-    """Read directory/task-*.json and summarize them (see the module)."""
+def summarize(directory: str, job_script: Optional[str] = None) -> Summary:
+    """Read directory/task-*.json and summarize them (see the module);
+    job_script: the script the tasks ran, whose --array says which tasks
+    there were (else: those DIR shows)."""
     directory = os.fspath(directory)
     if not os.path.isdir(directory):
         raise FileNotFoundError(f"{directory} is not a directory")
-    tasks = _read(directory)
+    if job_script is not None:
+        job_script = os.fspath(job_script)
+    tasks, jobs = _read(directory)
     if not tasks:
         raise FileNotFoundError(f"no task reports (task-*.json) in {directory}")
+    tasks, expected, source = _with_missing(directory, tasks, jobs, job_script)
     peak, mem, cpus, conc = _next_settings(tasks)
+    array = _array_spec(expected)
     return Summary(directory=directory, tasks=tuple(tasks), peak_rss_bytes=peak,
                    mem_per_task_bytes=mem, cpus_per_task=cpus, array_concurrency=conc,
-                   text=_text(directory, tasks, peak, mem, cpus, conc))
+                   text=_text(directory, tasks, peak, mem, cpus, conc, array, source),
+                   array=array, array_source=source)
 
 
-USAGE = "usage: spacrbench summarize DIR [--json]"
+USAGE = "usage: spacrbench summarize DIR [--job JOB_SCRIPT] [--json]"
+
+
+def _usage() -> int:
+    print(f"spacrbench: summarize: {USAGE}", file=sys.stderr)
+    return 2
 
 
 def main(argv: List[str]) -> int:
-    """The command: 0 all tasks succeeded, 3 some failed, 1 nothing to
-    read, 2 bad arguments."""
-    args = [a for a in argv if a != "--json"]
-    if any(a in ("-h", "--help") for a in args):
+    """The command: 0 all tasks succeeded, 3 some failed or left no report,
+    1 nothing to read, 2 bad arguments."""
+    if any(a in ("-h", "--help") for a in argv):
         print(USAGE)
         return 0
-    if len(args) != 1 or args[0].startswith("-"):
-        print(f"spacrbench: summarize: {USAGE}", file=sys.stderr)
-        return 2
+    args: List[str] = []
+    job_script: Optional[str] = None
+    as_json = False
+    rest = list(argv)
+    while rest:
+        a = rest.pop(0)
+        if a == "--json":
+            as_json = True
+        elif a == "--job" or a.startswith("--job="):
+            if a == "--job" and not rest:
+                return _usage()
+            job_script = rest.pop(0) if a == "--job" else a[len("--job="):]
+            if not job_script:
+                return _usage()
+        elif a.startswith("-"):
+            return _usage()
+        else:
+            args.append(a)
+    if len(args) != 1:
+        return _usage()
     try:
-        s = summarize(args[0])
+        s = summarize(args[0], job_script)
     except (OSError, ValueError) as e:
         print(f"spacrbench: summarize: {e}", file=sys.stderr)
         return 1
-    if "--json" in argv:
+    if as_json:
         print(json.dumps(s.to_dict(), indent=2))
     else:
         sys.stdout.write(s.text)
