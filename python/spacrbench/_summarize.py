@@ -15,7 +15,8 @@ without it, every index up to the highest one DIR shows (a report, or a
 SLURM log slurm-<array job>_<index>.out of the same array). A task in that
 set with no report (killed by SIGKILL, node failure, cancelled, never
 started) is a failed task whose memory is unknown, and stays in the next
-submission's --array."""
+submission's --array. So is a report that cannot be read (not JSON, not a
+run document, a member of the wrong kind): named, with what is wrong."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ class TaskSummary:
     failed: bool
     failure: str  # "" when it succeeded, else the run's own words
     missing: bool = False  # no report: what it used is unknown
+    unreadable: bool = False  # a report that cannot be read (failure says why)
 
     @property
     def memory_use(self) -> Optional[float]:
@@ -96,6 +98,11 @@ class Summary:
         return sum(t.missing for t in self.tasks)
 
     @property
+    def unreadable(self) -> int:
+        """Reports that cannot be read (not JSON, or not a run report)."""
+        return sum(t.unreadable for t in self.tasks)
+
+    @property
     def out_of_memory(self) -> int:
         return sum(t.out_of_memory for t in self.tasks)
 
@@ -109,6 +116,7 @@ class Summary:
             tasks.append(d)
         return {"directory": self.directory, "tasks": tasks, "failed": self.failed,
                 "out_of_memory": self.out_of_memory, "missing": self.missing,
+                "unreadable": self.unreadable,
                 "peak_rss_bytes": self.peak_rss_bytes,
                 "array": self.array, "array_source": self.array_source,
                 "next": {"mem_per_task_bytes": self.mem_per_task_bytes,
@@ -121,56 +129,176 @@ class Summary:
         return self.text
 
 
-def _int_env(job: Dict[str, Any], name: str) -> Optional[int]:
+_INT64_MAX = (1 << 63) - 1
+_BYTES_MAX = 1 << 60  # 1 EiB: more than any node has, and room for the margin rule
+
+
+class _Malformed(Exception):
+    """What is wrong in a report (the caller names the file)."""
+
+
+def _shown(value: Any) -> str:
+    """A JSON value, short, for a message."""
     try:
-        return int(str(job[name]))
-    except (KeyError, ValueError):
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _object(doc: Dict[str, Any], key: str, where: str = "") -> Dict[str, Any]:
+    value = doc.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _Malformed(f'"{where}{key}" is {_shown(value)}, not an object')
+    return value
+
+
+def _list(doc: Dict[str, Any], key: str, kind: type, what: str) -> List[Any]:
+    value = doc.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Malformed(f'"measurement.{key}" is {_shown(value)}, not a list')
+    for i, v in enumerate(value):
+        if not isinstance(v, kind):
+            raise _Malformed(f'"measurement.{key}[{i}]" is {_shown(v)}, not {what}')
+    return value
+
+
+def _int_env(job: Dict[str, Any], name: str, most: int = _INT64_MAX) -> Optional[int]:
+    """A whole number the job recorded (SLURM writes them as text)."""
+    value = job.get(name)
+    if value is None:
         return None
+    text = value if isinstance(value, str) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = str(value)
+    if text is None or not text.isdigit() or not text.isascii() or int(text) > most:
+        raise _Malformed(f'"job.{name}" is {_shown(value)}, not a whole number')
+    return int(text)
 
 
-def _task(path: str, doc: Dict[str, Any]) -> TaskSummary:
-    job = doc.get("job") or {}
-    m = doc.get("measurement") or {}
+def _bytes(m: Dict[str, Any], key: str) -> Optional[int]:
+    value = m.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _BYTES_MAX:
+        raise _Malformed(f'"measurement.{key}" is {_shown(value)}, not a byte count '
+                         "(0 to 1 EiB)")
+    return value
+
+
+def _seconds(m: Dict[str, Any], key: str) -> Optional[float]:
+    value = m.get(key)
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or value < 0):
+        raise _Malformed(f'"measurement.{key}" is {_shown(value)}, not a number of seconds')
+    return float(value)
+
+
+def _stem_index(path: str) -> Optional[int]:
     stem = os.path.basename(path)[len("task-"):-len(".json")]
+    return int(stem) if stem.isdigit() and stem.isascii() else None
+
+
+def _task(path: str, doc: Any) -> TaskSummary:
+    """One report; _Malformed says what in it cannot be read."""
+    if not isinstance(doc, dict):
+        raise _Malformed(f"not a `spacrbench run --json` report (a JSON {type(doc).__name__}, "
+                         "not an object)")
+    if doc.get("mode") != "run":
+        raise _Malformed(f'not a `spacrbench run --json` report ("mode" is '
+                         f'{_shown(doc.get("mode"))}, not "run")')
+    job = _object(doc, "job")
+    if "measurement" not in doc:
+        raise _Malformed('no "measurement"')
+    m = _object(doc, "measurement")
+    named = _stem_index(path)
     index = _int_env(job, "SLURM_ARRAY_TASK_ID")
+    if index is not None and named is not None and index != named:
+        raise _Malformed(f'"job.SLURM_ARRAY_TASK_ID" is {_shown(job["SLURM_ARRAY_TASK_ID"])} '
+                         f"but the file is named for task {named}")
     if index is None:
-        index = int(stem) if stem.isdigit() else -1
-    mem_mib = _int_env(job, "SLURM_MEM_PER_NODE")
-    records = m.get("records") or []
+        index = named if named is not None else -1
+    mem_mib = _int_env(job, "SLURM_MEM_PER_NODE", _INT64_MAX // _MIB)
+    cpus = _int_env(job, "SLURM_CPUS_PER_TASK")
+    records = _list(m, "records", dict, "an object")
     item = records[0].get("item") if records else None
+    if item is not None and not isinstance(item, str):
+        raise _Malformed(f'"measurement.records[0].item" is {_shown(item)}, not text')
     failure = ""
-    for note in m.get("notes") or []:
+    for note in _list(m, "notes", str, "text"):
         hit = _STOPPED.search(note)
         if hit:
             item = item if item is not None else hit.group(1)
             failure = hit.group(2)
-    failed = bool(m.get("stopped")) or bool(failure)
+    stopped = m.get("stopped")
+    if stopped is not None and not isinstance(stopped, bool):
+        raise _Malformed(f'"measurement.stopped" is {_shown(stopped)}, not true or false')
+    failed = bool(stopped) or bool(failure)
     if failed and not failure:
-        failure = f"stopped (work result {m.get('work_result')})"
+        failure = f"stopped (work result {_shown(m.get('work_result'))})"
     return TaskSummary(task=index, item=item, report=path,
                        requested_mem_bytes=mem_mib * _MIB if mem_mib else None,
-                       requested_cpus=_int_env(job, "SLURM_CPUS_PER_TASK"),
-                       peak_rss_bytes=m.get("peak_rss_bytes"),
-                       seconds=float(m.get("seconds") or 0.0),
-                       cpu_seconds=m.get("cpu_seconds"),
-                       oom_limit_bytes=int(m.get("oom_limit_bytes") or 0),
+                       requested_cpus=cpus, peak_rss_bytes=_bytes(m, "peak_rss_bytes"),
+                       seconds=_seconds(m, "seconds") or 0.0,
+                       cpu_seconds=_seconds(m, "cpu_seconds"),
+                       oom_limit_bytes=_bytes(m, "oom_limit_bytes") or 0,
                        failed=failed, failure=failure)
 
 
+def _unreadable(path: str, doc: Any, what: str) -> TaskSummary:
+    """A report that cannot be read: a failed task, its index from the
+    file name (else the job's), its memory unknown."""
+    index = _stem_index(path)
+    if index is None and isinstance(doc, dict):
+        try:
+            index = _int_env(_object(doc, "job"), "SLURM_ARRAY_TASK_ID")
+        except _Malformed:
+            index = None
+    return TaskSummary(task=-1 if index is None else index, item=None, report=path,
+                       requested_mem_bytes=None, requested_cpus=None, peak_rss_bytes=None,
+                       seconds=0.0, cpu_seconds=None, oom_limit_bytes=0, failed=True,
+                       failure=f"unreadable report {os.path.basename(path)}: {what}",
+                       unreadable=True)
+
+
+def _load(path: str) -> Any:
+    """A report's JSON; _Malformed when it is not."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise _Malformed(f"cannot be read: {e.strerror or e}") from None
+    except RecursionError:
+        raise _Malformed("not JSON: nested too deeply") from None
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise _Malformed(f"not JSON: {e}") from None
+
+
 def _read(directory: str) -> Tuple[List[TaskSummary], Set[str]]:
-    """The reports, and the array job IDs they name."""
+    """The reports (an unreadable one as a failed task that says what is
+    wrong), and the array job IDs they name."""
     paths = glob.glob(os.path.join(glob.escape(directory), "task-*.json"))
     tasks = []
     jobs: Set[str] = set()
     for path in paths:
-        with open(path, encoding="utf-8") as f:
-            try:
-                doc = json.load(f)
-            except ValueError as e:
-                raise ValueError(f"{path} is not a task report (JSON): {e}") from None
-        if not isinstance(doc, dict) or doc.get("mode") != "run":
-            raise ValueError(f"{path} is not a `spacrbench run --json` report")
-        tasks.append(_task(path, doc))
+        doc: Any = None
+        try:
+            doc = _load(path)
+            tasks.append(_task(path, doc))
+        except _Malformed as e:
+            tasks.append(_unreadable(path, doc, str(e)))
+            continue
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                OverflowError) as e:  # what the checks above did not foresee
+            tasks.append(_unreadable(path, doc, f"unexpected content ({type(e).__name__}: "
+                                                f"{e})"))
+            continue
         job = doc.get("job")
         if isinstance(job, dict) and isinstance(job.get("SLURM_ARRAY_JOB_ID"), str):
             jobs.add(job["SLURM_ARRAY_JOB_ID"])
@@ -292,14 +420,23 @@ def _next_settings(tasks: List[TaskSummary]) -> Tuple[int, int, int, int]:
     peaks = [t.peak_rss_bytes for t in tasks if t.peak_rss_bytes]
     peaks += [t.oom_limit_bytes for t in tasks if t.oom_limit_bytes]
     if not peaks:
-        raise ValueError("no task report holds a peak memory: nothing to size from")
+        why = [f"task {t.task}: {t.failure}" for t in tasks if t.failure][:5]
+        raise ValueError("no task report holds a peak memory: nothing to size from"
+                         + (f" ({'; '.join(why)}{'; ...' if len(why) == 5 else ''})"
+                            if why else ""))
+    top = max(tasks, key=lambda t: max(t.peak_rss_bytes or 0, t.oom_limit_bytes))
+    where = f"the largest peak, task {top.task} ({top.report})"
     timed = [t for t in tasks if not t.failed and t.cpu_seconds is not None]
     seconds = sum(t.seconds for t in timed)
     cpu = sum(float(t.cpu_seconds or 0.0) for t in timed)
-    m = Measurement(items=max(1, len(timed)), seconds=seconds if seconds > 0 else 1.0,
-                    peak_rss_bytes=max(peaks), cpu_seconds=cpu if seconds > 0 else None,
-                    oom_limit_bytes=max(t.oom_limit_bytes for t in tasks))
-    sched = schedule_of(recommend_workers(m), "summarize")
+    try:
+        m = Measurement(items=max(1, len(timed)), seconds=seconds if seconds > 0 else 1.0,
+                        peak_rss_bytes=max(peaks), cpu_seconds=cpu if seconds > 0 else None,
+                        oom_limit_bytes=max(t.oom_limit_bytes for t in tasks))
+        rec = recommend_workers(m)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{where}: {e}") from None
+    sched = schedule_of(rec, where)  # its ValueError: "<where>: <the library's words>"
     return (max(peaks), int(sched.mem_per_task_bytes), int(sched.cpus_per_task),
             int(sched.array_concurrency))
 
@@ -320,9 +457,13 @@ def _text(directory: str, tasks: List[TaskSummary], peak: int, mem: int, cpus: i
     failed = [t for t in tasks if t.failed]
     ooms = [t for t in tasks if t.out_of_memory]
     missing = [t for t in tasks if t.missing]
+    unreadable = [t for t in tasks if t.unreadable]
+    unknown = missing + unreadable
     counts = f"{len(ooms)} out of memory"
     if missing:
         counts += f", {len(missing)} without a report"
+    if unreadable:
+        counts += f", {len(unreadable)} with an unreadable report"
     lines = [f"spacrbench summarize {directory}: {len(tasks)} task(s), "
              f"{len(failed)} failed ({counts})",
              f"tasks {array or '-'}, {source}",
@@ -333,9 +474,9 @@ def _text(directory: str, tasks: List[TaskSummary], peak: int, mem: int, cpus: i
         used = format_bytes(t.peak_rss_bytes) if t.peak_rss_bytes is not None else "-"
         if t.out_of_memory:
             used = ">" + format_bytes(t.oom_limit_bytes)
-        if t.missing:
+        if t.missing or t.unreadable:
             used = "unknown"
-        wall = "-" if t.missing else f"{t.seconds:.2f}s"
+        wall = "-" if t.missing or t.unreadable else f"{t.seconds:.2f}s"
         lines.append(f"{t.task:>5}  {_label(t.item):<24}  {req:>10}  {used:>10}  "
                      f"{_pct(t.memory_use):>7}  {_pct(t.cpu_efficiency):>7}  "
                      f"{wall:>8}  {t.failure or 'ok'}")
@@ -343,10 +484,11 @@ def _text(directory: str, tasks: List[TaskSummary], peak: int, mem: int, cpus: i
     lines.append(f"largest peak {format_bytes(peak)}"
                  + (f" (at least: {len(ooms)} task(s) were OOM-killed at their limit and "
                     "needed more)" if ooms else ""))
-    if missing:
-        lines.append(f"memory unknown for task(s) {_array_spec([t.task for t in missing])} "
-                     "(no report): the --mem below comes from the others' peaks and may be "
-                     "too small for them")
+    if unknown:
+        known = _array_spec([t.task for t in unknown if t.task >= 0])
+        lines.append(f"memory unknown for {len(unknown)} task(s){' ' + known if known else ''} "
+                     "(no report, or an unreadable one): the --mem below comes from the "
+                     "others' peaks and may be too small for them")
     if requested:
         lines.append(f"requested --mem {', '.join(format_bytes(r) for r in sorted(requested))}")
     lines += ["next submission (peak + max(25%, 256 MiB), rounded up to a MiB; CPUs from the "
@@ -359,9 +501,9 @@ def _text(directory: str, tasks: List[TaskSummary], peak: int, mem: int, cpus: i
     if ooms:
         lines.append("an OOM-killed task shows only a lower bound: if it fails again, "
                      "summarize again after the resubmission")
-    if missing:
-        lines.append("a task without a report shows nothing of its memory: if it fails again, "
-                     "summarize again after the resubmission")
+    if unknown:
+        lines.append("a task without a readable report shows nothing of its memory: if it "
+                     "fails again, summarize again after the resubmission")
     return "\n".join(lines) + "\n"
 
 

@@ -72,7 +72,7 @@ def test_a_task_without_a_report_is_a_failed_task_of_the_array(tmp_path: Path) -
     assert gone.missing and gone.failed and gone.peak_rss_bytes is None
     assert "no report task-2.json" in gone.failure and "memory unknown" in gone.failure
     assert "1 failed" in s.text and "1 without a report" in s.text
-    assert "memory unknown for task(s) 2" in s.text
+    assert "memory unknown for 1 task(s) 2 (no report" in s.text
     assert f"--array=0-2%{s.array_concurrency}" in s.text
     assert s.to_dict()["next"]["array"] == "0-2" and s.to_dict()["missing"] == 1
 
@@ -129,3 +129,111 @@ def test_the_array_of_a_job_script(tmp_path: Path) -> None:
     assert main([str(tmp_path / "out"), "--job"]) == 2
     assert main([str(tmp_path / "out"), "--job="]) == 2
     assert main([str(tmp_path / "out"), "--job", str(tmp_path / "absent.sh")]) == 1
+
+
+def good_report(directory: Path, task: int, peak: int = 100 * MIB) -> dict:
+    doc = {"mode": "run", "job": {"SLURM_JOB_ID": "5", "SLURM_ARRAY_TASK_ID": str(task),
+                                  "SLURM_MEM_PER_NODE": "300", "SLURM_CPUS_PER_TASK": "1"},
+           "measurement": {"peak_rss_bytes": peak, "seconds": 2.0, "cpu_seconds": 2.0,
+                           "stopped": False, "work_result": 0, "oom_limit_bytes": 0,
+                           "notes": ["a note"], "records": [{"item": f"i{task}"}]}}
+    (directory / f"task-{task}.json").write_text(json.dumps(doc))
+    return doc
+
+
+def set_path(doc: dict, path: str, value: object) -> None:
+    *parents, last = path.split(".")
+    for key in parents:
+        doc = doc[key]
+    doc[last] = value
+
+
+# (what to change in task 1's report, what the summary must say is wrong)
+MALFORMED = [
+    ("measurement", [1], '"measurement" is [1], not an object'),
+    ("job", "x", '"job" is "x", not an object'),
+    ("measurement.notes", [5], '"measurement.notes[0]" is 5, not text'),
+    ("measurement.notes", "text", '"measurement.notes" is "text", not a list'),
+    ("measurement.records", [5], '"measurement.records[0]" is 5, not an object'),
+    ("measurement.records", [{"item": 7}], '"measurement.records[0].item" is 7, not text'),
+    ("measurement.peak_rss_bytes", "x", '"measurement.peak_rss_bytes" is "x", not a byte count'),
+    ("measurement.peak_rss_bytes", 1 << 70, "not a byte count"),
+    ("measurement.peak_rss_bytes", -5, "not a byte count"),
+    ("measurement.oom_limit_bytes", 1.5, "not a byte count"),
+    ("measurement.seconds", "abc", '"measurement.seconds" is "abc", not a number of seconds'),
+    ("measurement.cpu_seconds", float("nan"), "not a number of seconds"),
+    ("measurement.stopped", "no", '"measurement.stopped" is "no", not true or false'),
+    ("job.SLURM_MEM_PER_NODE", "lots", '"job.SLURM_MEM_PER_NODE" is "lots", not a whole number'),
+    ("job.SLURM_MEM_PER_NODE", str(1 << 62), "not a whole number"),
+    ("job.SLURM_ARRAY_TASK_ID", "4", "the file is named for task 1"),
+    ("mode", "demo", 'not a `spacrbench run --json` report ("mode" is "demo"'),
+]
+
+
+@pytest.mark.parametrize("path, value, said", MALFORMED, ids=[m[0] + "=" + repr(m[1])[:12]
+                                                               for m in MALFORMED])
+def test_a_malformed_report_is_named_and_failed(tmp_path: Path, path: str, value: object,
+                                                said: str) -> None:
+    """Used to end in a traceback (AttributeError, TypeError) or a bare
+    `could not convert string to float` naming no file."""
+    good_report(tmp_path, 0)
+    bad = good_report(tmp_path, 1)
+    set_path(bad, path, value)
+    (tmp_path / "task-1.json").write_text(json.dumps(bad))
+    s = spacrbench.summarize(str(tmp_path))
+    assert s.failed == 1 and s.unreadable == 1 and [t.task for t in s.tasks] == [0, 1]
+    t = s.tasks[1]
+    assert t.unreadable and t.failed and t.peak_rss_bytes is None
+    assert t.failure.startswith("unreadable report task-1.json: ") and said in t.failure
+    assert said in s.text and "1 with an unreadable report" in s.text
+    assert "memory unknown for 1 task(s) 1" in s.text
+    assert s.peak_rss_bytes == 100 * MIB  # sized from the readable one
+    if LINUX:
+        r = summarize_command(str(tmp_path))
+        assert r.returncode == 3, r.stdout + r.stderr
+        assert "Traceback" not in r.stderr and r.stderr == ""
+        assert said in r.stdout
+
+
+@pytest.mark.parametrize("content, said", [
+    ("{not json", "not JSON: "),
+    ("[1, 2]", "a JSON list, not an object"),
+    ("\"text\"", "a JSON str, not an object"),
+    ("[" * 100000 + "]" * 100000, "not JSON"),
+    (b"\xff\xfe{}", "not JSON: "),
+])
+def test_a_report_that_is_no_run_report_is_named_and_failed(tmp_path: Path, content: object,
+                                                            said: str) -> None:
+    good_report(tmp_path, 0)
+    path = tmp_path / "task-1.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(str(content))
+    s = spacrbench.summarize(str(tmp_path))
+    assert s.failed == 1 and s.unreadable == 1
+    assert s.tasks[1].failure.startswith("unreadable report task-1.json: ")
+    assert said in s.tasks[1].failure
+    from spacrbench._summarize import main
+    assert main([str(tmp_path)]) == 3
+
+
+def test_no_readable_report_and_a_peak_too_large_name_the_files(tmp_path: Path) -> None:
+    """Nothing to size from: exit 1, the files named, one prefix. A peak
+    the margin rule cannot take used to end in `summarize: summarize:`."""
+    (tmp_path / "task-0.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"nothing to size from \(task 0: unreadable report "
+                                         r"task-0\.json: not JSON"):
+        spacrbench.summarize(str(tmp_path))
+    if LINUX:
+        r = summarize_command(str(tmp_path))
+        assert r.returncode == 1 and "Traceback" not in r.stderr
+        assert r.stderr.startswith("spacrbench: summarize: no task report holds a peak")
+        assert r.stderr.count("summarize:") == 1 and "task-0.json" in r.stderr
+    good_report(tmp_path, 0, peak=(1 << 63) - 1)
+    good_report(tmp_path, 1)
+    s = spacrbench.summarize(str(tmp_path))
+    assert s.failed == 1 and s.tasks[0].unreadable and "not a byte count" in s.tasks[0].failure
+    if LINUX:
+        r = summarize_command(str(tmp_path))
+        assert r.returncode == 3 and r.stderr == "", r.stderr
