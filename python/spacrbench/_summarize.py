@@ -224,6 +224,8 @@ def _task(path: str, doc: Any) -> TaskSummary:
                          f"but the file is named for task {named}")
     if index is None:
         index = named if named is not None else -1
+    if index >= _ARRAY_MAX:
+        raise _Malformed(f"task index {index} is beyond any SLURM array")
     mem_mib = _int_env(job, "SLURM_MEM_PER_NODE", _INT64_MAX // _MIB)
     cpus = _int_env(job, "SLURM_CPUS_PER_TASK")
     records = _list(m, "records", dict, "an object")
@@ -398,7 +400,7 @@ def _with_missing(directory: str, tasks: List[TaskSummary], jobs: Set[str],
         expected = _job_array(job_script)
         source = f"from the #SBATCH --array line of {job_script}"
     else:
-        known = reported | set(logs)
+        known = {i for i in reported | set(logs) if i < _ARRAY_MAX}
         expected = list(range(max(known) + 1)) if known else []
         source = (f"as far as {directory} shows (its task reports and SLURM logs): a task "
                   f"after {max(known) if known else 0} that left neither is not seen; "

@@ -237,3 +237,16 @@ def test_no_readable_report_and_a_peak_too_large_name_the_files(tmp_path: Path) 
     if LINUX:
         r = summarize_command(str(tmp_path))
         assert r.returncode == 3 and r.stderr == "", r.stderr
+
+
+def test_a_stray_report_with_a_huge_index_is_named_not_expanded(tmp_path: Path) -> None:
+    """Without --job the array runs up to the highest index seen: a stray
+    task-999999999999.json must not make a billion missing tasks."""
+    good_report(tmp_path, 0)
+    doc = good_report(tmp_path, 1)
+    (tmp_path / "task-1.json").unlink()
+    doc["job"]["SLURM_ARRAY_TASK_ID"] = "999999999999"
+    (tmp_path / "task-999999999999.json").write_text(json.dumps(doc))
+    s = spacrbench.summarize(str(tmp_path))
+    assert [t.task for t in s.tasks] == [0, 999999999999] and s.array == "0"
+    assert s.tasks[1].unreadable and "beyond any SLURM array" in s.tasks[1].failure
