@@ -8,10 +8,12 @@ the array concurrency for the next submission by the library's margin rule
 (docs/scheduler-handoff.md), from the largest peak any task reached (an
 OOM-killed task counts with the limit it hit: it needed more).
 
-Which tasks the array had: no report records it, so with ``--job
-JOB_SCRIPT`` (``job_script=``) it is the script's ``#SBATCH --array`` line
-(what `spacrbench run --emit slurm` wrote from the items file's count);
-without it, every index up to the highest one DIR shows (a report, or a
+Which tasks the array had: with ``--job JOB_SCRIPT`` (``job_script=``) it
+is the script's ``#SBATCH --array`` line (what `spacrbench run --emit
+slurm` wrote from the items file's count); without it, the manifest that
+`run --emit slurm` writes beside the reports (DIR/spacrbench-array.json,
+its "tasks"); without either (an older spacrbench), every index up to the
+highest one DIR shows (a report, or a
 SLURM log slurm-<array job>_<index>.out of the same array). A task in that
 set with no report (killed by SIGKILL, node failure, cancelled, never
 started) is a failed task whose memory is unknown, and stays in the next
@@ -378,6 +380,26 @@ def _job_array(path: str) -> List[int]:
         raise ValueError(f"{path}: {e}") from None
 
 
+MANIFEST = "spacrbench-array.json"
+
+
+def _manifest_array(directory: str) -> Tuple[Optional[List[int]], str]:
+    """The task indices the manifest of `run --emit slurm` gives, with
+    where they come from; (None, why) when there is none to use."""
+    path = os.path.join(directory, MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        return None, ""
+    except (OSError, ValueError) as e:
+        return None, f"{path} cannot be read ({e}), so "
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    if type(tasks) is not int or not 1 <= tasks <= _ARRAY_MAX:
+        return None, f"{path} holds no task count from 1 to {_ARRAY_MAX} ({tasks!r}), so "
+    return list(range(tasks)), f"from {path} (written with the job script: {tasks} task(s))"
+
+
 def _missing(directory: str, index: int, log: Optional[str]) -> TaskSummary:
     report = os.path.join(directory, f"task-{index}.json")
     seen = f" (its SLURM log: {os.path.basename(log)})" if log else ""
@@ -396,13 +418,16 @@ def _with_missing(directory: str, tasks: List[TaskSummary], jobs: Set[str],
     indices; where they come from."""
     logs = _logs(directory, jobs)
     reported = {t.task for t in tasks if t.task >= 0}
+    manifest, why_not = (None, "") if job_script is not None else _manifest_array(directory)
     if job_script is not None:
         expected = _job_array(job_script)
         source = f"from the #SBATCH --array line of {job_script}"
+    elif manifest is not None:
+        expected, source = manifest, why_not
     else:
         known = {i for i in reported | set(logs) if i < _ARRAY_MAX}
         expected = list(range(max(known) + 1)) if known else []
-        source = (f"as far as {directory} shows (its task reports and SLURM logs): a task "
+        source = why_not + (f"as far as {directory} shows (its task reports and SLURM logs): a task "
                   f"after {max(known) if known else 0} that left neither is not seen; "
                   "--job JOB_SCRIPT checks against the script's --array")
     outside = sorted(reported - set(expected))

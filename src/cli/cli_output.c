@@ -10,6 +10,7 @@
 #include "cli_json.h"
 #include "cli_stdio.h"
 #include "cli_text.h"
+#include "slurm_job.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -38,6 +39,8 @@ static int emit_settings(const cli_common *c, const spacrbench_measurement *m,
 #undef HANDOFF_TEXT
         fputs(text, stdout);
         free(text);
+        if (job) /* the script is out: summarize may now count its tasks */
+            cli_slurm_job_write_manifest(job);
         return CLI_EXIT_OK;
     }
     free(text);

@@ -28,6 +28,14 @@ typedef struct cli_slurm_job {
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out);
 void cli_slurm_job_free(cli_slurm_job *j);
 
+/* The array's manifest, written beside the task reports once the script
+ * is out: DIR/spacrbench-array.json with the task count, the items file
+ * and the job name, so `spacrbench summarize DIR` knows every task the
+ * array had, a last one that never started included. 0, or -1 with a
+ * warning on stderr (the script stands; summarize --job still works). */
+#define CLI_SLURM_MANIFEST "spacrbench-array.json"
+int cli_slurm_job_write_manifest(const spacrbench_slurm_job *job);
+
 /* What to do about an array of n_items tasks that SLURM's default
  * MaxArraySize refuses (one sentence, no newline); "" when it fits. */
 void cli_slurm_array_advice(size_t n_items, char *buf, size_t cap);

@@ -84,8 +84,20 @@ def test_a_task_without_a_report_is_a_failed_task_of_the_array(tmp_path: Path) -
     doc = json.loads(r.stdout)
     assert doc["missing"] == 1 and [t["task"] for t in doc["tasks"] if t["missing"]] == [2]
 
-    # Without the job script, DIR alone: a task after the last one seen
-    # cannot be known, and the output says so...
+    # Without the job script: the manifest `run --emit slurm` wrote beside
+    # the reports knows the array had 3 tasks, the last one included.
+    manifest = out / "spacrbench-array.json"
+    assert json.loads(manifest.read_text())["tasks"] == 3
+    s = spacrbench.summarize(str(out))
+    assert s.array == "0-2" and s.missing == 1 and "spacrbench-array.json" in s.text
+    assert summarize_command(str(out)).returncode == 3
+    # A manifest that cannot be used is said, and DIR alone is read.
+    manifest.write_text('{"tasks": "three"}')
+    s = spacrbench.summarize(str(out))
+    assert s.array == "0-1" and "holds no task count" in s.text
+    # DIR alone (an older spacrbench wrote no manifest): a task after the
+    # last one seen cannot be known, and the output says so...
+    manifest.unlink()
     s = spacrbench.summarize(str(out))
     assert s.array == "0-1" and "--job JOB_SCRIPT" in s.text
     # ...but a task that started leaves its SLURM log (--output of the
