@@ -5,39 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when the byte at
- * p does not start one (a stray continuation byte, an overlong form, a
- * surrogate, a sequence cut short, or a byte no UTF-8 text holds). */
-static size_t utf8_length(const unsigned char *p)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    unsigned char lo = 0x80, hi = 0xbf;
-    size_t n;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0; /* overlong */
-        else if (c == 0xed)
-            hi = 0x9f; /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90; /* overlong */
-        else if (c == 0xf4)
-            hi = 0x8f; /* above U+10FFFF */
-    } else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return n;
-}
+#include "utf8.h"
 
 /* How the text at p is shown: *take bytes of it, either as themselves
  * (returns 0) or each as \xNN, or as the two-byte escape in short
@@ -55,14 +23,14 @@ static int classify(const unsigned char *p, size_t *take, char short_form[3])
         }
         return 1;
     }
-    size_t n = utf8_length(p);
+    size_t n = sb_utf8_length(p);
     if (n == 0) {
         *take = 1; /* not UTF-8: a lone 0x9b is CSI to an 8-bit terminal */
         short_form[0] = '\0';
         return 1;
     }
     *take = n;
-    if (n == 2 && c == 0xc2 && p[1] <= 0x9f) {
+    if (sb_utf8_is_c1(p, n)) {
         short_form[0] = '\0'; /* U+0080..U+009F, the C1 controls (U+009B is CSI) */
         return 1;
     }

@@ -263,6 +263,14 @@ START_TEST(text_has_one_format)
     spacrbench_item_record r = {sizeof r, 2, 0, 0, 0.25, 64 * MIB, -1};
     spacrbench_format_item_line(&r, "x.tif", line, sizeof line);
     ck_assert_str_eq(line, "  item 3              0.250 s, peak 64.0 MiB: x.tif");
+    /* C1 controls (U+009B is CSI), bytes that are not UTF-8 and a cut
+     * sequence are escaped byte by byte; real UTF-8 text stays. */
+    spacrbench_format_item_line(&r,
+                                "\xc2\x9b"
+                                "2J|\x9b|\xff|caf\xc3\xa9|\xe2\x82",
+                                line, sizeof line);
+    ck_assert_str_eq(line, "  item 3              0.250 s, peak 64.0 MiB: "
+                           "\\xc2\\x9b2J|\\x9b|\\xff|caf\xc3\xa9|\\xe2\\x82");
     ck_assert_int_eq(spacrbench_format_item_line(NULL, NULL, line, sizeof line), SPACRBENCH_EINVAL);
 }
 END_TEST
