@@ -103,54 +103,6 @@ char *command_display(char *const *argv)
     return out;
 }
 
-int items_read(FILE *f, char ***items, size_t *n, size_t *nul_line)
-{
-    char **list = NULL, *line = NULL;
-    size_t count = 0, cap = 0, line_cap = 0, number = 0;
-    ssize_t len;
-    errno = 0;
-    *nul_line = 0;
-    while ((len = getline(&line, &line_cap, f)) >= 0) {
-        number++;
-        /* A NUL would cut the item short (or empty it) without a word:
-         * no file name or argument can hold one, so the line is refused. */
-        if (memchr(line, '\0', (size_t)len)) {
-            *nul_line = number;
-            free(line);
-            items_free(list, count);
-            return -2;
-        }
-        if (len > 0 && line[len - 1] == '\n')
-            line[--len] = '\0';
-        if (len > 0 && line[len - 1] == '\r')
-            line[--len] = '\0';
-        if (len == 0)
-            continue;
-        if (count == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **grown = realloc(list, cap * sizeof *grown);
-            if (!grown)
-                goto fail;
-            list = grown;
-        }
-        if (!(list[count] = strdup(line)))
-            goto fail;
-        count++;
-    }
-    if (ferror(f))
-        goto fail;
-    free(line);
-    *items = list;
-    *n = count;
-    return 0;
-fail:;
-    int e = errno ? errno : EIO;
-    free(line);
-    items_free(list, count);
-    errno = e;
-    return -1;
-}
-
 void items_free(char **items, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -16,10 +16,7 @@ void command_free(char **argv);
  * for messages. Caller frees. */
 char *command_display(char *const *argv);
 
-/* Read one item per line ('\n', a trailing '\r' dropped, empty lines
- * skipped). 0; -1 (errno set); -2 when line *nul_line holds a NUL byte
- * (nothing returned). */
-int items_read(FILE *f, char ***items, size_t *n, size_t *nul_line);
+/* Free a list of n owned strings (run_items.c reads lists). */
 void items_free(char **items, size_t n);
 
 #endif

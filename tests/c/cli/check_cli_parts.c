@@ -18,6 +18,7 @@
 #include "field_workload.h"
 #include "group.h"
 #include "json_writer.h"
+#include "run_items.h"
 #include "tree_sampler.h"
 
 static char *write_temp(const char *text)
@@ -157,18 +158,17 @@ END_TEST
 START_TEST(item_lists_read_one_per_line)
 {
     char *path = write_temp("one\r\n\ntwo words\n\"three\"\nlast-without-newline");
-    FILE *f = fopen(path, "r");
-    char **items = NULL;
-    size_t n = 0;
-    size_t nul_line = 0;
-    ck_assert_int_eq(items_read(f, &items, &n, &nul_line), 0);
-    fclose(f);
-    ck_assert_int_eq(n, 4);
-    ck_assert_str_eq(items[0], "one");
-    ck_assert_str_eq(items[1], "two words");
-    ck_assert_str_eq(items[2], "\"three\"");
-    ck_assert_str_eq(items[3], "last-without-newline");
-    items_free(items, n);
+    cli_args a;
+    cli_args_init(&a, CLI_MODE_RUN);
+    a.items_file = path;
+    run_items list;
+    ck_assert_int_eq(run_items_load(&a, &list), CLI_EXIT_OK);
+    ck_assert_int_eq(list.n, 4);
+    ck_assert_str_eq(list.items[0], "one");
+    ck_assert_str_eq(list.items[1], "two words");
+    ck_assert_str_eq(list.items[2], "\"three\"");
+    ck_assert_str_eq(list.items[3], "last-without-newline");
+    run_items_free(&list);
     unlink(path);
     free(path);
 }
