@@ -15,7 +15,7 @@
 
 #include "run_item.h"
 
-#define RUN_KILL_GRACE_S 5.0 /* after a stop signal, before SIGKILL */
+#define RUN_KILL_GRACE_S 5.0 /* after a stop signal, before SIGKILL (--scale too) */
 
 /* Monotonic seconds. */
 double run_now(void);

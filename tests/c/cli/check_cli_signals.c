@@ -1,8 +1,10 @@
-/* Stop signals around the real `spacrbench` binary: a stop signal ends the
- * item's whole process tree (the signal first, SIGKILL after the grace
- * period). The commands signal spacrbench themselves (their parent), so
- * the signal always lands while they run. _i = 0: a cgroup of its own
- * where the machine allows; 1: --no-cgroup. */
+/* Stop signals around the real `spacrbench` binary, serially and in
+ * --scale: a stop signal ends the item's whole process tree (the signal
+ * first, SIGKILL after the grace period) and never leaves a --scale point
+ * looking valid. The
+ * commands signal spacrbench themselves (their parent), so the signal
+ * always lands while they run. _i = 0: a cgroup of its own where the
+ * machine allows; 1: --no-cgroup. */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -106,12 +108,120 @@ START_TEST(serial_stop_signal_ends_the_whole_tree)
 }
 END_TEST
 
+/* The shell script of a --scale test: the serial run (items a and b) and
+ * the 1-worker point succeed; each copy of the 2-worker point runs
+ * `body`, which signals spacrbench. */
+static void scale_script(char *script, size_t cap, const char *counter, const char *body)
+{
+    snprintf(script, cap, "echo x >> '%s'; n=$(wc -l < '%s'); [ \"$n\" -lt 4 ] && exit 0; %s",
+             counter, counter, body);
+}
+
+/* Runs spacrbench --json --scale 1,2 a b -- sh -c SCRIPT; returns the JSON's path. */
+static char *run_scale_test(int no_cgroup, const char *body, cli_result *r, double *took)
+{
+    char counter[] = "/tmp/sbtest-signals-count-XXXXXX";
+    int fd = mkstemp(counter);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    char script[1500];
+    scale_script(script, sizeof script, counter, body);
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          "--quiet",
+                          "--scale",
+                          "1,2",
+                          no_cgroup ? "--no-cgroup" : "--quiet",
+                          "a",
+                          "b",
+                          "--",
+                          "sh",
+                          "-c",
+                          script,
+                          "sh",
+                          "{}",
+                          NULL};
+    double t0 = now_s();
+    cli_run(argv, NULL, r);
+    *took = now_s() - t0;
+    unlink(counter);
+    return cli_temp_file(r->out);
+}
+
+static void assert_json(const char *path, const char *expr, const char *expected)
+{
+    char *v = cli_json_eval(path, expr);
+    if (!v)
+        return; /* no python3: said once */
+    int same = strcmp(v, expected) == 0;
+    char got[256];
+    snprintf(got, sizeof got, "%s", v);
+    free(v);
+    ck_assert_msg(same, "%s: %s, expected %s", expr, got, expected);
+}
+
+/* Copies that ignore SIGTERM (and a child of theirs that does too): 5 s
+ * after the signal, spacrbench kills the whole group instead of waiting
+ * for them, the interrupted point is marked failed and the knee is the
+ * point measured before; exit 3, nothing left running. */
+START_TEST(scale_stop_signal_kills_the_group_after_the_grace)
+{
+    cli_result r;
+    double took;
+    char *path =
+        run_scale_test(_i, "trap '' TERM INT; sleep 37.2468 & kill -TERM $PPID; wait", &r, &took);
+    int left = survivors("37.2468");
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(took > 4 && took < 30, "took %.1f s", took);
+    ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
+    ck_assert_msg(strstr(r.err, "still running 5 s after signal 15") != NULL, "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "interrupted by signal 15") != NULL, "stderr: %s", r.err);
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[False, True]");
+    assert_json(path, "d['scaling_workers']", "1");
+    assert_json(path, "any('interrupted by signal 15' in n for n in d['scaling_notes'])", "True");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
+/* Well-behaved copies: they exit 0 on SIGTERM, but leave a child that
+ * does not. The point is still interrupted (marked failed, never the
+ * knee), and the child gets the signal once its copy is gone. */
+START_TEST(scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left)
+{
+    cli_result r;
+    double took;
+    char *path =
+        run_scale_test(_i, "trap 'exit 0' TERM; sleep 38.1357 & kill -TERM $PPID; wait", &r, &took);
+    int left = survivors("38.1357");
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
+    ck_assert_msg(took < 30, "took %.1f s", took);
+    ck_assert_msg(strstr(r.err, "interrupted by signal 15") != NULL, "stderr: %s", r.err);
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[False, True]");
+    assert_json(path, "d['scaling_workers']", "1");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
 static Suite *signals_suite(void)
 {
     Suite *s = suite_create("cli_signals");
     TCase *t = tcase_create("serial");
     tcase_set_timeout(t, 120);
     tcase_add_loop_test(t, serial_stop_signal_ends_the_whole_tree, 0, 2);
+    suite_add_tcase(s, t);
+    t = tcase_create("scale");
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, scale_stop_signal_kills_the_group_after_the_grace, 0, 2);
+    tcase_add_loop_test(t, scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left, 0,
+                        2);
     suite_add_tcase(s, t);
     return s;
 }
