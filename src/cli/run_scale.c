@@ -73,13 +73,26 @@ static int64_t memory_budget(const spacrbench_recommendation *rec)
     return spacrbench_scale_memory_budget();
 }
 
-static void describe_status(int status, char *buf, size_t cap)
+/* "exited with status 3", "killed by signal 15 (Terminated)", or, when the
+ * OOM killer ran in the group and the copy (or, with several items, one
+ * of them: 128 + 9) died of a SIGKILL spacrbench did not send, "OOM-killed
+ * (...)" with the limit, as a serial item says. */
+static void describe_copy(const scale_copy *c, const scale_outcome *o, int64_t m, char *buf,
+                          size_t cap)
 {
-    if (WIFSIGNALED(status))
-        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
+    int sigkill = WIFSIGNALED(c->status) ? WTERMSIG(c->status) == SIGKILL
+                                         : m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
+    if (sigkill && o->oom_kills > 0 && !o->killed_after_grace) {
+        char limit[32] = "unknown";
+        if (o->limit > 0)
+            spacrbench_format_bytes(o->limit, limit, sizeof limit);
+        snprintf(buf, cap, "%sOOM-killed (the kernel's out-of-memory killer; memory limit %s)",
+                 WIFSIGNALED(c->status) ? "" : "ended as its item was ", limit);
+    } else if (WIFSIGNALED(c->status))
+        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(c->status),
+                 strsignal(WTERMSIG(c->status)));
     else
-        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(status));
+        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(c->status));
 }
 
 /* The first failed copy is named (stderr and a note); an OOM kill in the
@@ -105,8 +118,8 @@ static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
     for (int64_t i = 0; i < k && !o->stopped_by; i++) {
         if (WIFEXITED(copies[i].status) && WEXITSTATUS(copies[i].status) == 0)
             continue;
-        char what[128];
-        describe_status(copies[i].status, what, sizeof what);
+        char what[160];
+        describe_copy(&copies[i], o, m, what, sizeof what);
         char *shown = command_display(argvs[i * m]);
         char *label = cli_escape_label(items->items[index[i * m]]);
         note(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
@@ -122,9 +135,12 @@ static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
         if (o->limit > 0)
             spacrbench_format_bytes(o->limit, limit, sizeof limit);
         note(s,
-             "%lld workers: the kernel's OOM killer ended %lld process(es) in the group "
-             "(memory limit %s)",
-             (long long)k, (long long)o->oom_kills, limit);
+             "%lld workers: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
+             (long long)k, (long long)o->oom_kills,
+             o->oom_outside ? "while the copies ran" : "in the group", limit,
+             o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
+                              "which held the copies"
+                            : "");
         fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
     }
     if (o->left_behind)
@@ -239,7 +255,8 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
                              .cg = &in->r->cg,
                              .stdout_is_output = in->r->stdout_is_output,
                              .tree = &s->tree,
-                             .vram = &in->r->vram};
+                             .vram = &in->r->vram,
+                             .machine_limit = in->r->machine_limit};
     int64_t counts[CLI_SCALE_MAX];
     size_t n = worker_counts(in, counts);
     spacrbench_scale_point points[CLI_SCALE_MAX];

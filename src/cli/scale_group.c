@@ -222,11 +222,46 @@ static void abandon(scale_copy *copies, int64_t started, int go_write)
             ;
 }
 
-static void measure_group(sb_group *g, scale_outcome *o)
+/* The count's own cgroup: its peak, its OOM kills, and the limit its
+ * copies ran under (the nearest above them, as for a serial item). */
+static void measure_group(const scale_setup *setup, sb_group *g, scale_outcome *o)
 {
     o->peak = sb_group_peak(g);
     o->oom_kills = sb_group_oom_kills(g);
-    o->limit = sb_group_limit(g);
+    o->limit = run_limit_above(g, setup->machine_limit);
+}
+
+/* Did a copy die of SIGKILL (or, running several items, end as one of its
+ * items did: 128 + 9) that spacrbench did not send? */
+static int copy_sigkilled(const scale_copy *c, int64_t m)
+{
+    if (!c->done)
+        return 0;
+    if (WIFSIGNALED(c->status))
+        return WTERMSIG(c->status) == SIGKILL;
+    return m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
+}
+
+/* Without a cgroup of the count's own: an OOM kill still shows in the
+ * oom_kill counter of the cgroup spacrbench runs in (the serial
+ * fallback's rule: the counter rose and a copy died of a SIGKILL that was
+ * not ours). */
+static void fallback_oom(const scale_setup *setup, const scale_copy *copies, int64_t k, int64_t m,
+                         int64_t kills_before, scale_outcome *o)
+{
+    int64_t kills_after = run_own_oom_kills(setup->cg);
+    if (kills_before < 0 || kills_after <= kills_before || o->killed_after_grace)
+        return;
+    int sigkilled = 0;
+    for (int64_t i = 0; i < k; i++)
+        sigkilled |= copy_sigkilled(&copies[i], m);
+    if (!sigkilled)
+        return;
+    o->oom_kills = kills_after - kills_before;
+    o->oom_outside = 1;
+    sb_group own = *setup->cg;
+    own.dir[0] = '\0';
+    o->limit = run_limit_above(&own, setup->machine_limit);
 }
 
 int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, int64_t m,
@@ -293,6 +328,7 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
     tree_sampler_reset(setup->tree);
     if (setup->vram)
         run_vram_begin(setup->vram);
+    int64_t kills_before = setup->use_cgroup ? -1 : run_own_oom_kills(setup->cg);
     /* One byte per copy, in one write (k <= 1024 < PIPE_BUF, so it is
      * atomic): they start together. A short write leaves some copies to
      * read EOF and fail, which marks the point failed. */
@@ -313,7 +349,7 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;
     if (setup->use_cgroup) {
-        measure_group(&g, o);
+        measure_group(setup, &g, o);
         if (sb_group_remove(&g, &o->left_behind) != 0) {
             fprintf(stderr, "spacrbench: cannot remove %s: %s\n", g.dir, strerror(errno));
             return -1;
@@ -325,6 +361,7 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
         o->peak = tree_peak(setup->tree, 0, largest);
         int alive = tree_sample(setup->tree);
         o->left_behind = alive > 0 ? alive : 0;
+        fallback_oom(setup, copies, k, m, kills_before, o);
     }
     return 0;
 }

@@ -22,18 +22,20 @@ typedef struct scale_copy {
 } scale_copy;
 
 typedef struct scale_setup {
-    int use_cgroup;       /* a cgroup per group (parent located in cg) */
-    const sb_group *cg;   /* located: its parent directory is used */
-    int stdout_is_output; /* stdout carries JSON: the copies write to stderr */
-    tree_sampler *tree;   /* the fallback's sampler (use_cgroup 0) */
-    run_vram *vram;       /* the serial run's NVML, sampled over the copies; NULL: not */
+    int use_cgroup;        /* a cgroup per group (parent located in cg) */
+    const sb_group *cg;    /* located: its parent directory is used */
+    int stdout_is_output;  /* stdout carries JSON: the copies write to stderr */
+    tree_sampler *tree;    /* the fallback's sampler (use_cgroup 0) */
+    run_vram *vram;        /* the serial run's NVML, sampled over the copies; NULL: not */
+    int64_t machine_limit; /* discovery's binding limit, -1 none: the limit above all else */
 } scale_setup;
 
 typedef struct scale_outcome {
     double seconds;         /* start to the last copy's exit */
     int64_t peak;           /* bytes, -1 unknown */
     int64_t oom_kills;      /* in the group; -1 unknown */
-    int64_t limit;          /* the group's limit, -1 none */
+    int oom_outside;        /* oom_kills was counted in spacrbench's own cgroup (no group cgroup) */
+    int64_t limit;          /* the limit the copies ran under (the nearest above), -1 none */
     int64_t vram_peak;      /* the copies' GPU memory together (NVML), -1 not measured */
     int left_behind;        /* processes that outlived their copy */
     int interrupted;        /* a stop signal came before the start: nothing ran */

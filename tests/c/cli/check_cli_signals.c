@@ -1,7 +1,8 @@
-/* Stop signals around the real `spacrbench` binary, serially and in
- * --scale: a stop signal ends the item's whole process tree (the signal
- * first, SIGKILL after the grace period) and never leaves a --scale point
- * looking valid. The
+/* Stop signals and OOM kills around the real `spacrbench` binary, serially
+ * and in --scale: a stop signal ends the item's whole process tree (the
+ * signal first, SIGKILL after the grace period) and never leaves a --scale
+ * point looking valid; an OOM kill during --scale is named with the limit
+ * the copies ran under, with and without a cgroup of their own. The
  * commands signal spacrbench themselves (their parent), so the signal
  * always lands while they run. _i = 0: a cgroup of its own where the
  * machine allows; 1: --no-cgroup. */
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,6 +212,70 @@ START_TEST(scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left)
 }
 END_TEST
 
+/* A v1 memory cgroup limited to 256 MiB; "" when the machine cannot make
+ * one (reason printed). */
+static void make_limited_cgroup(char *dir, size_t cap)
+{
+    char own[1024];
+    cli_own_memory_cgroup(own, sizeof own);
+    snprintf(dir, cap, "%s/spacrbench-signals-oom-%ld", own, (long)getpid());
+    char file[1400];
+    snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
+    FILE *f = NULL;
+    if (!own[0] || mkdir(dir, 0755) != 0 || !(f = fopen(file, "w")) || fputs("268435456", f) < 0 ||
+        fclose(f) != 0) {
+        printf("SKIP OOM test: no writable cgroup v1 memory controller (%s)\n",
+               own[0] ? dir : "not mounted");
+        if (own[0])
+            rmdir(dir);
+        dir[0] = '\0';
+        return;
+    }
+    snprintf(file, sizeof file, "%s/memory.memsw.limit_in_bytes", dir);
+    if ((f = fopen(file, "w")) != NULL) {
+        fputs("268435456", f);
+        fclose(f);
+    }
+}
+
+/* spacrbench in a cgroup limited to 256 MiB: each item (150 MiB) fits
+ * alone, two copies at once do not. The OOM kill is named with the limit
+ * above the copies (the count's own cgroup has none), and without a
+ * cgroup of its own through the oom_kill counter of spacrbench's cgroup. */
+START_TEST(scale_oom_kill_is_named_with_the_limit)
+{
+    char dir[1300];
+    make_limited_cgroup(dir, sizeof dir);
+    if (!dir[0])
+        return;
+    char script[4096];
+    snprintf(script, sizeof script,
+             "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet %s --scale 2 150 150 "
+             "-- '%s' {} 300",
+             dir, SPACRBENCH_CLI, _i ? "--no-cgroup" : "", HELPER_ALLOC_TOUCH);
+    char *const argv[] = {"/bin/sh", "-c", script, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int left = cli_count_ended_groups_in(dir);
+    int removed = rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 3, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "OOM-killed (the kernel's out-of-memory killer; memory limit "
+                                "256.0 MiB)") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "the kernel's OOM killer ended 1 process(es)") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "memory limit unknown") == NULL, "stderr: %s", r.err);
+    ck_assert_int_eq(left, 0);
+    ck_assert_int_eq(removed, 0);
+    char *path = cli_temp_file(r.out);
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[True]");
+    assert_json(path, "any('memory limit 256.0 MiB' in n for n in d['scaling_notes'])", "True");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
 static Suite *signals_suite(void)
 {
     Suite *s = suite_create("cli_signals");
@@ -222,6 +288,7 @@ static Suite *signals_suite(void)
     tcase_add_loop_test(t, scale_stop_signal_kills_the_group_after_the_grace, 0, 2);
     tcase_add_loop_test(t, scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left, 0,
                         2);
+    tcase_add_loop_test(t, scale_oom_kill_is_named_with_the_limit, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }
