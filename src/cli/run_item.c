@@ -64,18 +64,20 @@ static double cpu_of(const struct rusage *ru)
            (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
 }
 
-/* The limit the item's group ran under: its own, else its parent's (the
- * cgroup spacrbench runs in), else the binding one discovery found. */
-static int64_t limit_above(const runner *r)
+int64_t run_limit_above(const sb_group *g, int64_t machine_limit)
 {
-    int64_t own = sb_group_limit(&r->cg);
+    int64_t own = g->dir[0] ? sb_group_limit(g) : -1;
     if (own > 0)
         return own;
-    sb_group parent = r->cg;
-    snprintf(parent.dir, sizeof parent.dir, "%s", r->cg.parent);
+    if (!g->version)
+        return machine_limit;
+    sb_group parent = *g;
+    snprintf(parent.dir, sizeof parent.dir, "%s", g->parent);
     int64_t up = sb_group_limit(&parent);
-    return up > 0 ? up : r->machine_limit;
+    return up > 0 ? up : machine_limit;
 }
+
+static int64_t limit_above(const runner *r) { return run_limit_above(&r->cg, r->machine_limit); }
 
 /* Read the group's figures and remove it (on every path). */
 static int finish_cgroup(runner *r, run_outcome *o)
@@ -98,17 +100,16 @@ static int finish_cgroup(runner *r, run_outcome *o)
     return 0;
 }
 
-/* Without a cgroup of its own (a v2 leaf that holds spacrbench itself, the
- * usual job step or container), an OOM kill still shows in the oom_kill
- * counter of the cgroup spacrbench runs in; -1 when it cannot be read. */
-static int64_t own_oom_kills(const runner *r)
+int64_t run_own_oom_kills(const sb_group *cg)
 {
-    if (!r->cg.version)
+    if (!cg->version)
         return -1;
-    sb_group own = r->cg;
-    snprintf(own.dir, sizeof own.dir, "%s", r->cg.parent);
+    sb_group own = *cg;
+    snprintf(own.dir, sizeof own.dir, "%s", cg->parent);
     return sb_group_oom_kills(&own);
 }
+
+static int64_t own_oom_kills(const runner *r) { return run_own_oom_kills(&r->cg); }
 
 /* The fallback's verdict: a SIGKILL while the counter rose, not ours. */
 static void finish_fallback_oom(const runner *r, run_outcome *o, int64_t kills_before)

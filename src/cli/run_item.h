@@ -52,6 +52,18 @@ void runner_free(runner *r);
  * -1 with a message printed when spacrbench could not do its part. */
 int run_item(runner *r, char **argv, size_t index, run_outcome *o);
 
+/* The memory limit a group of processes in the cgroup g ran under, the
+ * nearest above them: g's own (when g->dir is set), else its parent's (the
+ * cgroup spacrbench runs in), else machine_limit (discovery's binding
+ * one, -1 none). */
+int64_t run_limit_above(const sb_group *g, int64_t machine_limit);
+
+/* Without a cgroup of its own (a v2 leaf that holds spacrbench itself, the
+ * usual job step or container, or --no-cgroup), an OOM kill still shows in
+ * the oom_kill counter of the cgroup spacrbench runs in (cg located:
+ * cg->parent); -1 when it cannot be read. */
+int64_t run_own_oom_kills(const sb_group *cg);
+
 /* Did the command succeed (exit status 0)? */
 int run_outcome_ok(const run_outcome *o);
 /* "exited with status 3", "OOM-killed (limit 256.0 MiB)", ... */

@@ -7,7 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KILL_PASSES 50 /* forks racing the kill: each pass catches the new ones */
+#include "run_wait.h"
+
+#define KILL_PASSES      50  /* forks racing the kill: each pass catches the new ones */
+#define LEFTOVER_POLL_MS 10L /* how often the leftovers are counted while they may exit */
 
 static void pause_ms(long ms)
 {
@@ -28,7 +31,8 @@ static int cgroup_kill_file(const sb_group *g)
     return ok ? 0 : -1;
 }
 
-/* Signal each pid in cgroup.procs once; how many were listed. */
+/* Signal each pid in cgroup.procs once (sig 0: count them); how many were
+ * listed. */
 static int cgroup_pass(const sb_group *g, int sig)
 {
     char path[SB_GROUP_PATH_MAX + 16];
@@ -39,20 +43,33 @@ static int cgroup_pass(const sb_group *g, int sig)
     long pid;
     int n = 0;
     while (fscanf(f, "%ld", &pid) == 1) {
-        kill((pid_t)pid, sig);
+        if (sig)
+            kill((pid_t)pid, sig);
         n++;
     }
     fclose(f);
     return n;
 }
 
-static int kill_cgroup(const sb_group *g, int sig)
+static int in_cgroup(const run_procs *p) { return p->cg && p->cg->dir[0]; }
+
+/* One pass over p's processes; how many were listed. */
+static int pass(const run_procs *p, int sig)
 {
-    if (sig == SIGKILL && cgroup_kill_file(g) == 0)
+    return in_cgroup(p) ? cgroup_pass(p->cg, sig) : tree_signal(p->tree, sig);
+}
+
+int run_kill_procs(const run_procs *p, int sig)
+{
+    if (in_cgroup(p) && sig == SIGKILL && cgroup_kill_file(p->cg) == 0) {
+        /* Wait (briefly) until the group is empty, as the passes do. */
+        for (int i = 0; i < KILL_PASSES && cgroup_pass(p->cg, 0) > 0; i++)
+            pause_ms(2);
         return 1;
+    }
     int total = 0;
-    for (int pass = 0; pass < KILL_PASSES; pass++) {
-        int n = cgroup_pass(g, sig);
+    for (int i = 0; i < KILL_PASSES; i++) {
+        int n = pass(p, sig);
         if (n < 0)
             return total ? total : -1;
         if (n == 0 || sig != SIGKILL)
@@ -63,20 +80,27 @@ static int kill_cgroup(const sb_group *g, int sig)
     return total;
 }
 
+int run_procs_alive(const run_procs *p) { return pass(p, 0); }
+
 int run_kill_tree(const runner *r, pid_t child, int sig)
 {
-    if (r->use_cgroup)
-        return kill_cgroup(&r->cg, sig);
+    run_procs p = {r->use_cgroup ? &r->cg : NULL, &r->tree};
     /* The child first: it is ours for sure (not yet reaped). */
-    int total = kill(child, sig) == 0;
-    for (int pass = 0; pass < KILL_PASSES; pass++) {
-        int n = tree_signal(&r->tree, sig);
-        if (n < 0)
-            return total ? total : -1;
-        if (n == 0 || sig != SIGKILL)
-            return total + n;
-        total += n;
-        pause_ms(2);
-    }
-    return total;
+    int total = !r->use_cgroup && child > 0 && kill(child, sig) == 0;
+    int n = run_kill_procs(&p, sig);
+    return n < 0 ? (total ? total : -1) : total + n;
+}
+
+int run_kill_leftovers(const run_procs *p, int sig, double kill_at)
+{
+    int n = run_procs_alive(p);
+    if (n <= 0)
+        return n < 0 ? -1 : 0;
+    run_kill_procs(p, sig);
+    while ((n = run_procs_alive(p)) > 0 && run_now() < kill_at)
+        pause_ms(LEFTOVER_POLL_MS);
+    if (n == 0)
+        return 0;
+    run_kill_procs(p, SIGKILL);
+    return 1;
 }

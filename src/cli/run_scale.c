@@ -14,6 +14,7 @@
 #include "cli_escape.h"
 #include "command_line.h"
 #include "run_signals.h"
+#include "run_wait.h"
 #include "scale_group.h"
 
 #define MAX_NOTES (2 * CLI_SCALE_MAX + 4)
@@ -24,6 +25,7 @@ typedef struct scale_state {
     tree_sampler tree;
     size_t offset; /* next item: the points take different items in turn */
     int copy_failed;
+    int64_t stopped_k; /* the count a stop signal interrupted (marked failed), 0 none */
     char notes[MAX_NOTES][700];
     size_t n_notes;
 } scale_state;
@@ -71,27 +73,53 @@ static int64_t memory_budget(const spacrbench_recommendation *rec)
     return spacrbench_scale_memory_budget();
 }
 
-static void describe_status(int status, char *buf, size_t cap)
+/* "exited with status 3", "killed by signal 15 (Terminated)", or, when the
+ * OOM killer ran in the group and the copy (or, with several items, one
+ * of them: 128 + 9) died of a SIGKILL spacrbench did not send, "OOM-killed
+ * (...)" with the limit, as a serial item says. */
+static void describe_copy(const scale_copy *c, const scale_outcome *o, int64_t m, char *buf,
+                          size_t cap)
 {
-    if (WIFSIGNALED(status))
-        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
+    int sigkill = WIFSIGNALED(c->status) ? WTERMSIG(c->status) == SIGKILL
+                                         : m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
+    if (sigkill && o->oom_kills > 0 && !o->killed_after_grace) {
+        char limit[32] = "unknown";
+        if (o->limit > 0)
+            spacrbench_format_bytes(o->limit, limit, sizeof limit);
+        snprintf(buf, cap, "%sOOM-killed (the kernel's out-of-memory killer; memory limit %s)",
+                 WIFSIGNALED(c->status) ? "" : "ended as its item was ", limit);
+    } else if (WIFSIGNALED(c->status))
+        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(c->status),
+                 strsignal(WTERMSIG(c->status)));
     else
-        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(status));
+        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(c->status));
 }
 
 /* The first failed copy is named (stderr and a note); an OOM kill in the
- * group is named too, as it explains the failure. */
+ * group is named too, as it explains the failure. A point a stop signal
+ * interrupted is named as such instead: its copies ended because of it. */
 static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
                           const scale_outcome *o, char **const *argvs, const size_t *index)
 {
     const run_items *items = s->in->items;
     int64_t m = s->in->args->scale_items;
-    for (int64_t i = 0; i < k; i++) {
+    if (o->stopped_by) {
+        char killed[128] = "";
+        if (o->killed_after_grace)
+            snprintf(killed, sizeof killed,
+                     " (still running %.0f s later: killed with all their processes, SIGKILL)",
+                     RUN_KILL_GRACE_S);
+        note(s,
+             "%lld workers: interrupted by signal %d (%s) while the copies ran%s; the point is "
+             "marked failed",
+             (long long)k, o->stopped_by, strsignal(o->stopped_by), killed);
+        fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
+    }
+    for (int64_t i = 0; i < k && !o->stopped_by; i++) {
         if (WIFEXITED(copies[i].status) && WEXITSTATUS(copies[i].status) == 0)
             continue;
-        char what[128];
-        describe_status(copies[i].status, what, sizeof what);
+        char what[160];
+        describe_copy(&copies[i], o, m, what, sizeof what);
         char *shown = command_display(argvs[i * m]);
         char *label = cli_escape_label(items->items[index[i * m]]);
         note(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
@@ -107,9 +135,12 @@ static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
         if (o->limit > 0)
             spacrbench_format_bytes(o->limit, limit, sizeof limit);
         note(s,
-             "%lld workers: the kernel's OOM killer ended %lld process(es) in the group "
-             "(memory limit %s)",
-             (long long)k, (long long)o->oom_kills, limit);
+             "%lld workers: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
+             (long long)k, (long long)o->oom_kills,
+             o->oom_outside ? "while the copies ran" : "in the group", limit,
+             o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
+                              "which held the copies"
+                            : "");
         fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
     }
     if (o->left_behind)
@@ -150,7 +181,7 @@ static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt)
         pt->items = (int64_t)total;
         pt->seconds = o.seconds;
         double busy = 0;
-        int failed = o.oom_kills > 0;
+        int failed = o.oom_kills > 0 || o.stopped_by;
         for (int64_t i = 0; i < k; i++) {
             busy += copies[i].seconds;
             failed |= !copies[i].done || !WIFEXITED(copies[i].status) ||
@@ -163,7 +194,11 @@ static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt)
             s->setup.use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
         pt->failed = failed;
         if (failed) {
-            s->copy_failed = 1;
+            /* An interrupted point is not a failed copy: the exit status
+             * comes from the signal. */
+            s->copy_failed |= !o.stopped_by;
+            if (o.stopped_by)
+                s->stopped_k = k;
             note_failures(s, k, copies, &o, argvs, index);
         } else if (o.left_behind)
             note_failures(s, k, copies, &o, argvs, index);
@@ -216,8 +251,12 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     }
     s->in = in;
     tree_sampler_init(&s->tree, getpid());
-    s->setup = (scale_setup){in->r->use_cgroup, &in->r->cg, in->r->stdout_is_output, &s->tree,
-                             &in->r->vram};
+    s->setup = (scale_setup){.use_cgroup = in->r->use_cgroup,
+                             .cg = &in->r->cg,
+                             .stdout_is_output = in->r->stdout_is_output,
+                             .tree = &s->tree,
+                             .vram = &in->r->vram,
+                             .machine_limit = in->r->machine_limit};
     int64_t counts[CLI_SCALE_MAX];
     size_t n = worker_counts(in, counts);
     spacrbench_scale_point points[CLI_SCALE_MAX];
@@ -233,7 +272,13 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     }
     run_signals_catch(0);
     method_notes(s);
-    if (run_signals_pending())
+    if (run_signals_pending() && s->stopped_k)
+        note(s,
+             "interrupted by signal %d (%s) during the count of %lld workers (marked failed, "
+             "never the knee); %zu of %zu worker counts measured before it",
+             run_signals_pending(), strsignal(run_signals_pending()), (long long)s->stopped_k,
+             done - 1, n);
+    else if (run_signals_pending())
         note(s, "interrupted by signal %d (%s) after %zu of %zu worker counts",
              run_signals_pending(), strsignal(run_signals_pending()), done, n);
     int status = CLI_EXIT_OK;

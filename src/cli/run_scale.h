@@ -20,7 +20,8 @@ typedef struct run_scale_input {
 
 /* CLI_EXIT_OK with *out set (a failed copy marks its point failed and sets
  * *copy_failed, after printing which one on stderr); an interruption ends
- * the check early with the points so far (run_signals_pending() says so);
+ * the check early with the points so far, the count it stopped marked
+ * failed (run_signals_pending() says so);
  * CLI_EXIT_ERROR with a message when spacrbench could not do its part
  * (*out NULL). */
 int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed);

@@ -123,6 +123,27 @@ int run_wait(runner *r, pid_t pid, double t0, run_outcome *o, struct rusage *ru)
         wait_once(pidfd, wait, &open_mask);
         woke = 1;
     }
+    /* Stopped by a signal: what the command started may still run (a
+     * shell that died of the signal leaves its children). They get the
+     * signal too, then SIGKILL when the grace period is over, as the
+     * command itself would have. */
+    int sig = run_signals_pending();
+    if (rc == 0 && sig && !o->timed_out) {
+        double now = run_now();
+        if (kill_at < 0)
+            kill_at = now + RUN_KILL_GRACE_S;
+        if (!r->use_cgroup)
+            tree_sample(&r->tree); /* the leftovers' peaks count, as they would have */
+        run_procs procs = {r->use_cgroup ? &r->cg : NULL, &r->tree};
+        if (run_kill_leftovers(&procs, sig, o->killed_after_grace ? now : kill_at) > 0 &&
+            !o->killed_after_grace) {
+            o->killed_after_grace = 1;
+            fprintf(stderr,
+                    "spacrbench: processes the command started were still running %.0f s after "
+                    "signal %d: killing them (SIGKILL)\n",
+                    RUN_KILL_GRACE_S, sig);
+        }
+    }
     /* A SIGCHLD still pending is discarded when unblocked (default action). */
     sigprocmask(SIG_SETMASK, &orig, NULL);
     if (pidfd >= 0)

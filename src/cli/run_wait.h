@@ -4,7 +4,9 @@
  * without a cgroup, the process tree is sampled every RUN_SAMPLE_INTERVAL,
  * and with NVML the tree's GPU memory every RUN_VRAM_INTERVAL;
  * a --timeout kills the item's whole tree; and a command still alive
- * RUN_KILL_GRACE_S after a stop signal (Ctrl-C, SIGTERM ...) is killed. */
+ * RUN_KILL_GRACE_S after a stop signal (Ctrl-C, SIGTERM ...) is killed with
+ * its tree. Processes the command leaves behind when a stop signal ended
+ * it get the signal too, and SIGKILL at the same deadline. */
 #ifndef SPACRBENCH_CLI_RUN_WAIT_H
 #define SPACRBENCH_CLI_RUN_WAIT_H
 
@@ -13,7 +15,7 @@
 
 #include "run_item.h"
 
-#define RUN_KILL_GRACE_S 5.0 /* after a stop signal, before SIGKILL */
+#define RUN_KILL_GRACE_S 5.0 /* after a stop signal, before SIGKILL (--scale too) */
 
 /* Monotonic seconds. */
 double run_now(void);

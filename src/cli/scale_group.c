@@ -3,24 +3,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli_stdio.h"
 #include "run_item.h"
+#include "run_kill.h"
 #include "run_signals.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "run_wait.h"
 
 /* Copy side (async-signal-safe calls only: the parent may have threads in
  * a sanitizer runtime). Wait for the go byte, run all but the last item as
@@ -78,52 +75,141 @@ static void sample_vram(const scale_setup *setup, const sb_group *g, const scale
         run_vram_sample(setup->vram, setup->use_cgroup ? g : NULL, setup->tree, copies[0].pid);
 }
 
-/* Reap every copy. With a cgroup and no GPU to sample, wait4 blocks (no
- * polling); otherwise the tree (no cgroup) and the GPU memory are sampled
- * every RUN_SAMPLE_INTERVAL_NS or RUN_VRAM_INTERVAL_NS meanwhile. A stop
- * signal is passed on to the copies still running (the handler knows one
- * pid only). */
+/* Reap what has exited (orphaned grandchildren too, without a cgroup: we
+ * are their subreaper); how many copies were among them, -1 when there is
+ * no child left to wait for (cannot happen while copies are unreaped). */
+static int64_t reap(scale_copy *copies, int64_t k, double t0)
+{
+    int64_t reaped = 0;
+    for (;;) {
+        int st;
+        struct rusage ru;
+        pid_t w = wait4(-1, &st, WNOHANG, &ru);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == ECHILD && !reaped)
+            return -1;
+        if (w <= 0)
+            return reaped;
+        int i = find_copy(copies, k, w);
+        if (i < 0)
+            continue;
+        copies[i].done = 1;
+        copies[i].status = st;
+        copies[i].seconds = run_now() - t0;
+        copies[i].maxrss = (int64_t)ru.ru_maxrss * 1024;
+        reaped++;
+    }
+}
+
+static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
+
+/* Sleep until a child may have exited (SIGCHLD through sfd), a stop
+ * signal came, or `wait` seconds passed (< 0: no limit). The stop signals
+ * are unblocked only inside ppoll, so one arriving just before it still
+ * wakes it. Without sfd, SIGCHLD cannot wake it: at most
+ * SCALE_FALLBACK_WAIT_S then. */
+#define SCALE_FALLBACK_WAIT_S 0.1
+static void sleep_once(int sfd, double wait, const sigset_t *open_mask)
+{
+    if (sfd < 0)
+        wait = shorter(wait, SCALE_FALLBACK_WAIT_S);
+    struct pollfd p = {sfd, POLLIN, 0};
+    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+    ppoll(sfd >= 0 ? &p : NULL, sfd >= 0 ? 1 : 0, wait < 0 ? NULL : &ts, open_mask);
+    struct signalfd_siginfo info;
+    while (sfd >= 0 && read(sfd, &info, sizeof info) == (ssize_t)sizeof info)
+        ;
+}
+
+/* Reap every copy. With a cgroup and no GPU to sample, it sleeps until a
+ * child exits (no polling); otherwise the tree (no cgroup) and the GPU
+ * memory are sampled every RUN_SAMPLE_INTERVAL_NS or RUN_VRAM_INTERVAL_NS
+ * meanwhile. A stop signal is passed on to the copies still running (the
+ * handler knows one pid only); RUN_KILL_GRACE_S later, whatever of the
+ * group still runs is killed (SIGKILL), as a serial item would be. Once
+ * every copy has exited after a stop signal, the processes they left get
+ * the signal too, then SIGKILL at the same deadline. */
 static void wait_copies(const scale_setup *setup, const sb_group *g, scale_copy *copies, int64_t k,
-                        double t0)
+                        double t0, scale_outcome *o)
 {
     int64_t left = 0;
     for (int64_t i = 0; i < k; i++)
         left += copies[i].pid > 0 && !copies[i].done;
     int vram = setup->vram && run_vram_active(setup->vram);
-    int poll = !setup->use_cgroup || vram;
-    long interval = setup->use_cgroup ? RUN_VRAM_INTERVAL_NS : RUN_SAMPLE_INTERVAL_NS;
-    int passed_on = 0;
-    while (left > 0) {
-        if (run_signals_pending() && !passed_on) {
+    double interval = -1;
+    if (!setup->use_cgroup || vram)
+        interval = (setup->use_cgroup ? RUN_VRAM_INTERVAL_NS : RUN_SAMPLE_INTERVAL_NS) * 1e-9;
+    run_procs procs = {setup->use_cgroup ? g : NULL, setup->tree};
+    /* Stop signals and SIGCHLD stay blocked but while sleeping: no signal
+     * can slip between checking for it and going to sleep. */
+    sigset_t block, orig, open_mask, chld;
+    run_signals_caught_set(&block);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, &orig);
+    open_mask = orig; /* the stop signals open, SIGCHLD still blocked (for sfd) */
+    sigaddset(&open_mask, SIGCHLD);
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+    double kill_at = -1;
+    for (;;) {
+        int64_t reaped = reap(copies, k, t0);
+        if (reaped < 0)
+            break; /* do not sleep for a child that is not there */
+        if ((left -= reaped) <= 0)
+            break;
+        double now = run_now();
+        int sig = run_signals_pending();
+        if (sig && !o->stopped_by) {
+            o->stopped_by = sig;
+            kill_at = now + RUN_KILL_GRACE_S;
             for (int64_t i = 0; i < k; i++)
                 if (copies[i].pid > 0 && !copies[i].done)
-                    kill(copies[i].pid, run_signals_pending());
-            passed_on = 1;
+                    kill(copies[i].pid, sig);
         }
-        int st;
-        struct rusage ru;
-        pid_t w = wait4(-1, &st, poll ? WNOHANG : 0, &ru);
-        if (w > 0) {
-            int i = find_copy(copies, k, w);
-            if (i >= 0) {
-                copies[i].done = 1;
-                copies[i].status = st;
-                copies[i].seconds = now_seconds() - t0;
-                copies[i].maxrss = (int64_t)ru.ru_maxrss * 1024;
-                left--;
-            }
-            continue;
+        if (kill_at >= 0 && now >= kill_at && !o->killed_after_grace) {
+            o->killed_after_grace = 1;
+            fprintf(stderr,
+                    "spacrbench: --scale: %lld workers: still running %.0f s after signal %d: "
+                    "killing the copies and all their processes (SIGKILL)\n",
+                    (long long)k, RUN_KILL_GRACE_S, sig);
+            for (int64_t i = 0; i < k; i++)
+                if (copies[i].pid > 0 && !copies[i].done)
+                    kill(copies[i].pid, SIGKILL);
+            run_kill_procs(&procs, SIGKILL);
+            continue; /* reap them */
         }
-        if (w < 0 && errno == ECHILD)
-            break; /* cannot happen while copies are unreaped; do not spin */
-        if (w == 0) {
-            if (!setup->use_cgroup)
-                tree_sample(setup->tree);
-            sample_vram(setup, g, copies);
-            struct timespec pause = {0, interval};
-            nanosleep(&pause, NULL);
+        double wait = interval;
+        if (kill_at >= 0 && !o->killed_after_grace)
+            wait = shorter(wait, kill_at - now);
+        if (!setup->use_cgroup)
+            tree_sample(setup->tree);
+        sample_vram(setup, g, copies);
+        sleep_once(sfd, wait, &open_mask);
+    }
+    int sig = run_signals_pending();
+    if (sig) {
+        double now = run_now();
+        if (!o->stopped_by) { /* it came as the last copy exited */
+            o->stopped_by = sig;
+            kill_at = now + RUN_KILL_GRACE_S;
+        }
+        if (!setup->use_cgroup)
+            tree_sample(setup->tree); /* the leftovers' peaks count */
+        if (run_kill_leftovers(&procs, sig, o->killed_after_grace ? now : kill_at) > 0 &&
+            !o->killed_after_grace) {
+            o->killed_after_grace = 1;
+            fprintf(stderr,
+                    "spacrbench: --scale: %lld workers: processes the copies started were still "
+                    "running %.0f s after signal %d: killing them (SIGKILL)\n",
+                    (long long)k, RUN_KILL_GRACE_S, sig);
         }
     }
+    if (sfd >= 0)
+        close(sfd);
+    /* A SIGCHLD still pending is discarded when unblocked (default action). */
+    sigprocmask(SIG_SETMASK, &orig, NULL);
 }
 
 /* Never released (setup failed or a signal came): close the go pipe, so
@@ -136,11 +222,46 @@ static void abandon(scale_copy *copies, int64_t started, int go_write)
             ;
 }
 
-static void measure_group(sb_group *g, scale_outcome *o)
+/* The count's own cgroup: its peak, its OOM kills, and the limit its
+ * copies ran under (the nearest above them, as for a serial item). */
+static void measure_group(const scale_setup *setup, sb_group *g, scale_outcome *o)
 {
     o->peak = sb_group_peak(g);
     o->oom_kills = sb_group_oom_kills(g);
-    o->limit = sb_group_limit(g);
+    o->limit = run_limit_above(g, setup->machine_limit);
+}
+
+/* Did a copy die of SIGKILL (or, running several items, end as one of its
+ * items did: 128 + 9) that spacrbench did not send? */
+static int copy_sigkilled(const scale_copy *c, int64_t m)
+{
+    if (!c->done)
+        return 0;
+    if (WIFSIGNALED(c->status))
+        return WTERMSIG(c->status) == SIGKILL;
+    return m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
+}
+
+/* Without a cgroup of the count's own: an OOM kill still shows in the
+ * oom_kill counter of the cgroup spacrbench runs in (the serial
+ * fallback's rule: the counter rose and a copy died of a SIGKILL that was
+ * not ours). */
+static void fallback_oom(const scale_setup *setup, const scale_copy *copies, int64_t k, int64_t m,
+                         int64_t kills_before, scale_outcome *o)
+{
+    int64_t kills_after = run_own_oom_kills(setup->cg);
+    if (kills_before < 0 || kills_after <= kills_before || o->killed_after_grace)
+        return;
+    int sigkilled = 0;
+    for (int64_t i = 0; i < k; i++)
+        sigkilled |= copy_sigkilled(&copies[i], m);
+    if (!sigkilled)
+        return;
+    o->oom_kills = kills_after - kills_before;
+    o->oom_outside = 1;
+    sb_group own = *setup->cg;
+    own.dir[0] = '\0';
+    o->limit = run_limit_above(&own, setup->machine_limit);
 }
 
 int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, int64_t m,
@@ -207,19 +328,20 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
     tree_sampler_reset(setup->tree);
     if (setup->vram)
         run_vram_begin(setup->vram);
+    int64_t kills_before = setup->use_cgroup ? -1 : run_own_oom_kills(setup->cg);
     /* One byte per copy, in one write (k <= 1024 < PIPE_BUF, so it is
      * atomic): they start together. A short write leaves some copies to
      * read EOF and fail, which marks the point failed. */
     char release[1024];
     memset(release, 'x', sizeof release);
-    double t0 = now_seconds();
+    double t0 = run_now();
     ssize_t sent;
     while ((sent = write(go[1], release, (size_t)k)) < 0 && errno == EINTR)
         ;
     close(go[1]);
     sample_vram(setup, &g, copies);
-    wait_copies(setup, &g, copies, k, t0);
-    o->seconds = now_seconds() - t0;
+    wait_copies(setup, &g, copies, k, t0, o);
+    o->seconds = run_now() - t0;
     sample_vram(setup, &g, copies); /* what is left in the group at the end */
     if (setup->vram)
         o->vram_peak = run_vram_end(setup->vram);
@@ -227,7 +349,7 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
     while (waitpid(-1, NULL, WNOHANG) > 0)
         ;
     if (setup->use_cgroup) {
-        measure_group(&g, o);
+        measure_group(setup, &g, o);
         if (sb_group_remove(&g, &o->left_behind) != 0) {
             fprintf(stderr, "spacrbench: cannot remove %s: %s\n", g.dir, strerror(errno));
             return -1;
@@ -239,6 +361,7 @@ int scale_group_run(const scale_setup *setup, char **const *argvs, int64_t k, in
         o->peak = tree_peak(setup->tree, 0, largest);
         int alive = tree_sample(setup->tree);
         o->left_behind = alive > 0 ? alive : 0;
+        fallback_oom(setup, copies, k, m, kills_before, o);
     }
     return 0;
 }

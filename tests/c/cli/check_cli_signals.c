@@ -1,0 +1,303 @@
+/* Stop signals and OOM kills around the real `spacrbench` binary, serially
+ * and in --scale: a stop signal ends the item's whole process tree (the
+ * signal first, SIGKILL after the grace period) and never leaves a --scale
+ * point looking valid; an OOM kill during --scale is named with the limit
+ * the copies ran under, with and without a cgroup of their own. The
+ * commands signal spacrbench themselves (their parent), so the signal
+ * always lands while they run. _i = 0: a cgroup of its own where the
+ * machine allows; 1: --no-cgroup. */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_test_support.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Live `sleep MARKER` processes (the marker is unique to one test); with
+ * kill_them, they are SIGKILLed by pid, so a failing test leaves none. */
+static int sleepers(const char *marker, int kill_them)
+{
+    DIR *d = opendir("/proc");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[300], buf[512], state[600];
+        long pid = strtol(e->d_name, NULL, 10);
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        for (ssize_t i = 0; i < k; i++)
+            if (buf[i] == '\0')
+                buf[i] = ' ';
+        buf[k > 0 ? k : 0] = '\0';
+        if (k <= 0 || strstr(buf, "sleep") != buf || !strstr(buf, marker))
+            continue;
+        /* A zombie has an empty cmdline, so this one is alive. */
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        fd = open(path, O_RDONLY);
+        ssize_t s = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        state[s > 0 ? s : 0] = '\0';
+        const char *paren = strrchr(state, ')');
+        if (paren && paren[1] == ' ' && paren[2] == 'Z')
+            continue;
+        n++;
+        if (kill_them)
+            kill((pid_t)pid, SIGKILL);
+    }
+    closedir(d);
+    return n;
+}
+
+/* How many sleepers outlived spacrbench (killed now, so none stays). */
+static int survivors(const char *marker)
+{
+    usleep(100000); /* a SIGKILLed process may take a moment to go */
+    return sleepers(marker, 1);
+}
+
+/* Serially, the command dies of the stop signal spacrbench passes on, but
+ * leaves a child: the child gets the signal too (a sleep dies of it), so
+ * nothing outlives spacrbench, long before the sleep would end. */
+START_TEST(serial_stop_signal_ends_the_whole_tree)
+{
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--quiet",
+                          _i ? "--no-cgroup" : "--quiet",
+                          "a",
+                          "b",
+                          "--",
+                          "sh",
+                          "-c",
+                          "sleep 36.1357 & kill -TERM $PPID; wait",
+                          "sh",
+                          "{}",
+                          NULL};
+    cli_result r;
+    double t0 = now_s();
+    cli_run(argv, NULL, &r);
+    double took = now_s() - t0;
+    int left = survivors("36.1357");
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "interrupted by signal 15") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(left == 0, "%d process(es) of the item outlived spacrbench; stdout: %s", left,
+                  r.out);
+    ck_assert_msg(strstr(r.out, "outlived their item") == NULL, "stdout: %s", r.out);
+    ck_assert_msg(took < 30, "took %.1f s", took);
+    cli_result_free(&r);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
+/* The shell script of a --scale test: the serial run (items a and b) and
+ * the 1-worker point succeed; each copy of the 2-worker point runs
+ * `body`, which signals spacrbench. */
+static void scale_script(char *script, size_t cap, const char *counter, const char *body)
+{
+    snprintf(script, cap, "echo x >> '%s'; n=$(wc -l < '%s'); [ \"$n\" -lt 4 ] && exit 0; %s",
+             counter, counter, body);
+}
+
+/* Runs spacrbench --json --scale 1,2 a b -- sh -c SCRIPT; returns the JSON's path. */
+static char *run_scale_test(int no_cgroup, const char *body, cli_result *r, double *took)
+{
+    char counter[] = "/tmp/sbtest-signals-count-XXXXXX";
+    int fd = mkstemp(counter);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    char script[1500];
+    scale_script(script, sizeof script, counter, body);
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          "--quiet",
+                          "--scale",
+                          "1,2",
+                          no_cgroup ? "--no-cgroup" : "--quiet",
+                          "a",
+                          "b",
+                          "--",
+                          "sh",
+                          "-c",
+                          script,
+                          "sh",
+                          "{}",
+                          NULL};
+    double t0 = now_s();
+    cli_run(argv, NULL, r);
+    *took = now_s() - t0;
+    unlink(counter);
+    return cli_temp_file(r->out);
+}
+
+static void assert_json(const char *path, const char *expr, const char *expected)
+{
+    char *v = cli_json_eval(path, expr);
+    if (!v)
+        return; /* no python3: said once */
+    int same = strcmp(v, expected) == 0;
+    char got[256];
+    snprintf(got, sizeof got, "%s", v);
+    free(v);
+    ck_assert_msg(same, "%s: %s, expected %s", expr, got, expected);
+}
+
+/* Copies that ignore SIGTERM (and a child of theirs that does too): 5 s
+ * after the signal, spacrbench kills the whole group instead of waiting
+ * for them, the interrupted point is marked failed and the knee is the
+ * point measured before; exit 3, nothing left running. */
+START_TEST(scale_stop_signal_kills_the_group_after_the_grace)
+{
+    cli_result r;
+    double took;
+    char *path =
+        run_scale_test(_i, "trap '' TERM INT; sleep 37.2468 & kill -TERM $PPID; wait", &r, &took);
+    int left = survivors("37.2468");
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(took > 4 && took < 30, "took %.1f s", took);
+    ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
+    ck_assert_msg(strstr(r.err, "still running 5 s after signal 15") != NULL, "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "interrupted by signal 15") != NULL, "stderr: %s", r.err);
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[False, True]");
+    assert_json(path, "d['scaling_workers']", "1");
+    assert_json(path, "any('interrupted by signal 15' in n for n in d['scaling_notes'])", "True");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
+/* Well-behaved copies: they exit 0 on SIGTERM, but leave a child that
+ * does not. The point is still interrupted (marked failed, never the
+ * knee), and the child gets the signal once its copy is gone. */
+START_TEST(scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left)
+{
+    cli_result r;
+    double took;
+    char *path =
+        run_scale_test(_i, "trap 'exit 0' TERM; sleep 38.1357 & kill -TERM $PPID; wait", &r, &took);
+    int left = survivors("38.1357");
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
+    ck_assert_msg(took < 30, "took %.1f s", took);
+    ck_assert_msg(strstr(r.err, "interrupted by signal 15") != NULL, "stderr: %s", r.err);
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[False, True]");
+    assert_json(path, "d['scaling_workers']", "1");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
+/* A v1 memory cgroup limited to 256 MiB; "" when the machine cannot make
+ * one (reason printed). */
+static void make_limited_cgroup(char *dir, size_t cap)
+{
+    char own[1024];
+    cli_own_memory_cgroup(own, sizeof own);
+    snprintf(dir, cap, "%s/spacrbench-signals-oom-%ld", own, (long)getpid());
+    char file[1400];
+    snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
+    FILE *f = NULL;
+    if (!own[0] || mkdir(dir, 0755) != 0 || !(f = fopen(file, "w")) || fputs("268435456", f) < 0 ||
+        fclose(f) != 0) {
+        printf("SKIP OOM test: no writable cgroup v1 memory controller (%s)\n",
+               own[0] ? dir : "not mounted");
+        if (own[0])
+            rmdir(dir);
+        dir[0] = '\0';
+        return;
+    }
+    snprintf(file, sizeof file, "%s/memory.memsw.limit_in_bytes", dir);
+    if ((f = fopen(file, "w")) != NULL) {
+        fputs("268435456", f);
+        fclose(f);
+    }
+}
+
+/* spacrbench in a cgroup limited to 256 MiB: each item (150 MiB) fits
+ * alone, two copies at once do not. The OOM kill is named with the limit
+ * above the copies (the count's own cgroup has none), and without a
+ * cgroup of its own through the oom_kill counter of spacrbench's cgroup. */
+START_TEST(scale_oom_kill_is_named_with_the_limit)
+{
+    char dir[1300];
+    make_limited_cgroup(dir, sizeof dir);
+    if (!dir[0])
+        return;
+    char script[4096];
+    snprintf(script, sizeof script,
+             "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet %s --scale 2 150 150 "
+             "-- '%s' {} 300",
+             dir, SPACRBENCH_CLI, _i ? "--no-cgroup" : "", HELPER_ALLOC_TOUCH);
+    char *const argv[] = {"/bin/sh", "-c", script, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int left = cli_count_ended_groups_in(dir);
+    int removed = rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 3, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "OOM-killed (the kernel's out-of-memory killer; memory limit "
+                                "256.0 MiB)") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "the kernel's OOM killer ended 1 process(es)") != NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "memory limit unknown") == NULL, "stderr: %s", r.err);
+    ck_assert_int_eq(left, 0);
+    ck_assert_int_eq(removed, 0);
+    char *path = cli_temp_file(r.out);
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[True]");
+    assert_json(path, "any('memory limit 256.0 MiB' in n for n in d['scaling_notes'])", "True");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
+static Suite *signals_suite(void)
+{
+    Suite *s = suite_create("cli_signals");
+    TCase *t = tcase_create("serial");
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, serial_stop_signal_ends_the_whole_tree, 0, 2);
+    suite_add_tcase(s, t);
+    t = tcase_create("scale");
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, scale_stop_signal_kills_the_group_after_the_grace, 0, 2);
+    tcase_add_loop_test(t, scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left, 0,
+                        2);
+    tcase_add_loop_test(t, scale_oom_kill_is_named_with_the_limit, 0, 2);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(signals_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
