@@ -50,13 +50,22 @@ static void run_with(char *const argv[], const run_how *how, cli_result *r)
             _exit(120);
         if (how->cwd && chdir(how->cwd) != 0)
             _exit(122);
-        if (how->stack) {
-            struct rlimit rl = {how->stack, how->stack};
-            if (setrlimit(RLIMIT_STACK, &rl) != 0)
-                _exit(123);
-        }
         if (how->uid && (setgroups(0, NULL) != 0 || setgid(how->uid) != 0 || setuid(how->uid) != 0))
             _exit(124);
+        if (how->stack) {
+            /* Through the shell's ulimit: under valgrind this process's own
+             * setrlimit(RLIMIT_STACK) is virtualised and never reaches exec. */
+            char script[64];
+            snprintf(script, sizeof script, "ulimit -s %lu && exec \"$@\"",
+                     (unsigned long)(how->stack >> 10));
+            char *shell[16] = {"/bin/sh", "-c", script, "sh"};
+            size_t n = 4;
+            for (size_t i = 0; argv[i] && n < 15; i++)
+                shell[n++] = argv[i];
+            shell[n] = NULL;
+            execv(shell[0], shell);
+            _exit(123);
+        }
         execv(argv[0], argv);
         _exit(121);
     }
@@ -91,7 +100,10 @@ static void run_with(char *const argv[], const run_how *how, cli_result *r)
 
 /* A pipe whose writer (a child) writes `total` bytes of `byte`, then
  * closes; returns the read end, and in *writer the child, which exits 0
- * when everything was written, 1 when the reader closed early. */
+ * when everything was written, non-zero when the reader closed early. The
+ * writer is a shell pipeline, not this program: under valgrind a forked
+ * copy of the test would report the parent's memory as lost at its exit
+ * and exit 99 whatever happened. */
 static int feeding_pipe(char byte, size_t total, pid_t *writer)
 {
     int p[2];
@@ -100,17 +112,15 @@ static int feeding_pipe(char byte, size_t total, pid_t *writer)
     ck_assert_int_ge(*writer, 0);
     if (*writer == 0) {
         close(p[0]);
-        signal(SIGPIPE, SIG_IGN);
-        char block[65536];
-        memset(block, byte, sizeof block);
-        for (size_t done = 0; done < total;) {
-            size_t n = total - done < sizeof block ? total - done : sizeof block;
-            ssize_t w = write(p[1], block, n);
-            if (w < 0)
-                _exit(errno == EPIPE ? 1 : 2);
-            done += (size_t)w;
-        }
-        _exit(0);
+        if (dup2(p[1], 1) < 0)
+            _exit(120);
+        close(p[1]);
+        char size[32], octal[8];
+        snprintf(size, sizeof size, "%zu", total);
+        snprintf(octal, sizeof octal, "\\%03o", (unsigned)(unsigned char)byte);
+        execl("/bin/sh", "sh", "-c", "head -c \"$1\" /dev/zero | tr '\\000' \"$2\" 2>/dev/null",
+              "sh", size, octal, (char *)NULL);
+        _exit(121);
     }
     close(p[1]);
     return p[0];
@@ -143,7 +153,7 @@ START_TEST(a_list_without_newlines_stops_at_arg_max)
     ck_assert_msg(strstr(r.err, "stdin: line 1 of standard input is longer than 131072 bytes "
                                 "(ARG_MAX") != NULL,
                   "stderr: %.300s", r.err);
-    ck_assert_msg(w == 1, "the writer was not cut off (status %d): the list was read whole", w);
+    ck_assert_msg(w != 0, "the writer was not cut off (status %d): the list was read whole", w);
     cli_result_free(&r);
 
     /* A file: named, and the line counted. */
@@ -181,7 +191,7 @@ START_TEST(nul_bytes_stop_the_reading_at_once)
     ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
     ck_assert_msg(strstr(r.err, "--items: line 1 holds a NUL byte") != NULL, "stderr: %.300s",
                   r.err);
-    ck_assert_msg(w == 1, "the writer was not cut off (status %d)", w);
+    ck_assert_msg(w != 0, "the writer was not cut off (status %d)", w);
     cli_result_free(&r);
 
     /* /dev/zero itself, named. */
