@@ -821,37 +821,10 @@ START_TEST(json_says_not_measured_with_null)
 }
 END_TEST
 
-/* A v1 memory cgroup limited to 256 MiB, for the OOM test; "" when the
- * machine cannot make one (reason printed). */
-static void make_limited_cgroup(char *dir, size_t cap)
-{
-    char own[1024];
-    cli_own_memory_cgroup(own, sizeof own);
-    snprintf(dir, cap, "%s/spacrbench-oom-test-%ld", own, (long)getpid());
-    char file[1400];
-    snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
-    FILE *f = NULL;
-    if (!own[0] || mkdir(dir, 0755) != 0 || !(f = fopen(file, "w")) || fputs("268435456", f) < 0 ||
-        fclose(f) != 0) {
-        printf("SKIP OOM test: no writable cgroup v1 memory controller (%s)\n",
-               own[0] ? dir : "not mounted");
-        if (own[0])
-            rmdir(dir);
-        dir[0] = '\0';
-        return;
-    }
-    /* With swap accounting, swap would let the helper through. */
-    snprintf(file, sizeof file, "%s/memory.memsw.limit_in_bytes", dir);
-    if ((f = fopen(file, "w")) != NULL) {
-        fputs("268435456", f);
-        fclose(f);
-    }
-}
-
 START_TEST(oom_killed_command_is_named_and_sizes_one_worker)
 {
     char dir[1300];
-    make_limited_cgroup(dir, sizeof dir);
+    cli_make_limited_cgroup(dir, sizeof dir, "spacrbench-oom-test");
     if (!dir[0])
         return;
     /* The shell moves itself into the limited cgroup, then becomes

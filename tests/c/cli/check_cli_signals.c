@@ -212,32 +212,6 @@ START_TEST(scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left)
 }
 END_TEST
 
-/* A v1 memory cgroup limited to 256 MiB; "" when the machine cannot make
- * one (reason printed). */
-static void make_limited_cgroup(char *dir, size_t cap)
-{
-    char own[1024];
-    cli_own_memory_cgroup(own, sizeof own);
-    snprintf(dir, cap, "%s/spacrbench-signals-oom-%ld", own, (long)getpid());
-    char file[1400];
-    snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
-    FILE *f = NULL;
-    if (!own[0] || mkdir(dir, 0755) != 0 || !(f = fopen(file, "w")) || fputs("268435456", f) < 0 ||
-        fclose(f) != 0) {
-        printf("SKIP OOM test: no writable cgroup v1 memory controller (%s)\n",
-               own[0] ? dir : "not mounted");
-        if (own[0])
-            rmdir(dir);
-        dir[0] = '\0';
-        return;
-    }
-    snprintf(file, sizeof file, "%s/memory.memsw.limit_in_bytes", dir);
-    if ((f = fopen(file, "w")) != NULL) {
-        fputs("268435456", f);
-        fclose(f);
-    }
-}
-
 /* spacrbench in a cgroup limited to 256 MiB: each item (150 MiB) fits
  * alone, two copies at once do not. The OOM kill is named with the limit
  * above the copies (the count's own cgroup has none), and without a
@@ -245,7 +219,7 @@ static void make_limited_cgroup(char *dir, size_t cap)
 START_TEST(scale_oom_kill_is_named_with_the_limit)
 {
     char dir[1300];
-    make_limited_cgroup(dir, sizeof dir);
+    cli_make_limited_cgroup(dir, sizeof dir, "spacrbench-signals-oom");
     if (!dir[0])
         return;
     char script[4096];

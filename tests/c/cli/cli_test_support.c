@@ -175,3 +175,31 @@ void cli_expect_usage_error(char *const argv[], const char *expected, size_t whi
     ck_assert_msg(exit2, "case %zu: exit %d", which, code);
     ck_assert_msg(named, "case %zu: '%s' not in '%s'", which, expected, err);
 }
+
+void cli_make_limited_cgroup(char *dir, size_t cap, const char *name)
+{
+    char own[1024];
+    cli_own_memory_cgroup(own, sizeof own);
+    snprintf(dir, cap, "%s/%s-%ld", own, name, (long)getpid());
+    char file[1400];
+    snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
+    int made = own[0] && mkdir(dir, 0755) == 0, ok = made;
+    FILE *f = ok ? fopen(file, "w") : NULL;
+    ok = f && fputs("268435456", f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok) {
+        printf("SKIP OOM test: no writable cgroup v1 memory controller (%s)\n",
+               own[0] ? dir : "not mounted");
+        if (made)
+            rmdir(dir);
+        dir[0] = '\0';
+        return;
+    }
+    /* With swap accounting, swap would let the helper through. */
+    snprintf(file, sizeof file, "%s/memory.memsw.limit_in_bytes", dir);
+    if ((f = fopen(file, "w")) != NULL) {
+        fputs("268435456", f);
+        fclose(f);
+    }
+}

@@ -34,6 +34,10 @@ void cli_expect_usage_error(char *const argv[], const char *expected, size_t whi
 
 /* This process's v1 memory cgroup directory, "" when there is none. */
 void cli_own_memory_cgroup(char *dir, size_t cap);
+/* A v1 memory cgroup below ours, named name-PID, limited to 256 MiB (swap
+ * included where accounted), for the OOM tests; dir is "" when the machine
+ * cannot make one (the reason printed as a skip). The caller removes it. */
+void cli_make_limited_cgroup(char *dir, size_t cap, const char *name);
 /* spacrbench-run-PID-* cgroups in dir whose spacrbench has ended: those of
  * live runs (a parallel test, another suite on this machine) do not count. */
 int cli_count_ended_groups_in(const char *dir);
