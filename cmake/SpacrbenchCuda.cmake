@@ -1,5 +1,5 @@
 # The optional CUDA build (SPACRBENCH_CUDA=AUTO|ON|OFF): only the command's
-# GPU workload (src/cli/field_gpu.cu) and the GPU check use the CUDA
+# GPU workload (src/workload/field_gpu.cu) and the GPU check use the CUDA
 # runtime; the library never links it. Sets SPACRBENCH_HAVE_CUDA.
 set(SPACRBENCH_HAVE_CUDA OFF)
 string(TOUPPER "${SPACRBENCH_CUDA}" _sb_cuda)

@@ -3,7 +3,7 @@
  * external command per item. Both print a report and a worker count. */
 #include <string.h>
 
-#include "cli_modes.h"
+#include "commands.h"
 #include "cli_options.h"
 #include "cli_stdio.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_modes.h"
+#include "commands.h"
 #include "cli_options.h"
 
 /* Run by python -c: a missing package is said in our words, exit 1. */

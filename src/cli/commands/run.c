@@ -10,7 +10,7 @@
 
 #include "cli_args.h"
 #include "cli_escape.h"
-#include "cli_modes.h"
+#include "commands.h"
 #include "cli_output.h"
 #include "cli_stdio.h"
 #include "command_line.h"

@@ -5,7 +5,7 @@
  * before reading any other argument. */
 #include <stdio.h>
 
-#include "cli_modes.h"
+#include "commands.h"
 #include "cli_options.h"
 
 #if defined(_WIN32)

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli_args.h"
-#include "cli_modes.h"
+#include "commands.h"
 #include "cli_output.h"
 #include "field_gpu.h"
 #include "field_gpu_layout.h"
