@@ -3,9 +3,9 @@
  * external command per item. Both print a report and a worker count. */
 #include <string.h>
 
-#include "commands.h"
 #include "cli_options.h"
 #include "cli_stdio.h"
+#include "commands.h"
 
 int main(int argc, char **argv)
 {

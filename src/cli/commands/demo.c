@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "cli_args.h"
-#include "commands.h"
 #include "cli_output.h"
+#include "commands.h"
 #include "field_gpu.h"
 #include "field_gpu_layout.h"
 #include "field_workload.h"

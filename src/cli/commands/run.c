@@ -10,10 +10,10 @@
 
 #include "cli_args.h"
 #include "cli_escape.h"
-#include "commands.h"
 #include "cli_output.h"
 #include "cli_stdio.h"
 #include "command_line.h"
+#include "commands.h"
 #include "run_item.h"
 #include "run_items.h"
 #include "run_plot.h"

@@ -5,8 +5,8 @@
  * before reading any other argument. */
 #include <stdio.h>
 
-#include "commands.h"
 #include "cli_options.h"
+#include "commands.h"
 
 #if defined(_WIN32)
 #define CLI_PLATFORM_NAME "Windows"

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "cli_options.h"
+#include "commands.h"
 
 /* Run by python -c: a missing package is said in our words, exit 1. */
 static const char k_bootstrap[] =
