@@ -16,17 +16,45 @@
  *   fills the fields it knows and zeroes any tail it does not know.
  * - A value that was not measured is SPACRBENCH_NOT_MEASURED (-1), never 0:
  *   "not measured" and "measured, none" are different answers.
+ * - Text is written snprintf-style: a function writes at most cap bytes (NUL
+ *   included) and returns the full length, or a negative code.
+ * - Everything added after 1.0 is marked where it is declared ("Since 1.1");
+ *   an unmarked declaration is in 1.0. Fields a struct gained later are
+ *   marked the same way, inside the struct.
  *
- * The region between SPACRBENCH_CDEF_BEGIN and SPACRBENCH_CDEF_END holds only
- * plain declarations; the Python binding feeds it to cffi verbatim (after
- * removing the SPACRBENCH_EXTERN / SPACRBENCH_CALLBACK markers), so a
- * mismatch between header and binding fails at build time.
+ * Contents, by topic:
+ *   1. Versions, export macros, sentinels
+ *   2. The simple path: options, benchmark, recommend, report
+ *   3. Measurements: figures, constructors, accessors, the builder
+ *   4. Machine discovery
+ *   5. The scaling check
+ *   6. Process groups (aggregate peak of processes the caller starts)
+ *   7. Hand-off to a cluster scheduler (SLURM job arrays, Dask)
+ *   8. Formatting and JSON
+ *   9. Names and errors
+ *  10. Added in 1.2
+ *
+ * The region between SPACRBENCH_CDEF_BEGIN and SPACRBENCH_CDEF_END is fed to
+ * the Python binding's cffi (python/gen_cffi.py) with its preprocessor lines
+ * and the SPACRBENCH_EXTERN / SPACRBENCH_CALLBACK markers removed, so a
+ * mismatch between header and binding fails at build time. Declarations in
+ * it are therefore never inside #if, and never made by macros.
  */
 #ifndef SPACRBENCH_H
 #define SPACRBENCH_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SPACRBENCH_CDEF_BEGIN */
+
+/* ========================================================================
+ * 1. Versions, export macros, sentinels
+ * ======================================================================== */
 
 #define SPACRBENCH_VERSION_MAJOR 1
 #define SPACRBENCH_VERSION_MINOR 1
@@ -55,112 +83,26 @@
 #define SPACRBENCH_NOT_MEASURED (-1)
 #define SPACRBENCH_AUTO         (-1)
 
-/* One X-macro generates the error enum and the strerror table. Codes are
- * never renumbered; a retired code stays as a placeholder. */
-#define SPACRBENCH_ERROR_MAP(X)                                                                    \
-    X(EINVAL, -1, "invalid argument")                                                              \
-    X(ENOMEM, -2, "out of memory")                                                                 \
-    X(EUSER, -3, "stopped: the work or progress function returned non-zero")                       \
-    X(EUNKNOWN_FIELDS, -4,                                                                         \
-      "struct is larger than this library knows and its unknown fields are "                       \
-      "not zero")                                                                                  \
-    X(ENOITEMS, -5, "no items to measure")                                                         \
-    X(EBUSY, -6, "another benchmark is running in this process (peaks are per process)")           \
-    X(ESYSTEM, -7, "an operating-system call failed")                                              \
-    X(ERANGE, -8, "index out of range")                                                            \
-    X(ETHREAD, -9, "could not start the sampler thread")                                           \
-    X(ENOSPACE, -10, "buffer too small")                                                           \
-    X(EFORKED, -11,                                                                                \
-      "the work forked and the child returned into spacrbench_benchmark; the child's "             \
-      "measurement was dropped")                                                                   \
-    X(EUNSUPPORTED, -12, "not available on this platform")
+/* The version of the library loaded at run time (compare with the macros). */
+SPACRBENCH_EXTERN unsigned spacrbench_version_number(void);
+SPACRBENCH_EXTERN const char *spacrbench_version_string(void);
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+/* ========================================================================
+ * 2. The simple path: measure the work, recommend a worker count, report
+ *
+ *    spacrbench_measurement *m;
+ *    spacrbench_recommendation rec = {sizeof rec};
+ *    spacrbench_benchmark(work, items, n_items, payload, NULL, &m);
+ *    spacrbench_recommend(m, NULL, &rec);
+ *    spacrbench_format_report(m, &rec, buf, sizeof buf);
+ *    spacrbench_measurement_free(m);
+ * ======================================================================== */
 
-/* SPACRBENCH_CDEF_BEGIN */
+typedef struct spacrbench_measurement spacrbench_measurement; /* opaque */
+/* What this machine can give: section 4. */
+typedef struct spacrbench_machine spacrbench_machine;
 
-typedef enum spacrbench_error {
-    SPACRBENCH_OK = 0,
-    SPACRBENCH_EINVAL = -1,
-    SPACRBENCH_ENOMEM = -2,
-    SPACRBENCH_EUSER = -3,
-    SPACRBENCH_EUNKNOWN_FIELDS = -4,
-    SPACRBENCH_ENOITEMS = -5,
-    SPACRBENCH_EBUSY = -6,
-    SPACRBENCH_ESYSTEM = -7,
-    SPACRBENCH_ERANGE = -8,
-    SPACRBENCH_ETHREAD = -9,
-    SPACRBENCH_ENOSPACE = -10,
-    SPACRBENCH_EFORKED = -11,     /* since 1.1 */
-    SPACRBENCH_EUNSUPPORTED = -12 /* since 1.1: not on this platform (see docs/platforms.md) */
-} spacrbench_error;
-
-/* How the peak resident memory of a run was obtained. */
-typedef enum spacrbench_peak_method {
-    SPACRBENCH_PEAK_NONE = 0,         /* not measured */
-    SPACRBENCH_PEAK_HWM_RESET = 1,    /* kernel high-water mark, reset at start: exact */
-    SPACRBENCH_PEAK_HWM_WINDOW = 2,   /* high-water mark rose during the run: exact */
-    SPACRBENCH_PEAK_SAMPLED = 3,      /* sampler thread: may miss short spikes */
-    SPACRBENCH_PEAK_CGROUP = 4,       /* a cgroup's peak (process tree, page cache included) */
-    SPACRBENCH_PEAK_CHILD_RUSAGE = 5, /* wait4 of a child plus sampled descendants */
-    SPACRBENCH_PEAK_SUPPLIED = 6      /* figures supplied by the caller */
-} spacrbench_peak_method;
-
-/* Where a figure of the machine (or of VRAM) came from. */
-typedef enum spacrbench_source {
-    SPACRBENCH_SOURCE_UNKNOWN = 0,
-    SPACRBENCH_SOURCE_HOST = 1,     /* MemAvailable; GlobalMemoryStatusEx; host statistics */
-    SPACRBENCH_SOURCE_AFFINITY = 2, /* sched_getaffinity; process affinity and processor groups */
-    SPACRBENCH_SOURCE_CGROUP_V1 = 3,
-    SPACRBENCH_SOURCE_CGROUP_V2 = 4,
-    SPACRBENCH_SOURCE_CALLER = 5, /* the caller passed the figure */
-    SPACRBENCH_SOURCE_CPUSET = 6,
-    SPACRBENCH_SOURCE_NVML = 7,
-    SPACRBENCH_SOURCE_TORCH = 8,
-    SPACRBENCH_SOURCE_JOB_OBJECT = 9, /* since 1.1: a Windows Job Object's limit */
-    SPACRBENCH_SOURCE_SYSCTL = 10     /* since 1.1: macOS sysctl (hw.activecpu) */
-} spacrbench_source;
-
-/* Which rule decided a recommendation. */
-typedef enum spacrbench_bound {
-    SPACRBENCH_BOUND_NONE = 0,
-    SPACRBENCH_BOUND_MEMORY = 1,   /* "memory-bound" */
-    SPACRBENCH_BOUND_CORES = 2,    /* "core-bound" */
-    SPACRBENCH_BOUND_MAXIMUM = 3,  /* "capped at the N-worker maximum" */
-    SPACRBENCH_BOUND_FALLBACK = 4, /* "no usable memory measurement" */
-    SPACRBENCH_BOUND_ONE = 5,      /* "one worker at a time" */
-    SPACRBENCH_BOUND_VRAM = 6      /* "VRAM-bound" */
-} spacrbench_bound;
-
-/* How the workers will be started (spacrbench_recommend_options). With fork
- * a worker shares the parent's pages, so it needs only the work's footprint
- * above the baseline; spawn and forkserver start a fresh interpreter, so
- * each worker also pays the baseline. */
-typedef enum spacrbench_start_method {
-    SPACRBENCH_START_FORK = 0,
-    SPACRBENCH_START_SPAWN = 1,
-    SPACRBENCH_START_FORKSERVER = 2
-} spacrbench_start_method;
-
-/* Which rule set the memory reserve of a recommendation. */
-typedef enum spacrbench_reserve_rule {
-    SPACRBENCH_RESERVE_CALLER = 0, /* the caller gave it */
-    SPACRBENCH_RESERVE_HOST = 1,   /* host default: 2 GiB for the OS and desktop */
-    SPACRBENCH_RESERVE_LIMIT = 2   /* a cgroup limit binds: 10% of it, 64 MiB to 2 GiB */
-} spacrbench_reserve_rule;
-
-/* Flags for spacrbench_options.flags. */
-enum spacrbench_option_flags {
-    /* Ignore the kernel high-water-mark reset and use the fallback path
-     * (H0/H1 rule plus sampler), as on kernels without clear_refs. */
-    SPACRBENCH_FLAG_NO_HWM_RESET = 1,
-    /* Do not look for GPUs. */
-    SPACRBENCH_FLAG_NO_GPU = 2,
-    /* On a stop, still hand back the measurement of what ran so far. */
-    SPACRBENCH_FLAG_KEEP_PARTIAL = 4
-};
+/* --- Options of a benchmark ------------------------------------------- */
 
 /* Work function: called once per item, in order, in the calling thread.
  * Return 0 to continue; any other value stops the run (SPACRBENCH_EUSER). */
@@ -182,6 +124,17 @@ typedef struct spacrbench_progress {
 typedef int(SPACRBENCH_CALLBACK *spacrbench_progress_fn)(const spacrbench_progress *progress,
                                                          void *payload);
 
+/* Flags for spacrbench_options.flags. */
+enum spacrbench_option_flags {
+    /* Ignore the kernel high-water-mark reset and use the fallback path
+     * (H0/H1 rule plus sampler), as on kernels without clear_refs. */
+    SPACRBENCH_FLAG_NO_HWM_RESET = 1,
+    /* Do not look for GPUs. */
+    SPACRBENCH_FLAG_NO_GPU = 2,
+    /* On a stop, still hand back the measurement of what ran so far. */
+    SPACRBENCH_FLAG_KEEP_PARTIAL = 4
+};
+
 typedef struct spacrbench_options {
     size_t size;                     /* sizeof(spacrbench_options) */
     int64_t warmup;                  /* items run before timing; default 1; >= 0 */
@@ -191,6 +144,184 @@ typedef struct spacrbench_options {
     spacrbench_progress_fn progress; /* may be NULL */
     void *progress_payload;
 } spacrbench_options;
+
+#define SPACRBENCH_OPTIONS_INIT                                                                    \
+    {                                                                                              \
+        sizeof(spacrbench_options), 1, 10000, 1, 0, NULL, NULL                                     \
+    }
+/* Struct initialiser: SPACRBENCH_OPTIONS_INIT, with size = size (the
+ * caller's sizeof), for callers without the macro (bindings). */
+SPACRBENCH_EXTERN int spacrbench_options_init(spacrbench_options *opts, size_t size);
+
+/* --- Benchmark ---------------------------------------------------------- */
+
+/* Run work(items[i], payload) for i in 0..n_items-1, serially, measuring.
+ * opts may be NULL (defaults). On success *out owns a measurement to free
+ * with spacrbench_measurement_free.
+ *
+ * Concurrency: peaks are per process, so one benchmark runs at a time in a
+ * process. A call made while another is running (another thread, or the
+ * work itself calling again) fails at once with SPACRBENCH_EBUSY; it never
+ * waits. (The Python binding serialises its callers with a lock instead.)
+ * Every other function is safe to call from any thread.
+ *
+ * What the work may do: it must RETURN. Leaving it by longjmp or a C++
+ * exception abandons the run; the next call from the same thread (made no
+ * deeper in the stack than the abandoned one) detects that, releases the
+ * abandoned run's sampler thread, files and memory, notes it in its own
+ * measurement and proceeds. The work may fork: a child that returns into
+ * the runner gets SPACRBENCH_EFORKED (nothing of the parent's run is
+ * touched in it: no thread is joined, its copies of the files are closed);
+ * a child should rather _exit(). */
+SPACRBENCH_EXTERN int spacrbench_benchmark(spacrbench_work_fn work, void *const *items,
+                                           size_t n_items, void *payload,
+                                           const spacrbench_options *opts,
+                                           spacrbench_measurement **out);
+/* Frees a measurement (NULL does nothing); section 3 reads one. */
+SPACRBENCH_EXTERN void spacrbench_measurement_free(spacrbench_measurement *m);
+
+/* --- Recommend a worker count ------------------------------------------ */
+
+/* Which rule decided a recommendation. */
+typedef enum spacrbench_bound {
+    SPACRBENCH_BOUND_NONE = 0,
+    SPACRBENCH_BOUND_MEMORY = 1,   /* "memory-bound" */
+    SPACRBENCH_BOUND_CORES = 2,    /* "core-bound" */
+    SPACRBENCH_BOUND_MAXIMUM = 3,  /* "capped at the N-worker maximum" */
+    SPACRBENCH_BOUND_FALLBACK = 4, /* "no usable memory measurement" */
+    SPACRBENCH_BOUND_ONE = 5,      /* "one worker at a time" */
+    SPACRBENCH_BOUND_VRAM = 6      /* "VRAM-bound" */
+} spacrbench_bound;
+
+/* Since 1.1.
+ * How the workers will be started (spacrbench_recommend_options). With fork
+ * a worker shares the parent's pages, so it needs only the work's footprint
+ * above the baseline; spawn and forkserver start a fresh interpreter, so
+ * each worker also pays the baseline. */
+typedef enum spacrbench_start_method {
+    SPACRBENCH_START_FORK = 0,
+    SPACRBENCH_START_SPAWN = 1,
+    SPACRBENCH_START_FORKSERVER = 2
+} spacrbench_start_method;
+
+/* Since 1.1.
+ * How workers start unless the caller says: fork on Linux; spawn where
+ * Python's multiprocessing starts them fresh (Windows, its only method;
+ * macOS, its default since Python 3.8), so each pays the baseline. */
+#if defined(_WIN32) || defined(__APPLE__)
+#define SPACRBENCH_START_DEFAULT SPACRBENCH_START_SPAWN
+#else
+#define SPACRBENCH_START_DEFAULT SPACRBENCH_START_FORK
+#endif
+
+/* Since 1.1.
+ * Which rule set the memory reserve of a recommendation. */
+typedef enum spacrbench_reserve_rule {
+    SPACRBENCH_RESERVE_CALLER = 0, /* the caller gave it */
+    SPACRBENCH_RESERVE_HOST = 1,   /* host default: 2 GiB for the OS and desktop */
+    SPACRBENCH_RESERVE_LIMIT = 2   /* a cgroup limit binds: 10% of it, 64 MiB to 2 GiB */
+} spacrbench_reserve_rule;
+
+typedef struct spacrbench_recommend_options {
+    size_t size;
+    int64_t cores;              /* SPACRBENCH_AUTO = discover; values < 1 count as 1 */
+    int64_t available_bytes;    /* SPACRBENCH_AUTO = discover; otherwise >= 0 */
+    int64_t reserve_bytes;      /* >= 0; SPACRBENCH_AUTO (the 1.1 default) = 2 GiB on a
+                                   host, 10% of a binding cgroup limit (64 MiB..2 GiB) */
+    int64_t maximum;            /* default 32; >= 1 */
+    int64_t vram_reserve_bytes; /* default 1 GiB; >= 0 */
+    int64_t free_vram_bytes;    /* SPACRBENCH_AUTO = from the measurement's GPUs */
+    /* Since 1.1 (older, shorter structs get the defaults): */
+    int32_t start_method; /* spacrbench_start_method; default FORK */
+    int32_t reserved;     /* must be 0 */
+} spacrbench_recommend_options;
+
+#define SPACRBENCH_RECOMMEND_OPTIONS_INIT                                                          \
+    {                                                                                              \
+        sizeof(spacrbench_recommend_options), SPACRBENCH_AUTO, SPACRBENCH_AUTO, SPACRBENCH_AUTO,   \
+            32, INT64_C(1073741824), SPACRBENCH_AUTO, SPACRBENCH_START_DEFAULT, 0                  \
+    }
+/* Struct initialiser: SPACRBENCH_RECOMMEND_OPTIONS_INIT, with size = size. */
+SPACRBENCH_EXTERN int spacrbench_recommend_options_init(spacrbench_recommend_options *opts,
+                                                        size_t size);
+
+/* A worker count and every number that produced it. */
+typedef struct spacrbench_recommendation {
+    size_t size;
+    int64_t workers;
+    int32_t bound;        /* spacrbench_bound */
+    int32_t cores_source; /* spacrbench_source */
+    int64_t cores;
+    int64_t available_bytes;
+    int32_t memory_source; /* spacrbench_source */
+    int32_t reserved;
+    int64_t memory_limit_bytes; /* binding cgroup limit, -1 if none */
+    int64_t reserve_bytes;
+    int64_t per_worker_bytes; /* measured work footprint; -1 if none */
+    int64_t memory_workers;   /* (available - reserve) / per worker; -1 if rule absent */
+    int64_t maximum;
+    int64_t per_worker_vram_bytes; /* -1 if not measured */
+    int64_t free_vram_bytes;       /* -1 if unknown */
+    int64_t vram_reserve_bytes;
+    int64_t vram_workers; /* -1 if rule absent */
+    char reason[512];
+    char memory_where[600]; /* "host (MemAvailable)" or "cgroup v2 PATH, limit X" */
+    char cores_where[600];
+    /* Since 1.1: */
+    double cpu_parallelism;     /* CPU seconds / wall seconds of the work; -1 unknown */
+    int64_t cores_per_worker;   /* max(1, round(cpu_parallelism)) */
+    int64_t core_workers;       /* floor(cores / cores_per_worker), >= 1 */
+    int64_t threads_per_worker; /* suggested thread count per worker */
+    int64_t baseline_bytes;     /* added to each worker's need (spawn/forkserver), else 0 */
+    int32_t start_method;       /* spacrbench_start_method */
+    int32_t reserve_rule;       /* spacrbench_reserve_rule */
+    int64_t oom_limit_bytes;    /* > 0: an item was OOM-killed at this limit */
+} spacrbench_recommendation;
+
+/* Recommend a worker count. m may be NULL ("no usable memory measurement");
+ * opts may be NULL (defaults). */
+SPACRBENCH_EXTERN int spacrbench_recommend(const spacrbench_measurement *m,
+                                           const spacrbench_recommend_options *opts,
+                                           spacrbench_recommendation *out);
+/* Since 1.1.
+ * spacrbench_recommend on a machine snapshot the caller already discovered
+ * (machine NULL: discover now), so one run reads /proc and cgroups once. */
+SPACRBENCH_EXTERN int spacrbench_recommend_on(const spacrbench_measurement *m,
+                                              const spacrbench_recommend_options *opts,
+                                              const spacrbench_machine *machine,
+                                              spacrbench_recommendation *out);
+
+/* --- Report ------------------------------------------------------------- */
+
+/* The report a user can paste into an issue, snprintf-style: writes at most
+ * cap bytes (NUL included) and returns the full length, or a negative code.
+ * rec may be NULL (no recommendation section). */
+SPACRBENCH_EXTERN int spacrbench_format_report(const spacrbench_measurement *m,
+                                               const spacrbench_recommendation *rec, char *buf,
+                                               size_t cap);
+
+/* ========================================================================
+ * 3. Measurements: figures, constructors, accessors, the builder
+ * ======================================================================== */
+
+/* How the peak resident memory of a run was obtained. */
+typedef enum spacrbench_peak_method {
+    SPACRBENCH_PEAK_NONE = 0,         /* not measured */
+    SPACRBENCH_PEAK_HWM_RESET = 1,    /* kernel high-water mark, reset at start: exact */
+    SPACRBENCH_PEAK_HWM_WINDOW = 2,   /* high-water mark rose during the run: exact */
+    SPACRBENCH_PEAK_SAMPLED = 3,      /* sampler thread: may miss short spikes */
+    SPACRBENCH_PEAK_CGROUP = 4,       /* a cgroup's peak (process tree, page cache included) */
+    SPACRBENCH_PEAK_CHILD_RUSAGE = 5, /* wait4 of a child plus sampled descendants */
+    SPACRBENCH_PEAK_SUPPLIED = 6      /* figures supplied by the caller */
+} spacrbench_peak_method;
+
+/* Since 1.1.
+ * Peak methods added in 1.1 (values continue spacrbench_peak_method). */
+enum spacrbench_group_peak_method {
+    /* Sum of the group's processes' PSS (smaps_rollup), sampled: shared
+     * copy-on-write pages count once, short spikes may be missed. */
+    SPACRBENCH_PEAK_PSS_SUM = 7
+};
 
 /* Scalar figures of a measurement; read with spacrbench_measurement_figures,
  * or supplied to spacrbench_measurement_create (counts marked "read" are
@@ -240,122 +371,7 @@ typedef struct spacrbench_gpu_info {
     int64_t process_peak_bytes; /* this process's peak on this device */
 } spacrbench_gpu_info;
 
-/* What this machine, container or job can give right now. */
-typedef struct spacrbench_machine {
-    size_t size;
-    int64_t available_bytes;      /* min(MemAvailable, every cgroup headroom); 0 if unreadable */
-    int64_t host_available_bytes; /* MemAvailable; -1 if unreadable */
-    int32_t memory_source;        /* HOST, CGROUP_V1, CGROUP_V2 or UNKNOWN */
-    int32_t cores_source;         /* AFFINITY, CGROUP_V1, CGROUP_V2, CPUSET */
-    int64_t memory_limit_bytes;   /* limit of the binding cgroup; -1 if none */
-    int64_t cores;                /* usable cores, >= 1 */
-    int64_t affinity_cores;       /* CPUs in the affinity mask */
-    double cpu_quota_cores;       /* tightest quota/period; -1 if none */
-    char memory_cgroup[512];      /* directory of the binding cgroup, or "" */
-    char cores_cgroup[512];       /* directory of the binding cpu cgroup, or "" */
-} spacrbench_machine;
-
-typedef struct spacrbench_recommend_options {
-    size_t size;
-    int64_t cores;              /* SPACRBENCH_AUTO = discover; values < 1 count as 1 */
-    int64_t available_bytes;    /* SPACRBENCH_AUTO = discover; otherwise >= 0 */
-    int64_t reserve_bytes;      /* >= 0; SPACRBENCH_AUTO (the 1.1 default) = 2 GiB on a
-                                   host, 10% of a binding cgroup limit (64 MiB..2 GiB) */
-    int64_t maximum;            /* default 32; >= 1 */
-    int64_t vram_reserve_bytes; /* default 1 GiB; >= 0 */
-    int64_t free_vram_bytes;    /* SPACRBENCH_AUTO = from the measurement's GPUs */
-    /* Since 1.1 (older, shorter structs get the defaults): */
-    int32_t start_method; /* spacrbench_start_method; default FORK */
-    int32_t reserved;     /* must be 0 */
-} spacrbench_recommend_options;
-
-/* A worker count and every number that produced it. */
-typedef struct spacrbench_recommendation {
-    size_t size;
-    int64_t workers;
-    int32_t bound;        /* spacrbench_bound */
-    int32_t cores_source; /* spacrbench_source */
-    int64_t cores;
-    int64_t available_bytes;
-    int32_t memory_source; /* spacrbench_source */
-    int32_t reserved;
-    int64_t memory_limit_bytes; /* binding cgroup limit, -1 if none */
-    int64_t reserve_bytes;
-    int64_t per_worker_bytes; /* measured work footprint; -1 if none */
-    int64_t memory_workers;   /* (available - reserve) / per worker; -1 if rule absent */
-    int64_t maximum;
-    int64_t per_worker_vram_bytes; /* -1 if not measured */
-    int64_t free_vram_bytes;       /* -1 if unknown */
-    int64_t vram_reserve_bytes;
-    int64_t vram_workers; /* -1 if rule absent */
-    char reason[512];
-    char memory_where[600]; /* "host (MemAvailable)" or "cgroup v2 PATH, limit X" */
-    char cores_where[600];
-    /* Since 1.1: */
-    double cpu_parallelism;     /* CPU seconds / wall seconds of the work; -1 unknown */
-    int64_t cores_per_worker;   /* max(1, round(cpu_parallelism)) */
-    int64_t core_workers;       /* floor(cores / cores_per_worker), >= 1 */
-    int64_t threads_per_worker; /* suggested thread count per worker */
-    int64_t baseline_bytes;     /* added to each worker's need (spawn/forkserver), else 0 */
-    int32_t start_method;       /* spacrbench_start_method */
-    int32_t reserve_rule;       /* spacrbench_reserve_rule */
-    int64_t oom_limit_bytes;    /* > 0: an item was OOM-killed at this limit */
-} spacrbench_recommendation;
-
-/* Settings to take a measurement to a cluster scheduler (SLURM job array,
- * Dask cluster); the margin rule is documented in docs/scheduler-handoff.md. */
-typedef struct spacrbench_schedule {
-    size_t size;
-    int64_t cpus_per_task;      /* SLURM --cpus-per-task */
-    int64_t mem_per_task_bytes; /* SLURM --mem, margin included */
-    int64_t array_concurrency;  /* SLURM array %N that fits one node like this one */
-    int64_t n_workers;          /* Dask */
-    int64_t threads_per_worker; /* Dask */
-    int64_t memory_limit_bytes; /* Dask memory_limit per worker, margin included */
-    double margin;              /* fraction added to the measured peak, e.g. 0.25 */
-    int64_t margin_floor_bytes; /* smallest absolute margin added */
-} spacrbench_schedule;
-
-typedef struct spacrbench_measurement spacrbench_measurement; /* opaque */
-
-/* Versions and errors. */
-SPACRBENCH_EXTERN unsigned spacrbench_version_number(void);
-SPACRBENCH_EXTERN const char *spacrbench_version_string(void);
-SPACRBENCH_EXTERN const char *spacrbench_strerror(int code);
-/* Detailed message of this thread's last failed call ("" if none). */
-SPACRBENCH_EXTERN const char *spacrbench_last_error_message(void);
-/* After SPACRBENCH_EUSER in this thread: the stopping function's value and
- * the item index (0 and -1 when the last call was not stopped). */
-SPACRBENCH_EXTERN int spacrbench_last_work_result(void);
-SPACRBENCH_EXTERN int64_t spacrbench_last_stopped_item(void);
-
-/* Struct initialisers (the macros below do the same for C callers). */
-SPACRBENCH_EXTERN int spacrbench_options_init(spacrbench_options *opts, size_t size);
-SPACRBENCH_EXTERN int spacrbench_recommend_options_init(spacrbench_recommend_options *opts,
-                                                        size_t size);
-
-/* Run work(items[i], payload) for i in 0..n_items-1, serially, measuring.
- * opts may be NULL (defaults). On success *out owns a measurement to free
- * with spacrbench_measurement_free.
- *
- * Concurrency: peaks are per process, so one benchmark runs at a time in a
- * process. A call made while another is running (another thread, or the
- * work itself calling again) fails at once with SPACRBENCH_EBUSY; it never
- * waits. (The Python binding serialises its callers with a lock instead.)
- * Every other function is safe to call from any thread.
- *
- * What the work may do: it must RETURN. Leaving it by longjmp or a C++
- * exception abandons the run; the next call from the same thread (made no
- * deeper in the stack than the abandoned one) detects that, releases the
- * abandoned run's sampler thread, files and memory, notes it in its own
- * measurement and proceeds. The work may fork: a child that returns into
- * the runner gets SPACRBENCH_EFORKED (nothing of the parent's run is
- * touched in it: no thread is joined, its copies of the files are closed);
- * a child should rather _exit(). */
-SPACRBENCH_EXTERN int spacrbench_benchmark(spacrbench_work_fn work, void *const *items,
-                                           size_t n_items, void *payload,
-                                           const spacrbench_options *opts,
-                                           spacrbench_measurement **out);
+/* --- Constructors: a measurement from figures taken elsewhere ---------- */
 
 /* Build a measurement from caller-supplied figures (bindings, external
  * commands). peak_method SPACRBENCH_PEAK_NONE becomes SUPPLIED. */
@@ -364,9 +380,17 @@ SPACRBENCH_EXTERN int spacrbench_measurement_create(const spacrbench_figures *fi
 SPACRBENCH_EXTERN int spacrbench_measurement_add_note(spacrbench_measurement *m, const char *note);
 SPACRBENCH_EXTERN int spacrbench_measurement_add_record(spacrbench_measurement *m,
                                                         const spacrbench_item_record *record);
+/* Since 1.1.
+ * Append count records at once (the counterpart of copy_records): records
+ * is an array of elements of record_size bytes, each validated as by
+ * spacrbench_measurement_add_record; on an error nothing is appended. */
+SPACRBENCH_EXTERN int spacrbench_measurement_add_records(spacrbench_measurement *m,
+                                                         const void *records, size_t count,
+                                                         size_t record_size);
 SPACRBENCH_EXTERN int spacrbench_measurement_add_gpu(spacrbench_measurement *m,
                                                      const spacrbench_gpu_info *gpu);
-SPACRBENCH_EXTERN void spacrbench_measurement_free(spacrbench_measurement *m);
+
+/* --- Accessors ---------------------------------------------------------- */
 
 SPACRBENCH_EXTERN int spacrbench_measurement_figures(const spacrbench_measurement *m,
                                                      spacrbench_figures *out);
@@ -375,6 +399,13 @@ SPACRBENCH_EXTERN const char *spacrbench_measurement_note(const spacrbench_measu
                                                           size_t index);
 SPACRBENCH_EXTERN int spacrbench_measurement_record(const spacrbench_measurement *m, size_t index,
                                                     spacrbench_item_record *out);
+/* Since 1.1.
+ * Copy records [first, first + count) into out, an array of elements of
+ * record_size bytes each (the caller's sizeof(spacrbench_item_record)),
+ * each with its size set: one call instead of one per record. */
+SPACRBENCH_EXTERN int spacrbench_measurement_copy_records(const spacrbench_measurement *m,
+                                                          size_t first, size_t count, void *out,
+                                                          size_t record_size);
 SPACRBENCH_EXTERN int spacrbench_measurement_gpu(const spacrbench_measurement *m, size_t index,
                                                  spacrbench_gpu_info *out);
 /* Derived figures: NaN for a non-positive duration / no items. */
@@ -383,52 +414,10 @@ SPACRBENCH_EXTERN double spacrbench_measurement_per_item_seconds(const spacrbenc
 /* max(0, peak - baseline); -1 if the peak was not measured. */
 SPACRBENCH_EXTERN int64_t spacrbench_measurement_work_rss_bytes(const spacrbench_measurement *m);
 
-/* Machine discovery: memory and cores this process may really use. */
-SPACRBENCH_EXTERN int spacrbench_discover(spacrbench_machine *out);
-SPACRBENCH_EXTERN int64_t spacrbench_available_memory_bytes(void); /* 0 if unreadable */
-SPACRBENCH_EXTERN int64_t spacrbench_usable_cores(void);           /* >= 1 */
+/* --- The builder (since 1.1) -------------------------------------------- */
 
-/* Recommend a worker count. m may be NULL ("no usable memory measurement");
- * opts may be NULL (defaults). */
-SPACRBENCH_EXTERN int spacrbench_recommend(const spacrbench_measurement *m,
-                                           const spacrbench_recommend_options *opts,
-                                           spacrbench_recommendation *out);
-
-/* The report a user can paste into an issue, snprintf-style: writes at most
- * cap bytes (NUL included) and returns the full length, or a negative code.
- * rec may be NULL (no recommendation section). */
-SPACRBENCH_EXTERN int spacrbench_format_report(const spacrbench_measurement *m,
-                                               const spacrbench_recommendation *rec, char *buf,
-                                               size_t cap);
-
-/* Cluster hand-off: compute the settings, or format them as text
- * (snprintf-style like spacrbench_format_report). */
-SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *m,
-                                                  const spacrbench_recommendation *rec,
-                                                  spacrbench_schedule *out);
-SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
-                                              const spacrbench_recommendation *rec, char *buf,
-                                              size_t cap);
-SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
-                                             const spacrbench_recommendation *rec, char *buf,
-                                             size_t cap);
-
-/* ------------------------------------------------------------------------
- * Since 1.1 (version node SPACRBENCH_1.1)
- * ------------------------------------------------------------------------ */
-
-/* One spelling of every name, for every front end (the command's JSON,
- * Python's to_dict(), reports): lower-case identifiers such as "hwm_reset",
- * "cgroup_v1", "memory", "spawn"; errors as "EINVAL". Values this library
- * does not know give "unknown" (errors: "EUNKNOWN"). Never NULL. */
-SPACRBENCH_EXTERN const char *spacrbench_peak_method_name(int method);
-SPACRBENCH_EXTERN const char *spacrbench_source_name(int source);
-SPACRBENCH_EXTERN const char *spacrbench_bound_name(int bound);
-SPACRBENCH_EXTERN const char *spacrbench_start_method_name(int method);
-SPACRBENCH_EXTERN const char *spacrbench_reserve_rule_name(int rule);
-SPACRBENCH_EXTERN const char *spacrbench_error_name(int code);
-
-/* Building a measurement item by item: the one construction used by the
+/* Since 1.1.
+ * Building a measurement item by item: the one construction used by the
  * runner, `spacrbench run` and the Python binding. The plan gives what is
  * known before the first item; each item then adds its own figures; the
  * builder classifies warm-up items (the warm-up is clamped so the last
@@ -446,6 +435,7 @@ typedef struct spacrbench_run_plan {
     int32_t reserved;           /* must be 0 */
 } spacrbench_run_plan;
 
+/* Since 1.1. */
 typedef struct spacrbench_item_figures {
     size_t size;
     double seconds;          /* wall time; finite, >= 0 */
@@ -454,96 +444,85 @@ typedef struct spacrbench_item_figures {
     int64_t peak_vram_bytes; /* -1 = not measured */
 } spacrbench_item_figures;
 
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_run_plan_init(spacrbench_run_plan *plan, size_t size);
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_item_figures_init(spacrbench_item_figures *item, size_t size);
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_measurement_begin(const spacrbench_run_plan *plan,
                                                    spacrbench_measurement **out);
-/* Add the next item (index = items added so far). ERANGE past the plan. */
+/* Since 1.1.
+ * Add the next item (index = items added so far). ERANGE past the plan. */
 SPACRBENCH_EXTERN int spacrbench_measurement_add_item(spacrbench_measurement *m,
                                                       const spacrbench_item_figures *item);
-/* The run was stopped by item `item_index` (counted or not), which returned
+/* Since 1.1.
+ * The run was stopped by item `item_index` (counted or not), which returned
  * work_result. The caller adds its own note saying why. */
 SPACRBENCH_EXTERN int spacrbench_measurement_mark_stopped(spacrbench_measurement *m,
                                                           int64_t item_index, int work_result);
-/* An item was killed by the kernel's out-of-memory killer under a limit of
+/* Since 1.1.
+ * An item was killed by the kernel's out-of-memory killer under a limit of
  * limit_bytes: one worker needs MORE than that. The peak becomes at least
  * the limit and is marked a lower bound; the recommendation then says so
  * ("one worker needs more than ...") instead of falling back to cores. */
 SPACRBENCH_EXTERN int spacrbench_measurement_mark_out_of_memory(spacrbench_measurement *m,
                                                                 int64_t limit_bytes);
-/* Close the measurement: warm-up notes, the peak over the items and the
+/* Since 1.1.
+ * Close the measurement: warm-up notes, the peak over the items and the
  * baseline. Items added afterwards are refused (EINVAL). */
 SPACRBENCH_EXTERN int spacrbench_measurement_end(spacrbench_measurement *m);
 
-/* Why VRAM was not measured ("" when it was, or nobody said): part of the
+/* Since 1.1.
+ * Why VRAM was not measured ("" when it was, or nobody said): part of the
  * measurement, so a rebuilt measurement reports the same words. Said while
  * the measurement is being built (before spacrbench_measurement_end), it
  * also marks the items' VRAM not measured: the run's peak and every
  * record's become -1 at the end. */
 SPACRBENCH_EXTERN int spacrbench_measurement_set_vram_reason(spacrbench_measurement *m,
                                                              const char *reason);
+/* Since 1.1. */
 SPACRBENCH_EXTERN const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m);
 
-/* Copy records [first, first + count) into out, an array of elements of
- * record_size bytes each (the caller's sizeof(spacrbench_item_record)),
- * each with its size set: one call instead of one per record. */
-SPACRBENCH_EXTERN int spacrbench_measurement_copy_records(const spacrbench_measurement *m,
-                                                          size_t first, size_t count, void *out,
-                                                          size_t record_size);
+/* ========================================================================
+ * 4. Machine discovery: memory and cores this process may really use
+ * ======================================================================== */
 
-/* Append count records at once (the counterpart of copy_records): records
- * is an array of elements of record_size bytes, each validated as by
- * spacrbench_measurement_add_record; on an error nothing is appended. */
-SPACRBENCH_EXTERN int spacrbench_measurement_add_records(spacrbench_measurement *m,
-                                                         const void *records, size_t count,
-                                                         size_t record_size);
+/* Where a figure of the machine (or of VRAM) came from. */
+typedef enum spacrbench_source {
+    SPACRBENCH_SOURCE_UNKNOWN = 0,
+    SPACRBENCH_SOURCE_HOST = 1,     /* MemAvailable; GlobalMemoryStatusEx; host statistics */
+    SPACRBENCH_SOURCE_AFFINITY = 2, /* sched_getaffinity; process affinity and processor groups */
+    SPACRBENCH_SOURCE_CGROUP_V1 = 3,
+    SPACRBENCH_SOURCE_CGROUP_V2 = 4,
+    SPACRBENCH_SOURCE_CALLER = 5, /* the caller passed the figure */
+    SPACRBENCH_SOURCE_CPUSET = 6,
+    SPACRBENCH_SOURCE_NVML = 7,
+    SPACRBENCH_SOURCE_TORCH = 8,
+    SPACRBENCH_SOURCE_JOB_OBJECT = 9, /* since 1.1: a Windows Job Object's limit */
+    SPACRBENCH_SOURCE_SYSCTL = 10     /* since 1.1: macOS sysctl (hw.activecpu) */
+} spacrbench_source;
 
-/* spacrbench_recommend on a machine snapshot the caller already discovered
- * (machine NULL: discover now), so one run reads /proc and cgroups once. */
-SPACRBENCH_EXTERN int spacrbench_recommend_on(const spacrbench_measurement *m,
-                                              const spacrbench_recommend_options *opts,
-                                              const spacrbench_machine *machine,
-                                              spacrbench_recommendation *out);
+/* What this machine, container or job can give right now. */
+struct spacrbench_machine {
+    size_t size;
+    int64_t available_bytes;      /* min(MemAvailable, every cgroup headroom); 0 if unreadable */
+    int64_t host_available_bytes; /* MemAvailable; -1 if unreadable */
+    int32_t memory_source;        /* HOST, CGROUP_V1, CGROUP_V2 or UNKNOWN */
+    int32_t cores_source;         /* AFFINITY, CGROUP_V1, CGROUP_V2, CPUSET */
+    int64_t memory_limit_bytes;   /* limit of the binding cgroup; -1 if none */
+    int64_t cores;                /* usable cores, >= 1 */
+    int64_t affinity_cores;       /* CPUs in the affinity mask */
+    double cpu_quota_cores;       /* tightest quota/period; -1 if none */
+    char memory_cgroup[512];      /* directory of the binding cgroup, or "" */
+    char cores_cgroup[512];       /* directory of the binding cpu cgroup, or "" */
+};
 
-/* Text, snprintf-style: write at most cap bytes (NUL included), return the
- * full length or a negative code. */
-/* "512 B", "12.3 MiB", "1.50 GiB"; "not measured" for a negative size. */
-SPACRBENCH_EXTERN int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap);
-/* The progress line every front end prints after an item, e.g.
- * "item 2/5 (warm-up) 0.353 s, peak 198.3 MiB". label may be NULL; control
- * characters in it are escaped (\n, \t, \xNN). */
-SPACRBENCH_EXTERN int spacrbench_format_progress(const spacrbench_progress *progress,
-                                                 const char *label, char *buf, size_t cap);
-/* One report line per item record ("  item 3   0.353 s, peak 198.3 MiB: a.tif"),
- * label escaped as above and may be NULL. */
-SPACRBENCH_EXTERN int spacrbench_format_item_line(const spacrbench_item_record *record,
-                                                  const char *label, char *buf, size_t cap);
+SPACRBENCH_EXTERN int spacrbench_discover(spacrbench_machine *out);
+SPACRBENCH_EXTERN int64_t spacrbench_available_memory_bytes(void); /* 0 if unreadable */
+SPACRBENCH_EXTERN int64_t spacrbench_usable_cores(void);           /* >= 1 */
 
-/* The hand-off text of a schedule already computed (spacrbench_schedule_compute),
- * so a front end that also prints the schedule does not compute it twice. */
-typedef enum spacrbench_handoff {
-    SPACRBENCH_HANDOFF_SLURM = 1,
-    SPACRBENCH_HANDOFF_DASK = 2
-} spacrbench_handoff;
-SPACRBENCH_EXTERN int spacrbench_format_schedule(const spacrbench_measurement *m,
-                                                 const spacrbench_schedule *schedule, int kind,
-                                                 char *buf, size_t cap);
-
-/* JSON objects in the one document shape (docs/spacrbench.schema.json):
- * "not measured" is null, names as spelled above. item_labels may be NULL
- * (n_labels labels otherwise, one per record, shown as "item"). */
-SPACRBENCH_EXTERN int spacrbench_measurement_to_json(const spacrbench_measurement *m,
-                                                     const char *const *item_labels,
-                                                     size_t n_labels, char *buf, size_t cap);
-SPACRBENCH_EXTERN int spacrbench_recommendation_to_json(const spacrbench_recommendation *rec,
-                                                        char *buf, size_t cap);
-SPACRBENCH_EXTERN int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf,
-                                                 size_t cap);
-SPACRBENCH_EXTERN int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf,
-                                                  size_t cap);
-
-/* ------------------------------------------------------------------------
- * Since 1.1: the scaling check (docs/scaling.md)
+/* ========================================================================
+ * 5. The scaling check (since 1.1; docs/scaling.md)
  *
  * Runs the work with several worker counts at once and measures what really
  * happens: throughput, speed-up over one worker, efficiency, and the
@@ -563,22 +542,17 @@ SPACRBENCH_EXTERN int spacrbench_schedule_to_json(const spacrbench_schedule *sch
  * - Workers never return into the caller and never run atexit handlers or
  *   flush stdio buffers: write results to files the work opens itself.
  * - The work must not call spacrbench_scale or spacrbench_benchmark.
- * ------------------------------------------------------------------------ */
+ * ======================================================================== */
 
-/* Flags for spacrbench_scale_options.flags and spacrbench_group_open. */
+/* Since 1.1.
+ * Flags for spacrbench_scale_options.flags and spacrbench_group_open. */
 enum spacrbench_scale_flags {
     /* Do not make a memory cgroup: sample the workers' PSS instead. */
     SPACRBENCH_SCALE_NO_CGROUP = 1
 };
 
-/* Peak methods added in 1.1 (values continue spacrbench_peak_method). */
-enum spacrbench_group_peak_method {
-    /* Sum of the group's processes' PSS (smaps_rollup), sampled: shared
-     * copy-on-write pages count once, short spikes may be missed. */
-    SPACRBENCH_PEAK_PSS_SUM = 7
-};
-
-/* What decided the knee of a scaling check. */
+/* Since 1.1.
+ * What decided the knee of a scaling check. */
 typedef enum spacrbench_scale_verdict {
     SPACRBENCH_SCALE_NONE = 0,      /* no usable point */
     SPACRBENCH_SCALE_LINEAR = 1,    /* still gaining at the largest count measured */
@@ -586,6 +560,7 @@ typedef enum spacrbench_scale_verdict {
     SPACRBENCH_SCALE_MEMORY = 3     /* a faster count does not fit the memory budget */
 } spacrbench_scale_verdict;
 
+/* Since 1.1. */
 typedef struct spacrbench_scale_options {
     size_t size;
     const int64_t *worker_counts; /* NULL: 1, 2, 4, ... up to max_workers */
@@ -598,7 +573,8 @@ typedef struct spacrbench_scale_options {
     uint32_t reserved;           /* must be 0 */
 } spacrbench_scale_options;
 
-/* One worker count. Inputs of spacrbench_scale_from_points: workers, items,
+/* Since 1.1.
+ * One worker count. Inputs of spacrbench_scale_from_points: workers, items,
  * seconds, mean_item_seconds (NaN if unknown), peak_bytes (-1 = not
  * measured), peak_method, failed, vram_peak_bytes (-1 = not measured); the
  * library computes the rest. */
@@ -620,6 +596,7 @@ typedef struct spacrbench_scale_point {
         vram_peak_bytes; /* since 1.1: the workers' GPU memory together (NVML); -1 not measured */
 } spacrbench_scale_point;
 
+/* Since 1.1. */
 typedef struct spacrbench_scale_summary {
     size_t size;
     int64_t chosen_workers;       /* the knee; -1 when no point was usable */
@@ -633,14 +610,17 @@ typedef struct spacrbench_scale_summary {
     char reason[512]; /* "saturates at 4: 8 workers give 1.06x of 4 ..." */
 } spacrbench_scale_summary;
 
+/* Since 1.1. */
 typedef struct spacrbench_scale_result spacrbench_scale_result; /* opaque */
-typedef struct spacrbench_group spacrbench_group;               /* opaque */
 
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_scale_options_init(spacrbench_scale_options *opts, size_t size);
-/* A point with the sentinels set (NaN, -1, NONE) and size = size. */
+/* Since 1.1.
+ * A point with the sentinels set (NaN, -1, NONE) and size = size. */
 SPACRBENCH_EXTERN int spacrbench_scale_point_init(spacrbench_scale_point *point, size_t size);
 
-/* Fork k workers for every count k; each runs items_per_worker items
+/* Since 1.1.
+ * Fork k workers for every count k; each runs items_per_worker items
  * (worker w starts at item w * n_items / k and wraps around), all starting
  * together. Measures each point's wall time, per-item time (reported by
  * the workers through a pipe) and the group's peak (a memory cgroup of its
@@ -652,53 +632,115 @@ SPACRBENCH_EXTERN int spacrbench_scale(spacrbench_work_fn work, void *const *ite
                                        void *payload, const spacrbench_scale_options *opts,
                                        spacrbench_scale_result **out);
 
-/* The rule alone, on points measured elsewhere (a Python pool, the
+/* Since 1.1.
+ * The rule alone, on points measured elsewhere (a Python pool, the
  * command): speed-up, efficiency, fits and the knee. points is an array of
  * n elements of point_size bytes (the caller's sizeof(spacrbench_scale_point)).
  * Worker counts must be >= 1 and distinct; budget_bytes -1 = unknown. */
 SPACRBENCH_EXTERN int spacrbench_scale_from_points(const void *points, size_t n, size_t point_size,
                                                    int64_t budget_bytes,
                                                    spacrbench_scale_result **out);
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_scale_add_note(spacrbench_scale_result *r, const char *note);
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_scale_summary_get(const spacrbench_scale_result *r,
                                                    spacrbench_scale_summary *out);
-/* Points in increasing worker count. ERANGE past the end. */
+/* Since 1.1.
+ * Points in increasing worker count. ERANGE past the end. */
 SPACRBENCH_EXTERN int spacrbench_scale_point_get(const spacrbench_scale_result *r, size_t index,
                                                  spacrbench_scale_point *out);
-/* The note's text, owned by r; NULL out of range. */
+/* Since 1.1.
+ * The note's text, owned by r; NULL out of range. */
 SPACRBENCH_EXTERN const char *spacrbench_scale_note(const spacrbench_scale_result *r, size_t index);
+/* Since 1.1. */
 SPACRBENCH_EXTERN void spacrbench_scale_free(spacrbench_scale_result *r);
-/* The table and the verdict, snprintf-style. */
+/* Since 1.1.
+ * The table and the verdict, snprintf-style. */
 SPACRBENCH_EXTERN int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf,
                                                 size_t cap);
-/* {"scaling": [{"workers", "items", "seconds", "items_per_second", "speedup",
- * "efficiency", "peak_bytes", "peak_method", "fits", "failed"}...],
- * "scaling_workers": N|null, "scaling_best_workers", "scaling_reason",
- * "scaling_verdict", "scaling_budget_bytes", "scaling_notes": [...]},
- * snprintf-style; not measured is null. */
-SPACRBENCH_EXTERN int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf,
-                                               size_t cap);
-SPACRBENCH_EXTERN const char *spacrbench_scale_verdict_name(int verdict);
-/* The AUTO memory budget: available - reserve as spacrbench_recommend
+/* Since 1.1.
+ * The AUTO memory budget: available - reserve as spacrbench_recommend
  * computes them now; -1 if unknown. */
 SPACRBENCH_EXTERN int64_t spacrbench_scale_memory_budget(void);
 
-/* Aggregate peak memory of a group of processes, for bindings that start
+/* ========================================================================
+ * 6. Process groups (since 1.1)
+ *
+ * Aggregate peak memory of a group of processes, for bindings that start
  * their own workers (a Python process pool). A memory cgroup child of this
  * process's own where the machine allows (peak exact, page cache included,
  * counted from when each process joins), else a sampler thread summing the
  * PSS of the added processes and their descendants every 20 ms. Closing
- * removes the cgroup (moving any process still in it back), on every path. */
+ * removes the cgroup (moving any process still in it back), on every path.
+ * ======================================================================== */
+
+/* Since 1.1. */
+typedef struct spacrbench_group spacrbench_group; /* opaque */
+
+/* Since 1.1.
+ * flags: spacrbench_scale_flags (SPACRBENCH_SCALE_NO_CGROUP). */
 SPACRBENCH_EXTERN int spacrbench_group_open(uint32_t flags, spacrbench_group **out);
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_group_add_process(spacrbench_group *g, int64_t pid);
-/* The peak so far and its method (CGROUP or PSS_SUM); -1 if unreadable. */
+/* Since 1.1.
+ * The peak so far and its method (CGROUP or PSS_SUM); -1 if unreadable. */
 SPACRBENCH_EXTERN int spacrbench_group_peak(spacrbench_group *g, int64_t *bytes, int32_t *method);
-/* How the group measures, and why no cgroup was made when none was. */
+/* Since 1.1.
+ * How the group measures, and why no cgroup was made when none was. */
 SPACRBENCH_EXTERN const char *spacrbench_group_note(const spacrbench_group *g);
-/* 0, or ESYSTEM if the cgroup could not be removed (g is freed anyway). */
+/* Since 1.1.
+ * 0, or ESYSTEM if the cgroup could not be removed (g is freed anyway). */
 SPACRBENCH_EXTERN int spacrbench_group_close(spacrbench_group *g);
 
-/* A job script that submits as is: `sbatch job.sh` runs one array task per
+/* ========================================================================
+ * 7. Hand-off to a cluster scheduler: SLURM job arrays, Dask
+ *
+ * Compute the settings once (spacrbench_schedule_compute), then write them
+ * as text: directives (format_slurm), a Dask cluster (format_dask), either
+ * from a schedule already computed (format_schedule), or a whole job
+ * script that submits as is (format_slurm_script).
+ * ======================================================================== */
+
+/* Settings to take a measurement to a cluster scheduler (SLURM job array,
+ * Dask cluster); the margin rule is documented in docs/scheduler-handoff.md. */
+typedef struct spacrbench_schedule {
+    size_t size;
+    int64_t cpus_per_task;      /* SLURM --cpus-per-task */
+    int64_t mem_per_task_bytes; /* SLURM --mem, margin included */
+    int64_t array_concurrency;  /* SLURM array %N that fits one node like this one */
+    int64_t n_workers;          /* Dask */
+    int64_t threads_per_worker; /* Dask */
+    int64_t memory_limit_bytes; /* Dask memory_limit per worker, margin included */
+    double margin;              /* fraction added to the measured peak, e.g. 0.25 */
+    int64_t margin_floor_bytes; /* smallest absolute margin added */
+} spacrbench_schedule;
+
+/* Cluster hand-off: compute the settings, or format them as text
+ * (snprintf-style like spacrbench_format_report). */
+SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *m,
+                                                  const spacrbench_recommendation *rec,
+                                                  spacrbench_schedule *out);
+SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
+                                              const spacrbench_recommendation *rec, char *buf,
+                                              size_t cap);
+SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
+                                             const spacrbench_recommendation *rec, char *buf,
+                                             size_t cap);
+
+/* Since 1.1.
+ * The hand-off text of a schedule already computed (spacrbench_schedule_compute),
+ * so a front end that also prints the schedule does not compute it twice. */
+typedef enum spacrbench_handoff {
+    SPACRBENCH_HANDOFF_SLURM = 1,
+    SPACRBENCH_HANDOFF_DASK = 2
+} spacrbench_handoff;
+/* Since 1.1. kind: spacrbench_handoff. */
+SPACRBENCH_EXTERN int spacrbench_format_schedule(const spacrbench_measurement *m,
+                                                 const spacrbench_schedule *schedule, int kind,
+                                                 char *buf, size_t cap);
+
+/* Since 1.1.
+ * A job script that submits as is: `sbatch job.sh` runs one array task per
  * item of items_file (its non-empty lines, a trailing CR dropped, as
  * `spacrbench run --items` reads them). Each task picks its item, runs the
  * command on it under `spacrbench run --json --report
@@ -721,8 +763,10 @@ typedef struct spacrbench_slurm_job {
     size_t n_directives;
 } spacrbench_slurm_job;
 
+/* Since 1.1. */
 SPACRBENCH_EXTERN int spacrbench_slurm_job_init(spacrbench_slurm_job *job, size_t size);
-/* The script, snprintf-style, from a schedule (spacrbench_schedule_compute):
+/* Since 1.1.
+ * The script, snprintf-style, from a schedule (spacrbench_schedule_compute):
  * --mem, --cpus-per-task and --array=0-(n_items-1)%K with K the schedule's
  * concurrency (at most n_items). EINVAL for a missing or unusable field
  * (the message names it). */
@@ -731,25 +775,130 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_script(const spacrbench_measuremen
                                                      const spacrbench_slurm_job *job, char *buf,
                                                      size_t cap);
 
-/* SPACRBENCH_CDEF_END */
+/* ========================================================================
+ * 8. Formatting and JSON (since 1.1)
+ *
+ * Text, snprintf-style: write at most cap bytes (NUL included), return the
+ * full length or a negative code. (The reports of sections 2, 5 and 7 sit
+ * with their topic.)
+ * ======================================================================== */
 
-#define SPACRBENCH_OPTIONS_INIT                                                                    \
-    {                                                                                              \
-        sizeof(spacrbench_options), 1, 10000, 1, 0, NULL, NULL                                     \
-    }
-/* How workers start unless the caller says: fork on Linux; spawn where
- * Python's multiprocessing starts them fresh (Windows, its only method;
- * macOS, its default since Python 3.8), so each pays the baseline. */
-#if defined(_WIN32) || defined(__APPLE__)
-#define SPACRBENCH_START_DEFAULT SPACRBENCH_START_SPAWN
-#else
-#define SPACRBENCH_START_DEFAULT SPACRBENCH_START_FORK
-#endif
-#define SPACRBENCH_RECOMMEND_OPTIONS_INIT                                                          \
-    {                                                                                              \
-        sizeof(spacrbench_recommend_options), SPACRBENCH_AUTO, SPACRBENCH_AUTO, SPACRBENCH_AUTO,   \
-            32, INT64_C(1073741824), SPACRBENCH_AUTO, SPACRBENCH_START_DEFAULT, 0                  \
-    }
+/* Since 1.1.
+ * "512 B", "12.3 MiB", "1.50 GiB"; "not measured" for a negative size. */
+SPACRBENCH_EXTERN int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap);
+/* Since 1.1.
+ * The progress line every front end prints after an item, e.g.
+ * "item 2/5 (warm-up) 0.353 s, peak 198.3 MiB". label may be NULL; control
+ * characters in it are escaped (\n, \t, \xNN). */
+SPACRBENCH_EXTERN int spacrbench_format_progress(const spacrbench_progress *progress,
+                                                 const char *label, char *buf, size_t cap);
+/* Since 1.1.
+ * One report line per item record ("  item 3   0.353 s, peak 198.3 MiB: a.tif"),
+ * label escaped as above and may be NULL. */
+SPACRBENCH_EXTERN int spacrbench_format_item_line(const spacrbench_item_record *record,
+                                                  const char *label, char *buf, size_t cap);
+
+/* Since 1.1.
+ * JSON objects in the one document shape (docs/spacrbench.schema.json):
+ * "not measured" is null, names as spelled in section 9. item_labels may be
+ * NULL (n_labels labels otherwise, one per record, shown as "item"). */
+SPACRBENCH_EXTERN int spacrbench_measurement_to_json(const spacrbench_measurement *m,
+                                                     const char *const *item_labels,
+                                                     size_t n_labels, char *buf, size_t cap);
+/* Since 1.1. */
+SPACRBENCH_EXTERN int spacrbench_recommendation_to_json(const spacrbench_recommendation *rec,
+                                                        char *buf, size_t cap);
+/* Since 1.1. */
+SPACRBENCH_EXTERN int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf,
+                                                 size_t cap);
+/* Since 1.1. */
+SPACRBENCH_EXTERN int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf,
+                                                  size_t cap);
+/* Since 1.1.
+ * {"scaling": [{"workers", "items", "seconds", "items_per_second", "speedup",
+ * "efficiency", "peak_bytes", "peak_method", "fits", "failed"}...],
+ * "scaling_workers": N|null, "scaling_best_workers", "scaling_reason",
+ * "scaling_verdict", "scaling_budget_bytes", "scaling_notes": [...]},
+ * snprintf-style; not measured is null. */
+SPACRBENCH_EXTERN int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf,
+                                               size_t cap);
+
+/* ========================================================================
+ * 9. Names and errors
+ * ======================================================================== */
+
+/* One X-macro lists every error code with its message: it makes the
+ * strerror table and spacrbench_error_name, and src/abi/errors.c checks at
+ * compile time that the enum below holds exactly these codes with these
+ * values. Codes are never renumbered; a retired code stays as a placeholder. */
+#define SPACRBENCH_ERROR_MAP(X)                                                                    \
+    X(EINVAL, -1, "invalid argument")                                                              \
+    X(ENOMEM, -2, "out of memory")                                                                 \
+    X(EUSER, -3, "stopped: the work or progress function returned non-zero")                       \
+    X(EUNKNOWN_FIELDS, -4,                                                                         \
+      "struct is larger than this library knows and its unknown fields are "                       \
+      "not zero")                                                                                  \
+    X(ENOITEMS, -5, "no items to measure")                                                         \
+    X(EBUSY, -6, "another benchmark is running in this process (peaks are per process)")           \
+    X(ESYSTEM, -7, "an operating-system call failed")                                              \
+    X(ERANGE, -8, "index out of range")                                                            \
+    X(ETHREAD, -9, "could not start the sampler thread")                                           \
+    X(ENOSPACE, -10, "buffer too small")                                                           \
+    X(EFORKED, -11,                                                                                \
+      "the work forked and the child returned into spacrbench_benchmark; the child's "             \
+      "measurement was dropped")                                                                   \
+    X(EUNSUPPORTED, -12, "not available on this platform")
+
+/* Written out (not generated) so that readers and cffi see the names. */
+typedef enum spacrbench_error {
+    SPACRBENCH_OK = 0,
+    SPACRBENCH_EINVAL = -1,
+    SPACRBENCH_ENOMEM = -2,
+    SPACRBENCH_EUSER = -3,
+    SPACRBENCH_EUNKNOWN_FIELDS = -4,
+    SPACRBENCH_ENOITEMS = -5,
+    SPACRBENCH_EBUSY = -6,
+    SPACRBENCH_ESYSTEM = -7,
+    SPACRBENCH_ERANGE = -8,
+    SPACRBENCH_ETHREAD = -9,
+    SPACRBENCH_ENOSPACE = -10,
+    SPACRBENCH_EFORKED = -11,     /* since 1.1 */
+    SPACRBENCH_EUNSUPPORTED = -12 /* since 1.1: not on this platform (see docs/platforms.md) */
+} spacrbench_error;
+
+SPACRBENCH_EXTERN const char *spacrbench_strerror(int code);
+/* Detailed message of this thread's last failed call ("" if none). */
+SPACRBENCH_EXTERN const char *spacrbench_last_error_message(void);
+/* After SPACRBENCH_EUSER in this thread: the stopping function's value and
+ * the item index (0 and -1 when the last call was not stopped). */
+SPACRBENCH_EXTERN int spacrbench_last_work_result(void);
+SPACRBENCH_EXTERN int64_t spacrbench_last_stopped_item(void);
+
+/* Since 1.1.
+ * One spelling of every name, for every front end (the command's JSON,
+ * Python's to_dict(), reports): lower-case identifiers such as "hwm_reset",
+ * "cgroup_v1", "memory", "spawn"; errors as "EINVAL". Values this library
+ * does not know give "unknown" (errors: "EUNKNOWN"). Never NULL. */
+SPACRBENCH_EXTERN const char *spacrbench_peak_method_name(int method);
+SPACRBENCH_EXTERN const char *spacrbench_source_name(int source);
+SPACRBENCH_EXTERN const char *spacrbench_bound_name(int bound);
+SPACRBENCH_EXTERN const char *spacrbench_start_method_name(int method);
+SPACRBENCH_EXTERN const char *spacrbench_reserve_rule_name(int rule);
+SPACRBENCH_EXTERN const char *spacrbench_error_name(int code);
+/* Since 1.1. */
+SPACRBENCH_EXTERN const char *spacrbench_scale_verdict_name(int verdict);
+
+/* ========================================================================
+ * 10. Added in 1.2
+ *
+ * New declarations go here, one block per change, each starting with
+ * "Added in 1.2 (<branch>): <topic>" (exported in the SPACRBENCH_1.2 node
+ * of src/libspacrbench.map). They stay inside the cffi region, so the
+ * Python binding sees them; *_INIT macros may sit beside their structs
+ * (python/gen_cffi.py drops preprocessor lines).
+ * ======================================================================== */
+
+/* SPACRBENCH_CDEF_END */
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,9 @@ Usage: python gen_cffi.py INCLUDE_DIR OUTPUT.c
 
 The declarations come verbatim from the public header (between the
 SPACRBENCH_CDEF_BEGIN / _END markers), so a header the binding does not match
-fails here, at build time, rather than at run time.
+fails here, at build time, rather than at run time. The region also holds the
+header's macros (the *_INIT macros sit beside their structs): its
+preprocessor lines are dropped, since cffi parses declarations only.
 """
 
 from __future__ import annotations
@@ -32,13 +34,26 @@ extern "Python" int _spacrbench_progress(const spacrbench_progress *progress,
 """
 
 
+def without_preprocessor_lines(text: str) -> str:
+    """text without its # lines and their backslash continuations."""
+    kept: list[str] = []
+    continued = False
+    for line in text.splitlines():
+        directive = continued or line.lstrip().startswith("#")
+        continued = directive and line.rstrip().endswith("\\")
+        if not directive:
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
 def header_cdef(header_text: str) -> str:
-    """The cdef text of the header: the marked region without ABI markers."""
+    """The cdef text of the header: the marked region without macros and
+    ABI markers."""
     start = header_text.find(BEGIN)
     stop = header_text.find(END)
     if start < 0 or stop < start:
         raise SystemExit("spacrbench.h: SPACRBENCH_CDEF_BEGIN/END markers not found")
-    region = header_text[start + len(BEGIN):stop]
+    region = without_preprocessor_lines(header_text[start + len(BEGIN):stop])
     return re.sub(r"\bSPACRBENCH_(EXTERN|CALLBACK)\b", "", region)
 
 

@@ -14,20 +14,40 @@ unsigned spacrbench_version_number(void) { return SPACRBENCH_VERSION_NUMBER; }
 
 const char *spacrbench_version_string(void) { return SPACRBENCH_VERSION_STRING; }
 
+/* spacrbench.h writes the enum out (for readers and cffi) beside the
+ * X-macro that makes the messages; these two checks keep them one list.
+ * 1. Every code of the map is the enum constant of that name and value. */
+#define SB_ERROR_IN_ENUM(name, value, text)                                                        \
+    _Static_assert(SPACRBENCH_##name == (value),                                                   \
+                   "SPACRBENCH_" #name " differs between enum spacrbench_error and "               \
+                   "SPACRBENCH_ERROR_MAP");
+SPACRBENCH_ERROR_MAP(SB_ERROR_IN_ENUM)
+#undef SB_ERROR_IN_ENUM
+
+/* 2. Every constant of the enum is in the map: this switch over the enum
+ * has no default, so a constant without a case is an error (-Wswitch, an
+ * error here whatever the build's flags), and two codes of one value are a
+ * duplicate case. tests/abi/check_error_map.sh proves both checks fire. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#endif
 const char *spacrbench_strerror(int code)
 {
-    switch (code) {
+    switch ((spacrbench_error)code) {
     case SPACRBENCH_OK:
         return "success";
 #define SB_ERROR_CASE(name, value, text)                                                           \
-    case value:                                                                                    \
+    case SPACRBENCH_##name:                                                                        \
         return text;
         SPACRBENCH_ERROR_MAP(SB_ERROR_CASE)
 #undef SB_ERROR_CASE
-    default:
-        return "unknown error code";
     }
+    return "unknown error code";
 }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 const char *spacrbench_last_error_message(void) { return last_message; }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs spacrbench to a temporary prefix and builds tests/consumer against
 # it twice: (a) find_package via CMAKE_PREFIX_PATH, (b) pkg-config via
-# PKG_CONFIG_PATH. Runs both and checks their output. Usage:
+# PKG_CONFIG_PATH; then (c) a C++ program against the same header
+# (consumer_cxx.cpp, C++11 and C++17). Runs each and checks its output. Usage:
 #   tests/consumer/run.sh [BUILD_DIR]   (default: a fresh build of the tree)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -95,4 +96,25 @@ ${CC:-cc} -std=c11 -Wall -Wextra -Werror "$here/consumer.c" -o "$work/consumer-p
     $(pkg-config --cflags --libs spacrbench)
 LD_LIBRARY_PATH=$libdir "$work/consumer-pc" > "$work/pc.log" 2>&1 || { cat "$work/pc.log"; exit 1; }
 check_output pkg-config "$work/pc.log"
+
+echo "== (c) C++: the installed header compiles and links from C++"
+cxx=${CXX:-c++}
+if command -v "$cxx" >/dev/null; then
+    for std in c++11 c++17; do
+        # shellcheck disable=SC2046  # word splitting of pkg-config's flags is wanted
+        "$cxx" -std=$std -Wall -Wextra -Wpedantic -Werror "$here/consumer_cxx.cpp" \
+            -o "$work/consumer-cxx" $(pkg-config --cflags --libs spacrbench)
+        LD_LIBRARY_PATH=$libdir "$work/consumer-cxx" > "$work/cxx.log" 2>&1 ||
+            { cat "$work/cxx.log"; exit 1; }
+        if grep -q '^consumer_cxx OK: ' "$work/cxx.log"; then
+            echo "ok: -std=$std: $(cat "$work/cxx.log")"
+        else
+            echo "FAIL: -std=$std: no 'consumer_cxx OK' line; output:"
+            sed 's/^/    /' "$work/cxx.log"
+            exit 1
+        fi
+    done
+else
+    echo "skipped: no C++ compiler ('$cxx' not found)"
+fi
 echo "== consumer test passed"

@@ -4,7 +4,8 @@
 # DLL's exports against src/libspacrbench.map, then runs the test program,
 # the portable Check suites of tests/c (with a libcheck it builds from
 # Debian's source package) and the command under Wine in a fresh
-# WINEPREFIX, printing the figures.
+# WINEPREFIX, printing the figures. Nothing sets WINEPATH: the build tree
+# runs as built (the DLL lands beside spacrbench.exe).
 # Exit 0: all passed; 200: cannot run here (the reason is printed); other:
 # a failure. Installs its Debian packages when missing (as root).
 set -euo pipefail
@@ -95,7 +96,9 @@ cmake -S "$repo/tests/windows" -B "$build" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPACRBENCH_WERROR=ON "${check_define[@]}" \
     >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 1; }
 cmake --build "$build" -j2 >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
-dll=$build/spacrbench/src/libspacrbench.dll
+# The project's build tree is $build/spacrbench (tests/windows adds it as a
+# subdirectory): on Windows its DLL lands beside its programs, not in src/.
+dll=$build/spacrbench/libspacrbench.dll
 exe=$build/spacrbench/spacrbench.exe
 check=$build/check_windows.exe
 for f in "$dll" "$exe" "$check"; do
@@ -150,8 +153,22 @@ done
 
 echo "== Wine: $(wine --version 2>/dev/null), prefix $WINEPREFIX"
 wine cmd /c exit 0 >/dev/null 2>&1 || cannot_run "wine cannot start a program (wine cmd /c exit 0 failed)"
-WINEPATH=$(winepath -w "$(dirname "$dll")")
-export WINEPATH
+# No WINEPATH and no PATH entry for the DLL, in any run below: the build
+# tree must run as built, the DLL found beside the program.
+unset WINEPATH
+
+echo "== the build tree runs as built: spacrbench.exe with WINEPATH unset"
+rc=0
+env -u WINEPATH wine "$exe" --fields 2 --size 256x256 >"$tmp/asbuilt.txt" 2>"$tmp/asbuilt.err" || rc=$?
+echo "wine $(basename "$(dirname "$exe")")/spacrbench.exe (DLL beside it: $(basename "$dll")) -> exit $rc"
+if [ "$rc" -ne 0 ]; then
+    cat "$tmp/asbuilt.txt" "$tmp/asbuilt.err"
+    fail "spacrbench.exe exited $rc without WINEPATH (53: the DLL was not found)"
+else
+    grep -q 'spaCR benchmark' "$tmp/asbuilt.txt" || fail "as built: no report printed"
+    grep -q 'recommended workers *[0-9]' "$tmp/asbuilt.txt" || fail "as built: no recommended worker count"
+    grep -E 'spaCR benchmark|recommended workers' "$tmp/asbuilt.txt"
+fi
 
 echo "== check_windows.exe"
 wine "$check" || fail "check_windows.exe"
