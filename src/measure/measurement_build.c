@@ -121,7 +121,11 @@ int spacrbench_measurement_add_item(spacrbench_measurement *m, const spacrbench_
     if (f.peak_rss_bytes < -1 || f.peak_vram_bytes < -1)
         return sb_fail(SPACRBENCH_EINVAL, "item %zu: peaks must be >= 0 or -1 (not measured)",
                        m->added);
-    size_t index = m->added++;
+    size_t index = m->added;
+    if (m->keep_records && !isnan(f.cpu_seconds) &&
+        (rc = spacrbench_measurement_set_item_cpu_seconds(m, m->record_count, f.cpu_seconds)))
+        return rc;
+    m->added++;
     int warm = index < m->clamped;
     if (m->keep_records)
         m->records[m->record_count++] = (spacrbench_item_record){sizeof(spacrbench_item_record),
