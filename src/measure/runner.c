@@ -126,10 +126,13 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
         }
         int64_t rss_before = track ? sb_run_item_begin(st) : -1;
         double t0 = track ? sb_now() : 0.0;
+        double c0 = records ? sb_proc_cpu_seconds() : 0.0;
         int value = work(items[i], payload);
         if (sb_self_pid() != st->pid)
             return SPACRBENCH_EFORKED;
         double t1 = track ? sb_now() : 0.0;
+        if (records && m->item_cpu) /* room reserved by the builder */
+            m->item_cpu[m->record_count] = sb_proc_cpu_seconds() - c0;
         w->done_items = i + 1;
         int64_t peak = -1, vram = -1;
         if (track) {

@@ -86,20 +86,30 @@ static void items(sb_text *t, const sb_export_input *in)
     const spacrbench_measurement *m = in->m;
     if (m->record_count == 0)
         return;
-    sb_text_printf(t, "\n### Items\n\n| # | item | warm-up | seconds | peak RSS | peak VRAM | "
-                      "CPU seconds |\n| ---: | --- | :---: | ---: | ---: | ---: | ---: |\n");
+    /* The item and CPU columns only when something fills them. */
+    int labels = in->labels != NULL, cpu_known = 0;
+    for (size_t i = 0; i < m->record_count; i++)
+        cpu_known |= !isnan(spacrbench_measurement_item_cpu_seconds(m, i));
+    sb_text_printf(t, "\n### Items\n\n| #%s | warm-up | seconds | peak RSS | peak VRAM |%s\n",
+                   labels ? " | item" : "", cpu_known ? " CPU seconds |" : "");
+    sb_text_printf(t, "| ---:%s | :---: | ---: | ---: | ---: |%s\n", labels ? " | ---" : "",
+                   cpu_known ? " ---: |" : "");
     for (size_t i = 0; i < m->record_count; i++) {
         const spacrbench_item_record *r = &m->records[i];
         sb_text_printf(t, "| %lld | ", (long long)r->index + 1);
-        const char *label = sb_export_label(in, i);
-        if (label)
-            inline_text(t, label);
-        sb_text_printf(t, " | %s | %.4f | ", r->is_warmup ? "yes" : "", r->seconds);
+        if (labels) {
+            const char *label = sb_export_label(in, i);
+            inline_text(t, label ? label : "");
+            sb_text_printf(t, " | ");
+        }
+        sb_text_printf(t, "%s | %.4f | ", r->is_warmup ? "yes" : "", r->seconds);
         bytes_cell(t, r->peak_rss_bytes);
         sb_text_printf(t, " | ");
         bytes_cell(t, r->peak_vram_bytes);
         double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
-        if (isnan(cpu))
+        if (!cpu_known)
+            sb_text_printf(t, " |\n");
+        else if (isnan(cpu))
             sb_text_printf(t, " | not measured |\n");
         else
             sb_text_printf(t, " | %.4f |\n", cpu);

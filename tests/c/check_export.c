@@ -199,6 +199,9 @@ START_TEST(markdown_tables_are_well_formed)
     md = export_text(m, NULL, SPACRBENCH_EXPORT_MARKDOWN, NULL, 0);
     ck_assert_int_eq(check_tables(md), 2);
     ck_assert_ptr_null(strstr(md, "Recommendation"));
+    /* No labels: no item column; CPU known for some items: its column. */
+    ck_assert_ptr_nonnull(strstr(md, "| # | warm-up | seconds | peak RSS | peak VRAM | CPU "
+                                     "seconds |\n"));
     free(md);
     spacrbench_measurement_free(m);
 }
