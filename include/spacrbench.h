@@ -796,12 +796,15 @@ SPACRBENCH_EXTERN int spacrbench_measurement_timeline_item(const spacrbench_meas
  * SPACRBENCH_ERANGE past the bound); _add_item marks an item. */
 SPACRBENCH_EXTERN int spacrbench_measurement_timeline_begin(spacrbench_measurement *m,
                                                             const spacrbench_timeline_info *info);
-SPACRBENCH_EXTERN int spacrbench_measurement_timeline_add_sample(
-    spacrbench_measurement *m, const spacrbench_timeline_point *sample);
-SPACRBENCH_EXTERN int spacrbench_measurement_timeline_add_point(
-    spacrbench_measurement *m, const spacrbench_timeline_point *point);
-SPACRBENCH_EXTERN int spacrbench_measurement_timeline_add_item(spacrbench_measurement *m,
-                                                               const spacrbench_timeline_item *item);
+SPACRBENCH_EXTERN int
+spacrbench_measurement_timeline_add_sample(spacrbench_measurement *m,
+                                           const spacrbench_timeline_point *sample);
+SPACRBENCH_EXTERN int
+spacrbench_measurement_timeline_add_point(spacrbench_measurement *m,
+                                          const spacrbench_timeline_point *point);
+SPACRBENCH_EXTERN int
+spacrbench_measurement_timeline_add_item(spacrbench_measurement *m,
+                                         const spacrbench_timeline_item *item);
 
 /* Exports a user pastes (snprintf-style like spacrbench_format_report).
  * One file per format behind one interface (src/output/export_*.c):
@@ -810,8 +813,8 @@ SPACRBENCH_EXTERN int spacrbench_measurement_timeline_add_item(spacrbench_measur
  * and one row per item record (RFC 4180 quoting). item_labels may be NULL
  * (n_labels labels otherwise, one per record). */
 typedef enum spacrbench_export_format {
-    SPACRBENCH_EXPORT_MARKDOWN = 1,
-    SPACRBENCH_EXPORT_CSV = 2
+    SPACRBENCH_FORMAT_MARKDOWN = 1,
+    SPACRBENCH_FORMAT_CSV = 2
 } spacrbench_export_format;
 SPACRBENCH_EXTERN int spacrbench_format_export(const spacrbench_measurement *m,
                                                const spacrbench_recommendation *rec, int format,

@@ -11,8 +11,8 @@ from typing import Any, Dict, List, Optional, Sequence
 from ._binding import ffi, format_text, lib
 from ._types import Measurement, Recommendation
 
-FORMATS: Dict[str, int] = {"markdown": lib.SPACRBENCH_EXPORT_MARKDOWN,
-                           "csv": lib.SPACRBENCH_EXPORT_CSV}
+FORMATS: Dict[str, int] = {"markdown": lib.SPACRBENCH_FORMAT_MARKDOWN,
+                           "csv": lib.SPACRBENCH_FORMAT_CSV}
 
 
 def export_text(m: Measurement, rec: Optional[Recommendation], format: Any,

@@ -13,6 +13,7 @@ struct spacrbench_measurement {
     spacrbench_gpu_info *gpus;
     size_t gpu_count, gpu_cap;
     char *vram_reason; /* why VRAM was not measured, for the report; NULL: none */
+
     struct sb_timeline *timeline; /* memory over time (timeline.h); NULL: none */
     double *item_cpu;             /* per record, NaN unknown; NULL: none known */
     size_t item_cpu_cap;

@@ -86,9 +86,9 @@ int spacrbench_measurement_begin(const spacrbench_run_plan *plan, spacrbench_mea
     m->fig.baseline_rss_bytes = p.baseline_rss_bytes;
     m->plan_vram_source = p.vram_source;
     /* Per-item CPU seconds beside the records, reserved (NaN) now too. */
-    if (m->keep_records && ((rc = sb_measurement_commit_records(m, m->plan_items)) ||
-                            (rc = spacrbench_measurement_set_item_cpu_seconds(
-                                 m, m->plan_items - 1, NAN)))) {
+    if (m->keep_records &&
+        ((rc = sb_measurement_commit_records(m, m->plan_items)) ||
+         (rc = spacrbench_measurement_set_item_cpu_seconds(m, m->plan_items - 1, NAN)))) {
         spacrbench_measurement_free(m);
         return rc;
     }

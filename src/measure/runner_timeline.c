@@ -21,8 +21,8 @@ void sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1,
     struct sb_timeline *tl = st->m->timeline;
     if (tl->item_count == tl->item_cap)
         return;
-    spacrbench_timeline_item it = {
-        sizeof it, index, warm, 0, t0 - tl->origin, t1 - tl->origin, peak, NAN};
+    spacrbench_timeline_item it = {sizeof it,       index,           warm, 0,
+                                   t0 - tl->origin, t1 - tl->origin, peak, NAN};
     tl->items[tl->item_count++] = it;
 }
 

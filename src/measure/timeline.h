@@ -20,14 +20,14 @@ typedef struct sb_timeline_sample {
 } sb_timeline_sample;
 
 typedef struct sb_timeline {
-    double origin;          /* sb_now() at creation: time 0 */
-    int64_t interval_us;    /* the sampling period */
-    int64_t samples;        /* samples taken (or, for a copy, as the source said) */
-    int64_t stride;         /* samples per full point */
+    double origin;       /* sb_now() at creation: time 0 */
+    int64_t interval_us; /* the sampling period */
+    int64_t samples;     /* samples taken (or, for a copy, as the source said) */
+    int64_t stride;      /* samples per full point */
     sb_timeline_sample *points;
-    size_t count;           /* full points; always < SPACRBENCH_TIMELINE_MAX_POINTS */
+    size_t count;               /* full points; always < SPACRBENCH_TIMELINE_MAX_POINTS */
     sb_timeline_sample pending; /* the point being filled */
-    int64_t pending_n;      /* samples in it */
+    int64_t pending_n;          /* samples in it */
     spacrbench_timeline_item *items;
     size_t item_count, item_cap;
 } sb_timeline;

@@ -94,7 +94,8 @@ static int point_in(const spacrbench_measurement *m, const spacrbench_timeline_p
     if (!m || !p)
         return sb_fail(SPACRBENCH_EINVAL, "measurement and point must not be NULL");
     if (!m->timeline)
-        return sb_fail(SPACRBENCH_EINVAL, "no timeline: call spacrbench_measurement_timeline_begin");
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "no timeline: call spacrbench_measurement_timeline_begin");
     spacrbench_timeline_point in = {sizeof in, 0.0, -1, -1};
     int rc = sb_struct_in(&in, sizeof in, p, "spacrbench_timeline_point");
     if (rc)
@@ -104,8 +105,9 @@ static int point_in(const spacrbench_measurement *m, const spacrbench_timeline_p
                                           "and the sizes >= 0 or -1 (not measured)");
     size_t n = sb_timeline_count(m->timeline);
     if (n && in.seconds < sb_timeline_point(m->timeline, n - 1).seconds)
-        return sb_fail(SPACRBENCH_EINVAL, "spacrbench_timeline_point: seconds %g is before "
-                                          "the previous point's: points come in time order",
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "spacrbench_timeline_point: seconds %g is before "
+                       "the previous point's: points come in time order",
                        in.seconds);
     *out = (sb_timeline_sample){in.seconds, in.rss_bytes, in.cgroup_bytes};
     return SPACRBENCH_OK;
@@ -139,7 +141,8 @@ int spacrbench_measurement_timeline_add_item(spacrbench_measurement *m,
     if (!m || !item)
         return sb_fail(SPACRBENCH_EINVAL, "measurement and item must not be NULL");
     if (!m->timeline)
-        return sb_fail(SPACRBENCH_EINVAL, "no timeline: call spacrbench_measurement_timeline_begin");
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "no timeline: call spacrbench_measurement_timeline_begin");
     spacrbench_timeline_item in = {sizeof in, 0, 0, 0, 0.0, 0.0, -1, NAN};
     int rc = sb_struct_in(&in, sizeof in, item, "spacrbench_timeline_item");
     if (rc)

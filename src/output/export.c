@@ -5,7 +5,8 @@
 static const struct {
     int format;
     sb_export_fn write;
-} formats[] = {{SPACRBENCH_EXPORT_MARKDOWN, sb_export_markdown}, {SPACRBENCH_EXPORT_CSV, sb_export_csv}};
+} formats[] = {{SPACRBENCH_FORMAT_MARKDOWN, sb_export_markdown},
+               {SPACRBENCH_FORMAT_CSV, sb_export_csv}};
 
 const char *sb_export_label(const sb_export_input *in, size_t i)
 {
@@ -13,8 +14,8 @@ const char *sb_export_label(const sb_export_input *in, size_t i)
 }
 
 int spacrbench_format_export(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
-                             int format, const char *const *item_labels, size_t n_labels,
-                             char *buf, size_t cap)
+                             int format, const char *const *item_labels, size_t n_labels, char *buf,
+                             size_t cap)
 {
     sb_clear_error();
     if (!m)
@@ -30,7 +31,7 @@ int spacrbench_format_export(const spacrbench_measurement *m, const spacrbench_r
     if (!write)
         return sb_fail(SPACRBENCH_EINVAL,
                        "format %d is not a spacrbench_export_format (MARKDOWN %d, CSV %d)", format,
-                       SPACRBENCH_EXPORT_MARKDOWN, SPACRBENCH_EXPORT_CSV);
+                       SPACRBENCH_FORMAT_MARKDOWN, SPACRBENCH_FORMAT_CSV);
     spacrbench_recommendation r;
     if (rec) {
         int rc = sb_recommendation_in(&r, rec);

@@ -30,7 +30,8 @@ static void bytes_field(sb_text *t, int64_t bytes)
 void sb_export_csv(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
-    sb_text_printf(t, "index,item,is_warmup,seconds,peak_rss_bytes,peak_vram_bytes,cpu_seconds\r\n");
+    sb_text_printf(t,
+                   "index,item,is_warmup,seconds,peak_rss_bytes,peak_vram_bytes,cpu_seconds\r\n");
     for (size_t i = 0; i < m->record_count; i++) {
         const spacrbench_item_record *r = &m->records[i];
         sb_text_printf(t, "%lld,", (long long)r->index);

@@ -91,7 +91,7 @@ START_TEST(csv_has_one_row_per_item_and_quotes_what_needs_it)
 {
     spacrbench_measurement *m = three_items();
     const char *labels[] = {"plain.tif", "comma, \"quoted\"", "line\nbreak"};
-    char *csv = export_text(m, NULL, SPACRBENCH_EXPORT_CSV, labels, 3);
+    char *csv = export_text(m, NULL, SPACRBENCH_FORMAT_CSV, labels, 3);
     const char *p = csv;
     char cell[128];
     ck_assert_int_eq(csv_record(&p, 0, cell, sizeof cell), 7);
@@ -118,7 +118,7 @@ START_TEST(csv_has_one_row_per_item_and_quotes_what_needs_it)
     ck_assert_int_eq(rows, 3);
     free(csv);
     /* Without labels the item field is empty; the rows stay. */
-    csv = export_text(m, NULL, SPACRBENCH_EXPORT_CSV, NULL, 0);
+    csv = export_text(m, NULL, SPACRBENCH_FORMAT_CSV, NULL, 0);
     p = csv;
     rows = -1;
     while (*p) {
@@ -180,7 +180,7 @@ START_TEST(markdown_tables_are_well_formed)
     ro.cores = 4;
     ro.available_bytes = INT64_C(8) << 30;
     ck_assert_int_eq(spacrbench_recommend(m, &ro, &rec), 0);
-    char *md = export_text(m, &rec, SPACRBENCH_EXPORT_MARKDOWN, labels, 3);
+    char *md = export_text(m, &rec, SPACRBENCH_FORMAT_MARKDOWN, labels, 3);
     if (getenv("SHOW_MD"))
         fputs(md, stderr);
     ck_assert_int_eq(check_tables(md), 3); /* summary, items, evidence */
@@ -196,7 +196,7 @@ START_TEST(markdown_tables_are_well_formed)
     ck_assert_ptr_nonnull(strstr(md, "- a note with \\| a pipe and \\*stars\\*\n"));
     free(md);
     /* No recommendation: no recommendation section. */
-    md = export_text(m, NULL, SPACRBENCH_EXPORT_MARKDOWN, NULL, 0);
+    md = export_text(m, NULL, SPACRBENCH_FORMAT_MARKDOWN, NULL, 0);
     ck_assert_int_eq(check_tables(md), 2);
     ck_assert_ptr_null(strstr(md, "Recommendation"));
     /* No labels: no item column; CPU known for some items: its column. */
@@ -211,19 +211,19 @@ START_TEST(bad_input_is_refused)
 {
     spacrbench_measurement *m = three_items();
     char buf[16];
-    ck_assert_int_eq(spacrbench_format_export(NULL, NULL, SPACRBENCH_EXPORT_CSV, NULL, 0, buf,
-                                              sizeof buf),
-                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(
+        spacrbench_format_export(NULL, NULL, SPACRBENCH_FORMAT_CSV, NULL, 0, buf, sizeof buf),
+        SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_format_export(m, NULL, 99, NULL, 0, buf, sizeof buf),
                      SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "spacrbench_export_format"));
-    ck_assert_int_eq(spacrbench_format_export(m, NULL, SPACRBENCH_EXPORT_CSV, NULL, 2, buf,
-                                              sizeof buf),
-                     SPACRBENCH_EINVAL);
-    ck_assert_int_eq(spacrbench_format_export(m, NULL, SPACRBENCH_EXPORT_CSV, NULL, 0, NULL, 5),
+    ck_assert_int_eq(
+        spacrbench_format_export(m, NULL, SPACRBENCH_FORMAT_CSV, NULL, 2, buf, sizeof buf),
+        SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_format_export(m, NULL, SPACRBENCH_FORMAT_CSV, NULL, 0, NULL, 5),
                      SPACRBENCH_EINVAL);
     /* Too small a buffer: the full length, the text cut and terminated. */
-    int len = spacrbench_format_export(m, NULL, SPACRBENCH_EXPORT_CSV, NULL, 0, buf, sizeof buf);
+    int len = spacrbench_format_export(m, NULL, SPACRBENCH_FORMAT_CSV, NULL, 0, buf, sizeof buf);
     ck_assert_int_gt(len, (int)sizeof buf);
     ck_assert_uint_eq(strlen(buf), sizeof buf - 1);
     ck_assert(isnan(spacrbench_measurement_item_cpu_seconds(m, 99)));

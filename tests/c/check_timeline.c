@@ -203,7 +203,7 @@ START_TEST(the_downsampler_keeps_the_bound_and_the_spike)
         }
     }
     ck_assert_int_eq(spike, INT64_C(1) << 40); /* merged points keep the highest sample */
-    ck_assert(at == 12345.0);                 /* ... and its time */
+    ck_assert(at == 12345.0);                  /* ... and its time */
     sb_timeline_free(tl);
 }
 END_TEST
@@ -215,8 +215,8 @@ START_TEST(builder_copies_and_refuses_bad_input)
     ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
     spacrbench_timeline_point p = {sizeof p, 0.5, 10, -1};
     ck_assert_int_eq(spacrbench_measurement_timeline_add_point(m, &p), SPACRBENCH_EINVAL);
-    spacrbench_timeline_info info = {.size = sizeof info, .interval_us = 10000, .samples = 8,
-                                     .stride = 4};
+    spacrbench_timeline_info info = {
+        .size = sizeof info, .interval_us = 10000, .samples = 8, .stride = 4};
     ck_assert_int_eq(spacrbench_measurement_timeline_begin(m, &info), 0);
     ck_assert_int_eq(spacrbench_measurement_timeline_begin(m, &info), SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_measurement_timeline_add_point(m, &p), 0);

@@ -86,8 +86,8 @@ static double sleeping_cpu_share(int with_sampler, size_t n, uint32_t more_flags
     void **items = calloc(n, sizeof *items);
     spacrbench_options o;
     spacrbench_options_init(&o, sizeof o);
-    o.flags = SPACRBENCH_FLAG_NO_GPU | (with_sampler ? SPACRBENCH_FLAG_NO_HWM_RESET : 0) |
-              more_flags;
+    o.flags =
+        SPACRBENCH_FLAG_NO_GPU | (with_sampler ? SPACRBENCH_FLAG_NO_HWM_RESET : 0) | more_flags;
     o.warmup = 0;
     spacrbench_measurement *m = NULL;
     double c0 = cpu_now(), t0 = now();

@@ -36,12 +36,11 @@ int cli_write_exports(const cli_common *c, const spacrbench_measurement *m,
                       const char *json)
 {
     int rc = 0;
-    if (c->export_markdown_path &&
-        export_file("--export-markdown", c->export_markdown_path, m, rec,
-                    SPACRBENCH_EXPORT_MARKDOWN, ctx) != 0)
+    if (c->export_markdown_path && export_file("--export-markdown", c->export_markdown_path, m, rec,
+                                               SPACRBENCH_FORMAT_MARKDOWN, ctx) != 0)
         rc = -1;
     if (c->export_csv_path &&
-        export_file("--export-csv", c->export_csv_path, m, rec, SPACRBENCH_EXPORT_CSV, ctx) != 0)
+        export_file("--export-csv", c->export_csv_path, m, rec, SPACRBENCH_FORMAT_CSV, ctx) != 0)
         rc = -1;
     /* With --scale the command plots the check itself, after this. */
     if (c->plot_path && !ctx->scaling && json) {

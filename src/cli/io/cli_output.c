@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_file.h"
 #include "cli_export.h"
+#include "cli_file.h"
 #include "cli_json.h"
 #include "cli_stdio.h"
 #include "cli_text.h"
