@@ -38,9 +38,10 @@ class TimelineItem:
     is_warmup: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Timeline:
-    """Sampled RSS against time across a run, with item boundaries and peaks."""
+    """Sampled RSS against time across a run, with item boundaries and peaks.
+    Its repr is a summary (the points are in .points and to_dict())."""
 
     points: Tuple[TimelinePoint, ...]
     items: Tuple[TimelineItem, ...]
@@ -48,6 +49,11 @@ class Timeline:
     samples: int
     stride: int = 1
     max_points: int = 2000
+
+    def __repr__(self) -> str:
+        return (f"Timeline({len(self.points)} points, {len(self.items)} items, "
+                f"{self.samples} samples every {self.interval_us / 1000:g} ms"
+                f"{f', {self.stride} per point' if self.stride > 1 else ''})")
 
     @property
     def downsampled(self) -> bool:

@@ -52,6 +52,8 @@ def test_items_are_marked_with_their_exact_peaks() -> None:
     assert tl.interval_us == 10000 and tl.max_points == MAX_POINTS
     assert 0 < len(tl.points) <= MAX_POINTS
     assert not tl.downsampled and tl.stride == 1 and tl.samples == len(tl.points)
+    assert repr(tl) == (f"Timeline({len(tl.points)} points, 3 items, {tl.samples} samples "
+                        f"every 10 ms)")  # short: the points stay out of repr(Measurement)
     seconds = [p.seconds for p in tl.points]
     assert seconds == sorted(seconds)
     assert len(tl.items) == len(m.records) == 3
