@@ -23,6 +23,7 @@ if _typing.TYPE_CHECKING:
     from ._run import benchmark
     from ._scale import ScalePoint, ScaleResult, scale
     from ._summarize import Summary, TaskSummary, summarize
+    from ._timeline import Timeline, TimelineItem, TimelinePoint
     from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
 
 # The public names are loaded on first use (PEP 562), so `import spacrbench`
@@ -35,6 +36,7 @@ _LAZY = {
     "Progress": "_types", "Recommendation": "_types",
     "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
     "Summary": "_summarize", "TaskSummary": "_summarize", "summarize": "_summarize",
+    "Timeline": "_timeline", "TimelineItem": "_timeline", "TimelinePoint": "_timeline",
 }
 
 
@@ -65,6 +67,9 @@ __all__ = [
     "ScaleResult",
     "Summary",
     "TaskSummary",
+    "Timeline",
+    "TimelineItem",
+    "TimelinePoint",
     "available_memory_bytes",
     "benchmark",
     "format_report",

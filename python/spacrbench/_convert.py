@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib, name_of, new_struct
+from . import _timeline_c
 from ._torch import TorchPeak
 from ._types import (GpuInfo, ItemRecord, LazyRecords, Measurement, Recommendation,
                      raw_records)
@@ -223,7 +224,8 @@ def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measu
         warmup_items=int(fig.warmup_items), warmup_seconds=float(fig.warmup_seconds),
         peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
         gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
-        vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes))
+        vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes),
+        timeline=_timeline_c.timeline_from_c(cm))
 
 
 @contextmanager
@@ -301,6 +303,8 @@ def _add_details(cm: Any, m: Measurement) -> None:
         gpu.free_bytes = _whole(g.free_bytes, f"gpus[{i}].free_bytes")
         gpu.process_peak_bytes = _sentinel(g.process_peak_bytes, f"gpus[{i}].process_peak_bytes")
         check(lib.spacrbench_measurement_add_gpu(cm, gpu), "measurement gpu")
+    if getattr(m, "timeline", None) is not None:
+        _timeline_c.timeline_to_c(cm, m.timeline)
 
 
 def _json(call: Any, what: str) -> Any:

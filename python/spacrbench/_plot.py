@@ -7,6 +7,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
+    from ._timeline import Timeline
     from ._types import Measurement
 
 _MIB = 2**20
@@ -21,12 +22,19 @@ def _figure_class() -> Any:
 
 
 def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
-    """Per-item seconds and peak RSS against the item number."""
+    """Per-item seconds and peak RSS against the item number; below them,
+    when the measurement has one, the memory timeline."""
     if not m.records:
         raise ValueError("Measurement.plot(): the measurement has no per-item records "
                          "(benchmark() keeps them; a hand-made one may not)")
-    figure = _figure_class()(figsize=(9, 3.6))
-    times, peaks = figure.subplots(1, 2)
+    timeline = getattr(m, "timeline", None)
+    figure = _figure_class()(figsize=(9, 7.2 if timeline is not None else 3.6))
+    if timeline is not None:
+        grid = figure.add_gridspec(2, 2)
+        times, peaks = figure.add_subplot(grid[0, 0]), figure.add_subplot(grid[0, 1])
+        draw_timeline(figure.add_subplot(grid[1, :]), timeline, m.baseline_rss_bytes)
+    else:
+        times, peaks = figure.subplots(1, 2)
     numbers = [r.index + 1 for r in m.records]
     colours = ["0.6" if r.is_warmup else "C0" for r in m.records]
     times.bar(numbers, [r.seconds for r in m.records], color=colours)
@@ -47,3 +55,31 @@ def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
     if path is not None:
         figure.savefig(path)
     return figure
+
+
+def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int) -> None:
+    """Sampled RSS against time, items shaded (grey: warm-up), each item's
+    exact peak marked where the highest sample inside it was seen."""
+    for n, item in enumerate(timeline.items):
+        colour = "0.85" if item.is_warmup else ("C0" if n % 2 == 0 else "C9")
+        axes.axvspan(item.start_seconds, item.end_seconds, color=colour,
+                     alpha=0.6 if item.is_warmup else 0.12, linewidth=0)
+    sampled = [p for p in timeline.points if p.rss_bytes is not None]
+    axes.plot([p.seconds for p in sampled], [(p.rss_bytes or 0) / _MIB for p in sampled],
+              "-", color="C0", linewidth=1, label="RSS (sampled)")
+    cgroup = [p for p in timeline.points if p.cgroup_bytes is not None]
+    if cgroup:
+        axes.plot([p.seconds for p in cgroup], [(p.cgroup_bytes or 0) / _MIB for p in cgroup],
+                  "-", color="C2", linewidth=1, label="item cgroup usage")
+    marked = [i for i in timeline.items if i.peak_rss_bytes is not None]
+    axes.plot([i.peak_seconds for i in marked], [(i.peak_rss_bytes or 0) / _MIB for i in marked],
+              "v", color="C3", label="item peak (exact)")
+    axes.axhline(baseline_rss_bytes / _MIB, color="0.5", linestyle=":", label="baseline")
+    axes.set_xlabel("seconds since the run began (shaded: items; grey: warm-up)")
+    axes.set_ylabel("MiB")
+    every = f"every {timeline.interval_us / 1000:g} ms"
+    if timeline.downsampled:
+        every += (f"; downsampled to {len(timeline.points)} points, each the highest of "
+                  f"{timeline.stride} samples")
+    axes.set_title(f"memory over time ({timeline.samples} samples {every})")
+    axes.legend(loc="upper left", fontsize=8)

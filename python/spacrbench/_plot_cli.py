@@ -1,8 +1,11 @@
-"""Draw a scaling check for the command: ``spacrbench run --scale ... --plot FILE``.
+"""Draw a plot for the command: ``spacrbench run --scale ... --plot FILE``
+and the serial runs' ``--plot FILE``.
 
-``python -m spacrbench._plot_cli SCALING.json FILE.png|FILE.svg`` reads the
+``python -m spacrbench._plot_cli DOC.json FILE.png|FILE.svg`` reads the
 library's scaling JSON (spacrbench_scale_to_json) and saves
-ScaleResult.plot()'s figure. Exit 3 when matplotlib is missing, 2 on bad
+ScaleResult.plot()'s figure, or the command's --json document of a serial
+run and saves Measurement.plot()'s (per item, and the memory timeline when
+the document has one). Exit 3 when matplotlib is missing, 2 on bad
 arguments.
 """
 
@@ -15,6 +18,8 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from ._scale import ScalePoint, ScaleResult
+from ._timeline import timeline_from_dict
+from ._types import ItemRecord, Measurement
 
 MISSING_MATPLOTLIB = "spacrbench: --plot needs matplotlib: pip install spacrbench[plot]"
 
@@ -33,6 +38,20 @@ def result_from_json(doc: Dict[str, Any], text: str) -> ScaleResult:
                        table="", json_text=text)
 
 
+def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
+    """The Measurement a --json document's "measurement" member describes
+    (what Measurement.plot() draws: records, baseline, timeline)."""
+    d = doc["measurement"]
+    records = tuple(ItemRecord(r["index"], r["seconds"], r.get("peak_rss_bytes"),
+                               r.get("peak_vram_bytes"), bool(r.get("is_warmup")))
+                    for r in d.get("records", ()))
+    return Measurement(items=d["items"], seconds=d["seconds"],
+                       peak_rss_bytes=d.get("peak_rss_bytes") or 0,
+                       baseline_rss_bytes=d.get("baseline_rss_bytes") or 0, records=records,
+                       peak_method=d.get("peak_method") or "none",
+                       timeline=timeline_from_dict(d.get("timeline")))
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
@@ -44,7 +63,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 3
     with open(args[0], encoding="utf-8") as f:
         text = f.read()
-    result_from_json(json.loads(text), text).plot(args[1])
+    doc = json.loads(text)
+    if "scaling" in doc and "measurement" not in doc:
+        result_from_json(doc, text).plot(args[1])
+    else:
+        measurement_from_json(doc).plot(args[1])
     return 0
 
 

@@ -93,13 +93,22 @@ _BECAUSE = "    because           "
 
 
 def format_report(measurement: MeasurementLike,
-                  recommendation: Optional[RecommendationLike] = None) -> str:
+                  recommendation: Optional[RecommendationLike] = None, *,
+                  format: str = "text") -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
     its label and number format; spacrbench's detail follows. Objects with
-    the attributes of spaCR's Measurement and Recommendation are accepted."""
+    the attributes of spaCR's Measurement and Recommendation are accepted.
+
+    format="markdown" gives the same figures as a Markdown summary, one
+    table row per item and the recommendation with its evidence (to paste
+    into a GitHub issue); format="csv" one row per item (see _export.py)."""
     m = as_measurement(measurement)
     rec = as_recommendation(recommendation)
+    if format != "text":
+        from ._export import export_text
+
+        return export_text(m, rec, format)
     from ._convert import format_report as _format_report
 
     lines = _format_report(m, rec).split("\n")

@@ -12,6 +12,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Literal,
                     Protocol, Sequence, SupportsIndex, Tuple, Union, overload)
 
 from ._binding import lib, name_of
+from ._timeline import Timeline
 
 _NAN = float("nan")
 _SUPPLIED = name_of(lib.spacrbench_peak_method_name, lib.SPACRBENCH_PEAK_SUPPLIED)
@@ -130,6 +131,7 @@ class Measurement:
     sample_interval_us: int = 0
     vram_reason: Optional[str] = None
     oom_limit_bytes: int = 0
+    timeline: Optional[Timeline] = None  # benchmark(timeline=True): memory over time
 
     if TYPE_CHECKING:  # the constructor takes what the run time accepts
         def __init__(self, items: Figure, seconds: float, peak_rss_bytes: Figure,
@@ -140,7 +142,7 @@ class Measurement:
                      warmup_seconds: float = 0.0, peak_method: str = ...,
                      vram_source: Optional[str] = None, gpus: Tuple[GpuInfo, ...] = (),
                      sample_interval_us: Figure = 0, vram_reason: Optional[str] = None,
-                     oom_limit_bytes: Figure = 0) -> None: ...
+                     oom_limit_bytes: Figure = 0, timeline: Optional[Timeline] = None) -> None: ...
 
     @property
     def items_per_second(self) -> float:

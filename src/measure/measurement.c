@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "timeline.h"
 
 spacrbench_measurement *sb_measurement_new(void)
 {
@@ -258,6 +259,8 @@ void spacrbench_measurement_free(spacrbench_measurement *m)
     free(m->records);
     free(m->gpus);
     free(m->vram_reason);
+    sb_timeline_free(m->timeline);
+    free(m->item_cpu);
     free(m);
 }
 

@@ -13,6 +13,10 @@ struct spacrbench_measurement {
     spacrbench_gpu_info *gpus;
     size_t gpu_count, gpu_cap;
     char *vram_reason; /* why VRAM was not measured, for the report; NULL: none */
+
+    struct sb_timeline *timeline; /* memory over time (timeline.h); NULL: none */
+    double *item_cpu;             /* per record, NaN unknown; NULL: none known */
+    size_t item_cpu_cap;
     /* The builder's state (spacrbench_measurement_begin .. _end). */
     int building;             /* begun and not yet ended */
     int keep_records;         /* the plan asked for a record per item */

@@ -85,7 +85,10 @@ int spacrbench_measurement_begin(const spacrbench_run_plan *plan, spacrbench_mea
     m->fig.sample_interval_us = p.sample_interval_us;
     m->fig.baseline_rss_bytes = p.baseline_rss_bytes;
     m->plan_vram_source = p.vram_source;
-    if (m->keep_records && (rc = sb_measurement_commit_records(m, m->plan_items))) {
+    /* Per-item CPU seconds beside the records, reserved (NaN) now too. */
+    if (m->keep_records &&
+        ((rc = sb_measurement_commit_records(m, m->plan_items)) ||
+         (rc = spacrbench_measurement_set_item_cpu_seconds(m, m->plan_items - 1, NAN)))) {
         spacrbench_measurement_free(m);
         return rc;
     }
@@ -121,7 +124,11 @@ int spacrbench_measurement_add_item(spacrbench_measurement *m, const spacrbench_
     if (f.peak_rss_bytes < -1 || f.peak_vram_bytes < -1)
         return sb_fail(SPACRBENCH_EINVAL, "item %zu: peaks must be >= 0 or -1 (not measured)",
                        m->added);
-    size_t index = m->added++;
+    size_t index = m->added;
+    if (m->keep_records && !isnan(f.cpu_seconds) &&
+        (rc = spacrbench_measurement_set_item_cpu_seconds(m, m->record_count, f.cpu_seconds)))
+        return rc;
+    m->added++;
     int warm = index < m->clamped;
     if (m->keep_records)
         m->records[m->record_count++] = (spacrbench_item_record){sizeof(spacrbench_item_record),

@@ -57,8 +57,8 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
                        (long long)opt->sample_interval_us);
     if (opt->sample_interval_us == 0)
         opt->sample_interval_us = SB_DEFAULT_INTERVAL_US;
-    const uint32_t known =
-        SPACRBENCH_FLAG_NO_HWM_RESET | SPACRBENCH_FLAG_NO_GPU | SPACRBENCH_FLAG_KEEP_PARTIAL;
+    const uint32_t known = SPACRBENCH_FLAG_NO_HWM_RESET | SPACRBENCH_FLAG_NO_GPU |
+                           SPACRBENCH_FLAG_KEEP_PARTIAL | SPACRBENCH_FLAG_TIMELINE;
     if (opt->flags & ~known)
         return sb_fail(SPACRBENCH_EINVAL, "options.flags has unknown bits 0x%x",
                        opt->flags & ~known);
@@ -95,9 +95,9 @@ static int finish(sb_run *st, const run_window *w, int tracked)
     if (m->fig.cpu_seconds < 0)
         m->fig.cpu_seconds = 0.0;
     m->fig.sample_interval_us =
-        st->sampler || !st->exact || st->gpu ? st->opt.sample_interval_us : 0;
+        st->sampler || !st->exact || st->gpu || m->timeline ? st->opt.sample_interval_us : 0;
     int rc = spacrbench_measurement_end(m);
-    if (rc)
+    if (rc || (rc = sb_run_finish_timeline(st)))
         return rc;
     sb_run_finish_peak(st, tracked, w->item_peak, sampled_rss);
     return sb_run_finish_vram(st, sampled_vram);
@@ -126,10 +126,13 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
         }
         int64_t rss_before = track ? sb_run_item_begin(st) : -1;
         double t0 = track ? sb_now() : 0.0;
+        double c0 = records ? sb_proc_cpu_seconds() : 0.0;
         int value = work(items[i], payload);
         if (sb_self_pid() != st->pid)
             return SPACRBENCH_EFORKED;
         double t1 = track ? sb_now() : 0.0;
+        if (records && m->item_cpu) /* room reserved by the builder */
+            m->item_cpu[m->record_count] = sb_proc_cpu_seconds() - c0;
         w->done_items = i + 1;
         int64_t peak = -1, vram = -1;
         if (track) {
@@ -137,6 +140,8 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
             if (peak > w->item_peak)
                 w->item_peak = peak;
         }
+        if (records && m->timeline)
+            sb_run_mark_item(st, (int64_t)i, i < clamped, t0, t1, peak);
         if (records)
             m->records[m->record_count++] = (spacrbench_item_record){
                 sizeof(spacrbench_item_record), (int64_t)i, i < clamped, 0, t1 - t0, peak, vram};

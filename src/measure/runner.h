@@ -48,6 +48,12 @@ int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram);
 /* The run's peak from the item peaks (-1 when untracked) and what the
  * sampler saw; sets the peak method and writes its notes. */
 void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t sampled_rss);
+/* The memory timeline (runner_timeline.c): an item's boundaries and
+ * exact peak on it (never allocates: the room was reserved), and the note
+ * that says a long run was downsampled. */
+int sb_run_start_timeline(sb_run *st, struct sb_timeline **out);
+void sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1, int64_t peak);
+int sb_run_finish_timeline(sb_run *st);
 /* VRAM figures, GPUs and notes (or why VRAM was not measured). */
 int sb_run_finish_vram(sb_run *st, int64_t sampled_vram);
 

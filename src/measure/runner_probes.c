@@ -22,8 +22,12 @@ int sb_run_prepare(sb_run *st)
         st->gpu = sb_gpu_open(st->gpu_why, sizeof st->gpu_why);
     st->first_vram = st->gpu ? sb_gpu_sample(st->gpu) : -1;
 
-    if (!st->exact || st->gpu) {
-        sb_sampler_config cfg = {st->opt.sample_interval_us, st->exact ? NULL : &st->proc, st->gpu};
+    struct sb_timeline *timeline = NULL;
+    if ((st->opt.flags & SPACRBENCH_FLAG_TIMELINE) && (rc = sb_run_start_timeline(st, &timeline)))
+        return rc;
+    if (!st->exact || st->gpu || timeline) {
+        sb_sampler_config cfg = {st->opt.sample_interval_us,
+                                 st->exact && !timeline ? NULL : &st->proc, st->gpu, timeline};
         rc = sb_sampler_start(&st->sampler, &cfg);
         if (rc)
             return rc;

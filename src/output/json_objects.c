@@ -6,6 +6,7 @@
 
 #include "json_writer.h"
 #include "measurement.h"
+#include "timeline.h"
 
 /* A figure that may be "not measured" (negative): null then. */
 static void json_optional(json_writer *w, const char *key, int64_t value)
@@ -107,6 +108,7 @@ int spacrbench_measurement_to_json(const spacrbench_measurement *m, const char *
         json_string(&w, NULL, m->notes[i]);
     json_end_array(&w);
     write_gpus(&w, m);
+    sb_json_timeline(&w, m);
     json_end_object(&w);
     return deliver(&w, buf, cap);
 }

@@ -9,11 +9,15 @@
 #include "proc.h"
 
 typedef struct sb_sampler sb_sampler;
+struct sb_timeline; /* timeline.h */
 
 typedef struct sb_sampler_config {
     int64_t interval_us;
     const sb_proc *proc; /* sample RSS through it; NULL = do not */
     sb_gpu *gpu;         /* sample GPU memory; NULL = do not */
+    /* Also put each RSS sample on it (needs proc); written by the thread
+     * only, read after sb_sampler_stop. NULL = no timeline. */
+    struct sb_timeline *timeline;
 } sb_sampler_config;
 
 /* Start the thread (all signals blocked in it). SPACRBENCH_ETHREAD or

@@ -2,9 +2,12 @@
  *   1. per-item overhead of spacrbench_benchmark on empty work, with and
  *      without per-item records, against a bare loop calling the same
  *      function pointer;
- *   2. the sampler thread's CPU share at the default interval.
+ *   2. the sampler thread's CPU share at the default interval, without and
+ *      with the memory timeline, side by side (the timeline's cost is its
+ *      share over the plain sampler's).
  * Targets: <= 20 us/item with records, <= 0.2 us/item without, sampler
  * <= 0.5 % of one core. Prints figures; never fails on speed. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "proc.h"
 #include "sampler.h"
 #include "spacrbench.h"
+#include "timeline.h"
 
 static double now(void)
 {
@@ -77,12 +81,13 @@ static double harness(void *const *items, size_t n, int records)
 
 /* CPU used by the process while the work sleeps, with and without the
  * sampler: the difference is the sampler's cost. */
-static double sleeping_cpu_share(int with_sampler, size_t n)
+static double sleeping_cpu_share(int with_sampler, size_t n, uint32_t more_flags)
 {
     void **items = calloc(n, sizeof *items);
     spacrbench_options o;
     spacrbench_options_init(&o, sizeof o);
-    o.flags = SPACRBENCH_FLAG_NO_GPU | (with_sampler ? SPACRBENCH_FLAG_NO_HWM_RESET : 0);
+    o.flags =
+        SPACRBENCH_FLAG_NO_GPU | (with_sampler ? SPACRBENCH_FLAG_NO_HWM_RESET : 0) | more_flags;
     o.warmup = 0;
     spacrbench_measurement *m = NULL;
     double c0 = cpu_now(), t0 = now();
@@ -94,17 +99,20 @@ static double sleeping_cpu_share(int with_sampler, size_t n)
 }
 
 /* The sampler thread's own CPU clock over a 2 s run: precise, unlike the
- * tick-based process totals above. */
-static void sampler_thread_share(void)
+ * tick-based process totals above. timeline: also put every sample on a
+ * memory timeline. Returns the share of one core (0 on failure). */
+static double sampler_thread_share(int with_timeline)
 {
     sb_proc proc;
     if (sb_proc_open(&proc, 0) != 0)
-        return;
+        return 0.0;
+    sb_timeline *tl = with_timeline ? sb_timeline_new(10000, 0) : NULL;
     sb_sampler *s = NULL;
-    sb_sampler_config cfg = {10000, &proc, NULL};
-    if (sb_sampler_start(&s, &cfg) != 0) {
+    sb_sampler_config cfg = {10000, &proc, NULL, tl};
+    if ((with_timeline && !tl) || sb_sampler_start(&s, &cfg) != 0) {
+        sb_timeline_free(tl);
         sb_proc_close(&proc);
-        return;
+        return 0.0;
     }
     double t0 = now();
     struct timespec ts = {2, 0};
@@ -113,8 +121,46 @@ static void sampler_thread_share(void)
     double wall = now() - t0;
     sb_sampler_stop(s, NULL, NULL);
     sb_proc_close(&proc);
-    printf("  sampler thread's own CPU clock     %8.3f %% of one core (%.1f us per 10 ms wake)\n",
-           cpu / wall * 100, cpu / (wall / 0.01) * 1e6);
+    printf("  sampler thread's own CPU clock, %-8s %6.3f %% of one core (%.1f us per 10 ms "
+           "wake)\n",
+           with_timeline ? "timeline" : "plain", cpu / wall * 100, cpu / (wall / 0.01) * 1e6);
+    sb_timeline_free(tl);
+    return cpu / wall;
+}
+
+/* The timeline's own cost per sample, with no sleeping in between: the
+ * downsampler itself (merging pairs when full) over many samples. */
+static void timeline_per_sample(void)
+{
+    sb_timeline *tl = sb_timeline_new(10000, 0);
+    if (!tl)
+        return;
+    const long n = 10 * 1000 * 1000;
+    double t0 = now();
+    for (long i = 0; i < n; i++)
+        sb_timeline_sample_add(tl, (double)i * 0.01, (int64_t)(i % 977) << 12, -1);
+    double per = (now() - t0) / (double)n * 1e9;
+    printf("  timeline downsampler alone         %8.1f ns per sample (%ld samples kept as "
+           "%zu points, %lld per point)\n",
+           per, n, sb_timeline_count(tl), (long long)tl->stride);
+    sb_timeline_free(tl);
+}
+
+/* Interleaved rounds (plain, timeline, plain, ...) so drift hits both. */
+static void sampler_with_and_without_timeline(void)
+{
+    double plain = 0, with = 0;
+    int rounds = 3;
+    for (int r = 0; r < rounds; r++) {
+        plain += sampler_thread_share(0);
+        with += sampler_thread_share(1);
+    }
+    plain /= rounds;
+    with /= rounds;
+    printf("  mean of %d rounds: plain %.3f %%, timeline %.3f %% of one core: timeline/plain "
+           "%.2fx (budget 0.5 %%)\n",
+           rounds, plain * 100, with * 100, plain > 0 ? with / plain : 0.0);
+    timeline_per_sample();
 }
 
 int main(int argc, char **argv)
@@ -143,14 +189,21 @@ int main(int argc, char **argv)
            "(%zu items; target <= 20 us)\n",
            per_with, n_records);
 
-    double idle = sleeping_cpu_share(0, 20);
-    double sampled = sleeping_cpu_share(1, 20);
+    double idle = sleeping_cpu_share(0, 20, 0);
+    double sampled = sleeping_cpu_share(1, 20, 0);
+    /* Exact peak (nothing to sample) but a timeline asked for: the sampler
+     * runs for the picture alone. */
+    double pictured = sleeping_cpu_share(0, 20, SPACRBENCH_FLAG_TIMELINE);
     printf("sampler at the default 10 ms interval, work sleeping for 2 s\n");
     printf("  CPU share without sampler          %8.3f %% of one core\n", idle * 100);
     printf("  CPU share with sampler             %8.3f %% of one core\n", sampled * 100);
     printf("  sampler cost                       %8.3f %% of one core (target <= 0.5 %%)\n",
            (sampled - idle) * 100);
-    sampler_thread_share();
+    printf("  CPU share, exact peak + timeline   %8.3f %% of one core (timeline cost %.3f %%; "
+           "%.2fx the fallback sampler's)\n",
+           pictured * 100, (pictured - idle) * 100,
+           sampled > idle ? (pictured - idle) / (sampled - idle) : 0.0);
+    sampler_with_and_without_timeline();
     free(items);
     return 0;
 }

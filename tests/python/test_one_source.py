@@ -14,6 +14,7 @@ from typing import Any, Dict, List
 import pytest
 
 import spacrbench
+from spacrbench._timeline import timeline_from_dict
 from spacrbench import GpuInfo, ItemRecord, Measurement, Recommendation
 from spacrbench import _convert
 from spacrbench._binding import c_text, ffi, format_text, lib
@@ -135,7 +136,8 @@ def test_python_report_equals_the_c_report_of_the_original(monkeypatch: pytest.M
 
 def test_vram_reason_is_a_field_at_the_end_and_reaches_the_report() -> None:
     names = [f.name for f in dataclasses.fields(Measurement)]
-    assert names[names.index("sample_interval_us") + 1:] == ["vram_reason", "oom_limit_bytes"]
+    assert names[names.index("sample_interval_us") + 1:] == ["vram_reason", "oom_limit_bytes",
+                                                             "timeline"]
     m = Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20, vram_reason="no GPU in this job")
     assert "not measured (no GPU in this job)" in spacrbench.format_report(m)
     assert m.to_dict()["vram_reason"] == "no GPU in this job"
@@ -257,6 +259,7 @@ def _measurement_from_json(d: Dict[str, Any]) -> Measurement:
     kwargs["records"] = tuple(ItemRecord(**{k: v for k, v in r.items() if k != "item"})
                               for r in d["records"])
     kwargs["gpus"] = tuple(GpuInfo(**g) for g in d["gpus"])
+    kwargs["timeline"] = timeline_from_dict(d.get("timeline"))
     return Measurement(**kwargs)
 
 

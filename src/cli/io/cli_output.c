@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_export.h"
 #include "cli_file.h"
 #include "cli_json.h"
 #include "cli_stdio.h"
@@ -58,7 +59,8 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         fprintf(stderr, "spacrbench: no recommendation: %s\n", spacrbench_last_error_message());
         rec = NULL;
     }
-    int want_json = c->json || (c->report_path && ends_with(c->report_path, ".json"));
+    int want_json = c->json || (c->report_path && ends_with(c->report_path, ".json")) ||
+                    (c->plot_path && !ctx->scaling);
     /* One schedule per run, for the JSON document and --emit alike. */
     spacrbench_schedule sched_value = {.size = sizeof sched_value};
     const spacrbench_schedule *sched = NULL;
@@ -96,6 +98,8 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
             status = CLI_EXIT_ERROR;
         }
     }
+    if (cli_write_exports(c, m, rec, ctx, json) != 0)
+        status = CLI_EXIT_ERROR;
 done:
     fflush(stdout);
     free(human);

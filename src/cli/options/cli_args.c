@@ -36,6 +36,8 @@ enum {
     OPT_SBATCH,
     OPT_SLURM_FROM_PATH,
     OPT_TIMEOUT,
+    OPT_EXPORT_MARKDOWN,
+    OPT_EXPORT_CSV,
 };
 
 #define BOTH (CLI_MODE_DEMO | CLI_MODE_RUN)
@@ -72,7 +74,9 @@ static const opt_spec k_options[] = {
     {"items", required_argument, OPT_ITEMS, CLI_MODE_RUN},
     {"scale", required_argument, OPT_SCALE, CLI_MODE_RUN},
     {"scale-items", required_argument, OPT_SCALE_ITEMS, CLI_MODE_RUN},
-    {"plot", required_argument, OPT_PLOT, CLI_MODE_RUN},
+    {"plot", required_argument, OPT_PLOT, BOTH},
+    {"export-markdown", required_argument, OPT_EXPORT_MARKDOWN, BOTH},
+    {"export-csv", required_argument, OPT_EXPORT_CSV, BOTH},
     {"slurm-output", required_argument, OPT_SLURM_OUTPUT, CLI_MODE_RUN},
     {"job-name", required_argument, OPT_JOB_NAME, CLI_MODE_RUN},
     {"sbatch", required_argument, OPT_SBATCH, CLI_MODE_RUN},
@@ -240,7 +244,13 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
     case OPT_PLOT:
         if (!ends_with(v, ".png") && !ends_with(v, ".svg"))
             return bad_count(name, "a file name ending in .png or .svg", v);
-        a->plot_path = v;
+        a->plot_path = c->plot_path = v;
+        break;
+    case OPT_EXPORT_MARKDOWN:
+    case OPT_EXPORT_CSV:
+        if (*v == '\0')
+            return cli_usage_error(name, "needs a file name");
+        *(id == OPT_EXPORT_CSV ? &c->export_csv_path : &c->export_markdown_path) = v;
         break;
     case OPT_SLURM_OUTPUT:
     case OPT_JOB_NAME:
@@ -308,8 +318,6 @@ static int check_run(cli_args *a, int argc, char **argv)
     int scaling = a->scale_auto || a->n_scale > 0;
     if (a->scale_items_given && !scaling)
         return cli_usage_error("--scale-items", "needs --scale");
-    if (a->plot_path && !scaling)
-        return cli_usage_error("--plot", "needs --scale (it plots the scaling check)");
     return cli_slurm_check(&a->slurm, a->common.emit == CLI_EMIT_SLURM, a->items_file);
 }
 

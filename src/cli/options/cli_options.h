@@ -22,6 +22,8 @@ typedef struct cli_common {
     int quiet;
     cli_emit emit;
     const char *report_path; /* NULL: no file */
+    /* --export-markdown, --export-csv, and --plot of a serial run (NULL: none) */
+    const char *export_markdown_path, *export_csv_path, *plot_path;
     /* run --emit slurm: the job the script runs (NULL: the #SBATCH lines alone) */
     const spacrbench_slurm_job *slurm_job;
 } cli_common;

@@ -65,15 +65,18 @@ static int check_python(const char *python, int stdout_is_output)
     return CLI_EXIT_ERROR;
 }
 
-/* The scaling JSON in a private temporary file; its path in tmp. */
-static int write_json(const spacrbench_scale_result *r, char *tmp, size_t cap)
+/* The JSON (the scaling check's, or text when r is NULL) in a private
+ * temporary file; its path in tmp. */
+static int write_json(const spacrbench_scale_result *r, const char *given, char *tmp, size_t cap)
 {
     const char *dir = getenv("TMPDIR");
     snprintf(tmp, cap, "%s/spacrbench-scale-XXXXXX", dir && *dir ? dir : "/tmp");
-    int len = spacrbench_scale_to_json(r, NULL, 0);
+    int len = r ? spacrbench_scale_to_json(r, NULL, 0) : (int)strlen(given);
     char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
     int fd = text ? mkstemp(tmp) : -1;
-    int ok = fd >= 0 && spacrbench_scale_to_json(r, text, (size_t)len + 1) == len &&
+    if (text && !r)
+        memcpy(text, given, (size_t)len + 1);
+    int ok = fd >= 0 && (!r || spacrbench_scale_to_json(r, text, (size_t)len + 1) == len) &&
              write(fd, text, (size_t)len) == len;
     if (fd >= 0 && close(fd) != 0)
         ok = 0;
@@ -87,7 +90,8 @@ static int write_json(const spacrbench_scale_result *r, char *tmp, size_t cap)
     return ok ? 0 : -1;
 }
 
-int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output)
+static int plot(const spacrbench_scale_result *r, const char *json, const char *path,
+                int stdout_is_output)
 {
     const char *python = getenv("SPACRBENCH_PYTHON");
     if (!python || !*python)
@@ -95,7 +99,7 @@ int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_o
     if (check_python(python, stdout_is_output) != 0)
         return CLI_EXIT_ERROR;
     char tmp[4096];
-    if (write_json(r, tmp, sizeof tmp) != 0)
+    if (write_json(r, json, tmp, sizeof tmp) != 0)
         return CLI_EXIT_ERROR;
     char *const argv[] = {(char *)python, "-m", "spacrbench._plot_cli", tmp, (char *)path, NULL};
     int st = spawn_wait(argv, stdout_is_output);
@@ -107,4 +111,14 @@ int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_o
         fprintf(stderr, "spacrbench: --plot: %s -m spacrbench._plot_cli failed (%s %d)\n", python,
                 st < 0 ? "cannot start:" : "exit", st < 0 ? errno : st);
     return CLI_EXIT_ERROR;
+}
+
+int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output)
+{
+    return plot(r, NULL, path, stdout_is_output);
+}
+
+int run_plot_document(const char *json, const char *path, int stdout_is_output)
+{
+    return plot(NULL, json, path, stdout_is_output);
 }

@@ -10,5 +10,8 @@
 /* CLI_EXIT_OK when FILE was written; otherwise CLI_EXIT_ERROR after one
  * line on stderr naming what is missing and how to get it. */
 int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output);
+/* The same for a JSON document already made (a serial run's --json
+ * document: the helper draws Measurement.plot() from it). */
+int run_plot_document(const char *json, const char *path, int stdout_is_output);
 
 #endif

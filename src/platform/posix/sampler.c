@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "sampler.h"
+#include "timeline.h"
 
 struct sb_sampler {
     sb_sampler_config cfg;
@@ -44,6 +45,9 @@ static void sample_once(sb_sampler *s)
             atomic_max(&s->window_rss, rss);
             if (rss > s->life_rss)
                 s->life_rss = rss;
+            if (s->cfg.timeline)
+                sb_timeline_sample_add(s->cfg.timeline, sb_now() - s->cfg.timeline->origin, rss,
+                                       -1);
         }
     }
     if (s->cfg.gpu) {

@@ -915,7 +915,6 @@ START_TEST(bad_scale_options_exit_2_naming_the_option)
         {"--scale", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", NULL, "--scale"},
         {"--scale-items", "2", NULL, "--scale-items"},
         {"--scale", "1", "--scale-items=0", "--scale-items"},
-        {"--plot", "a.png", NULL, "--plot"},
         {"--scale", "1", "--plot=a.pdf", "--plot"},
         {"--start-method", "thread", NULL, "--start-method"},
     };

@@ -1,0 +1,89 @@
+"""Memory over time: Measurement.timeline (plain data, no import of the
+library, so the result types stay a leaf).
+
+The exact peak still comes from the kernel's high-water mark; the timeline
+is the picture around it: RSS sampled every interval_us, at most max_points
+points (a long run is downsampled: neighbouring points merged in pairs, each
+keeping the higher sample and its time, so stride samples stand behind each
+point), and one mark per item with its boundaries and its exact peak."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class TimelinePoint:
+    """The highest RSS sampled in one point's span, at the time it was seen
+    (seconds since the run began). cgroup_bytes: an item cgroup's usage
+    (``spacrbench run``), None when not sampled."""
+
+    seconds: float
+    rss_bytes: Optional[int]
+    cgroup_bytes: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class TimelineItem:
+    """One item on the timeline: its boundaries, its exact peak (the same
+    figure as its ItemRecord's) and where that peak is marked (the highest
+    point inside the item, else its end)."""
+
+    index: int
+    start_seconds: float
+    end_seconds: float
+    peak_rss_bytes: Optional[int]
+    peak_seconds: float
+    is_warmup: bool = False
+
+
+@dataclass(frozen=True, repr=False)
+class Timeline:
+    """Sampled RSS against time across a run, with item boundaries and peaks.
+    Its repr is a summary (the points are in .points and to_dict())."""
+
+    points: Tuple[TimelinePoint, ...]
+    items: Tuple[TimelineItem, ...]
+    interval_us: int
+    samples: int
+    stride: int = 1
+    max_points: int = 2000
+
+    def __repr__(self) -> str:
+        return (f"Timeline({len(self.points)} points, {len(self.items)} items, "
+                f"{self.samples} samples every {self.interval_us / 1000:g} ms"
+                f"{f', {self.stride} per point' if self.stride > 1 else ''})")
+
+    @property
+    def downsampled(self) -> bool:
+        """True when each point stands for more than one sample."""
+        return self.stride > 1
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The "timeline" member of the library's measurement JSON."""
+        return {
+            "interval_us": self.interval_us, "samples": self.samples, "stride": self.stride,
+            "downsampled": self.downsampled, "max_points": self.max_points,
+            "points": [{"seconds": p.seconds, "rss_bytes": p.rss_bytes,
+                        "cgroup_bytes": p.cgroup_bytes} for p in self.points],
+            "items": [{"index": i.index, "is_warmup": i.is_warmup,
+                       "start_seconds": i.start_seconds, "end_seconds": i.end_seconds,
+                       "peak_rss_bytes": i.peak_rss_bytes, "peak_seconds": i.peak_seconds}
+                      for i in self.items],
+        }
+
+
+def timeline_from_dict(doc: Optional[Mapping[str, Any]]) -> Optional[Timeline]:
+    """A Timeline from the JSON member (None stays None)."""
+    if doc is None:
+        return None
+    return Timeline(
+        points=tuple(TimelinePoint(float(p["seconds"]), p.get("rss_bytes"), p.get("cgroup_bytes"))
+                     for p in doc.get("points", ())),
+        items=tuple(TimelineItem(int(i["index"]), float(i["start_seconds"]),
+                                 float(i["end_seconds"]), i.get("peak_rss_bytes"),
+                                 float(i["peak_seconds"]), bool(i.get("is_warmup", False)))
+                    for i in doc.get("items", ())),
+        interval_us=int(doc["interval_us"]), samples=int(doc["samples"]),
+        stride=int(doc.get("stride", 1)), max_points=int(doc.get("max_points", 2000)))

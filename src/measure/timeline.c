@@ -1,0 +1,148 @@
+/* The bounded, downsampling memory timeline; see timeline.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "proc.h"
+#include "timeline.h"
+
+enum { CAP = SPACRBENCH_TIMELINE_MAX_POINTS };
+
+sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items)
+{
+    sb_timeline *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return NULL;
+    /* Written now: the pages are the run's, never the work's footprint. */
+    tl->points = calloc(CAP, sizeof *tl->points);
+    tl->items = n_items ? calloc(n_items, sizeof *tl->items) : NULL;
+    if (!tl->points || (n_items && !tl->items)) {
+        sb_timeline_free(tl);
+        return NULL;
+    }
+    memset(tl->points, 0, CAP * sizeof *tl->points);
+    if (tl->items)
+        memset(tl->items, 0, n_items * sizeof *tl->items);
+    tl->item_cap = n_items;
+    tl->origin = sb_now();
+    tl->interval_us = interval_us;
+    tl->stride = 1;
+    return tl;
+}
+
+void sb_timeline_free(sb_timeline *tl)
+{
+    if (!tl)
+        return;
+    free(tl->points);
+    free(tl->items);
+    free(tl);
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* b merged into a: the higher RSS sample (and its time) stands for both. */
+static void merge(sb_timeline_sample *a, const sb_timeline_sample *b)
+{
+    if (b->rss_bytes > a->rss_bytes) {
+        a->seconds = b->seconds;
+        a->rss_bytes = b->rss_bytes;
+    }
+    a->cgroup_bytes = max64(a->cgroup_bytes, b->cgroup_bytes);
+}
+
+/* The buffer is full: pairs become one point, later points twice as wide. */
+static void halve(sb_timeline *tl)
+{
+    size_t n = tl->count / 2;
+    for (size_t i = 0; i < n; i++) {
+        sb_timeline_sample p = tl->points[2 * i];
+        merge(&p, &tl->points[2 * i + 1]);
+        tl->points[i] = p;
+    }
+    tl->count = n;
+    tl->stride *= 2;
+}
+
+void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_t cgroup)
+{
+    sb_timeline_sample s = {seconds, rss, cgroup};
+    if (tl->pending_n == 0)
+        tl->pending = s;
+    else
+        merge(&tl->pending, &s);
+    tl->samples++;
+    if (++tl->pending_n < tl->stride)
+        return;
+    tl->points[tl->count++] = tl->pending;
+    tl->pending_n = 0;
+    /* At once, so that the points shown (with a partial one) stay <= CAP. */
+    if (tl->count == CAP)
+        halve(tl);
+}
+
+int sb_timeline_point_add(sb_timeline *tl, const sb_timeline_sample *p)
+{
+    if (sb_timeline_count(tl) >= CAP)
+        return sb_fail(SPACRBENCH_ERANGE, "a timeline holds at most %d points", (int)CAP);
+    if (tl->pending_n) { /* a copy after live samples: close the partial point */
+        tl->points[tl->count++] = tl->pending;
+        tl->pending_n = 0;
+    }
+    tl->points[tl->count++] = *p;
+    return SPACRBENCH_OK;
+}
+
+int sb_timeline_item_add(sb_timeline *tl, const spacrbench_timeline_item *item)
+{
+    if (tl->item_count == tl->item_cap) {
+        size_t cap = tl->item_cap ? tl->item_cap * 2 : 16;
+        if (cap > SIZE_MAX / 2 / sizeof *tl->items)
+            return sb_fail(SPACRBENCH_ENOMEM, "too many timeline items");
+        spacrbench_timeline_item *grown = realloc(tl->items, cap * sizeof *grown);
+        if (!grown)
+            return sb_fail(SPACRBENCH_ENOMEM, "out of memory growing the timeline");
+        tl->items = grown;
+        tl->item_cap = cap;
+    }
+    tl->items[tl->item_count++] = *item;
+    return SPACRBENCH_OK;
+}
+
+size_t sb_timeline_count(const sb_timeline *tl) { return tl->count + (tl->pending_n > 0); }
+
+sb_timeline_sample sb_timeline_point(const sb_timeline *tl, size_t index)
+{
+    return index < tl->count ? tl->points[index] : tl->pending;
+}
+
+spacrbench_timeline_item sb_timeline_item(const sb_timeline *tl, size_t index)
+{
+    spacrbench_timeline_item it = tl->items[index];
+    it.size = sizeof it;
+    if (!isnan(it.peak_seconds))
+        return it;
+    it.peak_seconds = it.end_seconds;
+    /* Points are in time order: find the first inside the item by bisection,
+     * so marking every item of a long run stays cheap. */
+    size_t lo = 0, hi = sb_timeline_count(tl);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sb_timeline_point(tl, mid).seconds < it.start_seconds)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t best = -1;
+    for (size_t i = lo, n = sb_timeline_count(tl); i < n; i++) {
+        sb_timeline_sample p = sb_timeline_point(tl, i);
+        if (p.seconds > it.end_seconds)
+            break;
+        if (p.rss_bytes > best) {
+            best = p.rss_bytes;
+            it.peak_seconds = p.seconds;
+        }
+    }
+    return it;
+}

@@ -1,0 +1,24 @@
+/* One interface for the paste-ready exports (spacrbench_format_export):
+ * each format is one file that appends its text to an sb_text. Not
+ * installed. */
+#ifndef SPACRBENCH_OUTPUT_EXPORT_H
+#define SPACRBENCH_OUTPUT_EXPORT_H
+
+#include "measurement.h"
+
+typedef struct sb_export_input {
+    const spacrbench_measurement *m;
+    const spacrbench_recommendation *rec; /* checked copy, or NULL */
+    const char *const *labels;            /* one per record, or NULL */
+    size_t n_labels;
+} sb_export_input;
+
+typedef void (*sb_export_fn)(sb_text *t, const sb_export_input *in);
+
+void sb_export_markdown(sb_text *t, const sb_export_input *in); /* export_markdown.c */
+void sb_export_csv(sb_text *t, const sb_export_input *in);      /* export_csv.c */
+
+/* The label of record i, or NULL. */
+const char *sb_export_label(const sb_export_input *in, size_t i);
+
+#endif

@@ -1,0 +1,178 @@
+/* The Markdown export: what a user pastes into a GitHub issue. A summary
+ * table, one row per item (time, peak, CPU), the recommendation with its
+ * evidence, and the notes. Text we did not write (labels, reasons, notes)
+ * is made safe for one table cell or list line. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "export.h"
+#include "utf8.h"
+
+/* text as Markdown inline text: '|' and '\' and the characters that start
+ * emphasis or code escaped, control characters and line breaks as spaces,
+ * bytes that are not UTF-8 as U+FFFD. */
+static void inline_text(sb_text *t, const char *text)
+{
+    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    while (*p) {
+        size_t n = sb_utf8_length(p);
+        if (n == 0) {
+            sb_text_printf(t, "\xEF\xBF\xBD");
+            p++;
+        } else if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
+            sb_text_printf(t, " ");
+            p++;
+        } else if (n == 1 && strchr("|\\`*_<>[]#", *p)) {
+            sb_text_printf(t, "\\%c", *p);
+            p++;
+        } else if (sb_utf8_is_c1(p, n)) {
+            sb_text_printf(t, " ");
+            p += n;
+        } else {
+            sb_text_printf(t, "%.*s", (int)n, (const char *)p);
+            p += n;
+        }
+    }
+}
+
+static void bytes_cell(sb_text *t, int64_t bytes)
+{
+    char b[32];
+    if (bytes < 0) {
+        sb_text_printf(t, "not measured");
+        return;
+    }
+    sb_format_bytes(b, sizeof b, bytes);
+    sb_text_printf(t, "%s", b);
+}
+
+static void summary(sb_text *t, const spacrbench_measurement *m)
+{
+    const spacrbench_figures *f = &m->fig;
+    sb_text_printf(t, "| figure | value |\n| --- | --- |\n");
+    sb_text_printf(t, "| items measured | %lld", (long long)f->items);
+    if (f->warmup_items)
+        sb_text_printf(t, " (after %lld warm-up)", (long long)f->warmup_items);
+    sb_text_printf(t, " |\n| wall time | %.3f s", f->seconds);
+    if (f->items > 0)
+        sb_text_printf(t, " (%.3f s per item, %.3f items/s)",
+                       spacrbench_measurement_per_item_seconds(m),
+                       spacrbench_measurement_items_per_second(m));
+    sb_text_printf(t, " |\n| CPU time | ");
+    if (isnan(f->cpu_seconds))
+        sb_text_printf(t, "not measured");
+    else
+        sb_text_printf(t, "%.3f s (%.2f cores busy)", f->cpu_seconds,
+                       f->seconds > 0 ? f->cpu_seconds / f->seconds : 0.0);
+    sb_text_printf(t, " |\n| peak RSS | ");
+    bytes_cell(t, f->peak_rss_bytes);
+    sb_text_printf(t, " (%s) |\n| baseline RSS | ", spacrbench_peak_method_name(f->peak_method));
+    bytes_cell(t, f->baseline_rss_bytes);
+    sb_text_printf(t, " |\n| footprint (peak - baseline) | ");
+    bytes_cell(t, spacrbench_measurement_work_rss_bytes(m));
+    sb_text_printf(t, " |\n| peak VRAM | ");
+    bytes_cell(t, f->peak_vram_bytes);
+    if (f->peak_vram_bytes < 0 && m->vram_reason) {
+        sb_text_printf(t, " (");
+        inline_text(t, m->vram_reason);
+        sb_text_printf(t, ")");
+    }
+    sb_text_printf(t, " |\n");
+}
+
+static void items(sb_text *t, const sb_export_input *in)
+{
+    const spacrbench_measurement *m = in->m;
+    if (m->record_count == 0)
+        return;
+    /* The item and CPU columns only when something fills them. */
+    int labels = in->labels != NULL, cpu_known = 0;
+    for (size_t i = 0; i < m->record_count; i++)
+        cpu_known |= !isnan(spacrbench_measurement_item_cpu_seconds(m, i));
+    sb_text_printf(t, "\n### Items\n\n| #%s | warm-up | seconds | peak RSS | peak VRAM |%s\n",
+                   labels ? " | item" : "", cpu_known ? " CPU seconds |" : "");
+    sb_text_printf(t, "| ---:%s | :---: | ---: | ---: | ---: |%s\n", labels ? " | ---" : "",
+                   cpu_known ? " ---: |" : "");
+    for (size_t i = 0; i < m->record_count; i++) {
+        const spacrbench_item_record *r = &m->records[i];
+        sb_text_printf(t, "| %lld | ", (long long)r->index + 1);
+        if (labels) {
+            const char *label = sb_export_label(in, i);
+            inline_text(t, label ? label : "");
+            sb_text_printf(t, " | ");
+        }
+        sb_text_printf(t, "%s | %.4f | ", r->is_warmup ? "yes" : "", r->seconds);
+        bytes_cell(t, r->peak_rss_bytes);
+        sb_text_printf(t, " | ");
+        bytes_cell(t, r->peak_vram_bytes);
+        double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
+        if (!cpu_known)
+            sb_text_printf(t, " |\n");
+        else if (isnan(cpu))
+            sb_text_printf(t, " | not measured |\n");
+        else
+            sb_text_printf(t, " | %.4f |\n", cpu);
+    }
+}
+
+static void evidence_row(sb_text *t, const char *what, int64_t value, const char *unit)
+{
+    if (value >= 0)
+        sb_text_printf(t, "| %s | %lld%s |\n", what, (long long)value, unit);
+}
+
+static void recommendation(sb_text *t, const spacrbench_recommendation *r)
+{
+    sb_text_printf(t, "\n### Recommendation: %lld worker(s)\n\n", (long long)r->workers);
+    inline_text(t, r->reason);
+    sb_text_printf(t, "\n\n| evidence | value |\n| --- | --- |\n");
+    sb_text_printf(t, "| bound | %s |\n| usable cores | %lld (", spacrbench_bound_name(r->bound),
+                   (long long)r->cores);
+    inline_text(t, r->cores_where[0] ? r->cores_where : "not given");
+    sb_text_printf(t, ") |\n");
+    if (r->cpu_parallelism >= 0)
+        sb_text_printf(t, "| cores the work keeps busy | %.2f |\n", r->cpu_parallelism);
+    evidence_row(t, "cores per worker", r->cores_per_worker, "");
+    evidence_row(t, "workers the cores allow", r->core_workers, "");
+    sb_text_printf(t, "| memory available | ");
+    bytes_cell(t, r->available_bytes);
+    sb_text_printf(t, " (");
+    inline_text(t, r->memory_where[0] ? r->memory_where : "not given");
+    sb_text_printf(t, ") |\n| reserve | ");
+    bytes_cell(t, r->reserve_bytes);
+    sb_text_printf(t, " (%s) |\n", spacrbench_reserve_rule_name(r->reserve_rule));
+    if (r->per_worker_bytes >= 0) {
+        sb_text_printf(t, "| memory per worker | ");
+        bytes_cell(t, r->per_worker_bytes);
+        sb_text_printf(t, " |\n");
+    }
+    evidence_row(t, "workers the memory allows", r->memory_workers, "");
+    if (r->vram_workers >= 0) {
+        sb_text_printf(t, "| VRAM free | ");
+        bytes_cell(t, r->free_vram_bytes);
+        sb_text_printf(t, " |\n");
+        evidence_row(t, "workers the VRAM allows", r->vram_workers, "");
+    }
+    evidence_row(t, "threads per worker", r->threads_per_worker, "");
+    sb_text_printf(t, "| start method | %s |\n| maximum | %lld |\n",
+                   spacrbench_start_method_name(r->start_method), (long long)r->maximum);
+}
+
+void sb_export_markdown(sb_text *t, const sb_export_input *in)
+{
+    const spacrbench_measurement *m = in->m;
+    sb_text_printf(t, "## spaCR benchmark\n\n");
+    summary(t, m);
+    items(t, in);
+    if (in->rec)
+        recommendation(t, in->rec);
+    if (m->note_count) {
+        sb_text_printf(t, "\n### Notes\n\n");
+        for (size_t i = 0; i < m->note_count; i++) {
+            sb_text_printf(t, "- ");
+            inline_text(t, m->notes[i]);
+            sb_text_printf(t, "\n");
+        }
+    }
+}

@@ -1,0 +1,114 @@
+"""Exports people paste: format_report(m, rec, format="markdown" | "csv")
+parsed back (CSV rows = items; Markdown tables well formed), the default
+text unchanged, and the command's --export-markdown/--export-csv files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import spacrbench
+from spacrbench import _cli
+
+
+def _touch(mib: int) -> None:
+    bytearray(mib * 2**20)
+
+
+def _tables(md: str) -> "list[list[list[str]]]":
+    """Each Markdown table as rows of cells; asserts every row has the
+    header's cell count and the second row is the delimiter row."""
+    tables: "list[list[list[str]]]" = []
+    current: "list[list[str]]" = []
+    for line in md.split("\n") + [""]:
+        if line.startswith("|"):
+            assert line.endswith("|"), line
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            if current:
+                assert len(cells) == len(current[0]), line
+            current.append(cells)
+        elif current:
+            assert all(re.fullmatch(r":?-{3,}:?", c) for c in current[1]), current[1]
+            tables.append(current)
+            current = []
+    return tables
+
+
+def test_text_stays_the_default() -> None:
+    m = spacrbench.benchmark(_touch, [4, 8], warmup=1)
+    assert spacrbench.format_report(m) == spacrbench.format_report(m, format="text")
+    assert spacrbench.format_report(m).startswith("spaCR benchmark\n")
+
+
+def test_csv_has_one_row_per_item() -> None:
+    m = spacrbench.benchmark(_touch, [4, 8, 16], warmup=1)
+    rows = list(csv.DictReader(io.StringIO(spacrbench.format_report(m, format="csv"),
+                                           newline="")))
+    assert len(rows) == len(m.records) == 3
+    for row, record in zip(rows, m.records):
+        assert int(row["index"]) == record.index
+        assert row["is_warmup"] == ("1" if record.is_warmup else "0")
+        assert float(row["seconds"]) == pytest.approx(record.seconds, abs=1e-6)
+        assert int(row["peak_rss_bytes"]) == record.peak_rss_bytes
+        assert row["peak_vram_bytes"] == ("" if record.peak_vram_bytes is None
+                                          else str(record.peak_vram_bytes))
+        # ItemRecord holds no CPU figure, so a Measurement's items have none
+        # (the command's exports have each command's; see test below).
+        assert row["cpu_seconds"] == ""
+
+
+def test_markdown_holds_the_items_and_the_recommendation() -> None:
+    m = spacrbench.benchmark(_touch, [4, 8, 16], warmup=1)
+    rec = spacrbench.recommend_workers(m, cores=4, available_bytes=8 * 2**30)
+    md = spacrbench.format_report(m, rec, format="markdown")
+    assert md.startswith("## spaCR benchmark\n")
+    summary, items, evidence = _tables(md)
+    assert len(items) == 2 + len(m.records)
+    assert items[0][:5] == ["#", "warm-up", "seconds", "peak RSS", "peak VRAM"]
+    assert f"### Recommendation: {rec.workers} worker(s)" in md
+    assert ["usable cores", "4 (given by the caller)"] in evidence
+    assert any(row[0] == "memory available" for row in evidence)
+    assert "\n### Notes\n" in md
+    # Without a recommendation: no recommendation section.
+    assert len(_tables(spacrbench.format_report(m, format="markdown"))) == 2
+
+
+def test_hand_made_and_bad_input() -> None:
+    m = spacrbench.Measurement(items=2, seconds=1.0, peak_rss_bytes=2**20,
+                               notes=["a | pipe"],
+                               records=(spacrbench.ItemRecord(0, 0.5, 2**20),
+                                        spacrbench.ItemRecord(1, 0.5, None)))
+    md = spacrbench.format_report(m, format="Markdown")
+    assert "- a \\| pipe" in md
+    assert len(_tables(md)[1]) == 4
+    rows = list(csv.reader(io.StringIO(spacrbench.format_report(m, format="csv"), newline="")))
+    assert rows[2][4] == ""  # not measured
+    with pytest.raises(ValueError, match="format must be one of 'text', 'markdown', 'csv'"):
+        spacrbench.format_report(m, format="html")
+    with pytest.raises(TypeError, match="format must be a str"):
+        spacrbench.format_report(m, format=1)  # type: ignore[arg-type]
+
+
+def test_the_command_writes_both_files(tmp_path: Path) -> None:
+    exe = _cli.command_path()
+    if not os.access(exe, os.X_OK):
+        pytest.skip(f"this installation has no C command ({exe})")
+    md, table = tmp_path / "report.md", tmp_path / "items.csv"
+    run = subprocess.run([str(exe), "run", "--quiet", "--export-markdown", str(md),
+                          "--export-csv", str(table), "a|1", "b,2", "--", "true", "{}"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.DictReader(io.StringIO(table.read_text(), newline="")))
+    assert [r["item"] for r in rows] == ["a|1", "b,2"]
+    assert all(r["cpu_seconds"] != "" for r in rows)  # each command's CPU is known
+    _, items, _ = _tables(md.read_text())
+    assert [row[1] for row in items[2:]] == ["a\\|1", "b,2"]
+    bad = subprocess.run([str(exe), "--export-csv", "", "--fields", "1"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "--export-csv" in bad.stderr

@@ -1,0 +1,182 @@
+"""Memory over time: benchmark(timeline=True) gives Measurement.timeline
+(bounded points, item boundaries, each item's exact peak marked), the JSON
+member round-trips through to_dict(), Measurement.plot() draws it (the PNG
+read back), and the command's serial run draws it with --plot FILE."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import spacrbench
+from spacrbench import Timeline, TimelineItem, TimelinePoint, _cli
+
+PNG = b"\x89PNG\r\n\x1a\n"
+HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+MAX_POINTS = 2000
+
+
+def _hold(mib: int) -> None:
+    import time
+
+    block = bytearray(mib * 2**20)  # zero-filled: every page touched
+    time.sleep(0.05)  # long enough for several 10 ms samples
+    del block
+
+
+def _png_size(path: Path) -> "tuple[int, int]":
+    data = path.read_bytes()
+    assert data[:8] == PNG
+    width, height = struct.unpack(">II", data[16:24])  # IHDR
+    return width, height
+
+
+def test_no_timeline_unless_asked() -> None:
+    m = spacrbench.benchmark(_hold, [1, 2], warmup=0)
+    assert m.timeline is None
+    assert m.to_dict()["timeline"] is None
+
+
+def test_items_are_marked_with_their_exact_peaks() -> None:
+    m = spacrbench.benchmark(_hold, [8, 64, 8], warmup=1, timeline=True)
+    tl = m.timeline
+    assert isinstance(tl, Timeline)
+    assert tl.interval_us == 10000 and tl.max_points == MAX_POINTS
+    assert 0 < len(tl.points) <= MAX_POINTS
+    assert not tl.downsampled and tl.stride == 1 and tl.samples == len(tl.points)
+    assert repr(tl) == (f"Timeline({len(tl.points)} points, 3 items, {tl.samples} samples "
+                        f"every 10 ms)")  # short: the points stay out of repr(Measurement)
+    seconds = [p.seconds for p in tl.points]
+    assert seconds == sorted(seconds)
+    assert len(tl.items) == len(m.records) == 3
+    for item, record in zip(tl.items, m.records):
+        assert item.index == record.index and item.is_warmup == record.is_warmup
+        assert item.peak_rss_bytes == record.peak_rss_bytes  # the exact peak, not a sample
+        assert item.start_seconds <= item.peak_seconds <= item.end_seconds
+        assert item.end_seconds - item.start_seconds == pytest.approx(record.seconds, abs=1e-3)
+    # The 64 MiB item shows in the picture.
+    inside = [p.rss_bytes or 0 for p in tl.points
+              if tl.items[1].start_seconds <= p.seconds <= tl.items[1].end_seconds]
+    assert max(inside) >= m.baseline_rss_bytes + 60 * 2**20
+
+
+def test_the_json_member_round_trips() -> None:
+    m = spacrbench.benchmark(_hold, [4, 4], warmup=0, timeline=True)
+    doc = m.to_dict()["timeline"]
+    assert doc == m.timeline.to_dict()  # type: ignore[union-attr]
+    assert doc["max_points"] == MAX_POINTS and len(doc["points"]) <= MAX_POINTS
+    assert [i["peak_rss_bytes"] for i in doc["items"]] == [r.peak_rss_bytes for r in m.records]
+    # The same document shape as the command's (docs/spacrbench.schema.json).
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).parents[2] / "docs" / "spacrbench.schema.json")
+                        .read_text())
+    defs = {"$defs": schema["$defs"]}
+    jsonschema.validate(m.to_dict(), {**defs, "$ref": "#/$defs/measurement"})
+
+
+def test_a_hand_made_timeline_reaches_the_library_and_bad_ones_are_refused() -> None:
+    tl = Timeline(points=(TimelinePoint(0.0, 10), TimelinePoint(1.0, 30, 40)),
+                  items=(TimelineItem(0, 0.0, 1.0, 30, float("nan")),),
+                  interval_us=500000, samples=8, stride=4)
+    m = spacrbench.Measurement(items=1, seconds=1.0, peak_rss_bytes=30, timeline=tl)
+    doc = m.to_dict()["timeline"]
+    assert doc["downsampled"] is True and doc["stride"] == 4 and doc["samples"] == 8
+    assert doc["points"][1] == {"seconds": 1.0, "rss_bytes": 30, "cgroup_bytes": 40}
+    assert doc["items"][0]["peak_seconds"] == 1.0  # NaN: marked at the highest point inside
+    backwards = dataclasses.replace(tl, points=(TimelinePoint(1.0, 10), TimelinePoint(0.5, 9)))
+    with pytest.raises(ValueError, match="timeline.points"):
+        dataclasses.replace(m, timeline=backwards).to_dict()
+    with pytest.raises(TypeError, match="timeline must be a Timeline"):
+        dataclasses.replace(m, timeline="no").to_dict()  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="timeline must be a bool"):
+        spacrbench.benchmark(_hold, [1], timeline=1)  # type: ignore[arg-type]
+
+
+def test_a_long_run_is_downsampled_to_the_bound_and_says_so() -> None:
+    points = tuple(TimelinePoint(float(i), 100 + i) for i in range(MAX_POINTS))
+    full = Timeline(points=points, items=(), interval_us=10000, samples=MAX_POINTS)
+    m = spacrbench.Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20, timeline=full)
+    assert len(m.to_dict()["timeline"]["points"]) == MAX_POINTS
+    over = dataclasses.replace(full, points=points + (TimelinePoint(1e6, 1),))
+    with pytest.raises(ValueError, match="at most 2000 points"):
+        dataclasses.replace(m, timeline=over).to_dict()
+
+
+def test_a_real_long_run_is_downsampled(tmp_path: Path) -> None:
+    """Through the library's sampler: 0.1 ms over ~0.6 s is ~6000 samples."""
+    from spacrbench._binding import ffi, lib
+    from spacrbench._convert import measurement_from_c
+
+    def sleep_300_ms(item: object, payload: object) -> int:
+        import time
+
+        time.sleep(0.3)
+        return 0
+
+    sleep = ffi.callback("int(void *, void *)", sleep_300_ms)
+
+    opts = ffi.new("spacrbench_options *")
+    lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options"))
+    opts.sample_interval_us = 100
+    opts.warmup = 0
+    opts.flags = lib.SPACRBENCH_FLAG_TIMELINE | lib.SPACRBENCH_FLAG_NO_GPU
+    items = ffi.new("void *[]", 2)
+    out = ffi.new("spacrbench_measurement **")
+    assert lib.spacrbench_benchmark(sleep, items, 2, ffi.NULL, opts, out) == 0
+    try:
+        m = measurement_from_c(out[0])
+    finally:
+        lib.spacrbench_measurement_free(out[0])
+    tl = m.timeline
+    assert tl is not None and tl.downsampled and tl.stride >= 2
+    assert len(tl.points) <= MAX_POINTS < tl.samples
+    assert any(n.startswith("timeline downsampled: ") for n in m.notes)
+    assert [i.peak_rss_bytes for i in tl.items] == [r.peak_rss_bytes for r in m.records]
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="matplotlib is not installed")
+def test_plot_draws_the_timeline(tmp_path: Path) -> None:
+    m = spacrbench.benchmark(_hold, [8, 48, 16], warmup=1, timeline=True)
+    out = tmp_path / "timeline.png"
+    figure = m.plot(str(out))
+    width, height = _png_size(out)
+    dpi = figure.get_dpi()
+    assert (width, height) == (round(9 * dpi), round(7.2 * dpi))
+    axes = figure.get_axes()
+    assert len(axes) == 3  # time per item, peak per item, memory over time
+    over_time = axes[2]
+    assert "memory over time" in over_time.get_title()
+    rss, marks = over_time.get_lines()[0], over_time.get_lines()[1]
+    assert len(rss.get_xdata()) == len(m.timeline.points)  # type: ignore[union-attr]
+    assert list(marks.get_ydata()) == [r.peak_rss_bytes / 2**20 for r in m.records]  # type: ignore[operator]
+    assert len(over_time.patches) == 3  # one shaded span per item
+    plain = spacrbench.benchmark(_hold, [1, 2], warmup=0)
+    assert len(plain.plot().get_axes()) == 2  # no timeline: the per-item panels only
+
+
+def test_command_plots_the_serial_run(tmp_path: Path) -> None:
+    exe = _cli.command_path()
+    if not os.access(exe, os.X_OK):
+        pytest.skip(f"this installation has no C command ({exe})")
+    out = tmp_path / "serial.png"
+    env = dict(os.environ, SPACRBENCH_PYTHON=sys.executable)
+    run = subprocess.run([str(exe), "--quiet", "--size", "256x256", "--fields", "3", "--json",
+                          "--plot", str(out)], capture_output=True, text=True, env=env)
+    if not HAVE_MATPLOTLIB:
+        assert run.returncode != 0 and "pip install spacrbench[plot]" in run.stderr
+        return
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)["measurement"]
+    tl = doc["timeline"]
+    assert 0 < len(tl["points"]) <= tl["max_points"] == MAX_POINTS
+    assert [i["peak_rss_bytes"] for i in tl["items"]] == [r["peak_rss_bytes"]
+                                                        for r in doc["records"]]
+    assert _png_size(out) == (900, 720)
