@@ -751,6 +751,17 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_script(const spacrbench_measuremen
             32, INT64_C(1073741824), SPACRBENCH_AUTO, SPACRBENCH_START_DEFAULT, 0                  \
     }
 
+/* Added in 1.2 (cli): byte sizes as text */
+/* SPACRBENCH_CDEF_BEGIN */
+/* "4G", "4GiB", "4Gi" (powers of 1024, as SLURM's --mem), "4GB" (powers of
+ * 1000, as Dask's parse_bytes), "1.5M", "1048576", "512B": units K M G T P E
+ * in either case; a fraction rounds up to whole bytes. Returns 0 with
+ * *bytes set, or SPACRBENCH_EINVAL (the message names what is wrong: empty,
+ * negative, junk, an unknown unit, or above 8 EiB - 1). At most 64 bytes
+ * of text are read. The command's size options use this parser. */
+SPACRBENCH_EXTERN int spacrbench_parse_size(const char *text, int64_t *bytes);
+/* SPACRBENCH_CDEF_END */
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,13 +33,19 @@ extern "Python" int _spacrbench_progress(const spacrbench_progress *progress,
 
 
 def header_cdef(header_text: str) -> str:
-    """The cdef text of the header: the marked region without ABI markers."""
-    start = header_text.find(BEGIN)
-    stop = header_text.find(END)
-    if start < 0 or stop < start:
+    """The cdef text of the header: every marked region without ABI markers
+    (later additions, marked at the header's end, have a region of their own)."""
+    regions = []
+    at = 0
+    while (start := header_text.find(BEGIN, at)) >= 0:
+        stop = header_text.find(END, start)
+        if stop < 0:
+            break
+        regions.append(header_text[start + len(BEGIN):stop])
+        at = stop + len(END)
+    if not regions:
         raise SystemExit("spacrbench.h: SPACRBENCH_CDEF_BEGIN/END markers not found")
-    region = header_text[start + len(BEGIN):stop]
-    return re.sub(r"\bSPACRBENCH_(EXTERN|CALLBACK)\b", "", region)
+    return re.sub(r"\bSPACRBENCH_(EXTERN|CALLBACK)\b", "", "\n".join(regions))
 
 
 def make_builder(include_dir: Path) -> cffi.FFI:
