@@ -84,10 +84,10 @@ int cli_parse_interval(const char *text, int64_t max_us, int64_t *us)
         len += 1 + fraction;
     }
     const char *unit = text + len;
-    double scale = strcmp(unit, "us") == 0                         ? 1
-                   : strcmp(unit, "ms") == 0                       ? 1e3
+    double scale = strcmp(unit, "us") == 0                           ? 1
+                   : strcmp(unit, "ms") == 0                         ? 1e3
                    : strcmp(unit, "s") == 0 || strcmp(unit, "") == 0 ? 1e6
-                                                                   : 0;
+                                                                     : 0;
     double v = round(strtod(text, NULL) * scale);
     if (!(v >= 1) || v > (double)max_us)
         return -1;
