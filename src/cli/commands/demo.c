@@ -64,8 +64,8 @@ static const cli_option k_workload[] = {
     {"warmup", 0, "N", "first N fields excluded from the timing (default 1)", cli_opt_int,
      CLI_FIELD(warmup), 0, 100000, CLI_COMPLETE_NONE, NULL},
     {"interval", 0, "PERIOD",
-     "how often the sampler reads memory: 10ms (the default), 500us, 0.5s; the "
-     "exact peak is the kernel's high-water mark either way",
+     "how often the sampler reads memory where the peak is not the kernel's "
+     "exact high-water mark, and VRAM with --gpu: 10ms (the default), 500us, 0.5s",
      cli_opt_interval, CLI_FIELD(interval_us), 1, 10000000, CLI_COMPLETE_NONE, NULL},
 };
 
