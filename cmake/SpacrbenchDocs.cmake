@@ -2,10 +2,12 @@
 # generated at build time by the built command from its option tables
 # (`spacrbench --generate man|bash|zsh FILE`), so they can never disagree
 # with `--help`. Installed by `cmake --install`; a wheel built by
-# scikit-build-core ships them in its data (share/...) too. A cross build
-# without an emulator to run the command skips them (and says so).
-if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
-  message(STATUS "spacrbench man page and completions: skipped (cross build, no emulator)")
+# scikit-build-core ships them in its data (share/...) too. A cross or a
+# Windows build skips them (and says so): the command it built may not run
+# on the build machine, and the build tree's spacrbench.exe does not find its
+# DLL (issue 20, item 6).
+if(CMAKE_CROSSCOMPILING OR WIN32)
+  message(STATUS "spacrbench man page and completions: skipped (cross or Windows build)")
   return()
 endif()
 
@@ -24,7 +26,7 @@ foreach(kind man bash zsh)
   get_filename_component(_dir ${_file} DIRECTORY)
   add_custom_command(OUTPUT ${_file}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_dir}
-    COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:spacrbench_cli> --generate ${kind} ${_file}
+    COMMAND $<TARGET_FILE:spacrbench_cli> --generate ${kind} ${_file}
     DEPENDS spacrbench_cli
     COMMENT "Generating ${kind} from the option tables"
     VERBATIM)
