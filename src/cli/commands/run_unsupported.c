@@ -2,9 +2,11 @@
  * command is only the demo (every platform but Linux): measuring an external
  * command's process tree needs Linux's cgroups, fork/exec and pidfds
  * (run_item.c), and summarize reads what SLURM jobs wrote on Linux. Both say
- * so and exit 2, before reading any other argument. */
+ * so and exit 2, reading no argument but --help (their help is printed). */
 #include <stdio.h>
+#include <string.h>
 
+#include "cli_help.h"
 #include "cli_options.h"
 #include "commands.h"
 
@@ -28,6 +30,11 @@ int cli_needs_linux(const char *mode, const char *what)
 
 int run_main(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    /* Its help still says what it would do. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_print_help(stdout, &cli_run_command);
+            return CLI_EXIT_OK;
+        }
     return cli_needs_linux("run", "measuring external commands (cgroups, fork/exec, pidfd)");
 }

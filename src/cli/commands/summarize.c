@@ -44,8 +44,16 @@ const cli_command cli_summarize_command = {
     NULL,
 };
 
-#if defined(__linux__)
+/* --help or -h before any "--": the table's help, not Python's. */
+static int asks_for_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    return 0;
+}
 
+#if defined(__linux__)
 /* Run by python -c: a missing package is said in our words, exit 1. */
 static const char k_bootstrap[] =
     "import sys\n"
@@ -60,11 +68,10 @@ static const char k_bootstrap[] =
 
 int summarize_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            cli_print_help(stdout, &cli_summarize_command);
-            return CLI_EXIT_OK;
-        }
+    if (asks_for_help(argc, argv)) {
+        cli_print_help(stdout, &cli_summarize_command);
+        return CLI_EXIT_OK;
+    }
     const char *python = getenv("SPACRBENCH_PYTHON");
     if (!python || !*python)
         python = "python3";
@@ -88,7 +95,10 @@ int summarize_main(int argc, char **argv)
 #else
 int summarize_main(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    if (asks_for_help(argc, argv)) {
+        cli_print_help(stdout, &cli_summarize_command);
+        return CLI_EXIT_OK;
+    }
     return cli_needs_linux("summarize", "summarizing SLURM tasks (the Python package's "
                                         "summarize)");
 }
