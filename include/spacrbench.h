@@ -994,6 +994,15 @@ SPACRBENCH_EXTERN double spacrbench_measurement_item_cpu_seconds(const spacrbenc
 SPACRBENCH_EXTERN int spacrbench_measurement_set_item_cpu_seconds(spacrbench_measurement *m,
                                                                   size_t index, double cpu_seconds);
 
+/* Added in 1.2 (cli): byte sizes as text */
+/* "4G", "4GiB", "4Gi" (powers of 1024, as SLURM's --mem), "4GB" (powers of
+ * 1000, as Dask's parse_bytes), "1.5M", "1048576", "512B": units K M G T P E
+ * in either case; a fraction rounds up to whole bytes. Returns 0 with
+ * *bytes set, or SPACRBENCH_EINVAL (the message names what is wrong: empty,
+ * negative, junk, an unknown unit, or above 8 EiB - 1). At most 64 bytes
+ * of text are read. The command's size options use this parser. */
+SPACRBENCH_EXTERN int spacrbench_parse_size(const char *text, int64_t *bytes);
+
 /* SPACRBENCH_CDEF_END */
 
 #ifdef __cplusplus

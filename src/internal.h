@@ -39,16 +39,8 @@ int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name
  * lacks read as absent, the texts are NUL-terminated. */
 int sb_recommendation_in(spacrbench_recommendation *r, const spacrbench_recommendation *rec);
 
-/* A growable, always NUL-terminated text buffer. */
-typedef struct sb_text {
-    char *data;
-    size_t len;
-    size_t cap;
-    int failed; /* set on allocation failure; further appends are ignored */
-} sb_text;
-
-void sb_text_printf(sb_text *t, const char *fmt, ...) SB_PRINTF(2, 3);
-void sb_text_free(sb_text *t);
+/* The growable text buffer (sb_text, sb_text_printf ...). */
+#include "text_buffer.h"
 
 /* Append label with control characters escaped (\n, \t, \r, \xNN), so an
  * item's name stays on one line and emits no terminal escapes. */

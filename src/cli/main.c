@@ -1,8 +1,11 @@
 /* The `spacrbench` command: `spacrbench [options]` benchmarks a built-in
  * synthetic field workload; `spacrbench run ... -- CMD {}` benchmarks an
- * external command per item. Both print a report and a worker count. */
+ * external command per item; `spacrbench summarize DIR` reads a SLURM
+ * array's reports; `spacrbench help [COMMAND]` prints a command's help.
+ * Each command is a file in commands/ with its option table. */
 #include <string.h>
 
+#include "cli_help.h"
 #include "cli_options.h"
 #include "cli_stdio.h"
 #include "commands.h"
@@ -11,10 +14,13 @@ int main(int argc, char **argv)
 {
     if (cli_stdio_init() != 0)
         return CLI_EXIT_ERROR;
-    if (argc > 1 && strcmp(argv[1], "summarize") == 0)
+    const char *first = argc > 1 ? argv[1] : "";
+    if (strcmp(first, "summarize") == 0)
         return summarize_main(argc - 1, argv + 1); /* execs Python */
-    int status = argc > 1 && strcmp(argv[1], "run") == 0 ? run_main(argc - 1, argv + 1)
-                                                         : demo_main(argc, argv);
+    int status = strcmp(first, "run") == 0          ? run_main(argc - 1, argv + 1)
+                 : strcmp(first, "help") == 0       ? cli_help_main(argc - 1, argv + 1)
+                 : strcmp(first, "--generate") == 0 ? cli_generate_main(argc - 1, argv + 1)
+                                                    : demo_main(argc, argv);
     /* A report that did not arrive is a failure whatever the run did
      * (a bad command line keeps its 2). */
     if (cli_stdout_check() != 0 && status != CLI_EXIT_USAGE)

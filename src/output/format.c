@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "parse_size.h"
 #include "utf8.h"
 
 int sb_text_deliver(sb_text *t, char *buf, size_t cap)
@@ -66,6 +67,25 @@ int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap)
     sb_text t = {0};
     sb_text_printf(&t, "%s", text);
     return sb_text_deliver(&t, buf, cap);
+}
+
+/* Byte sizes both ways: the parsing rule is parse_size.h's. */
+int spacrbench_parse_size(const char *text, int64_t *bytes)
+{
+    sb_clear_error();
+    if (!text)
+        return sb_fail(SPACRBENCH_EINVAL, "text must not be NULL");
+    if (!bytes)
+        return sb_fail(SPACRBENCH_EINVAL, "bytes must not be NULL");
+    int64_t v = 0;
+    const char *why = sb_parse_size_text(text, &v);
+    if (why) {
+        size_t n = strnlen(text, SB_SIZE_TEXT_MAX + 1);
+        return sb_fail(SPACRBENCH_EINVAL, "size '%.*s%s' %s", (int)(n > 40 ? 40 : n), text,
+                       n > 40 ? "..." : "", why);
+    }
+    *bytes = v;
+    return 0;
 }
 
 int spacrbench_format_progress(const spacrbench_progress *progress, const char *label, char *buf,

@@ -22,17 +22,23 @@ static void json_text_field(json_writer *w, const char *key, const char *text, s
     json_string_n(w, key, text, strnlen(text, cap));
 }
 
-/* Hand the finished document to the caller snprintf-style. */
+/* Hand the finished document to the caller snprintf-style, straight from
+ * the writer: it is produced once, whatever cap the caller has. */
 static int deliver(json_writer *w, char *buf, size_t cap)
 {
     const char *doc = json_result(w);
-    sb_text t = {0};
-    if (doc)
-        sb_text_printf(&t, "%s", doc);
-    else
-        t.failed = 1;
+    size_t len = doc ? strlen(doc) : 0;
+    int rc = !buf && cap ? sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap)
+             : !doc      ? sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting text")
+             : len > (size_t)INT32_MAX ? sb_fail(SPACRBENCH_ENOSPACE, "text too long")
+                                       : (int)len;
+    if (rc >= 0 && cap) {
+        size_t n = len < cap - 1 ? len : cap - 1;
+        memcpy(buf, doc, n);
+        buf[n] = '\0';
+    }
     json_free(w);
-    return sb_text_deliver(&t, buf, cap);
+    return rc;
 }
 
 static void write_records(json_writer *w, const spacrbench_measurement *m,

@@ -21,6 +21,7 @@
 #include "run_signals.h"
 #include "slurm_env.h"
 #include "slurm_job.h"
+#include "text_buffer.h"
 
 /* The most bytes an item takes where spacrbench names it (escaped): a
  * longer one is shown as its start, "...", its end and its length. */
@@ -60,18 +61,15 @@ static void notef(spacrbench_measurement *m, const char *fmt, ...)
 static void notef(spacrbench_measurement *m, const char *fmt, ...)
 {
     /* Sized to the text: a note cut short loses its end (the reason). */
-    va_list ap, again;
+    sb_text t = {0};
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    sb_text_vprintf(&t, fmt, ap);
     va_end(ap);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text) {
-        vsnprintf(text, (size_t)n + 1, fmt, again);
-        spacrbench_measurement_add_note(m, text);
-    } else
-        spacrbench_measurement_add_note(m, "(a note could not be formatted: out of memory)");
-    va_end(again);
+    char *text = sb_text_take(&t);
+    spacrbench_measurement_add_note(m, text ? text
+                                            : "(a note could not be formatted: out of "
+                                              "memory)");
     free(text);
 }
 
@@ -245,10 +243,10 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               strsignal(run_signals_pending()));
 }
 
-/* --scale after a complete serial run: the recommendation on the same
- * snapshot gives the auto counts and the memory budget. */
-static int scale_after(run_state *s, spacrbench_measurement *m, const spacrbench_machine *machine,
-                       spacrbench_scale_result **out)
+/* --scale after a complete serial run: the run's one recommendation gives
+ * the auto counts and the memory budget. */
+static int scale_after(run_state *s, spacrbench_measurement *m,
+                       const spacrbench_recommendation *rec, spacrbench_scale_result **out)
 {
     const cli_args *a = s->args;
     *out = NULL;
@@ -259,9 +257,7 @@ static int scale_after(run_state *s, spacrbench_measurement *m, const spacrbench
                                            "run did not complete");
         return CLI_EXIT_OK;
     }
-    spacrbench_recommendation rec = {.size = sizeof rec};
-    int have_rec = spacrbench_recommend_on(m, &a->common.rec, machine, &rec) == 0;
-    run_scale_input in = {a, &s->items, &s->r, have_rec ? &rec : NULL};
+    run_scale_input in = {a, &s->items, &s->r, rec};
     return run_scale(&in, out, &s->scale_failed);
 }
 
@@ -340,10 +336,13 @@ int run_main(int argc, char **argv)
             status = CLI_EXIT_ERROR;
         } else {
             add_notes(&s, m);
-            int scale_status = scale_after(&s, m, machine, &scaling);
+            /* One recommendation per run: the scaling check and the report. */
+            spacrbench_recommendation rec_value;
+            const spacrbench_recommendation *rec = cli_recommend(&a.common, m, machine, &rec_value);
+            int scale_status = scale_after(&s, m, rec, &scaling);
             cli_context ctx = {
                 "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
-            status = cli_finish(&a.common, m, machine, &ctx);
+            status = cli_finish(&a.common, m, machine, rec, &ctx);
             if (status == CLI_EXIT_OK && a.common.slurm_job)
                 status = script_advice(s.items.n);
             if (scale_status != CLI_EXIT_OK)

@@ -1,10 +1,12 @@
-/* `spacrbench run` and `spacrbench summarize` where the command is only the
- * demo (every platform but Linux): measuring an external command's process
- * tree needs Linux's cgroups, fork/exec and pidfds (run_item.c), and
- * summarize reads what SLURM jobs wrote on Linux. Both say so and exit 2,
- * before reading any other argument. */
+/* `spacrbench run` (and summarize, through cli_needs_linux) where the
+ * command is only the demo (every platform but Linux): measuring an external
+ * command's process tree needs Linux's cgroups, fork/exec and pidfds
+ * (run_item.c), and summarize reads what SLURM jobs wrote on Linux. Both say
+ * so and exit 2, reading no argument but --help (their help is printed). */
 #include <stdio.h>
+#include <string.h>
 
+#include "cli_help.h"
 #include "cli_options.h"
 #include "commands.h"
 
@@ -16,24 +18,23 @@
 #define CLI_PLATFORM_NAME "this platform"
 #endif
 
-static int needs_linux(const char *mode, const char *what)
+int cli_needs_linux(const char *mode, const char *what)
 {
-    fprintf(stderr,
-            "spacrbench: %s: %s needs Linux; this build is for " CLI_PLATFORM_NAME
-            ", where spacrbench measures its built-in workload (run it without 'run') and "
-            "the library measures work in this process (spacrbench_benchmark)\n",
-            mode, what);
-    return CLI_EXIT_USAGE;
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: %s needs Linux; this build is for " CLI_PLATFORM_NAME
+                     ", where spacrbench measures its built-in workload (run it without "
+                     "'run') and the library measures work in this process "
+                     "(spacrbench_benchmark)",
+                     mode, what);
 }
 
 int run_main(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    return needs_linux("run", "measuring external commands (cgroups, fork/exec, pidfd)");
-}
-
-int summarize_main(int argc, char **argv)
-{
-    (void)argc, (void)argv;
-    return needs_linux("summarize", "summarizing SLURM tasks (the Python package's summarize)");
+    /* Its help still says what it would do. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_print_help(stdout, &cli_run_command);
+            return CLI_EXIT_OK;
+        }
+    return cli_needs_linux("run", "measuring external commands (cgroups, fork/exec, pidfd)");
 }

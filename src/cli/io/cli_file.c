@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_error.h"
+
 /* The few calls that differ on Windows, each behind one name: no links
  * or mode bits there, _commit for fsync, and a rename that replaces an
  * existing file only through MoveFileEx. */
@@ -226,12 +228,12 @@ static int replace_existing(const char *real, const char *text, size_t len, mode
     if (write_in_place(real, text, len, O_TRUNC) == 0)
         return 0;
     int in_place = errno;
-    fprintf(stderr,
-            "spacrbench: --report: %s %s (%s), and opening the file itself to write it in place "
-            "failed too\n",
-            stage == REPLACE_NO_TEMP ? "no temporary file could be created in"
-                                     : "the temporary file could not be renamed over it in",
-            dir_of(real), strerror(e));
+    cli_error(CLI_EXIT_ERROR,
+              "--report: %s %s (%s), and opening the file itself to write it in place "
+              "failed too",
+              stage == REPLACE_NO_TEMP ? "no temporary file could be created in"
+                                       : "the temporary file could not be renamed over it in",
+              dir_of(real), strerror(e));
     errno = in_place;
     return -1;
 }
@@ -315,8 +317,8 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
         /* A new file: the directory decides; say which one. */
         int e = errno;
         if (stage == REPLACE_NO_TEMP && e != ENOMEM)
-            fprintf(stderr, "spacrbench: --report: cannot create a file in %s: %s\n", dir_of(path),
-                    strerror(e));
+            cli_error(CLI_EXIT_ERROR, "--report: cannot create a file in %s: %s", dir_of(path),
+                      strerror(e));
         errno = e;
         return -1;
     }
@@ -338,10 +340,10 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
         return -1;
     const char *kernel = kernel_fs(real);
     if (kernel) {
-        fprintf(stderr,
-                "spacrbench: --report: %s is a file of the kernel's %s file system, not one a "
-                "report can be written to\n",
-                real, kernel);
+        cli_error(CLI_EXIT_ERROR,
+                  "--report: %s is a file of the kernel's %s file system, not one a "
+                  "report can be written to",
+                  real, kernel);
         free(real);
         errno = EPERM;
         return -1;

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_error.h"
 #include "cli_export.h"
 #include "cli_file.h"
 #include "cli_json.h"
 #include "cli_stdio.h"
 #include "cli_text.h"
 #include "slurm_job.h"
+#include "text_buffer.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -19,46 +21,60 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+typedef struct handoff_args {
+    const spacrbench_measurement *m;
+    const spacrbench_schedule *sched;
+    const spacrbench_slurm_job *job; /* NULL: the settings alone */
+    int kind;
+} handoff_args;
+
+static int handoff_into(char *buf, size_t cap, const void *arg)
+{
+    const handoff_args *h = arg;
+    return h->job ? spacrbench_format_slurm_script(h->m, h->sched, h->job, buf, cap)
+                  : spacrbench_format_schedule(h->m, h->sched, h->kind, buf, cap);
+}
+
 /* The hand-off alone goes to stdout (ready to paste or redirect), formatted
  * from the schedule cli_finish already computed. */
 static int emit_settings(const cli_common *c, const spacrbench_measurement *m,
                          const spacrbench_schedule *sched, const char *why_none)
 {
-    const char *name = c->emit == CLI_EMIT_SLURM ? "slurm" : "dask";
-    if (!sched) {
-        fprintf(stderr, "spacrbench: --emit %s: %s\n", name, why_none);
-        return CLI_EXIT_ERROR;
-    }
-    int kind = c->emit == CLI_EMIT_SLURM ? SPACRBENCH_HANDOFF_SLURM : SPACRBENCH_HANDOFF_DASK;
-    const spacrbench_slurm_job *job = c->emit == CLI_EMIT_SLURM ? c->slurm_job : NULL;
-#define HANDOFF_TEXT(buf, cap)                                                                     \
-    (job ? spacrbench_format_slurm_script(m, sched, job, buf, cap)                                 \
-         : spacrbench_format_schedule(m, sched, kind, buf, cap))
-    int n = HANDOFF_TEXT(NULL, 0);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text && HANDOFF_TEXT(text, (size_t)n + 1) == n) {
-#undef HANDOFF_TEXT
-        fputs(text, stdout);
-        free(text);
-        if (job) /* the script is out: summarize may now count its tasks */
-            cli_slurm_job_write_manifest(job);
-        return CLI_EXIT_OK;
-    }
+    const char *option = c->emit == CLI_EMIT_SLURM ? "--emit slurm" : "--emit dask";
+    if (!sched)
+        return cli_error(CLI_EXIT_ERROR, "%s: %s", option, why_none);
+    handoff_args h = {m, sched, c->emit == CLI_EMIT_SLURM ? c->slurm_job : NULL,
+                      c->emit == CLI_EMIT_SLURM ? SPACRBENCH_HANDOFF_SLURM
+                                                : SPACRBENCH_HANDOFF_DASK};
+    sb_text t = {0};
+    sb_text_reserve(&t, 8192);
+    char *text = sb_text_append(&t, handoff_into, &h) >= 0 ? sb_text_take(&t) : NULL;
+    sb_text_free(&t);
+    if (!text)
+        return cli_library_error(CLI_EXIT_ERROR, option);
+    fputs(text, stdout);
     free(text);
-    fprintf(stderr, "spacrbench: --emit %s: %s\n", name,
-            n < 0 ? spacrbench_last_error_message() : "out of memory");
-    return CLI_EXIT_ERROR;
+    if (h.job) /* the script is out: summarize may now count its tasks */
+        cli_slurm_job_write_manifest(h.job);
+    return CLI_EXIT_OK;
+}
+
+const spacrbench_recommendation *cli_recommend(const cli_common *c, const spacrbench_measurement *m,
+                                               const spacrbench_machine *machine,
+                                               spacrbench_recommendation *out)
+{
+    memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
+    if (spacrbench_recommend_on(m, &c->rec, machine, out) == 0)
+        return out;
+    cli_library_error(CLI_EXIT_ERROR, "no recommendation");
+    return NULL;
 }
 
 int cli_finish(const cli_common *c, const spacrbench_measurement *m,
-               const spacrbench_machine *machine, const cli_context *ctx)
+               const spacrbench_machine *machine, const spacrbench_recommendation *rec,
+               const cli_context *ctx)
 {
-    spacrbench_recommendation rec_value = {.size = sizeof rec_value};
-    const spacrbench_recommendation *rec = &rec_value;
-    if (spacrbench_recommend_on(m, &c->rec, machine, &rec_value) != 0) {
-        fprintf(stderr, "spacrbench: no recommendation: %s\n", spacrbench_last_error_message());
-        rec = NULL;
-    }
     int want_json = c->json || (c->report_path && ends_with(c->report_path, ".json")) ||
                     (c->plot_path && !ctx->scaling);
     /* One schedule per run, for the JSON document and --emit alike. */
@@ -93,9 +109,8 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
     if (c->report_path) {
         const char *doc = ends_with(c->report_path, ".json") ? json : human;
         if (cli_write_file_atomic(c->report_path, doc, strlen(doc)) != 0) {
-            fprintf(stderr, "spacrbench: --report: cannot write %s: %s\n", c->report_path,
-                    strerror(errno));
-            status = CLI_EXIT_ERROR;
+            status = cli_error(CLI_EXIT_ERROR, "--report: cannot write %s: %s", c->report_path,
+                               strerror(errno));
         }
     }
     if (cli_write_exports(c, m, rec, ctx, json) != 0)

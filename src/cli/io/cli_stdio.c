@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_error.h"
+
 #if defined(_WIN32)
 #include <io.h>
 #include <stdint.h>
@@ -52,8 +54,8 @@ int cli_stdio_init(void)
     if (stdout_closed) {
         /* The choice documented in docs/failure-modes.md: refuse before
          * measuring for nothing; `>/dev/null` says "discard" explicitly. */
-        fprintf(stderr, "spacrbench: standard output is closed: the report would be lost "
-                        "(redirect it, e.g. >/dev/null, to discard it)\n");
+        cli_error(CLI_EXIT_ERROR, "standard output is closed: the report would be lost "
+                                  "(redirect it, e.g. >/dev/null, to discard it)");
         return -1;
     }
     return 0;
@@ -78,7 +80,7 @@ int cli_stdout_check(void)
     if (!failed)
         return 0;
     if (!g_reported)
-        fprintf(stderr, "spacrbench: cannot write to standard output: %s\n", strerror(e));
+        cli_error(CLI_EXIT_ERROR, "cannot write to standard output: %s", strerror(e));
     g_reported = 1;
     return -1;
 }

@@ -1,14 +1,17 @@
-/* The command line of either mode, parsed in ONE getopt_long pass from one
- * option table. For `run`, the items are the non-option arguments met in
- * that pass, and `--` ends the options and starts the command. A value's
- * error names its option ("spacrbench: --cores: ..."), exit 2. */
+/* The command line of a command, parsed in ONE getopt_long pass from its
+ * option table (cli_option.h). For `run`, the items are the non-option
+ * arguments met in that pass, and `--` ends the options and starts the
+ * command. A value's error names its option ("spacrbench: --cores: ..."),
+ * exit 2. */
 #ifndef SPACRBENCH_CLI_ARGS_H
 #define SPACRBENCH_CLI_ARGS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_option.h"
 #include "cli_options.h"
+#include "commands.h"
 #include "field_workload.h"
 #include "slurm_options.h"
 
@@ -19,13 +22,17 @@ typedef enum cli_mode { CLI_MODE_DEMO = 1, CLI_MODE_RUN = 2 } cli_mode;
 
 typedef struct cli_args {
     cli_mode mode;
+    const cli_command *command; /* whose table is parsed, and whose help is printed */
     cli_common common;
-    int done;       /* --help or --version was printed: exit 0 */
-    int64_t warmup; /* requested; the library clamps it */
+    int done;            /* --help or --version was printed: exit 0 */
+    int64_t warmup;      /* requested; the library clamps it */
+    int64_t interval_us; /* --interval: the sampler's period (0: the library's) */
     /* demo */
     field_params field;
     int64_t fields;
-    int gpu; /* --gpu: smooth and threshold on a CUDA device */
+    int gpu;                 /* --gpu: smooth and threshold on a CUDA device */
+    const char *width_from;  /* the option that set the width, for messages */
+    const char *height_from; /* ... and the height */
     /* run */
     int no_cgroup;
     double timeout_s; /* --timeout per item, 0 none */

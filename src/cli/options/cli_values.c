@@ -1,9 +1,9 @@
-/* Parsing of numbers, sizes and the shared options; see cli_options.h. */
+/* Parsing of option values, and the shared options' defaults; see
+ * cli_values.h and cli_options.h. */
 #include "cli_options.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,74 +63,35 @@ int cli_parse_duration(const char *text, double *seconds)
     return 0;
 }
 
-/* Digits with an optional fraction ("1.5"), then a documented suffix:
- * strtod alone would also take hex ("0x10"), exponents ("1e3"), "inf". */
 int cli_parse_bytes(const char *text, int64_t *out)
+{
+    return spacrbench_parse_size(text, out) == 0 ? 0 : -1;
+}
+
+/* Digits with an optional fraction, then "us", "ms", "s" or nothing
+ * (seconds), as whole microseconds. */
+int cli_parse_interval(const char *text, int64_t max_us, int64_t *us)
 {
     if (text == NULL)
         return -1;
     size_t len = digits_at(text);
-    if (len == 0)
+    if (len == 0 || len > 9)
         return -1;
     if (text[len] == '.') {
         size_t fraction = digits_at(text + len + 1);
-        if (fraction == 0)
+        if (fraction == 0 || fraction > 9)
             return -1;
         len += 1 + fraction;
     }
-    char number[64];
-    if (len >= sizeof number)
+    const char *unit = text + len;
+    double scale = strcmp(unit, "us") == 0                           ? 1
+                   : strcmp(unit, "ms") == 0                         ? 1e3
+                   : strcmp(unit, "s") == 0 || strcmp(unit, "") == 0 ? 1e6
+                                                                     : 0;
+    double v = round(strtod(text, NULL) * scale);
+    if (!(v >= 1) || v > (double)max_us)
         return -1;
-    memcpy(number, text, len);
-    number[len] = '\0';
-    errno = 0;
-    double v = strtod(number, NULL);
-    if (errno != 0 || !isfinite(v) || v < 0)
-        return -1;
-    double unit = 1;
-    const char *s = text + len;
-    switch (*s) {
-    case 'k':
-    case 'K':
-        unit = 1024.0;
-        s++;
-        break;
-    case 'm':
-    case 'M':
-        unit = 1024.0 * 1024;
-        s++;
-        break;
-    case 'g':
-    case 'G':
-        unit = 1024.0 * 1024 * 1024;
-        s++;
-        break;
-    case 't':
-    case 'T':
-        unit = 1024.0 * 1024 * 1024 * 1024;
-        s++;
-        break;
-    default:
-        break;
-    }
-    if (unit > 1 && *s == 'i')
-        s++;
-    if (*s == 'B' || *s == 'b')
-        s++;
-    if (*s != '\0')
-        return -1;
-    if (unit == 1 && !strchr(number, '.')) {
-        /* Plain bytes: exact up to INT64_MAX, which a double is not. */
-        int64_t whole;
-        if (cli_parse_int(number, 0, INT64_MAX, &whole) != 0)
-            return -1;
-        *out = whole;
-        return 0;
-    }
-    double bytes = ceil(v * unit);
-    if (bytes >= 9223372036854775808.0) /* 2^63 = 8 EiB: exactly a double */
-        return -1;
-    *out = (int64_t)bytes;
+    *us = (int64_t)v;
     return 0;
 }
 
@@ -200,15 +161,4 @@ int cli_parse_count_list(const char *text, int64_t max, int64_t *out, size_t cap
             return (int)n;
         p += len + 1;
     }
-}
-
-int cli_usage_error(const char *option, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "spacrbench: %s: ", option);
-    vfprintf(stderr, fmt, ap);
-    fputs("\n(see spacrbench --help)\n", stderr);
-    va_end(ap);
-    return CLI_EXIT_USAGE;
 }

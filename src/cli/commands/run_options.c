@@ -1,0 +1,121 @@
+/* The options of `spacrbench run` and the checks that need its whole
+ * command line. Built on every platform (the help, the man page and the
+ * completions list them); the steps of the run are run.c's (Linux). */
+#include <string.h>
+
+#include "cli_args.h"
+
+static int opt_timeout(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    if (cli_parse_duration(v, &a->timeout_s) != 0)
+        return cli_usage_error(name,
+                               "expected a duration above 0 and at most " CLI_DURATION_MAX_TEXT
+                               " s (about 115 days) such as 10, 1.5, 90s, 2m or 1h, got '%s'",
+                               v);
+    return CLI_EXIT_OK;
+}
+
+static int opt_scale(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    a->scale_auto = strcmp(v, "auto") == 0;
+    a->n_scale = 0;
+    if (a->scale_auto)
+        return CLI_EXIT_OK;
+    char why[128];
+    int n =
+        cli_parse_count_list(v, CLI_SCALE_WORKERS_MAX, a->scale, CLI_SCALE_MAX, why, sizeof why);
+    if (n < 0)
+        return cli_usage_error(name, "%s, got '%s'", why, v);
+    a->n_scale = (size_t)n;
+    return CLI_EXIT_OK;
+}
+
+static int opt_scale_items(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    a->scale_items_given = 1;
+    return cli_opt_int(a, o, name, v);
+}
+
+static int opt_items(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o, (void)name;
+    a->items_file = v;
+    return CLI_EXIT_OK;
+}
+
+/* The job script's options: min is cli_slurm_option's letter. */
+static int opt_slurm(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    return cli_slurm_option(&a->slurm, (int)o->min, name, v);
+}
+
+static const cli_option k_run[] = {
+    {"items", 0, "FILE",
+     "one item per line ('-' = stdin); or the items as arguments; with neither, "
+     "one item per line on standard input",
+     opt_items, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
+    {"no-cgroup", 0, NULL, "measure with wait4 + /proc sampling, not a cgroup of its own",
+     cli_opt_flag, CLI_FIELD(no_cgroup), 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"timeout", 0, "DURATION",
+     "kill an item (and its processes) running longer: 10, 1.5, 90s, 2m, 1h", opt_timeout, 0, 0, 0,
+     CLI_COMPLETE_NONE, NULL},
+    {"warmup", 0, "N", "first N items excluded from the timing (default 0)", cli_opt_int,
+     CLI_FIELD(warmup), 0, INT32_MAX, CLI_COMPLETE_NONE, NULL},
+    {"scale", 0, "LIST",
+     "after the serial run, run k copies at once for each k in LIST (1,2,4 or "
+     "auto: 1, 2, 4, ... up to the recommendation + 1, capped by the cores), each "
+     "group in a cgroup of its own; reports throughput, speed-up, group peak and "
+     "the knee",
+     opt_scale, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"scale-items", 0, "N", "items each copy runs (default 1)", opt_scale_items,
+     CLI_FIELD(scale_items), 1, 100000, CLI_COMPLETE_NONE, NULL},
+};
+
+static const cli_option k_slurm[] = {
+    {"slurm-output", 0, "DIR", "where tasks write their reports (default ./spacrbench-job)",
+     opt_slurm, 0, 'o', 0, CLI_COMPLETE_DIR, NULL},
+    {"job-name", 0, "NAME", "#SBATCH --job-name (default spacrbench)", opt_slurm, 0, 'j', 0,
+     CLI_COMPLETE_NONE, NULL},
+    {"sbatch", 0, "LINE", "one more #SBATCH line, e.g. --sbatch=--partition=short", opt_slurm, 0,
+     's', 0, CLI_COMPLETE_NONE, NULL},
+    {"slurm-from-path", 0, NULL, "tasks call spacrbench from PATH, not this binary's path",
+     opt_slurm, 0, 'p', 0, CLI_COMPLETE_NONE, NULL},
+};
+
+static const cli_section k_run_section = CLI_SECTION("run", k_run);
+static const cli_section k_slurm_section = CLI_SECTION(
+    "--emit slurm: a job script (an array over --items FILE) that submits as is", k_slurm);
+static const cli_section *const k_sections[] = {&k_run_section, &k_slurm_section,
+                                                &cli_common_section, &cli_info_section};
+
+static int check_run(cli_args *a, int argc, char **argv, int optind)
+{
+    /* getopt_long stops early only at "--": the command follows it. */
+    if (optind >= argc)
+        return cli_usage_error("run", "missing '-- COMMAND ARG... {}' after the items");
+    a->cmd = argv + optind;
+    a->cmd_len = (size_t)(argc - optind);
+    if (a->n_items && a->items_file)
+        return cli_usage_error("--items", "give items either as arguments or in a file, not both");
+    int scaling = a->scale_auto || a->n_scale > 0;
+    if (a->scale_items_given && !scaling)
+        return cli_usage_error("--scale-items", "needs --scale");
+    return cli_slurm_check(&a->slurm, a->common.emit == CLI_EMIT_SLURM, a->items_file);
+}
+
+const cli_command cli_run_command = {
+    "run",
+    "[options] [--items FILE | ITEM...] -- CMD ARG... {}",
+    "benchmark CMD once per item",
+    "Runs CMD once per item, serially, each in a memory cgroup of its own, and "
+    "measures what one worker needs (time, exact peak memory of its whole process "
+    "tree, VRAM, cores kept busy); then recommends a worker count as the default "
+    "mode does. Every {} in CMD ARG... is replaced by the item (the item is "
+    "appended when no argument holds {}); no shell is involved.",
+    k_sections,
+    sizeof k_sections / sizeof k_sections[0],
+    1,
+    check_run,
+};

@@ -1,0 +1,104 @@
+/* The growing text buffer; see text_buffer.h. */
+#include "text_buffer.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sb_text_reserve(sb_text *t, size_t need)
+{
+    if (t->failed)
+        return -1;
+    if (need > SIZE_MAX / 2 - t->len) {
+        t->failed = 1;
+        return -1;
+    }
+    size_t want = t->len + need + 1;
+    if (want <= t->cap)
+        return 0;
+    size_t cap = t->cap ? t->cap : 256;
+    while (cap < want)
+        cap *= 2;
+    char *grown = realloc(t->data, cap);
+    if (!grown) {
+        t->failed = 1;
+        return -1;
+    }
+    t->data = grown;
+    t->cap = cap;
+    return 0;
+}
+
+void sb_text_vprintf(sb_text *t, const char *fmt, va_list ap)
+{
+    if (t->failed)
+        return;
+    va_list again;
+    va_copy(again, ap);
+    size_t room = t->cap - t->len;
+    int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? room : 0, fmt, ap);
+    if (n < 0)
+        t->failed = 1;
+    else if (t->data && (size_t)n < room)
+        t->len += (size_t)n;
+    else if (sb_text_reserve(t, (size_t)n) == 0 &&
+             vsnprintf(t->data + t->len, (size_t)n + 1, fmt, again) == n)
+        t->len += (size_t)n;
+    else
+        t->failed = 1;
+    va_end(again);
+}
+
+void sb_text_printf(sb_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_text_vprintf(t, fmt, ap);
+    va_end(ap);
+}
+
+int sb_text_append(sb_text *t, sb_text_formatter format, const void *arg)
+{
+    if (t->failed || sb_text_reserve(t, 0) != 0)
+        return -1;
+    size_t room = t->cap - t->len;
+    int n = format(t->data + t->len, room, arg);
+    if (n >= 0 && (size_t)n >= room) { /* cut short: grow to fit, then once more */
+        t->data[t->len] = '\0';
+        if (sb_text_reserve(t, (size_t)n) != 0)
+            return -1;
+        n = format(t->data + t->len, (size_t)n + 1, arg) == n ? n : -1;
+    }
+    if (n < 0) {
+        t->data[t->len] = '\0';
+        t->failed = 1;
+        return -1;
+    }
+    t->len += (size_t)n;
+    return n;
+}
+
+void sb_text_clear(sb_text *t)
+{
+    t->len = 0;
+    if (t->data)
+        t->data[0] = '\0';
+}
+
+char *sb_text_take(sb_text *t)
+{
+    char *data = t->failed ? NULL : t->data;
+    if (!t->failed && !data)
+        data = calloc(1, 1);
+    if (t->failed)
+        free(t->data);
+    memset(t, 0, sizeof *t);
+    return data;
+}
+
+void sb_text_free(sb_text *t)
+{
+    free(t->data);
+    memset(t, 0, sizeof *t);
+}
