@@ -751,6 +751,16 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_script(const spacrbench_measuremen
             32, INT64_C(1073741824), SPACRBENCH_AUTO, SPACRBENCH_START_DEFAULT, 0                  \
     }
 
+/* Added in 1.2 (python): the report with a reason of any length */
+/* SPACRBENCH_CDEF_BEGIN */
+/* spacrbench_format_report() with `reason` (UTF-8, any length; NULL: the
+ * recommendation's own reason field) on the "because" line: a caller that
+ * holds a longer reason than the 512-byte field keeps it whole. */
+SPACRBENCH_EXTERN int spacrbench_format_report_reason(const spacrbench_measurement *m,
+                                                      const spacrbench_recommendation *rec,
+                                                      const char *reason, char *buf, size_t cap);
+/* SPACRBENCH_CDEF_END */
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,13 +33,19 @@ extern "Python" int _spacrbench_progress(const spacrbench_progress *progress,
 
 
 def header_cdef(header_text: str) -> str:
-    """The cdef text of the header: the marked region without ABI markers."""
+    """The cdef text of the header: every marked region (later additions
+    carry their own markers) without ABI markers."""
+    regions = []
     start = header_text.find(BEGIN)
-    stop = header_text.find(END)
-    if start < 0 or stop < start:
+    while start >= 0:
+        stop = header_text.find(END, start)
+        if stop < 0:
+            break
+        regions.append(header_text[start + len(BEGIN):stop])
+        start = header_text.find(BEGIN, stop)
+    if not regions:
         raise SystemExit("spacrbench.h: SPACRBENCH_CDEF_BEGIN/END markers not found")
-    region = header_text[start + len(BEGIN):stop]
-    return re.sub(r"\bSPACRBENCH_(EXTERN|CALLBACK)\b", "", region)
+    return re.sub(r"\bSPACRBENCH_(EXTERN|CALLBACK)\b", "", "\n".join(regions))
 
 
 def make_builder(include_dir: Path) -> cffi.FFI:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Optional
 
+from ._errors import SpacrbenchValueError
+
 if TYPE_CHECKING:
-    from ._types import Measurement
+    from ._results import Measurement
 
 _MIB = 2**20
 
@@ -23,8 +25,8 @@ def _figure_class() -> Any:
 def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
     """Per-item seconds and peak RSS against the item number."""
     if not m.records:
-        raise ValueError("Measurement.plot(): the measurement has no per-item records "
-                         "(benchmark() keeps them; a hand-made one may not)")
+        raise SpacrbenchValueError("Measurement.plot(): the measurement has no per-item records "
+                                   "(benchmark() keeps them; a hand-made one may not)")
     figure = _figure_class()(figsize=(9, 3.6))
     times, peaks = figure.subplots(1, 2)
     numbers = [r.index + 1 for r in m.records]
@@ -41,6 +43,9 @@ def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
     peaks.set_ylabel("MiB")
     peaks.set_title(f"peak RSS per item ({m.peak_method})")
     peaks.legend()
+    locator = importlib.import_module("matplotlib.ticker").MaxNLocator
+    for axes in (times, peaks):  # item numbers are whole: no tick at 1.5
+        axes.xaxis.set_major_locator(locator(integer=True))
     figure.suptitle(f"{m.items} item(s) measured, footprint {m.work_rss_bytes / _MIB:.1f} MiB",
                     fontsize=9)
     figure.tight_layout()

@@ -4,6 +4,11 @@
 
 #include "internal.h"
 
+/* spaCR's words when no CUDA device could be used: a run's vram_reason is
+ * "no CUDA device: <why>", and the report keeps "not measured (no CUDA
+ * device)" first, as spaCR printed it. */
+#define SB_WORDS_NO_CUDA "no CUDA device"
+
 struct spacrbench_measurement {
     spacrbench_figures fig; /* the *_count fields are filled on read */
     char **notes;

@@ -103,8 +103,13 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
                    b);
     if (f->peak_vram_bytes < 0) {
         /* spaCR's words when nothing says more; the library's reason otherwise. */
-        sb_text_printf(t, "  peak VRAM           not measured (%s)\n",
-                       m->vram_reason && m->vram_reason[0] ? m->vram_reason : "no CUDA device");
+        const char *why = m->vram_reason && m->vram_reason[0] ? m->vram_reason : SB_WORDS_NO_CUDA;
+        size_t words = strlen(SB_WORDS_NO_CUDA);
+        if (strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0) /* the runner found no device */
+            sb_text_printf(t, "  peak VRAM           not measured (%s); %s\n", SB_WORDS_NO_CUDA,
+                           why + words + 2);
+        else
+            sb_text_printf(t, "  peak VRAM           not measured (%s)\n", why);
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
         sb_text_printf(t, "  peak VRAM           %.2f GiB (%s%s%s)\n", gib(f->peak_vram_bytes),
@@ -131,12 +136,12 @@ static int has_evidence(const spacrbench_recommendation *r)
            r->free_vram_bytes > 0;
 }
 
-static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
+static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r, const char *reason)
 {
     char a[32], b[32];
     if (!has_evidence(r)) {
         sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
-        sb_text_printf(t, "    because           %s\n", r->reason);
+        sb_text_printf(t, "    because           %s\n", reason);
         return;
     }
     sb_format_bytes(a, sizeof a, r->available_bytes);
@@ -165,11 +170,18 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
                        (long long)r->vram_workers);
     }
     sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
-    sb_text_printf(t, "    because           %s\n", r->reason);
+    sb_text_printf(t, "    because           %s\n", reason);
 }
 
 int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                              char *buf, size_t cap)
+{
+    return spacrbench_format_report_reason(m, rec, NULL, buf, cap);
+}
+
+int spacrbench_format_report_reason(const spacrbench_measurement *m,
+                                    const spacrbench_recommendation *rec, const char *reason,
+                                    char *buf, size_t cap)
 {
     sb_clear_error();
     if (!m)
@@ -186,7 +198,7 @@ int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_r
     sb_text_printf(&t, "spaCR benchmark\n");
     measurement_lines(&t, m);
     if (rec)
-        recommendation_lines(&t, &r);
+        recommendation_lines(&t, &r, reason ? reason : r.reason);
     for (size_t i = 0; i < m->note_count; i++)
         sb_text_printf(&t, "  note                %s\n", m->notes[i]);
     if (!t.failed && t.len > 0 && t.data[t.len - 1] == '\n')

@@ -243,6 +243,39 @@ START_TEST(upstream_lines_lead_each_line)
 }
 END_TEST
 
+START_TEST(a_reason_longer_than_the_field_is_reported_whole)
+{
+    spacrbench_measurement *m = made(4, 2.0, -1);
+    spacrbench_recommendation r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    r.workers = 3;
+    snprintf(r.reason, sizeof r.reason, "the field's own reason");
+    char whole[1201];
+    memset(whole, 'x', sizeof whole - 2);
+    whole[0] = 'W';
+    whole[sizeof whole - 2] = 'Z';
+    whole[sizeof whole - 1] = '\0';
+    int need = spacrbench_format_report_reason(m, &r, whole, NULL, 0);
+    ck_assert_int_gt(need, (int)strlen(whole));
+    char *buf = malloc((size_t)need + 1);
+    ck_assert_int_eq(spacrbench_format_report_reason(m, &r, whole, buf, (size_t)need + 1), need);
+    char *line = strstr(buf, "    because           W");
+    ck_assert_ptr_nonnull(line);
+    ck_assert_uint_eq(strlen(line),
+                      strlen("    because           ") + strlen(whole)); /* the last line */
+    ck_assert_ptr_null(strstr(buf, "the field's own reason"));
+    free(buf);
+    /* NULL: the field's reason, as spacrbench_format_report(). */
+    char *plain = report(m, &r);
+    need = spacrbench_format_report_reason(m, &r, NULL, NULL, 0);
+    ck_assert_int_eq(need, (int)strlen(plain));
+    ck_assert_ptr_nonnull(strstr(plain, "    because           the field's own reason"));
+    free(plain);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -252,6 +285,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, truncation_is_snprintf_like);
     tcase_add_test(tc, short_recommendation_struct_has_no_vram_line);
     tcase_add_test(tc, upstream_lines_lead_each_line);
+    tcase_add_test(tc, a_reason_longer_than_the_field_is_reported_whole);
     suite_add_tcase(s, tc);
     TCase *hm = tcase_create("measurement");
     tcase_add_test(hm, derived_figures_are_nan_not_garbage);

@@ -48,6 +48,9 @@ echo "== wheel: $(basename "$wheel")"
 
 cd "$repo"
 "$py" -m pytest -rs tests/python
+# spaCR's own tests of spacr.benchmark against spacrbench (its sdist is
+# fetched once and cached; a visible SKIP only when it cannot be fetched).
+"$py" tests/spacr_suite/run_suite.py
 # mypy --strict on the package's source; the typed user scripts
 # (typing_usage.py, typing_handoff.py) are checked by test_typing.py above.
 (cd "$repo/python" && "$py" -m mypy --strict spacrbench)
