@@ -497,14 +497,22 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
 # ------------------------------------------------------------ text and hand-off
 
 def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
-    """The library's report of m and rec, rec's whole reason on its
-    "because" line (spacrbench_format_report_reason: the struct's reason
-    field holds 511 bytes)."""
+    """The library's report of m and rec (spacrbench_format_report_with):
+    rec's whole reason on its "because" line (the struct's field holds 511
+    bytes), and spaCR's throughput arithmetic on a time the library cannot
+    hold (NaN, infinite, negative: it holds 0 s)."""
     cr = c_recommendation(rec)
-    reason = ffi.NULL if rec is None else c_string(str(rec.reason), "reason")
+    opts = new_struct("spacrbench_report_options")
+    reason = None if rec is None else ffi.new("char[]", c_string(str(rec.reason), "reason"))
+    if reason is not None:
+        opts.reason = reason  # kept alive by `reason` until the call returns
+    seconds = m.seconds
+    if (isinstance(seconds, numbers.Real) and not isinstance(seconds, bool)
+            and not (math.isfinite(seconds) and seconds >= 0)):
+        opts.use_seconds, opts.seconds = 1, float(seconds)
     with c_measurement(m) as cm:
-        return format_text(lambda buf, cap: lib.spacrbench_format_report_reason(
-            cm, cr, reason, buf, cap), "format_report")
+        return format_text(lambda buf, cap: lib.spacrbench_format_report_with(
+            cm, cr, opts, buf, cap), "format_report")
 
 
 def format_slurm(rec: Recommendation) -> str:

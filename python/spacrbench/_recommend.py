@@ -90,7 +90,6 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     return Recommendation(measurement=kept, **recommendation_fields(out))
 
 
-_THROUGHPUT = "  throughput          "
 
 
 def format_report(measurement: MeasurementLike,
@@ -103,16 +102,6 @@ def format_report(measurement: MeasurementLike,
     rec = as_recommendation(recommendation)
     from ._convert import format_report as _format_report
 
-    # The whole reason comes from C (spacrbench_format_report_reason).
-    lines = _format_report(m, rec).split("\n")
-    seconds = m.seconds
-    if (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-            and not (math.isfinite(seconds) and seconds >= 0)):
-        # The library holds finite, non-negative times only (it was given
-        # 0): the line is spaCR's arithmetic on the value as given.
-        ips = m.items / seconds if seconds > 0 else math.nan
-        each = seconds / m.items if m.items else math.nan
-        lines = [f"{_THROUGHPUT}{ips:.2f} item/s ({each:.2f} s each); not measured "
-                 f"(seconds is {seconds!r})" if line.startswith(_THROUGHPUT) else line
-                 for line in lines]
-    return "\n".join(lines)
+    # The whole text is the library's (spacrbench_format_report_with): the
+    # whole reason, and spaCR's arithmetic on a time it cannot hold.
+    return _format_report(m, rec)

@@ -196,7 +196,8 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
     int rc = SPACRBENCH_OK;
     /* spaCR's exact note first; what spacrbench adds is a note of its own. */
     if (m->clamped)
-        rc = sb_measurement_notef(m, "%zu warm-up item(s) excluded from the timing", m->clamped);
+        rc = sb_measurement_spacr_notef(m, "%zu warm-up item(s) excluded from the timing",
+                                        m->clamped);
     if (!rc && m->clamped)
         rc =
             sb_measurement_notef(m, "the warm-up item(s)' memory still counts toward the peak RSS");

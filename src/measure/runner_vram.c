@@ -17,8 +17,8 @@ int sb_run_finish_vram(sb_run *st, int64_t sampled_vram)
         snprintf(why, sizeof why, "%s: %s", SB_WORDS_NO_CUDA, st->gpu_why);
         int rc = sb_measurement_vram_reason(m, why);
         return rc ? rc
-                  : sb_measurement_notef(m, "%s, so VRAM was not measured (%s)", SB_WORDS_NO_CUDA,
-                                         st->gpu_why);
+                  : sb_measurement_spacr_notef(m, "%s, so VRAM was not measured (%s)",
+                                               SB_WORDS_NO_CUDA, st->gpu_why);
     }
     if (!st->gpu) {
         sb_measurement_vram_reason(m, st->gpu_why);

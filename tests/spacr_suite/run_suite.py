@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """spaCR's own tests of spacr.benchmark, run against spacrbench.
 
-Takes spaCR 1.5.1.5's source distribution (cached: $SPACRBENCH_SPACR_SDIST,
-or ~/.cache/spacrbench/spacr-1.5.1.5.tar.gz, fetched once with `pip
-download --no-deps --no-binary :all: spacr==1.5.1.5`), extracts its three
+Takes spaCR 1.5.1.5's source distribution (cached at $SPACRBENCH_SPACR_SDIST,
+default ~/.cache/spacrbench/spacr-1.5.1.5.tar.gz; fetched there once with
+`pip download --no-deps --no-binary :all: spacr==1.5.1.5`), extracts its three
 test files of the module spacrbench replaces, and runs them with pytest
 where `import spacr.benchmark` finds shim/spacr/benchmark.py, which
 re-exports spacrbench (the rest of spaCR, which pulls torch, is not
@@ -32,19 +32,23 @@ TEST_FILES = ("tests/test_benchmark.py", "tests/test_benchmark_uncovered_paths.p
 
 
 def sdist() -> Optional[Path]:
-    """The cached sdist, fetched on first use; None when it cannot be."""
-    given = os.environ.get("SPACRBENCH_SPACR_SDIST")
-    if given:
-        return Path(given) if Path(given).is_file() else None
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "spacrbench"
-    path = cache / f"spacr-{VERSION}.tar.gz"
+    """The cached sdist ($SPACRBENCH_SPACR_SDIST, or the default cache
+    path), fetched there on first use; None when it cannot be fetched."""
+    default = (Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "spacrbench"
+               / f"spacr-{VERSION}.tar.gz")
+    path = Path(os.environ.get("SPACRBENCH_SPACR_SDIST") or default)
     if path.is_file():
         return path
-    cache.mkdir(parents=True, exist_ok=True)
-    got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                          "--no-binary", ":all:", "--disable-pip-version-check",
-                          f"spacr=={VERSION}", "-d", str(cache)], check=False)
-    return path if got.returncode == 0 and path.is_file() else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".download.") as into:
+        got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                              "--no-binary", ":all:", "--disable-pip-version-check",
+                              f"spacr=={VERSION}", "-d", into], check=False)
+        fetched = Path(into) / f"spacr-{VERSION}.tar.gz"
+        if got.returncode != 0 or not fetched.is_file():
+            return None
+        fetched.replace(path)  # whole or not at all: an interrupted fetch leaves no file
+    return path
 
 
 def not_applicable() -> Dict[str, str]:
