@@ -12,7 +12,7 @@ docs/python.md ("Differences from spaCR")."""
 from __future__ import annotations
 
 import numbers
-from typing import Any, List, Optional
+from typing import Any, Optional
 
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Measurement, Recommendation
@@ -46,24 +46,15 @@ def upstream_maximum(value: Any) -> int:
     return upstream_int(value, "maximum")
 
 
-_MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")
-
-
 def as_measurement(obj: Any, name: str = "measurement") -> Measurement:
     """A spacrbench Measurement for obj: itself, or one built from the
     attributes of spaCR's Measurement (items, seconds, peak_rss_bytes and
     optionally peak_vram_bytes, baseline_rss_bytes, notes) of any object."""
     if isinstance(obj, Measurement):
         return obj
-    missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
-    if missing:
-        raise SpacrbenchTypeError(f"{name} must be a Measurement (or have spaCR's Measurement "
-                                  f"attributes); {type(obj).__name__} lacks {', '.join(missing)}")
-    notes: List[str] = [str(n) for n in (getattr(obj, "notes", None) or ())]
-    return Measurement(items=obj.items, seconds=obj.seconds, peak_rss_bytes=obj.peak_rss_bytes,
-                       peak_vram_bytes=getattr(obj, "peak_vram_bytes", None),
-                       baseline_rss_bytes=getattr(obj, "baseline_rss_bytes", 0),
-                       notes=notes)
+    from ._convert import spacr_measurement_fields
+
+    return Measurement(**spacr_measurement_fields(obj, name))
 
 
 def optional_measurement(obj: Any) -> Optional[Measurement]:

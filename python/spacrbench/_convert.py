@@ -312,16 +312,22 @@ class _SpacrMeasurement:
     oom_limit_bytes = 0
 
     def __init__(self, obj: Any) -> None:
-        missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
-        if missing:
-            raise SpacrbenchTypeError(
-                f"measurement must be a Measurement (or have spaCR's Measurement attributes); "
-                f"{type(obj).__name__} lacks {', '.join(missing)}")
-        self.items, self.seconds = obj.items, obj.seconds
-        self.peak_rss_bytes = obj.peak_rss_bytes
-        self.peak_vram_bytes = getattr(obj, "peak_vram_bytes", None)
-        self.baseline_rss_bytes = getattr(obj, "baseline_rss_bytes", 0)
-        self.notes = [str(n) for n in (getattr(obj, "notes", None) or ())]
+        self.__dict__.update(spacr_measurement_fields(obj))
+
+
+def spacr_measurement_fields(obj: Any, name: str = "measurement") -> Dict[str, Any]:
+    """The Measurement fields spaCR's Measurement has, read from any object
+    (items, seconds, peak_rss_bytes; optionally peak_vram_bytes,
+    baseline_rss_bytes, notes); a missing required one is a TypeError."""
+    missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
+    if missing:
+        raise SpacrbenchTypeError(
+            f"{name} must be a Measurement (or have spaCR's Measurement attributes); "
+            f"{type(obj).__name__} lacks {', '.join(missing)}")
+    return {"items": obj.items, "seconds": obj.seconds, "peak_rss_bytes": obj.peak_rss_bytes,
+            "peak_vram_bytes": getattr(obj, "peak_vram_bytes", None),
+            "baseline_rss_bytes": getattr(obj, "baseline_rss_bytes", 0),
+            "notes": [str(n) for n in (getattr(obj, "notes", None) or ())]}
 
 
 def _build(m: Any) -> Any:

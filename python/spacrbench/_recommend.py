@@ -4,13 +4,12 @@ command, C users and Python users get the same answer for the same input."""
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
 
 from ._binding import AUTO, check, ffi, lib
-from ._errors import SpacrbenchValueError
 from ._compat import (INT64_MAX, as_measurement, as_recommendation, exact_int,
                       optional_measurement, upstream_int, upstream_maximum)
+from ._errors import SpacrbenchValueError
 from ._results import Recommendation
 from ._types import MeasurementLike, RecommendationLike
 

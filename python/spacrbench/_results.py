@@ -104,7 +104,8 @@ class Measurement(CachesC):
         """The headline figures only; to_dict() has everything."""
         vram = ("None" if self.peak_vram_bytes is None else _size(self.peak_vram_bytes))
         count = len(self.records)
-        return (f"Measurement(items={self.items!r}, seconds={self.seconds!r}, "
+        seconds = f"{self.seconds:.6g}" if isinstance(self.seconds, float) else repr(self.seconds)
+        return (f"Measurement(items={self.items!r}, seconds={seconds}, "
                 f"peak_rss_bytes={_size(self.peak_rss_bytes)}, peak_vram_bytes={vram}, "
                 f"peak_method={self.peak_method!r}, {len(self.notes)} note(s), "
                 f"{count} record(s))")

