@@ -1003,6 +1003,27 @@ SPACRBENCH_EXTERN int spacrbench_measurement_set_item_cpu_seconds(spacrbench_mea
  * of text are read. The command's size options use this parser. */
 SPACRBENCH_EXTERN int spacrbench_parse_size(const char *text, int64_t *bytes);
 
+/* Added in 1.2 (python): the report of what a caller holds */
+/* What spacrbench_format_report_with() prints beyond the structs: a caller
+ * (the Python binding) may hold more than they can. Zero-initialise it and
+ * set size; a field left 0 changes nothing. */
+typedef struct spacrbench_report_options {
+    size_t size;        /* sizeof(spacrbench_report_options) */
+    const char *reason; /* the "because" line, UTF-8, any length; NULL: rec->reason
+                           (its field holds 511 bytes) */
+    int use_seconds;    /* 1: the throughput line is spaCR's arithmetic on `seconds`,
+                           a caller's figure the measurement cannot hold (NaN,
+                           infinite, negative), with "; not measured (seconds is
+                           <value>)" after it */
+    double seconds;
+} spacrbench_report_options;
+
+/* spacrbench_format_report() with opts (NULL: the same report). */
+SPACRBENCH_EXTERN int spacrbench_format_report_with(const spacrbench_measurement *m,
+                                                    const spacrbench_recommendation *rec,
+                                                    const spacrbench_report_options *opts,
+                                                    char *buf, size_t cap);
+
 /* SPACRBENCH_CDEF_END */
 
 #ifdef __cplusplus

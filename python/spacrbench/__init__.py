@@ -23,8 +23,12 @@ if _typing.TYPE_CHECKING:
     from ._run import benchmark
     from ._scale import ScalePoint, ScaleResult, scale
     from ._summarize import Summary, TaskSummary, summarize
+    from ._errors import (SpacrbenchError, SpacrbenchMemoryError, SpacrbenchOSError,
+                          SpacrbenchRuntimeError, SpacrbenchTypeError, SpacrbenchValueError,
+                          UnsupportedPlatformError)
+    from ._results import Measurement, Recommendation
     from ._timeline import Timeline, TimelineItem, TimelinePoint
-    from ._types import GpuInfo, ItemRecord, Measurement, Progress, Recommendation
+    from ._types import GpuInfo, ItemRecord, Progress
 
 # The public names are loaded on first use (PEP 562), so `import spacrbench`
 # costs the library and little more; `from spacrbench import benchmark`
@@ -32,8 +36,12 @@ if _typing.TYPE_CHECKING:
 _LAZY = {
     "available_memory_bytes": "_recommend", "format_report": "_recommend",
     "recommend_workers": "_recommend", "benchmark": "_run",
-    "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_types",
-    "Progress": "_types", "Recommendation": "_types",
+    "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_results",
+    "Progress": "_types", "Recommendation": "_results",
+    "SpacrbenchError": "_errors", "SpacrbenchMemoryError": "_errors",
+    "SpacrbenchOSError": "_errors", "SpacrbenchRuntimeError": "_errors",
+    "SpacrbenchTypeError": "_errors", "SpacrbenchValueError": "_errors",
+    "UnsupportedPlatformError": "_errors",
     "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
     "Summary": "_summarize", "TaskSummary": "_summarize", "summarize": "_summarize",
     "Timeline": "_timeline", "TimelineItem": "_timeline", "TimelinePoint": "_timeline",
@@ -65,11 +73,18 @@ __all__ = [
     "Recommendation",
     "ScalePoint",
     "ScaleResult",
+    "SpacrbenchError",
+    "SpacrbenchMemoryError",
+    "SpacrbenchOSError",
+    "SpacrbenchRuntimeError",
+    "SpacrbenchTypeError",
+    "SpacrbenchValueError",
     "Summary",
     "TaskSummary",
     "Timeline",
     "TimelineItem",
     "TimelinePoint",
+    "UnsupportedPlatformError",
     "available_memory_bytes",
     "benchmark",
     "format_report",

@@ -16,6 +16,9 @@ from typing import Any, Dict, NoReturn, Type
 from ._spacrbench import ffi as ffi
 from ._spacrbench import lib as lib
 
+from ._errors import (SpacrbenchMemoryError, SpacrbenchOSError, SpacrbenchRuntimeError,
+                      SpacrbenchValueError, UnsupportedPlatformError)
+
 NOT_MEASURED: int = lib.SPACRBENCH_NOT_MEASURED
 AUTO: int = lib.SPACRBENCH_AUTO
 
@@ -56,23 +59,17 @@ class _Codes:
 codes = _Codes
 
 
-class UnsupportedPlatformError(NotImplementedError):
-    """What the library cannot do on this operating system
-    (SPACRBENCH_EUNSUPPORTED): process groups and the scaling check are
-    Linux's (cgroups, fork); benchmark() and the recommendation work
-    everywhere."""
-
-
 # The one table from library codes to Python exceptions; a code not in it
-# (EUSER, EBUSY, ENOSPACE, EFORKED) is a RuntimeError.
+# (EUSER, EBUSY, ENOSPACE, EFORKED) is a RuntimeError. Each is also a
+# SpacrbenchError (_errors.py).
 EXCEPTIONS: Dict[int, Type[Exception]] = {
-    codes.EINVAL: ValueError,
-    codes.ENOITEMS: ValueError,
-    codes.ERANGE: ValueError,
-    codes.EUNKNOWN_FIELDS: ValueError,
-    codes.ENOMEM: MemoryError,
-    codes.ESYSTEM: OSError,
-    codes.ETHREAD: OSError,
+    codes.EINVAL: SpacrbenchValueError,
+    codes.ENOITEMS: SpacrbenchValueError,
+    codes.ERANGE: SpacrbenchValueError,
+    codes.EUNKNOWN_FIELDS: SpacrbenchValueError,
+    codes.ENOMEM: SpacrbenchMemoryError,
+    codes.ESYSTEM: SpacrbenchOSError,
+    codes.ETHREAD: SpacrbenchOSError,
     codes.EUNSUPPORTED: UnsupportedPlatformError,
 }
 
@@ -89,7 +86,7 @@ def exception_for(code: int, what: str) -> Exception:
     message = f"{what}: {error_text(code)} (spacrbench error {code})"
     if code == codes.EUNSUPPORTED:
         message += f"; this is {sys.platform}, see docs/platforms.md"
-    return EXCEPTIONS.get(code, RuntimeError)(message)
+    return EXCEPTIONS.get(code, SpacrbenchRuntimeError)(message)
 
 
 def raise_for(code: int, what: str) -> NoReturn:

@@ -12,9 +12,10 @@ docs/python.md ("Differences from spaCR")."""
 from __future__ import annotations
 
 import numbers
-from typing import Any, List, Optional
+from typing import Any, Optional
 
-from ._types import Measurement, Recommendation
+from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._results import Measurement, Recommendation
 
 INT64_MAX = 2**63 - 1
 
@@ -26,10 +27,10 @@ def exact_int(value: Any, name: str) -> int:
     try:
         return int(value)
     except TypeError:
-        raise TypeError(f"{name} must be a number int() accepts, "
-                        f"not {type(value).__name__}") from None
+        raise SpacrbenchTypeError(f"{name} must be a number int() accepts, "
+                                  f"not {type(value).__name__}") from None
     except (ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number int() accepts, not {value!r}") from None
+        raise SpacrbenchValueError(f"{name} must be a number int() accepts, not {value!r}") from None
 
 
 def upstream_int(value: Any, name: str) -> int:
@@ -41,11 +42,8 @@ def upstream_maximum(value: Any) -> int:
     """spaCR compared maximum with min() (never int()): a number is taken
     (a fraction truncates), anything else is refused as min() refused it."""
     if not isinstance(value, numbers.Real):
-        raise TypeError(f"maximum must be a number, not {type(value).__name__}")
+        raise SpacrbenchTypeError(f"maximum must be a number, not {type(value).__name__}")
     return upstream_int(value, "maximum")
-
-
-_MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")
 
 
 def as_measurement(obj: Any, name: str = "measurement") -> Measurement:
@@ -54,15 +52,9 @@ def as_measurement(obj: Any, name: str = "measurement") -> Measurement:
     optionally peak_vram_bytes, baseline_rss_bytes, notes) of any object."""
     if isinstance(obj, Measurement):
         return obj
-    missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
-    if missing:
-        raise TypeError(f"{name} must be a Measurement (or have spaCR's Measurement "
-                        f"attributes); {type(obj).__name__} lacks {', '.join(missing)}")
-    notes: List[str] = [str(n) for n in (getattr(obj, "notes", None) or ())]
-    return Measurement(items=obj.items, seconds=obj.seconds, peak_rss_bytes=obj.peak_rss_bytes,
-                       peak_vram_bytes=getattr(obj, "peak_vram_bytes", None),
-                       baseline_rss_bytes=getattr(obj, "baseline_rss_bytes", 0),
-                       notes=notes)
+    from ._convert import spacr_measurement_fields
+
+    return Measurement(**spacr_measurement_fields(obj, name))
 
 
 def optional_measurement(obj: Any) -> Optional[Measurement]:
@@ -77,9 +69,9 @@ def as_recommendation(obj: Any) -> Optional[Recommendation]:
         return obj
     missing = [f for f in ("workers", "reason") if not hasattr(obj, f)]
     if missing:
-        raise TypeError(f"recommendation must be a Recommendation (or have spaCR's "
-                        f"Recommendation attributes); {type(obj).__name__} lacks "
-                        f"{', '.join(missing)}")
+        raise SpacrbenchTypeError(f"recommendation must be a Recommendation (or have spaCR's "
+                                  f"Recommendation attributes); {type(obj).__name__} lacks "
+                                  f"{', '.join(missing)}")
     fields = {"workers": obj.workers, "reason": str(obj.reason),
               "cores": getattr(obj, "cores", 0),
               "available_bytes": max(0, upstream_int(getattr(obj, "available_bytes", 0),

@@ -1,9 +1,12 @@
 """Conversions between the Python result types and the library's structs.
 
-A Measurement is plain data: whenever the library must read one (recommend,
-report, JSON, scheduler hand-off) an equivalent C measurement is rebuilt
-from its fields, so a measurement made by hand or with dataclasses.replace()
-is treated exactly like one that benchmark() returned.
+A Measurement is plain data: when the library must read one (recommend,
+report, JSON, scheduler hand-off) an equivalent C measurement is built from
+its fields once per object and kept with it (benchmark() keeps the
+runner's own), so a measurement made by hand or with dataclasses.replace()
+is treated exactly like one that benchmark() returned. From C this module
+returns plain fields; it imports _types, never the classes of _results, so
+the package's imports form no circle.
 
 Every name (peak method, source, bound, ...) is the library's spelling: the
 tables below are built from its enum constants and its *_name() functions."""
@@ -16,13 +19,17 @@ import numbers
 import operator
 import struct
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib, name_of, new_struct
 from . import _timeline_c
+from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._torch import TorchPeak
-from ._types import (GpuInfo, ItemRecord, LazyRecords, Measurement, Recommendation,
+from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords,
                      raw_records)
+
+if TYPE_CHECKING:
+    from ._results import Measurement, Recommendation
 
 
 class Names:
@@ -41,10 +48,10 @@ class Names:
     def code(self, name: Any, what: str) -> int:
         """The code of a name. Spelling 1.0's hyphens ("hwm-reset") is accepted."""
         if not isinstance(name, str):
-            raise TypeError(f"{what} must be a str, not {type(name).__name__}")
+            raise SpacrbenchTypeError(f"{what} must be a str, not {type(name).__name__}")
         code = self.by_name.get(name, self.by_name.get(name.replace("-", "_")))
         if code is None:
-            raise ValueError(f"{what} must be one of {sorted(self.by_name)}, not {name!r}")
+            raise SpacrbenchValueError(f"{what} must be one of {sorted(self.by_name)}, not {name!r}")
         return code
 
 
@@ -83,24 +90,24 @@ def _whole(value: Any, name: str) -> int:
     truncated the same way; bool is refused, as in recommend_workers()'s
     arguments; signs are left to the library, which names the field."""
     if isinstance(value, bool):
-        raise TypeError(f"{name} must be a number, not bool")
+        raise SpacrbenchTypeError(f"{name} must be a number, not bool")
     try:
         n = operator.index(value)
     except TypeError:
         if not isinstance(value, numbers.Real):
-            raise TypeError(f"{name} must be a number, not {type(value).__name__}") from None
+            raise SpacrbenchTypeError(f"{name} must be a number, not {type(value).__name__}") from None
         if not math.isfinite(float(value)):
-            raise ValueError(f"{name} must be a finite number, not {value!r}") from None
+            raise SpacrbenchValueError(f"{name} must be a finite number, not {value!r}") from None
         n = int(math.trunc(value))  # what int() does to a real
     if not _INT64_MIN <= n <= _INT64_MAX:
-        raise ValueError(f"{name} must fit in 64 bits, not {n}")
+        raise SpacrbenchValueError(f"{name} must fit in 64 bits, not {n}")
     return n
 
 
 def _real(value: Any, name: str) -> float:
     """A time figure of a hand-made result (NaN and sign: the library's call)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+        raise SpacrbenchTypeError(f"{name} must be a number, not {type(value).__name__}")
     return float(value)
 
 
@@ -120,8 +127,8 @@ def c_string(text: str, name: str) -> bytes:
     string there and silently drop the rest, so it is a ValueError naming
     the argument."""
     if "\0" in text:
-        raise ValueError(f"{name} must not contain a NUL character (the C string would end "
-                         f"there), got {text!r}")
+        raise SpacrbenchValueError(f"{name} must not contain a NUL character (the C string would end "
+                                   f"there), got {text!r}")
     return utf8(text)
 
 
@@ -134,8 +141,8 @@ def _shown(value: Any) -> str:
 def _sequence(value: Any, name: str, what: str) -> List[Any]:
     """A list/tuple-like field of a hand-made result (not a str)."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a list of {what}, not {_shown(value)} "
-                        f"({type(value).__name__})")
+        raise SpacrbenchTypeError(f"{name} must be a list of {what}, not {_shown(value)} "
+                                  f"({type(value).__name__})")
     return list(value)
 
 
@@ -181,9 +188,11 @@ def _read_records(cm: Any, count: int) -> Any:
     return LazyRecords(block, count, _decode_records)
 
 
-def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measurement:
-    """Read a C measurement into a Measurement (the C object is not kept);
-    with torch_peak, add torch's VRAM peak where the library had none."""
+def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
+                       ) -> Tuple[Dict[str, Any], bool]:
+    """The Measurement fields of a C measurement, and whether they are its
+    figures unchanged (torch_peak may add torch's VRAM peak where the
+    library had none, and its notes)."""
     fig = new_struct("spacrbench_figures")
     check(lib.spacrbench_measurement_figures(cm, fig), "spacrbench_measurement_figures")
     notes = [c_text(lib.spacrbench_measurement_note(cm, i)) for i in range(fig.note_count)]
@@ -199,13 +208,17 @@ def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measu
     peak_vram = optional(fig.peak_vram_bytes)
     vram_source = None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source)
     vram_reason = c_text(lib.spacrbench_measurement_vram_reason(cm)) or None
+    same = True
     if torch_peak is not None:
         reserved = torch_peak.finish()
+        same = reserved is None and not torch_peak.notes
         notes += torch_peak.notes
         if reserved is not None and peak_vram is None:
             peak_vram, vram_source, vram_reason = reserved, _TORCH, None
-            # One note: the library's "VRAM not measured: ..." is superseded.
-            notes = [n for n in notes if not n.startswith("VRAM not measured")]
+            # One note: the library's note on why VRAM was not measured
+            # (the one that quotes its vram_reason) is superseded.
+            why = vram_reason_words(c_text(lib.spacrbench_measurement_vram_reason(cm)))
+            notes = [n for n in notes if not (why and why in n)]
             late = (" (CUDA was started by the work during the run)"
                     if torch_peak.started_late else "")
             notes.append(f"VRAM peak from torch.cuda.max_memory_reserved(): "
@@ -215,7 +228,7 @@ def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measu
             notes.append(f"VRAM peak from {vram_source or 'the library'}: "
                          f"{format_bytes(peak_vram)}; torch.cuda.max_memory_reserved() "
                          f"reported {format_bytes(reserved)}")
-    return Measurement(
+    return dict(
         items=int(fig.items), seconds=float(fig.seconds),
         peak_rss_bytes=int(fig.peak_rss_bytes), peak_vram_bytes=peak_vram,
         baseline_rss_bytes=int(fig.baseline_rss_bytes),
@@ -225,19 +238,102 @@ def measurement_from_c(cm: Any, torch_peak: Optional[TorchPeak] = None) -> Measu
         peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
         gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
         vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes),
-        timeline=_timeline_c.timeline_from_c(cm))
+        timeline=_timeline_c.timeline_from_c(cm)), same
+
+
+def vram_reason_words(reason: str) -> str:
+    """The library's own words in a vram_reason ("no CUDA device: <why>"
+    quotes <why>), as its note on the measurement quotes them."""
+    head = "no CUDA device: "
+    return reason[len(head):] if reason.startswith(head) else reason
+
+
+def keep_c_measurement(m: Measurement, cm: Any) -> None:
+    """Keep cm (which the caller gives up) as m's C measurement: m was just
+    read from it, unchanged."""
+    m.__dict__[C_CACHE] = (_fingerprint(m), ffi.gc(cm, lib.spacrbench_measurement_free))
+
+
+def _fingerprint(m: Any) -> Tuple[Any, ...]:
+    """What of a Measurement can change after it was made (its notes list,
+    a list of records given by hand): the C measurement kept with it is
+    rebuilt when this differs."""
+    records = raw_records(m)
+    return (tuple(m.notes) if isinstance(m.notes, list) else m.notes,
+            tuple(records) if isinstance(records, list) else records,
+            tuple(m.gpus) if isinstance(m.gpus, list) else m.gpus)
 
 
 @contextmanager
-def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
-    """An equivalent C measurement for the duration of a with-block
-    (ffi.NULL for None); freed on exit."""
+def c_measurement(m: Any) -> Iterator[Any]:
+    """The equivalent C measurement of m for the duration of a with-block
+    (ffi.NULL for None). A Measurement's is built once and kept with it;
+    any other object with spaCR's Measurement attributes gets a new one,
+    freed on exit."""
     if m is None:
         yield ffi.NULL
-        return
-    from ._compat import as_measurement
+    elif isinstance(m, CachesC):
+        yield cached_c_measurement(m)
+    else:
+        cm = _build(_SpacrMeasurement(m))
+        try:
+            yield cm
+        finally:
+            lib.spacrbench_measurement_free(cm)
 
-    m = as_measurement(m)  # or an object with spaCR's Measurement attributes
+
+def cached_c_measurement(m: Any) -> Any:
+    """m's C measurement, built on first use (and again if its notes or
+    hand-given records changed); freed with m."""
+    fingerprint = _fingerprint(m)
+    kept = m.__dict__.get(C_CACHE)
+    if kept is not None and kept[0] == fingerprint:
+        return kept[1]
+    cm = ffi.gc(_build(m), lib.spacrbench_measurement_free)
+    m.__dict__[C_CACHE] = (fingerprint, cm)
+    return cm
+
+
+_MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")
+
+
+class _SpacrMeasurement:
+    """spaCR's Measurement attributes of any object (items, seconds,
+    peak_rss_bytes; optionally peak_vram_bytes, baseline_rss_bytes, notes),
+    the other fields a hand-made Measurement's defaults."""
+
+    records: Tuple[ItemRecord, ...] = ()
+    cpu_seconds: Optional[float] = None
+    warmup_items = 0
+    warmup_seconds = 0.0
+    peak_method = SUPPLIED
+    vram_source: Optional[str] = None
+    gpus: Tuple[GpuInfo, ...] = ()
+    sample_interval_us = 0
+    vram_reason: Optional[str] = None
+    oom_limit_bytes = 0
+
+    def __init__(self, obj: Any) -> None:
+        self.__dict__.update(spacr_measurement_fields(obj))
+
+
+def spacr_measurement_fields(obj: Any, name: str = "measurement") -> Dict[str, Any]:
+    """The Measurement fields spaCR's Measurement has, read from any object
+    (items, seconds, peak_rss_bytes; optionally peak_vram_bytes,
+    baseline_rss_bytes, notes); a missing required one is a TypeError."""
+    missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
+    if missing:
+        raise SpacrbenchTypeError(
+            f"{name} must be a Measurement (or have spaCR's Measurement attributes); "
+            f"{type(obj).__name__} lacks {', '.join(missing)}")
+    return {"items": obj.items, "seconds": obj.seconds, "peak_rss_bytes": obj.peak_rss_bytes,
+            "peak_vram_bytes": getattr(obj, "peak_vram_bytes", None),
+            "baseline_rss_bytes": getattr(obj, "baseline_rss_bytes", 0),
+            "notes": [str(n) for n in (getattr(obj, "notes", None) or ())]}
+
+
+def _build(m: Any) -> Any:
+    """A new C measurement holding m's fields (the caller frees it)."""
     fig = new_struct("spacrbench_figures")
     # spaCR's four figures: a negative one (nonsense spaCR printed as is)
     # counts as 0, and a time the library cannot hold (NaN, infinite,
@@ -263,12 +359,13 @@ def c_measurement(m: Optional[Measurement]) -> Iterator[Any]:
     cm = out[0]
     try:
         _add_details(cm, m)
-        yield cm
-    finally:
+    except BaseException:
         lib.spacrbench_measurement_free(cm)
+        raise
+    return cm
 
 
-def _add_details(cm: Any, m: Measurement) -> None:
+def _add_details(cm: Any, m: Any) -> None:
     for i, note in enumerate(_sequence(m.notes, "notes", "str")):
         check(lib.spacrbench_measurement_add_note(cm, c_string(str(note), f"notes[{i}]")),
               "measurement note")
@@ -284,8 +381,8 @@ def _add_details(cm: Any, m: Measurement) -> None:
         rec = new_struct("spacrbench_item_record")
         for i, r in enumerate(_sequence(records, "records", "ItemRecord")):
             if not isinstance(r, ItemRecord):
-                raise TypeError(f"records[{i}] must be an ItemRecord, not {_shown(r)} "
-                                f"({type(r).__name__})")
+                raise SpacrbenchTypeError(f"records[{i}] must be an ItemRecord, not {_shown(r)} "
+                                          f"({type(r).__name__})")
             rec.index = _whole(r.index, f"records[{i}].index")
             rec.is_warmup = 1 if r.is_warmup else 0
             rec.seconds = _real(r.seconds, f"records[{i}].seconds")
@@ -295,8 +392,8 @@ def _add_details(cm: Any, m: Measurement) -> None:
     gpu = new_struct("spacrbench_gpu_info")
     for i, g in enumerate(_sequence(m.gpus, "gpus", "GpuInfo")):
         if not isinstance(g, GpuInfo):
-            raise TypeError(f"gpus[{i}] must be a GpuInfo, not {_shown(g)} "
-                            f"({type(g).__name__})")
+            raise SpacrbenchTypeError(f"gpus[{i}] must be a GpuInfo, not {_shown(g)} "
+                                      f"({type(g).__name__})")
         gpu.index = _whole(g.index, f"gpus[{i}].index")
         _put_text(gpu.name, str(g.name), f"gpus[{i}].name")
         gpu.total_bytes = _whole(g.total_bytes, f"gpus[{i}].total_bytes")
@@ -322,12 +419,14 @@ def measurement_dict(m: Measurement) -> Dict[str, Any]:
 
 # ------------------------------------------------------------- recommendation
 
-def recommendation_from_c(r: Any, measurement: Optional[Measurement]) -> Recommendation:
+def recommendation_fields(r: Any) -> Dict[str, Any]:
+    """The Recommendation fields of a spacrbench_recommendation (all but
+    measurement)."""
     def opt(value: int) -> Optional[int]:
         return None if value < 0 else int(value)
 
-    return Recommendation(
-        workers=int(r.workers), reason=c_text(r.reason), measurement=measurement,
+    return dict(
+        workers=int(r.workers), reason=c_text(r.reason),
         cores=int(r.cores), available_bytes=int(r.available_bytes),
         bound=BOUNDS.name(r.bound), reserve_bytes=int(r.reserve_bytes),
         per_worker_bytes=opt(r.per_worker_bytes), memory_workers=opt(r.memory_workers),
@@ -363,9 +462,9 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
     """A spacrbench_recommendation struct holding rec's figures (NULL for None)."""
     if rec is None:
         return ffi.NULL
-    if not isinstance(rec, Recommendation):
-        raise TypeError(f"recommendation must be a spacrbench Recommendation or None, "
-                        f"not {type(rec).__name__}")
+    if not hasattr(rec, "reserve_rule"):  # format_report() converts spaCR's first
+        raise SpacrbenchTypeError(f"recommendation must be a spacrbench Recommendation or "
+                                  f"None, not {type(rec).__name__}")
     r = new_struct("spacrbench_recommendation")
     for name in ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
                  "vram_reserve_bytes", "cores_per_worker", "threads_per_worker",
@@ -388,10 +487,6 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
     return r
 
 
-_OPTIONAL_RECOMMENDATION_FIELDS = tuple(
-    f.name for f in dataclasses.fields(Recommendation) if f.default is None)
-
-
 def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
     """The library's JSON object of rec (spacrbench_recommendation_to_json),
     with "measurement" the measurement's own object (or None)."""
@@ -402,7 +497,7 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
     # The library fills in what a struct leaves unset (a hand-made
     # Recommendation(3, "x") has core_workers None; the C struct's 0 is read
     # as "cores / cores per worker"): what the object says is None stays null.
-    for name in _OPTIONAL_RECOMMENDATION_FIELDS:
+    for name in (f.name for f in dataclasses.fields(rec) if f.default is None):
         if getattr(rec, name) is None and name in out:
             out[name] = None
     out["measurement"] = None if rec.measurement is None else measurement_dict(rec.measurement)
@@ -412,11 +507,22 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
 # ------------------------------------------------------------ text and hand-off
 
 def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
-    """The library's report of m and rec (spacrbench_format_report)."""
+    """The library's report of m and rec (spacrbench_format_report_with):
+    rec's whole reason on its "because" line (the struct's field holds 511
+    bytes), and spaCR's throughput arithmetic on a time the library cannot
+    hold (NaN, infinite, negative: it holds 0 s)."""
     cr = c_recommendation(rec)
+    opts = new_struct("spacrbench_report_options")
+    reason = None if rec is None else ffi.new("char[]", c_string(str(rec.reason), "reason"))
+    if reason is not None:
+        opts.reason = reason  # kept alive by `reason` until the call returns
+    seconds = m.seconds
+    if (isinstance(seconds, numbers.Real) and not isinstance(seconds, bool)
+            and not (math.isfinite(seconds) and seconds >= 0)):
+        opts.use_seconds, opts.seconds = 1, float(seconds)
     with c_measurement(m) as cm:
-        return format_text(lambda buf, cap: lib.spacrbench_format_report(cm, cr, buf, cap),
-                           "format_report")
+        return format_text(lambda buf, cap: lib.spacrbench_format_report_with(
+            cm, cr, opts, buf, cap), "format_report")
 
 
 def format_slurm(rec: Recommendation) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ._binding import ffi, format_text, lib
-from ._types import Measurement, Recommendation
+from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._results import Measurement, Recommendation
 
 FORMATS: Dict[str, int] = {"markdown": lib.SPACRBENCH_FORMAT_MARKDOWN,
                            "csv": lib.SPACRBENCH_FORMAT_CSV}
@@ -19,10 +20,10 @@ def export_text(m: Measurement, rec: Optional[Recommendation], format: Any,
                 item_labels: Optional[Sequence[str]] = None) -> str:
     """m (and rec) in one of FORMATS; ValueError/TypeError naming format."""
     if not isinstance(format, str):
-        raise TypeError(f"format must be a str, not {type(format).__name__}")
+        raise SpacrbenchTypeError(f"format must be a str, not {type(format).__name__}")
     code = FORMATS.get(format.lower())
     if code is None:
-        raise ValueError(f"format must be one of 'text', {', '.join(map(repr, FORMATS))}; "
+        raise SpacrbenchValueError(f"format must be one of 'text', {', '.join(map(repr, FORMATS))}; "
                          f"got {format!r}")
     from ._convert import c_measurement, c_recommendation, c_string
 

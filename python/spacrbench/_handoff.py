@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from ._binding import check, ffi, format_text, lib, new_struct
 from ._convert import c_measurement, c_recommendation
-from ._types import Recommendation
+if TYPE_CHECKING:
+    from ._results import Recommendation
 
 
 def schedule_of(rec: Recommendation, what: str) -> Any:
@@ -53,7 +54,7 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
     """The job script; creates output_dir (SLURM opens its logs there
     before the script runs), and only once every argument has been checked
     and the script written: a call that raises leaves no folder behind."""
-    from ._types import directive_list
+    from ._directives import directive_list
 
     if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):
         raise TypeError("command must be a non-empty list of arguments, {} for the item")
@@ -105,7 +106,7 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
 def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Dict[str, Any]:
     """dask_jobqueue.SLURMCluster keyword arguments: one worker process per
     job with the schedule's CPUs and memory (margin included)."""
-    from ._types import directive_list
+    from ._directives import directive_list
 
     extra = directive_list(extra)
     sched = schedule_of(rec, "to_dask")

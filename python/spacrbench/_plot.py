@@ -6,9 +6,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Optional
 
+from ._errors import SpacrbenchValueError
+
 if TYPE_CHECKING:
+    from ._results import Measurement
     from ._timeline import Timeline
-    from ._types import Measurement
 
 _MIB = 2**20
 
@@ -25,8 +27,8 @@ def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
     """Per-item seconds and peak RSS against the item number; below them,
     when the measurement has one, the memory timeline."""
     if not m.records:
-        raise ValueError("Measurement.plot(): the measurement has no per-item records "
-                         "(benchmark() keeps them; a hand-made one may not)")
+        raise SpacrbenchValueError("Measurement.plot(): the measurement has no per-item records "
+                                   "(benchmark() keeps them; a hand-made one may not)")
     timeline = getattr(m, "timeline", None)
     figure = _figure_class()(figsize=(9, 7.2 if timeline is not None else 3.6))
     if timeline is not None:
@@ -49,6 +51,9 @@ def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
     peaks.set_ylabel("MiB")
     peaks.set_title(f"peak RSS per item ({m.peak_method})")
     peaks.legend()
+    locator = importlib.import_module("matplotlib.ticker").MaxNLocator
+    for axes in (times, peaks):  # item numbers are whole: no tick at 1.5
+        axes.xaxis.set_major_locator(locator(integer=True))
     figure.suptitle(f"{m.items} item(s) measured, footprint {m.work_rss_bytes / _MIB:.1f} MiB",
                     fontsize=9)
     figure.tight_layout()

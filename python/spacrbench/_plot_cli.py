@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Optional
 
 from ._scale import ScalePoint, ScaleResult
 from ._timeline import timeline_from_dict
-from ._types import ItemRecord, Measurement
+from ._results import Measurement
+from ._types import ItemRecord
 
 MISSING_MATPLOTLIB = "spacrbench: --plot needs matplotlib: pip install spacrbench[plot]"
 

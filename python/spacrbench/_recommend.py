@@ -4,17 +4,15 @@ command, C users and Python users get the same answer for the same input."""
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
 
 from ._binding import AUTO, check, ffi, lib
 from ._compat import (INT64_MAX, as_measurement, as_recommendation, exact_int,
                       optional_measurement, upstream_int, upstream_maximum)
-from ._types import MeasurementLike, Recommendation, RecommendationLike
+from ._errors import SpacrbenchValueError
+from ._results import Recommendation
+from ._types import MeasurementLike, RecommendationLike
 
-#: A number read with int(), as spaCR read it (docs/python.md): an int, a
-#: float (truncated), a numpy integer, a numeric string.
-IntArg = Union[int, float, str, SupportsInt, SupportsIndex]
 
 
 def available_memory_bytes() -> int:
@@ -30,17 +28,21 @@ def _non_negative(value: Any, name: str) -> int:
     given, not a clamped one)."""
     n = exact_int(value, name)
     if n < 0:
-        raise ValueError(f"{name} must be >= 0, not {value!r}")
+        raise SpacrbenchValueError(f"{name} must be >= 0, not {value!r}")
     return min(n, INT64_MAX)
 
 
 def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
-                      cores: Optional[IntArg] = None,
-                      available_bytes: Optional[IntArg] = None,
-                      reserve_bytes: Optional[IntArg] = None,
+                      cores: Union[None, int, float, str, SupportsInt, SupportsIndex] = None,
+                      available_bytes: Union[None, int, float, str, SupportsInt,
+                                             SupportsIndex] = None,
+                      reserve_bytes: Union[None, int, float, str, SupportsInt,
+                                           SupportsIndex] = None,
                       maximum: Union[int, float, SupportsFloat] = 32,
-                      vram_reserve_bytes: IntArg = 1024**3,
-                      free_vram_bytes: Optional[IntArg] = None,
+                      vram_reserve_bytes: Union[int, float, str, SupportsInt,
+                                                SupportsIndex] = 1024**3,
+                      free_vram_bytes: Union[None, int, float, str, SupportsInt,
+                                             SupportsIndex] = None,
                       start_method: Optional[str] = None) -> Recommendation:
     """Recommend a worker count: min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
@@ -59,7 +61,7 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     Negative available_bytes and reserve_bytes count as 0 and maximum below
     1 as 1 (docs/python.md lists where this differs from spaCR)."""
     supplied = measurement
-    measurement = optional_measurement(measurement)
+    measurement = optional_measurement(measurement)  # a spaCR object: checked, converted
     opts = ffi.new("spacrbench_recommend_options *")
     check(lib.spacrbench_recommend_options_init(opts, ffi.sizeof("spacrbench_recommend_options")),
           "spacrbench_recommend_options_init")
@@ -76,20 +78,17 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
         from ._convert import START_METHODS
 
         opts.start_method = START_METHODS.code(start_method, "start_method")
-    from ._convert import c_measurement, recommendation_from_c
+    from ._convert import c_measurement, recommendation_fields
 
     out = ffi.new("spacrbench_recommendation *")
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
         check(lib.spacrbench_recommend(cm, opts, out), "recommend_workers")
-    rec = recommendation_from_c(out, measurement)
-    if supplied is not measurement:  # spaCR keeps the very object it was given
-        object.__setattr__(rec, "measurement", supplied)
-    return rec
+    # spaCR keeps the very object it was given as rec.measurement.
+    kept: Any = supplied
+    return Recommendation(measurement=kept, **recommendation_fields(out))
 
 
-_THROUGHPUT = "  throughput          "
-_BECAUSE = "    because           "
 
 
 def format_report(measurement: MeasurementLike,
@@ -111,24 +110,6 @@ def format_report(measurement: MeasurementLike,
         return export_text(m, rec, format)
     from ._convert import format_report as _format_report
 
-    lines = _format_report(m, rec).split("\n")
-    seconds = m.seconds
-    if (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-            and not (math.isfinite(seconds) and seconds >= 0)):
-        # The library holds finite, non-negative times only (it was given
-        # 0): the line is spaCR's arithmetic on the value as given.
-        ips = m.items / seconds if seconds > 0 else math.nan
-        each = seconds / m.items if m.items else math.nan
-        lines = [f"{_THROUGHPUT}{ips:.2f} item/s ({each:.2f} s each); not measured "
-                 f"(seconds is {seconds!r})" if line.startswith(_THROUGHPUT) else line
-                 for line in lines]
-    if rec is not None:
-        # The library's reason field holds 511 bytes; the report shows the
-        # whole reason the Recommendation holds.
-        from ._convert import utf8
-
-        reason = utf8(str(rec.reason))
-        if len(reason) >= ffi.sizeof(ffi.new("spacrbench_recommendation *").reason):
-            whole = _BECAUSE + reason.decode("utf-8", "replace")  # as the library shows it
-            lines = [whole if line.startswith(_BECAUSE) else line for line in lines]
-    return "\n".join(lines)
+    # The whole text is the library's (spacrbench_format_report_with): the
+    # whole reason, and spaCR's arithmetic on a time it cannot hold.
+    return _format_report(m, rec)

@@ -25,17 +25,16 @@ import _thread
 import inspect
 import os
 import sys
-from typing import (TYPE_CHECKING, Any, Callable, Iterable, List, Optional, SupportsIndex,
+from typing import (TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, SupportsIndex,
                     SupportsInt, Union)
 
 from ._binding import check, codes, ffi, lib, new_struct, raise_for
-from ._types import Measurement, Progress
+from ._errors import SpacrbenchRuntimeError, SpacrbenchTypeError, SpacrbenchValueError
+from ._results import Measurement
+from ._types import Progress
 
 if TYPE_CHECKING:
     from ._torch import TorchPeak
-ProgressArg = Union[None, bool, Callable[[Progress], Any]]
-#: warmup is read with int(), as spaCR read it: 1, 1.0, np.int64(1), True.
-WarmupArg = Union[int, float, str, SupportsInt, SupportsIndex]
 
 _serial = _thread.allocate_lock()
 _owner: Optional[int] = None  # the thread holding _serial (its get_ident())
@@ -44,19 +43,31 @@ _owner: Optional[int] = None  # the thread holding _serial (its get_ident())
 class _Run:
     """The running benchmark's state, read by the callbacks."""
 
-    __slots__ = ("work", "next_item", "progress", "error", "thread", "torch")
+    __slots__ = ("work", "items", "count", "progress", "error", "thread", "torch")
 
-    def __init__(self, work: Callable[[Any], Any], items: List[Any],
+    def __init__(self, work: Callable[[Any], Any], items: Iterator[Any], count: int,
                  progress: Optional[Callable[[Any], Any]], torch: "TorchPeak") -> None:
         self.work = work
         self.torch = torch
-        self.next_item = iter(items).__next__
+        self.items = items  # pulled as each item is processed
+        self.count = count
         self.progress = progress
         self.error: Optional[BaseException] = None
         self.thread = _thread.get_ident()
 
 
 _active: Optional[_Run] = None  # set while the lock's holder is inside the C call
+_END = object()  # what next() returns past the last item
+
+
+def _length(items: Any) -> Optional[int]:
+    """len(items), or None when it has none (a generator; a tqdm without a
+    total raises TypeError too)."""
+    try:
+        n = len(items)
+    except TypeError:
+        return None
+    return n if isinstance(n, int) else None
 
 
 def _after_fork_in_child() -> None:
@@ -87,7 +98,12 @@ def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None
 def _spacrbench_work(item: Any, payload: Any) -> int:
     run: Any = _active  # never None while the C call runs
     try:
-        run.work(run.next_item())  # the return value is ignored
+        item = next(run.items, _END)
+        if item is _END:
+            run.error = SpacrbenchValueError(
+                f"items ended early: len(items) said {run.count}, but fewer items came")
+            return 1
+        run.work(item)  # the return value is ignored
         if run.torch.waiting:  # CUDA may have been started by this item
             run.torch.check()
     except BaseException as exc:  # KeyboardInterrupt too: the C run must unwind
@@ -129,7 +145,7 @@ def _stderr_progress(p: Any) -> None:
     stream.flush()
 
 
-def _progress_function(progress: ProgressArg) -> Optional[Callable[[Any], Any]]:
+def _progress_function(progress: Any) -> Optional[Callable[[Any], Any]]:
     """What the progress callback calls with the C struct, or None."""
     if progress is None or progress is False:
         return None
@@ -138,11 +154,12 @@ def _progress_function(progress: ProgressArg) -> Optional[Callable[[Any], Any]]:
     if callable(progress):
         user = progress
         return lambda p: user(_progress_object(p))
-    raise TypeError(f"progress must be None, a bool or a callable, not {type(progress).__name__}")
+    raise SpacrbenchTypeError(f"progress must be None, a bool or a callable, not {type(progress).__name__}")
 
 
-def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: WarmupArg = 1,
-              progress: ProgressArg = None,
+def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
+              warmup: Union[int, float, str, SupportsInt, SupportsIndex] = 1,
+              progress: Union[None, bool, Callable[[Progress], Any]] = None,
               timeline: bool = False) -> Measurement:
     """Run work(item) serially over items and measure one worker.
 
@@ -153,7 +170,13 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Warmu
     exception raised by work or progress stops the run and is re-raised here
     unchanged. work must be a plain callable: an async def or generator
     function would only create a coroutine or generator per item and run
-    none of it, so it is a TypeError.
+    none of it, so it is a TypeError. warmup is read with int(), as spaCR
+    read it (1, 1.0, numpy.int64(1) and "1" are one item).
+
+    Items with a length (a list, a range, tqdm(list)) are taken one at a
+    time as they are processed, so a progress bar wrapped around them moves
+    with the work; an iterable without one (a generator) is read whole
+    first, since the library needs the count before the first item.
 
     If the work already uses CUDA through PyTorch, its VRAM figure may come
     from torch.cuda.max_memory_reserved(); to read it, benchmark() may reset
@@ -172,27 +195,32 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Warmu
     warmup = max(0, upstream_int(warmup, "warmup"))  # as spaCR: int(), clamped
     progress_fn = _progress_function(progress)
     if not isinstance(timeline, bool):
-        raise TypeError(f"timeline must be a bool, not {type(timeline).__name__}")
+        raise SpacrbenchTypeError(f"timeline must be a bool, not {type(timeline).__name__}")
     try:
         iterator = iter(items)
     except TypeError:
-        raise TypeError(f"items must be a sequence or iterable, not {type(items).__name__}") from None
-    seq = list(iterator)  # an error raised by the caller's generator passes unchanged
-    if not seq:
-        raise ValueError("items must not be empty: there is nothing to measure")
+        raise SpacrbenchTypeError(f"items must be a sequence or iterable, "
+                                  f"not {type(items).__name__}") from None
+    count = _length(items)
+    if count is None:  # no length: read it whole (the caller's errors pass unchanged)
+        seq = list(iterator)
+        iterator, count = iter(seq), len(seq)
+    if count == 0:
+        raise SpacrbenchValueError("benchmark needs at least one item to measure (items is "
+                                   "empty)")
     running = _active
     if running is not None and running.thread == _thread.get_ident():
-        raise RuntimeError("benchmark() was called from inside the work or progress "
-                           "function of a running benchmark(); peaks are per process, "
-                           "so benchmarks cannot nest")
+        raise SpacrbenchRuntimeError("benchmark() was called from inside the work or progress "
+                                     "function of a running benchmark(); peaks are per process, "
+                                     "so benchmarks cannot nest")
     from ._torch import TorchPeak
 
     global _owner
     with _serial:
         _owner = _thread.get_ident()
         try:
-            return _run_serialised(_Run(work, seq, progress_fn, TorchPeak()), len(seq), warmup,
-                                   timeline)
+            run = _Run(work, iterator, count, progress_fn, TorchPeak())
+            return _run_serialised(run, count, warmup, timeline)
         finally:
             _owner = None
 
@@ -202,20 +230,20 @@ def check_plain_callable(work: Any, name: str, what: str = "") -> None:
     function or a generator function returns a coroutine or a generator
     instead, and measuring that call would measure nothing."""
     if not callable(work):
-        raise TypeError(f"{what}{name} must be callable, not {type(work).__name__}")
+        raise SpacrbenchTypeError(f"{what}{name} must be callable, not {type(work).__name__}")
     kind = _lazy_kind(work)
     if kind is None and not (inspect.isroutine(work) or isinstance(work, type)):
         kind = _lazy_kind(getattr(work, "__call__", None))  # an object's async __call__
     if kind is not None:
-        raise TypeError(f"{what}{name} must be a plain function, not {kind} ({work!r}): calling "
-                        f"it only creates a coroutine or generator and runs none of its body, "
-                        f"so nothing would be measured; wrap it, e.g. "
-                        f"lambda item: asyncio.run(f(item)) or lambda item: list(f(item))")
+        raise SpacrbenchTypeError(f"{what}{name} must be a plain function, not {kind} ({work!r}): calling "
+                                  f"it only creates a coroutine or generator and runs none of its body, "
+                                  f"so nothing would be measured; wrap it, e.g. "
+                                  f"lambda item: asyncio.run(f(item)) or lambda item: list(f(item))")
 
 
 def _run_serialised(run: _Run, n_items: int, warmup: int, timeline: bool = False) -> Measurement:
     global _active
-    from ._convert import measurement_from_c
+    from ._convert import keep_c_measurement, measurement_fields
 
     c_items = ffi.new("void *[]", n_items)  # all NULL: the callback iterates
     opts = new_struct("spacrbench_options")
@@ -245,13 +273,21 @@ def _run_serialised(run: _Run, n_items: int, warmup: int, timeline: bool = False
             finally:
                 del error
         if code == codes.EBUSY:
-            raise RuntimeError("benchmark(): another benchmark is running in this process "
-                               "outside spacrbench's Python API (peaks are per process)")
+            raise SpacrbenchRuntimeError("benchmark(): another benchmark is running in this process "
+                                         "outside spacrbench's Python API (peaks are per process)")
         raise_for(code, "benchmark")
+    cm = out[0]
     try:
-        return measurement_from_c(out[0], torch_peak)
-    finally:
-        lib.spacrbench_measurement_free(out[0])
+        fields, unchanged = measurement_fields(cm, torch_peak)
+        m = Measurement(**fields)
+    except BaseException:
+        lib.spacrbench_measurement_free(cm)
+        raise
+    if unchanged:  # the runner's own C measurement serves every later call
+        keep_c_measurement(m, cm)
+    else:
+        lib.spacrbench_measurement_free(cm)
+    return m
 
 
 def _lazy_kind(function: Any) -> Optional[str]:

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ._convert import format_bytes
-from ._types import Measurement
+from ._results import Measurement
 
 _MIB = 1 << 20
 _STOPPED = re.compile(r"stopped at item \d+ \((.*)\): (.*) after [0-9.]+ s")

@@ -142,6 +142,24 @@ int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...)
     return add_note_text(m, buf);
 }
 
+int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    int rc = add_note_text(m, buf);
+    if (rc)
+        return rc;
+    size_t at = m->spacr_notes < m->note_count ? m->spacr_notes : m->note_count - 1;
+    char *note = m->notes[m->note_count - 1];
+    memmove(m->notes + at + 1, m->notes + at, (m->note_count - 1 - at) * sizeof *m->notes);
+    m->notes[at] = note;
+    m->spacr_notes = at + 1;
+    return SPACRBENCH_OK;
+}
+
 int spacrbench_measurement_create(const spacrbench_figures *figures, spacrbench_measurement **out)
 {
     sb_clear_error();

@@ -4,6 +4,11 @@
 
 #include "internal.h"
 
+/* spaCR's words when no CUDA device could be used: a run's vram_reason is
+ * "no CUDA device: <why>", and the report keeps "not measured (no CUDA
+ * device)" first, as spaCR printed it. */
+#define SB_WORDS_NO_CUDA "no CUDA device"
+
 struct spacrbench_measurement {
     spacrbench_figures fig; /* the *_count fields are filled on read */
     char **notes;
@@ -28,6 +33,7 @@ struct spacrbench_measurement {
     int64_t item_peak;        /* largest item peak so far, -1 none */
     int64_t item_vram;        /* largest item VRAM so far, -1 none */
     int32_t plan_vram_source; /* where the items' VRAM came from */
+    size_t spacr_notes;       /* notes up to here are spaCR's own words (the warm-up) */
 };
 
 /* An empty measurement with "not measured" sentinels. */
@@ -47,5 +53,8 @@ int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason);
 void sb_measurement_drop_vram(spacrbench_measurement *m);
 /* Append a formatted note; SPACRBENCH_ENOMEM on failure. */
 int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
+/* A note in spaCR's words: after the others of spaCR's (m->spacr_notes),
+ * before spacrbench's, as spaCR listed them first. */
+int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 
 #endif

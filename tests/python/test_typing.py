@@ -28,7 +28,7 @@ def test_documented_usage_type_checks_strictly(script: str, tmp_path: Path) -> N
 
 
 def test_typed_constructors_match_the_dataclass_fields() -> None:
-    """_types.py declares each result's constructor for type checkers only
+    """_types.py and _results.py declare each result's constructor for type checkers only
     (under TYPE_CHECKING: the floats spaCR accepted, attributes still int).
     The run-time constructor is the dataclass's own, so the declaration
     must name the same fields, in the same order, with the same defaults."""
@@ -36,18 +36,20 @@ def test_typed_constructors_match_the_dataclass_fields() -> None:
     import dataclasses
     import inspect
 
-    from spacrbench import _types
+    import spacrbench
+    from spacrbench import _results, _types
 
-    tree = ast.parse(inspect.getsource(_types))
     declared = {}
-    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
-        for node in cls.body:
-            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-                (init,) = [f for f in node.body if isinstance(f, ast.FunctionDef)]
-                declared[cls.name] = init.args
+    for module in (_types, _results):
+        tree = ast.parse(inspect.getsource(module))
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            for node in cls.body:
+                if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+                    (init,) = [f for f in node.body if isinstance(f, ast.FunctionDef)]
+                    declared[cls.name] = init.args
     assert set(declared) == {"ItemRecord", "GpuInfo", "Measurement", "Recommendation"}
     for name, args in declared.items():
-        fields = dataclasses.fields(getattr(_types, name))
+        fields = dataclasses.fields(getattr(spacrbench, name))
         params = [a.arg for a in args.args[1:]]
         assert params == [f.name for f in fields], name
         defaults = dict(zip(params[len(params) - len(args.defaults):], args.defaults))

@@ -886,7 +886,8 @@ START_TEST(benchmark_without_nvml_is_not_measured)
     spacrbench_figures f = figures_of(m);
     ck_assert_int_eq(f.peak_vram_bytes, SPACRBENCH_NOT_MEASURED);
     ck_assert_int_eq(f.gpu_count, 0);
-    ck_assert_msg(has_note(m, "VRAM not measured: cannot load NVML"), "note missing");
+    ck_assert_msg(has_note(m, "no CUDA device, so VRAM was not measured (cannot load NVML"),
+                  "note missing");
     spacrbench_measurement_free(m);
 }
 END_TEST
@@ -910,7 +911,8 @@ START_TEST(benchmark_with_zero_devices_is_not_measured)
     script("# no devices\n");
     spacrbench_measurement *m = bench(cpu_only_work, 0);
     ck_assert_int_eq(figures_of(m).peak_vram_bytes, SPACRBENCH_NOT_MEASURED);
-    ck_assert_msg(has_note(m, "VRAM not measured: no GPU devices"), "note missing");
+    ck_assert_msg(has_note(m, "no CUDA device, so VRAM was not measured (no GPU devices)"),
+                  "note missing");
     spacrbench_measurement_free(m);
 }
 END_TEST

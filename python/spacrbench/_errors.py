@@ -1,0 +1,42 @@
+"""The package's exceptions. Each derives from SpacrbenchError and from the
+built-in type spaCR code catches today (ValueError, TypeError,
+RuntimeError, ...), so `except ValueError` keeps working and
+`except spacrbench.SpacrbenchError` catches everything the package raises
+on its own account. Imports nothing of the package."""
+
+
+class SpacrbenchError(Exception):
+    """Base of every error spacrbench raises itself (an exception raised by
+    the work or the progress callable passes through unchanged)."""
+
+
+class SpacrbenchValueError(SpacrbenchError, ValueError):
+    """An argument or figure has the right type but a wrong value."""
+
+
+class SpacrbenchTypeError(SpacrbenchError, TypeError):
+    """An argument or figure has the wrong type."""
+
+
+class SpacrbenchRuntimeError(SpacrbenchError, RuntimeError):
+    """The call cannot run now (a benchmark already running, a nested one)."""
+
+
+class SpacrbenchOSError(SpacrbenchError, OSError):
+    """The operating system refused what the library asked of it."""
+
+
+class SpacrbenchMemoryError(SpacrbenchError, MemoryError):
+    """The library could not allocate memory."""
+
+
+class UnsupportedPlatformError(SpacrbenchError, NotImplementedError):
+    """What the library cannot do on this operating system
+    (SPACRBENCH_EUNSUPPORTED): process groups and the scaling check are
+    Linux's (cgroups, fork); benchmark() and the recommendation work
+    everywhere."""
+
+
+__all__ = ["SpacrbenchError", "SpacrbenchMemoryError", "SpacrbenchOSError",
+           "SpacrbenchRuntimeError", "SpacrbenchTypeError", "SpacrbenchValueError",
+           "UnsupportedPlatformError"]

@@ -1,0 +1,335 @@
+"""Measurement and Recommendation. Field names, order and defaults match
+spaCR's spacr.benchmark, so code written for it (and measurements built by
+hand) keep working; later fields are additions. Their docstrings carry one
+``:param name:`` entry per field, as spaCR's do (its API reference is
+generated from them).
+
+Layering: this module sits above the conversions (_convert builds C objects
+from these and returns plain fields from C); those import _types, never
+this module, so the package's imports form no circle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Sequence,
+                    Tuple, Union, overload)
+
+from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._timeline import Timeline
+from ._types import (CALLER_RESERVE, FORK, NO_BOUND, SUPPLIED, UNKNOWN_SOURCE, CachesC, Figure,
+                     GpuInfo, ItemRecord, RecordsField)
+
+_NAN = float("nan")
+
+
+def _size(n: Any) -> str:
+    """A byte count for a repr: exact, with a readable size after it."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        return repr(n)
+    step, unit = float(abs(n)), "B"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if step < 1024 or unit == "TiB":
+            break
+        step /= 1024
+    return f"{n}" if unit == "B" else f"{n} ({step if n >= 0 else -step:.1f} {unit})"
+
+
+def _cut(text: str, width: int = 72) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+@dataclass(frozen=True, repr=False)
+class Measurement(CachesC):
+    """What one worker needed for ``items`` measured items (warm-up excluded).
+
+    :param items: how many items were measured (warm-up items excluded).
+    :param seconds: wall clock for the measured items.
+    :param peak_rss_bytes: the highest resident set size of the process over
+        the whole run, warm-up included: one worker's requirement.
+    :param peak_vram_bytes: peak GPU memory of this process, or ``None`` when
+        VRAM was not measured (``vram_reason`` says why); ``0`` means
+        measured, and it used none.
+    :param baseline_rss_bytes: resident memory just before the first item,
+        so the interpreter's own footprint can be told from the work's.
+    :param notes: caveats (warm-up, unavailable measurements, how the peak
+        was obtained) that must accompany the figures.
+    :param records: each item's own cost (:class:`ItemRecord`), warm-up
+        items included and marked.
+    :param cpu_seconds: user+system CPU time of the measured items, or
+        ``None`` when unknown.
+    :param warmup_items: how many items ran untimed first.
+    :param warmup_seconds: wall time of the warm-up items.
+    :param peak_method: how the peak was obtained: ``"hwm_reset"`` and
+        ``"hwm_window"`` are exact (kernel high-water mark), ``"sampled"`` may
+        miss short spikes, ``"supplied"`` means given by hand (the library's
+        names; see docs/python.md).
+    :param vram_source: where the VRAM figure came from (``"nvml"``,
+        ``"torch"``), or ``None``.
+    :param gpus: the GPUs seen during the run (:class:`GpuInfo`).
+    :param sample_interval_us: the sampler's interval, 0 when none ran.
+    :param vram_reason: why VRAM was not measured, in the library's words,
+        or ``None``.
+    :param oom_limit_bytes: > 0 when an item was killed for memory at that
+        limit.
+    :param timeline: the memory over time (:class:`Timeline`) when
+        ``benchmark(timeline=True)`` recorded it, else ``None``.
+    """
+
+    items: int
+    seconds: float
+    peak_rss_bytes: int
+    peak_vram_bytes: Optional[int] = None
+    baseline_rss_bytes: int = 0
+    notes: List[str] = field(default_factory=list)
+    records: Tuple[ItemRecord, ...] = ()
+    cpu_seconds: Optional[float] = None
+    warmup_items: int = 0
+    warmup_seconds: float = 0.0
+    peak_method: str = SUPPLIED
+    vram_source: Optional[str] = None
+    gpus: Tuple[GpuInfo, ...] = ()
+    sample_interval_us: int = 0
+    vram_reason: Optional[str] = None
+    oom_limit_bytes: int = 0
+    timeline: Optional[Timeline] = None  # benchmark(timeline=True): memory over time
+
+    if TYPE_CHECKING:  # the constructor takes what the run time accepts
+        def __init__(self, items: Figure, seconds: float, peak_rss_bytes: Figure,
+                     peak_vram_bytes: Optional[Figure] = None,
+                     baseline_rss_bytes: Figure = 0, notes: List[str] = ...,
+                     records: Tuple[ItemRecord, ...] = (),
+                     cpu_seconds: Optional[float] = None, warmup_items: Figure = 0,
+                     warmup_seconds: float = 0.0, peak_method: str = ...,
+                     vram_source: Optional[str] = None, gpus: Tuple[GpuInfo, ...] = (),
+                     sample_interval_us: Figure = 0, vram_reason: Optional[str] = None,
+                     oom_limit_bytes: Figure = 0, timeline: Optional[Timeline] = None) -> None: ...
+
+    def __repr__(self) -> str:
+        """The headline figures only; to_dict() has everything."""
+        vram = ("None" if self.peak_vram_bytes is None else _size(self.peak_vram_bytes))
+        count = len(self.records)
+        seconds = f"{self.seconds:.6g}" if isinstance(self.seconds, float) else repr(self.seconds)
+        return (f"Measurement(items={self.items!r}, seconds={seconds}, "
+                f"peak_rss_bytes={_size(self.peak_rss_bytes)}, peak_vram_bytes={vram}, "
+                f"peak_method={self.peak_method!r}, {len(self.notes)} note(s), "
+                f"{count} record(s))")
+
+    @property
+    def items_per_second(self) -> float:
+        """Throughput; NaN when the duration is not positive."""
+        if self.seconds <= 0:
+            return _NAN
+        return self.items / self.seconds
+
+    @property
+    def per_item_seconds(self) -> float:
+        """Wall seconds per item; NaN when no item was measured."""
+        if self.items <= 0:
+            return _NAN
+        return self.seconds / self.items
+
+    @property
+    def work_rss_bytes(self) -> int:
+        """Memory the work itself added on top of the baseline."""
+        return max(0, self.peak_rss_bytes - self.baseline_rss_bytes)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The library's JSON object of this measurement (the document shape
+        of docs/spacrbench.schema.json, shared with `spacrbench --json`):
+        "not measured" is None; ready for json.dumps."""
+        from ._convert import measurement_dict
+
+        return measurement_dict(self)
+
+    def plot(self, path: Optional[str] = None) -> Any:
+        """Each item's wall time and peak RSS (warm-up items marked), with
+        the baseline the footprint is measured from, and the memory over time
+        when the measurement has a timeline. Needs matplotlib
+        (``pip install spacrbench[plot]``), imported only here. Returns the
+        Figure; with a path, also saves it (format from the suffix)."""
+        from ._plot import plot_measurement
+
+        return plot_measurement(self, path)
+
+
+setattr(Measurement, "records", RecordsField())
+
+
+@dataclass(frozen=True, repr=False)
+class Recommendation:
+    """A worker count, why, and every number that produced it.
+
+    :param workers: the recommended number of parallel workers; always at
+        least one.
+    :param reason: the sentence that explains the rule that set ``workers``
+        (spaCR's words first, spacrbench's detail after them).
+    :param measurement: the measurement given to :func:`recommend_workers`
+        (the very object), or ``None``.
+    :param cores: usable logical cores (affinity, cgroup CPU quota, SLURM).
+    :param available_bytes: memory the workers can get, before the reserve
+        is subtracted; 0 when unknown.
+    :param bound: the rule that decided: ``"memory"``, ``"cores"``,
+        ``"maximum"``, ``"fallback"`` (no usable memory measurement),
+        ``"one"``, ``"vram"`` or ``"none"``.
+    :param reserve_bytes: memory left for everything that is not a worker.
+    :param per_worker_bytes: memory one worker needs, or ``None``.
+    :param memory_workers: how many workers the memory allows, or ``None``.
+    :param maximum: the configured ceiling on workers.
+    :param memory_source: where ``available_bytes`` came from (the
+        library's source names).
+    :param memory_where: the file or setting it was read from.
+    :param memory_limit_bytes: the binding cgroup or job memory limit, or
+        ``None``.
+    :param cores_source: where ``cores`` came from.
+    :param cores_where: the file or setting it was read from.
+    :param per_worker_vram_bytes: VRAM one worker needs, or ``None``.
+    :param free_vram_bytes: free VRAM the rule used, or ``None``.
+    :param vram_reserve_bytes: VRAM left free on each GPU.
+    :param vram_workers: how many workers the VRAM allows, or ``None``.
+    :param cpu_parallelism: CPU seconds per wall second of the work, or
+        ``None``.
+    :param cores_per_worker: cores one worker keeps busy.
+    :param core_workers: usable cores / cores per worker, or ``None``.
+    :param threads_per_worker: threads to give each worker.
+    :param baseline_bytes: the baseline each worker also pays with the spawn
+        and forkserver start methods (0 with fork).
+    :param start_method: how the pool starts its workers (``"fork"``,
+        ``"spawn"``, ``"forkserver"``).
+    :param reserve_rule: what set ``reserve_bytes`` (``"caller"``,
+        ``"host"``, ``"limit"``).
+    :param oom_limit_bytes: > 0 when an item of the measurement was killed
+        for memory at that limit.
+    """
+
+    workers: int
+    reason: str
+    measurement: Optional[Measurement] = None
+    cores: int = 0
+    available_bytes: int = 0
+    bound: str = NO_BOUND
+    reserve_bytes: int = 0
+    per_worker_bytes: Optional[int] = None
+    memory_workers: Optional[int] = None
+    maximum: int = 0
+    memory_source: str = UNKNOWN_SOURCE
+    memory_where: str = ""
+    memory_limit_bytes: Optional[int] = None
+    cores_source: str = UNKNOWN_SOURCE
+    cores_where: str = ""
+    per_worker_vram_bytes: Optional[int] = None
+    free_vram_bytes: Optional[int] = None
+    vram_reserve_bytes: int = 0
+    vram_workers: Optional[int] = None
+    cpu_parallelism: Optional[float] = None
+    cores_per_worker: int = 1
+    core_workers: Optional[int] = None
+    threads_per_worker: int = 1
+    baseline_bytes: int = 0
+    start_method: str = FORK
+    reserve_rule: str = CALLER_RESERVE
+    oom_limit_bytes: int = 0
+
+    if TYPE_CHECKING:  # the constructor takes what the run time accepts
+        def __init__(self, workers: Figure, reason: str,
+                     measurement: Optional[Measurement] = None, cores: Figure = 0,
+                     available_bytes: Figure = 0, bound: str = ..., reserve_bytes: Figure = 0,
+                     per_worker_bytes: Optional[Figure] = None,
+                     memory_workers: Optional[Figure] = None, maximum: Figure = 0,
+                     memory_source: str = ..., memory_where: str = "",
+                     memory_limit_bytes: Optional[Figure] = None, cores_source: str = ...,
+                     cores_where: str = "", per_worker_vram_bytes: Optional[Figure] = None,
+                     free_vram_bytes: Optional[Figure] = None,
+                     vram_reserve_bytes: Figure = 0, vram_workers: Optional[Figure] = None,
+                     cpu_parallelism: Optional[float] = None, cores_per_worker: Figure = 1,
+                     core_workers: Optional[Figure] = None, threads_per_worker: Figure = 1,
+                     baseline_bytes: Figure = 0, start_method: str = ...,
+                     reserve_rule: str = ..., oom_limit_bytes: Figure = 0) -> None: ...
+
+    def __str__(self) -> str:
+        return f"{self.workers} worker(s): {self.reason}"
+
+    def __repr__(self) -> str:
+        """The decision only; to_dict() has every figure and the measurement."""
+        return (f"Recommendation(workers={self.workers!r}, bound={self.bound!r}, "
+                f"cores={self.cores!r}, available_bytes={_size(self.available_bytes)}, "
+                f"reason={_cut(str(self.reason))!r})")
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The library's JSON object of this recommendation, its
+        "measurement" member the measurement's to_dict() (or None); ready
+        for json.dumps."""
+        from ._convert import recommendation_dict
+
+        return recommendation_dict(self)
+
+    def to_slurm(self, items_file: Optional[str] = None, output_dir: Optional[str] = None,
+                 command: Optional[Sequence[str]] = None, job_name: Optional[str] = None,
+                 extra: Iterable[str] = (), *, spacrbench: Optional[str] = None) -> str:
+        """SLURM settings for this measurement. With no arguments, the
+        #SBATCH lines (spaCR's text). With items_file, output_dir and command
+        (a list of arguments, {} for the item), a job script that submits as
+        is: one array task per item, each run under `spacrbench run --report
+        output_dir/task-<index>.json` (output_dir is created); job_name and
+        extra #SBATCH lines ("--partition=short") are optional; spacrbench is
+        how tasks call the command (default: the one in this package).
+        Everything is checked before output_dir is created."""
+        from ._directives import directive_list
+
+        directives = directive_list(extra)
+        if items_file is None and output_dir is None and command is None:
+            if job_name is not None or directives:
+                raise SpacrbenchTypeError("job_name and extra need items_file, output_dir "
+                                          "and command")
+            from ._convert import format_slurm
+
+            return format_slurm(self)
+        if items_file is None or output_dir is None or command is None:
+            raise SpacrbenchTypeError("a job script needs items_file, output_dir and command "
+                                      "together")
+        from ._handoff import slurm_script
+
+        return slurm_script(self, items_file, output_dir, command, job_name, directives,
+                            spacrbench)
+
+    @overload
+    def to_dask(self, *, text: Literal[False] = ..., cluster: Literal["local"] = ...,
+                extra: Iterable[str] = ...) -> Dict[str, int]: ...
+
+    @overload
+    def to_dask(self, *, text: Literal[True], cluster: Literal["local"] = ...,
+                extra: Iterable[str] = ...) -> str: ...
+
+    @overload
+    def to_dask(self, *, text: Literal[False] = ..., cluster: Literal["slurm"],
+                extra: Iterable[str] = ...) -> Dict[str, Any]: ...
+
+    @overload  # text and cluster known only at run time (a bool, a str)
+    def to_dask(self, *, text: bool = ..., cluster: str = ...,
+                extra: Iterable[str] = ...) -> Union[Dict[str, Any], str]: ...
+
+    def to_dask(self, *, text: bool = False, cluster: str = "local",
+                extra: Iterable[str] = ()) -> Union[Dict[str, Any], str]:
+        """Dask settings. cluster="local": LocalCluster keyword arguments
+        (n_workers, threads_per_worker, memory_limit), or with text=True the
+        library's formatted snippet. cluster="slurm": dask_jobqueue
+        SLURMCluster keyword arguments (cores, processes, memory,
+        job_extra_directives from extra), same margin rule. extra (a list
+        of #SBATCH options) is for cluster="slurm" only."""
+        from ._directives import directive_list
+
+        directives = directive_list(extra)
+        if cluster == "slurm":
+            if text:
+                raise SpacrbenchValueError("text=True is for cluster='local'")
+            from ._handoff import slurm_cluster_settings
+
+            return slurm_cluster_settings(self, directives)
+        if cluster != "local":
+            raise SpacrbenchValueError(f"cluster must be 'local' or 'slurm', got {cluster!r}")
+        if directives:
+            raise SpacrbenchValueError(
+                f"extra applies to cluster='slurm' only (SLURM job directives); "
+                f"LocalCluster has none, got extra={directives!r}")
+        from ._convert import dask_settings, format_dask
+
+        return format_dask(self) if text else dask_settings(self)
