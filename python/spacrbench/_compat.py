@@ -38,6 +38,26 @@ def upstream_int(value: Any, name: str) -> int:
     return max(-INT64_MAX, min(exact_int(value, name), INT64_MAX))
 
 
+def byte_size(value: Any, name: str) -> int:
+    """A byte count: what int() accepts (as spaCR read it), or a size as text
+    read by the library's one parser, the command's (spacrbench_parse_size):
+    "4G" and "4GiB" are 4 * 1024**3, "4GB" is 4 * 1000**3 (Dask's
+    parse_bytes). Kept within the library's 64-bit fields."""
+    if isinstance(value, str):
+        try:
+            return upstream_int(value, name)
+        except SpacrbenchValueError:
+            pass
+        from ._binding import c_text, ffi, lib
+
+        out = ffi.new("int64_t *")
+        if lib.spacrbench_parse_size(value.encode("utf-8", "surrogateescape"), out) != 0:
+            why = c_text(lib.spacrbench_last_error_message())
+            raise SpacrbenchValueError(f"{name}: {why}") from None
+        return int(out[0])
+    return upstream_int(value, name)
+
+
 def upstream_maximum(value: Any) -> int:
     """spaCR compared maximum with min() (never int()): a number is taken
     (a fraction truncates), anything else is refused as min() refused it."""
