@@ -229,17 +229,12 @@ static int fail(char *why, size_t why_cap, const char *what)
     return -1;
 }
 
-int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_outcome *o,
-                      char *why, size_t why_cap)
+/* The group's cgroup (PREFIX-PID-NAME) and its two pipes: go releases
+ * the copies, err brings exec failures back. 0, or -1 with why set and
+ * nothing left open. */
+static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2], char *why,
+                      size_t why_cap)
 {
-    memset(o, 0, sizeof *o);
-    o->peak = o->rss_peak = o->vram_peak = o->oom_kills = o->limit = -1;
-    if (l->copies < 1 || l->copies > SB_SUPERVISOR_MAX_COPIES || l->lines < 1 || !l->argv_for) {
-        snprintf(why, why_cap, "%lld copies of %lld line(s) (a bug)", (long long)l->copies,
-                 (long long)l->lines);
-        return -1;
-    }
-    memset(copies, 0, (size_t)l->copies * sizeof *copies);
     s->cg.dir[0] = '\0';
     if (s->use_cgroup) {
         char name[160];
@@ -247,7 +242,6 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
         if (sb_group_create(&s->cg, name, why, why_cap) != 0)
             return -1;
     }
-    int go[2], err[2];
     if (pipe2(go, O_CLOEXEC) != 0) {
         sb_group_remove(&s->cg, NULL);
         return fail(why, why_cap, "pipe");
@@ -257,16 +251,21 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
         sb_group_remove(&s->cg, NULL);
         return fail(why, why_cap, "pipe");
     }
-    /* Without a cgroup, leftovers of earlier groups are our descendants
-     * too (we are their subreaper): they belong to no later group. */
-    if (!s->use_cgroup && tree_sampler_exclude_current(&s->tree) < 0)
-        o->earlier_unlisted = 1;
+    return 0;
+}
+
+/* Fork the copies with the stop signals held until every pid is known
+ * here and each copy has dropped spacrbench's handler (one arriving in
+ * between is then passed on, or ends the group, instead of being lost),
+ * and move them into the cgroup. 0 when they are ready to be released,
+ * 1 when they were abandoned (o->interrupted, o->start_errno), -1 with
+ * why set; the group is gone in both latter cases. */
+static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, const int go[2],
+                        const int err[2], sb_outcome *o, char *why, size_t why_cap)
+{
     fflush(stdout);
     fflush(stderr);
     sb_stop_signals_set_child(0);
-    /* Hold the stop signals until every copy's pid is known here and each
-     * has dropped spacrbench's handler: one arriving in between is then
-     * passed on (or ends the group) instead of being lost. */
     sigset_t before;
     sb_stop_signals_block(&before);
     int rc = fork_copies(s, l, copies, go, err, &before, o, why, why_cap);
@@ -287,15 +286,38 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
                      l->copies == 1 ? "the command" : "a copy", s->cg.dir, strerror(errno));
             rc = -1;
         }
-    if (rc != 0 || o->start_errno || (!lone && sb_stop_signal())) {
-        o->interrupted = rc == 0 && !o->start_errno;
-        abandon(copies, o->started, go[1]);
-        close(err[0]);
-        sb_stop_signals_set_child(0);
-        if (sb_group_remove(&s->cg, NULL) != 0 && rc == 0)
-            rc = fail(why, why_cap, "cannot remove the group's cgroup");
-        return rc;
+    if (rc == 0 && !o->start_errno && (lone || !sb_stop_signal()))
+        return 0;
+    o->interrupted = rc == 0 && !o->start_errno;
+    abandon(copies, o->started, go[1]);
+    close(err[0]);
+    sb_stop_signals_set_child(0);
+    if (sb_group_remove(&s->cg, NULL) != 0 && rc == 0)
+        rc = fail(why, why_cap, "cannot remove the group's cgroup");
+    return rc < 0 ? -1 : 1;
+}
+
+int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_outcome *o,
+                      char *why, size_t why_cap)
+{
+    memset(o, 0, sizeof *o);
+    o->peak = o->rss_peak = o->vram_peak = o->oom_kills = o->limit = -1;
+    if (l->copies < 1 || l->copies > SB_SUPERVISOR_MAX_COPIES || l->lines < 1 || !l->argv_for) {
+        snprintf(why, why_cap, "%lld copies of %lld line(s) (a bug)", (long long)l->copies,
+                 (long long)l->lines);
+        return -1;
     }
+    memset(copies, 0, (size_t)l->copies * sizeof *copies);
+    int go[2], err[2];
+    if (open_group(s, l, go, err, why, why_cap) != 0)
+        return -1;
+    /* Without a cgroup, leftovers of earlier groups are our descendants
+     * too (we are their subreaper): they belong to no later group. */
+    if (!s->use_cgroup && tree_sampler_exclude_current(&s->tree) < 0)
+        o->earlier_unlisted = 1;
+    int started = start_copies(s, l, copies, go, err, o, why, why_cap);
+    if (started != 0)
+        return started < 0 ? -1 : 0;
     tree_sampler_reset(&s->tree);
     sb_vram_begin(&s->vram);
     int64_t kills_before = s->use_cgroup ? -1 : own_oom_kills(&s->cg);

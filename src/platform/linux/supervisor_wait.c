@@ -197,6 +197,29 @@ static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, in
     sb_sv_kill_group(s, copies, o->started);
 }
 
+/* Stopped by a signal: what the copies started may still run (a shell
+ * that died of the signal leaves its children). They get the signal too,
+ * then SIGKILL when the grace period (from kill_at, < 0: from now) is over. */
+static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *o, double kill_at)
+{
+    int sig = sb_stop_signal();
+    if (!sig || o->timed_out)
+        return;
+    double now = sb_supervisor_now();
+    if (!o->stopped_by) { /* it came as the last copy exited */
+        o->stopped_by = sig;
+        kill_at = now + SB_SUPERVISOR_GRACE_S;
+    }
+    if (!s->use_cgroup)
+        tree_sample(&s->tree); /* the leftovers' peaks count, as they would have */
+    if (sb_sv_end_leftovers(s, sig, o->killed_after_grace ? now : kill_at) > 0 &&
+        !o->killed_after_grace) {
+        o->killed_after_grace = 1;
+        if (l->on_grace_kill)
+            l->on_grace_kill(l->arg, 1, sig);
+    }
+}
+
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
 {
     int64_t k = o->started, left = k;
@@ -246,25 +269,7 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
             sb_sv_sample(s, copies, k, 1);
         sleep_once(&z, copies, k, wait, &open_mask);
     }
-    /* Stopped by a signal: what the copies started may still run (a shell
-     * that died of the signal leaves its children). They get the signal
-     * too, then SIGKILL when the grace period is over. */
-    int sig = sb_stop_signal();
-    if (sig && !o->timed_out) {
-        double now = sb_supervisor_now();
-        if (!o->stopped_by) { /* it came as the last copy exited */
-            o->stopped_by = sig;
-            kill_at = now + SB_SUPERVISOR_GRACE_S;
-        }
-        if (!s->use_cgroup)
-            tree_sample(&s->tree); /* the leftovers' peaks count, as they would have */
-        if (sb_sv_end_leftovers(s, sig, o->killed_after_grace ? now : kill_at) > 0 &&
-            !o->killed_after_grace) {
-            o->killed_after_grace = 1;
-            if (l->on_grace_kill)
-                l->on_grace_kill(l->arg, 1, sig);
-        }
-    }
+    after_stop_signal(s, l, o, kill_at);
     sleeper_close(&z, k);
     /* A SIGCHLD still pending is discarded when unblocked (default action). */
     sigprocmask(SIG_SETMASK, &orig, NULL);
