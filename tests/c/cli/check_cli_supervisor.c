@@ -168,9 +168,9 @@ END_TEST
  * hand-off says which one --mem / memory_limit comes from. */
 START_TEST(both_memory_figures_are_reported)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "--quiet", _i ? "--no-cgroup" : "--quiet",
-                          "a",            "--",  "sh",     "-c",      "exit 0",
-                          NULL};
+    char *const argv[] = {
+        SPACRBENCH_CLI, "run", "--json", "--quiet", _i ? "--no-cgroup" : "--quiet", "a", "--",
+        "sh",           "-c",  "exit 0", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -193,8 +193,8 @@ START_TEST(both_memory_figures_are_reported)
     free(json);
     cli_result_free(&r);
 
-    char *const emit[] = {SPACRBENCH_CLI, "run", "--emit", "dask", "--quiet", "a", "--", "true",
-                          NULL};
+    char *const emit[] = {SPACRBENCH_CLI, "run",  "--emit", "dask", "--quiet", "a",
+                          "--",           "true", NULL};
     cli_run(emit, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "# NOTE (spacrbench): memory_limit is built from the measured "
@@ -262,9 +262,24 @@ START_TEST(timeout_applies_to_scale_copies)
              "echo x >> '%s'; n=$(wc -l < '%s'); [ \"$n\" -lt 4 ] && exit 0; "
              "exec sleep 43.8642",
              counter, counter);
-    char *const argv[] = {SPACRBENCH_CLI, "run", "--json", "--quiet", "--timeout", "1",
-                          "--scale",      "1,2", _i ? "--no-cgroup" : "--quiet", "a", "b", "--",
-                          "sh",           "-c",  script, "sh", "{}", NULL};
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          "--quiet",
+                          "--timeout",
+                          "1",
+                          "--scale",
+                          "1,2",
+                          _i ? "--no-cgroup" : "--quiet",
+                          "a",
+                          "b",
+                          "--",
+                          "sh",
+                          "-c",
+                          script,
+                          "sh",
+                          "{}",
+                          NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     unlink(counter);
