@@ -118,7 +118,11 @@ static void copy_main(const sb_supervisor *s, char **const *lines, int64_t m, in
             _exit(WEXITSTATUS(st));
     }
     execvp(lines[m - 1][0], lines[m - 1]);
-    exec_failure f = {index, errno};
+    int e = errno;
+    exec_failure f;
+    memset(&f, 0, sizeof f); /* no uninitialised padding in the write */
+    f.copy = index;
+    f.err = e;
     if (write(err, &f, sizeof f) < 0)
         _exit(126);
     _exit(127);
