@@ -102,10 +102,11 @@ static void note_figures(const run_state *s, spacrbench_measurement *m)
         spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
     notef(m,
           "memory figures (largest item): cgroup charge %s, the tree's RSS peak %s (its "
-          "processes' VmHWM summed, sampled every %ld ms, or the largest ru_maxrss: what GNU "
+          "processes' VmHWM summed, sampled every %ld ms%s, or the largest ru_maxrss: what GNU "
           "time, mprof and --no-cgroup report)",
           s->sup.use_cgroup ? charge : "none (no cgroup of its own)", rss,
-          (s->sup.use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000);
+          (s->sup.use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000,
+          s->sup.use_cgroup ? " or less often for a large tree (at most 0.5 % of a core)" : "");
     notef(m, "the advice uses %s", figure_used(s));
 }
 

@@ -341,7 +341,7 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     read_exec_failures(err[0], copies, l->copies);
     close(err[0]);
     /* Once more at the end: leftovers still in the group are its own. */
-    sb_sv_sample(s, copies, o->started, 0);
+    sb_sv_sample(s, copies, o->started, 0, 1);
     o->vram_peak = sb_vram_end(&s->vram);
     /* Orphaned grandchildren come back to us without a cgroup (subreaper). */
     while (waitpid(-1, NULL, WNOHANG) > 0)

@@ -24,7 +24,8 @@
 #include "tree_sampler.h"
 
 #define SB_SUPERVISOR_SAMPLE_NS     5000000L  /* the tree without a cgroup: 5 ms */
-#define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms */
+#define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms, */
+#define SB_SUPERVISOR_RSS_BUDGET    0.005     /* or longer, to cost at most 0.5 % of a core */
 #define SB_SUPERVISOR_VRAM_NS       10000000L /* NVML, as the library's sampler */
 #define SB_SUPERVISOR_GRACE_S       5.0       /* after a stop signal, before SIGKILL */
 #define SB_SUPERVISOR_MAX_COPIES    1024

@@ -46,6 +46,9 @@ static int open_pidfd(pid_t pid)
 
 static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
 
+/* Seconds from now until t, never negative (which would mean no limit). */
+static double until(double t, double now) { return t > now ? t - now : 0; }
+
 static int keep_pid(sb_supervisor *s, pid_t pid)
 {
     if (s->n_pids == s->cap_pids) {
@@ -62,17 +65,21 @@ static int keep_pid(sb_supervisor *s, pid_t pid)
 
 static int keep_pid_cb(pid_t pid, void *arg) { return keep_pid(arg, pid); }
 
-void sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree)
+double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss)
 {
+    double t0 = sb_supervisor_now(), spent = 0;
     s->n_pids = 0;
     if (s->use_cgroup) {
         /* Every PID in the group: its processes, whoever started them. */
         if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0)
             s->n_pids = 0;
-        tree_sample_pids(&s->tree, s->pids, s->n_pids);
+        if (rss)
+            tree_sample_pids(&s->tree, s->pids, s->n_pids);
+        spent = sb_supervisor_now() - t0;
     } else {
         if (scan_tree)
             tree_sample(&s->tree);
+        spent = sb_supervisor_now() - t0;
         /* The copies and every descendant seen (dead ones too: NVML no
          * longer lists them, so they add nothing). */
         for (int64_t i = 0; i < k; i++)
@@ -82,6 +89,7 @@ void sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_t
             keep_pid(s, s->tree.procs[i].pid);
     }
     sb_vram_sample(&s->vram, s->pids, s->n_pids);
+    return spent;
 }
 
 static int find_copy(const sb_copy *copies, int64_t k, pid_t pid)
@@ -220,11 +228,28 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     }
 }
 
+/* A sample from the wait loop. With a cgroup, the RSS part only when it is
+ * due (rss_next), after which it is due again in at least interval, or
+ * 1/SB_SUPERVISOR_RSS_BUDGET times what it took. The next rss_next. */
+static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
+                     double rss_next, double interval)
+{
+    int rss = !s->use_cgroup || now >= rss_next;
+    double spent = sb_sv_sample(s, copies, k, 1, rss);
+    if (!s->use_cgroup || !rss)
+        return rss_next;
+    double gap = spent / SB_SUPERVISOR_RSS_BUDGET;
+    return now + (gap > interval ? gap : interval);
+}
+
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
 {
     int64_t k = o->started, left = k;
     double interval =
         s->use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS * 1e-9 : SB_SUPERVISOR_SAMPLE_NS * 1e-9;
+    /* With a cgroup, the RSS samples are extra (the charge is exact): they
+     * keep within SB_SUPERVISOR_RSS_BUDGET of a core however large the tree. */
+    double rss_next = t0 + interval, vram = s->vram.gpu ? SB_SUPERVISOR_VRAM_NS * 1e-9 : -1;
     double deadline = s->cfg.timeout_s > 0 ? t0 + s->cfg.timeout_s * (double)l->lines : -1;
     /* Stop signals and SIGCHLD stay blocked but while sleeping: no signal
      * can slip between checking for it and going to sleep. */
@@ -258,15 +283,15 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         }
         if (kill_at >= 0 && now >= kill_at && !o->killed_after_grace)
             grace_kill(s, l, copies, sig, o);
-        double wait = interval;
+        /* Not before the first wait: a /proc scan costs about a
+         * millisecond, which a command that exits at once would be charged. */
+        if (woke)
+            rss_next = sample(s, copies, k, now, rss_next, interval);
+        double wait = s->use_cgroup ? shorter(vram, until(rss_next, now)) : interval;
         if (deadline >= 0 && !o->timed_out)
             wait = shorter(wait, deadline - now);
         if (kill_at >= 0 && !o->killed_after_grace)
             wait = shorter(wait, kill_at - now);
-        /* Not before the first wait: a /proc scan costs about a
-         * millisecond, which a command that exits at once would be charged. */
-        if (woke)
-            sb_sv_sample(s, copies, k, 1);
         sleep_once(&z, copies, k, wait, &open_mask);
     }
     after_stop_signal(s, l, o, kill_at);
