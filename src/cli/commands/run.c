@@ -18,7 +18,7 @@
 #include "run_items.h"
 #include "run_plot.h"
 #include "run_scale.h"
-#include "run_signals.h"
+#include "run_vram.h"
 #include "slurm_env.h"
 #include "slurm_job.h"
 #include "text_buffer.h"
@@ -30,7 +30,10 @@
 typedef struct run_state {
     const cli_args *args;
     run_items items;
-    runner r;
+    sb_supervisor sup;
+    char *stale_note;      /* cgroups a killed spacrbench left, or NULL */
+    int64_t charge_max;    /* the largest cgroup charge of a measured item, -1 none */
+    int64_t rss_max;       /* the largest RSS peak of a measured item's tree, -1 none */
     int64_t own_rss_bytes; /* this process's resident size when the commands start */
     size_t added;          /* records in the measurement (labels[0..added-1]) */
     int left_total;
@@ -73,6 +76,38 @@ static void notef(spacrbench_measurement *m, const char *fmt, ...)
     free(text);
 }
 
+/* Which memory figure the advice uses, and why, in one short line each. */
+static const char *figure_used(const run_state *s)
+{
+    return s->sup.use_cgroup ? "the cgroup charge: what one more worker costs (shared "
+                               "libraries already cached are not charged again)"
+                             : "the tree's RSS peak, the only figure measured here (no "
+                               "cgroup of its own)";
+}
+
+/* Both memory figures a user compares: the cgroup's charge (what the
+ * advice uses) and the tree's RSS peak (what GNU time, mprof, psrecord and
+ * --no-cgroup report; larger when the command maps libraries that other
+ * processes had already cached). */
+static void note_figures(const run_state *s, spacrbench_measurement *m)
+{
+    if (s->rss_max < 0 && s->charge_max < 0)
+        return;
+    char charge[32] = "not measured", rss[32] = "not measured";
+    if (s->charge_max >= 0)
+        spacrbench_format_bytes(s->charge_max, charge, sizeof charge);
+    if (s->rss_max >= 0)
+        spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
+    notef(m,
+          "memory figures (largest item): cgroup charge %s, the tree's RSS peak %s (its "
+          "processes' VmHWM summed, sampled every %ld ms%s, or the largest ru_maxrss: what GNU "
+          "time, mprof and --no-cgroup report)",
+          s->sup.use_cgroup ? charge : "none (no cgroup of its own)", rss,
+          (s->sup.use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000,
+          s->sup.use_cgroup ? " or less often for a large tree (at most 0.5 % of a core)" : "");
+    notef(m, "the advice uses %s", figure_used(s));
+}
+
 static void describe_run(json_writer *w, const void *arg, const spacrbench_measurement *m)
 {
     (void)m;
@@ -83,6 +118,18 @@ static void describe_run(json_writer *w, const void *arg, const spacrbench_measu
     json_end_array(w);
     json_int(w, "items_given", (int64_t)s->items.n);
     json_int(w, "spacrbench_rss_bytes", s->own_rss_bytes);
+    json_begin_object(w, "memory_figures");
+    json_string(w, "advice_uses", s->sup.use_cgroup ? "cgroup_charge" : "tree_rss_peak");
+    if (s->charge_max >= 0)
+        json_int(w, "cgroup_charge_bytes", s->charge_max);
+    else
+        json_null(w, "cgroup_charge_bytes");
+    if (s->rss_max >= 0)
+        json_int(w, "tree_rss_peak_bytes", s->rss_max);
+    else
+        json_null(w, "tree_rss_peak_bytes");
+    json_string(w, "why", figure_used(s));
+    json_end_object(w);
     slurm_env_describe(w);
 }
 
@@ -92,11 +139,11 @@ static int begin(const run_state *s, spacrbench_measurement **m)
     spacrbench_run_plan_init(&plan, sizeof plan);
     plan.items = (int64_t)s->items.n;
     plan.warmup = s->args->warmup;
-    plan.peak_method = s->r.use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
+    plan.peak_method = s->sup.use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
     plan.records = 1;
-    plan.sample_interval_us = s->r.use_cgroup ? 0 : RUN_SAMPLE_INTERVAL_NS / 1000;
+    plan.sample_interval_us = s->sup.use_cgroup ? 0 : SB_SUPERVISOR_SAMPLE_NS / 1000;
     plan.baseline_rss_bytes = 0; /* each item is its own process: its whole peak counts */
-    plan.vram_source = s->r.vram.gpu ? SPACRBENCH_SOURCE_NVML : SPACRBENCH_SOURCE_UNKNOWN;
+    plan.vram_source = s->sup.vram.gpu ? SPACRBENCH_SOURCE_NVML : SPACRBENCH_SOURCE_UNKNOWN;
     if (spacrbench_measurement_begin(&plan, m) == 0)
         return 0;
     fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());
@@ -161,11 +208,11 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
 {
     int progress = !s->args->common.quiet && isatty(STDERR_FILENO);
     double elapsed = 0;
-    run_signals_catch(1);
-    for (size_t i = 0; i < s->items.n && !run_signals_pending(); i++) {
+    sb_stop_signals_catch(1);
+    for (size_t i = 0; i < s->items.n && !sb_stop_signal(); i++) {
         char **argv = command_for_item(s->args->cmd, s->args->cmd_len, s->items.items[i]);
         run_outcome o;
-        if (!argv || run_item(&s->r, argv, i, &o) != 0) {
+        if (!argv || run_item(&s->sup, argv, i, &o) != 0) {
             if (!argv)
                 fprintf(stderr, "spacrbench: out of memory\n");
             command_free(argv);
@@ -181,6 +228,10 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
             s->internal_error = 1;
         else {
             s->added++;
+            if (s->sup.use_cgroup && o.peak > s->charge_max)
+                s->charge_max = o.peak;
+            if (o.rss_peak > s->rss_max)
+                s->rss_max = o.rss_peak;
             if (progress)
                 show_progress(s, m, &elapsed);
         }
@@ -188,14 +239,14 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
         if (stop || s->internal_error)
             break;
     }
-    run_signals_catch(0);
+    sb_stop_signals_catch(0);
 }
 
 /* The notes only the command knows: how peaks and VRAM were measured, what was
  * left behind, why the run stopped. */
 static void add_notes(const run_state *s, spacrbench_measurement *m)
 {
-    const runner *r = &s->r;
+    const sb_supervisor *r = &s->sup;
     if (r->use_cgroup)
         notef(m,
               "peak memory of each command's whole process tree from a memory cgroup of its "
@@ -213,16 +264,17 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               "the peaks may not coincide; a process living less than that is seen only "
               "through ru_maxrss); page cache is not included; no cgroup of its own because %s; "
               "each command's exit was noticed through %s, not by polling",
-              RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup,
+              SB_SUPERVISOR_SAMPLE_NS / 1000000, r->why_no_cgroup,
               r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
         notef(m,
               "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
               "keeps the peak of the forked copy across exec",
               own);
     }
-    if (r->stale_note)
-        spacrbench_measurement_add_note(m, r->stale_note);
-    run_vram_report(&r->vram, m, r->use_cgroup);
+    note_figures(s, m);
+    if (s->stale_note)
+        spacrbench_measurement_add_note(m, s->stale_note);
+    run_vram_report(r, m);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
     if (s->left_total)
@@ -238,9 +290,8 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
                             : "not counted");
     }
-    if (run_signals_pending())
-        notef(m, "interrupted by signal %d (%s)", run_signals_pending(),
-              strsignal(run_signals_pending()));
+    if (sb_stop_signal())
+        notef(m, "interrupted by signal %d (%s)", sb_stop_signal(), strsignal(sb_stop_signal()));
 }
 
 /* --scale after a complete serial run: the run's one recommendation gives
@@ -252,25 +303,35 @@ static int scale_after(run_state *s, spacrbench_measurement *m,
     *out = NULL;
     if (!a->scale_auto && a->n_scale == 0)
         return CLI_EXIT_OK;
-    if (s->failed || s->internal_error || run_signals_pending() || s->added == 0) {
+    if (s->failed || s->internal_error || sb_stop_signal() || s->added == 0) {
         spacrbench_measurement_add_note(m, "the scaling check (--scale) did not run: the serial "
                                            "run did not complete");
         return CLI_EXIT_OK;
     }
-    run_scale_input in = {a, &s->items, &s->r, rec};
+    run_scale_input in = {a, &s->items, &s->sup, rec};
     return run_scale(&in, out, &s->scale_failed);
 }
 
-/* After the job script: a comment saying what sbatch will make of an array
- * larger than SLURM's default MaxArraySize (the script itself is the
- * library's; a comment after its last line is read by nobody but people). */
-static int script_advice(size_t n_items)
+/* After the hand-off: which measured figure --mem (memory_limit) is built
+ * from, and, for a job script, what sbatch will make of an array larger
+ * than SLURM's default MaxArraySize (the script itself is the library's; a
+ * comment after its last line is read by nobody but people). */
+static int emit_advice(const run_state *s, int emit, size_t n_items)
 {
-    char advice[512];
-    cli_slurm_array_advice(n_items, advice, sizeof advice);
-    if (!advice[0])
-        return CLI_EXIT_OK;
-    printf("# NOTE (spacrbench): %s.\n", advice);
+    char rss[32] = "not measured";
+    if (s->rss_max >= 0)
+        spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
+    printf("# NOTE (spacrbench): %s is built from the measured peak per item, %s; the tree's "
+           "RSS peak was %s. A SLURM task's own cgroup also charges the libraries it is first "
+           "to load.\n",
+           emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit",
+           s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)", rss);
+    if (emit == CLI_EMIT_SLURM && s->args->common.slurm_job) {
+        char advice[512];
+        cli_slurm_array_advice(n_items, advice, sizeof advice);
+        if (advice[0])
+            printf("# NOTE (spacrbench): %s.\n", advice);
+    }
     return cli_stdout_check() == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }
 
@@ -283,11 +344,13 @@ static int conclude(const run_state *s, int status)
         fprintf(stderr, "spacrbench: item %zu (%s) %s: %s\n", s->failed_index + 1,
                 s->failed_label ? s->failed_label : "?", what,
                 s->failed_command ? s->failed_command : "");
-        return CLI_EXIT_STOPPED;
+        /* Not started: 127 not found, 126 not executable, as env does. */
+        int start = run_outcome_start_failure(&s->failure);
+        return start ? start : CLI_EXIT_STOPPED;
     }
-    if (run_signals_pending()) {
+    if (sb_stop_signal()) {
         fprintf(stderr, "spacrbench: interrupted by signal %d; stopped after %zu item(s)%s\n",
-                run_signals_pending(), s->added,
+                sb_stop_signal(), s->added,
                 s->added == s->items.n ? " and during the scaling check" : "");
         return CLI_EXIT_STOPPED;
     }
@@ -321,8 +384,9 @@ int run_main(int argc, char **argv)
     spacrbench_machine machine_value = {.size = sizeof machine_value};
     const spacrbench_machine *machine =
         spacrbench_discover(&machine_value) == 0 ? &machine_value : NULL;
-    runner_init(&s.r, a.no_cgroup, a.common.json || a.common.emit != CLI_EMIT_REPORT,
-                machine ? machine->memory_limit_bytes : -1, a.timeout_s);
+    run_supervisor_init(&s.sup, a.no_cgroup, a.common.json || a.common.emit != CLI_EMIT_REPORT,
+                        machine ? machine->memory_limit_bytes : -1, a.timeout_s, &s.stale_note);
+    s.charge_max = s.rss_max = -1;
     s.own_rss_bytes = own_rss_bytes();
     spacrbench_measurement *m = NULL;
     spacrbench_scale_result *scaling = NULL;
@@ -330,7 +394,7 @@ int run_main(int argc, char **argv)
         status = CLI_EXIT_ERROR;
     else {
         run_items_loop(&s, m);
-        run_vram_verdict(&s.r.vram, m);
+        run_vram_verdict(&s.sup, m);
         if (spacrbench_measurement_end(m) != 0) {
             fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());
             status = CLI_EXIT_ERROR;
@@ -343,13 +407,13 @@ int run_main(int argc, char **argv)
             cli_context ctx = {
                 "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
             status = cli_finish(&a.common, m, machine, rec, &ctx);
-            if (status == CLI_EXIT_OK && a.common.slurm_job)
-                status = script_advice(s.items.n);
+            if (status == CLI_EXIT_OK && a.common.emit != CLI_EMIT_REPORT)
+                status = emit_advice(&s, a.common.emit, s.items.n);
             if (scale_status != CLI_EXIT_OK)
                 status = scale_status;
             /* The report is out; a plot that cannot be drawn says why. */
             if (scaling && a.plot_path && status == CLI_EXIT_OK)
-                status = run_plot(scaling, a.plot_path, s.r.stdout_is_output);
+                status = run_plot(scaling, a.plot_path, s.sup.cfg.stdout_to_stderr);
         }
     }
     status = conclude(&s, status);
@@ -359,7 +423,8 @@ int run_main(int argc, char **argv)
     cli_slurm_job_free(&job);
     free(s.failed_label);
     run_items_free(&s.items);
-    runner_free(&s.r);
+    sb_supervisor_free(&s.sup);
+    free(s.stale_note);
     cli_args_free(&a);
     return status;
 }

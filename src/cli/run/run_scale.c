@@ -1,6 +1,7 @@
 /* The scaling check of `spacrbench run`; see run_scale.h. This file picks
  * the worker counts, rotates the items, turns each group's outcome into a
- * point and writes the notes; scale_group.c starts and measures a group. */
+ * point and writes the notes; the supervisor starts and measures a group
+ * (its N=k case). */
 #include "run_scale.h"
 
 #include <signal.h>
@@ -13,19 +14,15 @@
 
 #include "cli_escape.h"
 #include "command_line.h"
-#include "run_signals.h"
-#include "run_wait.h"
-#include "scale_group.h"
 
-#define MAX_NOTES (2 * CLI_SCALE_MAX + 4)
+#define MAX_NOTES (2 * CLI_SCALE_MAX + 5)
 
 typedef struct scale_state {
     const run_scale_input *in;
-    scale_setup setup;
-    tree_sampler tree;
     size_t offset; /* next item: the points take different items in turn */
     int copy_failed;
-    int64_t stopped_k; /* the count a stop signal interrupted (marked failed), 0 none */
+    int64_t stopped_k;    /* the count a stop signal interrupted (marked failed), 0 none */
+    int64_t rss_peak_max; /* the largest RSS peak of a count's copies, -1 none */
     char notes[MAX_NOTES][700];
     size_t n_notes;
 } scale_state;
@@ -73,16 +70,78 @@ static int64_t memory_budget(const spacrbench_recommendation *rec)
     return spacrbench_scale_memory_budget();
 }
 
+/* The command lines of one count: copy i runs the items
+ * [offset + i*m, offset + i*m + m) (wrapping), built as each copy starts. */
+typedef struct point_lines {
+    const cli_args *args;
+    const run_items *items;
+    size_t offset;
+    int64_t k, m;
+} point_lines;
+
+static size_t item_of(const point_lines *p, int64_t copy, int64_t line)
+{
+    return (p->offset + (size_t)(copy * p->m + line)) % p->items->n;
+}
+
+static char **line_argv(void *arg, int64_t copy, int64_t line)
+{
+    const point_lines *p = arg;
+    return command_for_item(p->args->cmd, p->args->cmd_len,
+                            p->items->items[item_of(p, copy, line)]);
+}
+
+static void on_grace_kill(void *arg, int what, int sig)
+{
+    const point_lines *p = arg;
+    if (what == 0)
+        fprintf(stderr,
+                "spacrbench: --scale: %lld workers: still running %.0f s after signal %d: "
+                "killing the copies and all their processes (SIGKILL)\n",
+                (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+    else
+        fprintf(stderr,
+                "spacrbench: --scale: %lld workers: processes the copies started were still "
+                "running %.0f s after signal %d: killing them (SIGKILL)\n",
+                (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+}
+
+/* Did a copy die of SIGKILL (or, running several items, end as one of its
+ * items did: 128 + 9)? */
+static int copy_sigkilled(const sb_copy *c, int64_t m)
+{
+    if (!c->done)
+        return 0;
+    if (WIFSIGNALED(c->status))
+        return WTERMSIG(c->status) == SIGKILL;
+    return m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
+}
+
+/* Without a cgroup of the count's own, the rise of the oom_kill counter of
+ * spacrbench's own cgroup is the OOM killer only when a copy died of a
+ * SIGKILL spacrbench did not send (the serial fallback's rule). */
+static void judge_outside_oom(const sb_copy *copies, int64_t k, int64_t m, sb_outcome *o)
+{
+    if (!o->oom_outside || o->oom_kills <= 0)
+        return;
+    int sigkilled = 0;
+    for (int64_t i = 0; i < k; i++)
+        sigkilled |= copy_sigkilled(&copies[i], m);
+    if (!sigkilled || o->killed_after_grace || o->timed_out)
+        o->oom_kills = 0;
+}
+
 /* "exited with status 3", "killed by signal 15 (Terminated)", or, when the
  * OOM killer ran in the group and the copy (or, with several items, one
  * of them: 128 + 9) died of a SIGKILL spacrbench did not send, "OOM-killed
  * (...)" with the limit, as a serial item says. */
-static void describe_copy(const scale_copy *c, const scale_outcome *o, int64_t m, char *buf,
-                          size_t cap)
+static void describe_copy(const sb_copy *c, const sb_outcome *o, int64_t m, char *buf, size_t cap)
 {
-    int sigkill = WIFSIGNALED(c->status) ? WTERMSIG(c->status) == SIGKILL
-                                         : m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
-    if (sigkill && o->oom_kills > 0 && !o->killed_after_grace) {
+    if (c->exec_errno) {
+        snprintf(buf, cap, "cannot be started: %s", strerror(c->exec_errno));
+        return;
+    }
+    if (copy_sigkilled(c, m) && o->oom_kills > 0 && !o->killed_after_grace && !o->timed_out) {
         char limit[32] = "unknown";
         if (o->limit > 0)
             spacrbench_format_bytes(o->limit, limit, sizeof limit);
@@ -95,33 +154,58 @@ static void describe_copy(const scale_copy *c, const scale_outcome *o, int64_t m
         snprintf(buf, cap, "exited with status %d", WEXITSTATUS(c->status));
 }
 
-/* The first failed copy is named (stderr and a note); an OOM kill in the
- * group is named too, as it explains the failure. A point a stop signal
- * interrupted is named as such instead: its copies ended because of it. */
-static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
-                          const scale_outcome *o, char **const *argvs, const size_t *index)
+/* The note (and stderr line) of a point the copies did not all complete
+ * for a reason of the whole group: never started, a stop signal, the
+ * timeout. 1 when one applied. */
+static int note_group_failure(scale_state *s, int64_t k, const sb_outcome *o)
 {
-    const run_items *items = s->in->items;
-    int64_t m = s->in->args->scale_items;
-    if (o->stopped_by) {
+    if (o->start_errno)
+        note(s,
+             "%lld workers: only %lld of the %lld copies could be started (fork: %s), so none "
+             "was released; the point is marked failed",
+             (long long)k, (long long)o->started, (long long)k, strerror(o->start_errno));
+    else if (o->stopped_by) {
         char killed[128] = "";
         if (o->killed_after_grace)
             snprintf(killed, sizeof killed,
                      " (still running %.0f s later: killed with all their processes, SIGKILL)",
-                     RUN_KILL_GRACE_S);
+                     SB_SUPERVISOR_GRACE_S);
         note(s,
              "%lld workers: interrupted by signal %d (%s) while the copies ran%s; the point is "
              "marked failed",
              (long long)k, o->stopped_by, strsignal(o->stopped_by), killed);
-        fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
-    }
-    for (int64_t i = 0; i < k && !o->stopped_by; i++) {
-        if (WIFEXITED(copies[i].status) && WEXITSTATUS(copies[i].status) == 0)
+    } else if (o->timed_out)
+        note(s,
+             "%lld workers: timed out after %g s (--timeout %g s per item, %lld item(s) per "
+             "copy): the copies were killed with all their processes; the point is marked "
+             "failed",
+             (long long)k, s->in->args->timeout_s * (double)s->in->args->scale_items,
+             s->in->args->timeout_s, (long long)s->in->args->scale_items);
+    else
+        return 0;
+    fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
+    return 1;
+}
+
+/* The first failed copy is named (stderr and a note); an OOM kill in the
+ * group is named too, as it explains the failure. A point the whole group
+ * failed (never started, a stop signal, the timeout) is named as such
+ * instead. */
+static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, const sb_outcome *o,
+                          point_lines *lines)
+{
+    int64_t m = lines->m;
+    int whole = note_group_failure(s, k, o);
+    for (int64_t i = 0; i < k && !whole; i++) {
+        if (WIFEXITED(copies[i].status) && WEXITSTATUS(copies[i].status) == 0 &&
+            !copies[i].exec_errno)
             continue;
         char what[160];
         describe_copy(&copies[i], o, m, what, sizeof what);
-        char *shown = command_display(argvs[i * m]);
-        char *label = cli_escape_label(items->items[index[i * m]]);
+        char **argv = line_argv(lines, i, 0);
+        char *shown = argv ? command_display(argv) : NULL;
+        command_free(argv);
+        char *label = cli_escape_label(s->in->items->items[item_of(lines, i, 0)]);
         note(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
              (long long)k, (long long)i + 1, label ? label : "?",
              m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
@@ -145,7 +229,7 @@ static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
     }
     if (o->left_behind)
         note(s, "%lld workers: %d process(es) outlived their copy%s", (long long)k, o->left_behind,
-             s->setup.use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
+             s->in->sup->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
 }
 
 /* One count: the next k * m items (wrapping), copy i taking items
@@ -154,66 +238,64 @@ static void note_failures(scale_state *s, int64_t k, const scale_copy *copies,
 static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt)
 {
     const cli_args *a = s->in->args;
-    const run_items *items = s->in->items;
+    point_lines lines = {a, s->in->items, s->offset, k, a->scale_items};
     size_t total = (size_t)(k * a->scale_items);
-    char ***argvs = calloc(total, sizeof *argvs);
-    size_t *index = calloc(total, sizeof *index);
-    scale_copy *copies = calloc((size_t)k, sizeof *copies);
-    int rc = argvs && index && copies ? 0 : -1;
-    for (size_t j = 0; rc == 0 && j < total; j++) {
-        index[j] = (s->offset + j) % items->n;
-        if (!(argvs[j] = command_for_item(a->cmd, a->cmd_len, items->items[index[j]])))
-            rc = -1;
-    }
-    if (rc != 0)
+    s->offset = (s->offset + total) % s->in->items->n;
+    sb_copy *copies = calloc((size_t)k, sizeof *copies);
+    if (!copies) {
         fprintf(stderr, "spacrbench: out of memory\n");
-    s->offset = (s->offset + total) % items->n;
-    char name[96];
-    snprintf(name, sizeof name, "spacrbench-run-%ld-scale-%lld", (long)getpid(), (long long)k);
-    scale_outcome o;
-    if (rc == 0)
-        rc = scale_group_run(&s->setup, argvs, k, a->scale_items, name, copies, &o);
+        return -1;
+    }
+    char name[64], why[SB_GROUP_PATH_MAX + 200];
+    snprintf(name, sizeof name, "scale-%lld", (long long)k);
+    sb_launch l = {k, a->scale_items, line_argv, command_free, &lines, name, on_grace_kill};
+    sb_outcome o;
+    int rc = sb_supervisor_run(s->in->sup, &l, copies, &o, why, sizeof why);
+    if (rc != 0)
+        fprintf(stderr, "spacrbench: --scale: %s\n", why);
+    if (rc == 0 && o.earlier_unlisted)
+        fprintf(stderr, "spacrbench: cannot list the processes left by earlier items; "
+                        "they may be counted in the group's peak\n");
     if (rc == 0 && o.interrupted)
         rc = 1;
     if (rc == 0) {
+        judge_outside_oom(copies, k, a->scale_items, &o);
         spacrbench_scale_point_init(pt, sizeof *pt);
         pt->workers = k;
         pt->items = (int64_t)total;
-        pt->seconds = o.seconds;
+        pt->seconds = o.start_errno ? 0 : o.seconds;
         double busy = 0;
-        int failed = o.oom_kills > 0 || o.stopped_by;
+        int failed = o.oom_kills > 0 || o.stopped_by || o.timed_out || o.start_errno;
         for (int64_t i = 0; i < k; i++) {
             busy += copies[i].seconds;
             failed |= !copies[i].done || !WIFEXITED(copies[i].status) ||
-                      WEXITSTATUS(copies[i].status) != 0;
+                      WEXITSTATUS(copies[i].status) != 0 || copies[i].exec_errno;
         }
         pt->mean_item_seconds = busy / (double)total;
         pt->peak_bytes = o.peak;
         pt->vram_peak_bytes = o.vram_peak;
         pt->peak_method =
-            s->setup.use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
+            s->in->sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
         pt->failed = failed;
+        if (o.rss_peak > s->rss_peak_max)
+            s->rss_peak_max = o.rss_peak;
         if (failed) {
             /* An interrupted point is not a failed copy: the exit status
              * comes from the signal. */
             s->copy_failed |= !o.stopped_by;
             if (o.stopped_by)
                 s->stopped_k = k;
-            note_failures(s, k, copies, &o, argvs, index);
+            note_failures(s, k, copies, &o, &lines);
         } else if (o.left_behind)
-            note_failures(s, k, copies, &o, argvs, index);
+            note_failures(s, k, copies, &o, &lines);
     }
-    for (size_t j = 0; argvs && j < total; j++)
-        command_free(argvs[j]);
-    free(argvs);
-    free(index);
     free(copies);
     return rc;
 }
 
 static void method_notes(scale_state *s)
 {
-    const runner *r = s->in->r;
+    const sb_supervisor *r = s->in->sup;
     int64_t m = s->in->args->scale_items;
     note(s,
          "each count k ran k copies of the command at once, each on %lld item(s) of its own "
@@ -231,13 +313,22 @@ static void method_notes(scale_state *s)
              "group peak = the sum of each process's VmHWM sampled every %ld ms (an upper "
              "bound: the peaks may not coincide; shorter-lived processes are seen only through "
              "ru_maxrss); no cgroup of its own because %s",
-             RUN_SAMPLE_INTERVAL_NS / 1000000, r->why_no_cgroup);
-    if (run_vram_active(&r->vram))
+             SB_SUPERVISOR_SAMPLE_NS / 1000000, r->why_no_cgroup);
+    if (r->vram.gpu)
         note(s,
              "group VRAM: NVML's usedGpuMemory of %s, summed, sampled every %ld ms while the "
              "copies ran and once at their end",
              r->use_cgroup ? "every PID in the count's cgroup" : "the copies and their descendants",
-             (r->use_cgroup ? RUN_VRAM_INTERVAL_NS : RUN_SAMPLE_INTERVAL_NS) / 1000000);
+             (r->use_cgroup ? SB_SUPERVISOR_VRAM_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000);
+    if (r->use_cgroup && s->rss_peak_max > 0) {
+        char rss[32];
+        spacrbench_format_bytes(s->rss_peak_max, rss, sizeof rss);
+        note(s,
+             "the copies' RSS peak (the sum of their processes' VmHWM, sampled, as GNU time or "
+             "--no-cgroup count it) reached %s at most; the knee and the budget use the "
+             "cgroup's charge",
+             rss);
+    }
 }
 
 int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed)
@@ -250,37 +341,29 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
         return CLI_EXIT_ERROR;
     }
     s->in = in;
-    tree_sampler_init(&s->tree, getpid());
-    s->setup = (scale_setup){.use_cgroup = in->r->use_cgroup,
-                             .cg = &in->r->cg,
-                             .stdout_is_output = in->r->stdout_is_output,
-                             .tree = &s->tree,
-                             .vram = &in->r->vram,
-                             .machine_limit = in->r->machine_limit};
     int64_t counts[CLI_SCALE_MAX];
     size_t n = worker_counts(in, counts);
     spacrbench_scale_point points[CLI_SCALE_MAX];
     size_t done = 0;
     int rc = 0;
-    run_signals_catch(1);
-    for (size_t i = 0; i < n && rc == 0 && !run_signals_pending(); i++) {
+    sb_stop_signals_catch(1);
+    for (size_t i = 0; i < n && rc == 0 && !sb_stop_signal(); i++) {
         if (in->args->common.quiet == 0 && isatty(STDERR_FILENO))
             fprintf(stderr, "scaling: %lld worker(s) at once...\n", (long long)counts[i]);
         rc = run_point(s, counts[i], &points[done]);
         if (rc == 0)
             done++;
     }
-    run_signals_catch(0);
+    sb_stop_signals_catch(0);
     method_notes(s);
-    if (run_signals_pending() && s->stopped_k)
+    if (sb_stop_signal() && s->stopped_k)
         note(s,
              "interrupted by signal %d (%s) during the count of %lld workers (marked failed, "
              "never the knee); %zu of %zu worker counts measured before it",
-             run_signals_pending(), strsignal(run_signals_pending()), (long long)s->stopped_k,
-             done - 1, n);
-    else if (run_signals_pending())
-        note(s, "interrupted by signal %d (%s) after %zu of %zu worker counts",
-             run_signals_pending(), strsignal(run_signals_pending()), done, n);
+             sb_stop_signal(), strsignal(sb_stop_signal()), (long long)s->stopped_k, done - 1, n);
+    else if (sb_stop_signal())
+        note(s, "interrupted by signal %d (%s) after %zu of %zu worker counts", sb_stop_signal(),
+             strsignal(sb_stop_signal()), done, n);
     int status = CLI_EXIT_OK;
     if (rc < 0)
         status = CLI_EXIT_ERROR;
@@ -292,7 +375,6 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     for (size_t i = 0; status == CLI_EXIT_OK && i < s->n_notes; i++)
         spacrbench_scale_add_note(*out, s->notes[i]);
     *copy_failed = s->copy_failed;
-    tree_sampler_free(&s->tree);
     free(s);
     return status;
 }

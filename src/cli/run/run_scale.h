@@ -7,21 +7,21 @@
 #define SPACRBENCH_CLI_RUN_SCALE_H
 
 #include "cli_args.h"
-#include "run_item.h"
 #include "run_items.h"
 #include "spacrbench.h"
+#include "supervisor.h"
 
 typedef struct run_scale_input {
     const cli_args *args;
     const run_items *items;
-    runner *r; /* the serial run's peak method, cgroup parent and NVML (sampled again) */
+    sb_supervisor *sup; /* the serial run's: its peak method, cgroup parent and NVML */
     const spacrbench_recommendation *rec; /* NULL when none could be made */
 } run_scale_input;
 
 /* CLI_EXIT_OK with *out set (a failed copy marks its point failed and sets
  * *copy_failed, after printing which one on stderr); an interruption ends
  * the check early with the points so far, the count it stopped marked
- * failed (run_signals_pending() says so);
+ * failed (sb_stop_signal() says so);
  * CLI_EXIT_ERROR with a message when spacrbench could not do its part
  * (*out NULL). */
 int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed);

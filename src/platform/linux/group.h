@@ -48,4 +48,38 @@ int64_t sb_group_limit(const sb_group *g);
  * Safe to call when no group exists. */
 int sb_group_remove(sb_group *g, int *left_behind);
 
+/* The one reader of a cgroup's cgroup.procs: calls each(pid, arg) for
+ * every process listed in DIR/cgroup.procs (each returns non-zero to stop
+ * early; each may be NULL to count). How many were listed, -1 when the
+ * file cannot be read (errno set). */
+int sb_cgroup_procs_each(const char *dir, int (*each)(pid_t pid, void *arg), void *arg);
+
+/* The same for the group's own cgroup (g->dir; -1 when none exists). */
+int sb_group_procs(const sb_group *g, int (*each)(pid_t pid, void *arg), void *arg);
+
+/* v2 cgroup.kill (Linux >= 5.14): SIGKILL every process of the group in
+ * one atomic write. 0, or -1 where the file is missing (v1, older v2). */
+int sb_group_kill_all(const sb_group *g);
+
+/* A group left behind by a process that died without removing it (SIGKILL,
+ * the OOM killer, a node reboot), found beside where new groups are made. */
+typedef struct sb_stale_group {
+    const char *parent; /* the directory it was found in */
+    const char *name;   /* PREFIX-PID-... (letters, digits, '-' and '_' only) */
+    long owner;         /* PID, which no longer runs (as its owner) */
+    int processes;      /* how many are still in it (-1 unreadable): then left alone */
+    int removed;        /* empty and removed */
+    const char *what;   /* "empty, removed", "process(es) 12 34 still in it: left alone ..." */
+} sb_stale_group;
+
+/* Look in g->parent for groups named PREFIX-PID-... whose PID no longer
+ * runs (owner_comm non-NULL: or runs as another program than owner_comm,
+ * as the kernel's 15-byte comm shows it), remove the EMPTY ones and leave
+ * those still holding processes alone (never killed: nobody can know what
+ * they are doing now). found (may be NULL) hears about each one. Groups of
+ * this process are not touched. How many were found, -1 when g->parent
+ * cannot be listed. */
+int sb_group_clean_stale(const sb_group *g, const char *prefix, const char *owner_comm,
+                         void (*found)(void *arg, const sb_stale_group *stale), void *arg);
+
 #endif

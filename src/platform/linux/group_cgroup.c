@@ -241,3 +241,44 @@ int sb_group_remove(sb_group *g, int *left_behind)
         g->dir[0] = '\0';
     return rc;
 }
+
+int sb_cgroup_procs_each(const char *dir, int (*each)(pid_t pid, void *arg), void *arg)
+{
+    char file[SB_GROUP_PATH_MAX + 320];
+    if (join(file, sizeof file, dir, "cgroup.procs") != 0) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return -1;
+    long pid;
+    int n = 0;
+    /* The kernel writes one decimal pid per line; anything else ends it. */
+    while (fscanf(f, "%ld", &pid) == 1) {
+        if (pid <= 0 || pid != (long)(pid_t)pid)
+            continue;
+        n++;
+        if (each && each((pid_t)pid, arg) != 0)
+            break;
+    }
+    fclose(f);
+    return n;
+}
+
+int sb_group_procs(const sb_group *g, int (*each)(pid_t pid, void *arg), void *arg)
+{
+    if (!g->dir[0]) {
+        errno = ENOENT;
+        return -1;
+    }
+    return sb_cgroup_procs_each(g->dir, each, arg);
+}
+
+int sb_group_kill_all(const sb_group *g)
+{
+    char file[SB_GROUP_PATH_MAX + 64];
+    if (!g->dir[0] || g->version != 2 || join(file, sizeof file, g->dir, "cgroup.kill") != 0)
+        return -1;
+    return write_text(file, "1");
+}

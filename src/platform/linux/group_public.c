@@ -197,6 +197,10 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
     char why[SB_GROUP_PATH_MAX + 200] = "turned off by the caller (SPACRBENCH_SCALE_NO_CGROUP)";
     if (!(flags & SPACRBENCH_SCALE_NO_CGROUP) &&
         sb_group_locate(&g->cg, NULL, why, sizeof why) == 0) {
+        /* Groups of a caller that was killed (SIGKILL, the OOM killer)
+         * are removed here when empty; one still holding processes is
+         * left alone (never killed). */
+        sb_group_clean_stale(&g->cg, "spacrbench-group", NULL, NULL, NULL);
         char name[96];
         snprintf(name, sizeof name, "spacrbench-group-%ld-%u", (long)getpid(),
                  atomic_fetch_add(&group_counter, 1u));

@@ -222,6 +222,15 @@ int tree_sample(tree_sampler *t)
     return seen;
 }
 
+void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t hwm = hwm_of(t->proc_root, pids[i]);
+        if (hwm >= 0)
+            remember(t, pids[i], hwm);
+    }
+}
+
 int tree_signal(const tree_sampler *t, int sig)
 {
     pid_pair *all;

@@ -10,8 +10,8 @@
  * descendant twice (once inside ru_maxrss). A process that lives less than
  * one sampling interval is seen only through ru_maxrss. This process should
  * be a child subreaper so orphaned grandchildren stay in view. */
-#ifndef SPACRBENCH_CLI_TREE_SAMPLER_H
-#define SPACRBENCH_CLI_TREE_SAMPLER_H
+#ifndef SPACRBENCH_TREE_SAMPLER_H
+#define SPACRBENCH_TREE_SAMPLER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +45,10 @@ int tree_sampler_exclude_current(tree_sampler *t);
  * excluded above aside). Returns the number of descendants seen, -1 on
  * failure. */
 int tree_sample(tree_sampler *t);
+
+/* Update the peaks of the given processes only (a cgroup's members: no
+ * scan of the process table). */
+void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n);
 
 /* Send sig to every live (not zombie) descendant, excluded ones aside, as
  * tree_sample sees them: how many, -1 on failure. */

@@ -327,7 +327,7 @@ START_TEST(unlaunchable_command_is_reported)
                           "{}",           NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
-    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(r.exited && r.code == 127, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.err, "cannot be started: No such file or directory") != NULL, "%s",
                   r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/spacrbench-tool x"));

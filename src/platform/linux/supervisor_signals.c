@@ -1,7 +1,10 @@
-/* Stop signals of `spacrbench run`; see run_signals.h. */
-#include "run_signals.h"
-
+/* The supervisor's stop signals; see supervisor.h. The handler's state
+ * (the pending signal, the pid of a lone running command to pass a kill()
+ * on to) lives here only. */
+#include <signal.h>
 #include <string.h>
+
+#include "supervisor.h"
 
 static volatile sig_atomic_t g_signal;
 static volatile sig_atomic_t g_child;
@@ -26,7 +29,7 @@ static const int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, 
 static struct sigaction g_old_action[N_STOP_SIGNALS];
 static int g_caught[N_STOP_SIGNALS];
 
-void run_signals_catch(int on)
+void sb_stop_signals_catch(int on)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -50,11 +53,11 @@ void run_signals_catch(int on)
     }
 }
 
-int run_signals_pending(void) { return (int)g_signal; }
+int sb_stop_signal(void) { return (int)g_signal; }
 
-void run_signals_set_child(pid_t pid) { g_child = pid; }
+void sb_stop_signals_set_child(pid_t pid) { g_child = pid; }
 
-void run_signals_caught_set(sigset_t *set)
+void sb_stop_signals_caught_set(sigset_t *set)
 {
     sigemptyset(set);
     for (size_t i = 0; i < N_STOP_SIGNALS; i++)
@@ -62,14 +65,14 @@ void run_signals_caught_set(sigset_t *set)
             sigaddset(set, k_stop_signals[i]);
 }
 
-void run_signals_block(sigset_t *before)
+void sb_stop_signals_block(sigset_t *before)
 {
     sigset_t set;
-    run_signals_caught_set(&set);
+    sb_stop_signals_caught_set(&set);
     sigprocmask(SIG_BLOCK, &set, before);
 }
 
-void run_signals_reset_in_child(void)
+void sb_stop_signals_reset_in_child(void)
 {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);

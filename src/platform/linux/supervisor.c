@@ -1,0 +1,350 @@
+/* The process supervisor: start, release, measure and clean up a group of
+ * copies; see supervisor.h. The wait lives in supervisor_wait.c, the
+ * killing in supervisor_kill.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "supervisor_internal.h"
+
+/* An exec failure, as a copy reports it through the CLOEXEC pipe (one
+ * write, smaller than PIPE_BUF: atomic among copies). */
+typedef struct exec_failure {
+    int64_t copy;
+    int err;
+} exec_failure;
+
+void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
+{
+    memset(s, 0, sizeof *s);
+    s->cfg = *cfg;
+    char why[600] = "--no-cgroup was given";
+    tree_sampler_init(&s->tree, getpid());
+    sb_vram_open(&s->vram);
+    if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0) {
+        char probe[96];
+        snprintf(probe, sizeof probe, "%s-%ld-probe", cfg->prefix, (long)getpid());
+        if (sb_group_create(&s->cg, probe, why, sizeof why) == 0 &&
+            sb_group_remove(&s->cg, NULL) == 0) {
+            s->use_cgroup = 1;
+            sb_group_clean_stale(&s->cg, cfg->prefix, cfg->owner, cfg->on_stale, cfg->stale_arg);
+            return;
+        }
+    }
+    snprintf(s->why_no_cgroup, sizeof s->why_no_cgroup, "%s", why);
+    /* Still know the cgroup we run in (without a cgroup of our own too):
+     * its oom_kill counter names an OOM kill in a group that had none. */
+    if (!s->cg.version) {
+        char ignored[600];
+        sb_group_locate(&s->cg, NULL, ignored, sizeof ignored);
+    }
+    /* Keep orphaned grandchildren in view of the tree sampler. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+void sb_supervisor_free(sb_supervisor *s)
+{
+    tree_sampler_free(&s->tree);
+    sb_vram_close(&s->vram);
+    free(s->pids);
+    s->pids = NULL;
+    s->n_pids = s->cap_pids = 0;
+}
+
+int64_t sb_supervisor_limit_above(const sb_group *g, int64_t machine_limit)
+{
+    int64_t own = g->dir[0] ? sb_group_limit(g) : -1;
+    if (own > 0)
+        return own;
+    if (!g->version)
+        return machine_limit;
+    sb_group parent = *g;
+    snprintf(parent.dir, sizeof parent.dir, "%s", g->parent);
+    int64_t up = sb_group_limit(&parent);
+    return up > 0 ? up : machine_limit;
+}
+
+/* The oom_kill counter of the cgroup spacrbench runs in, -1 unknown. */
+static int64_t own_oom_kills(const sb_group *cg)
+{
+    if (!cg->version)
+        return -1;
+    sb_group own = *cg;
+    snprintf(own.dir, sizeof own.dir, "%s", cg->parent);
+    return sb_group_oom_kills(&own);
+}
+
+/* Copy side (async-signal-safe calls only: the parent may have threads in
+ * a sanitizer runtime). Wait for the go byte, run all but the last line as
+ * children, then become the last one, so a one-line copy IS the command
+ * and the group holds nothing but the commands. A failing line ends the
+ * copy with its status (a signal as 128 + its number). */
+static void copy_main(const sb_supervisor *s, char **const *lines, int64_t m, int64_t index, int go,
+                      int err, const sigset_t *mask)
+{
+    sb_stop_signals_reset_in_child();
+    if (s->cfg.in_child)
+        s->cfg.in_child();
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    if (s->cfg.stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        _exit(127);
+    char b;
+    ssize_t n;
+    while ((n = read(go, &b, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(127); /* never released: spacrbench gave up on this group */
+    for (int64_t j = 0; j + 1 < m; j++) {
+        pid_t pid = fork();
+        if (pid < 0)
+            _exit(127);
+        if (pid == 0) {
+            execvp(lines[j][0], lines[j]);
+            _exit(127);
+        }
+        int st;
+        while (waitpid(pid, &st, 0) < 0)
+            if (errno != EINTR)
+                _exit(127);
+        if (WIFSIGNALED(st))
+            _exit(128 + WTERMSIG(st));
+        if (WEXITSTATUS(st) != 0)
+            _exit(WEXITSTATUS(st));
+    }
+    execvp(lines[m - 1][0], lines[m - 1]);
+    int e = errno;
+    exec_failure f;
+    memset(&f, 0, sizeof f); /* no uninitialised padding in the write */
+    f.copy = index;
+    f.err = e;
+    if (write(err, &f, sizeof f) < 0)
+        _exit(126);
+    _exit(127);
+}
+
+static void free_lines(const sb_launch *l, char ***lines, int64_t m)
+{
+    for (int64_t j = 0; l->argv_free && j < m; j++)
+        l->argv_free(lines[j]);
+}
+
+/* Fork every copy, each with its lines built just before (bounded memory:
+ * one copy's lines at a time). 0, or -1 (out of memory, why set); a fork
+ * that fails sets o->start_errno and stops there. */
+static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, const int go[2],
+                       const int err[2], const sigset_t *mask, sb_outcome *o, char *why,
+                       size_t why_cap)
+{
+    char ***lines = calloc((size_t)l->lines, sizeof *lines);
+    if (!lines) {
+        snprintf(why, why_cap, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (int64_t i = 0; i < l->copies && rc == 0; i++) {
+        int64_t built = 0;
+        while (built < l->lines && (lines[built] = l->argv_for(l->arg, i, built)) != NULL)
+            built++;
+        pid_t pid = built == l->lines ? fork() : -2;
+        int e = errno;
+        if (pid == 0) {
+            close(go[1]); /* else no copy could ever see EOF */
+            close(err[0]);
+            copy_main(s, lines, l->lines, i, go[0], err[1], mask);
+        }
+        free_lines(l, lines, built);
+        if (pid == -2) {
+            snprintf(why, why_cap, "out of memory");
+            rc = -1;
+        } else if (pid < 0) {
+            o->start_errno = e;
+            break;
+        } else
+            copies[o->started++].pid = pid;
+    }
+    free(lines);
+    return rc;
+}
+
+/* Never released (setup failed, a fork failed, a signal came): close the
+ * go pipe, so the copies read EOF and exit, and reap them. */
+static void abandon(sb_copy *copies, int64_t started, int go_write)
+{
+    close(go_write);
+    for (int64_t i = 0; i < started; i++) {
+        int st;
+        while (waitpid(copies[i].pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        copies[i].done = 1;
+        copies[i].status = st;
+    }
+}
+
+/* What the copies said through the exec pipe (read once they all exited). */
+static void read_exec_failures(int fd, sb_copy *copies, int64_t k)
+{
+    exec_failure f;
+    while (read(fd, &f, sizeof f) == (ssize_t)sizeof f)
+        if (f.copy >= 0 && f.copy < k)
+            copies[f.copy].exec_errno = f.err ? f.err : ENOEXEC;
+}
+
+/* The group's figures once every copy has exited, and the group removed. */
+static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_outcome *o,
+                   char *why, size_t why_cap)
+{
+    int64_t k = o->started, largest = 0;
+    for (int64_t i = 0; i < k; i++)
+        largest = copies[i].maxrss > largest ? copies[i].maxrss : largest;
+    if (s->use_cgroup) {
+        o->peak = sb_group_peak(&s->cg);
+        o->rss_peak = tree_peak(&s->tree, 0, largest);
+        o->oom_kills = sb_group_oom_kills(&s->cg);
+        o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);
+        if (sb_group_remove(&s->cg, &o->left_behind) != 0) {
+            snprintf(why, why_cap, "cannot remove %s: %s", s->cg.dir, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    o->peak = o->rss_peak = tree_peak(&s->tree, 0, largest);
+    int alive = tree_sample(&s->tree);
+    o->left_behind = alive > 0 ? alive : 0;
+    o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);
+    /* Without a group's own cgroup, an OOM kill still shows in the
+     * oom_kill counter of the cgroup spacrbench runs in. */
+    int64_t kills_after = own_oom_kills(&s->cg);
+    if (kills_before >= 0 && kills_after >= kills_before) {
+        o->oom_kills = kills_after - kills_before;
+        o->oom_outside = 1;
+    }
+    return 0;
+}
+
+static int fail(char *why, size_t why_cap, const char *what)
+{
+    snprintf(why, why_cap, "%s: %s", what, strerror(errno));
+    return -1;
+}
+
+/* The group's cgroup (PREFIX-PID-NAME) and its two pipes: go releases
+ * the copies, err brings exec failures back. 0, or -1 with why set and
+ * nothing left open. */
+static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2], char *why,
+                      size_t why_cap)
+{
+    s->cg.dir[0] = '\0';
+    if (s->use_cgroup) {
+        char name[160];
+        snprintf(name, sizeof name, "%s-%ld-%s", s->cfg.prefix, (long)getpid(), l->name);
+        if (sb_group_create(&s->cg, name, why, why_cap) != 0)
+            return -1;
+    }
+    if (pipe2(go, O_CLOEXEC) != 0) {
+        sb_group_remove(&s->cg, NULL);
+        return fail(why, why_cap, "pipe");
+    }
+    if (pipe2(err, O_CLOEXEC | O_NONBLOCK) != 0) {
+        close(go[0]), close(go[1]);
+        sb_group_remove(&s->cg, NULL);
+        return fail(why, why_cap, "pipe");
+    }
+    return 0;
+}
+
+/* Fork the copies with the stop signals held until every pid is known
+ * here and each copy has dropped spacrbench's handler (one arriving in
+ * between is then passed on, or ends the group, instead of being lost),
+ * and move them into the cgroup. 0 when they are ready to be released,
+ * 1 when they were abandoned (o->interrupted, o->start_errno), -1 with
+ * why set; the group is gone in both latter cases. */
+static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, const int go[2],
+                        const int err[2], sb_outcome *o, char *why, size_t why_cap)
+{
+    fflush(stdout);
+    fflush(stderr);
+    sb_stop_signals_set_child(0);
+    sigset_t before;
+    sb_stop_signals_block(&before);
+    int rc = fork_copies(s, l, copies, go, err, &before, o, why, why_cap);
+    close(go[0]);
+    close(err[1]);
+    int lone = l->copies == 1 && o->started == 1;
+    if (lone)
+        sb_stop_signals_set_child(copies[0].pid);
+    sigprocmask(SIG_SETMASK, &before, NULL); /* a pending one runs the handler now */
+    /* A lone command stopped before it started (a terminal signal is not
+     * passed on by the handler) is ended the same way, so it reads as
+     * interrupted like one stopped while running. */
+    if (rc == 0 && lone && sb_stop_signal())
+        kill(copies[0].pid, sb_stop_signal());
+    for (int64_t i = 0; rc == 0 && !o->start_errno && s->use_cgroup && i < o->started; i++)
+        if (sb_group_attach(&s->cg, copies[i].pid) != 0) {
+            snprintf(why, why_cap, "cannot move %s into %s: %s",
+                     l->copies == 1 ? "the command" : "a copy", s->cg.dir, strerror(errno));
+            rc = -1;
+        }
+    if (rc == 0 && !o->start_errno && (lone || !sb_stop_signal()))
+        return 0;
+    o->interrupted = rc == 0 && !o->start_errno;
+    abandon(copies, o->started, go[1]);
+    close(err[0]);
+    sb_stop_signals_set_child(0);
+    if (sb_group_remove(&s->cg, NULL) != 0 && rc == 0)
+        rc = fail(why, why_cap, "cannot remove the group's cgroup");
+    return rc < 0 ? -1 : 1;
+}
+
+int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_outcome *o,
+                      char *why, size_t why_cap)
+{
+    memset(o, 0, sizeof *o);
+    o->peak = o->rss_peak = o->vram_peak = o->oom_kills = o->limit = -1;
+    if (l->copies < 1 || l->copies > SB_SUPERVISOR_MAX_COPIES || l->lines < 1 || !l->argv_for) {
+        snprintf(why, why_cap, "%lld copies of %lld line(s) (a bug)", (long long)l->copies,
+                 (long long)l->lines);
+        return -1;
+    }
+    memset(copies, 0, (size_t)l->copies * sizeof *copies);
+    int go[2], err[2];
+    if (open_group(s, l, go, err, why, why_cap) != 0)
+        return -1;
+    /* Without a cgroup, leftovers of earlier groups are our descendants
+     * too (we are their subreaper): they belong to no later group. */
+    if (!s->use_cgroup && tree_sampler_exclude_current(&s->tree) < 0)
+        o->earlier_unlisted = 1;
+    int started = start_copies(s, l, copies, go, err, o, why, why_cap);
+    if (started != 0)
+        return started < 0 ? -1 : 0;
+    tree_sampler_reset(&s->tree);
+    sb_vram_begin(&s->vram);
+    int64_t kills_before = s->use_cgroup ? -1 : own_oom_kills(&s->cg);
+    /* One byte per copy, in one write (k <= 1024 < PIPE_BUF: atomic): they
+     * start together. A short write leaves some copies to read EOF and
+     * fail (exit 127), which marks the group failed. */
+    char release[SB_SUPERVISOR_MAX_COPIES];
+    memset(release, 'x', sizeof release);
+    double t0 = sb_supervisor_now();
+    ssize_t sent;
+    while ((sent = write(go[1], release, (size_t)l->copies)) < 0 && errno == EINTR)
+        ;
+    close(go[1]);
+    sb_sv_wait(s, l, copies, t0, o);
+    o->seconds = sb_supervisor_now() - t0;
+    sb_stop_signals_set_child(0);
+    read_exec_failures(err[0], copies, l->copies);
+    close(err[0]);
+    /* Once more at the end: leftovers still in the group are its own. */
+    sb_sv_sample(s, copies, o->started, 0, 1);
+    o->vram_peak = sb_vram_end(&s->vram);
+    /* Orphaned grandchildren come back to us without a cgroup (subreaper). */
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+    return measure(s, copies, kills_before, o, why, why_cap);
+}

@@ -1,0 +1,165 @@
+/* The one process supervisor: start N copies of a command (each copy runs
+ * its command lines one after another) in ONE group of their own, release
+ * them at the same instant, wait for them without polling (pidfds, else
+ * SIGCHLD), meanwhile sample the process tree and VRAM, apply a timeout and
+ * a grace kill after a stop signal, then read the group's peak, OOM kills
+ * and limit, and clean up every process and the group. `spacrbench run`
+ * measures one item as its N=1 case and one --scale point as its N=k case.
+ *
+ * The group is a memory cgroup of its own (group.h) where one can be made;
+ * else the tree sampler watches every descendant of this process (which is
+ * then a child subreaper). Groups a killed supervisor left behind are
+ * cleaned when the next supervisor starts (sb_group_clean_stale). Not
+ * installed; used by the command through the internal util archive. */
+#ifndef SPACRBENCH_SUPERVISOR_H
+#define SPACRBENCH_SUPERVISOR_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gpu.h"
+#include "group.h"
+#include "tree_sampler.h"
+
+#define SB_SUPERVISOR_SAMPLE_NS     5000000L  /* the tree without a cgroup: 5 ms */
+#define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms, */
+#define SB_SUPERVISOR_RSS_BUDGET    0.005     /* or longer, to cost at most 0.5 % of a core */
+#define SB_SUPERVISOR_VRAM_NS       10000000L /* NVML, as the library's sampler */
+#define SB_SUPERVISOR_GRACE_S       5.0       /* after a stop signal, before SIGKILL */
+#define SB_SUPERVISOR_MAX_COPIES    1024
+
+/* ---- stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2) ----
+ * Caught so that the current command (and its group) is ended and cleaned
+ * up instead of spacrbench dying with it. A signal inherited as ignored
+ * (nohup) stays ignored. Installing clears the pending signal. */
+void sb_stop_signals_catch(int on);
+/* The stop signal received, 0 if none. */
+int sb_stop_signal(void);
+
+/* ---- VRAM of a group: NVML (dlopen'd, no CUDA context) over its PIDs ---- */
+typedef struct sb_vram {
+    sb_gpu *gpu;   /* NULL: not measured, for the reason in why */
+    char why[512]; /* "" when measured */
+    int64_t peak;  /* this group's peak, -1 until a sample succeeded */
+    int64_t failed_samples;
+    size_t groups_unmeasured; /* groups where every sample failed */
+    unsigned int *pids;       /* reused between samples */
+    size_t n, cap;
+} sb_vram;
+
+/* ---- the supervisor ---- */
+typedef struct sb_supervisor_config {
+    int no_cgroup;         /* never make a cgroup (the tree sampler instead) */
+    int stdout_to_stderr;  /* the copies write their stdout to stderr */
+    int64_t machine_limit; /* discovery's binding limit, -1 none */
+    double timeout_s;      /* per command line, 0 none */
+    const char *prefix;    /* group names: PREFIX-PID-NAME, e.g. "spacrbench-run" */
+    const char *owner;     /* comm of a live owner of PREFIX groups ("spacrbench") */
+    /* In each copy right after fork (async-signal-safe calls only). */
+    void (*in_child)(void);
+    /* Hears about each stale group found at init (may be NULL). */
+    void (*on_stale)(void *arg, const sb_stale_group *stale);
+    void *stale_arg;
+} sb_supervisor_config;
+
+typedef struct sb_supervisor {
+    sb_supervisor_config cfg;
+    int use_cgroup;    /* a cgroup per group (cg.parent located) */
+    int exit_by_pidfd; /* the last wait used pidfds (else SIGCHLD) */
+    sb_group cg;       /* located (also without a cgroup, when possible) */
+    char why_no_cgroup[600];
+    tree_sampler tree;
+    sb_vram vram;
+    pid_t *pids; /* the group's PIDs of one sample, reused */
+    size_t n_pids, cap_pids;
+} sb_supervisor;
+
+/* The argv of copy `copy`'s command line `line` (malloc'd, NULL-terminated;
+ * NULL: out of memory), built when that copy starts and freed with
+ * argv_free once it is forked: only one copy's lines exist at a time. */
+typedef char **(*sb_argv_fn)(void *arg, int64_t copy, int64_t line);
+
+typedef struct sb_launch {
+    int64_t copies; /* N, 1..SB_SUPERVISOR_MAX_COPIES */
+    int64_t lines;  /* command lines each copy runs in turn, >= 1 */
+    sb_argv_fn argv_for;
+    void (*argv_free)(char **argv); /* NULL: the argvs are the caller's */
+    void *arg;
+    const char *name; /* the group's cgroup: PREFIX-PID-NAME */
+    /* Hears, as it happens, that the grace period after stop signal sig
+     * ran out: what == 0 the copies, what == 1 what they left were
+     * SIGKILLed (may be NULL). */
+    void (*on_grace_kill)(void *arg, int what, int sig);
+} sb_launch;
+
+typedef struct sb_copy {
+    pid_t pid;
+    int done;       /* reaped */
+    int status;     /* wait status, valid when done */
+    int exec_errno; /* its (last) command line could not be started */
+    double seconds; /* from the release to its exit */
+    double cpu_seconds;
+    int64_t maxrss; /* wait4's ru_maxrss in bytes */
+} sb_copy;
+
+typedef struct sb_outcome {
+    double seconds;         /* the release to the last copy's exit */
+    int64_t peak;           /* the cgroup's charge, or the tree's RSS peak without one; -1 */
+    int64_t rss_peak;       /* the tree's RSS peak: sampled VmHWM sum or ru_maxrss; -1 */
+    int64_t vram_peak;      /* NVML over the group's PIDs, -1 not measured */
+    int64_t oom_kills;      /* in the group's cgroup, or (oom_outside) the rise of the
+                            counter of the cgroup spacrbench runs in; -1 unknown */
+    int oom_outside;        /* oom_kills comes from spacrbench's own cgroup */
+    int64_t limit;          /* the limit the copies ran under (the nearest above), -1 none */
+    int left_behind;        /* processes that outlived their copy */
+    int timed_out;          /* the timeout killed the group */
+    int interrupted;        /* N > 1: a stop signal came before the release: nothing ran */
+    int stopped_by;         /* a stop signal that came while the copies ran, 0 none */
+    int killed_after_grace; /* still running SB_SUPERVISOR_GRACE_S after it: SIGKILLed */
+    int start_errno;        /* a copy could not be forked (pids.max ...): none was released */
+    int64_t started;        /* copies forked */
+    int earlier_unlisted;   /* no cgroup: the leftovers of earlier groups could not be
+                             listed, so they may be counted in this peak */
+} sb_outcome;
+
+/* Decide once how groups are measured (a cgroup unless cfg->no_cgroup or
+ * impossible: the reason is in why_no_cgroup), clean stale groups, open
+ * NVML. Free with sb_supervisor_free. */
+void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg);
+void sb_supervisor_free(sb_supervisor *s);
+
+/* Run l->copies copies (copies[] has as many), measured into *o. 0 when
+ * they ran (whatever their status), were never released (o->interrupted,
+ * o->start_errno) or were stopped by a signal (o->stopped_by); -1 with the
+ * reason in why when spacrbench could not do its part. No cgroup or child
+ * is left either way. */
+int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_outcome *o,
+                      char *why, size_t why_cap);
+
+/* The memory limit a group in g ran under, the nearest above it: g's own
+ * (when g->dir is set), else its parent's, else machine_limit. */
+int64_t sb_supervisor_limit_above(const sb_group *g, int64_t machine_limit);
+
+/* What the VRAM sampling found, for the caller's notes. NULL when
+ * measured by NVML (which then has ngpus GPUs), else why not. When NVML's
+ * PIDs turned out to be another namespace's, VRAM is not measured after
+ * all: the reason is kept and NVML closed. */
+const char *sb_supervisor_vram_verdict(sb_supervisor *s);
+
+/* Monotonic seconds. */
+double sb_supervisor_now(void);
+
+/* Internal to the supervisor's files. */
+void sb_vram_open(sb_vram *v);
+void sb_vram_close(sb_vram *v);
+void sb_vram_begin(sb_vram *v);
+void sb_vram_sample(sb_vram *v, const pid_t *pids, size_t n);
+int64_t sb_vram_end(sb_vram *v);
+void sb_stop_signals_caught_set(sigset_t *set);
+void sb_stop_signals_block(sigset_t *before);
+void sb_stop_signals_set_child(pid_t pid);
+void sb_stop_signals_reset_in_child(void);
+
+#endif

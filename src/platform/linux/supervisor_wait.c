@@ -1,0 +1,301 @@
+/* Waiting for a supervised group without polling: a pidfd per copy (Linux
+ * >= 5.3) or, where there is none, SIGCHLD through a signalfd, so the
+ * group's time ends when its last copy does, not up to one sampling period
+ * later. Meanwhile the tree's RSS (every SB_SUPERVISOR_SAMPLE_NS without a
+ * cgroup, SB_SUPERVISOR_RSS_SAMPLE_NS with one) and VRAM
+ * (SB_SUPERVISOR_VRAM_NS) are sampled; the timeout kills the whole group;
+ * a group still alive SB_SUPERVISOR_GRACE_S after a stop signal is killed
+ * with all its processes, and what the copies leave behind after a stop
+ * signal gets the signal too, then SIGKILL at the same deadline. */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "supervisor_internal.h"
+
+/* Without pidfds or a signalfd, SIGCHLD cannot wake the wait: a stop
+ * signal or an exit is seen this late at most. */
+#define FALLBACK_MAX_WAIT_S 0.1
+
+double sb_supervisor_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
+
+/* Seconds from now until t, never negative (which would mean no limit). */
+static double until(double t, double now) { return t > now ? t - now : 0; }
+
+static int keep_pid(sb_supervisor *s, pid_t pid)
+{
+    if (s->n_pids == s->cap_pids) {
+        size_t cap = s->cap_pids ? 2 * s->cap_pids : 64;
+        pid_t *grown = realloc(s->pids, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        s->pids = grown;
+        s->cap_pids = cap;
+    }
+    s->pids[s->n_pids++] = pid;
+    return 0;
+}
+
+static int keep_pid_cb(pid_t pid, void *arg) { return keep_pid(arg, pid); }
+
+double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss)
+{
+    double t0 = sb_supervisor_now(), spent = 0;
+    s->n_pids = 0;
+    if (s->use_cgroup) {
+        /* Every PID in the group: its processes, whoever started them. */
+        if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0)
+            s->n_pids = 0;
+        if (rss)
+            tree_sample_pids(&s->tree, s->pids, s->n_pids);
+        spent = sb_supervisor_now() - t0;
+    } else {
+        if (scan_tree)
+            tree_sample(&s->tree);
+        spent = sb_supervisor_now() - t0;
+        /* The copies and every descendant seen (dead ones too: NVML no
+         * longer lists them, so they add nothing). */
+        for (int64_t i = 0; i < k; i++)
+            if (copies[i].pid > 0)
+                keep_pid(s, copies[i].pid);
+        for (size_t i = 0; i < s->tree.count; i++)
+            keep_pid(s, s->tree.procs[i].pid);
+    }
+    sb_vram_sample(&s->vram, s->pids, s->n_pids);
+    return spent;
+}
+
+static int find_copy(const sb_copy *copies, int64_t k, pid_t pid)
+{
+    for (int64_t i = 0; i < k; i++)
+        if (copies[i].pid == pid && !copies[i].done)
+            return (int)i;
+    return -1;
+}
+
+static double cpu_of(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec * 1e-6 +
+           (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
+}
+
+/* Reap what has exited (orphaned grandchildren too, without a cgroup: we
+ * are their subreaper); how many copies were among them, -1 when there is
+ * no child left to wait for. */
+static int64_t reap(sb_copy *copies, int64_t k, double t0)
+{
+    int64_t reaped = 0;
+    for (;;) {
+        int st;
+        struct rusage ru;
+        pid_t w = wait4(-1, &st, WNOHANG, &ru);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == ECHILD && !reaped)
+            return -1;
+        if (w <= 0)
+            return reaped;
+        int i = find_copy(copies, k, w);
+        if (i < 0)
+            continue;
+        copies[i].done = 1;
+        copies[i].status = st;
+        copies[i].seconds = sb_supervisor_now() - t0;
+        copies[i].cpu_seconds = cpu_of(&ru);
+        copies[i].maxrss = (int64_t)ru.ru_maxrss * 1024;
+        reaped++;
+    }
+}
+
+/* How the wait sleeps: pidfds of every copy, else a signalfd. */
+typedef struct sleeper {
+    int *pidfd; /* per copy, NULL: none */
+    struct pollfd *fds;
+    int sfd;
+} sleeper;
+
+static void sleeper_open(sleeper *z, sb_supervisor *s, const sb_copy *copies, int64_t k)
+{
+    memset(z, 0, sizeof *z);
+    z->sfd = -1;
+    z->pidfd = malloc((size_t)k * sizeof *z->pidfd);
+    z->fds = malloc((size_t)k * sizeof *z->fds);
+    int64_t opened = 0;
+    if (z->pidfd && z->fds)
+        for (; opened < k && (z->pidfd[opened] = open_pidfd(copies[opened].pid)) >= 0; opened++)
+            ;
+    if (opened < k) { /* all or none: one way to wake */
+        for (int64_t i = 0; i < opened; i++)
+            close(z->pidfd[i]);
+        free(z->pidfd);
+        z->pidfd = NULL;
+        sigset_t chld;
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        z->sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+    }
+    s->exit_by_pidfd = z->pidfd != NULL;
+}
+
+static void sleeper_close(sleeper *z, int64_t k)
+{
+    for (int64_t i = 0; z->pidfd && i < k; i++)
+        close(z->pidfd[i]);
+    free(z->pidfd);
+    free(z->fds);
+    if (z->sfd >= 0)
+        close(z->sfd);
+}
+
+/* Sleep until a copy may have exited, a stop signal came, or `wait`
+ * seconds passed (< 0: no limit). The stop signals are unblocked only
+ * inside ppoll, so one arriving just before it still wakes it. */
+static void sleep_once(sleeper *z, const sb_copy *copies, int64_t k, double wait,
+                       const sigset_t *open_mask)
+{
+    nfds_t n = 0;
+    if (z->pidfd) {
+        for (int64_t i = 0; i < k; i++)
+            if (!copies[i].done)
+                z->fds[n++] = (struct pollfd){z->pidfd[i], POLLIN, 0};
+    } else if (z->sfd >= 0 && z->fds)
+        z->fds[n++] = (struct pollfd){z->sfd, POLLIN, 0};
+    else
+        wait = shorter(wait, FALLBACK_MAX_WAIT_S);
+    struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
+    ppoll(n ? z->fds : NULL, n, wait < 0 ? NULL : &ts, open_mask);
+    struct signalfd_siginfo info;
+    while (z->sfd >= 0 && read(z->sfd, &info, sizeof info) == (ssize_t)sizeof info)
+        ;
+}
+
+static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int sig,
+                       sb_outcome *o)
+{
+    o->killed_after_grace = 1;
+    if (l->on_grace_kill)
+        l->on_grace_kill(l->arg, 0, sig);
+    sb_sv_kill_group(s, copies, o->started);
+}
+
+/* Stopped by a signal: what the copies started may still run (a shell
+ * that died of the signal leaves its children). They get the signal too,
+ * then SIGKILL when the grace period (from kill_at, < 0: from now) is over. */
+static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *o, double kill_at)
+{
+    int sig = sb_stop_signal();
+    if (!sig || o->timed_out)
+        return;
+    double now = sb_supervisor_now();
+    if (!o->stopped_by) { /* it came as the last copy exited */
+        o->stopped_by = sig;
+        kill_at = now + SB_SUPERVISOR_GRACE_S;
+    }
+    if (!s->use_cgroup)
+        tree_sample(&s->tree); /* the leftovers' peaks count, as they would have */
+    if (sb_sv_end_leftovers(s, sig, o->killed_after_grace ? now : kill_at) > 0 &&
+        !o->killed_after_grace) {
+        o->killed_after_grace = 1;
+        if (l->on_grace_kill)
+            l->on_grace_kill(l->arg, 1, sig);
+    }
+}
+
+/* A sample from the wait loop. With a cgroup, the RSS part only when it is
+ * due (rss_next), after which it is due again in at least interval, or
+ * 1/SB_SUPERVISOR_RSS_BUDGET times what it took. The next rss_next. */
+static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
+                     double rss_next, double interval)
+{
+    int rss = !s->use_cgroup || now >= rss_next;
+    double spent = sb_sv_sample(s, copies, k, 1, rss);
+    if (!s->use_cgroup || !rss)
+        return rss_next;
+    double gap = spent / SB_SUPERVISOR_RSS_BUDGET;
+    return now + (gap > interval ? gap : interval);
+}
+
+void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
+{
+    int64_t k = o->started, left = k;
+    double interval =
+        s->use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS * 1e-9 : SB_SUPERVISOR_SAMPLE_NS * 1e-9;
+    /* With a cgroup, the RSS samples are extra (the charge is exact): they
+     * keep within SB_SUPERVISOR_RSS_BUDGET of a core however large the tree. */
+    double rss_next = t0 + interval, vram = s->vram.gpu ? SB_SUPERVISOR_VRAM_NS * 1e-9 : -1;
+    double deadline = s->cfg.timeout_s > 0 ? t0 + s->cfg.timeout_s * (double)l->lines : -1;
+    /* Stop signals and SIGCHLD stay blocked but while sleeping: no signal
+     * can slip between checking for it and going to sleep. */
+    sigset_t block, orig, open_mask;
+    sb_stop_signals_caught_set(&block);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, &orig);
+    open_mask = orig; /* the stop signals open, SIGCHLD still blocked (for the signalfd) */
+    sigaddset(&open_mask, SIGCHLD);
+    sleeper z;
+    sleeper_open(&z, s, copies, k);
+    double kill_at = -1;
+    for (int woke = 0;; woke = 1) {
+        int64_t reaped = reap(copies, k, t0);
+        if (reaped < 0 || (left -= reaped) <= 0)
+            break; /* never sleep for a child that is not there */
+        double now = sb_supervisor_now();
+        if (deadline >= 0 && now >= deadline && !o->timed_out) {
+            o->timed_out = 1;
+            sb_sv_kill_group(s, copies, k);
+        }
+        int sig = sb_stop_signal();
+        if (sig && !o->stopped_by) {
+            o->stopped_by = sig;
+            kill_at = now + SB_SUPERVISOR_GRACE_S;
+            /* A lone command gets it from the handler (a kill()) or the
+             * terminal; several copies get it from here. */
+            for (int64_t i = 0; k > 1 && i < k; i++)
+                if (!copies[i].done)
+                    kill(copies[i].pid, sig);
+        }
+        if (kill_at >= 0 && now >= kill_at && !o->killed_after_grace)
+            grace_kill(s, l, copies, sig, o);
+        /* Not before the first wait: a /proc scan costs about a
+         * millisecond, which a command that exits at once would be charged. */
+        if (woke)
+            rss_next = sample(s, copies, k, now, rss_next, interval);
+        double wait = s->use_cgroup ? shorter(vram, until(rss_next, now)) : interval;
+        if (deadline >= 0 && !o->timed_out)
+            wait = shorter(wait, deadline - now);
+        if (kill_at >= 0 && !o->killed_after_grace)
+            wait = shorter(wait, kill_at - now);
+        sleep_once(&z, copies, k, wait, &open_mask);
+    }
+    after_stop_signal(s, l, o, kill_at);
+    sleeper_close(&z, k);
+    /* A SIGCHLD still pending is discarded when unblocked (default action). */
+    sigprocmask(SIG_SETMASK, &orig, NULL);
+}
