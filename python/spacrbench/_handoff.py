@@ -1,7 +1,9 @@
 """Scheduler hand-off beyond today's #SBATCH lines: the job script that
 submits as is (spacrbench_format_slurm_script, the same C text as
 `spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
-keyword arguments, both from the library's schedule (one margin rule)."""
+keyword arguments, both from the library's schedule (one margin rule), with
+the --time/walltime of the slowest item and a Dask memory_limit that keeps
+the peak below the installed distributed's memory fractions."""
 
 from __future__ import annotations
 
@@ -47,12 +49,55 @@ def _own_command() -> str:
     return found if found else "spacrbench"
 
 
+_FRACTIONS = ("target", "spill", "pause", "terminate")
+_DEFAULT_FRACTION = 0.6  # distributed's default target, the smallest of the four
+
+
+def dask_fraction() -> float:
+    """The smallest enabled worker memory fraction of the installed
+    distributed (distributed.worker.memory.target/spill/pause/terminate;
+    False disables one); 0.6, distributed's default, without dask."""
+    try:
+        import dask.config  # the config alone: no cluster, no worker
+        import distributed  # noqa: F401  (loads distributed's defaults into dask.config)
+    except ImportError:
+        return _DEFAULT_FRACTION
+    found = []
+    for name in _FRACTIONS:
+        value = dask.config.get(f"distributed.worker.memory.{name}", default=None)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
+            found.append(float(value))
+    return min(found) if found else 1.0
+
+
+def dask_memory_limit(sched: Any, what: str) -> int:
+    """memory_limit for a worker: the schedule's memory per task (peak +
+    margin) below the smallest fraction of the installed configuration."""
+    out = ffi.new("int64_t *")
+    check(lib.spacrbench_dask_memory_limit(sched.mem_per_task_bytes, dask_fraction(), out), what)
+    return int(out[0])
+
+
+def _walltime(rec: Recommendation) -> str:
+    """SLURMCluster's walltime by the library's --time rule."""
+    minutes = ffi.new("int64_t *")
+    with c_measurement(rec.measurement) as cm:
+        slowest = lib.spacrbench_measurement_slowest_item_seconds(cm)
+    check(lib.spacrbench_time_limit_minutes(slowest if slowest == slowest else 0.0, 0.0,
+                                            minutes), "to_dask")
+    d, rest = divmod(int(minutes[0]), 24 * 60)
+    return (f"{d}-" if d else "") + f"{rest // 60:02d}:{rest % 60:02d}:00"
+
+
 def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                  command: Sequence[str], job_name: Optional[str] = None,
-                 extra: Iterable[str] = (), spacrbench: Optional[str] = None) -> str:
+                 extra: Iterable[str] = (), spacrbench: Optional[str] = None,
+                 array_limit: Optional[int] = None) -> str:
     """The job script; creates output_dir (SLURM opens its logs there
-    before the script runs), and only once every argument has been checked
-    and the script written: a call that raises leaves no folder behind."""
+    before the script runs) with the array's index and manifest in it
+    (spacrbench-items.idx, spacrbench-array.json, as `run --emit slurm`),
+    and only once every argument has been checked and the script written:
+    a call that raises leaves no folder behind."""
     from ._types import directive_list
 
     if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):
@@ -76,6 +121,12 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                             or [ffi.NULL]))
         return keep[-1]
 
+    if array_limit is not None and (isinstance(array_limit, bool)
+                                    or not isinstance(array_limit, int)
+                                    or not 1 <= array_limit <= 1_000_000):
+        raise ValueError(f"array_limit must be a whole number of tasks from 1 to 1000000 "
+                         f"(at most that many at once on the whole cluster), got "
+                         f"{array_limit!r}")
     items_path = text(os.path.abspath(os.fspath(items_file)), "items_file")
     out_path = text(os.path.abspath(os.fspath(output_dir)), "output_dir")
     items = read_items(items_file)
@@ -93,23 +144,37 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                           "spacrbench")
     job.directives = array(directives, "extra")
     job.n_directives = len(directives)
+    tasks = ffi.new("spacrbench_slurm_tasks *")
+    check(lib.spacrbench_slurm_tasks_init(tasks, ffi.sizeof("spacrbench_slurm_tasks")),
+          "to_slurm")
+    tasks.array_limit = array_limit or 0
     sched = schedule_of(rec, "to_slurm")
     with c_measurement(rec.measurement) as cm:
         script = format_text(
-            lambda buf, cap: lib.spacrbench_format_slurm_script(cm, sched, job, buf, cap),
+            lambda buf, cap: lib.spacrbench_format_slurm_job(cm, sched, job, tasks, buf, cap),
             "to_slurm")
-    os.makedirs(output_dir, exist_ok=True)
+        made = not os.path.isdir(output_dir)
+        os.makedirs(output_dir, exist_ok=True)
+        try:
+            check(lib.spacrbench_slurm_write_array(cm, sched, job, tasks), "to_slurm")
+        except BaseException:
+            if made:
+                shutil.rmtree(output_dir, ignore_errors=True)
+            raise
     return script
 
 
 def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Dict[str, Any]:
     """dask_jobqueue.SLURMCluster keyword arguments: one worker process per
-    job with the schedule's CPUs and memory (margin included)."""
+    job with the schedule's CPUs, a memory (the job's --mem and the
+    worker's memory_limit alike) that keeps the peak below the installed
+    distributed's memory fractions, and the --time rule's walltime."""
     from ._types import directive_list
 
     extra = directive_list(extra)
     sched = schedule_of(rec, "to_dask")
     return {"cores": int(sched.cpus_per_task),
             "processes": 1,
-            "memory": f"{int(sched.memory_limit_bytes) >> 20}MiB",
+            "memory": f"{dask_memory_limit(sched, 'to_dask') >> 20}MiB",
+            "walltime": _walltime(rec),
             "job_extra_directives": [str(d) for d in extra]}

@@ -29,7 +29,8 @@ def rec_of(peak: int = 700 * MIB) -> spacrbench.Recommendation:
 
 def test_to_slurm_without_arguments_is_the_directives() -> None:
     text = rec_of().to_slurm()
-    assert "#SBATCH --array=0-ITEMS%" in text and not text.startswith("#!")
+    assert "#SBATCH --array=0-ITEMS\n" in text and not text.startswith("#!")
+    assert "#SBATCH --time=00:05:00\n" in text
     with pytest.raises(TypeError):
         rec_of().to_slurm(job_name="x")
     with pytest.raises(TypeError):
@@ -47,7 +48,10 @@ def test_script_runs_each_item_unchanged(tmp_path: Path) -> None:
                                [sys.executable, str(helper), str(got), "{}"], job_name="t",
                                extra=["--time=5"])
     assert (tmp_path / "out").is_dir()
-    assert f"#SBATCH --array=0-{len(ITEMS) - 1}%" in script
+    assert f"#SBATCH --array=0-{len(ITEMS) - 1}\n" in script  # no %K throttle
+    manifest = json.loads((tmp_path / "out" / "spacrbench-array.json").read_text())
+    assert manifest["tasks"] == len(ITEMS) and manifest["requested"]["time_minutes"] == 5
+    assert (tmp_path / "out" / "spacrbench-items.idx").stat().st_size == 40 * len(ITEMS)
     assert "#SBATCH --job-name=t\n" in script and "#SBATCH --time=5\n" in script
     path = tmp_path / "job.sh"
     path.write_text(script)
@@ -116,8 +120,13 @@ def test_dask_slurm_cluster_settings() -> None:
     rec = rec_of()
     local = rec.to_dask()
     slurm = rec.to_dask(cluster="slurm", extra=["--partition=short"])
-    assert set(slurm) == {"cores", "processes", "memory", "job_extra_directives"}
+    assert set(slurm) == {"cores", "processes", "memory", "walltime", "job_extra_directives"}
     assert slurm["memory"] == f"{local['memory_limit'] >> 20}MiB"
+    assert slurm["walltime"] == "00:05:00"  # 2 x a 1 s item, the 5-minute floor
+    # The peak + margin (700 + 256 MiB) at or below 0.6 of the limit:
+    # distributed's target fraction, the smallest of its defaults.
+    assert local["memory_limit"] * 0.6 >= 956 * MIB
+    assert 700 * MIB / local["memory_limit"] < 0.6
     assert slurm["cores"] == local["threads_per_worker"] and slurm["processes"] == 1
     assert slurm["job_extra_directives"] == ["--partition=short"]
     with pytest.raises(ValueError):
@@ -195,3 +204,17 @@ def test_extra_with_the_local_cluster_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="extra applies to cluster='slurm' only"):
         rec.to_dask(text=True, extra=["--partition=short"])
     assert rec.to_dask(extra=[]) == rec.to_dask()  # nothing given, nothing ignored
+
+
+def test_to_slurm_array_limit_and_no_array_directive(tmp_path: Path) -> None:
+    items = items_file(tmp_path)
+    script = rec_of().to_slurm(str(items), str(tmp_path / "o"), ["true", "{}"],
+                               array_limit=3)
+    assert "#SBATCH --array=0-1%3\n" in script
+    for bad in (0, -1, True, 1.5, "2"):
+        with pytest.raises(ValueError, match="array_limit"):
+            rec_of().to_slurm(str(items), str(tmp_path / "p"), ["true"],
+                              array_limit=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="array-limit"):
+        rec_of().to_slurm(str(items), str(tmp_path / "q"), ["true"], extra=["--array=0-9"])
+    assert not (tmp_path / "p").exists() and not (tmp_path / "q").exists()

@@ -31,17 +31,19 @@ static int emit_settings(const cli_common *c, const spacrbench_measurement *m,
     int kind = c->emit == CLI_EMIT_SLURM ? SPACRBENCH_HANDOFF_SLURM : SPACRBENCH_HANDOFF_DASK;
     const spacrbench_slurm_job *job = c->emit == CLI_EMIT_SLURM ? c->slurm_job : NULL;
 #define HANDOFF_TEXT(buf, cap)                                                                     \
-    (job ? spacrbench_format_slurm_script(m, sched, job, buf, cap)                                 \
+    (job ? cli_slurm_job_script(job, m, sched, buf, cap)                                           \
          : spacrbench_format_schedule(m, sched, kind, buf, cap))
     int n = HANDOFF_TEXT(NULL, 0);
     char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
     if (text && HANDOFF_TEXT(text, (size_t)n + 1) == n) {
 #undef HANDOFF_TEXT
-        fputs(text, stdout);
+        /* The script's index and the manifest summarize reads, first: a
+         * script whose tasks cannot find their items is not printed. */
+        int ok = !job || cli_slurm_job_write_manifest(job, m, sched) == 0;
+        if (ok)
+            fputs(text, stdout);
         free(text);
-        if (job) /* the script is out: summarize may now count its tasks */
-            cli_slurm_job_write_manifest(job);
-        return CLI_EXIT_OK;
+        return ok ? CLI_EXIT_OK : CLI_EXIT_ERROR;
     }
     free(text);
     fprintf(stderr, "spacrbench: --emit %s: %s\n", name,

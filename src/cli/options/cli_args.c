@@ -36,6 +36,7 @@ enum {
     OPT_SBATCH,
     OPT_SLURM_FROM_PATH,
     OPT_TIMEOUT,
+    OPT_ARRAY_LIMIT,
 };
 
 #define BOTH (CLI_MODE_DEMO | CLI_MODE_RUN)
@@ -78,6 +79,7 @@ static const opt_spec k_options[] = {
     {"sbatch", required_argument, OPT_SBATCH, CLI_MODE_RUN},
     {"slurm-from-path", no_argument, OPT_SLURM_FROM_PATH, CLI_MODE_RUN},
     {"timeout", required_argument, OPT_TIMEOUT, CLI_MODE_RUN},
+    {"array-limit", required_argument, OPT_ARRAY_LIMIT, CLI_MODE_RUN},
 };
 #define N_OPTIONS (sizeof k_options / sizeof k_options[0])
 
@@ -246,11 +248,13 @@ static int apply(cli_args *a, int id, const char *name, const char *v, const cha
     case OPT_JOB_NAME:
     case OPT_SBATCH:
     case OPT_SLURM_FROM_PATH:
+    case OPT_ARRAY_LIMIT:
         return cli_slurm_option(&a->slurm,
-                                id == OPT_SLURM_OUTPUT ? 'o'
-                                : id == OPT_JOB_NAME   ? 'j'
-                                : id == OPT_SBATCH     ? 's'
-                                                       : 'p',
+                                id == OPT_SLURM_OUTPUT  ? 'o'
+                                : id == OPT_JOB_NAME    ? 'j'
+                                : id == OPT_SBATCH      ? 's'
+                                : id == OPT_ARRAY_LIMIT ? 'l'
+                                                        : 'p',
                                 name, v);
     default:
         return cli_usage_error(name, "not handled (a bug)");

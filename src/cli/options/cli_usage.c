@@ -44,6 +44,8 @@ static const char usage[] =
     "  --job-name NAME       #SBATCH --job-name (default spacrbench)\n"
     "  --sbatch LINE         one more #SBATCH line, e.g. --sbatch=--partition=short\n"
     "  --slurm-from-path     tasks call spacrbench from PATH, not this binary's path\n"
+    "  --array-limit N       at most N tasks at once on the whole cluster (--array=...%N;\n"
+    "                        default none: SLURM packs tasks by --mem and --cpus-per-task)\n"
     "\n"
     "both modes:\n"
     "  --reserve BYTES     memory kept free for everything else (512M, 1.5G...; default\n"

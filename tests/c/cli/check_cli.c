@@ -490,8 +490,13 @@ START_TEST(emit_slurm_follows_from_the_figures)
         expect_rule(json, &mem, &cpus, &conc);
         ck_assert_int_eq(number_after(r.out, "#SBATCH --mem="), mem);
         ck_assert_int_eq(number_after(r.out, "#SBATCH --cpus-per-task="), cpus);
-        /* 4 items (the empty line skipped): 0-3, at most 4 at once. */
-        ck_assert_int_eq(number_after(r.out, "#SBATCH --array=0-3%"), conc < 4 ? conc : 4);
+        /* 4 items (the empty line skipped): 0-3, no %K throttle (SLURM
+         * applies it to the whole array); what fits a node, in a comment. */
+        ck_assert_ptr_nonnull(strstr(r.out, "\n#SBATCH --array=0-3\n"));
+        char fits[64];
+        snprintf(fits, sizeof fits, "\n# %lld such task(s) fit one node", conc < 4 ? conc : 4);
+        ck_assert_msg(strstr(r.out, fits) != NULL, "%s not in %s", fits, r.out);
+        ck_assert_ptr_nonnull(strstr(r.out, "\n#SBATCH --time=00:05:00\n"));
         /* 40 MiB peak: the 256 MiB floor applies. */
         ck_assert_int_ge(mem, 256 + 40);
     }
@@ -506,6 +511,13 @@ START_TEST(emit_slurm_follows_from_the_figures)
     snprintf(want, sizeof want, "\nitems_file='%s'\n", items);
     ck_assert_msg(strstr(r.out, want) != NULL, "%s not in %s", want, r.out);
     ck_assert_ptr_nonnull(strstr(r.out, "\nspacrbench='/"));
+    /* The array's index and manifest beside the reports. */
+    snprintf(want, sizeof want, "%s/spacrbench-items.idx", out_dir);
+    ck_assert_int_eq(stat(want, &st), 0);
+    ck_assert_int_eq(st.st_size, 4 * 40);
+    unlink(want);
+    snprintf(want, sizeof want, "%s/spacrbench-array.json", out_dir);
+    ck_assert_int_eq(unlink(want), 0);
     rmdir(out_dir);
     *strrchr(out_dir, '/') = '\0';
     rmdir(out_dir);
@@ -561,7 +573,10 @@ START_TEST(emit_dask_follows_from_the_figures)
         ck_assert_int_eq(conc, 1); /* --cores 1 */
         ck_assert_int_eq(number_after(r.out, "n_workers = "), conc);
         ck_assert_int_eq(number_after(r.out, "threads_per_worker = "), cpus);
-        ck_assert_int_eq(number_after(r.out, "memory_limit = \""), mem);
+        /* Dask: (peak + margin) / 0.6, distributed's default target. */
+        long long limit = (long long)number_after(r.out, "memory_limit = \"");
+        ck_assert_int_ge(limit * 6, mem * 10);
+        ck_assert_int_le(limit * 6, mem * 10 + 6);
     }
     unlink(json);
     unlink(base);
