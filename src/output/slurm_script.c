@@ -191,7 +191,8 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
  * from its offset and length in the index (dd seeks: O(1) per task) and
  * handed to spacrbench through --items as the file has it, which drops
  * one trailing CR and substitutes {} exactly as the measuring run did. */
-static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k)
+static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
+                 int64_t minutes)
 {
     sb_text_printf(t, "set -euo pipefail\nitems_file=");
     quoted(t, j->items_file);
@@ -213,6 +214,8 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         t,
         ")\n"
         "task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\n"
+        "# The --time each task's report records (a resubmission may export another).\n"
+        "export SPACRBENCH_TIME_LIMIT_MINUTES=${SPACRBENCH_TIME_LIMIT_MINUTES:-%" PRId64 "}\n"
         "# Item <task>: its offset and length in the items file, from the index\n"
         "# written with this script (one %d-byte line per item).\n"
         "entry=$(dd if=\"$output_dir/" SB_SLURM_INDEX "\" bs=%d skip=\"$task\" count=1 "
@@ -229,7 +232,7 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         "exec \"$spacrbench\" run --json --report \"$output_dir/task-$task.json\" "
         "${measuring[@]+\"${measuring[@]}\"} \\\n"
         "    --items <(printf '%%s\\n' \"$item\") -- \"${command[@]}\"\n",
-        SB_SLURM_INDEX_WIDTH, SB_SLURM_INDEX_WIDTH);
+        minutes, SB_SLURM_INDEX_WIDTH, SB_SLURM_INDEX_WIDTH);
 }
 
 int spacrbench_format_slurm_job(const spacrbench_measurement *m,
@@ -273,7 +276,7 @@ int spacrbench_format_slurm_job(const spacrbench_measurement *m,
     sb_format_time_limit(time, sizeof time, minutes);
     sb_text t = {0};
     header(&t, &f, &s, &j, &k, spacrbench_measurement_slowest_item_seconds(m), time);
-    body(&t, &j, &k);
+    body(&t, &j, &k, minutes);
     return sb_text_deliver(&t, buf, cap);
 }
 

@@ -10,10 +10,10 @@
 
 #include "cli_args.h"
 #include "cli_escape.h"
-#include "commands.h"
 #include "cli_output.h"
 #include "cli_stdio.h"
 #include "command_line.h"
+#include "commands.h"
 #include "run_item.h"
 #include "run_items.h"
 #include "run_plot.h"
@@ -21,6 +21,7 @@
 #include "run_signals.h"
 #include "slurm_env.h"
 #include "slurm_job.h"
+#include "task_record.h"
 
 /* The most bytes an item takes where spacrbench names it (escaped): a
  * longer one is shown as its start, "...", its end and its length. */
@@ -77,7 +78,6 @@ static void notef(spacrbench_measurement *m, const char *fmt, ...)
 
 static void describe_run(json_writer *w, const void *arg, const spacrbench_measurement *m)
 {
-    (void)m;
     const run_state *s = arg;
     json_begin_array(w, "command");
     for (size_t i = 0; i < s->args->cmd_len; i++)
@@ -86,6 +86,25 @@ static void describe_run(json_writer *w, const void *arg, const spacrbench_measu
     json_int(w, "items_given", (int64_t)s->items.n);
     json_int(w, "spacrbench_rss_bytes", s->own_rss_bytes);
     slurm_env_describe(w);
+    spacrbench_figures f = {.size = sizeof f};
+    spacrbench_measurement_figures(m, &f);
+    const run_outcome *o = &s->failure;
+    task_end end = {s->items.n,
+                    s->added,
+                    s->failed,
+                    s->failed_index,
+                    s->items.n ? s->items.items[s->failed ? s->failed_index : 0] : NULL,
+                    o->exec_errno,
+                    o->status,
+                    o->oom_killed,
+                    o->limit,
+                    o->timed_out,
+                    o->timeout_s,
+                    o->seconds,
+                    o->peak,
+                    run_signals_pending(),
+                    f.seconds + f.warmup_seconds + (s->failed ? o->seconds : 0)};
+    task_record_describe(w, &end);
 }
 
 static int begin(const run_state *s, spacrbench_measurement **m)
