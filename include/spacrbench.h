@@ -772,14 +772,34 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_job(const spacrbench_measurement *
                                                   size_t cap);
 /* Into job->output_dir (which must exist): spacrbench-items.idx (one
  * 40-byte line "OFFSET LENGTH" per item of job->items_file, read as
- * `run --items` reads it) and the manifest spacrbench-array.json (tasks,
- * items file, job name, the requested mem, cpus and time), each written
- * atomically. EINVAL when the file holds another number of items than
+ * `run --items` reads it), the script itself (spacrbench-job.sh, which
+ * summarize's next command line names) and the manifest
+ * spacrbench-array.json (tasks, items file, script, job name, the
+ * requested mem, cpus and time), each written atomically. EINVAL when the file holds another number of items than
  * job->n_items; ESYSTEM with the path and errno's words. */
 SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                                                    const spacrbench_schedule *schedule,
                                                    const spacrbench_slurm_job *job,
                                                    const spacrbench_slurm_tasks *tasks);
+
+/* summarize: what the tasks of a job array used against what they asked
+ * for (SLURM's seff, per task) and the ONE sbatch command line that reruns
+ * only the tasks that need it, with the memory and time they need. Reads
+ * directory/task-<index>.json (their "task" records), the manifest
+ * spacrbench-array.json, and SLURM logs slurm-<job>_<index>.out; every file
+ * bounded (regular files only, 16 MiB, JSON depth 64), each problem an
+ * "unreadable" task. job_script (may be NULL): the script whose #SBATCH
+ * --array says which tasks there were. EINVAL for a directory that cannot
+ * be read or holds neither reports nor a manifest. */
+typedef struct spacrbench_summary spacrbench_summary; /* opaque */
+SPACRBENCH_EXTERN int spacrbench_summarize(const char *directory, const char *job_script,
+                                           spacrbench_summary **out);
+/* The text and the JSON document, snprintf-style. */
+SPACRBENCH_EXTERN int spacrbench_summary_text(const spacrbench_summary *s, char *buf, size_t cap);
+SPACRBENCH_EXTERN int spacrbench_summary_json(const spacrbench_summary *s, char *buf, size_t cap);
+/* 0: every task ok, nothing to rerun; 3: some task needs a resubmission. */
+SPACRBENCH_EXTERN int spacrbench_summary_status(const spacrbench_summary *s);
+SPACRBENCH_EXTERN void spacrbench_summary_free(spacrbench_summary *s);
 
 /* SPACRBENCH_CDEF_END */
 

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
     if (cli_stdio_init() != 0)
         return CLI_EXIT_ERROR;
     if (argc > 1 && strcmp(argv[1], "summarize") == 0)
-        return summarize_main(argc - 1, argv + 1); /* execs Python */
+        return summarize_main(argc - 1, argv + 1); /* the library's summarize */
     int status = argc > 1 && strcmp(argv[1], "run") == 0 ? run_main(argc - 1, argv + 1)
                                                          : demo_main(argc, argv);
     /* A report that did not arrive is a failure whatever the run did

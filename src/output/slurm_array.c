@@ -22,7 +22,7 @@ typedef struct atomic_file {
     FILE *f;
 } atomic_file;
 
-static int atomic_open(atomic_file *a, const char *dir, const char *name)
+static int atomic_open(atomic_file *a, const char *dir, const char *name, mode_t mode)
 {
     memset(a, 0, sizeof *a);
     size_t n = strlen(dir) + strlen(name) + 48;
@@ -35,7 +35,7 @@ static int atomic_open(atomic_file *a, const char *dir, const char *name)
     }
     snprintf(a->path, n, "%s/%s", dir, name);
     snprintf(a->tmp, n, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
-    int fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
         int e = errno;
         if (fd >= 0)
@@ -117,6 +117,12 @@ static int write_manifest(const spacrbench_slurm_job *j, const spacrbench_slurm_
     json_int(&w, "tasks", j->n_items); /* #SBATCH --array=0-(tasks - 1) */
     json_string(&w, "items_file", j->items_file);
     json_string(&w, "index", SB_SLURM_INDEX);
+    size_t n = strlen(j->output_dir) + sizeof "/" SB_SLURM_SCRIPT;
+    char *script = malloc(n);
+    if (script)
+        snprintf(script, n, "%s/%s", j->output_dir, SB_SLURM_SCRIPT);
+    json_string(&w, "script", script);
+    free(script);
     json_string(&w, "job_name", j->job_name ? j->job_name : "spacrbench");
     json_begin_object(&w, "requested");
     json_int(&w, "mem_bytes", s->mem_per_task_bytes);
@@ -133,7 +139,7 @@ static int write_manifest(const spacrbench_slurm_job *j, const spacrbench_slurm_
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     }
     atomic_file a;
-    int rc = atomic_open(&a, j->output_dir, SB_SLURM_MANIFEST);
+    int rc = atomic_open(&a, j->output_dir, SB_SLURM_MANIFEST, 0644);
     if (rc == 0) {
         fputs(text, a.f);
         fputc('\n', a.f);
@@ -141,6 +147,27 @@ static int write_manifest(const spacrbench_slurm_job *j, const spacrbench_slurm_
     }
     json_free(&w);
     return rc;
+}
+
+/* The script itself beside its reports, so summarize's next command line
+ * names a script that exists. */
+static int write_script(const spacrbench_measurement *m, const spacrbench_schedule *s,
+                        const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k)
+{
+    int n = spacrbench_format_slurm_job(m, s, j, k, NULL, 0);
+    if (n < 0)
+        return n;
+    char *text = malloc((size_t)n + 1);
+    if (!text)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    int rc = spacrbench_format_slurm_job(m, s, j, k, text, (size_t)n + 1);
+    atomic_file a;
+    if (rc == n && (rc = atomic_open(&a, j->output_dir, SB_SLURM_SCRIPT, 0755)) == 0) {
+        fwrite(text, 1, (size_t)n, a.f);
+        rc = atomic_finish(&a, 1);
+    }
+    free(text);
+    return rc < 0 ? rc : 0;
 }
 
 int spacrbench_slurm_write_array(const spacrbench_measurement *m,
@@ -173,7 +200,7 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
     if (!items)
         return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", j.items_file, strerror(errno));
     atomic_file a;
-    rc = atomic_open(&a, j.output_dir, SB_SLURM_INDEX);
+    rc = atomic_open(&a, j.output_dir, SB_SLURM_INDEX, 0644);
     int64_t count = 0;
     if (rc == 0) {
         rc = write_index(items, j.items_file, a.f, &count);
@@ -187,6 +214,8 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
             rc = done;
     }
     fclose(items);
+    if (rc == 0)
+        rc = write_script(m, &s, &j, &k);
     if (rc == 0)
         rc = write_manifest(&j, &k, &s, minutes);
     return rc;

@@ -45,6 +45,18 @@
 
 static int64_t round_up_mib(int64_t bytes) { return (bytes + SB_MIB - 1) / SB_MIB * SB_MIB; }
 
+int64_t sb_handoff_mem_bytes(int64_t peak)
+{
+    if (peak < 0)
+        peak = 0;
+    if (peak > INT64_MAX / 4)
+        peak = INT64_MAX / 4;
+    int64_t margin = (peak + 3) / 4; /* ceil(25%) */
+    if (margin < SB_MARGIN_FLOOR)
+        margin = SB_MARGIN_FLOOR;
+    return round_up_mib(peak + margin);
+}
+
 static int schedule_compute(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                             spacrbench_schedule *s, spacrbench_figures *figs_out)
 {
@@ -89,10 +101,7 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
         return sb_fail(SPACRBENCH_ERANGE, "peak of %" PRId64 " bytes is too large",
                        f.peak_rss_bytes);
 
-    int64_t margin = (f.peak_rss_bytes + 3) / 4; /* ceil(25%) */
-    if (margin < SB_MARGIN_FLOOR)
-        margin = SB_MARGIN_FLOOR;
-    int64_t mem = round_up_mib(f.peak_rss_bytes + margin);
+    int64_t mem = sb_handoff_mem_bytes(f.peak_rss_bytes);
 
     /* The recommendation's own rule (sb_cores_per_worker), capped by cores. */
     double parallelism;

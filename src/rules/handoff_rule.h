@@ -8,6 +8,10 @@
 
 #include "spacrbench.h"
 
+/* The memory rule: peak + max(25% of peak, 256 MiB), rounded up to a
+ * MiB (peak clamped to 0..INT64_MAX/4). */
+int64_t sb_handoff_mem_bytes(int64_t peak);
+
 /* minutes as sbatch --time and SLURMCluster's walltime take them:
  * "HH:MM:00", or "D-HH:MM:00" from a day on. */
 void sb_format_time_limit(char *buf, size_t cap, int64_t minutes);
@@ -19,6 +23,7 @@ int sb_measurement_time_limit(const spacrbench_measurement *m, double timeout_se
 /* The manifest and the index beside the task reports. */
 #define SB_SLURM_MANIFEST    "spacrbench-array.json"
 #define SB_SLURM_INDEX       "spacrbench-items.idx"
-#define SB_SLURM_INDEX_WIDTH 40 /* "%019d %019d\n" */
+#define SB_SLURM_SCRIPT      "spacrbench-job.sh" /* the script, for summarize's command line */
+#define SB_SLURM_INDEX_WIDTH 40                  /* "%019d %019d\n" */
 
 #endif

@@ -324,6 +324,11 @@ START_TEST(the_index_follows_the_items_rule)
     snprintf(path, sizeof path, "%s/spacrbench-items.idx", dir);
     ck_assert_int_ne(access(path, F_OK), 0);
     spacrbench_measurement_free(m);
+    snprintf(path, sizeof path, "%s/spacrbench-job.sh", dir);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0); /* the script itself, for summarize's command line */
+    ck_assert(st.st_mode & S_IXUSR);
+    unlink(path);
     unlink(items);
     ck_assert_int_eq(rmdir(dir), 0);
 }

@@ -6,7 +6,7 @@
 
 int demo_main(int argc, char **argv);
 int run_main(int argc, char **argv);
-/* `spacrbench summarize DIR`: execs the Python package's summarize. */
+/* `spacrbench summarize DIR`: the library's spacrbench_summarize, printed. */
 int summarize_main(int argc, char **argv);
 
 #endif

@@ -77,6 +77,14 @@ void task_record_describe(json_writer *w, const task_end *e)
     json_string(w, "array_job_id", getenv("SLURM_ARRAY_JOB_ID"));
     int_or_null(w, "array_task_id", env_count("SLURM_ARRAY_TASK_ID"));
     json_string(w, "job_id", getenv("SLURM_JOB_ID"));
+    /* The submission's own range, so summarize knows which tasks a newer
+     * submission was meant to rerun (its other reports are stale). */
+    json_begin_object(w, "array");
+    int_or_null(w, "min", env_count("SLURM_ARRAY_TASK_MIN"));
+    int_or_null(w, "max", env_count("SLURM_ARRAY_TASK_MAX"));
+    int_or_null(w, "step", env_count("SLURM_ARRAY_TASK_STEP"));
+    int_or_null(w, "count", env_count("SLURM_ARRAY_TASK_COUNT"));
+    json_end_object(w);
     json_begin_object(w, "requested");
     long long cpus = env_count("SLURM_CPUS_PER_TASK");
     long long mem = env_count("SLURM_MEM_PER_NODE"), per_cpu = env_count("SLURM_MEM_PER_CPU");

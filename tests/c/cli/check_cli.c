@@ -518,6 +518,8 @@ START_TEST(emit_slurm_follows_from_the_figures)
     unlink(want);
     snprintf(want, sizeof want, "%s/spacrbench-array.json", out_dir);
     ck_assert_int_eq(unlink(want), 0);
+    snprintf(want, sizeof want, "%s/spacrbench-job.sh", out_dir);
+    ck_assert_int_eq(unlink(want), 0);
     rmdir(out_dir);
     *strrchr(out_dir, '/') = '\0';
     rmdir(out_dir);
