@@ -57,14 +57,16 @@ def dask_fraction() -> float:
     """The smallest enabled worker memory fraction of the installed
     distributed (distributed.worker.memory.target/spill/pause/terminate;
     False disables one); 0.6, distributed's default, without dask."""
-    try:
-        import dask.config  # the config alone: no cluster, no worker
-        import distributed  # noqa: F401  (loads distributed's defaults into dask.config)
+    import importlib
+
+    try:  # the config alone: no cluster, no worker; distributed loads its defaults
+        config: Any = importlib.import_module("dask.config")
+        importlib.import_module("distributed")
     except ImportError:
         return _DEFAULT_FRACTION
     found = []
     for name in _FRACTIONS:
-        value = dask.config.get(f"distributed.worker.memory.{name}", default=None)
+        value = config.get(f"distributed.worker.memory.{name}", default=None)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
             found.append(float(value))
     return min(found) if found else 1.0

@@ -72,46 +72,56 @@ def test_script_runs_each_item_unchanged(tmp_path: Path) -> None:
     assert all(t.requested_mem_bytes == 956 * MIB for t in s.tasks)
 
 
-def report(path: Path, task: int, peak: int, oom: int = 0, note: str = "") -> None:
+def report(path: Path, task: int, peak: int, outcome: str = "ok", oom: int = 0) -> None:
+    """A task report with its structured record, as `run --report` writes it."""
+    failed = outcome != "ok"
     doc = {"mode": "run", "job": {"SLURM_JOB_ID": "5", "SLURM_ARRAY_TASK_ID": str(task),
                                   "SLURM_MEM_PER_NODE": "300", "SLURM_CPUS_PER_TASK": "2"},
            "measurement": {"peak_rss_bytes": peak, "seconds": 2.0, "cpu_seconds": 2.0,
-                           "stopped": bool(note), "work_result": 137 if note else 0,
-                           "oom_limit_bytes": oom, "notes": [note] if note else [],
-                           "records": [] if note else [{"item": f"i{task}"}]}}
+                           "stopped": failed, "oom_limit_bytes": oom,
+                           "notes": ["any wording: summarize reads no note"],
+                           "records": [] if failed else [{"item": f"i{task}"}]},
+           "task": {"outcome": outcome, "exit_status": None if failed else 0,
+                    "signal": 9 if failed else None, "oom_limit_bytes": oom or None,
+                    "timeout_seconds": None, "item_index": 0 if failed else None,
+                    "item": "big one" if failed else f"i{task}",
+                    "failed_item_peak_bytes": peak if failed else None, "items": 1,
+                    "completed": 0 if failed else 1, "elapsed_seconds": 2.0,
+                    "array_job_id": "4", "array_task_id": task, "job_id": "5",
+                    "array": {"min": 0, "max": 1, "step": 1, "count": 2},
+                    "requested": {"mem_bytes": 300 * MIB, "cpus": 2, "time_minutes": 5}}}
     (path / f"task-{task}.json").write_text(json.dumps(doc))
 
 
 def test_summarize_names_the_oom_and_corrects(tmp_path: Path) -> None:
     report(tmp_path, 0, 100 * MIB)
-    report(tmp_path, 1, 300 * MIB, 300 * MIB,
-           "stopped at item 1 (big one): OOM-killed (the kernel's out-of-memory killer; "
-           "memory limit 300.0 MiB) after 1.00 s, peak 300.0 MiB; not counted")
+    report(tmp_path, 1, 300 * MIB, "oom", 300 * MIB)
     s = spacrbench.summarize(str(tmp_path))
     assert s.failed == 1 and s.out_of_memory == 1
     t = s.tasks[1]
     assert t.item == "big one" and t.out_of_memory and "OOM-killed" in t.failure
     assert s.tasks[0].cpu_efficiency == pytest.approx(0.5)  # 2 CPU s / (2 s x 2 CPUs)
     assert s.tasks[0].memory_use == pytest.approx(1 / 3)
-    assert s.mem_per_task_bytes == 300 * MIB + 256 * MIB
-    assert "--mem=556M" in s.text and "OOM" in s.text
+    assert s.tasks[0].time_use == pytest.approx(2 / 300)
+    # Twice the limit it hit, + the margin: 600 + 256 MiB; task 1 alone.
+    assert s.mem_per_task_bytes == 856 * MIB and s.next_array == "1"
+    assert "sbatch --array=1 --mem=856M --cpus-per-task=1 --time=00:05:00" in s.text
     if not LINUX:
         pytest.skip(f"Linux only, this is {sys.platform}: the C command's summarize "
                     "(the Python part above ran)")
     from spacrbench._cli import command_path
     r = subprocess.run([str(command_path()), "summarize", str(tmp_path), "--json"],
-                       capture_output=True, text=True,
-                       env=dict(os.environ, SPACRBENCH_PYTHON=sys.executable))
+                       capture_output=True, text=True)
     assert r.returncode == 3, r.stderr
     assert json.loads(r.stdout)["next"]["mem_per_task_bytes"] == s.mem_per_task_bytes
 
 
 def test_summarize_errors(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match="no task reports"):
         spacrbench.summarize(str(tmp_path))
     (tmp_path / "task-0.json").write_text("{not json")
-    with pytest.raises(ValueError, match="task-0.json"):
-        spacrbench.summarize(str(tmp_path))
+    s = spacrbench.summarize(str(tmp_path))
+    assert s.unreadable == 1 and "task-0.json: not JSON" in s.text and s.status == 3
     from spacrbench._summarize import main
     assert main([]) == 2 and main([str(tmp_path / "none")]) == 1
 
