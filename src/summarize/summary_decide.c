@@ -144,7 +144,8 @@ int sum_decide(spacrbench_summary *s)
             sum_read_log(s, t, t->array_job);
         int64_t limit = t->req_time > 0 ? t->req_time : s->manifest.req_time;
         if (t->state == SUM_FAILED && !t->slurm_timeout && t->outcome &&
-            strcmp(t->outcome, "interrupted") == 0 && t->signal == 15 && limit > 0 &&
+            (strcmp(t->outcome, "interrupted") == 0 || strcmp(t->outcome, "signal") == 0) &&
+            t->signal == 15 && limit > 0 &&
             t->seconds >= 0.9 * (double)limit * 60)
             t->slurm_timeout = 1; /* SIGTERM at the limit: what SLURM's time limit sends */
         switch (t->state) {

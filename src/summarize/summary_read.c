@@ -734,7 +734,8 @@ int sum_read(spacrbench_summary *s, const char *job_script)
     close(dir);
     if (rc != 0)
         return rc;
-    qsort(s->tasks, s->n_tasks, sizeof *s->tasks, task_order);
+    if (s->n_tasks > 1)
+        qsort(s->tasks, s->n_tasks, sizeof *s->tasks, task_order);
 
     /* Which tasks the array had. */
     if (job_script) {
