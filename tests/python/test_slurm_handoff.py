@@ -228,3 +228,24 @@ def test_to_slurm_array_limit_and_no_array_directive(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="array-limit"):
         rec_of().to_slurm(str(items), str(tmp_path / "q"), ["true"], extra=["--array=0-9"])
     assert not (tmp_path / "p").exists() and not (tmp_path / "q").exists()
+
+
+@linux_only("SLURM job scripts run through bash on Linux nodes")
+def test_one_cr_rule_the_measured_item_is_the_item_run(tmp_path: Path) -> None:
+    """`x\\r\\r` is `x\\r` to `run --items`: the task runs `x\\r` too (the
+    script used to strip a CR of its own), and a line `\\r\\r` is an item."""
+    items = tmp_path / "items.txt"
+    items.write_bytes(b"x\r\r\n\r\n\r\r\nlast")
+    got = tmp_path / "got.txt"
+    helper = tmp_path / "record.py"
+    helper.write_text("import sys\nopen(sys.argv[1], 'a').write(repr(sys.argv[2]) + '\\n')\n")
+    script = rec_of().to_slurm(str(items), str(tmp_path / "out"),
+                               [sys.executable, str(helper), str(got), "{}"])
+    assert "#SBATCH --array=0-2\n" in script  # x\r, \r, last: the \r line alone is empty
+    path = tmp_path / "job.sh"
+    path.write_text(script)
+    for task in range(3):
+        r = subprocess.run(["bash", str(path)], capture_output=True, text=True,
+                           env=dict(os.environ, SLURM_ARRAY_TASK_ID=str(task)))
+        assert r.returncode == 0, r.stderr
+    assert [eval(line) for line in got.read_text().splitlines()] == ["x\r", "\r", "last"]
