@@ -25,6 +25,8 @@ void spacrbench_summary_free(spacrbench_summary *s)
     for (size_t i = 0; i < s->n_ignored; i++)
         free(s->ignored[i]);
     free(s->ignored);
+    free(s->logs);
+    free(s->missing_logs);
     free(s->manifest.problem);
     free(s->manifest.script);
     sum_ranges_free(&s->array);

@@ -83,6 +83,17 @@ typedef struct sum_manifest {
     double item_timeout;
 } sum_manifest;
 
+/* A SLURM log slurm-<job>_<index>.out seen in the directory. */
+typedef struct sum_log {
+    int64_t job, index;
+} sum_log;
+
+/* What the SLURM log of a task without a report says. */
+typedef struct sum_missing_log {
+    int64_t index;
+    int timeout, oom;
+} sum_missing_log;
+
 struct spacrbench_summary {
     char *directory;
     sum_task *tasks; /* reports, sorted by index then file */
@@ -90,6 +101,10 @@ struct spacrbench_summary {
     char **ignored; /* task-*.json names that are not task-<index>.json */
     size_t n_ignored;
     sum_manifest manifest;
+    sum_log *logs; /* the directory's SLURM logs */
+    size_t n_logs, cap_logs;
+    sum_missing_log *missing_logs; /* missing tasks whose log says why */
+    size_t n_missing_logs;
     sum_ranges array;   /* the array's indices */
     char *array_source; /* where they come from, in words */
     char *job_script;   /* --job, else the manifest's script, else NULL */

@@ -97,6 +97,36 @@ static int find_missing(spacrbench_summary *s)
     return 0;
 }
 
+/* The SLURM logs of missing tasks (the newest submission's, a bounded
+ * number): a task SIGKILLed at its time limit or by an oom-kill of the
+ * whole step leaves no report, but its log says which. */
+#define SUM_MISSING_LOGS_MAX 1000
+
+static int read_missing_logs(spacrbench_summary *s)
+{
+    if (!s->newest_job || s->n_logs == 0)
+        return 0;
+    int64_t newest = strtoll(s->newest_job, NULL, 10);
+    for (size_t i = 0; i < s->n_logs && s->n_missing_logs < SUM_MISSING_LOGS_MAX; i++) {
+        if (s->logs[i].job != newest || !sum_ranges_contains(&s->missing, s->logs[i].index))
+            continue;
+        sum_task t;
+        memset(&t, 0, sizeof t);
+        t.index = s->logs[i].index;
+        sum_read_log(s, &t, s->newest_job);
+        if (!t.slurm_timeout && !t.slurm_oom)
+            continue;
+        sum_missing_log *n =
+            realloc(s->missing_logs, (s->n_missing_logs + 1) * sizeof *s->missing_logs);
+        if (!n)
+            return -1;
+        s->missing_logs = n;
+        s->missing_logs[s->n_missing_logs++] =
+            (sum_missing_log){t.index, t.slurm_timeout, t.slurm_oom};
+    }
+    return 0;
+}
+
 int sum_decide(spacrbench_summary *s)
 {
     for (size_t i = 0; i < s->n_tasks; i++)
@@ -145,8 +175,7 @@ int sum_decide(spacrbench_summary *s)
         int64_t limit = t->req_time > 0 ? t->req_time : s->manifest.req_time;
         if (t->state == SUM_FAILED && !t->slurm_timeout && t->outcome &&
             (strcmp(t->outcome, "interrupted") == 0 || strcmp(t->outcome, "signal") == 0) &&
-            t->signal == 15 && limit > 0 &&
-            t->seconds >= 0.9 * (double)limit * 60)
+            t->signal == 15 && limit > 0 && t->seconds >= 0.9 * (double)limit * 60)
             t->slurm_timeout = 1; /* SIGTERM at the limit: what SLURM's time limit sends */
         switch (t->state) {
         case SUM_OK:
@@ -194,6 +223,21 @@ int sum_decide(spacrbench_summary *s)
         }
     }
     s->n_missing = sum_ranges_count(&s->missing);
+    if (read_missing_logs(s) != 0)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    int64_t limit = s->manifest.req_time;
+    for (size_t i = 0; i < s->n_missing_logs; i++) {
+        const sum_missing_log *l = &s->missing_logs[i];
+        s->n_timeout += l->timeout;
+        s->n_oom += l->oom;
+        if (l->timeout && limit > 0 && (double)limit * 60 > s->slowest)
+            s->slowest = (double)limit * 60;
+        if (l->oom && s->manifest.req_mem > 0 && 2 * s->manifest.req_mem > s->peak) {
+            s->peak = 2 * s->manifest.req_mem;
+            s->peak_task = l->index;
+            s->peak_is_lower_bound = 1;
+        }
+    }
 
     /* The next submission. */
     int64_t known_req = s->manifest.req_mem;

@@ -685,6 +685,39 @@ void sum_read_log(const spacrbench_summary *s, sum_task *t, const char *array_jo
 
 /* ---- the directory ---- */
 
+/* slurm-<job>_<index>.out, the job script's --output: a task that
+ * started leaves one even when it was killed before its report. */
+static int note_log(spacrbench_summary *s, const char *name)
+{
+    long long job, index;
+    int end = 0;
+    if (strncmp(name, "slurm-", 6) != 0 || !isdigit((unsigned char)name[6]) ||
+        sscanf(name, "slurm-%18lld_%7lld.out%n", &job, &index, &end) != 2 || name[end] ||
+        index < 0 || index >= SUM_ARRAY_MAX)
+        return 0;
+    if (s->n_logs == s->cap_logs) {
+        size_t cap = s->cap_logs ? s->cap_logs * 2 : 16;
+        sum_log *l = realloc(s->logs, cap * sizeof *l);
+        if (!l)
+            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+        s->logs = l;
+        s->cap_logs = cap;
+    }
+    s->logs[s->n_logs++] = (sum_log){job, index};
+    return 0;
+}
+
+/* 1 when some report names array job `job`. */
+static int job_reported(const spacrbench_summary *s, int64_t job)
+{
+    char text[24];
+    snprintf(text, sizeof text, "%" PRId64, job);
+    for (size_t i = 0; i < s->n_tasks; i++)
+        if (s->tasks[i].array_job && strcmp(s->tasks[i].array_job, text) == 0)
+            return 1;
+    return 0;
+}
+
 static int task_order(const void *a, const void *b)
 {
     const sum_task *x = a, *y = b;
@@ -712,8 +745,10 @@ int sum_read(spacrbench_summary *s, const char *job_script)
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL) {
         int64_t index = task_index_of(e->d_name);
-        if (index == -2)
+        if (index == -2) {
+            rc = note_log(s, e->d_name);
             continue;
+        }
         if (index == -1) {
             char **n = realloc(s->ignored, (s->n_ignored + 1) * sizeof *n);
             if (!n || !(n[s->n_ignored] = strdup(e->d_name))) {
@@ -755,10 +790,13 @@ int sum_read(spacrbench_summary *s, const char *job_script)
         for (size_t i = 0; i < s->n_tasks; i++)
             if (s->tasks[i].index > top)
                 top = s->tasks[i].index;
+        for (size_t i = 0; i < s->n_logs; i++) /* the logs of the reports' array jobs */
+            if (s->logs[i].index > top && job_reported(s, s->logs[i].job))
+                top = s->logs[i].index;
         if (top >= 0)
             rc = sum_ranges_add(&s->array, 0, top);
         s->array_source = dup_printf(
-            "%s%s%sas far as %s shows (its task reports): a task after %" PRId64
+            "%s%s%sas far as %s shows (its task reports and SLURM logs): a task after %" PRId64
             " that left none is not seen; --job JOB_SCRIPT checks against the script's --array",
             s->manifest.problem ? SB_SLURM_MANIFEST " cannot be used (" : "",
             s->manifest.problem ? s->manifest.problem : "", s->manifest.problem ? "), so " : "",

@@ -147,7 +147,16 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     sb_text_printf(t, "\n");
 }
 
-static void missing_row(sb_text *t, const sum_range *r)
+/* What a missing task's SLURM log says, or NULL. */
+static const sum_missing_log *log_of(const spacrbench_summary *s, int64_t index)
+{
+    for (size_t i = 0; i < s->n_missing_logs; i++)
+        if (s->missing_logs[i].index == index)
+            return &s->missing_logs[i];
+    return NULL;
+}
+
+static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range *r)
 {
     char idx[48];
     if (r->first == r->last)
@@ -156,14 +165,28 @@ static void missing_row(sb_text *t, const sum_range *r)
         snprintf(idx, sizeof idx, "%" PRId64 "-%" PRId64, r->first, r->last);
     sb_text_printf(t, "%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", idx, ITEM_WIDTH, "-", "-",
                    "unknown", "-", "-", "-", "-", "-");
-    if (r->first == r->last)
+    const sum_missing_log *l = r->first == r->last ? log_of(s, r->first) : NULL;
+    if (l)
+        sb_text_printf(t, "missing (no report; its SLURM log slurm-%s_%" PRId64 ".out says %s)\n",
+                       s->newest_job, r->first,
+                       l->timeout ? "TIMEOUT: DUE TO TIME LIMIT" : "OOM-killed (an oom-kill)");
+    else if (r->first == r->last)
         sb_text_printf(t, "missing (no report: cancelled, never started, or killed before "
                           "writing one)\n");
-    else
+    else {
         sb_text_printf(t,
                        "%" PRId64 " missing (no report: cancelled, never started, or killed "
                        "before writing one)\n",
                        r->last - r->first + 1);
+        for (size_t i = 0; i < s->n_missing_logs; i++) {
+            const sum_missing_log *k = &s->missing_logs[i];
+            if (k->index >= r->first && k->index <= r->last)
+                sb_text_printf(t, "%7" PRId64 "  its SLURM log slurm-%s_%" PRId64 ".out says %s\n",
+                               k->index, s->newest_job, k->index,
+                               k->timeout ? "TIMEOUT: DUE TO TIME LIMIT"
+                                          : "OOM-killed (an oom-kill)");
+        }
+    }
 }
 
 /* 'path' for a shell, when it needs quoting. */
@@ -244,7 +267,7 @@ static void text_render(sb_text *t, const spacrbench_summary *s, const char *rer
         int64_t ti = i < s->n_tasks ? s->tasks[i].index : INT64_MAX;
         int64_t mi = m < s->missing.n ? s->missing.r[m].first : INT64_MAX;
         if (mi < ti)
-            missing_row(t, &s->missing.r[m++]);
+            missing_row(t, s, &s->missing.r[m++]);
         else
             row(t, s, &s->tasks[i++]);
     }
@@ -356,6 +379,15 @@ static void json_render(json_writer *w, const spacrbench_summary *s, const char 
     json_string(w, "missing", missing ? missing : "");
     free(missing);
     json_int(w, "missing_count", s->n_missing);
+    json_begin_array(w, "missing_logs");
+    for (size_t i = 0; i < s->n_missing_logs; i++) {
+        json_begin_object(w, NULL);
+        json_int(w, "task", s->missing_logs[i].index);
+        json_bool(w, "timeout", s->missing_logs[i].timeout);
+        json_bool(w, "out_of_memory", s->missing_logs[i].oom);
+        json_end_object(w);
+    }
+    json_end_array(w);
     json_begin_array(w, "ignored");
     for (size_t k = 0; k < s->n_ignored; k++)
         json_string(w, NULL, s->ignored[k]);

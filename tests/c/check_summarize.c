@@ -243,6 +243,33 @@ START_TEST(a_task_at_its_time_limit_is_timeout_and_the_next_time_is_larger)
 }
 END_TEST
 
+/* A task SIGKILLed at its limit leaves no report, only its SLURM log:
+ * missing, named TIMEOUT from the log, and the next --time is larger;
+ * without a manifest, the logs of the reports' array job extend the array. */
+START_TEST(a_missing_task_s_log_says_why)
+{
+    char *d = temp_dir(NULL);
+    report(d, &(rep){0, "55", "ok", 40 * MIB, 0, 0, 0, 10.0, 0, 2, 5});
+    put(d, "slurm-55_1.out",
+        "slurmstepd: error: *** JOB 57 ON n1 CANCELLED AT "
+        "2026-12-01T10:00:00 DUE TO TIME LIMIT ***\n");
+    put(d, "slurm-55_2.out", "started\n");
+    put(d, "slurm-12_9.out", "another array job's log\n");
+    result r = summarize(d, NULL);
+    HAS(r.text, "tasks 0-2, ");
+    HAS(r.text, "its SLURM log slurm-55_1.out says TIMEOUT");
+    HAS(r.text, "1 TIMEOUT");
+    HAS(r.text, "--array=1-2 ");
+    result_free(&r);
+    manifest(d, 3); /* --time 5: the next one is 10 minutes */
+    r = summarize(d, NULL);
+    HAS(r.text, "--time=00:10:00");
+    HAS(r.json, "\"missing_logs\": [");
+    result_free(&r);
+    remove_dir(d);
+}
+END_TEST
+
 START_TEST(hostile_files_are_unreadable_tasks)
 {
     char *d = temp_dir(NULL);
@@ -468,6 +495,7 @@ static Suite *summarize_suite(void)
     tcase_add_test(t, the_newest_submission_wins);
     tcase_add_test(t, a_task_at_its_time_limit_is_timeout_and_the_next_time_is_larger);
     tcase_add_test(t, the_job_script_array_and_errors);
+    tcase_add_test(t, a_missing_task_s_log_says_why);
     suite_add_tcase(s, t);
     t = tcase_create("hostile");
     tcase_set_timeout(t, 60);
