@@ -3,6 +3,7 @@
  * lookup O(1), and the manifest that tells summarize how many tasks the
  * array had and what they asked for. Both are written to a temporary
  * name and renamed, so a task or summarize never reads half of one. */
+#if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -220,3 +221,22 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
         rc = write_manifest(&j, &k, &s, minutes);
     return rc;
 }
+
+#else /* Windows: no openat, O_NONBLOCK or FIFOs to guard against */
+
+#include "internal.h"
+
+int spacrbench_slurm_write_array(const spacrbench_measurement *m,
+                                 const spacrbench_schedule *schedule,
+                                 const spacrbench_slurm_job *job,
+                                 const spacrbench_slurm_tasks *tasks)
+{
+    (void)m;
+    (void)schedule;
+    (void)job;
+    (void)tasks;
+    sb_clear_error();
+    return sb_fail(SPACRBENCH_EUNSUPPORTED,
+                   "a SLURM job array's files are written on Linux and macOS, not on Windows");
+}
+#endif

@@ -10,7 +10,9 @@
  *                    the states, the peaks and times, the next settings by
  *                    the hand-off rule (rules/handoff.c);
  *   summary_render.c the text and the JSON document.
- * summary.c holds the public functions (spacrbench.h, "summarize"). */
+ * summary_ranges.c holds the index sets, summary.c the public functions
+ * (spacrbench.h, "summarize"). Reading a directory is POSIX's (openat,
+ * O_NONBLOCK): on Windows spacrbench_summarize says EUNSUPPORTED. */
 #ifndef SPACRBENCH_SUMMARY_H
 #define SPACRBENCH_SUMMARY_H
 
@@ -68,6 +70,8 @@ typedef struct sum_ranges {
 
 int sum_ranges_add(sum_ranges *set, int64_t first,
                    int64_t last); /* keeps order if appended in order */
+/* Sorted and merged, after adds in any order. */
+void sum_ranges_normalize(sum_ranges *set);
 int sum_ranges_contains(const sum_ranges *set, int64_t index);
 int64_t sum_ranges_count(const sum_ranges *set);
 /* "1,5,9-12" into buf (snprintf-style length). */
