@@ -216,6 +216,7 @@ def test_extra_with_the_local_cluster_is_a_value_error() -> None:
     assert rec.to_dask(extra=[]) == rec.to_dask()  # nothing given, nothing ignored
 
 
+@linux_only("the array's files are written on POSIX systems (Windows: EUNSUPPORTED)")
 def test_to_slurm_array_limit_and_no_array_directive(tmp_path: Path) -> None:
     items = items_file(tmp_path)
     script = rec_of().to_slurm(str(items), str(tmp_path / "o"), ["true", "{}"],
