@@ -35,5 +35,5 @@ int run_main(int argc, char **argv)
 int summarize_main(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    return needs_linux("summarize", "summarizing SLURM tasks (the Python package's summarize)");
+    return needs_linux("summarize", "summarizing SLURM tasks");
 }
