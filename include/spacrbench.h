@@ -1024,6 +1024,76 @@ SPACRBENCH_EXTERN int spacrbench_format_report_with(const spacrbench_measurement
                                                     const spacrbench_report_options *opts,
                                                     char *buf, size_t cap);
 
+/* Added in 1.2 (handoff): wall time, Dask memory fractions, the array's
+ * tasks (no throttle unless asked), its files, and summarize. */
+
+/* The SLURM --time of a task whose slowest item took slowest_seconds:
+ * twice that, rounded up to whole minutes, at least 5 minutes; at least
+ * the per-item timeout + 1 minute when timeout_seconds > 0 (the task then
+ * still writes its report). ERANGE beyond 365 days; EINVAL for a negative
+ * or non-finite time. docs/scheduler-handoff.md says why. */
+SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, double timeout_seconds,
+                                                    int64_t *minutes);
+/* The slowest measured item's wall seconds (the per-item mean without
+ * records); NaN when m has no items. */
+SPACRBENCH_EXTERN double
+spacrbench_measurement_slowest_item_seconds(const spacrbench_measurement *m);
+/* A Dask memory_limit that keeps mem_per_task_bytes (peak + margin) at or
+ * below `fraction` of it: round_up_MiB(mem / fraction). fraction is the
+ * smallest of distributed's enabled worker memory fractions (target,
+ * spill, pause, terminate; 0.6 by default), in (0, 1]. */
+SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,
+                                                   int64_t *memory_limit_bytes);
+
+/* How the array's tasks run, beside spacrbench_slurm_job. */
+typedef struct spacrbench_slurm_tasks {
+    size_t size;
+    int64_t array_limit;         /* > 0: --array=0-N%array_limit; 0: no throttle */
+    int64_t time_minutes;        /* > 0: #SBATCH --time; 0: from the measurement */
+    double item_timeout_seconds; /* > 0: each task runs with --timeout this */
+    int32_t no_cgroup;           /* 1: each task runs with --no-cgroup */
+    int32_t reserved;            /* must be 0 */
+} spacrbench_slurm_tasks;
+SPACRBENCH_EXTERN int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size);
+/* The job script as spacrbench_format_slurm_script, with tasks (NULL:
+ * defaults). Each task finds its item in O(1) through the index that
+ * spacrbench_slurm_write_array writes. */
+SPACRBENCH_EXTERN int spacrbench_format_slurm_job(const spacrbench_measurement *m,
+                                                  const spacrbench_schedule *schedule,
+                                                  const spacrbench_slurm_job *job,
+                                                  const spacrbench_slurm_tasks *tasks, char *buf,
+                                                  size_t cap);
+/* Into job->output_dir (which must exist): spacrbench-items.idx (one
+ * 40-byte line "OFFSET LENGTH" per item of job->items_file, read as
+ * `run --items` reads it), the script itself (spacrbench-job.sh, which
+ * summarize's next command line names) and the manifest
+ * spacrbench-array.json (tasks, items file, script, job name, the
+ * requested mem, cpus and time), each written atomically. EINVAL when the file holds another number of items than
+ * job->n_items; ESYSTEM with the path and errno's words. */
+SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement *m,
+                                                   const spacrbench_schedule *schedule,
+                                                   const spacrbench_slurm_job *job,
+                                                   const spacrbench_slurm_tasks *tasks);
+
+/* summarize: what the tasks of a job array used against what they asked
+ * for (SLURM's seff, per task) and the ONE sbatch command line that reruns
+ * only the tasks that need it, with the memory and time they need. Reads
+ * directory/task-<index>.json (their "task" records), the manifest
+ * spacrbench-array.json, and SLURM logs slurm-<job>_<index>.out; every file
+ * bounded (regular files only, 16 MiB, JSON depth 64), each problem an
+ * "unreadable" task. job_script (may be NULL): the script whose #SBATCH
+ * --array says which tasks there were. EINVAL for a directory that cannot
+ * be read or holds neither reports nor a manifest. */
+typedef struct spacrbench_summary spacrbench_summary; /* opaque */
+SPACRBENCH_EXTERN int spacrbench_summarize(const char *directory, const char *job_script,
+                                           spacrbench_summary **out);
+/* The text and the JSON document, snprintf-style. */
+SPACRBENCH_EXTERN int spacrbench_summary_text(const spacrbench_summary *s, char *buf, size_t cap);
+SPACRBENCH_EXTERN int spacrbench_summary_json(const spacrbench_summary *s, char *buf, size_t cap);
+/* 0: every task ok, nothing to rerun; 3: some task needs a resubmission. */
+SPACRBENCH_EXTERN int spacrbench_summary_status(const spacrbench_summary *s);
+SPACRBENCH_EXTERN void spacrbench_summary_free(spacrbench_summary *s);
+
 /* SPACRBENCH_CDEF_END */
 
 #ifdef __cplusplus

@@ -544,6 +544,8 @@ def dask_settings(rec: Recommendation) -> Dict[str, int]:
     sched = new_struct("spacrbench_schedule")
     with c_measurement(rec.measurement) as cm:
         check(lib.spacrbench_schedule_compute(cm, cr, sched), "to_dask")
+    from ._dask_memory import dask_memory_limit  # the installed distributed's fractions
+
     return {"n_workers": int(sched.n_workers),
             "threads_per_worker": int(sched.threads_per_worker),
-            "memory_limit": int(sched.memory_limit_bytes)}
+            "memory_limit": dask_memory_limit(sched, "to_dask")}

@@ -1,7 +1,9 @@
 """Scheduler hand-off beyond today's #SBATCH lines: the job script that
 submits as is (spacrbench_format_slurm_script, the same C text as
 `spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
-keyword arguments, both from the library's schedule (one margin rule)."""
+keyword arguments, both from the library's schedule (one margin rule), with
+the --time/walltime of the slowest item and a Dask memory_limit that keeps
+the peak below the installed distributed's memory fractions."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from ._binding import check, ffi, format_text, lib, new_struct
 from ._convert import c_measurement, c_recommendation
+from ._dask_memory import dask_memory_limit
+from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 if TYPE_CHECKING:
     from ._results import Recommendation
 
@@ -48,25 +52,39 @@ def _own_command() -> str:
     return found if found else "spacrbench"
 
 
+def _walltime(rec: Recommendation) -> str:
+    """SLURMCluster's walltime by the library's --time rule."""
+    minutes = ffi.new("int64_t *")
+    with c_measurement(rec.measurement) as cm:
+        slowest = lib.spacrbench_measurement_slowest_item_seconds(cm)
+    check(lib.spacrbench_time_limit_minutes(slowest if slowest == slowest else 0.0, 0.0,
+                                            minutes), "to_dask")
+    d, rest = divmod(int(minutes[0]), 24 * 60)
+    return (f"{d}-" if d else "") + f"{rest // 60:02d}:{rest % 60:02d}:00"
+
+
 def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                  command: Sequence[str], job_name: Optional[str] = None,
-                 extra: Iterable[str] = (), spacrbench: Optional[str] = None) -> str:
+                 extra: Iterable[str] = (), spacrbench: Optional[str] = None,
+                 array_limit: Optional[int] = None) -> str:
     """The job script; creates output_dir (SLURM opens its logs there
-    before the script runs), and only once every argument has been checked
-    and the script written: a call that raises leaves no folder behind."""
+    before the script runs) with the array's index and manifest in it
+    (spacrbench-items.idx, spacrbench-array.json, as `run --emit slurm`),
+    and only once every argument has been checked and the script written:
+    a call that raises leaves no folder behind."""
     from ._directives import directive_list
 
     if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):
-        raise TypeError("command must be a non-empty list of arguments, {} for the item")
+        raise SpacrbenchTypeError("command must be a non-empty list of arguments, {} for the item")
     args = [str(a) for a in command]
     if not args:
-        raise TypeError("command must be a non-empty list of arguments, {} for the item")
+        raise SpacrbenchTypeError("command must be a non-empty list of arguments, {} for the item")
     directives = directive_list(extra)
     keep: List[Any] = []  # the cdata the struct points into, alive until formatted
 
     def text(value: str, name: str) -> Any:
         if "\0" in value:
-            raise ValueError(f"{name} must not contain a NUL character (the C string would "
+            raise SpacrbenchValueError(f"{name} must not contain a NUL character (the C string would "
                              f"end there), got {value!r}")
         keep.append(ffi.new("char[]", os.fsencode(value)))
         return keep[-1]
@@ -77,11 +95,17 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                             or [ffi.NULL]))
         return keep[-1]
 
+    if array_limit is not None and (isinstance(array_limit, bool)
+                                    or not isinstance(array_limit, int)
+                                    or not 1 <= array_limit <= 1_000_000):
+        raise SpacrbenchValueError(f"array_limit must be a whole number of tasks from 1 to 1000000 "
+                         f"(at most that many at once on the whole cluster), got "
+                         f"{array_limit!r}")
     items_path = text(os.path.abspath(os.fspath(items_file)), "items_file")
     out_path = text(os.path.abspath(os.fspath(output_dir)), "output_dir")
     items = read_items(items_file)
     if not items:
-        raise ValueError(f"{items_file} holds no items (one per line)")
+        raise SpacrbenchValueError(f"{items_file} holds no items (one per line)")
     job = ffi.new("spacrbench_slurm_job *")
     check(lib.spacrbench_slurm_job_init(job, ffi.sizeof("spacrbench_slurm_job")), "to_slurm")
     job.items_file = items_path
@@ -94,23 +118,37 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                           "spacrbench")
     job.directives = array(directives, "extra")
     job.n_directives = len(directives)
+    tasks = ffi.new("spacrbench_slurm_tasks *")
+    check(lib.spacrbench_slurm_tasks_init(tasks, ffi.sizeof("spacrbench_slurm_tasks")),
+          "to_slurm")
+    tasks.array_limit = array_limit or 0
     sched = schedule_of(rec, "to_slurm")
     with c_measurement(rec.measurement) as cm:
         script = format_text(
-            lambda buf, cap: lib.spacrbench_format_slurm_script(cm, sched, job, buf, cap),
+            lambda buf, cap: lib.spacrbench_format_slurm_job(cm, sched, job, tasks, buf, cap),
             "to_slurm")
-    os.makedirs(output_dir, exist_ok=True)
+        made = not os.path.isdir(output_dir)
+        os.makedirs(output_dir, exist_ok=True)
+        try:
+            check(lib.spacrbench_slurm_write_array(cm, sched, job, tasks), "to_slurm")
+        except BaseException:
+            if made:
+                shutil.rmtree(output_dir, ignore_errors=True)
+            raise
     return script
 
 
 def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Dict[str, Any]:
     """dask_jobqueue.SLURMCluster keyword arguments: one worker process per
-    job with the schedule's CPUs and memory (margin included)."""
+    job with the schedule's CPUs, a memory (the job's --mem and the
+    worker's memory_limit alike) that keeps the peak below the installed
+    distributed's memory fractions, and the --time rule's walltime."""
     from ._directives import directive_list
 
     extra = directive_list(extra)
     sched = schedule_of(rec, "to_dask")
     return {"cores": int(sched.cpus_per_task),
             "processes": 1,
-            "memory": f"{int(sched.memory_limit_bytes) >> 20}MiB",
+            "memory": f"{dask_memory_limit(sched, 'to_dask') >> 20}MiB",
+            "walltime": _walltime(rec),
             "job_extra_directives": [str(d) for d in extra]}

@@ -264,22 +264,26 @@ class Recommendation:
 
     def to_slurm(self, items_file: Optional[str] = None, output_dir: Optional[str] = None,
                  command: Optional[Sequence[str]] = None, job_name: Optional[str] = None,
-                 extra: Iterable[str] = (), *, spacrbench: Optional[str] = None) -> str:
+                 extra: Iterable[str] = (), *, spacrbench: Optional[str] = None,
+                 array_limit: Optional[int] = None) -> str:
         """SLURM settings for this measurement. With no arguments, the
         #SBATCH lines (spaCR's text). With items_file, output_dir and command
         (a list of arguments, {} for the item), a job script that submits as
         is: one array task per item, each run under `spacrbench run --report
         output_dir/task-<index>.json` (output_dir is created); job_name and
         extra #SBATCH lines ("--partition=short") are optional; spacrbench is
-        how tasks call the command (default: the one in this package).
-        Everything is checked before output_dir is created."""
+        how tasks call the command (default: the one in this package);
+        array_limit=N runs at most N tasks at once on the whole cluster
+        (--array=...%N; default none). output_dir gets the array's index and
+        manifest, as `run --emit slurm` writes them. Everything is checked
+        before output_dir is created."""
         from ._directives import directive_list
 
         directives = directive_list(extra)
         if items_file is None and output_dir is None and command is None:
-            if job_name is not None or directives:
-                raise SpacrbenchTypeError("job_name and extra need items_file, output_dir "
-                                          "and command")
+            if job_name is not None or directives or array_limit is not None:
+                raise SpacrbenchTypeError("job_name, extra and array_limit need items_file, "
+                                          "output_dir and command")
             from ._convert import format_slurm
 
             return format_slurm(self)
@@ -289,7 +293,7 @@ class Recommendation:
         from ._handoff import slurm_script
 
         return slurm_script(self, items_file, output_dir, command, job_name, directives,
-                            spacrbench)
+                            spacrbench, array_limit)
 
     @overload
     def to_dask(self, *, text: Literal[False] = ..., cluster: Literal["local"] = ...,

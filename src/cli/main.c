@@ -16,7 +16,7 @@ int main(int argc, char **argv)
         return CLI_EXIT_ERROR;
     const char *first = argc > 1 ? argv[1] : "";
     if (strcmp(first, "summarize") == 0)
-        return summarize_main(argc - 1, argv + 1); /* execs Python */
+        return summarize_main(argc - 1, argv + 1); /* the library's summarize */
     int status = strcmp(first, "run") == 0          ? run_main(argc - 1, argv + 1)
                  : strcmp(first, "help") == 0       ? cli_help_main(argc - 1, argv + 1)
                  : strcmp(first, "--generate") == 0 ? cli_generate_main(argc - 1, argv + 1)

@@ -1,13 +1,19 @@
-/* A SLURM job script that submits as is (spacrbench_format_slurm_script):
- * the #SBATCH lines of a schedule, and a bash body that picks the task's
- * item the way `spacrbench run --items` reads the file and runs the command
- * on it under `spacrbench run --json --report`. Every value from the caller
+/* A SLURM job script that submits as is (spacrbench_format_slurm_job):
+ * the #SBATCH lines of a schedule (no %K throttle unless asked; a --time
+ * from the slowest item), and a bash body that finds the task's item in
+ * O(1) through the index spacrbench_slurm_write_array wrote (its offset
+ * and length in the items file, one fixed-width line per item) and runs
+ * the command on it under `spacrbench run --json --report`. The line goes
+ * to `run --items` as it is in the file, so the one CR rule of --items
+ * makes the item run the item measured. Every value from the caller
  * is single-quoted in the body; values that must sit in an #SBATCH line
  * (sbatch parses those itself) are refused when they could be misread. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "handoff_rule.h"
 #include "internal.h"
 
 #define SB_MIB INT64_C(1048576)
@@ -79,26 +85,83 @@ static int check_job(const spacrbench_slurm_job *j)
     if (j->n_directives && !j->directives)
         return sb_fail(SPACRBENCH_EINVAL, "job.directives is NULL but n_directives is %zu",
                        j->n_directives);
-    for (size_t i = 0; i < j->n_directives; i++)
+    for (size_t i = 0; i < j->n_directives; i++) {
         if (!j->directives[i] || !*j->directives[i] || has_control(j->directives[i]))
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu] is empty or holds a control character", i);
+        else if (strncmp(j->directives[i], "--array", 7) == 0 ||
+                 strncmp(j->directives[i], "-a", 2) == 0)
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "job.directives[%zu] '%s' sets the array, which the script sets from "
+                           "the items (one task per item; sbatch would take the last --array "
+                           "and tasks beyond the items find none): drop it; to run at most N "
+                           "tasks at once use --array-limit N (Python: array_limit=N)",
+                           i, j->directives[i]);
+    }
+    return 0;
+}
+
+int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size)
+{
+    sb_clear_error();
+    if (!tasks || size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "tasks must not be NULL and size must hold a size_t");
+    memset(tasks, 0, size);
+    tasks->size = size;
+    return SPACRBENCH_OK;
+}
+
+static int check_tasks(const spacrbench_slurm_tasks *k)
+{
+    if (k->array_limit < 0)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "tasks.array_limit is %" PRId64 ", expected >= 0 "
+                       "(0: no limit)",
+                       k->array_limit);
+    if (k->time_minutes < 0 || k->time_minutes > 365 * 24 * 60)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "tasks.time_minutes is %" PRId64 ", expected 0 (from "
+                       "the measurement) to 365 days",
+                       k->time_minutes);
+    if (!(k->item_timeout_seconds >= 0) || k->item_timeout_seconds > 1e7)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "tasks.item_timeout_seconds is %g, expected 0 (none) "
+                       "to 1e7",
+                       k->item_timeout_seconds);
+    if (k->no_cgroup != 0 && k->no_cgroup != 1)
+        return sb_fail(SPACRBENCH_EINVAL, "tasks.no_cgroup is %d, expected 0 or 1",
+                       (int)k->no_cgroup);
+    if (k->reserved != 0)
+        return sb_fail(SPACRBENCH_EINVAL, "tasks.reserved must be 0");
     return 0;
 }
 
 static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_schedule *s,
-                   const spacrbench_slurm_job *j)
+                   const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k, double slowest,
+                   const char *time)
 {
     char peak[32];
     sb_format_bytes(peak, sizeof peak, f->peak_rss_bytes);
-    int64_t concurrency = s->array_concurrency < j->n_items ? s->array_concurrency : j->n_items;
+    int64_t fit = s->array_concurrency < j->n_items ? s->array_concurrency : j->n_items;
     sb_text_printf(t,
                    "#!/bin/bash\n"
                    "# spacrbench %s: one SLURM array task per item (%" PRId64 " items).\n"
                    "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
-                   "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
-                   "# --array %%%" PRId64 " = tasks that fit one node like the measured one\n",
-                   SPACRBENCH_VERSION_STRING, j->n_items, peak, concurrency);
+                   "# --cpus-per-task = measured CPU seconds per wall second, rounded\n",
+                   SPACRBENCH_VERSION_STRING, j->n_items, peak);
+    if (k->time_minutes > 0)
+        sb_text_printf(t, "# --time = as given\n");
+    else
+        sb_text_printf(t, "# --time = 2 x the slowest item (%.3g s), whole minutes, at least 5%s\n",
+                       isnan(slowest) ? 0.0 : slowest,
+                       k->item_timeout_seconds > 0 ? ", at least the item timeout + 1" : "");
+    sb_text_printf(t,
+                   "# %" PRId64 " such task(s) fit one node like the measured one; SLURM packs\n"
+                   "# tasks onto nodes by --mem and --cpus-per-task by itself%s\n",
+                   fit,
+                   k->array_limit > 0 ? " (the %N below is\n# an explicit --array-limit: at "
+                                        "most N tasks at once on the whole cluster)"
+                                      : "");
     if (f->peak_vram_bytes > 0) {
         char v[32];
         sb_format_bytes(v, sizeof v, f->peak_vram_bytes);
@@ -113,19 +176,23 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
                    "#SBATCH --job-name=%s\n"
                    "#SBATCH --cpus-per-task=%" PRId64 "\n"
                    "#SBATCH --mem=%" PRId64 "M\n"
-                   "#SBATCH --array=0-%" PRId64 "%%%" PRId64 "\n"
-                   "#SBATCH --output=%s/slurm-%%A_%%a.out\n",
+                   "#SBATCH --time=%s\n"
+                   "#SBATCH --array=0-%" PRId64,
                    j->output_dir, j->output_dir, j->job_name ? j->job_name : "spacrbench",
-                   s->cpus_per_task, s->mem_per_task_bytes / SB_MIB, j->n_items - 1, concurrency,
-                   j->output_dir);
+                   s->cpus_per_task, s->mem_per_task_bytes / SB_MIB, time, j->n_items - 1);
+    if (k->array_limit > 0)
+        sb_text_printf(t, "%%%" PRId64, k->array_limit);
+    sb_text_printf(t, "\n#SBATCH --output=%s/slurm-%%A_%%a.out\n", j->output_dir);
     for (size_t i = 0; i < j->n_directives; i++)
         sb_text_printf(t, "#SBATCH %s\n", j->directives[i]);
 }
 
-/* The body: values as bash arrays of single-quoted words; the item picked
- * with `read -r` (no word splitting, no globbing) and handed to spacrbench
- * through --items, which substitutes {} exactly as the measuring run did. */
-static void body(sb_text *t, const spacrbench_slurm_job *j)
+/* The body: values as bash arrays of single-quoted words; the item read
+ * from its offset and length in the index (dd seeks: O(1) per task) and
+ * handed to spacrbench through --items as the file has it, which drops
+ * one trailing CR and substitutes {} exactly as the measuring run did. */
+static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
+                 int64_t minutes)
 {
     sb_text_printf(t, "set -euo pipefail\nitems_file=");
     quoted(t, j->items_file);
@@ -138,28 +205,40 @@ static void body(sb_text *t, const spacrbench_slurm_job *j)
         sb_text_printf(t, i ? " " : "");
         quoted(t, j->command[i]);
     }
+    sb_text_printf(t, ")\nmeasuring=(");
+    if (k->item_timeout_seconds > 0)
+        sb_text_printf(t, "--timeout %.17g", k->item_timeout_seconds);
+    if (k->no_cgroup)
+        sb_text_printf(t, "%s--no-cgroup", k->item_timeout_seconds > 0 ? " " : "");
     sb_text_printf(
-        t, ")\n"
-           "task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\n"
-           "# Item <task>: the non-empty lines of the file, a trailing CR dropped.\n"
-           "item='' index=0 found=0\n"
-           "while IFS= read -r line || [ -n \"$line\" ]; do\n"
-           "    line=${line%%$'\\r'}\n"
-           "    [ -n \"$line\" ] || continue\n"
-           "    if [ \"$index\" -eq \"$task\" ]; then item=$line found=1; break; fi\n"
-           "    index=$((index + 1))\n"
-           "done <\"$items_file\"\n"
-           "if [ \"$found\" -ne 1 ]; then\n"
-           "    printf 'spacrbench job: %%s has no item %%s\\n' \"$items_file\" \"$task\" >&2\n"
-           "    exit 2\n"
-           "fi\n"
-           "exec \"$spacrbench\" run --json --report \"$output_dir/task-$task.json\" \\\n"
-           "    --items <(printf '%%s\\n' \"$item\") -- \"${command[@]}\"\n");
+        t,
+        ")\n"
+        "task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\n"
+        "# The --time each task's report records (a resubmission may export another).\n"
+        "export SPACRBENCH_TIME_LIMIT_MINUTES=${SPACRBENCH_TIME_LIMIT_MINUTES:-%" PRId64 "}\n"
+        "# Item <task>: its offset and length in the items file, from the index\n"
+        "# written with this script (one %d-byte line per item).\n"
+        "entry=$(dd if=\"$output_dir/" SB_SLURM_INDEX "\" bs=%d skip=\"$task\" count=1 "
+        "status=none) || entry=''\n"
+        "if [[ ! $entry =~ ^[0-9]{19}\\ [0-9]{19}$ ]]; then\n"
+        "    printf 'spacrbench job: %%s has no item %%s (see %%s)\\n' \"$items_file\" \"$task\" "
+        "\"$output_dir/" SB_SLURM_INDEX "\" >&2\n"
+        "    exit 2\n"
+        "fi\n"
+        "offset=$((10#${entry:0:19})) length=$((10#${entry:20:19}))\n"
+        "item=$(dd if=\"$items_file\" iflag=skip_bytes,count_bytes skip=\"$offset\" "
+        "count=\"$length\" bs=65536 status=none; printf x)\n"
+        "item=${item%%x}\n"
+        "exec \"$spacrbench\" run --json --report \"$output_dir/task-$task.json\" "
+        "${measuring[@]+\"${measuring[@]}\"} \\\n"
+        "    --items <(printf '%%s\\n' \"$item\") -- \"${command[@]}\"\n",
+        minutes, SB_SLURM_INDEX_WIDTH, SB_SLURM_INDEX_WIDTH);
 }
 
-int spacrbench_format_slurm_script(const spacrbench_measurement *m,
-                                   const spacrbench_schedule *schedule,
-                                   const spacrbench_slurm_job *job, char *buf, size_t cap)
+int spacrbench_format_slurm_job(const spacrbench_measurement *m,
+                                const spacrbench_schedule *schedule,
+                                const spacrbench_slurm_job *job,
+                                const spacrbench_slurm_tasks *tasks, char *buf, size_t cap)
 {
     sb_clear_error();
     if (!m || !schedule || !job)
@@ -170,6 +249,12 @@ int spacrbench_format_slurm_script(const spacrbench_measurement *m,
     spacrbench_slurm_job_init(&j, sizeof j);
     int rc = sb_struct_in(&j, sizeof j, job, "spacrbench_slurm_job");
     if (rc < 0 || (rc = check_job(&j)) < 0)
+        return rc;
+    spacrbench_slurm_tasks k;
+    spacrbench_slurm_tasks_init(&k, sizeof k);
+    if (tasks && (rc = sb_struct_in(&k, sizeof k, tasks, "spacrbench_slurm_tasks")) < 0)
+        return rc;
+    if ((rc = check_tasks(&k)) < 0)
         return rc;
     spacrbench_schedule s;
     memset(&s, 0, sizeof s);
@@ -184,8 +269,20 @@ int spacrbench_format_slurm_script(const spacrbench_measurement *m,
     f.size = sizeof f;
     if ((rc = spacrbench_measurement_figures(m, &f)) < 0)
         return rc;
+    int64_t minutes = k.time_minutes;
+    if (minutes == 0 && (rc = sb_measurement_time_limit(m, k.item_timeout_seconds, &minutes)) < 0)
+        return rc;
+    char time[32];
+    sb_format_time_limit(time, sizeof time, minutes);
     sb_text t = {0};
-    header(&t, &f, &s, &j);
-    body(&t, &j);
+    header(&t, &f, &s, &j, &k, spacrbench_measurement_slowest_item_seconds(m), time);
+    body(&t, &j, &k, minutes);
     return sb_text_deliver(&t, buf, cap);
+}
+
+int spacrbench_format_slurm_script(const spacrbench_measurement *m,
+                                   const spacrbench_schedule *schedule,
+                                   const spacrbench_slurm_job *job, char *buf, size_t cap)
+{
+    return spacrbench_format_slurm_job(m, schedule, job, NULL, buf, cap);
 }

@@ -10,19 +10,52 @@
  *                            and, when the available memory is known,
  *                            concurrency * memory per task fits
  *                            available - reserve (at least 1): the margin
- *                            is requested per task, so it must fit too. */
+ *                            is requested per task, so it must fit too;
+ *                            it is said in the script's comment, never
+ *                            made a %K throttle (SLURM applies %K to the
+ *                            whole array, across every node);
+ *   Dask memory_limit      = memory per task / the smallest of
+ *                            distributed's worker memory fractions
+ *                            (target 0.6 by default), rounded up to a MiB,
+ *                            so the peak never reaches spill or pause;
+ *   --time                 = 2 x the slowest item, rounded up to whole
+ *                            minutes, at least 5 minutes (and the item
+ *                            timeout + 1 minute when one is given). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "handoff_rule.h"
 #include "internal.h"
 
 #define SB_MIB             INT64_C(1048576)
 #define SB_MARGIN_FRACTION 0.25
 #define SB_MARGIN_FLOOR    (256 * SB_MIB)
+/* distributed.worker.memory.target, its smallest default fraction. */
+#define SB_DASK_FRACTION 0.6
+/* --time: a cluster node may run an item twice as slowly as the
+ * measuring machine (older cores, a loaded shared filesystem), and a task
+ * over its limit loses all its work, while a generous limit only ranks it
+ * a little later for backfill; the floor covers start-up the measurement
+ * never saw (prolog, modules, cold caches). */
+#define SB_TIME_FACTOR        2.0
+#define SB_TIME_FLOOR_MINUTES 5
+#define SB_TIME_MAX_MINUTES   (365 * 24 * 60)
 
 static int64_t round_up_mib(int64_t bytes) { return (bytes + SB_MIB - 1) / SB_MIB * SB_MIB; }
+
+int64_t sb_handoff_mem_bytes(int64_t peak)
+{
+    if (peak < 0)
+        peak = 0;
+    if (peak > INT64_MAX / 4)
+        peak = INT64_MAX / 4;
+    int64_t margin = (peak + 3) / 4; /* ceil(25%) */
+    if (margin < SB_MARGIN_FLOOR)
+        margin = SB_MARGIN_FLOOR;
+    return round_up_mib(peak + margin);
+}
 
 static int schedule_compute(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                             spacrbench_schedule *s, spacrbench_figures *figs_out)
@@ -68,10 +101,7 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
         return sb_fail(SPACRBENCH_ERANGE, "peak of %" PRId64 " bytes is too large",
                        f.peak_rss_bytes);
 
-    int64_t margin = (f.peak_rss_bytes + 3) / 4; /* ceil(25%) */
-    if (margin < SB_MARGIN_FLOOR)
-        margin = SB_MARGIN_FLOOR;
-    int64_t mem = round_up_mib(f.peak_rss_bytes + margin);
+    int64_t mem = sb_handoff_mem_bytes(f.peak_rss_bytes);
 
     /* The recommendation's own rule (sb_cores_per_worker), capped by cores. */
     double parallelism;
@@ -95,7 +125,7 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
     s->array_concurrency = concurrency;
     s->n_workers = concurrency;
     s->threads_per_worker = cpus;
-    s->memory_limit_bytes = mem;
+    s->memory_limit_bytes = round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION));
     s->margin = SB_MARGIN_FRACTION;
     s->margin_floor_bytes = SB_MARGIN_FLOOR;
     if (figs_out)
@@ -156,7 +186,8 @@ static void vram_comment(char *buf, size_t cap, const spacrbench_figures *f)
 /* What both hand-off texts show: the settings and their figures as text. */
 typedef struct handoff {
     spacrbench_schedule s;
-    char peak[32], mem[32], vram[256];
+    char peak[32], mem[32], dask_mem[32], vram[256], time[32];
+    double slowest;
 } handoff;
 
 /* The figures of a schedule already computed, as text. */
@@ -178,9 +209,36 @@ static int handoff_from(const spacrbench_measurement *m, const spacrbench_schedu
         return sb_fail(SPACRBENCH_EINVAL, "the schedule has a count below 1 or no memory: "
                                           "compute it with spacrbench_schedule_compute");
     sb_format_bytes(h->peak, sizeof h->peak, f.peak_rss_bytes);
-    mib_text(h->mem, sizeof h->mem, h->s.mem_per_task_bytes); /* == memory_limit_bytes */
+    mib_text(h->mem, sizeof h->mem, h->s.mem_per_task_bytes);
+    mib_text(h->dask_mem, sizeof h->dask_mem,
+             h->s.memory_limit_bytes > 0 ? h->s.memory_limit_bytes : h->s.mem_per_task_bytes);
     vram_comment(h->vram, sizeof h->vram, &f);
+    int64_t minutes = SB_TIME_FLOOR_MINUTES;
+    if ((rc = sb_measurement_time_limit(m, 0, &minutes)) < 0)
+        return rc;
+    sb_format_time_limit(h->time, sizeof h->time, minutes);
+    h->slowest = spacrbench_measurement_slowest_item_seconds(m);
     return 0;
+}
+
+/* "5" minutes as sbatch --time and SLURMCluster's walltime take it. */
+void sb_format_time_limit(char *buf, size_t cap, int64_t minutes)
+{
+    int64_t d = minutes / (24 * 60), h = minutes / 60 % 24, mi = minutes % 60;
+    if (d > 0)
+        snprintf(buf, cap, "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":00", d, h, mi);
+    else
+        snprintf(buf, cap, "%02" PRId64 ":%02" PRId64 ":00", h, mi);
+}
+
+/* The --time of a measurement by the rule above ("" when it cannot say). */
+int sb_measurement_time_limit(const spacrbench_measurement *m, double timeout_seconds,
+                              int64_t *minutes)
+{
+    double slowest = spacrbench_measurement_slowest_item_seconds(m);
+    if (isnan(slowest))
+        slowest = 0;
+    return spacrbench_time_limit_minutes(slowest, timeout_seconds, minutes);
 }
 
 static int slurm_text(const handoff *h, char *buf, size_t cap)
@@ -191,35 +249,41 @@ static int slurm_text(const handoff *h, char *buf, size_t cap)
                  "# spacrbench %s: one array task per item\n"
                  "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
                  "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
+                 "# --time = 2 x the slowest item (%.3g s), whole minutes, at least 5\n"
                  "%s"
                  "#SBATCH --cpus-per-task=%" PRId64 "\n"
                  "#SBATCH --mem=%sM\n"
-                 "# at most %" PRId64 " tasks at once fit one node like this one:\n"
-                 "#SBATCH --array=0-ITEMS%%%" PRId64 "\n"
+                 "#SBATCH --time=%s\n"
+                 "# %" PRId64 " such tasks fit one node like this one; SLURM packs them by\n"
+                 "# --mem and --cpus-per-task (a %%K on --array would limit the whole array)\n"
+                 "#SBATCH --array=0-ITEMS\n"
                  "# replace ITEMS by your last item index, or submit with\n"
-                 "#   sbatch --array=0-$((N_ITEMS - 1))%%%" PRId64 " job.sh\n",
-                 SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.cpus_per_task, h->mem,
-                 h->s.array_concurrency, h->s.array_concurrency, h->s.array_concurrency);
+                 "#   sbatch --array=0-$((N_ITEMS - 1)) job.sh\n",
+                 SPACRBENCH_VERSION_STRING, h->peak, h->slowest, h->vram, h->s.cpus_per_task,
+                 h->mem, h->time, h->s.array_concurrency);
     return deliver(text, len, buf, cap);
 }
 
 static int dask_text(const handoff *h, char *buf, size_t cap)
 {
     char text[1536];
-    int len =
-        snprintf(text, sizeof text,
-                 "# spacrbench %s: Dask workers for a machine like this one\n"
-                 "# memory_limit = measured peak %s + margin max(25%%, 256 MiB), rounded up "
-                 "to a MiB\n"
-                 "%s"
-                 "n_workers = %" PRId64 "\n"
-                 "threads_per_worker = %" PRId64 "\n"
-                 "memory_limit = \"%sMiB\"\n"
-                 "# from dask.distributed import LocalCluster\n"
-                 "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
-                 ", memory_limit=\"%sMiB\")\n",
-                 SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.n_workers,
-                 h->s.threads_per_worker, h->mem, h->s.n_workers, h->s.threads_per_worker, h->mem);
+    int len = snprintf(text, sizeof text,
+                       "# spacrbench %s: Dask workers for a machine like this one\n"
+                       "# memory_limit = (measured peak %s + margin max(25%%, 256 MiB)) / 0.6,\n"
+                       "# rounded up to a MiB: 0.6 is distributed's default target fraction, the\n"
+                       "# smallest of target/spill/pause/terminate, so the peak never reaches\n"
+                       "# them (with other fractions configured, spacrbench's Python to_dask()\n"
+                       "# reads them)\n"
+                       "%s"
+                       "n_workers = %" PRId64 "\n"
+                       "threads_per_worker = %" PRId64 "\n"
+                       "memory_limit = \"%sMiB\"\n"
+                       "# from dask.distributed import LocalCluster\n"
+                       "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
+                       ", memory_limit=\"%sMiB\")\n",
+                       SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.n_workers,
+                       h->s.threads_per_worker, h->dask_mem, h->s.n_workers,
+                       h->s.threads_per_worker, h->dask_mem);
     return deliver(text, len, buf, cap);
 }
 
@@ -262,4 +326,63 @@ int spacrbench_format_schedule(const spacrbench_measurement *m, const spacrbench
     if (rc < 0)
         return rc;
     return kind == SPACRBENCH_HANDOFF_SLURM ? slurm_text(&h, buf, cap) : dask_text(&h, buf, cap);
+}
+
+SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, double timeout_seconds,
+                                                    int64_t *minutes)
+{
+    sb_clear_error();
+    if (!minutes)
+        return sb_fail(SPACRBENCH_EINVAL, "minutes is NULL");
+    if (!isfinite(slowest_seconds) || slowest_seconds < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "slowest item time %g s is not a finite time >= 0",
+                       slowest_seconds);
+    if (!isfinite(timeout_seconds) || timeout_seconds < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "item timeout %g s is not a finite time >= 0 (0: none)",
+                       timeout_seconds);
+    double want = ceil(slowest_seconds * SB_TIME_FACTOR / 60.0);
+    if (timeout_seconds > 0 && want < ceil(timeout_seconds / 60.0) + 1)
+        want = ceil(timeout_seconds / 60.0) + 1;
+    if (want < SB_TIME_FLOOR_MINUTES)
+        want = SB_TIME_FLOOR_MINUTES;
+    if (want > SB_TIME_MAX_MINUTES)
+        return sb_fail(SPACRBENCH_ERANGE,
+                       "a --time of %.0f minutes (from an item of %g s) is beyond 365 days", want,
+                       slowest_seconds);
+    *minutes = (int64_t)want;
+    return 0;
+}
+
+SPACRBENCH_EXTERN double
+spacrbench_measurement_slowest_item_seconds(const spacrbench_measurement *m)
+{
+    spacrbench_figures f = {.size = sizeof f};
+    if (!m || spacrbench_measurement_figures(m, &f) < 0 || f.items < 1)
+        return NAN;
+    double slowest = -1;
+    for (int64_t i = 0; i < f.record_count; i++) {
+        spacrbench_item_record r = {.size = sizeof r};
+        if (spacrbench_measurement_record(m, (size_t)i, &r) == 0 && !r.is_warmup &&
+            r.seconds > slowest)
+            slowest = r.seconds;
+    }
+    return slowest >= 0 ? slowest : f.seconds / (double)f.items;
+}
+
+SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,
+                                                   int64_t *memory_limit_bytes)
+{
+    sb_clear_error();
+    if (!memory_limit_bytes)
+        return sb_fail(SPACRBENCH_EINVAL, "memory_limit_bytes is NULL");
+    if (!(fraction > 0 && fraction <= 1))
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "fraction %g is not in (0, 1]: give the smallest enabled Dask worker "
+                       "memory fraction (target, spill, pause, terminate)",
+                       fraction);
+    if (mem_per_task_bytes < 1 || (double)mem_per_task_bytes / fraction > (double)(INT64_MAX / 2))
+        return sb_fail(SPACRBENCH_ERANGE, "memory per task %" PRId64 " bytes is out of range",
+                       mem_per_task_bytes);
+    *memory_limit_bytes = round_up_mib((int64_t)ceil((double)mem_per_task_bytes / fraction));
+    return 0;
 }

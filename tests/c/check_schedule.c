@@ -69,7 +69,10 @@ START_TEST(memory_is_peak_plus_quarter_rounded_to_mib)
         spacrbench_recommendation r = recommendation(3, 8);
         spacrbench_schedule s = compute(m, &r);
         ck_assert_int_eq(s.mem_per_task_bytes, expected_mem(peaks[i]));
-        ck_assert_int_eq(s.memory_limit_bytes, s.mem_per_task_bytes);
+        /* Dask: the peak + margin at most 0.6 (distributed's target) of the limit. */
+        ck_assert_int_ge(s.memory_limit_bytes * 6, s.mem_per_task_bytes * 10);
+        ck_assert_int_lt(s.memory_limit_bytes * 6, s.mem_per_task_bytes * 10 + 6 * MIB);
+        ck_assert_int_eq(s.memory_limit_bytes % MIB, 0);
         ck_assert_int_eq(s.mem_per_task_bytes % MIB, 0);
         ck_assert_int_ge(s.mem_per_task_bytes, peaks[i] + peaks[i] / 4);
         ck_assert(s.margin == 0.25);
@@ -229,8 +232,13 @@ START_TEST(slurm_text_carries_the_computed_settings)
     ck_assert_msg(strstr(text, want) != NULL, "%s not in\n%s", want, text);
     snprintf(want, sizeof want, "#SBATCH --cpus-per-task=%lld\n", (long long)s.cpus_per_task);
     ck_assert_ptr_nonnull(strstr(text, want));
-    snprintf(want, sizeof want, "%%%lld\n", (long long)s.array_concurrency);
-    ck_assert_ptr_nonnull(strstr(text, want));
+    /* No %K throttle (SLURM applies it to the whole array); the count that
+     * fits a node is a comment; a --time. */
+    ck_assert_ptr_nonnull(strstr(text, "\n#SBATCH --array=0-ITEMS\n"));
+    ck_assert_ptr_null(strstr(text, "ITEMS%"));
+    snprintf(want, sizeof want, "# %lld such tasks fit one node", (long long)s.array_concurrency);
+    ck_assert_msg(strstr(text, want) != NULL, "%s not in\n%s", want, text);
+    ck_assert_ptr_nonnull(strstr(text, "\n#SBATCH --time=00:05:00\n"));
     /* snprintf semantics: truncated, NUL-terminated, full length returned. */
     char small[10];
     ck_assert_int_eq(spacrbench_format_slurm(m, &r, small, sizeof small), len);
@@ -261,6 +269,49 @@ START_TEST(dask_text_carries_the_computed_settings)
 }
 END_TEST
 
+START_TEST(time_limit_is_twice_the_slowest_item_in_whole_minutes)
+{
+    int64_t min = -1;
+    ck_assert_int_eq(spacrbench_time_limit_minutes(0, 0, &min), 0);
+    ck_assert_int_eq(min, 5); /* the floor */
+    ck_assert_int_eq(spacrbench_time_limit_minutes(150, 0, &min), 0);
+    ck_assert_int_eq(min, 5);
+    ck_assert_int_eq(spacrbench_time_limit_minutes(151, 0, &min), 0);
+    ck_assert_int_eq(min, 6); /* 302 s: rounded up */
+    ck_assert_int_eq(spacrbench_time_limit_minutes(3600, 0, &min), 0);
+    ck_assert_int_eq(min, 120);
+    ck_assert_int_eq(spacrbench_time_limit_minutes(1, 600, &min), 0);
+    ck_assert_int_eq(min, 11); /* the item timeout + 1 minute */
+    min = -1;
+    ck_assert_int_eq(spacrbench_time_limit_minutes(1e308, 0, &min), SPACRBENCH_ERANGE);
+    ck_assert_int_eq(spacrbench_time_limit_minutes(-1, 0, &min), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_time_limit_minutes(NAN, 0, &min), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_time_limit_minutes(INFINITY, 0, &min), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_time_limit_minutes(1, NAN, &min), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(min, -1);
+    ck_assert_int_eq(spacrbench_time_limit_minutes(1, 0, NULL), SPACRBENCH_EINVAL);
+}
+END_TEST
+
+START_TEST(dask_limit_keeps_the_peak_below_the_fraction)
+{
+    int64_t limit = 0;
+    /* A 1.5 GiB peak: + 25 % = 1920 MiB; / 0.6 = 3200 MiB; the peak at 0.47. */
+    ck_assert_int_eq(spacrbench_dask_memory_limit(1920 * MIB, 0.6, &limit), 0);
+    ck_assert_int_eq(limit, 3200 * MIB);
+    ck_assert_int_eq(spacrbench_dask_memory_limit(1920 * MIB, 1.0, &limit), 0);
+    ck_assert_int_eq(limit, 1920 * MIB);
+    ck_assert_int_eq(spacrbench_dask_memory_limit(1000 * MIB + 1, 0.7, &limit), 0);
+    ck_assert((double)limit * 0.7 >= 1000.0 * MIB + 1);
+    ck_assert_int_eq(limit % MIB, 0);
+    ck_assert_int_eq(spacrbench_dask_memory_limit(MIB, 0, &limit), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_dask_memory_limit(MIB, 1.5, &limit), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_dask_memory_limit(MIB, NAN, &limit), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_dask_memory_limit(0, 0.6, &limit), SPACRBENCH_ERANGE);
+    ck_assert_int_eq(spacrbench_dask_memory_limit(INT64_MAX, 0.6, &limit), SPACRBENCH_ERANGE);
+}
+END_TEST
+
 static Suite *schedule_suite(void)
 {
     Suite *s = suite_create("schedule");
@@ -270,6 +321,8 @@ static Suite *schedule_suite(void)
     tcase_add_test(t, cpus_follow_measured_parallelism);
     tcase_add_test(t, concurrency_is_the_recommendation_within_the_cores);
     tcase_add_test(t, concurrency_fits_the_requested_memory);
+    tcase_add_test(t, time_limit_is_twice_the_slowest_item_in_whole_minutes);
+    tcase_add_test(t, dask_limit_keeps_the_peak_below_the_fraction);
     suite_add_tcase(s, t);
     t = tcase_create("contract");
     tcase_add_test(t, bad_input_is_rejected);

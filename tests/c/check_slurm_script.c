@@ -4,10 +4,15 @@
  * script are refused with EINVAL. (tests/python/test_slurm_script.py runs
  * such a script through bash; tests/slurm/ submits one to SLURM.) */
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "spacrbench.h"
 
@@ -89,7 +94,9 @@ START_TEST(directives_follow_the_schedule_and_the_job)
     HAS(text, "\n#SBATCH --job-name=seg\n");
     HAS(text, "\n#SBATCH --cpus-per-task=2\n");
     HAS(text, "\n#SBATCH --mem=958M\n");
-    HAS(text, "\n#SBATCH --array=0-9%3\n");
+    HAS(text, "\n#SBATCH --array=0-9\n"); /* no %K: SLURM would apply it cluster-wide */
+    HAS(text, "# 3 such task(s) fit one node like the measured one");
+    HAS(text, "\n#SBATCH --time=00:05:00\n"); /* 2 x 1 s, the 5-minute floor */
     HAS(text, "\n#SBATCH --output=/scratch/out/slurm-%A_%a.out\n");
     HAS(text, "\n#SBATCH --partition=short\n#SBATCH --time=00:10:00\n");
     /* Directives end before the first command: sbatch stops reading there. */
@@ -105,7 +112,8 @@ START_TEST(concurrency_is_at_most_the_items)
     j.n_items = 4;
     j.job_name = NULL;
     char *text = script(&s, &j);
-    HAS(text, "\n#SBATCH --array=0-3%4\n");
+    HAS(text, "\n#SBATCH --array=0-3\n");
+    HAS(text, "# 4 such task(s) fit one node");
     HAS(text, "\n#SBATCH --job-name=spacrbench\n");
     free(text);
 }
@@ -201,6 +209,146 @@ START_TEST(job_struct_follows_the_size_rule)
 }
 END_TEST
 
+static char *script_with(const spacrbench_schedule *s, const spacrbench_slurm_job *j,
+                         const spacrbench_slurm_tasks *k)
+{
+    spacrbench_measurement *m = measured();
+    int len = spacrbench_format_slurm_job(m, s, j, k, NULL, 0);
+    ck_assert_msg(len > 0, "%d: %s", len, spacrbench_last_error_message());
+    char *text = malloc((size_t)len + 1);
+    ck_assert_int_eq(spacrbench_format_slurm_job(m, s, j, k, text, (size_t)len + 1), len);
+    spacrbench_measurement_free(m);
+    return text;
+}
+
+START_TEST(tasks_get_the_limit_the_time_and_the_measuring_options)
+{
+    spacrbench_schedule s = schedule(3);
+    spacrbench_slurm_job j = job();
+    spacrbench_slurm_tasks k;
+    ck_assert_int_eq(spacrbench_slurm_tasks_init(&k, sizeof k), 0);
+    k.array_limit = 7;
+    k.item_timeout_seconds = 600;
+    k.no_cgroup = 1;
+    char *text = script_with(&s, &j, &k);
+    HAS(text, "\n#SBATCH --array=0-9%7\n");
+    HAS(text, "\n#SBATCH --time=00:11:00\n"); /* the item timeout + 1 minute */
+    HAS(text, "\nmeasuring=(--timeout 600 --no-cgroup)\n");
+    /* No read loop: the item is found through the index, O(1). */
+    ck_assert_ptr_null(strstr(text, "while "));
+    HAS(text, "spacrbench-items.idx\" bs=40 skip=\"$task\" count=1");
+    /* One CR rule: the script strips nothing, `run --items` drops one CR. */
+    ck_assert_ptr_null(strstr(text, "\\r"));
+    free(text);
+    k.array_limit = 0;
+    k.time_minutes = 24 * 60 + 90;
+    k.item_timeout_seconds = 0;
+    k.no_cgroup = 0;
+    text = script_with(&s, &j, &k);
+    HAS(text, "\n#SBATCH --array=0-9\n");
+    HAS(text, "\n#SBATCH --time=1-01:30:00\n");
+    HAS(text, "\nmeasuring=()\n");
+    free(text);
+    spacrbench_measurement *m = measured();
+    k.array_limit = -1;
+    ck_assert_int_eq(spacrbench_format_slurm_job(m, &s, &j, &k, NULL, 0), SPACRBENCH_EINVAL);
+    k.array_limit = 0;
+    k.item_timeout_seconds = NAN;
+    ck_assert_int_eq(spacrbench_format_slurm_job(m, &s, &j, &k, NULL, 0), SPACRBENCH_EINVAL);
+    k.item_timeout_seconds = 0;
+    k.no_cgroup = 2;
+    ck_assert_int_eq(spacrbench_format_slurm_job(m, &s, &j, &k, NULL, 0), SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+START_TEST(an_array_directive_is_refused)
+{
+    spacrbench_schedule s = schedule(3);
+    spacrbench_slurm_job j = job();
+    spacrbench_measurement *m = measured();
+    const char *const arrays[][1] = {{"--array=0-99"}, {"-a0-99"}, {"--array 0-5"}};
+    for (size_t i = 0; i < 3; i++) {
+        j.directives = arrays[i];
+        j.n_directives = 1;
+        ck_assert_int_eq(spacrbench_format_slurm_script(m, &s, &j, NULL, 0), SPACRBENCH_EINVAL);
+        ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "--array-limit"));
+    }
+    const char *const account[] = {"--account=lab"};
+    j.directives = account;
+    ck_assert_int_gt(spacrbench_format_slurm_script(m, &s, &j, NULL, 0), 0);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+#if !defined(_WIN32)
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+START_TEST(the_index_follows_the_items_rule)
+{
+    char dir[64], items[96], path[128];
+    snprintf(dir, sizeof dir, "/tmp/sb-slurm-array-%ld", (long)getpid());
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(items, sizeof items, "%s/items.txt", dir);
+    FILE *f = fopen(items, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("a\nb\r\n\r\n\nx\r\r\nlast", f); /* items a, b, x\r, last */
+    fclose(f);
+    spacrbench_schedule s = schedule(3);
+    spacrbench_slurm_job j = job();
+    j.items_file = items;
+    j.output_dir = dir;
+    j.n_items = 4;
+    spacrbench_measurement *m = measured();
+    int rc = spacrbench_slurm_write_array(m, &s, &j, NULL);
+    ck_assert_msg(rc == 0, "%d: %s", rc, spacrbench_last_error_message());
+    snprintf(path, sizeof path, "%s/spacrbench-items.idx", dir);
+    ck_assert_str_eq(slurp(path), "0000000000000000000 0000000000000000001\n"
+                                  "0000000000000000002 0000000000000000002\n"
+                                  "0000000000000000008 0000000000000000003\n"
+                                  "0000000000000000012 0000000000000000004\n");
+    unlink(path);
+    snprintf(path, sizeof path, "%s/spacrbench-array.json", dir);
+    ck_assert_ptr_nonnull(strstr(slurp(path), "\"tasks\": 4,"));
+    ck_assert_ptr_nonnull(strstr(slurp(path), "\"time_minutes\": 5"));
+    unlink(path);
+    /* Another count than the job's: refused, nothing left behind. */
+    j.n_items = 5;
+    ck_assert_int_eq(spacrbench_slurm_write_array(m, &s, &j, NULL), SPACRBENCH_EINVAL);
+    snprintf(path, sizeof path, "%s/spacrbench-items.idx", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    spacrbench_measurement_free(m);
+    snprintf(path, sizeof path, "%s/spacrbench-job.sh", dir);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0); /* the script itself, for summarize's command line */
+    ck_assert(st.st_mode & S_IXUSR);
+    unlink(path);
+    unlink(items);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+#else
+/* Windows: the array's files are POSIX's; the call says so. */
+START_TEST(the_index_follows_the_items_rule)
+{
+    spacrbench_schedule s = schedule(3);
+    spacrbench_slurm_job j = job();
+    spacrbench_measurement *m = measured();
+    ck_assert_int_eq(spacrbench_slurm_write_array(m, &s, &j, NULL), SPACRBENCH_EUNSUPPORTED);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+#endif
+
 static Suite *slurm_script_suite(void)
 {
     Suite *s = suite_create("slurm_script");
@@ -210,6 +358,9 @@ static Suite *slurm_script_suite(void)
     tcase_add_test(t, values_are_single_quoted);
     tcase_add_test(t, unusable_jobs_are_refused);
     tcase_add_test(t, job_struct_follows_the_size_rule);
+    tcase_add_test(t, tasks_get_the_limit_the_time_and_the_measuring_options);
+    tcase_add_test(t, an_array_directive_is_refused);
+    tcase_add_test(t, the_index_follows_the_items_rule);
     suite_add_tcase(s, t);
     return s;
 }

@@ -142,7 +142,7 @@ def test_discovered_machine_figures() -> None:
     ({"vram_reserve_bytes": -1}, "vram_reserve_bytes"),
     ({"free_vram_bytes": -1}, "free_vram_bytes"),
     ({"cores": "eight"}, "cores"),
-    ({"available_bytes": "8G"}, "available_bytes"),
+    ({"available_bytes": "8 gigs"}, "available_bytes"),  # "8G" is a size (test_sizes.py)
     ({"reserve_bytes": float("nan")}, "reserve_bytes"),
     ({"cores": float("inf")}, "cores"),
 ])

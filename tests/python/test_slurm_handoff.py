@@ -29,7 +29,8 @@ def rec_of(peak: int = 700 * MIB) -> spacrbench.Recommendation:
 
 def test_to_slurm_without_arguments_is_the_directives() -> None:
     text = rec_of().to_slurm()
-    assert "#SBATCH --array=0-ITEMS%" in text and not text.startswith("#!")
+    assert "#SBATCH --array=0-ITEMS\n" in text and not text.startswith("#!")
+    assert "#SBATCH --time=00:05:00\n" in text
     with pytest.raises(TypeError):
         rec_of().to_slurm(job_name="x")
     with pytest.raises(TypeError):
@@ -47,7 +48,10 @@ def test_script_runs_each_item_unchanged(tmp_path: Path) -> None:
                                [sys.executable, str(helper), str(got), "{}"], job_name="t",
                                extra=["--time=5"])
     assert (tmp_path / "out").is_dir()
-    assert f"#SBATCH --array=0-{len(ITEMS) - 1}%" in script
+    assert f"#SBATCH --array=0-{len(ITEMS) - 1}\n" in script  # no %K throttle
+    manifest = json.loads((tmp_path / "out" / "spacrbench-array.json").read_text())
+    assert manifest["tasks"] == len(ITEMS) and manifest["requested"]["time_minutes"] == 5
+    assert (tmp_path / "out" / "spacrbench-items.idx").stat().st_size == 40 * len(ITEMS)
     assert "#SBATCH --job-name=t\n" in script and "#SBATCH --time=5\n" in script
     path = tmp_path / "job.sh"
     path.write_text(script)
@@ -68,46 +72,56 @@ def test_script_runs_each_item_unchanged(tmp_path: Path) -> None:
     assert all(t.requested_mem_bytes == 956 * MIB for t in s.tasks)
 
 
-def report(path: Path, task: int, peak: int, oom: int = 0, note: str = "") -> None:
+def report(path: Path, task: int, peak: int, outcome: str = "ok", oom: int = 0) -> None:
+    """A task report with its structured record, as `run --report` writes it."""
+    failed = outcome != "ok"
     doc = {"mode": "run", "job": {"SLURM_JOB_ID": "5", "SLURM_ARRAY_TASK_ID": str(task),
                                   "SLURM_MEM_PER_NODE": "300", "SLURM_CPUS_PER_TASK": "2"},
            "measurement": {"peak_rss_bytes": peak, "seconds": 2.0, "cpu_seconds": 2.0,
-                           "stopped": bool(note), "work_result": 137 if note else 0,
-                           "oom_limit_bytes": oom, "notes": [note] if note else [],
-                           "records": [] if note else [{"item": f"i{task}"}]}}
+                           "stopped": failed, "oom_limit_bytes": oom,
+                           "notes": ["any wording: summarize reads no note"],
+                           "records": [] if failed else [{"item": f"i{task}"}]},
+           "task": {"outcome": outcome, "exit_status": None if failed else 0,
+                    "signal": 9 if failed else None, "oom_limit_bytes": oom or None,
+                    "timeout_seconds": None, "item_index": 0 if failed else None,
+                    "item": "big one" if failed else f"i{task}",
+                    "failed_item_peak_bytes": peak if failed else None, "items": 1,
+                    "completed": 0 if failed else 1, "elapsed_seconds": 2.0,
+                    "array_job_id": "4", "array_task_id": task, "job_id": "5",
+                    "array": {"min": 0, "max": 1, "step": 1, "count": 2},
+                    "requested": {"mem_bytes": 300 * MIB, "cpus": 2, "time_minutes": 5}}}
     (path / f"task-{task}.json").write_text(json.dumps(doc))
 
 
 def test_summarize_names_the_oom_and_corrects(tmp_path: Path) -> None:
     report(tmp_path, 0, 100 * MIB)
-    report(tmp_path, 1, 300 * MIB, 300 * MIB,
-           "stopped at item 1 (big one): OOM-killed (the kernel's out-of-memory killer; "
-           "memory limit 300.0 MiB) after 1.00 s, peak 300.0 MiB; not counted")
+    report(tmp_path, 1, 300 * MIB, "oom", 300 * MIB)
     s = spacrbench.summarize(str(tmp_path))
     assert s.failed == 1 and s.out_of_memory == 1
     t = s.tasks[1]
     assert t.item == "big one" and t.out_of_memory and "OOM-killed" in t.failure
     assert s.tasks[0].cpu_efficiency == pytest.approx(0.5)  # 2 CPU s / (2 s x 2 CPUs)
     assert s.tasks[0].memory_use == pytest.approx(1 / 3)
-    assert s.mem_per_task_bytes == 300 * MIB + 256 * MIB
-    assert "--mem=556M" in s.text and "OOM" in s.text
+    assert s.tasks[0].time_use == pytest.approx(2 / 300)
+    # Twice the limit it hit, + the margin: 600 + 256 MiB; task 1 alone.
+    assert s.mem_per_task_bytes == 856 * MIB and s.next_array == "1"
+    assert "sbatch --array=1 --mem=856M --cpus-per-task=1 --time=00:05:00" in s.text
     if not LINUX:
         pytest.skip(f"Linux only, this is {sys.platform}: the C command's summarize "
                     "(the Python part above ran)")
     from spacrbench._cli import command_path
     r = subprocess.run([str(command_path()), "summarize", str(tmp_path), "--json"],
-                       capture_output=True, text=True,
-                       env=dict(os.environ, SPACRBENCH_PYTHON=sys.executable))
+                       capture_output=True, text=True)
     assert r.returncode == 3, r.stderr
     assert json.loads(r.stdout)["next"]["mem_per_task_bytes"] == s.mem_per_task_bytes
 
 
 def test_summarize_errors(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match="no task reports"):
         spacrbench.summarize(str(tmp_path))
     (tmp_path / "task-0.json").write_text("{not json")
-    with pytest.raises(ValueError, match="task-0.json"):
-        spacrbench.summarize(str(tmp_path))
+    s = spacrbench.summarize(str(tmp_path))
+    assert s.unreadable == 1 and "task-0.json: not JSON" in s.text and s.status == 3
     from spacrbench._summarize import main
     assert main([]) == 2 and main([str(tmp_path / "none")]) == 1
 
@@ -116,8 +130,13 @@ def test_dask_slurm_cluster_settings() -> None:
     rec = rec_of()
     local = rec.to_dask()
     slurm = rec.to_dask(cluster="slurm", extra=["--partition=short"])
-    assert set(slurm) == {"cores", "processes", "memory", "job_extra_directives"}
+    assert set(slurm) == {"cores", "processes", "memory", "walltime", "job_extra_directives"}
     assert slurm["memory"] == f"{local['memory_limit'] >> 20}MiB"
+    assert slurm["walltime"] == "00:05:00"  # 2 x a 1 s item, the 5-minute floor
+    # The peak + margin (700 + 256 MiB) at or below 0.6 of the limit:
+    # distributed's target fraction, the smallest of its defaults.
+    assert local["memory_limit"] * 0.6 >= 956 * MIB
+    assert 700 * MIB / local["memory_limit"] < 0.6
     assert slurm["cores"] == local["threads_per_worker"] and slurm["processes"] == 1
     assert slurm["job_extra_directives"] == ["--partition=short"]
     with pytest.raises(ValueError):
@@ -195,3 +214,39 @@ def test_extra_with_the_local_cluster_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="extra applies to cluster='slurm' only"):
         rec.to_dask(text=True, extra=["--partition=short"])
     assert rec.to_dask(extra=[]) == rec.to_dask()  # nothing given, nothing ignored
+
+
+@linux_only("the array's files are written on POSIX systems (Windows: EUNSUPPORTED)")
+def test_to_slurm_array_limit_and_no_array_directive(tmp_path: Path) -> None:
+    items = items_file(tmp_path)
+    script = rec_of().to_slurm(str(items), str(tmp_path / "o"), ["true", "{}"],
+                               array_limit=3)
+    assert "#SBATCH --array=0-1%3\n" in script
+    for bad in (0, -1, True, 1.5, "2"):
+        with pytest.raises(ValueError, match="array_limit"):
+            rec_of().to_slurm(str(items), str(tmp_path / "p"), ["true"],
+                              array_limit=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="array-limit"):
+        rec_of().to_slurm(str(items), str(tmp_path / "q"), ["true"], extra=["--array=0-9"])
+    assert not (tmp_path / "p").exists() and not (tmp_path / "q").exists()
+
+
+@linux_only("SLURM job scripts run through bash on Linux nodes")
+def test_one_cr_rule_the_measured_item_is_the_item_run(tmp_path: Path) -> None:
+    """`x\\r\\r` is `x\\r` to `run --items`: the task runs `x\\r` too (the
+    script used to strip a CR of its own), and a line `\\r\\r` is an item."""
+    items = tmp_path / "items.txt"
+    items.write_bytes(b"x\r\r\n\r\n\r\r\nlast")
+    got = tmp_path / "got.txt"
+    helper = tmp_path / "record.py"
+    helper.write_text("import sys\nopen(sys.argv[1], 'a').write(repr(sys.argv[2]) + '\\n')\n")
+    script = rec_of().to_slurm(str(items), str(tmp_path / "out"),
+                               [sys.executable, str(helper), str(got), "{}"])
+    assert "#SBATCH --array=0-2\n" in script  # x\r, \r, last: the \r line alone is empty
+    path = tmp_path / "job.sh"
+    path.write_text(script)
+    for task in range(3):
+        r = subprocess.run(["bash", str(path)], capture_output=True, text=True,
+                           env=dict(os.environ, SLURM_ARRAY_TASK_ID=str(task)))
+        assert r.returncode == 0, r.stderr
+    assert [eval(line) for line in got.read_text().splitlines()] == ["x\r", "\r", "last"]

@@ -50,6 +50,8 @@ MpiDefault=none
 ReturnToService=2
 SlurmctldTimeout=30
 SlurmdTimeout=30
+KillWait=10
+MinJobAge=5
 NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF

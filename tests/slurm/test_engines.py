@@ -2,10 +2,15 @@
 private SLURM cluster, sets SLURM_CONF, SB_WORK and a PATH with the venv
 that holds spacrbench, dask[distributed] and dask-jobqueue).
 
-measure -> emit -> sbatch --wait (no edit) -> task reports -> summarize;
-an OOM under a too-small --mem, named and corrected by summarize, and the
-corrected resubmission; discovery inside a job; Dask LocalCluster and
-SLURMCluster with the settings of to_dask()."""
+measure -> emit -> sbatch (no edit) -> task reports -> summarize; a task
+OOM-killed under the --mem of a small measurement, named by summarize,
+whose printed resubmission, run unedited, completes it (4 of 4 ok); a task
+over its --time named TIMEOUT with a larger next --time; a stale report of
+a newer submission's cancelled task; discovery inside a job; Dask
+LocalCluster and SLURMCluster with a 1 GiB work and no worker paused,
+spilled or restarted. The TIMEOUT job is submitted first and waited for
+before the SLURMCluster test, which needs the node's CPUs: SLURM needs a
+minute or more to end it."""
 
 from __future__ import annotations
 
@@ -14,8 +19,9 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import pytest
 
@@ -45,15 +51,17 @@ def run(args: List[str], **kw: Any) -> subprocess.CompletedProcess:
 
 
 def emit(tmp: Path, items: List[str], name: str) -> Path:
-    """Measure the items here and write the job script (stdout only)."""
+    """Measure the items here and write the job script; the script the
+    tasks run is the one beside their reports."""
+    tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "items.txt").write_text("".join(i + "\n" for i in items))
     r = run([spacrbench(), "run", "--emit", "slurm", "--quiet", "--items", "items.txt",
              "--slurm-output", "tasks", "--job-name", name, "--",
              sys.executable, str(HELPER), str(tmp / "got.txt"), "{}"], cwd=tmp)
     assert r.returncode == 0, r.stderr
     (tmp / "got.txt").unlink()  # the measuring run's own copies
-    script = tmp / "job.sh"
-    script.write_text(r.stdout)
+    script = tmp / "tasks" / "spacrbench-job.sh"
+    assert script.read_text() == r.stdout
     return script
 
 
@@ -68,79 +76,119 @@ def reports(tmp: Path) -> Dict[int, Dict[str, Any]]:
             for p in (tmp / "tasks").glob("task-*.json")}
 
 
-def summarize(tmp: Path) -> subprocess.CompletedProcess:
-    return run([spacrbench(), "summarize", str(tmp / "tasks"), "--json"])
+def summarize(tmp: Path) -> Dict[str, Any]:
+    r = run([spacrbench(), "summarize", str(tmp / "tasks"), "--json"])
+    assert r.returncode in (0, 3), r.stderr
+    doc: Dict[str, Any] = json.loads(r.stdout)
+    print(doc["report"])
+    assert doc["status"] == r.returncode
+    return doc
+
+
+def submitted(r: subprocess.CompletedProcess) -> str:
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"Submitted batch job (\d+)", r.stdout)
+    assert m, r.stdout
+    return m.group(1)
+
+
+def wait_for(job: str, timeout: float = 200) -> None:
+    """Until SLURM has no task of job left (no accounting here: squeue)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        r = run(["squeue", "-h", "-j", job, "-o", "%i %T"])
+        if not r.stdout.strip():
+            return
+        time.sleep(1)
+    raise AssertionError(f"job {job} still queued or running after {timeout} s")
+
+
+def logs(tmp: Path) -> str:
+    return "".join(p.read_text() for p in (tmp / "tasks").glob("slurm-*.out"))
+
+
+# The TIMEOUT job, submitted when the module starts (see the docstring).
+_TIMEOUT: Dict[str, Any] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def timeout_job() -> None:
+    tmp = WORK / "timeout"
+    script = emit(tmp, ["120:long:sleep"], "sbtime")
+    # A 1-minute limit, exported as summarize's own command line does.
+    _TIMEOUT.update(tmp=tmp, job=submitted(run(
+        ["sbatch", "--time=1", "--export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=1", str(script)],
+        cwd=tmp)))
 
 
 def test_script_submits_as_is_and_summarize_reads_it(tmp_path: Path) -> None:
     script = emit(tmp_path, ITEMS, "sbtest")
     mem_mib = int(directive(script, "mem").rstrip("M"))
-    assert directive(script, "array").startswith(f"0-{len(ITEMS) - 1}%")
+    assert directive(script, "array") == f"0-{len(ITEMS) - 1}"  # no %K throttle
+    assert re.fullmatch(r"\d\d:\d\d:00", directive(script, "time"))
     r = run(["sbatch", "--wait", str(script)], cwd=tmp_path)
-    assert r.returncode == 0, r.stdout + r.stderr + "".join(
-        p.read_text() for p in (tmp_path / "tasks").glob("slurm-*.out"))
+    assert r.returncode == 0, r.stdout + r.stderr + logs(tmp_path)
     # Every item arrived unchanged, once.
     got = [json.loads(line) for line in (tmp_path / "got.txt").read_text().splitlines()]
     assert sorted(got) == sorted(ITEMS)
     docs = reports(tmp_path)
     assert sorted(docs) == list(range(len(ITEMS)))
     for index, doc in docs.items():
-        m, job, machine = doc["measurement"], doc["job"], doc["machine"]
-        peak = m["peak_rss_bytes"]
-        print(f"task {index} {m['records'][0]['item']!r}: requested {mem_mib} MiB, "
-              f"peak {peak / MIB:.1f} MiB, {m['seconds']:.2f} s")
+        m, task, machine = doc["measurement"], doc["task"], doc["machine"]
         assert m["records"][0]["item"] == ITEMS[index]
-        assert not m["stopped"] and m["oom_limit_bytes"] == 0
-        assert int(job["SLURM_ARRAY_TASK_ID"]) == index
-        assert int(job["SLURM_MEM_PER_NODE"]) == mem_mib
-        assert int(job["SLURM_CPUS_PER_TASK"]) == int(directive(script, "cpus-per-task"))
-        assert 0 < peak <= mem_mib * MIB
+        assert task["outcome"] == "ok" and task["array_task_id"] == index
+        assert task["requested"]["mem_bytes"] == mem_mib * MIB
+        assert task["requested"]["cpus"] == int(directive(script, "cpus-per-task"))
+        assert task["requested"]["time_minutes"] == 5
+        assert 0 < m["peak_rss_bytes"] <= mem_mib * MIB
         # Discovery inside the job: the job's cgroup and its --mem.
-        assert f"job_{job['SLURM_JOB_ID']}" in machine["memory_cgroup"]
+        assert f"job_{doc['job']['SLURM_JOB_ID']}" in machine["memory_cgroup"]
         assert machine["memory_limit_bytes"] == mem_mib * MIB
     s = summarize(tmp_path)
-    assert s.returncode == 0, s.stderr
-    summary = json.loads(s.stdout)
-    print(summary["report"])
-    assert summary["failed"] == 0 and len(summary["tasks"]) == len(ITEMS)
-    assert {t["item"] for t in summary["tasks"]} == set(ITEMS)
-    assert all(t["requested_mem_bytes"] == mem_mib * MIB for t in summary["tasks"])
+    assert s["status"] == 0 and s["counts"]["ok"] == len(ITEMS) and s["next"]["command"] is None
+    assert {t["item"] for t in s["tasks"]} == set(ITEMS)
     largest = max(d["measurement"]["peak_rss_bytes"] for d in docs.values())
-    assert summary["peak_rss_bytes"] == largest
-    assert summary["next"]["mem_per_task_bytes"] >= largest + 256 * MIB
+    assert s["peak_rss_bytes"] == largest
+    assert s["next"]["mem_per_task_bytes"] >= largest + 256 * MIB
 
 
-def test_too_small_mem_is_named_and_corrected(tmp_path: Path) -> None:
-    # The last item needs far more than 200 MiB; the script is submitted
-    # with --mem=200M (sbatch's options override its #SBATCH lines).
-    script = emit(tmp_path, ["40:small", "40:also small", "400:big"], "sboom")
-    r = run(["sbatch", "--wait", "--mem=200M", str(script)], cwd=tmp_path)
-    assert r.returncode != 0, "the 400 MiB item should not fit --mem=200M"
+def test_an_oom_is_named_and_its_printed_resubmission_completes_it(tmp_path: Path) -> None:
+    # Measured here at 40 MiB each; on the cluster the last item needs 600 MiB.
+    script = emit(tmp_path, ["40:a", "40:b", "40:c", "600:d:big"], "sboom")
+    mem_mib = int(directive(script, "mem").rstrip("M"))
+    assert mem_mib < 600
+    r = run(["sbatch", "--wait", str(script)], cwd=tmp_path)
+    assert r.returncode != 0, "the 600 MiB item should not fit --mem=%dM" % mem_mib
     docs = reports(tmp_path)
-    assert sorted(docs) == [0, 1, 2]
-    big = docs[2]["measurement"]
-    print(f"task 2: requested 200 MiB, OOM-killed, oom_limit {big['oom_limit_bytes'] / MIB} MiB")
-    assert big["stopped"] and big["oom_limit_bytes"] == 200 * MIB
+    assert sorted(docs) == [0, 1, 2, 3]
+    big = docs[3]["task"]
+    assert big["outcome"] == "oom" and big["oom_limit_bytes"] == mem_mib * MIB
     s = summarize(tmp_path)
-    assert s.returncode == 3, s.stdout + s.stderr
-    summary = json.loads(s.stdout)
-    print(summary["report"])
-    oom = [t for t in summary["tasks"] if t["out_of_memory"]]
-    assert [t["task"] for t in oom] == [2] and "OOM" in oom[0]["failure"]
-    assert summary["out_of_memory"] == 1
-    corrected = summary["next"]["mem_per_task_bytes"]
-    assert corrected >= 200 * MIB + 256 * MIB
-    # Resubmitted with the correction: every task completes within it.
-    for p in (tmp_path / "tasks").glob("task-*.json"):
-        p.unlink()
-    r = run(["sbatch", "--wait", f"--mem={corrected // MIB}M", str(script)], cwd=tmp_path)
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert s["status"] == 3 and s["counts"]["out_of_memory"] == 1
+    oom = [t for t in s["tasks"] if t["out_of_memory"]]
+    assert [t["task"] for t in oom] == [3] and "OOM-killed" in oom[0]["result"]
+    command = s["next"]["command"]
+    assert command.startswith("sbatch --array=3 --mem=") and s["next"]["array"] == "3"
+    assert s["next"]["mem_per_task_bytes"] >= 600 * MIB
+    # The printed command, run unedited, by a shell.
+    job = submitted(run(["bash", "-c", command], cwd=tmp_path))
+    wait_for(job)
     s = summarize(tmp_path)
-    assert s.returncode == 0, s.stdout + s.stderr
-    again = json.loads(s.stdout)
-    print(again["report"])
-    assert again["failed"] == 0
-    assert all(t["peak_rss_bytes"] <= corrected for t in again["tasks"])
+    assert s["status"] == 0, logs(tmp_path)
+    assert s["counts"]["ok"] == 4 and "4 task(s), 4 ok, 0 failed" in s["report"]
+    assert reports(tmp_path)[3]["task"]["array_job_id"] == job
+
+    # A newer submission of all four whose task 1 is cancelled before it
+    # starts: task 1's report from the first job is stale.
+    again = submitted(run(["sbatch", "--hold", "--mem=900M", str(script)], cwd=tmp_path))
+    assert run(["scancel", f"{again}_1"]).returncode == 0
+    assert run(["scontrol", "release", again]).returncode == 0
+    wait_for(again)
+    s = summarize(tmp_path)
+    assert s["status"] == 3 and s["next"]["array"] == "1"
+    stale = [t for t in s["tasks"] if t["state"] == "stale"]
+    assert [t["task"] for t in stale] == [1]
+    assert f"missing (a report from job {docs[1]['task']['array_job_id']}" in stale[0]["result"]
 
 
 def test_discovery_inside_a_job(tmp_path: Path) -> None:
@@ -150,27 +198,35 @@ def test_discovery_inside_a_job(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     job_id = r.stdout.split()[-1]
     machine = json.loads(out.read_text())["machine"]
-    print("inside job", job_id, machine)
     assert f"job_{job_id}" in machine["memory_cgroup"]
     assert machine["memory_limit_bytes"] == 300 * MIB
     assert machine["cores"] == 1
+
+
+GIB_WORK = 1024  # MiB each Dask task allocates
 
 
 def measured_recommendation() -> Any:
     import dask_work
     import spacrbench
 
-    m = spacrbench.benchmark(dask_work.work, [40, 40, 40], warmup=1)
+    m = spacrbench.benchmark(dask_work.work, [GIB_WORK] * 2, warmup=1)
+    assert m.peak_rss_bytes >= GIB_WORK * MIB
     return spacrbench.recommend_workers(m, start_method="spawn")
 
 
-def no_memory_trouble(client: Any) -> None:
-    """No worker paused, spilled or restarted for memory."""
-    logs = client.get_worker_logs()
-    words = ("paused", "Restarting worker", "Memory use is high", "exceeded")
-    for worker, lines in logs.items():
-        for _level, line in lines:
-            assert not any(w in line for w in words), f"{worker}: {line}"
+def no_memory_trouble(client: Any, logs_dir: Optional[Path] = None) -> None:
+    """No worker paused, spilled or restarted for memory: the workers' own
+    logs (and the SLURM job logs, where the workers ran)."""
+    words = ("paused", "Pausing", "Restarting worker", "Memory use is high", "exceeded",
+             "Unmanaged memory use is high", "spill", "Worker is at")
+    lines = [line for _worker, entries in client.get_worker_logs().items()
+             for _level, line in entries]
+    if logs_dir is not None:
+        lines += [line for p in logs_dir.glob("*.err") for line in p.read_text().splitlines()]
+    assert lines, "no worker log to read"
+    bad = [line for line in lines if any(w in line for w in words)]
+    assert not bad, bad
 
 
 def test_dask_local_cluster(tmp_path: Path) -> None:
@@ -179,16 +235,28 @@ def test_dask_local_cluster(tmp_path: Path) -> None:
 
     rec = measured_recommendation()
     settings = rec.to_dask()
-    n_workers: int = settings["n_workers"]
     print("LocalCluster", settings)
+    assert settings["memory_limit"] * 0.6 >= rec.measurement.peak_rss_bytes
     with LocalCluster(**settings, dashboard_address=None, local_directory=str(tmp_path),
                       processes=True) as cluster, Client(cluster) as client:
         before = set(client.scheduler_info()["workers"])
-        assert len(before) == n_workers
-        results = client.gather(client.map(dask_work.work, [40] * 8, pure=False))
-        assert results == [40 * MIB] * 8
+        assert len(before) == settings["n_workers"]
+        results = client.gather(client.map(dask_work.work, [GIB_WORK] * 4, pure=False))
+        assert results == [GIB_WORK * MIB] * 4
         assert set(client.scheduler_info()["workers"]) == before  # none restarted
         no_memory_trouble(client)
+
+
+def test_a_task_over_its_time_is_timeout_and_the_next_time_is_larger() -> None:
+    tmp, job = _TIMEOUT["tmp"], _TIMEOUT["job"]
+    wait_for(job, timeout=240)
+    s = summarize(tmp)
+    print(logs(tmp))
+    assert s["status"] == 3 and s["counts"]["timeout"] == 1, s["report"]
+    t = s["tasks"][0] if s["tasks"] else None
+    assert t is not None and t["timeout"] and "TIMEOUT" in t["result"]
+    assert t["requested_time_minutes"] == 1
+    assert s["next"]["time_minutes"] > 1 and s["next"]["array"] == "0"
 
 
 def test_dask_slurm_cluster(tmp_path: Path) -> None:
@@ -199,19 +267,25 @@ def test_dask_slurm_cluster(tmp_path: Path) -> None:
     rec = measured_recommendation()
     settings = rec.to_dask(cluster="slurm")
     print("SLURMCluster", settings)
-    with SLURMCluster(**settings, walltime="00:10:00", log_directory=str(tmp_path),
+    assert re.fullmatch(r"\d\d:\d\d:00", settings["walltime"])
+    with SLURMCluster(**settings, log_directory=str(tmp_path),
                       scheduler_options={"dashboard_address": None},
                       local_directory=str(tmp_path)) as cluster:
         script = cluster.job_script()
         print(script)
         assert f"--cpus-per-task={settings['cores']}" in script
+        assert f"-t {settings['walltime']}" in script
         with Client(cluster) as client:
             cluster.scale(2)
             client.wait_for_workers(2, timeout=120)
             before = set(client.scheduler_info()["workers"])
-            results = client.gather(client.map(dask_work.work, [40] * 8, pure=False))
-            assert results == [40 * MIB] * 8
+            results = client.gather(client.map(dask_work.work, [GIB_WORK] * 4, pure=False))
+            assert results == [GIB_WORK * MIB] * 4
             assert set(client.scheduler_info()["workers"]) == before
-            limits = {w["memory_limit"] for w in client.scheduler_info()["workers"].values()}
-            assert limits == {int(settings["memory"][:-3]) * MIB}
-            no_memory_trouble(client)
+            # dask-jobqueue hands the worker its memory in 3 digits
+            # ("2.20GiB"): within 1 % of ours, the peak well below 0.6 of it.
+            ours = int(settings["memory"][:-3]) * MIB
+            for w in client.scheduler_info()["workers"].values():
+                assert abs(w["memory_limit"] - ours) <= ours // 100
+                assert rec.measurement.peak_rss_bytes < 0.6 * w["memory_limit"]
+            no_memory_trouble(client, tmp_path)

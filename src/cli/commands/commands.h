@@ -14,7 +14,7 @@ extern const cli_command cli_summarize_command;
 
 int demo_main(int argc, char **argv);
 int run_main(int argc, char **argv);
-/* `spacrbench summarize DIR`: execs the Python package's summarize. */
+/* `spacrbench summarize DIR`: the library's spacrbench_summarize, printed. */
 int summarize_main(int argc, char **argv);
 /* Where only the demo is built: "MODE: WHAT needs Linux", exit 2. */
 int cli_needs_linux(const char *mode, const char *what);

@@ -21,6 +21,7 @@
 #include "run_vram.h"
 #include "slurm_env.h"
 #include "slurm_job.h"
+#include "task_record.h"
 #include "text_buffer.h"
 
 /* The most bytes an item takes where spacrbench names it (escaped): a
@@ -110,7 +111,6 @@ static void note_figures(const run_state *s, spacrbench_measurement *m)
 
 static void describe_run(json_writer *w, const void *arg, const spacrbench_measurement *m)
 {
-    (void)m;
     const run_state *s = arg;
     json_begin_array(w, "command");
     for (size_t i = 0; i < s->args->cmd_len; i++)
@@ -131,6 +131,25 @@ static void describe_run(json_writer *w, const void *arg, const spacrbench_measu
     json_string(w, "why", figure_used(s));
     json_end_object(w);
     slurm_env_describe(w);
+    spacrbench_figures f = {.size = sizeof f};
+    spacrbench_measurement_figures(m, &f);
+    const run_outcome *o = &s->failure;
+    task_end end = {s->items.n,
+                    s->added,
+                    s->failed,
+                    s->failed_index,
+                    s->items.n ? s->items.items[s->failed ? s->failed_index : 0] : NULL,
+                    o->exec_errno,
+                    o->status,
+                    o->oom_killed,
+                    o->limit,
+                    o->timed_out,
+                    o->timeout_s,
+                    o->seconds,
+                    o->peak,
+                    sb_stop_signal(),
+                    f.seconds + f.warmup_seconds + (s->failed ? o->seconds : 0)};
+    task_record_describe(w, &end);
 }
 
 static int begin(const run_state *s, spacrbench_measurement **m)

@@ -82,6 +82,10 @@ static const cli_option k_slurm[] = {
      's', 0, CLI_COMPLETE_NONE, NULL},
     {"slurm-from-path", 0, NULL, "tasks call spacrbench from PATH, not this binary's path",
      opt_slurm, 0, 'p', 0, CLI_COMPLETE_NONE, NULL},
+    {"array-limit", 0, "N",
+     "at most N tasks at once on the whole cluster (--array=...%N; default: no "
+     "limit, the scheduler packs tasks by --mem and --cpus-per-task)",
+     opt_slurm, 0, 'l', 0, CLI_COMPLETE_NONE, NULL},
 };
 
 static const cli_section k_run_section = CLI_SECTION("run", k_run);

@@ -1,22 +1,24 @@
-/* `spacrbench summarize DIR [--json]`: what the tasks of a job script
- * really used, against what they asked for, and the settings for the next
- * submission. The reading and the rule live in the Python package
- * (spacrbench.summarize), which calls this library for the margin rule;
- * this mode execs it: $SPACRBENCH_PYTHON, else python3 from PATH. */
-#include <string.h>
-#if defined(__linux__)
-#include <errno.h>
+/* `spacrbench summarize DIR [--job JOB_SCRIPT] [--json]`: what the tasks of
+ * a job script really used against what they asked for, and the ONE
+ * command line that reruns the tasks that need it. The reading, the rule
+ * and the rendering are the library's (spacrbench_summarize, which
+ * Python's spacrbench.summarize calls too): no Python needed. Exit 0 when
+ * every task is ok, 3 when some task needs a resubmission, 1 when nothing
+ * can be read, 2 for bad arguments. The option table is built everywhere
+ * (help, man page, completions); summarizing is Linux's. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
-#endif
+#include <string.h>
 
 #include "cli_args.h"
+#include "cli_error.h"
 #include "cli_help.h"
 #include "commands.h"
+#include "spacrbench.h"
+#include "text_buffer.h"
 
-/* The options, for the help, the man page and the completions: the Python
- * package parses them (spacrbench._summarize.main), this table says them. */
+/* The options, for the help, the man page and the completions; the few
+ * there are are read by summarize_main itself. */
 static const cli_option k_summarize[] = {
     {"job", 0, "JOB_SCRIPT",
      "the job script the tasks ran under, to compare what they asked for with "
@@ -35,71 +37,98 @@ const cli_command cli_summarize_command = {
     "read the task reports of a SLURM array",
     "Reads the reports the tasks of a `spacrbench run --emit slurm` job script "
     "wrote to DIR: what the tasks really used against what they asked for, the "
-    "tasks that failed or left no report, and the settings for the next "
-    "submission. Needs the spacrbench Python package ($SPACRBENCH_PYTHON, else "
-    "python3 from PATH). Exit status 3 when some tasks failed or left no report.",
+    "tasks that failed, timed out or left no report, and one command line that "
+    "resubmits only those, with the memory and time they need. Exit status 3 "
+    "when some task needs a resubmission, 1 when nothing can be read.",
     k_sections,
     sizeof k_sections / sizeof k_sections[0],
     1,
     NULL,
 };
 
-/* --help or -h before any "--": the table's help, not Python's. */
-static int asks_for_help(int argc, char **argv)
+#if defined(__linux__)
+typedef struct summarize_args {
+    const char *dir, *job;
+    int json;
+} summarize_args;
+
+/* DIR, --job JOB_SCRIPT (or --job=JOB_SCRIPT), --json, "--"; -1 for help. */
+static int parse(int argc, char **argv, summarize_args *out)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            return 1;
-    return 0;
+    int options_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!options_done && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0))
+            return -1;
+        if (!options_done && strcmp(a, "--") == 0)
+            options_done = 1;
+        else if (!options_done && strcmp(a, "--json") == 0)
+            out->json = 1;
+        else if (!options_done && strcmp(a, "--job") == 0) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return cli_usage_error("--job", "needs the job script");
+            out->job = argv[++i];
+        } else if (!options_done && strncmp(a, "--job=", 6) == 0) {
+            if (!a[6])
+                return cli_usage_error("--job", "needs the job script");
+            out->job = a + 6;
+        } else if (!options_done && a[0] == '-' && a[1])
+            return cli_usage_error(a, "unknown option");
+        else if (out->dir)
+            return cli_usage_error(NULL, "one directory only, got '%s' and '%s'", out->dir, a);
+        else
+            out->dir = a;
+    }
+    if (!out->dir)
+        return cli_usage_error(NULL, "the directory of the task reports is missing");
+    return CLI_EXIT_OK;
 }
 
-#if defined(__linux__)
-/* Run by python -c: a missing package is said in our words, exit 1. */
-static const char k_bootstrap[] =
-    "import sys\n"
-    "try:\n"
-    "    from spacrbench._summarize import main\n"
-    "except ImportError as e:\n"
-    "    print('spacrbench: summarize needs the spacrbench Python package (pip install "
-    "spacrbench), which ' + sys.executable + ' cannot import: ' + str(e) + '; or set "
-    "SPACRBENCH_PYTHON', file=sys.stderr)\n"
-    "    sys.exit(1)\n"
-    "sys.exit(main(sys.argv[1:]))\n";
+static int summary_text(char *buf, size_t cap, const void *s)
+{
+    return spacrbench_summary_text(s, buf, cap);
+}
+
+static int summary_json(char *buf, size_t cap, const void *s)
+{
+    return spacrbench_summary_json(s, buf, cap);
+}
 
 int summarize_main(int argc, char **argv)
 {
-    if (asks_for_help(argc, argv)) {
+    cli_error_set_command("summarize");
+    summarize_args args = {0};
+    int status = parse(argc, argv, &args);
+    if (status < 0) {
         cli_print_help(stdout, &cli_summarize_command);
         return CLI_EXIT_OK;
     }
-    const char *python = getenv("SPACRBENCH_PYTHON");
-    if (!python || !*python)
-        python = "python3";
-    char **args = calloc((size_t)argc + 4, sizeof *args);
-    if (!args)
-        return cli_error(CLI_EXIT_ERROR, "out of memory");
-    args[0] = (char *)python;
-    args[1] = "-c";
-    args[2] = (char *)k_bootstrap;
-    for (int i = 1; i < argc; i++)
-        args[i + 2] = argv[i];
-    fflush(stdout);
-    execvp(python, args);
-    int e = errno;
-    free(args);
-    return cli_error(CLI_EXIT_ERROR,
-                     "summarize needs Python 3 with the spacrbench package: cannot run "
-                     "'%s': %s (set SPACRBENCH_PYTHON)",
-                     python, strerror(e));
+    if (status != CLI_EXIT_OK)
+        return status;
+    spacrbench_summary *s = NULL;
+    if (spacrbench_summarize(args.dir, args.job, &s) != 0)
+        return cli_library_error(CLI_EXIT_ERROR, "summarize");
+    sb_text t = {0};
+    int n = sb_text_append(&t, args.json ? summary_json : summary_text, s);
+    int summary_status = spacrbench_summary_status(s);
+    spacrbench_summary_free(s);
+    if (args.json)
+        sb_text_printf(&t, "\n");
+    int ok = n >= 0 && !t.failed;
+    ok = ok && fwrite(t.data, 1, t.len, stdout) == t.len && fflush(stdout) == 0;
+    sb_text_free(&t);
+    if (!ok)
+        return cli_error(CLI_EXIT_ERROR, "summarize: cannot write the summary to stdout");
+    return summary_status == 3 ? CLI_EXIT_STOPPED : CLI_EXIT_OK;
 }
 #else
 int summarize_main(int argc, char **argv)
 {
-    if (asks_for_help(argc, argv)) {
-        cli_print_help(stdout, &cli_summarize_command);
-        return CLI_EXIT_OK;
-    }
-    return cli_needs_linux("summarize", "summarizing SLURM tasks (the Python package's "
-                                        "summarize)");
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_print_help(stdout, &cli_summarize_command);
+            return CLI_EXIT_OK;
+        }
+    return cli_needs_linux("summarize", "summarizing SLURM tasks");
 }
 #endif

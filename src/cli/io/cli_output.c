@@ -31,7 +31,7 @@ typedef struct handoff_args {
 static int handoff_into(char *buf, size_t cap, const void *arg)
 {
     const handoff_args *h = arg;
-    return h->job ? spacrbench_format_slurm_script(h->m, h->sched, h->job, buf, cap)
+    return h->job ? cli_slurm_job_script(h->job, h->m, h->sched, buf, cap)
                   : spacrbench_format_schedule(h->m, h->sched, h->kind, buf, cap);
 }
 
@@ -52,10 +52,14 @@ static int emit_settings(const cli_common *c, const spacrbench_measurement *m,
     sb_text_free(&t);
     if (!text)
         return cli_library_error(CLI_EXIT_ERROR, option);
+    /* The script's index and the manifest summarize reads, first: a script
+     * whose tasks cannot find their items is not printed. */
+    if (h.job && cli_slurm_job_write_manifest(h.job, m, sched) != 0) {
+        free(text);
+        return CLI_EXIT_ERROR;
+    }
     fputs(text, stdout);
     free(text);
-    if (h.job) /* the script is out: summarize may now count its tasks */
-        cli_slurm_job_write_manifest(h.job);
     return CLI_EXIT_OK;
 }
 

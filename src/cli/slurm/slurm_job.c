@@ -145,7 +145,7 @@ static int bad_dir(const char *given, const char *absolute)
 
 /* Everything the library checks in the job, on a stand-in measurement and
  * schedule, so that what it would refuse after the run is refused now. */
-static int library_accepts(const spacrbench_slurm_job *job)
+static int library_accepts(const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks)
 {
     spacrbench_run_plan plan;
     spacrbench_run_plan_init(&plan, sizeof plan);
@@ -168,7 +168,7 @@ static int library_accepts(const spacrbench_slurm_job *job)
     if (rc == 0)
         rc = spacrbench_measurement_end(m);
     if (rc == 0)
-        rc = spacrbench_format_slurm_script(m, &s, job, NULL, 0);
+        rc = spacrbench_format_slurm_job(m, &s, job, tasks, NULL, 0);
     int ok = rc >= 0;
     if (!ok)
         cli_usage_error("--emit slurm", "the job script cannot be written: %s",
@@ -212,6 +212,11 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
      * (and before any item runs): the directory's absolute path as it
      * will be, then the whole job as the library will check it. */
     char *planned = planned_path(dir);
+    if (planned && strlen(planned) + sizeof "/" CLI_SLURM_MANIFEST ".tmp.4294967295" > PATH_MAX) {
+        free(planned);
+        planned = NULL;
+        errno = ENAMETOOLONG;
+    }
     if (!planned) {
         fprintf(stderr, "spacrbench: --slurm-output: cannot create '%s': %s\n", dir,
                 strerror(errno));
@@ -228,17 +233,22 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     j->spacrbench = out->self;
     j->directives = s->sbatch;
     j->n_directives = s->n_sbatch;
-    if (!dir_ok(planned) || !library_accepts(j)) {
+    spacrbench_slurm_tasks_init(&out->tasks, sizeof out->tasks);
+    out->tasks.array_limit = s->array_limit;
+    out->tasks.item_timeout_seconds = a->timeout_s;
+    out->tasks.no_cgroup = a->no_cgroup ? 1 : 0;
+    if (!dir_ok(planned) || !library_accepts(j, &out->tasks)) {
         int rc = dir_ok(planned) ? CLI_EXIT_USAGE : bad_dir(s->output_dir, planned);
         free(planned);
         j->output_dir = NULL;
         return rc;
     }
-    size_t made[64], n_made = 0;
+    size_t made[PATH_MAX / 2], n_made = 0; /* every directory a PATH_MAX path can hold */
     if (make_dirs(dir, made, &n_made, sizeof made / sizeof made[0]) != 0 ||
         !(out->output_dir = realpath(dir, NULL))) {
         fprintf(stderr, "spacrbench: --slurm-output: cannot create '%s': %s\n", dir,
                 strerror(errno));
+        unmake_dirs(dir, made, n_made);
         free(planned);
         j->output_dir = NULL;
         return CLI_EXIT_ERROR;

@@ -14,7 +14,9 @@
 #include "spacrbench.h"
 
 typedef struct cli_slurm_job {
-    spacrbench_slurm_job job; /* points into the members below and into argv */
+    spacrbench_slurm_job job;     /* first: cli_common.slurm_job points here; into the
+                                 members below and into argv */
+    spacrbench_slurm_tasks tasks; /* --array-limit, the run's --timeout and --no-cgroup */
     char *items_file;
     char *output_dir;
     char *self;
@@ -28,13 +30,21 @@ typedef struct cli_slurm_job {
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out);
 void cli_slurm_job_free(cli_slurm_job *j);
 
-/* The array's manifest, written beside the task reports once the script
- * is out: DIR/spacrbench-array.json with the task count, the items file
- * and the job name, so `spacrbench summarize DIR` knows every task the
- * array had, a last one that never started included. 0, or -1 with a
- * warning on stderr (the script stands; summarize --job still works). */
+/* The script of the job cli_slurm_job_prepare made (job points at its
+ * first member), snprintf-style (spacrbench_format_slurm_job). */
+int cli_slurm_job_script(const spacrbench_slurm_job *job, const spacrbench_measurement *m,
+                         const spacrbench_schedule *sched, char *buf, size_t cap);
+
+/* The array's files, written beside the task reports once the script is
+ * out (spacrbench_slurm_write_array): the items index every task reads
+ * its item through, and DIR/spacrbench-array.json with the task count,
+ * the items file, the job name and the requested mem, cpus and time, so
+ * `spacrbench summarize DIR` knows every task the array had. 0, or -1
+ * with an error on stderr (the tasks cannot find their items without
+ * the index). */
 #define CLI_SLURM_MANIFEST "spacrbench-array.json"
-int cli_slurm_job_write_manifest(const spacrbench_slurm_job *job);
+int cli_slurm_job_write_manifest(const spacrbench_slurm_job *job, const spacrbench_measurement *m,
+                                 const spacrbench_schedule *sched);
 
 /* What to do about an array of n_items tasks that SLURM's default
  * MaxArraySize refuses (one sentence, no newline); "" when it fits. */

@@ -1,6 +1,8 @@
 /* See slurm_options.h. */
 #include "slurm_options.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_options.h"
@@ -19,6 +21,7 @@ int cli_slurm_option(cli_slurm *s, int which, const char *name, const char *valu
         s->first_given = which == 'o'   ? "--slurm-output"
                          : which == 'j' ? "--job-name"
                          : which == 's' ? "--sbatch"
+                         : which == 'l' ? "--array-limit"
                                         : "--slurm-from-path";
     if (which == 'p') {
         s->from_path = 1;
@@ -30,6 +33,18 @@ int cli_slurm_option(cli_slurm *s, int which, const char *name, const char *valu
     case 'o':
         s->output_dir = value;
         break;
+    case 'l': {
+        char *end = NULL;
+        errno = 0;
+        long long n = strtoll(value, &end, 10);
+        if (errno || *end || n < 1 || n > 1000000 || *value == '+' || *value == ' ')
+            return cli_usage_error(name,
+                                   "expected the most tasks to run at once on the whole "
+                                   "cluster, 1 to 1000000, got '%s'",
+                                   value);
+        s->array_limit = n;
+        break;
+    }
     case 'j':
         if (strpbrk(value, " \t'\"\\"))
             return cli_usage_error(name, "no whitespace, quotes or backslash, got '%s'", value);
@@ -42,6 +57,12 @@ int cli_slurm_option(cli_slurm *s, int which, const char *name, const char *valu
             return cli_usage_error(name,
                                    "expected an sbatch option such as --partition=short, "
                                    "got '%s'",
+                                   value);
+        if (strncmp(value, "--array", 7) == 0 || strncmp(value, "-a", 2) == 0)
+            return cli_usage_error(name,
+                                   "'%s': the script sets --array from the items (one task "
+                                   "per item); to run at most N tasks at once give "
+                                   "--array-limit N",
                                    value);
         s->sbatch[s->n_sbatch++] = value;
         break;

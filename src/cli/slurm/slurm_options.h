@@ -1,6 +1,6 @@
 /* The options of `spacrbench run --emit slurm` that shape the job script:
- * --slurm-output DIR, --job-name NAME, --sbatch LINE (repeatable) and
- * --slurm-from-path. Values point into argv. */
+ * --slurm-output DIR, --job-name NAME, --sbatch LINE (repeatable, never
+ * --array: the script sets it), --array-limit N and --slurm-from-path. Values point into argv. */
 #ifndef SPACRBENCH_CLI_SLURM_OPTIONS_H
 #define SPACRBENCH_CLI_SLURM_OPTIONS_H
 
@@ -12,11 +12,12 @@ typedef struct cli_slurm {
     const char **sbatch;    /* extra #SBATCH directives (argc slots, allocated by the parser) */
     size_t n_sbatch;
     int from_path;           /* call `spacrbench` from PATH instead of this binary's path */
+    long long array_limit;   /* --array-limit N: --array=...%N; 0: none */
     const char *first_given; /* the first of these options given, for messages */
 } cli_slurm;
 
 /* Apply one option: which is 'o' (--slurm-output), 'j' (--job-name),
- * 's' (--sbatch) or 'p' (--slurm-from-path); name is the option as spelled.
+ * 's' (--sbatch), 'l' (--array-limit) or 'p' (--slurm-from-path); name is the option as spelled.
  * CLI_EXIT_OK or CLI_EXIT_USAGE after the message. */
 int cli_slurm_option(cli_slurm *s, int which, const char *name, const char *value);
 

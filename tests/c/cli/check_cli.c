@@ -490,8 +490,13 @@ START_TEST(emit_slurm_follows_from_the_figures)
         expect_rule(json, &mem, &cpus, &conc);
         ck_assert_int_eq(number_after(r.out, "#SBATCH --mem="), mem);
         ck_assert_int_eq(number_after(r.out, "#SBATCH --cpus-per-task="), cpus);
-        /* 4 items (the empty line skipped): 0-3, at most 4 at once. */
-        ck_assert_int_eq(number_after(r.out, "#SBATCH --array=0-3%"), conc < 4 ? conc : 4);
+        /* 4 items (the empty line skipped): 0-3, no %K throttle (SLURM
+         * applies it to the whole array); what fits a node, in a comment. */
+        ck_assert_ptr_nonnull(strstr(r.out, "\n#SBATCH --array=0-3\n"));
+        char fits[64];
+        snprintf(fits, sizeof fits, "\n# %lld such task(s) fit one node", conc < 4 ? conc : 4);
+        ck_assert_msg(strstr(r.out, fits) != NULL, "%s not in %s", fits, r.out);
+        ck_assert_ptr_nonnull(strstr(r.out, "\n#SBATCH --time=00:05:00\n"));
         /* 40 MiB peak: the 256 MiB floor applies. */
         ck_assert_int_ge(mem, 256 + 40);
     }
@@ -506,6 +511,15 @@ START_TEST(emit_slurm_follows_from_the_figures)
     snprintf(want, sizeof want, "\nitems_file='%s'\n", items);
     ck_assert_msg(strstr(r.out, want) != NULL, "%s not in %s", want, r.out);
     ck_assert_ptr_nonnull(strstr(r.out, "\nspacrbench='/"));
+    /* The array's index and manifest beside the reports. */
+    snprintf(want, sizeof want, "%s/spacrbench-items.idx", out_dir);
+    ck_assert_int_eq(stat(want, &st), 0);
+    ck_assert_int_eq(st.st_size, 4 * 40);
+    unlink(want);
+    snprintf(want, sizeof want, "%s/spacrbench-array.json", out_dir);
+    ck_assert_int_eq(unlink(want), 0);
+    snprintf(want, sizeof want, "%s/spacrbench-job.sh", out_dir);
+    ck_assert_int_eq(unlink(want), 0);
     rmdir(out_dir);
     *strrchr(out_dir, '/') = '\0';
     rmdir(out_dir);
@@ -529,6 +543,10 @@ START_TEST(slurm_script_needs_an_items_file)
         {{"--sbatch", "--time=5", "a", NULL}, "--sbatch: shapes the job script: needs --emit"},
         {{"--emit", "slurm", "--sbatch", "time=5"}, "--sbatch: expected an sbatch option"},
         {{"--emit", "slurm", "--job-name", "a b"}, "--job-name: no whitespace"},
+        {{"--emit", "slurm", "--sbatch", "--array=0-99"}, "--sbatch: '--array=0-99': the script"},
+        {{"--emit", "slurm", "--sbatch", "-a0-9"}, "--array-limit N"},
+        {{"--emit", "slurm", "--array-limit", "0"}, "--array-limit: expected the most tasks"},
+        {{"--array-limit", "4", "a", NULL}, "--array-limit: shapes the job script"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *argv[10] = {SPACRBENCH_CLI, "run"};
@@ -540,6 +558,30 @@ START_TEST(slurm_script_needs_an_items_file)
         argv[n] = NULL;
         cli_expect_usage_error(argv, cases[i].option, i);
     }
+}
+END_TEST
+
+/* An --slurm-output past PATH_MAX: exit 1 and not one directory made. */
+START_TEST(a_too_long_slurm_output_creates_nothing)
+{
+    char *items = cli_temp_file("a\n");
+    char base[64], *dir = malloc(6000);
+    snprintf(base, sizeof base, "/tmp/sbtest-long-%ld", (long)getpid());
+    int n = snprintf(dir, 6000, "%s", base);
+    while (n < 5000)
+        n += snprintf(dir + n, 6000 - (size_t)n, "/%0200d", 0);
+    char *const argv[] = {SPACRBENCH_CLI,   "run", "--quiet", "--emit", "slurm", "--items", items,
+                          "--slurm-output", dir,   "--",      "true",   NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "File name too long"));
+    struct stat st;
+    ck_assert_msg(stat(base, &st) != 0, "%s was created", base);
+    cli_result_free(&r);
+    unlink(items);
+    free(items);
+    free(dir);
 }
 END_TEST
 
@@ -561,7 +603,10 @@ START_TEST(emit_dask_follows_from_the_figures)
         ck_assert_int_eq(conc, 1); /* --cores 1 */
         ck_assert_int_eq(number_after(r.out, "n_workers = "), conc);
         ck_assert_int_eq(number_after(r.out, "threads_per_worker = "), cpus);
-        ck_assert_int_eq(number_after(r.out, "memory_limit = \""), mem);
+        /* Dask: (peak + margin) / 0.6, distributed's default target. */
+        long long limit = (long long)number_after(r.out, "memory_limit = \"");
+        ck_assert_int_ge(limit * 6, mem * 10);
+        ck_assert_int_le(limit * 6, mem * 10 + 6);
     }
     unlink(json);
     unlink(base);
@@ -1175,6 +1220,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, json_holds_the_figures_of_the_human_report);
     tcase_add_test(t, emit_slurm_follows_from_the_figures);
     tcase_add_test(t, slurm_script_needs_an_items_file);
+    tcase_add_test(t, a_too_long_slurm_output_creates_nothing);
     tcase_add_test(t, emit_dask_follows_from_the_figures);
     tcase_add_test(t, command_output_stays_out_of_machine_readable_stdout);
     tcase_add_test(t, json_says_not_measured_with_null);

@@ -504,7 +504,7 @@ START_TEST(slurm_job_is_checked_before_any_item_runs)
                           "--",           "true",    NULL};
     run_with(fine, &how, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1%"));
+    ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1\n"));
     ck_assert(exists(good));
     cli_result_free(&r);
     good[strlen(good) - 2] = '\0';
@@ -538,11 +538,11 @@ START_TEST(slurm_array_beyond_the_default_max_array_size_is_flagged)
         run_with(argv, &how, &r);
         ck_assert_msg(r.exited && r.code == 0, "%d items: exit %d: %s", n, r.code, r.err);
         if (n == 1001) {
-            ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1000%"));
+            ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1000\n"));
             ck_assert_msg(strstr(r.err, "MaxArraySize") == NULL, "stderr: %s", r.err);
             ck_assert_msg(strstr(r.out, "MaxArraySize") == NULL, "script: %s", r.out);
         } else {
-            ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1001%"));
+            ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-1001\n"));
             const char *say = "1002 items make --array=0-1001, beyond SLURM's default "
                               "MaxArraySize of 1001";
             ck_assert_msg(strstr(r.err, "--emit slurm: warning: ") != NULL &&

@@ -1,0 +1,133 @@
+"""What ``spacrbench.summarize`` returns: the C library's summary document
+(spacrbench_summary_json) as frozen dataclasses. Nothing here reads a
+directory or decides anything: that is the library's (src/summarize/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class TaskSummary:
+    """One task's report: what it asked for, what it used, how it ended.
+    state: "ok", "failed", "unreadable", "stale" (a report from an older
+    submission of a task a newer one reran: counted missing) or "outside"
+    (not a task of the array)."""
+
+    task: int
+    state: str
+    item: Optional[str]
+    report: str
+    result: str  # how it ended, in words ("ok", "OOM-killed (limit 256.0 MiB)", ...)
+    requested_mem_bytes: Optional[int]
+    requested_cpus: Optional[int]
+    requested_time_minutes: Optional[int]
+    peak_rss_bytes: Optional[int]  # a failed task's: a lower bound
+    seconds: Optional[float]
+    cpu_seconds: Optional[float]
+    oom_limit_bytes: int
+    out_of_memory: bool
+    timeout: bool  # SLURM's time limit ended it
+    item_timeout: bool  # the measuring run's --timeout ended its item
+    array_job: Optional[str]
+    exit_status: Optional[int]
+    signal: Optional[int]
+
+    @property
+    def failed(self) -> bool:
+        """Needs a resubmission (failed, unreadable or stale)."""
+        return self.state in ("failed", "unreadable", "stale")
+
+    @property
+    def failure(self) -> str:
+        return "" if self.state == "ok" else self.result
+
+    @property
+    def unreadable(self) -> bool:
+        return self.state == "unreadable"
+
+    @property
+    def memory_use(self) -> Optional[float]:
+        """Peak / requested memory (1.0 = all of it)."""
+        if not self.requested_mem_bytes or self.peak_rss_bytes is None:
+            return None
+        return self.peak_rss_bytes / self.requested_mem_bytes
+
+    @property
+    def cpu_efficiency(self) -> Optional[float]:
+        """CPU seconds / (wall seconds x requested CPUs), as seff."""
+        if self.cpu_seconds is None or not self.seconds:
+            return None
+        return self.cpu_seconds / (self.seconds * (self.requested_cpus or 1))
+
+    @property
+    def time_use(self) -> Optional[float]:
+        """Elapsed / the --time limit (seff's wall-clock efficiency)."""
+        if self.seconds is None or not self.requested_time_minutes:
+            return None
+        return self.seconds / (self.requested_time_minutes * 60)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """All tasks, and the ONE command line of the next submission."""
+
+    directory: str
+    tasks: Tuple[TaskSummary, ...]
+    array: str  # the array's task indices, as sbatch --array takes them
+    array_source: str
+    missing_tasks: str  # the indices without a report ("5-999999")
+    missing: int  # how many (stale reports included)
+    failed: int
+    out_of_memory: int
+    timed_out: int
+    unreadable: int
+    peak_rss_bytes: Optional[int]
+    next_array: str  # only the tasks to rerun ("" when none)
+    mem_per_task_bytes: Optional[int]
+    cpus_per_task: int
+    time_minutes: Optional[int]
+    time: Optional[str]  # "HH:MM:SS", as sbatch --time takes it
+    command: Optional[str]  # the next sbatch command line, runs as is
+    status: int  # 0 all ok, 3 some task needs a resubmission
+    text: str
+    document: Dict[str, Any]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.document)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _task(d: Dict[str, Any]) -> TaskSummary:
+    return TaskSummary(
+        task=int(d["task"]), state=str(d["state"]), item=d.get("item"),
+        report=str(d.get("report") or ""), result=str(d.get("result") or ""),
+        requested_mem_bytes=d.get("requested_mem_bytes"),
+        requested_cpus=d.get("requested_cpus"),
+        requested_time_minutes=d.get("requested_time_minutes"),
+        peak_rss_bytes=d.get("peak_rss_bytes"), seconds=d.get("seconds"),
+        cpu_seconds=d.get("cpu_seconds"), oom_limit_bytes=int(d.get("oom_limit_bytes") or 0),
+        out_of_memory=bool(d.get("out_of_memory")), timeout=bool(d.get("timeout")),
+        item_timeout=bool(d.get("item_timeout")), array_job=d.get("array_job"),
+        exit_status=d.get("exit_status"), signal=d.get("signal"))
+
+
+def summary_of(doc: Dict[str, Any]) -> Summary:
+    """The Summary of the library's JSON document."""
+    counts = doc["counts"]
+    nxt = doc["next"]
+    return Summary(
+        directory=str(doc["directory"]), tasks=tuple(_task(t) for t in doc["tasks"]),
+        array=str(doc["array"]), array_source=str(doc.get("array_source") or ""),
+        missing_tasks=str(doc["missing"]),
+        missing=int(counts["missing"]) + int(counts["stale"]),
+        failed=int(counts["failed"]), out_of_memory=int(counts["out_of_memory"]),
+        timed_out=int(counts["timeout"]), unreadable=int(counts["unreadable"]),
+        peak_rss_bytes=doc.get("peak_rss_bytes"), next_array=str(nxt["array"]),
+        mem_per_task_bytes=nxt.get("mem_per_task_bytes"),
+        cpus_per_task=int(nxt["cpus_per_task"]), time_minutes=nxt.get("time_minutes"),
+        time=nxt.get("time"), command=nxt.get("command"), status=int(doc["status"]),
+        text=str(doc["report"]), document=doc)

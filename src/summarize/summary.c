@@ -1,0 +1,107 @@
+/* The public face of summarize (spacrbench.h): read, decide, render, in
+ * that order, each in its own file (summary.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "summary.h"
+
+static void free_task(sum_task *t)
+{
+    free(t->file);
+    free(t->why);
+    free(t->outcome);
+    free(t->item);
+    free(t->array_job);
+}
+
+void spacrbench_summary_free(spacrbench_summary *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_tasks; i++)
+        free_task(&s->tasks[i]);
+    free(s->tasks);
+    for (size_t i = 0; i < s->n_ignored; i++)
+        free(s->ignored[i]);
+    free(s->ignored);
+    free(s->logs);
+    free(s->missing_logs);
+    free(s->manifest.problem);
+    free(s->manifest.script);
+    sum_ranges_free(&s->array);
+    sum_ranges_free(&s->missing);
+    sum_ranges_free(&s->rerun);
+    free(s->array_source);
+    free(s->job_script);
+    free(s->newest_job);
+    free(s->directory);
+    free(s->text);
+    free(s->json);
+    free(s);
+}
+
+int spacrbench_summarize(const char *directory, const char *job_script, spacrbench_summary **out)
+{
+    sb_clear_error();
+    if (!out)
+        return sb_fail(SPACRBENCH_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!directory || !*directory)
+        return sb_fail(SPACRBENCH_EINVAL, "directory is NULL or empty");
+    if (job_script && !*job_script)
+        return sb_fail(SPACRBENCH_EINVAL, "job_script is empty (NULL: none)");
+    spacrbench_summary *s = calloc(1, sizeof *s);
+    if (!s || !(s->directory = strdup(directory))) {
+        free(s);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    }
+    int rc = sum_read(s, job_script);
+    if (rc == 0)
+        rc = sum_decide(s);
+    if (rc == 0)
+        rc = sum_render(s);
+    if (rc != 0) {
+        spacrbench_summary_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+static int deliver(const char *text, char *buf, size_t cap)
+{
+    if (!text)
+        return sb_fail(SPACRBENCH_EINVAL, "summary is NULL");
+    if (!buf && cap > 0)
+        return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
+    size_t len = strlen(text);
+    if (len > (size_t)INT32_MAX)
+        return sb_fail(SPACRBENCH_ERANGE, "the summary is larger than 2 GiB");
+    if (cap > 0) {
+        size_t n = len < cap - 1 ? len : cap - 1;
+        memcpy(buf, text, n);
+        buf[n] = '\0';
+    }
+    return (int)len;
+}
+
+int spacrbench_summary_text(const spacrbench_summary *s, char *buf, size_t cap)
+{
+    sb_clear_error();
+    return deliver(s ? s->text : NULL, buf, cap);
+}
+
+int spacrbench_summary_json(const spacrbench_summary *s, char *buf, size_t cap)
+{
+    sb_clear_error();
+    return deliver(s ? s->json : NULL, buf, cap);
+}
+
+int spacrbench_summary_status(const spacrbench_summary *s)
+{
+    sb_clear_error();
+    if (!s)
+        return sb_fail(SPACRBENCH_EINVAL, "summary is NULL");
+    return s->rerun.n ? 3 : 0;
+}
