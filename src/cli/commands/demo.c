@@ -185,7 +185,7 @@ static int measure(const cli_args *a, demo_run *d, spacrbench_measurement **m)
     spacrbench_options opts;
     spacrbench_options_init(&opts, sizeof opts);
     opts.warmup = a->warmup;
-    opts.flags |= SPACRBENCH_FLAG_TIMELINE; /* memory over time, for --json and --plot */
+    opts.flags |= SPACRBENCH_FLAG_TIMELINE;   /* memory over time, for --json and --plot */
     opts.sample_interval_us = a->interval_us; /* 0: the library's 10 ms */
     if (!a->common.quiet && isatty(STDERR_FILENO))
         opts.progress = show_progress;
