@@ -58,6 +58,9 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         fprintf(stderr, "spacrbench: no recommendation: %s\n", spacrbench_last_error_message());
         rec = NULL;
     }
+    /* One answer: a measured knee (within the serial bounds) is the advice. */
+    if (rec && ctx && ctx->scaling)
+        spacrbench_recommend_apply_scaling(&rec_value, ctx->scaling);
     int want_json = c->json || (c->report_path && ends_with(c->report_path, ".json"));
     /* One schedule per run, for the JSON document and --emit alike. */
     spacrbench_schedule sched_value = {.size = sizeof sched_value};

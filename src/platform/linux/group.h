@@ -43,9 +43,22 @@ int64_t sb_group_oom_kills(const sb_group *g);
 /* The group's memory limit in bytes (-1 none or unreadable). */
 int64_t sb_group_limit(const sb_group *g);
 
+/* Give the group a memory limit (v1 memory.limit_in_bytes; v2 memory.max
+ * and memory.oom.group=1), so that a group over it is OOM-killed inside,
+ * never a process above it. Before processes join. 0 or -1 (errno set). */
+int sb_group_set_limit(const sb_group *g, int64_t bytes);
+
+/* SIGKILL every process in the group (v2 cgroup.kill where present).
+ * The number signalled (0 for cgroup.kill), or -1. */
+int sb_group_kill_all(const sb_group *g);
+
 /* Remove the group. Processes still in it are first moved back to the
  * parent; their number is stored in *left_behind. 0 or -1 (errno set).
  * Safe to call when no group exists. */
 int sb_group_remove(sb_group *g, int *left_behind);
+
+/* spacrbench_group's cgroup, killed (sb_group_kill_all); 0 without one. */
+struct spacrbench_group;
+int sb_group_public_kill_all(struct spacrbench_group *g);
 
 #endif
