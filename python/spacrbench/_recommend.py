@@ -41,7 +41,8 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
                       maximum: Union[int, float, SupportsFloat] = 32,
                       vram_reserve_bytes: IntArg = 1024**3,
                       free_vram_bytes: Optional[IntArg] = None,
-                      start_method: Optional[str] = None) -> Recommendation:
+                      start_method: Optional[str] = None,
+                      scaling: Optional[Any] = None) -> Recommendation:
     """Recommend a worker count: min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
     VRAM bound, maximum), never below 1. cores and available_bytes default
@@ -57,7 +58,15 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     bytes is fine), cores below 1 count as 1, and any object with spaCR's
     Measurement attributes is a measurement (kept as rec.measurement).
     Negative available_bytes and reserve_bytes count as 0 and maximum below
-    1 as 1 (docs/python.md lists where this differs from spaCR)."""
+    1 as 1 (docs/python.md lists where this differs from spaCR).
+
+    scaling: a ScaleResult of spacrbench.scale() on the same work. Its
+    measured knee, within the serial bounds (memory, VRAM, maximum), is
+    then the recommendation; the reason starts "measured: " where the knee
+    decides (docs/advice.md)."""
+    if scaling is not None and getattr(scaling, "_c", None) is None:
+        raise TypeError(f"recommend_workers(): scaling must be a ScaleResult from "
+                        f"spacrbench.scale(), not {type(scaling).__name__}")
     supplied = measurement
     measurement = optional_measurement(measurement)
     opts = ffi.new("spacrbench_recommend_options *")
@@ -82,6 +91,8 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
         check(lib.spacrbench_recommend(cm, opts, out), "recommend_workers")
+    if scaling is not None:
+        check(lib.spacrbench_recommend_apply_scaling(out, scaling._c), "recommend_workers")
     rec = recommendation_from_c(out, measurement)
     if supplied is not measurement:  # spaCR keeps the very object it was given
         object.__setattr__(rec, "measurement", supplied)

@@ -42,3 +42,18 @@ async def async_work(item: int) -> None:
 def generator_work(item: int) -> Iterator[int]:
     """Refused by scale() and benchmark(): calling it runs nothing."""
     yield item
+
+
+_started_here = False
+
+
+def cold_start_work(item: int) -> None:
+    """The first item in each worker pays a start-up (0.3 s), later ones 20 ms:
+    a check that times the first item measures the start-up."""
+    global _started_here
+    time.sleep(0.02 if _started_here else 0.3)
+    _started_here = True
+
+
+def short_sleep(item: int) -> None:
+    time.sleep(0.02)
