@@ -50,7 +50,8 @@ MAX_WORKERS = 1024
 
 
 def _die_with_parent() -> None:
-    """A worker ends when its parent does (Linux prctl PR_SET_PDEATHSIG)."""
+    """A worker ends when its parent does (Linux prctl PR_SET_PDEATHSIG),
+    and is the OOM killer's first choice (oom_score_adj 1000)."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -59,6 +60,11 @@ def _die_with_parent() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):
+        pass
+    try:  # a job-wide OOM kill picks a worker, never the caller (no group limit)
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
         pass
 
 

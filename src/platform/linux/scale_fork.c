@@ -107,6 +107,14 @@ static void child_main(const sb_scale_args *a, int worker, int64_t k, const int 
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(CHILD_ORPHANED);
+    /* Where no group limit exists (no cgroup of its own: a v2 leaf that
+     * holds processes), a job-wide OOM kill must pick a worker, never the
+     * caller: raising one's own score needs no privilege. */
+    int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (adj >= 0) {
+        (void)!write(adj, "1000", 4);
+        close(adj);
+    }
     pthread_sigmask(SIG_SETMASK, old_mask, NULL);
     size_t next = (size_t)((int64_t)worker * (int64_t)a->n_items / k);
     const spacrbench_scale_timing *t = &a->timing;
