@@ -57,3 +57,12 @@ def cold_start_work(item: int) -> None:
 
 def short_sleep(item: int) -> None:
     time.sleep(0.02)
+
+
+def touch_64mib(item: int) -> int:
+    """Holds 64 MiB (every page written) for 0.2 s."""
+    buf = bytearray(64 * MiB)
+    for off in range(0, len(buf), 4096):
+        buf[off] = 1
+    time.sleep(0.2)
+    return len(buf)

@@ -352,3 +352,23 @@ def test_a_pool_that_cannot_start_leaves_no_worker_and_returns() -> None:
                 import time
 
                 time.sleep(0.02)
+
+
+@linux_only("a memory cgroup of the group's own carries the budget as its limit")
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_an_over_budget_count_is_oom_killed_in_its_group(start_method: str) -> None:
+    """4 workers of 64 MiB under a 160 MiB budget: the group's own limit
+    runs out, the kernel kills inside it, the point is a memory point, and
+    this process (the caller) goes on; no worker is left."""
+    import multiprocessing
+
+    r = spacrbench.scale(scale_works.touch_64mib, ITEMS, workers=[1, 4],
+                         start_method=start_method, memory_budget_bytes=160 * 2**20, **EXACT)
+    if r.peak_method != "cgroup" and r.points[0].peak_method != "cgroup":
+        pytest.skip(f"no memory cgroup of the group's own here: {r.notes[0]}")
+    one, four = r.points
+    assert not one.failed, str(r)
+    assert four.failed and four.oom_killed, str(r)
+    assert r.chosen_workers == 1 and r.verdict == "memory", str(r)
+    assert "OOM-killed in their group at its limit of 160.0 MiB" in r.reason
+    assert multiprocessing.active_children() == []
