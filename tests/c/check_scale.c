@@ -791,6 +791,17 @@ static void remove_caller_cgroup(void)
 {
     if (!caller_cg[0])
         return;
+    /* A caller the kernel killed leaves its (empty) group cgroup inside. */
+    DIR *d = opendir(caller_cg);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "spacrbench-group-", 17) == 0) {
+            char sub[sizeof caller_cg + 300];
+            snprintf(sub, sizeof sub, "%s/%s", caller_cg, e->d_name);
+            rmdir(sub);
+        }
+    if (d)
+        closedir(d);
     for (int i = 0; i < 100 && rmdir(caller_cg) != 0; i++)
         sleep_ms(10);
     caller_cg[0] = '\0';
