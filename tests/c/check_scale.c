@@ -939,6 +939,70 @@ START_TEST(the_budget_is_the_groups_limit)
 }
 END_TEST
 
+/* A count that cannot fork all its workers (pids.max) is a failed point;
+ * the points before it stand. */
+START_TEST(a_count_that_cannot_fork_is_a_failed_point)
+{
+    char cg[256];
+    snprintf(cg, sizeof cg, "/sys/fs/cgroup/pids/spacrbench-test-pids-%ld", (long)getpid());
+    if (access("/sys/fs/cgroup/pids/cgroup.procs", W_OK) != 0 || mkdir(cg, 0755) != 0) {
+        skip("a_count_that_cannot_fork_is_a_failed_point",
+             "no writable v1 pids hierarchy at /sys/fs/cgroup/pids");
+        return;
+    }
+    char file[300];
+    snprintf(file, sizeof file, "%s/pids.max", cg);
+    ck_assert_int_eq(write_file(file, "6"), 0);
+    int result[2];
+    ck_assert_int_eq(pipe(result), 0);
+    pid_t caller = fork();
+    if (caller == 0) {
+        close(result[0]);
+        char text[32];
+        snprintf(file, sizeof file, "%s/cgroup.procs", cg);
+        snprintf(text, sizeof text, "%ld", (long)getpid());
+        if (write_file(file, text) != 0)
+            _exit(2);
+        const int64_t counts[] = {1, 16};
+        spacrbench_scale_options o;
+        spacrbench_scale_options_init(&o, sizeof o);
+        o.worker_counts = counts;
+        o.n_worker_counts = 2;
+        o.items_per_worker = 1;
+        spacrbench_scale_timing t;
+        timing_fast(&t);
+        spacrbench_scale_result *r = NULL;
+        int rc = spacrbench_scale_timed(sleep_work, item_ptrs, 4, NULL, &o, &t, &r);
+        int said[4] = {rc, -1, -1, -1};
+        if (rc != 0)
+            fprintf(stderr, "check_scale: %s\n", spacrbench_last_error_message());
+        if (rc == 0) {
+            said[1] = point_of(r, 0).failed;
+            said[2] = point_of(r, 1).failed;
+            said[3] = (int)summary_of(r).chosen_workers;
+        }
+        spacrbench_scale_free(r);
+        _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
+    }
+    ck_assert_int_gt(caller, 0);
+    close(result[1]);
+    int said[4] = {-9, -9, -9, -9};
+    ssize_t got = read(result[0], said, sizeof said);
+    close(result[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(caller, &status, 0), caller);
+    for (int i = 0; i < 100 && rmdir(cg) != 0; i++)
+        sleep_ms(10);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_msg(said[0] == 0, "spacrbench_scale returned %d (the 1-worker point was lost)",
+                  said[0]);
+    ck_assert_int_eq(said[1], 0);
+    ck_assert_int_eq(said[2], 1);
+    ck_assert_int_eq(said[3], 1);
+}
+END_TEST
+
 /* The caller SIGKILLed mid-count: its workers go with it. */
 START_TEST(workers_end_with_a_killed_caller)
 {
@@ -1044,6 +1108,7 @@ static Suite *scale_suite(void)
     tcase_add_test(real, bad_arguments_are_errors);
     tcase_add_test(real, warm_up_is_excluded_and_repeats_run_long_enough);
     tcase_add_test(real, workers_end_with_a_killed_caller);
+    tcase_add_test(real, a_count_that_cannot_fork_is_a_failed_point);
     suite_add_tcase(s, real);
     /* Its own case, so the qemu stage (cgroup v2) can run it alone. */
     TCase *limits = tcase_create("limits");

@@ -291,8 +291,14 @@ int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point
         int e = errno;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (pid < 0) {
-            rc = sb_fail(SPACRBENCH_ESYSTEM, "fork of worker %lld of %lld: %s",
-                         (long long)forked + 1, (long long)k, strerror(e));
+            /* pids.max, RLIMIT_NPROC, memory: this count cannot run, the
+             * points measured before it stand. */
+            p->failed = 1;
+            p->seconds = 0;
+            sb_scale_notef(r,
+                           "%lld workers: fork of worker %lld failed (%s); the point is "
+                           "marked failed",
+                           (long long)k, (long long)forked + 1, strerror(e));
             goto out;
         }
         pids[forked] = live[forked] = pid;
