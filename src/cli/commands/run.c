@@ -423,6 +423,9 @@ int run_main(int argc, char **argv)
             spacrbench_recommendation rec_value;
             const spacrbench_recommendation *rec = cli_recommend(&a.common, m, machine, &rec_value);
             int scale_status = scale_after(&s, m, rec, &scaling);
+            /* One answer: a measured knee (within the serial bounds) is the advice. */
+            if (rec && scaling)
+                spacrbench_recommend_apply_scaling(&rec_value, scaling);
             cli_context ctx = {
                 "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
             status = cli_finish(&a.common, m, machine, rec, &ctx);
