@@ -169,6 +169,7 @@ static int library_accepts(const spacrbench_slurm_job *job, const spacrbench_slu
         rc = spacrbench_measurement_add_item(m, &it);
     if (rc == 0)
         rc = spacrbench_measurement_end(m);
+    /* A dry run: the check is the one call (no text wanted, none made). */
     if (rc == 0)
         rc = spacrbench_format_slurm_job(m, &s, job, tasks, NULL, 0);
     int ok = rc >= 0;
