@@ -127,7 +127,7 @@ static int show_progress(const spacrbench_progress *p, void *payload)
     (void)payload;
     char line[256];
     if (spacrbench_format_progress(p, NULL, line, sizeof line) >= 0)
-        fprintf(stderr, "%s\n", line);
+        cli_progress("%s", line);
     return 0;
 }
 

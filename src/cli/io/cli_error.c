@@ -28,6 +28,23 @@ int cli_error(int code, const char *fmt, ...)
     return code;
 }
 
+void cli_notice(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(NULL, fmt, ap);
+    va_end(ap);
+}
+
+void cli_progress(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_library_error(int code, const char *what)
 {
     const char *why = spacrbench_last_error_message();
