@@ -20,6 +20,9 @@ typedef struct parser {
     int failed;
 } parser;
 
+#if defined(__GNUC__) || defined(__clang__)
+static int fail(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
 static int fail(parser *p, const char *fmt, ...)
 {
     if (p->failed)
