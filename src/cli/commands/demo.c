@@ -77,9 +77,9 @@ static const cli_section *const k_sections[] = {&k_workload_section, &cli_common
                                                 &cli_info_section};
 
 /* Checks that need the whole command line. */
-static int check_demo(cli_args *a, int argc, char **argv, int optind)
+static int check_demo(cli_args *a, int argc, char **argv, int first_arg)
 {
-    if (optind < argc || strcmp(argv[argc - 1], "--") == 0)
+    if (first_arg < argc || strcmp(argv[argc - 1], "--") == 0)
         return cli_usage_error("--", "only 'spacrbench run' takes a command");
     const char *problem = field_params_problem(&a->field);
     if (problem)

@@ -10,6 +10,7 @@ static const char *g_command;
 
 void cli_error_set_command(const char *command) { g_command = command; }
 
+static void say(const char *prefix, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
     fputs("spacrbench: ", stderr);
