@@ -446,14 +446,14 @@ END_TEST
 START_TEST(atomic_write_replaces_whole_file)
 {
     char *path = write_temp("old contents that are longer");
-    ck_assert_int_eq(cli_write_file_atomic(path, "new", 3), 0);
+    ck_assert_int_eq(cli_write_file_atomic("--report", path, "new", 3), 0);
     FILE *f = fopen(path, "r");
     char buf[64] = "";
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     ck_assert_int_eq(n, 3);
     ck_assert_str_eq(buf, "new");
-    ck_assert_int_eq(cli_write_file_atomic("/nonexistent-dir/x", "a", 1), -1);
+    ck_assert_int_eq(cli_write_file_atomic("--report", "/nonexistent-dir/x", "a", 1), -1);
     unlink(path);
     free(path);
 }
