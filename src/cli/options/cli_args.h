@@ -46,7 +46,7 @@ typedef struct cli_args {
     int64_t scale[CLI_SCALE_MAX];
     size_t n_scale;
     int scale_auto;
-    int64_t scale_items;   /* minimum items per copy and timed repeat */
+    int64_t scale_items; /* minimum items per copy and timed repeat */
     int scale_items_given;
     double scale_seconds; /* minimum seconds per timed repeat */
     int scale_seconds_given;

@@ -252,8 +252,7 @@ static int run_round(scale_state *s, int64_t k, int64_t m, sb_copy *copies, sb_o
     s->offset = (s->offset + (size_t)(k * m)) % s->in->items->n;
     char name[64], why[SB_GROUP_PATH_MAX + 200];
     snprintf(name, sizeof name, "scale-%lld", (long long)k);
-    sb_launch l = {k,    m, line_argv, command_free, lines, name, on_grace_kill,
-                   s->budget};
+    sb_launch l = {k, m, line_argv, command_free, lines, name, on_grace_kill, s->budget};
     int rc = sb_supervisor_run(s->in->sup, &l, copies, o, why, sizeof why);
     s->rounds++;
     if (rc != 0) {
@@ -354,7 +353,8 @@ static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt,
     spacrbench_scale_point_init(pt, sizeof *pt);
     spacrbench_scale_spread_init(sp, sizeof *sp);
     pt->workers = k;
-    pt->peak_method = s->in->sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
+    pt->peak_method =
+        s->in->sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
     sp->warmup_items = s->timing.warmup_items;
     sp->limit_bytes = s->budget > 0 && s->in->sup->use_cgroup ? s->budget : -1;
     sb_outcome o;
@@ -427,8 +427,8 @@ static void method_notes(scale_state *s)
          "copy and %g s (up to %lld items per copy here; %lld round(s) in all, %lld too short "
          "and redone with more items); items/s = all timed items / all timed seconds",
          (long long)t->warmup_items, (long long)t->min_repeats, (long long)t->max_repeats,
-         100 * t->target_spread, (long long)t->min_items, t->min_seconds,
-         (long long)s->max_lines, (long long)s->rounds, (long long)s->short_rounds);
+         100 * t->target_spread, (long long)t->min_items, t->min_seconds, (long long)s->max_lines,
+         (long long)s->rounds, (long long)s->short_rounds);
     if (s->budget > 0 && r->use_cgroup) {
         char b[32];
         spacrbench_format_bytes(s->budget, b, sizeof b);

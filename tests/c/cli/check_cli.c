@@ -961,6 +961,10 @@ START_TEST(bad_scale_options_exit_2_naming_the_option)
         {"--scale-items", "2", NULL, "--scale-items"},
         {"--scale", "1", "--scale-items=0", "--scale-items"},
         {"--scale", "1", "--plot=a.pdf", "--plot"},
+        {"--scale-seconds", "1", NULL, "--scale-seconds"},
+        {"--scale", "1", "--scale-seconds=-1", "--scale-seconds"},
+        {"--scale", "1", "--scale-seconds=2h", "--scale-seconds"},
+        {"--scale", "1", "--scale-seconds=0..", "--scale-seconds"},
         {"--start-method", "thread", NULL, "--start-method"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1008,7 +1012,19 @@ START_TEST(scale_sleeping_copies_scale_linearly)
     }
     char *path = json_of(&r);
     ck_assert_int_eq(json_ll(path, "len(d['scaling'])"), 2);
-    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['items']"), 4);
+    /* Under the timing rules: every timed repeat of 2 copies runs the same
+     * number of items per copy, at least --scale-items (2), for at least
+     * 1 s (the default --scale-seconds); 2 to 5 repeats. */
+    long long repeats = json_ll(path, "d['scaling'][1]['repeats']");
+    ck_assert_int_ge(repeats, 2);
+    ck_assert_int_le(repeats, 5);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['items'] % (2 * d['scaling'][1]['repeats'])"),
+                     0);
+    ck_assert_int_ge(json_ll(path, "d['scaling'][1]['items'] // (2 * d['scaling'][1]['repeats'])"),
+                     2);
+    ck_assert_int_ge(json_ll(path, "int(d['scaling'][1]['seconds'] >= d['scaling'][1]['repeats'])"),
+                     1);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['warmup_items']"), 1);
     ck_assert_int_eq(json_ll(path, "sum(p['failed'] for p in d['scaling'])"), 0);
     long long speedup = json_ll(path, "int(d['scaling'][1]['speedup'] * 1000)");
     printf("sleeping copies: speed-up at 2 = %.3f\n", (double)speedup / 1000);
@@ -1032,6 +1048,8 @@ START_TEST(scale_group_peak_holds_every_copy)
                           "--quiet",
                           "--scale",
                           "2",
+                          "--scale-items=1", /* one item per copy: the VmHWM sum */
+                          "--scale-seconds=0",
                           _i ? "--no-cgroup" : "--quiet",
                           "64",
                           "64",

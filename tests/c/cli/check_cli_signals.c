@@ -111,29 +111,33 @@ START_TEST(serial_stop_signal_ends_the_whole_tree)
 END_TEST
 
 /* The shell script of a --scale test: the serial run (items a and b) and
- * the 1-worker point succeed; each copy of the 2-worker point runs
- * `body`, which signals spacrbench. */
-static void scale_script(char *script, size_t cap, const char *counter, const char *body)
+ * the 1-worker point succeed (one item at a time always gets the lock
+ * directory); a copy of the 2-worker point that finds the lock taken by
+ * the other copy runs `body`, which signals spacrbench. */
+static void scale_script(char *script, size_t cap, const char *lock, const char *body)
 {
-    snprintf(script, cap, "echo x >> '%s'; n=$(wc -l < '%s'); [ \"$n\" -lt 4 ] && exit 0; %s",
-             counter, counter, body);
+    snprintf(script, cap, "mkdir '%s' 2>/dev/null && { sleep 0.3; rmdir '%s'; exit 0; }; %s", lock,
+             lock, body);
 }
 
-/* Runs spacrbench --json --scale 1,2 a b -- sh -c SCRIPT; returns the JSON's path. */
+/* Runs spacrbench --json --scale 1,2 --scale-items 1 --scale-seconds 0 a b
+ * -- sh -c SCRIPT; returns the JSON's path. */
 static char *run_scale_test(int no_cgroup, const char *body, cli_result *r, double *took)
 {
-    char counter[] = "/tmp/sbtest-signals-count-XXXXXX";
-    int fd = mkstemp(counter);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    char dir[] = "/tmp/sbtest-signals-lock-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char lock[64];
+    snprintf(lock, sizeof lock, "%s/lock", dir);
     char script[1500];
-    scale_script(script, sizeof script, counter, body);
+    scale_script(script, sizeof script, lock, body);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
                           "--json",
                           "--quiet",
                           "--scale",
                           "1,2",
+                          "--scale-items=1",
+                          "--scale-seconds=0",
                           no_cgroup ? "--no-cgroup" : "--quiet",
                           "a",
                           "b",
@@ -147,7 +151,8 @@ static char *run_scale_test(int no_cgroup, const char *body, cli_result *r, doub
     double t0 = now_s();
     cli_run(argv, NULL, r);
     *took = now_s() - t0;
-    unlink(counter);
+    rmdir(lock); /* the copy that held it was ended by the signal */
+    rmdir(dir);
     return cli_temp_file(r->out);
 }
 
@@ -232,10 +237,18 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
     cli_run(argv, NULL, &r);
     int left = cli_count_ended_groups_in(dir);
     int removed = rmdir(dir);
-    ck_assert_msg(r.exited && r.code == 3, "exited %d code %d: %s", r.exited, r.code, r.err);
-    ck_assert_msg(strstr(r.err, "OOM-killed (the kernel's out-of-memory killer; memory limit "
-                                "256.0 MiB)") != NULL,
-                  "stderr: %s", r.err);
+    /* With a cgroup the count's group carries the budget (available -
+     * reserve, below the 256 MiB) as its limit: the OOM kill there is the
+     * check's answer, a memory point, exit 0; without one (--no-cgroup) the
+     * kill happened under spacrbench's own cgroup's 256 MiB: a failed
+     * copy, exit 3. */
+    ck_assert_msg(r.exited && r.code == (_i ? 3 : 0), "exited %d code %d: %s", r.exited, r.code,
+                  r.err);
+    ck_assert_msg(
+        strstr(r.err, _i ? "OOM-killed (the kernel's out-of-memory killer; memory limit "
+                           "256.0 MiB)"
+                         : "OOM-killed (the kernel's out-of-memory killer; memory limit ") != NULL,
+        "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "the kernel's OOM killer ended 1 process(es)") != NULL,
                   "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "memory limit unknown") == NULL, "stderr: %s", r.err);
@@ -243,7 +256,56 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
     ck_assert_int_eq(removed, 0);
     char *path = cli_temp_file(r.out);
     assert_json(path, "[p['failed'] for p in d['scaling']]", "[True]");
-    assert_json(path, "any('memory limit 256.0 MiB' in n for n in d['scaling_notes'])", "True");
+    assert_json(path,
+                _i ? "any('memory limit 256.0 MiB' in n for n in d['scaling_notes'])"
+                   : "d['scaling'][0]['group_limit_bytes'] == d['scaling_budget_bytes'] < "
+                     "256 * 2**20 and any('memory limit ' in n for n in d['scaling_notes'])",
+                "True");
+    assert_json(path, "[p['oom_killed'] for p in d['scaling']]", "[True]");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* The budget is each count's group limit: spacrbench in a 256 MiB v1
+ * cgroup, 60 MiB copies, counts 1, 4, 2 in that order. 4 x 60 MiB is over
+ * the budget (256 MiB less the 64 MiB reserve and what runs already): the
+ * count is OOM-killed inside its own group (never spacrbench), its point is
+ * failed, oom_killed, at the budget, the verdict is `memory`; the run goes
+ * on with the 2-worker count and prints the report; exit 0. */
+START_TEST(scale_over_budget_count_is_a_memory_point)
+{
+    char dir[1300];
+    cli_make_limited_cgroup(dir, sizeof dir, "spacrbench-signals-budget");
+    if (!dir[0])
+        return;
+    char script[4096];
+    snprintf(script, sizeof script,
+             "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet --scale 1,4,2 "
+             "--scale-items 1 --scale-seconds 0 60 60 -- '%s' {} 300",
+             dir, SPACRBENCH_CLI, HELPER_ALLOC_TOUCH);
+    char *const argv[] = {"/bin/sh", "-c", script, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int left = cli_count_ended_groups_in(dir);
+    int removed = rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 0, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "4 workers: the kernel's OOM killer ended") != NULL, "stderr: %s",
+                  r.err);
+    ck_assert_int_eq(left, 0);
+    ck_assert_int_eq(removed, 0);
+    char *path = cli_temp_file(r.out);
+    assert_json(path, "[p['workers'] for p in d['scaling']]", "[1, 2, 4]");
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[False, False, True]");
+    assert_json(path, "[p['oom_killed'] for p in d['scaling']]", "[False, False, True]");
+    assert_json(path,
+                "d['scaling'][2]['group_limit_bytes'] == d['scaling_budget_bytes'] < "
+                "256 * 2**20",
+                "True");
+    assert_json(path, "d['scaling_verdict']", "memory");
+    assert_json(path, "d['scaling_workers'] in (1, 2)", "True");
+    assert_json(path, "d['measurement']['items']", "2");
     unlink(path);
     free(path);
     cli_result_free(&r);
@@ -263,6 +325,7 @@ static Suite *signals_suite(void)
     tcase_add_loop_test(t, scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left, 0,
                         2);
     tcase_add_loop_test(t, scale_oom_kill_is_named_with_the_limit, 0, 2);
+    tcase_add_test(t, scale_over_budget_count_is_a_memory_point);
     suite_add_tcase(s, t);
     return s;
 }

@@ -253,15 +253,15 @@ END_TEST
  * its point fails, the run goes on to the report, nothing is left. */
 START_TEST(timeout_applies_to_scale_copies)
 {
-    char counter[] = "/tmp/sbtest-supervisor-count-XXXXXX";
-    int fd = mkstemp(counter);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    /* One item at a time (the serial run, the 1-worker point) always gets
+     * the lock; the 2-worker copy that finds it taken never exits. */
+    char dir[] = "/tmp/sbtest-supervisor-lock-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
     char script[600];
     snprintf(script, sizeof script,
-             "echo x >> '%s'; n=$(wc -l < '%s'); [ \"$n\" -lt 4 ] && exit 0; "
+             "mkdir '%s/lock' 2>/dev/null && { sleep 0.3; rmdir '%s/lock'; exit 0; }; "
              "exec sleep 43.8642",
-             counter, counter);
+             dir, dir);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
                           "--json",
@@ -270,6 +270,8 @@ START_TEST(timeout_applies_to_scale_copies)
                           "1",
                           "--scale",
                           "1,2",
+                          "--scale-items=1",
+                          "--scale-seconds=0",
                           _i ? "--no-cgroup" : "--quiet",
                           "a",
                           "b",
@@ -282,7 +284,10 @@ START_TEST(timeout_applies_to_scale_copies)
                           NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
-    unlink(counter);
+    char lock[64];
+    snprintf(lock, sizeof lock, "%s/lock", dir);
+    rmdir(lock); /* the holder was killed with its count */
+    rmdir(dir);
     int left = system("pgrep -f '[s]leep 43.8642' >/dev/null") == 0;
     if (left)
         ck_assert_int_ge(system("pkill -KILL -f '[s]leep 43.8642'"), 0);
