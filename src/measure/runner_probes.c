@@ -144,6 +144,7 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
                                ? "the high-water mark could not be reset, as the caller asked"
                                : sb_proc_no_reset_reason();
     int huge = st->hugetlb_peak > 0 || hugetlb_possible();
+    m->hugetlb_uncovered = huge;
     if (huge) {
         char seen[32];
         sb_format_bytes(seen, sizeof seen, st->hugetlb_peak);
