@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_error.h"
 #include "cli_escape.h"
 #include "command_line.h"
 
@@ -32,18 +33,38 @@ typedef struct scale_state {
     spacrbench_scale_timing timing;
     int64_t rounds, short_rounds, max_lines; /* for the method note */
     char notes[MAX_NOTES][700];
+    char spill[700]; /* a note past MAX_NOTES */
     size_t n_notes;
 } scale_state;
 
-static void note(scale_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A note of the result (past MAX_NOTES it is only formatted, for stderr). */
+static const char *vnote(scale_state *s, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
+static const char *vnote(scale_state *s, const char *fmt, va_list ap)
+{
+    char *text = s->n_notes < MAX_NOTES ? s->notes[s->n_notes++] : s->spill;
+    vsnprintf(text, sizeof s->spill, fmt, ap);
+    return text;
+}
+
+static void note(scale_state *s, const char *fmt, ...) CLI_PRINTF(2, 3);
 static void note(scale_state *s, const char *fmt, ...)
 {
-    if (s->n_notes == MAX_NOTES)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->notes[s->n_notes++], sizeof s->notes[0], fmt, ap);
+    vnote(s, fmt, ap);
     va_end(ap);
+}
+
+/* A note said on stderr too: a copy or a whole count failed, and the run
+ * goes on to the report. */
+static void note_said(scale_state *s, const char *fmt, ...) CLI_PRINTF(2, 3);
+static void note_said(scale_state *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *text = vnote(s, fmt, ap);
+    va_end(ap);
+    cli_notice("--scale: %s", text);
 }
 
 /* --scale's list, or auto: 1, 2, 4, ... below max, then max, where max =
@@ -103,15 +124,13 @@ static void on_grace_kill(void *arg, int what, int sig)
 {
     const point_lines *p = arg;
     if (what == 0)
-        fprintf(stderr,
-                "spacrbench: --scale: %lld workers: still running %.0f s after signal %d: "
-                "killing the copies and all their processes (SIGKILL)\n",
-                (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+        cli_notice("--scale: %lld workers: still running %.0f s after signal %d: killing the "
+                   "copies and all their processes (SIGKILL)",
+                   (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
     else
-        fprintf(stderr,
-                "spacrbench: --scale: %lld workers: processes the copies started were still "
-                "running %.0f s after signal %d: killing them (SIGKILL)\n",
-                (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+        cli_notice("--scale: %lld workers: processes the copies started were still running "
+                   "%.0f s after signal %d: killing them (SIGKILL)",
+                   (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
 }
 
 /* Did a copy die of SIGKILL (or, running several items, end as one of its
@@ -168,30 +187,30 @@ static void describe_copy(const sb_copy *c, const sb_outcome *o, int64_t m, char
 static int note_group_failure(scale_state *s, int64_t k, int64_t m, const sb_outcome *o)
 {
     if (o->start_errno)
-        note(s,
-             "%lld workers: only %lld of the %lld copies could be started (fork: %s), so none "
-             "was released; the point is marked failed",
-             (long long)k, (long long)o->started, (long long)k, strerror(o->start_errno));
+        note_said(s,
+                  "%lld workers: only %lld of the %lld copies could be started (fork: %s), so none "
+                  "was released; the point is marked failed",
+                  (long long)k, (long long)o->started, (long long)k, strerror(o->start_errno));
     else if (o->stopped_by) {
         char killed[128] = "";
         if (o->killed_after_grace)
             snprintf(killed, sizeof killed,
                      " (still running %.0f s later: killed with all their processes, SIGKILL)",
                      SB_SUPERVISOR_GRACE_S);
-        note(s,
-             "%lld workers: interrupted by signal %d (%s) while the copies ran%s; the point is "
-             "marked failed",
-             (long long)k, o->stopped_by, strsignal(o->stopped_by), killed);
+        note_said(
+            s,
+            "%lld workers: interrupted by signal %d (%s) while the copies ran%s; the point is "
+            "marked failed",
+            (long long)k, o->stopped_by, strsignal(o->stopped_by), killed);
     } else if (o->timed_out)
-        note(s,
-             "%lld workers: timed out after %g s (--timeout %g s per item, %lld item(s) per "
-             "copy): the copies were killed with all their processes; the point is marked "
-             "failed",
-             (long long)k, s->in->args->timeout_s * (double)m, s->in->args->timeout_s,
-             (long long)m);
+        note_said(s,
+                  "%lld workers: timed out after %g s (--timeout %g s per item, %lld item(s) per "
+                  "copy): the copies were killed with all their processes; the point is marked "
+                  "failed",
+                  (long long)k, s->in->args->timeout_s * (double)m, s->in->args->timeout_s,
+                  (long long)m);
     else
         return 0;
-    fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
     return 1;
 }
 
@@ -214,10 +233,9 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
         char *shown = argv ? command_display(argv) : NULL;
         command_free(argv);
         char *label = cli_escape_label(s->in->items->items[item_of(lines, i, 0)]);
-        note(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
-             (long long)k, (long long)i + 1, label ? label : "?",
-             m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
-        fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
+        note_said(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
+                  (long long)k, (long long)i + 1, label ? label : "?",
+                  m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
         free(label);
         free(shown);
         break;
@@ -226,14 +244,14 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
         char limit[32] = "unknown";
         if (o->limit > 0)
             spacrbench_format_bytes(o->limit, limit, sizeof limit);
-        note(s,
-             "%lld workers: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
-             (long long)k, (long long)o->oom_kills,
-             o->oom_outside ? "while the copies ran" : "in the group", limit,
-             o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
-                              "which held the copies"
-                            : "");
-        fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
+        note_said(
+            s,
+            "%lld workers: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
+            (long long)k, (long long)o->oom_kills,
+            o->oom_outside ? "while the copies ran" : "in the group", limit,
+            o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
+                             "which held the copies"
+                           : "");
     }
     if (o->left_behind)
         note(s, "%lld workers: %d process(es) outlived their copy%s", (long long)k, o->left_behind,
@@ -256,12 +274,12 @@ static int run_round(scale_state *s, int64_t k, int64_t m, sb_copy *copies, sb_o
     int rc = sb_supervisor_run(s->in->sup, &l, copies, o, why, sizeof why);
     s->rounds++;
     if (rc != 0) {
-        fprintf(stderr, "spacrbench: --scale: %s\n", why);
+        cli_error(CLI_EXIT_ERROR, "--scale: %s", why);
         return -1;
     }
     if (o->earlier_unlisted)
-        fprintf(stderr, "spacrbench: cannot list the processes left by earlier items; "
-                        "they may be counted in the group's peak\n");
+        cli_notice("cannot list the processes left by earlier items; they may be counted in "
+                   "the group's peak");
     if (o->interrupted)
         return 1;
     judge_outside_oom(copies, k, m, o);
@@ -286,22 +304,8 @@ static int64_t lines_for(const scale_state *s, int64_t lines, double seconds)
     return want > MAX_LINES ? MAX_LINES : (int64_t)want;
 }
 
-/* Another timed repeat after n (spacrbench_scale_timing's rule). */
-static int want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
-{
-    if ((int64_t)n < t->min_repeats)
-        return 1;
-    if ((int64_t)n >= t->max_repeats)
-        return 0;
-    double lo = ips[0], hi = ips[0], sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        lo = fmin(lo, ips[i]);
-        hi = fmax(hi, ips[i]);
-        sum += ips[i];
-    }
-    return sum > 0 && (hi - lo) / (2 * sum / (double)n) > t->target_spread;
-}
-
+/* The spread of n repeats' items/s, as the library's check computes it
+ * (spacrbench_scale_spread: (max - min) / (2 * mean), NaN below 2). */
 static void spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
 {
     sp->repeats = (int64_t)n;
@@ -315,8 +319,21 @@ static void spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
     }
     sp->items_per_second_min = lo;
     sp->items_per_second_max = hi;
-    if (n >= 2 && sum > 0)
-        sp->spread = (hi - lo) / (2 * sum / (double)n);
+    sp->spread = n >= 2 && sum > 0 ? (hi - lo) / (2 * sum / (double)n) : NAN;
+}
+
+/* Another timed repeat after n (spacrbench_scale_timing's rule): below
+ * min_repeats, or below max_repeats while the spread exceeds the target. */
+static int want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
+{
+    if ((int64_t)n < t->min_repeats)
+        return 1;
+    if ((int64_t)n >= t->max_repeats)
+        return 0;
+    spacrbench_scale_spread sp;
+    spacrbench_scale_spread_init(&sp, sizeof sp);
+    spread_of(ips, n, &sp);
+    return isfinite(sp.spread) && sp.spread > t->target_spread;
 }
 
 /* A failed round ends its count: the point is failed, named in the notes.
@@ -334,6 +351,15 @@ static void fail_point(scale_state *s, int64_t k, const sb_copy *copies, const s
     if (o->stopped_by)
         s->stopped_k = k;
     note_failures(s, k, copies, o, lines);
+    if (at_budget) {
+        char b[32];
+        spacrbench_format_bytes(s->budget, b, sizeof b);
+        note(s,
+             "%lld workers: over the memory budget: OOM-killed in their group at its limit of %s "
+             "(the budget), a memory point, not a failed command; spacrbench is above the group "
+             "and was not touched",
+             (long long)k, b);
+    }
 }
 
 /* One count: a warm-up round (one untimed item per copy), then timed
@@ -346,10 +372,8 @@ static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt,
                      spacrbench_scale_spread *sp)
 {
     sb_copy *copies = calloc((size_t)k, sizeof *copies);
-    if (!copies) {
-        fprintf(stderr, "spacrbench: out of memory\n");
-        return -1;
-    }
+    if (!copies)
+        return cli_error(-1, "out of memory");
     spacrbench_scale_point_init(pt, sizeof *pt);
     spacrbench_scale_spread_init(sp, sizeof *sp);
     pt->workers = k;
@@ -471,10 +495,8 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     *out = NULL;
     *copy_failed = 0;
     scale_state *s = calloc(1, sizeof *s);
-    if (!s) {
-        fprintf(stderr, "spacrbench: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
+    if (!s)
+        return cli_error(CLI_EXIT_ERROR, "out of memory");
     s->in = in;
     s->budget = memory_budget(in->rec);
     spacrbench_scale_timing_init(&s->timing, sizeof s->timing);
@@ -490,7 +512,7 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     sb_stop_signals_catch(1);
     for (size_t i = 0; i < n && rc == 0 && !sb_stop_signal(); i++) {
         if (in->args->common.quiet == 0 && isatty(STDERR_FILENO))
-            fprintf(stderr, "scaling: %lld worker(s) at once...\n", (long long)counts[i]);
+            cli_progress("scaling: %lld worker(s) at once...", (long long)counts[i]);
         rc = run_point(s, counts[i], &points[done], &spreads[done]);
         if (rc == 0)
             done++;
@@ -510,8 +532,7 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
         status = CLI_EXIT_ERROR;
     else if (spacrbench_scale_from_points_spread(points, done, sizeof points[0], spreads,
                                                  sizeof spreads[0], s->budget, out) != 0) {
-        fprintf(stderr, "spacrbench: --scale: %s\n", spacrbench_last_error_message());
-        status = CLI_EXIT_ERROR;
+        status = cli_library_error(CLI_EXIT_ERROR, "--scale");
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < s->n_notes; i++)
         spacrbench_scale_add_note(*out, s->notes[i]);

@@ -26,78 +26,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The suite's own process, set once in main: each test's sleep duration
- * carries it, so two runs of the suite at once (or any other `sleep` on the
- * machine) never count or kill each other's processes. */
-static long g_run_id;
-
-/* The duration a test's sleepers run for: BASE.<run id, 7 digits> seconds
- * (pids stay below 2^22, 7 digits), unique to this test in this run. */
-static void marker_for(char *marker, size_t cap, int base)
-{
-    snprintf(marker, cap, "%d.%07ld", base, g_run_id);
-}
-
-/* Live `sleep MARKER` processes (exactly that command line: the marker is
- * unique to one test of this run); with kill_them, they are SIGKILLed by
- * pid, so a failing test leaves none. */
-static int sleepers(const char *marker, int kill_them)
-{
-    char want[64];
-    snprintf(want, sizeof want, "sleep %s ", marker);
-    DIR *d = opendir("/proc");
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char path[300], buf[512], state[600];
-        long pid = strtol(e->d_name, NULL, 10);
-        if (pid <= 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0)
-            continue;
-        ssize_t k = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        for (ssize_t i = 0; i < k; i++)
-            if (buf[i] == '\0')
-                buf[i] = ' ';
-        buf[k > 0 ? k : 0] = '\0';
-        if (k <= 0 || strcmp(buf, want) != 0)
-            continue;
-        /* A zombie has an empty cmdline, so this one is alive. */
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        fd = open(path, O_RDONLY);
-        ssize_t s = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        state[s > 0 ? s : 0] = '\0';
-        const char *paren = strrchr(state, ')');
-        if (paren && paren[1] == ' ' && paren[2] == 'Z')
-            continue;
-        n++;
-        if (kill_them)
-            kill((pid_t)pid, SIGKILL);
-    }
-    closedir(d);
-    return n;
-}
-
-/* How many sleepers outlived spacrbench (killed now, so none stays). */
-static int survivors(const char *marker)
-{
-    usleep(100000); /* a SIGKILLed process may take a moment to go */
-    return sleepers(marker, 1);
-}
-
 /* Serially, the command dies of the stop signal spacrbench passes on, but
  * leaves a child: the child gets the signal too (a sleep dies of it), so
  * nothing outlives spacrbench, long before the sleep would end. */
 START_TEST(serial_stop_signal_ends_the_whole_tree)
 {
     char marker[32], body[128];
-    marker_for(marker, sizeof marker, 36);
+    cli_sleep_marker(marker, sizeof marker, 36);
     snprintf(body, sizeof body, "sleep %s & kill -TERM $PPID; wait", marker);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
@@ -116,7 +51,7 @@ START_TEST(serial_stop_signal_ends_the_whole_tree)
     double t0 = now_s();
     cli_run(argv, NULL, &r);
     double took = now_s() - t0;
-    int left = survivors(marker);
+    int left = cli_sleep_survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "interrupted by signal 15") != NULL, "stdout: %s", r.out);
     ck_assert_msg(left == 0, "%d process(es) of the item outlived spacrbench; stdout: %s", left,
@@ -193,12 +128,12 @@ static void assert_json(const char *path, const char *expr, const char *expected
 START_TEST(scale_stop_signal_kills_the_group_after_the_grace)
 {
     char marker[32], body[128];
-    marker_for(marker, sizeof marker, 37);
+    cli_sleep_marker(marker, sizeof marker, 37);
     snprintf(body, sizeof body, "trap '' TERM INT; sleep %s & kill -TERM $PPID; wait", marker);
     cli_result r;
     double took;
     char *path = run_scale_test(_i, body, &r, &took);
-    int left = survivors(marker);
+    int left = cli_sleep_survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(took > 4 && took < 30, "took %.1f s", took);
     ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
@@ -220,12 +155,12 @@ END_TEST
 START_TEST(scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left)
 {
     char marker[32], body[128];
-    marker_for(marker, sizeof marker, 38);
+    cli_sleep_marker(marker, sizeof marker, 38);
     snprintf(body, sizeof body, "trap 'exit 0' TERM; sleep %s & kill -TERM $PPID; wait", marker);
     cli_result r;
     double took;
     char *path = run_scale_test(_i, body, &r, &took);
-    int left = survivors(marker);
+    int left = cli_sleep_survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
     ck_assert_msg(took < 30, "took %.1f s", took);
@@ -354,7 +289,6 @@ static Suite *signals_suite(void)
 
 int main(void)
 {
-    g_run_id = (long)getpid();
     SRunner *sr = srunner_create(signals_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

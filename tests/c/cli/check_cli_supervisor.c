@@ -112,7 +112,10 @@ START_TEST(the_timeout_kills_the_whole_group)
 {
     sb_supervisor s;
     init_supervisor(&s, _i, 0.3);
-    char *argv[] = {"sh", "-c", "sleep 42.7531 & sleep 42.7531; wait", NULL};
+    char marker[32], body[200];
+    cli_sleep_marker(marker, sizeof marker, 42);
+    snprintf(body, sizeof body, "sleep %s & sleep %s; wait", marker, marker);
+    char *argv[] = {"sh", "-c", body, NULL};
     sb_launch l = {.copies = 2, .lines = 1, .argv_for = given, .arg = argv, .name = "timeout"};
     sb_copy copies[2];
     sb_outcome o;
@@ -125,7 +128,7 @@ START_TEST(the_timeout_kills_the_whole_group)
         ck_assert(copies[i].done && WIFSIGNALED(copies[i].status) &&
                   WTERMSIG(copies[i].status) == SIGKILL);
     ck_assert_int_eq(o.left_behind, 0);
-    ck_assert_int_eq(system("pgrep -f '[s]leep 42.7531' >/dev/null"), 256); /* none found */
+    ck_assert_int_eq(cli_sleep_survivors(marker), 0);
 }
 END_TEST
 
@@ -257,11 +260,12 @@ START_TEST(timeout_applies_to_scale_copies)
      * the lock; the 2-worker copy that finds it taken never exits. */
     char dir[] = "/tmp/sbtest-supervisor-lock-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    char script[600];
+    char marker[32], script[600];
+    cli_sleep_marker(marker, sizeof marker, 43);
     snprintf(script, sizeof script,
              "mkdir '%s/lock' 2>/dev/null && { sleep 0.3; rmdir '%s/lock'; exit 0; }; "
-             "exec sleep 43.8642",
-             dir, dir);
+             "exec sleep %s",
+             dir, dir, marker);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
                           "--json",
@@ -288,9 +292,7 @@ START_TEST(timeout_applies_to_scale_copies)
     snprintf(lock, sizeof lock, "%s/lock", dir);
     rmdir(lock); /* the holder was killed with its count */
     rmdir(dir);
-    int left = system("pgrep -f '[s]leep 43.8642' >/dev/null") == 0;
-    if (left)
-        ck_assert_int_ge(system("pkill -KILL -f '[s]leep 43.8642'"), 0);
+    int left = cli_sleep_survivors(marker); /* killed by pid, if any */
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(!left, "a copy outlived spacrbench");
     ck_assert_msg(strstr(r.err, "2 workers: timed out after 1 s") != NULL, "stderr: %s", r.err);
