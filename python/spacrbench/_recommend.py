@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
 
 from ._binding import AUTO, check, ffi, lib
-from ._compat import (INT64_MAX, as_measurement, as_recommendation, byte_size,
+from ._compat import (as_measurement, as_recommendation, byte_size,
                       optional_measurement, upstream_int, upstream_maximum)
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Recommendation
@@ -20,16 +20,6 @@ def available_memory_bytes() -> int:
     limit above this process (container, SLURM job, systemd slice); 0 if
     unreadable."""
     return int(lib.spacrbench_available_memory_bytes())
-
-
-def _non_negative(value: Any, name: str) -> int:
-    """A spacrbench-only figure (not one of spaCR's arguments): int() as
-    for spaCR's, and a negative one is refused (the message quotes the value
-    given, not a clamped one)."""
-    n = byte_size(value, name)
-    if n < 0:
-        raise SpacrbenchValueError(f"{name} must be >= 0, not {value!r}")
-    return min(n, INT64_MAX)
 
 
 def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
@@ -59,11 +49,13 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     As in spaCR, the numbers are read with int() (2.5 cores is 2, 3.4e10
     bytes is fine), cores below 1 count as 1, and any object with spaCR's
     Measurement attributes is a measurement (kept as rec.measurement).
-    Negative available_bytes and reserve_bytes count as 0 and maximum below
-    1 as 1 (docs/python.md lists where this differs from spaCR). The byte
-    arguments also take a size as text, read as the command reads
-    --reserve: "4G" and "4GiB" are 4 GiB (powers of 1024), "4GB" is 4e9
-    bytes (powers of 1000, as Dask's parse_bytes).
+    Maximum below 1 counts as 1. The byte arguments (available_bytes,
+    reserve_bytes, vram_reserve_bytes, free_vram_bytes) also take a size as
+    text, read as the command reads --reserve: "4G" and "4GiB" are 4 GiB
+    (powers of 1024), "4GB" is 4e9 bytes (powers of 1000, as Dask's
+    parse_bytes); a negative one is a ValueError and a bool a TypeError,
+    both naming the argument (docs/python.md lists where this differs from
+    spaCR).
 
     scaling: a ScaleResult of spacrbench.scale() on the same work. Its
     measured knee, within the serial bounds (memory, VRAM, maximum), is
@@ -79,13 +71,12 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
           "spacrbench_recommend_options_init")
     opts.cores = AUTO if cores is None else max(1, upstream_int(cores, "cores"))
     opts.available_bytes = (AUTO if available_bytes is None
-                            else max(0, byte_size(available_bytes, "available_bytes")))
-    opts.reserve_bytes = (AUTO if reserve_bytes is None
-                          else max(0, byte_size(reserve_bytes, "reserve_bytes")))
+                            else byte_size(available_bytes, "available_bytes"))
+    opts.reserve_bytes = AUTO if reserve_bytes is None else byte_size(reserve_bytes, "reserve_bytes")
     opts.maximum = max(1, upstream_maximum(maximum))
-    opts.vram_reserve_bytes = _non_negative(vram_reserve_bytes, "vram_reserve_bytes")
+    opts.vram_reserve_bytes = byte_size(vram_reserve_bytes, "vram_reserve_bytes")
     opts.free_vram_bytes = (AUTO if free_vram_bytes is None
-                            else _non_negative(free_vram_bytes, "free_vram_bytes"))
+                            else byte_size(free_vram_bytes, "free_vram_bytes"))
     if start_method is not None:
         from ._convert import START_METHODS
 
