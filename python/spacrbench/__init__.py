@@ -28,7 +28,7 @@ if _typing.TYPE_CHECKING:
                           UnsupportedPlatformError)
     from ._results import Measurement, Recommendation
     from ._timeline import Timeline, TimelineItem, TimelinePoint
-    from ._types import GpuInfo, ItemRecord, Progress
+    from ._types import GpuInfo, ItemRecord, MeasurementLike, Progress, RecommendationLike
 
 # The public names are loaded on first use (PEP 562), so `import spacrbench`
 # costs the library and little more; `from spacrbench import benchmark`
@@ -37,7 +37,8 @@ _LAZY = {
     "available_memory_bytes": "_recommend", "format_report": "_recommend",
     "recommend_workers": "_recommend", "benchmark": "_run",
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_results",
-    "Progress": "_types", "Recommendation": "_results",
+    "MeasurementLike": "_types", "Progress": "_types", "Recommendation": "_results",
+    "RecommendationLike": "_types",
     "SpacrbenchError": "_errors", "SpacrbenchMemoryError": "_errors",
     "SpacrbenchOSError": "_errors", "SpacrbenchRuntimeError": "_errors",
     "SpacrbenchTypeError": "_errors", "SpacrbenchValueError": "_errors",
@@ -69,8 +70,10 @@ __all__ = [
     "GpuInfo",
     "ItemRecord",
     "Measurement",
+    "MeasurementLike",
     "Progress",
     "Recommendation",
+    "RecommendationLike",
     "ScalePoint",
     "ScaleResult",
     "SpacrbenchError",

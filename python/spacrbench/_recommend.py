@@ -4,15 +4,21 @@ command, C users and Python users get the same answer for the same input."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
+from typing import TYPE_CHECKING, Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
 
 from ._binding import AUTO, check, ffi, lib
 from ._compat import (as_measurement, as_recommendation, byte_size,
                       optional_measurement, upstream_int, upstream_maximum)
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._results import Recommendation
+from ._results import Measurement, Recommendation
 from ._types import MeasurementLike, RecommendationLike
 
+if TYPE_CHECKING:
+    from ._scale import ScaleResult
+
+# The annotations name only what `spacrbench` exports (help() shows them as
+# written): Measurement and Recommendation, and the protocols
+# spacrbench.MeasurementLike / RecommendationLike that spaCR's objects meet.
 
 
 def available_memory_bytes() -> int:
@@ -22,7 +28,7 @@ def available_memory_bytes() -> int:
     return int(lib.spacrbench_available_memory_bytes())
 
 
-def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
+def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = None, *,
                       cores: Union[None, int, float, str, SupportsInt, SupportsIndex] = None,
                       available_bytes: Union[None, int, float, str, SupportsInt,
                                              SupportsIndex] = None,
@@ -34,7 +40,7 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
                       free_vram_bytes: Union[None, int, float, str, SupportsInt,
                                              SupportsIndex] = None,
                       start_method: Optional[str] = None,
-                      scaling: Optional[Any] = None) -> Recommendation:
+                      scaling: Optional[ScaleResult] = None) -> Recommendation:
     """Recommend a worker count: min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
     VRAM bound, maximum), never below 1. cores and available_bytes default
@@ -96,8 +102,8 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
 
 
 
-def format_report(measurement: MeasurementLike,
-                  recommendation: Optional[RecommendationLike] = None, *,
+def format_report(measurement: Union[Measurement, MeasurementLike],
+                  recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
                   format: str = "text") -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
