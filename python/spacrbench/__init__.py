@@ -23,7 +23,8 @@ if _typing.TYPE_CHECKING:
     from ._run import benchmark
     from ._scale import ScalePoint, ScaleResult, scale
     from ._summarize import Summary, TaskSummary, summarize
-    from ._errors import (SpacrbenchError, SpacrbenchMemoryError, SpacrbenchOSError,
+    from ._errors import (SpacrbenchError, SpacrbenchFileNotFoundError, SpacrbenchMemoryError,
+                          SpacrbenchOSError,
                           SpacrbenchRuntimeError, SpacrbenchTypeError, SpacrbenchValueError,
                           UnsupportedPlatformError)
     from ._results import Measurement, Recommendation
@@ -39,7 +40,8 @@ _LAZY = {
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_results",
     "MeasurementLike": "_types", "Progress": "_types", "Recommendation": "_results",
     "RecommendationLike": "_types",
-    "SpacrbenchError": "_errors", "SpacrbenchMemoryError": "_errors",
+    "SpacrbenchError": "_errors", "SpacrbenchFileNotFoundError": "_errors",
+    "SpacrbenchMemoryError": "_errors",
     "SpacrbenchOSError": "_errors", "SpacrbenchRuntimeError": "_errors",
     "SpacrbenchTypeError": "_errors", "SpacrbenchValueError": "_errors",
     "UnsupportedPlatformError": "_errors",
@@ -77,6 +79,7 @@ __all__ = [
     "ScalePoint",
     "ScaleResult",
     "SpacrbenchError",
+    "SpacrbenchFileNotFoundError",
     "SpacrbenchMemoryError",
     "SpacrbenchOSError",
     "SpacrbenchRuntimeError",
