@@ -193,7 +193,9 @@ class ScaleResult:
         mem.set_xlabel("workers")
         mem.set_ylabel("MiB")
         mem.set_title(f"group peak ({self.peak_method})")
-        fig.suptitle(self.reason, fontsize=8)
+        from ._plot import wrapped
+
+        fig.suptitle(wrapped(self.reason, 150), fontsize=8)  # whole, never cut off
         fig.tight_layout()
         if path is not None:
             fig.savefig(path)
