@@ -4,7 +4,9 @@ command, C users and Python users get the same answer for the same input."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
+import os
+from typing import (TYPE_CHECKING, Any, Optional, Sequence, SupportsFloat, SupportsIndex,
+                    SupportsInt, Union)
 
 from ._binding import AUTO, check, ffi, lib
 from ._compat import (as_measurement, as_recommendation, byte_size,
@@ -104,7 +106,8 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
 
 def format_report(measurement: Union[Measurement, MeasurementLike],
                   recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
-                  format: str = "text") -> str:
+                  format: str = "text",
+                  item_labels: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None) -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
     its label and number format; spacrbench's detail follows. Objects with
@@ -112,13 +115,21 @@ def format_report(measurement: Union[Measurement, MeasurementLike],
 
     format="markdown" gives the same figures as a Markdown summary, one
     table row per item and the recommendation with its evidence (to paste
-    into a GitHub issue); format="csv" one row per item (see _export.py)."""
+    into a GitHub issue); format="csv" one row per item (see _export.py).
+    Their item column shows item_labels (one str or path per record, warm-up
+    included, e.g. the file names given to benchmark()), else the labels
+    the records carry (ItemRecord.item, as in the command's JSON); the
+    text report has no item column, so item_labels there is a ValueError."""
     m = as_measurement(measurement)
     rec = as_recommendation(recommendation)
     if format != "text":
-        from ._export import export_text
+        from ._export import export_text, given_labels
 
-        return export_text(m, rec, format)
+        labels = None if item_labels is None else given_labels(m, item_labels)
+        return export_text(m, rec, format, labels)
+    if item_labels is not None:
+        raise SpacrbenchValueError("item_labels: the text report has no item column; pass "
+                                   "format='markdown' or format='csv'")
     from ._convert import format_report as _format_report
 
     # The whole text is the library's (spacrbench_format_report_with): the
