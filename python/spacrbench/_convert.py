@@ -410,14 +410,14 @@ def _json(call: Any, what: str) -> Any:
     return json.loads(format_text(call, what))
 
 
-def record_labels(m: Measurement) -> Optional[List[str]]:
+def record_labels(m: Any) -> Optional[List[str]]:
     """The item labels m's records carry (ItemRecord.item), one per record
-    ("" where one has none); None when no record has one. A benchmark()
-    measurement's records, still as the library wrote them, have none:
-    they are not decoded for this."""
-    if type(raw_records(m)) is LazyRecords:
+    ("" where one has none); None when no record has one (spaCR's
+    Measurement has no records). A benchmark() measurement's records, still
+    as the library wrote them, have none: they are not decoded for this."""
+    if type(getattr(m, "__dict__", {}).get("records")) is LazyRecords:
         return None
-    labels = [r.item if isinstance(r, ItemRecord) else None for r in m.records]
+    labels = [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())]
     for i, label in enumerate(labels):
         if label is not None and not isinstance(label, str):
             raise SpacrbenchTypeError(f"records[{i}].item must be a str or None, "

@@ -107,7 +107,7 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
 def format_report(measurement: Union[Measurement, MeasurementLike],
                   recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
                   format: str = "text",
-                  item_labels: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None) -> str:
+                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None) -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
     its label and number format; spacrbench's detail follows. Objects with

@@ -170,3 +170,16 @@ def test_markdown_from_python_names_the_method_in_the_reports_words() -> None:
     row = [line for line in md.splitlines() if line.startswith("| peak RSS |")][0]
     assert "(hwm_reset)" not in row and "exact, " in row, row
     assert row.split("(")[1].rstrip(") |") in spacrbench.format_report(m)
+
+
+def test_an_object_with_spacrs_attributes_has_no_labels_and_still_exports() -> None:
+    class SpacrMeasurement:  # spaCR's attributes, no records
+        __slots__ = ("items", "seconds", "peak_rss_bytes")
+
+        def __init__(self) -> None:
+            self.items, self.seconds, self.peak_rss_bytes = 2, 1.0, 2**30
+
+    m = SpacrMeasurement()
+    assert "| peak RSS |" in spacrbench.format_report(m, format="markdown")
+    rec = spacrbench.recommend_workers(m, cores=2, available_bytes=2**34)
+    assert rec.to_dict()["measurement"]["peak_rss_bytes"] == 2**30
