@@ -559,17 +559,47 @@ START_TEST(a_second_emit_never_breaks_a_queued_job)
     fclose(f);
     cli_result_free(&r);
     char *index_before = cli_read_file(idx);
-    char *const second[] = {SPACRBENCH_CLI,   "run", "-q", "--items", other, "--emit", "slurm",
-                            "--slurm-output", dir,   "--", "true",    "{}",  NULL};
+    /* Another items file: refused before any item runs. */
+    char marker[600], touch[700];
+    snprintf(marker, sizeof marker, "%s.ran", base);
+    snprintf(touch, sizeof touch, "touch '%s'", marker);
+    char *const second[] = {
+        SPACRBENCH_CLI, "run",     "-q", "--items", other, "--emit", "slurm", "--slurm-output", dir,
+        "--",           "/bin/sh", "-c", touch,     "{}",  NULL};
     cli_run(second, NULL, &r);
     ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
     ck_assert_str_eq(r.out, ""); /* no script printed */
     ck_assert_ptr_nonnull(strstr(r.err, "holds another job array's files"));
+    ck_assert_ptr_nonnull(strstr(r.err, "nothing was run or written"));
     ck_assert_ptr_nonnull(strstr(r.err, "--slurm-output DIR"));
     ck_assert_ptr_nonnull(strstr(r.err, dir));
+    struct stat st;
+    ck_assert_int_ne(stat(marker, &st), 0);
     char *index_after = cli_read_file(idx);
     ck_assert_str_eq(index_before, index_after);
     free(index_after);
+    cli_result_free(&r);
+    /* The same items file with other contents: refused once the run is
+     * over (the library compares the index), the files untouched. */
+    FILE *g = fopen(items, "w");
+    ck_assert_ptr_nonnull(g);
+    fputs("a\nbX\nccc\n", g);
+    fclose(g);
+    cli_run(first, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_ptr_nonnull(strstr(r.err, "its items index (the items file's contents) differs"));
+    index_after = cli_read_file(idx);
+    ck_assert_str_eq(index_before, index_after);
+    free(index_after);
+    cli_result_free(&r);
+    g = fopen(items, "w");
+    ck_assert_ptr_nonnull(g);
+    fputs("a\nbb\nccc\n", g);
+    fclose(g);
+    /* The same emit again: accepted. */
+    cli_run(first, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     cli_result_free(&r);
 
     /* Task 1 of the first job runs its own item. */
