@@ -5,7 +5,10 @@
  * and length in the items file, one fixed-width line per item) and runs
  * the command on it under `spacrbench run --json --report`. The line goes
  * to `run --items` as it is in the file, so the one CR rule of --items
- * makes the item run the item measured. Every value from the caller
+ * makes the item run the item measured. The script carries its key and
+ * checks, before anything runs, that the index is the one written with it
+ * and the items file the one it was written for (slurm_files.h): files of
+ * another array stop the task with exit 65. Every value from the caller
  * is single-quoted in the body; values that must sit in an #SBATCH line
  * (sbatch parses those itself) are refused when they could be misread. */
 #include <inttypes.h>
