@@ -1004,13 +1004,17 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_job(const spacrbench_measurement *
                                                   const spacrbench_slurm_job *job,
                                                   const spacrbench_slurm_tasks *tasks, char *buf,
                                                   size_t cap);
-/* Into job->output_dir (which must exist): spacrbench-items.idx (one
- * 40-byte line "OFFSET LENGTH" per item of job->items_file, read as
+/* Into job->output_dir (which must exist): spacrbench-items.idx (a
+ * header line with the script's key and the items file's size, then one
+ * 40-byte line "OFFSET LENGTH CRC" per item of job->items_file, read as
  * `run --items` reads it), the script itself (spacrbench-job.sh, which
  * summarize's next command line names) and the manifest
- * spacrbench-array.json (tasks, items file, script, job name, the
- * requested mem, cpus and time), each written atomically. EINVAL when the file holds another number of items than
- * job->n_items; ESYSTEM with the path and errno's words. */
+ * spacrbench-array.json (tasks, items file, script, key, job name, the
+ * requested mem, cpus and time), written under a lock on the directory
+ * and renamed into place together. EINVAL, nothing written, when the
+ * directory holds another array's files (docs/scheduler-handoff.md) or
+ * the file holds another number of items than job->n_items; ESYSTEM with
+ * the path and errno's words. */
 SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                                                    const spacrbench_schedule *schedule,
                                                    const spacrbench_slurm_job *job,

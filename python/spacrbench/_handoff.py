@@ -71,7 +71,9 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
     before the script runs) with the array's index and manifest in it
     (spacrbench-items.idx, spacrbench-array.json, as `run --emit slurm`),
     and only once every argument has been checked and the script written:
-    a call that raises leaves no folder behind."""
+    a call that raises leaves no folder behind. An output_dir that holds
+    another array's files (a queued job's tasks read them) raises
+    ValueError and is left as it was; the same call again is accepted."""
     from ._directives import directive_list
 
     if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):

@@ -276,7 +276,10 @@ class Recommendation:
         array_limit=N runs at most N tasks at once on the whole cluster
         (--array=...%N; default none). output_dir gets the array's index and
         manifest, as `run --emit slurm` writes them. Everything is checked
-        before output_dir is created."""
+        before output_dir is created. An output_dir that holds another
+        array's files raises ValueError and is left as it was (one folder,
+        one array: a queued job's tasks read them); the same call again is
+        accepted."""
         from ._directives import directive_list
 
         directives = directive_list(extra)

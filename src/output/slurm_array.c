@@ -1,8 +1,17 @@
 /* The files a job array needs beside its task reports
  * (spacrbench_slurm_write_array): the items index that makes each task's
- * lookup O(1), and the manifest that tells summarize how many tasks the
- * array had and what they asked for. Both are written to a temporary
- * name and renamed, so a task or summarize never reads half of one. */
+ * lookup O(1), the script itself, and the manifest that tells summarize
+ * how many tasks the array had and what they asked for.
+ *
+ * A queued job's tasks read these files when they start, so they are
+ * never replaced by another array's: under a lock on the directory, all
+ * three are written to temporary names first and compared with what the
+ * directory holds; another array's files (a different index, script or
+ * manifest; comments and the version aside) refuse the call and the
+ * temporaries are removed (nothing half-written); the same array's files
+ * (the same emit again) are replaced by equal ones. Only then are the
+ * three renamed into place, so a task or summarize never reads half of
+ * one. slurm_files.h says how the script and its index are tied. */
 #if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
@@ -11,105 +20,167 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "handoff_rule.h"
 #include "internal.h"
+#include "json_reader.h"
 #include "json_writer.h"
+#include "slurm_files.h"
 
-/* An open temporary file beside path, renamed over it by finish. */
-typedef struct atomic_file {
+/* A temporary file beside path, renamed over it by commit. */
+typedef struct temp_file {
     char *path, *tmp;
     FILE *f;
-} atomic_file;
+    int open; /* the temporary exists and is not renamed yet */
+} temp_file;
 
-static int atomic_open(atomic_file *a, const char *dir, const char *name, mode_t mode)
+static int temp_open(temp_file *a, const char *dir, const char *name, mode_t mode)
 {
     memset(a, 0, sizeof *a);
     size_t n = strlen(dir) + strlen(name) + 48;
     a->path = malloc(n);
     a->tmp = malloc(n);
-    if (!a->path || !a->tmp) {
-        free(a->path);
-        free(a->tmp);
+    if (!a->path || !a->tmp)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    }
     snprintf(a->path, n, "%s/%s", dir, name);
     snprintf(a->tmp, n, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
-    int fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        int rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot create %s: %s", a->tmp, strerror(e));
-        free(a->path);
-        free(a->tmp);
-        return rc;
+    int fd = open(a->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot create %s: %s", a->tmp, strerror(errno));
+    a->open = 1;
+    if (!(a->f = fdopen(fd, "w+"))) {
+        close(fd);
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot create %s: %s", a->tmp, strerror(errno));
     }
     return 0;
 }
 
-/* Rename into place when ok and every write went through; else remove. */
-static int atomic_finish(atomic_file *a, int ok)
+/* Flushed and closed: 0 when every write went through. */
+static int temp_close(temp_file *a)
 {
-    int failed = ferror(a->f);
-    int e = errno;
+    int failed = ferror(a->f), e = errno;
     if (fclose(a->f) != 0 && !failed) {
         failed = 1;
         e = errno;
     }
-    int rc = 0;
-    if (ok && (failed || rename(a->tmp, a->path) != 0)) {
-        e = failed ? e : errno;
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", a->path, strerror(e));
-    }
-    if (!ok || rc != 0)
+    a->f = NULL;
+    return failed ? sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", a->tmp, strerror(e)) : 0;
+}
+
+static int temp_commit(temp_file *a)
+{
+    if (rename(a->tmp, a->path) != 0)
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", a->path, strerror(errno));
+    a->open = 0;
+    return 0;
+}
+
+/* Removes the temporary unless it was renamed. */
+static void temp_free(temp_file *a)
+{
+    if (a->f)
+        fclose(a->f);
+    if (a->open)
         unlink(a->tmp);
     free(a->path);
     free(a->tmp);
-    return ok ? rc : -1;
+    memset(a, 0, sizeof *a);
 }
 
-/* One index line per item of the file, by the rule of `run --items`:
- * lines end at \n, a trailing CR is not part of the item, empty items are
- * skipped. The offset and length cover the whole line but its \n, so the
- * task hands --items the line as the file has it. */
-static int write_index(FILE *items, const char *items_path, FILE *out, int64_t *count)
+/* POSIX cksum's CRC (polynomial 0x04C11DB7, most significant bit first). */
+static void crc_table(uint32_t table[256])
 {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i << 24;
+        for (int b = 0; b < 8; b++)
+            c = (c & UINT32_C(0x80000000)) ? (c << 1) ^ UINT32_C(0x04C11DB7) : c << 1;
+        table[i] = c;
+    }
+}
+
+static uint32_t crc_byte(const uint32_t table[256], uint32_t crc, unsigned char byte)
+{
+    return (crc << 8) ^ table[(crc >> 24) ^ byte];
+}
+
+/* What `cksum` prints for the data whose CRC so far is crc: the length
+ * goes in after the data, least significant byte first. */
+static uint32_t crc_finish(const uint32_t table[256], uint32_t crc, int64_t length)
+{
+    for (uint64_t n = (uint64_t)length; n; n >>= 8)
+        crc = crc_byte(table, crc, (unsigned char)(n & 0xff));
+    return ~crc;
+}
+
+/* The header line, then one index line per item of the file, by the rule
+ * of `run --items`: lines end at \n, a trailing CR is not part of the
+ * item, empty items are skipped. The offset, length and CRC cover the
+ * whole line but its \n, so the task hands --items the line as the file
+ * has it. */
+static int write_index(FILE *items, const char *items_path, FILE *out, const char *key,
+                       int64_t *count)
+{
+    uint32_t table[256];
+    crc_table(table);
     int64_t start = 0, pos = 0;
     int64_t len = 0; /* bytes of the line so far */
+    uint32_t crc = 0;
     int last = -1, c;
     *count = 0;
+    fprintf(out, "%*s\n", SB_SLURM_INDEX_WIDTH - 1, ""); /* the header, once the size is known */
     for (;;) {
         c = getc(items);
+        if (pos > SB_SLURM_INDEX_MAX_BYTES)
+            return sb_fail(SPACRBENCH_EINVAL, "%s: more than %" PRId64 " bytes", items_path,
+                           SB_SLURM_INDEX_MAX_BYTES);
         if (c == EOF || c == '\n') {
             int64_t item_len = len - (last == '\r' ? 1 : 0);
             if (item_len > 0) {
-                fprintf(out, "%019" PRId64 " %019" PRId64 "\n", start, len);
+                fprintf(out, "%015" PRId64 " %012" PRId64 " %010" PRIu32 "\n", start, len,
+                        crc_finish(table, crc, len));
                 (*count)++;
             }
             if (c == EOF)
                 break;
             start = pos + 1;
             len = 0;
+            crc = 0;
             last = -1;
         } else if (c == '\0') {
             return sb_fail(SPACRBENCH_EINVAL,
                            "%s: a NUL byte at offset %" PRId64 " (run --items refuses it too)",
                            items_path, pos);
         } else {
-            len++;
+            if (++len > SB_SLURM_INDEX_MAX_LENGTH)
+                return sb_fail(SPACRBENCH_EINVAL, "%s: a line longer than %" PRId64 " bytes",
+                               items_path, SB_SLURM_INDEX_MAX_LENGTH);
+            crc = crc_byte(table, crc, (unsigned char)c);
             last = c;
         }
         pos++;
     }
     if (ferror(items))
         return sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", items_path, strerror(errno));
+    if (fseek(out, 0, SEEK_SET) != 0)
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot write the index: %s", strerror(errno));
+    fprintf(out, SB_SLURM_INDEX_MAGIC " %s %015" PRId64, key, pos);
     return 0;
 }
 
-static int write_manifest(const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
-                          const spacrbench_schedule *s, int64_t minutes)
+static char *script_path(const char *dir)
+{
+    size_t n = strlen(dir) + sizeof "/" SB_SLURM_SCRIPT;
+    char *script = malloc(n);
+    if (script)
+        snprintf(script, n, "%s/%s", dir, SB_SLURM_SCRIPT);
+    return script;
+}
+
+static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
+                          const spacrbench_schedule *s, int64_t minutes, const char *key)
 {
     json_writer w;
     json_init(&w, 1);
@@ -118,12 +189,10 @@ static int write_manifest(const spacrbench_slurm_job *j, const spacrbench_slurm_
     json_int(&w, "tasks", j->n_items); /* #SBATCH --array=0-(tasks - 1) */
     json_string(&w, "items_file", j->items_file);
     json_string(&w, "index", SB_SLURM_INDEX);
-    size_t n = strlen(j->output_dir) + sizeof "/" SB_SLURM_SCRIPT;
-    char *script = malloc(n);
-    if (script)
-        snprintf(script, n, "%s/%s", j->output_dir, SB_SLURM_SCRIPT);
+    char *script = script_path(j->output_dir);
     json_string(&w, "script", script);
     free(script);
+    json_string(&w, "array_key", key); /* the script's key line, the index's header */
     json_string(&w, "job_name", j->job_name ? j->job_name : "spacrbench");
     json_begin_object(&w, "requested");
     json_int(&w, "mem_bytes", s->mem_per_task_bytes);
@@ -139,36 +208,167 @@ static int write_manifest(const spacrbench_slurm_job *j, const spacrbench_slurm_
         json_free(&w);
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     }
-    atomic_file a;
-    int rc = atomic_open(&a, j->output_dir, SB_SLURM_MANIFEST, 0644);
-    if (rc == 0) {
-        fputs(text, a.f);
-        fputc('\n', a.f);
-        rc = atomic_finish(&a, 1);
-    }
+    fputs(text, out);
+    fputc('\n', out);
     json_free(&w);
+    return 0;
+}
+
+/* Lines that do not say what the array does: comments in the script, the
+ * version in the manifest. */
+static int script_comment(const char *line, size_t n)
+{
+    return n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n');
+}
+
+static int manifest_version(const char *line, size_t n)
+{
+    (void)n;
+    return strstr(line, "\"spacrbench_version\":") != NULL;
+}
+
+#define OTHER_MAX (16u << 20) /* an existing script or manifest larger than this differs */
+
+/* The next line of f for which skip does not hold: 1 with it in *line, 0
+ * at the end, -1 on a read error. */
+static int next_line(FILE *f, char **line, size_t *cap, size_t *n,
+                     int (*skip)(const char *, size_t))
+{
+    for (;;) {
+        ssize_t got = getline(line, cap, f);
+        if (got < 0)
+            return ferror(f) ? -1 : 0;
+        *n = (size_t)got;
+        if (!skip || !skip(*line, *n))
+            return 1;
+    }
+}
+
+enum { EXISTING_NONE, EXISTING_SAME, EXISTING_OTHER };
+
+/* What the directory holds under a's name, against a's temporary: none,
+ * the same (lines for which skip holds aside), or another array's (a link,
+ * not a regular file, or different lines). */
+static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *verdict)
+{
+    int fd = open(a->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == ENOENT) {
+        *verdict = EXISTING_NONE;
+        return 0;
+    }
+    *verdict = EXISTING_OTHER;
+    if (fd < 0)
+        return errno == ELOOP
+                   ? 0
+                   : sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->path, strerror(errno));
+    struct stat old, now;
+    FILE *f = NULL, *g = NULL;
+    int rc = 0;
+    if (fstat(fd, &old) != 0 || stat(a->tmp, &now) != 0)
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot stat %s: %s", a->path, strerror(errno));
+    else if (!S_ISREG(old.st_mode) || (!skip && old.st_size != now.st_size) ||
+             (skip && (uint64_t)old.st_size > OTHER_MAX))
+        ; /* another's */
+    else if (!(f = fdopen(fd, "r")) || !(g = fopen(a->tmp, "re")))
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", f ? a->tmp : a->path,
+                     strerror(errno));
+    else {
+        fd = -1;
+        char *x = NULL, *y = NULL;
+        size_t xcap = 0, ycap = 0, xn = 0, yn = 0;
+        for (;;) {
+            int p = next_line(f, &x, &xcap, &xn, skip), q = next_line(g, &y, &ycap, &yn, skip);
+            if (p < 0 || q < 0) {
+                rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->path, strerror(errno));
+                break;
+            }
+            if (p != q || (p && (xn != yn || memcmp(x, y, xn) != 0)))
+                break;
+            if (!p) {
+                *verdict = EXISTING_SAME;
+                break;
+            }
+        }
+        free(x);
+        free(y);
+    }
+    if (f)
+        fclose(f);
+    else if (fd >= 0)
+        close(fd);
+    if (g)
+        fclose(g);
     return rc;
 }
 
-/* The script itself beside its reports, so summarize's next command line
- * names a script that exists. */
-static int write_script(const spacrbench_measurement *m, const spacrbench_schedule *s,
-                        const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k)
+/* The refusal: which array the directory's files belong to, from its
+ * manifest when it can be read, and what to do. */
+static int refuse(const spacrbench_slurm_job *j, const char *which)
 {
+    char what[512] = "";
+    size_t n = strlen(j->output_dir) + sizeof "/" SB_SLURM_MANIFEST;
+    char *path = malloc(n);
+    FILE *f = NULL;
+    if (path) {
+        snprintf(path, n, "%s/%s", j->output_dir, SB_SLURM_MANIFEST);
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd >= 0 && !(f = fdopen(fd, "r")))
+            close(fd);
+    }
+    char *text = f ? malloc(1 << 20) : NULL;
+    size_t len = text ? fread(text, 1, 1 << 20, f) : 0;
+    json_doc doc;
+    const json_limits limits = {16, 4096};
+    if (text && json_parse(&doc, text, len, &limits) == 0) {
+        const json_node *tasks = json_get(&doc, json_root(&doc), "tasks");
+        const json_node *items = json_get(&doc, json_root(&doc), "items_file");
+        if (tasks && tasks->is_integer && items && items->kind == JSON_STRING)
+            snprintf(what, sizeof what, "; that array: %" PRId64 " task(s) over %s", tasks->integer,
+                     items->text);
+    }
+    if (text)
+        json_doc_free(&doc);
+    free(text);
+    if (f)
+        fclose(f);
+    free(path);
+    return sb_fail(SPACRBENCH_EINVAL,
+                   "%s holds another job array's files (its %s differs), which that job's "
+                   "tasks read when they start: nothing was written. Choose another output "
+                   "directory (run --emit slurm: --slurm-output DIR; Python to_slurm: "
+                   "output_dir), or remove " SB_SLURM_INDEX ", " SB_SLURM_SCRIPT
+                   " and " SB_SLURM_MANIFEST " there once that job has finished%s",
+                   j->output_dir, which, what);
+}
+
+/* The script text (malloc'd) and its key. */
+static int script_text(const spacrbench_measurement *m, const spacrbench_schedule *s,
+                       const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k, char **text,
+                       int *len, char key[SB_SLURM_KEY_LEN + 1])
+{
+    *text = NULL;
     int n = spacrbench_format_slurm_job(m, s, j, k, NULL, 0);
     if (n < 0)
         return n;
-    char *text = malloc((size_t)n + 1);
-    if (!text)
+    if (!(*text = malloc((size_t)n + 1)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    int rc = spacrbench_format_slurm_job(m, s, j, k, text, (size_t)n + 1);
-    atomic_file a;
-    if (rc == n && (rc = atomic_open(&a, j->output_dir, SB_SLURM_SCRIPT, 0755)) == 0) {
-        fwrite(text, 1, (size_t)n, a.f);
-        rc = atomic_finish(&a, 1);
-    }
-    free(text);
+    int rc = spacrbench_format_slurm_job(m, s, j, k, *text, (size_t)n + 1);
+    if (rc >= 0 && (rc != n || sb_slurm_stated_key(*text, (size_t)n, key) != 0))
+        rc = sb_fail(SPACRBENCH_EINVAL, "the job script has no key line");
+    *len = n;
     return rc < 0 ? rc : 0;
+}
+
+/* The directory, locked against another write_array into it (released
+ * when the descriptor closes); a file system without flock goes without. */
+static int lock_dir(const char *dir, int *fd)
+{
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0)
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", dir, strerror(errno));
+    while (flock(*fd, LOCK_EX) != 0 && errno == EINTR)
+        ;
+    return 0;
 }
 
 int spacrbench_slurm_write_array(const spacrbench_measurement *m,
@@ -197,28 +397,58 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
     int64_t minutes = k.time_minutes;
     if (minutes == 0 && (rc = sb_measurement_time_limit(m, k.item_timeout_seconds, &minutes)) < 0)
         return rc;
-    FILE *items = fopen(j.items_file, "rbe");
-    if (!items)
-        return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", j.items_file, strerror(errno));
-    atomic_file a;
-    rc = atomic_open(&a, j.output_dir, SB_SLURM_INDEX, 0644);
-    int64_t count = 0;
-    if (rc == 0) {
-        rc = write_index(items, j.items_file, a.f, &count);
-        if (rc == 0 && count != j.n_items)
-            rc = sb_fail(SPACRBENCH_EINVAL,
-                         "%s holds %" PRId64 " items now, the job %" PRId64
-                         " (it changed since it was read?)",
-                         j.items_file, count, j.n_items);
-        int done = atomic_finish(&a, rc == 0);
-        if (rc == 0)
-            rc = done;
+    char *text = NULL, key[SB_SLURM_KEY_LEN + 1];
+    int text_len = 0;
+    if ((rc = script_text(m, &s, &j, &k, &text, &text_len, key)) < 0) {
+        free(text);
+        return rc;
     }
+    FILE *items = fopen(j.items_file, "rbe");
+    if (!items) {
+        free(text);
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", j.items_file, strerror(errno));
+    }
+    int dir = -1;
+    temp_file files[3]; /* in the order they are renamed: index, script, manifest */
+    memset(files, 0, sizeof files);
+    static const char *const names[3] = {SB_SLURM_INDEX, SB_SLURM_SCRIPT, SB_SLURM_MANIFEST};
+    static const mode_t modes[3] = {0644, 0755, 0644};
+    rc = lock_dir(j.output_dir, &dir);
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = temp_open(&files[i], j.output_dir, names[i], modes[i]);
+    int64_t count = 0;
+    if (rc == 0 && (rc = write_index(items, j.items_file, files[0].f, key, &count)) == 0 &&
+        count != j.n_items)
+        rc = sb_fail(SPACRBENCH_EINVAL,
+                     "%s holds %" PRId64 " items now, the job %" PRId64
+                     " (it changed since it was read?)",
+                     j.items_file, count, j.n_items);
+    if (rc == 0) {
+        fwrite(text, 1, (size_t)text_len, files[1].f);
+        rc = write_manifest(files[2].f, &j, &k, &s, minutes, key);
+    }
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = temp_close(&files[i]);
+    /* Another array's files stay as they are: the script first (what its
+     * tasks run), then the index (the items' contents), then the manifest. */
+    static const int order[3] = {1, 0, 2};
+    int (*const skips[3])(const char *, size_t) = {NULL, script_comment, manifest_version};
+    static const char *const what[3] = {
+        "items index (the items file's contents)",
+        "job script (its items file, tasks, requests, command or options)", "manifest"};
+    for (int o = 0; o < 3 && rc == 0; o++) {
+        int i = order[o], verdict = EXISTING_NONE;
+        if ((rc = existing(&files[i], skips[i], &verdict)) == 0 && verdict == EXISTING_OTHER)
+            rc = refuse(&j, what[i]);
+    }
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = temp_commit(&files[i]);
+    for (int i = 0; i < 3; i++)
+        temp_free(&files[i]);
+    if (dir >= 0)
+        close(dir);
     fclose(items);
-    if (rc == 0)
-        rc = write_script(m, &s, &j, &k);
-    if (rc == 0)
-        rc = write_manifest(&j, &k, &s, minutes);
+    free(text);
     return rc;
 }
 

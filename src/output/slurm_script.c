@@ -5,7 +5,10 @@
  * and length in the items file, one fixed-width line per item) and runs
  * the command on it under `spacrbench run --json --report`. The line goes
  * to `run --items` as it is in the file, so the one CR rule of --items
- * makes the item run the item measured. Every value from the caller
+ * makes the item run the item measured. The script carries its key and
+ * checks, before anything runs, that the index is the one written with it
+ * and the items file the one it was written for (slurm_files.h): files of
+ * another array stop the task with exit 65. Every value from the caller
  * is single-quoted in the body; values that must sit in an #SBATCH line
  * (sbatch parses those itself) are refused when they could be misread. */
 #include <inttypes.h>
@@ -15,6 +18,7 @@
 
 #include "handoff_rule.h"
 #include "internal.h"
+#include "slurm_files.h"
 
 #define SB_MIB INT64_C(1048576)
 
@@ -187,10 +191,13 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
         sb_text_printf(t, "#SBATCH %s\n", j->directives[i]);
 }
 
-/* The body: values as bash arrays of single-quoted words; the item read
- * from its offset and length in the index (dd seeks: O(1) per task) and
- * handed to spacrbench through --items as the file has it, which drops
- * one trailing CR and substitutes {} exactly as the measuring run did. */
+/* The body: values as bash arrays of single-quoted words; the script's
+ * key (filled in once the whole text is made); the index's header checked
+ * against the key and the items file's size, then the item read from its
+ * offset and length (dd seeks: O(1) per task) and checked against its
+ * CRC, and handed to spacrbench through --items as the file has it, which
+ * drops one trailing CR and substitutes {} exactly as the measuring run
+ * did. Files that are not this script's stop the task with exit 65. */
 static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
                  int64_t minutes)
 {
@@ -213,26 +220,104 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
     sb_text_printf(
         t,
         ")\n"
+        "# This script's key (of its text without comments): the index written\n"
+        "# with it starts with the same key, so a task never reads the index of\n"
+        "# another array written into the same directory.\n" SB_SLURM_KEY_LINE "%.*s'\n"
+        "index=\"$output_dir/" SB_SLURM_INDEX "\"\n"
         "task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\n"
         "# The --time each task's report records (a resubmission may export another).\n"
         "export SPACRBENCH_TIME_LIMIT_MINUTES=${SPACRBENCH_TIME_LIMIT_MINUTES:-%" PRId64 "}\n"
-        "# Item <task>: its offset and length in the items file, from the index\n"
-        "# written with this script (one %d-byte line per item).\n"
-        "entry=$(dd if=\"$output_dir/" SB_SLURM_INDEX "\" bs=%d skip=\"$task\" count=1 "
-        "status=none) || entry=''\n"
-        "if [[ ! $entry =~ ^[0-9]{19}\\ [0-9]{19}$ ]]; then\n"
+        "export SPACRBENCH_ARRAY_KEY=$array_key\n"
+        "# Files that are not this job's: stop before anything runs (exit %d).\n"
+        "mismatch() {\n"
+        "    printf 'spacrbench job: task %%s: %%s; nothing was run\\n' \"$task\" \"$1\" >&2\n"
+        "    exit %d\n"
+        "}\n"
+        "header=$(dd if=\"$index\" bs=%d count=1 status=none) || header=''\n"
+        "if [[ ! $header =~ ^" SB_SLURM_INDEX_MAGIC "\\ ([0-9a-f]{%d})\\ ([0-9]{15})$ ]]; then\n"
+        "    mismatch \"$index is missing or is not the index of a spacrbench array: emit the "
+        "job again\"\n"
+        "elif [[ ${BASH_REMATCH[1]} != \"$array_key\" ]]; then\n"
+        "    mismatch \"$index belongs to another array (key ${BASH_REMATCH[1]}, this script's "
+        "$array_key): another emit wrote into $output_dir; emit this job again into a directory "
+        "of its own\"\n"
+        "fi\n"
+        "bytes=$((10#${BASH_REMATCH[2]}))\n"
+        "size=$(wc -c <\"$items_file\") || mismatch \"cannot read $items_file\"\n"
+        "if ((size != bytes)); then\n"
+        "    mismatch \"$items_file holds $((size)) bytes, $bytes when this job was written: it "
+        "changed since; emit the job again\"\n"
+        "fi\n"
+        "# Item <task>: its offset, length and cksum in the items file, from the\n"
+        "# index (one %d-byte line per item after the header).\n"
+        "entry=''\n"
+        "if [[ $task =~ ^[0-9]{1,9}$ ]]; then\n"
+        "    entry=$(dd if=\"$index\" bs=%d skip=$((10#$task + 1)) count=1 status=none) || "
+        "entry=''\n"
+        "fi\n"
+        "if [[ ! $entry =~ ^([0-9]{15})\\ ([0-9]{12})\\ ([0-9]{10})$ ]]; then\n"
         "    printf 'spacrbench job: %%s has no item %%s (see %%s)\\n' \"$items_file\" \"$task\" "
-        "\"$output_dir/" SB_SLURM_INDEX "\" >&2\n"
+        "\"$index\" >&2\n"
         "    exit 2\n"
         "fi\n"
-        "offset=$((10#${entry:0:19})) length=$((10#${entry:20:19}))\n"
+        "offset=$((10#${BASH_REMATCH[1]})) length=$((10#${BASH_REMATCH[2]})) "
+        "crc=$((10#${BASH_REMATCH[3]}))\n"
         "item=$(dd if=\"$items_file\" iflag=skip_bytes,count_bytes skip=\"$offset\" "
         "count=\"$length\" bs=65536 status=none; printf x)\n"
         "item=${item%%x}\n"
+        "sum=$(printf '%%s' \"$item\" | cksum)\n"
+        "if [[ $sum != \"$crc $length\" ]]; then\n"
+        "    mismatch \"item $task of $items_file is not the one indexed (cksum $sum, indexed "
+        "$crc $length): the file changed since the job was written; emit the job again\"\n"
+        "fi\n"
         "exec \"$spacrbench\" run --json --report \"$output_dir/task-$task.json\" "
         "${measuring[@]+\"${measuring[@]}\"} \\\n"
         "    --items <(printf '%%s\\n' \"$item\") -- \"${command[@]}\"\n",
-        minutes, SB_SLURM_INDEX_WIDTH, SB_SLURM_INDEX_WIDTH);
+        SB_SLURM_KEY_LEN, "0000000000000000", minutes, SB_SLURM_MISMATCH_EXIT,
+        SB_SLURM_MISMATCH_EXIT, SB_SLURM_INDEX_WIDTH, SB_SLURM_KEY_LEN, SB_SLURM_INDEX_WIDTH,
+        SB_SLURM_INDEX_WIDTH);
+}
+
+/* A comment line ("# ..." or "#") or the key line: not part of the key. */
+static int outside_key(const char *line, size_t n)
+{
+    return (n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ')) ||
+           (n >= sizeof SB_SLURM_KEY_LINE - 1 &&
+            memcmp(line, SB_SLURM_KEY_LINE, sizeof SB_SLURM_KEY_LINE - 1) == 0);
+}
+
+void sb_slurm_script_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN + 1])
+{
+    uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a 64 */
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
+        if (!outside_key(text + at, n))
+            for (size_t i = 0; i < n; i++) {
+                h ^= (unsigned char)text[at + i];
+                h *= UINT64_C(1099511628211);
+            }
+        at += n;
+    }
+    snprintf(key, SB_SLURM_KEY_LEN + 1, "%016" PRIx64, h);
+}
+
+int sb_slurm_stated_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN + 1])
+{
+    const size_t prefix = sizeof SB_SLURM_KEY_LINE - 1;
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+        const char *l = text + at;
+        if (n == prefix + SB_SLURM_KEY_LEN + 1 && memcmp(l, SB_SLURM_KEY_LINE, prefix) == 0 &&
+            l[n - 1] == '\'' && strspn(l + prefix, "0123456789abcdef") >= SB_SLURM_KEY_LEN) {
+            memcpy(key, l + prefix, SB_SLURM_KEY_LEN);
+            key[SB_SLURM_KEY_LEN] = '\0';
+            return 0;
+        }
+        at += n + 1;
+    }
+    return -1;
 }
 
 int spacrbench_format_slurm_job(const spacrbench_measurement *m,
@@ -277,6 +362,13 @@ int spacrbench_format_slurm_job(const spacrbench_measurement *m,
     sb_text t = {0};
     header(&t, &f, &s, &j, &k, spacrbench_measurement_slowest_item_seconds(m), time);
     body(&t, &j, &k, minutes);
+    /* The key over the finished text, written over the placeholder. */
+    char *at = t.data ? strstr(t.data, "\n" SB_SLURM_KEY_LINE) : NULL;
+    if (at) {
+        char key[SB_SLURM_KEY_LEN + 1];
+        sb_slurm_script_key(t.data, t.len, key);
+        memcpy(at + sizeof SB_SLURM_KEY_LINE, key, SB_SLURM_KEY_LEN);
+    }
     return sb_text_deliver(&t, buf, cap);
 }
 

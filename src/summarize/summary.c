@@ -58,6 +58,8 @@ int spacrbench_summarize(const char *directory, const char *job_script, spacrben
     }
     int rc = sum_read(s, job_script);
     if (rc == 0)
+        rc = sum_check_owner(s, job_script);
+    if (rc == 0)
         rc = sum_decide(s);
     if (rc == 0)
         rc = sum_render(s);

@@ -133,6 +133,11 @@ int sum_read(spacrbench_summary *s, const char *job_script);
  * sets slurm_timeout / slurm_oom. */
 void sum_read_log(const spacrbench_summary *s, sum_task *t, const char *array_job);
 
+/* summary_owner.c: a manifest whose key is not that of the job script
+ * (--job) or of the newest reports' script is another array's: its tasks
+ * and requests are dropped and array_source says so. 0 or ENOMEM. */
+int sum_check_owner(spacrbench_summary *s, const char *job_script);
+
 /* summary_decide.c */
 int sum_decide(spacrbench_summary *s);
 

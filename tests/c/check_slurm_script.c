@@ -14,6 +14,7 @@
 #include <unistd.h>
 #endif
 
+#include "slurm_files.h"
 #include "spacrbench.h"
 
 #define MIB INT64_C(1048576)
@@ -236,7 +237,8 @@ START_TEST(tasks_get_the_limit_the_time_and_the_measuring_options)
     HAS(text, "\nmeasuring=(--timeout 600 --no-cgroup)\n");
     /* No read loop: the item is found through the index, O(1). */
     ck_assert_ptr_null(strstr(text, "while "));
-    HAS(text, "spacrbench-items.idx\" bs=40 skip=\"$task\" count=1");
+    HAS(text, "\nindex=\"$output_dir/spacrbench-items.idx\"\n");
+    HAS(text, "entry=$(dd if=\"$index\" bs=40 skip=$((10#$task + 1)) count=1");
     /* One CR rule: the script strips nothing, `run --items` drops one CR. */
     ck_assert_ptr_null(strstr(text, "\\r"));
     free(text);
@@ -312,14 +314,32 @@ START_TEST(the_index_follows_the_items_rule)
     int rc = spacrbench_slurm_write_array(m, &s, &j, NULL);
     ck_assert_msg(rc == 0, "%d: %s", rc, spacrbench_last_error_message());
     snprintf(path, sizeof path, "%s/spacrbench-items.idx", dir);
-    ck_assert_str_eq(slurp(path), "0000000000000000000 0000000000000000001\n"
-                                  "0000000000000000002 0000000000000000002\n"
-                                  "0000000000000000008 0000000000000000003\n"
-                                  "0000000000000000012 0000000000000000004\n");
+    /* The header (the script's key, the items file's 16 bytes), then per
+     * item its offset, length and POSIX cksum CRC (the values `printf 'a' |
+     * cksum` prints). */
+    char want[512], key[SB_SLURM_KEY_LEN + 1];
+    snprintf(path, sizeof path, "%s/spacrbench-job.sh", dir);
+    char *script = strdup(slurp(path));
+    ck_assert_int_eq(sb_slurm_stated_key(script, strlen(script), key), 0);
+    char again[SB_SLURM_KEY_LEN + 1];
+    sb_slurm_script_key(script, strlen(script), again);
+    ck_assert_str_eq(key, again);
+    free(script);
+    snprintf(want, sizeof want,
+             "sbidx1 %s 000000000000016\n"
+             "000000000000000 000000000001 1220704766\n"
+             "000000000000002 000000000002 2777124760\n"
+             "000000000000008 000000000003 3534906287\n"
+             "000000000000012 000000000004 0160640845\n",
+             key);
+    snprintf(path, sizeof path, "%s/spacrbench-items.idx", dir);
+    ck_assert_str_eq(slurp(path), want);
     unlink(path);
     snprintf(path, sizeof path, "%s/spacrbench-array.json", dir);
     ck_assert_ptr_nonnull(strstr(slurp(path), "\"tasks\": 4,"));
     ck_assert_ptr_nonnull(strstr(slurp(path), "\"time_minutes\": 5"));
+    snprintf(want, sizeof want, "\"array_key\": \"%s\"", key);
+    ck_assert_ptr_nonnull(strstr(slurp(path), want));
     unlink(path);
     /* Another count than the job's: refused, nothing left behind. */
     j.n_items = 5;
@@ -334,6 +354,189 @@ START_TEST(the_index_follows_the_items_rule)
     unlink(path);
     unlink(items);
     ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The three files of an array and the directory's names, to compare a
+ * directory before and after a call. */
+typedef struct dir_state {
+    char *files[3];
+    char names[1024];
+} dir_state;
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("(none)");
+    char *buf = malloc(1 << 16);
+    ck_assert_ptr_nonnull(buf);
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void take_state(const char *dir, dir_state *st)
+{
+    static const char *const names[3] = {"spacrbench-items.idx", "spacrbench-job.sh",
+                                         "spacrbench-array.json"};
+    char path[256];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        st->files[i] = read_all(path);
+    }
+    char cmd[320];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | sort | tr '\\n' ' '", dir);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(st->names, 1, sizeof st->names - 1, p);
+    st->names[n] = '\0';
+    pclose(p);
+}
+
+static void same_state(const dir_state *a, const dir_state *b)
+{
+    for (int i = 0; i < 3; i++)
+        ck_assert_str_eq(a->files[i], b->files[i]);
+    ck_assert_str_eq(a->names, b->names);
+}
+
+static void free_state(dir_state *st)
+{
+    for (int i = 0; i < 3; i++)
+        free(st->files[i]);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int write_array(const spacrbench_measurement *m, const spacrbench_schedule *s,
+                       const char *items, const char *dir, int64_t n)
+{
+    spacrbench_slurm_job j = job();
+    j.items_file = items;
+    j.output_dir = dir;
+    j.n_items = n;
+    return spacrbench_slurm_write_array(m, s, &j, NULL);
+}
+
+static void expect_refused(int rc, const char *dir, const char *which)
+{
+    const char *why = spacrbench_last_error_message();
+    ck_assert_msg(rc == SPACRBENCH_EINVAL, "%d: %s", rc, why);
+    HAS(why, dir);
+    HAS(why, "holds another job array's files");
+    HAS(why, which);
+    HAS(why, "nothing was written");
+    HAS(why, "--slurm-output DIR");
+    HAS(why, "once that job has finished");
+}
+
+/* A second array into a directory that holds another's files is refused,
+ * whatever differs (the items file, their contents, the requests), and the
+ * directory is left exactly as it was; the same array again is accepted
+ * (comments such as the measured peak aside) and changes nothing. */
+START_TEST(another_arrays_files_are_never_replaced)
+{
+    char dir[64], items[96], other[96];
+    snprintf(dir, sizeof dir, "/tmp/sb-slurm-refuse-%ld", (long)getpid());
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(items, sizeof items, "%s.items", dir);
+    snprintf(other, sizeof other, "%s.other", dir);
+    write_text(items, "a\nbb\nccc\n");
+    write_text(other, "x\ny\nz\nw\nv\n");
+    spacrbench_schedule s = schedule(3);
+    spacrbench_measurement *m = measured();
+    ck_assert_int_eq(write_array(m, &s, items, dir, 3), 0);
+    dir_state before, after;
+    take_state(dir, &before);
+    ck_assert_str_eq(before.names, "spacrbench-array.json spacrbench-items.idx "
+                                   "spacrbench-job.sh ");
+
+    /* Another items file (the report's case): refused, nothing touched. */
+    expect_refused(write_array(m, &s, other, dir, 5), dir, "job script");
+    HAS(spacrbench_last_error_message(), "that array: 3 task(s) over ");
+    take_state(dir, &after);
+    same_state(&before, &after);
+    free_state(&after);
+
+    /* The same items file with other contents (as many items): refused. */
+    write_text(items, "a\nbX\nccc\n");
+    expect_refused(write_array(m, &s, items, dir, 3), dir, "items index");
+    take_state(dir, &after);
+    same_state(&before, &after);
+    free_state(&after);
+    write_text(items, "a\nbb\nccc\n");
+
+    /* The same items, another --mem: the script differs. */
+    spacrbench_schedule more = schedule(3);
+    more.mem_per_task_bytes += MIB;
+    expect_refused(write_array(m, &more, items, dir, 3), dir, "job script");
+    take_state(dir, &after);
+    same_state(&before, &after);
+    free_state(&after);
+
+    /* The same emit again, from a measurement whose peak differs only in
+     * the script's comments: accepted, the files as they were. */
+    spacrbench_figures f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    f.items = 2;
+    f.seconds = 2.0;
+    f.cpu_seconds = 2.0;
+    f.peak_rss_bytes = 701 * MIB;
+    f.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    f.peak_method = SPACRBENCH_PEAK_CGROUP;
+    f.stopped_item = -1;
+    spacrbench_measurement *m2 = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m2), 0);
+    ck_assert_int_eq(write_array(m, &s, items, dir, 3), 0);
+    take_state(dir, &after);
+    same_state(&before, &after);
+    free_state(&after);
+    ck_assert_int_eq(write_array(m2, &s, items, dir, 3), 0);
+    take_state(dir, &after);
+    ck_assert_str_eq(before.files[0], after.files[0]); /* the index */
+    ck_assert_str_eq(before.files[2], after.files[2]); /* the manifest */
+    ck_assert_str_eq(before.names, after.names);
+    ck_assert_ptr_nonnull(strstr(after.files[1], "701.0 MiB"));
+    free_state(&after);
+
+    /* A file of another kind under one of the names is another's too. */
+    char path[160];
+    snprintf(path, sizeof path, "%s/spacrbench-array.json", dir);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(symlink("/dev/null", path), 0);
+    expect_refused(write_array(m, &s, items, dir, 3), dir, "manifest");
+    unlink(path);
+
+    /* Once the old files are removed, the other array is written. */
+    snprintf(path, sizeof path, "%s/spacrbench-items.idx", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/spacrbench-job.sh", dir);
+    unlink(path);
+    ck_assert_int_eq(write_array(m, &s, other, dir, 5), 0);
+    take_state(dir, &after);
+    ck_assert_ptr_nonnull(strstr(after.files[2], "\"tasks\": 5,"));
+    free_state(&after);
+    free_state(&before);
+    spacrbench_measurement_free(m);
+    spacrbench_measurement_free(m2);
+    static const char *const names[3] = {"spacrbench-items.idx", "spacrbench-job.sh",
+                                         "spacrbench-array.json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);
+    unlink(items);
+    unlink(other);
 }
 END_TEST
 #else
@@ -361,6 +564,9 @@ static Suite *slurm_script_suite(void)
     tcase_add_test(t, tasks_get_the_limit_the_time_and_the_measuring_options);
     tcase_add_test(t, an_array_directive_is_refused);
     tcase_add_test(t, the_index_follows_the_items_rule);
+#if !defined(_WIN32)
+    tcase_add_test(t, another_arrays_files_are_never_replaced);
+#endif
     suite_add_tcase(s, t);
     return s;
 }

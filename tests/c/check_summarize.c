@@ -408,6 +408,68 @@ START_TEST(the_job_script_array_and_errors)
 }
 END_TEST
 
+/* A manifest written by another array into the directory (its key is not
+ * the one the reports' or the given script's): its 8 tasks and 257 MiB are
+ * not used, and the text says so; with --job the script's own #SBATCH
+ * requests stand in for them. The right key: the manifest is used. */
+static void keyed_report(const char *dir, const char *key)
+{
+    put(dir, "task-0.json",
+        "{\"mode\": \"run\", \"measurement\": {\"peak_rss_bytes\": %lld, \"seconds\": 1, "
+        "\"cpu_seconds\": 1, \"oom_limit_bytes\": 0, \"stopped\": false, \"records\": "
+        "[{\"item\": \"a\"}]},\n \"task\": {\"outcome\": \"ok\", \"exit_status\": 0, "
+        "\"signal\": null, \"oom_limit_bytes\": null, \"timeout_seconds\": null, \"item_index\": "
+        "null, \"item\": \"a\", \"failed_item_peak_bytes\": null, \"items\": 1, \"completed\": 1, "
+        "\"elapsed_seconds\": 1, \"array_job_id\": null, \"array_task_id\": 0, \"job_id\": null, "
+        "\"array_key\": \"%s\", \"array\": {\"min\": null, \"max\": null, \"step\": null, "
+        "\"count\": null}, \"requested\": {\"mem_bytes\": null, \"cpus\": null, "
+        "\"time_minutes\": 5}}}\n",
+        (long long)(40 * MIB), key);
+}
+
+START_TEST(another_arrays_manifest_is_not_used)
+{
+    char *d = temp_dir(NULL);
+    put(d, "spacrbench-array.json",
+        "{\"tasks\": 8, \"script\": \"%s/spacrbench-job.sh\", \"array_key\": "
+        "\"aaaaaaaaaaaaaaaa\", \"requested\": {\"mem_bytes\": %lld, \"cpus\": 1, "
+        "\"time_minutes\": 5}, \"item_timeout_seconds\": 0}\n",
+        d, (long long)(257 * MIB));
+    keyed_report(d, "bbbbbbbbbbbbbbbb");
+    result r = summarize(d, NULL);
+    ck_assert_int_eq(r.rc, 0);
+    HAS(r.text, "spacrbench-array.json belongs to another array (key aaaaaaaaaaaaaaaa; the "
+                "reports' job script has key bbbbbbbbbbbbbbbb)");
+    HAS(r.text, "1 task(s), 1 ok");
+    LACKS(r.text, "257.0 MiB");
+    HAS(r.text, "0 missing");
+    result_free(&r);
+
+    put(d, "job.sh",
+        "#!/bin/bash\n#SBATCH --mem=294M\n#SBATCH --time=00:07:00\n#SBATCH --array=0-2\n"
+        "set -euo pipefail\narray_key='bbbbbbbbbbbbbbbb'\n");
+    char job[512];
+    snprintf(job, sizeof job, "%s/job.sh", d);
+    r = summarize(d, job);
+    ck_assert_int_eq(r.rc, 0);
+    HAS(r.text, "tasks 0-2, from the #SBATCH --array line of");
+    HAS(r.text, "belongs to another array (key aaaaaaaaaaaaaaaa; ");
+    HAS(r.text, "294.0 MiB");
+    LACKS(r.text, "257.0 MiB");
+    result_free(&r);
+
+    /* The manifest of this very job: used as before. */
+    keyed_report(d, "aaaaaaaaaaaaaaaa");
+    r = summarize(d, NULL);
+    ck_assert_int_eq(r.rc, 0);
+    HAS(r.text, "tasks 0-7, from ");
+    HAS(r.text, "257.0 MiB");
+    LACKS(r.text, "another array");
+    result_free(&r);
+    remove_dir(d);
+}
+END_TEST
+
 /* ---- the reader itself ---- */
 
 static int parses(const char *text, char *error, size_t cap)
@@ -498,6 +560,7 @@ static Suite *summarize_suite(void)
     tcase_add_test(t, a_task_at_its_time_limit_is_timeout_and_the_next_time_is_larger);
     tcase_add_test(t, the_job_script_array_and_errors);
     tcase_add_test(t, a_missing_task_s_log_says_why);
+    tcase_add_test(t, another_arrays_manifest_is_not_used);
     suite_add_tcase(s, t);
     t = tcase_create("hostile");
     tcase_set_timeout(t, 60);

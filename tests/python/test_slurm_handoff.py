@@ -51,7 +51,8 @@ def test_script_runs_each_item_unchanged(tmp_path: Path) -> None:
     assert f"#SBATCH --array=0-{len(ITEMS) - 1}\n" in script  # no %K throttle
     manifest = json.loads((tmp_path / "out" / "spacrbench-array.json").read_text())
     assert manifest["tasks"] == len(ITEMS) and manifest["requested"]["time_minutes"] == 5
-    assert (tmp_path / "out" / "spacrbench-items.idx").stat().st_size == 40 * len(ITEMS)
+    # A header line, then one 40-byte line per item.
+    assert (tmp_path / "out" / "spacrbench-items.idx").stat().st_size == 40 * (1 + len(ITEMS))
     assert "#SBATCH --job-name=t\n" in script and "#SBATCH --time=5\n" in script
     path = tmp_path / "job.sh"
     path.write_text(script)
@@ -250,3 +251,28 @@ def test_one_cr_rule_the_measured_item_is_the_item_run(tmp_path: Path) -> None:
                            env=dict(os.environ, SLURM_ARRAY_TASK_ID=str(task)))
         assert r.returncode == 0, r.stderr
     assert [eval(line) for line in got.read_text().splitlines()] == ["x\r", "\r", "last"]
+
+
+@linux_only("the array's files are written on POSIX systems (Windows: EUNSUPPORTED)")
+def test_to_slurm_never_replaces_another_arrays_files(tmp_path: Path) -> None:
+    """A second to_slurm into the output_dir of a queued job used to
+    overwrite its index: the job's tasks then ran the other job's items.
+    It is refused, naming the folder and what to do, and leaves the files
+    as they were; the same call again is accepted."""
+    items = items_file(tmp_path)
+    other = tmp_path / "other.txt"
+    other.write_text("x\ny\nz\n")
+    out = tmp_path / "out"
+    first = rec_of().to_slurm(str(items), str(out), ["true", "{}"])
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(before) == ["spacrbench-array.json", "spacrbench-items.idx",
+                              "spacrbench-job.sh"]
+    with pytest.raises(ValueError, match="holds another job array's files") as info:
+        rec_of().to_slurm(str(other), str(out), ["true", "{}"])
+    assert str(out) in str(info.value) and "output_dir" in str(info.value)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    with pytest.raises(ValueError, match="job script"):
+        rec_of().to_slurm(str(items), str(out), ["false", "{}"])
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert rec_of().to_slurm(str(items), str(out), ["true", "{}"]) == first
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

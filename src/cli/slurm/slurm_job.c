@@ -2,6 +2,7 @@
 #include "slurm_job.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "cli_error.h"
 #include "cli_escape.h"
 #include "cli_options.h"
+#include "json_reader.h"
 #include "text_buffer.h"
 
 /* Characters an #SBATCH --output line cannot hold (sbatch splits it at
@@ -261,6 +263,9 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
         unmake_dirs(dir, made, n_made);
         return rc;
     }
+    int rc = cli_slurm_job_check_dir(j);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if ((out->advice = cli_slurm_array_advice(n_items)))
         cli_notice("--emit slurm: warning: %s", out->advice);
     return CLI_EXIT_OK;
@@ -273,4 +278,55 @@ void cli_slurm_job_free(cli_slurm_job *j)
     free(j->self);
     free(j->advice);
     memset(j, 0, sizeof *j);
+}
+
+/* The manifest's text when dir holds one that is a regular file of at
+ * most 1 MiB, else NULL. */
+static char *manifest_text(const char *dir, size_t *len)
+{
+    char path[PATH_MAX + sizeof "/" CLI_SLURM_MANIFEST];
+    if (snprintf(path, sizeof path, "%s/%s", dir, CLI_SLURM_MANIFEST) >= (int)sizeof path)
+        return NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *text = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20) &&
+        (text = malloc((size_t)st.st_size + 1)) != NULL) {
+        ssize_t n = read(fd, text, (size_t)st.st_size);
+        *len = n > 0 ? (size_t)n : 0;
+        text[*len] = '\0';
+    }
+    close(fd);
+    return text;
+}
+
+int cli_slurm_job_check_dir(const spacrbench_slurm_job *job)
+{
+    size_t len = 0;
+    char *text = manifest_text(job->output_dir, &len);
+    if (!text)
+        return CLI_EXIT_OK;
+    const json_limits limits = {16, 4096};
+    json_doc doc;
+    int rc = CLI_EXIT_OK;
+    if (json_parse(&doc, text, len, &limits) == 0) {
+        const json_node *tasks = json_get(&doc, json_root(&doc), "tasks");
+        const json_node *items = json_get(&doc, json_root(&doc), "items_file");
+        if (tasks && tasks->is_integer && items && items->kind == JSON_STRING &&
+            (tasks->integer != job->n_items || strcmp(items->text, job->items_file) != 0))
+            rc = cli_error(CLI_EXIT_ERROR,
+                           "--emit slurm: %s holds another job array's files (%lld task(s) over "
+                           "%s; this run: %lld over %s), which that job's tasks read when they "
+                           "start: nothing was run or written. Choose another output directory "
+                           "(--slurm-output DIR), or remove spacrbench-items.idx, "
+                           "spacrbench-job.sh and " CLI_SLURM_MANIFEST
+                           " there once that job has finished",
+                           job->output_dir, (long long)tasks->integer, items->text,
+                           (long long)job->n_items, job->items_file);
+    }
+    json_doc_free(&doc);
+    free(text);
+    return rc;
 }

@@ -50,6 +50,12 @@ int cli_slurm_job_script(const spacrbench_slurm_job *job, const spacrbench_measu
 int cli_slurm_job_write_manifest(const spacrbench_slurm_job *job, const spacrbench_measurement *m,
                                  const spacrbench_schedule *sched);
 
+/* Before any item runs: CLI_EXIT_OK, or CLI_EXIT_ERROR after the message
+ * when the output directory's manifest is another array's (another items
+ * file or item count); spacrbench_slurm_write_array refuses every other
+ * difference once the script is known. */
+int cli_slurm_job_check_dir(const spacrbench_slurm_job *job);
+
 /* What to do about an array of n_items tasks that SLURM's default
  * MaxArraySize refuses (one sentence, no newline, malloc'd); NULL when it
  * fits (or memory ran out: the advice is a courtesy). */

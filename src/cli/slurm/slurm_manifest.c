@@ -1,6 +1,8 @@
 /* run --emit slurm: the array's index and manifest beside the task
  * reports (see slurm_job.h), written by the library, as Python's
  * Recommendation.to_slurm writes them. */
+#include <string.h>
+
 #include "cli_error.h"
 #include "slurm_job.h"
 
@@ -21,6 +23,11 @@ int cli_slurm_job_write_manifest(const spacrbench_slurm_job *job, const spacrben
 {
     if (spacrbench_slurm_write_array(m, sched, job, &whole(job)->tasks) == 0)
         return 0;
+    const char *why = spacrbench_last_error_message();
+    if (strstr(why, "another job array's files")) { /* refused: says what to do */
+        cli_error(CLI_EXIT_ERROR, "--emit slurm: %s", why);
+        return -1;
+    }
     cli_error(CLI_EXIT_ERROR,
               "--emit slurm: %s: the tasks find their items through %s/%s; emit the script again",
               spacrbench_last_error_message(), job->output_dir, "spacrbench-items.idx");

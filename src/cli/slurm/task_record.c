@@ -77,6 +77,8 @@ void task_record_describe(json_writer *w, const task_end *e)
     json_string(w, "array_job_id", getenv("SLURM_ARRAY_JOB_ID"));
     int_or_null(w, "array_task_id", env_count("SLURM_ARRAY_TASK_ID"));
     json_string(w, "job_id", getenv("SLURM_JOB_ID"));
+    /* The job script's key: summarize tells its manifest from another array's. */
+    json_string(w, "array_key", getenv("SPACRBENCH_ARRAY_KEY"));
     /* The submission's own range, so summarize knows which tasks a newer
      * submission was meant to rerun (its other reports are stale). */
     json_begin_object(w, "array");

@@ -514,7 +514,7 @@ START_TEST(emit_slurm_follows_from_the_figures)
     /* The array's index and manifest beside the reports. */
     snprintf(want, sizeof want, "%s/spacrbench-items.idx", out_dir);
     ck_assert_int_eq(stat(want, &st), 0);
-    ck_assert_int_eq(st.st_size, 4 * 40);
+    ck_assert_int_eq(st.st_size, (1 + 4) * 40); /* the header and one line per item */
     unlink(want);
     snprintf(want, sizeof want, "%s/spacrbench-array.json", out_dir);
     ck_assert_int_eq(unlink(want), 0);
@@ -529,6 +529,139 @@ START_TEST(emit_slurm_follows_from_the_figures)
     unlink(base);
     free(base);
     cli_result_free(&r);
+}
+END_TEST
+
+/* The report's case: a second emit into the directory of a queued job.
+ * It is refused (exit 1, the first job's files untouched, the message
+ * saying what to do); and when another array's index is put there by
+ * hand, the first job's task stops at once (exit 65) instead of running
+ * another item. */
+START_TEST(a_second_emit_never_breaks_a_queued_job)
+{
+    char *base = cli_temp_file("");
+    char *items = cli_temp_file("a\nbb\nccc\n");
+    char *other = cli_temp_file("x\ny\nz\nw\nv\n");
+    char dir[512], dir_b[512], job[600], idx[600], idx_b[600];
+    snprintf(dir, sizeof dir, "%s.d", base);
+    snprintf(dir_b, sizeof dir_b, "%s.b", base);
+    snprintf(job, sizeof job, "%s.job.sh", base);
+    snprintf(idx, sizeof idx, "%s/spacrbench-items.idx", dir);
+    snprintf(idx_b, sizeof idx_b, "%s/spacrbench-items.idx", dir_b);
+    char *const first[] = {SPACRBENCH_CLI,   "run", "-q", "--items", items, "--emit", "slurm",
+                           "--slurm-output", dir,   "--", "true",    "{}",  NULL};
+    cli_result r;
+    cli_run(first, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    FILE *f = fopen(job, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(r.out, f);
+    fclose(f);
+    cli_result_free(&r);
+    char *index_before = cli_read_file(idx);
+    /* Another items file: refused before any item runs. */
+    char marker[600], touch[700];
+    snprintf(marker, sizeof marker, "%s.ran", base);
+    snprintf(touch, sizeof touch, "touch '%s'", marker);
+    char *const second[] = {
+        SPACRBENCH_CLI, "run",     "-q", "--items", other, "--emit", "slurm", "--slurm-output", dir,
+        "--",           "/bin/sh", "-c", touch,     "{}",  NULL};
+    cli_run(second, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_str_eq(r.out, ""); /* no script printed */
+    ck_assert_ptr_nonnull(strstr(r.err, "holds another job array's files"));
+    ck_assert_ptr_nonnull(strstr(r.err, "nothing was run or written"));
+    ck_assert_ptr_nonnull(strstr(r.err, "--slurm-output DIR"));
+    ck_assert_ptr_nonnull(strstr(r.err, dir));
+    struct stat st;
+    ck_assert_int_ne(stat(marker, &st), 0);
+    char *index_after = cli_read_file(idx);
+    ck_assert_str_eq(index_before, index_after);
+    free(index_after);
+    cli_result_free(&r);
+    /* The same items file with other contents: refused once the run is
+     * over (the library compares the index), the files untouched. */
+    FILE *g = fopen(items, "w");
+    ck_assert_ptr_nonnull(g);
+    fputs("a\nbX\nccc\n", g);
+    fclose(g);
+    cli_run(first, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_ptr_nonnull(strstr(r.err, "its items index (the items file's contents) differs"));
+    index_after = cli_read_file(idx);
+    ck_assert_str_eq(index_before, index_after);
+    free(index_after);
+    cli_result_free(&r);
+    g = fopen(items, "w");
+    ck_assert_ptr_nonnull(g);
+    fputs("a\nbb\nccc\n", g);
+    fclose(g);
+    /* The same emit again: accepted. */
+    cli_run(first, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cli_result_free(&r);
+
+    /* Task 1 of the first job runs its own item. */
+    char *const task[] = {"/usr/bin/env", "SLURM_ARRAY_TASK_ID=1", "bash", job, NULL};
+    cli_run(task, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"item\": \"bb\""));
+    cli_result_free(&r);
+
+    /* Another array's index copied over it by hand: the task stops. */
+    char *const elsewhere[] = {SPACRBENCH_CLI,   "run", "-q", "--items", other, "--emit", "slurm",
+                               "--slurm-output", dir_b, "--", "true",    "{}",  NULL};
+    cli_run(elsewhere, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cli_result_free(&r);
+    char *foreign = cli_read_file(idx_b);
+    f = fopen(idx, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(foreign, f);
+    fclose(f);
+    free(foreign);
+    cli_run(task, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 65, "exit %d: %s", r.code, r.err);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_ptr_nonnull(strstr(r.err, "belongs to another array"));
+    ck_assert_ptr_nonnull(strstr(r.err, "nothing was run"));
+    cli_result_free(&r);
+
+    /* Its own index back, but the items file edited in place (as many
+     * bytes): the task's item is not the one indexed. */
+    f = fopen(idx, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(index_before, f);
+    fclose(f);
+    f = fopen(items, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("a\nbX\nccc\n", f);
+    fclose(f);
+    cli_run(task, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 65, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "is not the one indexed"));
+    cli_result_free(&r);
+    free(index_before);
+
+    static const char *const names[] = {"spacrbench-items.idx", "spacrbench-job.sh",
+                                        "spacrbench-array.json", "task-1.json"};
+    char path[700];
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/%s", dir_b, names[i]);
+        unlink(path);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);
+    ck_assert_int_eq(rmdir(dir_b), 0);
+    unlink(job);
+    unlink(items);
+    unlink(other);
+    unlink(base);
+    free(items);
+    free(other);
+    free(base);
 }
 END_TEST
 
@@ -1309,6 +1442,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, json_holds_the_figures_of_the_human_report);
     tcase_add_test(t, emit_slurm_follows_from_the_figures);
+    tcase_add_test(t, a_second_emit_never_breaks_a_queued_job);
     tcase_add_test(t, slurm_script_needs_an_items_file);
     tcase_add_test(t, a_too_long_slurm_output_creates_nothing);
     tcase_add_test(t, emit_dask_follows_from_the_figures);
