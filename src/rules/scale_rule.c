@@ -184,12 +184,10 @@ static int check_spread(const spacrbench_scale_spread *sp, size_t i)
     return SPACRBENCH_OK;
 }
 
-int sb_scale_result_make(const void *points, size_t n, size_t point_size, const void *spreads,
-                         size_t spread_size, int64_t budget, spacrbench_scale_result **out)
+/* The arguments, before anything is allocated. */
+static int check_make_args(const void *points, size_t n, size_t point_size, const void *spreads,
+                           size_t spread_size, int64_t budget)
 {
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
-    *out = NULL;
     if (n == 0)
         return sb_fail(SPACRBENCH_ENOITEMS, "the scaling rule needs at least one point");
     if (!points)
@@ -205,17 +203,30 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
                        (long long)budget);
     if (n > ((size_t)1 << 20))
         return sb_fail(SPACRBENCH_EINVAL, "%zu points; at most %zu", n, (size_t)1 << 20);
+    return SPACRBENCH_OK;
+}
+
+/* A result with room for n points and spreads, or NULL. */
+static spacrbench_scale_result *result_alloc(size_t n)
+{
     spacrbench_scale_result *r = calloc(1, sizeof *r);
-    point_pair *pairs = calloc(n, sizeof *pairs);
     if (r) {
         r->points = calloc(n, sizeof *r->points);
         r->spreads = calloc(n, sizeof *r->spreads);
     }
-    if (!r || !r->points || !r->spreads || !pairs) {
-        free(pairs);
+    if (r && (!r->points || !r->spreads)) {
         spacrbench_scale_free(r);
-        return sb_fail(SPACRBENCH_ENOMEM, "no memory for %zu scaling points", n);
+        return NULL;
     }
+    return r;
+}
+
+/* The caller's structs in, by their own size (fields an older caller
+ * lacks keep their defaults), each checked; an OOM-killed point counts as
+ * failed. Stops at the first bad one. */
+static int read_pairs(point_pair *pairs, const void *points, size_t n, size_t point_size,
+                      const void *spreads, size_t spread_size)
+{
     int rc = SPACRBENCH_OK;
     for (size_t i = 0; i < n && rc == 0; i++) {
         spacrbench_scale_point *p = &pairs[i].p;
@@ -234,13 +245,39 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
         p->failed = p->failed != 0 || sp->oom_killed != 0;
         sp->oom_killed = sp->oom_killed != 0;
     }
-    if (rc == 0) {
-        qsort(pairs, n, sizeof *pairs, by_workers);
-        for (size_t i = 1; i < n && rc == 0; i++)
-            if (pairs[i].p.workers == pairs[i - 1].p.workers)
-                rc = sb_fail(SPACRBENCH_EINVAL, "worker count %lld appears twice",
-                             (long long)pairs[i].p.workers);
+    return rc;
+}
+
+/* The rule wants increasing worker counts, each once. */
+static int sort_pairs(point_pair *pairs, size_t n)
+{
+    qsort(pairs, n, sizeof *pairs, by_workers);
+    for (size_t i = 1; i < n; i++)
+        if (pairs[i].p.workers == pairs[i - 1].p.workers)
+            return sb_fail(SPACRBENCH_EINVAL, "worker count %lld appears twice",
+                           (long long)pairs[i].p.workers);
+    return SPACRBENCH_OK;
+}
+
+int sb_scale_result_make(const void *points, size_t n, size_t point_size, const void *spreads,
+                         size_t spread_size, int64_t budget, spacrbench_scale_result **out)
+{
+    if (!out)
+        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    *out = NULL;
+    int rc = check_make_args(points, n, point_size, spreads, spread_size, budget);
+    if (rc)
+        return rc;
+    spacrbench_scale_result *r = result_alloc(n);
+    point_pair *pairs = calloc(n, sizeof *pairs);
+    if (!r || !pairs) {
+        free(pairs);
+        spacrbench_scale_free(r);
+        return sb_fail(SPACRBENCH_ENOMEM, "no memory for %zu scaling points", n);
     }
+    rc = read_pairs(pairs, points, n, point_size, spreads, spread_size);
+    if (rc == 0)
+        rc = sort_pairs(pairs, n);
     for (size_t i = 0; i < n; i++) {
         r->points[i] = pairs[i].p;
         r->spreads[i] = pairs[i].sp;
