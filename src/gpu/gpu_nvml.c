@@ -118,13 +118,14 @@ static sb_process_query find_process_query(void *lib, const char *base)
     return q;
 }
 
-/* Resolve a required symbol inside sb_gpu_open (uses its why and fail). */
+/* Resolve a required symbol inside load_symbols (uses its why; returns
+ * -1 from it when the symbol is missing). */
 #define SB_LOAD(gpu, var, name)                                                                    \
     do {                                                                                           \
         void *sym_ = symbol((gpu)->lib, name);                                                     \
         if (!sym_) {                                                                               \
             snprintf(why, why_cap, "NVML lacks %s: driver too old?", name);                        \
-            goto fail;                                                                             \
+            return -1;                                                                             \
         }                                                                                          \
         memcpy(&(var), &sym_, sizeof(var));                                                        \
     } while (0)
@@ -409,6 +410,86 @@ static int open_devices(sb_gpu *gpu, sb_nvml_count_fn get_count, sb_nvml_handle_
     return 0;
 }
 
+/* NVML's entry points that only sb_gpu_open uses; the ones every sample
+ * uses live in sb_gpu. */
+typedef struct nvml_entry {
+    sb_nvml_init_fn init;
+    sb_nvml_count_fn get_count;
+    sb_nvml_handle_fn get_handle;
+    sb_nvml_name_fn get_name; /* NULL: a device is named "GPU <index>" */
+} nvml_entry;
+
+/* The library SPACRBENCH_NVML_LIBRARY names, else the driver's own. */
+static int load_library(sb_gpu *gpu, char *why, size_t why_cap)
+{
+    /* secure_getenv: a setuid or file-capability program linking us must
+     * not load a library named by an unprivileged caller's environment. */
+    const char *path = sb_secure_getenv("SPACRBENCH_NVML_LIBRARY");
+    if (!path || !*path)
+        path = SB_NVML_DEFAULT_LIBRARY;
+    char err[256];
+    gpu->lib = sb_dl_open(path, err, sizeof err);
+    if (gpu->lib)
+        return 0;
+    if (strcmp(path, SB_NVML_DEFAULT_LIBRARY) == 0)
+        snprintf(why, why_cap, "no NVIDIA driver: %s not found", path);
+    else
+        snprintf(why, why_cap, "cannot load NVML from SPACRBENCH_NVML_LIBRARY=%s: %s", path, err);
+    return -1;
+}
+
+/* Every symbol the queries need (an old driver lacks some); the error
+ * strings and device names are optional. */
+static int load_symbols(sb_gpu *gpu, nvml_entry *e, char *why, size_t why_cap)
+{
+    SB_LOAD(gpu, e->init, "nvmlInit_v2");
+    SB_LOAD(gpu, gpu->shutdown, "nvmlShutdown");
+    SB_LOAD(gpu, e->get_count, "nvmlDeviceGetCount_v2");
+    SB_LOAD(gpu, e->get_handle, "nvmlDeviceGetHandleByIndex_v2");
+    SB_LOAD(gpu, gpu->memory_info, "nvmlDeviceGetMemoryInfo");
+    void *sym = symbol(gpu->lib, "nvmlErrorString");
+    memcpy(&gpu->error_string, &sym, sizeof gpu->error_string);
+    sym = symbol(gpu->lib, "nvmlDeviceGetName");
+    memcpy(&e->get_name, &sym, sizeof e->get_name);
+    gpu->compute = find_process_query(gpu->lib, "nvmlDeviceGetComputeRunningProcesses");
+    gpu->graphics = find_process_query(gpu->lib, "nvmlDeviceGetGraphicsRunningProcesses");
+    if (!gpu->compute.fn) {
+        snprintf(why, why_cap, "NVML lacks nvmlDeviceGetComputeRunningProcesses: driver too old?");
+        return -1;
+    }
+    return 0;
+}
+
+/* Init NVML (sb_gpu_close shuts it down again), then the devices, the
+ * process-list buffer and the PIDs this process has in NVML's lists. */
+static int start_nvml(sb_gpu *gpu, const nvml_entry *e, char *why, size_t why_cap)
+{
+    sb_nvml_return rc = e->init();
+    if (rc != SB_NVML_SUCCESS) {
+        char text[160];
+        snprintf(why, why_cap, "NVML init failed: %s", nvml_text(gpu, rc, text, sizeof text));
+        return -1;
+    }
+    gpu->initialized = 1;
+    if (open_devices(gpu, e->get_count, e->get_handle, e->get_name, why, why_cap) != 0)
+        return -1;
+    if (grow_entries(gpu, SB_GPU_FIRST_CAPACITY) != 0) {
+        snprintf(why, why_cap, "out of memory");
+        return -1;
+    }
+    gpu->n_pids = sb_gpu_own_pids(gpu->pids, SB_GPU_MAX_PIDS);
+    if (!sb_gpu_host_pid_visible_here(gpu->n_pids)) {
+        /* NVML would list this process under a host PID it cannot see:
+         * its entries could not be told from other containers', and
+         * reporting 0 would be a false "used none". */
+        snprintf(why, why_cap,
+                 "container PID namespace hides the host PIDs NVML reports "
+                 "(run with --pid=host to measure VRAM)");
+        return -1;
+    }
+    return 0;
+}
+
 sb_gpu *sb_gpu_open(char *why, size_t why_cap)
 {
     char scratch[8];
@@ -422,69 +503,11 @@ sb_gpu *sb_gpu_open(char *why, size_t why_cap)
         snprintf(why, why_cap, "out of memory");
         return NULL;
     }
-    /* secure_getenv: a setuid or file-capability program linking us must
-     * not load a library named by an unprivileged caller's environment. */
-    const char *path = sb_secure_getenv("SPACRBENCH_NVML_LIBRARY");
-    if (!path || !*path)
-        path = SB_NVML_DEFAULT_LIBRARY;
-    char err[256];
-    gpu->lib = sb_dl_open(path, err, sizeof err);
-    if (!gpu->lib) {
-        if (strcmp(path, SB_NVML_DEFAULT_LIBRARY) == 0)
-            snprintf(why, why_cap, "no NVIDIA driver: %s not found", path);
-        else
-            snprintf(why, why_cap, "cannot load NVML from SPACRBENCH_NVML_LIBRARY=%s: %s", path,
-                     err);
-        goto fail;
-    }
-
-    sb_nvml_init_fn init;
-    sb_nvml_count_fn get_count;
-    sb_nvml_handle_fn get_handle;
-    SB_LOAD(gpu, init, "nvmlInit_v2");
-    SB_LOAD(gpu, gpu->shutdown, "nvmlShutdown");
-    SB_LOAD(gpu, get_count, "nvmlDeviceGetCount_v2");
-    SB_LOAD(gpu, get_handle, "nvmlDeviceGetHandleByIndex_v2");
-    SB_LOAD(gpu, gpu->memory_info, "nvmlDeviceGetMemoryInfo");
-    void *sym = symbol(gpu->lib, "nvmlErrorString");
-    memcpy(&gpu->error_string, &sym, sizeof gpu->error_string);
-    sym = symbol(gpu->lib, "nvmlDeviceGetName");
-    sb_nvml_name_fn get_name;
-    memcpy(&get_name, &sym, sizeof get_name);
-    gpu->compute = find_process_query(gpu->lib, "nvmlDeviceGetComputeRunningProcesses");
-    gpu->graphics = find_process_query(gpu->lib, "nvmlDeviceGetGraphicsRunningProcesses");
-    if (!gpu->compute.fn) {
-        snprintf(why, why_cap, "NVML lacks nvmlDeviceGetComputeRunningProcesses: driver too old?");
-        goto fail;
-    }
-
-    sb_nvml_return rc = init();
-    if (rc != SB_NVML_SUCCESS) {
-        char text[160];
-        snprintf(why, why_cap, "NVML init failed: %s", nvml_text(gpu, rc, text, sizeof text));
-        goto fail;
-    }
-    gpu->initialized = 1;
-
-    if (open_devices(gpu, get_count, get_handle, get_name, why, why_cap) != 0)
-        goto fail;
-    if (grow_entries(gpu, SB_GPU_FIRST_CAPACITY) != 0) {
-        snprintf(why, why_cap, "out of memory");
-        goto fail;
-    }
-    gpu->n_pids = sb_gpu_own_pids(gpu->pids, SB_GPU_MAX_PIDS);
-    if (!sb_gpu_host_pid_visible_here(gpu->n_pids)) {
-        /* NVML would list this process under a host PID it cannot see:
-         * its entries could not be told from other containers', and
-         * reporting 0 would be a false "used none". */
-        snprintf(why, why_cap,
-                 "container PID namespace hides the host PIDs NVML reports "
-                 "(run with --pid=host to measure VRAM)");
-        goto fail;
+    nvml_entry e = {NULL, NULL, NULL, NULL};
+    if (load_library(gpu, why, why_cap) != 0 || load_symbols(gpu, &e, why, why_cap) != 0 ||
+        start_nvml(gpu, &e, why, why_cap) != 0) {
+        sb_gpu_close(gpu);
+        return NULL;
     }
     return gpu;
-
-fail:
-    sb_gpu_close(gpu);
-    return NULL;
 }

@@ -57,20 +57,16 @@ int64_t sb_handoff_mem_bytes(int64_t peak)
     return round_up_mib(peak + margin);
 }
 
-static int schedule_compute(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
-                            spacrbench_schedule *s, spacrbench_figures *figs_out)
+/* The caller's recommendation in, by its own size: it must hold at least
+ * the worker and core counts, both >= 1. */
+static int read_recommendation(const spacrbench_recommendation *rec, spacrbench_recommendation *r)
 {
-    if (m == NULL)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "measurement is NULL: the hand-off needs a measured peak");
     if (rec == NULL)
         return sb_fail(SPACRBENCH_EINVAL,
                        "recommendation is NULL: call spacrbench_recommend first");
-
-    spacrbench_recommendation r;
-    memset(&r, 0, sizeof r);
-    r.size = sizeof r;
-    int rc = sb_struct_in(&r, sizeof r, rec, "spacrbench_recommendation");
+    memset(r, 0, sizeof *r);
+    r->size = sizeof *r;
+    int rc = sb_struct_in(r, sizeof *r, rec, "spacrbench_recommendation");
     if (rc < 0)
         return rc;
     /* sb_struct_in keeps our own size: check the caller's. */
@@ -78,46 +74,54 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
         return sb_fail(SPACRBENCH_EINVAL,
                        "recommendation size %zu is too small to hold the worker and core counts",
                        rec->size);
-    if (r.workers < 1)
+    if (r->workers < 1)
         return sb_fail(SPACRBENCH_EINVAL, "recommendation.workers is %" PRId64 ", expected >= 1",
-                       r.workers);
-    if (r.cores < 1)
+                       r->workers);
+    if (r->cores < 1)
         return sb_fail(SPACRBENCH_EINVAL, "recommendation.cores is %" PRId64 ", expected >= 1",
-                       r.cores);
+                       r->cores);
+    return 0;
+}
 
-    spacrbench_figures f;
-    memset(&f, 0, sizeof f);
-    f.size = sizeof f;
-    rc = spacrbench_measurement_figures(m, &f);
+/* The measurement's figures, with a peak a memory request can come from. */
+static int read_peak(const spacrbench_measurement *m, spacrbench_figures *f)
+{
+    memset(f, 0, sizeof *f);
+    f->size = sizeof *f;
+    int rc = spacrbench_measurement_figures(m, f);
     if (rc < 0)
         return rc;
-    if (f.peak_method == SPACRBENCH_PEAK_NONE || f.peak_rss_bytes <= 0)
+    if (f->peak_method == SPACRBENCH_PEAK_NONE || f->peak_rss_bytes <= 0)
         return sb_fail(SPACRBENCH_EINVAL,
                        "the measurement has no usable peak memory (peak %" PRId64
                        " bytes): no memory request can be derived",
-                       f.peak_rss_bytes);
+                       f->peak_rss_bytes);
     /* Leave room for margin and rounding without overflowing int64. */
-    if (f.peak_rss_bytes > INT64_MAX / 4)
+    if (f->peak_rss_bytes > INT64_MAX / 4)
         return sb_fail(SPACRBENCH_ERANGE, "peak of %" PRId64 " bytes is too large",
-                       f.peak_rss_bytes);
+                       f->peak_rss_bytes);
+    return 0;
+}
 
-    int64_t mem = sb_handoff_mem_bytes(f.peak_rss_bytes);
-
-    /* The recommendation's own rule (sb_cores_per_worker), capped by cores. */
-    double parallelism;
-    int64_t cpus = sb_cores_per_worker(f.cpu_seconds, f.seconds, &parallelism);
-    if (cpus > r.cores)
-        cpus = r.cores;
-    int64_t concurrency = r.workers;
-    if (concurrency > r.cores / cpus) /* concurrency * cpus > cores, without overflow */
-        concurrency = r.cores / cpus > 0 ? r.cores / cpus : 1;
-    if (r.available_bytes > 0) {
-        int64_t room = r.available_bytes - (r.reserve_bytes > 0 ? r.reserve_bytes : 0);
+/* The recommended workers, lowered until concurrency * cpus fits the
+ * cores and, where the available memory is known, concurrency * mem fits
+ * available - reserve; at least 1. */
+static int64_t concurrency_of(const spacrbench_recommendation *r, int64_t cpus, int64_t mem)
+{
+    int64_t concurrency = r->workers;
+    if (concurrency > r->cores / cpus) /* concurrency * cpus > cores, without overflow */
+        concurrency = r->cores / cpus > 0 ? r->cores / cpus : 1;
+    if (r->available_bytes > 0) {
+        int64_t room = r->available_bytes - (r->reserve_bytes > 0 ? r->reserve_bytes : 0);
         int64_t fit = room > 0 ? room / mem : 0;
         if (concurrency > fit)
             concurrency = fit > 0 ? fit : 1;
     }
+    return concurrency;
+}
 
+static void fill_schedule(spacrbench_schedule *s, int64_t cpus, int64_t mem, int64_t concurrency)
+{
     memset(s, 0, sizeof *s);
     s->size = sizeof *s;
     s->cpus_per_task = cpus;
@@ -128,6 +132,29 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
     s->memory_limit_bytes = round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION));
     s->margin = SB_MARGIN_FRACTION;
     s->margin_floor_bytes = SB_MARGIN_FLOOR;
+}
+
+static int schedule_compute(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
+                            spacrbench_schedule *s, spacrbench_figures *figs_out)
+{
+    if (m == NULL)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "measurement is NULL: the hand-off needs a measured peak");
+    spacrbench_recommendation r;
+    int rc = read_recommendation(rec, &r);
+    if (rc < 0)
+        return rc;
+    spacrbench_figures f;
+    rc = read_peak(m, &f);
+    if (rc < 0)
+        return rc;
+    int64_t mem = sb_handoff_mem_bytes(f.peak_rss_bytes);
+    /* The recommendation's own rule (sb_cores_per_worker), capped by cores. */
+    double parallelism;
+    int64_t cpus = sb_cores_per_worker(f.cpu_seconds, f.seconds, &parallelism);
+    if (cpus > r.cores)
+        cpus = r.cores;
+    fill_schedule(s, cpus, mem, concurrency_of(&r, cpus, mem));
     if (figs_out)
         *figs_out = f;
     return 0;

@@ -1,16 +1,17 @@
 /* The scaling check's rule: speed-up over one worker, efficiency, the
  * memory fit, and the knee (the smallest worker count within 10 % of the
  * best throughput that fits the budget, or within the two counts' spread
- * between repeats where that is larger), with the reason in words. Pure:
- * the same points always give the same verdict, so the C fork run, the
- * Python pool and the command all share it. Also the result's lifetime. */
+ * between repeats where that is larger); the reason in words is written
+ * by scale_reason.c. Pure: the same points always give the same verdict,
+ * so the C fork run, the Python pool and the command all share it. Also
+ * the result's lifetime. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "scale.h"
+#include "scale_reason.h"
 
 static int usable(const spacrbench_scale_point *p)
 {
@@ -33,48 +34,12 @@ double sb_scale_tolerance(const spacrbench_scale_spread *a, const spacrbench_sca
     return n > SB_SCALE_KNEE_TOLERANCE ? n : SB_SCALE_KNEE_TOLERANCE;
 }
 
-/* "; 8 workers failed", "; 8 workers exceed the budget" tails. */
-static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
-                  int64_t budget, char *buf, size_t cap)
-{
-    size_t len = strlen(buf);
-    char a[32], b[32];
-    for (size_t i = 0; i < n && len < cap; i++) {
-        const spacrbench_scale_point *p = &pts[i];
-        if (sps[i].oom_killed) {
-            sb_format_bytes(a, sizeof a, sps[i].limit_bytes > 0 ? sps[i].limit_bytes : budget);
-            snprintf(buf + len, cap - len,
-                     "; %lld workers were OOM-killed in their group at its limit of %s (the "
-                     "budget)",
-                     (long long)p->workers, a);
-        } else if (p->failed)
-            snprintf(buf + len, cap - len, "; %lld worker%s failed", (long long)p->workers,
-                     p->workers == 1 ? "" : "s");
-        else if (p->fits == 0) {
-            sb_format_bytes(a, sizeof a, p->peak_bytes);
-            sb_format_bytes(b, sizeof b, budget);
-            snprintf(buf + len, cap - len, "; %lld worker%s need%s %s, over the budget of %s",
-                     (long long)p->workers, p->workers == 1 ? "" : "s", p->workers == 1 ? "s" : "",
-                     a, b);
-        }
-        len = strlen(buf);
-    }
-}
-
-/* "; repeats differ by up to ±4 %" when the noise is known and matters. */
-static void noise_tail(const spacrbench_scale_spread *sps, size_t n, char *buf, size_t cap)
-{
-    double most = -1;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(sps[i].spread) && sps[i].spread > most)
-            most = sps[i].spread;
-    size_t len = strlen(buf);
-    if (most >= 0 && len < cap)
-        snprintf(buf + len, cap - len, "; repeats differ by up to \xc2\xb1%.0f %%", 100.0 * most);
-}
-
-void sb_scale_apply_rule(spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
-                         int64_t budget, spacrbench_scale_summary *s)
+/* Throughput of each usable point; against the 1-worker point's, its
+ * speed-up and efficiency; whether its peak fits the budget (an OOM kill
+ * at the budget never fits; an unknown peak or budget is -1). Picks the
+ * best and the largest candidate. */
+static void derive_points(spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
+                          int64_t budget, sb_scale_picks *k)
 {
     double base = NAN;
     for (size_t i = 0; i < n; i++) {
@@ -83,7 +48,6 @@ void sb_scale_apply_rule(spacrbench_scale_point *pts, const spacrbench_scale_spr
         if (p->workers == 1 && isfinite(p->items_per_second))
             base = p->items_per_second;
     }
-    const spacrbench_scale_point *best = NULL, *chosen = NULL, *last = NULL;
     for (size_t i = 0; i < n; i++) {
         spacrbench_scale_point *p = &pts[i];
         p->speedup = isfinite(base) ? p->items_per_second / base : NAN;
@@ -92,100 +56,86 @@ void sb_scale_apply_rule(spacrbench_scale_point *pts, const spacrbench_scale_spr
                   : budget < 0 || p->peak_bytes < 0 ? -1
                                                     : p->peak_bytes <= budget;
         if (candidate(p)) {
-            if (!best || p->items_per_second > best->items_per_second)
-                best = p;
-            last = p;
+            if (!k->best || p->items_per_second > k->best->items_per_second)
+                k->best = p;
+            k->last = p;
         }
     }
-    size_t bi = best ? (size_t)(best - pts) : 0;
-    /* Ascending order: the first point whose shortfall from the best is
-     * within the tolerance (10 %, or the two spreads where larger) is the
-     * knee: a larger count is better only when its gain exceeds the noise. */
-    for (size_t i = 0; best && i < n && !chosen; i++)
+}
+
+/* Ascending order: the first point whose shortfall from the best is
+ * within the tolerance (10 %, or the two spreads where larger) is the
+ * knee: a larger count is better only when its gain exceeds the noise. */
+static const spacrbench_scale_point *knee_of(const spacrbench_scale_point *pts,
+                                             const spacrbench_scale_spread *sps, size_t n,
+                                             const spacrbench_scale_point *best)
+{
+    if (!best)
+        return NULL;
+    size_t bi = (size_t)(best - pts);
+    for (size_t i = 0; i < n; i++)
         if (candidate(&pts[i]) &&
             pts[i].items_per_second >=
                 (1.0 - sb_scale_tolerance(&sps[i], &sps[bi])) * best->items_per_second)
-            chosen = &pts[i];
+            return &pts[i];
+    return NULL;
+}
 
-    s->chosen_workers = chosen ? chosen->workers : -1;
-    s->best_workers = best ? best->workers : -1;
-    s->best_items_per_second = best ? best->items_per_second : NAN;
+/* A count that is clearly faster than the knee (beyond the noise) but
+ * does not fit makes it memory-bound; so does a larger count OOM-killed at
+ * the budget (its throughput is unknown, its memory is not). */
+static void memory_bounds(const spacrbench_scale_point *pts, const spacrbench_scale_spread *sps,
+                          size_t n, sb_scale_picks *k)
+{
+    const spacrbench_scale_point *chosen = k->chosen;
+    size_t ci = (size_t)(chosen - pts);
+    for (size_t i = 0; i < n; i++) {
+        if (sps[i].oom_killed && pts[i].workers > chosen->workers && !k->oom)
+            k->oom = &pts[i];
+        if (isfinite(pts[i].items_per_second) && pts[i].fits == 0 &&
+            pts[i].items_per_second >
+                (1.0 + sb_scale_tolerance(&sps[i], &sps[ci])) * chosen->items_per_second &&
+            (!k->excluded || pts[i].items_per_second > k->excluded->items_per_second))
+            k->excluded = &pts[i];
+    }
+}
+
+static int32_t verdict_of(const sb_scale_picks *k)
+{
+    if (!k->chosen)
+        return SPACRBENCH_SCALE_NONE;
+    if (k->excluded || k->oom)
+        return SPACRBENCH_SCALE_MEMORY;
+    return k->chosen == k->last ? SPACRBENCH_SCALE_LINEAR : SPACRBENCH_SCALE_SATURATED;
+}
+
+/* The summary's figures and verdict; the points' peak method where they
+ * all agree, NONE where mixed. */
+static void fill_summary(const spacrbench_scale_point *pts, size_t n, int64_t budget,
+                         const sb_scale_picks *k, spacrbench_scale_summary *s)
+{
+    s->chosen_workers = k->chosen ? k->chosen->workers : -1;
+    s->best_workers = k->best ? k->best->workers : -1;
+    s->best_items_per_second = k->best ? k->best->items_per_second : NAN;
     s->memory_budget_bytes = budget < 0 ? -1 : budget;
     s->point_count = (int64_t)n;
     s->peak_method = n ? pts[0].peak_method : SPACRBENCH_PEAK_NONE;
     for (size_t i = 1; i < n; i++)
         if (pts[i].peak_method != s->peak_method)
             s->peak_method = SPACRBENCH_PEAK_NONE;
+    s->verdict = verdict_of(k);
+}
 
-    char *r = s->reason;
-    size_t cap = sizeof s->reason;
-    if (!chosen) {
-        s->verdict = SPACRBENCH_SCALE_NONE;
-        snprintf(r, cap, "no usable worker count");
-        tails(pts, sps, n, budget, r, cap);
-        return;
-    }
-    size_t ci = (size_t)(chosen - pts);
-    /* A count that is clearly faster (beyond the noise) but does not fit
-     * makes it memory-bound; so does a larger count OOM-killed at the
-     * budget (its throughput is unknown, its memory is not). */
-    const spacrbench_scale_point *excluded = NULL, *oom = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (sps[i].oom_killed && pts[i].workers > chosen->workers && !oom)
-            oom = &pts[i];
-        if (isfinite(pts[i].items_per_second) && pts[i].fits == 0 &&
-            pts[i].items_per_second >
-                (1.0 + sb_scale_tolerance(&sps[i], &sps[ci])) * chosen->items_per_second &&
-            (!excluded || pts[i].items_per_second > excluded->items_per_second))
-            excluded = &pts[i];
-    }
-    long long c = (long long)chosen->workers;
-    if (excluded || oom) {
-        char a[32], b[32];
-        sb_format_bytes(b, sizeof b, budget);
-        s->verdict = SPACRBENCH_SCALE_MEMORY;
-        if (excluded) {
-            sb_format_bytes(a, sizeof a, excluded->peak_bytes);
-            snprintf(r, cap,
-                     "memory-bound at %lld: %lld workers would give %.2fx of %lld's throughput "
-                     "but need %s, over the budget of %s",
-                     c, (long long)excluded->workers,
-                     excluded->items_per_second / chosen->items_per_second, c, a, b);
-        } else {
-            const spacrbench_scale_spread *os = &sps[oom - pts];
-            sb_format_bytes(a, sizeof a, os->limit_bytes > 0 ? os->limit_bytes : budget);
-            snprintf(r, cap,
-                     "memory-bound at %lld: %lld workers need more than the budget (OOM-killed "
-                     "in their group at its limit of %s)",
-                     c, (long long)oom->workers, a);
-        }
-        noise_tail(sps, n, r, cap);
-        return;
-    }
-    if (chosen == last) {
-        s->verdict = SPACRBENCH_SCALE_LINEAR;
-        if (isfinite(chosen->speedup))
-            snprintf(r, cap,
-                     "still scaling at %lld, the largest count measured: %.2fx of 1 worker "
-                     "(efficiency %.0f %%)",
-                     c, chosen->speedup, 100.0 * chosen->efficiency);
-        else
-            snprintf(r, cap,
-                     "best at %lld, the largest count measured (no 1-worker point to "
-                     "compare with)",
-                     c);
-    } else {
-        double ratio = last->items_per_second / chosen->items_per_second;
-        s->verdict = SPACRBENCH_SCALE_SATURATED;
-        snprintf(r, cap,
-                 ratio >= 1.0 ? "saturates at %lld: %lld workers give %.2fx of %lld's throughput "
-                                "(memory bandwidth, I/O or another shared resource binds)"
-                              : "throughput falls beyond %lld: %lld workers give %.2fx of "
-                                "%lld's throughput",
-                 c, (long long)last->workers, ratio, c);
-    }
-    noise_tail(sps, n, r, cap);
-    tails(pts, sps, n, budget, r, cap);
+void sb_scale_apply_rule(spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
+                         int64_t budget, spacrbench_scale_summary *s)
+{
+    sb_scale_picks k = {NULL, NULL, NULL, NULL, NULL};
+    derive_points(pts, sps, n, budget, &k);
+    k.chosen = knee_of(pts, sps, n, k.best);
+    if (k.chosen)
+        memory_bounds(pts, sps, n, &k);
+    fill_summary(pts, n, budget, &k, s);
+    sb_scale_explain(pts, sps, n, budget, &k, s);
 }
 
 /* Sort points and spreads together by worker count. */
@@ -234,12 +184,10 @@ static int check_spread(const spacrbench_scale_spread *sp, size_t i)
     return SPACRBENCH_OK;
 }
 
-int sb_scale_result_make(const void *points, size_t n, size_t point_size, const void *spreads,
-                         size_t spread_size, int64_t budget, spacrbench_scale_result **out)
+/* The arguments, before anything is allocated. */
+static int check_make_args(const void *points, size_t n, size_t point_size, const void *spreads,
+                           size_t spread_size, int64_t budget)
 {
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
-    *out = NULL;
     if (n == 0)
         return sb_fail(SPACRBENCH_ENOITEMS, "the scaling rule needs at least one point");
     if (!points)
@@ -255,17 +203,30 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
                        (long long)budget);
     if (n > ((size_t)1 << 20))
         return sb_fail(SPACRBENCH_EINVAL, "%zu points; at most %zu", n, (size_t)1 << 20);
+    return SPACRBENCH_OK;
+}
+
+/* A result with room for n points and spreads, or NULL. */
+static spacrbench_scale_result *result_alloc(size_t n)
+{
     spacrbench_scale_result *r = calloc(1, sizeof *r);
-    point_pair *pairs = calloc(n, sizeof *pairs);
     if (r) {
         r->points = calloc(n, sizeof *r->points);
         r->spreads = calloc(n, sizeof *r->spreads);
     }
-    if (!r || !r->points || !r->spreads || !pairs) {
-        free(pairs);
+    if (r && (!r->points || !r->spreads)) {
         spacrbench_scale_free(r);
-        return sb_fail(SPACRBENCH_ENOMEM, "no memory for %zu scaling points", n);
+        return NULL;
     }
+    return r;
+}
+
+/* The caller's structs in, by their own size (fields an older caller
+ * lacks keep their defaults), each checked; an OOM-killed point counts as
+ * failed. Stops at the first bad one. */
+static int read_pairs(point_pair *pairs, const void *points, size_t n, size_t point_size,
+                      const void *spreads, size_t spread_size)
+{
     int rc = SPACRBENCH_OK;
     for (size_t i = 0; i < n && rc == 0; i++) {
         spacrbench_scale_point *p = &pairs[i].p;
@@ -284,13 +245,39 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
         p->failed = p->failed != 0 || sp->oom_killed != 0;
         sp->oom_killed = sp->oom_killed != 0;
     }
-    if (rc == 0) {
-        qsort(pairs, n, sizeof *pairs, by_workers);
-        for (size_t i = 1; i < n && rc == 0; i++)
-            if (pairs[i].p.workers == pairs[i - 1].p.workers)
-                rc = sb_fail(SPACRBENCH_EINVAL, "worker count %lld appears twice",
-                             (long long)pairs[i].p.workers);
+    return rc;
+}
+
+/* The rule wants increasing worker counts, each once. */
+static int sort_pairs(point_pair *pairs, size_t n)
+{
+    qsort(pairs, n, sizeof *pairs, by_workers);
+    for (size_t i = 1; i < n; i++)
+        if (pairs[i].p.workers == pairs[i - 1].p.workers)
+            return sb_fail(SPACRBENCH_EINVAL, "worker count %lld appears twice",
+                           (long long)pairs[i].p.workers);
+    return SPACRBENCH_OK;
+}
+
+int sb_scale_result_make(const void *points, size_t n, size_t point_size, const void *spreads,
+                         size_t spread_size, int64_t budget, spacrbench_scale_result **out)
+{
+    if (!out)
+        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    *out = NULL;
+    int rc = check_make_args(points, n, point_size, spreads, spread_size, budget);
+    if (rc)
+        return rc;
+    spacrbench_scale_result *r = result_alloc(n);
+    point_pair *pairs = calloc(n, sizeof *pairs);
+    if (!r || !pairs) {
+        free(pairs);
+        spacrbench_scale_free(r);
+        return sb_fail(SPACRBENCH_ENOMEM, "no memory for %zu scaling points", n);
     }
+    rc = read_pairs(pairs, points, n, point_size, spreads, spread_size);
+    if (rc == 0)
+        rc = sort_pairs(pairs, n);
     for (size_t i = 0; i < n; i++) {
         r->points[i] = pairs[i].p;
         r->spreads[i] = pairs[i].sp;

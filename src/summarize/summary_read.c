@@ -47,34 +47,38 @@ static const char *file_kind(mode_t m)
                          : "not a regular file";
 }
 
-/* The whole file name in dir, when it is a regular file of at most max
- * bytes: 0 with *text (malloc'd, NUL-terminated) and *len, else -1 with
- * *why (malloc'd) saying what it is. */
-static int read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
+/* name in dir, opened without blocking (a FIFO must not hang the read)
+ * and checked to be a regular file of at most max bytes: the fd, or -1
+ * with *why (malloc'd) saying what it is. */
+static int open_small(int dir, const char *name, size_t max, struct stat *st, char **why)
 {
-    *text = NULL;
-    *why = NULL;
     int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         *why = dup_printf("cannot be opened: %s", strerror(errno));
         return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
         *why = dup_printf("%s, not a regular file",
-                          fstat(fd, &st) ? "unknown" : file_kind(st.st_mode));
+                          fstat(fd, st) ? "unknown" : file_kind(st->st_mode));
         close(fd);
         return -1;
     }
-    if ((uint64_t)st.st_size > max) {
+    if ((uint64_t)st->st_size > max) {
         *why = dup_printf("%lld bytes, more than a report can be (%zu MiB at most)",
-                          (long long)st.st_size, max >> 20);
+                          (long long)st->st_size, max >> 20);
         close(fd);
         return -1;
     }
-    /* The size stat gave, plus one byte to see a file that grew; at most
-     * max + 1 bytes whatever it does. */
-    size_t cap = (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1, got = 0;
+    return fd;
+}
+
+/* fd to its end, starting with the size stat gave (size <= max) plus one
+ * byte to see a file that grew; at most max + 1 bytes whatever it does.
+ * The buffer (malloc'd) with *got, or NULL: *why says a read error, else
+ * memory ran out. */
+static char *read_at_most(int fd, size_t size, size_t max, size_t *got_out, char **why)
+{
+    size_t cap = size < max ? size + 1 : max + 1, got = 0;
     char *buf = malloc(cap);
     while (buf) {
         if (got == cap) {
@@ -102,6 +106,23 @@ static int read_small(int dir, const char *name, size_t max, char **text, size_t
             break;
         got += (size_t)n;
     }
+    *got_out = got;
+    return buf;
+}
+
+/* The whole file name in dir, when it is a regular file of at most max
+ * bytes: 0 with *text (malloc'd, NUL-terminated) and *len, else -1 with
+ * *why (malloc'd) saying what it is. */
+static int read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
+{
+    *text = NULL;
+    *why = NULL;
+    struct stat st;
+    int fd = open_small(dir, name, max, &st, why);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    char *buf = read_at_most(fd, (size_t)st.st_size, max, &got, why);
     close(fd);
     if (!buf) {
         if (!*why)
@@ -670,82 +691,116 @@ static int task_order(const void *a, const void *b)
     return strcmp(x->file, y->file);
 }
 
-int sum_read(spacrbench_summary *s, const char *job_script)
+static int note_ignored(spacrbench_summary *s, const char *name)
 {
-    int dir = open(s->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0)
-        return sb_fail(SPACRBENCH_EINVAL, "%s is not a directory that can be read: %s",
-                       s->directory, strerror(errno));
+    char **n = realloc(s->ignored, (s->n_ignored + 1) * sizeof *n);
+    if (!n || !(n[s->n_ignored] = strdup(name))) {
+        if (n)
+            s->ignored = n;
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    }
+    s->ignored = n;
+    s->n_ignored++;
+    return 0;
+}
+
+/* One name of the directory: a task report is read; a report name with
+ * an index that is not canonical is listed as ignored; a SLURM log is
+ * noted (note_log passes over every other name). */
+static int take_entry(spacrbench_summary *s, int dir, const char *name)
+{
+    int64_t index = task_index_of(name);
+    if (index == -2)
+        return note_log(s, name);
+    if (index == -1)
+        return note_ignored(s, name);
+    return read_report(s, dir, name, index);
+}
+
+/* Every entry of the directory, then the manifest beside them. Listed
+ * through a duplicate of dir, because closedir closes its fd and dir stays
+ * open for the openat of each file. */
+static int read_entries(spacrbench_summary *s, int dir)
+{
     int dup_fd = dup(dir);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!d) {
         int e = errno;
         if (dup_fd >= 0)
             close(dup_fd);
-        close(dir);
         return sb_fail(SPACRBENCH_ESYSTEM, "cannot list %s: %s", s->directory, strerror(e));
     }
     int rc = 0;
     struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        int64_t index = task_index_of(e->d_name);
-        if (index == -2) {
-            rc = note_log(s, e->d_name);
-            continue;
-        }
-        if (index == -1) {
-            char **n = realloc(s->ignored, (s->n_ignored + 1) * sizeof *n);
-            if (!n || !(n[s->n_ignored] = strdup(e->d_name))) {
-                if (n)
-                    s->ignored = n;
-                rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-                break;
-            }
-            s->ignored = n;
-            s->n_ignored++;
-            continue;
-        }
-        rc = read_report(s, dir, e->d_name, index);
-    }
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        rc = take_entry(s, dir, e->d_name);
     closedir(d);
     if (rc == 0)
         read_manifest(s, dir);
-    close(dir);
-    if (rc != 0)
-        return rc;
-    if (s->n_tasks > 1)
-        qsort(s->tasks, s->n_tasks, sizeof *s->tasks, task_order);
+    return rc;
+}
 
-    /* Which tasks the array had. */
+/* No script and no usable manifest: the array is as far as the highest
+ * index among the reports and the logs of the reports' array jobs; the
+ * source says that a later task which left nothing is not seen. */
+static int array_as_seen(spacrbench_summary *s)
+{
+    int64_t top = -1;
+    for (size_t i = 0; i < s->n_tasks; i++)
+        if (s->tasks[i].index > top)
+            top = s->tasks[i].index;
+    for (size_t i = 0; i < s->n_logs; i++) /* the logs of the reports' array jobs */
+        if (s->logs[i].index > top && job_reported(s, s->logs[i].job))
+            top = s->logs[i].index;
+    int rc = 0;
+    if (top >= 0)
+        rc = sum_ranges_add(&s->array, 0, top);
+    s->array_source = dup_printf(
+        "%s%s%sas far as %s shows (its task reports and SLURM logs): a task after %" PRId64
+        " that left none is not seen; --job JOB_SCRIPT checks against the script's --array",
+        s->manifest.problem ? SB_SLURM_MANIFEST " cannot be used (" : "",
+        s->manifest.problem ? s->manifest.problem : "", s->manifest.problem ? "), so " : "",
+        s->directory, top < 0 ? 0 : top);
+    return rc;
+}
+
+/* Which tasks the array had: the job script's --array line where one is
+ * given, else the manifest written with the script, else what was seen. */
+static int array_tasks(spacrbench_summary *s, const char *job_script)
+{
+    int rc;
     if (job_script) {
         if ((rc = read_job_array(job_script, &s->array)) != 0)
             return rc;
         s->job_script = strdup(job_script);
         s->array_source = dup_printf("from the #SBATCH --array line of %s", job_script);
-    } else if (s->manifest.tasks > 0) {
+        return 0;
+    }
+    if (s->manifest.tasks > 0) {
         rc = sum_ranges_add(&s->array, 0, s->manifest.tasks - 1);
         s->array_source = dup_printf("from %s/" SB_SLURM_MANIFEST
                                      " (written with the job script: %" PRId64 " task(s))",
                                      s->directory, s->manifest.tasks);
         if (s->manifest.script)
             s->job_script = strdup(s->manifest.script);
-    } else {
-        int64_t top = -1;
-        for (size_t i = 0; i < s->n_tasks; i++)
-            if (s->tasks[i].index > top)
-                top = s->tasks[i].index;
-        for (size_t i = 0; i < s->n_logs; i++) /* the logs of the reports' array jobs */
-            if (s->logs[i].index > top && job_reported(s, s->logs[i].job))
-                top = s->logs[i].index;
-        if (top >= 0)
-            rc = sum_ranges_add(&s->array, 0, top);
-        s->array_source = dup_printf(
-            "%s%s%sas far as %s shows (its task reports and SLURM logs): a task after %" PRId64
-            " that left none is not seen; --job JOB_SCRIPT checks against the script's --array",
-            s->manifest.problem ? SB_SLURM_MANIFEST " cannot be used (" : "",
-            s->manifest.problem ? s->manifest.problem : "", s->manifest.problem ? "), so " : "",
-            s->directory, top < 0 ? 0 : top);
+        return rc;
     }
+    return array_as_seen(s);
+}
+
+int sum_read(spacrbench_summary *s, const char *job_script)
+{
+    int dir = open(s->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "%s is not a directory that can be read: %s",
+                       s->directory, strerror(errno));
+    int rc = read_entries(s, dir);
+    close(dir);
+    if (rc != 0)
+        return rc;
+    if (s->n_tasks > 1)
+        qsort(s->tasks, s->n_tasks, sizeof *s->tasks, task_order);
+    rc = array_tasks(s, job_script);
     if (rc == 0 && !s->array_source)
         rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     if (rc == 0 && s->n_tasks == 0 && s->array.n == 0)

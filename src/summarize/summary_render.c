@@ -241,8 +241,9 @@ static void command_line(sb_text *t, const spacrbench_summary *s, const char *re
         sb_text_printf(t, "JOB_SCRIPT");
 }
 
-static void text_render(sb_text *t, const spacrbench_summary *s, const char *rerun,
-                        const char *array)
+/* The counts by outcome, which tasks the array had and from where, and
+ * the table's column heads. */
+static void text_header(sb_text *t, const spacrbench_summary *s, const char *array)
 {
     int64_t total = sum_ranges_count(&s->array) + s->n_outside;
     sb_text_printf(t, "spacrbench summarize ");
@@ -262,6 +263,12 @@ static void text_render(sb_text *t, const spacrbench_summary *s, const char *rer
     sb_text_printf(t, "\n%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  result\n", "task",
                    ITEM_WIDTH, "item", "requested", "peak", "mem use", "CPU eff", "elapsed",
                    "limit", "time use");
+}
+
+/* One row per task in index order: the reports and the missing ranges
+ * merged (both are sorted), then the files that were not reports. */
+static void text_rows(sb_text *t, const spacrbench_summary *s)
+{
     size_t i = 0, m = 0;
     while (i < s->n_tasks || m < s->missing.n) {
         int64_t ti = i < s->n_tasks ? s->tasks[i].index : INT64_MAX;
@@ -276,6 +283,11 @@ static void text_render(sb_text *t, const spacrbench_summary *s, const char *rer
         sb_text_label(t, s->ignored[k]);
         sb_text_printf(t, " (not task-<index>.json, the name a task's report has)\n");
     }
+}
+
+/* The largest need the next --mem comes from, and what it cannot know. */
+static void text_memory(sb_text *t, const spacrbench_summary *s)
+{
     if (s->peak >= 0) {
         char b[32];
         sb_format_bytes(b, sizeof b, s->peak);
@@ -289,9 +301,12 @@ static void text_render(sb_text *t, const spacrbench_summary *s, const char *rer
     if (s->n_missing + s->n_unreadable + s->n_stale > 0)
         sb_text_printf(t, "memory unknown for the missing and unreadable tasks: the --mem below "
                           "comes from the others' peaks; if they fail again, summarize again\n");
-    char time[32] = "-";
-    if (s->next_time > 0)
-        sb_format_time_limit(time, sizeof time, s->next_time);
+}
+
+/* The sbatch line for the tasks to resubmit, or, when all are ok, the
+ * options for a next array like this one. */
+static void text_next(sb_text *t, const spacrbench_summary *s, const char *rerun)
+{
     if (rerun[0]) {
         sb_text_printf(t,
                        "next submission: only the %" PRId64
@@ -312,6 +327,15 @@ static void text_render(sb_text *t, const spacrbench_summary *s, const char *rer
         next_options(t, s);
         sb_text_printf(t, "\n");
     }
+}
+
+static void text_render(sb_text *t, const spacrbench_summary *s, const char *rerun,
+                        const char *array)
+{
+    text_header(t, s, array);
+    text_rows(t, s);
+    text_memory(t, s);
+    text_next(t, s, rerun);
 }
 
 /* name: v when it is known (v > 0, or >= 0 where 0 is a figure), else null. */

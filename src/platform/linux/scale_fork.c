@@ -237,134 +237,187 @@ static int run_round(int rep_fd, int32_t round, int64_t k, pid_t *pids, int *sta
     return 0;
 }
 
-/* Measure one worker count into *p and *sp. Errors are library codes; a
- * worker that failed only marks the point. */
-int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
-                       spacrbench_scale_spread *sp, spacrbench_scale_result *r)
+/* The parent's side of one point: the group, the workers and the pipes.
+ * One struct so that one function (point_close) stops, reaps and closes
+ * everything on every path: a failed fork, a failed attach, a pipe error
+ * or the normal end. */
+typedef struct point_run {
+    spacrbench_group *g;
+    pid_t *live;    /* live[i]: worker i's pid until it is reaped (then 0) */
+    int *status;    /* status[i]: its wait status once reaped */
+    int64_t forked; /* workers forked and not yet reaped by finish_workers */
+    int go[2][2];   /* the two go pipes (rounds alternate between them) */
+    int rep[2];     /* the report pipe, shared by all workers */
+} point_run;
+
+/* What the rounds measured: the timed repeats' sums and throughputs, the
+ * warm-up's item count, and the last round's state (why it ended). */
+typedef struct point_tally {
+    double ips[MAX_REPEATS];
+    size_t repeats;
+    int64_t done, warm_done;
+    double item_seconds, seconds;
+    round_state st;
+} point_tally;
+
+/* Fork's answer for a count that could not start (the point is marked
+ * failed, the points measured before it stand): not a library error. */
+enum { POINT_NOT_STARTED = 1 };
+
+/* The group first, its limit before any worker exists: the budget is the
+ * group's limit, so over it the kernel kills inside the group, never the
+ * caller above it. */
+static int open_limited_group(const sb_scale_args *a, spacrbench_scale_spread *sp,
+                              spacrbench_scale_result *r, spacrbench_group **g)
 {
-    spacrbench_scale_point_init(p, sizeof *p);
-    spacrbench_scale_spread_init(sp, sizeof *sp);
-    p->workers = k;
-    sp->warmup_items = a->timing.warmup_items;
-    spacrbench_group *g = NULL;
-    int rc = spacrbench_group_open(a->flags, &g);
+    int rc = spacrbench_group_open(a->flags, g);
     if (rc)
         return rc;
     if (r->n_notes == 0)
-        sb_scale_notef(r, "%s", spacrbench_group_note(g));
-    /* The budget is the group's limit: over it, the kernel kills inside
-     * the group, never the caller above it. */
-    if (a->budget > 0 && spacrbench_group_set_limit(g, a->budget) == 0)
+        sb_scale_notef(r, "%s", spacrbench_group_note(*g));
+    if (a->budget > 0 && spacrbench_group_set_limit(*g, a->budget) == 0)
         sp->limit_bytes = a->budget;
-    pid_t *pids = calloc((size_t)k, sizeof *pids);
-    pid_t *live = calloc((size_t)k, sizeof *live);
-    int *status = calloc((size_t)k, sizeof *status);
-    int go[2][2] = {{-1, -1}, {-1, -1}}, rep[2] = {-1, -1};
-    int go_read[2] = {-1, -1};
-    int64_t forked = 0;
+    return 0;
+}
+
+/* The per-worker arrays and the pipes, all before the first fork. */
+static int point_prepare(point_run *pr, int64_t k)
+{
+    pr->live = calloc((size_t)k, sizeof *pr->live);
+    pr->status = calloc((size_t)k, sizeof *pr->status);
+    if (!pr->live || !pr->status)
+        return sb_fail(SPACRBENCH_ENOMEM, "no memory for %lld workers", (long long)k);
+    if (pipe2(pr->go[0], O_CLOEXEC) != 0 || pipe2(pr->go[1], O_CLOEXEC) != 0 ||
+        pipe2(pr->rep, O_CLOEXEC) != 0)
+        return sb_fail(SPACRBENCH_ESYSTEM, "pipe: %s", strerror(errno));
+    return 0;
+}
+
+/* In the child just forked as worker pr->forked: drop the parent's ends
+ * and memory, then run the worker (which never returns). */
+static void become_worker(const sb_scale_args *a, int64_t k, point_run *pr,
+                          const sigset_t *old_mask, pid_t parent)
+{
+    free(pr->live); /* the parent's; unreferenced here (leak checkers) */
+    free(pr->status);
+    close(pr->go[0][1]);
+    close(pr->go[1][1]);
+    close(pr->rep[0]);
+    int go_read[2] = {pr->go[0][0], pr->go[1][0]};
+    child_main(a, (int)pr->forked, k, go_read, pr->rep[1], old_mask, parent);
+}
+
+/* Fork the k workers, each put into the group as soon as it exists; none
+ * runs an item before the parent writes the go bytes, so all of them work
+ * inside the group. Signals stay blocked across fork() until the child
+ * has reset the caller's handlers. 0, POINT_NOT_STARTED, or an error. */
+static int fork_workers(const sb_scale_args *a, int64_t k, point_run *pr, spacrbench_scale_point *p,
+                        spacrbench_scale_result *r)
+{
     pid_t self = getpid();
     sigset_t all, old;
     sigfillset(&all);
-    if (!pids || !live || !status) {
-        rc = sb_fail(SPACRBENCH_ENOMEM, "no memory for %lld workers", (long long)k);
-        goto out;
-    }
-    if (pipe2(go[0], O_CLOEXEC) != 0 || pipe2(go[1], O_CLOEXEC) != 0 ||
-        pipe2(rep, O_CLOEXEC) != 0) {
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "pipe: %s", strerror(errno));
-        goto out;
-    }
-    for (; forked < k; forked++) {
+    for (; pr->forked < k; pr->forked++) {
         pthread_sigmask(SIG_SETMASK, &all, &old);
         pid_t pid = fork();
-        if (pid == 0) {
-            free(pids); /* the parent's; unreferenced here (leak checkers) */
-            free(live);
-            free(status);
-            close(go[0][1]);
-            close(go[1][1]);
-            close(rep[0]);
-            go_read[0] = go[0][0];
-            go_read[1] = go[1][0];
-            child_main(a, (int)forked, k, go_read, rep[1], &old, self);
-        }
+        if (pid == 0)
+            become_worker(a, k, pr, &old, self);
         int e = errno;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (pid < 0) {
-            /* pids.max, RLIMIT_NPROC, memory: this count cannot run, the
-             * points measured before it stand. */
+            /* pids.max, RLIMIT_NPROC, memory: this count cannot run. */
             p->failed = 1;
             p->seconds = 0;
             sb_scale_notef(r,
                            "%lld workers: fork of worker %lld failed (%s); the point is "
                            "marked failed",
-                           (long long)k, (long long)forked + 1, strerror(e));
-            goto out;
+                           (long long)k, (long long)pr->forked + 1, strerror(e));
+            return POINT_NOT_STARTED;
         }
-        pids[forked] = live[forked] = pid;
-        rc = spacrbench_group_add_process(g, pid);
+        pr->live[pr->forked] = pid;
+        int rc = spacrbench_group_add_process(pr->g, pid);
         if (rc) {
-            forked++;
-            goto out;
+            pr->forked++; /* this one too is stopped and reaped */
+            return rc;
         }
     }
-    close_fd(&rep[1]);
-    close_fd(&go[0][0]);
-    close_fd(&go[1][0]);
+    /* The parent keeps only its ends: the report pipe reads EOF once
+     * every worker has gone. */
+    close_fd(&pr->rep[1]);
+    close_fd(&pr->go[0][0]);
+    close_fd(&pr->go[1][0]);
+    return 0;
+}
+
+/* Release all k workers round after round (round 0: the warm-up) and
+ * tally the timed repeats until they agree (or MAX_REPEATS), a work fails
+ * or a worker is gone. Library error codes only for the pipes. */
+static int run_rounds(const sb_scale_args *a, int64_t k, point_run *pr, point_tally *t)
+{
     char start[MAX_WORKERS];
     memset(start, 'g', sizeof start);
     unsigned char buf[64 * sizeof(scale_msg)];
     size_t have = 0;
-    double ips[MAX_REPEATS];
-    size_t repeats = 0;
-    int64_t done = 0, warm_done = 0;
-    double item_seconds = 0, seconds = 0;
-    round_state st;
-    memset(&st, 0, sizeof st);
+    memset(t, 0, sizeof *t);
     for (int32_t round = 0;; round++) {
         double t0 = now_seconds();
-        if (write_all(go[round % 2][1], start, (size_t)k) != 0) {
-            rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot start the workers: %s", strerror(errno));
-            goto out;
-        }
-        if (run_round(rep[0], round, k, live, status, &st, buf, &have) != 0) {
-            rc = sb_fail(SPACRBENCH_ESYSTEM, "reading the workers' reports: %s", strerror(errno));
-            goto out;
-        }
+        if (write_all(pr->go[round % 2][1], start, (size_t)k) != 0)
+            return sb_fail(SPACRBENCH_ESYSTEM, "cannot start the workers: %s", strerror(errno));
+        if (run_round(pr->rep[0], round, k, pr->live, pr->status, &t->st, buf, &have) != 0)
+            return sb_fail(SPACRBENCH_ESYSTEM, "reading the workers' reports: %s", strerror(errno));
         double t1 = now_seconds();
-        if (st.work_failed || st.died)
-            break;
+        if (t->st.work_failed || t->st.died)
+            return 0;
         if (round == 0) {
-            warm_done = st.items;
+            t->warm_done = t->st.items;
             continue;
         }
-        done += st.items;
-        item_seconds += st.item_seconds;
-        seconds += t1 - t0;
-        ips[repeats++] = (double)st.items / (t1 - t0);
-        if (!sb_scale_want_repeat(&a->timing, ips, repeats) || repeats == MAX_REPEATS)
-            break;
+        t->done += t->st.items;
+        t->item_seconds += t->st.item_seconds;
+        t->seconds += t1 - t0;
+        t->ips[t->repeats++] = (double)t->st.items / (t1 - t0);
+        if (!sb_scale_want_repeat(&a->timing, t->ips, t->repeats) || t->repeats == MAX_REPEATS)
+            return 0;
     }
-    close_fd(&go[0][1]); /* EOF: the workers leave */
-    close_fd(&go[1][1]);
-    int oom_before = st.died || st.work_failed;
-    if (oom_before)
-        sb_group_public_kill_all(g);
-    for (int64_t i = 0; i < forked; i++) {
-        if (live[i] > 0)
-            status[i] = reap(live[i]);
-        live[i] = 0;
-        if (status[i] < 0 || !WIFEXITED(status[i]) || WEXITSTATUS(status[i]) != 0)
-            st.died |= !oom_before;
+}
+
+/* After the last round: EOF on the go pipes lets the workers leave; after
+ * a failed work or a death the others are killed (they may be mid-item).
+ * Every worker is reaped here, so the group's OOM count and peak read next
+ * are final; one that did not exit 0 now marks the point. Returns whether
+ * the rounds had already ended in a failure. */
+static int finish_workers(point_run *pr, round_state *st)
+{
+    close_fd(&pr->go[0][1]);
+    close_fd(&pr->go[1][1]);
+    int failed_before = st->died || st->work_failed;
+    if (failed_before)
+        sb_group_public_kill_all(pr->g);
+    for (int64_t i = 0; i < pr->forked; i++) {
+        if (pr->live[i] > 0)
+            pr->status[i] = reap(pr->live[i]);
+        pr->live[i] = 0;
+        if (pr->status[i] < 0 || !WIFEXITED(pr->status[i]) || WEXITSTATUS(pr->status[i]) != 0)
+            st->died |= !failed_before;
     }
-    forked = 0;
+    pr->forked = 0;
+    return failed_before;
+}
+
+/* Fill the point from the tally and the group (read after every worker
+ * was reaped), and say why it failed: an OOM kill at the budget is a
+ * memory point, anything else a failed work or a lost worker. */
+static void record_point(const sb_scale_args *a, int64_t k, spacrbench_group *g,
+                         const point_tally *t, int failed_before, spacrbench_scale_point *p,
+                         spacrbench_scale_spread *sp, spacrbench_scale_result *r)
+{
     int64_t ooms = spacrbench_group_oom_kills(g);
-    p->items = done;
-    p->seconds = seconds;
-    p->mean_item_seconds = done ? item_seconds / (double)done : NAN;
-    p->failed = st.work_failed || st.died || oom_before || repeats == 0 ||
-                warm_done != k * a->timing.warmup_items;
-    sb_scale_spread_of(ips, repeats, sp);
+    p->items = t->done;
+    p->seconds = t->seconds;
+    p->mean_item_seconds = t->done ? t->item_seconds / (double)t->done : NAN;
+    p->failed = t->st.work_failed || t->st.died || failed_before || t->repeats == 0 ||
+                t->warm_done != k * a->timing.warmup_items;
+    sb_scale_spread_of(t->ips, t->repeats, sp);
     spacrbench_group_peak(g, &p->peak_bytes, &p->peak_method);
     if (ooms > 0 && sp->limit_bytes > 0) {
         sp->oom_killed = 1;
@@ -377,25 +430,56 @@ int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point
                        (long long)k, lim);
     } else if (p->failed)
         sb_scale_notef(r, "%lld workers: %s", (long long)k,
-                       st.work_failed ? "the work returned non-zero in a worker"
-                                      : "a worker died or did not finish its items");
-out:
-    /* Failure after some forks: stop them, then reap every one. */
-    for (int64_t i = 0; i < forked; i++)
-        if (live[i] > 0)
-            kill(live[i], SIGKILL);
+                       t->st.work_failed ? "the work returned non-zero in a worker"
+                                         : "a worker died or did not finish its items");
+}
+
+/* Every path ends here: workers still alive (an error after some forks)
+ * are killed before their go pipes close, then reaped; then the fds, the
+ * arrays and the group go. Returns rc, else the group's close. */
+static int point_close(point_run *pr, int rc)
+{
+    for (int64_t i = 0; i < pr->forked; i++)
+        if (pr->live[i] > 0)
+            kill(pr->live[i], SIGKILL);
     for (int j = 0; j < 2; j++)
-        close_fd(&go[j][1]);
-    for (int64_t i = 0; i < forked; i++)
-        if (live[i] > 0)
-            reap(live[i]);
+        close_fd(&pr->go[j][1]);
+    for (int64_t i = 0; i < pr->forked; i++)
+        if (pr->live[i] > 0)
+            reap(pr->live[i]);
     for (int j = 0; j < 2; j++)
-        close_fd(&go[j][0]);
-    close_fd(&rep[0]);
-    close_fd(&rep[1]);
-    free(pids);
-    free(live);
-    free(status);
-    int closed = spacrbench_group_close(g);
+        close_fd(&pr->go[j][0]);
+    close_fd(&pr->rep[0]);
+    close_fd(&pr->rep[1]);
+    free(pr->live);
+    free(pr->status);
+    int closed = spacrbench_group_close(pr->g);
     return rc ? rc : closed;
+}
+
+/* Measure one worker count into *p and *sp. Errors are library codes; a
+ * worker that failed only marks the point. */
+int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
+                       spacrbench_scale_spread *sp, spacrbench_scale_result *r)
+{
+    spacrbench_scale_point_init(p, sizeof *p);
+    spacrbench_scale_spread_init(sp, sizeof *sp);
+    p->workers = k;
+    sp->warmup_items = a->timing.warmup_items;
+    point_run pr = {NULL, NULL, NULL, 0, {{-1, -1}, {-1, -1}}, {-1, -1}};
+    int rc = open_limited_group(a, sp, r, &pr.g);
+    if (rc)
+        return rc;
+    rc = point_prepare(&pr, k);
+    if (rc == 0)
+        rc = fork_workers(a, k, &pr, p, r);
+    if (rc == 0) {
+        point_tally t;
+        rc = run_rounds(a, k, &pr, &t);
+        if (rc == 0) {
+            int failed_before = finish_workers(&pr, &t.st);
+            record_point(a, k, pr.g, &t, failed_before, p, sp, r);
+        }
+    }
+    return point_close(&pr, rc == POINT_NOT_STARTED ? 0 : rc);
 }
