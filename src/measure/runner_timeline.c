@@ -16,14 +16,17 @@ int sb_run_start_timeline(sb_run *st, struct sb_timeline **out)
     return SPACRBENCH_OK;
 }
 
-void sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1, int64_t peak)
+int sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1, int64_t peak)
 {
     struct sb_timeline *tl = st->m->timeline;
-    if (tl->item_count == tl->item_cap)
-        return;
     spacrbench_timeline_item it = {sizeof it,       index,           warm, 0,
                                    t0 - tl->origin, t1 - tl->origin, peak, NAN};
+    if (st->stream) /* no count to reserve for: grows between items */
+        return sb_timeline_item_add(tl, &it);
+    if (tl->item_count == tl->item_cap)
+        return SPACRBENCH_OK;
     tl->items[tl->item_count++] = it;
+    return SPACRBENCH_OK;
 }
 
 int sb_run_finish_timeline(sb_run *st)
