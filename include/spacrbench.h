@@ -1109,7 +1109,7 @@ SPACRBENCH_EXTERN void spacrbench_summary_free(spacrbench_summary *s);
  * SPACRBENCH_ENOITEMS when the very first call returns
  * SPACRBENCH_ITEMS_END. Records and timeline marks grow between items
  * (outside every item's window); SPACRBENCH_ENOMEM if they cannot. */
-#define SPACRBENCH_ITEMS_END 2147483647
+enum spacrbench_items_end { SPACRBENCH_ITEMS_END = 2147483647 }; /* INT_MAX */
 SPACRBENCH_EXTERN int spacrbench_benchmark_stream(spacrbench_work_fn work, void *payload,
                                                   const spacrbench_options *opts,
                                                   spacrbench_measurement **out);

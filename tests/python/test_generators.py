@@ -1,0 +1,128 @@
+"""Items without a length (#23): a generator or tqdm(generator) is taken one
+item at a time as it is processed (spacrbench_benchmark_stream), never read
+whole, and the measurement means what a list's does."""
+
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any, Iterator, List
+
+import pytest
+
+import spacrbench
+from spacrbench import Progress
+
+
+def _recorded(items: List[int], events: List[str]) -> Iterator[int]:
+    for item in items:
+        events.append(f"pull {item}")
+        yield item
+
+
+def test_generator_items_are_pulled_exactly_as_they_are_processed() -> None:
+    events: List[str] = []
+    m = spacrbench.benchmark(lambda i: events.append(f"work {i}"), _recorded([0, 1, 2, 3], events),
+                             warmup=1)
+    assert events == ["pull 0", "work 0", "pull 1", "work 1", "pull 2", "work 2",
+                      "pull 3", "work 3"]
+    assert m.items == 3 and m.warmup_items == 1
+    assert [r.is_warmup for r in m.records] == [True, False, False, False]
+
+
+def test_a_generator_measures_as_the_same_list_does() -> None:
+    for warmup in (0, 1, 3, 10):
+        gen = spacrbench.benchmark(lambda i: None, (i for i in range(3)), warmup=warmup)
+        lst = spacrbench.benchmark(lambda i: None, [0, 1, 2], warmup=warmup)
+        assert (gen.items, gen.warmup_items) == (lst.items, lst.warmup_items), warmup
+        assert [r.is_warmup for r in gen.records] == [r.is_warmup for r in lst.records]
+        warm = [n for n in gen.notes if "warm-up" in n]
+        assert warm == [n for n in lst.notes if "warm-up" in n], warmup
+    assert gen.items == 1 and any("clamped to 2" in n for n in gen.notes)
+
+
+def test_real_tqdm_over_a_generator_moves_with_the_work() -> None:
+    tqdm = pytest.importorskip("tqdm").tqdm
+    seen: List[int] = []
+    with open("/dev/null", "w") as sink:
+        bar = tqdm((i for i in range(4)), disable=False, mininterval=0, miniters=1, file=sink)
+        assert bar.total is None  # no length: the old path read it whole first
+        m = spacrbench.benchmark(lambda i: seen.append(bar.n), bar, warmup=0)
+        bar.close()
+    assert seen == [0, 1, 2, 3]  # item k runs when k items are done
+    assert m.items == 4
+
+
+def test_an_empty_generator_is_spacrs_value_error() -> None:
+    calls: List[Any] = []
+    with pytest.raises(ValueError, match=r"^benchmark needs at least one item to measure "
+                                         r"\(items is empty\)$"):
+        spacrbench.benchmark(calls.append, (i for i in []))
+    assert calls == []
+    with pytest.raises(ValueError, match="benchmark needs at least one item to measure"):
+        spacrbench.benchmark(calls.append, [])
+    m = spacrbench.benchmark(calls.append, (i for i in [7]))  # the library is clean after
+    assert m.items == 1 and calls == [7]
+
+
+class Broken(Exception):
+    pass
+
+
+def test_a_generator_that_raises_midway_propagates_the_same_exception() -> None:
+    error = Broken("plate 7 is unreadable")
+    done: List[int] = []
+
+    def plates() -> Iterator[int]:
+        yield 1
+        yield 2
+        raise error
+
+    with pytest.raises(Broken) as info:
+        spacrbench.benchmark(done.append, plates(), warmup=0)
+    assert info.value is error
+    assert done == [1, 2]
+
+
+class Enough(Exception):
+    pass
+
+
+def test_a_huge_generator_is_never_held_whole() -> None:
+    pulled = [0]
+
+    def huge() -> Iterator[bytes]:
+        for _ in range(10**6):
+            pulled[0] += 1
+            yield bytes(64)  # ~100 MB of objects were it read whole
+
+    def work(item: bytes) -> None:
+        if pulled[0] == 3:
+            raise Enough()
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(Enough):
+            spacrbench.benchmark(work, huge(), warmup=1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert pulled[0] == 3
+    # Read whole it traced ~100 MiB; one item at a time, the first run's
+    # imports are most of what is left (~1.6 MiB in a fresh process).
+    assert peak < 8 << 20, f"{peak} bytes traced: the generator was read ahead"
+
+
+def test_progress_of_a_generator_has_no_total() -> None:
+    got: List[Progress] = []
+    spacrbench.benchmark(lambda i: None, (i for i in range(3)), warmup=1, progress=got.append)
+    assert [p.index for p in got] == [0, 1, 2]
+    assert all(p.total == -1 for p in got)
+    assert [p.is_warmup for p in got] == [True, False, False]
+
+
+def test_progress_true_of_a_generator_says_the_count_is_unknown(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    spacrbench.benchmark(lambda i: None, (i for i in range(3)), warmup=1, progress=True)
+    err = capsys.readouterr().err
+    assert "item 1/? (warm-up) done in" in err and "item 3/? done in" in err
+    assert err.endswith("\n")
