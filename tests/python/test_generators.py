@@ -4,12 +4,18 @@ whole, and the measurement means what a list's does."""
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import threading
+import time
 import tracemalloc
 from typing import Any, Iterator, List
 
 import pytest
 
 import spacrbench
+from helpers import linux_only, thread_count
 from spacrbench import Progress
 
 
@@ -81,6 +87,75 @@ def test_a_generator_that_raises_midway_propagates_the_same_exception() -> None:
         spacrbench.benchmark(done.append, plates(), warmup=0)
     assert info.value is error
     assert done == [1, 2]
+
+
+def _settled_threads(at_most: int) -> int:
+    """This process's threads once joined ones have left /proc's list too."""
+    for _ in range(500):
+        if thread_count() <= at_most:
+            break
+        time.sleep(0.01)
+    return thread_count()
+
+
+@linux_only("counts this process's fds and threads in /proc/self/fd and /proc/self/task")
+def test_a_generator_that_raises_leaves_no_fd_thread_or_run_behind() -> None:
+    def plates(n: int) -> Iterator[int]:
+        yield from range(n)
+        raise Broken(f"after {n}")
+
+    spacrbench.benchmark(lambda i: None, (i for i in [1]))  # first-use setup happens here
+    fds, threads = len(os.listdir("/proc/self/fd")), _settled_threads(threading.active_count())
+    for n in range(1, 12):  # the end in the warm-up, at it and after it
+        with pytest.raises(Broken, match=f"^after {n}$"):
+            spacrbench.benchmark(lambda i: None, plates(n), warmup=2)
+    assert len(os.listdir("/proc/self/fd")) == fds
+    assert _settled_threads(threads) == threads
+    m = spacrbench.benchmark(lambda i: None, (i for i in range(3)), warmup=1)  # usable after
+    assert (m.items, m.warmup_items) == (2, 1)
+
+
+def test_keyboard_interrupt_from_the_generator_propagates() -> None:
+    interrupt = KeyboardInterrupt()
+    done: List[int] = []
+
+    def plates() -> Iterator[int]:
+        yield 0
+        raise interrupt
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        spacrbench.benchmark(done.append, plates(), warmup=0)
+    assert info.value is interrupt and done == [0]
+    assert spacrbench.benchmark(lambda i: None, (i for i in [1, 2])).items == 1
+
+
+@pytest.mark.skipif(sys.platform == "win32",
+                    reason="Windows: os.kill(pid, SIGINT) terminates the process, no signal")
+def test_real_sigint_while_the_generator_waits_stops_the_run() -> None:
+    started = threading.Event()
+    pulled: List[int] = []
+
+    def slow_plates() -> Iterator[int]:
+        for i in range(10**6):  # hours of items: only the interrupt ends this run
+            pulled.append(i)
+            if i == 1:
+                started.set()
+                time.sleep(60)  # interrupted by the signal below
+            yield i
+
+    def interrupt() -> None:
+        started.wait(30)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    sender = threading.Thread(target=interrupt)
+    sender.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            spacrbench.benchmark(lambda i: None, slow_plates(), warmup=0)
+    finally:
+        sender.join()
+    assert pulled == [0, 1]  # stopped at the item it was taking, none after
+    assert spacrbench.benchmark(lambda i: None, (i for i in [1, 2])).items == 1
 
 
 class Enough(Exception):
