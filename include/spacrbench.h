@@ -195,7 +195,9 @@ SPACRBENCH_EXTERN void spacrbench_measurement_free(spacrbench_measurement *m);
  * warm-up was clamped). The progress function gets total = -1 (unknown).
  * SPACRBENCH_ENOITEMS when the very first call returns
  * SPACRBENCH_ITEMS_END. Records and timeline marks grow between items
- * (outside every item's window); SPACRBENCH_ENOMEM if they cannot. */
+ * (outside every item's window; the memory they take joins the baseline,
+ * as a counted run's records do, never the work's footprint);
+ * SPACRBENCH_ENOMEM if they cannot. */
 enum spacrbench_items_end { SPACRBENCH_ITEMS_END = 2147483647 }; /* INT_MAX */
 SPACRBENCH_EXTERN int spacrbench_benchmark_stream(spacrbench_work_fn work, void *payload,
                                                   const spacrbench_options *opts,

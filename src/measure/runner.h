@@ -44,6 +44,10 @@ typedef struct sb_stream_marks {
 void sb_stream_begin(sb_run *st);
 /* Before item i: room for its record (ENOMEM) and the call's start. */
 int sb_stream_item_start(sb_run *st, sb_stream_marks *marks, size_t i);
+/* After the run's own arrays grew between items (rss_before: RSS read just
+ * before): the resident growth joins the baseline, as a counted run's
+ * records do (committed before it), so it is never the work's footprint. */
+void sb_stream_grown(sb_run *st, int64_t rss_before);
 /* The items ended after n <= warm-up of them: the last is measured. */
 void sb_stream_clamp_late(sb_run *st, size_t n);
 

@@ -15,9 +15,11 @@ int sb_stream_item_start(sb_run *st, sb_stream_marks *marks, size_t i)
     spacrbench_measurement *m = st->m;
     if (st->opt.item_records && m->record_count == m->record_cap) {
         size_t cap = m->record_cap ? m->record_cap * 2 : 16;
-        int rc = sb_measurement_commit_records(m, cap);
+        int64_t rss_before = sb_proc_rss(&st->proc);
+        int rc = sb_measurement_commit_records(m, cap); /* written: resident now */
         if (!rc && m->record_cap > 0)
             rc = spacrbench_measurement_set_item_cpu_seconds(m, m->record_cap - 1, NAN);
+        sb_stream_grown(st, rss_before);
         if (rc)
             return rc;
     }
@@ -30,6 +32,13 @@ int sb_stream_item_start(sb_run *st, sb_stream_marks *marks, size_t i)
         marks->progress_seconds = marks->progress_cpu = 0.0;
     }
     return SPACRBENCH_OK;
+}
+
+void sb_stream_grown(sb_run *st, int64_t rss_before)
+{
+    int64_t after = sb_proc_rss(&st->proc);
+    if (rss_before >= 0 && after > rss_before)
+        st->m->fig.baseline_rss_bytes += after - rss_before;
 }
 
 void sb_stream_clamp_late(sb_run *st, size_t n)

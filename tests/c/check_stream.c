@@ -227,6 +227,27 @@ START_TEST(bad_arguments_are_errors)
 }
 END_TEST
 
+/* The records, CPU seconds and timeline marks grow as the items come; the
+ * memory is the run's own, never the work's: a counted run commits it
+ * before the baseline, a stream adds it to the baseline as it grows. */
+START_TEST(grown_records_are_not_the_works_memory)
+{
+    source s = {40000, 0, 0, -1};
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(run(&s, 0, SPACRBENCH_FLAG_TIMELINE, &m), 0);
+    spacrbench_figures f = figures(m);
+    ck_assert_int_eq(f.record_count, 40000);
+    int64_t grown = 40000 * (int64_t)(sizeof(spacrbench_item_record) + sizeof(double) +
+                                      sizeof(spacrbench_timeline_item));
+    int64_t work = f.peak_rss_bytes - f.baseline_rss_bytes;
+    ck_assert_msg(work < grown / 4,
+                  "a work that allocates nothing has %lld bytes above the baseline (the "
+                  "records grown meanwhile: %lld)",
+                  (long long)work, (long long)grown);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
     Suite *s = suite_create("stream");
@@ -234,6 +255,7 @@ static Suite *stream_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, items_are_counted_as_they_come);
     tcase_add_test(tc, many_items_grow_the_records);
+    tcase_add_test(tc, grown_records_are_not_the_works_memory);
     tcase_add_test(tc, items_ending_in_the_warmup_measure_the_last);
     tcase_add_test(tc, no_item_at_all_is_enoitems);
     tcase_add_test(tc, a_stop_is_euser_with_the_partial_run);

@@ -187,6 +187,15 @@ def test_a_huge_generator_is_never_held_whole() -> None:
     assert peak < 8 << 20, f"{peak} bytes traced: the generator was read ahead"
 
 
+def test_the_records_grown_for_a_generator_are_not_the_works_memory() -> None:
+    n = 50_000  # records of ~3 MiB grow while the items come
+    gen = spacrbench.benchmark(lambda i: None, (i for i in range(n)), warmup=0)
+    assert gen.items == n and len(gen.records) == n
+    assert gen.work_rss_bytes < 1 << 20, (
+        f"a work that allocates nothing is given {gen.work_rss_bytes} bytes: the records' "
+        f"growth was counted as its memory")
+
+
 def test_progress_of_a_generator_has_no_total() -> None:
     got: List[Progress] = []
     spacrbench.benchmark(lambda i: None, (i for i in range(3)), warmup=1, progress=got.append)
