@@ -187,13 +187,16 @@ def test_a_huge_generator_is_never_held_whole() -> None:
     assert peak < 8 << 20, f"{peak} bytes traced: the generator was read ahead"
 
 
-def test_the_records_grown_for_a_generator_are_not_the_works_memory() -> None:
-    n = 50_000  # records of ~3 MiB grow while the items come
-    gen = spacrbench.benchmark(lambda i: None, (i for i in range(n)), warmup=0)
-    assert gen.items == n and len(gen.records) == n
-    assert gen.work_rss_bytes < 1 << 20, (
-        f"a work that allocates nothing is given {gen.work_rss_bytes} bytes: the records' "
-        f"growth was counted as its memory")
+@pytest.mark.parametrize("timeline", [False, True])
+@pytest.mark.parametrize("kind", ["list", "generator"])
+def test_the_records_and_marks_are_not_the_works_memory(kind: str, timeline: bool) -> None:
+    n = 50_000  # ~3 MiB of records (and as much of timeline marks)
+    items = list(range(n)) if kind == "list" else (i for i in range(n))
+    m = spacrbench.benchmark(lambda i: None, items, warmup=0, timeline=timeline)
+    assert m.items == n and len(m.records) == n
+    assert m.work_rss_bytes < 1 << 20, (
+        f"a work that allocates nothing is given {m.work_rss_bytes} bytes: the run's own "
+        f"records or marks were counted as its memory")
 
 
 def test_progress_of_a_generator_has_no_total() -> None:
