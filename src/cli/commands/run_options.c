@@ -122,4 +122,5 @@ const cli_command cli_run_command = {
     sizeof k_sections / sizeof k_sections[0],
     1,
     check_run,
+    NULL,
 };
