@@ -112,7 +112,7 @@ typedef int(SPACRBENCH_CALLBACK *spacrbench_work_fn)(void *item, void *payload);
 typedef struct spacrbench_progress {
     size_t size;
     int64_t index; /* 0-based index of the item just finished */
-    int64_t total; /* number of items, warm-up included */
+    int64_t total; /* number of items, warm-up included; -1 unknown (1.2) */
     int32_t is_warmup;
     int32_t reserved;
     double item_seconds;         /* wall time of that item */
@@ -179,6 +179,29 @@ SPACRBENCH_EXTERN int spacrbench_benchmark(spacrbench_work_fn work, void *const 
                                            spacrbench_measurement **out);
 /* Frees a measurement (NULL does nothing); section 3 reads one. */
 SPACRBENCH_EXTERN void spacrbench_measurement_free(spacrbench_measurement *m);
+
+/* --- Since 1.2: items of unknown count ---------------------------------- */
+
+/* Run work(NULL, payload) once per item until it returns
+ * SPACRBENCH_ITEMS_END: for a source that cannot say how many items it
+ * holds before they are taken (a generator), each item taken by the work
+ * as it is processed. The call that returns SPACRBENCH_ITEMS_END is no
+ * item and is not timed; any other non-zero value stops the run as in
+ * spacrbench_benchmark (SPACRBENCH_EUSER). The measurement means what
+ * spacrbench_benchmark's does: the first opts->warmup items are warm-up
+ * and the last item is always measured; when the items end before the
+ * warm-up does, the last one is counted as measured after the fact (the
+ * progress function was told is_warmup = 1 for it, and the note says the
+ * warm-up was clamped). The progress function gets total = -1 (unknown).
+ * SPACRBENCH_ENOITEMS when the very first call returns
+ * SPACRBENCH_ITEMS_END. Records and timeline marks grow between items
+ * (outside every item's window; the memory they take joins the baseline,
+ * as a counted run's records do, never the work's footprint);
+ * SPACRBENCH_ENOMEM if they cannot. */
+enum spacrbench_items_end { SPACRBENCH_ITEMS_END = 2147483647 }; /* INT_MAX */
+SPACRBENCH_EXTERN int spacrbench_benchmark_stream(spacrbench_work_fn work, void *payload,
+                                                  const spacrbench_options *opts,
+                                                  spacrbench_measurement **out);
 
 /* --- Recommend a worker count ------------------------------------------ */
 

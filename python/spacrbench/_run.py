@@ -8,7 +8,10 @@ raises RuntimeError instead.
 
 Per-item path: the runner calls the work for items[0], items[1], ... in
 order, once each, so the callback takes the next object from an iterator
-over the caller's list; the C item pointers are all NULL. No handle or other
+over the caller's list; the C item pointers are all NULL. Items without a
+length (a generator) go to spacrbench_benchmark_stream instead, which
+calls the work until it says SPACRBENCH_ITEMS_END: the same callback,
+which returns that when the iterator is exhausted. No handle or other
 Python object is made per item before or during the run, and the run state is
 one module global (runs are serialised by the lock).
 
@@ -43,14 +46,15 @@ _owner: Optional[int] = None  # the thread holding _serial (its get_ident())
 class _Run:
     """The running benchmark's state, read by the callbacks."""
 
-    __slots__ = ("work", "items", "count", "progress", "error", "thread", "torch")
+    __slots__ = ("work", "items", "count", "progress", "error", "thread", "torch", "line_open")
 
-    def __init__(self, work: Callable[[Any], Any], items: Iterator[Any], count: int,
+    def __init__(self, work: Callable[[Any], Any], items: Iterator[Any], count: Optional[int],
                  progress: Optional[Callable[[Any], Any]], torch: "TorchPeak") -> None:
         self.work = work
         self.torch = torch
         self.items = items  # pulled as each item is processed
-        self.count = count
+        self.count = count  # None: unknown until the items end (a generator)
+        self.line_open = False  # progress=True left a "\r" line of unknown total
         self.progress = progress
         self.error: Optional[BaseException] = None
         self.thread = _thread.get_ident()
@@ -100,6 +104,8 @@ def _spacrbench_work(item: Any, payload: Any) -> int:
     try:
         item = next(run.items, _END)
         if item is _END:
+            if run.count is None:  # a generator's end: no item, not timed
+                return int(lib.SPACRBENCH_ITEMS_END)
             run.error = SpacrbenchValueError(
                 f"items ended early: len(items) said {run.count}, but fewer items came")
             return 1
@@ -140,7 +146,10 @@ def _stderr_progress(p: Any) -> None:
         return
     from ._convert import progress_line
 
-    end = "\r" if p.index + 1 < p.total and stream.isatty() else "\n"
+    unknown = p.total < 0  # a generator: any item may be the last
+    end = "\r" if (unknown or p.index + 1 < p.total) and stream.isatty() else "\n"
+    if unknown and _active is not None:
+        _active.line_open = end == "\r"
     stream.write(progress_line(p) + end)
     stream.flush()
 
@@ -173,10 +182,15 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
     none of it, so it is a TypeError. warmup is read with int(), as spaCR
     read it (1, 1.0, numpy.int64(1) and "1" are one item).
 
-    Items with a length (a list, a range, tqdm(list)) are taken one at a
-    time as they are processed, so a progress bar wrapped around them moves
-    with the work; an iterable without one (a generator) is read whole
-    first, since the library needs the count before the first item.
+    Items are taken one at a time as they are processed, whether they have
+    a length (a list, a range, tqdm(list)) or not (a generator,
+    tqdm(generator)): a progress bar wrapped around them moves with the
+    work, and a generator is never held whole in memory. Without a length
+    the count is found at the end: progress shows "item 2/?" (Progress.total
+    is -1), and when the items end inside the warm-up the last one is the
+    measured item, as for a list. An empty iterable, generators included, is
+    a ValueError; an exception raised by the iterable stops the run and is
+    re-raised unchanged.
 
     If the work already uses CUDA through PyTorch, its VRAM figure may come
     from torch.cuda.max_memory_reserved(); to read it, benchmark() may reset
@@ -201,10 +215,7 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
     except TypeError:
         raise SpacrbenchTypeError(f"items must be a sequence or iterable, "
                                   f"not {type(items).__name__}") from None
-    count = _length(items)
-    if count is None:  # no length: read it whole (the caller's errors pass unchanged)
-        seq = list(iterator)
-        iterator, count = iter(seq), len(seq)
+    count = _length(items)  # None: found by running (spacrbench_benchmark_stream)
     if count == 0:
         raise SpacrbenchValueError("benchmark needs at least one item to measure (items is "
                                    "empty)")
@@ -241,11 +252,11 @@ def check_plain_callable(work: Any, name: str, what: str = "") -> None:
                                   f"lambda item: asyncio.run(f(item)) or lambda item: list(f(item))")
 
 
-def _run_serialised(run: _Run, n_items: int, warmup: int, timeline: bool = False) -> Measurement:
+def _run_serialised(run: _Run, n_items: Optional[int], warmup: int,
+                    timeline: bool = False) -> Measurement:
     global _active
     from ._convert import keep_c_measurement, measurement_fields
 
-    c_items = ffi.new("void *[]", n_items)  # all NULL: the callback iterates
     opts = new_struct("spacrbench_options")
     check(lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options")),
           "spacrbench_options_init")
@@ -259,10 +270,17 @@ def _run_serialised(run: _Run, n_items: int, warmup: int, timeline: bool = False
     torch_peak.start()
     _active = run
     try:
-        code = lib.spacrbench_benchmark(lib._spacrbench_work, c_items, n_items, ffi.NULL,
-                                        opts, out)
+        if n_items is None:  # the callback says when the items end
+            code = lib.spacrbench_benchmark_stream(lib._spacrbench_work, ffi.NULL, opts, out)
+        else:
+            c_items = ffi.new("void *[]", n_items)  # all NULL: the callback iterates
+            code = lib.spacrbench_benchmark(lib._spacrbench_work, c_items, n_items, ffi.NULL,
+                                            opts, out)
     finally:
         _active = None
+        if run.line_open and sys.stderr is not None:  # end progress=True's last line
+            sys.stderr.write("\n")
+            sys.stderr.flush()
     if code < 0:
         if out[0] != ffi.NULL:
             lib.spacrbench_measurement_free(out[0])
@@ -272,6 +290,9 @@ def _run_serialised(run: _Run, n_items: int, warmup: int, timeline: bool = False
                 raise error  # the same object, its traceback kept
             finally:
                 del error
+        if code == codes.ENOITEMS and n_items is None:  # a generator that was empty
+            raise SpacrbenchValueError("benchmark needs at least one item to measure (items "
+                                       "is empty)")
         if code == codes.EBUSY:
             raise SpacrbenchRuntimeError("benchmark(): another benchmark is running in this process "
                                          "outside spacrbench's Python API (peaks are per process)")

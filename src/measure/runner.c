@@ -25,7 +25,7 @@ int spacrbench_options_init(spacrbench_options *opts, size_t size)
     return SPACRBENCH_OK;
 }
 
-static int check_args(spacrbench_work_fn work, void *const *items, size_t n_items,
+static int check_args(spacrbench_work_fn work, void *const *items, size_t n_items, int stream,
                       const spacrbench_options *opts, spacrbench_measurement **out,
                       spacrbench_options *opt)
 {
@@ -34,11 +34,13 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
     *out = NULL;
     if (!work)
         return sb_fail(SPACRBENCH_EINVAL, "work must not be NULL");
-    if (n_items == 0)
+    if (stream) /* the count is found by running */
+        ;
+    else if (n_items == 0)
         return sb_fail(SPACRBENCH_ENOITEMS, "benchmark needs at least one item to measure");
-    if (!items)
+    else if (!items)
         return sb_fail(SPACRBENCH_EINVAL, "items must not be NULL when n_items is %zu", n_items);
-    if (n_items > SIZE_MAX / 2 / sizeof(spacrbench_item_record))
+    else if (n_items > SIZE_MAX / 2 / sizeof(spacrbench_item_record))
         return sb_fail(SPACRBENCH_ENOMEM, "n_items %zu is more than this machine can hold",
                        n_items);
     const spacrbench_options defaults = SPACRBENCH_OPTIONS_INIT;
@@ -73,6 +75,7 @@ typedef struct run_window {
     double cpu_measure, cpu_end, sampler_cpu;
     double progress_seconds, progress_cpu, warmup_progress_seconds;
     int64_t item_peak;
+    sb_stream_marks marks; /* stream mode: what a late warm-up clamp needs */
 } run_window;
 
 static int finish(sb_run *st, const run_window *w, int tracked)
@@ -120,18 +123,29 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
     w->item_peak = -1;
     w->t_start = w->t_measure = sb_now();
     w->cpu_measure = sb_proc_cpu_seconds();
-    for (size_t i = 0; i < n_items; i++) {
+    for (size_t i = 0; st->stream || i < n_items; i++) {
         if (i == clamped) {
             w->t_measure = sb_now();
             w->cpu_measure = sb_proc_cpu_seconds();
             sampler_cpu_measure = st->sampler ? sb_sampler_cpu_seconds(st->sampler) : 0.0;
         }
+        if (st->stream) { /* room for this item's record; where it might end the run */
+            int rc = sb_stream_item_start(st, &w->marks, i);
+            if (rc)
+                return rc;
+        }
         int64_t rss_before = track ? sb_run_item_begin(st) : -1;
         double t0 = track ? sb_now() : 0.0;
         double c0 = records ? sb_proc_cpu_seconds() : 0.0;
-        int value = work(items[i], payload);
+        int value = work(st->stream ? NULL : items[i], payload);
         if (sb_self_pid() != st->pid)
             return SPACRBENCH_EFORKED;
+        if (st->stream && value == SPACRBENCH_ITEMS_END) {
+            w->marks.ended = 1; /* no item: the window closed before this call */
+            w->t_end = w->marks.t_call;
+            w->cpu_end = w->marks.cpu_call;
+            break;
+        }
         double t1 = track ? sb_now() : 0.0;
         if (records && m->item_cpu) /* room reserved by the builder */
             m->item_cpu[m->record_count] = sb_proc_cpu_seconds() - c0;
@@ -142,14 +156,15 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
             if (peak > w->item_peak)
                 w->item_peak = peak;
         }
-        if (records && m->timeline)
-            sb_run_mark_item(st, (int64_t)i, i < clamped, t0, t1, peak);
+        if (records && m->timeline && sb_run_mark_item(st, (int64_t)i, i < clamped, t0, t1, peak))
+            return SPACRBENCH_ENOMEM;
         if (records)
             m->records[m->record_count++] = (spacrbench_item_record){
                 sizeof(spacrbench_item_record), (int64_t)i, i < clamped, 0, t1 - t0, peak, vram};
         if (value == 0 && st->opt.progress) {
-            spacrbench_progress p = {sizeof p, (int64_t)i, (int64_t)n_items, i < clamped,
-                                     0,        t1 - t0,    t1 - w->t_start,  peak};
+            int64_t total = st->stream ? -1 : (int64_t)n_items;
+            spacrbench_progress p = {sizeof p, (int64_t)i, total,           i < clamped,
+                                     0,        t1 - t0,    t1 - w->t_start, peak};
             double cpu0 = sb_proc_cpu_seconds();
             value = st->opt.progress(&p, st->opt.progress_payload);
             if (sb_self_pid() != st->pid)
@@ -157,6 +172,8 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
             double spent = sb_now() - t1;
             if (i < clamped) {
                 w->warmup_progress_seconds += spent;
+                w->marks.progress_seconds = spent;
+                w->marks.progress_cpu = sb_proc_cpu_seconds() - cpu0;
             } else {
                 w->progress_seconds += spent;
                 w->progress_cpu += sb_proc_cpu_seconds() - cpu0;
@@ -167,8 +184,20 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
             break;
         }
     }
-    w->t_end = sb_now();
-    w->cpu_end = sb_proc_cpu_seconds();
+    if (!w->marks.ended) {
+        w->t_end = sb_now();
+        w->cpu_end = sb_proc_cpu_seconds();
+    } else if (w->done_items <= clamped) { /* the items ended in the warm-up */
+        sb_stream_clamp_late(st, w->done_items);
+        w->t_measure = w->marks.t_last;
+        w->cpu_measure = w->marks.cpu_last;
+        sampler_cpu_measure = w->marks.sampler_cpu_last;
+        w->warmup_progress_seconds -= w->marks.progress_seconds;
+        w->progress_seconds += w->marks.progress_seconds;
+        w->progress_cpu += w->marks.progress_cpu;
+    }
+    if (st->stream)
+        st->m->plan_items = w->done_items > 0 ? w->done_items : 1;
     w->sampler_cpu = st->sampler ? sb_sampler_cpu_seconds(st->sampler) - sampler_cpu_measure : 0.0;
     return SPACRBENCH_OK;
 }
@@ -192,12 +221,12 @@ static int stopped(sb_run *st, const run_window *w, int stop_value, spacrbench_m
     return rc;
 }
 
-int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_items, void *payload,
-                         const spacrbench_options *opts, spacrbench_measurement **out)
+static int benchmark(spacrbench_work_fn work, void *const *items, size_t n_items, int stream,
+                     void *payload, const spacrbench_options *opts, spacrbench_measurement **out)
 {
     sb_clear_error();
     spacrbench_options opt;
-    int rc = check_args(work, items, n_items, opts, out, &opt);
+    int rc = check_args(work, items, n_items, stream, opts, out, &opt);
     if (rc)
         return rc;
     int took_over = 0;
@@ -211,17 +240,20 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
         return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate the run's state");
     }
     st->opt = opt;
+    st->stream = stream;
     st->pid = sb_self_pid();
     sb_run_lock_publish(st);
 
     spacrbench_run_plan plan;
     spacrbench_run_plan_init(&plan, sizeof plan);
-    plan.items = (int64_t)n_items;
+    plan.items = stream ? 1 : (int64_t)n_items; /* stream: room grows as items come */
     plan.warmup = opt.warmup;
     plan.records = opt.item_records != 0;
     /* The builder commits the record memory now, before the baseline. */
     if ((rc = spacrbench_measurement_begin(&plan, &st->m)) || (rc = sb_run_prepare(st)))
         goto done;
+    if (stream)
+        sb_stream_begin(st);
     if (took_over)
         sb_measurement_notef(st->m, "an earlier benchmark in this thread was abandoned (its "
                                     "work left by longjmp or an exception); its sampler thread, "
@@ -234,7 +266,8 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
     run_window w;
     memset(&w, 0, sizeof w);
     int stop_value = 0;
-    if ((rc = run_loop(st, work, items, n_items, payload, &w, &stop_value)) == SPACRBENCH_EFORKED) {
+    rc = run_loop(st, work, items, n_items, payload, &w, &stop_value);
+    if (rc == SPACRBENCH_EFORKED) {
         /* A forked child came back through the runner: the run is the
          * parent's; drop this copy without touching the parent's thread. */
         sb_run_forget_in_child(st);
@@ -245,6 +278,13 @@ int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_i
                        "into spacrbench_benchmark; a forked child should "
                        "_exit()",
                        (long)sb_self_pid());
+    }
+    if (rc) /* ENOMEM growing a stream's records */
+        goto done;
+    if (stream && w.marks.ended && w.done_items == 0) {
+        rc = sb_fail(SPACRBENCH_ENOITEMS, "benchmark needs at least one item to measure (the "
+                                          "items ended before the first)");
+        goto done;
     }
     if ((rc = finish(st, &w, opt.item_records != 0 || opt.progress)))
         goto done;
@@ -260,4 +300,16 @@ done:
     free(st);
     sb_run_lock_release();
     return rc;
+}
+
+int spacrbench_benchmark(spacrbench_work_fn work, void *const *items, size_t n_items, void *payload,
+                         const spacrbench_options *opts, spacrbench_measurement **out)
+{
+    return benchmark(work, items, n_items, 0, payload, opts, out);
+}
+
+int spacrbench_benchmark_stream(spacrbench_work_fn work, void *payload,
+                                const spacrbench_options *opts, spacrbench_measurement **out)
+{
+    return benchmark(work, NULL, 0, 1, payload, opts, out);
 }

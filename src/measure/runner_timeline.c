@@ -1,6 +1,7 @@
 /* The serial run's memory timeline: the sampler thread puts RSS samples on
  * it (sampler.h), the loop marks each item's boundaries and exact peak. */
 #include <math.h>
+#include <string.h>
 
 #include "runner.h"
 #include "timeline.h"
@@ -16,14 +17,26 @@ int sb_run_start_timeline(sb_run *st, struct sb_timeline **out)
     return SPACRBENCH_OK;
 }
 
-void sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1, int64_t peak)
+int sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1, int64_t peak)
 {
     struct sb_timeline *tl = st->m->timeline;
-    if (tl->item_count == tl->item_cap)
-        return;
     spacrbench_timeline_item it = {sizeof it,       index,           warm, 0,
                                    t0 - tl->origin, t1 - tl->origin, peak, NAN};
+    if (st->stream && tl->item_count == tl->item_cap) {
+        /* No count to reserve for: grows between items, the new room
+         * written now so that its pages join the baseline, not an item. */
+        int64_t rss_before = sb_proc_rss(&st->proc);
+        int rc = sb_timeline_item_add(tl, &it);
+        if (!rc)
+            memset(tl->items + tl->item_count, 0,
+                   (tl->item_cap - tl->item_count) * sizeof *tl->items);
+        sb_stream_grown(st, rss_before);
+        return rc;
+    }
+    if (tl->item_count == tl->item_cap)
+        return SPACRBENCH_OK;
     tl->items[tl->item_count++] = it;
+    return SPACRBENCH_OK;
 }
 
 int sb_run_finish_timeline(sb_run *st)

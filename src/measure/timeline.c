@@ -1,13 +1,23 @@
 /* The bounded, downsampling memory timeline; see timeline.h. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "internal.h"
 #include "proc.h"
 #include "timeline.h"
 
 enum { CAP = SPACRBENCH_TIMELINE_MAX_POINTS };
+
+/* Writes a byte of every page: calloc's fresh pages are only address
+ * space until written, and a compiler may drop a memset of zeros after
+ * calloc (or turn malloc + memset into calloc), so the writes are
+ * volatile. */
+static void commit_pages(void *p, size_t n)
+{
+    volatile unsigned char *b = p;
+    for (size_t i = 0; i < n; i += 4096)
+        b[i] = 0;
+}
 
 sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items)
 {
@@ -21,9 +31,9 @@ sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items)
         sb_timeline_free(tl);
         return NULL;
     }
-    memset(tl->points, 0, CAP * sizeof *tl->points);
+    commit_pages(tl->points, CAP * sizeof *tl->points);
     if (tl->items)
-        memset(tl->items, 0, n_items * sizeof *tl->items);
+        commit_pages(tl->items, n_items * sizeof *tl->items);
     tl->item_cap = n_items;
     tl->origin = sb_now();
     tl->interval_us = interval_us;

@@ -102,8 +102,11 @@ int spacrbench_format_progress(const spacrbench_progress *progress, const char *
     if (rc)
         return rc;
     sb_text t = {0};
-    sb_text_printf(&t, "item %lld/%lld%s done in %.3f s", (long long)p.index + 1,
-                   (long long)p.total, p.is_warmup ? " (warm-up)" : "", p.item_seconds);
+    if (p.total >= 0)
+        sb_text_printf(&t, "item %lld/%lld", (long long)p.index + 1, (long long)p.total);
+    else /* a stream of unknown count (spacrbench_benchmark_stream) */
+        sb_text_printf(&t, "item %lld/?", (long long)p.index + 1);
+    sb_text_printf(&t, "%s done in %.3f s", p.is_warmup ? " (warm-up)" : "", p.item_seconds);
     if (p.item_peak_rss_bytes >= 0) {
         char peak[32];
         sb_format_bytes(peak, sizeof peak, p.item_peak_rss_bytes);

@@ -51,6 +51,8 @@ static void remove_dir(char *d)
     free(d);
 }
 
+__attribute__((format(printf, 3, 4))) static void put(const char *dir, const char *name,
+                                                      const char *fmt, ...);
 static void put(const char *dir, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void put(const char *dir, const char *name, const char *fmt, ...)
