@@ -19,9 +19,10 @@ static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spre
         if (sps[i].oom_killed) {
             sb_format_bytes(a, sizeof a, sps[i].limit_bytes > 0 ? sps[i].limit_bytes : budget);
             snprintf(buf + len, cap - len,
-                     "; %lld workers were OOM-killed in their group at its limit of %s (the "
+                     "; %lld worker%s OOM-killed in %s group at its limit of %s (the "
                      "budget)",
-                     (long long)p->workers, a);
+                     (long long)p->workers, p->workers == 1 ? " was" : "s were",
+                     p->workers == 1 ? "its" : "their", a);
         } else if (p->failed)
             snprintf(buf + len, cap - len, "; %lld worker%s failed", (long long)p->workers,
                      p->workers == 1 ? "" : "s");

@@ -367,6 +367,20 @@ START_TEST(an_oom_killed_count_is_a_memory_point)
     ck_assert_int_gt(spacrbench_format_scaling(r, text, sizeof text), 0);
     ck_assert_msg(strstr(text, "OOM-killed in the group (over budget)"), "%s", text);
     spacrbench_scale_free(r);
+
+    /* One worker OOM-killed: no usable count, said in the singular. */
+    spacrbench_scale_point one[] = {pt(1, 0, 0, 300 << 20)};
+    spacrbench_scale_spread one_sp[] = {spr(0, NAN)};
+    one_sp[0].oom_killed = 1;
+    one_sp[0].limit_bytes = 300 << 20;
+    ck_assert_int_eq(spacrbench_scale_from_points_spread(one, 1, sizeof one[0], one_sp,
+                                                         sizeof one_sp[0], 300 << 20, &r),
+                     0);
+    s = summary_of(r);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_NONE);
+    ck_assert_msg(strstr(s.reason, "; 1 worker was OOM-killed in its group"), "%s", s.reason);
+    ck_assert_msg(!strstr(s.reason, "1 workers"), "%s", s.reason);
+    spacrbench_scale_free(r);
 }
 END_TEST
 

@@ -124,13 +124,13 @@ static void on_grace_kill(void *arg, int what, int sig)
 {
     const point_lines *p = arg;
     if (what == 0)
-        cli_notice("--scale: %lld workers: still running %.0f s after signal %d: killing the "
+        cli_notice("--scale: %lld worker%s: still running %.0f s after signal %d: killing the "
                    "copies and all their processes (SIGKILL)",
-                   (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+                   (long long)p->k, p->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
     else
-        cli_notice("--scale: %lld workers: processes the copies started were still running "
+        cli_notice("--scale: %lld worker%s: processes the copies started were still running "
                    "%.0f s after signal %d: killing them (SIGKILL)",
-                   (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+                   (long long)p->k, p->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
 }
 
 /* Did a copy die of SIGKILL (or, running several items, end as one of its
@@ -187,10 +187,12 @@ static void describe_copy(const sb_copy *c, const sb_outcome *o, int64_t m, char
 static int note_group_failure(scale_state *s, int64_t k, int64_t m, const sb_outcome *o)
 {
     if (o->start_errno)
-        note_said(s,
-                  "%lld workers: only %lld of the %lld copies could be started (fork: %s), so none "
-                  "was released; the point is marked failed",
-                  (long long)k, (long long)o->started, (long long)k, strerror(o->start_errno));
+        note_said(
+            s,
+            "%lld worker%s: only %lld of the %lld copies could be started (fork: %s), so none "
+            "was released; the point is marked failed",
+            (long long)k, k == 1 ? "" : "s", (long long)o->started, (long long)k,
+            strerror(o->start_errno));
     else if (o->stopped_by) {
         char killed[128] = "";
         if (o->killed_after_grace)
@@ -199,16 +201,16 @@ static int note_group_failure(scale_state *s, int64_t k, int64_t m, const sb_out
                      SB_SUPERVISOR_GRACE_S);
         note_said(
             s,
-            "%lld workers: interrupted by signal %d (%s) while the copies ran%s; the point is "
+            "%lld worker%s: interrupted by signal %d (%s) while the copies ran%s; the point is "
             "marked failed",
-            (long long)k, o->stopped_by, strsignal(o->stopped_by), killed);
+            (long long)k, k == 1 ? "" : "s", o->stopped_by, strsignal(o->stopped_by), killed);
     } else if (o->timed_out)
         note_said(s,
-                  "%lld workers: timed out after %g s (--timeout %g s per item, %lld item(s) per "
+                  "%lld worker%s: timed out after %g s (--timeout %g s per item, %lld item(s) per "
                   "copy): the copies were killed with all their processes; the point is marked "
                   "failed",
-                  (long long)k, s->in->args->timeout_s * (double)m, s->in->args->timeout_s,
-                  (long long)m);
+                  (long long)k, k == 1 ? "" : "s", s->in->args->timeout_s * (double)m,
+                  s->in->args->timeout_s, (long long)m);
     else
         return 0;
     return 1;
@@ -233,8 +235,8 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
         char *shown = argv ? command_display(argv) : NULL;
         command_free(argv);
         char *label = cli_escape_label(s->in->items->items[item_of(lines, i, 0)]);
-        note_said(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
-                  (long long)k, (long long)i + 1, label ? label : "?",
+        note_said(s, "%lld worker%s: copy %lld (item %s%s) %s: %s; the point is marked failed",
+                  (long long)k, k == 1 ? "" : "s", (long long)i + 1, label ? label : "?",
                   m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
         free(label);
         free(shown);
@@ -246,15 +248,16 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
             spacrbench_format_bytes(o->limit, limit, sizeof limit);
         note_said(
             s,
-            "%lld workers: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
-            (long long)k, (long long)o->oom_kills,
+            "%lld worker%s: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
+            (long long)k, k == 1 ? "" : "s", (long long)o->oom_kills,
             o->oom_outside ? "while the copies ran" : "in the group", limit,
             o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
                              "which held the copies"
                            : "");
     }
     if (o->left_behind)
-        note(s, "%lld workers: %d process(es) outlived their copy%s", (long long)k, o->left_behind,
+        note(s, "%lld worker%s: %d process(es) outlived their copy%s", (long long)k,
+             k == 1 ? "" : "s", o->left_behind,
              s->in->sup->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
 }
 
@@ -355,10 +358,10 @@ static void fail_point(scale_state *s, int64_t k, const sb_copy *copies, const s
         char b[32];
         spacrbench_format_bytes(s->budget, b, sizeof b);
         note(s,
-             "%lld workers: over the memory budget: OOM-killed in their group at its limit of %s "
+             "%lld worker%s: over the memory budget: OOM-killed in their group at its limit of %s "
              "(the budget), a memory point, not a failed command; spacrbench is above the group "
              "and was not touched",
-             (long long)k, b);
+             (long long)k, k == 1 ? "" : "s", b);
     }
 }
 
@@ -521,9 +524,10 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     method_notes(s);
     if (sb_stop_signal() && s->stopped_k)
         note(s,
-             "interrupted by signal %d (%s) during the count of %lld workers (marked failed, "
+             "interrupted by signal %d (%s) during the count of %lld worker%s (marked failed, "
              "never the knee); %zu of %zu worker counts measured before it",
-             sb_stop_signal(), strsignal(sb_stop_signal()), (long long)s->stopped_k, done - 1, n);
+             sb_stop_signal(), strsignal(sb_stop_signal()), (long long)s->stopped_k,
+             s->stopped_k == 1 ? "" : "s", done - 1, n);
     else if (sb_stop_signal())
         note(s, "interrupted by signal %d (%s) after %zu of %zu worker counts", sb_stop_signal(),
              strsignal(sb_stop_signal()), done, n);

@@ -329,9 +329,9 @@ static int fork_workers(const sb_scale_args *a, int64_t k, point_run *pr, spacrb
             p->failed = 1;
             p->seconds = 0;
             sb_scale_notef(r,
-                           "%lld workers: fork of worker %lld failed (%s); the point is "
+                           "%lld worker%s: fork of worker %lld failed (%s); the point is "
                            "marked failed",
-                           (long long)k, (long long)pr->forked + 1, strerror(e));
+                           (long long)k, k == 1 ? "" : "s", (long long)pr->forked + 1, strerror(e));
             return POINT_NOT_STARTED;
         }
         pr->live[pr->forked] = pid;
@@ -425,11 +425,11 @@ static void record_point(const sb_scale_args *a, int64_t k, spacrbench_group *g,
         char lim[32];
         sb_format_bytes(lim, sizeof lim, sp->limit_bytes);
         sb_scale_notef(r,
-                       "%lld workers: OOM-killed in their group at its limit of %s (the budget); "
+                       "%lld worker%s: OOM-killed in their group at its limit of %s (the budget); "
                        "the caller is above the group and was not touched",
-                       (long long)k, lim);
+                       (long long)k, k == 1 ? "" : "s", lim);
     } else if (p->failed)
-        sb_scale_notef(r, "%lld workers: %s", (long long)k,
+        sb_scale_notef(r, "%lld worker%s: %s", (long long)k, k == 1 ? "" : "s",
                        t->st.work_failed ? "the work returned non-zero in a worker"
                                          : "a worker died or did not finish its items");
 }
