@@ -93,12 +93,25 @@ static void say_scaling(const sb_scale_picks *k, int32_t verdict, char *r, size_
                      c);
         return;
     }
+    /* A larger count measured faster, but by less than the noise: the knee
+     * stays (a gain must exceed the noise), and the sentence says so
+     * rather than compare with a later, slower count. */
+    const spacrbench_scale_point *best = k->best;
+    if (best && best != chosen && best->workers > chosen->workers) {
+        snprintf(r, cap,
+                 "saturates at %lld: %lld workers give %.2fx of %lld's throughput, within the "
+                 "noise of the repeats (measure longer for a sharper knee)",
+                 c, (long long)best->workers, best->items_per_second / chosen->items_per_second,
+                 c);
+        return;
+    }
     double ratio = k->last->items_per_second / chosen->items_per_second;
+    /* "falls" only when it does: 0.996x is printed 1.00x, so it saturates. */
     snprintf(r, cap,
-             ratio >= 1.0 ? "saturates at %lld: %lld workers give %.2fx of %lld's throughput "
-                            "(memory bandwidth, I/O or another shared resource binds)"
-                          : "throughput falls beyond %lld: %lld workers give %.2fx of "
-                            "%lld's throughput",
+             ratio >= 0.995 ? "saturates at %lld: %lld workers give %.2fx of %lld's throughput "
+                              "(memory bandwidth, I/O or another shared resource binds)"
+                            : "throughput falls beyond %lld: %lld workers give %.2fx of "
+                              "%lld's throughput",
              c, (long long)k->last->workers, ratio, c);
 }
 

@@ -316,6 +316,27 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
     ck_assert_int_gt(spacrbench_scale_to_json(r, text, sizeof text), 0);
     ck_assert_msg(strstr(text, "\"repeats\":3") && strstr(text, "\"spread\":0.09"), "%s", text);
     spacrbench_scale_free(r);
+    /* A noisy 1-worker point, 2 workers 14 % faster, 3 no faster than 1:
+     * the knee stays at 1 and the verdict names the faster count as within
+     * the noise, never "falls beyond 1" with a 1.00x figure. */
+    spacrbench_scale_point three[] = {pt(1, 100, 1, -1), pt(2, 114, 1, -1), pt(3, 100, 1, -1)};
+    spacrbench_scale_spread loud[] = {spr(5, 0.33), spr(3, 0.025), spr(3, 0.02)};
+    ck_assert_int_eq(spacrbench_scale_from_points_spread(three, 3, sizeof three[0], loud,
+                                                         sizeof loud[0], -1, &r),
+                     0);
+    s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 1);
+    ck_assert_msg(strstr(s.reason, "saturates at 1: 2 workers give 1.14x of 1's throughput, "
+                                   "within the noise") &&
+                      !strstr(s.reason, "falls"),
+                  "%s", s.reason);
+    spacrbench_scale_free(r);
+    /* 0.997x is printed 1.00x: it saturates, it does not fall. */
+    spacrbench_scale_point flat[] = {pt(1, 1000, 1, -1), pt(2, 997, 1, -1)};
+    ck_assert_int_eq(spacrbench_scale_from_points(flat, 2, sizeof flat[0], -1, &r), 0);
+    s = summary_of(r);
+    ck_assert_msg(strstr(s.reason, "saturates at 1: 2 workers give 1.00x"), "%s", s.reason);
+    spacrbench_scale_free(r);
     /* Quiet repeats (+-2 %): the 15 % gain is real again. */
     spacrbench_scale_spread quiet[] = {spr(3, 0.02), spr(3, 0.02)};
     ck_assert_int_eq(
