@@ -65,20 +65,26 @@ static int keep_pid(sb_supervisor *s, pid_t pid)
 
 static int keep_pid_cb(pid_t pid, void *arg) { return keep_pid(arg, pid); }
 
-double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss)
+double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
+                    int *listed)
 {
     double t0 = sb_supervisor_now(), spent = 0;
     s->n_pids = 0;
+    if (listed)
+        *listed = 1;
     if (s->use_cgroup) {
         /* Every PID in the group: its processes, whoever started them. */
-        if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0)
+        if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0) {
             s->n_pids = 0;
+            if (listed)
+                *listed = 0;
+        }
         if (rss)
             tree_sample_pids(&s->tree, s->pids, s->n_pids);
         spent = sb_supervisor_now() - t0;
     } else {
-        if (scan_tree)
-            tree_sample(&s->tree);
+        if (scan_tree && tree_sample(&s->tree) < 0 && listed)
+            *listed = 0;
         spent = sb_supervisor_now() - t0;
         /* The copies and every descendant seen (dead ones too: NVML no
          * longer lists them, so they add nothing). */
@@ -228,14 +234,31 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     }
 }
 
+/* One point for the timeline listener: the RSS the sample just read (-1
+ * when the group could not be listed) and the cgroup's usage. The seconds
+ * it took (the cgroup read), which the budget counts too. */
+static double tell_timeline(sb_supervisor *s, double now, int listed)
+{
+    if (!s->cfg.on_sample)
+        return 0;
+    double t0 = sb_supervisor_now();
+    int64_t usage = sb_supervisor_group_usage(s);
+    s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1, usage);
+    return sb_supervisor_now() - t0;
+}
+
 /* A sample from the wait loop. With a cgroup, the RSS part only when it is
  * due (rss_next), after which it is due again in at least interval, or
- * 1/SB_SUPERVISOR_RSS_BUDGET times what it took. The next rss_next. */
+ * 1/SB_SUPERVISOR_RSS_BUDGET times what it (and the timeline's read) took.
+ * The next rss_next. */
 static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
                      double rss_next, double interval)
 {
     int rss = !s->use_cgroup || now >= rss_next;
-    double spent = sb_sv_sample(s, copies, k, 1, rss);
+    int listed = 1;
+    double spent = sb_sv_sample(s, copies, k, 1, rss, &listed);
+    if (rss)
+        spent += tell_timeline(s, now, listed);
     if (!s->use_cgroup || !rss)
         return rss_next;
     double gap = spent / SB_SUPERVISOR_RSS_BUDGET;
@@ -245,8 +268,7 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
 {
     int64_t k = o->started, left = k;
-    double interval =
-        s->use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS * 1e-9 : SB_SUPERVISOR_SAMPLE_NS * 1e-9;
+    double interval = sb_supervisor_interval(s);
     /* With a cgroup, the RSS samples are extra (the charge is exact): they
      * keep within SB_SUPERVISOR_RSS_BUDGET of a core however large the tree. */
     double rss_next = t0 + interval, vram = s->vram.gpu ? SB_SUPERVISOR_VRAM_NS * 1e-9 : -1;
