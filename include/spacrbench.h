@@ -1094,6 +1094,82 @@ SPACRBENCH_EXTERN int spacrbench_summary_json(const spacrbench_summary *s, char 
 SPACRBENCH_EXTERN int spacrbench_summary_status(const spacrbench_summary *s);
 SPACRBENCH_EXTERN void spacrbench_summary_free(spacrbench_summary *s);
 
+/* Added in 1.2 (scale): steady-state timing, the spread between repeats,
+ * the group's memory limit, and the measured knee as the recommendation
+ * (docs/scaling.md). */
+
+/* How each worker count is timed, hyperfine-like: every worker first runs
+ * warmup_items untimed items (its start-up: page faults, imports, a model
+ * load), then the workers are released together for a timed repeat in
+ * which each runs at least min_items items AND for at least min_seconds;
+ * at least min_repeats repeats, more (up to max_repeats) while the spread
+ * between them exceeds target_spread. Initialise with
+ * spacrbench_scale_timing_init (the defaults: 1 warm-up item, 3 items,
+ * 1.0 s, 2 to 5 repeats, 5 %). */
+typedef struct spacrbench_scale_timing {
+    size_t size;
+    int64_t warmup_items; /* per worker, untimed; >= 0 */
+    int64_t min_items;    /* per worker and repeat; >= 1 */
+    double min_seconds;   /* per repeat; >= 0 */
+    int64_t min_repeats;  /* >= 1 */
+    int64_t max_repeats;  /* >= min_repeats, <= 100 */
+    double target_spread; /* relative half-range, e.g. 0.05; >= 0 */
+} spacrbench_scale_timing;
+
+/* What the repeats of one point say about its noise, beside
+ * spacrbench_scale_point (same index). spread = (max - min) / (2 * mean)
+ * of the repeats' items/s: a count is better than another only when its
+ * gain exceeds both 10 % and the two counts' spreads added. oom_killed: the
+ * kernel's OOM killer ran in the point's group (its memory limit is the
+ * budget): the point is failed and counts as over the budget. */
+typedef struct spacrbench_scale_spread {
+    size_t size;
+    int64_t repeats;             /* timed repeats; 0 unknown (spread NaN) */
+    double items_per_second_min; /* the slowest repeat; NaN unknown */
+    double items_per_second_max; /* the fastest repeat; NaN unknown */
+    double spread;               /* NaN with fewer than 2 repeats */
+    int64_t warmup_items;        /* per worker, untimed; -1 unknown */
+    int32_t oom_killed;          /* 1: OOM-killed in its group */
+    int32_t reserved;
+    int64_t limit_bytes; /* the group's memory limit; -1 none */
+} spacrbench_scale_spread;
+
+SPACRBENCH_EXTERN int spacrbench_scale_timing_init(spacrbench_scale_timing *timing, size_t size);
+SPACRBENCH_EXTERN int spacrbench_scale_spread_init(spacrbench_scale_spread *spread, size_t size);
+/* spacrbench_scale with the timing rules above (timing NULL: the
+ * defaults; opts->items_per_worker, when not AUTO, is min_items). The
+ * group of each count carries a memory limit of the budget where it is a
+ * cgroup, so an over-budget count is OOM-killed inside it, never the
+ * caller; workers die with the caller (PR_SET_PDEATHSIG). */
+SPACRBENCH_EXTERN int spacrbench_scale_timed(spacrbench_work_fn work, void *const *items,
+                                             size_t n_items, void *payload,
+                                             const spacrbench_scale_options *opts,
+                                             const spacrbench_scale_timing *timing,
+                                             spacrbench_scale_result **out);
+/* spacrbench_scale_from_points with each point's spread (spreads: n
+ * elements of spread_size bytes, or NULL for none). */
+SPACRBENCH_EXTERN int spacrbench_scale_from_points_spread(const void *points, size_t n,
+                                                          size_t point_size, const void *spreads,
+                                                          size_t spread_size, int64_t budget_bytes,
+                                                          spacrbench_scale_result **out);
+/* The spread of point index (increasing worker count). ERANGE past the end. */
+SPACRBENCH_EXTERN int spacrbench_scale_spread_get(const spacrbench_scale_result *r, size_t index,
+                                                  spacrbench_scale_spread *out);
+/* Give the group a memory limit (cgroup v1 memory.limit_in_bytes, v2
+ * memory.max with memory.oom.group=1) before processes join it;
+ * SPACRBENCH_EUNSUPPORTED when it measures without a cgroup. */
+SPACRBENCH_EXTERN int spacrbench_group_set_limit(spacrbench_group *g, int64_t bytes);
+/* Times the kernel's OOM killer ran in the group; -1 unknown. */
+SPACRBENCH_EXTERN int64_t spacrbench_group_oom_kills(const spacrbench_group *g);
+/* One answer: where a scaling check ran, its knee, within the serial
+ * bounds (memory, VRAM, the maximum), becomes rec->workers; rec->reason
+ * says so ("measured: ..." first where the knee decides; upstream's words
+ * first where a serial bound is lower), rec->bound is unchanged. 0, or
+ * EINVAL. A check without a usable count leaves workers and says what to
+ * do. */
+SPACRBENCH_EXTERN int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
+                                                         const spacrbench_scale_result *scaling);
+
 /* SPACRBENCH_CDEF_END */
 
 #ifdef __cplusplus

@@ -9,7 +9,7 @@ from typing import Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Uni
 from ._binding import AUTO, check, ffi, lib
 from ._compat import (INT64_MAX, as_measurement, as_recommendation, byte_size,
                       optional_measurement, upstream_int, upstream_maximum)
-from ._errors import SpacrbenchValueError
+from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Recommendation
 from ._types import MeasurementLike, RecommendationLike
 
@@ -43,7 +43,8 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
                                                 SupportsIndex] = 1024**3,
                       free_vram_bytes: Union[None, int, float, str, SupportsInt,
                                              SupportsIndex] = None,
-                      start_method: Optional[str] = None) -> Recommendation:
+                      start_method: Optional[str] = None,
+                      scaling: Optional[Any] = None) -> Recommendation:
     """Recommend a worker count: min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
     VRAM bound, maximum), never below 1. cores and available_bytes default
@@ -62,7 +63,15 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     1 as 1 (docs/python.md lists where this differs from spaCR). The byte
     arguments also take a size as text, read as the command reads
     --reserve: "4G" and "4GiB" are 4 GiB (powers of 1024), "4GB" is 4e9
-    bytes (powers of 1000, as Dask's parse_bytes)."""
+    bytes (powers of 1000, as Dask's parse_bytes).
+
+    scaling: a ScaleResult of spacrbench.scale() on the same work. Its
+    measured knee, within the serial bounds (memory, VRAM, maximum), is
+    then the recommendation; the reason starts "measured: " where the knee
+    decides (docs/advice.md)."""
+    if scaling is not None and getattr(scaling, "_c", None) is None:
+        raise SpacrbenchTypeError(f"recommend_workers(): scaling must be a ScaleResult from "
+                                  f"spacrbench.scale(), not {type(scaling).__name__}")
     supplied = measurement
     measurement = optional_measurement(measurement)  # a spaCR object: checked, converted
     opts = ffi.new("spacrbench_recommend_options *")
@@ -87,6 +96,8 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
         check(lib.spacrbench_recommend(cm, opts, out), "recommend_workers")
+    if scaling is not None:
+        check(lib.spacrbench_recommend_apply_scaling(out, scaling._c), "recommend_workers")
     # spaCR keeps the very object it was given as rec.measurement.
     kept: Any = supplied
     return Recommendation(measurement=kept, **recommendation_fields(out))

@@ -34,6 +34,7 @@ struct spacrbench_measurement {
     int64_t item_vram;        /* largest item VRAM so far, -1 none */
     int32_t plan_vram_source; /* where the items' VRAM came from */
     size_t spacr_notes;       /* notes up to here are spaCR's own words (the warm-up) */
+    int hugetlb_uncovered;    /* hugetlb pages could escape the peak: never "exact" */
 };
 
 /* An empty measurement with "not measured" sentinels. */

@@ -18,8 +18,9 @@ typedef struct sb_run {
     sb_gpu *gpu;
     sb_sampler *sampler;
     spacrbench_measurement *m;
-    int exact;    /* the high-water mark was reset: per-window peaks are exact */
-    int hwm_lost; /* the mark could not be read back at some item */
+    int exact;            /* the high-water mark was reset: per-window peaks are exact */
+    int hwm_lost;         /* the mark could not be read back at some item */
+    int64_t hugetlb_peak; /* largest HugetlbPages seen (not in VmHWM); 0 none */
     char gpu_why[256];
     int64_t first_vram; /* the sample taken before the first item */
     int64_t h0;         /* VmHWM before the first item when it cannot be reset */

@@ -7,6 +7,32 @@
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* hugetlb pages mapped now (read with the last VmHWM), kept as the run's
+ * largest: they are in neither RSS nor VmHWM, so the peak adds them. */
+static int64_t hugetlb_seen(sb_run *st)
+{
+#if defined(__linux__)
+    int64_t huge = sb_proc_hugetlb_last(&st->proc);
+    if (huge > st->hugetlb_peak)
+        st->hugetlb_peak = huge;
+    return huge > 0 ? huge : 0;
+#else
+    (void)st;
+    return 0;
+#endif
+}
+
+/* Whether hugetlb pages could have escaped the peak (the system has some
+ * to hand out): then the peak is never called exact. */
+static int hugetlb_possible(void)
+{
+#if defined(__linux__)
+    return sb_hugetlb_pages_possible() > 0;
+#else
+    return 0;
+#endif
+}
+
 int sb_run_prepare(sb_run *st)
 {
     int want_reset = !(st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET);
@@ -88,8 +114,9 @@ int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram)
     int64_t now = sb_proc_rss(&st->proc);
     if (st->exact) {
         int64_t hwm = sb_proc_hwm(&st->proc);
+        int64_t huge = hugetlb_seen(st);
         if (hwm >= 0)
-            return hwm;
+            return hwm + huge;
         st->hwm_lost = 1; /* the figure below is only a lower bound */
     }
     return max64(max64(window_rss, rss_before), now);
@@ -99,11 +126,12 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
 {
     spacrbench_measurement *m = st->m;
     int64_t h1 = sb_proc_hwm(&st->proc);
+    int64_t huge_now = h1 >= 0 ? hugetlb_seen(st) : 0;
     if (st->exact && !tracked && h1 < 0)
         st->hwm_lost = 1;
     int64_t peak;
     if (st->exact && !st->hwm_lost)
-        peak = tracked ? item_peak : h1;
+        peak = tracked ? item_peak : h1 + max64(huge_now, st->hugetlb_peak);
     else if (!st->exact && h1 > st->h0 && st->h0 >= 0)
         peak = h1;
     else
@@ -115,23 +143,38 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
     const char *no_reset = st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET
                                ? "the high-water mark could not be reset, as the caller asked"
                                : sb_proc_no_reset_reason();
+    int huge = st->hugetlb_peak > 0 || hugetlb_possible();
+    m->hugetlb_uncovered = huge;
+    if (huge) {
+        char seen[32];
+        sb_format_bytes(seen, sizeof seen, st->hugetlb_peak);
+        sb_measurement_notef(m,
+                             "hugetlb pages (MAP_HUGETLB) are in neither RSS nor VmHWM and this "
+                             "system has some to hand out: the peak adds the largest "
+                             "HugetlbPages seen at an item's end (%s); hugetlb pages mapped and "
+                             "freed within an item are not covered, so the peak is not exact",
+                             st->hugetlb_peak > 0 ? seen : "none");
+    }
     if (st->hwm_lost) {
         m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
         sb_measurement_notef(m, "peak RSS is a lower bound: the kernel high-water mark "
                                 "(VmHWM) could not be read back during the run");
     } else if (st->exact) {
         m->fig.peak_method = SPACRBENCH_PEAK_HWM_RESET;
-        sb_measurement_notef(m, "peak RSS is exact: the kernel high-water mark (VmHWM) was "
-                                "reset through /proc/self/clear_refs, so a spike of any "
-                                "length counts");
+        sb_measurement_notef(m,
+                             "peak RSS is %s: the kernel high-water mark (VmHWM) was "
+                             "reset through /proc/self/clear_refs, so a spike of any "
+                             "length counts",
+                             huge ? "exact for ordinary pages (not hugetlb pages, above)"
+                                  : "exact");
         sb_measurement_notef(m, "side effect: resetting VmHWM also lowers this process's "
                                 "getrusage() ru_maxrss");
     } else if (h1 > st->h0 && st->h0 >= 0) {
         m->fig.peak_method = SPACRBENCH_PEAK_HWM_WINDOW;
         sb_measurement_notef(m,
-                             "peak RSS is exact: %s, but the mark rose during the run; "
+                             "peak RSS is %s: %s, but the mark rose during the run; "
                              "per-item peaks are sampled every %.1f ms",
-                             no_reset, ms);
+                             huge ? "exact for ordinary pages" : "exact", no_reset, ms);
     } else {
         m->fig.peak_method = SPACRBENCH_PEAK_SAMPLED;
         sb_measurement_notef(m,

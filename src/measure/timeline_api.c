@@ -117,7 +117,7 @@ int spacrbench_measurement_timeline_add_sample(spacrbench_measurement *m,
                                                const spacrbench_timeline_point *sample)
 {
     sb_clear_error();
-    sb_timeline_sample s;
+    sb_timeline_sample s = {0, 0, 0};
     int rc = point_in(m, sample, &s);
     if (rc)
         return rc;
@@ -129,7 +129,7 @@ int spacrbench_measurement_timeline_add_point(spacrbench_measurement *m,
                                               const spacrbench_timeline_point *point)
 {
     sb_clear_error();
-    sb_timeline_sample s;
+    sb_timeline_sample s = {0, 0, 0};
     int rc = point_in(m, point, &s);
     return rc ? rc : sb_timeline_point_add(m->timeline, &s);
 }

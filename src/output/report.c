@@ -8,8 +8,13 @@
 #include "measurement.h"
 #include "platform_words.h"
 
-static const char *peak_method_words(int method)
+/* How the peak was obtained, in the report's words. A peak that hugetlb
+ * pages could escape (in neither RSS nor VmHWM) is never called exact. */
+static const char *peak_method_words(int method, int hugetlb_uncovered)
 {
+    if (hugetlb_uncovered &&
+        (method == SPACRBENCH_PEAK_HWM_RESET || method == SPACRBENCH_PEAK_HWM_WINDOW))
+        return "exact for ordinary pages; hugetlb pages not covered, see the notes";
     switch (method) {
     case SPACRBENCH_PEAK_HWM_RESET:
     case SPACRBENCH_PEAK_HWM_WINDOW:
@@ -140,7 +145,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     sb_format_bytes(a, sizeof a, peak);
     sb_text_printf(t, "  peak RSS            %.2f GiB (%s%s%s)\n", gib(peak),
                    below_gib(peak) ? a : "", below_gib(peak) ? ", " : "",
-                   peak_method_words(f->peak_method));
+                   peak_method_words(f->peak_method, m->hugetlb_uncovered));
     int64_t work = spacrbench_measurement_work_rss_bytes(m);
     sb_format_bytes(a, sizeof a, work);
     sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);

@@ -40,18 +40,22 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
     sb_text t = {NULL, 0, 0, 0};
     char peak[32];
     /* The VRAM column only where some point measured it. */
-    int vram = 0;
-    for (size_t i = 0; i < r->n_points; i++)
+    int vram = 0, spread = 0;
+    for (size_t i = 0; i < r->n_points; i++) {
         vram |= r->points[i].vram_peak_bytes >= 0;
+        spread |= isfinite(r->spreads[i].spread);
+    }
     sb_text_printf(&t,
                    "Scaling check\n  workers     items/s  speed-up  efficiency    group peak"
-                   "  per item%s\n",
-                   vram ? "    group VRAM" : "");
+                   "  per item%s%s\n",
+                   vram ? "    group VRAM" : "", spread ? "    spread" : "");
     for (size_t i = 0; i < r->n_points; i++) {
         const spacrbench_scale_point *p = &r->points[i];
         sb_format_bytes(peak, sizeof peak, p->peak_bytes);
         if (p->failed) {
-            sb_text_printf(&t, "  %7lld      failed\n", (long long)p->workers);
+            sb_text_printf(&t, "  %7lld      %s\n", (long long)p->workers,
+                           r->spreads[i].oom_killed ? "OOM-killed in the group (over budget)"
+                                                    : "failed");
             continue;
         }
         sb_text_printf(&t, "  %7lld  %10.3f", (long long)p->workers, p->items_per_second);
@@ -68,16 +72,28 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
             sb_format_bytes(peak, sizeof peak, p->vram_peak_bytes);
             sb_text_printf(&t, "  %12s", p->vram_peak_bytes >= 0 ? peak : "-");
         }
+        if (spread && isfinite(r->spreads[i].spread))
+            sb_text_printf(&t, "  \xc2\xb1%5.1f %% (%lldx)", 100.0 * r->spreads[i].spread,
+                           (long long)r->spreads[i].repeats);
+        else if (spread)
+            sb_text_printf(&t, "  %10s", "-");
         sb_text_printf(&t, "%s%s\n", p->fits == 0 ? "  over budget" : "",
                        p->workers == s->chosen_workers ? "  <- knee" : "");
     }
     if (s->chosen_workers > 0)
-        sb_text_printf(&t, "  verdict             %lld workers: %s\n", (long long)s->chosen_workers,
-                       s->reason);
+        sb_text_printf(&t, "  verdict             %lld worker%s: %s\n",
+                       (long long)s->chosen_workers, s->chosen_workers == 1 ? "" : "s", s->reason);
     else
         sb_text_printf(&t, "  verdict             none: %s\n", s->reason);
-    sb_text_printf(&t, "  knee rule           smallest count within 10 %% of the best "
-                       "throughput that fits the memory budget\n");
+    sb_text_printf(&t,
+                   "  knee rule           smallest count within 10 %% of the best "
+                   "throughput that fits the memory budget%s\n",
+                   spread ? " (or within the two counts' spreads added, where larger)" : "");
+    if (r->n_points && r->spreads[0].warmup_items >= 0 && r->spreads[0].repeats > 0)
+        sb_text_printf(&t,
+                       "  timing              %lld warm-up item(s) per worker untimed, then "
+                       "%lld+ timed repeat(s)\n",
+                       (long long)r->spreads[0].warmup_items, (long long)r->spreads[0].repeats);
     sb_format_bytes(peak, sizeof peak, s->memory_budget_bytes);
     sb_text_printf(&t, "  memory budget       %s\n", s->memory_budget_bytes < 0 ? "unknown" : peak);
     sb_text_printf(&t, "  group peak          %s\n", method_words(s->peak_method));
@@ -122,6 +138,14 @@ int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf, size_t
         else
             json_bool(&w, "fits", p->fits);
         json_bool(&w, "failed", p->failed);
+        const spacrbench_scale_spread *sp = &r->spreads[i];
+        json_int(&w, "repeats", sp->repeats);
+        json_double(&w, "spread", sp->spread);
+        json_double(&w, "items_per_second_min", sp->items_per_second_min);
+        json_double(&w, "items_per_second_max", sp->items_per_second_max);
+        nullable_int(&w, "warmup_items", sp->warmup_items);
+        json_bool(&w, "oom_killed", sp->oom_killed);
+        nullable_int(&w, "group_limit_bytes", sp->limit_bytes);
         json_end_object(&w);
     }
     json_end_array(&w);

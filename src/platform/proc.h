@@ -47,6 +47,15 @@ int sb_proc_reset_hwm_verified(sb_proc *p);
 /* Why the high-water mark could not be reset on this platform, for the
  * run's note: a static phrase, never NULL. */
 const char *sb_proc_no_reset_reason(void);
+#if defined(__linux__)
+/* HugetlbPages (Linux >= 4.4) from the status text the last sb_proc_hwm
+ * read, in bytes; -1 when absent. hugetlb pages are in neither RSS nor
+ * VmHWM. */
+int64_t sb_proc_hugetlb_last(const sb_proc *p);
+/* hugetlb pages this system could hand out (HugePages_Total, or an
+ * overcommit allowance); 0 when MAP_HUGETLB must fail here. */
+int64_t sb_hugetlb_pages_possible(void);
+#endif
 /* User + system CPU seconds of the whole process so far, or NaN. */
 double sb_proc_cpu_seconds(void);
 /* This process's id (fork detection). */

@@ -59,10 +59,24 @@ int spacrbench_group_close(spacrbench_group *g)
     return SPACRBENCH_OK;
 }
 
-int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
-                       spacrbench_scale_result *r)
+int spacrbench_group_set_limit(spacrbench_group *g, int64_t bytes)
 {
-    (void)a, (void)k, (void)p, (void)r;
+    sb_clear_error();
+    (void)g, (void)bytes;
+    return sb_fail(SPACRBENCH_EUNSUPPORTED,
+                   "process groups are not available on " SB_PLATFORM_NAME);
+}
+
+int64_t spacrbench_group_oom_kills(const spacrbench_group *g)
+{
+    (void)g;
+    return -1;
+}
+
+int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
+                       spacrbench_scale_spread *sp, spacrbench_scale_result *r)
+{
+    (void)a, (void)k, (void)p, (void)sp, (void)r;
     return sb_fail(
         SPACRBENCH_EUNSUPPORTED,
         "the scaling check forks workers into a cgroup, on Linux only; not on " SB_PLATFORM_NAME

@@ -8,6 +8,7 @@
 
 #include "measurement.h"
 #include "platform_words.h"
+#include "recommend_rule.h"
 
 int spacrbench_recommend_options_init(spacrbench_recommend_options *opts, size_t size)
 {
@@ -264,149 +265,52 @@ static void per_worker(spacrbench_recommendation *r, const spacrbench_measuremen
     }
 }
 
-/* Append to the reason; a reason never overflows its field. */
-static void reason_add(spacrbench_recommendation *r, const char *fmt, ...) SB_PRINTF(2, 3);
-static void reason_add(spacrbench_recommendation *r, const char *fmt, ...)
+/* The arithmetic of the rule: the worker count and the bound that decided
+ * it; the sentence that explains it is recommend_reason.c's. */
+static void choose(spacrbench_recommendation *r, sb_decision *d)
 {
-    size_t len = strnlen(r->reason, sizeof r->reason);
-    if (len + 1 >= sizeof r->reason)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, ap);
-    va_end(ap);
-}
-
-/* Ours after upstream's words: how many cores one worker keeps busy. */
-static void reason_cores_per_worker(spacrbench_recommendation *r)
-{
-    if (r->cores_per_worker > 1)
-        reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)", r->cpu_parallelism,
-                   (long long)r->core_workers);
-}
-
-static void reason_start_method(spacrbench_recommendation *r)
-{
-    char base[32];
-    if (r->baseline_bytes <= 0)
-        return;
-    sb_format_bytes(base, sizeof base, r->baseline_bytes);
-    reason_add(r, "; %s workers each also load the %s baseline",
-               spacrbench_start_method_name(r->start_method), base);
-}
-
-static void decide(spacrbench_recommendation *r)
-{
-    char need[32], budget_text[32], where_note[320] = "", where_tail[320] = "";
     /* Unreadable available memory is not "0 B free": the rule is absent. */
     int memory_known = r->memory_source != SPACRBENCH_SOURCE_UNKNOWN;
-    int has_memory = r->per_worker_bytes > 0 && memory_known;
-    int has_vram = r->vram_workers >= 0;
-    int64_t budget = r->available_bytes - r->reserve_bytes;
-    if (budget < 0)
-        budget = 0;
-    if (r->memory_source != SPACRBENCH_SOURCE_HOST &&
-        r->memory_source != SPACRBENCH_SOURCE_CALLER) {
-        snprintf(where_note, sizeof where_note, " (%.300s)", r->memory_where);
-        snprintf(where_tail, sizeof where_tail, "; memory from %.300s", r->memory_where);
-    }
-    /* Upstream's branches print sizes as "%.2f GiB": their sentence comes
-     * first, unchanged, and what spacrbench adds follows after "; ". */
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-
+    d->has_memory = r->per_worker_bytes > 0 && memory_known;
+    d->has_vram = r->vram_workers >= 0;
+    d->budget = r->available_bytes > r->reserve_bytes ? r->available_bytes - r->reserve_bytes : 0;
+    d->one = SB_ONE_NONE;
+    r->workers = 1;
+    r->bound = SPACRBENCH_BOUND_ONE;
     if (r->oom_limit_bytes > 0) {
         /* An item was OOM-killed: what one worker needs is unknown beyond
          * "more than the limit", so the cores must not decide. */
-        sb_format_bytes(need, sizeof need, r->oom_limit_bytes);
-        sb_format_bytes(budget_text, sizeof budget_text, budget);
-        r->workers = 1;
-        r->bound = SPACRBENCH_BOUND_ONE;
         r->memory_workers = 0;
-        r->reason[0] = '\0';
-        reason_add(r,
-                   "one worker needs more than %s (an item was OOM-killed at that limit) and %s "
-                   "is free after the reserve%s; one worker at a time is what fits, if any does",
-                   need, budget_text, where_note);
+        d->one = SB_ONE_OOM;
         return;
     }
-    if (has_memory) {
-        r->memory_workers = budget / r->per_worker_bytes;
+    if (d->has_memory) {
+        r->memory_workers = d->budget / r->per_worker_bytes;
         if (r->memory_workers < 1) {
-            r->workers = 1;
-            r->bound = SPACRBENCH_BOUND_ONE;
-            snprintf(r->reason, sizeof r->reason,
-                     "one worker needs %.2f GiB and only %.2f GiB is free after the reserve; one "
-                     "worker at a time is what fits%s",
-                     (double)r->per_worker_bytes / gib, (double)budget / gib, where_tail);
-            reason_start_method(r);
+            d->one = SB_ONE_MEMORY;
             return;
         }
     }
-    if (has_vram && r->vram_workers < 1) {
-        sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
-        sb_format_bytes(budget_text, sizeof budget_text,
-                        r->free_vram_bytes > r->vram_reserve_bytes
-                            ? r->free_vram_bytes - r->vram_reserve_bytes
-                            : 0);
-        r->workers = 1;
-        r->bound = SPACRBENCH_BOUND_ONE;
-        snprintf(r->reason, sizeof r->reason,
-                 "one worker needs %s of VRAM and only %s of VRAM is free after the VRAM "
-                 "reserve; one worker at a time is what fits",
-                 need, budget_text);
+    if (d->has_vram && r->vram_workers < 1) {
+        d->one = SB_ONE_VRAM;
         return;
     }
-
     int64_t workers = min64(r->core_workers, r->maximum);
-    if (has_memory)
+    if (d->has_memory)
         workers = min64(workers, r->memory_workers);
-    if (has_vram)
+    if (d->has_vram)
         workers = min64(workers, r->vram_workers);
     r->workers = workers > 0 ? workers : 1;
-
-    if (has_memory && r->workers == r->memory_workers && r->memory_workers < r->core_workers) {
+    if (d->has_memory && r->workers == r->memory_workers && r->memory_workers < r->core_workers)
         r->bound = SPACRBENCH_BOUND_MEMORY;
-        snprintf(r->reason, sizeof r->reason,
-                 "memory-bound: %.2f GiB free after the reserve, %.2f GiB per worker, %lld "
-                 "cores available%s",
-                 (double)budget / gib, (double)r->per_worker_bytes / gib, (long long)r->cores,
-                 where_tail);
-        reason_start_method(r);
-    } else if (has_vram && r->workers == r->vram_workers && r->vram_workers < r->core_workers) {
-        sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
-        sb_format_bytes(budget_text, sizeof budget_text,
-                        r->free_vram_bytes - r->vram_reserve_bytes);
+    else if (d->has_vram && r->workers == r->vram_workers && r->vram_workers < r->core_workers)
         r->bound = SPACRBENCH_BOUND_VRAM;
-        snprintf(r->reason, sizeof r->reason,
-                 "VRAM-bound: %s of VRAM free after the VRAM reserve, %s per worker, %lld "
-                 "cores available",
-                 budget_text, need, (long long)r->cores);
-    } else if (!has_memory) {
-        const char *why = "";
-        if (r->per_worker_bytes == 0)
-            why = "; the work measured 0 B above its baseline";
-        else if (r->per_worker_bytes > 0)
-            why = "; available memory could not be read";
-        char cap[64] = "";
-        if (r->workers < r->core_workers)
-            snprintf(cap, sizeof cap, "; capped at the %lld-worker maximum", (long long)r->maximum);
+    else if (!d->has_memory)
         r->bound = SPACRBENCH_BOUND_FALLBACK;
-        snprintf(r->reason, sizeof r->reason,
-                 "%lld core(s); no usable memory measurement, so the core count is the only "
-                 "bound%s%s",
-                 (long long)r->cores, why, cap);
-        reason_cores_per_worker(r);
-    } else if (r->workers == r->core_workers) {
+    else if (r->workers == r->core_workers)
         r->bound = SPACRBENCH_BOUND_CORES;
-        snprintf(r->reason, sizeof r->reason,
-                 "core-bound: %lld core(s), and memory would allow %lld", (long long)r->cores,
-                 (long long)r->memory_workers);
-        reason_cores_per_worker(r);
-    } else {
+    else
         r->bound = SPACRBENCH_BOUND_MAXIMUM;
-        snprintf(r->reason, sizeof r->reason, "capped at the %lld-worker maximum",
-                 (long long)r->maximum);
-    }
 }
 
 int spacrbench_recommend_on(const spacrbench_measurement *m,
@@ -449,7 +353,9 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
     choose_reserve(&r, &o);
     per_worker(&r, m, &o);
     gather_vram(&r, m, &o);
-    decide(&r);
+    sb_decision d;
+    choose(&r, &d);
+    sb_recommend_explain(&r, &d);
     return sb_struct_out(out, &r, sizeof r, "spacrbench_recommendation");
 }
 

@@ -1,6 +1,7 @@
 /* The scaling check's rule: speed-up over one worker, efficiency, the
  * memory fit, and the knee (the smallest worker count within 10 % of the
- * best throughput that fits the budget), with the reason in words. Pure:
+ * best throughput that fits the budget, or within the two counts' spread
+ * between repeats where that is larger), with the reason in words. Pure:
  * the same points always give the same verdict, so the C fork run, the
  * Python pool and the command all share it. Also the result's lifetime. */
 #include <math.h>
@@ -21,28 +22,59 @@ static int candidate(const spacrbench_scale_point *p)
     return isfinite(p->items_per_second) && p->fits != 0;
 }
 
+static double noise(const spacrbench_scale_spread *sp)
+{
+    return isfinite(sp->spread) && sp->spread > 0 ? sp->spread : 0.0;
+}
+
+double sb_scale_tolerance(const spacrbench_scale_spread *a, const spacrbench_scale_spread *b)
+{
+    double n = noise(a) + noise(b);
+    return n > SB_SCALE_KNEE_TOLERANCE ? n : SB_SCALE_KNEE_TOLERANCE;
+}
+
 /* "; 8 workers failed", "; 8 workers exceed the budget" tails. */
-static void tails(const spacrbench_scale_point *pts, size_t n, int64_t budget, char *buf,
-                  size_t cap)
+static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
+                  int64_t budget, char *buf, size_t cap)
 {
     size_t len = strlen(buf);
     char a[32], b[32];
     for (size_t i = 0; i < n && len < cap; i++) {
         const spacrbench_scale_point *p = &pts[i];
-        if (p->failed)
-            snprintf(buf + len, cap - len, "; %lld workers failed", (long long)p->workers);
+        if (sps[i].oom_killed) {
+            sb_format_bytes(a, sizeof a, sps[i].limit_bytes > 0 ? sps[i].limit_bytes : budget);
+            snprintf(buf + len, cap - len,
+                     "; %lld workers were OOM-killed in their group at its limit of %s (the "
+                     "budget)",
+                     (long long)p->workers, a);
+        } else if (p->failed)
+            snprintf(buf + len, cap - len, "; %lld worker%s failed", (long long)p->workers,
+                     p->workers == 1 ? "" : "s");
         else if (p->fits == 0) {
             sb_format_bytes(a, sizeof a, p->peak_bytes);
             sb_format_bytes(b, sizeof b, budget);
-            snprintf(buf + len, cap - len, "; %lld workers need %s, over the budget of %s",
-                     (long long)p->workers, a, b);
+            snprintf(buf + len, cap - len, "; %lld worker%s need%s %s, over the budget of %s",
+                     (long long)p->workers, p->workers == 1 ? "" : "s", p->workers == 1 ? "s" : "",
+                     a, b);
         }
         len = strlen(buf);
     }
 }
 
-void sb_scale_apply_rule(spacrbench_scale_point *pts, size_t n, int64_t budget,
-                         spacrbench_scale_summary *s)
+/* "; repeats differ by up to ±4 %" when the noise is known and matters. */
+static void noise_tail(const spacrbench_scale_spread *sps, size_t n, char *buf, size_t cap)
+{
+    double most = -1;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(sps[i].spread) && sps[i].spread > most)
+            most = sps[i].spread;
+    size_t len = strlen(buf);
+    if (most >= 0 && len < cap)
+        snprintf(buf + len, cap - len, "; repeats differ by up to \xc2\xb1%.0f %%", 100.0 * most);
+}
+
+void sb_scale_apply_rule(spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
+                         int64_t budget, spacrbench_scale_summary *s)
 {
     double base = NAN;
     for (size_t i = 0; i < n; i++) {
@@ -56,17 +88,23 @@ void sb_scale_apply_rule(spacrbench_scale_point *pts, size_t n, int64_t budget,
         spacrbench_scale_point *p = &pts[i];
         p->speedup = isfinite(base) ? p->items_per_second / base : NAN;
         p->efficiency = p->speedup / (double)p->workers;
-        p->fits = budget < 0 || p->peak_bytes < 0 ? -1 : p->peak_bytes <= budget;
+        p->fits = sps[i].oom_killed                 ? 0
+                  : budget < 0 || p->peak_bytes < 0 ? -1
+                                                    : p->peak_bytes <= budget;
         if (candidate(p)) {
             if (!best || p->items_per_second > best->items_per_second)
                 best = p;
             last = p;
         }
     }
-    /* Ascending order: the first point close enough to the best is the knee. */
+    size_t bi = best ? (size_t)(best - pts) : 0;
+    /* Ascending order: the first point whose shortfall from the best is
+     * within the tolerance (10 %, or the two spreads where larger) is the
+     * knee: a larger count is better only when its gain exceeds the noise. */
     for (size_t i = 0; best && i < n && !chosen; i++)
         if (candidate(&pts[i]) &&
-            pts[i].items_per_second >= (1.0 - SB_SCALE_KNEE_TOLERANCE) * best->items_per_second)
+            pts[i].items_per_second >=
+                (1.0 - sb_scale_tolerance(&sps[i], &sps[bi])) * best->items_per_second)
             chosen = &pts[i];
 
     s->chosen_workers = chosen ? chosen->workers : -1;
@@ -84,27 +122,44 @@ void sb_scale_apply_rule(spacrbench_scale_point *pts, size_t n, int64_t budget,
     if (!chosen) {
         s->verdict = SPACRBENCH_SCALE_NONE;
         snprintf(r, cap, "no usable worker count");
-        tails(pts, n, budget, r, cap);
+        tails(pts, sps, n, budget, r, cap);
         return;
     }
-    /* A count that is clearly faster but does not fit makes it memory-bound. */
-    const spacrbench_scale_point *excluded = NULL;
-    for (size_t i = 0; i < n; i++)
+    size_t ci = (size_t)(chosen - pts);
+    /* A count that is clearly faster (beyond the noise) but does not fit
+     * makes it memory-bound; so does a larger count OOM-killed at the
+     * budget (its throughput is unknown, its memory is not). */
+    const spacrbench_scale_point *excluded = NULL, *oom = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (sps[i].oom_killed && pts[i].workers > chosen->workers && !oom)
+            oom = &pts[i];
         if (isfinite(pts[i].items_per_second) && pts[i].fits == 0 &&
-            pts[i].items_per_second > (1.0 + SB_SCALE_KNEE_TOLERANCE) * chosen->items_per_second &&
+            pts[i].items_per_second >
+                (1.0 + sb_scale_tolerance(&sps[i], &sps[ci])) * chosen->items_per_second &&
             (!excluded || pts[i].items_per_second > excluded->items_per_second))
             excluded = &pts[i];
+    }
     long long c = (long long)chosen->workers;
-    if (excluded) {
+    if (excluded || oom) {
         char a[32], b[32];
-        sb_format_bytes(a, sizeof a, excluded->peak_bytes);
         sb_format_bytes(b, sizeof b, budget);
         s->verdict = SPACRBENCH_SCALE_MEMORY;
-        snprintf(r, cap,
-                 "memory-bound at %lld: %lld workers would give %.2fx of %lld's throughput but "
-                 "need %s, over the budget of %s",
-                 c, (long long)excluded->workers,
-                 excluded->items_per_second / chosen->items_per_second, c, a, b);
+        if (excluded) {
+            sb_format_bytes(a, sizeof a, excluded->peak_bytes);
+            snprintf(r, cap,
+                     "memory-bound at %lld: %lld workers would give %.2fx of %lld's throughput "
+                     "but need %s, over the budget of %s",
+                     c, (long long)excluded->workers,
+                     excluded->items_per_second / chosen->items_per_second, c, a, b);
+        } else {
+            const spacrbench_scale_spread *os = &sps[oom - pts];
+            sb_format_bytes(a, sizeof a, os->limit_bytes > 0 ? os->limit_bytes : budget);
+            snprintf(r, cap,
+                     "memory-bound at %lld: %lld workers need more than the budget (OOM-killed "
+                     "in their group at its limit of %s)",
+                     c, (long long)oom->workers, a);
+        }
+        noise_tail(sps, n, r, cap);
         return;
     }
     if (chosen == last) {
@@ -129,18 +184,58 @@ void sb_scale_apply_rule(spacrbench_scale_point *pts, size_t n, int64_t budget,
                                 "%lld's throughput",
                  c, (long long)last->workers, ratio, c);
     }
-    tails(pts, n, budget, r, cap);
+    noise_tail(sps, n, r, cap);
+    tails(pts, sps, n, budget, r, cap);
 }
+
+/* Sort points and spreads together by worker count. */
+typedef struct point_pair {
+    spacrbench_scale_point p;
+    spacrbench_scale_spread sp;
+} point_pair;
 
 static int by_workers(const void *a, const void *b)
 {
-    int64_t x = ((const spacrbench_scale_point *)a)->workers;
-    int64_t y = ((const spacrbench_scale_point *)b)->workers;
+    int64_t x = ((const point_pair *)a)->p.workers;
+    int64_t y = ((const point_pair *)b)->p.workers;
     return (x > y) - (x < y);
 }
 
-int sb_scale_result_make(const void *points, size_t n, size_t point_size, int64_t budget,
-                         spacrbench_scale_result **out)
+static int check_point(const spacrbench_scale_point *p, size_t i)
+{
+    if (p->workers < 1)
+        return sb_fail(SPACRBENCH_EINVAL, "points[%zu].workers is %lld; it must be >= 1", i,
+                       (long long)p->workers);
+    if (p->items < 0 || p->seconds < 0 || isnan(p->seconds))
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "points[%zu] has items %lld, seconds %g; both must be >= 0", i,
+                       (long long)p->items, p->seconds);
+    if (p->peak_bytes < -1)
+        return sb_fail(SPACRBENCH_EINVAL, "points[%zu].peak_bytes is %lld; use -1 for unknown", i,
+                       (long long)p->peak_bytes);
+    if (p->vram_peak_bytes < -1)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "points[%zu].vram_peak_bytes is %lld; use -1 for not measured", i,
+                       (long long)p->vram_peak_bytes);
+    return SPACRBENCH_OK;
+}
+
+static int check_spread(const spacrbench_scale_spread *sp, size_t i)
+{
+    if (sp->repeats < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "spreads[%zu].repeats is %lld; it must be >= 0", i,
+                       (long long)sp->repeats);
+    if (!isnan(sp->spread) && !(sp->spread >= 0 && isfinite(sp->spread)))
+        return sb_fail(SPACRBENCH_EINVAL, "spreads[%zu].spread is %g; use >= 0 or NaN", i,
+                       sp->spread);
+    if (sp->limit_bytes < -1)
+        return sb_fail(SPACRBENCH_EINVAL, "spreads[%zu].limit_bytes is %lld; use -1 for none", i,
+                       (long long)sp->limit_bytes);
+    return SPACRBENCH_OK;
+}
+
+int sb_scale_result_make(const void *points, size_t n, size_t point_size, const void *spreads,
+                         size_t spread_size, int64_t budget, spacrbench_scale_result **out)
 {
     if (!out)
         return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
@@ -152,54 +247,110 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, int64_
     if (point_size < sizeof(size_t) || point_size > 4096)
         return sb_fail(SPACRBENCH_EINVAL, "point_size %zu is not a spacrbench_scale_point size",
                        point_size);
+    if (spreads && (spread_size < sizeof(size_t) || spread_size > 4096))
+        return sb_fail(SPACRBENCH_EINVAL, "spread_size %zu is not a spacrbench_scale_spread size",
+                       spread_size);
     if (budget < -1)
         return sb_fail(SPACRBENCH_EINVAL, "budget_bytes is %lld; use >= 0 or -1 (unknown)",
                        (long long)budget);
+    if (n > ((size_t)1 << 20))
+        return sb_fail(SPACRBENCH_EINVAL, "%zu points; at most %zu", n, (size_t)1 << 20);
     spacrbench_scale_result *r = calloc(1, sizeof *r);
-    if (r)
+    point_pair *pairs = calloc(n, sizeof *pairs);
+    if (r) {
         r->points = calloc(n, sizeof *r->points);
-    if (!r || !r->points) {
+        r->spreads = calloc(n, sizeof *r->spreads);
+    }
+    if (!r || !r->points || !r->spreads || !pairs) {
+        free(pairs);
         spacrbench_scale_free(r);
         return sb_fail(SPACRBENCH_ENOMEM, "no memory for %zu scaling points", n);
     }
     int rc = SPACRBENCH_OK;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        spacrbench_scale_point *p = &r->points[i];
+        spacrbench_scale_point *p = &pairs[i].p;
+        spacrbench_scale_spread *sp = &pairs[i].sp;
         spacrbench_scale_point_init(p, sizeof *p);
+        spacrbench_scale_spread_init(sp, sizeof *sp);
         const unsigned char *src = (const unsigned char *)points + i * point_size;
         rc = sb_struct_in(p, sizeof *p, src, "spacrbench_scale_point");
-        if (rc == 0 && p->workers < 1)
-            rc = sb_fail(SPACRBENCH_EINVAL, "points[%zu].workers is %lld; it must be >= 1", i,
-                         (long long)p->workers);
-        else if (rc == 0 && (p->items < 0 || p->seconds < 0 || isnan(p->seconds)))
-            rc = sb_fail(SPACRBENCH_EINVAL,
-                         "points[%zu] has items %lld, seconds %g; both must be >= 0", i,
-                         (long long)p->items, p->seconds);
-        if (rc == 0 && p->peak_bytes < -1)
-            rc = sb_fail(SPACRBENCH_EINVAL, "points[%zu].peak_bytes is %lld; use -1 for unknown", i,
-                         (long long)p->peak_bytes);
-        if (rc == 0 && p->vram_peak_bytes < -1)
-            rc = sb_fail(SPACRBENCH_EINVAL,
-                         "points[%zu].vram_peak_bytes is %lld; use -1 for not measured", i,
-                         (long long)p->vram_peak_bytes);
-        p->failed = p->failed != 0;
+        if (rc == 0 && spreads)
+            rc = sb_struct_in(sp, sizeof *sp, (const unsigned char *)spreads + i * spread_size,
+                              "spacrbench_scale_spread");
+        if (rc == 0)
+            rc = check_point(p, i);
+        if (rc == 0)
+            rc = check_spread(sp, i);
+        p->failed = p->failed != 0 || sp->oom_killed != 0;
+        sp->oom_killed = sp->oom_killed != 0;
     }
     if (rc == 0) {
-        qsort(r->points, n, sizeof *r->points, by_workers);
+        qsort(pairs, n, sizeof *pairs, by_workers);
         for (size_t i = 1; i < n && rc == 0; i++)
-            if (r->points[i].workers == r->points[i - 1].workers)
+            if (pairs[i].p.workers == pairs[i - 1].p.workers)
                 rc = sb_fail(SPACRBENCH_EINVAL, "worker count %lld appears twice",
-                             (long long)r->points[i].workers);
+                             (long long)pairs[i].p.workers);
     }
+    for (size_t i = 0; i < n; i++) {
+        r->points[i] = pairs[i].p;
+        r->spreads[i] = pairs[i].sp;
+    }
+    free(pairs);
     if (rc) {
         spacrbench_scale_free(r);
         return rc;
     }
     r->n_points = n;
     r->summary.size = sizeof r->summary;
-    sb_scale_apply_rule(r->points, n, budget, &r->summary);
+    sb_scale_apply_rule(r->points, r->spreads, n, budget, &r->summary);
     *out = r;
     return SPACRBENCH_OK;
+}
+
+int spacrbench_scale_spread_init(spacrbench_scale_spread *sp, size_t size)
+{
+    if (!sp)
+        return sb_fail(SPACRBENCH_EINVAL, "spread must not be NULL");
+    if (size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_spread",
+                       size);
+    spacrbench_scale_spread d;
+    memset(&d, 0, sizeof d);
+    d.items_per_second_min = d.items_per_second_max = d.spread = NAN;
+    d.warmup_items = d.limit_bytes = -1;
+    memset(sp, 0, size);
+    memcpy(sp, &d, size < sizeof d ? size : sizeof d);
+    sp->size = size;
+    return SPACRBENCH_OK;
+}
+
+void sb_scale_spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
+{
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(ips[i])) {
+            lo = ips[i] < lo ? ips[i] : lo;
+            hi = ips[i] > hi ? ips[i] : hi;
+            sum += ips[i];
+            used++;
+        }
+    sp->repeats = (int64_t)used;
+    sp->items_per_second_min = used ? lo : NAN;
+    sp->items_per_second_max = used ? hi : NAN;
+    sp->spread = used >= 2 && sum > 0 ? (hi - lo) / (2.0 * sum / (double)used) : NAN;
+}
+
+int sb_scale_want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
+{
+    if ((int64_t)n < t->min_repeats)
+        return 1;
+    if ((int64_t)n >= t->max_repeats)
+        return 0;
+    spacrbench_scale_spread sp;
+    spacrbench_scale_spread_init(&sp, sizeof sp);
+    sb_scale_spread_of(ips, n, &sp);
+    return isfinite(sp.spread) && sp.spread > t->target_spread;
 }
 
 int spacrbench_scale_point_init(spacrbench_scale_point *p, size_t size)
@@ -225,7 +376,26 @@ int spacrbench_scale_from_points(const void *points, size_t n, size_t point_size
                                  int64_t budget_bytes, spacrbench_scale_result **out)
 {
     sb_clear_error();
-    return sb_scale_result_make(points, n, point_size, budget_bytes, out);
+    return sb_scale_result_make(points, n, point_size, NULL, 0, budget_bytes, out);
+}
+
+int spacrbench_scale_from_points_spread(const void *points, size_t n, size_t point_size,
+                                        const void *spreads, size_t spread_size,
+                                        int64_t budget_bytes, spacrbench_scale_result **out)
+{
+    sb_clear_error();
+    return sb_scale_result_make(points, n, point_size, spreads, spread_size, budget_bytes, out);
+}
+
+int spacrbench_scale_spread_get(const spacrbench_scale_result *r, size_t index,
+                                spacrbench_scale_spread *out)
+{
+    sb_clear_error();
+    if (!r || !out)
+        return sb_fail(SPACRBENCH_EINVAL, "%s must not be NULL", r ? "out" : "result");
+    if (index >= r->n_points)
+        return sb_fail(SPACRBENCH_ERANGE, "point %zu of %zu", index, r->n_points);
+    return sb_struct_out(out, &r->spreads[index], sizeof *out, "spacrbench_scale_spread");
 }
 
 int sb_scale_notef(spacrbench_scale_result *r, const char *fmt, ...)
@@ -288,6 +458,7 @@ void spacrbench_scale_free(spacrbench_scale_result *r)
         free(r->notes[i]);
     free(r->notes);
     free(r->points);
+    free(r->spreads);
     free(r);
 }
 

@@ -58,6 +58,42 @@ int spacrbench_scale_options_init(spacrbench_scale_options *opts, size_t size)
     return SPACRBENCH_OK;
 }
 
+int spacrbench_scale_timing_init(spacrbench_scale_timing *t, size_t size)
+{
+    sb_clear_error();
+    if (!t)
+        return sb_fail(SPACRBENCH_EINVAL, "timing must not be NULL");
+    if (size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_timing",
+                       size);
+    /* hyperfine takes at least 10 runs and 3 s; a count of workers costs k
+     * times more, so fewer: enough that start-up is out and repeats agree. */
+    spacrbench_scale_timing d = {sizeof d, 1, 3, 1.0, 2, 5, 0.05};
+    memset(t, 0, size);
+    memcpy(t, &d, size < sizeof d ? size : sizeof d);
+    t->size = size;
+    return SPACRBENCH_OK;
+}
+
+static int check_timing(const spacrbench_scale_timing *t)
+{
+    if (t->warmup_items < 0 || t->warmup_items > 1000000)
+        return sb_fail(SPACRBENCH_EINVAL, "warmup_items is %lld; use 0 to 1000000",
+                       (long long)t->warmup_items);
+    if (t->min_items < 1 || t->min_items > 100000000)
+        return sb_fail(SPACRBENCH_EINVAL, "min_items is %lld; use 1 to 100000000",
+                       (long long)t->min_items);
+    if (!(t->min_seconds >= 0 && t->min_seconds <= 86400))
+        return sb_fail(SPACRBENCH_EINVAL, "min_seconds is %g; use 0 to 86400", t->min_seconds);
+    if (t->min_repeats < 1 || t->max_repeats < t->min_repeats || t->max_repeats > 100)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "min_repeats %lld, max_repeats %lld; use 1 <= min <= max <= 100",
+                       (long long)t->min_repeats, (long long)t->max_repeats);
+    if (!(t->target_spread >= 0 && t->target_spread <= 100))
+        return sb_fail(SPACRBENCH_EINVAL, "target_spread is %g; use 0 to 100", t->target_spread);
+    return SPACRBENCH_OK;
+}
+
 static int check_options(const spacrbench_scale_options *o)
 {
     if (o->worker_counts == NULL && o->n_worker_counts)
@@ -122,27 +158,30 @@ static size_t default_counts(int64_t max, int64_t *counts, size_t cap)
     return n;
 }
 
-static int scale_locked(const sb_scale_args *a, const spacrbench_scale_options *o,
+static int scale_locked(sb_scale_args *a, const spacrbench_scale_options *o,
                         spacrbench_scale_result **out)
 {
     char budget_note[600] = "";
     int64_t budget = o->memory_budget_bytes == SPACRBENCH_AUTO
                          ? auto_budget(budget_note, sizeof budget_note)
                          : o->memory_budget_bytes;
+    a->budget = budget;
     size_t cap = o->n_worker_counts ? o->n_worker_counts : 64;
     spacrbench_scale_point *pts = calloc(cap, sizeof *pts);
+    spacrbench_scale_spread *sps = calloc(cap, sizeof *sps);
     spacrbench_scale_result *notes = calloc(1, sizeof *notes); /* holds notes while running */
     int rc = SPACRBENCH_OK;
     size_t n = 0;
-    if (!pts || !notes) {
+    if (!pts || !sps || !notes) {
         rc = sb_fail(SPACRBENCH_ENOMEM, "no memory for the scaling check");
         goto done;
     }
     if (o->n_worker_counts) {
         for (; n < o->n_worker_counts && rc == 0; n++)
-            rc = sb_scale_run_point(a, o->worker_counts[n], &pts[n], notes);
+            rc = sb_scale_run_point(a, o->worker_counts[n], &pts[n], &sps[n], notes);
     } else {
-        rc = sb_scale_run_point(a, 1, &pts[n++], notes);
+        rc = sb_scale_run_point(a, 1, &pts[0], &sps[0], notes);
+        n++;
         int64_t max = o->max_workers;
         if (rc == 0 && max == SPACRBENCH_AUTO) {
             /* The recommendation's rule on the measured 1-worker peak, + 1
@@ -164,25 +203,40 @@ static int scale_locked(const sb_scale_args *a, const spacrbench_scale_options *
         int64_t more[64];
         size_t m = rc == 0 ? default_counts(max, more, 63) : 0;
         for (size_t i = 0; i < m && rc == 0; i++)
-            rc = sb_scale_run_point(a, more[i], &pts[n++], notes);
+            rc = sb_scale_run_point(a, more[i], &pts[n], &sps[n], notes), n++;
     }
     if (rc)
         goto done;
-    rc = sb_scale_result_make(pts, n, sizeof *pts, budget, out);
+    rc = sb_scale_result_make(pts, n, sizeof *pts, sps, sizeof *sps, budget, out);
     if (rc)
         goto done;
     if (budget_note[0])
         sb_scale_notef(*out, "%s", budget_note);
+    sb_scale_notef(*out,
+                   "timing: %lld warm-up item(s) per worker untimed; each timed repeat runs at "
+                   "least %lld item(s) per worker and %.2f s; %lld to %lld repeats (more while "
+                   "they differ by more than \xc2\xb1%.0f %%)",
+                   (long long)a->timing.warmup_items, (long long)a->timing.min_items,
+                   a->timing.min_seconds, (long long)a->timing.min_repeats,
+                   (long long)a->timing.max_repeats, 100.0 * a->timing.target_spread);
     for (size_t i = 0; i < notes->n_notes; i++)
         sb_scale_notef(*out, "%s", notes->notes[i]);
 done:
     free(pts);
+    free(sps);
     spacrbench_scale_free(notes);
     return rc;
 }
 
 int spacrbench_scale(spacrbench_work_fn work, void *const *items, size_t n_items, void *payload,
                      const spacrbench_scale_options *opts, spacrbench_scale_result **out)
+{
+    return spacrbench_scale_timed(work, items, n_items, payload, opts, NULL, out);
+}
+
+int spacrbench_scale_timed(spacrbench_work_fn work, void *const *items, size_t n_items,
+                           void *payload, const spacrbench_scale_options *opts,
+                           const spacrbench_scale_timing *timing, spacrbench_scale_result **out)
 {
     sb_clear_error();
     if (!out)
@@ -199,13 +253,14 @@ int spacrbench_scale(spacrbench_work_fn work, void *const *items, size_t n_items
     int rc = opts ? sb_struct_in(&o, sizeof o, opts, "spacrbench_scale_options") : 0;
     if (rc || (rc = check_options(&o)))
         return rc;
-    sb_scale_args a = {work,
-                       items,
-                       n_items,
-                       payload,
-                       o.items_per_worker == SPACRBENCH_AUTO ? (int64_t)n_items
-                                                             : o.items_per_worker,
-                       o.flags};
+    spacrbench_scale_timing t;
+    spacrbench_scale_timing_init(&t, sizeof t);
+    rc = timing ? sb_struct_in(&t, sizeof t, timing, "spacrbench_scale_timing") : 0;
+    if (rc == 0 && o.items_per_worker != SPACRBENCH_AUTO)
+        t.min_items = o.items_per_worker;
+    if (rc || (rc = check_timing(&t)))
+        return rc;
+    sb_scale_args a = {work, items, n_items, payload, t, -1, o.flags};
     if (scale_lock_take() != 0)
         return sb_fail(SPACRBENCH_EBUSY, "another scaling check is running in this process");
     rc = scale_locked(&a, &o, out);

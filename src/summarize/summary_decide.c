@@ -127,7 +127,8 @@ static int read_missing_logs(spacrbench_summary *s)
     return 0;
 }
 
-int sum_decide(spacrbench_summary *s)
+/* The newest submission: the largest numeric array job id of the reports. */
+static int find_newest_job(spacrbench_summary *s)
 {
     for (size_t i = 0; i < s->n_tasks; i++)
         if (s->tasks[i].state != SUM_UNREADABLE && numeric(s->tasks[i].array_job) &&
@@ -135,10 +136,14 @@ int sum_decide(spacrbench_summary *s)
             s->newest_job = s->tasks[i].array_job;
     if (s->newest_job && !(s->newest_job = strdup(s->newest_job)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    return 0;
+}
 
-    /* Stale: an older submission's report of a task the newest one ran
-     * (its range known), or of a task that reported twice... (one file
-     * per task, so only the range says it). */
+/* Outside the array, or stale: an older submission's report of a task the
+ * newest one ran (its range known; one file per task, so only the range
+ * says it). */
+static void mark_outside_and_stale(spacrbench_summary *s)
+{
     sum_ranges newest = {0};
     int known = s->newest_job && newest_range(s, &newest);
     for (size_t i = 0; i < s->n_tasks; i++) {
@@ -158,53 +163,79 @@ int sum_decide(spacrbench_summary *s)
         }
     }
     sum_ranges_free(&newest);
-    if (find_missing(s) != 0)
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+}
 
-    /* What ended each failed task; SLURM's own words where spacrbench had
-     * none (its time limit, an oom-kill of the whole step). */
+static int ended_by_signal(const sum_task *t)
+{
+    return t->outcome &&
+           (strcmp(t->outcome, "interrupted") == 0 || strcmp(t->outcome, "signal") == 0);
+}
+
+/* What ended a failed task; SLURM's own words where spacrbench had none
+ * (its time limit, an oom-kill of the whole step). */
+static void read_how_it_ended(spacrbench_summary *s, sum_task *t, int64_t limit)
+{
+    if (t->state != SUM_FAILED)
+        return;
+    if (!t->outcome || ended_by_signal(t))
+        sum_read_log(s, t, t->array_job);
+    if (!t->slurm_timeout && ended_by_signal(t) && t->signal == 15 && limit > 0 &&
+        t->seconds >= 0.9 * (double)limit * 60)
+        t->slurm_timeout = 1; /* SIGTERM at the limit: what SLURM's time limit sends */
+}
+
+static void count_state(spacrbench_summary *s, const sum_task *t)
+{
+    switch (t->state) {
+    case SUM_OK:
+        s->n_ok++;
+        break;
+    case SUM_FAILED:
+        s->n_failed++;
+        s->n_oom +=
+            t->oom_limit > 0 || (t->outcome && strcmp(t->outcome, "oom") == 0) || t->slurm_oom;
+        s->n_timeout += t->slurm_timeout;
+        break;
+    case SUM_UNREADABLE:
+        s->n_unreadable++;
+        break;
+    case SUM_STALE:
+        s->n_stale++;
+        break;
+    case SUM_OUTSIDE:
+        s->n_outside++;
+        break;
+    }
+}
+
+/* What one more run of t needs: every measured peak counts; an OOM-killed
+ * task as twice the limit it hit. */
+static int64_t memory_need(const sum_task *t)
+{
+    int64_t need = t->peak;
+    if (t->oom_limit > 0 && t->oom_limit <= SUM_BYTES_MAX && 2 * t->oom_limit > need)
+        need = 2 * t->oom_limit;
+    else if (t->slurm_oom && t->req_mem > 0 && 2 * t->req_mem > need)
+        need = 2 * t->req_mem;
+    return need;
+}
+
+/* Each readable task's peak, time and CPU count toward the next
+ * submission; returns the most cores one task kept busy. */
+static int64_t weigh_tasks(spacrbench_summary *s)
+{
     s->peak = -1;
     s->peak_task = -1;
     s->slowest = 0;
     int64_t cpus = 0;
     for (size_t i = 0; i < s->n_tasks; i++) {
         sum_task *t = &s->tasks[i];
-        if (t->state == SUM_FAILED && (!t->outcome || strcmp(t->outcome, "interrupted") == 0 ||
-                                       strcmp(t->outcome, "signal") == 0))
-            sum_read_log(s, t, t->array_job);
         int64_t limit = t->req_time > 0 ? t->req_time : s->manifest.req_time;
-        if (t->state == SUM_FAILED && !t->slurm_timeout && t->outcome &&
-            (strcmp(t->outcome, "interrupted") == 0 || strcmp(t->outcome, "signal") == 0) &&
-            t->signal == 15 && limit > 0 && t->seconds >= 0.9 * (double)limit * 60)
-            t->slurm_timeout = 1; /* SIGTERM at the limit: what SLURM's time limit sends */
-        switch (t->state) {
-        case SUM_OK:
-            s->n_ok++;
-            break;
-        case SUM_FAILED:
-            s->n_failed++;
-            s->n_oom +=
-                t->oom_limit > 0 || (t->outcome && strcmp(t->outcome, "oom") == 0) || t->slurm_oom;
-            s->n_timeout += t->slurm_timeout;
-            break;
-        case SUM_UNREADABLE:
-            s->n_unreadable++;
-            break;
-        case SUM_STALE:
-            s->n_stale++;
-            break;
-        case SUM_OUTSIDE:
-            s->n_outside++;
-            break;
-        }
+        read_how_it_ended(s, t, limit);
+        count_state(s, t);
         if (t->state == SUM_UNREADABLE)
             continue;
-        /* Every measured peak counts; an OOM-killed task as twice its limit. */
-        int64_t need = t->peak;
-        if (t->oom_limit > 0 && t->oom_limit <= SUM_BYTES_MAX && 2 * t->oom_limit > need)
-            need = 2 * t->oom_limit;
-        else if (t->slurm_oom && t->req_mem > 0 && 2 * t->req_mem > need)
-            need = 2 * t->req_mem;
+        int64_t need = memory_need(t);
         if (need > s->peak) {
             s->peak = need;
             s->peak_task = t->index;
@@ -222,9 +253,12 @@ int sum_decide(spacrbench_summary *s)
                 cpus = c;
         }
     }
-    s->n_missing = sum_ranges_count(&s->missing);
-    if (read_missing_logs(s) != 0)
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    return cpus;
+}
+
+/* Missing tasks whose SLURM log says TIMEOUT or an oom-kill. */
+static void weigh_missing_logs(spacrbench_summary *s)
+{
     int64_t limit = s->manifest.req_time;
     for (size_t i = 0; i < s->n_missing_logs; i++) {
         const sum_missing_log *l = &s->missing_logs[i];
@@ -238,8 +272,11 @@ int sum_decide(spacrbench_summary *s)
             s->peak_is_lower_bound = 1;
         }
     }
+}
 
-    /* The next submission. */
+/* The next submission's --mem, --cpus-per-task and --time. */
+static void next_settings(spacrbench_summary *s, int64_t cpus)
+{
     int64_t known_req = s->manifest.req_mem;
     for (size_t i = 0; i < s->n_tasks && known_req < 0; i++)
         known_req = s->tasks[i].req_mem;
@@ -250,8 +287,13 @@ int sum_decide(spacrbench_summary *s)
     s->item_timeout = s->manifest.item_timeout;
     if (spacrbench_time_limit_minutes(s->slowest, s->item_timeout, &s->next_time) != 0)
         s->next_time = -1;
+}
+
+/* The tasks to rerun: failed, stale, unreadable within the array, and
+ * every missing range, merged in index order so the set stays sorted. */
+static int rerun_set(spacrbench_summary *s)
+{
     for (size_t i = 0, m = 0; i < s->n_tasks || m < s->missing.n;) {
-        /* Merged in index order, so the set stays sorted as it is built. */
         int64_t ti = i < s->n_tasks ? s->tasks[i].index : INT64_MAX;
         int64_t mi = m < s->missing.n ? s->missing.r[m].first : INT64_MAX;
         int rc = 0;
@@ -268,4 +310,20 @@ int sum_decide(spacrbench_summary *s)
             return rc;
     }
     return 0;
+}
+
+int sum_decide(spacrbench_summary *s)
+{
+    if (find_newest_job(s) != 0)
+        return SPACRBENCH_ENOMEM;
+    mark_outside_and_stale(s);
+    if (find_missing(s) != 0)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    int64_t cpus = weigh_tasks(s);
+    s->n_missing = sum_ranges_count(&s->missing);
+    if (read_missing_logs(s) != 0)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    weigh_missing_logs(s);
+    next_settings(s, cpus);
+    return rerun_set(s);
 }

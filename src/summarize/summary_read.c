@@ -244,6 +244,117 @@ static char *dup_or_null(const char *t) { return t ? strdup(t) : NULL; }
 static const char *const k_outcomes[] = {"ok",      "exit",        "signal",     "oom",
                                          "timeout", "not_started", "interrupted"};
 
+/* The "measurement" member: the peak, times and OOM limit; the first
+ * record's item. Whether it says the run stopped (true, false, null). */
+static const json_node *measurement_fields(fields *f, const json_node *m, sum_task *t,
+                                           const char **item)
+{
+    t->peak = get_int(f, m, "measurement.", "peak_rss_bytes", 0, SUM_BYTES_MAX, -1);
+    t->seconds = get_seconds(f, m, "measurement.", "seconds");
+    t->cpu_seconds = get_seconds(f, m, "measurement.", "cpu_seconds");
+    t->oom_limit = get_int(f, m, "measurement.", "oom_limit_bytes", 0, SUM_BYTES_MAX, 0);
+    const json_node *stopped = json_get(f->doc, m, "stopped");
+    if (stopped && stopped->kind != JSON_TRUE && stopped->kind != JSON_FALSE &&
+        stopped->kind != JSON_NULL)
+        problem(f, "\"measurement.stopped\" is %s, not true or false", kind_name(stopped));
+    const json_node *records = json_get(f->doc, m, "records");
+    if (records && records->kind != JSON_ARRAY && records->kind != JSON_NULL)
+        problem(f, "\"measurement.records\" is %s, not a list", kind_name(records));
+    const json_node *first = records ? json_child(f->doc, records, 0) : NULL;
+    *item = first ? get_text(f, first, "measurement.records[0].", "item") : NULL;
+    return stopped;
+}
+
+/* The "job" member (SLURM's environment): the array job, the memory and
+ * CPUs asked for; the task id it names (-1 none). */
+static int64_t job_fields(fields *f, const json_node *job, sum_task *t)
+{
+    int64_t named = env_number(f, job, "SLURM_ARRAY_TASK_ID");
+    const char *aj = get_text(f, job, "job.", "SLURM_ARRAY_JOB_ID");
+    if (aj)
+        t->array_job = strdup(aj);
+    int64_t mib = env_number(f, job, "SLURM_MEM_PER_NODE");
+    t->req_mem = mib >= 0 && mib < (INT64_C(1) << 40) ? mib << 20 : -1;
+    t->req_cpus = env_number(f, job, "SLURM_CPUS_PER_TASK");
+    return named;
+}
+
+/* task.outcome, one of k_outcomes (a problem otherwise). */
+static void outcome_field(fields *f, const json_node *task, sum_task *t)
+{
+    const char *outcome = get_text(f, task, "task.", "outcome");
+    size_t k = 0;
+    while (outcome && k < sizeof k_outcomes / sizeof k_outcomes[0] &&
+           strcmp(outcome, k_outcomes[k]) != 0)
+        k++;
+    if (!outcome || k == sizeof k_outcomes / sizeof k_outcomes[0])
+        problem(f, "\"task.outcome\" is not one of ok, exit, signal, oom, timeout, "
+                   "not_started, interrupted");
+    else
+        t->outcome = strdup(outcome);
+}
+
+/* task.array (the submission's range) and task.requested (what the task
+ * asked for), where present. */
+static void array_and_request_fields(fields *f, const json_node *task, sum_task *t)
+{
+    const json_node *arr = get_object(f, task, "task.", "array", 0);
+    if (arr) {
+        t->array_min = get_int(f, arr, "task.array.", "min", 0, SUM_ARRAY_MAX, -1);
+        t->array_max = get_int(f, arr, "task.array.", "max", 0, SUM_ARRAY_MAX, -1);
+        t->array_step = get_int(f, arr, "task.array.", "step", 0, SUM_ARRAY_MAX, -1);
+        t->array_count = get_int(f, arr, "task.array.", "count", 0, SUM_ARRAY_MAX, -1);
+    }
+    const json_node *req = get_object(f, task, "task.", "requested", 0);
+    if (req) {
+        int64_t mem = get_int(f, req, "task.requested.", "mem_bytes", 0, SUM_BYTES_MAX, -1);
+        int64_t cpus = get_int(f, req, "task.requested.", "cpus", 0, 1 << 20, -1);
+        if (mem >= 0)
+            t->req_mem = mem;
+        if (cpus >= 0)
+            t->req_cpus = cpus;
+        t->req_time = get_int(f, req, "task.requested.", "time_minutes", 0, 1 << 30, -1);
+    }
+}
+
+/* The "task" record run --report writes: how the task ended, the failed
+ * item and its peak, the array job and task. Updates *item and *named. */
+static void task_record_fields(fields *f, const json_node *task, sum_task *t, const char **item,
+                               int64_t *named)
+{
+    outcome_field(f, task, t);
+    const char *outcome = t->outcome;
+    t->exit_status = (int)get_int(f, task, "task.", "exit_status", 0, 255, -1);
+    t->signal = (int)get_int(f, task, "task.", "signal", 1, 128, 0);
+    int64_t oom = get_int(f, task, "task.", "oom_limit_bytes", -1, SUM_BYTES_MAX, 0);
+    if (oom > t->oom_limit)
+        t->oom_limit = oom;
+    if (outcome && strcmp(outcome, "oom") == 0 && t->oom_limit <= 0)
+        t->oom_limit = 0;                                   /* OOM-killed, limit unknown */
+    (void)get_seconds(f, task, "task.", "timeout_seconds"); /* checked, not needed */
+    t->item_timeout = outcome && strcmp(outcome, "timeout") == 0;
+    const char *failed_item = get_text(f, task, "task.", "item");
+    if (failed_item)
+        *item = failed_item;
+    int64_t fpeak = get_int(f, task, "task.", "failed_item_peak_bytes", 0, SUM_BYTES_MAX, -1);
+    if (fpeak > t->peak)
+        t->peak = fpeak;
+    double elapsed = get_seconds(f, task, "task.", "elapsed_seconds");
+    if (elapsed >= 0)
+        t->seconds = elapsed;
+    const char *aj = get_text(f, task, "task.", "array_job_id");
+    if (aj) {
+        free(t->array_job);
+        t->array_job = strdup(aj);
+    }
+    int64_t id = get_int(f, task, "task.", "array_task_id", 0, SUM_ARRAY_MAX - 1, -1);
+    if (id >= 0)
+        *named = id;
+    array_and_request_fields(f, task, t);
+    if (t->outcome && strcmp(t->outcome, "ok") != 0)
+        t->state = SUM_FAILED;
+}
+
 /* One report's document into t (index already set from the file name);
  * the first problem in f->why. */
 static void task_fields(fields *f, const json_node *root, sum_task *t)
@@ -262,87 +373,12 @@ static void task_fields(fields *f, const json_node *root, sum_task *t)
     const json_node *task = get_object(f, root, "", "task", 0);
     if (!m)
         return;
-    t->peak = get_int(f, m, "measurement.", "peak_rss_bytes", 0, SUM_BYTES_MAX, -1);
-    t->seconds = get_seconds(f, m, "measurement.", "seconds");
-    t->cpu_seconds = get_seconds(f, m, "measurement.", "cpu_seconds");
-    t->oom_limit = get_int(f, m, "measurement.", "oom_limit_bytes", 0, SUM_BYTES_MAX, 0);
-    const json_node *stopped = json_get(f->doc, m, "stopped");
-    if (stopped && stopped->kind != JSON_TRUE && stopped->kind != JSON_FALSE &&
-        stopped->kind != JSON_NULL)
-        problem(f, "\"measurement.stopped\" is %s, not true or false", kind_name(stopped));
-    const json_node *records = json_get(f->doc, m, "records");
-    if (records && records->kind != JSON_ARRAY && records->kind != JSON_NULL)
-        problem(f, "\"measurement.records\" is %s, not a list", kind_name(records));
-    const json_node *first = records ? json_child(f->doc, records, 0) : NULL;
-    const char *item = first ? get_text(f, first, "measurement.records[0].", "item") : NULL;
-    int64_t named = -1;
-    if (job) {
-        named = env_number(f, job, "SLURM_ARRAY_TASK_ID");
-        const char *aj = get_text(f, job, "job.", "SLURM_ARRAY_JOB_ID");
-        if (aj)
-            t->array_job = strdup(aj);
-        int64_t mib = env_number(f, job, "SLURM_MEM_PER_NODE");
-        t->req_mem = mib >= 0 && mib < (INT64_C(1) << 40) ? mib << 20 : -1;
-        t->req_cpus = env_number(f, job, "SLURM_CPUS_PER_TASK");
-    }
-    if (task) {
-        const char *outcome = get_text(f, task, "task.", "outcome");
-        size_t k = 0;
-        while (outcome && k < sizeof k_outcomes / sizeof k_outcomes[0] &&
-               strcmp(outcome, k_outcomes[k]) != 0)
-            k++;
-        if (!outcome || k == sizeof k_outcomes / sizeof k_outcomes[0])
-            problem(f, "\"task.outcome\" is not one of ok, exit, signal, oom, timeout, "
-                       "not_started, interrupted");
-        else
-            t->outcome = strdup(outcome);
-        t->exit_status = (int)get_int(f, task, "task.", "exit_status", 0, 255, -1);
-        t->signal = (int)get_int(f, task, "task.", "signal", 1, 128, 0);
-        int64_t oom = get_int(f, task, "task.", "oom_limit_bytes", -1, SUM_BYTES_MAX, 0);
-        if (oom > t->oom_limit)
-            t->oom_limit = oom;
-        if (outcome && strcmp(outcome, "oom") == 0 && t->oom_limit <= 0)
-            t->oom_limit = 0; /* OOM-killed, limit unknown */
-        double timeout = get_seconds(f, task, "task.", "timeout_seconds");
-        t->item_timeout = outcome && strcmp(outcome, "timeout") == 0;
-        (void)timeout;
-        const char *failed_item = get_text(f, task, "task.", "item");
-        if (failed_item)
-            item = failed_item;
-        int64_t fpeak = get_int(f, task, "task.", "failed_item_peak_bytes", 0, SUM_BYTES_MAX, -1);
-        if (fpeak > t->peak)
-            t->peak = fpeak;
-        double elapsed = get_seconds(f, task, "task.", "elapsed_seconds");
-        if (elapsed >= 0)
-            t->seconds = elapsed;
-        const char *aj = get_text(f, task, "task.", "array_job_id");
-        if (aj) {
-            free(t->array_job);
-            t->array_job = strdup(aj);
-        }
-        int64_t id = get_int(f, task, "task.", "array_task_id", 0, SUM_ARRAY_MAX - 1, -1);
-        if (id >= 0)
-            named = id;
-        const json_node *arr = get_object(f, task, "task.", "array", 0);
-        if (arr) {
-            t->array_min = get_int(f, arr, "task.array.", "min", 0, SUM_ARRAY_MAX, -1);
-            t->array_max = get_int(f, arr, "task.array.", "max", 0, SUM_ARRAY_MAX, -1);
-            t->array_step = get_int(f, arr, "task.array.", "step", 0, SUM_ARRAY_MAX, -1);
-            t->array_count = get_int(f, arr, "task.array.", "count", 0, SUM_ARRAY_MAX, -1);
-        }
-        const json_node *req = get_object(f, task, "task.", "requested", 0);
-        if (req) {
-            int64_t mem = get_int(f, req, "task.requested.", "mem_bytes", 0, SUM_BYTES_MAX, -1);
-            int64_t cpus = get_int(f, req, "task.requested.", "cpus", 0, 1 << 20, -1);
-            if (mem >= 0)
-                t->req_mem = mem;
-            if (cpus >= 0)
-                t->req_cpus = cpus;
-            t->req_time = get_int(f, req, "task.requested.", "time_minutes", 0, 1 << 30, -1);
-        }
-        if (t->outcome && strcmp(t->outcome, "ok") != 0)
-            t->state = SUM_FAILED;
-    } else if (stopped && stopped->kind == JSON_TRUE)
+    const char *item = NULL;
+    const json_node *stopped = measurement_fields(f, m, t, &item);
+    int64_t named = job ? job_fields(f, job, t) : -1;
+    if (task)
+        task_record_fields(f, task, t, &item, &named);
+    else if (stopped && stopped->kind == JSON_TRUE)
         t->state = SUM_FAILED; /* an older report: no task record */
     if (t->oom_limit > 0 && t->state == SUM_OK)
         t->state = SUM_FAILED;

@@ -314,67 +314,50 @@ static void text_render(sb_text *t, const spacrbench_summary *s, const char *rer
     }
 }
 
-static void json_render(json_writer *w, const spacrbench_summary *s, const char *rerun,
-                        const char *array, const char *text)
+/* name: v when it is known (v > 0, or >= 0 where 0 is a figure), else null. */
+static void int_or_null(json_writer *w, const char *name, int64_t v, int known)
+{
+    if (known)
+        json_int(w, name, v);
+    else
+        json_null(w, name);
+}
+
+static void json_task(json_writer *w, const spacrbench_summary *s, const sum_task *k)
 {
     static const char *const k_state[] = {"ok", "failed", "unreadable", "stale", "outside"};
+    sb_text r = {0};
+    result(&r, s, k);
     json_begin_object(w, NULL);
-    json_string(w, "directory", s->directory);
-    json_string(w, "array", array);
-    json_string(w, "array_source", s->array_source);
-    json_string(w, "job_script", s->job_script);
-    json_string(w, "newest_array_job", s->newest_job);
-    json_begin_array(w, "tasks");
-    for (size_t i = 0; i < s->n_tasks; i++) {
-        const sum_task *k = &s->tasks[i];
-        sb_text r = {0};
-        result(&r, s, k);
-        json_begin_object(w, NULL);
-        json_int(w, "task", k->index);
-        json_string(w, "state", k_state[k->state]);
-        json_string(w, "report", k->file);
-        json_string(w, "item", k->item);
-        json_string(w, "outcome", k->outcome);
-        json_string(w, "result", r.data);
-        json_string(w, "array_job", k->array_job);
-        if (k->exit_status >= 0)
-            json_int(w, "exit_status", k->exit_status);
-        else
-            json_null(w, "exit_status");
-        if (k->signal > 0)
-            json_int(w, "signal", k->signal);
-        else
-            json_null(w, "signal");
-        json_int(w, "oom_limit_bytes", k->oom_limit > 0 ? k->oom_limit : 0);
-        json_bool(w, "out_of_memory",
-                  k->oom_limit > 0 || k->slurm_oom ||
-                      (k->outcome && strcmp(k->outcome, "oom") == 0));
-        json_bool(w, "timeout", k->slurm_timeout);
-        json_bool(w, "item_timeout", k->item_timeout);
-        if (k->peak >= 0)
-            json_int(w, "peak_rss_bytes", k->peak);
-        else
-            json_null(w, "peak_rss_bytes");
-        json_double(w, "seconds", k->seconds >= 0 ? k->seconds : NAN);
-        json_double(w, "cpu_seconds", k->cpu_seconds >= 0 ? k->cpu_seconds : NAN);
-        int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
-        if (rm > 0)
-            json_int(w, "requested_mem_bytes", rm);
-        else
-            json_null(w, "requested_mem_bytes");
-        if (k->req_cpus > 0)
-            json_int(w, "requested_cpus", k->req_cpus);
-        else
-            json_null(w, "requested_cpus");
-        if (rt > 0)
-            json_int(w, "requested_time_minutes", rt);
-        else
-            json_null(w, "requested_time_minutes");
-        json_string(w, "why", k->why);
-        json_end_object(w);
-        sb_text_free(&r);
-    }
-    json_end_array(w);
+    json_int(w, "task", k->index);
+    json_string(w, "state", k_state[k->state]);
+    json_string(w, "report", k->file);
+    json_string(w, "item", k->item);
+    json_string(w, "outcome", k->outcome);
+    json_string(w, "result", r.data);
+    json_string(w, "array_job", k->array_job);
+    int_or_null(w, "exit_status", k->exit_status, k->exit_status >= 0);
+    int_or_null(w, "signal", k->signal, k->signal > 0);
+    json_int(w, "oom_limit_bytes", k->oom_limit > 0 ? k->oom_limit : 0);
+    json_bool(w, "out_of_memory",
+              k->oom_limit > 0 || k->slurm_oom || (k->outcome && strcmp(k->outcome, "oom") == 0));
+    json_bool(w, "timeout", k->slurm_timeout);
+    json_bool(w, "item_timeout", k->item_timeout);
+    int_or_null(w, "peak_rss_bytes", k->peak, k->peak >= 0);
+    json_double(w, "seconds", k->seconds >= 0 ? k->seconds : NAN);
+    json_double(w, "cpu_seconds", k->cpu_seconds >= 0 ? k->cpu_seconds : NAN);
+    int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
+    int_or_null(w, "requested_mem_bytes", rm, rm > 0);
+    int_or_null(w, "requested_cpus", k->req_cpus, k->req_cpus > 0);
+    int_or_null(w, "requested_time_minutes", rt, rt > 0);
+    json_string(w, "why", k->why);
+    json_end_object(w);
+    sb_text_free(&r);
+}
+
+/* The tasks without a report: their ranges, and what their SLURM logs say. */
+static void json_missing(json_writer *w, const spacrbench_summary *s)
+{
     char *missing = ranges_text(&s->missing);
     json_string(w, "missing", missing ? missing : "");
     free(missing);
@@ -388,10 +371,10 @@ static void json_render(json_writer *w, const spacrbench_summary *s, const char 
         json_end_object(w);
     }
     json_end_array(w);
-    json_begin_array(w, "ignored");
-    for (size_t k = 0; k < s->n_ignored; k++)
-        json_string(w, NULL, s->ignored[k]);
-    json_end_array(w);
+}
+
+static void json_counts(json_writer *w, const spacrbench_summary *s)
+{
     json_begin_object(w, "counts");
     json_int(w, "ok", s->n_ok);
     json_int(w, "failed", s->n_failed);
@@ -402,17 +385,16 @@ static void json_render(json_writer *w, const spacrbench_summary *s, const char 
     json_int(w, "unreadable", s->n_unreadable);
     json_int(w, "outside", s->n_outside);
     json_end_object(w);
-    if (s->peak >= 0)
-        json_int(w, "peak_rss_bytes", s->peak);
-    else
-        json_null(w, "peak_rss_bytes");
-    json_bool(w, "peak_is_lower_bound", s->peak_is_lower_bound);
+}
+
+/* The next submission: its array, --mem, --cpus-per-task, --time, and the
+ * one command line. */
+static void json_next(json_writer *w, const spacrbench_summary *s, const char *rerun)
+{
     json_begin_object(w, "next");
     json_string(w, "array", rerun);
-    if (s->next_mem > 0)
-        json_int(w, "mem_per_task_bytes", (s->next_mem + (1 << 20) - 1) >> 20 << 20);
-    else
-        json_null(w, "mem_per_task_bytes");
+    int_or_null(w, "mem_per_task_bytes", (s->next_mem + (1 << 20) - 1) >> 20 << 20,
+                s->next_mem > 0);
     json_int(w, "cpus_per_task", s->next_cpus);
     if (s->next_time > 0) {
         char time[32];
@@ -431,6 +413,30 @@ static void json_render(json_writer *w, const spacrbench_summary *s, const char 
     } else
         json_null(w, "command");
     json_end_object(w);
+}
+
+static void json_render(json_writer *w, const spacrbench_summary *s, const char *rerun,
+                        const char *array, const char *text)
+{
+    json_begin_object(w, NULL);
+    json_string(w, "directory", s->directory);
+    json_string(w, "array", array);
+    json_string(w, "array_source", s->array_source);
+    json_string(w, "job_script", s->job_script);
+    json_string(w, "newest_array_job", s->newest_job);
+    json_begin_array(w, "tasks");
+    for (size_t i = 0; i < s->n_tasks; i++)
+        json_task(w, s, &s->tasks[i]);
+    json_end_array(w);
+    json_missing(w, s);
+    json_begin_array(w, "ignored");
+    for (size_t k = 0; k < s->n_ignored; k++)
+        json_string(w, NULL, s->ignored[k]);
+    json_end_array(w);
+    json_counts(w, s);
+    int_or_null(w, "peak_rss_bytes", s->peak, s->peak >= 0);
+    json_bool(w, "peak_is_lower_bound", s->peak_is_lower_bound);
+    json_next(w, s, rerun);
     json_int(w, "status", rerun[0] ? 3 : 0);
     json_string(w, "report", text);
     json_end_object(w);

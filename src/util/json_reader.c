@@ -20,6 +20,12 @@ typedef struct parser {
     int failed;
 } parser;
 
+/* Checked as printf (MinGW: its C99 printf family, as SB_PRINTF does). */
+#if defined(__MINGW32__)
+static int fail(parser *p, const char *fmt, ...) __attribute__((format(gnu_printf, 2, 3)));
+#elif defined(__GNUC__) || defined(__clang__)
+static int fail(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
 static int fail(parser *p, const char *fmt, ...)
 {
     if (p->failed)

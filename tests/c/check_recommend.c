@@ -272,6 +272,71 @@ START_TEST(smaller_output_struct_gets_its_prefix)
 }
 END_TEST
 
+/* ---- one answer: the scaling check's knee is the recommendation ---- */
+
+static spacrbench_scale_result *scaled(const int64_t *workers, const int64_t *items, size_t n,
+                                       int64_t peak, int64_t budget)
+{
+    spacrbench_scale_point pts[8];
+    for (size_t i = 0; i < n; i++) {
+        spacrbench_scale_point_init(&pts[i], sizeof pts[i]);
+        pts[i].workers = workers[i];
+        pts[i].items = items[i];
+        pts[i].seconds = items[i] ? 1.0 : 0.0;
+        pts[i].peak_bytes = peak * workers[i];
+        pts[i].failed = items[i] == 0;
+    }
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(pts, n, sizeof pts[0], budget, &r), 0);
+    return r;
+}
+
+START_TEST(the_measured_knee_is_the_recommendation)
+{
+    spacrbench_measurement *m = footprint(100 * MIB, -1);
+    /* core-bound 4, but 2 workers give only 1.02x of 1: the knee is 1. */
+    spacrbench_recommendation r = recommend(m, 4, 64 * GIB, 32);
+    ck_assert_int_eq(r.workers, 4);
+    const int64_t k[] = {1, 2}, items[] = {100, 102};
+    spacrbench_scale_result *sc = scaled(k, items, 2, 100 * MIB, -1);
+    ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, sc), 0);
+    ck_assert_int_eq(r.workers, 1);
+    ck_assert_int_eq(r.bound, SPACRBENCH_BOUND_CORES); /* the serial rule's bound stays */
+    ck_assert_msg(strncmp(r.reason,
+                          "measured: 1 worker, the scaling check's knee (saturates at 1: 2 "
+                          "workers give 1.02x",
+                          80) == 0 &&
+                      strstr(r.reason, "the serial rule said 4 (core-bound: 4 core(s)"),
+                  "reason: %s", r.reason);
+    spacrbench_scale_free(sc);
+    /* A serial bound below the knee binds: upstream's words lead. */
+    r = recommend(m, 64, 64 * GIB, 3);
+    const int64_t k8[] = {1, 8}, i8[] = {10, 80};
+    sc = scaled(k8, i8, 2, 100 * MIB, -1);
+    ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, sc), 0);
+    ck_assert_int_eq(r.workers, 3);
+    ck_assert_str_eq(r.reason,
+                     "capped at the 3-worker maximum; the scaling check's knee (8) is above "
+                     "this bound");
+    spacrbench_scale_free(sc);
+    /* No usable count: one worker over the budget. The count stays, and
+     * the reason says what to do. */
+    r = recommend(m, 4, 64 * GIB, 32);
+    const int64_t k1[] = {1}, i1[] = {10};
+    sc = scaled(k1, i1, 1, 900 * MIB, 500 * MIB);
+    ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, sc), 0);
+    ck_assert_int_eq(r.workers, 4);
+    ck_assert_msg(strstr(r.reason, "; the scaling check found no usable worker count (no usable "
+                                   "worker count; 1 worker needs 900.0 MiB") &&
+                      strstr(r.reason, "give the job more memory"),
+                  "reason: %s", r.reason);
+    spacrbench_scale_free(sc);
+    ck_assert_int_eq(spacrbench_recommend_apply_scaling(NULL, sc), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, NULL), SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 static Suite *recommend_suite(void)
 {
     Suite *s = suite_create("recommend");
@@ -287,6 +352,7 @@ static Suite *recommend_suite(void)
     tcase_add_test(rule, vram_bound_is_per_device);
     tcase_add_test(rule, vram_bound_applies_only_with_a_figure);
     tcase_add_test(rule, discovers_the_machine_when_asked);
+    tcase_add_test(rule, the_measured_knee_is_the_recommendation);
     suite_add_tcase(s, rule);
     TCase *input = tcase_create("input");
     tcase_add_test(input, bad_options_are_rejected);

@@ -4,12 +4,16 @@
  * memory cgroup can be made the cgroup test prints "SKIP: ..." and passes. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +27,13 @@ static void skip(const char *test, const char *why)
     printf("SKIP: check_scale %s: %s\n", test, why);
     fprintf(stderr, "SKIP: check_scale %s: %s\n", test, why);
     fflush(stdout);
+}
+
+static int fail_work_any(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    return 1;
 }
 
 static spacrbench_scale_point pt(int64_t workers, int64_t items, double seconds, int64_t peak)
@@ -259,6 +270,144 @@ START_TEST(bad_points_are_rejected)
 }
 END_TEST
 
+/* Points with the spread between their repeats. */
+static spacrbench_scale_spread spr(int64_t repeats, double spread)
+{
+    spacrbench_scale_spread sp;
+    spacrbench_scale_spread_init(&sp, sizeof sp);
+    sp.repeats = repeats;
+    sp.spread = spread;
+    return sp;
+}
+
+START_TEST(a_gain_within_the_noise_is_no_gain)
+{
+    /* 2 workers are 15 % faster than 1: beyond the 10 % tolerance, so the
+     * rule without spreads takes 2 ... */
+    spacrbench_scale_point in[] = {pt(1, 100, 1, -1), pt(2, 115, 1, -1)};
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    spacrbench_scale_free(r);
+    /* ... but each count's repeats differ by +-9 %: 15 % < 18 %, noise. */
+    spacrbench_scale_spread noisy[] = {spr(3, 0.09), spr(3, 0.09)};
+    ck_assert_int_eq(
+        spacrbench_scale_from_points_spread(in, 2, sizeof in[0], noisy, sizeof noisy[0], -1, &r),
+        0);
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 1);
+    ck_assert_int_eq(s.best_workers, 2);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_SATURATED);
+    ck_assert_msg(strstr(s.reason, "saturates at 1: 2 workers give 1.15x of 1's throughput") &&
+                      strstr(s.reason, "repeats differ by up to \xc2\xb1"
+                                       "9 %"),
+                  "%s", s.reason);
+    spacrbench_scale_spread got;
+    spacrbench_scale_spread_init(&got, sizeof got);
+    ck_assert_int_eq(spacrbench_scale_spread_get(r, 1, &got), 0);
+    ck_assert_int_eq(got.repeats, 3);
+    ck_assert_double_eq_tol(got.spread, 0.09, 1e-12);
+    ck_assert_int_eq(spacrbench_scale_spread_get(r, 2, &got), SPACRBENCH_ERANGE);
+    char text[4096];
+    ck_assert_int_gt(spacrbench_format_scaling(r, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "spread") && strstr(text, "\xc2\xb1  9.0 % (3x)") &&
+                      strstr(text, "1 worker: saturates at 1"),
+                  "%s", text);
+    ck_assert_int_gt(spacrbench_scale_to_json(r, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "\"repeats\":3") && strstr(text, "\"spread\":0.09"), "%s", text);
+    spacrbench_scale_free(r);
+    /* Quiet repeats (+-2 %): the 15 % gain is real again. */
+    spacrbench_scale_spread quiet[] = {spr(3, 0.02), spr(3, 0.02)};
+    ck_assert_int_eq(
+        spacrbench_scale_from_points_spread(in, 2, sizeof in[0], quiet, sizeof quiet[0], -1, &r),
+        0);
+    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    spacrbench_scale_free(r);
+    /* Spreads travel with their points when the input is unsorted. */
+    spacrbench_scale_point rev[] = {pt(2, 115, 1, -1), pt(1, 100, 1, -1)};
+    spacrbench_scale_spread rs[] = {spr(3, 0.0), spr(3, 0.2)};
+    ck_assert_int_eq(
+        spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, sizeof rs[0], -1, &r), 0);
+    ck_assert_int_eq(spacrbench_scale_spread_get(r, 0, &got), 0);
+    ck_assert_double_eq_tol(got.spread, 0.2, 1e-12);
+    ck_assert_int_eq(summary_of(r).chosen_workers, 1);
+    spacrbench_scale_free(r);
+    /* Bad spreads are named. */
+    rs[1].spread = -0.5;
+    ck_assert_int_eq(
+        spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, sizeof rs[0], -1, &r),
+        SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "spreads[1].spread"));
+    ck_assert_int_eq(spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, 2, -1, &r),
+                     SPACRBENCH_EINVAL);
+}
+END_TEST
+
+START_TEST(an_oom_killed_count_is_a_memory_point)
+{
+    spacrbench_scale_point in[] = {pt(1, 10, 1, 100 << 20), pt(2, 19, 1, 200 << 20),
+                                   pt(4, 0, 0, 300 << 20)};
+    spacrbench_scale_spread sp[] = {spr(2, 0.01), spr(2, 0.01), spr(0, NAN)};
+    sp[2].oom_killed = 1;
+    sp[2].limit_bytes = 300 << 20;
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(
+        spacrbench_scale_from_points_spread(in, 3, sizeof in[0], sp, sizeof sp[0], 300 << 20, &r),
+        0);
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(s.chosen_workers, 2);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
+    ck_assert_msg(strstr(s.reason, "memory-bound at 2: 4 workers need more than the budget "
+                                   "(OOM-killed in their group at its limit of 300.0 MiB)"),
+                  "%s", s.reason);
+    spacrbench_scale_point p4 = point_of(r, 2);
+    ck_assert_int_eq(p4.failed, 1);
+    ck_assert_int_eq(p4.fits, 0);
+    char text[4096];
+    ck_assert_int_gt(spacrbench_format_scaling(r, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "OOM-killed in the group (over budget)"), "%s", text);
+    spacrbench_scale_free(r);
+}
+END_TEST
+
+static void timing_fast(spacrbench_scale_timing *t)
+{
+    spacrbench_scale_timing_init(t, sizeof *t);
+    t->warmup_items = 0;
+    t->min_seconds = 0;
+    t->min_repeats = t->max_repeats = 1;
+}
+
+START_TEST(timing_defaults_and_bad_timing)
+{
+    spacrbench_scale_timing t;
+    ck_assert_int_eq(spacrbench_scale_timing_init(&t, sizeof t), 0);
+    ck_assert_int_eq(t.warmup_items, 1);
+    ck_assert_int_eq(t.min_items, 3);
+    ck_assert_double_eq(t.min_seconds, 1.0);
+    ck_assert_int_eq(t.min_repeats, 2);
+    ck_assert_int_eq(t.max_repeats, 5);
+    ck_assert_double_eq(t.target_spread, 0.05);
+    void *items[1] = {NULL};
+    spacrbench_scale_result *r = NULL;
+    t.max_repeats = 1;
+    ck_assert_int_eq(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "max_repeats"));
+    spacrbench_scale_timing_init(&t, sizeof t);
+    t.min_seconds = -1;
+    ck_assert_int_eq(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "min_seconds"));
+    spacrbench_scale_timing_init(&t, sizeof t);
+    t.min_items = 0;
+    ck_assert_int_eq(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "min_items"));
+    ck_assert_ptr_null(r);
+}
+END_TEST
+
 /* ---- real workers ---- */
 
 static void sleep_ms(long ms)
@@ -292,6 +441,34 @@ static int touch_work(void *item, void *payload)
     sleep_ms(150); /* long enough for a 20 ms PSS sampler too */
     sb_test_touch_free(p, touch_bytes);
     return 0;
+}
+
+/* Each worker writes its pid to fd 100 once, then sleeps per item. */
+static int report_and_sleep_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    static int told;
+    if (!told) {
+        pid_t me = getpid();
+        told = write(100, &me, sizeof me) == (ssize_t)sizeof me;
+    }
+    sleep_ms(50);
+    return 0;
+}
+
+static int is_zombie(pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 1;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *close_paren = strrchr(text, ')');
+    return close_paren && (close_paren[2] == 'Z' || close_paren[2] == 'X');
 }
 
 static int item_values[4] = {0, 1, 2, 3};
@@ -345,8 +522,10 @@ static spacrbench_scale_result *scale_counts(spacrbench_work_fn work, const int6
     o.n_worker_counts = n;
     o.items_per_worker = per_worker;
     o.flags = flags;
+    spacrbench_scale_timing t; /* exactly per_worker items, one repeat */
+    timing_fast(&t);
     spacrbench_scale_result *r = NULL;
-    int rc = spacrbench_scale(work, item_ptrs, 4, NULL, &o, &r);
+    int rc = spacrbench_scale_timed(work, item_ptrs, 4, NULL, &o, &t, &r);
     ck_assert_msg(rc == 0, "spacrbench_scale: %d %s", rc, spacrbench_last_error_message());
     return r;
 }
@@ -393,8 +572,10 @@ static void *scale_until_go(void *arg)
     o.worker_counts = one;
     o.n_worker_counts = 1;
     o.items_per_worker = 1;
+    spacrbench_scale_timing t;
+    timing_fast(&t);
     spacrbench_scale_result *r = NULL;
-    *(int *)arg = spacrbench_scale(wait_for_go, item_ptrs, 1, NULL, &o, &r);
+    *(int *)arg = spacrbench_scale_timed(wait_for_go, item_ptrs, 1, NULL, &o, &t, &r);
     spacrbench_scale_free(r);
     return NULL;
 }
@@ -419,8 +600,10 @@ START_TEST(a_child_forked_beside_a_check_can_scale)
         o.worker_counts = one;
         o.n_worker_counts = 1;
         o.items_per_worker = 1;
+        spacrbench_scale_timing timing;
+        timing_fast(&timing);
         spacrbench_scale_result *r = NULL;
-        int rc = spacrbench_scale(sleep_work, item_ptrs, 1, NULL, &o, &r);
+        int rc = spacrbench_scale_timed(sleep_work, item_ptrs, 1, NULL, &o, &timing, &r);
         spacrbench_scale_free(r);
         _exit(write(result[1], &rc, sizeof rc) == (ssize_t)sizeof rc ? 0 : 1);
     }
@@ -509,6 +692,363 @@ START_TEST(pss_fallback_sums_the_workers)
 }
 END_TEST
 
+/* The first item in each process pays a start-up (300 ms); later ones 20 ms. */
+static int started_here;
+
+static int cold_start_work(void *item, void *payload)
+{
+    (void)item;
+    (void)payload;
+    sleep_ms(started_here ? 20 : 300);
+    started_here = 1;
+    return 0;
+}
+
+START_TEST(warm_up_is_excluded_and_repeats_run_long_enough)
+{
+    started_here = 0;
+    const int64_t counts[] = {1, 2};
+    spacrbench_scale_options o;
+    spacrbench_scale_options_init(&o, sizeof o);
+    o.worker_counts = counts;
+    o.n_worker_counts = 2;
+    spacrbench_scale_timing t;
+    spacrbench_scale_timing_init(&t, sizeof t);
+    t.min_items = 2;
+    t.min_seconds = 0.2;
+    t.min_repeats = 2;
+    t.max_repeats = 3;
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_timed(cold_start_work, item_ptrs, 4, NULL, &o, &t, &r), 0);
+    for (size_t i = 0; i < 2; i++) {
+        spacrbench_scale_point p = point_of(r, i);
+        spacrbench_scale_spread sp;
+        spacrbench_scale_spread_init(&sp, sizeof sp);
+        ck_assert_int_eq(spacrbench_scale_spread_get(r, i, &sp), 0);
+        ck_assert_int_eq(p.failed, 0);
+        ck_assert_int_eq(sp.warmup_items, 1);
+        ck_assert_int_ge(sp.repeats, 2);
+        /* 0.2 s of 20 ms items: about 10 per worker and repeat, never 2. */
+        ck_assert_int_ge(p.items, p.workers * sp.repeats * 8);
+        ck_assert_double_ge(p.seconds, 0.2 * (double)sp.repeats);
+        /* No timed item paid the 300 ms start. */
+        ck_assert_msg(p.mean_item_seconds < 0.1, "mean %g", p.mean_item_seconds);
+        ck_assert(isfinite(sp.spread));
+    }
+    ck_assert_msg(point_of(r, 1).speedup > 1.6, "%g", point_of(r, 1).speedup);
+    ck_assert(has_note(r, "1 warm-up item(s) per worker untimed"));
+    spacrbench_scale_free(r);
+    ck_assert_int_eq(leftover_groups(), 0);
+}
+END_TEST
+
+/* ---- the group's memory limit protects its caller ---- */
+
+static char caller_cg[SB_GROUP_PATH_MAX + 64];
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t w = write(fd, text, strlen(text));
+    close(fd);
+    return w == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* A memory cgroup with `limit` below this process's own (v1, or v2 where
+ * this process's cgroup may enable the memory controller for children:
+ * the qemu stage runs it from the root); its version, or -1 with why. */
+static int caller_cg_version;
+
+static int make_caller_cgroup(size_t limit, char *why, size_t cap)
+{
+    sb_group g;
+    if (sb_group_locate(&g, NULL, why, cap) != 0)
+        return -1;
+    snprintf(caller_cg, sizeof caller_cg, "%s/spacrbench-test-caller-%ld", g.parent,
+             (long)getpid());
+    if (mkdir(caller_cg, 0755) != 0) {
+        snprintf(why, cap, "cannot create %s", caller_cg);
+        caller_cg[0] = '\0';
+        return -1;
+    }
+    char file[SB_GROUP_PATH_MAX + 128], text[32];
+    snprintf(file, sizeof file, "%s/%s", caller_cg,
+             g.version == 1 ? "memory.limit_in_bytes" : "memory.max");
+    snprintf(text, sizeof text, "%zu", limit);
+    if (write_file(file, text) != 0) {
+        snprintf(why, cap, "cannot limit %s", caller_cg);
+        rmdir(caller_cg);
+        caller_cg[0] = '\0';
+        return -1;
+    }
+    caller_cg_version = g.version;
+    return 0;
+}
+
+static void remove_caller_cgroup(void)
+{
+    if (!caller_cg[0])
+        return;
+    /* A caller the kernel killed leaves its (empty) group cgroup inside. */
+    DIR *d = opendir(caller_cg);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "spacrbench-group-", 17) == 0) {
+            char sub[sizeof caller_cg + 300];
+            snprintf(sub, sizeof sub, "%s/%s", caller_cg, e->d_name);
+            rmdir(sub);
+        }
+    if (d)
+        closedir(d);
+    for (int i = 0; i < 100 && rmdir(caller_cg) != 0; i++)
+        sleep_ms(10);
+    caller_cg[0] = '\0';
+}
+
+START_TEST(an_over_budget_count_is_killed_in_its_group_not_the_caller)
+{
+    char why[512];
+    if (SB_TEST_RSS_OVERHEAD_PERCENT > 100) {
+        /* ThreadSanitizer's shadow pages make the caller alone outgrow the
+         * limit: the kernel's choice cannot be shown. */
+        skip("an_over_budget_count_is_killed_in_its_group_not_the_caller",
+             "ThreadSanitizer's shadow memory makes the caller alone exceed the 240 MiB limit");
+        return;
+    }
+    /* The caller holds 100 MiB of its own (not inherited by the workers:
+     * MADV_DONTFORK), so it is the largest process below the 240 MiB
+     * limit; 4 workers of 40 MiB exceed it. Without a limit on the group
+     * the kernel kills the caller. In v2 the caller's own cgroup holds it,
+     * so no group cgroup can be made below it (no internal processes):
+     * then the workers' oom_score_adj is what spares the caller. */
+    if (make_caller_cgroup(240 * SB_MIB, why, sizeof why) != 0) {
+        skip("an_over_budget_count_is_killed_in_its_group_not_the_caller", why);
+        return;
+    }
+    int result[2];
+    ck_assert_int_eq(pipe(result), 0);
+    pid_t caller = fork();
+    if (caller == 0) {
+        close(result[0]);
+        char file[SB_GROUP_PATH_MAX + 128], text[32];
+        snprintf(file, sizeof file, "%s/cgroup.procs", caller_cg);
+        snprintf(text, sizeof text, "%ld", (long)getpid());
+        if (write_file(file, text) != 0)
+            _exit(2);
+        size_t held = 100 * SB_MIB;
+        char *own = mmap(NULL, held, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (own == MAP_FAILED || madvise(own, held, MADV_DONTFORK) != 0)
+            _exit(3);
+        memset(own, 1, held);
+        touch_bytes = 40 * SB_MIB;
+        const int64_t counts[] = {1, 4};
+        spacrbench_scale_options o;
+        spacrbench_scale_options_init(&o, sizeof o);
+        o.worker_counts = counts;
+        o.n_worker_counts = 2;
+        o.items_per_worker = 1;
+        o.memory_budget_bytes = (int64_t)(110 * SB_MIB);
+        spacrbench_scale_timing t;
+        timing_fast(&t);
+        spacrbench_scale_result *r = NULL;
+        int rc = spacrbench_scale_timed(touch_work, item_ptrs, 4, NULL, &o, &t, &r);
+        int said[4] = {rc, -1, -1, -1};
+        if (rc == 0) {
+            spacrbench_scale_summary s = summary_of(r);
+            spacrbench_scale_spread sp;
+            spacrbench_scale_spread_init(&sp, sizeof sp);
+            spacrbench_scale_spread_get(r, 1, &sp);
+            said[1] = (int)s.chosen_workers;
+            said[2] = s.verdict;
+            said[3] = sp.oom_killed;
+        }
+        spacrbench_scale_free(r);
+        _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
+    }
+    ck_assert_int_gt(caller, 0);
+    close(result[1]);
+    int said[4] = {-9, -9, -9, -9};
+    ssize_t got = read(result[0], said, sizeof said);
+    close(result[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(caller, &status, 0), caller);
+    remove_caller_cgroup();
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the caller did not survive: status 0x%x (9 = SIGKILL, the OOM killer)", status);
+    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_int_eq(said[0], 0);
+    ck_assert_int_eq(said[1], 1);
+    if (caller_cg_version == 1) { /* the group carried the limit */
+        ck_assert_int_eq(said[2], SPACRBENCH_SCALE_MEMORY);
+        ck_assert_int_eq(said[3], 1);
+    }
+    printf("check_scale: the caller survived an over-budget count (cgroup v%d, %s)\n",
+           caller_cg_version, said[3] ? "OOM-killed inside its group" : "a worker was OOM-killed");
+}
+END_TEST
+
+/* The group's limit is the budget: 4 workers of 40 MiB under a 100 MiB
+ * budget are OOM-killed inside their group (v1 memory.limit_in_bytes, v2
+ * memory.max with memory.oom.group) and make a memory point. */
+START_TEST(the_budget_is_the_groups_limit)
+{
+    spacrbench_group *g = NULL;
+    ck_assert_int_eq(spacrbench_group_open(0, &g), 0);
+    int64_t bytes = 0;
+    int32_t method = 0;
+    ck_assert_int_eq(spacrbench_group_peak(g, &bytes, &method), 0);
+    char note[1024];
+    snprintf(note, sizeof note, "%s", spacrbench_group_note(g));
+    if (method == SPACRBENCH_PEAK_CGROUP) {
+        ck_assert_int_eq(spacrbench_group_set_limit(g, 0), SPACRBENCH_EINVAL);
+        ck_assert_int_eq(spacrbench_group_set_limit(g, 64 << 20), 0);
+        ck_assert_int_eq(spacrbench_group_oom_kills(g), 0);
+    }
+    ck_assert_int_eq(spacrbench_group_close(g), 0);
+    if (method != SPACRBENCH_PEAK_CGROUP) {
+        skip("the_budget_is_the_groups_limit", note);
+        return;
+    }
+    touch_bytes = 40 * SB_MIB;
+    const int64_t counts[] = {1, 4};
+    spacrbench_scale_options o;
+    spacrbench_scale_options_init(&o, sizeof o);
+    o.worker_counts = counts;
+    o.n_worker_counts = 2;
+    o.items_per_worker = 1;
+    o.memory_budget_bytes = (int64_t)(100 * SB_MIB);
+    spacrbench_scale_timing t;
+    timing_fast(&t);
+    spacrbench_scale_result *r = NULL;
+    ck_assert_int_eq(spacrbench_scale_timed(touch_work, item_ptrs, 4, NULL, &o, &t, &r), 0);
+    spacrbench_scale_spread sp;
+    spacrbench_scale_spread_init(&sp, sizeof sp);
+    ck_assert_int_eq(spacrbench_scale_spread_get(r, 1, &sp), 0);
+    spacrbench_scale_summary s = summary_of(r);
+    ck_assert_int_eq(sp.limit_bytes, (int64_t)(100 * SB_MIB));
+    ck_assert_msg(sp.oom_killed == 1, "4 workers were not OOM-killed in their group: %s", s.reason);
+    ck_assert_int_eq(s.chosen_workers, 1);
+    ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
+    ck_assert_msg(strstr(s.reason, "OOM-killed in their group at its limit of 100.0 MiB"), "%s",
+                  s.reason);
+    ck_assert(has_note(r, "the caller is above the group and was not touched"));
+    spacrbench_scale_free(r);
+    ck_assert_int_eq(leftover_groups(), 0);
+}
+END_TEST
+
+/* A count that cannot fork all its workers (pids.max) is a failed point;
+ * the points before it stand. */
+START_TEST(a_count_that_cannot_fork_is_a_failed_point)
+{
+    char cg[256];
+    snprintf(cg, sizeof cg, "/sys/fs/cgroup/pids/spacrbench-test-pids-%ld", (long)getpid());
+    if (access("/sys/fs/cgroup/pids/cgroup.procs", W_OK) != 0 || mkdir(cg, 0755) != 0) {
+        skip("a_count_that_cannot_fork_is_a_failed_point",
+             "no writable v1 pids hierarchy at /sys/fs/cgroup/pids");
+        return;
+    }
+    char file[300];
+    snprintf(file, sizeof file, "%s/pids.max", cg);
+    ck_assert_int_eq(write_file(file, "6"), 0);
+    int result[2];
+    ck_assert_int_eq(pipe(result), 0);
+    pid_t caller = fork();
+    if (caller == 0) {
+        close(result[0]);
+        char text[32];
+        snprintf(file, sizeof file, "%s/cgroup.procs", cg);
+        snprintf(text, sizeof text, "%ld", (long)getpid());
+        if (write_file(file, text) != 0)
+            _exit(2);
+        const int64_t counts[] = {1, 16};
+        spacrbench_scale_options o;
+        spacrbench_scale_options_init(&o, sizeof o);
+        o.worker_counts = counts;
+        o.n_worker_counts = 2;
+        o.items_per_worker = 1;
+        spacrbench_scale_timing t;
+        timing_fast(&t);
+        spacrbench_scale_result *r = NULL;
+        int rc = spacrbench_scale_timed(sleep_work, item_ptrs, 4, NULL, &o, &t, &r);
+        int said[4] = {rc, -1, -1, -1};
+        if (rc != 0)
+            fprintf(stderr, "check_scale: %s\n", spacrbench_last_error_message());
+        if (rc == 0) {
+            said[1] = point_of(r, 0).failed;
+            said[2] = point_of(r, 1).failed;
+            said[3] = (int)summary_of(r).chosen_workers;
+        }
+        spacrbench_scale_free(r);
+        _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
+    }
+    ck_assert_int_gt(caller, 0);
+    close(result[1]);
+    int said[4] = {-9, -9, -9, -9};
+    ssize_t got = read(result[0], said, sizeof said);
+    close(result[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(caller, &status, 0), caller);
+    for (int i = 0; i < 100 && rmdir(cg) != 0; i++)
+        sleep_ms(10);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_msg(said[0] == 0, "spacrbench_scale returned %d (the 1-worker point was lost)",
+                  said[0]);
+    ck_assert_int_eq(said[1], 0);
+    ck_assert_int_eq(said[2], 1);
+    ck_assert_int_eq(said[3], 1);
+}
+END_TEST
+
+/* The caller SIGKILLed mid-count: its workers go with it. */
+START_TEST(workers_end_with_a_killed_caller)
+{
+    int pids[2];
+    ck_assert_int_eq(pipe(pids), 0);
+    pid_t caller = fork();
+    if (caller == 0) {
+        close(pids[0]);
+        ck_assert_int_eq(dup2(pids[1], 100), 100);
+        const int64_t counts[] = {2};
+        spacrbench_scale_options o;
+        spacrbench_scale_options_init(&o, sizeof o);
+        o.worker_counts = counts;
+        o.n_worker_counts = 1;
+        o.items_per_worker = 1000;
+        spacrbench_scale_timing t;
+        timing_fast(&t);
+        spacrbench_scale_result *r = NULL;
+        spacrbench_scale_timed(report_and_sleep_work, item_ptrs, 4, NULL, &o, &t, &r);
+        _exit(0);
+    }
+    close(pids[1]);
+    pid_t worker[2] = {0, 0};
+    size_t got = 0;
+    while (got < sizeof worker) {
+        ssize_t n = read(pids[0], (char *)worker + got, sizeof worker - got);
+        ck_assert_int_gt(n, 0);
+        got += (size_t)n;
+    }
+    ck_assert_int_eq(kill(caller, SIGKILL), 0);
+    int status = 0;
+    ck_assert_int_eq(waitpid(caller, &status, 0), caller);
+    /* The workers were the caller's children: now init's; PR_SET_PDEATHSIG
+     * killed them. Wait up to 2 s for the kernel to deliver it. */
+    int alive = 2;
+    for (int i = 0; i < 200 && alive; i++) {
+        alive = 0;
+        for (int w = 0; w < 2; w++)
+            alive += kill(worker[w], 0) == 0 && !is_zombie(worker[w]);
+        sleep_ms(10);
+    }
+    close(pids[0]);
+    ck_assert_msg(alive == 0, "%d workers outlived their killed caller", alive);
+}
+END_TEST
+
 START_TEST(bad_arguments_are_errors)
 {
     spacrbench_scale_result *r = NULL;
@@ -554,6 +1094,9 @@ static Suite *scale_suite(void)
     tcase_add_test(rule, failed_and_unusable_points);
     tcase_add_test(rule, table_and_json_show_the_knee);
     tcase_add_test(rule, bad_points_are_rejected);
+    tcase_add_test(rule, a_gain_within_the_noise_is_no_gain);
+    tcase_add_test(rule, an_oom_killed_count_is_a_memory_point);
+    tcase_add_test(rule, timing_defaults_and_bad_timing);
     suite_add_tcase(s, rule);
     TCase *real = tcase_create("workers");
     tcase_set_timeout(real, 120);
@@ -563,7 +1106,16 @@ static Suite *scale_suite(void)
     tcase_add_test(real, cgroup_peak_covers_every_worker);
     tcase_add_test(real, pss_fallback_sums_the_workers);
     tcase_add_test(real, bad_arguments_are_errors);
+    tcase_add_test(real, warm_up_is_excluded_and_repeats_run_long_enough);
+    tcase_add_test(real, workers_end_with_a_killed_caller);
+    tcase_add_test(real, a_count_that_cannot_fork_is_a_failed_point);
     suite_add_tcase(s, real);
+    /* Its own case, so the qemu stage (cgroup v2) can run it alone. */
+    TCase *limits = tcase_create("limits");
+    tcase_set_timeout(limits, 120);
+    tcase_add_test(limits, the_budget_is_the_groups_limit);
+    tcase_add_test(limits, an_over_budget_count_is_killed_in_its_group_not_the_caller);
+    suite_add_tcase(s, limits);
     return s;
 }
 

@@ -42,3 +42,27 @@ async def async_work(item: int) -> None:
 def generator_work(item: int) -> Iterator[int]:
     """Refused by scale() and benchmark(): calling it runs nothing."""
     yield item
+
+
+_started_here = False
+
+
+def cold_start_work(item: int) -> None:
+    """The first item in each worker pays a start-up (0.3 s), later ones 20 ms:
+    a check that times the first item measures the start-up."""
+    global _started_here
+    time.sleep(0.02 if _started_here else 0.3)
+    _started_here = True
+
+
+def short_sleep(item: int) -> None:
+    time.sleep(0.02)
+
+
+def touch_64mib(item: int) -> int:
+    """Holds 64 MiB (every page written) for 0.2 s."""
+    buf = bytearray(64 * MiB)
+    for off in range(0, len(buf), 4096):
+        buf[off] = 1
+    time.sleep(0.2)
+    return len(buf)

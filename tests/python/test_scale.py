@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -20,12 +21,15 @@ import scale_works  # noqa: E402  (top-level works a spawned worker can import)
 from helpers import LINUX, linux_only  # noqa: E402
 
 ITEMS = [0, 1, 2, 3]
+#: Exactly items_per_worker items per worker, one repeat, no warm-up: the
+#: old, start-up-sensitive timing, for tests that count items.
+EXACT = dict(warmup_items=0, min_seconds=0, min_repeats=1, max_repeats=1)
 
 
 @linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
 def test_sleeping_fork_pool_scales_nearly_linearly() -> None:
     r = spacrbench.scale(scale_works.sleep_work, ITEMS, workers=[1, 2], start_method="fork",
-                         items_per_worker=4)
+                         items_per_worker=4, **EXACT)
     one, two = r.points
     assert (one.workers, two.workers) == (1, 2)
     assert (one.items, two.items) == (4, 8)
@@ -40,7 +44,7 @@ def test_sleeping_fork_pool_scales_nearly_linearly() -> None:
 @linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
 def test_spawn_pool_is_measured_as_a_group() -> None:
     r = spacrbench.scale(scale_works.sleep_work, ITEMS, workers=[2], start_method="spawn",
-                         items_per_worker=2)
+                         items_per_worker=2, **EXACT)
     (p,) = r.points
     assert p.items == 4 and not p.failed
     assert p.peak_method in ("cgroup", "pss_sum")
@@ -56,7 +60,7 @@ def test_bandwidth_heavy_work_is_sub_linear_beside_sleep() -> None:
     """Streaming 256 MiB per item on this 2-core machine: real points must
     be sane; the knee rule itself is asserted on constructed points below."""
     r = spacrbench.scale(scale_works.stream_work, [0], workers=[1, 2], start_method="fork",
-                         items_per_worker=2)
+                         items_per_worker=2, **EXACT)
     one, two = r.points
     assert not one.failed and not two.failed
     assert one.items_per_second is not None and one.items_per_second > 0
@@ -104,7 +108,8 @@ def test_to_dict_matches_the_c_json_shape() -> None:
 
 @linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
 def test_failing_work_marks_the_point_failed() -> None:
-    r = spacrbench.scale(scale_works.fail_on_two, ITEMS, workers=[1], start_method="fork")
+    r = spacrbench.scale(scale_works.fail_on_two, ITEMS, workers=[1], start_method="fork",
+                         **EXACT)
     assert r.points[0].failed
     assert r.chosen_workers is None
     assert any("item 2 is bad" in n for n in r.notes)
@@ -145,6 +150,12 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     ({"items_per_worker": 0}, ValueError, "items_per_worker"),
     ({"items_per_worker": 1.5}, TypeError, "items_per_worker"),
     ({"memory_budget_bytes": -1}, ValueError, "memory_budget_bytes"),
+    ({"workers": [100000]}, ValueError, "at most 1024"),
+    ({"warmup_items": -1}, ValueError, "warmup_items"),
+    ({"min_seconds": "1"}, TypeError, "min_seconds"),
+    ({"min_seconds": -1}, ValueError, "min_seconds"),
+    ({"min_repeats": 3, "max_repeats": 2}, ValueError, "max_repeats"),
+    ({"target_spread": -0.1}, ValueError, "target_spread"),
 ])
 def test_bad_arguments_name_the_argument(kwargs: dict, exc: type, words: str) -> None:
     with pytest.raises(exc, match=words):
@@ -206,7 +217,7 @@ def test_lazy_work_is_refused(make: str) -> None:
 def test_no_cgroup_left_behind() -> None:
     cg = Path("/proc/self/cgroup").read_text()
     spacrbench.scale(scale_works.sleep_work, [0], workers=[1], start_method="fork",
-                     items_per_worker=1)
+                     items_per_worker=1, **EXACT)
     for line in cg.splitlines():
         if ":memory:" in line:
             parent = Path("/sys/fs/cgroup/memory") / line.split(":", 2)[2].lstrip("/")
@@ -223,3 +234,148 @@ def test_scale_off_linux_says_it_is_not_available_here() -> None:
     with pytest.raises(UnsupportedPlatformError, match="not available on this platform"):
         spacrbench.scale(scale_works.sleep_work, [0], workers=[1], start_method="spawn",
                          items_per_worker=1)
+
+
+@linux_only("process groups (cgroups) and the forked scaling point; elsewhere scale() raises")
+def test_warm_up_is_excluded_and_repeats_run_long_enough() -> None:
+    """Each worker's first item costs 0.3 s (its start-up), later ones 20 ms:
+    the timed repeats must not see the start-up, and must run for at least
+    min_seconds each, not items_per_worker items."""
+    r = spacrbench.scale(scale_works.cold_start_work, ITEMS, workers=[1, 2],
+                         start_method="spawn", items_per_worker=2, min_seconds=0.3,
+                         min_repeats=2, max_repeats=3)
+    for p in r.points:
+        assert not p.failed, str(r)
+        assert p.warmup_items == 1 and p.repeats >= 2
+        assert p.mean_item_seconds is not None and p.mean_item_seconds < 0.1, str(r)
+        # 0.3 s of 20 ms items: about 15 per worker and repeat, far more than 2.
+        assert p.items >= p.workers * p.repeats * 8, str(r)
+        assert p.seconds >= 0.3 * p.repeats
+        assert p.spread is not None and p.items_per_second_min is not None
+    d = r.to_dict()["scaling"][0]
+    assert {"repeats", "spread", "items_per_second_min", "warmup_items"} <= set(d)
+    assert "spread" in str(r)
+    assert any("1 warm-up item(s) per worker untimed" in n for n in r.notes)
+
+
+def test_a_gain_within_the_noise_is_no_gain() -> None:
+    """2 workers 15 % faster: a gain without spreads, noise at +-9 % each."""
+    pts = [{"workers": 1, "items": 100, "seconds": 1.0},
+           {"workers": 2, "items": 115, "seconds": 1.0}]
+    assert result_from_points(pts, budget_bytes=None).chosen_workers == 2
+    noisy = [dict(p, repeats=3, spread=0.09) for p in pts]
+    r = result_from_points(noisy, budget_bytes=None)
+    assert r.chosen_workers == 1 and r.best_workers == 2
+    assert r.reason.startswith("saturates at 1: 2 workers give 1.15x")
+    assert [p.spread for p in r.points] == [0.09, 0.09]
+    assert "1 worker: saturates at 1" in str(r)
+
+
+def test_the_knee_is_the_recommendation() -> None:
+    """One answer: recommend_workers(scaling=r) takes the knee where the
+    serial bounds allow it, and says so first."""
+    mib = 2**20
+    m = spacrbench.Measurement(items=10, seconds=1.0, peak_rss_bytes=100 * mib,
+                               baseline_rss_bytes=0)
+    r = result_from_points([{"workers": 1, "items": 10, "seconds": 1.0},
+                            {"workers": 2, "items": 10, "seconds": 1.0}], budget_bytes=None)
+    serial = spacrbench.recommend_workers(m, cores=4, available_bytes=64 * 2**30)
+    assert serial.workers == 4
+    rec = spacrbench.recommend_workers(m, cores=4, available_bytes=64 * 2**30, scaling=r)
+    assert rec.workers == 1
+    assert rec.reason.startswith("measured: 1 worker, the scaling check's knee (saturates at 1")
+    # A serial bound below the knee binds: upstream's words lead.
+    fast = result_from_points([{"workers": 1, "items": 10, "seconds": 1.0},
+                               {"workers": 8, "items": 80, "seconds": 1.0}], budget_bytes=None)
+    capped = spacrbench.recommend_workers(m, cores=4, available_bytes=64 * 2**30, maximum=3,
+                                          scaling=fast)
+    assert capped.workers == 3
+    assert capped.reason.startswith("capped at the 3-worker maximum")
+    assert "knee (8) is above this bound" in capped.reason
+    with pytest.raises(TypeError, match="scaling"):
+        spacrbench.recommend_workers(m, scaling=object())
+
+
+def _pids_cgroup(limit: int) -> Optional[Path]:
+    root = Path("/sys/fs/cgroup/pids")
+    if not (root / "cgroup.procs").exists() or not os.access(root, os.W_OK):
+        return None
+    cg = root / f"spacrbench-test-pids-{os.getpid()}"
+    cg.mkdir()
+    (cg / "pids.max").write_text(str(limit))
+    return cg
+
+
+@linux_only("a v1 pids cgroup limits the pool's forks")
+def test_a_pool_that_cannot_start_leaves_no_worker_and_returns() -> None:
+    """pids.max=20, 30 workers: the pool cannot start them all. scale() used
+    to raise BlockingIOError, leave ~19 workers alive and hang the
+    interpreter at exit; now the point is failed and every worker ended."""
+    import subprocess
+    import textwrap
+
+    cg = _pids_cgroup(20)
+    if cg is None:
+        pytest.skip("no writable v1 pids cgroup hierarchy at /sys/fs/cgroup/pids")
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+        import scale_works, spacrbench
+        r = spacrbench.scale(scale_works.short_sleep, [1], workers=[30], start_method="fork",
+                             warmup_items=0, min_seconds=0, min_repeats=1, max_repeats=1)
+        print("failed", r.points[0].failed)
+        print("notes", r.notes)
+    """)
+    procs = cg / "cgroup.procs"
+    try:
+        def join() -> None:
+            procs.write_text(str(os.getpid()))
+
+        try:
+            done = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                                  text=True, timeout=120, preexec_fn=join)
+        except subprocess.TimeoutExpired:
+            pytest.fail("scale() under pids.max=20 did not return (the interpreter hung)")
+        assert done.returncode == 0, done.stderr
+        assert "failed True" in done.stdout, done.stdout
+        assert "could not start them all" in done.stdout
+        left = procs.read_text().split()
+        assert left == [], f"{len(left)} pool worker(s) outlived scale(): {left}"
+    finally:
+        for pid in procs.read_text().split():
+            os.kill(int(pid), 9)
+        for _ in range(100):
+            try:
+                cg.rmdir()
+                break
+            except OSError:
+                import time
+
+                time.sleep(0.02)
+
+
+@linux_only("a memory cgroup of the group's own carries the budget as its limit")
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_an_over_budget_count_is_oom_killed_in_its_group(start_method: str) -> None:
+    """4 workers of 64 MiB under a 160 MiB budget: the group's own limit
+    runs out, the kernel kills inside it, the point is a memory point, and
+    this process (the caller) goes on; no worker is left."""
+    import multiprocessing
+
+    r = spacrbench.scale(scale_works.touch_64mib, ITEMS, workers=[1, 4],
+                         start_method=start_method, memory_budget_bytes=160 * 2**20, **EXACT)
+    if r.peak_method != "cgroup" and r.points[0].peak_method != "cgroup":
+        pytest.skip(f"no memory cgroup of the group's own here: {r.notes[0]}")
+    one, four = r.points
+    assert not one.failed, str(r)
+    assert four.failed and four.oom_killed, str(r)
+    assert r.chosen_workers == 1 and r.verdict == "memory", str(r)
+    assert "OOM-killed in their group at its limit of 160.0 MiB" in r.reason
+    # A pool worker that was told to leave may still be exiting: reap for up
+    # to 5 s; one that is still alive then was left behind.
+    import time
+
+    deadline = time.monotonic() + 5
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []

@@ -220,5 +220,30 @@ else
 fi
 expect_eq "OOM (busy leaf): spacrbench-run-* cgroups left" "$(leftovers)" 0
 
+# --- (d) the scaling check's group carries the budget as memory.max ---------
+# check_scale (the Check suite, when the build has it) from the root: a count
+# over the budget is OOM-killed inside its group (memory.max +
+# memory.oom.group=1), and a caller in a 240M cgroup survives 4 workers of
+# 40 MiB (there its own cgroup holds it, so no group can be made below it:
+# the workers' oom_score_adj spares the caller).
+scale_check=$(dirname "$sb")/tests/c/check_scale
+if [ -x "$scale_check" ]; then
+    say "-- (d) scaling check: the group's memory limit in cgroup v2"
+    # Case "limits": the_budget_is_the_groups_limit and
+    # an_over_budget_count_is_killed_in_its_group_not_the_caller.
+    CK_RUN_CASE=limits bounded "$scale_check" >"$tmp/scale.out" 2>&1
+    rc=$?
+    say "   $(grep -E 'check_scale|SKIP|Checks|\.c:[0-9]+:' "$tmp/scale.out" | tr '\n' ' ')"
+    if [ "$rc" -eq 0 ] && ! grep -q SKIP "$tmp/scale.out" && grep -q 'Checks: 2, Failures: 0, Errors: 0' "$tmp/scale.out"; then
+        ok "scale (v2): an over-budget count is OOM-killed in its group (memory.max, memory.oom.group) and a limited caller survives"
+    else
+        bad "scale (v2): the group limit tests (exit $rc): $(tail -c 600 "$tmp/scale.out" | tr '\n' ' ')"
+    fi
+    expect_eq "scale (v2): spacrbench-group-* cgroups left" \
+        "$(find "$CG" -type d -name 'spacrbench-group-*' 2>/dev/null | wc -l)" 0
+else
+    say "-- (d) scaling check: skipped, $scale_check not built (run.sh BUILD_DIR with the Check suites)"
+fi
+
 echo $$ >"$CG/cgroup.procs"
 finish

@@ -77,9 +77,9 @@ static const cli_section *const k_sections[] = {&k_workload_section, &cli_common
                                                 &cli_info_section};
 
 /* Checks that need the whole command line. */
-static int check_demo(cli_args *a, int argc, char **argv, int optind)
+static int check_demo(cli_args *a, int argc, char **argv, int first_arg)
 {
-    if (optind < argc || strcmp(argv[argc - 1], "--") == 0)
+    if (first_arg < argc || strcmp(argv[argc - 1], "--") == 0)
         return cli_usage_error("--", "only 'spacrbench run' takes a command");
     const char *problem = field_params_problem(&a->field);
     if (problem)
@@ -127,7 +127,7 @@ static int show_progress(const spacrbench_progress *p, void *payload)
     (void)payload;
     char line[256];
     if (spacrbench_format_progress(p, NULL, line, sizeof line) >= 0)
-        fprintf(stderr, "%s\n", line);
+        cli_progress("%s", line);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_args.h"
+#include "cli_error.h"
 #include "cli_escape.h"
 #include "cli_output.h"
 #include "cli_stdio.h"
@@ -168,7 +169,7 @@ static int begin(const run_state *s, spacrbench_measurement **m)
     plan.vram_source = s->sup.vram.gpu ? SPACRBENCH_SOURCE_NVML : SPACRBENCH_SOURCE_UNKNOWN;
     if (spacrbench_measurement_begin(&plan, m) == 0)
         return 0;
-    fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());
+    cli_library_error(CLI_EXIT_ERROR, NULL);
     return -1;
 }
 
@@ -182,7 +183,7 @@ static int add_item(spacrbench_measurement *m, const run_outcome *o, int64_t pea
     it.peak_vram_bytes = o->vram_peak;
     if (spacrbench_measurement_add_item(m, &it) == 0)
         return 0;
-    fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());
+    cli_library_error(CLI_EXIT_ERROR, NULL);
     return -1;
 }
 
@@ -201,7 +202,7 @@ static void show_progress(const run_state *s, const spacrbench_measurement *m, d
     char *shown = cli_escape_short(s->items.items[rec.index], RUN_LABEL_MAX);
     char line[1024];
     if (shown && spacrbench_format_progress(&p, shown, line, sizeof line) >= 0)
-        fprintf(stderr, "%s\n", line);
+        cli_progress("%s", line);
     free(shown);
 }
 
@@ -236,7 +237,7 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
         run_outcome o;
         if (!argv || run_item(&s->sup, argv, i, &o) != 0) {
             if (!argv)
-                fprintf(stderr, "spacrbench: out of memory\n");
+                cli_error(CLI_EXIT_ERROR, "out of memory");
             command_free(argv);
             s->internal_error = 1;
             break;
@@ -339,7 +340,7 @@ static int scale_after(run_state *s, spacrbench_measurement *m,
  * from, and, for a job script, what sbatch will make of an array larger
  * than SLURM's default MaxArraySize (the script itself is the library's; a
  * comment after its last line is read by nobody but people). */
-static int emit_advice(const run_state *s, int emit, size_t n_items)
+static int emit_advice(const run_state *s, int emit, const char *array_advice)
 {
     char rss[32] = "not measured";
     if (s->rss_max >= 0)
@@ -349,12 +350,8 @@ static int emit_advice(const run_state *s, int emit, size_t n_items)
            "to load.\n",
            emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit",
            s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)", rss);
-    if (emit == CLI_EMIT_SLURM && s->args->common.slurm_job) {
-        char advice[512];
-        cli_slurm_array_advice(n_items, advice, sizeof advice);
-        if (advice[0])
-            printf("# NOTE (spacrbench): %s.\n", advice);
-    }
+    if (emit == CLI_EMIT_SLURM && array_advice)
+        printf("# NOTE (spacrbench): %s.\n", array_advice);
     return cli_stdout_check() == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }
 
@@ -364,19 +361,17 @@ static int conclude(const run_state *s, int status)
     if (s->failed) {
         char what[256];
         run_outcome_describe(&s->failure, what, sizeof what);
-        fprintf(stderr, "spacrbench: item %zu (%s) %s: %s\n", s->failed_index + 1,
-                s->failed_label ? s->failed_label : "?", what,
-                s->failed_command ? s->failed_command : "");
+        cli_error(CLI_EXIT_STOPPED, "item %zu (%s) %s: %s", s->failed_index + 1,
+                  s->failed_label ? s->failed_label : "?", what,
+                  s->failed_command ? s->failed_command : "");
         /* Not started: 127 not found, 126 not executable, as env does. */
         int start = run_outcome_start_failure(&s->failure);
         return start ? start : CLI_EXIT_STOPPED;
     }
-    if (sb_stop_signal()) {
-        fprintf(stderr, "spacrbench: interrupted by signal %d; stopped after %zu item(s)%s\n",
-                sb_stop_signal(), s->added,
-                s->added == s->items.n ? " and during the scaling check" : "");
-        return CLI_EXIT_STOPPED;
-    }
+    if (sb_stop_signal())
+        return cli_error(CLI_EXIT_STOPPED, "interrupted by signal %d; stopped after %zu item(s)%s",
+                         sb_stop_signal(), s->added,
+                         s->added == s->items.n ? " and during the scaling check" : "");
     if (s->scale_failed)
         return CLI_EXIT_STOPPED; /* which copy failed was printed when it did */
     return s->internal_error ? CLI_EXIT_ERROR : status;
@@ -421,20 +416,22 @@ int run_main(int argc, char **argv)
         run_items_loop(&s, m);
         run_timeline_end(&s.timeline);
         run_vram_verdict(&s.sup, m);
-        if (spacrbench_measurement_end(m) != 0) {
-            fprintf(stderr, "spacrbench: %s\n", spacrbench_last_error_message());
-            status = CLI_EXIT_ERROR;
-        } else {
+        if (spacrbench_measurement_end(m) != 0)
+            status = cli_library_error(CLI_EXIT_ERROR, NULL);
+        else {
             add_notes(&s, m);
             /* One recommendation per run: the scaling check and the report. */
             spacrbench_recommendation rec_value;
             const spacrbench_recommendation *rec = cli_recommend(&a.common, m, machine, &rec_value);
             int scale_status = scale_after(&s, m, rec, &scaling);
+            /* One answer: a measured knee (within the serial bounds) is the advice. */
+            if (rec && scaling)
+                spacrbench_recommend_apply_scaling(&rec_value, scaling);
             cli_context ctx = {
                 "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
             status = cli_finish(&a.common, m, machine, rec, &ctx);
             if (status == CLI_EXIT_OK && a.common.emit != CLI_EMIT_REPORT)
-                status = emit_advice(&s, a.common.emit, s.items.n);
+                status = emit_advice(&s, a.common.emit, job.advice);
             if (scale_status != CLI_EXIT_OK)
                 status = scale_status;
             /* The report is out; a plot that cannot be drawn says why. */

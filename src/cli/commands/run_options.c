@@ -111,13 +111,13 @@ static const cli_section k_slurm_section = CLI_SECTION(
 static const cli_section *const k_sections[] = {&k_run_section, &k_slurm_section,
                                                 &cli_common_section, &cli_info_section};
 
-static int check_run(cli_args *a, int argc, char **argv, int optind)
+static int check_run(cli_args *a, int argc, char **argv, int first_arg)
 {
     /* getopt_long stops early only at "--": the command follows it. */
-    if (optind >= argc)
+    if (first_arg >= argc)
         return cli_usage_error("run", "missing '-- COMMAND ARG... {}' after the items");
-    a->cmd = argv + optind;
-    a->cmd_len = (size_t)(argc - optind);
+    a->cmd = argv + first_arg;
+    a->cmd_len = (size_t)(argc - first_arg);
     if (a->n_items && a->items_file)
         return cli_usage_error("--items", "give items either as arguments or in a file, not both");
     int scaling = a->scale_auto || a->n_scale > 0;

@@ -10,6 +10,7 @@ static const char *g_command;
 
 void cli_error_set_command(const char *command) { g_command = command; }
 
+static void say(const char *prefix, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
     fputs("spacrbench: ", stderr);
@@ -26,6 +27,23 @@ int cli_error(int code, const char *fmt, ...)
     say(NULL, fmt, ap);
     va_end(ap);
     return code;
+}
+
+void cli_notice(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(NULL, fmt, ap);
+    va_end(ap);
+}
+
+void cli_progress(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }
 
 int cli_library_error(int code, const char *what)

@@ -7,26 +7,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_error.h"
 #include "cli_file.h"
+#include "text_buffer.h"
 #if defined(__linux__)
 #include "run_plot.h"
 #endif
 
+typedef struct export_args {
+    const spacrbench_measurement *m;
+    const spacrbench_recommendation *rec;
+    int format;
+    const cli_context *ctx;
+    int *last; /* what the library returned: < 0 is its error, not memory's */
+} export_args;
+
+static int export_into(char *buf, size_t cap, const void *arg)
+{
+    const export_args *e = arg;
+    return *e->last = spacrbench_format_export(e->m, e->rec, e->format, e->ctx->item_labels,
+                                               e->ctx->n_labels, buf, cap);
+}
+
 static int export_file(const char *option, const char *path, const spacrbench_measurement *m,
                        const spacrbench_recommendation *rec, int format, const cli_context *ctx)
 {
-    int len = spacrbench_format_export(m, rec, format, ctx->item_labels, ctx->n_labels, NULL, 0);
-    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (!text || spacrbench_format_export(m, rec, format, ctx->item_labels, ctx->n_labels, text,
-                                          (size_t)len + 1) != len) {
-        fprintf(stderr, "spacrbench: %s: %s\n", option,
-                len < 0 ? spacrbench_last_error_message() : "out of memory");
-        free(text);
+    int last = 0;
+    export_args e = {m, rec, format, ctx, &last};
+    sb_text t = {0};
+    int len = sb_text_append(&t, export_into, &e);
+    char *text = len >= 0 ? sb_text_take(&t) : NULL;
+    sb_text_free(&t);
+    if (!text) {
+        cli_error(CLI_EXIT_ERROR, "%s: %s", option,
+                  last < 0 ? spacrbench_last_error_message() : "out of memory");
         return -1;
     }
     int rc = cli_write_file_atomic(path, text, (size_t)len);
     if (rc != 0)
-        fprintf(stderr, "spacrbench: %s: cannot write %s: %s\n", option, path, strerror(errno));
+        cli_error(CLI_EXIT_ERROR, "%s: cannot write %s: %s", option, path, strerror(errno));
     free(text);
     return rc != 0 ? -1 : 0;
 }
@@ -48,8 +67,8 @@ int cli_write_exports(const cli_common *c, const spacrbench_measurement *m,
         if (run_plot_document(json, c->plot_path, 1) != 0)
             rc = -1;
 #else
-        fprintf(stderr, "spacrbench: --plot: drawing needs the Linux build's Python helper "
-                        "for now; use Measurement.plot() from Python\n");
+        cli_error(CLI_EXIT_ERROR, "--plot: drawing needs the Linux build's Python helper for now; "
+                                  "use Measurement.plot() from Python");
         rc = -1;
 #endif
     }

@@ -57,7 +57,8 @@ typedef struct cli_command {
     size_t n_sections;
     int takes_operands; /* items before "--" and a command after it */
     /* Checks that need the whole command line, after the parse (may be NULL). */
-    int (*check)(struct cli_args *a, int argc, char **argv, int optind);
+    int (*check)(struct cli_args *a, int argc, char **argv,
+                 int first_arg); /* first_arg: getopt's optind */
 } cli_command;
 
 /* The generic handlers: field is an int (flag), int64_t in [min, max], a

@@ -38,20 +38,29 @@ int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out)
     return 0;
 }
 
-int cli_parse_duration(const char *text, double *seconds)
+/* Where the unit starts after up to 9 digits with an optional fraction of
+ * up to 9 digits; NULL when text does not start so. */
+static const char *number_end(const char *text)
 {
     if (text == NULL)
-        return -1;
+        return NULL;
     size_t len = digits_at(text);
     if (len == 0 || len > 9)
-        return -1;
+        return NULL;
     if (text[len] == '.') {
         size_t fraction = digits_at(text + len + 1);
         if (fraction == 0 || fraction > 9)
-            return -1;
+            return NULL;
         len += 1 + fraction;
     }
-    const char *unit = text + len;
+    return text + len;
+}
+
+int cli_parse_duration(const char *text, double *seconds)
+{
+    const char *unit = number_end(text);
+    if (!unit)
+        return -1;
     double scale = strcmp(unit, "") == 0 || strcmp(unit, "s") == 0 ? 1
                    : strcmp(unit, "m") == 0                        ? 60
                    : strcmp(unit, "h") == 0                        ? 3600
@@ -72,18 +81,9 @@ int cli_parse_bytes(const char *text, int64_t *out)
  * (seconds), as whole microseconds. */
 int cli_parse_interval(const char *text, int64_t max_us, int64_t *us)
 {
-    if (text == NULL)
+    const char *unit = number_end(text);
+    if (!unit)
         return -1;
-    size_t len = digits_at(text);
-    if (len == 0 || len > 9)
-        return -1;
-    if (text[len] == '.') {
-        size_t fraction = digits_at(text + len + 1);
-        if (fraction == 0 || fraction > 9)
-            return -1;
-        len += 1 + fraction;
-    }
-    const char *unit = text + len;
     double scale = strcmp(unit, "us") == 0                           ? 1
                    : strcmp(unit, "ms") == 0                         ? 1e3
                    : strcmp(unit, "s") == 0 || strcmp(unit, "") == 0 ? 1e6

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cli_error.h"
 #include "cli_stdio.h"
 #include "spacrbench.h"
 
@@ -16,10 +17,8 @@
 static void on_stale(void *arg, const sb_stale_group *g)
 {
     char **note = arg;
-    fprintf(stderr,
-            "spacrbench: cgroup %s/%s was left by spacrbench process %ld, which no longer "
-            "runs: %s\n",
-            g->parent, g->name, g->owner, g->what);
+    cli_notice("cgroup %s/%s was left by spacrbench process %ld, which no longer runs: %s",
+               g->parent, g->name, g->owner, g->what);
     char *grown = NULL;
     if (asprintf(&grown, "%s%s%s (%s)", *note ? *note : "", *note ? "; " : "", g->name, g->what) <
         0)
@@ -62,15 +61,13 @@ static void on_grace_kill(void *arg, int what, int sig)
 {
     (void)arg;
     if (what == 0)
-        fprintf(stderr,
-                "spacrbench: the command was still running %.0f s after signal %d: "
-                "killing it and its processes (SIGKILL)\n",
-                SB_SUPERVISOR_GRACE_S, sig);
+        cli_notice("the command was still running %.0f s after signal %d: killing it and its "
+                   "processes (SIGKILL)",
+                   SB_SUPERVISOR_GRACE_S, sig);
     else
-        fprintf(stderr,
-                "spacrbench: processes the command started were still running %.0f s after "
-                "signal %d: killing them (SIGKILL)\n",
-                SB_SUPERVISOR_GRACE_S, sig);
+        cli_notice("processes the command started were still running %.0f s after signal %d: "
+                   "killing them (SIGKILL)",
+                   SB_SUPERVISOR_GRACE_S, sig);
 }
 
 /* Was it the kernel's OOM killer? With a cgroup of its own, its oom_kill
@@ -105,14 +102,14 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
     sb_copy c;
     sb_outcome so;
     if (sb_supervisor_run(sup, &l, &c, &so, why, sizeof why) != 0) {
-        fprintf(stderr, "spacrbench: item %zu: %s\n", index + 1, why);
+        cli_error(CLI_EXIT_ERROR, "item %zu: %s", index + 1, why);
         return -1;
     }
     if (so.earlier_unlisted)
-        fprintf(stderr, "spacrbench: cannot list the processes left by earlier items; "
-                        "they may be counted in this item's peak\n");
+        cli_notice("cannot list the processes left by earlier items; they may be counted in "
+                   "this item's peak");
     if (so.start_errno) {
-        fprintf(stderr, "spacrbench: fork: %s\n", strerror(so.start_errno));
+        cli_error(CLI_EXIT_ERROR, "fork: %s", strerror(so.start_errno));
         return -1;
     }
     o->exec_errno = c.exec_errno;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_error.h"
 #include "cli_escape.h"
 #include "command_line.h"
 
@@ -139,8 +140,7 @@ static int read_list(const cli_args *a, run_items *out)
     if (!from_stdin && !(f = fopen(file, "re")))
         return cli_usage_error("--items", "cannot open '%s': %s", file, strerror(errno));
     if (from_stdin && isatty(STDIN_FILENO))
-        fprintf(stderr, "spacrbench: reading items from standard input, one per line "
-                        "(end with Ctrl-D)\n");
+        cli_notice("reading items from standard input, one per line (end with Ctrl-D)");
     list_reader r = {0};
     size_t line_max = run_items_line_limit();
     list_fault fault = read_bounded(f, &r, line_max);
@@ -187,9 +187,8 @@ static int read_list(const cli_args *a, run_items *out)
         break;
     default:
         if (e == ENOMEM) {
-            fprintf(stderr, "spacrbench: %s: out of memory reading the items at line %zu\n", option,
-                    r.number);
-            rc = CLI_EXIT_ERROR;
+            rc = cli_error(CLI_EXIT_ERROR, "%s: out of memory reading the items at line %zu",
+                           option, r.number);
         } else
             rc = cli_usage_error(option, "cannot read items from %s%s%s: %s", from_stdin ? "" : "'",
                                  where, from_stdin ? "" : "'", strerror(e ? e : EIO));
@@ -208,10 +207,8 @@ int run_items_load(const cli_args *a, run_items *out)
         for (size_t i = 0; i < a->n_items; i++)
             if (a->items[i][0] == '\0')
                 return cli_usage_error("run", "item %zu (argument) is empty", i + 1);
-        if (copy_arguments(a, out) != 0) {
-            fprintf(stderr, "spacrbench: out of memory\n");
-            return CLI_EXIT_ERROR;
-        }
+        if (copy_arguments(a, out) != 0)
+            return cli_error(CLI_EXIT_ERROR, "out of memory");
         return CLI_EXIT_OK;
     }
     int rc = read_list(a, out);

@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_error.h"
 #include "cli_options.h"
+#include "text_buffer.h"
 
 extern char **environ;
 
@@ -51,42 +53,59 @@ static int check_python(const char *python, int stdout_is_output)
     if (st == 0)
         return 0;
     if (st < 0)
-        fprintf(stderr,
-                "spacrbench: --plot needs Python 3: '%s' cannot be run (%s); install python3 "
-                "or set SPACRBENCH_PYTHON to one with spacrbench[plot]\n",
-                python, strerror(errno));
-    else if (st == 4)
-        fprintf(stderr,
-                "spacrbench: --plot needs the spacrbench Python package, which '%s' cannot "
-                "import: pip install spacrbench[plot] (or set SPACRBENCH_PYTHON)\n",
-                python);
-    else
-        fprintf(stderr, "spacrbench: --plot: '%s' does not run Python 3 (exit %d)\n", python, st);
-    return CLI_EXIT_ERROR;
+        return cli_error(CLI_EXIT_ERROR,
+                         "--plot needs Python 3: '%s' cannot be run (%s); install python3 or set "
+                         "SPACRBENCH_PYTHON to one with spacrbench[plot]",
+                         python, strerror(errno));
+    if (st == 4)
+        return cli_error(CLI_EXIT_ERROR,
+                         "--plot needs the spacrbench Python package, which '%s' cannot import: "
+                         "pip install spacrbench[plot] (or set SPACRBENCH_PYTHON)",
+                         python);
+    return cli_error(CLI_EXIT_ERROR, "--plot: '%s' does not run Python 3 (exit %d)", python, st);
 }
 
-/* The JSON (the scaling check's, or text when r is NULL) in a private
- * temporary file; its path in tmp. */
+static int scale_json_into(char *buf, size_t cap, const void *r)
+{
+    return spacrbench_scale_to_json(r, buf, cap);
+}
+
+/* All of text on fd; 0, or -1 with errno set. */
+static int write_all(int fd, const char *text, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        text += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The JSON (the scaling check's, made once, or given when r is NULL) in a
+ * private temporary file; its path in tmp. */
 static int write_json(const spacrbench_scale_result *r, const char *given, char *tmp, size_t cap)
 {
     const char *dir = getenv("TMPDIR");
     snprintf(tmp, cap, "%s/spacrbench-scale-XXXXXX", dir && *dir ? dir : "/tmp");
-    int len = r ? spacrbench_scale_to_json(r, NULL, 0) : (int)strlen(given);
-    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    sb_text t = {0};
+    char *made = r && sb_text_append(&t, scale_json_into, r) >= 0 ? sb_text_take(&t) : NULL;
+    sb_text_free(&t);
+    const char *text = r ? made : given;
     int fd = text ? mkstemp(tmp) : -1;
-    if (text && !r)
-        memcpy(text, given, (size_t)len + 1);
-    int ok = fd >= 0 && (!r || spacrbench_scale_to_json(r, text, (size_t)len + 1) == len) &&
-             write(fd, text, (size_t)len) == len;
+    int ok = fd >= 0 && write_all(fd, text, strlen(text)) == 0;
     if (fd >= 0 && close(fd) != 0)
         ok = 0;
     if (!ok) {
-        fprintf(stderr, "spacrbench: --plot: cannot write the scaling JSON to %s: %s\n", tmp,
-                text ? strerror(errno) : "out of memory");
+        cli_error(CLI_EXIT_ERROR, "--plot: cannot write the scaling JSON to %s: %s", tmp,
+                  text ? strerror(errno) : "out of memory");
         if (fd >= 0)
             unlink(tmp);
     }
-    free(text);
+    free(made);
     return ok ? 0 : -1;
 }
 
@@ -108,8 +127,8 @@ static int plot(const spacrbench_scale_result *r, const char *json, const char *
         return CLI_EXIT_OK;
     /* 3: the helper already said that matplotlib is missing. */
     if (st != 3)
-        fprintf(stderr, "spacrbench: --plot: %s -m spacrbench._plot_cli failed (%s %d)\n", python,
-                st < 0 ? "cannot start:" : "exit", st < 0 ? errno : st);
+        cli_error(CLI_EXIT_ERROR, "--plot: %s -m spacrbench._plot_cli failed (%s %d)", python,
+                  st < 0 ? "cannot start:" : "exit", st < 0 ? errno : st);
     return CLI_EXIT_ERROR;
 }
 

@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_error.h"
 #include "cli_escape.h"
 #include "cli_options.h"
+#include "text_buffer.h"
 
 /* Characters an #SBATCH --output line cannot hold (sbatch splits it at
  * whitespace and reads quotes, backslashes and % itself); the library
@@ -167,6 +169,7 @@ static int library_accepts(const spacrbench_slurm_job *job, const spacrbench_slu
         rc = spacrbench_measurement_add_item(m, &it);
     if (rc == 0)
         rc = spacrbench_measurement_end(m);
+    /* A dry run: the check is the one call (no text wanted, none made). */
     if (rc == 0)
         rc = spacrbench_format_slurm_job(m, &s, job, tasks, NULL, 0);
     int ok = rc >= 0;
@@ -177,20 +180,21 @@ static int library_accepts(const spacrbench_slurm_job *job, const spacrbench_slu
     return ok;
 }
 
-void cli_slurm_array_advice(size_t n_items, char *buf, size_t cap)
+char *cli_slurm_array_advice(size_t n_items)
 {
-    buf[0] = '\0';
     if (n_items <= CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE)
-        return;
-    snprintf(buf, cap,
-             "%zu items make --array=0-%zu, beyond SLURM's default MaxArraySize of %d "
-             "(indexes 0-%d): sbatch refuses it unless slurm.conf sets MaxArraySize to at "
-             "least %zu (see: scontrol show config | grep MaxArraySize); or split the items "
-             "file into parts of at most %d lines (split -l %d FILE part-) and emit one "
-             "script per part",
-             n_items, n_items - 1, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
-             CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE - 1, n_items, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
-             CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE);
+        return NULL;
+    sb_text t = {0};
+    sb_text_printf(&t,
+                   "%zu items make --array=0-%zu, beyond SLURM's default MaxArraySize of %d "
+                   "(indexes 0-%d): sbatch refuses it unless slurm.conf sets MaxArraySize to at "
+                   "least %zu (see: scontrol show config | grep MaxArraySize); or split the items "
+                   "file into parts of at most %d lines (split -l %d FILE part-) and emit one "
+                   "script per part",
+                   n_items, n_items - 1, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
+                   CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE - 1, n_items, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
+                   CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE);
+    return sb_text_take(&t);
 }
 
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
@@ -201,13 +205,11 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     if (!(out->items_file = realpath(a->items_file, NULL)))
         return cli_usage_error("--items", "cannot resolve '%s': %s", a->items_file,
                                strerror(errno));
-    if (!s->from_path && !(out->self = own_path())) {
-        fprintf(stderr,
-                "spacrbench: --emit slurm: cannot find this program's own path (%s); "
-                "use --slurm-from-path\n",
-                strerror(errno));
-        return CLI_EXIT_ERROR;
-    }
+    if (!s->from_path && !(out->self = own_path()))
+        return cli_error(CLI_EXIT_ERROR,
+                         "--emit slurm: cannot find this program's own path (%s); use "
+                         "--slurm-from-path",
+                         strerror(errno));
     /* Everything the script needs is checked before anything is created
      * (and before any item runs): the directory's absolute path as it
      * will be, then the whole job as the library will check it. */
@@ -217,11 +219,9 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
         planned = NULL;
         errno = ENAMETOOLONG;
     }
-    if (!planned) {
-        fprintf(stderr, "spacrbench: --slurm-output: cannot create '%s': %s\n", dir,
-                strerror(errno));
-        return CLI_EXIT_ERROR;
-    }
+    if (!planned)
+        return cli_error(CLI_EXIT_ERROR, "--slurm-output: cannot create '%s': %s", dir,
+                         strerror(errno));
     spacrbench_slurm_job *j = &out->job;
     spacrbench_slurm_job_init(j, sizeof *j);
     j->items_file = out->items_file;
@@ -246,8 +246,7 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     size_t made[PATH_MAX / 2], n_made = 0; /* every directory a PATH_MAX path can hold */
     if (make_dirs(dir, made, &n_made, sizeof made / sizeof made[0]) != 0 ||
         !(out->output_dir = realpath(dir, NULL))) {
-        fprintf(stderr, "spacrbench: --slurm-output: cannot create '%s': %s\n", dir,
-                strerror(errno));
+        cli_error(CLI_EXIT_ERROR, "--slurm-output: cannot create '%s': %s", dir, strerror(errno));
         unmake_dirs(dir, made, n_made);
         free(planned);
         j->output_dir = NULL;
@@ -262,10 +261,8 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
         unmake_dirs(dir, made, n_made);
         return rc;
     }
-    char advice[512];
-    cli_slurm_array_advice(n_items, advice, sizeof advice);
-    if (advice[0])
-        fprintf(stderr, "spacrbench: --emit slurm: warning: %s\n", advice);
+    if ((out->advice = cli_slurm_array_advice(n_items)))
+        cli_notice("--emit slurm: warning: %s", out->advice);
     return CLI_EXIT_OK;
 }
 
@@ -274,5 +271,6 @@ void cli_slurm_job_free(cli_slurm_job *j)
     free(j->items_file);
     free(j->output_dir);
     free(j->self);
+    free(j->advice);
     memset(j, 0, sizeof *j);
 }

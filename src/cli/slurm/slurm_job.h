@@ -20,13 +20,17 @@ typedef struct cli_slurm_job {
     char *items_file;
     char *output_dir;
     char *self;
+    char *advice; /* cli_slurm_array_advice's sentence, made once: the warning
+                     before the items run and the script's last comment; NULL
+                     when the array fits */
 } cli_slurm_job;
 
 /* SLURM's default MaxArraySize: array indexes run from 0 to this - 1. */
 #define CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE 1001
 
 /* CLI_EXIT_OK, or an exit code after the message. A warning goes to
- * stderr when the array exceeds SLURM's default MaxArraySize. */
+ * stderr (and into out->advice) when the array exceeds SLURM's default
+ * MaxArraySize. */
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out);
 void cli_slurm_job_free(cli_slurm_job *j);
 
@@ -47,7 +51,8 @@ int cli_slurm_job_write_manifest(const spacrbench_slurm_job *job, const spacrben
                                  const spacrbench_schedule *sched);
 
 /* What to do about an array of n_items tasks that SLURM's default
- * MaxArraySize refuses (one sentence, no newline); "" when it fits. */
-void cli_slurm_array_advice(size_t n_items, char *buf, size_t cap);
+ * MaxArraySize refuses (one sentence, no newline, malloc'd); NULL when it
+ * fits (or memory ran out: the advice is a courtesy). */
+char *cli_slurm_array_advice(size_t n_items);
 
 #endif

@@ -1,8 +1,7 @@
 /* run --emit slurm: the array's index and manifest beside the task
  * reports (see slurm_job.h), written by the library, as Python's
  * Recommendation.to_slurm writes them. */
-#include <stdio.h>
-
+#include "cli_error.h"
 #include "slurm_job.h"
 
 /* job is the first member of the cli_slurm_job that prepare filled. */
@@ -22,9 +21,8 @@ int cli_slurm_job_write_manifest(const spacrbench_slurm_job *job, const spacrben
 {
     if (spacrbench_slurm_write_array(m, sched, job, &whole(job)->tasks) == 0)
         return 0;
-    fprintf(stderr,
-            "spacrbench: --emit slurm: error: %s: the tasks find their items through %s/%s; "
-            "emit the script again\n",
-            spacrbench_last_error_message(), job->output_dir, "spacrbench-items.idx");
+    cli_error(CLI_EXIT_ERROR,
+              "--emit slurm: %s: the tasks find their items through %s/%s; emit the script again",
+              spacrbench_last_error_message(), job->output_dir, "spacrbench-items.idx");
     return -1;
 }

@@ -43,6 +43,15 @@ int64_t sb_group_oom_kills(const sb_group *g);
 /* The group's memory limit in bytes (-1 none or unreadable). */
 int64_t sb_group_limit(const sb_group *g);
 
+/* Give the group a memory limit (v1 memory.limit_in_bytes; v2 memory.max
+ * and memory.oom.group=1), so that a group over it is OOM-killed inside,
+ * never a process above it. Before processes join. 0 or -1 (errno set). */
+int sb_group_set_limit(const sb_group *g, int64_t bytes);
+
+/* SIGKILL every process in the group (v2 cgroup.kill where present).
+ * The number signalled (0 for cgroup.kill), or -1. */
+int sb_group_kill_all(const sb_group *g);
+
 /* Remove the group. Processes still in it are first moved back to the
  * parent; their number is stored in *left_behind. 0 or -1 (errno set).
  * Safe to call when no group exists. */
@@ -56,10 +65,6 @@ int sb_cgroup_procs_each(const char *dir, int (*each)(pid_t pid, void *arg), voi
 
 /* The same for the group's own cgroup (g->dir; -1 when none exists). */
 int sb_group_procs(const sb_group *g, int (*each)(pid_t pid, void *arg), void *arg);
-
-/* v2 cgroup.kill (Linux >= 5.14): SIGKILL every process of the group in
- * one atomic write. 0, or -1 where the file is missing (v1, older v2). */
-int sb_group_kill_all(const sb_group *g);
 
 /* A group left behind by a process that died without removing it (SIGKILL,
  * the OOM killer, a node reboot), found beside where new groups are made. */
@@ -81,5 +86,9 @@ typedef struct sb_stale_group {
  * cannot be listed. */
 int sb_group_clean_stale(const sb_group *g, const char *prefix, const char *owner_comm,
                          void (*found)(void *arg, const sb_stale_group *stale), void *arg);
+
+/* spacrbench_group's cgroup, killed (sb_group_kill_all); 0 without one. */
+struct spacrbench_group;
+int sb_group_public_kill_all(struct spacrbench_group *g);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,24 +203,30 @@ int64_t sb_group_limit(const sb_group *g)
 }
 
 /* Move every process still in the group to the parent. */
+/* evacuate's step: write one listed pid into the parent's cgroup.procs. */
+typedef struct move_to {
+    const char *target;
+    int moved;
+} move_to;
+
+static int move_one(pid_t pid, void *arg)
+{
+    move_to *m = arg;
+    char line[32];
+    snprintf(line, sizeof line, "%ld", (long)pid);
+    if (write_text(m->target, line) == 0)
+        m->moved++;
+    return 0;
+}
+
 static int evacuate(const sb_group *g)
 {
-    char file[SB_GROUP_PATH_MAX + 64], target[SB_MOUNT_PATH_MAX + 64];
-    if (join(file, sizeof file, g->dir, "cgroup.procs") != 0 ||
-        join(target, sizeof target, g->parent, "cgroup.procs") != 0)
+    char target[SB_MOUNT_PATH_MAX + 64];
+    if (join(target, sizeof target, g->parent, "cgroup.procs") != 0)
         return 0;
-    FILE *f = fopen(file, "re");
-    if (!f)
-        return 0;
-    int moved = 0;
-    char line[32];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] && write_text(target, line) == 0)
-            moved++;
-    }
-    fclose(f);
-    return moved;
+    move_to m = {target, 0};
+    sb_group_procs(g, move_one, &m);
+    return m.moved;
 }
 
 int sb_group_remove(sb_group *g, int *left_behind)
@@ -275,10 +282,53 @@ int sb_group_procs(const sb_group *g, int (*each)(pid_t pid, void *arg), void *a
     return sb_cgroup_procs_each(g->dir, each, arg);
 }
 
+int sb_group_set_limit(const sb_group *g, int64_t bytes)
+{
+    char file[SB_GROUP_PATH_MAX + 64], text[32];
+    if (!g->dir[0] || bytes <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    snprintf(text, sizeof text, "%lld", (long long)bytes);
+    if (join(file, sizeof file, g->dir, g->version == 1 ? "memory.limit_in_bytes" : "memory.max") !=
+            0 ||
+        write_text(file, text) != 0)
+        return -1;
+    /* v2: the OOM killer ends the whole group at once, never a part of
+     * it (Linux >= 4.19); v1 has no such switch (the caller kills the rest). */
+    if (g->version == 2 && join(file, sizeof file, g->dir, "memory.oom.group") == 0 &&
+        access(file, W_OK) == 0)
+        write_text(file, "1");
+    return 0;
+}
+
+/* sb_group_kill_all's fallback: SIGKILL one listed process, count it. */
+static int kill_one(pid_t pid, void *seen)
+{
+    if (kill(pid, SIGKILL) == 0)
+        ++*(int *)seen;
+    return 0;
+}
+
 int sb_group_kill_all(const sb_group *g)
 {
     char file[SB_GROUP_PATH_MAX + 64];
-    if (!g->dir[0] || g->version != 2 || join(file, sizeof file, g->dir, "cgroup.kill") != 0)
-        return -1;
-    return write_text(file, "1");
+    if (!g->dir[0])
+        return 0;
+    /* v2 cgroup.kill (Linux >= 5.14) kills the tree without a pid race. */
+    if (g->version == 2 && join(file, sizeof file, g->dir, "cgroup.kill") == 0 &&
+        write_text(file, "1") == 0)
+        return 0;
+    int killed = 0;
+    /* A process may fork while we read: go round until the group is empty. */
+    for (int round = 0; round < 20; round++) {
+        int seen = 0;
+        if (sb_group_procs(g, kill_one, &seen) < 0)
+            return -1;
+        killed += seen;
+        if (!seen)
+            break;
+        usleep(1000);
+    }
+    return killed;
 }

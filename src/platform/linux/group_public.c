@@ -302,3 +302,30 @@ int spacrbench_group_close(spacrbench_group *g)
     free(g);
     return rc;
 }
+
+int spacrbench_group_set_limit(spacrbench_group *g, int64_t bytes)
+{
+    sb_clear_error();
+    if (!g)
+        return sb_fail(SPACRBENCH_EINVAL, "group must not be NULL");
+    if (bytes <= 0)
+        return sb_fail(SPACRBENCH_EINVAL, "bytes is %lld; a limit must be > 0", (long long)bytes);
+    if (!g->use_cgroup)
+        return sb_fail(SPACRBENCH_EUNSUPPORTED,
+                       "the group has no cgroup (it sums PSS), so it cannot carry a limit");
+    if (sb_group_set_limit(&g->cg, bytes) != 0)
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot set the memory limit of %s: %s", g->cg.dir,
+                       strerror(errno));
+    return SPACRBENCH_OK;
+}
+
+int64_t spacrbench_group_oom_kills(const spacrbench_group *g)
+{
+    return g && g->use_cgroup ? sb_group_oom_kills(&g->cg) : -1;
+}
+
+/* For the fork harness: end every process of the group (internal). */
+int sb_group_public_kill_all(spacrbench_group *g)
+{
+    return g && g->use_cgroup ? sb_group_kill_all(&g->cg) : 0;
+}

@@ -105,6 +105,38 @@ int sb_proc_reset_hwm_verified(sb_proc *p)
     return hwm >= 0 && rss >= 0 && hwm <= rss + slack ? 0 : -1;
 }
 
+int64_t sb_proc_hugetlb_last(const sb_proc *p)
+{
+    const char *line = p->status_buf ? strstr(p->status_buf, "\nHugetlbPages:") : NULL;
+    if (!line)
+        return -1;
+    long long kib = strtoll(line + 14, NULL, 10);
+    return kib >= 0 ? (int64_t)kib * 1024 : -1;
+}
+
+/* A small decimal file's value; -1 unreadable. */
+static int64_t read_number(const char *path, const char *key)
+{
+    char buf[8192];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *at = key ? strstr(buf, key) : buf;
+    return at ? strtoll(at + (key ? strlen(key) : 0), NULL, 10) : -1;
+}
+
+int64_t sb_hugetlb_pages_possible(void)
+{
+    int64_t total = read_number("/proc/meminfo", "\nHugePages_Total:");
+    int64_t over = read_number("/proc/sys/vm/nr_overcommit_hugepages", NULL);
+    return (total > 0 ? total : 0) + (over > 0 ? over : 0);
+}
+
 const char *sb_proc_no_reset_reason(void)
 {
     return "the high-water mark could not be reset or the reset did not lower it";

@@ -2,32 +2,55 @@
  * items through the caller's work all at once, and measure throughput,
  * per-item time and the group's aggregate peak memory.
  *
+ * Steady state, not start-up: each worker first runs its warm-up items
+ * untimed, then the parent releases all k at once for a timed repeat in
+ * which each worker runs at least min_items items and min_seconds; the
+ * workers stay alive between repeats (held on the "go" pipe), so repeats
+ * cost no new forks. The parent asks for more repeats while they differ
+ * by more than the target spread.
+ *
  * Forking from a library: the parent blocks every signal around fork(), so
  * no handler of the caller runs in a child before the child has reset the
- * handlers to their defaults; workers report through one pipe (messages
- * smaller than PIPE_BUF, so writes never interleave), wait on a "go" pipe
- * until the parent has put them all into the group, and leave with _exit()
- * (no atexit handlers, no stdio flush of the caller's buffers). The parent
- * reaps every child on every path and kills them when something fails. */
+ * handlers to their defaults; workers die with the caller
+ * (PR_SET_PDEATHSIG); they report through one pipe (messages smaller than
+ * PIPE_BUF, so writes never interleave), wait on a "go" pipe until the
+ * parent has put them all into the group, and leave with _exit() (no
+ * atexit handlers, no stdio flush of the caller's buffers). The parent
+ * polls the pipe and the workers, so a worker killed by the group's OOM
+ * killer ends the point (the others are killed) instead of hanging it,
+ * and reaps every child on every path. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "group.h"
 #include "scale.h"
 
-enum { MAX_WORKERS = SB_SCALE_MAX_WORKERS, CHILD_NO_GO = 3, CHILD_WRITE_FAILED = 4 };
+enum {
+    MAX_WORKERS = SB_SCALE_MAX_WORKERS,
+    MAX_REPEATS = 100,
+    CHILD_NO_GO = 3,
+    CHILD_WRITE_FAILED = 4,
+    CHILD_ORPHANED = 5
+};
+
+enum { MSG_ITEM = 0, MSG_ROUND_DONE = 1 };
 
 typedef struct scale_msg {
     int32_t worker;
+    int32_t kind;   /* MSG_ITEM or MSG_ROUND_DONE */
     int32_t result; /* what the work returned */
+    int32_t round;  /* 0: the warm-up, then 1, 2, ... */
     double seconds; /* that item's wall time */
 } scale_msg;
 
@@ -53,9 +76,23 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-/* The worker: never returns. */
-static void child_main(const sb_scale_args *a, int worker, int64_t k, int go_fd, int report_fd,
-                       const sigset_t *old_mask)
+/* One byte from a go pipe: 'g' runs a round, anything else (or EOF) ends.
+ * Rounds alternate between two pipes: a worker done with round r waits on
+ * the other pipe, so it cannot take a round-r byte meant for a slower one
+ * (the parent writes round r+1's bytes only when all k are done with r). */
+static int wait_go(int go_fd)
+{
+    char go;
+    ssize_t r;
+    while ((r = read(go_fd, &go, 1)) < 0 && errno == EINTR) {
+    }
+    return r == 1 && go == 'g';
+}
+
+/* The worker: never returns. Round 0 is the warm-up (warmup_items items,
+ * possibly none); rounds 1.. run until min_items and min_seconds. */
+static void child_main(const sb_scale_args *a, int worker, int64_t k, const int go_fd[2],
+                       int report_fd, const sigset_t *old_mask, pid_t parent)
 {
     for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction sa;
@@ -66,26 +103,42 @@ static void child_main(const sb_scale_args *a, int worker, int64_t k, int go_fd,
             sigaction(sig, &sa, NULL);
         }
     }
+    /* A caller killed (SIGKILL, OOM) takes its workers with it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(CHILD_ORPHANED);
+    /* Where no group limit exists (no cgroup of its own: a v2 leaf that
+     * holds processes), a job-wide OOM kill must pick a worker, never the
+     * caller: raising one's own score needs no privilege. */
+    int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (adj >= 0) {
+        (void)!write(adj, "1000", 4);
+        close(adj);
+    }
     pthread_sigmask(SIG_SETMASK, old_mask, NULL);
-    char go;
-    ssize_t r;
-    while ((r = read(go_fd, &go, 1)) < 0 && errno == EINTR) {
-    }
-    if (r != 1)
-        _exit(CHILD_NO_GO); /* the parent gave up before the start */
-    close(go_fd);
-    size_t start = (size_t)((int64_t)worker * (int64_t)a->n_items / k);
-    for (int64_t j = 0; j < a->per_worker; j++) {
-        size_t index = (start + (size_t)j) % a->n_items;
-        double t0 = now_seconds();
-        int rc = a->work(a->items[index], a->payload);
-        scale_msg m = {worker, rc, now_seconds() - t0};
-        if (write_all(report_fd, &m, sizeof m) != 0)
+    size_t next = (size_t)((int64_t)worker * (int64_t)a->n_items / k);
+    const spacrbench_scale_timing *t = &a->timing;
+    for (int32_t round = 0;; round++) {
+        if (!wait_go(go_fd[round % 2]))
+            _exit(round == 0 ? CHILD_NO_GO : 0);
+        double start = now_seconds();
+        for (int64_t j = 0;; j++) {
+            if (round == 0 ? j >= t->warmup_items
+                           : j >= t->min_items && now_seconds() - start >= t->min_seconds)
+                break;
+            size_t index = next++ % a->n_items;
+            double t0 = now_seconds();
+            int rc = a->work(a->items[index], a->payload);
+            scale_msg m = {worker, MSG_ITEM, rc, round, now_seconds() - t0};
+            if (write_all(report_fd, &m, sizeof m) != 0)
+                _exit(CHILD_WRITE_FAILED);
+            if (rc != 0)
+                _exit(1);
+        }
+        scale_msg done = {worker, MSG_ROUND_DONE, 0, round, 0};
+        if (write_all(report_fd, &done, sizeof done) != 0)
             _exit(CHILD_WRITE_FAILED);
-        if (rc != 0)
-            _exit(1);
     }
-    _exit(0);
 }
 
 static void close_fd(int *fd)
@@ -104,29 +157,120 @@ static int reap(pid_t pid)
     return status;
 }
 
-/* Measure one worker count into *p. Errors are library codes; a worker
- * that failed only marks the point. */
+/* What the parent learns while the workers run. */
+typedef struct round_state {
+    int64_t items;       /* good items of the current round */
+    double item_seconds; /* their summed times */
+    int64_t finished;    /* workers done with the current round */
+    int work_failed;     /* a work returned non-zero */
+    int died;            /* a worker ended before the round did */
+} round_state;
+
+static void take(round_state *st, const scale_msg *m, int32_t round)
+{
+    if (m->kind == MSG_ROUND_DONE) {
+        st->finished += m->round == round;
+        return;
+    }
+    if (m->result != 0)
+        st->work_failed = 1;
+    else if (m->round == round) {
+        st->items++;
+        st->item_seconds += m->seconds;
+    }
+}
+
+/* Has a worker exited (reaped into status[i], pids[i] set to 0)? */
+static int any_exited(pid_t *pids, int *status, int64_t k)
+{
+    int gone = 0;
+    for (int64_t i = 0; i < k; i++) {
+        if (pids[i] <= 0)
+            continue;
+        pid_t w = waitpid(pids[i], &status[i], WNOHANG);
+        if (w == pids[i]) {
+            pids[i] = 0;
+            gone = 1;
+        }
+    }
+    return gone;
+}
+
+/* Read reports until all k workers finished `round`, the work failed, or
+ * a worker ended early. 0, or -1 on a pipe error. */
+static int run_round(int rep_fd, int32_t round, int64_t k, pid_t *pids, int *status,
+                     round_state *st, unsigned char *buf, size_t *have)
+{
+    memset(st, 0, sizeof *st);
+    while (st->finished < k && !st->work_failed && !st->died) {
+        struct pollfd pfd = {rep_fd, POLLIN, 0};
+        int ready = poll(&pfd, 1, 50);
+        if (ready < 0 && errno != EINTR)
+            return -1;
+        if (ready > 0) {
+            ssize_t n = read(rep_fd, buf + *have, 64 * sizeof(scale_msg) - *have);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                st->died = 1; /* every worker closed its end */
+                break;
+            }
+            *have += (size_t)n;
+            size_t used = 0;
+            for (; *have - used >= sizeof(scale_msg); used += sizeof(scale_msg)) {
+                scale_msg m;
+                memcpy(&m, buf + used, sizeof m);
+                take(st, &m, round);
+            }
+            memmove(buf, buf + used, *have - used);
+            *have -= used;
+            continue;
+        }
+        /* Quiet: has someone died (the OOM killer, a crash) mid-round? A
+         * worker that exits after reporting its round is read first. */
+        if (any_exited(pids, status, k)) {
+            pfd.revents = 0;
+            if (poll(&pfd, 1, 0) <= 0)
+                st->died = 1;
+        }
+    }
+    return 0;
+}
+
+/* Measure one worker count into *p and *sp. Errors are library codes; a
+ * worker that failed only marks the point. */
 int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
-                       spacrbench_scale_result *r)
+                       spacrbench_scale_spread *sp, spacrbench_scale_result *r)
 {
     spacrbench_scale_point_init(p, sizeof *p);
+    spacrbench_scale_spread_init(sp, sizeof *sp);
     p->workers = k;
+    sp->warmup_items = a->timing.warmup_items;
     spacrbench_group *g = NULL;
     int rc = spacrbench_group_open(a->flags, &g);
     if (rc)
         return rc;
     if (r->n_notes == 0)
         sb_scale_notef(r, "%s", spacrbench_group_note(g));
+    /* The budget is the group's limit: over it, the kernel kills inside
+     * the group, never the caller above it. */
+    if (a->budget > 0 && spacrbench_group_set_limit(g, a->budget) == 0)
+        sp->limit_bytes = a->budget;
     pid_t *pids = calloc((size_t)k, sizeof *pids);
-    int go[2] = {-1, -1}, rep[2] = {-1, -1};
+    pid_t *live = calloc((size_t)k, sizeof *live);
+    int *status = calloc((size_t)k, sizeof *status);
+    int go[2][2] = {{-1, -1}, {-1, -1}}, rep[2] = {-1, -1};
+    int go_read[2] = {-1, -1};
     int64_t forked = 0;
+    pid_t self = getpid();
     sigset_t all, old;
     sigfillset(&all);
-    if (!pids) {
-        spacrbench_group_close(g);
-        return sb_fail(SPACRBENCH_ENOMEM, "no memory for %lld workers", (long long)k);
+    if (!pids || !live || !status) {
+        rc = sb_fail(SPACRBENCH_ENOMEM, "no memory for %lld workers", (long long)k);
+        goto out;
     }
-    if (pipe2(go, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) {
+    if (pipe2(go[0], O_CLOEXEC) != 0 || pipe2(go[1], O_CLOEXEC) != 0 ||
+        pipe2(rep, O_CLOEXEC) != 0) {
         rc = sb_fail(SPACRBENCH_ESYSTEM, "pipe: %s", strerror(errno));
         goto out;
     }
@@ -135,18 +279,29 @@ int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point
         pid_t pid = fork();
         if (pid == 0) {
             free(pids); /* the parent's; unreferenced here (leak checkers) */
-            close(go[1]);
+            free(live);
+            free(status);
+            close(go[0][1]);
+            close(go[1][1]);
             close(rep[0]);
-            child_main(a, (int)forked, k, go[0], rep[1], &old);
+            go_read[0] = go[0][0];
+            go_read[1] = go[1][0];
+            child_main(a, (int)forked, k, go_read, rep[1], &old, self);
         }
         int e = errno;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (pid < 0) {
-            rc = sb_fail(SPACRBENCH_ESYSTEM, "fork of worker %lld of %lld: %s",
-                         (long long)forked + 1, (long long)k, strerror(e));
+            /* pids.max, RLIMIT_NPROC, memory: this count cannot run, the
+             * points measured before it stand. */
+            p->failed = 1;
+            p->seconds = 0;
+            sb_scale_notef(r,
+                           "%lld workers: fork of worker %lld failed (%s); the point is "
+                           "marked failed",
+                           (long long)k, (long long)forked + 1, strerror(e));
             goto out;
         }
-        pids[forked] = pid;
+        pids[forked] = live[forked] = pid;
         rc = spacrbench_group_add_process(g, pid);
         if (rc) {
             forked++;
@@ -154,71 +309,93 @@ int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point
         }
     }
     close_fd(&rep[1]);
-    close_fd(&go[0]);
+    close_fd(&go[0][0]);
+    close_fd(&go[1][0]);
     char start[MAX_WORKERS];
     memset(start, 'g', sizeof start);
-    double t0 = now_seconds();
-    if (write_all(go[1], start, (size_t)k) != 0) {
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot start the workers: %s", strerror(errno));
-        goto out;
-    }
-    close_fd(&go[1]);
-
-    /* Read reports until every worker has closed its end (exited). */
-    double item_seconds = 0;
-    int64_t done = 0;
-    int work_failed = 0;
     unsigned char buf[64 * sizeof(scale_msg)];
     size_t have = 0;
-    for (;;) {
-        ssize_t n = read(rep[0], buf + have, sizeof buf - have);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        size_t used = 0;
-        for (; have - used >= sizeof(scale_msg); used += sizeof(scale_msg)) {
-            scale_msg m;
-            memcpy(&m, buf + used, sizeof m);
-            if (m.result != 0)
-                work_failed = 1;
-            else {
-                item_seconds += m.seconds;
-                done++;
-            }
+    double ips[MAX_REPEATS];
+    size_t repeats = 0;
+    int64_t done = 0, warm_done = 0;
+    double item_seconds = 0, seconds = 0;
+    round_state st;
+    memset(&st, 0, sizeof st);
+    for (int32_t round = 0;; round++) {
+        double t0 = now_seconds();
+        if (write_all(go[round % 2][1], start, (size_t)k) != 0) {
+            rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot start the workers: %s", strerror(errno));
+            goto out;
         }
-        memmove(buf, buf + used, have - used);
-        have -= used;
+        if (run_round(rep[0], round, k, live, status, &st, buf, &have) != 0) {
+            rc = sb_fail(SPACRBENCH_ESYSTEM, "reading the workers' reports: %s", strerror(errno));
+            goto out;
+        }
+        double t1 = now_seconds();
+        if (st.work_failed || st.died)
+            break;
+        if (round == 0) {
+            warm_done = st.items;
+            continue;
+        }
+        done += st.items;
+        item_seconds += st.item_seconds;
+        seconds += t1 - t0;
+        ips[repeats++] = (double)st.items / (t1 - t0);
+        if (!sb_scale_want_repeat(&a->timing, ips, repeats) || repeats == MAX_REPEATS)
+            break;
     }
-    double t1 = now_seconds();
-    int died = 0;
+    close_fd(&go[0][1]); /* EOF: the workers leave */
+    close_fd(&go[1][1]);
+    int oom_before = st.died || st.work_failed;
+    if (oom_before)
+        sb_group_public_kill_all(g);
     for (int64_t i = 0; i < forked; i++) {
-        int status = reap(pids[i]);
-        if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            died = 1;
+        if (live[i] > 0)
+            status[i] = reap(live[i]);
+        live[i] = 0;
+        if (status[i] < 0 || !WIFEXITED(status[i]) || WEXITSTATUS(status[i]) != 0)
+            st.died |= !oom_before;
     }
     forked = 0;
+    int64_t ooms = spacrbench_group_oom_kills(g);
     p->items = done;
-    p->seconds = t1 - t0;
+    p->seconds = seconds;
     p->mean_item_seconds = done ? item_seconds / (double)done : NAN;
-    p->failed = work_failed || died || done != k * a->per_worker;
+    p->failed = st.work_failed || st.died || oom_before || repeats == 0 ||
+                warm_done != k * a->timing.warmup_items;
+    sb_scale_spread_of(ips, repeats, sp);
     spacrbench_group_peak(g, &p->peak_bytes, &p->peak_method);
-    if (p->failed)
+    if (ooms > 0 && sp->limit_bytes > 0) {
+        sp->oom_killed = 1;
+        p->failed = 1;
+        char lim[32];
+        sb_format_bytes(lim, sizeof lim, sp->limit_bytes);
+        sb_scale_notef(r,
+                       "%lld workers: OOM-killed in their group at its limit of %s (the budget); "
+                       "the caller is above the group and was not touched",
+                       (long long)k, lim);
+    } else if (p->failed)
         sb_scale_notef(r, "%lld workers: %s", (long long)k,
-                       work_failed ? "the work returned non-zero in a worker"
-                                   : "a worker died or did not finish its items");
+                       st.work_failed ? "the work returned non-zero in a worker"
+                                      : "a worker died or did not finish its items");
 out:
     /* Failure after some forks: stop them, then reap every one. */
     for (int64_t i = 0; i < forked; i++)
-        kill(pids[i], SIGKILL);
-    close_fd(&go[1]);
+        if (live[i] > 0)
+            kill(live[i], SIGKILL);
+    for (int j = 0; j < 2; j++)
+        close_fd(&go[j][1]);
     for (int64_t i = 0; i < forked; i++)
-        reap(pids[i]);
-    close_fd(&go[0]);
+        if (live[i] > 0)
+            reap(live[i]);
+    for (int j = 0; j < 2; j++)
+        close_fd(&go[j][0]);
     close_fd(&rep[0]);
     close_fd(&rep[1]);
     free(pids);
+    free(live);
+    free(status);
     int closed = spacrbench_group_close(g);
     return rc ? rc : closed;
 }

@@ -26,10 +26,25 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Live `sleep MARKER` processes (the marker is unique to one test); with
- * kill_them, they are SIGKILLed by pid, so a failing test leaves none. */
+/* The suite's own process, set once in main: each test's sleep duration
+ * carries it, so two runs of the suite at once (or any other `sleep` on the
+ * machine) never count or kill each other's processes. */
+static long g_run_id;
+
+/* The duration a test's sleepers run for: BASE.<run id, 7 digits> seconds
+ * (pids stay below 2^22, 7 digits), unique to this test in this run. */
+static void marker_for(char *marker, size_t cap, int base)
+{
+    snprintf(marker, cap, "%d.%07ld", base, g_run_id);
+}
+
+/* Live `sleep MARKER` processes (exactly that command line: the marker is
+ * unique to one test of this run); with kill_them, they are SIGKILLed by
+ * pid, so a failing test leaves none. */
 static int sleepers(const char *marker, int kill_them)
 {
+    char want[64];
+    snprintf(want, sizeof want, "sleep %s ", marker);
     DIR *d = opendir("/proc");
     ck_assert_ptr_nonnull(d);
     int n = 0;
@@ -49,7 +64,7 @@ static int sleepers(const char *marker, int kill_them)
             if (buf[i] == '\0')
                 buf[i] = ' ';
         buf[k > 0 ? k : 0] = '\0';
-        if (k <= 0 || strstr(buf, "sleep") != buf || !strstr(buf, marker))
+        if (k <= 0 || strcmp(buf, want) != 0)
             continue;
         /* A zombie has an empty cmdline, so this one is alive. */
         snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -81,6 +96,9 @@ static int survivors(const char *marker)
  * nothing outlives spacrbench, long before the sleep would end. */
 START_TEST(serial_stop_signal_ends_the_whole_tree)
 {
+    char marker[32], body[128];
+    marker_for(marker, sizeof marker, 36);
+    snprintf(body, sizeof body, "sleep %s & kill -TERM $PPID; wait", marker);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
                           "--quiet",
@@ -90,7 +108,7 @@ START_TEST(serial_stop_signal_ends_the_whole_tree)
                           "--",
                           "sh",
                           "-c",
-                          "sleep 36.1357 & kill -TERM $PPID; wait",
+                          body,
                           "sh",
                           "{}",
                           NULL};
@@ -98,7 +116,7 @@ START_TEST(serial_stop_signal_ends_the_whole_tree)
     double t0 = now_s();
     cli_run(argv, NULL, &r);
     double took = now_s() - t0;
-    int left = survivors("36.1357");
+    int left = survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "interrupted by signal 15") != NULL, "stdout: %s", r.out);
     ck_assert_msg(left == 0, "%d process(es) of the item outlived spacrbench; stdout: %s", left,
@@ -169,11 +187,13 @@ static void assert_json(const char *path, const char *expr, const char *expected
  * point measured before; exit 3, nothing left running. */
 START_TEST(scale_stop_signal_kills_the_group_after_the_grace)
 {
+    char marker[32], body[128];
+    marker_for(marker, sizeof marker, 37);
+    snprintf(body, sizeof body, "trap '' TERM INT; sleep %s & kill -TERM $PPID; wait", marker);
     cli_result r;
     double took;
-    char *path =
-        run_scale_test(_i, "trap '' TERM INT; sleep 37.2468 & kill -TERM $PPID; wait", &r, &took);
-    int left = survivors("37.2468");
+    char *path = run_scale_test(_i, body, &r, &took);
+    int left = survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(took > 4 && took < 30, "took %.1f s", took);
     ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
@@ -194,11 +214,13 @@ END_TEST
  * knee), and the child gets the signal once its copy is gone. */
 START_TEST(scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left)
 {
+    char marker[32], body[128];
+    marker_for(marker, sizeof marker, 38);
+    snprintf(body, sizeof body, "trap 'exit 0' TERM; sleep %s & kill -TERM $PPID; wait", marker);
     cli_result r;
     double took;
-    char *path =
-        run_scale_test(_i, "trap 'exit 0' TERM; sleep 38.1357 & kill -TERM $PPID; wait", &r, &took);
-    int left = survivors("38.1357");
+    char *path = run_scale_test(_i, body, &r, &took);
+    int left = survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
     ck_assert_msg(took < 30, "took %.1f s", took);
@@ -269,6 +291,7 @@ static Suite *signals_suite(void)
 
 int main(void)
 {
+    g_run_id = (long)getpid();
     SRunner *sr = srunner_create(signals_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -1,0 +1,31 @@
+/* The worker-count rule in two parts (docs/advice.md): recommend.c does
+ * the arithmetic (the count and the bound that decided it),
+ * recommend_reason.c the sentence that explains it. */
+#ifndef SPACRBENCH_RECOMMEND_RULE_H
+#define SPACRBENCH_RECOMMEND_RULE_H
+
+#include <stdint.h>
+
+#include "spacrbench.h"
+
+/* Which "one worker at a time" case decided, when bound is ONE. */
+typedef enum sb_one_case {
+    SB_ONE_NONE,   /* not one of these: r->bound says what decided */
+    SB_ONE_OOM,    /* an item was OOM-killed */
+    SB_ONE_MEMORY, /* one worker's need is above the memory budget */
+    SB_ONE_VRAM    /* one worker's VRAM is above the VRAM budget */
+} sb_one_case;
+
+/* What the arithmetic found, beside the recommendation's own fields. */
+typedef struct sb_decision {
+    int64_t budget; /* available memory - reserve, at least 0 */
+    int has_memory; /* a usable memory measurement and a known budget */
+    int has_vram;   /* a VRAM bound exists */
+    sb_one_case one;
+} sb_decision;
+
+/* r->reason for what choose() decided: spaCR's words and number format
+ * first, spacrbench's additions after "; ". */
+void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d);
+
+#endif
