@@ -65,10 +65,22 @@ static int keep_pid(sb_supervisor *s, pid_t pid)
 
 static int keep_pid_cb(pid_t pid, void *arg) { return keep_pid(arg, pid); }
 
+/* This thread's CPU seconds: what a sample costs the budget (a core's
+ * share). Wall time would count the time it waited for a CPU on a busy
+ * machine, and one preempted read would then space the next samples by
+ * hundreds of milliseconds. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return sb_supervisor_now();
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
                     int *listed)
 {
-    double t0 = sb_supervisor_now(), spent = 0;
+    double t0 = cpu_now(), spent = 0;
     s->n_pids = 0;
     if (listed)
         *listed = 1;
@@ -81,11 +93,11 @@ double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan
         }
         if (rss)
             tree_sample_pids(&s->tree, s->pids, s->n_pids);
-        spent = sb_supervisor_now() - t0;
+        spent = cpu_now() - t0;
     } else {
         if (scan_tree && tree_sample(&s->tree) < 0 && listed)
             *listed = 0;
-        spent = sb_supervisor_now() - t0;
+        spent = cpu_now() - t0;
         /* The copies and every descendant seen (dead ones too: NVML no
          * longer lists them, so they add nothing). */
         for (int64_t i = 0; i < k; i++)
@@ -235,22 +247,22 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
 }
 
 /* One point for the timeline listener: the RSS the sample just read (-1
- * when the group could not be listed) and the cgroup's usage. The seconds
- * it took (the cgroup read), which the budget counts too. */
+ * when the group could not be listed) and the cgroup's usage. The CPU
+ * seconds it took (the cgroup read), which the budget counts too. */
 static double tell_timeline(sb_supervisor *s, double now, int listed)
 {
     if (!s->cfg.on_sample)
         return 0;
-    double t0 = sb_supervisor_now();
+    double t0 = cpu_now();
     int64_t usage = sb_supervisor_group_usage(s);
     s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1, usage);
-    return sb_supervisor_now() - t0;
+    return cpu_now() - t0;
 }
 
 /* A sample from the wait loop. With a cgroup, the RSS part only when it is
  * due (rss_next), after which it is due again in at least interval, or
- * 1/SB_SUPERVISOR_RSS_BUDGET times what it (and the timeline's read) took.
- * The next rss_next. */
+ * 1/SB_SUPERVISOR_RSS_BUDGET times the CPU time it (and the timeline's
+ * read) took. The next rss_next. */
 static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
                      double rss_next, double interval)
 {
