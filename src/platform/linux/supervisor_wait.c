@@ -247,33 +247,32 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
 }
 
 /* One point for the timeline listener: the RSS the sample just read (-1
- * when the group could not be listed) and the cgroup's usage. The CPU
- * seconds it took (the cgroup read), which the budget counts too. */
-static double tell_timeline(sb_supervisor *s, double now, int listed)
+ * when the group could not be listed) and the cgroup's usage. */
+static void tell_timeline(sb_supervisor *s, double now, int listed)
 {
     if (!s->cfg.on_sample)
-        return 0;
-    double t0 = cpu_now();
+        return;
     int64_t usage = sb_supervisor_group_usage(s);
     s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1, usage);
-    return cpu_now() - t0;
 }
 
 /* A sample from the wait loop. With a cgroup, the RSS part only when it is
  * due (rss_next), after which it is due again in at least interval, or
- * 1/SB_SUPERVISOR_RSS_BUDGET times the CPU time it (and the timeline's
- * read) took. The next rss_next. */
+ * 1/SB_SUPERVISOR_RSS_BUDGET times the CPU time this turn of the loop took
+ * from before its sleep (cpu_before: the wake-up, the reaping, the reads
+ * and the timeline's all count, so the whole sampler keeps to the budget).
+ * The next rss_next. */
 static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
-                     double rss_next, double interval)
+                     double rss_next, double interval, double cpu_before)
 {
     int rss = !s->use_cgroup || now >= rss_next;
     int listed = 1;
-    double spent = sb_sv_sample(s, copies, k, 1, rss, &listed);
+    sb_sv_sample(s, copies, k, 1, rss, &listed);
     if (rss)
-        spent += tell_timeline(s, now, listed);
+        tell_timeline(s, now, listed);
     if (!s->use_cgroup || !rss)
         return rss_next;
-    double gap = spent / SB_SUPERVISOR_RSS_BUDGET;
+    double gap = (cpu_now() - cpu_before) / SB_SUPERVISOR_RSS_BUDGET;
     return now + (gap > interval ? gap : interval);
 }
 
@@ -295,7 +294,7 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     sigaddset(&open_mask, SIGCHLD);
     sleeper z;
     sleeper_open(&z, s, copies, k);
-    double kill_at = -1;
+    double kill_at = -1, cpu_before = 0;
     for (int woke = 0;; woke = 1) {
         int64_t reaped = reap(copies, k, t0);
         if (reaped < 0 || (left -= reaped) <= 0)
@@ -320,12 +319,13 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         /* Not before the first wait: a /proc scan costs about a
          * millisecond, which a command that exits at once would be charged. */
         if (woke)
-            rss_next = sample(s, copies, k, now, rss_next, interval);
+            rss_next = sample(s, copies, k, now, rss_next, interval, cpu_before);
         double wait = s->use_cgroup ? shorter(vram, until(rss_next, now)) : interval;
         if (deadline >= 0 && !o->timed_out)
             wait = shorter(wait, deadline - now);
         if (kill_at >= 0 && !o->killed_after_grace)
             wait = shorter(wait, kill_at - now);
+        cpu_before = cpu_now();
         sleep_once(&z, copies, k, wait, &open_mask);
     }
     after_stop_signal(s, l, o, kill_at);
