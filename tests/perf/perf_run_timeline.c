@@ -1,13 +1,18 @@
 /* Side-by-side cost of `spacrbench run`'s memory timeline, measured in one
  * run through the code `run` uses (run_item over the process supervisor,
- * the measurement builder, run_timeline), with and without a cgroup:
+ * the measurement builder, run_timeline), with and without a cgroup, in
+ * three modes: no sampling (a 10 s period: what an item costs without any
+ * sample), the sampler as it was before the timeline (the samples, no
+ * listener), and the sampler with the timeline (what `run` does now):
  *   1. spacrbench's own CPU (CLOCK_PROCESS_CPUTIME_ID: this process, its
- *      children aside) while an item sleeps, as a share of one core, with
- *      the timeline off and on: the sampler's budget is 0.5 % at 10 ms;
+ *      children aside) while an item sleeps, as a share of one core; the
+ *      sampler's own cost is the difference to no sampling (its budget:
+ *      0.5 % of a core at 10 ms), the timeline's the difference to the
+ *      sampler alone;
  *   2. the wall time per item of `true` (run's per-item overhead, about
- *      1.2 ms), off and on.
- * Rounds alternate off/on so that a busy machine affects both; medians are
- * shown. Prints figures and ratios; never fails on speed. Usage:
+ *      1.3 ms), in the same three modes.
+ * Rounds alternate the modes so that a busy machine affects all; medians
+ * are shown. Prints figures and ratios; never fails on speed. Usage:
  *   spacrbench_perf_run_timeline [SLEEP_ITEMS [TRUE_ITEMS [ROUNDS]]] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +95,11 @@ static double median(double *v, int n)
 
 #define MAX_ROUNDS 32
 
+enum { NO_SAMPLING, SAMPLER, TIMELINE, MODES };
+
+/* The period of each mode: none within an item (10 s), the default. */
+static const int64_t k_interval_us[MODES] = {10000000, 0, 0};
+
 static void compare(int no_cgroup, int sleep_items, int true_items, int rounds)
 {
     sb_supervisor sup;
@@ -104,37 +114,48 @@ static void compare(int no_cgroup, int sleep_items, int true_items, int rounds)
         return;
     }
     char *sleeper[] = {"sleep", "0.5", NULL}, *truth[] = {"true", NULL};
-    double cpu[2][MAX_ROUNDS], per_item[2][MAX_ROUNDS];
+    double cpu[MODES][MAX_ROUNDS], per_item[MODES][MAX_ROUNDS];
     int64_t samples = 0;
     for (int r = 0; r < rounds; r++)
-        for (int on = 0; on < 2; on++) {
+        for (int mode = 0; mode < MODES; mode++) {
             figures f;
-            if (run_items(&sup, sleeper, sleep_items, on, &f) != 0) {
+            sup.cfg.interval_us = k_interval_us[mode];
+            if (run_items(&sup, sleeper, sleep_items, mode == TIMELINE, &f) != 0) {
                 printf("a sleeping item failed\n");
                 sb_supervisor_free(&sup);
                 return;
             }
-            cpu[on][r] = f.cpu_share;
-            if (on)
+            cpu[mode][r] = f.cpu_share;
+            if (mode == TIMELINE)
                 samples = f.samples;
-            if (run_items(&sup, truth, true_items, on, &f) != 0) {
+            if (run_items(&sup, truth, true_items, mode == TIMELINE, &f) != 0) {
                 printf("an item of true failed\n");
                 sb_supervisor_free(&sup);
                 return;
             }
-            per_item[on][r] = f.wall_per_item;
+            per_item[mode][r] = f.wall_per_item;
         }
-    double c_off = median(cpu[0], rounds), c_on = median(cpu[1], rounds);
-    double p_off = median(per_item[0], rounds), p_on = median(per_item[1], rounds);
+    double c[MODES], p[MODES];
+    for (int mode = 0; mode < MODES; mode++) {
+        c[mode] = median(cpu[mode], rounds) * 100;
+        p[mode] = median(per_item[mode], rounds) * 1e3;
+    }
+    sup.cfg.interval_us = 0;
     printf("%s (samples every %.1f ms; %lld timeline samples in the last round)\n",
            sup.use_cgroup ? "with a cgroup of its own" : "without a cgroup (--no-cgroup)",
            sb_supervisor_interval(&sup) * 1e3, (long long)samples);
-    printf("  spacrbench's CPU while items sleep   off %6.3f %%  on %6.3f %% of a core  "
-           "ratio %.2f  (timeline +%.3f %%)\n",
-           c_off * 100, c_on * 100, c_off > 0 ? c_on / c_off : 0, (c_on - c_off) * 100);
-    printf("  wall time per item of `true`       off %6.3f ms  on %6.3f ms         "
-           "ratio %.2f  (timeline %+.3f ms)\n",
-           p_off * 1e3, p_on * 1e3, p_off > 0 ? p_on / p_off : 0, (p_on - p_off) * 1e3);
+    printf("  spacrbench's CPU while items sleep, %% of a core: no sampling %6.3f  sampler "
+           "%6.3f  sampler+timeline %6.3f\n",
+           c[NO_SAMPLING], c[SAMPLER], c[TIMELINE]);
+    printf("    the sampler's cost %+.3f %%, the timeline's %+.3f %%; with/without the "
+           "timeline %.2fx\n",
+           c[SAMPLER] - c[NO_SAMPLING], c[TIMELINE] - c[SAMPLER],
+           c[SAMPLER] > 0 ? c[TIMELINE] / c[SAMPLER] : 0);
+    printf("  wall time per item of `true`, ms:          no sampling %6.3f  sampler "
+           "%6.3f  sampler+timeline %6.3f\n",
+           p[NO_SAMPLING], p[SAMPLER], p[TIMELINE]);
+    printf("    with/without the timeline %.2fx (%+.3f ms)\n",
+           p[SAMPLER] > 0 ? p[TIMELINE] / p[SAMPLER] : 0, p[TIMELINE] - p[SAMPLER]);
     sb_supervisor_free(&sup);
 }
 
@@ -148,8 +169,8 @@ int main(int argc, char **argv)
                 MAX_ROUNDS);
         return 2;
     }
-    printf("spacrbench run: the memory timeline off and on, %d round(s) of %d x sleep 0.5 "
-           "and %d x true (medians)\n",
+    printf("spacrbench run: no sampling, the sampler, the sampler with the memory timeline; "
+           "%d round(s) of %d x sleep 0.5 and %d x true (medians)\n",
            rounds, sleep_items, true_items);
     compare(0, sleep_items, true_items, rounds);
     compare(1, sleep_items, true_items, rounds);
