@@ -108,7 +108,7 @@ static void note_figures(const run_state *s, spacrbench_measurement *m)
           "time, mprof and --no-cgroup report)",
           s->sup.use_cgroup ? charge : "none (no cgroup of its own)", rss,
           sb_supervisor_interval(&s->sup) * 1e3,
-          s->sup.use_cgroup ? " or less often for a large tree (at most 0.5 % of a core)" : "");
+          s->sup.use_cgroup ? " or less often, to cost at most 0.5 % of a core" : "");
     notef(m, "the advice uses %s", figure_used(s));
 }
 

@@ -76,9 +76,9 @@ static const cli_option k_run[] = {
     {"warmup", 0, "N", "first N items excluded from the timing (default 0)", cli_opt_int,
      CLI_FIELD(warmup), 0, INT32_MAX, CLI_COMPLETE_NONE, NULL},
     {"interval", 0, "PERIOD",
-     "how often each item's process tree (and cgroup) is sampled for the memory "
-     "timeline and the tree's RSS peak: 10ms with a cgroup, 5ms without (the "
-     "defaults), 1ms to 10s",
+     "how often each running item is sampled for the memory timeline and the RSS "
+     "peak of its process tree: 10ms with a cgroup, 5ms without (the defaults), "
+     "1ms to 10s",
      opt_interval, 0, 1000, 10000000, CLI_COMPLETE_NONE, NULL},
     {"scale", 0, "LIST",
      "after the serial run, run k copies at once for each k in LIST (1,2,4 or "
