@@ -18,9 +18,10 @@
  *   "not measured" and "measured, none" are different answers.
  * - Text is written snprintf-style: a function writes at most cap bytes (NUL
  *   included) and returns the full length, or a negative code.
- * - Everything added after 1.0 is marked where it is declared ("Since 1.1");
- *   an unmarked declaration is in 1.0. Fields a struct gained later are
- *   marked the same way, inside the struct.
+ * - Everything added after 1.0 is marked where it is declared, in its
+ *   topic: "Since 1.1" on each declaration, "--- Since 1.2: <what> ---"
+ *   above each group of 1.2 declarations; an unmarked declaration is in
+ *   1.0. Fields a struct gained later are marked the same way, inside it.
  *
  * Contents, by topic:
  *   1. Versions, export macros, sentinels
@@ -32,7 +33,6 @@
  *   7. Hand-off to a cluster scheduler (SLURM job arrays, Dask)
  *   8. Formatting and JSON
  *   9. Names and errors
- *  10. Added in 1.2
  *
  * The region between SPACRBENCH_CDEF_BEGIN and SPACRBENCH_CDEF_END is fed to
  * the Python binding's cffi (python/gen_cffi.py) with its preprocessor lines
@@ -57,11 +57,11 @@ extern "C" {
  * ======================================================================== */
 
 #define SPACRBENCH_VERSION_MAJOR 1
-#define SPACRBENCH_VERSION_MINOR 1
+#define SPACRBENCH_VERSION_MINOR 2
 #define SPACRBENCH_VERSION_PATCH 0
 #define SPACRBENCH_VERSION_NUMBER                                                                  \
     (SPACRBENCH_VERSION_MAJOR * 10000 + SPACRBENCH_VERSION_MINOR * 100 + SPACRBENCH_VERSION_PATCH)
-#define SPACRBENCH_VERSION_STRING "1.1.0"
+#define SPACRBENCH_VERSION_STRING "1.2.0"
 
 #if defined(_WIN32) && defined(SPACRBENCH_BUILDING)
 #define SPACRBENCH_EXTERN __declspec(dllexport)
@@ -300,6 +300,28 @@ SPACRBENCH_EXTERN int spacrbench_format_report(const spacrbench_measurement *m,
                                                const spacrbench_recommendation *rec, char *buf,
                                                size_t cap);
 
+/* --- Since 1.2: the report of what a caller holds ----------------------- */
+
+/* What spacrbench_format_report_with() prints beyond the structs: a caller
+ * (the Python binding) may hold more than they can. Zero-initialise it and
+ * set size; a field left 0 changes nothing. */
+typedef struct spacrbench_report_options {
+    size_t size;        /* sizeof(spacrbench_report_options) */
+    const char *reason; /* the "because" line, UTF-8, any length; NULL: rec->reason
+                           (its field holds 511 bytes) */
+    int use_seconds;    /* 1: the throughput line is spaCR's arithmetic on `seconds`,
+                           a caller's figure the measurement cannot hold (NaN,
+                           infinite, negative), with "; not measured (seconds is
+                           <value>)" after it */
+    double seconds;
+} spacrbench_report_options;
+
+/* spacrbench_format_report() with opts (NULL: the same report). */
+SPACRBENCH_EXTERN int spacrbench_format_report_with(const spacrbench_measurement *m,
+                                                    const spacrbench_recommendation *rec,
+                                                    const spacrbench_report_options *opts,
+                                                    char *buf, size_t cap);
+
 /* ========================================================================
  * 3. Measurements: figures, constructors, accessors, the builder
  * ======================================================================== */
@@ -483,6 +505,90 @@ SPACRBENCH_EXTERN int spacrbench_measurement_set_vram_reason(spacrbench_measurem
 /* Since 1.1. */
 SPACRBENCH_EXTERN const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m);
 
+/* --- Since 1.2: the memory timeline ------------------------------------- */
+
+/* The memory timeline (docs/spacrbench.schema.json, "timeline"): sampled
+ * RSS against time across a run, with each item's boundaries and exact
+ * peak. The exact peak still comes from the high-water mark; the timeline
+ * is the picture around it. Bounded: a long run is downsampled to at most
+ * SPACRBENCH_TIMELINE_MAX_POINTS points, each the highest of `stride`
+ * consecutive samples (the measurement's notes say so). */
+enum spacrbench_timeline_flags {
+    /* spacrbench_options.flags: sample RSS every sample_interval_us into a
+     * timeline (a sampler thread runs even where the peak is exact). */
+    SPACRBENCH_FLAG_TIMELINE = 8
+};
+enum spacrbench_timeline_limits { SPACRBENCH_TIMELINE_MAX_POINTS = 2000 };
+
+typedef struct spacrbench_timeline_info {
+    size_t size;
+    int64_t interval_us; /* sampling period */
+    int64_t samples;     /* samples taken */
+    int64_t stride;      /* samples per point: 1 unless downsampled */
+    int64_t max_points;  /* the bound, SPACRBENCH_TIMELINE_MAX_POINTS */
+    int64_t point_count; /* read */
+    int64_t item_count;  /* read */
+    int32_t downsampled; /* read: 1 when stride > 1 */
+    int32_t reserved;
+} spacrbench_timeline_info;
+
+typedef struct spacrbench_timeline_point {
+    size_t size;
+    double seconds;       /* since the run began (the sampler started) */
+    int64_t rss_bytes;    /* highest RSS sampled in the point's span; -1 none */
+    int64_t cgroup_bytes; /* an item cgroup's usage (spacrbench run); -1 none */
+} spacrbench_timeline_point;
+
+typedef struct spacrbench_timeline_item {
+    size_t size;
+    int64_t index; /* the item's record index */
+    int32_t is_warmup;
+    int32_t reserved;
+    double start_seconds; /* the item's boundaries on the timeline's clock */
+    double end_seconds;
+    int64_t peak_rss_bytes; /* the item's exact peak (its record's); -1 none */
+    double peak_seconds;    /* where the peak is marked; NaN on input: the
+                               highest point inside the item, else its end */
+} spacrbench_timeline_item;
+
+/* Readers. _info: SPACRBENCH_ERANGE when the measurement has no timeline. */
+SPACRBENCH_EXTERN int spacrbench_measurement_timeline_info(const spacrbench_measurement *m,
+                                                           spacrbench_timeline_info *out);
+SPACRBENCH_EXTERN size_t spacrbench_measurement_timeline_count(const spacrbench_measurement *m);
+SPACRBENCH_EXTERN int spacrbench_measurement_timeline_point(const spacrbench_measurement *m,
+                                                            size_t index,
+                                                            spacrbench_timeline_point *out);
+SPACRBENCH_EXTERN size_t
+spacrbench_measurement_timeline_item_count(const spacrbench_measurement *m);
+SPACRBENCH_EXTERN int spacrbench_measurement_timeline_item(const spacrbench_measurement *m,
+                                                           size_t index,
+                                                           spacrbench_timeline_item *out);
+/* Builders, for front ends that sample themselves and for copies. _begin
+ * starts an empty timeline (info: interval_us; for a copy also samples and
+ * stride as the source said). _add_sample puts one sample through the
+ * downsampler; _add_point appends a point already merged (a copy;
+ * SPACRBENCH_ERANGE past the bound); _add_item marks an item. */
+SPACRBENCH_EXTERN int spacrbench_measurement_timeline_begin(spacrbench_measurement *m,
+                                                            const spacrbench_timeline_info *info);
+SPACRBENCH_EXTERN int
+spacrbench_measurement_timeline_add_sample(spacrbench_measurement *m,
+                                           const spacrbench_timeline_point *sample);
+SPACRBENCH_EXTERN int
+spacrbench_measurement_timeline_add_point(spacrbench_measurement *m,
+                                          const spacrbench_timeline_point *point);
+SPACRBENCH_EXTERN int
+spacrbench_measurement_timeline_add_item(spacrbench_measurement *m,
+                                         const spacrbench_timeline_item *item);
+
+/* --- Since 1.2: each item's CPU time ------------------------------------ */
+
+/* The CPU seconds of item record `index` (NaN when unknown or out of range):
+ * `spacrbench run` knows each command's; the in-process runner does not. */
+SPACRBENCH_EXTERN double spacrbench_measurement_item_cpu_seconds(const spacrbench_measurement *m,
+                                                                 size_t index);
+SPACRBENCH_EXTERN int spacrbench_measurement_set_item_cpu_seconds(spacrbench_measurement *m,
+                                                                  size_t index, double cpu_seconds);
+
 /* ========================================================================
  * 4. Machine discovery: memory and cores this process may really use
  * ======================================================================== */
@@ -663,6 +769,75 @@ SPACRBENCH_EXTERN int spacrbench_format_scaling(const spacrbench_scale_result *r
  * computes them now; -1 if unknown. */
 SPACRBENCH_EXTERN int64_t spacrbench_scale_memory_budget(void);
 
+/* --- Since 1.2: steady-state timing, the spread, the knee as the answer -- */
+
+/* How each worker count is timed, hyperfine-like: every worker first runs
+ * warmup_items untimed items (its start-up: page faults, imports, a model
+ * load), then the workers are released together for a timed repeat in
+ * which each runs at least min_items items AND for at least min_seconds;
+ * at least min_repeats repeats, more (up to max_repeats) while the spread
+ * between them exceeds target_spread. Initialise with
+ * spacrbench_scale_timing_init (the defaults: 1 warm-up item, 3 items,
+ * 1.0 s, 2 to 5 repeats, 5 %). */
+typedef struct spacrbench_scale_timing {
+    size_t size;
+    int64_t warmup_items; /* per worker, untimed; >= 0 */
+    int64_t min_items;    /* per worker and repeat; >= 1 */
+    double min_seconds;   /* per repeat; >= 0 */
+    int64_t min_repeats;  /* >= 1 */
+    int64_t max_repeats;  /* >= min_repeats, <= 100 */
+    double target_spread; /* relative half-range, e.g. 0.05; >= 0 */
+} spacrbench_scale_timing;
+
+/* What the repeats of one point say about its noise, beside
+ * spacrbench_scale_point (same index). spread = (max - min) / (2 * mean)
+ * of the repeats' items/s: a count is better than another only when its
+ * gain exceeds both 10 % and the two counts' spreads added. oom_killed: the
+ * kernel's OOM killer ran in the point's group (its memory limit is the
+ * budget): the point is failed and counts as over the budget. */
+typedef struct spacrbench_scale_spread {
+    size_t size;
+    int64_t repeats;             /* timed repeats; 0 unknown (spread NaN) */
+    double items_per_second_min; /* the slowest repeat; NaN unknown */
+    double items_per_second_max; /* the fastest repeat; NaN unknown */
+    double spread;               /* NaN with fewer than 2 repeats */
+    int64_t warmup_items;        /* per worker, untimed; -1 unknown */
+    int32_t oom_killed;          /* 1: OOM-killed in its group */
+    int32_t reserved;
+    int64_t limit_bytes; /* the group's memory limit; -1 none */
+} spacrbench_scale_spread;
+
+SPACRBENCH_EXTERN int spacrbench_scale_timing_init(spacrbench_scale_timing *timing, size_t size);
+SPACRBENCH_EXTERN int spacrbench_scale_spread_init(spacrbench_scale_spread *spread, size_t size);
+/* spacrbench_scale with the timing rules above (timing NULL: the
+ * defaults; opts->items_per_worker, when not AUTO, is min_items). The
+ * group of each count carries a memory limit of the budget where it is a
+ * cgroup, so an over-budget count is OOM-killed inside it, never the
+ * caller; workers die with the caller (PR_SET_PDEATHSIG). */
+SPACRBENCH_EXTERN int spacrbench_scale_timed(spacrbench_work_fn work, void *const *items,
+                                             size_t n_items, void *payload,
+                                             const spacrbench_scale_options *opts,
+                                             const spacrbench_scale_timing *timing,
+                                             spacrbench_scale_result **out);
+/* spacrbench_scale_from_points with each point's spread (spreads: n
+ * elements of spread_size bytes, or NULL for none). */
+SPACRBENCH_EXTERN int spacrbench_scale_from_points_spread(const void *points, size_t n,
+                                                          size_t point_size, const void *spreads,
+                                                          size_t spread_size, int64_t budget_bytes,
+                                                          spacrbench_scale_result **out);
+/* The spread of point index (increasing worker count). ERANGE past the end. */
+SPACRBENCH_EXTERN int spacrbench_scale_spread_get(const spacrbench_scale_result *r, size_t index,
+                                                  spacrbench_scale_spread *out);
+
+/* One answer: where a scaling check ran, its knee, within the serial
+ * bounds (memory, VRAM, the maximum), becomes rec->workers; rec->reason
+ * says so ("measured: ..." first where the knee decides; upstream's words
+ * first where a serial bound is lower), rec->bound is unchanged. 0, or
+ * EINVAL. A check without a usable count leaves workers and says what to
+ * do. */
+SPACRBENCH_EXTERN int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
+                                                         const spacrbench_scale_result *scaling);
+
 /* ========================================================================
  * 6. Process groups (since 1.1)
  *
@@ -691,6 +866,15 @@ SPACRBENCH_EXTERN const char *spacrbench_group_note(const spacrbench_group *g);
 /* Since 1.1.
  * 0, or ESYSTEM if the cgroup could not be removed (g is freed anyway). */
 SPACRBENCH_EXTERN int spacrbench_group_close(spacrbench_group *g);
+
+/* --- Since 1.2: the group's memory limit -------------------------------- */
+
+/* Give the group a memory limit (cgroup v1 memory.limit_in_bytes, v2
+ * memory.max with memory.oom.group=1) before processes join it;
+ * SPACRBENCH_EUNSUPPORTED when it measures without a cgroup. */
+SPACRBENCH_EXTERN int spacrbench_group_set_limit(spacrbench_group *g, int64_t bytes);
+/* Times the kernel's OOM killer ran in the group; -1 unknown. */
+SPACRBENCH_EXTERN int64_t spacrbench_group_oom_kills(const spacrbench_group *g);
 
 /* ========================================================================
  * 7. Hand-off to a cluster scheduler: SLURM job arrays, Dask
@@ -775,6 +959,77 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_script(const spacrbench_measuremen
                                                      const spacrbench_slurm_job *job, char *buf,
                                                      size_t cap);
 
+/* --- Since 1.2: wall time, Dask memory, the array's tasks and files ----- */
+
+/* The SLURM --time of a task whose slowest item took slowest_seconds:
+ * twice that, rounded up to whole minutes, at least 5 minutes; at least
+ * the per-item timeout + 1 minute when timeout_seconds > 0 (the task then
+ * still writes its report). ERANGE beyond 365 days; EINVAL for a negative
+ * or non-finite time. docs/scheduler-handoff.md says why. */
+SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, double timeout_seconds,
+                                                    int64_t *minutes);
+/* The slowest measured item's wall seconds (the per-item mean without
+ * records); NaN when m has no items. */
+SPACRBENCH_EXTERN double
+spacrbench_measurement_slowest_item_seconds(const spacrbench_measurement *m);
+/* A Dask memory_limit that keeps mem_per_task_bytes (peak + margin) at or
+ * below `fraction` of it: round_up_MiB(mem / fraction). fraction is the
+ * smallest of distributed's enabled worker memory fractions (target,
+ * spill, pause, terminate; 0.6 by default), in (0, 1]. */
+SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,
+                                                   int64_t *memory_limit_bytes);
+
+/* How the array's tasks run, beside spacrbench_slurm_job. */
+typedef struct spacrbench_slurm_tasks {
+    size_t size;
+    int64_t array_limit;         /* > 0: --array=0-N%array_limit; 0: no throttle */
+    int64_t time_minutes;        /* > 0: #SBATCH --time; 0: from the measurement */
+    double item_timeout_seconds; /* > 0: each task runs with --timeout this */
+    int32_t no_cgroup;           /* 1: each task runs with --no-cgroup */
+    int32_t reserved;            /* must be 0 */
+} spacrbench_slurm_tasks;
+SPACRBENCH_EXTERN int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size);
+/* The job script as spacrbench_format_slurm_script, with tasks (NULL:
+ * defaults). Each task finds its item in O(1) through the index that
+ * spacrbench_slurm_write_array writes. */
+SPACRBENCH_EXTERN int spacrbench_format_slurm_job(const spacrbench_measurement *m,
+                                                  const spacrbench_schedule *schedule,
+                                                  const spacrbench_slurm_job *job,
+                                                  const spacrbench_slurm_tasks *tasks, char *buf,
+                                                  size_t cap);
+/* Into job->output_dir (which must exist): spacrbench-items.idx (one
+ * 40-byte line "OFFSET LENGTH" per item of job->items_file, read as
+ * `run --items` reads it), the script itself (spacrbench-job.sh, which
+ * summarize's next command line names) and the manifest
+ * spacrbench-array.json (tasks, items file, script, job name, the
+ * requested mem, cpus and time), each written atomically. EINVAL when the file holds another number of items than
+ * job->n_items; ESYSTEM with the path and errno's words. */
+SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement *m,
+                                                   const spacrbench_schedule *schedule,
+                                                   const spacrbench_slurm_job *job,
+                                                   const spacrbench_slurm_tasks *tasks);
+
+/* --- Since 1.2: summarize, what the tasks used and the one resubmission - */
+
+/* summarize: what the tasks of a job array used against what they asked
+ * for (SLURM's seff, per task) and the ONE sbatch command line that reruns
+ * only the tasks that need it, with the memory and time they need. Reads
+ * directory/task-<index>.json (their "task" records), the manifest
+ * spacrbench-array.json, and SLURM logs slurm-<job>_<index>.out; every file
+ * bounded (regular files only, 16 MiB, JSON depth 64), each problem an
+ * "unreadable" task. job_script (may be NULL): the script whose #SBATCH
+ * --array says which tasks there were. EINVAL for a directory that cannot
+ * be read or holds neither reports nor a manifest. */
+typedef struct spacrbench_summary spacrbench_summary; /* opaque */
+SPACRBENCH_EXTERN int spacrbench_summarize(const char *directory, const char *job_script,
+                                           spacrbench_summary **out);
+/* The text and the JSON document, snprintf-style. */
+SPACRBENCH_EXTERN int spacrbench_summary_text(const spacrbench_summary *s, char *buf, size_t cap);
+SPACRBENCH_EXTERN int spacrbench_summary_json(const spacrbench_summary *s, char *buf, size_t cap);
+/* 0: every task ok, nothing to rerun; 3: some task needs a resubmission. */
+SPACRBENCH_EXTERN int spacrbench_summary_status(const spacrbench_summary *s);
+SPACRBENCH_EXTERN void spacrbench_summary_free(spacrbench_summary *s);
+
 /* ========================================================================
  * 8. Formatting and JSON (since 1.1)
  *
@@ -786,6 +1041,16 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm_script(const spacrbench_measuremen
 /* Since 1.1.
  * "512 B", "12.3 MiB", "1.50 GiB"; "not measured" for a negative size. */
 SPACRBENCH_EXTERN int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap);
+
+/* --- Since 1.2: byte sizes as text -------------------------------------- */
+
+/* "4G", "4GiB", "4Gi" (powers of 1024, as SLURM's --mem), "4GB" (powers of
+ * 1000, as Dask's parse_bytes), "1.5M", "1048576", "512B": units K M G T P E
+ * in either case; a fraction rounds up to whole bytes. Returns 0 with
+ * *bytes set, or SPACRBENCH_EINVAL (the message names what is wrong: empty,
+ * negative, junk, an unknown unit, or above 8 EiB - 1). At most 64 bytes
+ * of text are read. The command's size options use this parser. */
+SPACRBENCH_EXTERN int spacrbench_parse_size(const char *text, int64_t *bytes);
 /* Since 1.1.
  * The progress line every front end prints after an item, e.g.
  * "item 2/5 (warm-up) 0.353 s, peak 198.3 MiB". label may be NULL; control
@@ -822,6 +1087,23 @@ SPACRBENCH_EXTERN int spacrbench_schedule_to_json(const spacrbench_schedule *sch
  * snprintf-style; not measured is null. */
 SPACRBENCH_EXTERN int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf,
                                                size_t cap);
+
+/* --- Since 1.2: exports a user pastes (Markdown, CSV) ------------------- */
+
+/* Exports a user pastes (snprintf-style like spacrbench_format_report).
+ * One file per format behind one interface (src/output/export_*.c):
+ * MARKDOWN: a summary, one table row per item (time, peak, CPU) and the
+ * recommendation with its evidence (rec may be NULL); CSV: a header line
+ * and one row per item record (RFC 4180 quoting). item_labels may be NULL
+ * (n_labels labels otherwise, one per record). */
+typedef enum spacrbench_export_format {
+    SPACRBENCH_FORMAT_MARKDOWN = 1,
+    SPACRBENCH_FORMAT_CSV = 2
+} spacrbench_export_format;
+SPACRBENCH_EXTERN int spacrbench_format_export(const spacrbench_measurement *m,
+                                               const spacrbench_recommendation *rec, int format,
+                                               const char *const *item_labels, size_t n_labels,
+                                               char *buf, size_t cap);
 
 /* ========================================================================
  * 9. Names and errors
@@ -887,288 +1169,6 @@ SPACRBENCH_EXTERN const char *spacrbench_reserve_rule_name(int rule);
 SPACRBENCH_EXTERN const char *spacrbench_error_name(int code);
 /* Since 1.1. */
 SPACRBENCH_EXTERN const char *spacrbench_scale_verdict_name(int verdict);
-
-/* ========================================================================
- * 10. Added in 1.2
- *
- * New declarations go here, one block per change, each starting with
- * "Added in 1.2 (<branch>): <topic>" (exported in the SPACRBENCH_1.2 node
- * of src/libspacrbench.map). They stay inside the cffi region, so the
- * Python binding sees them; *_INIT macros may sit beside their structs
- * (python/gen_cffi.py drops preprocessor lines).
- * ======================================================================== */
-
-/* Added in 1.2 (ecosystem): memory over time and exports people paste */
-
-/* The memory timeline (docs/spacrbench.schema.json, "timeline"): sampled
- * RSS against time across a run, with each item's boundaries and exact
- * peak. The exact peak still comes from the high-water mark; the timeline
- * is the picture around it. Bounded: a long run is downsampled to at most
- * SPACRBENCH_TIMELINE_MAX_POINTS points, each the highest of `stride`
- * consecutive samples (the measurement's notes say so). */
-enum spacrbench_timeline_flags {
-    /* spacrbench_options.flags: sample RSS every sample_interval_us into a
-     * timeline (a sampler thread runs even where the peak is exact). */
-    SPACRBENCH_FLAG_TIMELINE = 8
-};
-enum spacrbench_timeline_limits { SPACRBENCH_TIMELINE_MAX_POINTS = 2000 };
-
-typedef struct spacrbench_timeline_info {
-    size_t size;
-    int64_t interval_us; /* sampling period */
-    int64_t samples;     /* samples taken */
-    int64_t stride;      /* samples per point: 1 unless downsampled */
-    int64_t max_points;  /* the bound, SPACRBENCH_TIMELINE_MAX_POINTS */
-    int64_t point_count; /* read */
-    int64_t item_count;  /* read */
-    int32_t downsampled; /* read: 1 when stride > 1 */
-    int32_t reserved;
-} spacrbench_timeline_info;
-
-typedef struct spacrbench_timeline_point {
-    size_t size;
-    double seconds;       /* since the run began (the sampler started) */
-    int64_t rss_bytes;    /* highest RSS sampled in the point's span; -1 none */
-    int64_t cgroup_bytes; /* an item cgroup's usage (spacrbench run); -1 none */
-} spacrbench_timeline_point;
-
-typedef struct spacrbench_timeline_item {
-    size_t size;
-    int64_t index; /* the item's record index */
-    int32_t is_warmup;
-    int32_t reserved;
-    double start_seconds; /* the item's boundaries on the timeline's clock */
-    double end_seconds;
-    int64_t peak_rss_bytes; /* the item's exact peak (its record's); -1 none */
-    double peak_seconds;    /* where the peak is marked; NaN on input: the
-                               highest point inside the item, else its end */
-} spacrbench_timeline_item;
-
-/* Readers. _info: SPACRBENCH_ERANGE when the measurement has no timeline. */
-SPACRBENCH_EXTERN int spacrbench_measurement_timeline_info(const spacrbench_measurement *m,
-                                                           spacrbench_timeline_info *out);
-SPACRBENCH_EXTERN size_t spacrbench_measurement_timeline_count(const spacrbench_measurement *m);
-SPACRBENCH_EXTERN int spacrbench_measurement_timeline_point(const spacrbench_measurement *m,
-                                                            size_t index,
-                                                            spacrbench_timeline_point *out);
-SPACRBENCH_EXTERN size_t
-spacrbench_measurement_timeline_item_count(const spacrbench_measurement *m);
-SPACRBENCH_EXTERN int spacrbench_measurement_timeline_item(const spacrbench_measurement *m,
-                                                           size_t index,
-                                                           spacrbench_timeline_item *out);
-/* Builders, for front ends that sample themselves and for copies. _begin
- * starts an empty timeline (info: interval_us; for a copy also samples and
- * stride as the source said). _add_sample puts one sample through the
- * downsampler; _add_point appends a point already merged (a copy;
- * SPACRBENCH_ERANGE past the bound); _add_item marks an item. */
-SPACRBENCH_EXTERN int spacrbench_measurement_timeline_begin(spacrbench_measurement *m,
-                                                            const spacrbench_timeline_info *info);
-SPACRBENCH_EXTERN int
-spacrbench_measurement_timeline_add_sample(spacrbench_measurement *m,
-                                           const spacrbench_timeline_point *sample);
-SPACRBENCH_EXTERN int
-spacrbench_measurement_timeline_add_point(spacrbench_measurement *m,
-                                          const spacrbench_timeline_point *point);
-SPACRBENCH_EXTERN int
-spacrbench_measurement_timeline_add_item(spacrbench_measurement *m,
-                                         const spacrbench_timeline_item *item);
-
-/* Exports a user pastes (snprintf-style like spacrbench_format_report).
- * One file per format behind one interface (src/output/export_*.c):
- * MARKDOWN: a summary, one table row per item (time, peak, CPU) and the
- * recommendation with its evidence (rec may be NULL); CSV: a header line
- * and one row per item record (RFC 4180 quoting). item_labels may be NULL
- * (n_labels labels otherwise, one per record). */
-typedef enum spacrbench_export_format {
-    SPACRBENCH_FORMAT_MARKDOWN = 1,
-    SPACRBENCH_FORMAT_CSV = 2
-} spacrbench_export_format;
-SPACRBENCH_EXTERN int spacrbench_format_export(const spacrbench_measurement *m,
-                                               const spacrbench_recommendation *rec, int format,
-                                               const char *const *item_labels, size_t n_labels,
-                                               char *buf, size_t cap);
-/* The CPU seconds of item record `index` (NaN when unknown or out of range):
- * `spacrbench run` knows each command's; the in-process runner does not. */
-SPACRBENCH_EXTERN double spacrbench_measurement_item_cpu_seconds(const spacrbench_measurement *m,
-                                                                 size_t index);
-SPACRBENCH_EXTERN int spacrbench_measurement_set_item_cpu_seconds(spacrbench_measurement *m,
-                                                                  size_t index, double cpu_seconds);
-
-/* Added in 1.2 (cli): byte sizes as text */
-/* "4G", "4GiB", "4Gi" (powers of 1024, as SLURM's --mem), "4GB" (powers of
- * 1000, as Dask's parse_bytes), "1.5M", "1048576", "512B": units K M G T P E
- * in either case; a fraction rounds up to whole bytes. Returns 0 with
- * *bytes set, or SPACRBENCH_EINVAL (the message names what is wrong: empty,
- * negative, junk, an unknown unit, or above 8 EiB - 1). At most 64 bytes
- * of text are read. The command's size options use this parser. */
-SPACRBENCH_EXTERN int spacrbench_parse_size(const char *text, int64_t *bytes);
-
-/* Added in 1.2 (python): the report of what a caller holds */
-/* What spacrbench_format_report_with() prints beyond the structs: a caller
- * (the Python binding) may hold more than they can. Zero-initialise it and
- * set size; a field left 0 changes nothing. */
-typedef struct spacrbench_report_options {
-    size_t size;        /* sizeof(spacrbench_report_options) */
-    const char *reason; /* the "because" line, UTF-8, any length; NULL: rec->reason
-                           (its field holds 511 bytes) */
-    int use_seconds;    /* 1: the throughput line is spaCR's arithmetic on `seconds`,
-                           a caller's figure the measurement cannot hold (NaN,
-                           infinite, negative), with "; not measured (seconds is
-                           <value>)" after it */
-    double seconds;
-} spacrbench_report_options;
-
-/* spacrbench_format_report() with opts (NULL: the same report). */
-SPACRBENCH_EXTERN int spacrbench_format_report_with(const spacrbench_measurement *m,
-                                                    const spacrbench_recommendation *rec,
-                                                    const spacrbench_report_options *opts,
-                                                    char *buf, size_t cap);
-
-/* Added in 1.2 (handoff): wall time, Dask memory fractions, the array's
- * tasks (no throttle unless asked), its files, and summarize. */
-
-/* The SLURM --time of a task whose slowest item took slowest_seconds:
- * twice that, rounded up to whole minutes, at least 5 minutes; at least
- * the per-item timeout + 1 minute when timeout_seconds > 0 (the task then
- * still writes its report). ERANGE beyond 365 days; EINVAL for a negative
- * or non-finite time. docs/scheduler-handoff.md says why. */
-SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, double timeout_seconds,
-                                                    int64_t *minutes);
-/* The slowest measured item's wall seconds (the per-item mean without
- * records); NaN when m has no items. */
-SPACRBENCH_EXTERN double
-spacrbench_measurement_slowest_item_seconds(const spacrbench_measurement *m);
-/* A Dask memory_limit that keeps mem_per_task_bytes (peak + margin) at or
- * below `fraction` of it: round_up_MiB(mem / fraction). fraction is the
- * smallest of distributed's enabled worker memory fractions (target,
- * spill, pause, terminate; 0.6 by default), in (0, 1]. */
-SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,
-                                                   int64_t *memory_limit_bytes);
-
-/* How the array's tasks run, beside spacrbench_slurm_job. */
-typedef struct spacrbench_slurm_tasks {
-    size_t size;
-    int64_t array_limit;         /* > 0: --array=0-N%array_limit; 0: no throttle */
-    int64_t time_minutes;        /* > 0: #SBATCH --time; 0: from the measurement */
-    double item_timeout_seconds; /* > 0: each task runs with --timeout this */
-    int32_t no_cgroup;           /* 1: each task runs with --no-cgroup */
-    int32_t reserved;            /* must be 0 */
-} spacrbench_slurm_tasks;
-SPACRBENCH_EXTERN int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size);
-/* The job script as spacrbench_format_slurm_script, with tasks (NULL:
- * defaults). Each task finds its item in O(1) through the index that
- * spacrbench_slurm_write_array writes. */
-SPACRBENCH_EXTERN int spacrbench_format_slurm_job(const spacrbench_measurement *m,
-                                                  const spacrbench_schedule *schedule,
-                                                  const spacrbench_slurm_job *job,
-                                                  const spacrbench_slurm_tasks *tasks, char *buf,
-                                                  size_t cap);
-/* Into job->output_dir (which must exist): spacrbench-items.idx (one
- * 40-byte line "OFFSET LENGTH" per item of job->items_file, read as
- * `run --items` reads it), the script itself (spacrbench-job.sh, which
- * summarize's next command line names) and the manifest
- * spacrbench-array.json (tasks, items file, script, job name, the
- * requested mem, cpus and time), each written atomically. EINVAL when the file holds another number of items than
- * job->n_items; ESYSTEM with the path and errno's words. */
-SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement *m,
-                                                   const spacrbench_schedule *schedule,
-                                                   const spacrbench_slurm_job *job,
-                                                   const spacrbench_slurm_tasks *tasks);
-
-/* summarize: what the tasks of a job array used against what they asked
- * for (SLURM's seff, per task) and the ONE sbatch command line that reruns
- * only the tasks that need it, with the memory and time they need. Reads
- * directory/task-<index>.json (their "task" records), the manifest
- * spacrbench-array.json, and SLURM logs slurm-<job>_<index>.out; every file
- * bounded (regular files only, 16 MiB, JSON depth 64), each problem an
- * "unreadable" task. job_script (may be NULL): the script whose #SBATCH
- * --array says which tasks there were. EINVAL for a directory that cannot
- * be read or holds neither reports nor a manifest. */
-typedef struct spacrbench_summary spacrbench_summary; /* opaque */
-SPACRBENCH_EXTERN int spacrbench_summarize(const char *directory, const char *job_script,
-                                           spacrbench_summary **out);
-/* The text and the JSON document, snprintf-style. */
-SPACRBENCH_EXTERN int spacrbench_summary_text(const spacrbench_summary *s, char *buf, size_t cap);
-SPACRBENCH_EXTERN int spacrbench_summary_json(const spacrbench_summary *s, char *buf, size_t cap);
-/* 0: every task ok, nothing to rerun; 3: some task needs a resubmission. */
-SPACRBENCH_EXTERN int spacrbench_summary_status(const spacrbench_summary *s);
-SPACRBENCH_EXTERN void spacrbench_summary_free(spacrbench_summary *s);
-
-/* Added in 1.2 (scale): steady-state timing, the spread between repeats,
- * the group's memory limit, and the measured knee as the recommendation
- * (docs/scaling.md). */
-
-/* How each worker count is timed, hyperfine-like: every worker first runs
- * warmup_items untimed items (its start-up: page faults, imports, a model
- * load), then the workers are released together for a timed repeat in
- * which each runs at least min_items items AND for at least min_seconds;
- * at least min_repeats repeats, more (up to max_repeats) while the spread
- * between them exceeds target_spread. Initialise with
- * spacrbench_scale_timing_init (the defaults: 1 warm-up item, 3 items,
- * 1.0 s, 2 to 5 repeats, 5 %). */
-typedef struct spacrbench_scale_timing {
-    size_t size;
-    int64_t warmup_items; /* per worker, untimed; >= 0 */
-    int64_t min_items;    /* per worker and repeat; >= 1 */
-    double min_seconds;   /* per repeat; >= 0 */
-    int64_t min_repeats;  /* >= 1 */
-    int64_t max_repeats;  /* >= min_repeats, <= 100 */
-    double target_spread; /* relative half-range, e.g. 0.05; >= 0 */
-} spacrbench_scale_timing;
-
-/* What the repeats of one point say about its noise, beside
- * spacrbench_scale_point (same index). spread = (max - min) / (2 * mean)
- * of the repeats' items/s: a count is better than another only when its
- * gain exceeds both 10 % and the two counts' spreads added. oom_killed: the
- * kernel's OOM killer ran in the point's group (its memory limit is the
- * budget): the point is failed and counts as over the budget. */
-typedef struct spacrbench_scale_spread {
-    size_t size;
-    int64_t repeats;             /* timed repeats; 0 unknown (spread NaN) */
-    double items_per_second_min; /* the slowest repeat; NaN unknown */
-    double items_per_second_max; /* the fastest repeat; NaN unknown */
-    double spread;               /* NaN with fewer than 2 repeats */
-    int64_t warmup_items;        /* per worker, untimed; -1 unknown */
-    int32_t oom_killed;          /* 1: OOM-killed in its group */
-    int32_t reserved;
-    int64_t limit_bytes; /* the group's memory limit; -1 none */
-} spacrbench_scale_spread;
-
-SPACRBENCH_EXTERN int spacrbench_scale_timing_init(spacrbench_scale_timing *timing, size_t size);
-SPACRBENCH_EXTERN int spacrbench_scale_spread_init(spacrbench_scale_spread *spread, size_t size);
-/* spacrbench_scale with the timing rules above (timing NULL: the
- * defaults; opts->items_per_worker, when not AUTO, is min_items). The
- * group of each count carries a memory limit of the budget where it is a
- * cgroup, so an over-budget count is OOM-killed inside it, never the
- * caller; workers die with the caller (PR_SET_PDEATHSIG). */
-SPACRBENCH_EXTERN int spacrbench_scale_timed(spacrbench_work_fn work, void *const *items,
-                                             size_t n_items, void *payload,
-                                             const spacrbench_scale_options *opts,
-                                             const spacrbench_scale_timing *timing,
-                                             spacrbench_scale_result **out);
-/* spacrbench_scale_from_points with each point's spread (spreads: n
- * elements of spread_size bytes, or NULL for none). */
-SPACRBENCH_EXTERN int spacrbench_scale_from_points_spread(const void *points, size_t n,
-                                                          size_t point_size, const void *spreads,
-                                                          size_t spread_size, int64_t budget_bytes,
-                                                          spacrbench_scale_result **out);
-/* The spread of point index (increasing worker count). ERANGE past the end. */
-SPACRBENCH_EXTERN int spacrbench_scale_spread_get(const spacrbench_scale_result *r, size_t index,
-                                                  spacrbench_scale_spread *out);
-/* Give the group a memory limit (cgroup v1 memory.limit_in_bytes, v2
- * memory.max with memory.oom.group=1) before processes join it;
- * SPACRBENCH_EUNSUPPORTED when it measures without a cgroup. */
-SPACRBENCH_EXTERN int spacrbench_group_set_limit(spacrbench_group *g, int64_t bytes);
-/* Times the kernel's OOM killer ran in the group; -1 unknown. */
-SPACRBENCH_EXTERN int64_t spacrbench_group_oom_kills(const spacrbench_group *g);
-/* One answer: where a scaling check ran, its knee, within the serial
- * bounds (memory, VRAM, the maximum), becomes rec->workers; rec->reason
- * says so ("measured: ..." first where the knee decides; upstream's words
- * first where a serial bound is lower), rec->bound is unchanged. 0, or
- * EINVAL. A check without a usable count leaves workers and says what to
- * do. */
-SPACRBENCH_EXTERN int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
-                                                         const spacrbench_scale_result *scaling);
 
 /* SPACRBENCH_CDEF_END */
 

@@ -459,7 +459,9 @@ static int write_text(const char *dir, const char *file, const char *value)
 static int make_cgroup(const char *parent, const char *leaf, char *out, size_t cap)
 {
     static int counter;
-    snprintf(out, cap, "%s/sbtest-%ld-%d-%s", parent, (long)getpid(), counter++, leaf);
+    int n = snprintf(out, cap, "%s/sbtest-%ld-%d-%s", parent, (long)getpid(), counter++, leaf);
+    if (n < 0 || (size_t)n >= cap) /* a cut path could name another cgroup */
+        return -1;
     if (mkdir(out, 0755) != 0)
         return -1;
     snprintf(created[n_created++], sizeof created[0], "%s", out);

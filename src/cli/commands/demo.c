@@ -110,6 +110,7 @@ const cli_command cli_demo_command = {
     sizeof k_sections / sizeof k_sections[0],
     0,
     check_demo,
+    NULL,
 };
 
 /* payload: the --gpu flag. */

@@ -139,4 +139,5 @@ const cli_command cli_run_command = {
     sizeof k_sections / sizeof k_sections[0],
     1,
     check_run,
+    NULL,
 };

@@ -27,6 +27,8 @@ static const cli_option k_summarize[] = {
     {"json", 0, NULL, "print one JSON document instead of the text", cli_opt_flag, 0, 0, 0,
      CLI_COMPLETE_NONE, NULL},
     {"help", 'h', NULL, "print this help and exit", cli_opt_help, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"version", 'V', NULL, "print the version and exit", cli_opt_version, 0, 0, 0,
+     CLI_COMPLETE_NONE, NULL},
 };
 static const cli_section k_section = CLI_SECTION("summarize", k_summarize);
 static const cli_section *const k_sections[] = {&k_section};
@@ -38,12 +40,13 @@ const cli_command cli_summarize_command = {
     "Reads the reports the tasks of a `spacrbench run --emit slurm` job script "
     "wrote to DIR: what the tasks really used against what they asked for, the "
     "tasks that failed, timed out or left no report, and one command line that "
-    "resubmits only those, with the memory and time they need. Exit status 3 "
-    "when some task needs a resubmission, 1 when nothing can be read.",
+    "resubmits only those, with the memory and time they need.",
     k_sections,
     sizeof k_sections / sizeof k_sections[0],
     1,
     NULL,
+    "0 every task ok, 1 the reports cannot be read, 2 bad command line, 3 some "
+    "task needs a resubmission (the summary is printed)",
 };
 
 #if defined(__linux__)
@@ -52,7 +55,8 @@ typedef struct summarize_args {
     int json;
 } summarize_args;
 
-/* DIR, --job JOB_SCRIPT (or --job=JOB_SCRIPT), --json, "--"; -1 for help. */
+/* DIR, --job JOB_SCRIPT (or --job=JOB_SCRIPT), --json, "--"; -1 for help,
+ * -2 for the version. */
 static int parse(int argc, char **argv, summarize_args *out)
 {
     int options_done = 0;
@@ -60,6 +64,8 @@ static int parse(int argc, char **argv, summarize_args *out)
         const char *a = argv[i];
         if (!options_done && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0))
             return -1;
+        if (!options_done && (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0))
+            return -2;
         if (!options_done && strcmp(a, "--") == 0)
             options_done = 1;
         else if (!options_done && strcmp(a, "--json") == 0)
@@ -100,7 +106,10 @@ int summarize_main(int argc, char **argv)
     summarize_args args = {0};
     int status = parse(argc, argv, &args);
     if (status < 0) {
-        cli_print_help(stdout, &cli_summarize_command);
+        if (status == -2)
+            cli_print_version(stdout);
+        else
+            cli_print_help(stdout, &cli_summarize_command);
         return CLI_EXIT_OK;
     }
     if (status != CLI_EXIT_OK)
@@ -127,6 +136,9 @@ int summarize_main(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             cli_print_help(stdout, &cli_summarize_command);
+            return CLI_EXIT_OK;
+        } else if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+            cli_print_version(stdout);
             return CLI_EXIT_OK;
         }
     return cli_needs_linux("summarize", "summarizing SLURM tasks");

@@ -17,7 +17,8 @@ const cli_command *const cli_commands[] = {&cli_demo_command, &cli_run_command,
 
 static const char k_exit_status[] =
     "0 ok, 1 the measurement failed, 2 bad command line, 3 a measured command "
-    "failed (the partial report is printed)";
+    "failed or the run was interrupted (the partial report is printed), 126 the "
+    "command was found but cannot be executed, 127 the command was not found";
 
 const cli_command *cli_command_named(const char *name)
 {
@@ -115,7 +116,7 @@ void cli_print_help(FILE *out, const cli_command *cmd)
             print_option(out, &cmd->sections[i]->options[k]);
     }
     fputs("\nexit status: ", out);
-    wrap(out, k_exit_status, 13, 13);
+    wrap(out, cmd->exit_status ? cmd->exit_status : k_exit_status, 13, 13);
 }
 
 void cli_print_version(FILE *out)
@@ -125,21 +126,27 @@ void cli_print_version(FILE *out)
 }
 
 /* roff: backslashes and hyphens escaped, no line starting with a control
- * character. */
+ * character; `code` as in the help becomes bold (a lone backtick closes at
+ * the end, so the font never leaks into the next paragraph). */
 static void roff(FILE *out, const char *text)
 {
-    int line_start = 1;
+    int line_start = 1, bold = 0;
     for (const char *p = text; *p; p++) {
         if (line_start && (*p == '.' || *p == '\''))
             fputs("\\&", out);
         line_start = *p == '\n';
-        if (*p == '\\')
+        if (*p == '`') {
+            fputs(bold ? "\\fR" : "\\fB", out);
+            bold = !bold;
+        } else if (*p == '\\')
             fputs("\\e", out);
         else if (*p == '-')
             fputs("\\-", out);
         else
             fputc(*p, out);
     }
+    if (bold)
+        fputs("\\fR", out);
 }
 
 static void man_option(FILE *out, const cli_option *o)
@@ -204,6 +211,13 @@ void cli_print_man(FILE *out)
     }
     fputs(".SH \"EXIT STATUS\"\n", out);
     roff(out, k_exit_status);
+    for (size_t i = 0; cli_commands[i]; i++)
+        if (cli_commands[i]->name && cli_commands[i]->exit_status) {
+            fputs("\n.PP\n\\fBspacrbench ", out);
+            roff(out, cli_commands[i]->name);
+            fputs("\\fR: ", out);
+            roff(out, cli_commands[i]->exit_status);
+        }
     fputs("\n.SH \"SEE ALSO\"\nThe documentation in docs/cli.md of the spacrbench sources.\n", out);
 }
 

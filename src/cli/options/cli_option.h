@@ -59,6 +59,7 @@ typedef struct cli_command {
     /* Checks that need the whole command line, after the parse (may be NULL). */
     int (*check)(struct cli_args *a, int argc, char **argv,
                  int first_arg); /* first_arg: getopt's optind */
+    const char *exit_status;     /* its own exit codes; NULL: the program's */
 } cli_command;
 
 /* The generic handlers: field is an int (flag), int64_t in [min, max], a

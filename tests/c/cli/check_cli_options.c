@@ -122,7 +122,10 @@ START_TEST(generated_files_are_built_and_parse)
     } files[] = {
         {"man", SPACRBENCH_MAN_PAGE,
          "MANWIDTH=80 man -l \"$F\" 2>&1 >/dev/null | grep . && exit 1; "
-         "MANWIDTH=80 man -l \"$F\" | grep -q -- '--reserve'"},
+         "MANWIDTH=80 man -l \"$F\" | grep -q -- '--reserve' && "
+         /* `code` is set bold, never shown as backticks; summarize's own codes */
+         "! MANWIDTH=80 man -l \"$F\" | grep -q '`' && "
+         "MANWIDTH=80 man -l \"$F\" | grep -Eq 'summarize: +0 +every +task'"},
         {"bash", SPACRBENCH_BASH_COMPLETION,
          "bash -n \"$F\" && bash -c '. \"$F\"; complete -p "
          "spacrbench' >/dev/null"},
@@ -150,6 +153,18 @@ START_TEST(generated_files_are_built_and_parse)
 }
 END_TEST
 
+/* The version line, as `spacrbench -V` prints it (owned, static). */
+static const char *v_again(void)
+{
+    static char line[128];
+    if (!line[0]) {
+        char *v = help_of("--version", NULL);
+        snprintf(line, sizeof line, "%s", v);
+        free(v);
+    }
+    return line;
+}
+
 START_TEST(help_version_and_exit_codes)
 {
     char *v = help_of("-V", NULL), *version = help_of("--version", NULL);
@@ -160,10 +175,19 @@ START_TEST(help_version_and_exit_codes)
     char *run_help = help_of("run", "--help");
     ck_assert_ptr_nonnull(strstr(run_help, "--no-cgroup"));
     ck_assert_ptr_null(strstr(run_help, "--fields")); /* the default mode's, not run's */
+    /* The footer names every code run can end with, 126 and 127 included. */
+    ck_assert_ptr_nonnull(strstr(run_help, "126 the"));
+    ck_assert_ptr_nonnull(strstr(run_help, "127"));
     free(run_help);
     char *summarize = help_of("summarize", "--help");
     ck_assert_ptr_nonnull(strstr(summarize, "--job JOB_SCRIPT"));
+    /* summarize's own codes, not run's: 3 means a resubmission is needed. */
+    ck_assert_ptr_nonnull(strstr(summarize, "3 some task needs a resubmission"));
+    ck_assert_ptr_null(strstr(summarize, "126"));
     free(summarize);
+    char *summarize_v = help_of("summarize", "-V");
+    ck_assert_str_eq(summarize_v, v_again());
+    free(summarize_v);
     char *program = help_of("help", NULL);
     char *dash = help_of("--help", NULL);
     ck_assert_str_eq(program, dash);
