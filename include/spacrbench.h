@@ -833,8 +833,8 @@ SPACRBENCH_EXTERN int spacrbench_scale_spread_get(const spacrbench_scale_result 
  * bounds (memory, VRAM, the maximum), becomes rec->workers; rec->reason
  * says so ("measured: ..." first where the knee decides; upstream's words
  * first where a serial bound is lower), rec->bound is unchanged. 0, or
- * EINVAL. A check without a usable count leaves workers and says what to
- * do. */
+ * EINVAL. A check without a usable count says what to do, and leaves
+ * workers unless one worker alone exceeded the budget (then 1). */
 SPACRBENCH_EXTERN int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
                                                          const spacrbench_scale_result *scaling);
 

@@ -51,6 +51,16 @@ static void put(char *buf, size_t cap, int append, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Did one worker alone exceed the budget (OOM-killed in its group, or a
+ * peak over it)? Then the only safe count is one at a time. */
+static int one_worker_over(const spacrbench_scale_result *sc)
+{
+    for (size_t i = 0; i < sc->n_points; i++)
+        if (sc->points[i].workers == 1)
+            return sc->spreads[i].oom_killed || sc->points[i].fits == 0;
+    return 0;
+}
+
 /* What to do when no count was usable, from what the points say. */
 static void no_count_advice(const spacrbench_scale_result *sc, char *buf, size_t cap)
 {
@@ -89,8 +99,17 @@ int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
     if (workers < 0) {
         char advice[300];
         no_count_advice(scaling, advice, sizeof advice);
+        /* The verdict starts with the same words; say them once. */
+        static const char lead[] = "no usable worker count; ";
+        const char *why = strncmp(s->reason, lead, sizeof lead - 1) == 0
+                              ? s->reason + sizeof lead - 1
+                              : s->reason;
         put(rec->reason, sizeof rec->reason, 1,
-            "; the scaling check found no usable worker count (%s): %s", s->reason, advice);
+            "; the scaling check found no usable worker count (%s): %s", why, advice);
+        /* The number follows the advice: one worker over the budget means
+         * one at a time, whatever the cores allow (never below 1). */
+        if (one_worker_over(scaling))
+            rec->workers = 1;
         return SPACRBENCH_OK;
     }
     if (binds) {

@@ -25,9 +25,11 @@ static double unit_at(const char *s)
         return 0;
     int power = (int)(at - letters) + 1;
     const char *rest = s + 1;
-    int decimal = strcmp(rest, "B") == 0 || strcmp(rest, "b") == 0;
-    int binary = *rest == '\0' || strcmp(rest, "i") == 0 || strcmp(rest, "iB") == 0 ||
-                 strcmp(rest, "ib") == 0;
+    /* Any case, as the letter: 4GIB is 4GiB, 4gb is 4GB. */
+    int decimal = (rest[0] == 'B' || rest[0] == 'b') && rest[1] == '\0';
+    int binary = *rest == '\0' ||
+                 ((rest[0] == 'i' || rest[0] == 'I') &&
+                  (rest[1] == '\0' || ((rest[1] == 'B' || rest[1] == 'b') && rest[2] == '\0')));
     if (!decimal && !binary)
         return 0;
     return decimal ? pow(1000.0, power) : ldexp(1.0, 10 * power);
@@ -55,8 +57,10 @@ const char *sb_parse_size_text(const char *text, int64_t *bytes)
     }
     double unit = unit_at(text + end);
     if (unit == 0)
-        return "has an unknown unit (expected K, M, G, T, P or E, alone or with iB for powers "
-               "of 1024, with B for powers of 1000; or B or nothing for bytes)";
+        return "has an unknown unit (K, M, G, T, P, E alone or with iB: powers of 1024; "
+               "with B: powers of 1000; B or none: bytes)";
+    if (fraction && unit == 1)
+        return "is a fraction of a byte (give a unit, e.g. 0.5G)";
     const char *too_big = "is too large (the largest size is 8 EiB - 1 byte)";
     if (!fraction) {
         /* Whole numbers stay exact: a double is not, beyond 2^53. */

@@ -319,17 +319,28 @@ START_TEST(the_measured_knee_is_the_recommendation)
                      "capped at the 3-worker maximum; the scaling check's knee (8) is above "
                      "this bound");
     spacrbench_scale_free(sc);
-    /* No usable count: one worker over the budget. The count stays, and
-     * the reason says what to do. */
+    /* No usable count: one worker over the budget. The number follows the
+     * advice (one at a time), and the reason says what to do, naming the
+     * verdict's words once. */
     r = recommend(m, 4, 64 * GIB, 32);
     const int64_t k1[] = {1}, i1[] = {10};
     sc = scaled(k1, i1, 1, 900 * MIB, 500 * MIB);
     ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, sc), 0);
-    ck_assert_int_eq(r.workers, 4);
-    ck_assert_msg(strstr(r.reason, "; the scaling check found no usable worker count (no usable "
-                                   "worker count; 1 worker needs 900.0 MiB") &&
+    ck_assert_int_eq(r.workers, 1);
+    ck_assert_msg(strstr(r.reason, "; the scaling check found no usable worker count (1 worker "
+                                   "needs 900.0 MiB") &&
+                      strstr(r.reason, "run one at a time") &&
                       strstr(r.reason, "give the job more memory"),
                   "reason: %s", r.reason);
+    spacrbench_scale_free(sc);
+    /* No usable count for another reason (the work failed at every count):
+     * the serial count stays. */
+    r = recommend(m, 4, 64 * GIB, 32);
+    const int64_t kf[] = {1, 2}, iff[] = {0, 0};
+    sc = scaled(kf, iff, 2, 100 * MIB, -1);
+    ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, sc), 0);
+    ck_assert_int_eq(r.workers, 4);
+    ck_assert_msg(strstr(r.reason, "fix the failure"), "reason: %s", r.reason);
     spacrbench_scale_free(sc);
     ck_assert_int_eq(spacrbench_recommend_apply_scaling(NULL, sc), SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, NULL), SPACRBENCH_EINVAL);

@@ -43,7 +43,7 @@ static int export_file(const char *option, const char *path, const spacrbench_me
                   last < 0 ? spacrbench_last_error_message() : "out of memory");
         return -1;
     }
-    int rc = cli_write_file_atomic(path, text, (size_t)len);
+    int rc = cli_write_file_atomic(option, path, text, (size_t)len);
     if (rc != 0)
         cli_error(CLI_EXIT_ERROR, "%s: cannot write %s: %s", option, path, strerror(errno));
     free(text);

@@ -215,7 +215,8 @@ static const char *kernel_fs(const char *path)
  * file itself is writable: truncated and written in place. Only the
  * temporary's and the rename's failures fall back; a failed write (a full
  * disk) never truncates the file it would have replaced. */
-static int replace_existing(const char *real, const char *text, size_t len, mode_t mode)
+static int replace_existing(const char *option, const char *real, const char *text, size_t len,
+                            mode_t mode)
 {
     replace_stage stage;
     if (replace(real, text, len, mode, &stage) == 0)
@@ -229,8 +230,9 @@ static int replace_existing(const char *real, const char *text, size_t len, mode
         return 0;
     int in_place = errno;
     cli_error(CLI_EXIT_ERROR,
-              "--report: %s %s (%s), and opening the file itself to write it in place "
+              "%s: %s %s (%s), and opening the file itself to write it in place "
               "failed too",
+              option,
               stage == REPLACE_NO_TEMP ? "no temporary file could be created in"
                                        : "the temporary file could not be renamed over it in",
               dir_of(real), strerror(e));
@@ -300,7 +302,7 @@ static int own_stream(const char *path, const struct stat *st)
 }
 #endif
 
-int cli_write_file_atomic(const char *path, const char *text, size_t len)
+int cli_write_file_atomic(const char *option, const char *path, const char *text, size_t len)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -317,7 +319,7 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
         /* A new file: the directory decides; say which one. */
         int e = errno;
         if (stage == REPLACE_NO_TEMP && e != ENOMEM)
-            cli_error(CLI_EXIT_ERROR, "--report: cannot create a file in %s: %s", dir_of(path),
+            cli_error(CLI_EXIT_ERROR, "%s: cannot create a file in %s: %s", option, dir_of(path),
                       strerror(e));
         errno = e;
         return -1;
@@ -341,16 +343,36 @@ int cli_write_file_atomic(const char *path, const char *text, size_t len)
     const char *kernel = kernel_fs(real);
     if (kernel) {
         cli_error(CLI_EXIT_ERROR,
-                  "--report: %s is a file of the kernel's %s file system, not one a "
+                  "%s: %s is a file of the kernel's %s file system, not one a "
                   "report can be written to",
-                  real, kernel);
+                  option, real, kernel);
         free(real);
         errno = EPERM;
         return -1;
     }
-    int rc = replace_existing(real, text, len, st.st_mode & 07777);
+    int rc = replace_existing(option, real, text, len, st.st_mode & 07777);
     int e = errno;
     free(real);
     errno = e;
     return rc;
+}
+
+int cli_output_path_check(const char *option, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return cli_usage_error(option, "cannot write %s: %s", path, strerror(EISDIR));
+        return CLI_EXIT_OK;
+    }
+    if (errno != ENOENT || dangling_link(path))
+        return CLI_EXIT_OK; /* the write after the run says what is wrong */
+    /* A new name: its directory must exist, or hours of measuring are lost. */
+    const char *dir = dir_of(path);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        int e = errno;
+        return cli_usage_error(option, "cannot write %s: %s", path,
+                               strerror(stat(dir, &st) != 0 ? e : ENOTDIR));
+    }
+    return CLI_EXIT_OK;
 }

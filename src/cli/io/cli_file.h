@@ -15,7 +15,13 @@
  * - a FIFO, a device node (/dev/null), a dangling symlink: opened and
  *   written directly, nothing renamed;
  * - a directory: refused (EISDIR).
- * 0 or -1 (errno set). */
-int cli_write_file_atomic(const char *path, const char *text, size_t len);
+ * 0 or -1 (errno set); what only this function knows (no temporary, a
+ * kernel file) is said on stderr under option's name. */
+int cli_write_file_atomic(const char *option, const char *path, const char *text, size_t len);
+
+/* Before a run: refuse (a usage error naming option, exit 2) a path that
+ * can never be written after it, a directory or a name in a directory
+ * that does not exist; everything else is left to the write itself. */
+int cli_output_path_check(const char *option, const char *path);
 
 #endif

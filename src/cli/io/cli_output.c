@@ -112,7 +112,7 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
 
     if (c->report_path) {
         const char *doc = ends_with(c->report_path, ".json") ? json : human;
-        if (cli_write_file_atomic(c->report_path, doc, strlen(doc)) != 0) {
+        if (cli_write_file_atomic("--report", c->report_path, doc, strlen(doc)) != 0) {
             status = cli_error(CLI_EXIT_ERROR, "--report: cannot write %s: %s", c->report_path,
                                strerror(errno));
         }

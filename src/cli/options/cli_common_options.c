@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_file.h"
 
 #define INT32_MAX_TEXT "2147483647"
 
@@ -12,7 +13,7 @@ static int opt_report(cli_args *a, const cli_option *o, const char *name, const 
     if (*v == '\0')
         return cli_usage_error(name, "needs a file name");
     a->common.report_path = v;
-    return CLI_EXIT_OK;
+    return cli_output_path_check(name, v);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -29,7 +30,7 @@ static int opt_plot(cli_args *a, const cli_option *o, const char *name, const ch
     if (!ends_with(v, ".png") && !ends_with(v, ".svg"))
         return cli_usage_error(name, "expected a file name ending in .png or .svg, got '%s'", v);
     a->plot_path = a->common.plot_path = v;
-    return CLI_EXIT_OK;
+    return cli_output_path_check(name, v);
 }
 
 static int opt_export(cli_args *a, const cli_option *o, const char *name, const char *v)
@@ -38,7 +39,7 @@ static int opt_export(cli_args *a, const cli_option *o, const char *name, const 
         return cli_usage_error(name, "needs a file name");
     *(strcmp(o->name, "export-csv") == 0 ? &a->common.export_csv_path
                                          : &a->common.export_markdown_path) = v;
-    return CLI_EXIT_OK;
+    return cli_output_path_check(name, v);
 }
 
 static int opt_emit(cli_args *a, const cli_option *o, const char *name, const char *v)

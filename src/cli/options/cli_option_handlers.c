@@ -26,10 +26,8 @@ int cli_opt_int(cli_args *a, const cli_option *o, const char *name, const char *
 int cli_opt_bytes(cli_args *a, const cli_option *o, const char *name, const char *value)
 {
     if (cli_parse_bytes(value, field_of(a, o)) != 0)
-        return cli_usage_error(name,
-                               "expected bytes such as 2G or 2GiB (2 x 1024^3), 2GB "
-                               "(2 x 10^9), 512M or 1048576 (less than 8 EiB), got '%s': %s",
-                               value, spacrbench_last_error_message());
+        /* The parser's message quotes the value and says what is wrong. */
+        return cli_usage_error(name, "%s", spacrbench_last_error_message());
     return CLI_EXIT_OK;
 }
 

@@ -28,7 +28,11 @@ void tree_sampler_init(tree_sampler *t, pid_t self)
     t->proc_root = "/proc";
 }
 
-void tree_sampler_reset(tree_sampler *t) { t->count = 0; }
+void tree_sampler_reset(tree_sampler *t)
+{
+    t->count = 0;
+    t->peak_sum = 0;
+}
 
 void tree_sampler_free(tree_sampler *t)
 {
@@ -215,27 +219,37 @@ int tree_sample(tree_sampler *t)
     if (scan_descendants(t, &all, &mine, &n) != 0)
         return -1;
     int seen = 0;
+    int64_t alive_sum = 0;
     t->rss_now = 0;
     for (size_t i = 0; i < n; i++) {
         if (!mine[i])
             continue;
         int64_t hwm = hwm_of(t->proc_root, all[i].pid, &t->rss_now);
+        if (hwm >= 0)
+            alive_sum += hwm;
         if (hwm >= 0 && remember(t, all[i].pid, hwm) == 0)
             seen++;
     }
     free(mine);
     free(all);
+    if (alive_sum > t->peak_sum)
+        t->peak_sum = alive_sum;
     return seen;
 }
 
 void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
 {
+    int64_t alive_sum = 0;
     t->rss_now = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t hwm = hwm_of(t->proc_root, pids[i], &t->rss_now);
-        if (hwm >= 0)
+        if (hwm >= 0) {
+            alive_sum += hwm;
             remember(t, pids[i], hwm);
+        }
     }
+    if (alive_sum > t->peak_sum)
+        t->peak_sum = alive_sum;
 }
 
 int tree_signal(const tree_sampler *t, int sig)
@@ -257,10 +271,7 @@ int tree_signal(const tree_sampler *t, int sig)
 int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes)
 {
     (void)child;
-    int64_t sum = 0;
-    for (size_t i = 0; i < t->count; i++)
-        sum += t->procs[i].hwm_bytes;
-    return sum > child_maxrss_bytes ? sum : child_maxrss_bytes;
+    return t->peak_sum > child_maxrss_bytes ? t->peak_sum : child_maxrss_bytes;
 }
 
 size_t tree_others(const tree_sampler *t, pid_t child)

@@ -1,9 +1,11 @@
 /* Fallback peak of a command's process tree when no cgroup of its own can
  * be made: the larger of
- *   - the sum of the largest VmHWM sampled for every process of the tree
- *     (VmHWM is each process's lifetime peak, so a late sample still sees an
- *     earlier spike; the sum is an upper bound, as the peaks may not have
- *     coincided), and
+ *   - the largest sum, over the samples, of the VmHWM of the processes
+ *     alive at that sample (VmHWM is each process's lifetime peak, so a
+ *     late sample still sees an earlier spike; the sum is an upper bound,
+ *     as the peaks may not have coincided; processes that ran one after
+ *     another are never added together: five 100 MiB steps of a script
+ *     are 100 MiB, not 500), and
  *   - wait4's ru_maxrss for the direct child, which covers the child and the
  *     descendants it reaped, but only as the largest single process.
  * Adding ru_maxrss to the descendants' samples instead would count a
@@ -26,6 +28,7 @@ typedef struct tree_sampler {
     pid_t self;       /* descendants of this pid are sampled */
     tree_proc *procs; /* every descendant seen since the last reset */
     size_t count, cap;
+    int64_t peak_sum;      /* the largest sum of live VmHWMs in one sample */
     const char *proc_root; /* "/proc" (tests may point elsewhere) */
     pid_t *old;            /* descendants that predate the current item: skipped */
     size_t n_old, old_cap;
@@ -55,7 +58,8 @@ void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n);
  * tree_sample sees them: how many, -1 on failure. */
 int tree_signal(const tree_sampler *t, int sig);
 
-/* The tree's peak: max(sum of sampled peaks, child_maxrss_bytes). */
+/* The tree's peak: max(largest sum of one sample's live peaks,
+ * child_maxrss_bytes). */
 int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes);
 
 /* How many descendants other than child were seen. */

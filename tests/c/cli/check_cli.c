@@ -696,13 +696,26 @@ START_TEST(report_file_is_written_whole)
     rmdir(dir);
     cli_result_free(&r);
 
-    /* An unwritable place: error, exit 1, nothing half-written. */
-    char *const bad[] = {SPACRBENCH_CLI,           "--size", "64x64", "--fields", "1", "--report",
-                         "/nonexistent-dir/r.txt", NULL};
-    cli_run(bad, NULL, &r);
-    ck_assert_int_eq(r.code, 1);
-    ck_assert_ptr_nonnull(strstr(r.err, "--report: cannot write /nonexistent-dir/r.txt"));
-    cli_result_free(&r);
+    /* A directory that does not exist: refused before the run (exit 2, no
+     * report, nothing measured for nothing), for every file option, each
+     * under its own name. */
+    static const char *const outputs[][2] = {{"--report", "/nonexistent-dir/r.txt"},
+                                             {"--export-csv", "/nonexistent-dir/r.csv"},
+                                             {"--export-markdown", "/nonexistent-dir/r.md"},
+                                             {"--plot", "/nonexistent-dir/r.png"}};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        char *const bad[] = {
+            SPACRBENCH_CLI,        "--size", "64x64", "--fields", "1", (char *)outputs[i][0],
+            (char *)outputs[i][1], NULL};
+        cli_run(bad, NULL, &r);
+        ck_assert_int_eq(r.code, 2);
+        char want[128];
+        snprintf(want, sizeof want, "%s: cannot write %s: No such file or directory", outputs[i][0],
+                 outputs[i][1]);
+        ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+        ck_assert_ptr_null(strstr(r.out, "recommended workers"));
+        cli_result_free(&r);
+    }
 }
 END_TEST
 

@@ -221,7 +221,8 @@ START_TEST(range_errors_state_the_range)
         {{"--warmup", "99999999999"}, "--warmup: expected a whole number from 0 to 2147483647"},
         {{"--timeout", "999999999h"}, "at most 10000000 s (about 115 days)"},
         {{"--timeout", "0"}, "--timeout: expected a duration above 0 and at most 10000000 s"},
-        {{"--reserve", "9223372036854775808"}, "(less than 8 EiB), got"},
+        {{"--reserve", "9223372036854775808"},
+         "size '9223372036854775808' is too large (the largest size is 8 EiB - 1 byte)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *const argv[] = {

@@ -238,6 +238,9 @@ START_TEST(one_size_parser)
         {"0.5K", 512},
         {"9223372036854775807", INT64_MAX},
         {"1.0000001K", 1025},
+        {"4GIB", INT64_C(4) << 30},
+        {"4gI", INT64_C(4) << 30},
+        {"4Gb", INT64_C(4000000000)},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         int64_t v = -7;
@@ -263,6 +266,10 @@ START_TEST(one_size_parser)
         {"0x10", "unknown unit"},
         {"1e3", "unknown unit"},
         {"inf", "does not start with a number"},
+        {"0.5", "a fraction of a byte"},
+        {"1.5B", "a fraction of a byte"},
+        {"4GiBB", "unknown unit"},
+        {"4Gx", "unknown unit"},
         {"1111111111111111111111111111111111111111111111111111111111111111111", "too long"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -392,6 +392,50 @@ START_TEST(tree_sampler_sees_a_grandchild)
 }
 END_TEST
 
+/* A script that runs three 40 MiB steps one after another needs 40 MiB,
+ * not 120: the peak adds up processes alive together, never a sequence
+ * (GNU time says about 40 MiB for the same script). */
+START_TEST(tree_sampler_never_adds_processes_that_ran_in_turn)
+{
+    tree_sampler t;
+    tree_sampler_init(&t, getpid());
+    pid_t child = fork();
+    if (child == 0) {
+        for (int step = 0; step < 3; step++) {
+            pid_t g = fork();
+            if (g == 0) {
+                execl(HELPER_ALLOC_TOUCH, HELPER_ALLOC_TOUCH, "40", "150", (char *)NULL);
+                _exit(2);
+            }
+            int st;
+            waitpid(g, &st, 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                _exit(3);
+        }
+        _exit(0);
+    }
+    int status = 0, done = 0;
+    for (int i = 0; i < 2000 && !done; i++) { /* bounded: 10 s at 5 ms */
+        ck_assert_int_ge(tree_sample(&t), 0);
+        done = waitpid(child, &status, WNOHANG) == child;
+        struct timespec pause = {0, 5000000};
+        nanosleep(&pause, NULL);
+    }
+    ck_assert_msg(done, "the three steps did not end in 10 s");
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    int64_t every_pid = 0; /* what a per-process sum would say */
+    for (size_t k = 0; k < t.count; k++)
+        every_pid += t.procs[k].hwm_bytes;
+    int64_t peak = tree_peak(&t, child, 0);
+    printf("three 40 MiB steps in turn: tree peak %.1f MiB (every process summed: %.1f MiB)\n",
+           (double)peak / 1048576.0, (double)every_pid / 1048576.0);
+    ck_assert_int_ge(every_pid, INT64_C(120) << 20); /* all three steps were seen */
+    ck_assert_int_ge(peak, INT64_C(40) << 20);
+    ck_assert_int_lt(peak, INT64_C(80) << 20);
+    tree_sampler_free(&t);
+}
+END_TEST
+
 /* Processes alive before an item (leftovers of earlier ones) and their
  * children are left out of the samples once excluded. */
 START_TEST(tree_sampler_skips_excluded_processes)
@@ -446,14 +490,14 @@ END_TEST
 START_TEST(atomic_write_replaces_whole_file)
 {
     char *path = write_temp("old contents that are longer");
-    ck_assert_int_eq(cli_write_file_atomic(path, "new", 3), 0);
+    ck_assert_int_eq(cli_write_file_atomic("--report", path, "new", 3), 0);
     FILE *f = fopen(path, "r");
     char buf[64] = "";
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     ck_assert_int_eq(n, 3);
     ck_assert_str_eq(buf, "new");
-    ck_assert_int_eq(cli_write_file_atomic("/nonexistent-dir/x", "a", 1), -1);
+    ck_assert_int_eq(cli_write_file_atomic("--report", "/nonexistent-dir/x", "a", 1), -1);
     unlink(path);
     free(path);
 }
@@ -557,6 +601,7 @@ static Suite *parts_suite(void)
     tcase_add_test(t, cgroup_is_found_from_recorded_proc_texts);
     tcase_add_test(t, real_child_cgroup_measures_and_is_removed);
     tcase_add_test(t, tree_sampler_sees_a_grandchild);
+    tcase_add_test(t, tree_sampler_never_adds_processes_that_ran_in_turn);
     tcase_add_test(t, tree_sampler_skips_excluded_processes);
     suite_add_tcase(s, t);
     return s;
