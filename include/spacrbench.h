@@ -322,6 +322,13 @@ SPACRBENCH_EXTERN int spacrbench_format_report_with(const spacrbench_measurement
                                                     const spacrbench_report_options *opts,
                                                     char *buf, size_t cap);
 
+/* Since 1.2. How m's peak was obtained, in the report's words ("exact,
+ * kernel high-water mark", "sampled", "exact, cgroup peak of the process
+ * tree", never called exact where hugetlb pages escape it), for plots and
+ * exports that show the method to a reader; the JSON keeps
+ * spacrbench_peak_method_name(). NULL m: "not measured". Never NULL. */
+SPACRBENCH_EXTERN const char *spacrbench_measurement_peak_words(const spacrbench_measurement *m);
+
 /* ========================================================================
  * 3. Measurements: figures, constructors, accessors, the builder
  * ======================================================================== */

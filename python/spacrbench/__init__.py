@@ -23,12 +23,13 @@ if _typing.TYPE_CHECKING:
     from ._run import benchmark
     from ._scale import ScalePoint, ScaleResult, scale
     from ._summarize import Summary, TaskSummary, summarize
-    from ._errors import (SpacrbenchError, SpacrbenchMemoryError, SpacrbenchOSError,
+    from ._errors import (SpacrbenchError, SpacrbenchFileNotFoundError, SpacrbenchMemoryError,
+                          SpacrbenchOSError,
                           SpacrbenchRuntimeError, SpacrbenchTypeError, SpacrbenchValueError,
                           UnsupportedPlatformError)
     from ._results import Measurement, Recommendation
     from ._timeline import Timeline, TimelineItem, TimelinePoint
-    from ._types import GpuInfo, ItemRecord, Progress
+    from ._types import GpuInfo, ItemRecord, MeasurementLike, Progress, RecommendationLike
 
 # The public names are loaded on first use (PEP 562), so `import spacrbench`
 # costs the library and little more; `from spacrbench import benchmark`
@@ -37,8 +38,10 @@ _LAZY = {
     "available_memory_bytes": "_recommend", "format_report": "_recommend",
     "recommend_workers": "_recommend", "benchmark": "_run",
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_results",
-    "Progress": "_types", "Recommendation": "_results",
-    "SpacrbenchError": "_errors", "SpacrbenchMemoryError": "_errors",
+    "MeasurementLike": "_types", "Progress": "_types", "Recommendation": "_results",
+    "RecommendationLike": "_types",
+    "SpacrbenchError": "_errors", "SpacrbenchFileNotFoundError": "_errors",
+    "SpacrbenchMemoryError": "_errors",
     "SpacrbenchOSError": "_errors", "SpacrbenchRuntimeError": "_errors",
     "SpacrbenchTypeError": "_errors", "SpacrbenchValueError": "_errors",
     "UnsupportedPlatformError": "_errors",
@@ -69,11 +72,14 @@ __all__ = [
     "GpuInfo",
     "ItemRecord",
     "Measurement",
+    "MeasurementLike",
     "Progress",
     "Recommendation",
+    "RecommendationLike",
     "ScalePoint",
     "ScaleResult",
     "SpacrbenchError",
+    "SpacrbenchFileNotFoundError",
     "SpacrbenchMemoryError",
     "SpacrbenchOSError",
     "SpacrbenchRuntimeError",

@@ -39,23 +39,33 @@ def upstream_int(value: Any, name: str) -> int:
 
 
 def byte_size(value: Any, name: str) -> int:
-    """A byte count: what int() accepts (as spaCR read it), or a size as text
+    """A byte count (docs/python.md, "Byte sizes"), never negative: an int
+    (numpy integers too), a finite float truncated as spaCR's int() did
+    (``available_bytes=0.8 * total``), a numeric string, or a size as text
     read by the library's one parser, the command's (spacrbench_parse_size):
     "4G" and "4GiB" are 4 * 1024**3, "4GB" is 4 * 1000**3 (Dask's
-    parse_bytes). Kept within the library's 64-bit fields."""
+    parse_bytes). A bool is a TypeError (True is not one byte); a negative
+    size a ValueError, as the command's --reserve -1 is; both name the
+    argument. Kept within the library's 64-bit fields."""
+    if isinstance(value, bool):
+        raise SpacrbenchTypeError(f"{name} must be a byte count (an int, a float or a size "
+                                  f"such as '4GiB'), not bool ({value!r})")
     if isinstance(value, str):
         try:
-            return upstream_int(value, name)
+            n = upstream_int(value, name)
         except SpacrbenchValueError:
-            pass
-        from ._binding import c_text, ffi, lib
+            from ._binding import c_text, ffi, lib
 
-        out = ffi.new("int64_t *")
-        if lib.spacrbench_parse_size(value.encode("utf-8", "surrogateescape"), out) != 0:
-            why = c_text(lib.spacrbench_last_error_message())
-            raise SpacrbenchValueError(f"{name}: {why}") from None
-        return int(out[0])
-    return upstream_int(value, name)
+            out = ffi.new("int64_t *")
+            if lib.spacrbench_parse_size(value.encode("utf-8", "surrogateescape"), out) != 0:
+                why = c_text(lib.spacrbench_last_error_message())
+                raise SpacrbenchValueError(f"{name}: {why}") from None
+            n = int(out[0])
+    else:
+        n = upstream_int(value, name)
+    if n < 0:
+        raise SpacrbenchValueError(f"{name} must be >= 0, not {value!r}")
+    return n
 
 
 def upstream_maximum(value: Any) -> int:

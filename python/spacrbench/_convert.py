@@ -410,11 +410,32 @@ def _json(call: Any, what: str) -> Any:
     return json.loads(format_text(call, what))
 
 
+def record_labels(m: Any) -> Optional[List[str]]:
+    """The item labels m's records carry (ItemRecord.item), one per record
+    ("" where one has none); None when no record has one (spaCR's
+    Measurement has no records). A benchmark() measurement's records, still
+    as the library wrote them, have none: they are not decoded for this."""
+    if type(getattr(m, "__dict__", {}).get("records")) is LazyRecords:
+        return None
+    labels = [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())]
+    for i, label in enumerate(labels):
+        if label is not None and not isinstance(label, str):
+            raise SpacrbenchTypeError(f"records[{i}].item must be a str or None, "
+                                      f"not {type(label).__name__}")
+    if all(label is None for label in labels):
+        return None
+    return [label or "" for label in labels]
+
+
 def measurement_dict(m: Measurement) -> Dict[str, Any]:
     """The library's JSON object of m (spacrbench_measurement_to_json)."""
-    with c_measurement(m) as cm:
+    with c_measurement(m) as cm:  # the records checked first
+        shown = record_labels(m)  # each record's "item", as the command's JSON has it
+        labels = [ffi.new("char[]", c_string(s, f"records[{i}].item"))
+                  for i, s in enumerate(shown or ())]
+        c_labels = ffi.new("char *[]", labels) if labels else ffi.NULL
         return _json(lambda buf, cap: lib.spacrbench_measurement_to_json(  # type: ignore[no-any-return]
-            cm, ffi.NULL, 0, buf, cap), "to_dict")
+            cm, c_labels, len(labels), buf, cap), "to_dict")
 
 
 # ------------------------------------------------------------- recommendation

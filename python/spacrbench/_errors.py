@@ -26,6 +26,12 @@ class SpacrbenchOSError(SpacrbenchError, OSError):
     """The operating system refused what the library asked of it."""
 
 
+class SpacrbenchFileNotFoundError(SpacrbenchOSError, FileNotFoundError):
+    """A path given to the package is not there, or is not what it must
+    be (summarize()'s directory, its job_script); errno and filename are
+    set, so `except FileNotFoundError` and `except OSError` keep working."""
+
+
 class SpacrbenchMemoryError(SpacrbenchError, MemoryError):
     """The library could not allocate memory."""
 
@@ -37,6 +43,6 @@ class UnsupportedPlatformError(SpacrbenchError, NotImplementedError):
     everywhere."""
 
 
-__all__ = ["SpacrbenchError", "SpacrbenchMemoryError", "SpacrbenchOSError",
+__all__ = ["SpacrbenchError", "SpacrbenchFileNotFoundError", "SpacrbenchMemoryError", "SpacrbenchOSError",
            "SpacrbenchRuntimeError", "SpacrbenchTypeError", "SpacrbenchValueError",
            "UnsupportedPlatformError"]

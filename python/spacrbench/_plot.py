@@ -4,15 +4,36 @@ optional extra, never imported by `import spacrbench`)."""
 from __future__ import annotations
 
 import importlib
+import textwrap
 from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import SpacrbenchValueError
+from ._words import counted
 
 if TYPE_CHECKING:
     from ._results import Measurement
     from ._timeline import Timeline
 
 _MIB = 2**20
+#: Characters a title line may hold: one of the two panels side by side,
+#: and a panel as wide as the figure (9 in at matplotlib's 12 pt title).
+HALF_WIDTH, FULL_WIDTH = 38, 78
+
+
+def wrapped(text: str, width: int) -> str:
+    """text in lines of at most width characters, so a title is never cut
+    off at the figure's edge."""
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+
+
+def peak_words(m: "Measurement") -> str:
+    """How m's peak was obtained, in the report's words (the library's:
+    "exact, kernel high-water mark", never the name "hwm_reset")."""
+    from ._binding import c_text, lib
+    from ._convert import c_measurement
+
+    with c_measurement(m) as cm:
+        return c_text(lib.spacrbench_measurement_peak_words(cm))
 
 
 def _figure_class() -> Any:
@@ -49,7 +70,7 @@ def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
     peaks.axhline(m.baseline_rss_bytes / _MIB, color="0.5", linestyle=":", label="baseline")
     peaks.set_xlabel("item")
     peaks.set_ylabel("MiB")
-    peaks.set_title(f"peak RSS per item ({m.peak_method})")
+    peaks.set_title(f"peak RSS per item\n{wrapped(f'({peak_words(m)})', HALF_WIDTH)}")
     peaks.legend()
     locator = importlib.import_module("matplotlib.ticker").MaxNLocator
     for axes in (times, peaks):  # item numbers are whole: no tick at 1.5
@@ -82,9 +103,10 @@ def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int) -> N
     axes.axhline(baseline_rss_bytes / _MIB, color="0.5", linestyle=":", label="baseline")
     axes.set_xlabel("seconds since the run began (shaded: items; grey: warm-up)")
     axes.set_ylabel("MiB")
-    every = f"every {timeline.interval_us / 1000:g} ms"
-    if timeline.downsampled:
-        every += (f"; downsampled to {len(timeline.points)} points, each the highest of "
-                  f"{timeline.stride} samples")
-    axes.set_title(f"memory over time ({timeline.samples} samples {every})")
+    title = (f"memory over time: {counted(timeline.samples, 'sample')} every "
+             f"{timeline.interval_us / 1000:g} ms")
+    if timeline.downsampled:  # its own line: one line was cut off at the right edge
+        title += (f"\ndownsampled to {counted(len(timeline.points), 'point')}, each the "
+                  f"highest of {timeline.stride} samples")
+    axes.set_title("\n".join(wrapped(line, FULL_WIDTH) for line in title.split("\n")))
     axes.legend(loc="upper left", fontsize=8)

@@ -44,7 +44,7 @@ def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
     (what Measurement.plot() draws: records, baseline, timeline)."""
     d = doc["measurement"]
     records = tuple(ItemRecord(r["index"], r["seconds"], r.get("peak_rss_bytes"),
-                               r.get("peak_vram_bytes"), bool(r.get("is_warmup")))
+                               r.get("peak_vram_bytes"), bool(r.get("is_warmup")), r.get("item"))
                     for r in d.get("records", ()))
     return Measurement(items=d["items"], seconds=d["seconds"],
                        peak_rss_bytes=d.get("peak_rss_bytes") or 0,

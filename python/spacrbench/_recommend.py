@@ -4,15 +4,23 @@ command, C users and Python users get the same answer for the same input."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, SupportsFloat, SupportsIndex, SupportsInt, Union
+import os
+from typing import (TYPE_CHECKING, Any, Optional, Sequence, SupportsFloat, SupportsIndex,
+                    SupportsInt, Union)
 
 from ._binding import AUTO, check, ffi, lib
-from ._compat import (INT64_MAX, as_measurement, as_recommendation, byte_size,
+from ._compat import (as_measurement, as_recommendation, byte_size,
                       optional_measurement, upstream_int, upstream_maximum)
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._results import Recommendation
+from ._results import Measurement, Recommendation
 from ._types import MeasurementLike, RecommendationLike
 
+if TYPE_CHECKING:
+    from ._scale import ScaleResult
+
+# The annotations name only what `spacrbench` exports (help() shows them as
+# written): Measurement and Recommendation, and the protocols
+# spacrbench.MeasurementLike / RecommendationLike that spaCR's objects meet.
 
 
 def available_memory_bytes() -> int:
@@ -22,17 +30,7 @@ def available_memory_bytes() -> int:
     return int(lib.spacrbench_available_memory_bytes())
 
 
-def _non_negative(value: Any, name: str) -> int:
-    """A spacrbench-only figure (not one of spaCR's arguments): int() as
-    for spaCR's, and a negative one is refused (the message quotes the value
-    given, not a clamped one)."""
-    n = byte_size(value, name)
-    if n < 0:
-        raise SpacrbenchValueError(f"{name} must be >= 0, not {value!r}")
-    return min(n, INT64_MAX)
-
-
-def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
+def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = None, *,
                       cores: Union[None, int, float, str, SupportsInt, SupportsIndex] = None,
                       available_bytes: Union[None, int, float, str, SupportsInt,
                                              SupportsIndex] = None,
@@ -44,7 +42,7 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
                       free_vram_bytes: Union[None, int, float, str, SupportsInt,
                                              SupportsIndex] = None,
                       start_method: Optional[str] = None,
-                      scaling: Optional[Any] = None) -> Recommendation:
+                      scaling: Optional[ScaleResult] = None) -> Recommendation:
     """Recommend a worker count: min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
     VRAM bound, maximum), never below 1. cores and available_bytes default
@@ -59,11 +57,13 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
     As in spaCR, the numbers are read with int() (2.5 cores is 2, 3.4e10
     bytes is fine), cores below 1 count as 1, and any object with spaCR's
     Measurement attributes is a measurement (kept as rec.measurement).
-    Negative available_bytes and reserve_bytes count as 0 and maximum below
-    1 as 1 (docs/python.md lists where this differs from spaCR). The byte
-    arguments also take a size as text, read as the command reads
-    --reserve: "4G" and "4GiB" are 4 GiB (powers of 1024), "4GB" is 4e9
-    bytes (powers of 1000, as Dask's parse_bytes).
+    Maximum below 1 counts as 1. The byte arguments (available_bytes,
+    reserve_bytes, vram_reserve_bytes, free_vram_bytes) also take a size as
+    text, read as the command reads --reserve: "4G" and "4GiB" are 4 GiB
+    (powers of 1024), "4GB" is 4e9 bytes (powers of 1000, as Dask's
+    parse_bytes); a negative one is a ValueError and a bool a TypeError,
+    both naming the argument (docs/python.md lists where this differs from
+    spaCR).
 
     scaling: a ScaleResult of spacrbench.scale() on the same work. Its
     measured knee, within the serial bounds (memory, VRAM, maximum), is
@@ -79,13 +79,12 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
           "spacrbench_recommend_options_init")
     opts.cores = AUTO if cores is None else max(1, upstream_int(cores, "cores"))
     opts.available_bytes = (AUTO if available_bytes is None
-                            else max(0, byte_size(available_bytes, "available_bytes")))
-    opts.reserve_bytes = (AUTO if reserve_bytes is None
-                          else max(0, byte_size(reserve_bytes, "reserve_bytes")))
+                            else byte_size(available_bytes, "available_bytes"))
+    opts.reserve_bytes = AUTO if reserve_bytes is None else byte_size(reserve_bytes, "reserve_bytes")
     opts.maximum = max(1, upstream_maximum(maximum))
-    opts.vram_reserve_bytes = _non_negative(vram_reserve_bytes, "vram_reserve_bytes")
+    opts.vram_reserve_bytes = byte_size(vram_reserve_bytes, "vram_reserve_bytes")
     opts.free_vram_bytes = (AUTO if free_vram_bytes is None
-                            else _non_negative(free_vram_bytes, "free_vram_bytes"))
+                            else byte_size(free_vram_bytes, "free_vram_bytes"))
     if start_method is not None:
         from ._convert import START_METHODS
 
@@ -105,9 +104,10 @@ def recommend_workers(measurement: Optional[MeasurementLike] = None, *,
 
 
 
-def format_report(measurement: MeasurementLike,
-                  recommendation: Optional[RecommendationLike] = None, *,
-                  format: str = "text") -> str:
+def format_report(measurement: Union[Measurement, MeasurementLike],
+                  recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
+                  format: str = "text",
+                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None) -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
     its label and number format; spacrbench's detail follows. Objects with
@@ -115,13 +115,21 @@ def format_report(measurement: MeasurementLike,
 
     format="markdown" gives the same figures as a Markdown summary, one
     table row per item and the recommendation with its evidence (to paste
-    into a GitHub issue); format="csv" one row per item (see _export.py)."""
+    into a GitHub issue); format="csv" one row per item (see _export.py).
+    Their item column shows item_labels (one str or path per record, warm-up
+    included, e.g. the file names given to benchmark()), else the labels
+    the records carry (ItemRecord.item, as in the command's JSON); the
+    text report has no item column, so item_labels there is a ValueError."""
     m = as_measurement(measurement)
     rec = as_recommendation(recommendation)
     if format != "text":
-        from ._export import export_text
+        from ._export import export_text, given_labels
 
-        return export_text(m, rec, format)
+        labels = None if item_labels is None else given_labels(m, item_labels)
+        return export_text(m, rec, format, labels)
+    if item_labels is not None:
+        raise SpacrbenchValueError("item_labels: the text report has no item column; pass "
+                                   "format='markdown' or format='csv'")
     from ._convert import format_report as _format_report
 
     # The whole text is the library's (spacrbench_format_report_with): the

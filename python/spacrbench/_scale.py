@@ -42,6 +42,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._results import _cut
+from ._words import counted
 
 _barrier: Any = None
 
@@ -122,7 +124,7 @@ class ScalePoint:
     oom_killed: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class ScaleResult:
     points: Tuple[ScalePoint, ...]
     chosen_workers: Optional[int]
@@ -136,6 +138,15 @@ class ScaleResult:
     json_text: str = dataclasses.field(repr=False)
     #: The library's result (recommend_workers(scaling=...) reads it).
     _c: Any = dataclasses.field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        """The decision only (as Measurement's and Recommendation's);
+        to_dict(), .points and str() have everything."""
+        counts = [p.workers for p in self.points]
+        span = (f"{min(counts)}-{max(counts)} workers" if len(set(counts)) > 1
+                else counted(counts[0], "worker") if counts else "none")
+        return (f"ScaleResult(chosen_workers={self.chosen_workers!r}, verdict={self.verdict!r}, "
+                f"{len(self.points)} point(s): {span}, reason={_cut(self.reason, 48)!r})")
 
     def __str__(self) -> str:
         return self.table
@@ -182,7 +193,9 @@ class ScaleResult:
         mem.set_xlabel("workers")
         mem.set_ylabel("MiB")
         mem.set_title(f"group peak ({self.peak_method})")
-        fig.suptitle(self.reason, fontsize=8)
+        from ._plot import wrapped
+
+        fig.suptitle(wrapped(self.reason, 150), fontsize=8)  # whole, never cut off
         fig.tight_layout()
         if path is not None:
             fig.savefig(path)
@@ -386,7 +399,7 @@ def _measure(work: Callable[[Any], Any], items: List[Any], k: int, timing: _Timi
         try:
             list(pool.map(_warm, range(k)))
         except Exception as exc:  # fork/spawn failed (pids.max, memory): a failed point
-            notes.append(f"{k} workers: the pool could not start them all: {exc!r}")
+            notes.append(f"{counted(k, 'worker')}: the pool could not start them all: {exc!r}")
             point["failed"] = True
             _end_pool(pool, barrier)
             ended = True
@@ -428,10 +441,10 @@ def _measure(work: Callable[[Any], Any], items: List[Any], k: int, timing: _Timi
             kills = group.oom_kills()
             if kills > 0 and point.get("limit_bytes"):
                 point["oom_killed"] = True
-                notes.append(f"{k} workers: OOM-killed in their group at its limit "
+                notes.append(f"{counted(k, 'worker')}: OOM-killed in their group at its limit "
                              f"(the budget); the caller is above the group and was not touched")
             else:
-                notes.append(f"{k} workers: the work raised {exc!r}")
+                notes.append(f"{counted(k, 'worker')}: the work raised {exc!r}")
             _end_pool(pool, barrier)
             ended = True
         point["peak_bytes"], point["peak_method"] = group.peak()
@@ -585,7 +598,7 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
         top = min(top, MAX_WORKERS)
         counts = [1] + [k for k in (2 ** i for i in range(1, 11)) if k < top] + (
             [top] if top > 1 else [])
-        notes.append(f"worker counts up to {top}: {cores} usable cores")
+        notes.append(f"worker counts up to {top}: {counted(cores, 'usable core')}")
         rest = counts[1:]
     else:
         rest = counts

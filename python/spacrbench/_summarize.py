@@ -8,13 +8,14 @@ module calls it and returns its document as dataclasses (_summary.py)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from ._binding import check, ffi, lib
-from ._errors import SpacrbenchValueError
+from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
 from ._summary import Summary, TaskSummary, summary_of
 
 __all__ = ["Summary", "TaskSummary", "summarize", "main"]
@@ -22,11 +23,24 @@ __all__ = ["Summary", "TaskSummary", "summarize", "main"]
 MANIFEST = "spacrbench-array.json"
 
 
-def _path(value: "os.PathLike[str] | str", name: str) -> bytes:
-    path = os.fsencode(os.fspath(value))
+def _path(value: Any, name: str) -> bytes:
+    try:
+        path = os.fsencode(os.fspath(value))
+    except TypeError:
+        raise SpacrbenchTypeError(f"summarize(): {name} must be a path (str or os.PathLike), "
+                                  f"not {type(value).__name__}") from None
     if b"\0" in path:
         raise SpacrbenchValueError(f"{name} must not contain a NUL character, got {value!r}")
     return path
+
+
+def _missing(path: bytes, name: str, what: str) -> SpacrbenchFileNotFoundError:
+    """The error for a path that is not there, or is there but not a
+    `what` (no such directory either way: ENOENT): errno and filename set,
+    the message naming the argument."""
+    why = "does not exist" if not os.path.lexists(path) else f"is not a {what}"
+    return SpacrbenchFileNotFoundError(errno.ENOENT, f"summarize(): {name} {why}",
+                                       os.fsdecode(path))
 
 
 def _document(directory: bytes, job_script: Optional[bytes]) -> str:
@@ -47,12 +61,17 @@ def summarize(directory: "os.PathLike[str] | str",
     """Read directory/task-*.json (and the array's manifest) and summarize
     them; job_script: the script the tasks ran, whose #SBATCH --array says
     which tasks there were (else the manifest, else what DIR shows).
-    FileNotFoundError for a directory that is not there; ValueError (the
-    library's words) for one that holds nothing to summarize."""
+    SpacrbenchFileNotFoundError (a FileNotFoundError, so an OSError, and a
+    SpacrbenchError) naming the argument for a directory or job_script
+    that is not there (or not a directory / a file); TypeError for a value
+    that is not a path; ValueError (the library's words) for a directory
+    that holds nothing to summarize."""
     path = _path(directory, "directory")
-    if not os.path.isdir(path):
-        raise FileNotFoundError(f"{os.fsdecode(path)} is not a directory")
     job = _path(job_script, "job_script") if job_script is not None else None
+    if not os.path.isdir(path):
+        raise _missing(path, "directory", "directory")
+    if job is not None and not os.path.isfile(job):
+        raise _missing(job, "job_script", "regular file")
     return summary_of(json.loads(_document(path, job)))
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from ._words import counted
+
 
 @dataclass(frozen=True)
 class TimelinePoint:
@@ -51,8 +53,9 @@ class Timeline:
     max_points: int = 2000
 
     def __repr__(self) -> str:
-        return (f"Timeline({len(self.points)} points, {len(self.items)} items, "
-                f"{self.samples} samples every {self.interval_us / 1000:g} ms"
+        return (f"Timeline({counted(len(self.points), 'point')}, "
+                f"{counted(len(self.items), 'item')}, "
+                f"{counted(self.samples, 'sample')} every {self.interval_us / 1000:g} ms"
                 f"{f', {self.stride} per point' if self.stride > 1 else ''})")
 
     @property

@@ -8,6 +8,7 @@ import math
 from typing import Any, Optional
 
 from ._binding import NOT_MEASURED, check, lib, new_struct
+from ._errors import SpacrbenchTypeError
 from ._timeline import Timeline, TimelineItem, TimelinePoint
 
 
@@ -49,7 +50,7 @@ def timeline_to_c(cm: Any, tl: Any) -> None:
     """Copy a Timeline into a C measurement (TypeError/ValueError naming the
     field for what the library refuses)."""
     if not isinstance(tl, Timeline):
-        raise TypeError(f"timeline must be a Timeline or None, not {type(tl).__name__}")
+        raise SpacrbenchTypeError(f"timeline must be a Timeline or None, not {type(tl).__name__}")
     info = new_struct("spacrbench_timeline_info")
     info.interval_us, info.samples, info.stride = tl.interval_us, tl.samples, tl.stride
     check(lib.spacrbench_measurement_timeline_begin(cm, info), "timeline")

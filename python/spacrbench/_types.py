@@ -58,19 +58,23 @@ class RecommendationLike(Protocol):
 
 @dataclass(frozen=True)
 class ItemRecord:
-    """One item's own cost. None means not measured."""
+    """One item's own cost. None means not measured. item: the item's label
+    (the command's JSON "item": its text, a file name), shown in the item
+    column of format_report(format="csv" | "markdown"); None when not known
+    (benchmark() keeps none: its items are Python objects)."""
 
     index: int
     seconds: float
     peak_rss_bytes: Optional[int] = None
     peak_vram_bytes: Optional[int] = None
     is_warmup: bool = False
+    item: Optional[str] = None
 
     if TYPE_CHECKING:  # the constructor takes what the run time accepts
         def __init__(self, index: Figure, seconds: float,
                      peak_rss_bytes: Optional[Figure] = None,
                      peak_vram_bytes: Optional[Figure] = None,
-                     is_warmup: bool = False) -> None: ...
+                     is_warmup: bool = False, item: Optional[str] = None) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "peak_words.h"
 #include "utf8.h"
 
 /* text as Markdown inline text: '|' and '\' and the characters that start
@@ -67,7 +68,8 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
                        f->seconds > 0 ? f->cpu_seconds / f->seconds : 0.0);
     sb_text_printf(t, " |\n| peak RSS | ");
     bytes_cell(t, f->peak_rss_bytes);
-    sb_text_printf(t, " (%s) |\n| baseline RSS | ", spacrbench_peak_method_name(f->peak_method));
+    sb_text_printf(t, " (%s) |\n| baseline RSS | ",
+                   sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
     bytes_cell(t, f->baseline_rss_bytes);
     sb_text_printf(t, " |\n| footprint (peak - baseline) | ");
     bytes_cell(t, spacrbench_measurement_work_rss_bytes(m));

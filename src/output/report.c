@@ -6,31 +6,8 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "peak_words.h"
 #include "platform_words.h"
-
-/* How the peak was obtained, in the report's words. A peak that hugetlb
- * pages could escape (in neither RSS nor VmHWM) is never called exact. */
-static const char *peak_method_words(int method, int hugetlb_uncovered)
-{
-    if (hugetlb_uncovered &&
-        (method == SPACRBENCH_PEAK_HWM_RESET || method == SPACRBENCH_PEAK_HWM_WINDOW))
-        return "exact for ordinary pages; hugetlb pages not covered, see the notes";
-    switch (method) {
-    case SPACRBENCH_PEAK_HWM_RESET:
-    case SPACRBENCH_PEAK_HWM_WINDOW:
-        return SB_WORDS_EXACT_PEAK;
-    case SPACRBENCH_PEAK_SAMPLED:
-        return "sampled";
-    case SPACRBENCH_PEAK_CGROUP:
-        return "exact, cgroup peak of the process tree";
-    case SPACRBENCH_PEAK_CHILD_RUSAGE:
-        return "child's high-water mark";
-    case SPACRBENCH_PEAK_SUPPLIED:
-        return "supplied";
-    default:
-        return "not measured";
-    }
-}
 
 static double gib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
 
@@ -145,7 +122,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     sb_format_bytes(a, sizeof a, peak);
     sb_text_printf(t, "  peak RSS            %.2f GiB (%s%s%s)\n", gib(peak),
                    below_gib(peak) ? a : "", below_gib(peak) ? ", " : "",
-                   peak_method_words(f->peak_method, m->hugetlb_uncovered));
+                   sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
     int64_t work = spacrbench_measurement_work_rss_bytes(m);
     sb_format_bytes(a, sizeof a, work);
     sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);

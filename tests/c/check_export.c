@@ -207,6 +207,60 @@ START_TEST(markdown_tables_are_well_formed)
 }
 END_TEST
 
+static spacrbench_measurement *one_item(int peak_method)
+{
+    spacrbench_run_plan plan;
+    spacrbench_run_plan_init(&plan, sizeof plan);
+    plan.items = 1;
+    plan.warmup = 0;
+    plan.peak_method = peak_method;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_begin(&plan, &m), 0);
+    spacrbench_item_figures it;
+    spacrbench_item_figures_init(&it, sizeof it);
+    it.seconds = 0.5;
+    it.peak_rss_bytes = INT64_C(150) << 20;
+    ck_assert_int_eq(spacrbench_measurement_add_item(m, &it), 0);
+    ck_assert_int_eq(spacrbench_measurement_end(m), 0);
+    return m;
+}
+
+/* The Markdown export said "| peak RSS | 150.0 MiB (hwm_reset) |": the
+ * method is shown in the report's words, the same as the text report's. */
+START_TEST(markdown_names_the_peak_method_in_the_reports_words)
+{
+    static const struct {
+        int method;
+        const char *words;
+    } cases[] = {
+        {SPACRBENCH_PEAK_HWM_RESET, "exact, "}, /* the platform's words follow */
+        {SPACRBENCH_PEAK_HWM_WINDOW, "exact, "},
+        {SPACRBENCH_PEAK_SAMPLED, "sampled"},
+        {SPACRBENCH_PEAK_CGROUP, "exact, cgroup peak of the process tree"},
+        {SPACRBENCH_PEAK_CHILD_RUSAGE, "child's high-water mark"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        spacrbench_measurement *m = one_item(cases[i].method);
+        const char *words = spacrbench_measurement_peak_words(m);
+        ck_assert_ptr_nonnull(strstr(words, cases[i].words));
+        char *md = export_text(m, NULL, SPACRBENCH_FORMAT_MARKDOWN, NULL, 0);
+        char want[160];
+        snprintf(want, sizeof want, "| peak RSS | 150.0 MiB (%s) |\n", words);
+        ck_assert_msg(strstr(md, want) != NULL, "no \"%s\" in:\n%s", want, md);
+        const char *name = spacrbench_peak_method_name(cases[i].method);
+        snprintf(want, sizeof want, "(%s)", name);
+        if (strcmp(name, words) != 0) /* "sampled" is both */
+            ck_assert_msg(strstr(md, want) == NULL, "the enum name %s in:\n%s", want, md);
+        free(md);
+        char report[4096];
+        ck_assert_int_gt(spacrbench_format_report(m, NULL, report, sizeof report), 0);
+        ck_assert_msg(strstr(report, words) != NULL, "the report says otherwise:\n%s", report);
+        spacrbench_measurement_free(m);
+    }
+    ck_assert_str_eq(spacrbench_measurement_peak_words(NULL), "not measured");
+}
+END_TEST
+
 START_TEST(bad_input_is_refused)
 {
     spacrbench_measurement *m = three_items();
@@ -243,6 +297,7 @@ int main(void)
     TCase *tc = tcase_create("export");
     tcase_add_test(tc, csv_has_one_row_per_item_and_quotes_what_needs_it);
     tcase_add_test(tc, markdown_tables_are_well_formed);
+    tcase_add_test(tc, markdown_names_the_peak_method_in_the_reports_words);
     tcase_add_test(tc, bad_input_is_refused);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

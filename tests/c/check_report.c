@@ -60,8 +60,8 @@ START_TEST(report_has_every_label_and_figure)
                               "2.00 item/s (0.50 s each)",
                               "median 0.350 s, max 0.500 s",
                               "\n  peak RSS            0.88 GiB (900.0 MiB, supplied)\n",
-                              "\n  attributable to it  0.78 GiB (800.0 MiB above a baseline of "
-                              "100.0 MiB)\n",
+                              ("\n  attributable to it  0.78 GiB (800.0 MiB above a baseline of "
+                               "100.0 MiB)\n"),
                               "VRAM",
                               "not measured",
                               "recommended workers 2",

@@ -52,6 +52,8 @@ static void remove_dir(char *d)
 }
 
 static void put(const char *dir, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void put(const char *dir, const char *name, const char *fmt, ...)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);

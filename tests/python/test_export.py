@@ -119,3 +119,67 @@ def test_the_command_writes_both_files(tmp_path: Path) -> None:
     bad = subprocess.run([str(exe), "--export-csv", "", "--fields", "1"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--export-csv" in bad.stderr
+
+
+def test_csv_and_markdown_show_the_item_labels_given() -> None:
+    """The item column was always empty from Python; the command fills it."""
+    m = spacrbench.benchmark(_touch, [4, 8, 16], warmup=1)
+    names = ["a.tif", Path("b,c.tif"), "d|e.tif"]
+    rows = list(csv.DictReader(io.StringIO(
+        spacrbench.format_report(m, format="csv", item_labels=names), newline="")))
+    assert [row["item"] for row in rows] == ["a.tif", "b,c.tif", "d|e.tif"]
+    md = spacrbench.format_report(m, format="markdown", item_labels=names)
+    items = _tables(md)[1]
+    assert items[0][:2] == ["#", "item"] and [r[1] for r in items[2:]] == [
+        "a.tif", "b,c.tif", "d\\|e.tif"]
+    with pytest.raises(ValueError, match="^item_labels has 2 label"):
+        spacrbench.format_report(m, format="csv", item_labels=names[:2])
+    with pytest.raises(TypeError, match=r"^item_labels\[1\] must be a str"):
+        spacrbench.format_report(m, format="csv", item_labels=["a", 2, "c"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="^item_labels must be a sequence"):
+        spacrbench.format_report(m, format="csv", item_labels="abc")
+    with pytest.raises(ValueError, match="^item_labels: the text report has no item column"):
+        spacrbench.format_report(m, item_labels=names)
+
+
+def test_the_labels_the_records_carry_are_exported() -> None:
+    """A measurement read from the command's JSON (each record's "item")
+    keeps its labels: the CSV, the Markdown and to_dict() show them."""
+    records = (spacrbench.ItemRecord(0, 0.5, 2**20, is_warmup=True, item="warm.tif"),
+               spacrbench.ItemRecord(1, 0.5, 2**20, item="one.tif"),
+               spacrbench.ItemRecord(2, 0.5, 2**20))
+    m = spacrbench.Measurement(items=2, seconds=1.0, peak_rss_bytes=2**20, records=records)
+    rows = list(csv.DictReader(io.StringIO(spacrbench.format_report(m, format="csv"),
+                                           newline="")))
+    assert [row["item"] for row in rows] == ["warm.tif", "one.tif", ""]
+    assert "| 2 | one.tif |" in spacrbench.format_report(m, format="markdown")
+    assert [r.get("item") for r in m.to_dict()["records"]] == ["warm.tif", "one.tif", ""]
+    plain = dataclasses.replace(m, records=tuple(dataclasses.replace(r, item=None)
+                                                 for r in records))
+    assert all("item" not in r for r in plain.to_dict()["records"])
+    with pytest.raises(TypeError, match=r"records\[0\]\.item must be a str"):
+        spacrbench.format_report(dataclasses.replace(m, records=(
+            spacrbench.ItemRecord(0, 0.5, item=5),)), format="csv")  # type: ignore[arg-type]
+
+
+def test_markdown_from_python_names_the_method_in_the_reports_words() -> None:
+    """'| peak RSS | 150.6 MiB (hwm_reset) |' showed the JSON name."""
+    m = spacrbench.Measurement(items=1, seconds=1.0, peak_rss_bytes=150 * 2**20,
+                               peak_method="hwm_reset")
+    md = spacrbench.format_report(m, format="markdown")
+    row = [line for line in md.splitlines() if line.startswith("| peak RSS |")][0]
+    assert "(hwm_reset)" not in row and "exact, " in row, row
+    assert row.split("(")[1].rstrip(") |") in spacrbench.format_report(m)
+
+
+def test_an_object_with_spacrs_attributes_has_no_labels_and_still_exports() -> None:
+    class SpacrMeasurement:  # spaCR's attributes, no records
+        __slots__ = ("items", "seconds", "peak_rss_bytes")
+
+        def __init__(self) -> None:
+            self.items, self.seconds, self.peak_rss_bytes = 2, 1.0, 2**30
+
+    m = SpacrMeasurement()
+    assert "| peak RSS |" in spacrbench.format_report(m, format="markdown")
+    rec = spacrbench.recommend_workers(m, cores=2, available_bytes=2**34)
+    assert rec.to_dict()["measurement"]["peak_rss_bytes"] == 2**30

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import json
 import pydoc
 import subprocess
@@ -116,6 +117,49 @@ def test_help_shows_real_types_not_alias_names() -> None:
     for alias in ("WarmupArg", "IntArg", "ProgressArg"):
         assert alias not in text
     assert "SupportsInt" in text and "Callable[[Progress], Any]" in text
+
+
+PUBLIC_FUNCTIONS = ("available_memory_bytes", "benchmark", "format_report", "recommend_workers",
+                    "scale", "summarize")
+
+
+def _names_in(annotation: Any) -> Set[str]:
+    """The top-level names an annotation (a string under `from __future__
+    import annotations`) refers to: `os.PathLike[str]` refers to os."""
+    text = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+    names = set()
+    for node in ast.walk(ast.parse(text, mode="eval")):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+    return names
+
+
+@pytest.mark.parametrize("name", PUBLIC_FUNCTIONS)
+def test_every_annotation_in_help_names_something_a_user_can_import(name: str) -> None:
+    """help(recommend_workers) showed 'Optional[MeasurementLike]', a name
+    spacrbench did not export, and scaling: 'Optional[Any]'."""
+    import builtins
+    import typing
+
+    reachable = set(dir(typing)) | set(dir(builtins)) | set(spacrbench.__all__) | {"os"}
+    signature = inspect.signature(getattr(spacrbench, name))
+    annotations = [p.annotation for p in signature.parameters.values()
+                   if p.annotation is not inspect.Parameter.empty]
+    annotations.append(signature.return_annotation)
+    for annotation in annotations:
+        assert _names_in(annotation) <= reachable, (name, annotation)
+
+
+def test_recommend_and_report_show_the_types_they_take() -> None:
+    text = pydoc.render_doc(spacrbench.recommend_workers) + pydoc.render_doc(spacrbench.format_report)
+    assert "scaling: 'Optional[ScaleResult]'" in text
+    assert "measurement: 'Union[Measurement, MeasurementLike, None]'" in text
+    assert "recommendation: 'Union[Recommendation, RecommendationLike, None]'" in text
+    assert "Optional[Any]" not in text
+    from spacrbench import MeasurementLike, RecommendationLike, ScaleResult  # importable
+
+    assert MeasurementLike.__module__ == RecommendationLike.__module__ == "spacrbench._types"
+    assert ScaleResult.__name__ == "ScaleResult"
 
 
 class Recorder:

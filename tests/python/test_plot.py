@@ -60,3 +60,84 @@ def test_command_plots_the_scaling_check(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert "recommended workers" in run.stdout
     assert out.read_bytes()[:8] == PNG
+
+
+def _records(n: int = 3) -> "tuple[spacrbench.ItemRecord, ...]":
+    return tuple(spacrbench.ItemRecord(i, 0.01, 2**20 * (i + 1), is_warmup=i == 0)
+                 for i in range(n))
+
+
+def _titles_inside_the_figure(figure: object) -> "list[str]":
+    """Every axes title drawn, checked to lie inside the figure's width."""
+    backend = pytest.importorskip("matplotlib.backends.backend_agg")
+    canvas = backend.FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    width = figure.bbox.width  # type: ignore[attr-defined]
+    titles = []
+    for axes in figure.axes:  # type: ignore[attr-defined]
+        box = axes.title.get_window_extent(renderer)
+        assert 0 <= box.x0 and box.x1 <= width, (axes.get_title(), box.x0, box.x1, width)
+        titles.append(axes.get_title())
+    return titles
+
+
+@pytest.mark.parametrize("method", ["hwm_reset", "hwm_window", "sampled"])
+def test_the_peak_panel_says_how_the_report_says(method: str) -> None:
+    """The title read 'peak RSS per item (hwm_reset)', the library's enum
+    name; it now has the report's words for the method."""
+    pytest.importorskip("matplotlib")
+    m = spacrbench.Measurement(items=2, seconds=0.02, peak_rss_bytes=3 * 2**20,
+                               records=_records(), peak_method=method)
+    words = spacrbench.format_report(m).split("peak RSS")[1].split("\n")[0]
+    title = _titles_inside_the_figure(m.plot())[1]
+    first, rest = title.split("\n", 1)
+    assert first == "peak RSS per item" and rest.startswith("(") and rest.endswith(")")
+    assert " ".join(rest[1:-1].split()) in words, (title, words)
+    if method != "sampled":
+        assert method not in title and "exact" in title
+
+
+def test_a_downsampled_timeline_title_is_never_cut_off() -> None:
+    """40000 samples downsampled to 1250 points: the one-line title ran past
+    the figure's right edge (961 of 900 pixels)."""
+    pytest.importorskip("matplotlib")
+    from spacrbench import Timeline, TimelinePoint
+
+    points = tuple(TimelinePoint(i * 0.32, 2**20 * (100 + i % 50)) for i in range(1250))
+    down = Timeline(points=points, items=(), interval_us=10000, samples=40000, stride=32)
+    m = spacrbench.Measurement(items=2, seconds=400.0, peak_rss_bytes=150 * 2**20,
+                               records=_records(), timeline=down, peak_method="hwm_reset")
+    title = _titles_inside_the_figure(m.plot())[2]
+    assert title.splitlines() == ["memory over time: 40000 samples every 10 ms",
+                                  "downsampled to 1250 points, each the highest of 32 samples"]
+
+
+@pytest.mark.parametrize("with_items", [False, True])
+def test_an_empty_timeline_plots(tmp_path: Path, with_items: bool) -> None:
+    """A run of a few ms can have a timeline with no point at all."""
+    pytest.importorskip("matplotlib")
+    from spacrbench import Timeline, TimelineItem
+
+    items = tuple(TimelineItem(i, i * 0.001, (i + 1) * 0.001, 2**20, float("nan"), i == 0)
+                  for i in range(3)) if with_items else ()
+    empty = Timeline(points=(), items=items, interval_us=10000, samples=0)
+    m = spacrbench.Measurement(items=2, seconds=0.003, peak_rss_bytes=3 * 2**20,
+                               records=_records(), timeline=empty)
+    figure = m.plot(str(tmp_path / "empty.png"))
+    assert (tmp_path / "empty.png").read_bytes()[:8] == PNG
+    over_time = figure.get_axes()[2]
+    assert over_time.get_title() == "memory over time: 0 samples every 10 ms"
+    assert len(over_time.get_lines()[0].get_xdata()) == 0
+    assert len(over_time.patches) == len(items)
+    assert m.to_dict()["timeline"]["points"] == []
+    assert repr(empty).startswith("Timeline(0 points")
+
+
+def test_a_run_of_a_few_milliseconds_plots_its_timeline(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    m = spacrbench.benchmark(lambda i: None, range(3), warmup=1, timeline=True)
+    assert m.timeline is not None
+    figure = m.plot(str(tmp_path / "short.png"))
+    assert len(figure.get_axes()) == 3
+    assert _titles_inside_the_figure(figure)[2].startswith("memory over time: ")

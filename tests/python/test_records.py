@@ -81,7 +81,7 @@ def test_copy_replace_and_asdict(measured: Measurement) -> None:
     assert d["records"][1] == {"index": 1, "seconds": m.records[1].seconds,
                                "peak_rss_bytes": m.records[1].peak_rss_bytes,
                                "peak_vram_bytes": m.records[1].peak_vram_bytes,
-                               "is_warmup": False}
+                               "is_warmup": False, "item": None}
     assert dataclasses.asdict(eager_twin(measured)) == dataclasses.asdict(measured)
 
 

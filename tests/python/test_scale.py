@@ -113,6 +113,29 @@ def test_failing_work_marks_the_point_failed() -> None:
     assert r.points[0].failed
     assert r.chosen_workers is None
     assert any("item 2 is bad" in n for n in r.notes)
+    # One worker is "1 worker", never "1 workers".
+    assert any(n.startswith("1 worker: the work raised") for n in r.notes), r.notes
+    assert not any("1 workers" in n for n in r.notes), r.notes
+
+
+def test_repr_is_short_and_to_dict_has_everything() -> None:
+    """repr(ScaleResult) printed every point and the whole table (1648-1714
+    characters); now the decision only, as Measurement's and
+    Recommendation's."""
+    mib = 2**20
+    pts = [{"workers": k, "items": 10 * k if k < 8 else 70, "seconds": 1.0,
+            "peak_bytes": 300 * mib * k, "repeats": 3, "spread": 0.01}
+           for k in (1, 2, 4, 8, 16)]
+    r = result_from_points(pts, budget_bytes=64 * 2**30, notes=["a note " * 20])
+    text = repr(r)
+    print(f"repr length: ScaleResult {len(text)}")
+    assert len(text) <= 160, text
+    assert text.startswith(f"ScaleResult(chosen_workers={r.chosen_workers}, "
+                           f"verdict={r.verdict!r}, 5 point(s): 1-16 workers, reason=")
+    assert "ScalePoint(" not in text and "\n" not in text
+    assert len(json.dumps(r.to_dict())) > 1000 and len(r.points) == 5  # the data stays
+    single = result_from_points(pts[:1], budget_bytes=None)
+    assert "1 point(s): 1 worker," in repr(single)
 
 
 def test_points_carry_the_workers_vram_or_none() -> None:

@@ -46,3 +46,51 @@ def test_a_bad_size_names_the_argument(text: str) -> None:
     with pytest.raises(ValueError, match="^reserve_bytes") as info:
         _rec(reserve_bytes=text)
     assert isinstance(info.value, spacrbench.SpacrbenchError)
+
+
+BYTE_ARGUMENTS = ("available_bytes", "reserve_bytes", "vram_reserve_bytes", "free_vram_bytes")
+
+
+def _with(name: str, value: object) -> spacrbench.Recommendation:
+    m = spacrbench.Measurement(items=2, seconds=1.0, peak_rss_bytes=GIB)
+    kwargs = {"cores": 4, "available_bytes": 64 * GIB, name: value}
+    return spacrbench.recommend_workers(m, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", BYTE_ARGUMENTS)
+@pytest.mark.parametrize("value", [-1, -1.0, "-1", -4 * GIB])
+def test_a_negative_size_is_a_value_error_naming_it(name: str, value: object) -> None:
+    """The command refuses --reserve -1; the API took -1 as 0."""
+    with pytest.raises(ValueError, match=f"^{name}") as info:
+        _with(name, value)
+    assert isinstance(info.value, spacrbench.SpacrbenchError)
+    assert repr(value) in str(info.value) or str(value) in str(info.value)
+
+
+@pytest.mark.parametrize("name", BYTE_ARGUMENTS)
+@pytest.mark.parametrize("value", [True, False])
+def test_a_bool_size_is_a_type_error_naming_it(name: str, value: bool) -> None:
+    """True was taken as 1 byte."""
+    with pytest.raises(TypeError, match=f"^{name} must be a byte count.*not bool"):
+        _with(name, value)
+
+
+@pytest.mark.parametrize("value, expected", [
+    (1.5, 1), (2e9, 2 * 10**9), (0.8 * 10 * GIB, int(0.8 * 10 * GIB)), ("4096", 4096), (0, 0),
+])
+def test_numbers_are_read_as_spacr_read_them(value: object, expected: int) -> None:
+    """A finite float is truncated as spaCR's int() did (docs/python.md)."""
+    assert _with("reserve_bytes", value).reserve_bytes == expected
+
+
+def test_numpy_integers_are_sizes() -> None:
+    np = pytest.importorskip("numpy")
+    assert _with("reserve_bytes", np.int64(GIB)).reserve_bytes == GIB
+    with pytest.raises(ValueError, match="^reserve_bytes must be >= 0"):
+        _with("reserve_bytes", np.int32(-1))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_float_that_is_no_size_is_refused(value: float) -> None:
+    with pytest.raises(ValueError, match="^reserve_bytes"):
+        _with("reserve_bytes", value)

@@ -229,8 +229,6 @@ def test_random_sweep_gives_identical_worker_counts(upstream: ModuleType) -> Non
 @pytest.mark.parametrize("kwargs, up_workers, my_workers", [
     # maximum below 1: spaCR says "capped at the 0-worker maximum"; both give 1
     (dict(cores=8, available_bytes=64 * GiB, reserve_bytes=0, maximum=0), 1, 1),
-    # a negative reserve: spaCR adds it to the budget; spacrbench counts it as 0
-    (dict(cores=64, available_bytes=4 * GiB, reserve_bytes=-4 * GiB, maximum=64), 8, 4),
     # a fractional maximum: spaCR returns 2.5 workers; spacrbench 2
     (dict(cores=8, available_bytes=64 * GiB, reserve_bytes=0, maximum=2.5), 2.5, 2),
 ])
@@ -240,6 +238,16 @@ def test_documented_differences(upstream: ModuleType, kwargs: Dict[str, Any],
     assert upstream.recommend_workers(up_m, **kwargs).workers == up_workers
     mine = spacrbench.recommend_workers(my_m, **kwargs)
     assert mine.workers == my_workers and isinstance(mine.workers, int)
+
+
+def test_a_negative_reserve_is_refused(upstream: ModuleType) -> None:
+    # spaCR added it to the budget (8 workers in 4 GiB); spacrbench refuses
+    # it, as the command refuses --reserve -1.
+    up_m, my_m = pairs(upstream, items=1, seconds=1.0, peak_rss_bytes=GiB)
+    kwargs = dict(cores=64, available_bytes=4 * GiB, reserve_bytes=-4 * GiB, maximum=64)
+    assert upstream.recommend_workers(up_m, **kwargs).workers == 8
+    with pytest.raises(ValueError, match="^reserve_bytes must be >= 0"):
+        spacrbench.recommend_workers(my_m, **kwargs)
 
 
 def test_a_negative_baseline_counts_as_zero(upstream: ModuleType) -> None:

@@ -7,6 +7,7 @@ Python, and the Python-side errors."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -176,3 +177,35 @@ def test_a_non_utf8_directory_name_prints(tmp_path: Path, capfd: pytest.CaptureF
     assert main([os.fsdecode(d)]) == 0
     assert main([os.fsdecode(d), "--json"]) == 0
     assert "1 ok" in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("where, words", [("none", "directory does not exist"),
+                                          ("file", "directory is not a directory")])
+def test_a_missing_directory_is_a_spacrbench_and_a_file_not_found_error(
+        tmp_path: Path, where: str, words: str) -> None:
+    """It was a plain FileNotFoundError: `except SpacrbenchError` missed it."""
+    (tmp_path / "file").write_text("x")
+    path = tmp_path / where
+    with pytest.raises(spacrbench.SpacrbenchFileNotFoundError) as info:
+        spacrbench.summarize(path)
+    e = info.value
+    assert isinstance(e, spacrbench.SpacrbenchError) and isinstance(e, FileNotFoundError)
+    assert isinstance(e, OSError) and isinstance(e, spacrbench.SpacrbenchOSError)
+    assert e.errno == errno.ENOENT and e.filename == str(path)
+    assert words in str(e) and str(path) in str(e) and str(e).startswith("[Errno 2] summarize(): ")
+
+
+def test_a_missing_job_script_and_values_that_are_no_path_name_the_argument(
+        tmp_path: Path) -> None:
+    (tmp_path / "task-0.json").write_text(json.dumps(
+        {"mode": "run", "measurement": {"peak_rss_bytes": MIB, "seconds": 1.0}}))
+    with pytest.raises(spacrbench.SpacrbenchFileNotFoundError,
+                       match="job_script does not exist") as info:
+        spacrbench.summarize(tmp_path, job_script=tmp_path / "job.sh")
+    assert info.value.filename == str(tmp_path / "job.sh")
+    with pytest.raises(FileNotFoundError, match="job_script is not a regular file"):
+        spacrbench.summarize(tmp_path, job_script=tmp_path)
+    for args in ((5,), (tmp_path, 5)):
+        with pytest.raises(spacrbench.SpacrbenchTypeError,
+                           match=r"summarize\(\): (directory|job_script) must be a path"):
+            spacrbench.summarize(*args)  # type: ignore[arg-type]

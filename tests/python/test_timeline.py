@@ -52,7 +52,9 @@ def test_items_are_marked_with_their_exact_peaks() -> None:
     assert tl.interval_us == 10000 and tl.max_points == MAX_POINTS
     assert 0 < len(tl.points) <= MAX_POINTS
     assert not tl.downsampled and tl.stride == 1 and tl.samples == len(tl.points)
-    assert repr(tl) == (f"Timeline({len(tl.points)} points, 3 items, {tl.samples} samples "
+    points = "1 point" if len(tl.points) == 1 else f"{len(tl.points)} points"
+    samples = "1 sample" if tl.samples == 1 else f"{tl.samples} samples"
+    assert repr(tl) == (f"Timeline({points}, 3 items, {samples} "
                         f"every 10 ms)")  # short: the points stay out of repr(Measurement)
     seconds = [p.seconds for p in tl.points]
     assert seconds == sorted(seconds)
@@ -181,3 +183,11 @@ def test_command_plots_the_serial_run(tmp_path: Path) -> None:
     assert [i["peak_rss_bytes"] for i in tl["items"]] == [r["peak_rss_bytes"]
                                                         for r in doc["records"]]
     assert _png_size(out) == (900, 720)
+
+
+def test_repr_counts_one_as_one() -> None:
+    one = Timeline(points=(TimelinePoint(0.0, 10),), items=(TimelineItem(0, 0.0, 1.0, 10, 0.0),),
+                   interval_us=10000, samples=1)
+    assert repr(one) == "Timeline(1 point, 1 item, 1 sample every 10 ms)"
+    none = Timeline(points=(), items=(), interval_us=10000, samples=0)
+    assert repr(none) == "Timeline(0 points, 0 items, 0 samples every 10 ms)"

@@ -2,6 +2,7 @@
 calls the API the ways docs/python.md shows, spaCR's accepted inputs
 included, must type-check without casts or ignores."""
 
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple, Union
 
 from spacrbench import (ItemRecord, Measurement, Progress, Recommendation, benchmark,
@@ -31,6 +32,7 @@ recommend_workers(m, cores="8", vram_reserve_bytes=1e9, free_vram_bytes=8e9)
 recommend_workers(start_method="spawn")
 n_jobs: int = rec.workers
 print(format_report(m, rec), rec)
+print(format_report(m, rec, format="csv", item_labels=["a.tif", Path("b.tif")]))
 
 # Hand-made results: integer figures may be finite floats.
 hand = Measurement(items=2.5, seconds=1.0, peak_rss_bytes=4e9)

@@ -3,7 +3,8 @@
 # on /sys/fs/cgroup, no v1 controllers): real discovery under memory.max /
 # memory.high / cpu.max at two levels, `spacrbench run` with a per-item
 # cgroup and memory.peak, its fallback from a leaf that holds processes,
-# and the OOM case. Every figure is printed against its truth.
+# the OOM case, and the budget as the memory.max of the scaling check's
+# groups (the library's and run --scale's). Every figure is printed against its truth.
 #
 #   inside.sh SPACRBENCH HELPER_ALLOC_TOUCH RESULTS_FILE
 #
@@ -256,6 +257,35 @@ if [ -x "$scale_check" ]; then
 else
     say "-- (d) scaling check: skipped, $scale_check not built (run.sh BUILD_DIR with the Check suites)"
 fi
+
+# --- (e) run --scale: each count's group carries the budget as memory.max ----
+# spacrbench in the root, --reserve set so that the budget is about 200 MiB
+# (MemAvailable less the reserve): 1 copy of 120 MiB fits, 3 do not. The
+# 3-worker count must be OOM-killed inside its own group (memory.max,
+# memory.oom.group=1): a `memory` point, exit 0, spacrbench untouched, no
+# group left. Without the limit the VM's 1.5 GiB would hold all three.
+say "-- (e) run --scale: the budget is each count's memory.max (copies of 120 MiB, budget ~200 MiB)"
+avail_mib=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+reserve_mib=$((avail_mib - 200))
+bounded "$sb" run --json --quiet --reserve "${reserve_mib}M" --scale 1,3 --scale-items 1 \
+    --scale-seconds 0 120 -- "$helper" {} 200 >"$tmp/scale_run.json" 2>"$tmp/scale_run.err"
+expect_eq "run --scale (v2): exit status (an over-budget count is the check's answer)" "$?" 0
+sed -n 's/^  "scaling":\[//p' "$tmp/scale_run.json" | sed 's/},{/}\n{/g' >"$tmp/scale_run.points"
+p3=$(grep '"workers":3,' "$tmp/scale_run.points")
+p1=$(grep '"workers":1,' "$tmp/scale_run.points")
+budget=$(sed -n 's/.*"scaling_budget_bytes":\([0-9]*\).*/\1/p' "$tmp/scale_run.json")
+say "   budget $budget; 3 workers: $(printf '%s' "$p3" | grep -o '"failed":[a-z]*,.*"oom_killed":[a-z]*,"group_limit_bytes":[0-9-]*' | sed 's/"repeats".*"oom_killed"/... "oom_killed"/')"
+say "   stderr: $(grep 'OOM' "$tmp/scale_run.err" | head -2 | tr '\n' ' ')"
+expect_range "run --scale (v2): budget (MiB)" "$budget" $((150 * MiB)) $((250 * MiB)) $MiB
+expect_eq "run --scale (v2): 1 worker failed" "$(json_get "$p1" failed)" false
+expect_eq "run --scale (v2): 3 workers failed" "$(json_get "$p3" failed)" true
+expect_eq "run --scale (v2): 3 workers oom_killed" "$(json_get "$p3" oom_killed)" true
+expect_eq "run --scale (v2): 3 workers group_limit_bytes" "$(json_get "$p3" group_limit_bytes)" "$budget"
+expect_eq "run --scale (v2): scaling_verdict" "$(sed -n 's/.*"scaling_verdict":"\([a-z_]*\)".*/\1/p' "$tmp/scale_run.json")" memory
+expect_eq "run --scale (v2): scaling_workers" "$(sed -n 's/.*"scaling_workers":\([0-9]*\).*/\1/p' "$tmp/scale_run.json")" 1
+expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "3 workers: the kernel's OOM killer ended"
+expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "in the group (memory limit "
+expect_eq "run --scale (v2): spacrbench-run-* cgroups left" "$(leftovers)" 0
 
 echo $$ >"$CG/cgroup.procs"
 finish

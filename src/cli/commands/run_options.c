@@ -50,6 +50,27 @@ static int opt_scale_items(cli_args *a, const cli_option *o, const char *name, c
     return cli_opt_int(a, o, name, v);
 }
 
+/* A duration as --timeout takes it, or 0 (no minimum time), at most an
+ * hour: each count runs several repeats of it. */
+static int opt_scale_seconds(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    size_t zeros = strspn(v, "0.");
+    int zero = zeros > 0 && v[0] == '0' && (v[zeros] == '\0' || strcmp(v + zeros, "s") == 0) &&
+               strstr(v, "..") == NULL;
+    a->scale_seconds_given = 1;
+    if (zero) {
+        a->scale_seconds = 0;
+        return CLI_EXIT_OK;
+    }
+    if (cli_parse_duration(v, &a->scale_seconds) != 0 || a->scale_seconds > 3600)
+        return cli_usage_error(name,
+                               "expected a duration from 0 to 3600 s such as 0, 1, 2.5, 30s or "
+                               "1m, got '%s'",
+                               v);
+    return CLI_EXIT_OK;
+}
+
 static int opt_items(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
     (void)o, (void)name;
@@ -86,8 +107,15 @@ static const cli_option k_run[] = {
      "group in a cgroup of its own; reports throughput, speed-up, group peak and "
      "the knee",
      opt_scale, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
-    {"scale-items", 0, "N", "items each copy runs (default 1)", opt_scale_items,
-     CLI_FIELD(scale_items), 1, 100000, CLI_COMPLETE_NONE, NULL},
+    {"scale-items", 0, "N",
+     "items each copy runs in every timed repeat of a count, at least (default 3; "
+     "after one untimed warm-up item per copy)",
+     opt_scale_items, CLI_FIELD(scale_items), 1, 100000, CLI_COMPLETE_NONE, NULL},
+    {"scale-seconds", 0, "DURATION",
+     "each timed repeat of a count lasts at least this long (default 1 s; 2 to 5 "
+     "repeats, more while they differ by over 5 %); --scale-items 1 --scale-seconds 0 "
+     "is the shortest check",
+     opt_scale_seconds, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
 };
 
 static const cli_option k_slurm[] = {
@@ -123,6 +151,8 @@ static int check_run(cli_args *a, int argc, char **argv, int first_arg)
     int scaling = a->scale_auto || a->n_scale > 0;
     if (a->scale_items_given && !scaling)
         return cli_usage_error("--scale-items", "needs --scale");
+    if (a->scale_seconds_given && !scaling)
+        return cli_usage_error("--scale-seconds", "needs --scale");
     return cli_slurm_check(&a->slurm, a->common.emit == CLI_EMIT_SLURM, a->items_file);
 }
 

@@ -20,7 +20,8 @@ void cli_args_init(cli_args *a, cli_mode mode)
     a->field = (field_params){2048, 2048, 4, 1};
     a->width_from = a->height_from = "--size";
     a->fields = 3;
-    a->scale_items = 1;
+    a->scale_items = 3; /* --scale: spacrbench_scale_timing's defaults */
+    a->scale_seconds = 1.0;
 }
 
 void cli_args_free(cli_args *a)

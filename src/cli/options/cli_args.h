@@ -46,8 +46,10 @@ typedef struct cli_args {
     int64_t scale[CLI_SCALE_MAX];
     size_t n_scale;
     int scale_auto;
-    int64_t scale_items;
+    int64_t scale_items; /* minimum items per copy and timed repeat */
     int scale_items_given;
+    double scale_seconds; /* minimum seconds per timed repeat */
+    int scale_seconds_given;
     const char *plot_path;
     /* run --emit slurm: the job script's options */
     cli_slurm slurm;

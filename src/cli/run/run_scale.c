@@ -1,9 +1,12 @@
 /* The scaling check of `spacrbench run`; see run_scale.h. This file picks
- * the worker counts, rotates the items, turns each group's outcome into a
- * point and writes the notes; the supervisor starts and measures a group
- * (its N=k case). */
+ * the worker counts, rotates the items, times each count as the library's
+ * check does (a warm-up round, then timed repeats: spacrbench_scale_timing's
+ * rules), turns the rounds into a point and its spread and writes the
+ * notes; the supervisor starts and measures each round's group (its N=k
+ * case) with the memory budget as the group's limit. */
 #include "run_scale.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,10 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_error.h"
 #include "cli_escape.h"
 #include "command_line.h"
 
-#define MAX_NOTES (2 * CLI_SCALE_MAX + 5)
+#define MAX_NOTES (2 * CLI_SCALE_MAX + 6)
+#define MAX_LINES 100000 /* items per copy and round, as --scale-items' maximum */
+#define MAX_GROW  3      /* rounds too short for --scale-seconds, redone with more items */
 
 typedef struct scale_state {
     const run_scale_input *in;
@@ -23,19 +29,42 @@ typedef struct scale_state {
     int copy_failed;
     int64_t stopped_k;    /* the count a stop signal interrupted (marked failed), 0 none */
     int64_t rss_peak_max; /* the largest RSS peak of a count's copies, -1 none */
+    int64_t budget;       /* the memory budget: each group's limit where > 0 */
+    spacrbench_scale_timing timing;
+    int64_t rounds, short_rounds, max_lines; /* for the method note */
     char notes[MAX_NOTES][700];
+    char spill[700]; /* a note past MAX_NOTES */
     size_t n_notes;
 } scale_state;
 
-static void note(scale_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A note of the result (past MAX_NOTES it is only formatted, for stderr). */
+static const char *vnote(scale_state *s, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
+static const char *vnote(scale_state *s, const char *fmt, va_list ap)
+{
+    char *text = s->n_notes < MAX_NOTES ? s->notes[s->n_notes++] : s->spill;
+    vsnprintf(text, sizeof s->spill, fmt, ap);
+    return text;
+}
+
+static void note(scale_state *s, const char *fmt, ...) CLI_PRINTF(2, 3);
 static void note(scale_state *s, const char *fmt, ...)
 {
-    if (s->n_notes == MAX_NOTES)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->notes[s->n_notes++], sizeof s->notes[0], fmt, ap);
+    vnote(s, fmt, ap);
     va_end(ap);
+}
+
+/* A note said on stderr too: a copy or a whole count failed, and the run
+ * goes on to the report. */
+static void note_said(scale_state *s, const char *fmt, ...) CLI_PRINTF(2, 3);
+static void note_said(scale_state *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *text = vnote(s, fmt, ap);
+    va_end(ap);
+    cli_notice("--scale: %s", text);
 }
 
 /* --scale's list, or auto: 1, 2, 4, ... below max, then max, where max =
@@ -95,15 +124,13 @@ static void on_grace_kill(void *arg, int what, int sig)
 {
     const point_lines *p = arg;
     if (what == 0)
-        fprintf(stderr,
-                "spacrbench: --scale: %lld workers: still running %.0f s after signal %d: "
-                "killing the copies and all their processes (SIGKILL)\n",
-                (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+        cli_notice("--scale: %lld workers: still running %.0f s after signal %d: killing the "
+                   "copies and all their processes (SIGKILL)",
+                   (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
     else
-        fprintf(stderr,
-                "spacrbench: --scale: %lld workers: processes the copies started were still "
-                "running %.0f s after signal %d: killing them (SIGKILL)\n",
-                (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
+        cli_notice("--scale: %lld workers: processes the copies started were still running "
+                   "%.0f s after signal %d: killing them (SIGKILL)",
+                   (long long)p->k, SB_SUPERVISOR_GRACE_S, sig);
 }
 
 /* Did a copy die of SIGKILL (or, running several items, end as one of its
@@ -157,33 +184,33 @@ static void describe_copy(const sb_copy *c, const sb_outcome *o, int64_t m, char
 /* The note (and stderr line) of a point the copies did not all complete
  * for a reason of the whole group: never started, a stop signal, the
  * timeout. 1 when one applied. */
-static int note_group_failure(scale_state *s, int64_t k, const sb_outcome *o)
+static int note_group_failure(scale_state *s, int64_t k, int64_t m, const sb_outcome *o)
 {
     if (o->start_errno)
-        note(s,
-             "%lld workers: only %lld of the %lld copies could be started (fork: %s), so none "
-             "was released; the point is marked failed",
-             (long long)k, (long long)o->started, (long long)k, strerror(o->start_errno));
+        note_said(s,
+                  "%lld workers: only %lld of the %lld copies could be started (fork: %s), so none "
+                  "was released; the point is marked failed",
+                  (long long)k, (long long)o->started, (long long)k, strerror(o->start_errno));
     else if (o->stopped_by) {
         char killed[128] = "";
         if (o->killed_after_grace)
             snprintf(killed, sizeof killed,
                      " (still running %.0f s later: killed with all their processes, SIGKILL)",
                      SB_SUPERVISOR_GRACE_S);
-        note(s,
-             "%lld workers: interrupted by signal %d (%s) while the copies ran%s; the point is "
-             "marked failed",
-             (long long)k, o->stopped_by, strsignal(o->stopped_by), killed);
+        note_said(
+            s,
+            "%lld workers: interrupted by signal %d (%s) while the copies ran%s; the point is "
+            "marked failed",
+            (long long)k, o->stopped_by, strsignal(o->stopped_by), killed);
     } else if (o->timed_out)
-        note(s,
-             "%lld workers: timed out after %g s (--timeout %g s per item, %lld item(s) per "
-             "copy): the copies were killed with all their processes; the point is marked "
-             "failed",
-             (long long)k, s->in->args->timeout_s * (double)s->in->args->scale_items,
-             s->in->args->timeout_s, (long long)s->in->args->scale_items);
+        note_said(s,
+                  "%lld workers: timed out after %g s (--timeout %g s per item, %lld item(s) per "
+                  "copy): the copies were killed with all their processes; the point is marked "
+                  "failed",
+                  (long long)k, s->in->args->timeout_s * (double)m, s->in->args->timeout_s,
+                  (long long)m);
     else
         return 0;
-    fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
     return 1;
 }
 
@@ -195,7 +222,7 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
                           point_lines *lines)
 {
     int64_t m = lines->m;
-    int whole = note_group_failure(s, k, o);
+    int whole = note_group_failure(s, k, m, o);
     for (int64_t i = 0; i < k && !whole; i++) {
         if (WIFEXITED(copies[i].status) && WEXITSTATUS(copies[i].status) == 0 &&
             !copies[i].exec_errno)
@@ -206,10 +233,9 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
         char *shown = argv ? command_display(argv) : NULL;
         command_free(argv);
         char *label = cli_escape_label(s->in->items->items[item_of(lines, i, 0)]);
-        note(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
-             (long long)k, (long long)i + 1, label ? label : "?",
-             m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
-        fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
+        note_said(s, "%lld workers: copy %lld (item %s%s) %s: %s; the point is marked failed",
+                  (long long)k, (long long)i + 1, label ? label : "?",
+                  m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
         free(label);
         free(shown);
         break;
@@ -218,90 +244,223 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
         char limit[32] = "unknown";
         if (o->limit > 0)
             spacrbench_format_bytes(o->limit, limit, sizeof limit);
-        note(s,
-             "%lld workers: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
-             (long long)k, (long long)o->oom_kills,
-             o->oom_outside ? "while the copies ran" : "in the group", limit,
-             o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
-                              "which held the copies"
-                            : "");
-        fprintf(stderr, "spacrbench: --scale: %s\n", s->notes[s->n_notes - 1]);
+        note_said(
+            s,
+            "%lld workers: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
+            (long long)k, (long long)o->oom_kills,
+            o->oom_outside ? "while the copies ran" : "in the group", limit,
+            o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
+                             "which held the copies"
+                           : "");
     }
     if (o->left_behind)
         note(s, "%lld workers: %d process(es) outlived their copy%s", (long long)k, o->left_behind,
              s->in->sup->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
 }
 
-/* One count: the next k * m items (wrapping), copy i taking items
- * [i*m, i*m + m). 1 when a stop signal came before the copies started
- * (no point), 0 with *pt filled, -1 on an internal error. */
-static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt)
+/* One round of a count: k copies of m items each, the next k * m items
+ * (wrapping), copy i taking items [i*m, i*m + m). The supervisor's rc: 0
+ * ran (*o, copies filled), 1 a stop signal came before the release (nothing
+ * ran), -1 an internal error (printed). *failed: a copy or the group failed. */
+static int run_round(scale_state *s, int64_t k, int64_t m, sb_copy *copies, sb_outcome *o,
+                     point_lines *lines, int *failed)
 {
     const cli_args *a = s->in->args;
-    point_lines lines = {a, s->in->items, s->offset, k, a->scale_items};
-    size_t total = (size_t)(k * a->scale_items);
-    s->offset = (s->offset + total) % s->in->items->n;
-    sb_copy *copies = calloc((size_t)k, sizeof *copies);
-    if (!copies) {
-        fprintf(stderr, "spacrbench: out of memory\n");
-        return -1;
-    }
+    *lines = (point_lines){a, s->in->items, s->offset, k, m};
+    s->offset = (s->offset + (size_t)(k * m)) % s->in->items->n;
     char name[64], why[SB_GROUP_PATH_MAX + 200];
     snprintf(name, sizeof name, "scale-%lld", (long long)k);
-    sb_launch l = {k, a->scale_items, line_argv, command_free, &lines, name, on_grace_kill};
-    sb_outcome o;
-    int rc = sb_supervisor_run(s->in->sup, &l, copies, &o, why, sizeof why);
-    if (rc != 0)
-        fprintf(stderr, "spacrbench: --scale: %s\n", why);
-    if (rc == 0 && o.earlier_unlisted)
-        fprintf(stderr, "spacrbench: cannot list the processes left by earlier items; "
-                        "they may be counted in the group's peak\n");
-    if (rc == 0 && o.interrupted)
-        rc = 1;
-    if (rc == 0) {
-        judge_outside_oom(copies, k, a->scale_items, &o);
-        spacrbench_scale_point_init(pt, sizeof *pt);
-        pt->workers = k;
-        pt->items = (int64_t)total;
-        pt->seconds = o.start_errno ? 0 : o.seconds;
-        double busy = 0;
-        int failed = o.oom_kills > 0 || o.stopped_by || o.timed_out || o.start_errno;
-        for (int64_t i = 0; i < k; i++) {
-            busy += copies[i].seconds;
-            failed |= !copies[i].done || !WIFEXITED(copies[i].status) ||
-                      WEXITSTATUS(copies[i].status) != 0 || copies[i].exec_errno;
-        }
-        pt->mean_item_seconds = busy / (double)total;
-        pt->peak_bytes = o.peak;
-        pt->vram_peak_bytes = o.vram_peak;
-        pt->peak_method =
-            s->in->sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
-        pt->failed = failed;
-        if (o.rss_peak > s->rss_peak_max)
-            s->rss_peak_max = o.rss_peak;
-        if (failed) {
-            /* An interrupted point is not a failed copy: the exit status
-             * comes from the signal. */
-            s->copy_failed |= !o.stopped_by;
-            if (o.stopped_by)
-                s->stopped_k = k;
-            note_failures(s, k, copies, &o, &lines);
-        } else if (o.left_behind)
-            note_failures(s, k, copies, &o, &lines);
+    sb_launch l = {k, m, line_argv, command_free, lines, name, on_grace_kill, s->budget};
+    int rc = sb_supervisor_run(s->in->sup, &l, copies, o, why, sizeof why);
+    s->rounds++;
+    if (rc != 0) {
+        cli_error(CLI_EXIT_ERROR, "--scale: %s", why);
+        return -1;
     }
+    if (o->earlier_unlisted)
+        cli_notice("cannot list the processes left by earlier items; they may be counted in "
+                   "the group's peak");
+    if (o->interrupted)
+        return 1;
+    judge_outside_oom(copies, k, m, o);
+    *failed = o->oom_kills > 0 || o->stopped_by || o->timed_out || o->start_errno;
+    for (int64_t i = 0; i < k; i++)
+        *failed |= !copies[i].done || !WIFEXITED(copies[i].status) ||
+                   WEXITSTATUS(copies[i].status) != 0 || copies[i].exec_errno;
+    if (o->rss_peak > s->rss_peak_max)
+        s->rss_peak_max = o->rss_peak;
+    return 0;
+}
+
+/* The items per copy of a timed round: at least --scale-items, and enough
+ * for --scale-seconds at the pace of `seconds` for `lines` items. */
+static int64_t lines_for(const scale_state *s, int64_t lines, double seconds)
+{
+    double want = (double)s->timing.min_items;
+    if (s->timing.min_seconds > 0 && seconds > 0)
+        want = fmax(want, ceil(1.2 * s->timing.min_seconds * (double)lines / seconds));
+    else if (s->timing.min_seconds > 0)
+        want = MAX_LINES;
+    return want > MAX_LINES ? MAX_LINES : (int64_t)want;
+}
+
+/* The spread of n repeats' items/s, as the library's check computes it
+ * (spacrbench_scale_spread: (max - min) / (2 * mean), NaN below 2). */
+static void spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
+{
+    sp->repeats = (int64_t)n;
+    if (n == 0)
+        return;
+    double lo = ips[0], hi = ips[0], sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = fmin(lo, ips[i]);
+        hi = fmax(hi, ips[i]);
+        sum += ips[i];
+    }
+    sp->items_per_second_min = lo;
+    sp->items_per_second_max = hi;
+    sp->spread = n >= 2 && sum > 0 ? (hi - lo) / (2 * sum / (double)n) : NAN;
+}
+
+/* Another timed repeat after n (spacrbench_scale_timing's rule): below
+ * min_repeats, or below max_repeats while the spread exceeds the target. */
+static int want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
+{
+    if ((int64_t)n < t->min_repeats)
+        return 1;
+    if ((int64_t)n >= t->max_repeats)
+        return 0;
+    spacrbench_scale_spread sp;
+    spacrbench_scale_spread_init(&sp, sizeof sp);
+    spread_of(ips, n, &sp);
+    return isfinite(sp.spread) && sp.spread > t->target_spread;
+}
+
+/* A failed round ends its count: the point is failed, named in the notes.
+ * An OOM kill in the count's own group at the budget is the check's
+ * answer (a `memory` point), not a failed copy; an interruption is the
+ * signal's. */
+static void fail_point(scale_state *s, int64_t k, const sb_copy *copies, const sb_outcome *o,
+                       point_lines *lines, spacrbench_scale_point *pt, spacrbench_scale_spread *sp)
+{
+    pt->failed = 1;
+    int at_budget = o->oom_kills > 0 && !o->oom_outside && s->budget > 0;
+    sp->oom_killed = o->oom_kills > 0;
+    sp->limit_bytes = at_budget ? s->budget : o->limit > 0 ? o->limit : -1;
+    s->copy_failed |= !o->stopped_by && !at_budget;
+    if (o->stopped_by)
+        s->stopped_k = k;
+    note_failures(s, k, copies, o, lines);
+    if (at_budget) {
+        char b[32];
+        spacrbench_format_bytes(s->budget, b, sizeof b);
+        note(s,
+             "%lld workers: over the memory budget: OOM-killed in their group at its limit of %s "
+             "(the budget), a memory point, not a failed command; spacrbench is above the group "
+             "and was not touched",
+             (long long)k, b);
+    }
+}
+
+/* One count: a warm-up round (one untimed item per copy), then timed
+ * repeats of at least --scale-items items per copy and --scale-seconds,
+ * min to max repeats while they differ by more than the target. The point
+ * is every timed item over every timed second; its peak the largest of
+ * all its rounds. 1 when a stop signal came before the copies first
+ * started (no point), 0 with *pt and *sp filled, -1 on an internal error. */
+static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt,
+                     spacrbench_scale_spread *sp)
+{
+    sb_copy *copies = calloc((size_t)k, sizeof *copies);
+    if (!copies)
+        return cli_error(-1, "out of memory");
+    spacrbench_scale_point_init(pt, sizeof *pt);
+    spacrbench_scale_spread_init(sp, sizeof *sp);
+    pt->workers = k;
+    pt->peak_method =
+        s->in->sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
+    sp->warmup_items = s->timing.warmup_items;
+    sp->limit_bytes = s->budget > 0 && s->in->sup->use_cgroup ? s->budget : -1;
+    sb_outcome o;
+    point_lines lines;
+    int failed = 0;
+    int rc = run_round(s, k, 1, copies, &o, &lines, &failed);
+    if (rc != 0) {
+        free(copies);
+        return rc;
+    }
+    int64_t peak = o.peak, vram = o.vram_peak, m = lines_for(s, 1, o.seconds), items = 0;
+    double seconds = 0, busy = 0, ips[100];
+    size_t n = 0;
+    int grown = 0;
+    while (!failed && want_repeat(&s->timing, ips, n)) {
+        rc = run_round(s, k, m, copies, &o, &lines, &failed);
+        if (rc != 0)
+            break;
+        peak = o.peak > peak ? o.peak : peak;
+        vram = o.vram_peak > vram ? o.vram_peak : vram;
+        if (failed)
+            break;
+        if (o.seconds < s->timing.min_seconds && m < MAX_LINES && grown < MAX_GROW) {
+            grown++, s->short_rounds++; /* too short: redone with more items */
+            m = lines_for(s, m, o.seconds);
+            continue;
+        }
+        ips[n++] = o.seconds > 0 ? (double)(k * m) / o.seconds : 0;
+        items += k * m;
+        seconds += o.seconds;
+        for (int64_t i = 0; i < k; i++)
+            busy += copies[i].seconds;
+        s->max_lines = m > s->max_lines ? m : s->max_lines;
+    }
+    if (rc < 0) {
+        free(copies);
+        return -1;
+    }
+    if (rc == 1) { /* a stop signal between rounds: the count did not finish */
+        pt->failed = 1;
+        s->stopped_k = k;
+    } else if (failed)
+        fail_point(s, k, copies, &o, &lines, pt, sp);
+    else if (o.left_behind)
+        note_failures(s, k, copies, &o, &lines);
+    if (n == 0) { /* failed before a timed repeat: the round that failed */
+        items = k * lines.m;
+        seconds = o.start_errno ? 0 : o.seconds;
+        for (int64_t i = 0; i < k; i++)
+            busy += copies[i].seconds;
+    }
+    pt->items = items;
+    pt->seconds = seconds;
+    pt->mean_item_seconds = items > 0 ? busy / (double)items : 0;
+    pt->peak_bytes = peak;
+    pt->vram_peak_bytes = vram;
+    spread_of(ips, n, sp);
     free(copies);
-    return rc;
+    return 0;
 }
 
 static void method_notes(scale_state *s)
 {
     const sb_supervisor *r = s->in->sup;
-    int64_t m = s->in->args->scale_items;
+    const spacrbench_scale_timing *t = &s->timing;
     note(s,
-         "each count k ran k copies of the command at once, each on %lld item(s) of its own "
-         "(the items rotate from one count to the next); items/s = k x %lld / the group's wall "
-         "time",
-         (long long)m, (long long)m);
+         "each count k ran k copies of the command at once, each on items of its own (the "
+         "items rotate): first %lld untimed warm-up item per copy, then %lld to %lld timed "
+         "repeats (more while they differ by over %.0f %%), each of at least %lld item(s) per "
+         "copy and %g s (up to %lld items per copy here; %lld round(s) in all, %lld too short "
+         "and redone with more items); items/s = all timed items / all timed seconds",
+         (long long)t->warmup_items, (long long)t->min_repeats, (long long)t->max_repeats,
+         100 * t->target_spread, (long long)t->min_items, t->min_seconds, (long long)s->max_lines,
+         (long long)s->rounds, (long long)s->short_rounds);
+    if (s->budget > 0 && r->use_cgroup) {
+        char b[32];
+        spacrbench_format_bytes(s->budget, b, sizeof b);
+        note(s,
+             "each count's cgroup had the memory budget (%s) as its limit: a count over it is "
+             "OOM-killed inside its group (a memory point), never spacrbench",
+             b);
+    }
     if (r->use_cgroup)
         note(s,
              "group peak from one memory cgroup per count holding all its copies (cgroup v%d "
@@ -336,21 +495,25 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     *out = NULL;
     *copy_failed = 0;
     scale_state *s = calloc(1, sizeof *s);
-    if (!s) {
-        fprintf(stderr, "spacrbench: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
+    if (!s)
+        return cli_error(CLI_EXIT_ERROR, "out of memory");
     s->in = in;
+    s->budget = memory_budget(in->rec);
+    spacrbench_scale_timing_init(&s->timing, sizeof s->timing);
+    s->timing.min_items = in->args->scale_items;
+    s->timing.min_seconds = in->args->scale_seconds;
+    s->timing.warmup_items = 1;
     int64_t counts[CLI_SCALE_MAX];
     size_t n = worker_counts(in, counts);
     spacrbench_scale_point points[CLI_SCALE_MAX];
+    spacrbench_scale_spread spreads[CLI_SCALE_MAX];
     size_t done = 0;
     int rc = 0;
     sb_stop_signals_catch(1);
     for (size_t i = 0; i < n && rc == 0 && !sb_stop_signal(); i++) {
         if (in->args->common.quiet == 0 && isatty(STDERR_FILENO))
-            fprintf(stderr, "scaling: %lld worker(s) at once...\n", (long long)counts[i]);
-        rc = run_point(s, counts[i], &points[done]);
+            cli_progress("scaling: %lld worker(s) at once...", (long long)counts[i]);
+        rc = run_point(s, counts[i], &points[done], &spreads[done]);
         if (rc == 0)
             done++;
     }
@@ -367,10 +530,9 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     int status = CLI_EXIT_OK;
     if (rc < 0)
         status = CLI_EXIT_ERROR;
-    else if (spacrbench_scale_from_points(points, done, sizeof points[0], memory_budget(in->rec),
-                                          out) != 0) {
-        fprintf(stderr, "spacrbench: --scale: %s\n", spacrbench_last_error_message());
-        status = CLI_EXIT_ERROR;
+    else if (spacrbench_scale_from_points_spread(points, done, sizeof points[0], spreads,
+                                                 sizeof spreads[0], s->budget, out) != 0) {
+        status = cli_library_error(CLI_EXIT_ERROR, "--scale");
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < s->n_notes; i++)
         spacrbench_scale_add_note(*out, s->notes[i]);

@@ -245,6 +245,12 @@ static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2
         snprintf(name, sizeof name, "%s-%ld-%s", s->cfg.prefix, (long)getpid(), l->name);
         if (sb_group_create(&s->cg, name, why, why_cap) != 0)
             return -1;
+        if (l->memory_limit > 0 && sb_group_set_limit(&s->cg, l->memory_limit) != 0) {
+            snprintf(why, why_cap, "cannot set the memory limit of %s: %s", s->cg.dir,
+                     strerror(errno));
+            sb_group_remove(&s->cg, NULL);
+            return -1;
+        }
     }
     if (pipe2(go, O_CLOEXEC) != 0) {
         sb_group_remove(&s->cg, NULL);

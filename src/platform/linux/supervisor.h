@@ -103,6 +103,9 @@ typedef struct sb_launch {
      * ran out: what == 0 the copies, what == 1 what they left were
      * SIGKILLed (may be NULL). */
     void (*on_grace_kill)(void *arg, int what, int sig);
+    /* The group cgroup's memory limit (sb_group_set_limit, before any copy
+     * joins), so the group is OOM-killed inside it; <= 0 or no cgroup: none. */
+    int64_t memory_limit;
 } sb_launch;
 
 typedef struct sb_copy {

@@ -974,6 +974,10 @@ START_TEST(bad_scale_options_exit_2_naming_the_option)
         {"--scale-items", "2", NULL, "--scale-items"},
         {"--scale", "1", "--scale-items=0", "--scale-items"},
         {"--scale", "1", "--plot=a.pdf", "--plot"},
+        {"--scale-seconds", "1", NULL, "--scale-seconds"},
+        {"--scale", "1", "--scale-seconds=-1", "--scale-seconds"},
+        {"--scale", "1", "--scale-seconds=2h", "--scale-seconds"},
+        {"--scale", "1", "--scale-seconds=0..", "--scale-seconds"},
         {"--start-method", "thread", NULL, "--start-method"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1021,7 +1025,19 @@ START_TEST(scale_sleeping_copies_scale_linearly)
     }
     char *path = json_of(&r);
     ck_assert_int_eq(json_ll(path, "len(d['scaling'])"), 2);
-    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['items']"), 4);
+    /* Under the timing rules: every timed repeat of 2 copies runs the same
+     * number of items per copy, at least --scale-items (2), for at least
+     * 1 s (the default --scale-seconds); 2 to 5 repeats. */
+    long long repeats = json_ll(path, "d['scaling'][1]['repeats']");
+    ck_assert_int_ge(repeats, 2);
+    ck_assert_int_le(repeats, 5);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['items'] % (2 * d['scaling'][1]['repeats'])"),
+                     0);
+    ck_assert_int_ge(json_ll(path, "d['scaling'][1]['items'] // (2 * d['scaling'][1]['repeats'])"),
+                     2);
+    ck_assert_int_ge(json_ll(path, "int(d['scaling'][1]['seconds'] >= d['scaling'][1]['repeats'])"),
+                     1);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][1]['warmup_items']"), 1);
     ck_assert_int_eq(json_ll(path, "sum(p['failed'] for p in d['scaling'])"), 0);
     long long speedup = json_ll(path, "int(d['scaling'][1]['speedup'] * 1000)");
     printf("sleeping copies: speed-up at 2 = %.3f\n", (double)speedup / 1000);
@@ -1029,6 +1045,64 @@ START_TEST(scale_sleeping_copies_scale_linearly)
     ck_assert_int_eq(json_ll(path, "d['scaling_workers']"), 2);
     /* The serial measurement is still there, unchanged in shape. */
     ck_assert_int_eq(json_ll(path, "d['measurement']['items']"), 4);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* A command whose first item of the check is slow (a cold start: 3 s,
+ * then 0.05 s): the serial run's two items come first, so the third
+ * execution is the 1-worker count's first item. It is the warm-up round,
+ * excluded from the timing: the point's mean item time is that of the
+ * steady state, and its timed items are all fast ones (run one at a time:
+ * one worker, so the count of earlier executions is exact). */
+START_TEST(scale_warmup_round_is_excluded_from_the_timing)
+{
+    char dir[] = "/tmp/sbtest-warmup-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char script[1200];
+    snprintf(
+        script, sizeof script,
+        "n=$(ls '%s' | wc -l); mktemp '%s/run-XXXXXX' >/dev/null; [ \"$n\" -eq 2 ] && sleep 3; "
+        "sleep 0.05",
+        dir, dir);
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          "--quiet",
+                          "--scale",
+                          "1",
+                          "--scale-items",
+                          "2",
+                          "a",
+                          "b",
+                          "--",
+                          "/bin/sh",
+                          "-c",
+                          script,
+                          "sh",
+                          "{}",
+                          NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    char cleanup[1300];
+    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cleanup), 0);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        return;
+    }
+    char *path = json_of(&r);
+    ck_assert_int_eq(json_ll(path, "d['scaling'][0]['warmup_items']"), 1);
+    long long mean_ms = json_ll(path, "int(d['scaling'][0]['mean_item_seconds'] * 1000)");
+    long long items = json_ll(path, "d['scaling'][0]['items']");
+    printf("slow first item: 1 worker, %lld timed items, mean %lld ms per item\n", items, mean_ms);
+    /* With the 3 s item timed, the mean of --scale-items 2 would be >= 1.5 s. */
+    ck_assert_int_lt(mean_ms, 1500);
+    ck_assert_int_ge(items, 2 * 2); /* at least 2 repeats of at least 2 items */
     unlink(path);
     free(path);
     cli_result_free(&r);
@@ -1045,6 +1119,8 @@ START_TEST(scale_group_peak_holds_every_copy)
                           "--quiet",
                           "--scale",
                           "2",
+                          "--scale-items=1", /* one item per copy: the VmHWM sum */
+                          "--scale-seconds=0",
                           _i ? "--no-cgroup" : "--quiet",
                           "64",
                           "64",
@@ -1223,6 +1299,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, start_method_reaches_the_recommendation);
     tcase_add_test(t, bad_scale_options_exit_2_naming_the_option);
     tcase_add_test(t, scale_sleeping_copies_scale_linearly);
+    tcase_add_test(t, scale_warmup_round_is_excluded_from_the_timing);
     tcase_add_loop_test(t, scale_group_peak_holds_every_copy, 0, 2);
     tcase_add_test(t, scale_failing_copy_marks_its_point_failed);
     tcase_add_test(t, scale_interrupted_cleans_up);

@@ -303,44 +303,18 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Live processes whose command line holds marker (in the argument of
- * `sleep`, which is unique to one test). */
-static int processes_with(const char *marker)
-{
-    DIR *d = opendir("/proc");
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0)
-            continue;
-        ssize_t k = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        for (ssize_t i = 0; i < k; i++)
-            if (buf[i] == '\0')
-                buf[i] = ' ';
-        buf[k > 0 ? k : 0] = '\0';
-        n += k > 0 && strstr(buf, marker) != NULL && strstr(buf, "sleep") == buf;
-    }
-    closedir(d);
-    return n;
-}
-
 /* A command that never ends (and leaves a child behind): --timeout kills
  * the whole tree, names it, prints the partial report, exit 3, with and
  * without a cgroup. */
 START_TEST(timeout_kills_the_whole_tree)
 {
     int no_cgroup = _i;
-    char *const argv[] = {
-        SPACRBENCH_CLI, "run",  "--quiet",
-        "--timeout",    "0.5",  "--no-cgroup",
-        "ok",           "hang", "--",
-        "sh",           "-c",   "[ \"$1\" = ok ] && exit 0; sleep 31.2461 & sleep 31.2461",
-        "sh",           "{}",   NULL};
+    char marker[32], body[200];
+    cli_sleep_marker(marker, sizeof marker, 31);
+    snprintf(body, sizeof body, "[ \"$1\" = ok ] && exit 0; sleep %s & sleep %s", marker, marker);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--timeout", "0.5",
+                          "--no-cgroup",  "ok",  "hang",    "--",        "sh",
+                          "-c",           body,  "sh",      "{}",        NULL};
     char *argv_cg[15];
     memcpy(argv_cg, argv, sizeof argv_cg);
     if (!no_cgroup)
@@ -357,7 +331,7 @@ START_TEST(timeout_kills_the_whole_tree)
     ck_assert_ptr_nonnull(strstr(r.out, "stopped at item 2 (hang): timed out after 0.5 s"));
     cli_result_free(&r);
     ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
-    ck_assert_int_eq(processes_with("31.2461"), 0);
+    ck_assert_int_eq(cli_sleep_survivors(marker), 0);
 }
 END_TEST
 
@@ -390,10 +364,11 @@ END_TEST
  * the grace period, then kills it (and its tree); exit 3, nothing left. */
 START_TEST(sigterm_ignoring_command_is_killed_after_the_grace)
 {
-    char *const argv[] = {
-        SPACRBENCH_CLI, "run", "--quiet", "a",
-        "--",           "sh",  "-c",      "trap '' TERM; sleep 32.1357 & kill -TERM $PPID; wait",
-        "sh",           "{}",  NULL};
+    char marker[32], body[200];
+    cli_sleep_marker(marker, sizeof marker, 32);
+    snprintf(body, sizeof body, "trap '' TERM; sleep %s & kill -TERM $PPID; wait", marker);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "a",  "--", "sh",
+                          "-c",           body,  "sh",      "{}", NULL};
     cli_result r;
     double t0 = now_s();
     cli_run(argv, NULL, &r);
@@ -404,7 +379,7 @@ START_TEST(sigterm_ignoring_command_is_killed_after_the_grace)
     ck_assert_msg(strstr(r.out, "interrupted by signal 15") != NULL, "stdout: %s", r.out);
     cli_result_free(&r);
     ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
-    ck_assert_int_eq(processes_with("32.1357"), 0);
+    ck_assert_int_eq(cli_sleep_survivors(marker), 0);
 }
 END_TEST
 
@@ -480,10 +455,12 @@ START_TEST(cgroups_of_a_killed_run_are_found)
         return;
     }
     ck_assert_int_eq(mkdir(busy, 0755), 0);
+    char marker[32];
+    cli_sleep_marker(marker, sizeof marker, 33);
     pid_t sleeper = fork();
     ck_assert_int_ge(sleeper, 0);
     if (sleeper == 0) {
-        execlp("sleep", "sleep", "33.5791", (char *)NULL);
+        execlp("sleep", "sleep", marker, (char *)NULL);
         _exit(127);
     }
     char procs[1500], pid_text[32];

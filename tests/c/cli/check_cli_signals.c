@@ -26,78 +26,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The suite's own process, set once in main: each test's sleep duration
- * carries it, so two runs of the suite at once (or any other `sleep` on the
- * machine) never count or kill each other's processes. */
-static long g_run_id;
-
-/* The duration a test's sleepers run for: BASE.<run id, 7 digits> seconds
- * (pids stay below 2^22, 7 digits), unique to this test in this run. */
-static void marker_for(char *marker, size_t cap, int base)
-{
-    snprintf(marker, cap, "%d.%07ld", base, g_run_id);
-}
-
-/* Live `sleep MARKER` processes (exactly that command line: the marker is
- * unique to one test of this run); with kill_them, they are SIGKILLed by
- * pid, so a failing test leaves none. */
-static int sleepers(const char *marker, int kill_them)
-{
-    char want[64];
-    snprintf(want, sizeof want, "sleep %s ", marker);
-    DIR *d = opendir("/proc");
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char path[300], buf[512], state[600];
-        long pid = strtol(e->d_name, NULL, 10);
-        if (pid <= 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0)
-            continue;
-        ssize_t k = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        for (ssize_t i = 0; i < k; i++)
-            if (buf[i] == '\0')
-                buf[i] = ' ';
-        buf[k > 0 ? k : 0] = '\0';
-        if (k <= 0 || strcmp(buf, want) != 0)
-            continue;
-        /* A zombie has an empty cmdline, so this one is alive. */
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        fd = open(path, O_RDONLY);
-        ssize_t s = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        state[s > 0 ? s : 0] = '\0';
-        const char *paren = strrchr(state, ')');
-        if (paren && paren[1] == ' ' && paren[2] == 'Z')
-            continue;
-        n++;
-        if (kill_them)
-            kill((pid_t)pid, SIGKILL);
-    }
-    closedir(d);
-    return n;
-}
-
-/* How many sleepers outlived spacrbench (killed now, so none stays). */
-static int survivors(const char *marker)
-{
-    usleep(100000); /* a SIGKILLed process may take a moment to go */
-    return sleepers(marker, 1);
-}
-
 /* Serially, the command dies of the stop signal spacrbench passes on, but
  * leaves a child: the child gets the signal too (a sleep dies of it), so
  * nothing outlives spacrbench, long before the sleep would end. */
 START_TEST(serial_stop_signal_ends_the_whole_tree)
 {
     char marker[32], body[128];
-    marker_for(marker, sizeof marker, 36);
+    cli_sleep_marker(marker, sizeof marker, 36);
     snprintf(body, sizeof body, "sleep %s & kill -TERM $PPID; wait", marker);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
@@ -116,7 +51,7 @@ START_TEST(serial_stop_signal_ends_the_whole_tree)
     double t0 = now_s();
     cli_run(argv, NULL, &r);
     double took = now_s() - t0;
-    int left = survivors(marker);
+    int left = cli_sleep_survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "interrupted by signal 15") != NULL, "stdout: %s", r.out);
     ck_assert_msg(left == 0, "%d process(es) of the item outlived spacrbench; stdout: %s", left,
@@ -129,29 +64,33 @@ START_TEST(serial_stop_signal_ends_the_whole_tree)
 END_TEST
 
 /* The shell script of a --scale test: the serial run (items a and b) and
- * the 1-worker point succeed; each copy of the 2-worker point runs
- * `body`, which signals spacrbench. */
-static void scale_script(char *script, size_t cap, const char *counter, const char *body)
+ * the 1-worker point succeed (one item at a time always gets the lock
+ * directory); a copy of the 2-worker point that finds the lock taken by
+ * the other copy runs `body`, which signals spacrbench. */
+static void scale_script(char *script, size_t cap, const char *lock, const char *body)
 {
-    snprintf(script, cap, "echo x >> '%s'; n=$(wc -l < '%s'); [ \"$n\" -lt 4 ] && exit 0; %s",
-             counter, counter, body);
+    snprintf(script, cap, "mkdir '%s' 2>/dev/null && { sleep 0.3; rmdir '%s'; exit 0; }; %s", lock,
+             lock, body);
 }
 
-/* Runs spacrbench --json --scale 1,2 a b -- sh -c SCRIPT; returns the JSON's path. */
+/* Runs spacrbench --json --scale 1,2 --scale-items 1 --scale-seconds 0 a b
+ * -- sh -c SCRIPT; returns the JSON's path. */
 static char *run_scale_test(int no_cgroup, const char *body, cli_result *r, double *took)
 {
-    char counter[] = "/tmp/sbtest-signals-count-XXXXXX";
-    int fd = mkstemp(counter);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    char dir[] = "/tmp/sbtest-signals-lock-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char lock[64];
+    snprintf(lock, sizeof lock, "%s/lock", dir);
     char script[1500];
-    scale_script(script, sizeof script, counter, body);
+    scale_script(script, sizeof script, lock, body);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
                           "--json",
                           "--quiet",
                           "--scale",
                           "1,2",
+                          "--scale-items=1",
+                          "--scale-seconds=0",
                           no_cgroup ? "--no-cgroup" : "--quiet",
                           "a",
                           "b",
@@ -165,7 +104,8 @@ static char *run_scale_test(int no_cgroup, const char *body, cli_result *r, doub
     double t0 = now_s();
     cli_run(argv, NULL, r);
     *took = now_s() - t0;
-    unlink(counter);
+    rmdir(lock); /* the copy that held it was ended by the signal */
+    rmdir(dir);
     return cli_temp_file(r->out);
 }
 
@@ -188,12 +128,12 @@ static void assert_json(const char *path, const char *expr, const char *expected
 START_TEST(scale_stop_signal_kills_the_group_after_the_grace)
 {
     char marker[32], body[128];
-    marker_for(marker, sizeof marker, 37);
+    cli_sleep_marker(marker, sizeof marker, 37);
     snprintf(body, sizeof body, "trap '' TERM INT; sleep %s & kill -TERM $PPID; wait", marker);
     cli_result r;
     double took;
     char *path = run_scale_test(_i, body, &r, &took);
-    int left = survivors(marker);
+    int left = cli_sleep_survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(took > 4 && took < 30, "took %.1f s", took);
     ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
@@ -215,12 +155,12 @@ END_TEST
 START_TEST(scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left)
 {
     char marker[32], body[128];
-    marker_for(marker, sizeof marker, 38);
+    cli_sleep_marker(marker, sizeof marker, 38);
     snprintf(body, sizeof body, "trap 'exit 0' TERM; sleep %s & kill -TERM $PPID; wait", marker);
     cli_result r;
     double took;
     char *path = run_scale_test(_i, body, &r, &took);
-    int left = survivors(marker);
+    int left = cli_sleep_survivors(marker);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(left == 0, "%d process(es) of the copies outlived spacrbench", left);
     ck_assert_msg(took < 30, "took %.1f s", took);
@@ -254,10 +194,18 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
     cli_run(argv, NULL, &r);
     int left = cli_count_ended_groups_in(dir);
     int removed = rmdir(dir);
-    ck_assert_msg(r.exited && r.code == 3, "exited %d code %d: %s", r.exited, r.code, r.err);
-    ck_assert_msg(strstr(r.err, "OOM-killed (the kernel's out-of-memory killer; memory limit "
-                                "256.0 MiB)") != NULL,
-                  "stderr: %s", r.err);
+    /* With a cgroup the count's group carries the budget (available -
+     * reserve, below the 256 MiB) as its limit: the OOM kill there is the
+     * check's answer, a memory point, exit 0; without one (--no-cgroup) the
+     * kill happened under spacrbench's own cgroup's 256 MiB: a failed
+     * copy, exit 3. */
+    ck_assert_msg(r.exited && r.code == (_i ? 3 : 0), "exited %d code %d: %s", r.exited, r.code,
+                  r.err);
+    ck_assert_msg(
+        strstr(r.err, _i ? "OOM-killed (the kernel's out-of-memory killer; memory limit "
+                           "256.0 MiB)"
+                         : "OOM-killed (the kernel's out-of-memory killer; memory limit ") != NULL,
+        "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "the kernel's OOM killer ended 1 process(es)") != NULL,
                   "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "memory limit unknown") == NULL, "stderr: %s", r.err);
@@ -265,7 +213,56 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
     ck_assert_int_eq(removed, 0);
     char *path = cli_temp_file(r.out);
     assert_json(path, "[p['failed'] for p in d['scaling']]", "[True]");
-    assert_json(path, "any('memory limit 256.0 MiB' in n for n in d['scaling_notes'])", "True");
+    assert_json(path,
+                _i ? "any('memory limit 256.0 MiB' in n for n in d['scaling_notes'])"
+                   : "d['scaling'][0]['group_limit_bytes'] == d['scaling_budget_bytes'] < "
+                     "256 * 2**20 and any('memory limit ' in n for n in d['scaling_notes'])",
+                "True");
+    assert_json(path, "[p['oom_killed'] for p in d['scaling']]", "[True]");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* The budget is each count's group limit: spacrbench in a 256 MiB v1
+ * cgroup, 60 MiB copies, counts 1, 4, 2 in that order. 4 x 60 MiB is over
+ * the budget (256 MiB less the 64 MiB reserve and what runs already): the
+ * count is OOM-killed inside its own group (never spacrbench), its point is
+ * failed, oom_killed, at the budget, the verdict is `memory`; the run goes
+ * on with the 2-worker count and prints the report; exit 0. */
+START_TEST(scale_over_budget_count_is_a_memory_point)
+{
+    char dir[1300];
+    cli_make_limited_cgroup(dir, sizeof dir, "spacrbench-signals-budget");
+    if (!dir[0])
+        return;
+    char script[4096];
+    snprintf(script, sizeof script,
+             "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet --scale 1,4,2 "
+             "--scale-items 1 --scale-seconds 0 60 60 -- '%s' {} 300",
+             dir, SPACRBENCH_CLI, HELPER_ALLOC_TOUCH);
+    char *const argv[] = {"/bin/sh", "-c", script, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int left = cli_count_ended_groups_in(dir);
+    int removed = rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 0, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "4 workers: the kernel's OOM killer ended") != NULL, "stderr: %s",
+                  r.err);
+    ck_assert_int_eq(left, 0);
+    ck_assert_int_eq(removed, 0);
+    char *path = cli_temp_file(r.out);
+    assert_json(path, "[p['workers'] for p in d['scaling']]", "[1, 2, 4]");
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[False, False, True]");
+    assert_json(path, "[p['oom_killed'] for p in d['scaling']]", "[False, False, True]");
+    assert_json(path,
+                "d['scaling'][2]['group_limit_bytes'] == d['scaling_budget_bytes'] < "
+                "256 * 2**20",
+                "True");
+    assert_json(path, "d['scaling_verdict']", "memory");
+    assert_json(path, "d['scaling_workers'] in (1, 2)", "True");
+    assert_json(path, "d['measurement']['items']", "2");
     unlink(path);
     free(path);
     cli_result_free(&r);
@@ -285,13 +282,13 @@ static Suite *signals_suite(void)
     tcase_add_loop_test(t, scale_stop_signal_marks_the_point_failed_and_ends_what_copies_left, 0,
                         2);
     tcase_add_loop_test(t, scale_oom_kill_is_named_with_the_limit, 0, 2);
+    tcase_add_test(t, scale_over_budget_count_is_a_memory_point);
     suite_add_tcase(s, t);
     return s;
 }
 
 int main(void)
 {
-    g_run_id = (long)getpid();
     SRunner *sr = srunner_create(signals_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

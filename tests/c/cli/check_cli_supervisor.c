@@ -112,7 +112,10 @@ START_TEST(the_timeout_kills_the_whole_group)
 {
     sb_supervisor s;
     init_supervisor(&s, _i, 0.3);
-    char *argv[] = {"sh", "-c", "sleep 42.7531 & sleep 42.7531; wait", NULL};
+    char marker[32], body[200];
+    cli_sleep_marker(marker, sizeof marker, 42);
+    snprintf(body, sizeof body, "sleep %s & sleep %s; wait", marker, marker);
+    char *argv[] = {"sh", "-c", body, NULL};
     sb_launch l = {.copies = 2, .lines = 1, .argv_for = given, .arg = argv, .name = "timeout"};
     sb_copy copies[2];
     sb_outcome o;
@@ -125,7 +128,7 @@ START_TEST(the_timeout_kills_the_whole_group)
         ck_assert(copies[i].done && WIFSIGNALED(copies[i].status) &&
                   WTERMSIG(copies[i].status) == SIGKILL);
     ck_assert_int_eq(o.left_behind, 0);
-    ck_assert_int_eq(system("pgrep -f '[s]leep 42.7531' >/dev/null"), 256); /* none found */
+    ck_assert_int_eq(cli_sleep_survivors(marker), 0);
 }
 END_TEST
 
@@ -253,23 +256,26 @@ END_TEST
  * its point fails, the run goes on to the report, nothing is left. */
 START_TEST(timeout_applies_to_scale_copies)
 {
-    char counter[] = "/tmp/sbtest-supervisor-count-XXXXXX";
-    int fd = mkstemp(counter);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    char script[600];
+    /* One item at a time (the serial run, the 1-worker point) always gets
+     * the lock; the 2-worker copy that finds it taken never exits. */
+    char dir[] = "/tmp/sbtest-supervisor-lock-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char marker[32], script[600];
+    cli_sleep_marker(marker, sizeof marker, 43);
     snprintf(script, sizeof script,
-             "echo x >> '%s'; n=$(wc -l < '%s'); [ \"$n\" -lt 4 ] && exit 0; "
-             "exec sleep 43.8642",
-             counter, counter);
+             "mkdir '%s/lock' 2>/dev/null && { sleep 0.3; rmdir '%s/lock'; exit 0; }; "
+             "exec sleep %s",
+             dir, dir, marker);
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
                           "--json",
                           "--quiet",
                           "--timeout",
-                          "1",
+                          "3", /* the 0.3 s items pass it even on a loaded machine */
                           "--scale",
                           "1,2",
+                          "--scale-items=1",
+                          "--scale-seconds=0",
                           _i ? "--no-cgroup" : "--quiet",
                           "a",
                           "b",
@@ -282,13 +288,14 @@ START_TEST(timeout_applies_to_scale_copies)
                           NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
-    unlink(counter);
-    int left = system("pgrep -f '[s]leep 43.8642' >/dev/null") == 0;
-    if (left)
-        ck_assert_int_ge(system("pkill -KILL -f '[s]leep 43.8642'"), 0);
+    char lock[64];
+    snprintf(lock, sizeof lock, "%s/lock", dir);
+    rmdir(lock); /* the holder was killed with its count */
+    rmdir(dir);
+    int left = cli_sleep_survivors(marker); /* killed by pid, if any */
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
     ck_assert_msg(!left, "a copy outlived spacrbench");
-    ck_assert_msg(strstr(r.err, "2 workers: timed out after 1 s") != NULL, "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "2 workers: timed out after 3 s") != NULL, "stderr: %s", r.err);
     char *json = cli_temp_file(r.out);
     char *failed = cli_json_eval(json, "[p['failed'] for p in d['scaling']]");
     if (failed)

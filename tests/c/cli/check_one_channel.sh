@@ -6,10 +6,8 @@
 # Usage: check_one_channel.sh SOURCE_DIR
 set -u
 src=${1:?usage: check_one_channel.sh SOURCE_DIR}/src/cli
-# The files that may: the channel itself. run/run_scale.c is helper H6's
-# at the time of writing (issue 20): remove it here once its messages go
-# through cli_error.h too.
-allowed=("io/cli_error.c" "run/run_scale.c")
+# The only file that may: the channel itself.
+allowed=("io/cli_error.c")
 pattern='(v?fprintf[[:space:]]*\([[:space:]]*stderr[^[:alnum:]_]|(^|[^[:alnum:]_])perror[[:space:]]*\()'
 
 # How many direct writes to stderr file $1 holds (calls split over lines

@@ -203,3 +203,57 @@ void cli_make_limited_cgroup(char *dir, size_t cap, const char *name)
         fclose(f);
     }
 }
+
+void cli_sleep_marker(char *marker, size_t cap, int base)
+{
+    snprintf(marker, cap, "%d.%07ld", base, (long)getpid());
+}
+
+int cli_sleepers(const char *marker, int kill_them)
+{
+    char want[64];
+    snprintf(want, sizeof want, "sleep %s ", marker);
+    DIR *d = opendir("/proc");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[300], buf[512], state[600];
+        long pid = strtol(e->d_name, NULL, 10);
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        for (ssize_t i = 0; i < k; i++)
+            if (buf[i] == '\0')
+                buf[i] = ' ';
+        buf[k > 0 ? k : 0] = '\0';
+        if (k <= 0 || strcmp(buf, want) != 0)
+            continue;
+        /* A zombie has an empty cmdline, so this one is alive. */
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        fd = open(path, O_RDONLY);
+        ssize_t s = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        state[s > 0 ? s : 0] = '\0';
+        const char *paren = strrchr(state, ')');
+        if (paren && paren[1] == ' ' && paren[2] == 'Z')
+            continue;
+        n++;
+        if (kill_them)
+            kill((pid_t)pid, SIGKILL);
+    }
+    closedir(d);
+    return n;
+}
+
+int cli_sleep_survivors(const char *marker)
+{
+    usleep(100000); /* a SIGKILLed process may take a moment to go */
+    return cli_sleepers(marker, 1);
+}

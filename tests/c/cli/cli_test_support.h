@@ -44,4 +44,16 @@ int cli_count_ended_groups_in(const char *dir);
 /* The same beside this process: what a finished run left behind. */
 int cli_count_leftover_cgroups(void);
 
+/* A sleep duration unique to this test process while it runs:
+ * BASE.<pid, 7 digits> seconds (pids stay below 2^22), so two runs of a
+ * suite at once (or any other `sleep` on the machine) never count or kill
+ * each other's processes. */
+void cli_sleep_marker(char *marker, size_t cap, int base);
+/* Live `sleep MARKER` processes (exactly that command line); with
+ * kill_them they are SIGKILLed by pid, so a failing test leaves none. */
+int cli_sleepers(const char *marker, int kill_them);
+/* How many sleepers are still alive a moment after their spacrbench
+ * ended (those are killed now, so none stays). */
+int cli_sleep_survivors(const char *marker);
+
 #endif

@@ -1,0 +1,35 @@
+/* The report's words for how a peak was obtained. A peak that hugetlb
+ * pages could escape (in neither RSS nor VmHWM) is never called exact. */
+#include "peak_words.h"
+
+#include "measurement.h"
+#include "platform_words.h"
+
+const char *sb_peak_method_words(int method, int hugetlb_uncovered)
+{
+    if (hugetlb_uncovered &&
+        (method == SPACRBENCH_PEAK_HWM_RESET || method == SPACRBENCH_PEAK_HWM_WINDOW))
+        return "exact for ordinary pages; hugetlb pages not covered, see the notes";
+    switch (method) {
+    case SPACRBENCH_PEAK_HWM_RESET:
+    case SPACRBENCH_PEAK_HWM_WINDOW:
+        return SB_WORDS_EXACT_PEAK;
+    case SPACRBENCH_PEAK_SAMPLED:
+        return "sampled";
+    case SPACRBENCH_PEAK_CGROUP:
+        return "exact, cgroup peak of the process tree";
+    case SPACRBENCH_PEAK_CHILD_RUSAGE:
+        return "child's high-water mark";
+    case SPACRBENCH_PEAK_SUPPLIED:
+        return "supplied";
+    default:
+        return "not measured";
+    }
+}
+
+const char *spacrbench_measurement_peak_words(const spacrbench_measurement *m)
+{
+    if (!m)
+        return "not measured";
+    return sb_peak_method_words(m->fig.peak_method, m->hugetlb_uncovered);
+}
