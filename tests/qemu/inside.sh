@@ -162,11 +162,13 @@ done
 # The memory timeline: the items' cgroups' memory.current beside the RSS.
 n_cg=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/run.meas" | wc -l)
 if [ "$n_cg" -gt 0 ]; then ok "run (root): timeline points with memory.current: $n_cg"; else bad "run (root): no timeline point has cgroup_bytes"; fi
-# The 160 MiB item ($rec, the loop's last) shows in memory.current, never
+# The 160 MiB item ($rec, the loop's last) shows in memory.current (at
+# least half of it: under TCG the 0.5 % budget spaces the samples by
+# 100 ms or more, so one may land while it is still touching), never
 # above its memory.peak.
 cg_max=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/run.meas" | sed 's/.*://' | sort -n | tail -1)
 expect_range "run (root): timeline's highest memory.current (MiB)" "$cg_max" \
-    $((150 * MiB)) "$(json_get "$rec" peak_rss_bytes)" $MiB
+    $((80 * MiB)) "$(json_get "$rec" peak_rss_bytes)" $MiB
 expect_contains "run (root): timeline marks" "$tmp/run.meas" '"items":[{"index":0,'
 expect_eq "run (root): spacrbench-run-* cgroups left" "$(leftovers)" 0
 
