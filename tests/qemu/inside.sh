@@ -159,6 +159,17 @@ for n in 64 160; do
     expect_range "run (root): item $n MiB peak (MiB)" "$(json_get "$rec" peak_rss_bytes)" \
         $((n * MiB)) $((n * MiB + n * MiB / 25 + 2 * MiB)) $MiB
 done
+# The memory timeline: the items' cgroups' memory.current beside the RSS.
+n_cg=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/run.meas" | wc -l)
+if [ "$n_cg" -gt 0 ]; then ok "run (root): timeline points with memory.current: $n_cg"; else bad "run (root): no timeline point has cgroup_bytes"; fi
+# The 160 MiB item ($rec, the loop's last) shows in memory.current (at
+# least half of it: under TCG the 0.5 % budget spaces the samples by
+# 100 ms or more, so one may land while it is still touching), never
+# above its memory.peak.
+cg_max=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/run.meas" | sed 's/.*://' | sort -n | tail -1)
+expect_range "run (root): timeline's highest memory.current (MiB)" "$cg_max" \
+    $((80 * MiB)) "$(json_get "$rec" peak_rss_bytes)" $MiB
+expect_contains "run (root): timeline marks" "$tmp/run.meas" '"items":[{"index":0,'
 expect_eq "run (root): spacrbench-run-* cgroups left" "$(leftovers)" 0
 
 say "-- (b) spacrbench run from a leaf that holds processes (falls back)"
@@ -177,6 +188,9 @@ rec=$(printf '%s' "$m" | grep -o '"item":"64"[^}]*')
 # ru_maxrss / summed VmHWM: 64 MiB plus libc, plus up to spacrbench's own RSS.
 expect_range "run (busy leaf): item 64 MiB peak (MiB)" "$(json_get "$rec" peak_rss_bytes)" \
     $((64 * MiB)) $((72 * MiB)) $MiB
+n_cg=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/busy.meas" | wc -l)
+n_rss=$(grep -o '"rss_bytes":[0-9][0-9]*' "$tmp/busy.meas" | wc -l)
+if [ "$n_cg" -eq 0 ] && [ "$n_rss" -gt 0 ]; then ok "run (busy leaf): timeline of RSS only: $n_rss points, no cgroup_bytes"; else bad "run (busy leaf): timeline has $n_rss RSS and $n_cg cgroup points"; fi
 expect_eq "run (busy leaf): spacrbench-run-* cgroups left" "$(leftovers)" 0
 
 # --- (c) the OOM case ----------------------------------------------------

@@ -19,6 +19,7 @@
 #include "run_items.h"
 #include "run_plot.h"
 #include "run_scale.h"
+#include "run_timeline.h"
 #include "run_vram.h"
 #include "slurm_env.h"
 #include "slurm_job.h"
@@ -33,6 +34,7 @@ typedef struct run_state {
     const cli_args *args;
     run_items items;
     sb_supervisor sup;
+    run_timeline timeline; /* the memory over time, from the supervisor's samples */
     char *stale_note;      /* cgroups a killed spacrbench left, or NULL */
     int64_t charge_max;    /* the largest cgroup charge of a measured item, -1 none */
     int64_t rss_max;       /* the largest RSS peak of a measured item's tree, -1 none */
@@ -102,11 +104,11 @@ static void note_figures(const run_state *s, spacrbench_measurement *m)
         spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
     notef(m,
           "memory figures (largest item): cgroup charge %s, the tree's RSS peak %s (its "
-          "processes' VmHWM summed, sampled every %ld ms%s, or the largest ru_maxrss: what GNU "
+          "processes' VmHWM summed, sampled every %g ms%s, or the largest ru_maxrss: what GNU "
           "time, mprof and --no-cgroup report)",
           s->sup.use_cgroup ? charge : "none (no cgroup of its own)", rss,
-          (s->sup.use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000,
-          s->sup.use_cgroup ? " or less often for a large tree (at most 0.5 % of a core)" : "");
+          sb_supervisor_interval(&s->sup) * 1e3,
+          s->sup.use_cgroup ? " or less often, to cost at most 0.5 % of a core" : "");
     notef(m, "the advice uses %s", figure_used(s));
 }
 
@@ -161,7 +163,8 @@ static int begin(const run_state *s, spacrbench_measurement **m)
     plan.warmup = s->args->warmup;
     plan.peak_method = s->sup.use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
     plan.records = 1;
-    plan.sample_interval_us = s->sup.use_cgroup ? 0 : SB_SUPERVISOR_SAMPLE_NS / 1000;
+    plan.sample_interval_us =
+        s->sup.use_cgroup ? 0 : (int64_t)(sb_supervisor_interval(&s->sup) * 1e6 + 0.5);
     plan.baseline_rss_bytes = 0; /* each item is its own process: its whole peak counts */
     plan.vram_source = s->sup.vram.gpu ? SPACRBENCH_SOURCE_NVML : SPACRBENCH_SOURCE_UNKNOWN;
     if (spacrbench_measurement_begin(&plan, m) == 0)
@@ -248,6 +251,7 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
             s->internal_error = 1;
         else {
             s->added++;
+            run_timeline_mark(&s->timeline, s->added - 1, &o);
             if (s->sup.use_cgroup && o.peak > s->charge_max)
                 s->charge_max = o.peak;
             if (o.rss_peak > s->rss_max)
@@ -280,11 +284,11 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
         notef(m,
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
-              "tree) and the sum of each process's VmHWM sampled every %ld ms (an upper bound: "
+              "tree) and the sum of each process's VmHWM sampled every %g ms (an upper bound: "
               "the peaks may not coincide; a process living less than that is seen only "
               "through ru_maxrss); page cache is not included; no cgroup of its own because %s; "
               "each command's exit was noticed through %s, not by polling",
-              SB_SUPERVISOR_SAMPLE_NS / 1000000, r->why_no_cgroup,
+              sb_supervisor_interval(r) * 1e3, r->why_no_cgroup,
               r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
         notef(m,
               "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
@@ -400,6 +404,7 @@ int run_main(int argc, char **argv)
         spacrbench_discover(&machine_value) == 0 ? &machine_value : NULL;
     run_supervisor_init(&s.sup, a.no_cgroup, a.common.json || a.common.emit != CLI_EMIT_REPORT,
                         machine ? machine->memory_limit_bytes : -1, a.timeout_s, &s.stale_note);
+    s.sup.cfg.interval_us = a.interval_us; /* --interval; 0: the supervisor's defaults */
     s.charge_max = s.rss_max = -1;
     s.own_rss_bytes = own_rss_bytes();
     spacrbench_measurement *m = NULL;
@@ -407,7 +412,9 @@ int run_main(int argc, char **argv)
     if (begin(&s, &m) != 0)
         status = CLI_EXIT_ERROR;
     else {
+        run_timeline_begin(&s.timeline, m, &s.sup);
         run_items_loop(&s, m);
+        run_timeline_end(&s.timeline);
         run_vram_verdict(&s.sup, m);
         if (spacrbench_measurement_end(m) != 0)
             status = cli_library_error(CLI_EXIT_ERROR, NULL);

@@ -114,6 +114,7 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
     }
     o->exec_errno = c.exec_errno;
     o->status = c.status;
+    o->started_at = so.started_at;
     o->seconds = so.seconds;
     o->cpu_seconds = c.cpu_seconds;
     o->peak = so.peak;

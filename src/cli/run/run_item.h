@@ -13,6 +13,8 @@
 typedef struct run_outcome {
     int exec_errno; /* non-zero: the command could not be started */
     int status;     /* wait status */
+    /* Its release (sb_supervisor_now()): where it starts on a timeline. */
+    double started_at;
     double seconds;
     double cpu_seconds;
     int64_t peak;      /* bytes: the cgroup's charge (else the tree's RSS peak), -1 unknown */

@@ -336,7 +336,7 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
      * fail (exit 127), which marks the group failed. */
     char release[SB_SUPERVISOR_MAX_COPIES];
     memset(release, 'x', sizeof release);
-    double t0 = sb_supervisor_now();
+    double t0 = o->started_at = sb_supervisor_now();
     ssize_t sent;
     while ((sent = write(go[1], release, (size_t)l->copies)) < 0 && errno == EINTR)
         ;
@@ -347,7 +347,7 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     read_exec_failures(err[0], copies, l->copies);
     close(err[0]);
     /* Once more at the end: leftovers still in the group are its own. */
-    sb_sv_sample(s, copies, o->started, 0, 1);
+    sb_sv_sample(s, copies, o->started, 0, 1, NULL);
     o->vram_peak = sb_vram_end(&s->vram);
     /* Orphaned grandchildren come back to us without a cgroup (subreaper). */
     while (waitpid(-1, NULL, WNOHANG) > 0)

@@ -62,6 +62,17 @@ typedef struct sb_supervisor_config {
     /* Hears about each stale group found at init (may be NULL). */
     void (*on_stale)(void *arg, const sb_stale_group *stale);
     void *stale_arg;
+    /* The tree's (and with a cgroup, the group's) sampling period in us;
+     * 0: SB_SUPERVISOR_SAMPLE_NS without a cgroup, SB_SUPERVISOR_RSS_SAMPLE_NS
+     * with one. VRAM keeps SB_SUPERVISOR_VRAM_NS. */
+    int64_t interval_us;
+    /* Hears each sample of a running group, for a memory timeline (may be
+     * NULL; may be changed between runs): when (sb_supervisor_now()), the
+     * tree's RSS now (VmRSS summed, -1 unknown) and the group's cgroup
+     * usage now (memory.usage_in_bytes v1, memory.current v2; -1 none). It
+     * is called from the wait loop: it must not block. */
+    void (*on_sample)(void *arg, double now, int64_t rss_bytes, int64_t cgroup_bytes);
+    void *sample_arg;
 } sb_supervisor_config;
 
 typedef struct sb_supervisor {
@@ -108,6 +119,7 @@ typedef struct sb_copy {
 } sb_copy;
 
 typedef struct sb_outcome {
+    double started_at;      /* the release (sb_supervisor_now()), 0 when never released */
     double seconds;         /* the release to the last copy's exit */
     int64_t peak;           /* the cgroup's charge, or the tree's RSS peak without one; -1 */
     int64_t rss_peak;       /* the tree's RSS peak: sampled VmHWM sum or ru_maxrss; -1 */
@@ -153,6 +165,14 @@ const char *sb_supervisor_vram_verdict(sb_supervisor *s);
 
 /* Monotonic seconds. */
 double sb_supervisor_now(void);
+
+/* The tree's sampling period in seconds: cfg.interval_us, else the default
+ * for how groups are measured (with or without a cgroup). */
+double sb_supervisor_interval(const sb_supervisor *s);
+
+/* The group's cgroup usage now (memory.usage_in_bytes v1, memory.current
+ * v2), -1 without a cgroup or when unreadable. */
+int64_t sb_supervisor_group_usage(const sb_supervisor *s);
 
 /* Internal to the supervisor's files. */
 void sb_vram_open(sb_vram *v);

@@ -23,8 +23,10 @@ int sb_sv_end_leftovers(const sb_supervisor *s, int sig, double kill_at);
 
 /* One sample of the group: its tree's RSS (rss: with a cgroup, the
  * VmHWM of its processes; scan_tree: without one, the whole process
- * table) and its VRAM. The seconds the RSS part took. */
-double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss);
+ * table) and its VRAM. The CPU seconds the RSS part took; *listed (may be
+ * NULL) is 0 when the group's processes could not be listed. */
+double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
+                    int *listed);
 
 /* Reap every released copy (copies[0..o->started)), applying the timeout
  * (per line: lines x timeout for the group) and the grace kill after a

@@ -65,21 +65,39 @@ static int keep_pid(sb_supervisor *s, pid_t pid)
 
 static int keep_pid_cb(pid_t pid, void *arg) { return keep_pid(arg, pid); }
 
-double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss)
+/* This thread's CPU seconds: what a sample costs the budget (a core's
+ * share). Wall time would count the time it waited for a CPU on a busy
+ * machine, and one preempted read would then space the next samples by
+ * hundreds of milliseconds. */
+static double cpu_now(void)
 {
-    double t0 = sb_supervisor_now(), spent = 0;
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return sb_supervisor_now();
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
+                    int *listed)
+{
+    double t0 = cpu_now(), spent = 0;
     s->n_pids = 0;
+    if (listed)
+        *listed = 1;
     if (s->use_cgroup) {
         /* Every PID in the group: its processes, whoever started them. */
-        if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0)
+        if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0) {
             s->n_pids = 0;
+            if (listed)
+                *listed = 0;
+        }
         if (rss)
             tree_sample_pids(&s->tree, s->pids, s->n_pids);
-        spent = sb_supervisor_now() - t0;
+        spent = cpu_now() - t0;
     } else {
-        if (scan_tree)
-            tree_sample(&s->tree);
-        spent = sb_supervisor_now() - t0;
+        if (scan_tree && tree_sample(&s->tree) < 0 && listed)
+            *listed = 0;
+        spent = cpu_now() - t0;
         /* The copies and every descendant seen (dead ones too: NVML no
          * longer lists them, so they add nothing). */
         for (int64_t i = 0; i < k; i++)
@@ -228,25 +246,40 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     }
 }
 
+/* One point for the timeline listener: the RSS the sample just read (-1
+ * when the group could not be listed) and the cgroup's usage. */
+static void tell_timeline(sb_supervisor *s, double now, int listed)
+{
+    if (!s->cfg.on_sample)
+        return;
+    int64_t usage = sb_supervisor_group_usage(s);
+    s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1, usage);
+}
+
 /* A sample from the wait loop. With a cgroup, the RSS part only when it is
  * due (rss_next), after which it is due again in at least interval, or
- * 1/SB_SUPERVISOR_RSS_BUDGET times what it took. The next rss_next. */
+ * 1/SB_SUPERVISOR_RSS_BUDGET times the CPU time this turn of the loop took
+ * from before its sleep (cpu_before: the wake-up, the reaping, the reads
+ * and the timeline's all count, so the whole sampler keeps to the budget).
+ * The next rss_next. */
 static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
-                     double rss_next, double interval)
+                     double rss_next, double interval, double cpu_before)
 {
     int rss = !s->use_cgroup || now >= rss_next;
-    double spent = sb_sv_sample(s, copies, k, 1, rss);
+    int listed = 1;
+    sb_sv_sample(s, copies, k, 1, rss, &listed);
+    if (rss)
+        tell_timeline(s, now, listed);
     if (!s->use_cgroup || !rss)
         return rss_next;
-    double gap = spent / SB_SUPERVISOR_RSS_BUDGET;
+    double gap = (cpu_now() - cpu_before) / SB_SUPERVISOR_RSS_BUDGET;
     return now + (gap > interval ? gap : interval);
 }
 
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
 {
     int64_t k = o->started, left = k;
-    double interval =
-        s->use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS * 1e-9 : SB_SUPERVISOR_SAMPLE_NS * 1e-9;
+    double interval = sb_supervisor_interval(s);
     /* With a cgroup, the RSS samples are extra (the charge is exact): they
      * keep within SB_SUPERVISOR_RSS_BUDGET of a core however large the tree. */
     double rss_next = t0 + interval, vram = s->vram.gpu ? SB_SUPERVISOR_VRAM_NS * 1e-9 : -1;
@@ -261,7 +294,7 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     sigaddset(&open_mask, SIGCHLD);
     sleeper z;
     sleeper_open(&z, s, copies, k);
-    double kill_at = -1;
+    double kill_at = -1, cpu_before = 0;
     for (int woke = 0;; woke = 1) {
         int64_t reaped = reap(copies, k, t0);
         if (reaped < 0 || (left -= reaped) <= 0)
@@ -286,12 +319,13 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         /* Not before the first wait: a /proc scan costs about a
          * millisecond, which a command that exits at once would be charged. */
         if (woke)
-            rss_next = sample(s, copies, k, now, rss_next, interval);
+            rss_next = sample(s, copies, k, now, rss_next, interval, cpu_before);
         double wait = s->use_cgroup ? shorter(vram, until(rss_next, now)) : interval;
         if (deadline >= 0 && !o->timed_out)
             wait = shorter(wait, deadline - now);
         if (kill_at >= 0 && !o->killed_after_grace)
             wait = shorter(wait, kill_at - now);
+        cpu_before = cpu_now();
         sleep_once(&z, copies, k, wait, &open_mask);
     }
     after_stop_signal(s, l, o, kill_at);

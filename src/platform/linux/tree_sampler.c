@@ -79,9 +79,11 @@ static pid_t parent_of(const char *root, pid_t pid, char *state)
     return (pid_t)ppid;
 }
 
-/* VmHWM of one process. A long Groups: line can push VmHWM far into the
- * status file, so the whole file is read (bounded), never a fixed 4 KiB. */
-static int64_t hwm_of(const char *root, pid_t pid)
+/* VmHWM of one process, and its VmRSS now added to *rss_sum (the
+ * timeline's figure: same file, no extra read). A long Groups: line can
+ * push VmHWM far into the status file, so the whole file is read
+ * (bounded), never a fixed 4 KiB. */
+static int64_t hwm_of(const char *root, pid_t pid, int64_t *rss_sum)
 {
     char path[64];
     snprintf(path, sizeof path, "%s/%ld/status", root, (long)pid);
@@ -93,6 +95,9 @@ static int64_t hwm_of(const char *root, pid_t pid)
         return -1;
     if (sb_parse_meminfo(text, len, "VmHWM", &bytes) != SB_PARSE_OK)
         bytes = -1; /* zombies and kernel threads have no VmHWM */
+    int64_t rss = -1;
+    if (bytes >= 0 && sb_parse_meminfo(text, len, "VmRSS", &rss) == SB_PARSE_OK && rss >= 0)
+        *rss_sum += rss;
     free(text);
     return bytes;
 }
@@ -215,10 +220,11 @@ int tree_sample(tree_sampler *t)
         return -1;
     int seen = 0;
     int64_t alive_sum = 0;
+    t->rss_now = 0;
     for (size_t i = 0; i < n; i++) {
         if (!mine[i])
             continue;
-        int64_t hwm = hwm_of(t->proc_root, all[i].pid);
+        int64_t hwm = hwm_of(t->proc_root, all[i].pid, &t->rss_now);
         if (hwm >= 0)
             alive_sum += hwm;
         if (hwm >= 0 && remember(t, all[i].pid, hwm) == 0)
@@ -234,8 +240,9 @@ int tree_sample(tree_sampler *t)
 void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
 {
     int64_t alive_sum = 0;
+    t->rss_now = 0;
     for (size_t i = 0; i < n; i++) {
-        int64_t hwm = hwm_of(t->proc_root, pids[i]);
+        int64_t hwm = hwm_of(t->proc_root, pids[i], &t->rss_now);
         if (hwm >= 0) {
             alive_sum += hwm;
             remember(t, pids[i], hwm);

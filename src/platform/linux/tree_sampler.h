@@ -32,6 +32,7 @@ typedef struct tree_sampler {
     const char *proc_root; /* "/proc" (tests may point elsewhere) */
     pid_t *old;            /* descendants that predate the current item: skipped */
     size_t n_old, old_cap;
+    int64_t rss_now; /* VmRSS summed over the processes the last sample read */
 } tree_sampler;
 
 void tree_sampler_init(tree_sampler *t, pid_t self);

@@ -1,0 +1,31 @@
+/* What the supervisor lends a memory timeline: its sampling period and the
+ * group's cgroup usage now (the picture's second line beside the tree's
+ * RSS; the exact peak stays memory.peak / max_usage_in_bytes). */
+#include <stdio.h>
+
+#include "cgroup.h"
+#include "parse.h"
+#include "supervisor.h"
+
+double sb_supervisor_interval(const sb_supervisor *s)
+{
+    if (s->cfg.interval_us > 0)
+        return (double)s->cfg.interval_us * 1e-6;
+    return (s->use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS : SB_SUPERVISOR_SAMPLE_NS) * 1e-9;
+}
+
+int64_t sb_supervisor_group_usage(const sb_supervisor *s)
+{
+    if (!s->use_cgroup || !s->cg.dir[0])
+        return -1;
+    char path[SB_GROUP_PATH_MAX + 32], text[64];
+    const char *file = s->cg.version == 1 ? "memory.usage_in_bytes" : "memory.current";
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", s->cg.dir, file) >= sizeof path)
+        return -1;
+    size_t len = 0;
+    int64_t v = -1;
+    if (sb_cg_read_small(path, text, sizeof text, &len) != 0 ||
+        sb_parse_int64(text, len, &v) != SB_PARSE_OK || v < 0)
+        return -1;
+    return v;
+}
