@@ -103,9 +103,9 @@ static void note_figures(const run_state *s, spacrbench_measurement *m)
     if (s->rss_max >= 0)
         spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
     notef(m,
-          "memory figures (largest item): cgroup charge %s, the tree's RSS peak %s (its "
-          "processes' VmHWM summed, sampled every %g ms%s, or the largest ru_maxrss: what GNU "
-          "time, mprof and --no-cgroup report)",
+          "memory figures (largest item): cgroup charge %s, the tree's RSS peak %s (the VmHWM of "
+          "the processes alive together, summed, sampled every %g ms%s, or the largest "
+          "ru_maxrss: what GNU time, mprof and --no-cgroup report)",
           s->sup.use_cgroup ? charge : "none (no cgroup of its own)", rss,
           sb_supervisor_interval(&s->sup) * 1e3,
           s->sup.use_cgroup ? " or less often, to cost at most 0.5 % of a core" : "");
@@ -284,8 +284,9 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
         notef(m,
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
-              "tree) and the sum of each process's VmHWM sampled every %g ms (an upper bound: "
-              "the peaks may not coincide; a process living less than that is seen only "
+              "tree) and the largest sum of the VmHWM of the processes alive together, sampled "
+              "every %g ms (an upper bound: the peaks may not coincide; processes that ran one "
+              "after another are never added; a process living less than that is seen only "
               "through ru_maxrss); page cache is not included; no cgroup of its own because %s; "
               "each command's exit was noticed through %s, not by polling",
               sb_supervisor_interval(r) * 1e3, r->why_no_cgroup,

@@ -472,8 +472,9 @@ static void method_notes(scale_state *s)
              r->cg.parent);
     else
         note(s,
-             "group peak = the sum of each process's VmHWM sampled every %ld ms (an upper "
-             "bound: the peaks may not coincide; shorter-lived processes are seen only through "
+             "group peak = the largest sum of the VmHWM of the processes alive together, "
+             "sampled every %ld ms (an upper bound: the peaks may not coincide; shorter-lived "
+             "processes are seen only through "
              "ru_maxrss); no cgroup of its own because %s",
              SB_SUPERVISOR_SAMPLE_NS / 1000000, r->why_no_cgroup);
     if (r->vram.gpu)
@@ -486,7 +487,9 @@ static void method_notes(scale_state *s)
         char rss[32];
         spacrbench_format_bytes(s->rss_peak_max, rss, sizeof rss);
         note(s,
-             "the copies' RSS peak (the sum of their processes' VmHWM, sampled, as GNU time or "
+             "the copies' RSS peak (the VmHWM of their processes alive together, summed, sampled, "
+             "as "
+             "GNU time or "
              "--no-cgroup count it) reached %s at most; the knee and the budget use the "
              "cgroup's charge",
              rss);
