@@ -421,9 +421,16 @@ int run_main(int argc, char **argv)
             status = cli_library_error(CLI_EXIT_ERROR, NULL);
         else {
             add_notes(&s, m);
-            /* One recommendation per run: the scaling check and the report. */
+            /* One recommendation per run: the scaling check and the report.
+             * None for a command that could not even be started (126, 127):
+             * the fallback's core count would advise workers for nothing. */
             spacrbench_recommendation rec_value;
-            const spacrbench_recommendation *rec = cli_recommend(&a.common, m, machine, &rec_value);
+            const spacrbench_recommendation *rec = NULL;
+            if (s.added > 0 || !s.failed || !s.failure.exec_errno)
+                rec = cli_recommend(&a.common, m, machine, &rec_value);
+            else
+                spacrbench_measurement_add_note(m, "no recommendation: the command could not be "
+                                                   "started, so no item was measured");
             int scale_status = scale_after(&s, m, rec, &scaling);
             /* One answer: a measured knee (within the serial bounds) is the advice. */
             if (rec && scaling)

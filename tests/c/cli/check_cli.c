@@ -332,6 +332,10 @@ START_TEST(unlaunchable_command_is_reported)
                   r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/spacrbench-tool x"));
     ck_assert_int_eq(number_after(r.out, "items measured"), 0);
+    /* Nothing ran, so nothing is recommended (it said "2 workers" from
+     * the core count alone), and the report says why. */
+    ck_assert_ptr_null(strstr(r.out, "recommended workers"));
+    ck_assert_ptr_nonnull(strstr(r.out, "no recommendation: the command could not be started"));
     cli_result_free(&r);
     ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }
