@@ -619,6 +619,20 @@ SPACRBENCH_EXTERN double spacrbench_measurement_item_cpu_seconds(const spacrbenc
 SPACRBENCH_EXTERN int spacrbench_measurement_set_item_cpu_seconds(spacrbench_measurement *m,
                                                                   size_t index, double cpu_seconds);
 
+/* --- Since 1.2: hugetlb pages a front end's peak misses ----------------- */
+
+/* hugetlb pages (MAP_HUGETLB) are in neither RSS, VmHWM nor a memory
+ * cgroup's charge. A front end that measures processes itself (`spacrbench
+ * run`) and adds the HugetlbPages it sampled to the peak calls this once
+ * its items are measured: where some were seen, or the system can hand
+ * such pages out, m's report then never calls the peak exact, and a note
+ * says what was seen (seen_bytes; -1 or 0: none) at what sampling period;
+ * elsewhere nothing changes. Said once. EINVAL for a NULL m, seen_bytes <
+ * -1 or a period outside (0, 3600] s. */
+SPACRBENCH_EXTERN int spacrbench_measurement_note_hugetlb(spacrbench_measurement *m,
+                                                          int64_t seen_bytes,
+                                                          double interval_seconds);
+
 /* ========================================================================
  * 4. Machine discovery: memory and cores this process may really use
  * ======================================================================== */

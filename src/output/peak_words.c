@@ -10,6 +10,14 @@ const char *sb_peak_method_words(int method, int hugetlb_uncovered)
     if (hugetlb_uncovered &&
         (method == SPACRBENCH_PEAK_HWM_RESET || method == SPACRBENCH_PEAK_HWM_WINDOW))
         return "exact for ordinary pages; hugetlb pages not covered, see the notes";
+    /* `spacrbench run`: the cgroup does not charge hugetlb pages; the tree's
+     * sampled HugetlbPages are added, between samples nothing is. */
+    if (hugetlb_uncovered && method == SPACRBENCH_PEAK_CGROUP)
+        return "cgroup peak of the process tree, exact for ordinary pages; hugetlb pages "
+               "sampled, not covered between samples, see the notes";
+    if (hugetlb_uncovered && method == SPACRBENCH_PEAK_CHILD_RUSAGE)
+        return "child's high-water mark; hugetlb pages sampled, not covered between samples, "
+               "see the notes";
     switch (method) {
     case SPACRBENCH_PEAK_HWM_RESET:
     case SPACRBENCH_PEAK_HWM_WINDOW:

@@ -38,6 +38,7 @@ typedef struct run_state {
     char *stale_note;      /* cgroups a killed spacrbench left, or NULL */
     int64_t charge_max;    /* the largest cgroup charge of a measured item, -1 none */
     int64_t rss_max;       /* the largest RSS peak of a measured item's tree, -1 none */
+    int64_t hugetlb_max;   /* the largest HugetlbPages sampled in an item's tree, 0 none */
     int64_t own_rss_bytes; /* this process's resident size when the commands start */
     size_t added;          /* records in the measurement (labels[0..added-1]) */
     int left_total;
@@ -256,6 +257,8 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
                 s->charge_max = o.peak;
             if (o.rss_peak > s->rss_max)
                 s->rss_max = o.rss_peak;
+            if (o.hugetlb_peak > s->hugetlb_max)
+                s->hugetlb_max = o.hugetlb_peak;
             if (progress)
                 show_progress(s, m, &elapsed);
         }
@@ -271,6 +274,9 @@ static void run_items_loop(run_state *s, spacrbench_measurement *m)
 static void add_notes(const run_state *s, spacrbench_measurement *m)
 {
     const sb_supervisor *r = &s->sup;
+    /* Where the system can hand out hugetlb pages, the peak may miss some
+     * (mapped and freed between samples): never called exact then. */
+    spacrbench_measurement_note_hugetlb(m, s->hugetlb_max, sb_supervisor_interval(r));
     if (r->use_cgroup)
         notef(m,
               "peak memory of each command's whole process tree from a memory cgroup of its "

@@ -119,6 +119,7 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
     o->cpu_seconds = c.cpu_seconds;
     o->peak = so.peak;
     o->rss_peak = so.rss_peak;
+    o->hugetlb_peak = so.hugetlb_peak;
     o->vram_peak = so.vram_peak;
     o->left_behind = so.left_behind;
     o->timed_out = so.timed_out;

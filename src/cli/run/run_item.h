@@ -17,13 +17,14 @@ typedef struct run_outcome {
     double started_at;
     double seconds;
     double cpu_seconds;
-    int64_t peak;      /* bytes: the cgroup's charge (else the tree's RSS peak), -1 unknown */
-    int64_t rss_peak;  /* the tree's RSS peak (sampled VmHWM sum, ru_maxrss), -1 unknown */
-    int64_t vram_peak; /* the tree's GPU memory (NVML), -1 not measured */
-    int left_behind;   /* processes that outlived the item */
-    int oom_killed;    /* the kernel's OOM killer ended it */
-    int64_t limit;     /* the memory limit it ran under (nearest above), -1 none */
-    int timed_out;     /* --timeout ended it (its whole tree was killed) */
+    int64_t peak;         /* bytes: the cgroup's charge (else the tree's RSS peak), -1 unknown */
+    int64_t rss_peak;     /* the tree's RSS peak (sampled VmHWM sum, ru_maxrss), -1 unknown */
+    int64_t hugetlb_peak; /* HugetlbPages sampled in the tree (added to both peaks); 0 none */
+    int64_t vram_peak;    /* the tree's GPU memory (NVML), -1 not measured */
+    int left_behind;      /* processes that outlived the item */
+    int oom_killed;       /* the kernel's OOM killer ended it */
+    int64_t limit;        /* the memory limit it ran under (nearest above), -1 none */
+    int timed_out;        /* --timeout ended it (its whole tree was killed) */
     double timeout_s;
     int killed_after_grace; /* still running SB_SUPERVISOR_GRACE_S after a stop signal */
 } run_outcome;

@@ -202,9 +202,14 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
     int64_t k = o->started, largest = 0;
     for (int64_t i = 0; i < k; i++)
         largest = copies[i].maxrss > largest ? copies[i].maxrss : largest;
+    /* hugetlb pages are charged to neither the memory cgroup nor RSS. */
+    int64_t huge = s->tree.hugetlb_peak > 0 ? s->tree.hugetlb_peak : 0;
+    o->hugetlb_peak = huge;
     if (s->use_cgroup) {
         o->peak = sb_group_peak(&s->cg);
-        o->rss_peak = tree_peak(&s->tree, 0, largest);
+        if (o->peak >= 0)
+            o->peak += huge;
+        o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
         o->oom_kills = sb_group_oom_kills(&s->cg);
         o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);
         if (sb_group_remove(&s->cg, &o->left_behind) != 0) {
@@ -213,7 +218,7 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
         }
         return 0;
     }
-    o->peak = o->rss_peak = tree_peak(&s->tree, 0, largest);
+    o->peak = o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
     int alive = tree_sample(&s->tree);
     o->left_behind = alive > 0 ? alive : 0;
     o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);

@@ -123,6 +123,8 @@ typedef struct sb_outcome {
     double seconds;         /* the release to the last copy's exit */
     int64_t peak;           /* the cgroup's charge, or the tree's RSS peak without one; -1 */
     int64_t rss_peak;       /* the tree's RSS peak: sampled VmHWM sum or ru_maxrss; -1 */
+    int64_t hugetlb_peak;   /* HugetlbPages of the tree, sampled (in neither peak, so added
+                               to both); 0 none seen */
     int64_t vram_peak;      /* NVML over the group's PIDs, -1 not measured */
     int64_t oom_kills;      /* in the group's cgroup, or (oom_outside) the rise of the
                             counter of the cgroup spacrbench runs in; -1 unknown */

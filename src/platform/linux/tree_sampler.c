@@ -32,6 +32,7 @@ void tree_sampler_reset(tree_sampler *t)
 {
     t->count = 0;
     t->peak_sum = 0;
+    t->hugetlb_peak = 0;
 }
 
 void tree_sampler_free(tree_sampler *t)
@@ -79,11 +80,12 @@ static pid_t parent_of(const char *root, pid_t pid, char *state)
     return (pid_t)ppid;
 }
 
-/* VmHWM of one process, and its VmRSS now added to *rss_sum (the
- * timeline's figure: same file, no extra read). A long Groups: line can
+/* VmHWM of one process, its VmRSS now added to *rss_sum (the timeline's
+ * figure) and its HugetlbPages now to *huge_sum (in neither of the
+ * others): same file, no extra read. A long Groups: line can
  * push VmHWM far into the status file, so the whole file is read
  * (bounded), never a fixed 4 KiB. */
-static int64_t hwm_of(const char *root, pid_t pid, int64_t *rss_sum)
+static int64_t hwm_of(const char *root, pid_t pid, int64_t *rss_sum, int64_t *huge_sum)
 {
     char path[64];
     snprintf(path, sizeof path, "%s/%ld/status", root, (long)pid);
@@ -98,6 +100,9 @@ static int64_t hwm_of(const char *root, pid_t pid, int64_t *rss_sum)
     int64_t rss = -1;
     if (bytes >= 0 && sb_parse_meminfo(text, len, "VmRSS", &rss) == SB_PARSE_OK && rss >= 0)
         *rss_sum += rss;
+    int64_t huge = -1; /* Linux >= 4.4 */
+    if (bytes >= 0 && sb_parse_meminfo(text, len, "HugetlbPages", &huge) == SB_PARSE_OK && huge > 0)
+        *huge_sum += huge;
     free(text);
     return bytes;
 }
@@ -219,12 +224,12 @@ int tree_sample(tree_sampler *t)
     if (scan_descendants(t, &all, &mine, &n) != 0)
         return -1;
     int seen = 0;
-    int64_t alive_sum = 0;
+    int64_t alive_sum = 0, huge = 0;
     t->rss_now = 0;
     for (size_t i = 0; i < n; i++) {
         if (!mine[i])
             continue;
-        int64_t hwm = hwm_of(t->proc_root, all[i].pid, &t->rss_now);
+        int64_t hwm = hwm_of(t->proc_root, all[i].pid, &t->rss_now, &huge);
         if (hwm >= 0)
             alive_sum += hwm;
         if (hwm >= 0 && remember(t, all[i].pid, hwm) == 0)
@@ -234,15 +239,17 @@ int tree_sample(tree_sampler *t)
     free(all);
     if (alive_sum > t->peak_sum)
         t->peak_sum = alive_sum;
+    if (huge > t->hugetlb_peak)
+        t->hugetlb_peak = huge;
     return seen;
 }
 
 void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
 {
-    int64_t alive_sum = 0;
+    int64_t alive_sum = 0, huge = 0;
     t->rss_now = 0;
     for (size_t i = 0; i < n; i++) {
-        int64_t hwm = hwm_of(t->proc_root, pids[i], &t->rss_now);
+        int64_t hwm = hwm_of(t->proc_root, pids[i], &t->rss_now, &huge);
         if (hwm >= 0) {
             alive_sum += hwm;
             remember(t, pids[i], hwm);
@@ -250,6 +257,8 @@ void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
     }
     if (alive_sum > t->peak_sum)
         t->peak_sum = alive_sum;
+    if (huge > t->hugetlb_peak)
+        t->hugetlb_peak = huge;
 }
 
 int tree_signal(const tree_sampler *t, int sig)

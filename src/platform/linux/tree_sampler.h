@@ -29,6 +29,7 @@ typedef struct tree_sampler {
     tree_proc *procs; /* every descendant seen since the last reset */
     size_t count, cap;
     int64_t peak_sum;      /* the largest sum of live VmHWMs in one sample */
+    int64_t hugetlb_peak;  /* the largest sum of HugetlbPages in one sample */
     const char *proc_root; /* "/proc" (tests may point elsewhere) */
     pid_t *old;            /* descendants that predate the current item: skipped */
     size_t n_old, old_cap;
