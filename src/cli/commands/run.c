@@ -15,8 +15,8 @@
 #include "cli_stdio.h"
 #include "command_line.h"
 #include "commands.h"
+#include "item_list.h"
 #include "run_item.h"
-#include "run_items.h"
 #include "run_plot.h"
 #include "run_scale.h"
 #include "run_timeline.h"
@@ -32,7 +32,7 @@
 
 typedef struct run_state {
     const cli_args *args;
-    run_items items;
+    item_list items;
     sb_supervisor sup;
     run_timeline timeline; /* the memory over time, from the supervisor's samples */
     char *stale_note;      /* cgroups a killed spacrbench left, or NULL */
@@ -228,7 +228,7 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     return 0;
 }
 
-static void run_items_loop(run_state *s, spacrbench_measurement *m)
+static void run_each_item(run_state *s, spacrbench_measurement *m)
 {
     int progress = !s->args->common.quiet && isatty(STDERR_FILENO);
     double elapsed = 0;
@@ -393,14 +393,14 @@ int run_main(int argc, char **argv)
     s.args = &a;
     int status = cli_args_parse(&a, argc, argv);
     if (status == CLI_EXIT_OK && !a.done)
-        status = run_items_load(&a, &s.items);
+        status = item_list_load(&a, &s.items);
     cli_slurm_job job = {0};
     if (status == CLI_EXIT_OK && !a.done && a.common.emit == CLI_EMIT_SLURM &&
         (status = cli_slurm_job_prepare(&a, s.items.n, &job)) == CLI_EXIT_OK)
         a.common.slurm_job = &job.job;
     if (status != CLI_EXIT_OK || a.done) {
         cli_slurm_job_free(&job);
-        run_items_free(&s.items);
+        item_list_free(&s.items);
         cli_args_free(&a);
         return status;
     }
@@ -420,7 +420,7 @@ int run_main(int argc, char **argv)
         status = CLI_EXIT_ERROR;
     else {
         run_timeline_begin(&s.timeline, m, &s.sup);
-        run_items_loop(&s, m);
+        run_each_item(&s, m);
         run_timeline_end(&s.timeline);
         run_vram_verdict(&s.sup, m);
         if (spacrbench_measurement_end(m) != 0)
@@ -459,7 +459,7 @@ int run_main(int argc, char **argv)
     free(s.failed_command);
     cli_slurm_job_free(&job);
     free(s.failed_label);
-    run_items_free(&s.items);
+    item_list_free(&s.items);
     sb_supervisor_free(&s.sup);
     free(s.stale_note);
     cli_args_free(&a);

@@ -16,7 +16,7 @@ void command_free(char **argv);
  * for messages. Caller frees. */
 char *command_display(char *const *argv);
 
-/* Free a list of n owned strings (run_items.c reads lists). */
+/* Free a list of n owned strings (item_list.c reads lists). */
 void items_free(char **items, size_t n);
 
 #endif

@@ -103,7 +103,7 @@ static int64_t memory_budget(const spacrbench_recommendation *rec)
  * [offset + i*m, offset + i*m + m) (wrapping), built as each copy starts. */
 typedef struct point_lines {
     const cli_args *args;
-    const run_items *items;
+    const item_list *items;
     size_t offset;
     int64_t k, m;
 } point_lines;

@@ -7,13 +7,13 @@
 #define SPACRBENCH_CLI_RUN_SCALE_H
 
 #include "cli_args.h"
-#include "run_items.h"
+#include "item_list.h"
 #include "spacrbench.h"
 #include "supervisor.h"
 
 typedef struct run_scale_input {
     const cli_args *args;
-    const run_items *items;
+    const item_list *items;
     sb_supervisor *sup; /* the serial run's: its peak method, cgroup parent and NVML */
     const spacrbench_recommendation *rec; /* NULL when none could be made */
 } run_scale_input;

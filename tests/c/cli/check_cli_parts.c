@@ -17,8 +17,8 @@
 #include "field_gpu_layout.h"
 #include "field_workload.h"
 #include "group.h"
+#include "item_list.h"
 #include "json_writer.h"
-#include "run_items.h"
 #include "tree_sampler.h"
 
 static char *write_temp(const char *text)
@@ -161,14 +161,14 @@ START_TEST(item_lists_read_one_per_line)
     cli_args a;
     cli_args_init(&a, CLI_MODE_RUN);
     a.items_file = path;
-    run_items list;
-    ck_assert_int_eq(run_items_load(&a, &list), CLI_EXIT_OK);
+    item_list list;
+    ck_assert_int_eq(item_list_load(&a, &list), CLI_EXIT_OK);
     ck_assert_int_eq(list.n, 4);
     ck_assert_str_eq(list.items[0], "one");
     ck_assert_str_eq(list.items[1], "two words");
     ck_assert_str_eq(list.items[2], "\"three\"");
     ck_assert_str_eq(list.items[3], "last-without-newline");
-    run_items_free(&list);
+    item_list_free(&list);
     unlink(path);
     free(path);
 }

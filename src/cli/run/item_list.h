@@ -1,12 +1,12 @@
 /* The items of `spacrbench run`: those given as arguments, else one per
  * line from --items FILE ('-' = standard input) or from standard input.
  * A list is read with bounds, checked as the bytes arrive: a NUL byte, a
- * line longer than run_items_line_limit(), more than RUN_ITEMS_MAX_BYTES
- * or more than RUN_ITEMS_MAX_COUNT items is refused (exit 2, naming the
+ * line longer than item_list_line_limit(), more than ITEM_LIST_MAX_BYTES
+ * or more than ITEM_LIST_MAX_COUNT items is refused (exit 2, naming the
  * line), so a file without newlines (/dev/zero, a binary) or an endless
  * stream cannot make spacrbench grow without end. */
-#ifndef SPACRBENCH_CLI_RUN_ITEMS_H
-#define SPACRBENCH_CLI_RUN_ITEMS_H
+#ifndef SPACRBENCH_CLI_ITEM_LIST_H
+#define SPACRBENCH_CLI_ITEM_LIST_H
 
 #include <stddef.h>
 
@@ -15,23 +15,23 @@
 /* The most bytes a list may hold (1 GiB: ten million 100-byte paths),
  * and the most items (2^24, four times the largest array SLURM allows):
  * together they bound the memory the list takes. */
-#define RUN_ITEMS_MAX_BYTES ((size_t)1 << 30)
-#define RUN_ITEMS_MAX_COUNT ((size_t)1 << 24)
+#define ITEM_LIST_MAX_BYTES ((size_t)1 << 30)
+#define ITEM_LIST_MAX_COUNT ((size_t)1 << 24)
 /* The line limit never exceeds this (an unlimited stack gives ARG_MAX none). */
-#define RUN_ITEMS_LINE_MAX_CAP ((size_t)64 << 20)
+#define ITEM_LIST_LINE_MAX_CAP ((size_t)64 << 20)
 
 /* The longest line a list may hold: ARG_MAX (sysconf), within
  * 128 KiB..64 MiB. No longer line can be passed to the command. */
-size_t run_items_line_limit(void);
+size_t item_list_line_limit(void);
 
-typedef struct run_items {
+typedef struct item_list {
     char **items; /* owned copies */
     size_t n;
-} run_items;
+} item_list;
 
 /* CLI_EXIT_OK, or an exit code after printing why (an empty list is a
- * usage error). Free with run_items_free whatever it returned. */
-int run_items_load(const cli_args *a, run_items *out);
-void run_items_free(run_items *items);
+ * usage error). Free with item_list_free whatever it returned. */
+int item_list_load(const cli_args *a, item_list *out);
+void item_list_free(item_list *items);
 
 #endif

@@ -1,5 +1,5 @@
-/* Collecting the items of `spacrbench run`; see run_items.h. */
-#include "run_items.h"
+/* Collecting the items of `spacrbench run`; see item_list.h. */
+#include "item_list.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,20 +11,20 @@
 #include "cli_escape.h"
 #include "command_line.h"
 
-size_t run_items_line_limit(void)
+size_t item_list_line_limit(void)
 {
     /* ARG_MAX bounds the arguments and environment of an exec together:
      * a longer line can never reach the command as an argument. glibc
      * derives it from the stack limit (a quarter of it), so an unlimited
      * stack would give no bound at all: it is kept within these. */
     long arg_max = sysconf(_SC_ARG_MAX);
-    size_t lo = (size_t)128 << 10, hi = RUN_ITEMS_LINE_MAX_CAP;
+    size_t lo = (size_t)128 << 10, hi = ITEM_LIST_LINE_MAX_CAP;
     if (arg_max <= 0)
         return (size_t)2 << 20;
     return (size_t)arg_max < lo ? lo : (size_t)arg_max > hi ? hi : (size_t)arg_max;
 }
 
-static int copy_arguments(const cli_args *a, run_items *out)
+static int copy_arguments(const cli_args *a, item_list *out)
 {
     out->items = calloc(a->n_items, sizeof *out->items);
     if (!out->items)
@@ -43,8 +43,8 @@ typedef enum list_fault {
     LIST_ERRNO,     /* a read or an allocation failed: errno */
     LIST_NUL,       /* a NUL byte */
     LIST_LONG_LINE, /* a line longer than the line limit */
-    LIST_TOO_LARGE, /* more than RUN_ITEMS_MAX_BYTES read */
-    LIST_TOO_MANY,  /* more than RUN_ITEMS_MAX_COUNT items */
+    LIST_TOO_LARGE, /* more than ITEM_LIST_MAX_BYTES read */
+    LIST_TOO_MANY,  /* more than ITEM_LIST_MAX_COUNT items */
 } list_fault;
 
 typedef struct list_reader {
@@ -57,7 +57,7 @@ typedef struct list_reader {
 } list_reader;
 
 /* Keep the line read as the next item (a trailing CR dropped; an empty
- * line skipped). 0, 1 when the list already holds RUN_ITEMS_MAX_COUNT
+ * line skipped). 0, 1 when the list already holds ITEM_LIST_MAX_COUNT
  * items, -1 when out of memory. */
 static int keep_line(list_reader *r)
 {
@@ -67,7 +67,7 @@ static int keep_line(list_reader *r)
     r->len = 0;
     if (len == 0)
         return 0;
-    if (r->n == RUN_ITEMS_MAX_COUNT) {
+    if (r->n == ITEM_LIST_MAX_COUNT) {
         errno = 0;
         return 1;
     }
@@ -90,7 +90,7 @@ static int keep_line(list_reader *r)
 
 /* One item per line, as getline would give them, but bounded as the bytes
  * arrive: a NUL, a line longer than line_max or a list larger than
- * RUN_ITEMS_MAX_BYTES stops the reading at once, so /dev/zero or an
+ * ITEM_LIST_MAX_BYTES stops the reading at once, so /dev/zero or an
  * endless stream without newlines cannot grow the memory without end. */
 static list_fault read_bounded(FILE *f, list_reader *r, size_t line_max)
 {
@@ -98,7 +98,7 @@ static list_fault read_bounded(FILE *f, list_reader *r, size_t line_max)
     r->number = 1;
     int c;
     while ((c = getc_unlocked(f)) != EOF) {
-        if (++r->total > RUN_ITEMS_MAX_BYTES)
+        if (++r->total > ITEM_LIST_MAX_BYTES)
             return LIST_TOO_LARGE;
         if (c == '\n') {
             int kept = keep_line(r);
@@ -131,7 +131,7 @@ static list_fault read_bounded(FILE *f, list_reader *r, size_t line_max)
     return kept == 0 ? LIST_OK : kept > 0 ? LIST_TOO_MANY : LIST_ERRNO;
 }
 
-static int read_list(const cli_args *a, run_items *out)
+static int read_list(const cli_args *a, item_list *out)
 {
     FILE *f = stdin;
     const char *file = a->items_file;
@@ -142,7 +142,7 @@ static int read_list(const cli_args *a, run_items *out)
     if (from_stdin && isatty(STDIN_FILENO))
         cli_notice("reading items from standard input, one per line (end with Ctrl-D)");
     list_reader r = {0};
-    size_t line_max = run_items_line_limit();
+    size_t line_max = item_list_line_limit();
     list_fault fault = read_bounded(f, &r, line_max);
     int e = errno;
     if (!from_stdin)
@@ -176,14 +176,14 @@ static int read_list(const cli_args *a, run_items *out)
                              "%s%s%s holds more than %zu bytes (1 GiB) by line %zu: far more than "
                              "any item list; is it a list of items, one per line?",
                              from_stdin ? "" : "'", where, from_stdin ? "" : "'",
-                             (size_t)RUN_ITEMS_MAX_BYTES, r.number);
+                             (size_t)ITEM_LIST_MAX_BYTES, r.number);
         break;
     case LIST_TOO_MANY:
         rc = cli_usage_error(option,
                              "%s%s%s holds more than %zu items (at line %zu): far more than any "
                              "item list; is it a list of items, one per line?",
                              from_stdin ? "" : "'", where, from_stdin ? "" : "'",
-                             (size_t)RUN_ITEMS_MAX_COUNT, r.number);
+                             (size_t)ITEM_LIST_MAX_COUNT, r.number);
         break;
     default:
         if (e == ENOMEM) {
@@ -198,7 +198,7 @@ static int read_list(const cli_args *a, run_items *out)
     return rc;
 }
 
-int run_items_load(const cli_args *a, run_items *out)
+int item_list_load(const cli_args *a, item_list *out)
 {
     memset(out, 0, sizeof *out);
     if (a->n_items) {
@@ -219,7 +219,7 @@ int run_items_load(const cli_args *a, run_items *out)
     return rc;
 }
 
-void run_items_free(run_items *items)
+void item_list_free(item_list *items)
 {
     items_free(items->items, items->n);
     memset(items, 0, sizeof *items);
