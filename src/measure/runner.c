@@ -110,6 +110,57 @@ static int finish(sb_run *st, const run_window *w, int tracked)
 
 /* The timed loop. Returns 0, the work's stop value through *stop_value,
  * or SPACRBENCH_EFORKED in a forked child that returned from the work. */
+/* One item's place and times, for its progress call. */
+typedef struct item_times {
+    size_t index, clamped, n_items;
+    double t0, t1;
+    int64_t peak;
+} item_times;
+
+/* The caller's progress function after an item: its time and CPU are kept
+ * apart (warm-up or measured) so they never count as the work's. Returns
+ * what it returned (non-zero stops the run). */
+static int call_progress(sb_run *st, run_window *w, const item_times *it)
+{
+    int warm = it->index < it->clamped;
+    int64_t total = st->stream ? -1 : (int64_t)it->n_items;
+    spacrbench_progress p = {sizeof p,        (int64_t)it->index,  total,   warm, 0,
+                             it->t1 - it->t0, it->t1 - w->t_start, it->peak};
+    double cpu0 = sb_proc_cpu_seconds();
+    int value = st->opt.progress(&p, st->opt.progress_payload);
+    double spent = sb_now() - it->t1;
+    if (warm) {
+        w->warmup_progress_seconds += spent;
+        w->marks.progress_seconds = spent;
+        w->marks.progress_cpu = sb_proc_cpu_seconds() - cpu0;
+    } else {
+        w->progress_seconds += spent;
+        w->progress_cpu += sb_proc_cpu_seconds() - cpu0;
+    }
+    return value;
+}
+
+/* The measured window's end; where a stream's items ended inside the
+ * warm-up, the last item is measured after all (its progress too). */
+static void close_window(sb_run *st, run_window *w, size_t clamped, double sampler_cpu_measure)
+{
+    if (!w->marks.ended) {
+        w->t_end = sb_now();
+        w->cpu_end = sb_proc_cpu_seconds();
+    } else if (w->done_items <= clamped) { /* the items ended in the warm-up */
+        sb_stream_clamp_late(st, w->done_items);
+        w->t_measure = w->marks.t_last;
+        w->cpu_measure = w->marks.cpu_last;
+        sampler_cpu_measure = w->marks.sampler_cpu_last;
+        w->warmup_progress_seconds -= w->marks.progress_seconds;
+        w->progress_seconds += w->marks.progress_seconds;
+        w->progress_cpu += w->marks.progress_cpu;
+    }
+    if (st->stream)
+        st->m->plan_items = w->done_items > 0 ? w->done_items : 1;
+    w->sampler_cpu = st->sampler ? sb_sampler_cpu_seconds(st->sampler) - sampler_cpu_measure : 0.0;
+}
+
 static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, size_t n_items,
                     void *payload, run_window *w, int *stop_value)
 {
@@ -162,43 +213,17 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
             m->records[m->record_count++] = (spacrbench_item_record){
                 sizeof(spacrbench_item_record), (int64_t)i, i < clamped, 0, t1 - t0, peak, vram};
         if (value == 0 && st->opt.progress) {
-            int64_t total = st->stream ? -1 : (int64_t)n_items;
-            spacrbench_progress p = {sizeof p, (int64_t)i, total,           i < clamped,
-                                     0,        t1 - t0,    t1 - w->t_start, peak};
-            double cpu0 = sb_proc_cpu_seconds();
-            value = st->opt.progress(&p, st->opt.progress_payload);
+            const item_times it = {i, clamped, n_items, t0, t1, peak};
+            value = call_progress(st, w, &it);
             if (sb_self_pid() != st->pid)
                 return SPACRBENCH_EFORKED;
-            double spent = sb_now() - t1;
-            if (i < clamped) {
-                w->warmup_progress_seconds += spent;
-                w->marks.progress_seconds = spent;
-                w->marks.progress_cpu = sb_proc_cpu_seconds() - cpu0;
-            } else {
-                w->progress_seconds += spent;
-                w->progress_cpu += sb_proc_cpu_seconds() - cpu0;
-            }
         }
         if (value != 0) {
             *stop_value = value;
             break;
         }
     }
-    if (!w->marks.ended) {
-        w->t_end = sb_now();
-        w->cpu_end = sb_proc_cpu_seconds();
-    } else if (w->done_items <= clamped) { /* the items ended in the warm-up */
-        sb_stream_clamp_late(st, w->done_items);
-        w->t_measure = w->marks.t_last;
-        w->cpu_measure = w->marks.cpu_last;
-        sampler_cpu_measure = w->marks.sampler_cpu_last;
-        w->warmup_progress_seconds -= w->marks.progress_seconds;
-        w->progress_seconds += w->marks.progress_seconds;
-        w->progress_cpu += w->marks.progress_cpu;
-    }
-    if (st->stream)
-        st->m->plan_items = w->done_items > 0 ? w->done_items : 1;
-    w->sampler_cpu = st->sampler ? sb_sampler_cpu_seconds(st->sampler) - sampler_cpu_measure : 0.0;
+    close_window(st, w, clamped, sampler_cpu_measure);
     return SPACRBENCH_OK;
 }
 
