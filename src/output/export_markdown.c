@@ -75,10 +75,15 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     bytes_cell(t, spacrbench_measurement_work_rss_bytes(m));
     sb_text_printf(t, " |\n| peak VRAM | ");
     bytes_cell(t, f->peak_vram_bytes);
-    if (f->peak_vram_bytes < 0 && m->vram_reason) {
-        sb_text_printf(t, " (");
-        inline_text(t, m->vram_reason);
-        sb_text_printf(t, ")");
+    if (f->peak_vram_bytes < 0 && m->vram_reason && m->vram_reason[0]) {
+        /* The report's words: "(no CUDA device); <why>" where the runner
+         * found no device, "(<why>)" otherwise. */
+        size_t words = strlen(SB_WORDS_NO_CUDA);
+        int no_device = strncmp(m->vram_reason, SB_WORDS_NO_CUDA ": ", words + 2) == 0;
+        sb_text_printf(t, no_device ? " (" SB_WORDS_NO_CUDA "); " : " (");
+        inline_text(t, no_device ? m->vram_reason + words + 2 : m->vram_reason);
+        if (!no_device)
+            sb_text_printf(t, ")");
     }
     sb_text_printf(t, " |\n");
 }

@@ -203,6 +203,15 @@ START_TEST(markdown_tables_are_well_formed)
     ck_assert_ptr_nonnull(strstr(md, "| # | warm-up | seconds | peak RSS | peak VRAM | CPU "
                                      "seconds |\n"));
     free(md);
+    /* No CUDA device: the report's words, "(no CUDA device); <why>". */
+    ck_assert_int_eq(spacrbench_measurement_set_vram_reason(m, "no CUDA device: no driver"), 0);
+    md = export_text(m, NULL, SPACRBENCH_FORMAT_MARKDOWN, NULL, 0);
+    ck_assert_msg(strstr(md, "| peak VRAM | not measured (no CUDA device); no driver |"), "%s", md);
+    free(md);
+    ck_assert_int_eq(spacrbench_measurement_set_vram_reason(m, "probing turned off"), 0);
+    md = export_text(m, NULL, SPACRBENCH_FORMAT_MARKDOWN, NULL, 0);
+    ck_assert_msg(strstr(md, "| peak VRAM | not measured (probing turned off) |"), "%s", md);
+    free(md);
     spacrbench_measurement_free(m);
 }
 END_TEST
