@@ -352,11 +352,17 @@ static int emit_advice(const run_state *s, int emit, const char *array_advice)
     char rss[32] = "not measured";
     if (s->rss_max >= 0)
         spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
+    /* Where the task is charged differently from the measured item: a SLURM
+     * task's cgroup also charges the libraries it is first to load; a Dask
+     * worker's limit is checked against its process's RSS. */
     printf("# NOTE (spacrbench): %s is built from the measured peak per item, %s; the tree's "
-           "RSS peak was %s. A SLURM task's own cgroup also charges the libraries it is first "
-           "to load.\n",
+           "RSS peak was %s. %s\n",
            emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit",
-           s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)", rss);
+           s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)", rss,
+           emit == CLI_EMIT_SLURM
+               ? "A SLURM task's own cgroup also charges the libraries it is first to load."
+               : "Dask compares memory_limit with each worker process's RSS, which includes "
+                 "the libraries it maps.");
     if (emit == CLI_EMIT_SLURM && array_advice)
         printf("# NOTE (spacrbench): %s.\n", array_advice);
     return cli_stdout_check() == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
