@@ -297,13 +297,13 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int,
             raise SpacrbenchRuntimeError("benchmark(): another benchmark is running in this process "
                                          "outside spacrbench's Python API (peaks are per process)")
         raise_for(code, "benchmark")
-    if n_items is not None:
-        # A for loop's last step, which the C loop (it knows the count) never
-        # takes: the iterator ends, so a tqdm bar counts the last item and
-        # closes. Whatever a length that lied leaves is not run.
-        next(run.items, None)
     cm = out[0]
     try:
+        if n_items is not None:
+            # A for loop's last step, which the C loop (it knows the count)
+            # never takes: the iterator ends, so a tqdm bar counts the last
+            # item and closes.
+            next(run.items, None)
         fields, unchanged = measurement_fields(cm, torch_peak)
         m = Measurement(**fields)
     except BaseException:

@@ -147,7 +147,7 @@ static void close_window(sb_run *st, run_window *w, size_t clamped, double sampl
     if (!w->marks.ended) {
         w->t_end = sb_now();
         w->cpu_end = sb_proc_cpu_seconds();
-    } else if (w->done_items <= clamped) { /* the items ended in the warm-up */
+    } else if (w->done_items > 0 && w->done_items <= clamped) { /* ended in the warm-up */
         sb_stream_clamp_late(st, w->done_items);
         w->t_measure = w->marks.t_last;
         w->cpu_measure = w->marks.cpu_last;

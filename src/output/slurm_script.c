@@ -281,7 +281,7 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
 /* A comment line ("# ..." or "#") or the key line: not part of the key. */
 static int outside_key(const char *line, size_t n)
 {
-    return (n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ')) ||
+    return (n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n')) ||
            (n >= sizeof SB_SLURM_KEY_LINE - 1 &&
             memcmp(line, SB_SLURM_KEY_LINE, sizeof SB_SLURM_KEY_LINE - 1) == 0);
 }

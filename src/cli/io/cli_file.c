@@ -365,6 +365,8 @@ int cli_output_path_check(const char *option, const char *path)
             return cli_usage_error(option, "cannot write %s: %s", path, strerror(EISDIR));
         return CLI_EXIT_OK;
     }
+    if (errno == ENOTDIR) /* a path through a file: report.txt/x */
+        return cli_usage_error(option, "cannot write %s: %s", path, strerror(ENOTDIR));
     if (errno != ENOENT || dangling_link(path))
         return CLI_EXIT_OK; /* the write after the run says what is wrong */
     /* A new name: its directory must exist, or hours of measuring are lost. */

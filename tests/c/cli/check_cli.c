@@ -853,6 +853,14 @@ START_TEST(report_file_is_written_whole)
         ck_assert_ptr_null(strstr(r.out, "recommended workers"));
         cli_result_free(&r);
     }
+    /* A path through a file (report.txt/x) is refused before the run too. */
+    char *const through[] = {SPACRBENCH_CLI,        "--size", "64x64", "--fields", "1", "--report",
+                             "/proc/version/r.txt", NULL};
+    cli_run(through, NULL, &r);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_msg(strstr(r.err, "--report: cannot write /proc/version/r.txt: Not a directory"),
+                  "stderr: %s", r.err);
+    cli_result_free(&r);
 }
 END_TEST
 
