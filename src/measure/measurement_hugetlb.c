@@ -13,7 +13,12 @@ int spacrbench_measurement_note_hugetlb(spacrbench_measurement *m, int64_t seen_
     if (seen_bytes < -1 || !(interval_seconds > 0) || interval_seconds > 3600)
         return sb_fail(SPACRBENCH_EINVAL, "seen_bytes must be >= -1 and interval_seconds in "
                                           "(0, 3600]");
-    if (m->hugetlb_uncovered || (seen_bytes <= 0 && sb_hugetlb_pages_possible() <= 0))
+#if defined(__linux__)
+    int possible = sb_hugetlb_pages_possible() > 0;
+#else
+    int possible = 0; /* hugetlb pages are Linux's */
+#endif
+    if (m->hugetlb_uncovered || (seen_bytes <= 0 && !possible))
         return SPACRBENCH_OK; /* said once; nothing to say where none can be mapped */
     m->hugetlb_uncovered = 1;
     char seen[32] = "none";

@@ -101,8 +101,7 @@ static void say_scaling(const sb_scale_picks *k, int32_t verdict, char *r, size_
         snprintf(r, cap,
                  "saturates at %lld: %lld workers give %.2fx of %lld's throughput, within the "
                  "noise of the repeats (measure longer for a sharper knee)",
-                 c, (long long)best->workers, best->items_per_second / chosen->items_per_second,
-                 c);
+                 c, (long long)best->workers, best->items_per_second / chosen->items_per_second, c);
         return;
     }
     double ratio = k->last->items_per_second / chosen->items_per_second;
