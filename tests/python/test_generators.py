@@ -104,8 +104,9 @@ def test_a_generator_that_raises_leaves_no_fd_thread_or_run_behind() -> None:
         yield from range(n)
         raise Broken(f"after {n}")
 
+    before = thread_count()  # with threads that are not Python's (a BLAS pool, say)
     spacrbench.benchmark(lambda i: None, (i for i in [1]))  # first-use setup happens here
-    fds, threads = len(os.listdir("/proc/self/fd")), _settled_threads(threading.active_count())
+    fds, threads = len(os.listdir("/proc/self/fd")), _settled_threads(before)
     for n in range(1, 12):  # the end in the warm-up, at it and after it
         with pytest.raises(Broken, match=f"^after {n}$"):
             spacrbench.benchmark(lambda i: None, plates(n), warmup=2)
@@ -140,7 +141,12 @@ def test_real_sigint_while_the_generator_waits_stops_the_run() -> None:
             pulled.append(i)
             if i == 1:
                 started.set()
-                time.sleep(60)  # interrupted by the signal below
+                # Interrupted by the signal below. Short sleeps: a signal
+                # that lands between set() and one long sleep's syscall
+                # would only be seen once that sleep ended.
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    time.sleep(0.02)
             yield i
 
     def interrupt() -> None:

@@ -44,6 +44,7 @@ def test_measurement_plot_needs_records() -> None:
         m.plot()
 
 
+@pytest.mark.slow  # 7 s of the command's scaling check; the plot itself is tested above
 def test_command_plots_the_scaling_check(tmp_path: Path) -> None:
     exe = _cli.command_path()
     if not os.access(exe, os.X_OK):

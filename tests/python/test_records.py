@@ -101,6 +101,7 @@ def test_undecoded_records_rebuild_the_same_c_measurement() -> None:
     assert type(raw_records(a)) is LazyRecords  # to_dict() did not decode them
 
 
+@pytest.mark.slow  # 14 s; the C harness's records, the same on every interpreter
 def test_a_million_empty_items_have_no_footprint() -> None:
     """The runner commits record memory before the baseline and the binding
     makes nothing per item during the run, so an empty work adds nothing."""

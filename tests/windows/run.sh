@@ -48,9 +48,11 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 failures=0
+failed_what=()
 fail() {
     echo "FAIL: $*" >&2
     failures=$((failures + 1))
+    failed_what+=("$*")
 }
 
 # libcheck for MinGW-w64, for the portable Check suites: Debian ships no
@@ -171,7 +173,8 @@ else
 fi
 
 echo "== check_windows.exe"
-wine "$check" || fail "check_windows.exe"
+wine "$check" | tee "$tmp/check_windows.txt" ||
+    fail "check_windows.exe: $(grep '^not ok' "$tmp/check_windows.txt" | tr '\n' ' ')"
 
 # The portable Check suites of tests/c (SPACRBENCH_PORTABLE_CHECKS in
 # cmake/SpacrbenchTesting.cmake: no fork, /proc or cgroups), the same
@@ -245,7 +248,9 @@ else
 fi
 
 if [ "$failures" -ne 0 ]; then
-    echo "Windows tests: $failures failure(s)" >&2
+    # Repeated at the end, where a CI log's tail shows it.
+    echo "Windows tests: $failures failure(s):" >&2
+    printf '  FAIL: %s\n' "${failed_what[@]}" >&2
     exit 1
 fi
 echo "Windows tests: all passed"

@@ -108,9 +108,20 @@ START_TEST(scale_counts_the_vram_of_all_copies)
     fake_gpu(dir, sizeof dir, "100M");
     register_outsider(dir);
     snprintf(shell, sizeof shell, "touch %s/$$; sleep 0.4", dir);
-    char *argv[] = {
-        SPACRBENCH_CLI, "run", "--json", "--scale", "1,2", _i ? "--no-cgroup" : "--json", "a", "b",
-        "--",           "sh",  "-c",     shell,     NULL};
+    char *argv[] = {SPACRBENCH_CLI,
+                    "run",
+                    "--json",
+                    "--scale",
+                    "1,2",
+                    "--scale-seconds=0",
+                    _i ? "--no-cgroup" : "--json",
+                    "a",
+                    "b",
+                    "--",
+                    "sh",
+                    "-c",
+                    shell,
+                    NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -218,8 +229,9 @@ START_TEST(run_in_a_sandbox_is_not_measured)
     char *script = cli_temp_file("device 16G 16G Fake GPU\nother 0 4294967 1G\n");
     setenv("SPACRBENCH_FAKE_NVML_SCRIPT", script, 1);
     setenv("SPACRBENCH_NVML_LIBRARY", FAKE_NVML_FULL, 1);
-    char *argv[] = {SPACRBENCH_CLI, "run", "--json", "--scale",   "1", "a", "b",
-                    "--",           "sh",  "-c",     "sleep 0.1", NULL};
+    char *argv[] = {
+        SPACRBENCH_CLI, "run", "--json", "--scale",   "1", "--scale-seconds=0", "a", "b",
+        "--",           "sh",  "-c",     "sleep 0.1", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);

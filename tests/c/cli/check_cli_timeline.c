@@ -102,10 +102,15 @@ START_TEST(items_are_marked_with_their_measured_peaks)
                  "d['measurement']['timeline']['items'])");
     expect(json, TL("all(abs(i['end_seconds'] - i['start_seconds'] - "
                     "r['seconds']) < 1e-6 for i, r in zip(m['timeline']['items'], m['records']))"));
-    /* Every item shows its 64 MiB in the sampled RSS. */
-    expect(json, TL("all(max([p['rss_bytes'] or 0 for p in "
-                    "t['points'] if i['start_seconds'] <= p['seconds'] <= i['end_seconds']] + [0]) "
-                    ">= 60 * 2**20 for i in t['items'])"));
+    /* The items show their 64 MiB in the sampled RSS: every item when the
+     * RSS is the sampled figure; with a cgroup the RSS scans are extra and
+     * spaced to keep within their CPU budget (on a loaded machine a scan's
+     * cost can space them past one 300 ms item), so at least one item. */
+#define RSS_SHOWN(quantifier)                                                                      \
+    TL(quantifier "(max([p['rss_bytes'] or 0 for p in t['points'] if i['start_seconds'] <= "       \
+                  "p['seconds'] <= i['end_seconds']] + [0]) >= 60 * 2**20 for i in t['items'])")
+    expect(json, uses_cgroup(json) ? RSS_SHOWN("any") : RSS_SHOWN("all"));
+#undef RSS_SHOWN
     if (uses_cgroup(json)) {
         ck_assert_int_eq(_i, 0);
         expect(json, "d['measurement']['timeline']['interval_us'] == 10000");
