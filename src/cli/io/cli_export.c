@@ -9,6 +9,7 @@
 
 #include "cli_error.h"
 #include "cli_file.h"
+#include "cli_stdio.h"
 #include "text_buffer.h"
 #if defined(__linux__)
 #include "run_plot.h"
@@ -43,11 +44,19 @@ static int export_file(const char *option, const char *path, const spacrbench_me
                   last < 0 ? spacrbench_last_error_message() : "out of memory");
         return -1;
     }
-    int rc = cli_write_file_atomic(option, path, text, (size_t)len);
-    if (rc != 0)
+    int rc;
+    if (cli_is_stdout_name(path)) /* in place of the report, which went to stderr */
+        rc = fwrite(text, 1, (size_t)len, stdout) == (size_t)len ? cli_stdout_check() : -1;
+    else if ((rc = cli_write_file_atomic(option, path, text, (size_t)len)) != 0)
         cli_error(CLI_EXIT_ERROR, "%s: cannot write %s: %s", option, path, strerror(errno));
     free(text);
     return rc != 0 ? -1 : 0;
+}
+
+int cli_export_takes_stdout(const cli_common *c)
+{
+    return (c->export_markdown_path && cli_is_stdout_name(c->export_markdown_path)) ||
+           (c->export_csv_path && cli_is_stdout_name(c->export_csv_path));
 }
 
 int cli_write_exports(const cli_common *c, const spacrbench_measurement *m,

@@ -7,6 +7,9 @@
 #include "cli_context.h"
 #include "cli_options.h"
 
+/* An export is named '-': it goes to stdout, in place of the report. */
+int cli_export_takes_stdout(const cli_common *c);
+
 /* 0, or -1 after a line on stderr for each file that could not be made.
  * json: the run's --json document (needed for --plot), or NULL. */
 int cli_write_exports(const cli_common *c, const spacrbench_measurement *m,

@@ -378,3 +378,5 @@ int cli_output_path_check(const char *option, const char *path)
     }
     return CLI_EXIT_OK;
 }
+
+int cli_is_stdout_name(const char *path) { return strcmp(path, "-") == 0; }

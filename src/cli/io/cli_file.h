@@ -24,4 +24,7 @@ int cli_write_file_atomic(const char *option, const char *path, const char *text
  * that does not exist; everything else is left to the write itself. */
 int cli_output_path_check(const char *option, const char *path);
 
+/* '-', the conventional name of standard output for an output file. */
+int cli_is_stdout_name(const char *path);
+
 #endif

@@ -104,6 +104,9 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         /* The report it follows from goes to stderr. */
         if (!c->quiet)
             fputs(human, stderr);
+    } else if (cli_export_takes_stdout(c)) {
+        if (!c->quiet) /* as next to --emit: the export written below is stdout's */
+            fputs(human, stderr);
     } else
         fputs(c->json ? json : human, stdout);
     /* Said now, before a --report file or a plot: the report is lost. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_file.h"
+
 /* Every option of a command, at most. */
 #define CLI_OPTIONS_MAX 64
 
@@ -99,6 +101,32 @@ static int refused(const cli_args *a, const option_list *l, int code, char **arg
     return cli_usage_error(name, "unknown option");
 }
 
+/* Standard output carries one document: the report, the JSON document,
+ * the --emit settings or one export named '-'. */
+static int stdout_has_one_taker(const cli_common *c)
+{
+    const char *export_option = NULL;
+    int exports = 0;
+    if (c->export_markdown_path && cli_is_stdout_name(c->export_markdown_path)) {
+        export_option = "--export-markdown";
+        exports++;
+    }
+    if (c->export_csv_path && cli_is_stdout_name(c->export_csv_path)) {
+        export_option = "--export-csv";
+        exports++;
+    }
+    if (exports > 1)
+        return cli_usage_error("--export-csv", "'-' (stdout) is already --export-markdown's: "
+                                               "name a file for one of them");
+    if (exports && c->json)
+        return cli_usage_error(export_option, "'-' (stdout) cannot be combined with --json, "
+                                              "whose document goes there: name a file");
+    if (exports && c->emit != CLI_EMIT_REPORT)
+        return cli_usage_error(export_option, "'-' (stdout) cannot be combined with --emit, "
+                                              "whose settings go there: name a file");
+    return CLI_EXIT_OK;
+}
+
 int cli_args_parse(cli_args *a, int argc, char **argv)
 {
     option_list l;
@@ -133,5 +161,8 @@ int cli_args_parse(cli_args *a, int argc, char **argv)
     if (c->json && c->emit != CLI_EMIT_REPORT)
         return cli_usage_error("--emit", "cannot be combined with --json (the JSON document "
                                          "already holds the schedule)");
+    int taken = stdout_has_one_taker(c);
+    if (taken != CLI_EXIT_OK)
+        return taken;
     return a->command->check ? a->command->check(a, argc, argv, optind) : CLI_EXIT_OK;
 }

@@ -39,7 +39,7 @@ static int opt_export(cli_args *a, const cli_option *o, const char *name, const 
         return cli_usage_error(name, "needs a file name");
     *(strcmp(o->name, "export-csv") == 0 ? &a->common.export_csv_path
                                          : &a->common.export_markdown_path) = v;
-    return cli_output_path_check(name, v);
+    return cli_is_stdout_name(v) ? CLI_EXIT_OK : cli_output_path_check(name, v);
 }
 
 static int opt_emit(cli_args *a, const cli_option *o, const char *name, const char *v)
@@ -82,9 +82,13 @@ static const cli_option k_common[] = {
      CLI_FIELD(common.json), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"report", 0, "FILE", "also write the report to FILE (JSON when FILE ends in .json)",
      opt_report, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
-    {"export-markdown", 0, "FILE", "also write a Markdown report (to paste into an issue) to FILE",
+    {"export-markdown", 0, "FILE",
+     "also write a Markdown report (to paste into an issue) to FILE; '-': to stdout, "
+     "instead of the report (which then goes to stderr)",
      opt_export, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
-    {"export-csv", 0, "FILE", "also write one CSV row per item (time, peak, CPU) to FILE",
+    {"export-csv", 0, "FILE",
+     "also write one CSV row per item (time, peak, CPU) to FILE; '-': to stdout, as "
+     "--export-markdown -",
      opt_export, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"plot", 0, "FILE",
      "draw each item's time and peak and the memory over time (with run --scale: "

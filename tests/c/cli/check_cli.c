@@ -865,6 +865,62 @@ START_TEST(report_file_is_written_whole)
 }
 END_TEST
 
+/* An export named '-' is standard output's, as in other commands: the
+ * export alone is on stdout (the report on stderr, as next to --emit), no
+ * file named '-' is made; stdout has one taker, so '-' with --json, with
+ * --emit or for both exports is refused before the run (exit 2). */
+START_TEST(an_export_named_dash_goes_to_stdout)
+{
+    char dir[] = "/tmp/sbtest-dash-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    static const char *const kinds[][2] = {{"--export-csv", "index,item,is_warmup,seconds,"},
+                                           {"--export-markdown", "## spaCR benchmark\n"}};
+    for (size_t i = 0; i < 2; i++) {
+        char script[1200];
+        snprintf(script, sizeof script, "cd '%s' && exec '%s' run %s - a bb -- true '{}'", dir,
+                 SPACRBENCH_CLI, kinds[i][0]);
+        char *const argv[] = {"/bin/sh", "-c", script, NULL};
+        cli_result r;
+        cli_run(argv, NULL, &r);
+        ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+        ck_assert_msg(strncmp(r.out, kinds[i][1], strlen(kinds[i][1])) == 0, "stdout: %s", r.out);
+        ck_assert_ptr_null(strstr(r.out, "\n  items measured")); /* no text report */
+        ck_assert_ptr_nonnull(strstr(r.err, "spaCR benchmark\n  items measured"));
+        if (i == 0)
+            ck_assert_ptr_nonnull(strstr(r.out, "\r\n1,bb,0,"));
+        cli_result_free(&r);
+        char dash[600];
+        snprintf(dash, sizeof dash, "%s/-", dir);
+        struct stat st;
+        ck_assert_msg(stat(dash, &st) != 0, "a file named '-' was written");
+    }
+    static const char *const clashes[][4] = {
+        {"--json", "--export-csv", "-",
+         "--export-csv: '-' (stdout) cannot be combined with --json"},
+        {"--emit=dask", "--export-markdown", "-",
+         "--export-markdown: '-' (stdout) cannot be combined with --emit"},
+        {"--export-markdown=-", "--export-csv", "-", "--export-csv: '-' (stdout) is already"}};
+    for (size_t i = 0; i < sizeof clashes / sizeof clashes[0]; i++) {
+        char *const argv[] = {SPACRBENCH_CLI,
+                              "run",
+                              (char *)clashes[i][0],
+                              (char *)clashes[i][1],
+                              (char *)clashes[i][2],
+                              "a",
+                              "--",
+                              "true",
+                              NULL};
+        cli_result r;
+        cli_run(argv, NULL, &r);
+        ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
+        ck_assert_msg(strstr(r.err, clashes[i][3]) != NULL, "stderr: %s", r.err);
+        ck_assert_str_eq(r.out, "");
+        cli_result_free(&r);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(help_and_version)
 {
     char *const help[] = {SPACRBENCH_CLI, "--help", NULL};
@@ -1434,6 +1490,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, default_mode_json_describes_the_workload);
     tcase_add_test(t, default_mode_reports_the_clamped_warmup);
     tcase_add_test(t, report_file_is_written_whole);
+    tcase_add_test(t, an_export_named_dash_goes_to_stdout);
     tcase_add_test(t, help_and_version);
     tcase_add_test(t, bad_options_exit_2_naming_the_option);
     suite_add_tcase(s, t);
