@@ -846,7 +846,8 @@ typedef struct spacrbench_scale_spread {
     double items_per_second_max; /* the fastest repeat; NaN unknown */
     double spread;               /* NaN with fewer than 2 repeats */
     int64_t warmup_items;        /* per worker, untimed; -1 unknown */
-    int32_t oom_killed;          /* 1: OOM-killed in its group */
+    int32_t oom_killed;          /* 1: OOM-killed in its group at its limit (the budget);
+                                    2: by a limit outside it (a job's, --no-cgroup) */
     int32_t reserved;
     int64_t limit_bytes; /* the group's memory limit; -1 none */
 } spacrbench_scale_spread;

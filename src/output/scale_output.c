@@ -54,8 +54,9 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
         sb_format_bytes(peak, sizeof peak, p->peak_bytes);
         if (p->failed) {
             sb_text_printf(&t, "  %7lld      %s\n", (long long)p->workers,
-                           r->spreads[i].oom_killed ? "OOM-killed in the group (over budget)"
-                                                    : "failed");
+                           r->spreads[i].oom_killed == 2 ? "OOM-killed (a limit outside the group)"
+                           : r->spreads[i].oom_killed    ? "OOM-killed in the group (over budget)"
+                                                         : "failed");
             continue;
         }
         sb_text_printf(&t, "  %7lld  %10.3f", (long long)p->workers, p->items_per_second);

@@ -51,29 +51,41 @@ static void put(char *buf, size_t cap, int append, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Did one worker alone exceed the budget (OOM-killed in its group, or a
- * peak over it)? Then the only safe count is one at a time. */
-static int one_worker_over(const spacrbench_scale_result *sc)
+/* The smallest count that exceeded the memory (OOM-killed, or a peak over
+ * the budget), -1 when none did: no more workers than one below it fit. */
+static int64_t smallest_over(const spacrbench_scale_result *sc)
 {
+    int64_t k = -1;
     for (size_t i = 0; i < sc->n_points; i++)
-        if (sc->points[i].workers == 1)
-            return sc->spreads[i].oom_killed || sc->points[i].fits == 0;
-    return 0;
+        if ((sc->spreads[i].oom_killed || sc->points[i].fits == 0) &&
+            (k < 0 || sc->points[i].workers < k))
+            k = sc->points[i].workers;
+    return k;
 }
 
-/* What to do when no count was usable, from what the points say. */
+/* What to do when no count was usable, from what the points say: the
+ * advice for one worker only where the 1-worker count was measured over. */
 static void no_count_advice(const spacrbench_scale_result *sc, char *buf, size_t cap)
 {
-    int over = 0, failed = 0;
+    int over = 0, outside = 0, failed = 0;
     for (size_t i = 0; i < sc->n_points; i++) {
-        over |= sc->spreads[i].oom_killed || sc->points[i].fits == 0;
+        over |= sc->spreads[i].oom_killed == 1 || sc->points[i].fits == 0;
+        outside |= sc->spreads[i].oom_killed == 2;
         failed |= sc->points[i].failed && !sc->spreads[i].oom_killed;
     }
-    if (over)
+    const char *limit = over ? "the budget" : "the memory limit above the check";
+    if (smallest_over(sc) == 1)
         snprintf(buf, cap,
-                 "even one worker needs more memory than the budget: run one at a time with "
-                 "smaller items, give the job more memory (a larger limit or --mem), or lower "
-                 "the reserve");
+                 "even one worker needs more memory than %s: run one at a time with smaller "
+                 "items, give the job more memory (a larger limit or --mem), or lower the "
+                 "reserve",
+                 limit);
+    else if (over || outside)
+        snprintf(buf, cap,
+                 "every count measured needs more memory than %s: measure fewer workers "
+                 "(1 among the counts), give the job more memory (a larger limit or --mem), "
+                 "or lower the reserve",
+                 limit);
     else if (failed)
         snprintf(buf, cap,
                  "the work failed in the check's workers: fix the failure its notes name and "
@@ -106,10 +118,12 @@ int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
                               : s->reason;
         put(rec->reason, sizeof rec->reason, 1,
             "; the scaling check found no usable worker count (%s): %s", why, advice);
-        /* The number follows the advice: one worker over the budget means
-         * one at a time, whatever the cores allow (never below 1). */
-        if (one_worker_over(scaling))
-            rec->workers = 1;
+        /* The number follows the advice: fewer workers than the smallest
+         * count that did not fit (one worker over it: one at a time),
+         * whatever the cores allow; never below 1. */
+        int64_t over = smallest_over(scaling);
+        if (over > 0 && rec->workers >= over)
+            rec->workers = over > 1 ? over - 1 : 1;
         return SPACRBENCH_OK;
     }
     if (binds) {

@@ -16,7 +16,11 @@ static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spre
     char a[32], b[32];
     for (size_t i = 0; i < n && len < cap; i++) {
         const spacrbench_scale_point *p = &pts[i];
-        if (sps[i].oom_killed) {
+        if (sps[i].oom_killed == 2)
+            snprintf(buf + len, cap - len,
+                     "; %lld worker%s OOM-killed at a memory limit outside the check's group",
+                     (long long)p->workers, p->workers == 1 ? " was" : "s were");
+        else if (sps[i].oom_killed) {
             sb_format_bytes(a, sizeof a, sps[i].limit_bytes > 0 ? sps[i].limit_bytes : budget);
             snprintf(buf + len, cap - len,
                      "; %lld worker%s OOM-killed in %s group at its limit of %s (the "
@@ -67,6 +71,13 @@ static void say_memory_bound(const spacrbench_scale_point *pts, const spacrbench
         return;
     }
     const spacrbench_scale_spread *os = &sps[k->oom - pts];
+    if (os->oom_killed == 2) {
+        snprintf(r, cap,
+                 "memory-bound at %lld: %lld workers were OOM-killed at a memory limit outside "
+                 "the check's group (the notes name it)",
+                 c, (long long)k->oom->workers);
+        return;
+    }
     sb_format_bytes(a, sizeof a, os->limit_bytes > 0 ? os->limit_bytes : budget);
     snprintf(r, cap,
              "memory-bound at %lld: %lld workers need more than the budget (OOM-killed "

@@ -243,7 +243,7 @@ static int read_pairs(point_pair *pairs, const void *points, size_t n, size_t po
         if (rc == 0)
             rc = check_spread(sp, i);
         p->failed = p->failed != 0 || sp->oom_killed != 0;
-        sp->oom_killed = sp->oom_killed != 0;
+        sp->oom_killed = sp->oom_killed == 2 ? 2 : sp->oom_killed != 0; /* 2: outside */
     }
     return rc;
 }

@@ -333,6 +333,19 @@ START_TEST(the_measured_knee_is_the_recommendation)
                       strstr(r.reason, "give the job more memory"),
                   "reason: %s", r.reason);
     spacrbench_scale_free(sc);
+    /* No usable count, and no 1-worker count measured: the 3 workers over
+     * the budget cap the number below 3, and the advice is not the one for
+     * a single worker (the check never ran one alone). */
+    r = recommend(m, 4, 64 * GIB, 32);
+    const int64_t k3[] = {3}, i3[] = {30};
+    sc = scaled(k3, i3, 1, 300 * MIB, 500 * MIB);
+    ck_assert_int_eq(spacrbench_recommend_apply_scaling(&r, sc), 0);
+    ck_assert_int_eq(r.workers, 2);
+    ck_assert_msg(strstr(r.reason, "every count measured needs more memory than the budget: "
+                                   "measure fewer workers (1 among the counts)") &&
+                      !strstr(r.reason, "even one worker"),
+                  "reason: %s", r.reason);
+    spacrbench_scale_free(sc);
     /* No usable count for another reason (the work failed at every count):
      * the serial count stays. */
     r = recommend(m, 4, 64 * GIB, 32);

@@ -348,8 +348,9 @@ static void fail_point(scale_state *s, int64_t k, const sb_copy *copies, const s
 {
     pt->failed = 1;
     int at_budget = o->oom_kills > 0 && !o->oom_outside && s->budget > 0;
-    sp->oom_killed = o->oom_kills > 0;
-    sp->limit_bytes = at_budget ? s->budget : o->limit > 0 ? o->limit : -1;
+    /* 2: killed at a limit outside the count's group (the notes name it);
+     * limit_bytes stays the group's own. */
+    sp->oom_killed = o->oom_kills > 0 ? (at_budget ? 1 : 2) : 0;
     s->copy_failed |= !o->stopped_by && !at_budget;
     if (o->stopped_by)
         s->stopped_k = k;
@@ -427,7 +428,9 @@ static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt,
         fail_point(s, k, copies, &o, &lines, pt, sp);
     else if (o.left_behind)
         note_failures(s, k, copies, &o, &lines);
-    if (n == 0) { /* failed before a timed repeat: the round that failed */
+    /* Failed before a timed repeat: the round that failed (one that a stop
+     * signal kept from starting ran no item). */
+    if (n == 0 && rc != 1) {
         items = k * lines.m;
         seconds = o.start_errno ? 0 : o.seconds;
         for (int64_t i = 0; i < k; i++)

@@ -219,6 +219,19 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
                      "256 * 2**20 and any('memory limit ' in n for n in d['scaling_notes'])",
                 "True");
     assert_json(path, "[p['oom_killed'] for p in d['scaling']]", "[True]");
+    /* Each case in its own words: the group's limit (the budget), or a
+     * limit outside the check's group; one worker was never measured
+     * alone, so the advice is not the one-worker one. */
+    assert_json(path,
+                _i ? "'2 workers were OOM-killed at a memory limit outside the check' in "
+                     "d['scaling_reason']"
+                   : "'2 workers were OOM-killed in their group at its limit of' in "
+                     "d['scaling_reason']",
+                "True");
+    assert_json(path,
+                "'every count measured needs more memory' in d['recommendation']['reason'] and "
+                "'even one worker' not in d['recommendation']['reason']",
+                "True");
     unlink(path);
     free(path);
     cli_result_free(&r);
