@@ -11,8 +11,8 @@ this module, so the package's imports form no circle."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Sequence,
-                    Tuple, Union, overload)
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Mapping, Optional,
+                    Sequence, Tuple, Union, overload)
 
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._timeline import Timeline
@@ -140,6 +140,22 @@ class Measurement(CachesC):
         from ._convert import measurement_dict
 
         return measurement_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Measurement":
+        """The Measurement that to_dict()'s object describes, e.g. read back
+        with json.load: also the "measurement" member of a saved
+        ``spacrbench --json`` or ``spacrbench run --json`` document (or the
+        whole document, whose member is then taken) and of a SLURM task's
+        report, so they can be recommended on, formatted or plotted again.
+        Derived figures (items_per_second, work_rss_bytes) are recomputed;
+        a missing or ill-typed field is a ValueError or TypeError naming it."""
+        from ._convert import cached_c_measurement
+        from ._measurement_dict import measurement_from_dict
+
+        m = measurement_from_dict(data)
+        cached_c_measurement(m)  # the library's own checks, now rather than at first use
+        return m
 
     def plot(self, path: Optional[str] = None) -> Any:
         """Each item's wall time and peak RSS (warm-up items marked), with

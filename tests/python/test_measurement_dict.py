@@ -1,0 +1,91 @@
+"""Measurement.from_dict: to_dict()'s object, read back from JSON, is the
+same measurement (its document identical, its advice the same); a saved
+command document and a SLURM-style report member are taken too; a bad
+field is a ValueError or TypeError that names it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+import spacrbench
+from spacrbench import Measurement, _cli
+
+
+def _round_trip(m: Measurement) -> Measurement:
+    return Measurement.from_dict(json.loads(json.dumps(m.to_dict())))
+
+
+def test_a_measurement_read_back_is_the_same_measurement() -> None:
+    m = spacrbench.benchmark(lambda i: bytearray(2 << 20), ["a", "b", "c"], warmup=1,
+                             timeline=True)
+    back = _round_trip(m)
+    assert isinstance(back, Measurement)
+    assert back.to_dict() == m.to_dict()
+    assert back.records == m.records and back.timeline == m.timeline
+    assert back.work_rss_bytes == m.work_rss_bytes  # recomputed, not read
+    assert (spacrbench.recommend_workers(back).reason
+            == spacrbench.recommend_workers(m).reason)
+    assert spacrbench.format_report(back) == spacrbench.format_report(m)
+
+
+def test_a_hand_made_measurement_reads_back_with_its_nones() -> None:
+    m = Measurement(items=4, seconds=2.0, peak_rss_bytes=3 << 30)
+    back = _round_trip(m)
+    assert back.to_dict() == m.to_dict()
+    assert back.peak_vram_bytes is None and back.cpu_seconds is None and back.timeline is None
+
+
+def test_a_saved_command_document_is_read_whole_or_by_its_member(tmp_path: Path) -> None:
+    exe = _cli.command_path()
+    if not os.access(exe, os.X_OK):
+        pytest.skip(f"this installation has no C command ({exe})")
+    run = subprocess.run([str(exe), "run", "--json", "--quiet", "a", "bb", "--", "true", "{}"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    whole, member = Measurement.from_dict(doc), Measurement.from_dict(doc["measurement"])
+    assert whole.to_dict() == member.to_dict() == doc["measurement"]
+    assert [r.item for r in whole.records] == ["a", "bb"]
+    assert spacrbench.recommend_workers(whole).workers >= 1
+
+
+def _valid() -> Dict[str, Any]:
+    return {"items": 1, "seconds": 1.0, "peak_rss_bytes": 1 << 20,
+            "records": [{"index": 0, "seconds": 1.0, "peak_rss_bytes": 1 << 20}]}
+
+
+@pytest.mark.parametrize("change, kind, named", [
+    (lambda d: d.pop("seconds"), ValueError, "data has no 'seconds'"),
+    (lambda d: d.update(items="1"), TypeError, "data['items'] must be an integer"),
+    (lambda d: d.update(items=True), TypeError, "data['items'] must be an integer"),
+    (lambda d: d.update(peak_rss_bytes=-1), ValueError, "data['peak_rss_bytes'] must be >= 0"),
+    (lambda d: d.update(seconds=float("inf")), ValueError, "data['seconds'] must be finite"),
+    (lambda d: d.update(records={}), TypeError, "data['records'] must be a list"),
+    (lambda d: d["records"][0].pop("index"), ValueError, "data['records'][0] has no 'index'"),
+    (lambda d: d["records"][0].update(is_warmup=1), TypeError,
+     "data['records'][0]['is_warmup'] must be a bool"),
+    (lambda d: d.update(notes=[1]), TypeError, "data['notes'][0] must be a string"),
+    (lambda d: d.update(gpus=["gpu0"]), TypeError, "data['gpus'][0] must be a mapping"),
+    (lambda d: d.update(timeline={"points": []}), ValueError,
+     "data['timeline'] is not a timeline object"),
+    (lambda d: d.update(peak_method="guessed"), ValueError, "peak_method must be one of"),
+])
+def test_a_bad_field_is_named(change: Any, kind: type, named: str) -> None:
+    d = _valid()
+    change(d)
+    with pytest.raises(kind) as info:
+        Measurement.from_dict(d)
+    assert named in str(info.value)
+    assert isinstance(info.value, spacrbench.SpacrbenchError)
+
+
+def test_not_a_mapping_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="data must be a mapping, not list"):
+        Measurement.from_dict([])  # type: ignore[arg-type]
+    assert Measurement.from_dict(_valid()).items == 1  # the valid one is taken
