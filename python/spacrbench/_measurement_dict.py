@@ -22,15 +22,23 @@ from ._types import GpuInfo, ItemRecord
 _MAX_RECORDS = 100_000_000
 
 
-def _integer(d: Mapping[str, Any], key: str, where: str, default: Optional[int] = None,
-             nullable: bool = False) -> Optional[int]:
+def _given(d: Mapping[str, Any], key: str, where: str, default: Any,
+           nullable: bool) -> Tuple[bool, Any]:
+    """(True, the value to check), or (False, what to return): the default
+    of an absent key (absent and no default: a ValueError), or None."""
     if key not in d:
         if default is None and not nullable:
             raise SpacrbenchValueError(f"{where} has no {key!r}")
-        return default
+        return False, default
     v = d[key]
-    if v is None and nullable:
-        return None
+    return (False, None) if v is None and nullable else (True, v)
+
+
+def _integer(d: Mapping[str, Any], key: str, where: str, default: Optional[int] = None,
+             nullable: bool = False) -> Optional[int]:
+    check, v = _given(d, key, where, default, nullable)
+    if not check:
+        return v  # type: ignore[no-any-return]
     if isinstance(v, bool) or not isinstance(v, int):
         raise SpacrbenchTypeError(f"{where}[{key!r}] must be an integer"
                                   f"{' or None' if nullable else ''}, not {type(v).__name__}")
@@ -41,13 +49,9 @@ def _integer(d: Mapping[str, Any], key: str, where: str, default: Optional[int] 
 
 def _number(d: Mapping[str, Any], key: str, where: str, default: Optional[float] = None,
             nullable: bool = False) -> Optional[float]:
-    if key not in d:
-        if default is None and not nullable:
-            raise SpacrbenchValueError(f"{where} has no {key!r}")
-        return default
-    v = d[key]
-    if v is None and nullable:
-        return None
+    check, v = _given(d, key, where, default, nullable)
+    if not check:
+        return v  # type: ignore[no-any-return]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise SpacrbenchTypeError(f"{where}[{key!r}] must be a number"
                                   f"{' or None' if nullable else ''}, not {type(v).__name__}")

@@ -20,8 +20,11 @@
 #include "command_line.h"
 
 #define MAX_NOTES (2 * CLI_SCALE_MAX + 6)
-#define MAX_LINES 100000 /* items per copy and round, as --scale-items' maximum */
-#define MAX_GROW  3      /* rounds too short for --scale-seconds, redone with more items */
+/* Kept for the method notes and the last ones (interrupted, failures said
+ * on stderr only): failing copies never push them out of the result. */
+#define LAST_NOTES 9
+#define MAX_LINES  100000 /* items per copy and round, as --scale-items' maximum */
+#define MAX_GROW   3      /* rounds too short for --scale-seconds, redone with more items */
 
 typedef struct scale_state {
     const run_scale_input *in;
@@ -33,15 +36,19 @@ typedef struct scale_state {
     spacrbench_scale_timing timing;
     int64_t rounds, short_rounds, max_lines; /* for the method note */
     char notes[MAX_NOTES][700];
-    char spill[700]; /* a note past MAX_NOTES */
+    char spill[700]; /* a note past its limit */
     size_t n_notes;
+    int last;        /* the method notes are being added: up to MAX_NOTES */
+    int64_t spilled; /* failure notes past MAX_NOTES - LAST_NOTES: on stderr only */
 } scale_state;
 
-/* A note of the result (past MAX_NOTES it is only formatted, for stderr). */
+/* A note of the result (past its limit it is only formatted, for stderr). */
 static const char *vnote(scale_state *s, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 static const char *vnote(scale_state *s, const char *fmt, va_list ap)
 {
-    char *text = s->n_notes < MAX_NOTES ? s->notes[s->n_notes++] : s->spill;
+    size_t limit = s->last ? MAX_NOTES : MAX_NOTES - LAST_NOTES;
+    char *text = s->n_notes < limit ? s->notes[s->n_notes++] : s->spill;
+    s->spilled += text == s->spill && !s->last;
     vsnprintf(text, sizeof s->spill, fmt, ap);
     return text;
 }
@@ -51,8 +58,10 @@ static void note(scale_state *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vnote(s, fmt, ap);
+    const char *text = vnote(s, fmt, ap);
     va_end(ap);
+    if (text == s->spill) /* not kept in the result: said on stderr instead */
+        cli_notice("--scale: %s", text);
 }
 
 /* A note said on stderr too: a copy or a whole count failed, and the run
@@ -527,6 +536,10 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
             done++;
     }
     sb_stop_signals_catch(0);
+    s->last = 1;
+    if (s->spilled)
+        note(s, "%lld more note(s) of failed copies were said on stderr only",
+             (long long)s->spilled);
     method_notes(s);
     if (sb_stop_signal() && s->stopped_k)
         note(s,

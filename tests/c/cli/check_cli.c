@@ -1409,6 +1409,61 @@ START_TEST(scale_failing_copy_marks_its_point_failed)
 }
 END_TEST
 
+/* Sixteen counts whose failing copies each leave a process behind: two
+ * notes per failed count, more than the result keeps for failures. The
+ * notes past that are said on stderr only (and counted in a note); the
+ * method notes still close the result. */
+START_TEST(scale_failure_notes_never_push_out_the_method_notes)
+{
+    char dir[] = "/tmp/sbtest-lock-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char script[1200];
+    snprintf(script, sizeof script,
+             "mkdir '%s/lock' 2>/dev/null || { sleep 0.3 >/dev/null 2>&1 & exit 3; }; sleep 0.05; "
+             "rmdir '%s/lock'",
+             dir, dir);
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          "--quiet",
+                          "--scale",
+                          "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+                          "--scale-items=1",
+                          "--scale-seconds=0",
+                          "a",
+                          "--",
+                          "/bin/sh",
+                          "-c",
+                          script,
+                          NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "16 workers: copy "));
+    if (cli_have_python()) {
+        char *path = json_of(&r);
+        char *v = cli_json_eval(path, "[n.split(':')[0] for n in d['scaling_notes'] if "
+                                      "'outlived' in n][:3]");
+        ck_assert_str_eq(v, "['2 workers', '3 workers', '4 workers']");
+        free(v);
+        v = cli_json_eval(path, "[n for n in d['scaling_notes'] if n.endswith('more note(s) of "
+                                "failed copies were said on stderr only')][0].split()[0]");
+        ck_assert_ptr_nonnull(v);
+        ck_assert_int_gt(atoi(v), 0);
+        free(v);
+        v = cli_json_eval(path, "any(n.startswith('each count k ran') for n in "
+                                "d['scaling_notes'])");
+        ck_assert_str_eq(v, "True");
+        free(v);
+        unlink(path);
+        free(path);
+    }
+    cli_result_free(&r);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
 /* SIGTERM to spacrbench while copies run: they get it, the check stops
  * with the points so far, the report is printed and no cgroup is left. */
 START_TEST(scale_interrupted_cleans_up)
@@ -1520,6 +1575,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, scale_warmup_round_is_excluded_from_the_timing);
     tcase_add_loop_test(t, scale_group_peak_holds_every_copy, 0, 2);
     tcase_add_test(t, scale_failing_copy_marks_its_point_failed);
+    tcase_add_test(t, scale_failure_notes_never_push_out_the_method_notes);
     tcase_add_test(t, scale_interrupted_cleans_up);
     tcase_add_test(t, plot_names_what_is_missing);
     suite_add_tcase(s, t);
