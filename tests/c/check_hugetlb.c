@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "measurement.h"
+#include "sb_test_sysctl.h"
 #include "spacrbench.h"
 
 #define MIB          INT64_C(1048576)
@@ -51,27 +52,6 @@ START_TEST(an_uncovered_peak_is_not_called_exact)
 }
 END_TEST
 
-static long read_long(const char *path)
-{
-    FILE *f = fopen(path, "re");
-    long v = -1;
-    if (f) {
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
-}
-
-static int write_long(const char *path, long v)
-{
-    FILE *f = fopen(path, "we");
-    if (!f)
-        return -1;
-    int ok = fprintf(f, "%ld\n", v) > 0;
-    return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 #define HUGE_BYTES ((size_t)8 << 20)
 
 /* Maps 8 MiB of hugetlb pages, touches them and keeps them mapped past
@@ -90,10 +70,10 @@ static int map_hugetlb(void *item, void *payload)
 
 START_TEST(a_real_hugetlb_mapping_counts_and_is_not_exact)
 {
-    long before = read_long(NR_HUGEPAGES);
+    long before = sb_test_read_long(NR_HUGEPAGES);
     /* Reserving pages is a system setting: done only by root, for this
      * test alone, and restored on every path below. */
-    if (geteuid() != 0 || before < 0 || write_long(NR_HUGEPAGES, before + 8) != 0) {
+    if (geteuid() != 0 || before < 0 || sb_test_write_long(NR_HUGEPAGES, before + 8) != 0) {
         fprintf(stderr, "SKIP a_real_hugetlb_mapping_counts_and_is_not_exact: cannot reserve "
                         "hugetlb pages here (needs root and a writable " NR_HUGEPAGES ")\n");
         return;
@@ -109,7 +89,7 @@ START_TEST(a_real_hugetlb_mapping_counts_and_is_not_exact)
     int work = spacrbench_last_work_result();
     if (mapped)
         munmap(mapped, HUGE_BYTES);
-    write_long(NR_HUGEPAGES, before);
+    sb_test_write_long(NR_HUGEPAGES, before);
     if (rc == SPACRBENCH_EUSER && work == 1) {
         spacrbench_measurement_free(m);
         fprintf(stderr, "SKIP a_real_hugetlb_mapping_counts_and_is_not_exact: the kernel "

@@ -10,35 +10,15 @@
 #include <unistd.h>
 
 #include "cli_test_support.h"
+#include "sb_test_sysctl.h"
 
 #define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
 #define MIB          INT64_C(1048576)
 
-static long read_long(const char *path)
-{
-    FILE *f = fopen(path, "re");
-    long v = -1;
-    if (f) {
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
-}
-
-static int write_long(const char *path, long v)
-{
-    FILE *f = fopen(path, "we");
-    if (!f)
-        return -1;
-    int ok = fprintf(f, "%ld\n", v) > 0;
-    return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 START_TEST(hugetlb_pages_count_and_the_peak_is_not_exact)
 {
-    long before = read_long(NR_HUGEPAGES);
-    if (geteuid() != 0 || before < 0 || write_long(NR_HUGEPAGES, before + 16) != 0) {
+    long before = sb_test_read_long(NR_HUGEPAGES);
+    if (geteuid() != 0 || before < 0 || sb_test_write_long(NR_HUGEPAGES, before + 16) != 0) {
         printf("SKIP hugetlb_pages_count_and_the_peak_is_not_exact: cannot reserve hugetlb "
                "pages here (needs root and a writable " NR_HUGEPAGES ")\n");
         return;
@@ -46,7 +26,7 @@ START_TEST(hugetlb_pages_count_and_the_peak_is_not_exact)
     char *const argv[] = {SPACRBENCH_CLI, "run", "a", "--", HELPER_HUGETLB, "16", "400", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
-    write_long(NR_HUGEPAGES, before); /* before any assertion can leave it raised */
+    sb_test_write_long(NR_HUGEPAGES, before); /* before any assertion can leave it raised */
     if (r.exited && r.code == 3 && strstr(r.err, "exited with status 75")) {
         printf("SKIP hugetlb_pages_count_and_the_peak_is_not_exact: the kernel gave no "
                "hugetlb pages (mmap MAP_HUGETLB failed)\n");
@@ -73,8 +53,8 @@ END_TEST
 
 START_TEST(without_hugetlb_pages_nothing_changes)
 {
-    if (read_long("/proc/sys/vm/nr_hugepages") > 0 ||
-        read_long("/proc/sys/vm/nr_overcommit_hugepages") > 0) {
+    if (sb_test_read_long("/proc/sys/vm/nr_hugepages") > 0 ||
+        sb_test_read_long("/proc/sys/vm/nr_overcommit_hugepages") > 0) {
         printf("SKIP without_hugetlb_pages_nothing_changes: this system has hugetlb pages to "
                "hand out\n");
         return;
