@@ -14,7 +14,6 @@ import math
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._results import Measurement
 from ._timeline import timeline_from_dict
 from ._types import GpuInfo, ItemRecord
 
@@ -110,8 +109,10 @@ def _gpu(v: Any, where: str) -> GpuInfo:
                    _integer(g, "process_peak_bytes", where, nullable=True))
 
 
-def measurement_from_dict(data: Any, name: str = "data") -> Measurement:
-    """The Measurement data describes (see Measurement.from_dict)."""
+def measurement_fields(data: Any, name: str = "data") -> Dict[str, Any]:
+    """The Measurement constructor's arguments that data describes (see
+    Measurement.from_dict, which makes the Measurement: this module does
+    not import it)."""
     d = _mapping(data, name)
     if "items" not in d and isinstance(d.get("measurement"), Mapping):
         d, name = d["measurement"], f"{name}['measurement']"  # a whole --json document
@@ -149,4 +150,4 @@ def measurement_from_dict(data: Any, name: str = "data") -> Measurement:
     method = _text(d, "peak_method", name)
     if method is not None:
         fields["peak_method"] = method
-    return Measurement(**fields)
+    return fields

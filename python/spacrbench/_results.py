@@ -151,9 +151,9 @@ class Measurement(CachesC):
         Derived figures (items_per_second, work_rss_bytes) are recomputed;
         a missing or ill-typed field is a ValueError or TypeError naming it."""
         from ._convert import cached_c_measurement
-        from ._measurement_dict import measurement_from_dict
+        from ._measurement_dict import measurement_fields
 
-        m = measurement_from_dict(data)
+        m = cls(**measurement_fields(data))
         cached_c_measurement(m)  # the library's own checks, now rather than at first use
         return m
 
