@@ -441,7 +441,8 @@ def _measure(work: Callable[[Any], Any], items: List[Any], k: int, timing: _Timi
             kills = group.oom_kills()
             if kills > 0 and point.get("limit_bytes"):
                 point["oom_killed"] = True
-                notes.append(f"{counted(k, 'worker')}: OOM-killed in their group at its limit "
+                notes.append(f"{counted(k, 'worker')}: OOM-killed in {'its' if k == 1 else 'their'} "
+                             f"group at its limit "
                              f"(the budget); the caller is above the group and was not touched")
             else:
                 notes.append(f"{counted(k, 'worker')}: the work raised {exc!r}")

@@ -14,6 +14,9 @@ static const char *method_words(int method)
         return "a memory cgroup of the workers: exact, page cache included";
     case SPACRBENCH_PEAK_PSS_SUM:
         return "sum of the workers' PSS, sampled every 20 ms: may miss short spikes";
+    case SPACRBENCH_PEAK_CHILD_RUSAGE:
+        return "the copies' processes (VmHWM of those alive together, sampled; ru_maxrss): "
+               "an upper bound, page cache not included";
     case SPACRBENCH_PEAK_NONE:
         return "not measured (or mixed)";
     default:

@@ -81,11 +81,12 @@ static void no_count_advice(const spacrbench_scale_result *sc, char *buf, size_t
                  "reserve",
                  limit);
     else if (over || outside)
-        snprintf(buf, cap,
-                 "every count measured needs more memory than %s: measure fewer workers "
-                 "(1 among the counts), give the job more memory (a larger limit or --mem), "
-                 "or lower the reserve",
-                 limit);
+        snprintf(
+            buf, cap,
+            "every count measured needs more memory than %s: measure fewer workers "
+            "(include 1 among the counts), give the job more memory (a larger limit or --mem), "
+            "or lower the reserve",
+            limit);
     else if (failed)
         snprintf(buf, cap,
                  "the work failed in the check's workers: fix the failure its notes name and "
@@ -122,8 +123,14 @@ int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
          * count that did not fit (one worker over it: one at a time),
          * whatever the cores allow; never below 1. */
         int64_t over = smallest_over(scaling);
-        if (over > 0 && rec->workers >= over)
-            rec->workers = over > 1 ? over - 1 : 1;
+        if (over > 1 && rec->workers >= over) {
+            rec->workers = over - 1;
+            put(rec->reason, sizeof rec->reason, 1,
+                "; so at most %lld, below the %lld workers "
+                "that did not fit",
+                (long long)rec->workers, (long long)over);
+        } else if (over == 1)
+            rec->workers = 1;
         return SPACRBENCH_OK;
     }
     if (binds) {

@@ -60,6 +60,28 @@ def _valid() -> Dict[str, Any]:
             "records": [{"index": 0, "seconds": 1.0, "peak_rss_bytes": 1 << 20}]}
 
 
+def _timeline(**changes: Any) -> Dict[str, Any]:
+    t: Dict[str, Any] = {"interval_us": 10000, "samples": 1, "stride": 1, "max_points": 2000,
+                         "points": [{"seconds": 0.5, "rss_bytes": 1 << 20, "cgroup_bytes": None}],
+                         "items": [_mark()]}
+    t.update(changes)
+    return t
+
+
+def _mark(**changes: Any) -> Dict[str, Any]:
+    m: Dict[str, Any] = {"index": 0, "is_warmup": False, "start_seconds": 0.0,
+                         "end_seconds": 1.0, "peak_rss_bytes": 1 << 20, "peak_seconds": 0.5}
+    m.update(changes)
+    return m
+
+
+def test_a_valid_timeline_is_read() -> None:
+    d = _valid()
+    d["timeline"] = _timeline()
+    t = Measurement.from_dict(d).timeline
+    assert t is not None and t.points[0].rss_bytes == 1 << 20 and t.items[0].peak_seconds == 0.5
+
+
 @pytest.mark.parametrize("change, kind, named", [
     (lambda d: d.pop("seconds"), ValueError, "data has no 'seconds'"),
     (lambda d: d.update(items="1"), TypeError, "data['items'] must be an integer"),
@@ -73,8 +95,30 @@ def _valid() -> Dict[str, Any]:
     (lambda d: d.update(notes=[1]), TypeError, "data['notes'][0] must be a string"),
     (lambda d: d.update(gpus=["gpu0"]), TypeError, "data['gpus'][0] must be a mapping"),
     (lambda d: d.update(timeline={"points": []}), ValueError,
-     "data['timeline'] is not a timeline object"),
+     "data['timeline'] has no 'interval_us'"),
     (lambda d: d.update(peak_method="guessed"), ValueError, "peak_method must be one of"),
+    (lambda d: d.update(items=2**70), ValueError, "data['items'] must be >= 0 and fit in 64 bits"),
+    (lambda d: d.update(stopped=True, stopped_item=1), ValueError,
+     "data['stopped'] is true: that run stopped at item 1"),
+    (lambda d: d.update(items=5), ValueError,
+     "data['records'] has 1 records, not items + warmup_items = 5"),
+    (lambda d: d["records"][0].update(index=3), ValueError,
+     "data['records'][0]['index'] is 3, not 0"),
+    (lambda d: d["records"][0].update(item="a\0b"), ValueError,
+     "data['records'][0]['item'] must not contain a NUL"),
+    (lambda d: d.update(vram_source="affinity"), ValueError,
+     "data['vram_source'] must be one of"),
+    (lambda d: d.update(timeline=_timeline(interval_us=float("inf"))), TypeError,
+     "data['timeline']['interval_us'] must be an integer"),
+    (lambda d: d.update(timeline=_timeline(points=[{"seconds": 0.1, "rss_bytes": "lots"}])),
+     TypeError, "data['timeline']['points'][0]['rss_bytes'] must be an integer or None"),
+    (lambda d: d.update(timeline=_timeline(points=[{"seconds": -1.0, "rss_bytes": 1}])),
+     ValueError, "data['timeline']['points'][0]['seconds'] must be finite and >= 0"),
+    (lambda d: d.update(timeline=_timeline(items=[_mark(is_warmup="false")])), TypeError,
+     "data['timeline']['items'][0]['is_warmup'] must be a bool"),
+    (lambda d: d.update(timeline=_timeline(items=[_mark(index=99)])), ValueError,
+     "data['timeline']['items'][0]['index'] is 99, past the 1 records"),
+    (lambda d: d.update(timeline=_timeline(max_points=0)), ValueError, "must be >= 1"),
 ])
 def test_a_bad_field_is_named(change: Any, kind: type, named: str) -> None:
     d = _valid()

@@ -11,6 +11,7 @@
 #include "cli_args.h"
 #include "cli_error.h"
 #include "cli_escape.h"
+#include "cli_export.h"
 #include "cli_output.h"
 #include "cli_stdio.h"
 #include "command_line.h"
@@ -415,7 +416,11 @@ int run_main(int argc, char **argv)
     spacrbench_machine machine_value = {.size = sizeof machine_value};
     const spacrbench_machine *machine =
         spacrbench_discover(&machine_value) == 0 ? &machine_value : NULL;
-    run_supervisor_init(&s.sup, a.no_cgroup, a.common.json || a.common.emit != CLI_EMIT_REPORT,
+    /* stdout holds one document (JSON, --emit's settings, an export named
+     * '-'): the commands' own output goes to stderr then. */
+    int stdout_is_output =
+        a.common.json || a.common.emit != CLI_EMIT_REPORT || cli_export_takes_stdout(&a.common);
+    run_supervisor_init(&s.sup, a.no_cgroup, stdout_is_output,
                         machine ? machine->memory_limit_bytes : -1, a.timeout_s, &s.stale_note);
     s.sup.cfg.interval_us = a.interval_us; /* --interval; 0: the supervisor's defaults */
     s.charge_max = s.rss_max = -1;

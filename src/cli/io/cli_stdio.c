@@ -54,7 +54,8 @@ int cli_stdio_init(void)
     if (stdout_closed) {
         /* The choice documented in docs/failure-modes.md: refuse before
          * measuring for nothing; `>/dev/null` says "discard" explicitly. */
-        cli_error(CLI_EXIT_ERROR, "standard output is closed: the report would be lost "
+        cli_error(CLI_EXIT_ERROR, "standard output is closed: the report (or the JSON, "
+                                  "--emit's settings, an export to '-') would be lost "
                                   "(redirect it, e.g. >/dev/null, to discard it)");
         return -1;
     }

@@ -12,6 +12,9 @@ static int opt_report(cli_args *a, const cli_option *o, const char *name, const 
     (void)o;
     if (*v == '\0')
         return cli_usage_error(name, "needs a file name");
+    if (cli_is_stdout_name(v)) /* as '-' is for the exports, it would be stdout */
+        return cli_usage_error(name, "'-' would be standard output, where the report goes "
+                                     "already: name a file (--json prints the JSON there)");
     a->common.report_path = v;
     return cli_output_path_check(name, v);
 }

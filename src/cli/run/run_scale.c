@@ -368,10 +368,10 @@ static void fail_point(scale_state *s, int64_t k, const sb_copy *copies, const s
         char b[32];
         spacrbench_format_bytes(s->budget, b, sizeof b);
         note(s,
-             "%lld worker%s: over the memory budget: OOM-killed in their group at its limit of %s "
+             "%lld worker%s: over the memory budget: OOM-killed in %s group at its limit of %s "
              "(the budget), a memory point, not a failed command; spacrbench is above the group "
              "and was not touched",
-             (long long)k, k == 1 ? "" : "s", b);
+             (long long)k, k == 1 ? "" : "s", k == 1 ? "its" : "their", b);
     }
 }
 
@@ -459,14 +459,17 @@ static void method_notes(scale_state *s)
 {
     const sb_supervisor *r = s->in->sup;
     const spacrbench_scale_timing *t = &s->timing;
+    char most[64] = "no timed round finished";
+    if (s->max_lines > 0)
+        snprintf(most, sizeof most, "up to %lld items per copy here", (long long)s->max_lines);
     note(s,
          "each count k ran k copies of the command at once, each on items of its own (the "
          "items rotate): first %lld untimed warm-up item per copy, then %lld to %lld timed "
          "repeats (more while they differ by over %.0f %%), each of at least %lld item(s) per "
-         "copy and %g s (up to %lld items per copy here; %lld round(s) in all, %lld too short "
-         "and redone with more items); items/s = all timed items / all timed seconds",
+         "copy and %g s (%s; %lld round(s) in all, %lld too short and redone with more items); "
+         "items/s = all timed items / all timed seconds",
          (long long)t->warmup_items, (long long)t->min_repeats, (long long)t->max_repeats,
-         100 * t->target_spread, (long long)t->min_items, t->min_seconds, (long long)s->max_lines,
+         100 * t->target_spread, (long long)t->min_items, t->min_seconds, most,
          (long long)s->rounds, (long long)s->short_rounds);
     if (s->budget > 0 && r->use_cgroup) {
         char b[32];

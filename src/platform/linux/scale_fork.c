@@ -425,9 +425,9 @@ static void record_point(const sb_scale_args *a, int64_t k, spacrbench_group *g,
         char lim[32];
         sb_format_bytes(lim, sizeof lim, sp->limit_bytes);
         sb_scale_notef(r,
-                       "%lld worker%s: OOM-killed in their group at its limit of %s (the budget); "
+                       "%lld worker%s: OOM-killed in %s group at its limit of %s (the budget); "
                        "the caller is above the group and was not touched",
-                       (long long)k, k == 1 ? "" : "s", lim);
+                       (long long)k, k == 1 ? "" : "s", k == 1 ? "its" : "their", lim);
     } else if (p->failed)
         sb_scale_notef(r, "%lld worker%s: %s", (long long)k, k == 1 ? "" : "s",
                        t->st.work_failed ? "the work returned non-zero in a worker"

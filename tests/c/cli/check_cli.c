@@ -877,7 +877,10 @@ START_TEST(an_export_named_dash_goes_to_stdout)
                                            {"--export-markdown", "## spaCR benchmark\n"}};
     for (size_t i = 0; i < 2; i++) {
         char script[1200];
-        snprintf(script, sizeof script, "cd '%s' && exec '%s' run %s - a bb -- true '{}'", dir,
+        /* The command writes to its stdout: that goes to stderr, never
+         * into the export. */
+        snprintf(script, sizeof script,
+                 "cd '%s' && exec '%s' run %s - a bb -- sh -c 'echo said-by-{}' '{}'", dir,
                  SPACRBENCH_CLI, kinds[i][0]);
         char *const argv[] = {"/bin/sh", "-c", script, NULL};
         cli_result r;
@@ -888,6 +891,8 @@ START_TEST(an_export_named_dash_goes_to_stdout)
         ck_assert_ptr_nonnull(strstr(r.err, "spaCR benchmark\n  items measured"));
         if (i == 0)
             ck_assert_ptr_nonnull(strstr(r.out, "\r\n1,bb,0,"));
+        ck_assert_ptr_null(strstr(r.out, "said-by-"));
+        ck_assert_ptr_nonnull(strstr(r.err, "said-by-bb"));
         cli_result_free(&r);
         char dash[600];
         snprintf(dash, sizeof dash, "%s/-", dir);
@@ -899,7 +904,8 @@ START_TEST(an_export_named_dash_goes_to_stdout)
          "--export-csv: '-' (stdout) cannot be combined with --json"},
         {"--emit=dask", "--export-markdown", "-",
          "--export-markdown: '-' (stdout) cannot be combined with --emit"},
-        {"--export-markdown=-", "--export-csv", "-", "--export-csv: '-' (stdout) is already"}};
+        {"--export-markdown=-", "--export-csv", "-", "--export-csv: '-' (stdout) is already"},
+        {"--quiet", "--report", "-", "--report: '-' would be standard output"}};
     for (size_t i = 0; i < sizeof clashes / sizeof clashes[0]; i++) {
         char *const argv[] = {SPACRBENCH_CLI,
                               "run",
