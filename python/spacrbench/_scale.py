@@ -186,9 +186,15 @@ class ScaleResult:
         measured = [p for p in self.points if p.peak_bytes is not None]
         mem.plot([p.workers for p in measured],
                  [(p.peak_bytes or 0) / 2**20 for p in measured], "s-", color="C1")
-        if self.memory_budget_bytes is not None:
-            mem.axhline(self.memory_budget_bytes / 2**20, color="C3", linestyle="--",
-                        label="budget")
+        budget = self.memory_budget_bytes
+        highest = max((p.peak_bytes or 0 for p in measured), default=0)
+        if budget is not None and highest > 0 and budget > _BUDGET_ON_SCALE * highest:
+            # A line far above the peaks would flatten them: named, not drawn.
+            mem.annotate(f"budget {budget / 2**20:,.0f} MiB (above the scale)",
+                         xy=(0.98, 0.96), xycoords="axes fraction", ha="right", va="top",
+                         fontsize=8, color="C3")
+        elif budget is not None:
+            mem.axhline(budget / 2**20, color="C3", linestyle="--", label="budget")
             mem.legend()
         mem.set_xlabel("workers")
         mem.set_ylabel("MiB")
@@ -200,6 +206,11 @@ class ScaleResult:
         if path is not None:
             fig.savefig(path)
         return fig
+
+
+# The budget line is drawn when it is at most this many times the highest
+# group peak; above it, it is named in the panel instead.
+_BUDGET_ON_SCALE = 4
 
 
 def _opt_float(v: float) -> Optional[float]:

@@ -160,8 +160,22 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
             r.plot()
         pytest.skip("matplotlib is not installed: only the ImportError message was checked")
     out = tmp_path / "scaling.png"
-    r.plot(str(out))
+    fig = r.plot(str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    mem = fig.get_axes()[1]
+    assert [ln.get_label() for ln in mem.get_lines()][-1] == "budget"  # 4 MiB: on the scale
+
+
+def test_a_budget_far_above_the_peaks_is_named_not_drawn() -> None:
+    """On a large machine a 20 GiB budget line would flatten 1-2 MiB peaks."""
+    pytest.importorskip("matplotlib")
+    r = result_from_points([{"workers": 1, "items": 5, "seconds": 1.0, "peak_bytes": 2**20},
+                            {"workers": 2, "items": 9, "seconds": 1.0, "peak_bytes": 2**21}],
+                           budget_bytes=20 * 2**30)
+    mem = r.plot().get_axes()[1]
+    assert "budget" not in [ln.get_label() for ln in mem.get_lines()]
+    assert mem.get_ylim()[1] < 10  # MiB: the peaks fill the panel
+    assert [t.get_text() for t in mem.texts] == ["budget 20,480 MiB (above the scale)"]
 
 
 @pytest.mark.parametrize("kwargs, exc, words", [
