@@ -239,6 +239,7 @@ static void run_with_stdout(char *const argv[], enum stdout_kind kind, cli_resul
     close(p[0]); /* no reader: writes get EPIPE / SIGPIPE */
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
+    cli_note_started(pid);
     if (pid == 0) {
         signal(SIGPIPE, SIG_DFL);
         if (dup2(err, 2) < 0)

@@ -59,6 +59,7 @@ void cli_run(char *const argv[], const char *stdin_path, cli_result *r)
     ck_assert_int_ge(err, 0);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
+    cli_note_started(pid);
     if (pid == 0) {
         int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
         if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
@@ -140,7 +141,23 @@ void cli_own_memory_cgroup(char *dir, size_t cap)
         dir[0] = '\0';
 }
 
-int cli_count_ended_groups_in(const char *dir)
+/* The processes this test process started (the last CLI_STARTED_MAX). */
+#define CLI_STARTED_MAX 4096
+static pid_t g_started[CLI_STARTED_MAX];
+static size_t g_n_started;
+
+void cli_note_started(pid_t pid) { g_started[g_n_started++ % CLI_STARTED_MAX] = pid; }
+
+static int started_here(long pid)
+{
+    size_t n = g_n_started < CLI_STARTED_MAX ? g_n_started : CLI_STARTED_MAX;
+    for (size_t i = 0; i < n; i++)
+        if ((long)g_started[i] == pid)
+            return 1;
+    return 0;
+}
+
+static int count_ended(const char *dir, int ours_only)
 {
     DIR *d = dir[0] ? opendir(dir) : NULL;
     int n = 0;
@@ -148,7 +165,8 @@ int cli_count_ended_groups_in(const char *dir)
     while (d && (e = readdir(d))) {
         long pid = 0;
         if (sscanf(e->d_name, "spacrbench-run-%ld-", &pid) == 1 &&
-            (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)))
+            (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) &&
+            (!ours_only || started_here(pid)))
             n++;
     }
     if (d)
@@ -156,11 +174,13 @@ int cli_count_ended_groups_in(const char *dir)
     return n;
 }
 
+int cli_count_ended_groups_in(const char *dir) { return count_ended(dir, 0); }
+
 int cli_count_leftover_cgroups(void)
 {
     char dir[1200];
     cli_own_memory_cgroup(dir, sizeof dir);
-    return cli_count_ended_groups_in(dir);
+    return count_ended(dir, 1);
 }
 
 void cli_expect_usage_error(char *const argv[], const char *expected, size_t which)

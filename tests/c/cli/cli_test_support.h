@@ -4,6 +4,7 @@
 #define CLI_TEST_SUPPORT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct cli_result {
     int exited; /* 1 when it exited (status in code) */
@@ -41,8 +42,14 @@ void cli_make_limited_cgroup(char *dir, size_t cap, const char *name);
 /* spacrbench-run-PID-* cgroups in dir whose spacrbench has ended: those of
  * live runs (a parallel test, another suite on this machine) do not count. */
 int cli_count_ended_groups_in(const char *dir);
-/* The same beside this process: what a finished run left behind. */
+/* The same beside this process, of the runs this test process started
+ * (cli_run, or a fork told to cli_note_started): what a finished run left
+ * behind. A parallel suite's runs share the cgroup, and one of theirs may
+ * be between a deliberate kill and the next run's clean-up. */
 int cli_count_leftover_cgroups(void);
+/* Count pid (a process this test started that may run spacrbench) as one
+ * of this test's runs for cli_count_leftover_cgroups. */
+void cli_note_started(pid_t pid);
 
 /* A sleep duration unique to this test process while it runs:
  * BASE.<pid, 7 digits> seconds (pids stay below 2^22), so two runs of a
