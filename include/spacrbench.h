@@ -57,11 +57,11 @@ extern "C" {
  * ======================================================================== */
 
 #define SPACRBENCH_VERSION_MAJOR 1
-#define SPACRBENCH_VERSION_MINOR 2
+#define SPACRBENCH_VERSION_MINOR 3
 #define SPACRBENCH_VERSION_PATCH 0
 #define SPACRBENCH_VERSION_NUMBER                                                                  \
     (SPACRBENCH_VERSION_MAJOR * 10000 + SPACRBENCH_VERSION_MINOR * 100 + SPACRBENCH_VERSION_PATCH)
-#define SPACRBENCH_VERSION_STRING "1.2.0"
+#define SPACRBENCH_VERSION_STRING "1.3.0"
 
 #if defined(_WIN32) && defined(SPACRBENCH_BUILDING)
 #define SPACRBENCH_EXTERN __declspec(dllexport)

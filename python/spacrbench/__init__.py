@@ -66,7 +66,7 @@ def __dir__() -> "list[str]":
     return sorted(set(globals()) | set(_LAZY))  # the public names before first use too
 
 
-__version__ = "1.2.0"
+__version__ = "1.3.0"
 
 __all__ = [
     "GpuInfo",

@@ -1,5 +1,5 @@
 /* Machine discovery, split in two: a platform probe that reads what the
- * operating system says (one file per platform: cgroup_linux.c on Linux; a
+ * operating system says (one file per platform: platform/linux/probe/probe_linux.c on Linux; a
  * macOS or Windows probe would be one more file defining sb_probe_machine),
  * and a pure rule that turns those figures into a spacrbench_machine. Not
  * installed. */

@@ -392,7 +392,7 @@ static int finish_workers(point_run *pr, round_state *st)
     close_fd(&pr->go[1][1]);
     int failed_before = st->died || st->work_failed;
     if (failed_before)
-        sb_group_public_kill_all(pr->g);
+        sb_process_group_kill_all(pr->g);
     for (int64_t i = 0; i < pr->forked; i++) {
         if (pr->live[i] > 0)
             pr->status[i] = reap(pr->live[i]);

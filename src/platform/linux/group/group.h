@@ -89,6 +89,6 @@ int sb_group_clean_stale(const sb_group *g, const char *prefix, const char *owne
 
 /* spacrbench_group's cgroup, killed (sb_group_kill_all); 0 without one. */
 struct spacrbench_group;
-int sb_group_public_kill_all(struct spacrbench_group *g);
+int sb_process_group_kill_all(struct spacrbench_group *g);
 
 #endif

@@ -325,7 +325,7 @@ int64_t spacrbench_group_oom_kills(const spacrbench_group *g)
 }
 
 /* For the fork harness: end every process of the group (internal). */
-int sb_group_public_kill_all(spacrbench_group *g)
+int sb_process_group_kill_all(spacrbench_group *g)
 {
     return g && g->use_cgroup ? sb_group_kill_all(&g->cg) : 0;
 }
