@@ -68,6 +68,18 @@ def byte_size(value: Any, name: str) -> int:
     return n
 
 
+def upstream_byte_count(value: Any, name: str) -> int:
+    """A byte count of spaCR's own arguments (available_bytes,
+    reserve_bytes) read as spaCR read it: int() of a number, a bool
+    included (True is 1), a negative one kept as given so the caller can
+    apply spaCR's max(0, available - reserve) (spaCR code computes these
+    figures, so a negative one reaches us in real pipelines). Text stays
+    strict: a size the library's parser reads ("4G"), never negative."""
+    if isinstance(value, str):
+        return byte_size(value, name)
+    return upstream_int(value, name)
+
+
 def upstream_maximum(value: Any) -> int:
     """spaCR compared maximum with min() (never int()): a number is taken
     (a fraction truncates), anything else is refused as min() refused it."""

@@ -491,6 +491,8 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
                  "vram_reserve_bytes", "cores_per_worker", "threads_per_worker",
                  "baseline_bytes", "oom_limit_bytes"):
         setattr(r, name, _whole(getattr(rec, name), name))
+    # spaCR keeps a negative available_bytes as given; its budget was 0.
+    r.available_bytes = max(0, r.available_bytes)
     for name in ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
                  "per_worker_vram_bytes", "free_vram_bytes", "vram_workers"):
         setattr(r, name, _sentinel(getattr(rec, name), name))

@@ -5,12 +5,13 @@ command, C users and Python users get the same answer for the same input."""
 from __future__ import annotations
 
 import os
-from typing import (TYPE_CHECKING, Any, Optional, Sequence, SupportsFloat, SupportsIndex,
-                    SupportsInt, Union)
+from typing import (TYPE_CHECKING, Any, Dict, Optional, Sequence, SupportsFloat, SupportsIndex,
+                    SupportsInt, Tuple, Union)
 
 from ._binding import AUTO, check, ffi, lib
-from ._compat import (as_measurement, as_recommendation, byte_size,
-                      optional_measurement, upstream_int, upstream_maximum)
+from ._compat import (INT64_MAX, as_measurement, as_recommendation, byte_size,
+                      optional_measurement, upstream_byte_count, upstream_int,
+                      upstream_maximum)
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Measurement, Recommendation
 from ._types import MeasurementLike, RecommendationLike
@@ -57,13 +58,17 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     As in spaCR, the numbers are read with int() (2.5 cores is 2, 3.4e10
     bytes is fine), cores below 1 count as 1, and any object with spaCR's
     Measurement attributes is a measurement (kept as rec.measurement).
-    Maximum below 1 counts as 1. The byte arguments (available_bytes,
+    Maximum below 1 counts as 1. spaCR's arithmetic holds for its own byte
+    arguments: a negative available_bytes leaves no budget (1 worker) and
+    is kept in rec.available_bytes, a negative reserve_bytes adds to the
+    budget (spaCR's max(0, available - reserve)), and the reason says so
+    after spaCR's words. The byte arguments (available_bytes,
     reserve_bytes, vram_reserve_bytes, free_vram_bytes) also take a size as
     text, read as the command reads --reserve: "4G" and "4GiB" are 4 GiB
     (powers of 1024), "4GB" is 4e9 bytes (powers of 1000, as Dask's
-    parse_bytes); a negative one is a ValueError and a bool a TypeError,
-    both naming the argument (docs/python.md lists where this differs from
-    spaCR).
+    parse_bytes); such text, and spacrbench's own VRAM arguments, are
+    never negative: a ValueError naming the argument (docs/python.md lists
+    where this differs from spaCR).
 
     scaling: a ScaleResult of spacrbench.scale() on the same work. Its
     measured knee, within the serial bounds (memory, VRAM, maximum), is
@@ -78,9 +83,10 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     check(lib.spacrbench_recommend_options_init(opts, ffi.sizeof("spacrbench_recommend_options")),
           "spacrbench_recommend_options_init")
     opts.cores = AUTO if cores is None else max(1, upstream_int(cores, "cores"))
-    opts.available_bytes = (AUTO if available_bytes is None
-                            else byte_size(available_bytes, "available_bytes"))
-    opts.reserve_bytes = AUTO if reserve_bytes is None else byte_size(reserve_bytes, "reserve_bytes")
+    available = (None if available_bytes is None
+                 else upstream_byte_count(available_bytes, "available_bytes"))
+    reserve = None if reserve_bytes is None else upstream_byte_count(reserve_bytes, "reserve_bytes")
+    machine, kept = _spacr_budget(opts, available, reserve)
     opts.maximum = max(1, upstream_maximum(maximum))
     opts.vram_reserve_bytes = byte_size(vram_reserve_bytes, "vram_reserve_bytes")
     opts.free_vram_bytes = (AUTO if free_vram_bytes is None
@@ -94,14 +100,60 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     out = ffi.new("spacrbench_recommendation *")
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
-        check(lib.spacrbench_recommend(cm, opts, out), "recommend_workers")
+        check(lib.spacrbench_recommend_on(cm, opts, machine, out), "recommend_workers")
     if scaling is not None:
         check(lib.spacrbench_recommend_apply_scaling(out, scaling._c), "recommend_workers")
+    fields = recommendation_fields(out)
+    if kept:
+        note = kept.pop("note")
+        fields.update(kept)
+        fields["reason"] += "; " + note
     # spaCR keeps the very object it was given as rec.measurement.
-    kept: Any = supplied
-    return Recommendation(measurement=kept, **recommendation_fields(out))
+    given: Any = supplied
+    return Recommendation(measurement=given, **fields)
 
 
+def _signed_bytes(n: int) -> str:
+    """A byte count of either sign in spaCR's GiB format (the library's
+    own formatter reads a negative one as "not measured")."""
+    return f"{n / 1024 ** 3:.2f} GiB" if abs(n) >= 1024 ** 2 else f"{n} B"
+
+
+def _spacr_budget(opts: Any, available: Optional[int],
+                  reserve: Optional[int]) -> Tuple[Any, Dict[str, Any]]:
+    """Puts available and reserve into opts. The library takes neither
+    negative; spaCR's rule is budget = max(0, available - reserve) whatever
+    their signs, so a negative one becomes that budget with no reserve.
+    available_bytes as given is kept for the Recommendation, as spaCR keeps
+    it, with a note for the reason. Returns the machine to recommend on
+    (NULL: discover) and those kept fields (empty when nothing was
+    negative)."""
+    negative_reserve = reserve is not None and reserve < 0
+    negative_available = available is not None and available < 0
+    opts.available_bytes = AUTO if available is None else max(0, available)
+    opts.reserve_bytes = AUTO if reserve is None else max(0, reserve)
+    if not (negative_reserve or negative_available):
+        return ffi.NULL, {}
+    machine = ffi.NULL
+    if available is None:  # the discovered figure, with its source
+        machine = ffi.new("spacrbench_machine *")
+        machine.size = ffi.sizeof("spacrbench_machine")
+        check(lib.spacrbench_discover(machine), "recommend_workers")
+        available = int(machine.available_bytes)
+    if not negative_reserve:
+        return machine, {"available_bytes": available,
+                         "note": (f"available_bytes {_signed_bytes(available)} is negative: as "
+                                  f"in spaCR, no memory is left for workers")}
+    assert reserve is not None
+    budget = min(INT64_MAX, max(0, available - reserve))
+    opts.reserve_bytes = 0
+    if machine == ffi.NULL:
+        opts.available_bytes = budget
+    else:
+        machine.available_bytes = budget
+    return machine, {"available_bytes": available,
+                     "note": (f"reserve_bytes {_signed_bytes(reserve)} is negative: as in "
+                              f"spaCR, it adds to the memory ({_signed_bytes(budget)} in all)")}
 
 
 def format_report(measurement: Union[Measurement, MeasurementLike],

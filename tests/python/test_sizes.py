@@ -49,6 +49,11 @@ def test_a_bad_size_names_the_argument(text: str) -> None:
 
 
 BYTE_ARGUMENTS = ("available_bytes", "reserve_bytes", "vram_reserve_bytes", "free_vram_bytes")
+#: spaCR's own byte arguments: what its int() accepted is accepted, with its
+#: arithmetic (tests/python/test_spacr_differential.py compares them).
+SPACR_BYTE_ARGUMENTS = ("available_bytes", "reserve_bytes")
+#: spacrbench's own: never negative, never bool.
+OWN_BYTE_ARGUMENTS = ("vram_reserve_bytes", "free_vram_bytes")
 
 
 def _with(name: str, value: object) -> spacrbench.Recommendation:
@@ -57,7 +62,7 @@ def _with(name: str, value: object) -> spacrbench.Recommendation:
     return spacrbench.recommend_workers(m, **kwargs)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("name", BYTE_ARGUMENTS)
+@pytest.mark.parametrize("name", OWN_BYTE_ARGUMENTS)
 @pytest.mark.parametrize("value", [-1, -1.0, "-1", -4 * GIB])
 def test_a_negative_size_is_a_value_error_naming_it(name: str, value: object) -> None:
     """The command refuses --reserve -1; the API took -1 as 0."""
@@ -67,12 +72,58 @@ def test_a_negative_size_is_a_value_error_naming_it(name: str, value: object) ->
     assert repr(value) in str(info.value) or str(value) in str(info.value)
 
 
-@pytest.mark.parametrize("name", BYTE_ARGUMENTS)
+@pytest.mark.parametrize("name", SPACR_BYTE_ARGUMENTS)
+@pytest.mark.parametrize("text", ["-1", "-4G", "-4GiB"])
+def test_negative_text_stays_strict_for_spacrs_arguments(name: str, text: str) -> None:
+    """Text is spacrbench's addition (spaCR's int() read no "4G"): never negative."""
+    with pytest.raises(ValueError, match=f"^{name}"):
+        _with(name, text)
+
+
+@pytest.mark.parametrize("value", [-1, -1.0, -4 * GIB])
+def test_a_negative_reserve_adds_to_the_budget_as_in_spacr(value: float) -> None:
+    rec = _with("reserve_bytes", value)
+    # (64 GiB - reserve) / 1 GiB, capped by 4 cores: 4; the reason says why.
+    assert rec.workers == 4 and rec.available_bytes == 64 * GIB
+    assert "reserve_bytes" in rec.reason and "is negative: as in spaCR" in rec.reason
+    assert rec.reserve_bytes == 0  # what the library subtracted
+
+
+def test_a_negative_available_leaves_one_worker_as_in_spacr() -> None:
+    rec = _with("available_bytes", -5)
+    assert (rec.workers, rec.available_bytes, rec.bound) == (1, -5, "one")
+    assert rec.reason.endswith("available_bytes -5 B is negative: as in spaCR, no memory is "
+                               "left for workers")
+    # The report shows the budget spaCR used, not a sentinel.
+    assert "memory available    0 B (given by the caller)" in spacrbench.format_report(
+        rec.measurement, rec)
+
+
+def test_a_negative_reserve_with_discovered_memory_keeps_its_source() -> None:
+    m = spacrbench.Measurement(items=2, seconds=1.0, peak_rss_bytes=GIB)
+    plain = spacrbench.recommend_workers(m, cores=64, reserve_bytes=0)
+    rec = spacrbench.recommend_workers(m, cores=64, reserve_bytes=-GIB)
+    assert rec.memory_source == plain.memory_source and rec.memory_source != "caller"
+    # One more GiB of budget: one more worker (memory moves a little between
+    # the two discoveries, so allow one either way of the expected count).
+    assert abs(rec.workers - (plain.workers + 1)) <= 1 and rec.workers >= 1
+
+
+@pytest.mark.parametrize("name", OWN_BYTE_ARGUMENTS)
 @pytest.mark.parametrize("value", [True, False])
 def test_a_bool_size_is_a_type_error_naming_it(name: str, value: bool) -> None:
     """True was taken as 1 byte."""
     with pytest.raises(TypeError, match=f"^{name} must be a byte count.*not bool"):
         _with(name, value)
+
+
+@pytest.mark.parametrize("name", SPACR_BYTE_ARGUMENTS)
+def test_a_bool_is_spacrs_int_for_its_arguments(name: str) -> None:
+    """spaCR's int(True) is 1 byte; a drop-in must not raise where it did not."""
+    rec = _with(name, True)
+    assert rec.workers >= 1
+    if name == "available_bytes":
+        assert rec.available_bytes == 1 and rec.workers == 1
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -86,8 +137,8 @@ def test_numbers_are_read_as_spacr_read_them(value: object, expected: int) -> No
 def test_numpy_integers_are_sizes() -> None:
     np = pytest.importorskip("numpy")
     assert _with("reserve_bytes", np.int64(GIB)).reserve_bytes == GIB
-    with pytest.raises(ValueError, match="^reserve_bytes must be >= 0"):
-        _with("reserve_bytes", np.int32(-1))
+    rec = _with("reserve_bytes", np.int32(-1))  # spaCR's arithmetic: one byte more
+    assert rec.workers == 4 and "is negative: as in spaCR" in rec.reason
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
