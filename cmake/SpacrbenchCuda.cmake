@@ -6,6 +6,14 @@ string(TOUPPER "${SPACRBENCH_CUDA}" _sb_cuda)
 if(NOT _sb_cuda MATCHES "^(AUTO|ON|OFF)$")
   message(FATAL_ERROR "SPACRBENCH_CUDA='${SPACRBENCH_CUDA}': use AUTO, ON or OFF")
 endif()
+# AUTO never takes the host's toolkit for a cross build (its nvcc compiles
+# for the host: a macOS cross build stopped at CUDA's install_name_tool
+# check), nor for macOS, which CUDA no longer supports; ON still tries.
+if(_sb_cuda STREQUAL "AUTO" AND (CMAKE_CROSSCOMPILING OR APPLE))
+  message(STATUS "CUDA: not looked for in a cross build or for macOS (SPACRBENCH_CUDA=AUTO); "
+                 "spacrbench --gpu is not built")
+  set(_sb_cuda OFF)
+endif()
 if(NOT _sb_cuda STREQUAL "OFF" AND SPACRBENCH_BUILD_CLI)
   include(CheckLanguage)
   # check_language looks on PATH only; the toolkit's installers put nvcc

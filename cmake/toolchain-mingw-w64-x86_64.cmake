@@ -19,6 +19,12 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# pkg-config answers for the target: the MinGW tree's .pc files only, never
+# the host's (a host libcheck made the documented build fail at check.h).
+# A PKG_CONFIG_LIBDIR of the user's own wins.
+if(NOT DEFINED ENV{PKG_CONFIG_LIBDIR})
+  set(ENV{PKG_CONFIG_LIBDIR} "${CMAKE_FIND_ROOT_PATH}/lib/pkgconfig")
+endif()
 
 # The MinGW settings themselves (C99 printf, the static GCC runtime) are
 # the project's (cmake/SpacrbenchWarnings.cmake), so a native MinGW build on

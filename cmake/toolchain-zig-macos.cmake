@@ -56,3 +56,9 @@ set(CMAKE_OSX_ARCHITECTURES "" CACHE STRING "" FORCE)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+# No macOS .pc files exist here: pkg-config must find none rather than the
+# host's (a host libcheck would be taken for the target's). A
+# PKG_CONFIG_LIBDIR of the user's own (a macOS sysroot's) wins.
+if(NOT DEFINED ENV{PKG_CONFIG_LIBDIR})
+  set(ENV{PKG_CONFIG_LIBDIR} "${_sb_zig_dir}/no-pkgconfig")
+endif()

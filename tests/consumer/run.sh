@@ -2,7 +2,9 @@
 # Installs spacrbench to a temporary prefix and builds tests/consumer against
 # it twice: (a) find_package via CMAKE_PREFIX_PATH, (b) pkg-config via
 # PKG_CONFIG_PATH; then (c) a C++ program against the same header
-# (consumer_cxx.cpp, C++11 and C++17). Runs each and checks its output. Usage:
+# (consumer_cxx.cpp, C++11 and C++17). Runs each and checks its output; then
+# (d) the cross builds exactly as docs/platforms.md documents them
+# (cross_builds.sh). Usage:
 #   tests/consumer/run.sh [BUILD_DIR]   (default: a fresh build of the tree)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -117,4 +119,6 @@ if command -v "$cxx" >/dev/null; then
 else
     echo "skipped: no C++ compiler ('$cxx' not found)"
 fi
+echo "== (d) the documented Windows and macOS cross builds, on this machine with a host libcheck"
+bash "$here/cross_builds.sh"
 echo "== consumer test passed"
