@@ -106,7 +106,7 @@ static const cli_option k_run[] = {
      "auto: 1, 2, 4, ... up to the recommendation + 1, capped by the cores), each "
      "group in a cgroup of its own; reports throughput, speed-up, group peak and "
      "the knee",
-     opt_scale, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+     opt_scale, 0, 0, 0, CLI_COMPLETE_NONE, "auto"},
     {"scale-items", 0, "N",
      "items each copy runs in every timed repeat of a count, at least (default 3; "
      "after one untimed warm-up item per copy)",

@@ -33,7 +33,9 @@ struct cli_option {
     size_t field;     /* offsetof(cli_args, ...) the generic handlers store into */
     int64_t min, max; /* the generic handlers' range, or a handler's own argument */
     cli_complete complete;
-    const char *choices; /* "slurm dask": the values a shell completes, or NULL */
+    /* The fixed values a shell completes ("slurm dask"; --scale's "auto",
+     * beside the free LIST), or NULL. */
+    const char *choices;
 };
 
 /* One heading of a command's help and its options. */

@@ -1,6 +1,7 @@
 /* The command's option tables and what is generated from them: every
  * option of a command is in its `--help`, the man page and both shell
- * completions; no help line is wider than 79 columns; `help COMMAND`,
+ * completions; an option's fixed values complete in bash (`run --scale`
+ * offers `auto`); no help line is wider than 79 columns; `help COMMAND`,
  * `COMMAND --help`, `-V` and the exit codes; the one size parser
  * (spacrbench_parse_size) and --reserve's units. */
 #include <check.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli_args.h"
 #include "cli_help.h"
@@ -150,6 +152,64 @@ START_TEST(generated_files_are_built_and_parse)
         ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s: '%s' failed", files[i].path,
                       files[i].check);
     }
+}
+END_TEST
+
+/* Every option with fixed values completes them in bash through the
+ * generated function (`spacrbench run --scale <TAB>` offers `auto`), and a
+ * value name that spells its values ("fork|spawn|forkserver") has exactly
+ * those as the choices. */
+START_TEST(fixed_values_complete_in_bash)
+{
+    const char *bash = access("/bin/bash", X_OK) == 0       ? "/bin/bash"
+                       : access("/usr/bin/bash", X_OK) == 0 ? "/usr/bin/bash"
+                                                            : NULL;
+    if (!bash) {
+        printf("SKIP completing fixed values: bash is not installed\n");
+        return;
+    }
+    size_t completed = 0;
+    int scale_auto = 0;
+    for (size_t i = 0; cli_commands[i]; i++) {
+        const cli_command *c = cli_commands[i];
+        for (size_t s = 0; s < c->n_sections; s++)
+            for (size_t k = 0; k < c->sections[s]->n_options; k++) {
+                const cli_option *o = &c->sections[s]->options[k];
+                if (o->value && strchr(o->value, '|')) {
+                    char spelled[128];
+                    snprintf(spelled, sizeof spelled, "%s", o->value);
+                    for (char *p = spelled; *p; p++)
+                        *p = *p == '|' ? ' ' : *p;
+                    ck_assert_msg(o->choices && strcmp(o->choices, spelled) == 0,
+                                  "--%s %s completes '%s'", o->name, o->value,
+                                  o->choices ? o->choices : "nothing");
+                }
+                if (!o->choices)
+                    continue;
+                /* What bash does on TAB after "--NAME ": COMP_WORDS ends in
+                 * the empty word being completed. */
+                char script[512];
+                snprintf(script, sizeof script,
+                         ". '%s' && COMP_WORDS=(spacrbench %s --%s '') && "
+                         "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) && _spacrbench && "
+                         "printf '%%s ' \"${COMPREPLY[@]}\"",
+                         SPACRBENCH_BASH_COMPLETION, c->name ? c->name : "", o->name);
+                char *const argv[] = {(char *)bash, "--norc", "-c", script, NULL};
+                cli_result r;
+                cli_run(argv, NULL, &r);
+                char want[256];
+                snprintf(want, sizeof want, "%s ", o->choices);
+                ck_assert_msg(r.exited && r.code == 0 && strcmp(r.out, want) == 0,
+                              "spacrbench %s --%s <TAB>: exit %d, '%s' (wanted '%s'): %s",
+                              c->name ? c->name : "", o->name, r.code, r.out, want, r.err);
+                cli_result_free(&r);
+                completed++;
+                scale_auto |= c->name && strcmp(c->name, "run") == 0 &&
+                              strcmp(o->name, "scale") == 0 && strcmp(o->choices, "auto") == 0;
+            }
+    }
+    ck_assert_uint_ge(completed, 3);
+    ck_assert_msg(scale_auto, "run --scale does not complete 'auto'");
 }
 END_TEST
 
@@ -341,6 +401,7 @@ static Suite *options_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, every_option_is_in_help_man_and_completions);
     tcase_add_test(t, generated_files_are_built_and_parse);
+    tcase_add_test(t, fixed_values_complete_in_bash);
     tcase_add_test(t, help_version_and_exit_codes);
     tcase_add_test(t, one_size_parser);
     tcase_add_test(t, interval_reaches_the_sampler);
