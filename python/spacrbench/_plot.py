@@ -8,6 +8,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import SpacrbenchValueError
+from ._extras import PLOT_INSTALL
 from ._words import counted
 
 if TYPE_CHECKING:
@@ -40,8 +41,7 @@ def _figure_class() -> Any:
     try:
         return importlib.import_module("matplotlib.figure").Figure
     except ImportError as exc:
-        raise ImportError("Measurement.plot() needs matplotlib: "
-                          "pip install spacrbench[plot]") from exc
+        raise ImportError(f"Measurement.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
 
 
 def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:

@@ -17,12 +17,13 @@ import json
 import sys
 from typing import Any, Dict, List, Optional
 
+from ._extras import PLOT_INSTALL
 from ._scale import ScalePoint, ScaleResult
 from ._timeline import timeline_from_dict
 from ._results import Measurement
 from ._types import ItemRecord
 
-MISSING_MATPLOTLIB = "spacrbench: --plot needs matplotlib: pip install spacrbench[plot]"
+MISSING_MATPLOTLIB = f"spacrbench: --plot needs matplotlib:\n  {PLOT_INSTALL}"
 
 
 def result_from_json(doc: Dict[str, Any], text: str) -> ScaleResult:

@@ -161,8 +161,9 @@ class Measurement(CachesC):
         """Each item's wall time and peak RSS (warm-up items marked), with
         the baseline the footprint is measured from, and the memory over time
         when the measurement has a timeline. Needs matplotlib
-        (``pip install spacrbench[plot]``), imported only here. Returns the
-        Figure; with a path, also saves it (format from the suffix)."""
+        (``pip install 'spacrbench[plot]'``; from a clone ``pip install
+        '.[plot]'``), imported only here. Returns the Figure; with a path,
+        also saves it (format from the suffix)."""
         from ._plot import plot_measurement
 
         return plot_measurement(self, path)

@@ -42,6 +42,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._extras import PLOT_INSTALL
 from ._results import _cut
 from ._words import counted
 
@@ -159,13 +160,14 @@ class ScaleResult:
     def plot(self, path: Optional[str] = None) -> Any:
         """Throughput and group peak against the worker count, the ideal
         linear line and the knee marked. Needs matplotlib
-        (``pip install spacrbench[plot]``). Returns the Figure; with a path,
-        also saves it there (format from the suffix)."""
+        (``pip install 'spacrbench[plot]'``; from a clone ``pip install
+        '.[plot]'``). Returns the Figure; with a path, also saves it there
+        (format from the suffix)."""
         try:
             Figure = importlib.import_module("matplotlib.figure").Figure
         except ImportError as exc:
             raise ImportError(
-                "ScaleResult.plot() needs matplotlib: pip install spacrbench[plot]") from exc
+                f"ScaleResult.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
         ok = [p for p in self.points if p.items_per_second is not None]
         fig = Figure(figsize=(9, 3.6))
         ax, mem = fig.subplots(1, 2)

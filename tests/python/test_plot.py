@@ -28,7 +28,7 @@ def test_measurement_plot_writes_a_png(tmp_path: Path) -> None:
     m = spacrbench.benchmark(_touch, [8, 16, 24], warmup=1)
     out = tmp_path / "m.png"
     if not HAVE_MATPLOTLIB:
-        with pytest.raises(ImportError, match=r"pip install spacrbench\[plot\]"):
+        with pytest.raises(ImportError, match=r"pip install 'spacrbench\[plot\]' \(from a clone: pip install '\.\[plot\]'\)"):
             m.plot(str(out))
         pytest.skip("matplotlib is not installed: only the ImportError message was checked")
     figure = m.plot(str(out))
@@ -36,6 +36,40 @@ def test_measurement_plot_writes_a_png(tmp_path: Path) -> None:
     axes = figure.get_axes()
     assert len(axes) == 2
     assert len(axes[0].patches) == 3  # one bar per item, the warm-up included
+
+
+HIDE_MATPLOTLIB = "import sys; sys.modules['matplotlib'] = None\n"  # its import then fails
+
+
+@pytest.mark.parametrize("call", [
+    "spacrbench.benchmark(lambda i: None, [1, 2]).plot()",
+    "spacrbench._plot_cli.result_from_json({'scaling': []}, '{}').plot()",
+])
+def test_without_matplotlib_the_error_says_how_to_install_it(call: str) -> None:
+    """Run where matplotlib cannot be imported, in CI too (whose venvs have
+    it): the words say how to get it from a clone, on a line of at most 79
+    columns."""
+    code = (HIDE_MATPLOTLIB + "import spacrbench, spacrbench._plot_cli\n"
+            f"try:\n    {call}\nexcept ImportError as e:\n    print(e)\nelse:\n    print('no error')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].endswith(".plot() needs matplotlib:"), run.stdout
+    assert lines[1] == "  pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')"
+    assert all(len(line) <= 79 for line in lines), lines
+
+
+def test_without_matplotlib_the_command_helper_says_how_to_install_it(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.json"
+    doc.write_text("{}")
+    code = HIDE_MATPLOTLIB + "from spacrbench import _plot_cli\n" + \
+        f"sys.exit(_plot_cli.main([{str(doc)!r}, {str(tmp_path / 'x.png')!r}]))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 3, run.stderr
+    assert run.stderr.splitlines() == [
+        "spacrbench: --plot needs matplotlib:",
+        "  pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')"]
+    assert not (tmp_path / "x.png").exists()
 
 
 def test_measurement_plot_needs_records() -> None:
@@ -56,7 +90,7 @@ def test_command_plots_the_scaling_check(tmp_path: Path) -> None:
                          capture_output=True, text=True, env=env)
     if not HAVE_MATPLOTLIB:
         assert run.returncode != 0
-        assert "pip install spacrbench[plot]" in run.stderr, run.stderr
+        assert "pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')" in run.stderr, run.stderr
         return
     assert run.returncode == 0, run.stderr
     assert "recommended workers" in run.stdout

@@ -156,7 +156,7 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
                             {"workers": 2, "items": 9, "seconds": 1.0, "peak_bytes": 2**21}],
                            budget_bytes=2**22)
     if importlib.util.find_spec("matplotlib") is None:
-        with pytest.raises(ImportError, match=r"pip install spacrbench\[plot\]"):
+        with pytest.raises(ImportError, match=r"pip install 'spacrbench\[plot\]' \(from a clone: pip install '\.\[plot\]'\)"):
             r.plot()
         pytest.skip("matplotlib is not installed: only the ImportError message was checked")
     out = tmp_path / "scaling.png"

@@ -174,7 +174,7 @@ def test_command_plots_the_serial_run(tmp_path: Path) -> None:
     run = subprocess.run([str(exe), "--quiet", "--size", "256x256", "--fields", "3", "--json",
                           "--plot", str(out)], capture_output=True, text=True, env=env)
     if not HAVE_MATPLOTLIB:
-        assert run.returncode != 0 and "pip install spacrbench[plot]" in run.stderr
+        assert run.returncode != 0 and "pip install 'spacrbench[plot]'" in run.stderr
         return
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)["measurement"]

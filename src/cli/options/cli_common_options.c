@@ -95,8 +95,8 @@ static const cli_option k_common[] = {
      opt_export, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"plot", 0, "FILE",
      "draw each item's time and peak and the memory over time (with run --scale: "
-     "the scaling check) to FILE.png or FILE.svg (needs Python with "
-     "spacrbench[plot]; $SPACRBENCH_PYTHON or python3)",
+     "the scaling check) to FILE.png or FILE.svg (needs Python with the "
+     "spacrbench package and matplotlib, $SPACRBENCH_PYTHON or python3: " CLI_PLOT_INSTALL ")",
      opt_plot, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"emit", 0, "slurm|dask", "print scheduler settings on stdout (the report goes to stderr)",
      opt_emit, 0, 0, 0, CLI_COMPLETE_NONE, "slurm dask"},

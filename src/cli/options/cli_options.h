@@ -24,4 +24,10 @@ typedef struct cli_common {
 
 void cli_common_init(cli_common *c);
 
+/* How to get what --plot needs (the Python package with matplotlib), in the
+ * Python package's words (_extras.PLOT_INSTALL): the package is on no index
+ * yet, so they also say how to install it from a clone. At most 79 columns:
+ * a message puts it on a line of its own. */
+#define CLI_PLOT_INSTALL "pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')"
+
 #endif

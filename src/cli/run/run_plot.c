@@ -59,8 +59,9 @@ static int check_python(const char *python, int stdout_is_output)
                          python, strerror(errno));
     if (st == 4)
         return cli_error(CLI_EXIT_ERROR,
-                         "--plot needs the spacrbench Python package, which '%s' cannot import: "
-                         "pip install spacrbench[plot] (or set SPACRBENCH_PYTHON)",
+                         "--plot needs the spacrbench package in '%s'; install it:\n"
+                         "  " CLI_PLOT_INSTALL "\n"
+                         "  or name a Python that has it in SPACRBENCH_PYTHON",
                          python);
     return cli_error(CLI_EXIT_ERROR, "--plot: '%s' does not run Python 3 (exit %d)", python, st);
 }

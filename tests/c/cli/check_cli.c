@@ -1530,7 +1530,8 @@ START_TEST(plot_names_what_is_missing)
         printf("--plot wrote %s\n", out);
     } else {
         ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
-        ck_assert_msg(strstr(r.err, "pip install spacrbench[plot]") != NULL ||
+        ck_assert_msg(strstr(r.err, "pip install 'spacrbench[plot]' (from a clone: pip install "
+                                    "'.[plot]')") != NULL ||
                           strstr(r.err, "needs Python 3") != NULL,
                       "stderr: %s", r.err);
         printf("--plot with the system python3: %s", r.err);
