@@ -51,7 +51,7 @@ echo "== wheel: $(basename "$wheel")"
 # checkout"): this one, repaired by auditwheel as documented. Every venv
 # below installs the repaired wheel; test_wheel.py checks in each that it is
 # what they import and use, and takes the unrepaired one from
-# SPACRBENCH_BUILT_WHEEL instead of building it again. About 3 s.
+# SPACRBENCH_BUILT_WHEEL instead of building it again. The repair: under 1 s.
 PATH="$work/main/bin:$PATH" "$work/main/bin/auditwheel" repair -w "$work/manylinux" "$wheel" \
     > "$work/repair.log" 2>&1 || { cat "$work/repair.log"; exit 1; }
 export SPACRBENCH_BUILT_WHEEL=$wheel
