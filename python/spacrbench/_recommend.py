@@ -8,14 +8,14 @@ import os
 from typing import (TYPE_CHECKING, Any, Optional, Sequence, SupportsFloat, SupportsIndex,
                     SupportsInt, Union)
 
-from ._binding import AUTO, check, ffi, lib
-from ._compat import (as_measurement, as_recommendation, byte_size,
-                      optional_measurement, upstream_int, upstream_maximum)
+from ._binding import check, ffi, lib
+from ._compat import as_measurement, as_recommendation, optional_measurement
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Measurement, Recommendation
 from ._types import MeasurementLike, RecommendationLike
 
 if TYPE_CHECKING:
+    from ._plate import PlateResult
     from ._scale import ScaleResult
 
 # The annotations name only what `spacrbench` exports (help() shows them as
@@ -74,21 +74,12 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
                                   f"spacrbench.scale(), not {type(scaling).__name__}")
     supplied = measurement
     measurement = optional_measurement(measurement)  # a spaCR object: checked, converted
-    opts = ffi.new("spacrbench_recommend_options *")
-    check(lib.spacrbench_recommend_options_init(opts, ffi.sizeof("spacrbench_recommend_options")),
-          "spacrbench_recommend_options_init")
-    opts.cores = AUTO if cores is None else max(1, upstream_int(cores, "cores"))
-    opts.available_bytes = (AUTO if available_bytes is None
-                            else byte_size(available_bytes, "available_bytes"))
-    opts.reserve_bytes = AUTO if reserve_bytes is None else byte_size(reserve_bytes, "reserve_bytes")
-    opts.maximum = max(1, upstream_maximum(maximum))
-    opts.vram_reserve_bytes = byte_size(vram_reserve_bytes, "vram_reserve_bytes")
-    opts.free_vram_bytes = (AUTO if free_vram_bytes is None
-                            else byte_size(free_vram_bytes, "free_vram_bytes"))
-    if start_method is not None:
-        from ._convert import START_METHODS
+    from ._options import recommend_options
 
-        opts.start_method = START_METHODS.code(start_method, "start_method")
+    opts = recommend_options(cores=cores, available_bytes=available_bytes,
+                             reserve_bytes=reserve_bytes, maximum=maximum,
+                             vram_reserve_bytes=vram_reserve_bytes,
+                             free_vram_bytes=free_vram_bytes, start_method=start_method)
     from ._convert import c_measurement, recommendation_fields
 
     out = ffi.new("spacrbench_recommendation *")
@@ -104,7 +95,7 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
 
 
 
-def format_report(measurement: Union[Measurement, MeasurementLike],
+def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
                   recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
                   format: str = "text",
                   item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None) -> str:
@@ -119,7 +110,17 @@ def format_report(measurement: Union[Measurement, MeasurementLike],
     Their item column shows item_labels (one str or path per record, warm-up
     included, e.g. the file names given to benchmark()), else the labels
     the records carry (ItemRecord.item, as in the command's JSON); the
-    text report has no item column, so item_labels there is a ValueError."""
+    text report has no item column, so item_labels there is a ValueError.
+
+    A PlateResult of benchmark_plate() (alone: it carries its
+    recommendation) gives its measurement's report and, in text, the
+    plate's section: how many items, which were measured and why, the
+    predicted largest footprint and the plate's time with the recommended
+    workers (the ETA)."""
+    from ._plate import PlateResult
+
+    if isinstance(measurement, PlateResult):
+        return _plate_report(measurement, recommendation, format, item_labels)
     m = as_measurement(measurement)
     rec = as_recommendation(recommendation)
     if format != "text":
@@ -135,3 +136,21 @@ def format_report(measurement: Union[Measurement, MeasurementLike],
     # The whole text is the library's (spacrbench_format_report_with): the
     # whole reason, and spaCR's arithmetic on a time it cannot hold.
     return _format_report(m, rec)
+
+
+def _plate_report(result: PlateResult, recommendation: Any, format: str,
+                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]]) -> str:
+    if recommendation is not None:
+        raise SpacrbenchValueError("format_report(result): a PlateResult carries its "
+                                   "recommendation; pass the result alone")
+    if format != "text" and item_labels is None:
+        from ._plate import _label
+
+        item_labels = [_label(p.item) for p in result.sample]  # one per record, as run
+    report = format_report(result.measurement, result.recommendation, format=format,
+                           item_labels=item_labels)
+    if format != "text":
+        return report
+    from ._plate import plate_section
+
+    return report + "\n\n" + plate_section(result)
