@@ -5,7 +5,7 @@ A field is a file whose size is its content: the work reads the size and
 needs memory in proportion to it (touched, so it is resident), holding it
 while it spends CPU time in proportion too, as segmenting a dense field
 does. The plates: "dense" (one well whose fields need 6x the memory of
-the rest, as in issue 30), "gradient" (memory grows across the plate) and
+the rest, as in issue 30), "gradient" (memory grows 1x to 6x across the plate) and
 "uniform" (every field alike).
 
 Run as a script it is the experiment inside one memory cgroup: it joins
@@ -57,8 +57,8 @@ def plate_sizes(shape: str, n: int = 12) -> List[int]:
     """File sizes of a plate's fields, in plate order (well by well)."""
     if shape == "dense":  # fields 6-8 are one dense well: 6x the content
         return [(120 if 6 <= i <= 8 else 20) * KiB + 97 * i for i in range(n)]
-    if shape == "gradient":  # content grows across the plate, 1x to 4x
-        return [20 * KiB + (60 * KiB * i) // (n - 1) for i in range(n)]
+    if shape == "gradient":  # content grows across the plate, 1x to 6x
+        return [20 * KiB + (100 * KiB * i) // (n - 1) for i in range(n)]
     if shape == "uniform":
         return [40 * KiB + 97 * i for i in range(n)]
     raise ValueError(f"unknown plate shape {shape!r}")
@@ -138,8 +138,21 @@ def experiment(cgroup: str, plate_dir: str, counts: List[int],
                     "measured": [p.index for p in plate.sample],
                     "report": spacrbench.format_report(plate),
                     "notes": plate.measurement.notes}
-    out["pools"] = [pool_run(k, fields, cgroup) for k in counts]
+    repeats = int(os.environ.get("PLATE_POOL_REPEATS", "1"))
+    out["pools"] = [best_pool(k, fields, cgroup, repeats) for k in counts]
     return out
+
+
+def best_pool(count: int, fields: List[str], cgroup: str, repeats: int) -> Dict[str, Any]:
+    """The fastest of `repeats` pools of `count` (one OOM kill ends it)."""
+    best = pool_run(count, fields, cgroup)
+    for _ in range(repeats - 1):
+        if not best["completed"]:
+            break
+        again = pool_run(count, fields, cgroup)
+        if again["completed"] and again["items_per_second"] > best["items_per_second"]:
+            best = again
+    return best
 
 
 def main() -> None:
