@@ -137,10 +137,10 @@ void sb_plate_memory_model(const double *x, const double *y, size_t k, int has_k
         out->fit = SPACRBENCH_PLATE_FIT_KEYLESS;
     else if (k < 3)
         out->fit = SPACRBENCH_PLATE_FIT_FEW;
+    else if (out->spread <= SB_PLATE_UNIFORM * hi) /* the items agree: no line needed */
+        out->fit = SPACRBENCH_PLATE_FIT_UNIFORM;
     else if (sb_line_explains(&out->line))
         out->fit = SPACRBENCH_PLATE_FIT_KEY;
-    else if (out->spread <= SB_PLATE_UNIFORM * hi)
-        out->fit = SPACRBENCH_PLATE_FIT_UNIFORM;
     else
         out->fit = SPACRBENCH_PLATE_FIT_UNEXPLAINED;
 }

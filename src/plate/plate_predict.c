@@ -203,15 +203,17 @@ static int explain(spacrbench_plate *p)
     }
     if (rc == 0 && !p->all_measured && p->time.fit != SPACRBENCH_PLATE_FIT_NONE)
         rc = p->time.fit == SPACRBENCH_PLATE_FIT_KEY
-                 ? sb_plate_notef(p,
-                                  "the plate's time: the measured items as measured, each other "
-                                  "from a line of time against the %s (r = %.2f) plus its 95 %% "
-                                  "margin",
-                                  key, p->time.line.r)
-                 : sb_plate_notef(p,
-                                  "the plate's time: the measured items as measured, each other "
-                                  "the measured items' mean (%.3f s) plus its 95 %% margin",
-                                  p->time.mean);
+                 ? sb_plate_notef(
+                       p,
+                       "the plate's time: the measured items as measured, each other item "
+                       "from a line of time against the %s (r = %.2f) plus its 95 %% "
+                       "margin",
+                       key, p->time.line.r)
+                 : sb_plate_notef(
+                       p,
+                       "the plate's time: the measured items as measured, each other item "
+                       "from the measured items' mean (%.3f s) plus its 95 %% margin",
+                       p->time.mean);
     return rc;
 }
 

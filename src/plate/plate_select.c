@@ -453,10 +453,24 @@ const char *spacrbench_plate_note(const spacrbench_plate *p, size_t index)
 
 void sb_plate_format_key(const spacrbench_plate *p, double key, char *buf, size_t cap)
 {
-    if (isnan(key))
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (isnan(key)) {
         snprintf(buf, cap, "no key");
-    else if (p->key_kind == SPACRBENCH_PLATE_KEY_BYTES && key < 9.2e18)
-        sb_format_bytes(buf, cap, (int64_t)llround(key));
-    else
+        return;
+    }
+    if (p->key_kind != SPACRBENCH_PLATE_KEY_BYTES) {
         snprintf(buf, cap, "%s %.4g", p->key_name, key);
+        return;
+    }
+    /* Three significant digits ("460 KiB", "2.46 MiB"): fields of one
+     * plate differ in the third. */
+    size_t u = 0;
+    while (key >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        key /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%.0f B", key);
+    else
+        snprintf(buf, cap, "%.*f %s", key >= 100 ? 0 : key >= 10 ? 1 : 2, key, units[u]);
 }
