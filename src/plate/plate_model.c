@@ -185,27 +185,22 @@ void sb_plate_time_model(const double *x, const double *y, size_t k, int has_key
     out->sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
 }
 
-static double mean_upper(const sb_plate_time *tm, double one)
-{
-    if (tm->k < 2)
-        return tm->mean;
-    return tm->mean + sb_t95(tm->k - 1) * tm->sd * sqrt(one + 1.0 / (double)tm->k);
-}
-
-double sb_plate_time_total_of(const sb_plate_time *tm, double key)
+/* An unmeasured item's time, its margin that of one item (one = 1) or of
+ * the mean (one = 0). */
+static double time_of(const sb_plate_time *tm, double key, double one)
 {
     if (tm->fit == SPACRBENCH_PLATE_FIT_NONE)
         return NAN;
-    double v = tm->fit == SPACRBENCH_PLATE_FIT_KEY ? sb_line_upper_mean(&tm->line, key)
-                                                   : mean_upper(tm, 0.0);
+    double v;
+    if (tm->fit == SPACRBENCH_PLATE_FIT_KEY)
+        v = tm->line.intercept + tm->line.slope * key + margin(&tm->line, key, one);
+    else if (tm->k < 2)
+        v = tm->mean;
+    else
+        v = tm->mean + sb_t95(tm->k - 1) * tm->sd * sqrt(one + 1.0 / (double)tm->k);
     return v > 0 ? v : 0;
 }
 
-double sb_plate_time_one_of(const sb_plate_time *tm, double key)
-{
-    if (tm->fit == SPACRBENCH_PLATE_FIT_NONE)
-        return NAN;
-    double v = tm->fit == SPACRBENCH_PLATE_FIT_KEY ? sb_line_upper_one(&tm->line, key)
-                                                   : mean_upper(tm, 1.0);
-    return v > 0 ? v : 0;
-}
+double sb_plate_time_total_of(const sb_plate_time *tm, double key) { return time_of(tm, key, 0.0); }
+
+double sb_plate_time_one_of(const sb_plate_time *tm, double key) { return time_of(tm, key, 1.0); }

@@ -536,16 +536,24 @@ END_TEST
 
 /* ------------------------------------------------- the plate's advice */
 
-/* What the issue's user saw: the first three fields say "core-bound: 2";
- * the plate says one worker, since two dense fields together do not fit. */
-START_TEST(the_first_three_say_two_the_plate_says_one)
+/* The machine of the issue's test: 2 cores, a 320 MiB cgroup's memory,
+ * its reserve 64 MiB. */
+static spacrbench_recommend_options issue_machine(void)
 {
-    recorded r = issue_plate();
     spacrbench_recommend_options o;
     spacrbench_recommend_options_init(&o, sizeof o);
     o.cores = 2;
     o.available_bytes = 320 * MIB;
     o.reserve_bytes = 64 * MIB;
+    return o;
+}
+
+/* What the issue's user saw: the first three fields say "core-bound: 2";
+ * the plate says one worker, since two dense fields together do not fit. */
+START_TEST(the_first_three_say_two_the_plate_says_one)
+{
+    recorded r = issue_plate();
+    spacrbench_recommend_options o = issue_machine();
     /* The first three fields, as spaCR's docs say to measure. */
     spacrbench_plate *first = select_keys(3, r.keys, 2, 1);
     spacrbench_measurement *m3 = measure(first, &r, 0);
@@ -608,11 +616,7 @@ START_TEST(the_report_section_fits_79_columns)
     spacrbench_measurement *m = measure(p, &r, 0);
     ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
     spacrbench_recommendation rec = {.size = sizeof rec};
-    spacrbench_recommend_options o;
-    spacrbench_recommend_options_init(&o, sizeof o);
-    o.cores = 2;
-    o.available_bytes = 320 * MIB;
-    o.reserve_bytes = 64 * MIB;
+    spacrbench_recommend_options o = issue_machine();
     ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
     const char **labels = calloc(r.n, sizeof *labels);
     char long_label[300];

@@ -63,38 +63,17 @@ def spacr_module(given: Optional[str], scratch: Path) -> Optional[str]:
     return str(out)
 
 
-def own_memory_cgroup() -> Path:
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            return Path("/sys/fs/cgroup/memory") / path.lstrip("/")
-    raise SystemExit("no v1 memory cgroup: this program needs cgroup v1's memory controller")
-
-
 def run_shape(shape: str, limit: int, spacr: Optional[str], scratch: Path) -> Dict[str, Any]:
     plate = scratch / f"plate-{shape}-{limit // MiB}"
     plate.mkdir()
     plate_works.write_plate(str(plate), plate_works.plate_sizes(shape))
-    cg = own_memory_cgroup() / f"sbperf-plate-{os.getpid()}-{shape}-{limit // MiB}"
-    cg.mkdir()
-    try:
-        (cg / "memory.limit_in_bytes").write_text(str(limit))
-        (cg / "memory.swappiness").write_text("0")
+    with plate_works.memory_cgroup(limit, f"sbperf-plate-{shape}") as cg:
         args = [sys.executable, str(WORKS), str(cg), str(plate), COUNTS] + ([spacr] if spacr else [])
         env = dict(os.environ, PLATE_POOL_REPEATS="2")  # the faster of two pools per count
         got = subprocess.run(args, capture_output=True, text=True, timeout=900, env=env)
-        if got.returncode != 0:
-            raise SystemExit(f"{shape}: the experiment failed:\n{got.stderr}")
-        result: Dict[str, Any] = json.loads(got.stdout.splitlines()[-1])
-    finally:
-        for pid in (cg / "cgroup.procs").read_text().split():
-            os.kill(int(pid), 9)
-        for _ in range(200):
-            try:
-                cg.rmdir()
-                break
-            except OSError:
-                time.sleep(0.01)
+    if got.returncode != 0:
+        raise SystemExit(f"{shape}: the experiment failed:\n{got.stderr}")
+    result: Dict[str, Any] = json.loads(got.stdout.splitlines()[-1])
     return result
 
 

@@ -20,7 +20,9 @@ import mmap
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
 
 MiB = 2**20
 KiB = 1024
@@ -73,6 +75,53 @@ def write_plate(directory: str, sizes: List[int]) -> List[str]:
             f.write(os.urandom(size))
         paths.append(path)
     return paths
+
+
+class NoCgroup(Exception):
+    """No limited v1 memory cgroup can be made here (the reason)."""
+
+
+def own_memory_cgroup() -> Path:
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            own = Path("/sys/fs/cgroup/memory") / path.lstrip("/")
+            if own.is_dir():
+                return own
+    raise NoCgroup("no v1 memory cgroup of ours under /sys/fs/cgroup/memory (cgroup v2 or none)")
+
+
+@contextmanager
+def memory_cgroup(limit: int, name: str) -> Iterator[Path]:
+    """A v1 memory cgroup below ours named name-PID-N, limited to limit
+    bytes, no swap; removed on every path, any process still in it (ours:
+    the experiment and its workers) ended first. NoCgroup when it cannot
+    be made (not root, cgroup v2)."""
+    path = own_memory_cgroup() / f"{name}-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        path.mkdir()
+        (path / "memory.limit_in_bytes").write_text(str(limit))
+        (path / "memory.swappiness").write_text("0")
+        if (path / "memory.memsw.limit_in_bytes").exists():
+            (path / "memory.memsw.limit_in_bytes").write_text(str(limit))
+    except OSError as exc:
+        if path.exists():
+            path.rmdir()
+        raise NoCgroup(f"cannot create a limited memory cgroup {path}: {exc} (needs root)")
+    try:
+        yield path
+    finally:
+        for pid in (path / "cgroup.procs").read_text().split():
+            try:
+                os.kill(int(pid), 9)
+            except ProcessLookupError:
+                pass
+        for _ in range(200):
+            try:
+                path.rmdir()
+                break
+            except OSError:
+                time.sleep(0.01)
 
 
 def oom_kills(cgroup: str) -> int:

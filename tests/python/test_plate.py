@@ -21,9 +21,8 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import pytest
 
@@ -37,56 +36,18 @@ import plate_works  # noqa: E402
 MiB = 2**20
 
 
-def _own_memory_cgroup() -> Path:
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            own = Path("/sys/fs/cgroup/memory") / path.lstrip("/")
-            if own.is_dir():
-                return own
-    pytest.skip("no v1 memory cgroup of ours under /sys/fs/cgroup/memory (cgroup v2 or none)")
-
-
-@contextmanager
-def memory_cgroup(limit: int) -> Iterator[Path]:
-    """A v1 memory cgroup of its own (this process's name), limit bytes, no
-    swap; removed on every path, any process of ours still in it ended."""
-    own = _own_memory_cgroup()
-    path = own / f"sbtest-plate-{os.getpid()}-{time.monotonic_ns()}"
-    try:
-        path.mkdir()
-        (path / "memory.limit_in_bytes").write_text(str(limit))
-        (path / "memory.swappiness").write_text("0")
-        if (path / "memory.memsw.limit_in_bytes").exists():
-            (path / "memory.memsw.limit_in_bytes").write_text(str(limit))
-    except OSError as exc:
-        if path.exists():
-            path.rmdir()
-        pytest.skip(f"cannot create a limited memory cgroup {path}: {exc} (needs root)")
-    try:
-        yield path
-    finally:
-        for pid in (path / "cgroup.procs").read_text().split():
-            try:
-                os.kill(int(pid), 9)  # ours: the experiment and its workers
-            except ProcessLookupError:
-                pass
-        for _ in range(200):
-            try:
-                path.rmdir()
-                break
-            except OSError:
-                time.sleep(0.01)
-
-
 def run_experiment(tmp_path: Path, shape: str, limit: int, counts: str) -> Dict[str, Any]:
     plate = tmp_path / "plate"
     plate.mkdir()
     plate_works.write_plate(str(plate), plate_works.plate_sizes(shape))
-    with memory_cgroup(limit) as cg:
-        got = subprocess.run([sys.executable, str(HERE / "plate_works.py"), str(cg), str(plate),
-                              counts], capture_output=True, text=True, timeout=300)
-        left = (cg / "cgroup.procs").read_text().split()
+    try:
+        with plate_works.memory_cgroup(limit, "sbtest-plate") as cg:
+            got = subprocess.run([sys.executable, str(HERE / "plate_works.py"), str(cg),
+                                  str(plate), counts], capture_output=True, text=True,
+                                 timeout=300)
+            left = (cg / "cgroup.procs").read_text().split()
+    except plate_works.NoCgroup as why:  # raised before anything runs
+        pytest.skip(str(why))
     assert got.returncode == 0, got.stderr
     assert left == [], f"processes left in the cgroup: {left}"
     result: Dict[str, Any] = json.loads(got.stdout.splitlines()[-1])

@@ -376,12 +376,15 @@ static int emit_advice(const run_state *s, int emit, const char *array_advice)
         pr.largest_bytes >= 0) {
         char largest[32];
         spacrbench_format_bytes(pr.largest_bytes, largest, sizeof largest);
+        char slowest[96] = "";
+        if (emit == CLI_EMIT_SLURM)
+            snprintf(slowest, sizeof slowest, ", and --time from its predicted slowest (%.3g s)",
+                     pr.slowest_seconds);
         printf("# NOTE (spacrbench): %s is built from the plate's predicted largest item "
-               "(%s, item %lld of %lld; %lld measured), and --time from its predicted slowest "
-               "(%.3g s).\n",
+               "(%s, item %lld of %lld; %lld measured)%s.\n",
                emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit", largest,
                (long long)pr.largest_index + 1, (long long)pr.items, (long long)pr.measured,
-               pr.slowest_seconds);
+               slowest);
     }
     /* Where the task is charged differently from the measured item: a SLURM
      * task's cgroup also charges the libraries it is first to load; a Dask
