@@ -10,6 +10,12 @@ A drop-in for spaCR's ``spacr.benchmark`` module::
     rec = recommend_workers(m)
     print(format_report(m, rec))
 
+and advice for a whole plate, whose dense wells need more than its first
+fields (a few items chosen across their file sizes, the largest always)::
+
+    result = benchmark_plate(process_field, fields)
+    print(format_report(result))  # result.workers, result.eta_seconds
+
 It measures; it never changes a setting. Importing it imports no GPU or GUI
 toolkit and writes nothing.
 """
@@ -21,6 +27,7 @@ from . import _binding  # loads the library and checks its version: ImportError 
 if _typing.TYPE_CHECKING:
     from ._recommend import available_memory_bytes, format_report, recommend_workers
     from ._run import benchmark
+    from ._plate import PlateItem, PlatePrediction, PlateResult, benchmark_plate
     from ._scale import ScalePoint, ScaleResult, scale
     from ._summarize import Summary, TaskSummary, summarize
     from ._errors import (SpacrbenchError, SpacrbenchFileNotFoundError, SpacrbenchMemoryError,
@@ -37,6 +44,8 @@ if _typing.TYPE_CHECKING:
 _LAZY = {
     "available_memory_bytes": "_recommend", "format_report": "_recommend",
     "recommend_workers": "_recommend", "benchmark": "_run",
+    "benchmark_plate": "_plate", "PlateItem": "_plate", "PlatePrediction": "_plate",
+    "PlateResult": "_plate",
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_results",
     "MeasurementLike": "_types", "Progress": "_types", "Recommendation": "_results",
     "RecommendationLike": "_types",
@@ -73,6 +82,9 @@ __all__ = [
     "ItemRecord",
     "Measurement",
     "MeasurementLike",
+    "PlateItem",
+    "PlatePrediction",
+    "PlateResult",
     "Progress",
     "Recommendation",
     "RecommendationLike",
@@ -93,6 +105,7 @@ __all__ = [
     "UnsupportedPlatformError",
     "available_memory_bytes",
     "benchmark",
+    "benchmark_plate",
     "format_report",
     "recommend_workers",
     "scale",

@@ -5,18 +5,17 @@ command, C users and Python users get the same answer for the same input."""
 from __future__ import annotations
 
 import os
-from typing import (TYPE_CHECKING, Any, Dict, Optional, Sequence, SupportsFloat, SupportsIndex,
-                    SupportsInt, Tuple, Union)
+from typing import (TYPE_CHECKING, Any, Optional, Sequence, SupportsFloat, SupportsIndex,
+                    SupportsInt, Union)
 
-from ._binding import AUTO, check, ffi, lib
-from ._compat import (INT64_MAX, as_measurement, as_recommendation, byte_size,
-                      optional_measurement, upstream_byte_count, upstream_int,
-                      upstream_maximum)
+from ._binding import check, ffi, lib
+from ._compat import as_measurement, as_recommendation, optional_measurement
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Measurement, Recommendation
 from ._types import MeasurementLike, RecommendationLike
 
 if TYPE_CHECKING:
+    from ._plate import PlateResult
     from ._scale import ScaleResult
 
 # The annotations name only what `spacrbench` exports (help() shows them as
@@ -79,84 +78,29 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
                                   f"spacrbench.scale(), not {type(scaling).__name__}")
     supplied = measurement
     measurement = optional_measurement(measurement)  # a spaCR object: checked, converted
-    opts = ffi.new("spacrbench_recommend_options *")
-    check(lib.spacrbench_recommend_options_init(opts, ffi.sizeof("spacrbench_recommend_options")),
-          "spacrbench_recommend_options_init")
-    opts.cores = AUTO if cores is None else max(1, upstream_int(cores, "cores"))
-    available = (None if available_bytes is None
-                 else upstream_byte_count(available_bytes, "available_bytes"))
-    reserve = None if reserve_bytes is None else upstream_byte_count(reserve_bytes, "reserve_bytes")
-    machine, kept = _spacr_budget(opts, available, reserve)
-    opts.maximum = max(1, upstream_maximum(maximum))
-    opts.vram_reserve_bytes = byte_size(vram_reserve_bytes, "vram_reserve_bytes")
-    opts.free_vram_bytes = (AUTO if free_vram_bytes is None
-                            else byte_size(free_vram_bytes, "free_vram_bytes"))
-    if start_method is not None:
-        from ._convert import START_METHODS
+    from ._options import recommend_options
 
-        opts.start_method = START_METHODS.code(start_method, "start_method")
+    inputs = recommend_options(cores=cores, available_bytes=available_bytes,
+                               reserve_bytes=reserve_bytes, maximum=maximum,
+                               vram_reserve_bytes=vram_reserve_bytes,
+                               free_vram_bytes=free_vram_bytes, start_method=start_method)
     from ._convert import c_measurement, recommendation_fields
 
     out = ffi.new("spacrbench_recommendation *")
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
-        check(lib.spacrbench_recommend_on(cm, opts, machine, out), "recommend_workers")
+        check(lib.spacrbench_recommend_on(cm, inputs.opts, inputs.machine, out),
+              "recommend_workers")
     if scaling is not None:
         check(lib.spacrbench_recommend_apply_scaling(out, scaling._c), "recommend_workers")
-    fields = recommendation_fields(out)
-    if kept:
-        note = kept.pop("note")
-        fields.update(kept)
-        fields["reason"] += "; " + note
     # spaCR keeps the very object it was given as rec.measurement.
-    given: Any = supplied
-    return Recommendation(measurement=given, **fields)
+    kept: Any = supplied
+    return Recommendation(measurement=kept, **inputs.fields(recommendation_fields(out)))
 
 
-def _signed_bytes(n: int) -> str:
-    """A byte count of either sign in spaCR's GiB format (the library's
-    own formatter reads a negative one as "not measured")."""
-    return f"{n / 1024 ** 3:.2f} GiB" if abs(n) >= 1024 ** 2 else f"{n} B"
 
 
-def _spacr_budget(opts: Any, available: Optional[int],
-                  reserve: Optional[int]) -> Tuple[Any, Dict[str, Any]]:
-    """Puts available and reserve into opts. The library takes neither
-    negative; spaCR's rule is budget = max(0, available - reserve) whatever
-    their signs, so a negative one becomes that budget with no reserve.
-    available_bytes as given is kept for the Recommendation, as spaCR keeps
-    it, with a note for the reason. Returns the machine to recommend on
-    (NULL: discover) and those kept fields (empty when nothing was
-    negative)."""
-    negative_reserve = reserve is not None and reserve < 0
-    negative_available = available is not None and available < 0
-    opts.available_bytes = AUTO if available is None else max(0, available)
-    opts.reserve_bytes = AUTO if reserve is None else max(0, reserve)
-    if not (negative_reserve or negative_available):
-        return ffi.NULL, {}
-    machine = ffi.NULL
-    if available is None:  # the discovered figure, with its source
-        machine = ffi.new("spacrbench_machine *")
-        machine.size = ffi.sizeof("spacrbench_machine")
-        check(lib.spacrbench_discover(machine), "recommend_workers")
-        available = int(machine.available_bytes)
-    if not negative_reserve:
-        return machine, {"available_bytes": available,
-                         "note": (f"available_bytes {_signed_bytes(available)} is negative: as "
-                                  f"in spaCR, no memory is left for workers")}
-    assert reserve is not None
-    budget = min(INT64_MAX, max(0, available - reserve))
-    opts.reserve_bytes = 0
-    if machine == ffi.NULL:
-        opts.available_bytes = budget
-    else:
-        machine.available_bytes = budget
-    return machine, {"available_bytes": available,
-                     "note": (f"reserve_bytes {_signed_bytes(reserve)} is negative: as in "
-                              f"spaCR, it adds to the memory ({_signed_bytes(budget)} in all)")}
-
-
-def format_report(measurement: Union[Measurement, MeasurementLike],
+def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
                   recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
                   format: str = "text",
                   item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None) -> str:
@@ -171,7 +115,17 @@ def format_report(measurement: Union[Measurement, MeasurementLike],
     Their item column shows item_labels (one str or path per record, warm-up
     included, e.g. the file names given to benchmark()), else the labels
     the records carry (ItemRecord.item, as in the command's JSON); the
-    text report has no item column, so item_labels there is a ValueError."""
+    text report has no item column, so item_labels there is a ValueError.
+
+    A PlateResult of benchmark_plate() (alone: it carries its
+    recommendation) gives its measurement's report and, in text, the
+    plate's section: how many items, which were measured and why, the
+    predicted largest footprint and the plate's time with the recommended
+    workers (the ETA)."""
+    from ._plate import PlateResult
+
+    if isinstance(measurement, PlateResult):
+        return _plate_report(measurement, recommendation, format, item_labels)
     m = as_measurement(measurement)
     rec = as_recommendation(recommendation)
     if format != "text":
@@ -187,3 +141,21 @@ def format_report(measurement: Union[Measurement, MeasurementLike],
     # The whole text is the library's (spacrbench_format_report_with): the
     # whole reason, and spaCR's arithmetic on a time it cannot hold.
     return _format_report(m, rec)
+
+
+def _plate_report(result: PlateResult, recommendation: Any, format: str,
+                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]]) -> str:
+    if recommendation is not None:
+        raise SpacrbenchValueError("format_report(result): a PlateResult carries its "
+                                   "recommendation; pass the result alone")
+    if format != "text" and item_labels is None:
+        from ._plate import _label
+
+        item_labels = [_label(p.item) for p in result.sample]  # one per record, as run
+    report = format_report(result.measurement, result.recommendation, format=format,
+                           item_labels=item_labels)
+    if format != "text":
+        return report
+    from ._plate import plate_section
+
+    return report + "\n\n" + plate_section(result)

@@ -202,7 +202,20 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
     at most 2000 points, a long run downsampled and noted), which
     Measurement.plot() draws. It costs a sampler thread (about 0.3 % of a
     core, tests/perf); the peaks stay exact either way.
+
+    Items of one plate differ (a dense well needs several times the memory
+    of a sparse one): when the measured items' footprints differ by more
+    than 1.5x, a note says so and names spacrbench.benchmark_plate(),
+    which measures items chosen across the plate and sizes for its largest.
     """
+    return measure(work, items, warmup=warmup, progress=progress, timeline=timeline,
+                   spread_note=True)
+
+
+def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, progress: Any,
+            timeline: Any, spread_note: bool) -> Measurement:
+    """benchmark(); spread_note: add the note of items that differ (a plain
+    benchmark's; benchmark_plate() already sizes for the plate)."""
     check_plain_callable(work, "work")
     from ._compat import upstream_int
 
@@ -231,7 +244,7 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
         _owner = _thread.get_ident()
         try:
             run = _Run(work, iterator, count, progress_fn, TorchPeak())
-            return _run_serialised(run, count, warmup, timeline)
+            return _run_serialised(run, count, warmup, timeline, spread_note)
         finally:
             _owner = None
 
@@ -253,7 +266,7 @@ def check_plain_callable(work: Any, name: str, what: str = "") -> None:
 
 
 def _run_serialised(run: _Run, n_items: Optional[int], warmup: int,
-                    timeline: bool = False) -> Measurement:
+                    timeline: bool = False, spread_note: bool = False) -> Measurement:
     global _active
     from ._convert import keep_c_measurement, measurement_fields
 
@@ -304,6 +317,9 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int,
             # never takes: the iterator ends, so a tqdm bar counts the last
             # item and closes.
             next(run.items, None)
+        if spread_note:  # after spaCR's notes, as every spacrbench note
+            check(lib.spacrbench_measurement_note_spread(cm, b"spacrbench.benchmark_plate()"),
+                  "spacrbench_measurement_note_spread")
         fields, unchanged = measurement_fields(cm, torch_peak)
         m = Measurement(**fields)
     except BaseException:

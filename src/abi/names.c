@@ -70,3 +70,29 @@ const char *spacrbench_error_name(int code)
         return "EUNKNOWN";
     }
 }
+
+static const char *const plate_whys[] = {
+    [SPACRBENCH_PLATE_WHY_LARGEST] = "largest_key",
+    [SPACRBENCH_PLATE_WHY_SMALLEST] = "smallest_key",
+    [SPACRBENCH_PLATE_WHY_SPREAD] = "spread",
+    [SPACRBENCH_PLATE_WHY_WARMUP] = "warmup",
+    [SPACRBENCH_PLATE_WHY_EVEN] = "even",
+};
+
+static const char *const plate_fits[] = {
+    [SPACRBENCH_PLATE_FIT_NONE] = "none",       [SPACRBENCH_PLATE_FIT_KEY] = "key",
+    [SPACRBENCH_PLATE_FIT_UNIFORM] = "uniform", [SPACRBENCH_PLATE_FIT_UNEXPLAINED] = "unexplained",
+    [SPACRBENCH_PLATE_FIT_KEYLESS] = "keyless", [SPACRBENCH_PLATE_FIT_FEW] = "few",
+};
+
+static const char *const plate_keys[] = {
+    [SPACRBENCH_PLATE_KEY_NONE] = "none",
+    [SPACRBENCH_PLATE_KEY_BYTES] = "bytes",
+    [SPACRBENCH_PLATE_KEY_NUMBER] = "number",
+};
+
+const char *spacrbench_plate_why_name(int why) { return SB_NAME_OF(plate_whys, why); }
+
+const char *spacrbench_plate_fit_name(int fit) { return SB_NAME_OF(plate_fits, fit); }
+
+const char *spacrbench_plate_key_name(int kind) { return SB_NAME_OF(plate_keys, kind); }

@@ -313,13 +313,10 @@ static void choose(spacrbench_recommendation *r, sb_decision *d)
         r->bound = SPACRBENCH_BOUND_MAXIMUM;
 }
 
-int spacrbench_recommend_on(const spacrbench_measurement *m,
-                            const spacrbench_recommend_options *opts,
-                            const spacrbench_machine *machine, spacrbench_recommendation *out)
+int sb_recommend_into(const spacrbench_measurement *m, const spacrbench_recommend_options *opts,
+                      const spacrbench_machine *machine, int64_t need,
+                      spacrbench_recommendation *out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
     spacrbench_recommend_options o = SPACRBENCH_RECOMMEND_OPTIONS_INIT;
     int rc = opts ? sb_struct_in(&o, sizeof o, opts, "spacrbench_recommend_options") : 0;
     if (rc || (rc = check_options(&o)))
@@ -347,7 +344,7 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
     r.maximum = o.maximum;
     r.vram_reserve_bytes = o.vram_reserve_bytes;
     r.memory_workers = -1;
-    r.per_worker_bytes = m ? spacrbench_measurement_work_rss_bytes(m) : -1;
+    r.per_worker_bytes = need;
     r.oom_limit_bytes = m ? m->fig.oom_limit_bytes : 0;
     gather_machine(&r, &o, machine ? &snapshot : NULL);
     choose_reserve(&r, &o);
@@ -356,7 +353,21 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
     sb_decision d;
     choose(&r, &d);
     sb_recommend_explain(&r, &d);
-    return sb_struct_out(out, &r, sizeof r, "spacrbench_recommendation");
+    *out = r;
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_recommend_on(const spacrbench_measurement *m,
+                            const spacrbench_recommend_options *opts,
+                            const spacrbench_machine *machine, spacrbench_recommendation *out)
+{
+    sb_clear_error();
+    if (!out)
+        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    spacrbench_recommendation r;
+    int rc =
+        sb_recommend_into(m, opts, machine, m ? spacrbench_measurement_work_rss_bytes(m) : -1, &r);
+    return rc ? rc : sb_struct_out(out, &r, sizeof r, "spacrbench_recommendation");
 }
 
 int spacrbench_recommend(const spacrbench_measurement *m, const spacrbench_recommend_options *opts,

@@ -9,9 +9,7 @@
 #include "internal.h"
 #include "recommend_rule.h"
 
-/* Append to the reason; a reason never overflows its field. */
-static void reason_add(spacrbench_recommendation *r, const char *fmt, ...) SB_PRINTF(2, 3);
-static void reason_add(spacrbench_recommendation *r, const char *fmt, ...)
+void sb_reason_add(spacrbench_recommendation *r, const char *fmt, ...)
 {
     size_t len = strnlen(r->reason, sizeof r->reason);
     if (len + 1 >= sizeof r->reason)
@@ -26,8 +24,8 @@ static void reason_add(spacrbench_recommendation *r, const char *fmt, ...)
 static void reason_cores_per_worker(spacrbench_recommendation *r)
 {
     if (r->cores_per_worker > 1)
-        reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)", r->cpu_parallelism,
-                   (long long)r->core_workers);
+        sb_reason_add(r, "; each worker keeps %.1f cores busy, so %lld worker(s)",
+                      r->cpu_parallelism, (long long)r->core_workers);
 }
 
 static void reason_start_method(spacrbench_recommendation *r)
@@ -36,8 +34,8 @@ static void reason_start_method(spacrbench_recommendation *r)
     if (r->baseline_bytes <= 0)
         return;
     sb_format_bytes(base, sizeof base, r->baseline_bytes);
-    reason_add(r, "; %s workers each also load the %s baseline",
-               spacrbench_start_method_name(r->start_method), base);
+    sb_reason_add(r, "; %s workers each also load the %s baseline",
+                  spacrbench_start_method_name(r->start_method), base);
 }
 
 /* Upstream's branches print sizes as "%.2f GiB": their sentence comes
@@ -67,10 +65,10 @@ static int explain_one_worker(spacrbench_recommendation *r, const sb_decision *d
     case SB_ONE_OOM:
         sb_format_bytes(need, sizeof need, r->oom_limit_bytes);
         sb_format_bytes(budget_text, sizeof budget_text, d->budget);
-        reason_add(r,
-                   "one worker needs more than %s (an item was OOM-killed at that limit) and %s "
-                   "is free after the reserve%s; one worker at a time is what fits, if any does",
-                   need, budget_text, where_note);
+        sb_reason_add(r,
+                      "one worker needs more than %s (an item was OOM-killed at that limit) and %s "
+                      "is free after the reserve%s; one worker at a time is what fits, if any does",
+                      need, budget_text, where_note);
         return 1;
     case SB_ONE_MEMORY:
         snprintf(r->reason, sizeof r->reason,

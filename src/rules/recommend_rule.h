@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "internal.h"
 #include "spacrbench.h"
 
 /* Which "one worker at a time" case decided, when bound is ONE. */
@@ -27,5 +28,15 @@ typedef struct sb_decision {
 /* r->reason for what choose() decided: spaCR's words and number format
  * first, spacrbench's additions after "; ". */
 void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d);
+
+/* The rule with one worker's need given (need: the memory footprint one
+ * worker needs, -1 none; m's work_rss_bytes for spacrbench_recommend_on,
+ * the plate's predicted largest for spacrbench_plate_recommend) into r, a
+ * whole struct of this library's size. 0 or a negative code. */
+int sb_recommend_into(const spacrbench_measurement *m, const spacrbench_recommend_options *opts,
+                      const spacrbench_machine *machine, int64_t need,
+                      spacrbench_recommendation *r);
+/* Append to a reason; a reason never overflows its field. */
+void sb_reason_add(spacrbench_recommendation *r, const char *fmt, ...) SB_PRINTF(2, 3);
 
 #endif

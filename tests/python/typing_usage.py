@@ -80,3 +80,18 @@ script: str = rec.to_slurm("items.txt", "out", ["python", "seg.py", "{}"], job_n
 
 result = scale(process_field, ["a", "b"], workers=[1, 2], start_method="fork")
 print(result.chosen_workers, result.to_dict())
+
+# A whole plate (benchmark_plate): the keys default to the file sizes; key=
+# gives another; recommend_workers()'s keywords pass through.
+from spacrbench import PlateItem, PlatePrediction, PlateResult, benchmark_plate  # noqa: E402
+
+plate: PlateResult = benchmark_plate(process_field, ["a.tif", "b.tif"], sample=3, cores=2)
+plate_keyed = benchmark_plate(process_field, ["a", "bb"], key=len, warmup=0,
+                              reserve_bytes="1GiB", start_method="spawn")
+plate_workers: int = plate.workers
+first: PlateItem = plate.sample[0]
+prediction: PlatePrediction = plate.prediction
+largest: Union[int, None] = prediction.largest_bytes
+eta: Union[float, None] = plate.eta_seconds
+footprint, seconds = plate_keyed.item_prediction(0)
+print(format_report(plate), first.why, largest, eta, footprint, seconds, plate_workers)

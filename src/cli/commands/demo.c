@@ -240,7 +240,7 @@ int demo_main(int argc, char **argv)
                  (long long)a.field.width, (long long)a.field.height, (long long)a.field.channels,
                  (long long)a.fields, a.gpu ? "; smoothed and thresholded on the CUDA device" : "");
         spacrbench_measurement_add_note(m, note);
-        cli_context ctx = {"demo", NULL, 0, describe, &d, NULL};
+        cli_context ctx = {.mode = "demo", .describe = describe, .describe_arg = &d};
         spacrbench_recommendation rec;
         rc = cli_finish(&a.common, m, machine, cli_recommend(&a.common, m, machine, &rec), &ctx);
     }

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "item_list.h"
 #include "run_item.h"
+#include "run_plate.h"
 #include "run_plot.h"
 #include "run_scale.h"
 #include "run_timeline.h"
@@ -33,7 +34,8 @@
 
 typedef struct run_state {
     const cli_args *args;
-    item_list items;
+    item_list items; /* the items to run: all, or --sample's chosen ones */
+    run_plate plate; /* --sample: the whole plate and its prediction */
     sb_supervisor sup;
     run_timeline timeline; /* the memory over time, from the supervisor's samples */
     char *stale_note;      /* cgroups a killed spacrbench left, or NULL */
@@ -304,6 +306,8 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               own);
     }
     note_figures(s, m);
+    if (!s->plate.plate) /* a few items that differ: say how to size for the plate */
+        spacrbench_measurement_note_spread(m, "spacrbench run --items FILE --sample K");
     if (s->stale_note)
         spacrbench_measurement_add_note(m, s->stale_note);
     run_vram_report(r, m);
@@ -324,6 +328,20 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
     }
     if (sb_stop_signal())
         notef(m, "interrupted by signal %d (%s)", sb_stop_signal(), strsignal(sb_stop_signal()));
+}
+
+/* --sample: the recommendation for the plate's largest item (the
+ * measured items' own when the plate could not be predicted). */
+static const spacrbench_recommendation *plate_recommend(run_state *s, spacrbench_measurement *m,
+                                                        const spacrbench_machine *machine,
+                                                        spacrbench_recommendation *out)
+{
+    memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
+    if (spacrbench_plate_recommend(s->plate.plate, m, &s->args->common.rec, machine, out) == 0)
+        return out;
+    cli_library_error(CLI_EXIT_ERROR, "no recommendation for the plate");
+    return NULL;
 }
 
 /* --scale after a complete serial run: the run's one recommendation gives
@@ -353,6 +371,21 @@ static int emit_advice(const run_state *s, int emit, const char *array_advice)
     char rss[32] = "not measured";
     if (s->rss_max >= 0)
         spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
+    spacrbench_plate_prediction pr = {.size = sizeof pr};
+    if (s->plate.plate && spacrbench_plate_prediction_get(s->plate.plate, &pr) == 0 &&
+        pr.largest_bytes >= 0) {
+        char largest[32];
+        spacrbench_format_bytes(pr.largest_bytes, largest, sizeof largest);
+        char slowest[96] = "";
+        if (emit == CLI_EMIT_SLURM)
+            snprintf(slowest, sizeof slowest, ", and --time from its predicted slowest (%.3g s)",
+                     pr.slowest_seconds);
+        printf("# NOTE (spacrbench): %s is built from the plate's predicted largest item "
+               "(%s, item %lld of %lld; %lld measured)%s.\n",
+               emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit", largest,
+               (long long)pr.largest_index + 1, (long long)pr.items, (long long)pr.measured,
+               slowest);
+    }
     /* Where the task is charged differently from the measured item: a SLURM
      * task's cgroup also charges the libraries it is first to load; a Dask
      * worker's limit is checked against its process's RSS. */
@@ -405,7 +438,11 @@ int run_main(int argc, char **argv)
     if (status == CLI_EXIT_OK && !a.done && a.common.emit == CLI_EMIT_SLURM &&
         (status = cli_slurm_job_prepare(&a, s.items.n, &job)) == CLI_EXIT_OK)
         a.common.slurm_job = &job.job;
+    /* --sample: the array above is the whole plate; the run, its chosen items. */
+    if (status == CLI_EXIT_OK && !a.done)
+        status = run_plate_choose(&a, &s.items, &s.plate);
     if (status != CLI_EXIT_OK || a.done) {
+        run_plate_free(&s.plate);
         cli_slurm_job_free(&job);
         item_list_free(&s.items);
         cli_args_free(&a);
@@ -443,7 +480,11 @@ int run_main(int argc, char **argv)
              * the fallback's core count would advise workers for nothing. */
             spacrbench_recommendation rec_value;
             const spacrbench_recommendation *rec = NULL;
-            if (s.added > 0 || !s.failed || !s.failure.exec_errno)
+            if (s.plate.plate)
+                run_plate_predict(&s.plate, m);
+            if (s.plate.plate)
+                rec = plate_recommend(&s, m, machine, &rec_value);
+            else if (s.added > 0 || !s.failed || !s.failure.exec_errno)
                 rec = cli_recommend(&a.common, m, machine, &rec_value);
             else
                 spacrbench_measurement_add_note(m, "no recommendation: the command could not be "
@@ -452,9 +493,23 @@ int run_main(int argc, char **argv)
             /* One answer: a measured knee (within the serial bounds) is the advice. */
             if (rec && scaling)
                 spacrbench_recommend_apply_scaling(&rec_value, scaling);
-            cli_context ctx = {
-                "run", (const char *const *)s.items.items, s.added, describe_run, &s, scaling};
+            cli_context ctx = {.mode = "run",
+                               .item_labels = (const char *const *)s.items.items,
+                               .n_labels = s.added,
+                               .describe = describe_run,
+                               .describe_arg = &s,
+                               .scaling = scaling};
+            /* --sample: the plate's section, and the hand-off sized for its largest. */
+            spacrbench_measurement *handoff = NULL;
+            if (s.plate.plate) {
+                ctx.plate = s.plate.plate;
+                ctx.plate_labels = (const char *const *)s.plate.all.items;
+                ctx.n_plate_labels = s.plate.all.n;
+                if (spacrbench_plate_handoff_measurement(s.plate.plate, m, &handoff) == 0)
+                    ctx.handoff = handoff;
+            }
             status = cli_finish(&a.common, m, machine, rec, &ctx);
+            spacrbench_measurement_free(handoff);
             if (status == CLI_EXIT_OK && a.common.emit != CLI_EMIT_REPORT)
                 status = emit_advice(&s, a.common.emit, job.advice);
             if (scale_status != CLI_EXIT_OK)
@@ -471,6 +526,7 @@ int run_main(int argc, char **argv)
     cli_slurm_job_free(&job);
     free(s.failed_label);
     item_list_free(&s.items);
+    run_plate_free(&s.plate);
     sb_supervisor_free(&s.sup);
     free(s.stale_note);
     cli_args_free(&a);

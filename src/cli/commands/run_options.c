@@ -96,6 +96,12 @@ static const cli_option k_run[] = {
      CLI_COMPLETE_NONE, NULL},
     {"warmup", 0, "N", "first N items excluded from the timing (default 0)", cli_opt_int,
      CLI_FIELD(warmup), 0, INT32_MAX, CLI_COMPLETE_NONE, NULL},
+    {"sample", 0, "K",
+     "measure only K items chosen across the plate (by file size where every item "
+     "names a file: the largest always, the smallest, even steps between; else "
+     "evenly spaced), plus --warmup's, and predict the rest: the advice, --emit "
+     "and --scale are for the plate's largest item",
+     cli_opt_int, CLI_FIELD(sample), 1, 1000000, CLI_COMPLETE_NONE, NULL},
     {"interval", 0, "PERIOD",
      "how often each running item is sampled for the memory timeline and the RSS "
      "peak of its process tree: 10ms with a cgroup, 5ms without (the defaults), "

@@ -85,8 +85,10 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
     spacrbench_schedule sched_value = {.size = sizeof sched_value};
     const spacrbench_schedule *sched = NULL;
     char why_none[512] = "no recommendation";
+    /* The hand-off's figures: a plate's largest item (run --sample), else m's. */
+    const spacrbench_measurement *handoff = ctx->handoff ? ctx->handoff : m;
     if (rec && (want_json || c->emit != CLI_EMIT_REPORT)) {
-        if (spacrbench_schedule_compute(m, rec, &sched_value) == 0)
+        if (spacrbench_schedule_compute(handoff, rec, &sched_value) == 0)
             sched = &sched_value;
         else
             snprintf(why_none, sizeof why_none, "%s", spacrbench_last_error_message());
@@ -100,7 +102,7 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         goto done;
     }
     if (c->emit != CLI_EMIT_REPORT) {
-        status = emit_settings(c, m, sched, why_none);
+        status = emit_settings(c, handoff, sched, why_none);
         /* The report it follows from goes to stderr. */
         if (!c->quiet)
             fputs(human, stderr);

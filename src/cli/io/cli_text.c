@@ -28,6 +28,18 @@ static int line_into(char *buf, size_t cap, const void *arg)
     return spacrbench_format_item_line(l->record, l->label, buf, cap);
 }
 
+typedef struct plate_args {
+    const cli_context *ctx;
+    const spacrbench_recommendation *rec;
+} plate_args;
+
+static int plate_into(char *buf, size_t cap, const void *arg)
+{
+    const plate_args *p = arg;
+    return spacrbench_format_plate(p->ctx->plate, p->rec, p->ctx->plate_labels,
+                                   p->ctx->n_plate_labels, buf, cap);
+}
+
 static int scaling_into(char *buf, size_t cap, const void *arg)
 {
     return spacrbench_format_scaling(arg, buf, cap);
@@ -50,6 +62,12 @@ char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommen
         line_args la = {&r,
                         ctx->item_labels && (size_t)i < ctx->n_labels ? ctx->item_labels[i] : NULL};
         sb_text_append(&t, line_into, &la);
+        sb_text_printf(&t, "\n");
+    }
+    if (ctx->plate) {
+        plate_args pa = {ctx, rec};
+        sb_text_printf(&t, "\n");
+        sb_text_append(&t, plate_into, &pa);
         sb_text_printf(&t, "\n");
     }
     if (ctx->scaling) {

@@ -41,6 +41,7 @@ typedef struct cli_args {
     size_t n_items;
     char **cmd; /* after "--" */
     size_t cmd_len;
+    int64_t sample; /* --sample K: measure K items chosen across the plate; 0: all */
     /* run --scale: worker counts (n_scale 0: none; scale_auto: from the
      * recommendation), items each copy runs, and the --plot file. */
     int64_t scale[CLI_SCALE_MAX];

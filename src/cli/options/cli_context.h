@@ -17,6 +17,12 @@ typedef struct cli_context {
     void (*describe)(json_writer *w, const void *arg, const spacrbench_measurement *m);
     const void *describe_arg;
     const spacrbench_scale_result *scaling; /* run --scale: the check, or NULL */
+    /* run --sample: the plate (its report section, labels: one per item of
+     * the plate) and the measurement the hand-off sizes from; NULL: m. */
+    const spacrbench_plate *plate;
+    const char *const *plate_labels;
+    size_t n_plate_labels;
+    const spacrbench_measurement *handoff;
 } cli_context;
 
 #endif

@@ -1,0 +1,28 @@
+/* `spacrbench run --sample K`: the plate is every item given; K of them
+ * (plus --warmup's) are chosen across the items' file sizes by the
+ * library (spacrbench_plate_select) and run, the rest predicted
+ * (spacrbench_plate_predict), so the advice and the hand-off are for the
+ * plate's largest item. */
+#ifndef SPACRBENCH_CLI_RUN_PLATE_H
+#define SPACRBENCH_CLI_RUN_PLATE_H
+
+#include "cli_args.h"
+#include "item_list.h"
+#include "spacrbench.h"
+
+typedef struct run_plate {
+    item_list all;           /* the plate: every item given (owned) */
+    spacrbench_plate *plate; /* NULL without --sample */
+    char *keyless_note;      /* why no file size could be the key, or NULL */
+} run_plate;
+
+/* With --sample: choose among *items, which then holds the chosen items
+ * in their order (copies) while rp->all keeps the plate. CLI_EXIT_OK, or
+ * CLI_EXIT_ERROR after saying why. Without --sample nothing changes. */
+int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp);
+/* After the run: predict the plate from m (the chosen items' records);
+ * 0, or -1 after a note in m saying why it could not be predicted. */
+int run_plate_predict(run_plate *rp, spacrbench_measurement *m);
+void run_plate_free(run_plate *rp);
+
+#endif

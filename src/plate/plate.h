@@ -1,0 +1,107 @@
+/* The plate (docs/advice.md, "The plate"): which items to measure
+ * (plate_select.c), the model of every item from the measured ones
+ * (plate_model.c, pure arithmetic; plate_predict.c applies it), the
+ * recommendation and hand-off for the plate's largest item
+ * (plate_recommend.c) and the report's section (output/plate_report.c). */
+#ifndef SPACRBENCH_PLATE_H
+#define SPACRBENCH_PLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* A least-squares line y = intercept + slope * x through k points, with
+ * what its uncertainty needs. usable: k >= 3 and the x differ. */
+typedef struct sb_line {
+    int usable;
+    size_t k;
+    double mean_x, mean_y, sxx, slope, intercept;
+    double resid_sd; /* residual standard deviation (k - 2 degrees of freedom) */
+    double r;        /* Pearson's correlation of x and y; NaN when undefined */
+    double t;        /* one-sided 95 % Student t for k - 2 degrees of freedom */
+} sb_line;
+
+/* The one-sided 95 % quantile of Student's t with dof degrees of freedom
+ * (dof >= 1; large dof tends to 1.645). */
+double sb_t95(size_t dof);
+/* Fit y against x (k points). */
+void sb_line_fit(const double *x, const double *y, size_t k, sb_line *out);
+/* The upper end of the 95 % prediction interval of ONE new point at x
+ * (never below the line). */
+double sb_line_upper_one(const sb_line *l, double x);
+/* The upper end of the 95 % confidence interval of the line's mean at x:
+ * for a sum over many items, whose errors average out. */
+double sb_line_upper_mean(const sb_line *l, double x);
+/* Whether the line explains y: it rises (slope > 0) and r >= 0.8. */
+int sb_line_explains(const sb_line *l);
+
+/* The footprints' model, decided from the measured sample (not the
+ * warm-up): fit is a spacrbench_plate_fit; for an item not measured,
+ * sb_plate_memory_of gives its prediction. */
+typedef struct sb_plate_memory {
+    int fit;
+    sb_line line;
+    double largest;    /* the largest measured footprint (sample and warm-up) */
+    double spread;     /* largest - smallest of the measured sample */
+    double max_key;    /* the largest measured key; NaN without keys */
+    double median_key; /* of the measured sample; NaN without keys */
+    size_t sample;     /* measured items beside the warm-up */
+} sb_plate_memory;
+
+/* keys NULL: no key. x, y: the sample's keys and footprints (k items);
+ * largest: the largest footprint measured at all (the warm-up's too). */
+void sb_plate_memory_model(const double *x, const double *y, size_t k, int has_key, double largest,
+                           sb_plate_memory *out);
+/* The predicted footprint of an item not measured whose key is key (NaN
+ * without one). */
+double sb_plate_memory_of(const sb_plate_memory *mm, double key);
+
+/* The wall times' model: a line when it explains them, else the mean. */
+typedef struct sb_plate_time {
+    int fit; /* KEY or (without a rising line) UNEXPLAINED/KEYLESS/FEW */
+    sb_line line;
+    double mean, sd, slowest;
+    size_t k;
+} sb_plate_time;
+
+void sb_plate_time_model(const double *x, const double *y, size_t k, int has_key,
+                         sb_plate_time *out);
+/* An unmeasured item's time: for the plate's total (mean margin) and for
+ * its slowest item (one item's margin). */
+double sb_plate_time_total_of(const sb_plate_time *tm, double key);
+double sb_plate_time_one_of(const sb_plate_time *tm, double key);
+
+struct spacrbench_plate {
+    size_t n;                     /* the plate's items */
+    double *keys;                 /* n keys by item index; NULL: no key */
+    int32_t key_kind;             /* spacrbench_plate_key */
+    char key_name[64];            /* "file size"; "key" when none was given */
+    double median_key;            /* the plate's median key; NaN without keys */
+    spacrbench_plate_pick *picks; /* in the order to run them */
+    size_t n_picks, warmups;
+    size_t (*by_index)[2]; /* (item index, pick position), sorted by index */
+    uint64_t steps;        /* comparisons and searches of the selection (tests bound it) */
+    /* After spacrbench_plate_predict: */
+    int predicted;
+    unsigned char *measured; /* n flags: 1 where a pick measured the item */
+    sb_plate_memory memory;
+    sb_plate_time time;
+    int64_t floor_bytes; /* m's whole footprint: the plate never predicts less */
+    int all_measured;
+    spacrbench_plate_prediction pred;
+    char **notes;
+    size_t note_count, note_cap;
+};
+
+/* Append a formatted note to p; ENOMEM on failure. */
+int sb_plate_notef(spacrbench_plate *p, const char *fmt, ...) SB_PRINTF(2, 3);
+/* Drop p's notes (a second prediction replaces them). */
+void sb_plate_clear_notes(spacrbench_plate *p);
+/* The key as the report shows it: a size for BYTES keys ("460.0 KiB"),
+ * else the number ("3200"). */
+void sb_plate_format_key(const spacrbench_plate *p, double key, char *buf, size_t cap);
+/* The position of item `index` in the picks, or -1. */
+int64_t sb_plate_pick_of(const spacrbench_plate *p, size_t index);
+
+#endif

@@ -1,0 +1,206 @@
+/* The plate's model, pure arithmetic on recorded figures (plate.h): a
+ * least-squares line of footprint (or time) against the key, with the
+ * upper ends of its 95 % intervals, and the rule that decides whether the
+ * key explains the footprints at all. Conservative by construction: an
+ * interval only adds to the line, and without a line the largest measured
+ * footprint plus the spread across the measured items is the answer. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plate.h"
+
+/* One-sided 95 % quantiles of Student's t, 1 to 30 degrees of freedom. */
+static const double t95_table[30] = {6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860,
+                                     1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753, 1.746,
+                                     1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711,
+                                     1.708, 1.706, 1.703, 1.701, 1.699, 1.697};
+
+double sb_t95(size_t dof)
+{
+    if (dof < 1)
+        return t95_table[0];
+    if (dof <= 30)
+        return t95_table[dof - 1];
+    /* Beyond the table t falls towards the normal's 1.645 as 1/dof does;
+     * this stays above the true quantile. */
+    return 1.645 + (t95_table[29] - 1.645) * 30.0 / (double)dof;
+}
+
+void sb_line_fit(const double *x, const double *y, size_t k, sb_line *out)
+{
+    memset(out, 0, sizeof *out);
+    out->k = k;
+    out->slope = out->intercept = out->r = out->resid_sd = NAN;
+    if (k == 0)
+        return;
+    double sx = 0, sy = 0, lo = x[0], hi = x[0];
+    for (size_t i = 0; i < k; i++) {
+        sx += x[i];
+        sy += y[i];
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    out->mean_x = sx / (double)k;
+    out->mean_y = sy / (double)k;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (size_t i = 0; i < k; i++) {
+        double dx = x[i] - out->mean_x, dy = y[i] - out->mean_y;
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    out->sxx = sxx;
+    /* Equal keys give no line (a rounding error must not make one). */
+    if (k < 3 || !(hi > lo) || !(sxx > 0))
+        return;
+    out->usable = 1;
+    out->slope = sxy / sxx;
+    out->intercept = out->mean_y - out->slope * out->mean_x;
+    double residual = syy - out->slope * sxy;
+    out->resid_sd = sqrt((residual > 0 ? residual : 0) / (double)(k - 2));
+    out->r = syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+    out->t = sb_t95(k - 2);
+}
+
+static double line_at(const sb_line *l, double x) { return l->intercept + l->slope * x; }
+
+static double margin(const sb_line *l, double x, double one)
+{
+    double dx = x - l->mean_x;
+    return l->t * l->resid_sd * sqrt(one + 1.0 / (double)l->k + dx * dx / l->sxx);
+}
+
+double sb_line_upper_one(const sb_line *l, double x)
+{
+    return l->usable ? line_at(l, x) + margin(l, x, 1.0) : NAN;
+}
+
+double sb_line_upper_mean(const sb_line *l, double x)
+{
+    return l->usable ? line_at(l, x) + margin(l, x, 0.0) : NAN;
+}
+
+int sb_line_explains(const sb_line *l)
+{
+    /* r >= 0.8 over 3 to 5 points: an unrelated key reaches it about one
+     * time in twenty (the one-sided 5 % level at 5 points). */
+    return l->usable && l->slope > 0 && l->r >= 0.8;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(const double *v, size_t k)
+{
+    if (k == 0)
+        return NAN;
+    double *c = malloc(k * sizeof *c);
+    if (!c)
+        return NAN;
+    memcpy(c, v, k * sizeof *c);
+    qsort(c, k, sizeof *c, compare_double);
+    double m = k % 2 ? c[k / 2] : (c[k / 2 - 1] + c[k / 2]) / 2.0;
+    free(c);
+    return m;
+}
+
+/* "The measured footprints agree": within 10 % of the largest. */
+#define SB_PLATE_UNIFORM 0.10
+
+void sb_plate_memory_model(const double *x, const double *y, size_t k, int has_key, double largest,
+                           sb_plate_memory *out)
+{
+    memset(out, 0, sizeof *out);
+    out->sample = k;
+    out->max_key = out->median_key = NAN;
+    sb_line_fit(x, y, has_key ? k : 0, &out->line);
+    double lo = k ? y[0] : 0, hi = k ? y[0] : 0;
+    for (size_t i = 1; i < k; i++) {
+        lo = y[i] < lo ? y[i] : lo;
+        hi = y[i] > hi ? y[i] : hi;
+    }
+    out->largest = largest > hi ? largest : hi;
+    out->spread = hi - lo;
+    if (has_key && k) {
+        out->median_key = median_of(x, k);
+        out->max_key = x[0];
+        for (size_t i = 1; i < k; i++)
+            out->max_key = x[i] > out->max_key ? x[i] : out->max_key;
+    }
+    if (k == 0)
+        out->fit = SPACRBENCH_PLATE_FIT_NONE;
+    else if (!has_key)
+        out->fit = SPACRBENCH_PLATE_FIT_KEYLESS;
+    else if (k < 3)
+        out->fit = SPACRBENCH_PLATE_FIT_FEW;
+    else if (out->spread <= SB_PLATE_UNIFORM * hi) /* the items agree: no line needed */
+        out->fit = SPACRBENCH_PLATE_FIT_UNIFORM;
+    else if (sb_line_explains(&out->line))
+        out->fit = SPACRBENCH_PLATE_FIT_KEY;
+    else
+        out->fit = SPACRBENCH_PLATE_FIT_UNEXPLAINED;
+}
+
+double sb_plate_memory_of(const sb_plate_memory *mm, double key)
+{
+    if (mm->fit == SPACRBENCH_PLATE_FIT_NONE)
+        return NAN;
+    if (mm->fit != SPACRBENCH_PLATE_FIT_KEY)
+        return mm->largest + mm->spread;
+    double v = sb_line_upper_one(&mm->line, key);
+    /* Beyond the measured keys: never below the largest measured. */
+    if (key > mm->max_key && v < mm->largest)
+        v = mm->largest;
+    return v > 0 ? v : 0;
+}
+
+void sb_plate_time_model(const double *x, const double *y, size_t k, int has_key,
+                         sb_plate_time *out)
+{
+    memset(out, 0, sizeof *out);
+    out->k = k;
+    out->mean = out->sd = out->slowest = NAN;
+    sb_line_fit(x, y, has_key ? k : 0, &out->line);
+    out->fit = k == 0                         ? SPACRBENCH_PLATE_FIT_NONE
+               : !has_key                     ? SPACRBENCH_PLATE_FIT_KEYLESS
+               : k < 3                        ? SPACRBENCH_PLATE_FIT_FEW
+               : sb_line_explains(&out->line) ? SPACRBENCH_PLATE_FIT_KEY
+                                              : SPACRBENCH_PLATE_FIT_UNEXPLAINED;
+    if (k == 0)
+        return;
+    double sum = 0, slowest = y[0];
+    for (size_t i = 0; i < k; i++) {
+        sum += y[i];
+        slowest = y[i] > slowest ? y[i] : slowest;
+    }
+    out->mean = sum / (double)k;
+    out->slowest = slowest;
+    double ss = 0;
+    for (size_t i = 0; i < k; i++)
+        ss += (y[i] - out->mean) * (y[i] - out->mean);
+    out->sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
+}
+
+/* An unmeasured item's time, its margin that of one item (one = 1) or of
+ * the mean (one = 0). */
+static double time_of(const sb_plate_time *tm, double key, double one)
+{
+    if (tm->fit == SPACRBENCH_PLATE_FIT_NONE)
+        return NAN;
+    double v;
+    if (tm->fit == SPACRBENCH_PLATE_FIT_KEY)
+        v = tm->line.intercept + tm->line.slope * key + margin(&tm->line, key, one);
+    else if (tm->k < 2)
+        v = tm->mean;
+    else
+        v = tm->mean + sb_t95(tm->k - 1) * tm->sd * sqrt(one + 1.0 / (double)tm->k);
+    return v > 0 ? v : 0;
+}
+
+double sb_plate_time_total_of(const sb_plate_time *tm, double key) { return time_of(tm, key, 0.0); }
+
+double sb_plate_time_one_of(const sb_plate_time *tm, double key) { return time_of(tm, key, 1.0); }

@@ -1,0 +1,295 @@
+/* Every item of a plate from the measured ones (plate.h): the chosen
+ * items' records give their footprints and times, the model
+ * (plate_model.c) the others'; one pass over the plate finds its largest
+ * footprint, slowest item and total time, and the notes say which rule
+ * decided. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measurement.h"
+#include "plate.h"
+
+static void prediction_reset(const spacrbench_plate *p, spacrbench_plate_prediction *r)
+{
+    memset(r, 0, sizeof *r);
+    r->size = sizeof *r;
+    r->items = (int64_t)p->n;
+    r->warmup = (int64_t)p->warmups;
+    r->key_kind = p->key_kind;
+    r->correlation = r->slope_bytes_per_key = r->intercept_bytes = NAN;
+    r->largest_key = r->median_key = NAN;
+    r->slowest_seconds = r->total_seconds = NAN;
+    r->largest_index = r->largest_bytes = r->largest_measured_bytes = r->spread_bytes = -1;
+}
+
+/* The chosen items' own figures, from m's records (one per pick, in order). */
+static int take_records(spacrbench_plate *p, const spacrbench_measurement *m)
+{
+    if (m->record_count != p->n_picks)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "the measurement holds %zu item record(s), but the plate chose %zu "
+                       "item(s) to run, in the order of spacrbench_plate_pick_get",
+                       m->record_count, p->n_picks);
+    for (size_t i = 0; i < p->n_picks; i++)
+        if (!m->records[i].is_warmup != !p->picks[i].is_warmup)
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "record %zu is %sa warm-up item, but the plate's item %zu there is "
+                           "%s: run the chosen items with the plate's warm-up (%zu)",
+                           i, m->records[i].is_warmup ? "" : "not ", i,
+                           p->picks[i].is_warmup ? "one" : "not", p->warmups);
+    int64_t baseline = m->fig.baseline_rss_bytes > 0 ? m->fig.baseline_rss_bytes : 0;
+    for (size_t i = 0; i < p->n_picks; i++) {
+        const spacrbench_item_record *r = &m->records[i];
+        spacrbench_plate_pick *k = &p->picks[i];
+        k->footprint_bytes = r->peak_rss_bytes >= 0
+                                 ? (r->peak_rss_bytes > baseline ? r->peak_rss_bytes - baseline : 0)
+                                 : -1;
+        k->seconds = r->seconds;
+        p->measured[k->index] = 1;
+    }
+    return SPACRBENCH_OK;
+}
+
+/* The models from the sample (the warm-up's footprint counts only as the
+ * largest measured: its first-call costs must not bend the line). */
+static int build_models(spacrbench_plate *p)
+{
+    size_t t = p->n_picks, k = 0, kt = 0;
+    double *x = malloc(2 * (t ? t : 1) * sizeof *x), *y = x ? x + (t ? t : 1) : NULL;
+    double *xt = malloc(2 * (t ? t : 1) * sizeof *xt), *yt = xt ? xt + (t ? t : 1) : NULL;
+    if (!x || !xt) {
+        free(x);
+        free(xt);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate's model");
+    }
+    double largest = -1;
+    for (size_t i = 0; i < t; i++) {
+        const spacrbench_plate_pick *q = &p->picks[i];
+        if (q->footprint_bytes >= 0 && (double)q->footprint_bytes > largest)
+            largest = (double)q->footprint_bytes;
+        if (q->is_warmup)
+            continue;
+        if (q->footprint_bytes >= 0) {
+            x[k] = q->key;
+            y[k++] = (double)q->footprint_bytes;
+        }
+        if (isfinite(q->seconds)) {
+            xt[kt] = q->key;
+            yt[kt++] = q->seconds;
+        }
+    }
+    int has_key = p->keys != NULL;
+    sb_plate_memory_model(x, y, k, has_key, largest, &p->memory);
+    sb_plate_time_model(xt, yt, kt, has_key, &p->time);
+    free(x);
+    free(xt);
+    return SPACRBENCH_OK;
+}
+
+static double key_of(const spacrbench_plate *p, size_t i) { return p->keys ? p->keys[i] : NAN; }
+
+/* Is item i (footprint f) a larger prediction than the best so far? */
+static int larger(const spacrbench_plate *p, double f, size_t i, double best, int64_t best_i)
+{
+    if (best_i < 0 || f > best)
+        return 1;
+    return f == best && p->keys && p->keys[i] > p->keys[best_i];
+}
+
+/* One pass over the plate: the largest footprint, slowest and total time. */
+static void predict_all(spacrbench_plate *p)
+{
+    spacrbench_plate_prediction *r = &p->pred;
+    double best = -1, total = 0, slowest = -1;
+    int64_t best_i = -1;
+    int time_known = p->time.fit != SPACRBENCH_PLATE_FIT_NONE;
+    for (size_t i = 0; i < p->n; i++) {
+        double f, s_total, s_one;
+        if (p->measured[i]) {
+            const spacrbench_plate_pick *q = &p->picks[sb_plate_pick_of(p, i)];
+            f = q->footprint_bytes >= 0 ? (double)q->footprint_bytes : NAN;
+            s_total = s_one = q->seconds;
+        } else {
+            f = sb_plate_memory_of(&p->memory, key_of(p, i));
+            s_total = sb_plate_time_total_of(&p->time, key_of(p, i));
+            s_one = sb_plate_time_one_of(&p->time, key_of(p, i));
+        }
+        if (!isnan(f) && larger(p, f, i, best, best_i)) {
+            best = f;
+            best_i = (int64_t)i;
+        }
+        if (!isnan(s_total))
+            total += s_total;
+        else
+            time_known = 0;
+        if (!isnan(s_one) && s_one > slowest)
+            slowest = s_one;
+    }
+    if (best_i >= 0) {
+        double floor = p->floor_bytes > 0 ? (double)p->floor_bytes : 0;
+        double need = best > floor ? best : floor;
+        r->largest_index = best_i;
+        r->largest_key = key_of(p, (size_t)best_i);
+        r->largest_bytes = need >= 9.2e18 ? INT64_MAX : (int64_t)ceil(need);
+    }
+    r->total_seconds = time_known ? total : NAN;
+    r->slowest_seconds = slowest >= 0 ? slowest : NAN;
+}
+
+/* What decided, in words (the report's notes and Python's). */
+static int explain(spacrbench_plate *p)
+{
+    const sb_plate_memory *mm = &p->memory;
+    char largest[32], spread[32], need[32];
+    sb_format_bytes(largest, sizeof largest, (int64_t)mm->largest);
+    sb_format_bytes(spread, sizeof spread, (int64_t)mm->spread);
+    sb_format_bytes(need, sizeof need, (int64_t)(mm->largest + mm->spread));
+    const char *key = p->key_name;
+    int rc = SPACRBENCH_OK;
+    if (p->all_measured)
+        rc = sb_plate_notef(p, "every item of the plate was measured: nothing is predicted");
+    else
+        switch (mm->fit) {
+        case SPACRBENCH_PLATE_FIT_KEY:
+            rc = sb_plate_notef(p,
+                                "the footprints grow with the %s (r = %.2f over %zu measured "
+                                "items): each item not measured is predicted from a line "
+                                "through them plus its 95 %% prediction margin, and never "
+                                "below the largest measured (%s) beyond the measured %ss",
+                                key, mm->line.r, mm->sample, largest, key);
+            break;
+        case SPACRBENCH_PLATE_FIT_UNIFORM:
+            rc = sb_plate_notef(p,
+                                "the measured items' footprints agree within 10 %% (%s apart): "
+                                "each item not measured is taken to need the largest plus that "
+                                "spread (%s)",
+                                spread, need);
+            break;
+        case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
+            rc = sb_plate_notef(p,
+                                "the %s does not explain the measured footprints (they do not "
+                                "grow with it: r = %.2f): each item not measured is taken to "
+                                "need the largest measured footprint plus the spread across "
+                                "the measured items (%s + %s = %s)",
+                                key, mm->line.r, largest, spread, need);
+            break;
+        case SPACRBENCH_PLATE_FIT_KEYLESS:
+            rc = sb_plate_notef(p,
+                                "no key: the measured items were evenly spaced through the "
+                                "plate, and the plate's largest item cannot be predicted; each "
+                                "item not measured is taken to need the largest measured "
+                                "footprint plus the spread across the measured items (%s + %s "
+                                "= %s); a key that grows with an item's memory (its file size) "
+                                "would predict it",
+                                largest, spread, need);
+            break;
+        case SPACRBENCH_PLATE_FIT_FEW:
+            rc = sb_plate_notef(p,
+                                "only %zu item(s) measured beside the warm-up, too few for a "
+                                "line (3 are needed): each item not measured is taken to need "
+                                "the largest measured footprint plus the spread (%s)",
+                                mm->sample, need);
+            break;
+        default:
+            rc = sb_plate_notef(p, "no footprint was measured: the plate cannot be predicted");
+        }
+    if (rc == 0 && p->floor_bytes > (int64_t)mm->largest && p->floor_bytes > 0) {
+        sb_format_bytes(need, sizeof need, p->floor_bytes);
+        rc = sb_plate_notef(p,
+                            "the run's whole footprint (%s) is above every item's own: the "
+                            "plate's largest is taken to need at least that",
+                            need);
+    }
+    if (rc == 0 && !p->all_measured && p->time.fit != SPACRBENCH_PLATE_FIT_NONE)
+        rc = p->time.fit == SPACRBENCH_PLATE_FIT_KEY
+                 ? sb_plate_notef(
+                       p,
+                       "the plate's time: the measured items as measured, each other item "
+                       "from a line of time against the %s (r = %.2f) plus its 95 %% "
+                       "margin",
+                       key, p->time.line.r)
+                 : sb_plate_notef(
+                       p,
+                       "the plate's time: the measured items as measured, each other item "
+                       "from the measured items' mean (%.3f s) plus its 95 %% margin",
+                       p->time.mean);
+    return rc;
+}
+
+int spacrbench_plate_predict(spacrbench_plate *p, const spacrbench_measurement *m)
+{
+    sb_clear_error();
+    if (!p || !m)
+        return sb_fail(SPACRBENCH_EINVAL, "plate and measurement must not be NULL");
+    p->predicted = 0;
+    sb_plate_clear_notes(p);
+    free(p->measured);
+    if (!(p->measured = calloc(p->n, 1)))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for %zu items", p->n);
+    int rc = take_records(p, m);
+    if (rc || (rc = build_models(p)))
+        return rc;
+    prediction_reset(p, &p->pred);
+    p->floor_bytes = spacrbench_measurement_work_rss_bytes(m);
+    p->all_measured = p->n_picks == p->n;
+    spacrbench_plate_prediction *r = &p->pred;
+    for (size_t i = 0; i < p->n_picks; i++)
+        r->measured += p->picks[i].footprint_bytes >= 0;
+    r->fit = p->memory.fit;
+    r->time_fit = p->time.fit;
+    if (p->memory.line.usable) {
+        r->correlation = p->memory.line.r;
+        r->slope_bytes_per_key = p->memory.line.slope;
+        r->intercept_bytes = p->memory.line.intercept;
+    }
+    r->median_key = p->median_key;
+    if (p->memory.fit != SPACRBENCH_PLATE_FIT_NONE) {
+        r->largest_measured_bytes = (int64_t)p->memory.largest;
+        r->spread_bytes = (int64_t)p->memory.spread;
+    }
+    predict_all(p);
+    if ((rc = explain(p)))
+        return rc;
+    p->predicted = 1;
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_plate_prediction_get(const spacrbench_plate *p, spacrbench_plate_prediction *out)
+{
+    sb_clear_error();
+    if (!p || !out)
+        return sb_fail(SPACRBENCH_EINVAL, "plate and out must not be NULL");
+    spacrbench_plate_prediction r = p->pred;
+    if (!p->predicted)
+        prediction_reset(p, &r);
+    r.note_count = (int64_t)p->note_count;
+    return sb_struct_out(out, &r, sizeof r, "spacrbench_plate_prediction");
+}
+
+int spacrbench_plate_item_prediction(const spacrbench_plate *p, size_t index,
+                                     int64_t *footprint_bytes, double *seconds)
+{
+    sb_clear_error();
+    if (!p)
+        return sb_fail(SPACRBENCH_EINVAL, "plate must not be NULL");
+    if (index >= p->n)
+        return sb_fail(SPACRBENCH_ERANGE, "item %zu of a plate of %zu", index, p->n);
+    if (!p->predicted)
+        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
+                                          "(spacrbench_plate_predict)");
+    double f, s;
+    if (p->measured[index]) {
+        const spacrbench_plate_pick *q = &p->picks[sb_plate_pick_of(p, index)];
+        f = q->footprint_bytes >= 0 ? (double)q->footprint_bytes : NAN;
+        s = q->seconds;
+    } else {
+        f = sb_plate_memory_of(&p->memory, key_of(p, index));
+        s = sb_plate_time_one_of(&p->time, key_of(p, index));
+    }
+    if (footprint_bytes)
+        *footprint_bytes = isnan(f) ? -1 : f >= 9.2e18 ? INT64_MAX : (int64_t)ceil(f);
+    if (seconds)
+        *seconds = s;
+    return SPACRBENCH_OK;
+}

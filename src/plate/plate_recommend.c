@@ -1,0 +1,151 @@
+/* Advice for the whole plate (plate.h): the worker-count rule with the
+ * predicted largest footprint as one worker's need, its reason (upstream's
+ * words first, the plate's after), the plate's time with that many
+ * workers, and the measurement the scheduler hand-off sizes tasks from. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "measurement.h"
+#include "plate.h"
+#include "recommend_rule.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* "(460.0 KiB, 7.1x the plate's median)": the largest item's key. */
+static void key_words(const spacrbench_plate *p, char *buf, size_t cap)
+{
+    const spacrbench_plate_prediction *r = &p->pred;
+    char key[64];
+    sb_plate_format_key(p, r->largest_key, key, sizeof key);
+    if (r->median_key > 0 && isfinite(r->largest_key))
+        snprintf(buf, cap, " (%s, %.1fx the plate's median)", key, r->largest_key / r->median_key);
+    else if (isfinite(r->largest_key))
+        snprintf(buf, cap, " (%s)", key);
+    else
+        buf[0] = '\0';
+}
+
+/* The plate's words after upstream's sentence (docs/advice.md). */
+static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r)
+{
+    const spacrbench_plate_prediction *pr = &p->pred;
+    if (pr->largest_bytes < 0)
+        return;
+    double need = (double)pr->largest_bytes / GIB;
+    char key[160];
+    key_words(p, key, sizeof key);
+    if (p->all_measured) {
+        sb_reason_add(r, "; the plate's largest field%s was measured to need %.2f GiB", key, need);
+        return;
+    }
+    switch (pr->fit) {
+    case SPACRBENCH_PLATE_FIT_KEY:
+    case SPACRBENCH_PLATE_FIT_UNIFORM:
+        sb_reason_add(r, "; the plate's largest field%s is predicted to need %.2f GiB", key, need);
+        break;
+    case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
+        sb_reason_add(r,
+                      "; the %s does not explain the measured footprints, so the plate's "
+                      "largest field is taken to need %.2f GiB (the largest measured plus the "
+                      "spread)",
+                      p->key_name, need);
+        break;
+    case SPACRBENCH_PLATE_FIT_KEYLESS:
+        sb_reason_add(r,
+                      "; the plate's largest field cannot be predicted without a key: sized for "
+                      "%.2f GiB (the largest measured plus the spread)",
+                      need);
+        break;
+    case SPACRBENCH_PLATE_FIT_FEW:
+        sb_reason_add(r,
+                      "; too few fields measured to predict the plate's largest: sized for %.2f "
+                      "GiB (the largest measured plus the spread)",
+                      need);
+        break;
+    default:
+        break;
+    }
+}
+
+int spacrbench_plate_recommend(const spacrbench_plate *p, const spacrbench_measurement *m,
+                               const spacrbench_recommend_options *opts,
+                               const spacrbench_machine *machine, spacrbench_recommendation *out)
+{
+    sb_clear_error();
+    if (!p || !out)
+        return sb_fail(SPACRBENCH_EINVAL, "plate and out must not be NULL");
+    if (!p->predicted)
+        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
+                                          "(spacrbench_plate_predict)");
+    int64_t need = p->pred.largest_bytes;
+    if (need < 0)
+        need = m ? spacrbench_measurement_work_rss_bytes(m) : -1;
+    spacrbench_recommendation r;
+    int rc = sb_recommend_into(m, opts, machine, need, &r);
+    if (rc)
+        return rc;
+    plate_reason(p, &r);
+    return sb_struct_out(out, &r, sizeof r, "spacrbench_recommendation");
+}
+
+double spacrbench_plate_eta_seconds(const spacrbench_plate *p, int64_t workers)
+{
+    if (!p || !p->predicted || workers < 1 || isnan(p->pred.total_seconds))
+        return NAN;
+    double eta = p->pred.total_seconds / (double)workers;
+    double slowest = p->pred.slowest_seconds;
+    return isfinite(slowest) && slowest > eta ? slowest : eta;
+}
+
+/* m's records, GPUs and VRAM reason into h. */
+static int copy_parts(const spacrbench_measurement *m, spacrbench_measurement *h)
+{
+    int rc = m->record_count ? spacrbench_measurement_add_records(h, m->records, m->record_count,
+                                                                  sizeof *m->records)
+                             : 0;
+    for (size_t i = 0; !rc && i < m->gpu_count; i++)
+        rc = spacrbench_measurement_add_gpu(h, &m->gpus[i]);
+    if (!rc && m->vram_reason)
+        rc = spacrbench_measurement_set_vram_reason(h, m->vram_reason);
+    return rc;
+}
+
+int spacrbench_plate_handoff_measurement(const spacrbench_plate *p, const spacrbench_measurement *m,
+                                         spacrbench_measurement **out)
+{
+    sb_clear_error();
+    if (!p || !m || !out)
+        return sb_fail(SPACRBENCH_EINVAL, "plate, measurement and out must not be NULL");
+    *out = NULL;
+    if (!p->predicted)
+        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
+                                          "(spacrbench_plate_predict)");
+    spacrbench_figures f = m->fig;
+    f.size = sizeof f;
+    int64_t baseline = f.baseline_rss_bytes > 0 ? f.baseline_rss_bytes : 0;
+    int64_t largest = p->pred.largest_bytes;
+    if (largest >= 0 && largest <= INT64_MAX - baseline && baseline + largest > f.peak_rss_bytes)
+        f.peak_rss_bytes = baseline + largest;
+    spacrbench_measurement *h = NULL;
+    int rc = spacrbench_measurement_create(&f, &h);
+    if (!rc)
+        rc = copy_parts(m, h);
+    /* The plate's slowest item, as one more record: the --time rule takes
+     * the slowest record. */
+    double slowest = p->pred.slowest_seconds;
+    if (!rc && isfinite(slowest) && slowest >= 0) {
+        spacrbench_item_record rec = {sizeof rec,       (int64_t)m->record_count, 0, 0, slowest,
+                                      f.peak_rss_bytes, f.peak_vram_bytes};
+        rc = spacrbench_measurement_add_record(h, &rec);
+    }
+    if (!rc)
+        rc = spacrbench_measurement_add_note(h, "sized for the plate's predicted largest and "
+                                                "slowest item (spacrbench_plate_predict)");
+    if (rc) {
+        spacrbench_measurement_free(h);
+        return rc;
+    }
+    *out = h;
+    return SPACRBENCH_OK;
+}

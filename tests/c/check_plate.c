@@ -1,0 +1,775 @@
+/* The plate (issue 30): which items are measured (spread across the key,
+ * the largest always, deterministic, O(n log n) at 100,000 items, hostile
+ * keys refused naming the item), the model on recorded figures (measured
+ * as measured, conservative beyond, the fallback where the key explains
+ * nothing, no key), the recommendation for the plate's largest with
+ * upstream's words first, the report's section within 79 columns, the
+ * hand-off's measurement and the spread note of a plain benchmark. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plate.h"
+#include "spacrbench.h"
+
+#define KIB INT64_C(1024)
+#define MIB (KIB * KIB)
+#define GIB (KIB * MIB)
+
+static spacrbench_plate *select_keys(size_t n, const double *keys, int64_t sample, int64_t warmup)
+{
+    spacrbench_plate_options o;
+    ck_assert_int_eq(spacrbench_plate_options_init(&o, sizeof o), 0);
+    o.sample = sample;
+    o.warmup = warmup;
+    o.key_name = "file size";
+    spacrbench_plate *p = NULL;
+    ck_assert_int_eq(spacrbench_plate_select_keys(n, keys, &o, &p), 0);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+static spacrbench_plate_pick pick(const spacrbench_plate *p, size_t i)
+{
+    spacrbench_plate_pick k = {.size = sizeof k};
+    ck_assert_int_eq(spacrbench_plate_pick_get(p, i, &k), 0);
+    return k;
+}
+
+/* A recorded plate: what each item really needs (bytes) and takes (s). */
+typedef struct recorded {
+    size_t n;
+    double *keys;
+    double *footprint;
+    double *seconds;
+} recorded;
+
+static recorded recorded_new(size_t n)
+{
+    recorded r = {n, calloc(n, sizeof(double)), calloc(n, sizeof(double)),
+                  calloc(n, sizeof(double))};
+    ck_assert(r.keys && r.footprint && r.seconds);
+    return r;
+}
+
+static void recorded_free(recorded *r)
+{
+    free(r->keys);
+    free(r->footprint);
+    free(r->seconds);
+}
+
+/* Run the plate's chosen items "for real" from the recorded figures,
+ * through the builder as the runner and `spacrbench run` do: in the
+ * plate's order, with its warm-up, above a baseline. */
+static spacrbench_measurement *measure(const spacrbench_plate *p, const recorded *r,
+                                       int64_t baseline)
+{
+    size_t t = spacrbench_plate_pick_count(p);
+    spacrbench_run_plan plan;
+    spacrbench_run_plan_init(&plan, sizeof plan);
+    plan.items = (int64_t)t;
+    plan.warmup = (int64_t)p->warmups;
+    plan.peak_method = SPACRBENCH_PEAK_HWM_RESET;
+    plan.records = 1;
+    plan.baseline_rss_bytes = baseline;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_begin(&plan, &m), 0);
+    for (size_t i = 0; i < t; i++) {
+        spacrbench_plate_pick k = pick(p, i);
+        spacrbench_item_figures f;
+        spacrbench_item_figures_init(&f, sizeof f);
+        f.seconds = r->seconds[k.index];
+        f.cpu_seconds = r->seconds[k.index];
+        f.peak_rss_bytes = baseline + (int64_t)r->footprint[k.index];
+        ck_assert_int_eq(spacrbench_measurement_add_item(m, &f), 0);
+    }
+    ck_assert_int_eq(spacrbench_measurement_end(m), 0);
+    return m;
+}
+
+static spacrbench_plate_prediction prediction(const spacrbench_plate *p)
+{
+    spacrbench_plate_prediction r = {.size = sizeof r};
+    ck_assert_int_eq(spacrbench_plate_prediction_get(p, &r), 0);
+    return r;
+}
+
+static int has_note(const spacrbench_plate *p, const char *words)
+{
+    for (size_t i = 0; spacrbench_plate_note(p, i); i++)
+        if (strstr(spacrbench_plate_note(p, i), words))
+            return 1;
+    return 0;
+}
+
+/* --------------------------------------------------------- the selection */
+
+START_TEST(selection_spreads_across_the_key_and_keeps_the_largest)
+{
+    double keys[20];
+    for (int i = 0; i < 20; i++)
+        keys[i] = (double)((i * 7) % 20) * 1000.0 + 500.0; /* a permutation of 20 keys */
+    spacrbench_plate *p = select_keys(20, keys, 5, 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(p), 6);
+    spacrbench_plate_pick w = pick(p, 0);
+    ck_assert_int_eq(w.why, SPACRBENCH_PLATE_WHY_WARMUP);
+    ck_assert_int_eq(w.is_warmup, 1);
+    ck_assert(fabs(w.key - 10500.0) <= 1000.0); /* a typical item: next to the median */
+    int seen_largest = 0, seen_smallest = 0;
+    double last = -1;
+    for (size_t i = 1; i < 6; i++) {
+        spacrbench_plate_pick k = pick(p, i);
+        ck_assert_int_eq(k.is_warmup, 0);
+        ck_assert(k.key > last); /* the sample runs by increasing key */
+        last = k.key;
+        ck_assert_double_eq(k.key, keys[k.index]);
+        ck_assert_int_lt(k.footprint_bytes, 0); /* not measured yet */
+        seen_largest += k.why == SPACRBENCH_PLATE_WHY_LARGEST && k.key == 19500.0;
+        seen_smallest += k.why == SPACRBENCH_PLATE_WHY_SMALLEST && k.key == 500.0;
+        for (size_t j = 0; j < i; j++)
+            ck_assert_int_ne(pick(p, j).index, k.index);
+    }
+    ck_assert_int_eq(seen_largest, 1);
+    ck_assert_int_eq(seen_smallest, 1);
+    /* Even steps across 500..19500: 5250, 10000, 14750 give the nearest keys. */
+    ck_assert_double_eq(pick(p, 2).key, 5500.0);
+    ck_assert_double_eq(pick(p, 3).key, 9500.0);
+    ck_assert_double_eq(pick(p, 4).key, 14500.0);
+    /* Deterministic: the same plate chooses the same items. */
+    spacrbench_plate *q = select_keys(20, keys, 5, 1);
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_int_eq(pick(p, i).index, pick(q, i).index);
+    spacrbench_plate_free(q);
+    spacrbench_plate_free(p);
+}
+END_TEST
+
+START_TEST(largest_ties_take_the_first_item_and_equal_keys_stay_distinct)
+{
+    double keys[100];
+    for (int i = 0; i < 100; i++)
+        keys[i] = 7.0;
+    keys[40] = keys[60] = 9.0;
+    spacrbench_plate *p = select_keys(100, keys, 5, 1);
+    int largest = 0;
+    for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++)
+        if (pick(p, i).why == SPACRBENCH_PLATE_WHY_LARGEST) {
+            ck_assert_int_eq(pick(p, i).index, 40);
+            largest++;
+        }
+    ck_assert_int_eq(largest, 1);
+    spacrbench_plate_free(p);
+    for (int i = 0; i < 100; i++)
+        keys[i] = 7.0;
+    p = select_keys(100, keys, 5, 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(p), 6);
+    for (size_t i = 0; i < 6; i++)
+        for (size_t j = 0; j < i; j++)
+            ck_assert_int_ne(pick(p, i).index, pick(p, j).index);
+    spacrbench_plate_free(p);
+}
+END_TEST
+
+START_TEST(keyless_is_evenly_spaced_first_and_last_included)
+{
+    spacrbench_plate *p = NULL;
+    ck_assert_int_eq(spacrbench_plate_select(101, NULL, NULL, NULL, &p), 0);
+    const int64_t want[] = {49, 0, 25, 50, 75, 100}; /* warm-up nearest the middle first */
+    ck_assert_uint_eq(spacrbench_plate_pick_count(p), 6);
+    for (size_t i = 0; i < 6; i++) {
+        spacrbench_plate_pick k = pick(p, i);
+        ck_assert_int_eq(k.index, want[i]);
+        ck_assert(isnan(k.key));
+        ck_assert_int_eq(k.why, i ? SPACRBENCH_PLATE_WHY_EVEN : SPACRBENCH_PLATE_WHY_WARMUP);
+    }
+    spacrbench_plate_free(p);
+}
+END_TEST
+
+START_TEST(a_small_plate_is_measured_whole)
+{
+    double keys[3] = {3, 1, 2};
+    spacrbench_plate *p = select_keys(3, keys, 5, 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(p), 3);
+    ck_assert_int_eq(pick(p, 0).is_warmup, 1); /* one item still warms up */
+    ck_assert_int_eq(pick(p, 0).index, 2);     /* the median key */
+    ck_assert_int_eq(pick(p, 1).index, 1);
+    ck_assert_int_eq(pick(p, 2).index, 0);
+    spacrbench_plate_free(p);
+    spacrbench_plate *one = select_keys(1, keys, 5, 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(one), 1);
+    ck_assert_int_eq(pick(one, 0).is_warmup, 0); /* the only item is measured */
+    spacrbench_plate_free(one);
+}
+END_TEST
+
+typedef struct counting {
+    size_t calls;
+} counting;
+
+static int counted_key(size_t index, double *key, void *payload)
+{
+    ((counting *)payload)->calls++;
+    *key = (double)((index * 2654435761u) % 1000003u); /* scattered, one maximum */
+    return 0;
+}
+
+START_TEST(a_hundred_thousand_items_cost_n_log_n)
+{
+    const size_t n = 100000;
+    counting c = {0};
+    spacrbench_plate *p = NULL;
+    ck_assert_int_eq(spacrbench_plate_select(n, counted_key, &c, NULL, &p), 0);
+    ck_assert_uint_eq(c.calls, n); /* each key read once */
+    /* A bound that cannot flake: the merge sort's comparisons and the
+     * searches together stay below n * ceil(log2 n) + a few per pick. */
+    uint64_t bound = (uint64_t)n * 17 + 6 * 64;
+    ck_assert_msg(p->steps <= bound, "%llu steps for %zu items (bound %llu)",
+                  (unsigned long long)p->steps, n, (unsigned long long)bound);
+    double max = -1;
+    size_t arg = 0;
+    for (size_t i = 0; i < n; i++) {
+        double k;
+        counted_key(i, &k, &c);
+        if (k > max) {
+            max = k;
+            arg = i;
+        }
+    }
+    int found = 0;
+    for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++)
+        found += pick(p, i).index == (int64_t)arg && pick(p, i).why == SPACRBENCH_PLATE_WHY_LARGEST;
+    ck_assert_int_eq(found, 1);
+    spacrbench_plate_free(p);
+}
+END_TEST
+
+static int failing_key(size_t index, double *key, void *payload)
+{
+    (void)payload;
+    *key = 1.0;
+    return index == 3 ? 5 : 0;
+}
+
+START_TEST(hostile_keys_are_refused_naming_the_item)
+{
+    double keys[30];
+    for (int i = 0; i < 30; i++)
+        keys[i] = i;
+    const double bad[] = {NAN, -3.0, INFINITY, -INFINITY};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        keys[17] = bad[b];
+        spacrbench_plate *p = (spacrbench_plate *)1;
+        ck_assert_int_eq(spacrbench_plate_select_keys(30, keys, NULL, &p), SPACRBENCH_EINVAL);
+        ck_assert_ptr_null(p);
+        ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "item 17"));
+        ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "finite number >= 0"));
+    }
+    spacrbench_plate *p = NULL;
+    ck_assert_int_eq(spacrbench_plate_select(30, failing_key, NULL, NULL, &p), SPACRBENCH_EUSER);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(spacrbench_last_work_result(), 5);
+    ck_assert_int_eq(spacrbench_last_stopped_item(), 3);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "item 3"));
+    ck_assert_int_eq(spacrbench_plate_select_keys(0, keys, NULL, &p), SPACRBENCH_ENOITEMS);
+    spacrbench_plate_options o;
+    spacrbench_plate_options_init(&o, sizeof o);
+    o.sample = 0;
+    ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
+    spacrbench_plate_options_init(&o, sizeof o);
+    o.warmup = -1;
+    ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, NULL, NULL), SPACRBENCH_EINVAL);
+    /* An older, smaller options struct takes the defaults for the rest. */
+    spacrbench_plate_options_init(&o, offsetof(spacrbench_plate_options, key_kind));
+    ck_assert_int_eq(o.sample, 5);
+    ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), 0);
+    spacrbench_plate_free(p);
+}
+END_TEST
+
+/* ------------------------------------------------------------ the model */
+
+START_TEST(the_line_on_recorded_figures)
+{
+    const double x[] = {8, 20, 43, 70, 124}, y[] = {31.2, 48.0, 80.2, 118.0, 193.6};
+    sb_line l;
+    sb_line_fit(x, y, 5, &l); /* y = 20 + 1.4 x exactly */
+    ck_assert(l.usable);
+    ck_assert(fabs(l.slope - 1.4) < 1e-9 && fabs(l.intercept - 20.0) < 1e-9);
+    ck_assert(l.r > 0.999999 && l.resid_sd < 1e-6);
+    ck_assert_double_eq_tol(l.t, 2.353, 1e-9);
+    ck_assert(sb_line_explains(&l));
+    const double noisy[] = {33.0, 46.0, 83.0, 115.0, 196.0};
+    sb_line_fit(x, noisy, 5, &l);
+    for (double at = 0; at <= 200; at += 25) {
+        double line = l.intercept + l.slope * at;
+        ck_assert(sb_line_upper_one(&l, at) > line); /* the margin only adds */
+        ck_assert(sb_line_upper_one(&l, at) > sb_line_upper_mean(&l, at)); /* one item: wider */
+    }
+    /* Equal keys or two points make no line. */
+    const double same[] = {5, 5, 5};
+    sb_line_fit(same, y, 3, &l);
+    ck_assert(!l.usable && !sb_line_explains(&l));
+    sb_line_fit(x, y, 2, &l);
+    ck_assert(!l.usable);
+    ck_assert_double_eq_tol(sb_t95(1), 6.314, 1e-9);
+    ck_assert(sb_t95(1000) > 1.645 && sb_t95(1000) < 1.66);
+}
+END_TEST
+
+/* The issue's plate: 384 fields, of which one dense well's 4 fields have
+ * files 6x as large and need 6x the memory (30 MiB sparse, 180 MiB dense). */
+static recorded issue_plate(void)
+{
+    recorded r = recorded_new(384);
+    for (size_t i = 0; i < r.n; i++) {
+        int dense = i >= 200 && i < 204;
+        double wobble = (double)(i % 7) / 7.0; /* 0..1 */
+        r.keys[i] = (dense ? 120.0 : 20.0) * 1024 + wobble * 1024;
+        r.footprint[i] = (dense ? 180.0 : 30.0) * (double)MIB + wobble * (double)MIB;
+        r.seconds[i] = dense ? 1.2 : 0.2;
+    }
+    return r;
+}
+
+START_TEST(the_issues_plate_measured_as_measured_and_conservative_beyond)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 40 * MIB);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    ck_assert_int_eq(pr.items, 384);
+    ck_assert_int_eq(pr.measured, 6);
+    ck_assert_int_eq(pr.warmup, 1);
+    ck_assert_int_eq(pr.fit, SPACRBENCH_PLATE_FIT_KEY);
+    ck_assert(pr.correlation > 0.99);
+    /* The largest key is measured, so the largest is at least what it took. */
+    ck_assert_int_ge(pr.largest_bytes, 180 * MIB);
+    ck_assert(r.keys[pr.largest_index] >= 120.0 * 1024);
+    ck_assert(pr.largest_bytes < 2 * 181 * MIB); /* conservative, not absurd */
+    ck_assert(pr.median_key > 20.0 * 1024 && pr.median_key < 21.0 * 1024); /* a sparse field */
+    ck_assert(pr.largest_key / pr.median_key > 5.5);
+    for (size_t i = 0; i < r.n; i++) {
+        int64_t f;
+        double s;
+        ck_assert_int_eq(spacrbench_plate_item_prediction(p, i, &f, &s), 0);
+        if (p->measured[i])
+            ck_assert_int_eq(f, (int64_t)r.footprint[i]); /* measured: as measured */
+        else
+            ck_assert(f >= pr.intercept_bytes + pr.slope_bytes_per_key * r.keys[i] - 1);
+        ck_assert(f <= pr.largest_bytes);
+    }
+    int64_t f;
+    ck_assert_int_eq(spacrbench_plate_item_prediction(p, r.n, &f, NULL), SPACRBENCH_ERANGE);
+    /* The plate's time: 380 x 0.2 s + 4 x 1.2 s = 80.8 s, predicted above. */
+    ck_assert(pr.total_seconds >= 80.8 * 0.95 && pr.total_seconds < 80.8 * 2);
+    ck_assert(pr.slowest_seconds >= 1.2);
+    ck_assert(has_note(p, "the footprints grow with the file size"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+START_TEST(beyond_the_measured_keys_never_below_the_largest_measured)
+{
+    /* Footprints that fall along the line yet measured larger at its end:
+     * a key past the measured ones keeps the largest measured. */
+    const double x[] = {1, 2, 3, 4}, y[] = {10, 20, 30, 100};
+    sb_plate_memory mm;
+    sb_plate_memory_model(x, y, 4, 1, 120, &mm);
+    ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_KEY);
+    ck_assert(sb_plate_memory_of(&mm, 4.5) >= 120);
+    ck_assert(sb_plate_memory_of(&mm, 0.5) >= 0);
+    /* Not explained: the largest plus the spread. */
+    const double flat_x[] = {1, 2, 3, 4, 5}, odd[] = {50, 10, 40, 20, 45};
+    sb_plate_memory_model(flat_x, odd, 5, 1, 50, &mm);
+    ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
+    ck_assert_double_eq(sb_plate_memory_of(&mm, 3), 50 + 40);
+    const double even[] = {100, 101, 99, 102, 100};
+    sb_plate_memory_model(flat_x, even, 5, 1, 102, &mm);
+    ck_assert(mm.fit == SPACRBENCH_PLATE_FIT_UNIFORM || mm.fit == SPACRBENCH_PLATE_FIT_KEY);
+    sb_plate_memory_model(flat_x, even, 5, 0, 102, &mm);
+    ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_KEYLESS);
+    ck_assert_double_eq(sb_plate_memory_of(&mm, NAN), 102 + 3);
+    sb_plate_memory_model(flat_x, even, 2, 1, 101, &mm);
+    ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_FEW);
+    sb_plate_memory_model(flat_x, even, 0, 1, -1, &mm);
+    ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_NONE);
+    ck_assert(isnan(sb_plate_memory_of(&mm, 1)));
+}
+END_TEST
+
+START_TEST(a_key_that_does_not_explain_memory_falls_back_and_says_so)
+{
+    /* File sizes that do not follow the memory: the dense well's files
+     * are SMALL (a better compression), its memory large. */
+    recorded r = recorded_new(60);
+    for (size_t i = 0; i < r.n; i++) {
+        int dense = i % 10 == 3;
+        r.keys[i] = dense ? 5000.0 + (double)i : 20000.0 + 97.0 * (double)(i % 13);
+        r.footprint[i] = (dense ? 150.0 : 30.0 + (double)(i % 5)) * (double)MIB;
+        r.seconds[i] = 0.1;
+    }
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    ck_assert_int_eq(pr.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
+    ck_assert(has_note(p, "the file size does not explain the measured footprints"));
+    ck_assert_int_eq(pr.largest_bytes, pr.largest_measured_bytes + pr.spread_bytes);
+    ck_assert_int_ge(pr.largest_bytes, 150 * MIB); /* the smallest file was measured */
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 8;
+    o.available_bytes = 2 * GIB;
+    o.reserve_bytes = 0;
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
+    ck_assert_int_eq(rec.per_worker_bytes, pr.largest_bytes);
+    ck_assert_int_eq(rec.workers, 2 * GIB / pr.largest_bytes);
+    ck_assert_ptr_nonnull(strstr(rec.reason, "memory-bound: 2.00 GiB free after the reserve"));
+    ck_assert_ptr_nonnull(strstr(rec.reason, "; the file size does not explain the measured "
+                                             "footprints, so the plate's largest field is taken "
+                                             "to need"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+START_TEST(a_keyless_plate_says_its_largest_cannot_be_predicted)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = NULL;
+    ck_assert_int_eq(spacrbench_plate_select(r.n, NULL, NULL, NULL, &p), 0);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    ck_assert_int_eq(pr.fit, SPACRBENCH_PLATE_FIT_KEYLESS);
+    ck_assert_int_eq(pr.key_kind, SPACRBENCH_PLATE_KEY_NONE);
+    ck_assert(has_note(p, "the plate's largest item cannot be predicted"));
+    ck_assert(isnan(pr.largest_key));
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, NULL, NULL, &rec), 0);
+    ck_assert_ptr_nonnull(
+        strstr(rec.reason, "; the plate's largest field cannot be predicted without a key"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+START_TEST(few_uniform_and_whole_plates)
+{
+    recorded r = recorded_new(40);
+    for (size_t i = 0; i < r.n; i++) {
+        r.keys[i] = 1000.0 + (double)i;
+        r.footprint[i] = 64.0 * (double)MIB + (double)(i % 3) * (double)MIB;
+        r.seconds[i] = 0.05;
+    }
+    /* Two measured: no line. */
+    spacrbench_plate *p = select_keys(r.n, r.keys, 2, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert_int_eq(prediction(p).fit, SPACRBENCH_PLATE_FIT_FEW);
+    ck_assert(has_note(p, "too few for a line"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    /* Footprints that agree (within 10 %): the largest plus the spread. */
+    p = select_keys(r.n, r.keys, 5, 1);
+    m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    ck_assert(pr.fit == SPACRBENCH_PLATE_FIT_UNIFORM || pr.fit == SPACRBENCH_PLATE_FIT_KEY);
+    ck_assert_int_le(pr.largest_bytes, 70 * MIB);
+    ck_assert_int_ge(pr.largest_bytes, 66 * MIB);
+    /* Predicting again replaces the notes. */
+    int64_t notes = pr.note_count;
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert_int_eq(prediction(p).note_count, notes);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    /* A plate no larger than the sample: every item measured. */
+    p = select_keys(4, r.keys, 5, 1);
+    m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert(has_note(p, "every item of the plate was measured"));
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, NULL, NULL, &rec), 0);
+    ck_assert_ptr_nonnull(strstr(rec.reason, "was measured to need"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+START_TEST(a_measurement_of_other_items_is_refused)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, NULL, NULL, NULL, &rec), SPACRBENCH_EINVAL);
+    ck_assert(isnan(spacrbench_plate_eta_seconds(p, 2)));
+    ck_assert_int_eq(prediction(p).largest_bytes, -1);
+    spacrbench_plate *q = select_keys(r.n, r.keys, 4, 1);
+    spacrbench_measurement *other = measure(q, &r, 0); /* 5 records for 6 items */
+    ck_assert_int_eq(spacrbench_plate_predict(p, other), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "5 item record(s)"));
+    spacrbench_plate *cold = select_keys(r.n, r.keys, 6, 0); /* 6 records, none warm-up */
+    spacrbench_measurement *unwarmed = measure(cold, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, unwarmed), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "warm-up"));
+    spacrbench_measurement_free(other);
+    spacrbench_measurement_free(unwarmed);
+    spacrbench_plate_free(q);
+    spacrbench_plate_free(cold);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------- the plate's advice */
+
+/* The machine of the issue's test: 2 cores, a 320 MiB cgroup's memory,
+ * its reserve 64 MiB. */
+static spacrbench_recommend_options issue_machine(void)
+{
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 2;
+    o.available_bytes = 320 * MIB;
+    o.reserve_bytes = 64 * MIB;
+    return o;
+}
+
+/* What the issue's user saw: the first three fields say "core-bound: 2";
+ * the plate says one worker, since two dense fields together do not fit. */
+START_TEST(the_first_three_say_two_the_plate_says_one)
+{
+    recorded r = issue_plate();
+    spacrbench_recommend_options o = issue_machine();
+    /* The first three fields, as spaCR's docs say to measure. */
+    spacrbench_plate *first = select_keys(3, r.keys, 2, 1);
+    spacrbench_measurement *m3 = measure(first, &r, 0);
+    spacrbench_recommendation three = {.size = sizeof three};
+    ck_assert_int_eq(spacrbench_recommend(m3, &o, &three), 0);
+    ck_assert_int_eq(three.workers, 2);
+    ck_assert_str_eq(three.reason, "core-bound: 2 core(s), and memory would allow 8");
+
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
+    ck_assert_int_eq(rec.workers, 1);
+    ck_assert_int_eq(rec.bound, SPACRBENCH_BOUND_MEMORY);
+    const char *upstream = "memory-bound: 0.25 GiB free after the reserve, 0.";
+    ck_assert_msg(strncmp(rec.reason, upstream, strlen(upstream)) == 0, "%s", rec.reason);
+    ck_assert_ptr_nonnull(strstr(rec.reason, " GiB per worker, 2 cores available; the plate's "
+                                             "largest field ("));
+    ck_assert_ptr_nonnull(strstr(rec.reason, "x the plate's median) is predicted to need 0."));
+    /* Its plain recommendation on the same measurement: the whole run's
+     * peak (the largest field's) is the floor, so the plate never says more. */
+    spacrbench_recommendation plain = {.size = sizeof plain};
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &plain), 0);
+    ck_assert_int_le(rec.workers, plain.workers);
+    ck_assert_int_ge(rec.per_worker_bytes, plain.per_worker_bytes);
+    /* The ETA: the plate's time with one worker. */
+    double eta = spacrbench_plate_eta_seconds(p, rec.workers);
+    ck_assert_double_eq(eta, prediction(p).total_seconds);
+    ck_assert(spacrbench_plate_eta_seconds(p, 1000) >= prediction(p).slowest_seconds);
+    ck_assert(isnan(spacrbench_plate_eta_seconds(p, 0)));
+    printf("the issue's plate: first three: %lld worker(s): %s\n", (long long)three.workers,
+           three.reason);
+    printf("the issue's plate: plate: %lld worker(s): %s\n", (long long)rec.workers, rec.reason);
+    spacrbench_measurement_free(m3);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(first);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+static size_t widest_line(const char *text)
+{
+    size_t widest = 0, cols = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '\n') {
+            widest = cols > widest ? cols : widest;
+            cols = 0;
+        } else if ((*c & 0xc0) != 0x80)
+            cols++;
+    }
+    return cols > widest ? cols : widest;
+}
+
+START_TEST(the_report_section_fits_79_columns)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    spacrbench_recommend_options o = issue_machine();
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
+    const char **labels = calloc(r.n, sizeof *labels);
+    char long_label[300];
+    memset(long_label, 'x', sizeof long_label - 12);
+    strcpy(long_label + sizeof long_label - 12, "/B03_f2.tif");
+    for (size_t i = 0; i < r.n; i++)
+        labels[i] = i % 2 ? long_label : "plate1/A01\nf1.tif";
+    int len = spacrbench_format_plate(p, &rec, labels, r.n, NULL, 0);
+    ck_assert_int_gt(len, 0);
+    char *text = malloc((size_t)len + 1);
+    ck_assert_int_eq(spacrbench_format_plate(p, &rec, labels, r.n, text, (size_t)len + 1), len);
+    printf("%s\n", text);
+    ck_assert_msg(widest_line(text), "empty");
+    ck_assert_msg(widest_line(text) <= 79, "a line of %zu columns:\n%s", widest_line(text), text);
+    const char *head = "plate\n  items               384, 6 measured (1 warm-up) across the file "
+                       "size\n";
+    ck_assert_msg(strncmp(text, head, strlen(head)) == 0, "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "\n  largest predicted   0."));
+    ck_assert_ptr_nonnull(strstr(
+        text, "\n  plate time          ETA 0 h 02 min with 1 worker(s) (0 h 02 min serial)"));
+    ck_assert_ptr_nonnull(strstr(text, "...")); /* the long label, cut from the left */
+    ck_assert_ptr_nonnull(strstr(text, "B03_f2.tif"));
+    ck_assert_ptr_nonnull(strstr(text, "A01\\nf1.tif")); /* escaped: one line each */
+    ck_assert_ptr_nonnull(strstr(text, "\n  note                the footprints grow"));
+    ck_assert_int_eq(spacrbench_format_plate(NULL, NULL, NULL, 0, NULL, 0), SPACRBENCH_EINVAL);
+    free(text);
+    free(labels);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+START_TEST(the_handoff_sizes_for_the_plates_largest)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 10 * MIB);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    spacrbench_measurement *h = NULL;
+    ck_assert_int_eq(spacrbench_plate_handoff_measurement(p, m, &h), 0);
+    spacrbench_figures f = {.size = sizeof f};
+    ck_assert_int_eq(spacrbench_measurement_figures(h, &f), 0);
+    ck_assert_int_eq(f.peak_rss_bytes, 10 * MIB + pr.largest_bytes);
+    ck_assert_double_eq(spacrbench_measurement_slowest_item_seconds(h), pr.slowest_seconds);
+    ck_assert(spacrbench_measurement_slowest_item_seconds(h) >=
+              spacrbench_measurement_slowest_item_seconds(m));
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, NULL, NULL, &rec), 0);
+    spacrbench_schedule plate = {.size = sizeof plate}, sample = {.size = sizeof sample};
+    ck_assert_int_eq(spacrbench_schedule_compute(h, &rec, &plate), 0);
+    ck_assert_int_eq(spacrbench_schedule_compute(m, &rec, &sample), 0);
+    ck_assert_int_ge(plate.mem_per_task_bytes, sample.mem_per_task_bytes);
+    ck_assert_int_ge(plate.mem_per_task_bytes, 10 * MIB + pr.largest_bytes);
+    spacrbench_measurement_free(h);
+    spacrbench_plate *fresh = select_keys(r.n, r.keys, 5, 1);
+    ck_assert_int_eq(spacrbench_plate_handoff_measurement(fresh, m, &h), SPACRBENCH_EINVAL);
+    ck_assert_ptr_null(h);
+    spacrbench_plate_free(fresh);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+START_TEST(a_plain_benchmark_of_differing_items_says_so)
+{
+    recorded r = issue_plate();
+    /* Three fields of which the last is dense: 30 MiB .. 180 MiB. */
+    double keys[3] = {r.keys[199], r.keys[200], r.keys[198]};
+    spacrbench_plate *p = select_keys(3, keys, 2, 1);
+    recorded three = recorded_new(3);
+    for (size_t i = 0; i < 3; i++) {
+        three.keys[i] = keys[i];
+        three.footprint[i] = r.footprint[i ? (i == 1 ? 200 : 198) : 199];
+        three.seconds[i] = 0.1;
+    }
+    spacrbench_measurement *m = measure(p, &three, 5 * MIB);
+    size_t before = 0;
+    spacrbench_figures f = {.size = sizeof f};
+    spacrbench_measurement_figures(m, &f);
+    before = (size_t)f.note_count;
+    ck_assert_int_eq(spacrbench_measurement_note_spread(m, "spacrbench.benchmark_plate()"), 1);
+    spacrbench_measurement_figures(m, &f);
+    ck_assert_int_eq(f.note_count, (int64_t)before + 1);
+    /* spaCR's own note (the warm-up) stays first; ours is last. */
+    ck_assert_str_eq(spacrbench_measurement_note(m, 0), "1 warm-up item(s) excluded from the "
+                                                        "timing");
+    const char *note = spacrbench_measurement_note(m, before);
+    ck_assert_ptr_nonnull(strstr(note, "the measured items' footprints differ by 6.0x"));
+    ck_assert_ptr_nonnull(strstr(note, "spacrbench.benchmark_plate() measures items chosen"));
+    spacrbench_measurement_free(m);
+    /* Items that agree: no note. */
+    for (size_t i = 0; i < 3; i++)
+        three.footprint[i] = 30.0 * (double)MIB;
+    m = measure(p, &three, 5 * MIB);
+    ck_assert_int_eq(spacrbench_measurement_note_spread(m, "x"), 0);
+    ck_assert_int_eq(spacrbench_measurement_note_spread(NULL, "x"), SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&three);
+    recorded_free(&r);
+}
+END_TEST
+
+START_TEST(names_are_spelled_once)
+{
+    ck_assert_str_eq(spacrbench_plate_why_name(SPACRBENCH_PLATE_WHY_LARGEST), "largest_key");
+    ck_assert_str_eq(spacrbench_plate_why_name(SPACRBENCH_PLATE_WHY_WARMUP), "warmup");
+    ck_assert_str_eq(spacrbench_plate_why_name(0), "unknown");
+    ck_assert_str_eq(spacrbench_plate_fit_name(SPACRBENCH_PLATE_FIT_UNEXPLAINED), "unexplained");
+    ck_assert_str_eq(spacrbench_plate_fit_name(99), "unknown");
+    ck_assert_str_eq(spacrbench_plate_key_name(SPACRBENCH_PLATE_KEY_BYTES), "bytes");
+}
+END_TEST
+
+static Suite *plate_suite(void)
+{
+    Suite *s = suite_create("plate");
+    TCase *choose = tcase_create("selection");
+    tcase_add_test(choose, selection_spreads_across_the_key_and_keeps_the_largest);
+    tcase_add_test(choose, largest_ties_take_the_first_item_and_equal_keys_stay_distinct);
+    tcase_add_test(choose, keyless_is_evenly_spaced_first_and_last_included);
+    tcase_add_test(choose, a_small_plate_is_measured_whole);
+    tcase_add_test(choose, a_hundred_thousand_items_cost_n_log_n);
+    tcase_add_test(choose, hostile_keys_are_refused_naming_the_item);
+    tcase_set_timeout(choose, 60); /* valgrind */
+    suite_add_tcase(s, choose);
+    TCase *model = tcase_create("model");
+    tcase_add_test(model, the_line_on_recorded_figures);
+    tcase_add_test(model, the_issues_plate_measured_as_measured_and_conservative_beyond);
+    tcase_add_test(model, beyond_the_measured_keys_never_below_the_largest_measured);
+    tcase_add_test(model, a_key_that_does_not_explain_memory_falls_back_and_says_so);
+    tcase_add_test(model, a_keyless_plate_says_its_largest_cannot_be_predicted);
+    tcase_add_test(model, few_uniform_and_whole_plates);
+    tcase_add_test(model, a_measurement_of_other_items_is_refused);
+    suite_add_tcase(s, model);
+    TCase *advice = tcase_create("advice");
+    tcase_add_test(advice, the_first_three_say_two_the_plate_says_one);
+    tcase_add_test(advice, the_report_section_fits_79_columns);
+    tcase_add_test(advice, the_handoff_sizes_for_the_plates_largest);
+    tcase_add_test(advice, a_plain_benchmark_of_differing_items_says_so);
+    tcase_add_test(advice, names_are_spelled_once);
+    suite_add_tcase(s, advice);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(plate_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
