@@ -49,9 +49,4 @@ sb_timeline_sample sb_timeline_point(const sb_timeline *tl, size_t index);
  * highest point inside the item, else the item's end. */
 spacrbench_timeline_item sb_timeline_item(const sb_timeline *tl, size_t index);
 
-/* The measurement's "timeline" member, null without one (json_timeline.c). */
-struct json_writer;
-struct spacrbench_measurement;
-void sb_json_timeline(struct json_writer *w, const struct spacrbench_measurement *m);
-
 #endif

@@ -28,6 +28,7 @@
 #include "internal.h"
 #include "json_reader.h"
 #include "json_writer.h"
+#include "records.h"
 #include "slurm_files.h"
 
 /* A temporary file beside path, renamed over it by commit. */
@@ -182,27 +183,27 @@ static char *script_path(const char *dir)
 static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
                           const spacrbench_schedule *s, int64_t minutes, const char *key)
 {
+    char *script = script_path(j->output_dir);
+    sb_manifest mf;
+    sb_manifest_init(&mf);
+    mf.spacrbench_version = SPACRBENCH_VERSION_STRING;
+    mf.tasks = j->n_items; /* #SBATCH --array=0-(tasks - 1) */
+    mf.items_file = j->items_file;
+    mf.index = SB_SLURM_INDEX;
+    mf.script = script;
+    mf.array_key = key; /* the script's key line, the index's header */
+    mf.job_name = j->job_name ? j->job_name : "spacrbench";
+    mf.mem_bytes = s->mem_per_task_bytes;
+    mf.cpus = s->cpus_per_task;
+    mf.time_minutes = minutes;
+    mf.array_limit = k->array_limit;
+    mf.item_timeout_seconds = k->item_timeout_seconds;
+    mf.no_cgroup = k->no_cgroup;
     json_writer w;
     json_init(&w, 1);
-    json_begin_object(&w, NULL);
-    json_string(&w, "spacrbench_version", SPACRBENCH_VERSION_STRING);
-    json_int(&w, "tasks", j->n_items); /* #SBATCH --array=0-(tasks - 1) */
-    json_string(&w, "items_file", j->items_file);
-    json_string(&w, "index", SB_SLURM_INDEX);
-    char *script = script_path(j->output_dir);
-    json_string(&w, "script", script);
+    const void *parts[] = {&mf};
+    sb_record_write(&w, NULL, &sb_manifest_record, parts, NULL);
     free(script);
-    json_string(&w, "array_key", key); /* the script's key line, the index's header */
-    json_string(&w, "job_name", j->job_name ? j->job_name : "spacrbench");
-    json_begin_object(&w, "requested");
-    json_int(&w, "mem_bytes", s->mem_per_task_bytes);
-    json_int(&w, "cpus", s->cpus_per_task);
-    json_int(&w, "time_minutes", minutes);
-    json_end_object(&w);
-    json_int(&w, "array_limit", k->array_limit);
-    json_double(&w, "item_timeout_seconds", k->item_timeout_seconds);
-    json_bool(&w, "no_cgroup", k->no_cgroup);
-    json_end_object(&w);
     const char *text = json_result(&w);
     if (!text) {
         json_free(&w);
@@ -318,14 +319,10 @@ static int refuse(const spacrbench_slurm_job *j, const char *which)
     char *text = f ? malloc(1 << 20) : NULL;
     size_t len = text ? fread(text, 1, 1 << 20, f) : 0;
     json_doc doc;
-    const json_limits limits = {16, 4096};
-    if (text && json_parse(&doc, text, len, &limits) == 0) {
-        const json_node *tasks = json_get(&doc, json_root(&doc), "tasks");
-        const json_node *items = json_get(&doc, json_root(&doc), "items_file");
-        if (tasks && tasks->is_integer && items && items->kind == JSON_STRING)
-            snprintf(what, sizeof what, "; that array: %" PRId64 " task(s) over %s", tasks->integer,
-                     items->text);
-    }
+    sb_manifest mf;
+    if (text && sb_manifest_of(text, len, &doc, &mf) == 0 && mf.tasks >= 1 && mf.items_file)
+        snprintf(what, sizeof what, "; that array: %" PRId64 " task(s) over %s", mf.tasks,
+                 mf.items_file);
     if (text)
         json_doc_free(&doc);
     free(text);

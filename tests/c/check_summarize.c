@@ -477,7 +477,7 @@ END_TEST
 static int parses(const char *text, char *error, size_t cap)
 {
     json_doc doc;
-    json_limits lim = {8, 1000};
+    json_limits lim = {8, 1000, 0};
     int rc = json_parse(&doc, text, strlen(text), &lim);
     snprintf(error, cap, "%s", doc.error);
     json_doc_free(&doc);
