@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "cli_error.h"
-#include "cli_escape.h"
 #include "cli_options.h"
 #include "records.h"
 #include "text_buffer.h"
+#include "text_escape.h"
 
 /* Characters an #SBATCH --output line cannot hold (sbatch splits it at
  * whitespace and reads quotes, backslashes and % itself); the library
@@ -126,7 +126,7 @@ static int dir_ok(const char *path)
 /* The usage error for an output directory the script cannot name. */
 static int bad_dir(const char *given, const char *absolute)
 {
-    char *shown = cli_escape_label(absolute);
+    char *shown = sb_escape_text(absolute);
     const char *s = shown ? shown : "?";
     int rc;
     if (!given)
