@@ -55,6 +55,6 @@ int sb_text_deliver(sb_text *t, char *buf, size_t cap);
 int64_t sb_cores_per_worker(double cpu_seconds, double seconds, double *parallelism);
 
 /* Human-readable size: "512 B", "12.3 MiB", "1.50 GiB". */
-void sb_format_bytes(char *buf, size_t cap, int64_t bytes);
+#include "format_bytes.h"
 
 #endif
