@@ -192,8 +192,10 @@ static int first_item(void *ctx, sb_reader *r, const sb_field *f, const json_nod
     spacrbench_item_record rec = {sizeof rec, 0, 0, 0, 0.0, -1, -1};
     sb_item_more more = {NULL};
     void *const parts[] = {&rec, &more};
+    static const char *const k_item[] = {"item", NULL};
     sb_reader_push_index(r, 0);
-    int rc = sb_record_read(r, json_child(r->doc, value, 0), &sb_item_record, parts, NULL);
+    int rc =
+        sb_record_read_only(r, json_child(r->doc, value, 0), &sb_item_record, parts, NULL, k_item);
     sb_reader_pop(r);
     *(const char **)ctx = more.item;
     return rc;
@@ -208,8 +210,11 @@ static int measurement_fields(sb_reader *r, const json_node *m, sum_task *t, con
     sb_measurement_more more = {0};
     const sb_record_io io = {item, NULL, first_item};
     void *const parts[] = {&fig, &more};
+    /* What summarize uses of a measurement, and nothing else of it. */
+    static const char *const k_used[] = {
+        "peak_rss_bytes", "seconds", "cpu_seconds", "oom_limit_bytes", "stopped", "records", NULL};
     sb_reader_push_key(r, "measurement");
-    sb_record_read(r, m, &sb_measurement_record, parts, &io);
+    sb_record_read_only(r, m, &sb_measurement_record, parts, &io, k_used);
     sb_reader_pop(r);
     t->peak = fig.peak_rss_bytes;
     t->seconds = fig.seconds;

@@ -494,14 +494,22 @@ int sb_read_is_object(sb_reader *r, const json_node *n)
     return 0;
 }
 
-int sb_record_read(sb_reader *r, const json_node *obj, const sb_record *rec, void *const *parts,
-                   const sb_record_io *io)
+static int listed(const char *const *keys, const char *key)
+{
+    for (; *keys; keys++)
+        if (strcmp(*keys, key) == 0)
+            return 1;
+    return 0;
+}
+
+int sb_record_read_only(sb_reader *r, const json_node *obj, const sb_record *rec,
+                        void *const *parts, const sb_record_io *io, const char *const *keys)
 {
     if (!sb_read_is_object(r, obj))
         return -1;
     for (size_t i = 0; i < rec->count && !r->failed; i++) {
         const sb_field *f = &rec->fields[i];
-        if (f->flags & SB_FIELD_DERIVED)
+        if ((f->flags & SB_FIELD_DERIVED) || (keys && !listed(keys, f->key)))
             continue;
         const json_node *n = json_get(r->doc, obj, f->key);
         if (!n) {
@@ -514,6 +522,12 @@ int sb_record_read(sb_reader *r, const json_node *obj, const sb_record *rec, voi
         sb_reader_pop(r);
     }
     return r->failed ? -1 : 0;
+}
+
+int sb_record_read(sb_reader *r, const json_node *obj, const sb_record *rec, void *const *parts,
+                   const sb_record_io *io)
+{
+    return sb_record_read_only(r, obj, rec, parts, io, NULL);
 }
 
 long long sb_read_list(sb_reader *r, const json_node *n, int nullable)

@@ -174,6 +174,11 @@ int sb_reader_fail(sb_reader *r, int problem, int at_path, const char *fmt, ...)
  * know are passed over. 0, or -1 with the problem in r. */
 int sb_record_read(sb_reader *r, const json_node *obj, const sb_record *rec, void *const *parts,
                    const sb_record_io *io);
+/* sb_record_read of the fields named in keys (NULL-terminated) alone: a
+ * reader that needs a few members of a record is not refused for the
+ * others (a later version's name in one it does not use). */
+int sb_record_read_only(sb_reader *r, const json_node *obj, const sb_record *rec,
+                        void *const *parts, const sb_record_io *io, const char *const *keys);
 /* A node's kind in the reader's words: "dict", "int" (Python), "an
  * object", "a number" (quoted). */
 const char *sb_read_kind_words(const sb_reader *r, const json_node *n);
