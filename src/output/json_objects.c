@@ -89,6 +89,16 @@ int spacrbench_recommendation_to_json(const spacrbench_recommendation *rec, char
     return rc ? rc : sb_json_deliver_record(&sb_recommendation_record, parts, NULL, buf, cap);
 }
 
+/* The object of a caller's size-versioned struct (any version): copied
+ * into ours, which holds the defaults of fields an older one lacks. */
+static int struct_to_json(const sb_record *rec, void *ours, size_t size, const void *theirs,
+                          const char *name, char *buf, size_t cap)
+{
+    int rc = sb_struct_in(ours, size, theirs, name);
+    const void *parts[] = {ours};
+    return rc ? rc : sb_json_deliver_record(rec, parts, NULL, buf, cap);
+}
+
 int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf, size_t cap)
 {
     sb_clear_error();
@@ -99,9 +109,8 @@ int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf, siz
     mc.size = sizeof mc;
     mc.host_available_bytes = mc.memory_limit_bytes = mc.affinity_cores = -1;
     mc.cpu_quota_cores = -1;
-    int rc = sb_struct_in(&mc, sizeof mc, machine, "spacrbench_machine");
-    const void *parts[] = {&mc};
-    return rc ? rc : sb_json_deliver_record(&sb_machine_record, parts, NULL, buf, cap);
+    return struct_to_json(&sb_machine_record, &mc, sizeof mc, machine, "spacrbench_machine", buf,
+                          cap);
 }
 
 int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf, size_t cap)
@@ -112,7 +121,6 @@ int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf, 
     spacrbench_schedule s;
     memset(&s, 0, sizeof s);
     s.size = sizeof s;
-    int rc = sb_struct_in(&s, sizeof s, schedule, "spacrbench_schedule");
-    const void *parts[] = {&s};
-    return rc ? rc : sb_json_deliver_record(&sb_schedule_record, parts, NULL, buf, cap);
+    return struct_to_json(&sb_schedule_record, &s, sizeof s, schedule, "spacrbench_schedule", buf,
+                          cap);
 }
