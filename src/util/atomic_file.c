@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 /* The few calls that differ on Windows, each behind one name: _commit for
  * fsync, no mode bits to set, and a rename that replaces an existing file
@@ -17,7 +16,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
-#include <io.h>
+#include <io.h> /* open, write, close, unlink (MSVC and MinGW) */
 
 #define IO_COUNT(n) ((unsigned)(n))
 #define OPEN_FLAGS  (O_RDWR | O_CREAT | O_EXCL | O_BINARY) /* the bytes as written, no CRLF */
@@ -42,6 +41,8 @@ static int rename_over(const char *from, const char *to)
 static int is_separator(char c) { return c == '/' || c == '\\' || c == ':'; }
 static unsigned long process_id(void) { return (unsigned long)GetCurrentProcessId(); }
 #else
+#include <unistd.h>
+
 #define IO_COUNT(n) (n)
 #define OPEN_FLAGS  (O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)
 
@@ -56,7 +57,7 @@ int sb_write_all(int fd, const char *text, size_t len)
 {
     for (size_t done = 0; done < len;) {
         size_t chunk = len - done < ((size_t)1 << 30) ? len - done : (size_t)1 << 30;
-        ssize_t w = write(fd, text + done, IO_COUNT(chunk));
+        long long w = (long long)write(fd, text + done, IO_COUNT(chunk));
         if (w < 0 && errno != EINTR)
             return -1;
         if (w > 0)
@@ -102,7 +103,7 @@ int sb_atomic_open(sb_atomic_file *a, const char *path, unsigned mode, int exact
     state |= 1;
     for (int attempt = 0; attempt < 100 && a->fd < 0; attempt++) {
         random_letters(a->tmp + dir + 3, &state);
-        a->fd = open(a->tmp, OPEN_FLAGS, (mode_t)(mode & 0777));
+        a->fd = open(a->tmp, OPEN_FLAGS, (int)(mode & 0777));
         if (a->fd < 0 && errno != EEXIST) {
             sb_atomic_discard(a);
             return -1;
