@@ -1,7 +1,7 @@
 # The Check suites that need no fork, /proc or cgroups: the ones built and
 # run on Windows (tests/windows, under Wine) and macOS as well as on Linux.
 set(SPACRBENCH_PORTABLE_CHECKS
-  check_builder check_parse check_plate check_recommend check_report check_schedule
+  check_builder check_parse check_plate check_records check_recommend check_report check_schedule
   check_slurm_script)
 
 # spacrbench_check_source(<file>): what a Check suite's source needs on this

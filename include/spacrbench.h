@@ -20,7 +20,8 @@
  *   included) and returns the full length, or a negative code.
  * - Everything added after 1.0 is marked where it is declared, in its
  *   topic: "Since 1.1" on each declaration, "--- Since 1.2: <what> ---"
- *   above each group of 1.2 declarations; an unmarked declaration is in
+ *   (and "--- Since 1.3: ...") above each group of 1.2 (1.3)
+ *   declarations; an unmarked declaration is in
  *   1.0. Fields a struct gained later are marked the same way, inside it.
  *
  * Contents, by topic:
@@ -822,6 +823,40 @@ SPACRBENCH_EXTERN int spacrbench_measurement_note_hugetlb(spacrbench_measurement
                                                           int64_t seen_bytes,
                                                           double interval_seconds);
 
+/* --- Since 1.3: a measurement read back from its JSON ------------------- */
+
+/* Flags of spacrbench_measurement_from_json. */
+enum spacrbench_read_flags {
+    /* Take a run that stopped early ("stopped": true, e.g. a failed task's
+     * report) with its partial figures, as a plot draws them; without it
+     * such a document is EINVAL: advice from partial figures would read as
+     * a clean run's. */
+    SPACRBENCH_READ_STOPPED = 1
+};
+
+/* The measurement that json (len bytes) describes: the object of
+ * spacrbench_measurement_to_json, or a document holding it as its
+ * "measurement" member (`spacrbench run --json`, a SLURM task's report).
+ * Every field is checked for its type, range and whether it may be null
+ * (docs/spacrbench.schema.json), the records must be one per item in
+ * order with the warm-up first (a measured run has them), the timeline's
+ * marks within them; derived figures (items_per_second, ...) are
+ * recomputed, members it does not know are passed over. A value of the
+ * wrong type is SPACRBENCH_ETYPE, any other problem EINVAL, with a message
+ * naming the field as name['records'][0]['index'] (name: what the caller
+ * calls the document, NULL "data"; types in the words of Python's json
+ * module: dict, list, str, int, float, bool, None). NaN and Infinity, and
+ * numbers no double holds, are read to be named, not refused as text.
+ * The records' item labels are kept (spacrbench_measurement_item_label).
+ * flags: spacrbench_read_flags. On success *out owns the measurement. */
+SPACRBENCH_EXTERN int spacrbench_measurement_from_json(const char *json, size_t len,
+                                                       const char *name, uint32_t flags,
+                                                       spacrbench_measurement **out);
+/* The label ("item") record index had in the JSON m was read from, owned
+ * by m; NULL when it had none or index is past the records. */
+SPACRBENCH_EXTERN const char *spacrbench_measurement_item_label(const spacrbench_measurement *m,
+                                                                size_t index);
+
 /* ========================================================================
  * 4. Machine discovery: memory and cores this process may really use
  * ======================================================================== */
@@ -1071,6 +1106,18 @@ SPACRBENCH_EXTERN int spacrbench_scale_spread_get(const spacrbench_scale_result 
  * workers unless one worker alone exceeded the budget (then 1). */
 SPACRBENCH_EXTERN int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
                                                          const spacrbench_scale_result *scaling);
+
+/* --- Since 1.3: a scaling check read back from its JSON ----------------- */
+
+/* The scaling check json (len bytes) describes: the object of
+ * spacrbench_scale_to_json, or a document holding its "scaling" members
+ * (`spacrbench run --scale --json`). Its points (in increasing worker
+ * count), spreads, knee, verdict, reason and notes as written, not decided
+ * again; every field checked as spacrbench_measurement_from_json checks
+ * its own (the same errors and messages). On success *out owns it
+ * (spacrbench_scale_free). */
+SPACRBENCH_EXTERN int spacrbench_scale_from_json(const char *json, size_t len, const char *name,
+                                                 spacrbench_scale_result **out);
 
 /* ========================================================================
  * 6. Process groups (since 1.1)
@@ -1367,7 +1414,8 @@ SPACRBENCH_EXTERN int spacrbench_format_export(const spacrbench_measurement *m,
     X(EFORKED, -11,                                                                                \
       "the work forked and the child returned into spacrbench_benchmark; the child's "             \
       "measurement was dropped")                                                                   \
-    X(EUNSUPPORTED, -12, "not available on this platform")
+    X(EUNSUPPORTED, -12, "not available on this platform")                                         \
+    X(ETYPE, -13, "a value of the wrong type")
 
 /* Written out (not generated) so that readers and cffi see the names. */
 typedef enum spacrbench_error {
@@ -1382,8 +1430,9 @@ typedef enum spacrbench_error {
     SPACRBENCH_ERANGE = -8,
     SPACRBENCH_ETHREAD = -9,
     SPACRBENCH_ENOSPACE = -10,
-    SPACRBENCH_EFORKED = -11,     /* since 1.1 */
-    SPACRBENCH_EUNSUPPORTED = -12 /* since 1.1: not on this platform (see docs/platforms.md) */
+    SPACRBENCH_EFORKED = -11,      /* since 1.1 */
+    SPACRBENCH_EUNSUPPORTED = -12, /* since 1.1: not on this platform (see docs/platforms.md) */
+    SPACRBENCH_ETYPE = -13         /* since 1.3: a document's field of the wrong type */
 } spacrbench_error;
 
 SPACRBENCH_EXTERN const char *spacrbench_strerror(int code);

@@ -39,12 +39,11 @@ int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name
  * lacks read as absent, the texts are NUL-terminated. */
 int sb_recommendation_in(spacrbench_recommendation *r, const spacrbench_recommendation *rec);
 
-/* The growable text buffer (sb_text, sb_text_printf ...). */
+/* The growable text buffer (sb_text, sb_text_printf ...) and the one
+ * escaping of what reaches a terminal (sb_text_label). */
 #include "text_buffer.h"
+#include "text_escape.h"
 
-/* Append label with control characters escaped (\n, \t, \r, \xNN), so an
- * item's name stays on one line and emits no terminal escapes. */
-void sb_text_label(sb_text *t, const char *label);
 /* Hand t to a caller snprintf-style (at most cap bytes, NUL included) and
  * free it: the full length, or a negative code (ENOMEM after a failed
  * append). */
@@ -56,6 +55,6 @@ int sb_text_deliver(sb_text *t, char *buf, size_t cap);
 int64_t sb_cores_per_worker(double cpu_seconds, double seconds, double *parallelism);
 
 /* Human-readable size: "512 B", "12.3 MiB", "1.50 GiB". */
-void sb_format_bytes(char *buf, size_t cap, int64_t bytes);
+#include "format_bytes.h"
 
 #endif

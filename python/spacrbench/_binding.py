@@ -17,7 +17,7 @@ from ._spacrbench import ffi as ffi
 from ._spacrbench import lib as lib
 
 from ._errors import (SpacrbenchMemoryError, SpacrbenchOSError, SpacrbenchRuntimeError,
-                      SpacrbenchValueError, UnsupportedPlatformError)
+                      SpacrbenchTypeError, SpacrbenchValueError, UnsupportedPlatformError)
 
 NOT_MEASURED: int = lib.SPACRBENCH_NOT_MEASURED
 AUTO: int = lib.SPACRBENCH_AUTO
@@ -54,6 +54,7 @@ class _Codes:
     ENOSPACE = lib.SPACRBENCH_ENOSPACE
     EFORKED = lib.SPACRBENCH_EFORKED
     EUNSUPPORTED = lib.SPACRBENCH_EUNSUPPORTED
+    ETYPE = lib.SPACRBENCH_ETYPE
 
 
 codes = _Codes
@@ -67,6 +68,7 @@ EXCEPTIONS: Dict[int, Type[Exception]] = {
     codes.ENOITEMS: SpacrbenchValueError,
     codes.ERANGE: SpacrbenchValueError,
     codes.EUNKNOWN_FIELDS: SpacrbenchValueError,
+    codes.ETYPE: SpacrbenchTypeError,
     codes.ENOMEM: SpacrbenchMemoryError,
     codes.ESYSTEM: SpacrbenchOSError,
     codes.ETHREAD: SpacrbenchOSError,

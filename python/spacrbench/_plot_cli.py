@@ -5,53 +5,44 @@ and the serial runs' ``--plot FILE``.
 library's scaling JSON (spacrbench_scale_to_json) and saves
 ScaleResult.plot()'s figure, or the command's --json document of a serial
 run and saves Measurement.plot()'s (per item, and the memory timeline when
-the document has one). Exit 3 when matplotlib is missing, 2 on bad
-arguments.
+the document has one). Both are read by the library's one reader
+(spacrbench_scale_from_json, spacrbench_measurement_from_json), which
+checks every field. Exit 3 when matplotlib is missing, 2 on bad arguments
+(or a document the library refuses, saying which field is wrong).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import sys
 from typing import Any, Dict, List, Optional
 
+from ._binding import check, ffi, lib
+from ._errors import SpacrbenchError
 from ._extras import PLOT_INSTALL
-from ._scale import ScalePoint, ScaleResult
-from ._timeline import timeline_from_dict
+from ._measurement_dict import json_text, measurement_from
 from ._results import Measurement
-from ._types import ItemRecord
+from ._scale import ScaleResult, result_from_c
 
 MISSING_MATPLOTLIB = f"spacrbench: --plot needs matplotlib:\n  {PLOT_INSTALL}"
 
 
-def result_from_json(doc: Dict[str, Any], text: str) -> ScaleResult:
-    """The ScaleResult the JSON describes (the knee as the library chose it)."""
-    names = [f.name for f in dataclasses.fields(ScalePoint)]
-    points = tuple(ScalePoint(**{n: p.get(n) for n in names}) for p in doc["scaling"])
-    return ScaleResult(points=points, chosen_workers=doc.get("scaling_workers"),
-                       best_workers=doc.get("scaling_best_workers"),
-                       reason=doc.get("scaling_reason") or "",
-                       verdict=doc.get("scaling_verdict") or "none",
-                       notes=tuple(doc.get("scaling_notes") or ()),
-                       peak_method=doc.get("scaling_peak_method") or "none",
-                       memory_budget_bytes=doc.get("scaling_budget_bytes"),
-                       table="", json_text=text)
+def result_from_json(doc: Any, text: Optional[str] = None) -> ScaleResult:
+    """The ScaleResult the JSON describes (the knee as the library chose
+    it); text: the document as written, doc when it is not given."""
+    data = text.encode("utf-8") if text is not None else json_text(doc, "data")
+    out = ffi.new("spacrbench_scale_result **")
+    check(lib.spacrbench_scale_from_json(data, len(data), b"data", out), "--plot")
+    return result_from_c(ffi.gc(out[0], lib.spacrbench_scale_free))
 
 
 def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
     """The Measurement a --json document's "measurement" member describes
-    (what Measurement.plot() draws: records, baseline, timeline)."""
-    d = doc["measurement"]
-    records = tuple(ItemRecord(r["index"], r["seconds"], r.get("peak_rss_bytes"),
-                               r.get("peak_vram_bytes"), bool(r.get("is_warmup")), r.get("item"))
-                    for r in d.get("records", ()))
-    return Measurement(items=d["items"], seconds=d["seconds"],
-                       peak_rss_bytes=d.get("peak_rss_bytes") or 0,
-                       baseline_rss_bytes=d.get("baseline_rss_bytes") or 0, records=records,
-                       peak_method=d.get("peak_method") or "none",
-                       timeline=timeline_from_dict(d.get("timeline")))
+    (what Measurement.plot() draws: records, baseline, timeline), a run
+    that stopped early too."""
+    return measurement_from(Measurement, json_text(doc, "data"), "data",
+                            lib.SPACRBENCH_READ_STOPPED, "--plot")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -65,11 +56,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 3
     with open(args[0], encoding="utf-8") as f:
         text = f.read()
-    doc = json.loads(text)
-    if "scaling" in doc and "measurement" not in doc:
-        result_from_json(doc, text).plot(args[1])
-    else:
-        measurement_from_json(doc).plot(args[1])
+    doc = json.loads(text)  # which document it is; the library reads it
+    try:
+        if "scaling" in doc and "measurement" not in doc:
+            result_from_json(None, text).plot(args[1])
+        else:
+            measurement_from(Measurement, text.encode("utf-8"), "data",
+                             lib.SPACRBENCH_READ_STOPPED, "--plot").plot(args[1])
+    except SpacrbenchError as exc:
+        print(f"spacrbench: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

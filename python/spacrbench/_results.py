@@ -150,12 +150,9 @@ class Measurement(CachesC):
         report, so they can be recommended on, formatted or plotted again.
         Derived figures (items_per_second, work_rss_bytes) are recomputed;
         a missing or ill-typed field is a ValueError or TypeError naming it."""
-        from ._convert import cached_c_measurement
-        from ._measurement_dict import measurement_fields
+        from ._measurement_dict import measurement_from_dict
 
-        m = cls(**measurement_fields(data))
-        cached_c_measurement(m)  # the library's own checks, now rather than at first use
-        return m
+        return measurement_from_dict(cls, data)  # read by the library, which checks each field
 
     def plot(self, path: Optional[str] = None) -> Any:
         """Each item's wall time and peak RSS (warm-up items marked), with

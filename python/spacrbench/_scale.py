@@ -40,7 +40,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
+from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib, name_of
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._extras import PLOT_INSTALL
 from ._results import _cut
@@ -236,8 +236,7 @@ def _point_from_c(p: Any, sp: Any) -> ScalePoint:
 
 
 def _method_name(method: int) -> str:
-    return {lib.SPACRBENCH_PEAK_CGROUP: "cgroup", lib.SPACRBENCH_PEAK_PSS_SUM: "pss_sum",
-            lib.SPACRBENCH_PEAK_SUPPLIED: "supplied"}.get(method, "none")
+    return name_of(lib.spacrbench_peak_method_name, method)  # the library's one spelling
 
 
 def result_from_points(points: Sequence[Dict[str, Any]], budget_bytes: Optional[int],
@@ -283,6 +282,13 @@ def result_from_points(points: Sequence[Dict[str, Any]], budget_bytes: Optional[
     r = ffi.gc(out[0], lib.spacrbench_scale_free)
     for note in notes:
         check(lib.spacrbench_scale_add_note(r, note.encode("utf-8", "replace")), "scale")
+    return result_from_c(r)
+
+
+def result_from_c(r: Any) -> ScaleResult:
+    """The ScaleResult of a library result r (kept with it)."""
+    size = ffi.sizeof("spacrbench_scale_point")
+    spread_size = ffi.sizeof("spacrbench_scale_spread")
     s = ffi.new("spacrbench_scale_summary *")
     s.size = ffi.sizeof("spacrbench_scale_summary")
     check(lib.spacrbench_scale_summary_get(r, s), "scale")

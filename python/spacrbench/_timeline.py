@@ -10,7 +10,7 @@ point), and one mark per item with its boundaries and its exact peak."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ._words import counted
 
@@ -76,17 +76,3 @@ class Timeline:
                       for i in self.items],
         }
 
-
-def timeline_from_dict(doc: Optional[Mapping[str, Any]]) -> Optional[Timeline]:
-    """A Timeline from the JSON member (None stays None)."""
-    if doc is None:
-        return None
-    return Timeline(
-        points=tuple(TimelinePoint(float(p["seconds"]), p.get("rss_bytes"), p.get("cgroup_bytes"))
-                     for p in doc.get("points", ())),
-        items=tuple(TimelineItem(int(i["index"]), float(i["start_seconds"]),
-                                 float(i["end_seconds"]), i.get("peak_rss_bytes"),
-                                 float(i["peak_seconds"]), bool(i.get("is_warmup", False)))
-                    for i in doc.get("items", ())),
-        interval_us=int(doc["interval_us"]), samples=int(doc["samples"]),
-        stride=int(doc.get("stride", 1)), max_points=int(doc.get("max_points", 2000)))

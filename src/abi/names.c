@@ -40,6 +40,13 @@ static const char *const start_methods[] = {
     [SPACRBENCH_START_FORKSERVER] = "forkserver",
 };
 
+static const char *const scale_verdicts[] = {
+    [SPACRBENCH_SCALE_NONE] = "none",
+    [SPACRBENCH_SCALE_LINEAR] = "linear",
+    [SPACRBENCH_SCALE_SATURATED] = "saturated",
+    [SPACRBENCH_SCALE_MEMORY] = "memory",
+};
+
 static const char *const reserve_rules[] = {
     [SPACRBENCH_RESERVE_CALLER] = "caller",
     [SPACRBENCH_RESERVE_HOST] = "host",
@@ -55,6 +62,11 @@ const char *spacrbench_bound_name(int bound) { return SB_NAME_OF(bounds, bound);
 const char *spacrbench_start_method_name(int method) { return SB_NAME_OF(start_methods, method); }
 
 const char *spacrbench_reserve_rule_name(int rule) { return SB_NAME_OF(reserve_rules, rule); }
+
+const char *spacrbench_scale_verdict_name(int verdict)
+{
+    return SB_NAME_OF(scale_verdicts, verdict);
+}
 
 const char *spacrbench_error_name(int code)
 {

@@ -274,6 +274,9 @@ void spacrbench_measurement_free(spacrbench_measurement *m)
     for (size_t i = 0; i < m->note_count; i++)
         free(m->notes[i]);
     free(m->notes);
+    for (size_t i = 0; i < m->label_count; i++)
+        free(m->labels[i]);
+    free(m->labels);
     free(m->records);
     free(m->gpus);
     free(m->vram_reason);

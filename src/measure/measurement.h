@@ -18,6 +18,9 @@ struct spacrbench_measurement {
     spacrbench_gpu_info *gpus;
     size_t gpu_count, gpu_cap;
     char *vram_reason; /* why VRAM was not measured, for the report; NULL: none */
+    char **labels;     /* of the first label_count records, as read back from JSON
+                          (measurement_read.c); NULL: none */
+    size_t label_count;
 
     struct sb_timeline *timeline; /* memory over time (timeline.h); NULL: none */
     double *item_cpu;             /* per record, NaN unknown; NULL: none known */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "runner.h"
+#include "timeline.h"
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -53,7 +54,8 @@ int sb_run_prepare(sb_run *st)
         return rc;
     if (!st->exact || st->gpu || timeline) {
         sb_sampler_config cfg = {st->opt.sample_interval_us,
-                                 st->exact && !timeline ? NULL : &st->proc, st->gpu, timeline};
+                                 st->exact && !timeline ? NULL : &st->proc, st->gpu,
+                                 timeline ? sb_timeline_on_rss : NULL, timeline};
         rc = sb_sampler_start(&st->sampler, &cfg);
         if (rc)
             return rc;

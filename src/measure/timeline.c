@@ -92,6 +92,12 @@ void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_
         halve(tl);
 }
 
+void sb_timeline_on_rss(void *ctx, double now, int64_t rss)
+{
+    sb_timeline *tl = ctx;
+    sb_timeline_sample_add(tl, now - tl->origin, rss, -1);
+}
+
 int sb_timeline_point_add(sb_timeline *tl, const sb_timeline_sample *p)
 {
     if (sb_timeline_count(tl) >= CAP)

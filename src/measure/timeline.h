@@ -38,6 +38,9 @@ sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items);
 void sb_timeline_free(sb_timeline *tl);
 /* One sample through the downsampler (never allocates). */
 void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_t cgroup);
+/* A sampler's on_rss (sampler.h): an RSS sample taken at sb_now() `now`
+ * onto the timeline ctx. */
+void sb_timeline_on_rss(void *ctx, double now, int64_t rss);
 /* A point already merged (a copy of a timeline): 0, or ERANGE when full. */
 int sb_timeline_point_add(sb_timeline *tl, const sb_timeline_sample *p);
 /* An item mark (ENOMEM past the reserved room if it cannot grow). */
@@ -48,10 +51,5 @@ sb_timeline_sample sb_timeline_point(const sb_timeline *tl, size_t index);
 /* The item with its peak's time filled in when it was not given (NaN): the
  * highest point inside the item, else the item's end. */
 spacrbench_timeline_item sb_timeline_item(const sb_timeline *tl, size_t index);
-
-/* The measurement's "timeline" member, null without one (json_timeline.c). */
-struct json_writer;
-struct spacrbench_measurement;
-void sb_json_timeline(struct json_writer *w, const struct spacrbench_measurement *m);
 
 #endif

@@ -1,49 +1,92 @@
-/* The CSV export: a header line and one row per item record (RFC 4180:
- * CRLF line ends, fields with a comma, quote or line break quoted, quotes
- * doubled). Sizes in bytes and times in seconds, "not measured" as an
- * empty field, so a spreadsheet or pandas reads the numbers as numbers. */
+/* The CSV export: a header line and one row per item record, a column per
+ * field of the item record's table (src/records/) and its CPU time
+ * (RFC 4180: CRLF line ends, fields with a comma, quote or line break
+ * quoted, quotes doubled). Sizes in bytes and times in seconds, "not
+ * measured" as an empty field, so a spreadsheet or pandas reads the
+ * numbers as numbers.
+ *
+ * Text we did not write (an item's label) is defused against spreadsheet
+ * formula injection by OWASP's rule: a cell that starts with =, +, -, @,
+ * a tab or a carriage return gets a leading ' and is quoted, so it is shown
+ * as text, never evaluated; a cell that is a plain number ("-5", "+1.5e3")
+ * is no formula and stays as it is, numeric. */
 #include <math.h>
 #include <string.h>
 
 #include "export.h"
+#include "records.h"
 
-static void field(sb_text *t, const char *text)
+/* [+-]digits[.digits][(e|E)[+-]digits]: what a spreadsheet reads as a number. */
+static int plain_number(const char *t)
 {
-    if (!strpbrk(text, ",\"\r\n")) {
+    const char *p = t + (*t == '+' || *t == '-');
+    size_t digits = strspn(p, "0123456789");
+    p += digits;
+    if (*p == '.') {
+        size_t more = strspn(p + 1, "0123456789");
+        digits += more;
+        p += 1 + more;
+    }
+    if (digits && (*p == 'e' || *p == 'E')) {
+        p += 1 + (p[1] == '+' || p[1] == '-');
+        size_t exp = strspn(p, "0123456789");
+        if (!exp)
+            return 0;
+        p += exp;
+    }
+    return digits > 0 && *p == '\0';
+}
+
+static void text_field(sb_text *t, const char *text)
+{
+    int formula = strchr("=+-@\t\r", text[0]) && text[0] && !plain_number(text);
+    if (!formula && !strpbrk(text, ",\"\r\n")) {
         sb_text_printf(t, "%s", text);
         return;
     }
-    sb_text_printf(t, "\"");
+    sb_text_printf(t, formula ? "\"'" : "\"");
     for (const char *p = text; *p; p++)
         sb_text_printf(t, *p == '"' ? "\"\"" : "%c", *p);
     sb_text_printf(t, "\"");
 }
 
-static void bytes_field(sb_text *t, int64_t bytes)
+static void cell(sb_text *t, const sb_field *f, const void *const *parts)
 {
-    if (bytes >= 0)
-        sb_text_printf(t, ",%lld", (long long)bytes);
-    else
-        sb_text_printf(t, ",");
+    if (sb_field_is_null(f, parts))
+        return; /* "not measured": empty */
+    switch (f->type) {
+    case SB_FT_INT:
+        sb_text_printf(t, "%lld", (long long)sb_field_int(f, parts));
+        break;
+    case SB_FT_BOOL:
+        sb_text_printf(t, "%d", sb_field_int(f, parts) ? 1 : 0);
+        break;
+    case SB_FT_NUMBER:
+        sb_text_printf(t, "%.6f", sb_field_number(f, parts));
+        break;
+    default:
+        text_field(t, sb_field_text(f, parts));
+    }
 }
 
 void sb_export_csv(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
-    sb_text_printf(t,
-                   "index,item,is_warmup,seconds,peak_rss_bytes,peak_vram_bytes,cpu_seconds\r\n");
+    const sb_record *rec = &sb_item_record;
+    for (size_t k = 0; k < rec->count; k++)
+        sb_text_printf(t, "%s,", rec->fields[k].key);
+    sb_text_printf(t, "cpu_seconds\r\n");
     for (size_t i = 0; i < m->record_count; i++) {
-        const spacrbench_item_record *r = &m->records[i];
-        sb_text_printf(t, "%lld,", (long long)r->index);
         const char *label = sb_export_label(in, i);
-        field(t, label ? label : "");
-        sb_text_printf(t, ",%d,%.6f", r->is_warmup ? 1 : 0, r->seconds);
-        bytes_field(t, r->peak_rss_bytes);
-        bytes_field(t, r->peak_vram_bytes);
+        sb_item_more more = {label ? label : ""}; /* a column of every row */
+        const void *parts[] = {&m->records[i], &more};
+        for (size_t k = 0; k < rec->count; k++) {
+            cell(t, &rec->fields[k], parts);
+            sb_text_printf(t, ",");
+        }
         double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
-        if (isnan(cpu))
-            sb_text_printf(t, ",\r\n");
-        else
-            sb_text_printf(t, ",%.6f\r\n", cpu);
+        if (!isnan(cpu))
+            sb_text_printf(t, "%.6f", cpu);
+        sb_text_printf(t, "\r\n");
     }
 }

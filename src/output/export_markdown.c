@@ -8,6 +8,7 @@
 
 #include "export.h"
 #include "peak_words.h"
+#include "records.h"
 #include "utf8.h"
 
 /* text as Markdown inline text: '|' and '\' and the characters that start
@@ -88,38 +89,66 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     sb_text_printf(t, " |\n");
 }
 
+/* One cell of an item's row, by its field's type. */
+static void item_cell(sb_text *t, const sb_field *f, const void *const *parts)
+{
+    if (f->type == SB_FT_TEXT)
+        inline_text(t, sb_field_text(f, parts));
+    else if (f->type == SB_FT_BOOL)
+        sb_text_printf(t, "%s", sb_field_int(f, parts) ? "yes" : "");
+    else if (f->type == SB_FT_NUMBER)
+        sb_text_printf(t, "%.4f", sb_field_number(f, parts));
+    else if (f->flags & SB_FIELD_BYTES)
+        bytes_cell(t, sb_field_is_null(f, parts) ? -1 : sb_field_int(f, parts));
+    else
+        sb_text_printf(t, "%lld",
+                       (long long)sb_field_int(f, parts) + (f->flags & SB_FIELD_ORDINAL ? 1 : 0));
+}
+
+/* The item table: a column per field of the item record's table that has
+ * words (src/records/), the labels where given, the CPU time where known. */
 static void items(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
     if (m->record_count == 0)
         return;
-    /* The item and CPU columns only when something fills them. */
     int labels = in->labels != NULL, cpu_known = 0;
     for (size_t i = 0; i < m->record_count; i++)
         cpu_known |= !isnan(spacrbench_measurement_item_cpu_seconds(m, i));
-    sb_text_printf(t, "\n### Items\n\n| #%s | warm-up | seconds | peak RSS | peak VRAM |%s\n",
-                   labels ? " | item" : "", cpu_known ? " CPU seconds |" : "");
-    sb_text_printf(t, "| ---:%s | :---: | ---: | ---: | ---: |%s\n", labels ? " | ---" : "",
-                   cpu_known ? " ---: |" : "");
+    const sb_record *rec = &sb_item_record;
+    sb_text_printf(t, "\n### Items\n\n|");
+    for (size_t k = 0; k < rec->count; k++)
+        if (rec->fields[k].words && (labels || rec->fields[k].type != SB_FT_TEXT))
+            sb_text_printf(t, " %s |", rec->fields[k].words);
+    sb_text_printf(t, "%s\n|", cpu_known ? " CPU seconds |" : "");
+    for (size_t k = 0; k < rec->count; k++) {
+        const sb_field *f = &rec->fields[k];
+        if (f->words && (labels || f->type != SB_FT_TEXT))
+            sb_text_printf(t, " %s |",
+                           f->type == SB_FT_TEXT   ? "---"
+                           : f->type == SB_FT_BOOL ? ":---:"
+                                                   : "---:");
+    }
+    sb_text_printf(t, "%s\n", cpu_known ? " ---: |" : "");
     for (size_t i = 0; i < m->record_count; i++) {
-        const spacrbench_item_record *r = &m->records[i];
-        sb_text_printf(t, "| %lld | ", (long long)r->index + 1);
-        if (labels) {
-            const char *label = sb_export_label(in, i);
-            inline_text(t, label ? label : "");
-            sb_text_printf(t, " | ");
+        const char *label = sb_export_label(in, i);
+        sb_item_more more = {label ? label : ""};
+        const void *parts[] = {&m->records[i], &more};
+        sb_text_printf(t, "|");
+        for (size_t k = 0; k < rec->count; k++) {
+            const sb_field *f = &rec->fields[k];
+            if (!f->words || (!labels && f->type == SB_FT_TEXT))
+                continue;
+            sb_text_printf(t, " ");
+            item_cell(t, f, parts);
+            sb_text_printf(t, " |");
         }
-        sb_text_printf(t, "%s | %.4f | ", r->is_warmup ? "yes" : "", r->seconds);
-        bytes_cell(t, r->peak_rss_bytes);
-        sb_text_printf(t, " | ");
-        bytes_cell(t, r->peak_vram_bytes);
         double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
-        if (!cpu_known)
-            sb_text_printf(t, " |\n");
-        else if (isnan(cpu))
-            sb_text_printf(t, " | not measured |\n");
-        else
-            sb_text_printf(t, " | %.4f |\n", cpu);
+        if (cpu_known && isnan(cpu))
+            sb_text_printf(t, " not measured |");
+        else if (cpu_known)
+            sb_text_printf(t, " %.4f |", cpu);
+        sb_text_printf(t, "\n");
     }
 }
 

@@ -6,7 +6,6 @@
 
 #include "internal.h"
 #include "parse_size.h"
-#include "utf8.h"
 
 int sb_text_deliver(sb_text *t, char *buf, size_t cap)
 {
@@ -31,32 +30,6 @@ int sb_text_deliver(sb_text *t, char *buf, size_t cap)
     int len = (int)t->len;
     sb_text_free(t);
     return len;
-}
-
-/* Labels reach terminals: C0 and C1 controls, DEL and bytes that are not
- * UTF-8 (a lone 0x9b is CSI to an 8-bit terminal) are escaped, as the
- * command escapes what it prints (cli_escape.c, the same UTF-8 rule). */
-void sb_text_label(sb_text *t, const char *label)
-{
-    for (const unsigned char *p = (const unsigned char *)label; p && *p;) {
-        size_t n = *p < 0x20 || *p == 0x7f ? 1 : sb_utf8_length(p);
-        if (n == 0 || sb_utf8_is_c1(p, n) || *p < 0x20 || *p == 0x7f) {
-            size_t k = n ? n : 1;
-            for (size_t i = 0; i < k; i++, p++) {
-                if (*p == '\n')
-                    sb_text_printf(t, "\\n");
-                else if (*p == '\t')
-                    sb_text_printf(t, "\\t");
-                else if (*p == '\r')
-                    sb_text_printf(t, "\\r");
-                else
-                    sb_text_printf(t, "\\x%02x", *p);
-            }
-            continue;
-        }
-        sb_text_printf(t, "%.*s", (int)n, (const char *)p);
-        p += n;
-    }
 }
 
 int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap)

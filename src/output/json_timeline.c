@@ -1,53 +1,45 @@
 /* The measurement's "timeline" member (docs/spacrbench.schema.json): the
- * bounded points, the item marks and how many samples each point holds. */
-#include "json_writer.h"
+ * bounded points, the item marks and how many samples each point holds,
+ * by the timeline's field tables (src/records/). */
+#include "json_records.h"
 #include "measurement.h"
+#include "records.h"
 #include "timeline.h"
 
-static void optional_bytes(json_writer *w, const char *key, int64_t value)
+static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 {
-    if (value < 0)
-        json_null(w, key);
+    const sb_timeline *tl = ctx;
+    json_begin_array(w, f->key);
+    if (f->extra == &sb_timeline_point_record)
+        for (size_t i = 0, n = sb_timeline_count(tl); i < n; i++) {
+            sb_timeline_sample s = sb_timeline_point(tl, i);
+            spacrbench_timeline_point p = {sizeof p, s.seconds, s.rss_bytes, s.cgroup_bytes};
+            const void *parts[] = {&p};
+            sb_record_write(w, NULL, &sb_timeline_point_record, parts, NULL);
+        }
     else
-        json_int(w, key, value);
+        for (size_t i = 0; i < tl->item_count; i++) {
+            spacrbench_timeline_item it = sb_timeline_item(tl, i);
+            const void *parts[] = {&it};
+            sb_record_write(w, NULL, &sb_timeline_item_record, parts, NULL);
+        }
+    json_end_array(w);
 }
 
-void sb_json_timeline(json_writer *w, const spacrbench_measurement *m)
+void sb_json_timeline(json_writer *w, const char *key, const spacrbench_measurement *m)
 {
     const sb_timeline *tl = m->timeline;
     if (!tl) {
-        json_null(w, "timeline");
+        json_null(w, key);
         return;
     }
-    size_t n = sb_timeline_count(tl);
-    json_begin_object(w, "timeline");
-    json_int(w, "interval_us", tl->interval_us);
-    json_int(w, "samples", tl->samples);
-    json_int(w, "stride", tl->stride);
-    json_bool(w, "downsampled", tl->stride > 1);
-    json_int(w, "max_points", SPACRBENCH_TIMELINE_MAX_POINTS);
-    json_begin_array(w, "points");
-    for (size_t i = 0; i < n; i++) {
-        sb_timeline_sample p = sb_timeline_point(tl, i);
-        json_begin_object(w, NULL);
-        json_double(w, "seconds", p.seconds);
-        optional_bytes(w, "rss_bytes", p.rss_bytes);
-        optional_bytes(w, "cgroup_bytes", p.cgroup_bytes);
-        json_end_object(w);
-    }
-    json_end_array(w);
-    json_begin_array(w, "items");
-    for (size_t i = 0; i < tl->item_count; i++) {
-        spacrbench_timeline_item it = sb_timeline_item(tl, i);
-        json_begin_object(w, NULL);
-        json_int(w, "index", it.index);
-        json_bool(w, "is_warmup", it.is_warmup);
-        json_double(w, "start_seconds", it.start_seconds);
-        json_double(w, "end_seconds", it.end_seconds);
-        optional_bytes(w, "peak_rss_bytes", it.peak_rss_bytes);
-        json_double(w, "peak_seconds", it.peak_seconds);
-        json_end_object(w);
-    }
-    json_end_array(w);
-    json_end_object(w);
+    spacrbench_timeline_info info = {.size = sizeof info,
+                                     .interval_us = tl->interval_us,
+                                     .samples = tl->samples,
+                                     .stride = tl->stride,
+                                     .max_points = SPACRBENCH_TIMELINE_MAX_POINTS,
+                                     .downsampled = tl->stride > 1};
+    const sb_record_io io = {(void *)tl, write_lists, NULL};
+    const void *parts[] = {&info};
+    sb_record_write(w, key, &sb_timeline_record, parts, &io);
 }

@@ -1,10 +1,12 @@
 /* The scaling check as text (a table and the verdict) and as JSON (the
- * "scaling" list and "scaling_workers"), snprintf-style. */
+ * "scaling" list and "scaling_workers", by the field tables of
+ * src/records/), snprintf-style. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "json_writer.h"
+#include "json_records.h"
+#include "records.h"
 #include "scale.h"
 
 static const char *method_words(int method)
@@ -106,12 +108,23 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
     return sb_text_deliver(&t, buf, cap);
 }
 
-static void nullable_int(json_writer *w, const char *key, int64_t v)
+typedef struct scale_lists {
+    const spacrbench_scale_result *r;
+} scale_lists;
+
+static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 {
-    if (v < 0)
-        json_null(w, key);
-    else
-        json_int(w, key, v);
+    const spacrbench_scale_result *r = ((const scale_lists *)ctx)->r;
+    json_begin_array(w, f->key);
+    if (f->extra == &sb_scale_point_record)
+        for (size_t i = 0; i < r->n_points; i++) {
+            const void *parts[] = {&r->points[i], &r->spreads[i]};
+            sb_record_write(w, NULL, &sb_scale_point_record, parts, NULL);
+        }
+    else /* the notes */
+        for (size_t i = 0; i < r->n_notes; i++)
+            json_string(w, NULL, r->notes[i]);
+    json_end_array(w);
 }
 
 int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf, size_t cap)
@@ -119,57 +132,8 @@ int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf, size_t
     int rc = check_out(r, buf, cap);
     if (rc)
         return rc;
-    const spacrbench_scale_summary *s = &r->summary;
-    json_writer w;
-    json_init(&w, 0);
-    json_begin_object(&w, NULL);
-    json_begin_array(&w, "scaling");
-    for (size_t i = 0; i < r->n_points; i++) {
-        const spacrbench_scale_point *p = &r->points[i];
-        json_begin_object(&w, NULL);
-        json_int(&w, "workers", p->workers);
-        json_int(&w, "items", p->items);
-        json_double(&w, "seconds", p->seconds);
-        json_double(&w, "items_per_second", p->items_per_second);
-        json_double(&w, "speedup", p->speedup);
-        json_double(&w, "efficiency", p->efficiency);
-        json_double(&w, "mean_item_seconds", p->mean_item_seconds);
-        nullable_int(&w, "peak_bytes", p->peak_bytes);
-        json_string(&w, "peak_method", spacrbench_peak_method_name(p->peak_method));
-        nullable_int(&w, "vram_peak_bytes", p->vram_peak_bytes);
-        if (p->fits < 0)
-            json_null(&w, "fits");
-        else
-            json_bool(&w, "fits", p->fits);
-        json_bool(&w, "failed", p->failed);
-        const spacrbench_scale_spread *sp = &r->spreads[i];
-        json_int(&w, "repeats", sp->repeats);
-        json_double(&w, "spread", sp->spread);
-        json_double(&w, "items_per_second_min", sp->items_per_second_min);
-        json_double(&w, "items_per_second_max", sp->items_per_second_max);
-        nullable_int(&w, "warmup_items", sp->warmup_items);
-        json_bool(&w, "oom_killed", sp->oom_killed);
-        nullable_int(&w, "group_limit_bytes", sp->limit_bytes);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-    nullable_int(&w, "scaling_workers", s->chosen_workers);
-    nullable_int(&w, "scaling_best_workers", s->best_workers);
-    json_string(&w, "scaling_reason", s->reason);
-    json_string(&w, "scaling_verdict", spacrbench_scale_verdict_name(s->verdict));
-    nullable_int(&w, "scaling_budget_bytes", s->memory_budget_bytes);
-    json_string(&w, "scaling_peak_method", spacrbench_peak_method_name(s->peak_method));
-    json_begin_array(&w, "scaling_notes");
-    for (size_t i = 0; i < r->n_notes; i++)
-        json_string(&w, NULL, r->notes[i]);
-    json_end_array(&w);
-    json_end_object(&w);
-    const char *doc = json_result(&w);
-    sb_text t = {NULL, 0, 0, 0};
-    if (doc)
-        sb_text_printf(&t, "%s", doc);
-    else
-        t.failed = 1;
-    json_free(&w);
-    return sb_text_deliver(&t, buf, cap);
+    scale_lists lists = {r};
+    const sb_record_io io = {&lists, write_lists, NULL};
+    const void *parts[] = {&r->summary};
+    return sb_json_deliver_record(&sb_scale_record, parts, &io, buf, cap);
 }

@@ -24,71 +24,56 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "handoff_rule.h"
 #include "internal.h"
 #include "json_reader.h"
 #include "json_writer.h"
+#include "records.h"
 #include "slurm_files.h"
 
-/* A temporary file beside path, renamed over it by commit. */
+/* A file of the array written to a temporary beside it
+ * (util/atomic_file.h) and renamed into place by commit. */
 typedef struct temp_file {
-    char *path, *tmp;
+    sb_atomic_file a;
     FILE *f;
-    int open; /* the temporary exists and is not renamed yet */
 } temp_file;
 
-static int temp_open(temp_file *a, const char *dir, const char *name, mode_t mode)
+static int temp_open(temp_file *t, const char *dir, const char *name, mode_t mode)
 {
-    memset(a, 0, sizeof *a);
-    size_t n = strlen(dir) + strlen(name) + 48;
-    a->path = malloc(n);
-    a->tmp = malloc(n);
-    if (!a->path || !a->tmp)
+    memset(t, 0, sizeof *t);
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (!path)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    snprintf(a->path, n, "%s/%s", dir, name);
-    snprintf(a->tmp, n, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
-    int fd = open(a->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd < 0)
-        return sb_fail(SPACRBENCH_ESYSTEM, "cannot create %s: %s", a->tmp, strerror(errno));
-    a->open = 1;
-    if (!(a->f = fdopen(fd, "w+"))) {
-        close(fd);
-        return sb_fail(SPACRBENCH_ESYSTEM, "cannot create %s: %s", a->tmp, strerror(errno));
-    }
-    return 0;
+    snprintf(path, n, "%s/%s", dir, name);
+    int rc = sb_atomic_open(&t->a, path, (unsigned)mode, 0);
+    if (rc != 0 || !(t->f = sb_atomic_stream(&t->a)))
+        rc = errno == ENOMEM ? sb_fail(SPACRBENCH_ENOMEM, "out of memory")
+                             : sb_fail(SPACRBENCH_ESYSTEM, "cannot create a file in %s for %s: %s",
+                                       dir, name, strerror(errno));
+    free(path);
+    return rc;
 }
 
-/* Flushed and closed: 0 when every write went through. */
-static int temp_close(temp_file *a)
+/* Flushed, synced and closed: 0 when every write reached the disk. */
+static int temp_close(temp_file *t)
 {
-    int failed = ferror(a->f), e = errno;
-    if (fclose(a->f) != 0 && !failed) {
-        failed = 1;
-        e = errno;
-    }
-    a->f = NULL;
-    return failed ? sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", a->tmp, strerror(e)) : 0;
+    t->f = NULL;
+    return sb_atomic_close(&t->a) != 0
+               ? sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", t->a.tmp, strerror(errno))
+               : 0;
 }
 
-static int temp_commit(temp_file *a)
+static int temp_commit(temp_file *t)
 {
-    if (rename(a->tmp, a->path) != 0)
-        return sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", a->path, strerror(errno));
-    a->open = 0;
-    return 0;
+    return sb_atomic_commit(&t->a) != 0
+               ? sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", t->a.path, strerror(errno))
+               : 0;
 }
 
 /* Removes the temporary unless it was renamed. */
-static void temp_free(temp_file *a)
-{
-    if (a->f)
-        fclose(a->f);
-    if (a->open)
-        unlink(a->tmp);
-    free(a->path);
-    free(a->tmp);
-    memset(a, 0, sizeof *a);
-}
+static void temp_free(temp_file *t) { sb_atomic_discard(&t->a); }
 
 /* POSIX cksum's CRC (polynomial 0x04C11DB7, most significant bit first). */
 static void crc_table(uint32_t table[256])
@@ -182,27 +167,27 @@ static char *script_path(const char *dir)
 static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
                           const spacrbench_schedule *s, int64_t minutes, const char *key)
 {
+    char *script = script_path(j->output_dir);
+    sb_manifest mf;
+    sb_manifest_init(&mf);
+    mf.spacrbench_version = SPACRBENCH_VERSION_STRING;
+    mf.tasks = j->n_items; /* #SBATCH --array=0-(tasks - 1) */
+    mf.items_file = j->items_file;
+    mf.index = SB_SLURM_INDEX;
+    mf.script = script;
+    mf.array_key = key; /* the script's key line, the index's header */
+    mf.job_name = j->job_name ? j->job_name : "spacrbench";
+    mf.mem_bytes = s->mem_per_task_bytes;
+    mf.cpus = s->cpus_per_task;
+    mf.time_minutes = minutes;
+    mf.array_limit = k->array_limit;
+    mf.item_timeout_seconds = k->item_timeout_seconds;
+    mf.no_cgroup = k->no_cgroup;
     json_writer w;
     json_init(&w, 1);
-    json_begin_object(&w, NULL);
-    json_string(&w, "spacrbench_version", SPACRBENCH_VERSION_STRING);
-    json_int(&w, "tasks", j->n_items); /* #SBATCH --array=0-(tasks - 1) */
-    json_string(&w, "items_file", j->items_file);
-    json_string(&w, "index", SB_SLURM_INDEX);
-    char *script = script_path(j->output_dir);
-    json_string(&w, "script", script);
+    const void *parts[] = {&mf};
+    sb_record_write(&w, NULL, &sb_manifest_record, parts, NULL);
     free(script);
-    json_string(&w, "array_key", key); /* the script's key line, the index's header */
-    json_string(&w, "job_name", j->job_name ? j->job_name : "spacrbench");
-    json_begin_object(&w, "requested");
-    json_int(&w, "mem_bytes", s->mem_per_task_bytes);
-    json_int(&w, "cpus", s->cpus_per_task);
-    json_int(&w, "time_minutes", minutes);
-    json_end_object(&w);
-    json_int(&w, "array_limit", k->array_limit);
-    json_double(&w, "item_timeout_seconds", k->item_timeout_seconds);
-    json_bool(&w, "no_cgroup", k->no_cgroup);
-    json_end_object(&w);
     const char *text = json_result(&w);
     if (!text) {
         json_free(&w);
@@ -251,7 +236,7 @@ enum { EXISTING_NONE, EXISTING_SAME, EXISTING_OTHER };
  * not a regular file, or different lines). */
 static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *verdict)
 {
-    int fd = open(a->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = open(a->a.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0 && errno == ENOENT) {
         *verdict = EXISTING_NONE;
         return 0;
@@ -260,17 +245,17 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
     if (fd < 0)
         return errno == ELOOP
                    ? 0
-                   : sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->path, strerror(errno));
+                   : sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->a.path, strerror(errno));
     struct stat old, now;
     FILE *f = NULL, *g = NULL;
     int rc = 0;
-    if (fstat(fd, &old) != 0 || stat(a->tmp, &now) != 0)
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot stat %s: %s", a->path, strerror(errno));
+    if (fstat(fd, &old) != 0 || stat(a->a.tmp, &now) != 0)
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot stat %s: %s", a->a.path, strerror(errno));
     else if (!S_ISREG(old.st_mode) || (!skip && old.st_size != now.st_size) ||
              (skip && (uint64_t)old.st_size > OTHER_MAX))
         ; /* another's */
-    else if (!(f = fdopen(fd, "r")) || !(g = fopen(a->tmp, "re")))
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", f ? a->tmp : a->path,
+    else if (!(f = fdopen(fd, "r")) || !(g = fopen(a->a.tmp, "re")))
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", f ? a->a.tmp : a->a.path,
                      strerror(errno));
     else {
         fd = -1;
@@ -279,7 +264,7 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
         for (;;) {
             int p = next_line(f, &x, &xcap, &xn, skip), q = next_line(g, &y, &ycap, &yn, skip);
             if (p < 0 || q < 0) {
-                rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->path, strerror(errno));
+                rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->a.path, strerror(errno));
                 break;
             }
             if (p != q || (p && (xn != yn || memcmp(x, y, xn) != 0)))
@@ -318,14 +303,10 @@ static int refuse(const spacrbench_slurm_job *j, const char *which)
     char *text = f ? malloc(1 << 20) : NULL;
     size_t len = text ? fread(text, 1, 1 << 20, f) : 0;
     json_doc doc;
-    const json_limits limits = {16, 4096};
-    if (text && json_parse(&doc, text, len, &limits) == 0) {
-        const json_node *tasks = json_get(&doc, json_root(&doc), "tasks");
-        const json_node *items = json_get(&doc, json_root(&doc), "items_file");
-        if (tasks && tasks->is_integer && items && items->kind == JSON_STRING)
-            snprintf(what, sizeof what, "; that array: %" PRId64 " task(s) over %s", tasks->integer,
-                     items->text);
-    }
+    sb_manifest mf;
+    if (text && sb_manifest_of(text, len, &doc, &mf) == 0 && mf.tasks >= 1 && mf.items_file)
+        snprintf(what, sizeof what, "; that array: %" PRId64 " task(s) over %s", mf.tasks,
+                 mf.items_file);
     if (text)
         json_doc_free(&doc);
     free(text);

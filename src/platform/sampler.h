@@ -9,15 +9,16 @@
 #include "proc.h"
 
 typedef struct sb_sampler sb_sampler;
-struct sb_timeline; /* timeline.h */
 
 typedef struct sb_sampler_config {
     int64_t interval_us;
     const sb_proc *proc; /* sample RSS through it; NULL = do not */
     sb_gpu *gpu;         /* sample GPU memory; NULL = do not */
-    /* Also put each RSS sample on it (needs proc); written by the thread
-     * only, read after sb_sampler_stop. NULL = no timeline. */
-    struct sb_timeline *timeline;
+    /* Also hand each RSS sample and its sb_now() to on_rss(on_rss_ctx, ...)
+     * (needs proc), from the thread only, so what keeps them (the runner's
+     * timeline) is read after sb_sampler_stop. NULL = nobody. */
+    void (*on_rss)(void *ctx, double now, int64_t rss);
+    void *on_rss_ctx;
 } sb_sampler_config;
 
 /* Start the thread (all signals blocked in it). SPACRBENCH_ETHREAD or

@@ -448,19 +448,3 @@ void spacrbench_scale_free(spacrbench_scale_result *r)
     free(r->spreads);
     free(r);
 }
-
-const char *spacrbench_scale_verdict_name(int verdict)
-{
-    switch (verdict) {
-    case SPACRBENCH_SCALE_NONE:
-        return "none";
-    case SPACRBENCH_SCALE_LINEAR:
-        return "linear";
-    case SPACRBENCH_SCALE_SATURATED:
-        return "saturated";
-    case SPACRBENCH_SCALE_MEMORY:
-        return "memory";
-    default:
-        return "unknown";
-    }
-}

@@ -56,7 +56,7 @@ static int json_member(int dir, const char *name, const char *const *path, char 
     char *text = read_bounded(dir, name, SUM_REPORT_MAX, &len);
     if (!text)
         return -1;
-    const json_limits limits = {SUM_JSON_DEPTH, (size_t)1 << 20};
+    const json_limits limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
     json_doc doc;
     int rc = -1;
     if (json_parse(&doc, text, len, &limits) == 0) {

@@ -20,6 +20,7 @@
 #include "handoff_rule.h"
 #include "internal.h"
 #include "json_reader.h"
+#include "records.h"
 #include "summary.h"
 
 static char *dup_printf(const char *fmt, ...) SB_PRINTF(1, 2);
@@ -163,249 +164,189 @@ static int64_t task_index_of(const char *name)
     return v < SUM_ARRAY_MAX ? v : -1;
 }
 
-/* ---- fields of a report, each checked ---- */
+/* ---- a report's fields, read by their tables (src/records/) ---- */
 
-typedef struct fields {
-    const json_doc *doc;
-    char *why; /* the first problem */
-} fields;
-
-static void problem(fields *f, const char *fmt, ...) SB_PRINTF(2, 3);
-static void problem(fields *f, const char *fmt, ...)
+/* The one reader, in summarize's words ("task.signal" is text, not ...):
+ * fields an older report lacks are no problem, sizes and times bounded. */
+static void reader_init(sb_reader *r, const json_doc *doc)
 {
-    if (f->why)
-        return;
-    va_list ap, again;
-    va_start(ap, fmt);
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    f->why = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (f->why)
-        vsnprintf(f->why, (size_t)n + 1, fmt, again);
-    va_end(again);
+    sb_reader_init(r, doc, SB_READ_QUOTED, "");
+    r->partial = 1;
+    r->max_bytes = SUM_BYTES_MAX;
+    r->max_seconds = SUM_SECONDS_MAX;
 }
 
-static const char *kind_name(const json_node *n)
+static char *dup_or_null(const char *t) { return t ? strdup(t) : NULL; }
+
+/* The first problem, malloc'd (NULL: none, or no memory for it). */
+static char *reader_why(const sb_reader *r) { return r->failed ? strdup(r->message) : NULL; }
+
+/* Of the measurement's lists, the first record's item alone. */
+static int first_item(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
 {
-    static const char *const k[] = {"null", "false",  "true",     "a number",
-                                    "text", "a list", "an object"};
-    return k[n->kind];
+    if (f->extra != &sb_item_record)
+        return 0;
+    long long n = sb_read_list(r, value, 1);
+    if (n <= 0)
+        return (int)n;
+    spacrbench_item_record rec = {sizeof rec, 0, 0, 0, 0.0, -1, -1};
+    sb_item_more more = {NULL};
+    void *const parts[] = {&rec, &more};
+    static const char *const k_item[] = {"item", NULL};
+    sb_reader_push_index(r, 0);
+    int rc =
+        sb_record_read_only(r, json_child(r->doc, value, 0), &sb_item_record, parts, NULL, k_item);
+    sb_reader_pop(r);
+    *(const char **)ctx = more.item;
+    return rc;
 }
 
-/* An integer member in [lo, hi]; null or absent: dflt. */
-static int64_t get_int(fields *f, const json_node *obj, const char *where, const char *key,
-                       int64_t lo, int64_t hi, int64_t dflt)
+/* The "measurement" member: the peak, times and OOM limit; the first
+ * record's item. Whether it says the run stopped. */
+static int measurement_fields(sb_reader *r, const json_node *m, sum_task *t, const char **item)
 {
-    const json_node *n = json_get(f->doc, obj, key);
-    if (!n || n->kind == JSON_NULL)
-        return dflt;
-    if (n->kind != JSON_NUMBER || !n->is_integer || n->integer < lo || n->integer > hi) {
-        problem(f, "\"%s%s\" is %s, not a whole number from %" PRId64 " to %" PRId64, where, key,
-                n->kind == JSON_NUMBER ? "out of range" : kind_name(n), lo, hi);
-        return dflt;
-    }
-    return n->integer;
-}
-
-static double get_seconds(fields *f, const json_node *obj, const char *where, const char *key)
-{
-    const json_node *n = json_get(f->doc, obj, key);
-    if (!n || n->kind == JSON_NULL)
-        return -1;
-    if (n->kind != JSON_NUMBER || !(n->number >= 0) || n->number > SUM_SECONDS_MAX) {
-        if (n->kind == JSON_NUMBER)
-            problem(f, "\"%s%s\" is %g, not a number of seconds from 0 to %g", where, key,
-                    n->number, SUM_SECONDS_MAX);
-        else
-            problem(f, "\"%s%s\" is %s, not a number of seconds", where, key, kind_name(n));
-        return -1;
-    }
-    return n->number;
-}
-
-static const char *get_text(fields *f, const json_node *obj, const char *where, const char *key)
-{
-    const json_node *n = json_get(f->doc, obj, key);
-    if (!n || n->kind == JSON_NULL)
-        return NULL;
-    if (n->kind != JSON_STRING) {
-        problem(f, "\"%s%s\" is %s, not text", where, key, kind_name(n));
-        return NULL;
-    }
-    return n->text;
-}
-
-static const json_node *get_object(fields *f, const json_node *obj, const char *where,
-                                   const char *key, int required)
-{
-    const json_node *n = json_get(f->doc, obj, key);
-    if ((!n && required) || (n && n->kind != JSON_OBJECT)) {
-        problem(f, "\"%s%s\" is %s, not an object", where, key, n ? kind_name(n) : "missing");
-        return NULL;
-    }
-    return n;
+    spacrbench_figures fig = {
+        .size = sizeof fig, .seconds = -1, .peak_rss_bytes = -1, .cpu_seconds = -1};
+    sb_measurement_more more = {0};
+    const sb_record_io io = {item, NULL, first_item};
+    void *const parts[] = {&fig, &more};
+    /* What summarize uses of a measurement, and nothing else of it. */
+    static const char *const k_used[] = {
+        "peak_rss_bytes", "seconds", "cpu_seconds", "oom_limit_bytes", "stopped", "records", NULL};
+    sb_reader_push_key(r, "measurement");
+    sb_record_read_only(r, m, &sb_measurement_record, parts, &io, k_used);
+    sb_reader_pop(r);
+    t->peak = fig.peak_rss_bytes;
+    t->seconds = fig.seconds;
+    t->cpu_seconds = isnan(fig.cpu_seconds) ? -1 : fig.cpu_seconds;
+    t->oom_limit = fig.oom_limit_bytes;
+    return fig.stopped == 1;
 }
 
 /* SLURM's environment as the "job" member holds it: digits as text. */
-static int64_t env_number(fields *f, const json_node *job, const char *key)
+static int64_t env_number(sb_reader *r, const char *key, const char *t)
 {
-    const char *t = get_text(f, job, "job.", key);
     if (!t)
         return -1;
     if (!*t || strlen(t) > 15 || strspn(t, "0123456789") != strlen(t)) {
-        problem(f, "\"job.%s\" is not a whole number", key);
+        sb_reader_push_key(r, "job");
+        sb_reader_push_key(r, key);
+        sb_reader_fail(r, SB_READ_VALUE, 1, "is not a whole number");
+        sb_reader_pop(r);
+        sb_reader_pop(r);
         return -1;
     }
     return strtoll(t, NULL, 10);
 }
 
-static char *dup_or_null(const char *t) { return t ? strdup(t) : NULL; }
-
-static const char *const k_outcomes[] = {"ok",      "exit",        "signal",     "oom",
-                                         "timeout", "not_started", "interrupted"};
-
-/* The "measurement" member: the peak, times and OOM limit; the first
- * record's item. Whether it says the run stopped (true, false, null). */
-static const json_node *measurement_fields(fields *f, const json_node *m, sum_task *t,
-                                           const char **item)
-{
-    t->peak = get_int(f, m, "measurement.", "peak_rss_bytes", 0, SUM_BYTES_MAX, -1);
-    t->seconds = get_seconds(f, m, "measurement.", "seconds");
-    t->cpu_seconds = get_seconds(f, m, "measurement.", "cpu_seconds");
-    t->oom_limit = get_int(f, m, "measurement.", "oom_limit_bytes", 0, SUM_BYTES_MAX, 0);
-    const json_node *stopped = json_get(f->doc, m, "stopped");
-    if (stopped && stopped->kind != JSON_TRUE && stopped->kind != JSON_FALSE &&
-        stopped->kind != JSON_NULL)
-        problem(f, "\"measurement.stopped\" is %s, not true or false", kind_name(stopped));
-    const json_node *records = json_get(f->doc, m, "records");
-    if (records && records->kind != JSON_ARRAY && records->kind != JSON_NULL)
-        problem(f, "\"measurement.records\" is %s, not a list", kind_name(records));
-    const json_node *first = records ? json_child(f->doc, records, 0) : NULL;
-    *item = first ? get_text(f, first, "measurement.records[0].", "item") : NULL;
-    return stopped;
-}
-
 /* The "job" member (SLURM's environment): the array job, the memory and
  * CPUs asked for; the task id it names (-1 none). */
-static int64_t job_fields(fields *f, const json_node *job, sum_task *t)
+static int64_t job_fields(sb_reader *r, const json_node *job, sum_task *t)
 {
-    int64_t named = env_number(f, job, "SLURM_ARRAY_TASK_ID");
-    const char *aj = get_text(f, job, "job.", "SLURM_ARRAY_JOB_ID");
-    if (aj)
-        t->array_job = strdup(aj);
-    int64_t mib = env_number(f, job, "SLURM_MEM_PER_NODE");
+    sb_job_env env = {0};
+    void *const parts[] = {&env};
+    sb_reader_push_key(r, "job");
+    sb_record_read(r, job, &sb_job_env_record, parts, NULL);
+    sb_reader_pop(r);
+    int64_t named = env_number(r, "SLURM_ARRAY_TASK_ID", env.array_task_id);
+    if (env.array_job_id)
+        t->array_job = strdup(env.array_job_id);
+    int64_t mib = env_number(r, "SLURM_MEM_PER_NODE", env.mem_per_node);
     t->req_mem = mib >= 0 && mib < (INT64_C(1) << 40) ? mib << 20 : -1;
-    t->req_cpus = env_number(f, job, "SLURM_CPUS_PER_TASK");
+    t->req_cpus = env_number(r, "SLURM_CPUS_PER_TASK", env.cpus_per_task);
     return named;
 }
 
-/* task.outcome, one of k_outcomes (a problem otherwise). */
-static void outcome_field(fields *f, const json_node *task, sum_task *t)
-{
-    const char *outcome = get_text(f, task, "task.", "outcome");
-    size_t k = 0;
-    while (outcome && k < sizeof k_outcomes / sizeof k_outcomes[0] &&
-           strcmp(outcome, k_outcomes[k]) != 0)
-        k++;
-    if (!outcome || k == sizeof k_outcomes / sizeof k_outcomes[0])
-        problem(f, "\"task.outcome\" is not one of ok, exit, signal, oom, timeout, "
-                   "not_started, interrupted");
-    else
-        t->outcome = strdup(outcome);
-}
-
-/* task.array (the submission's range) and task.requested (what the task
- * asked for), where present. */
-static void array_and_request_fields(fields *f, const json_node *task, sum_task *t)
-{
-    const json_node *arr = get_object(f, task, "task.", "array", 0);
-    if (arr) {
-        t->array_min = get_int(f, arr, "task.array.", "min", 0, SUM_ARRAY_MAX, -1);
-        t->array_max = get_int(f, arr, "task.array.", "max", 0, SUM_ARRAY_MAX, -1);
-        t->array_step = get_int(f, arr, "task.array.", "step", 0, SUM_ARRAY_MAX, -1);
-        t->array_count = get_int(f, arr, "task.array.", "count", 0, SUM_ARRAY_MAX, -1);
-    }
-    const json_node *req = get_object(f, task, "task.", "requested", 0);
-    if (req) {
-        int64_t mem = get_int(f, req, "task.requested.", "mem_bytes", 0, SUM_BYTES_MAX, -1);
-        int64_t cpus = get_int(f, req, "task.requested.", "cpus", 0, 1 << 20, -1);
-        if (mem >= 0)
-            t->req_mem = mem;
-        if (cpus >= 0)
-            t->req_cpus = cpus;
-        t->req_time = get_int(f, req, "task.requested.", "time_minutes", 0, 1 << 30, -1);
-    }
-}
-
 /* The "task" record run --report writes: how the task ended, the failed
- * item and its peak, the array job and task. Updates *item and *named. */
-static void task_record_fields(fields *f, const json_node *task, sum_task *t, const char **item,
+ * item and its peak, the array job and task, the submission's range and
+ * what the task asked for. Updates *item and *named. */
+static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t, const char **item,
                                int64_t *named)
 {
-    outcome_field(f, task, t);
-    const char *outcome = t->outcome;
-    t->exit_status = (int)get_int(f, task, "task.", "exit_status", 0, 255, -1);
-    t->signal = (int)get_int(f, task, "task.", "signal", 1, 128, 0);
-    int64_t oom = get_int(f, task, "task.", "oom_limit_bytes", -1, SUM_BYTES_MAX, 0);
-    if (oom > t->oom_limit)
-        t->oom_limit = oom;
-    if (outcome && strcmp(outcome, "oom") == 0 && t->oom_limit <= 0)
-        t->oom_limit = 0;                                   /* OOM-killed, limit unknown */
-    (void)get_seconds(f, task, "task.", "timeout_seconds"); /* checked, not needed */
-    t->item_timeout = outcome && strcmp(outcome, "timeout") == 0;
-    const char *failed_item = get_text(f, task, "task.", "item");
-    if (failed_item)
-        *item = failed_item;
-    int64_t fpeak = get_int(f, task, "task.", "failed_item_peak_bytes", 0, SUM_BYTES_MAX, -1);
-    if (fpeak > t->peak)
-        t->peak = fpeak;
-    double elapsed = get_seconds(f, task, "task.", "elapsed_seconds");
-    if (elapsed >= 0)
-        t->seconds = elapsed;
-    const char *aj = get_text(f, task, "task.", "array_job_id");
-    if (aj) {
-        free(t->array_job);
-        t->array_job = strdup(aj);
+    sb_task_record k;
+    sb_task_record_init(&k);
+    void *const parts[] = {&k};
+    sb_reader_push_key(r, "task");
+    if (sb_record_read(r, task, &sb_task_record_fields, parts, NULL) == 0 && k.outcome < 0) {
+        sb_reader_push_key(r, "outcome");
+        sb_reader_fail(r, SB_READ_VALUE, 1,
+                       "is not one of ok, exit, signal, oom, timeout, not_started, interrupted");
     }
-    int64_t id = get_int(f, task, "task.", "array_task_id", 0, SUM_ARRAY_MAX - 1, -1);
-    if (id >= 0)
-        *named = id;
-    array_and_request_fields(f, task, t);
+    sb_reader_pop(r);
+    if (k.outcome >= 0)
+        t->outcome = strdup(sb_task_outcome_name(k.outcome));
+    t->exit_status = (int)k.exit_status;
+    t->signal = k.signal > 0 ? (int)k.signal : 0;
+    if (k.oom_limit_bytes > t->oom_limit)
+        t->oom_limit = k.oom_limit_bytes;
+    if (k.outcome == SB_TASK_OOM && t->oom_limit <= 0)
+        t->oom_limit = 0; /* OOM-killed, limit unknown */
+    t->item_timeout = k.outcome == SB_TASK_TIMEOUT;
+    if (k.item)
+        *item = k.item;
+    if (k.failed_item_peak_bytes > t->peak)
+        t->peak = k.failed_item_peak_bytes;
+    if (!isnan(k.elapsed_seconds))
+        t->seconds = k.elapsed_seconds;
+    if (k.array_job_id) {
+        free(t->array_job);
+        t->array_job = strdup(k.array_job_id);
+    }
+    if (k.array_task_id >= 0)
+        *named = k.array_task_id;
+    t->array_min = k.array_min;
+    t->array_max = k.array_max;
+    t->array_step = k.array_step;
+    t->array_count = k.array_count;
+    if (k.mem_bytes >= 0)
+        t->req_mem = k.mem_bytes;
+    if (k.cpus >= 0)
+        t->req_cpus = k.cpus;
+    t->req_time = k.time_minutes;
     if (t->outcome && strcmp(t->outcome, "ok") != 0)
         t->state = SUM_FAILED;
 }
 
 /* One report's document into t (index already set from the file name);
- * the first problem in f->why. */
-static void task_fields(fields *f, const json_node *root, sum_task *t)
+ * the first problem in r. */
+static void task_fields(sb_reader *r, const json_node *root, sum_task *t)
 {
     if (root->kind != JSON_OBJECT) {
-        problem(f, "not a `spacrbench run --json` report (%s, not an object)", kind_name(root));
+        sb_reader_fail(r, SB_READ_TYPE, 0,
+                       "not a `spacrbench run --json` report (%s, not an object)",
+                       sb_read_kind_words(r, root));
         return;
     }
-    const char *mode = get_text(f, root, "", "mode");
+    const json_node *mode_node = json_get(r->doc, root, "mode");
+    const char *mode = NULL;
+    if (mode_node && mode_node->kind != JSON_NULL) {
+        sb_reader_push_key(r, "mode");
+        mode = sb_read_string(r, mode_node);
+        sb_reader_pop(r);
+    }
     if (!mode || strcmp(mode, "run") != 0) {
-        problem(f, "not a `spacrbench run --json` report (\"mode\" is not \"run\")");
+        sb_reader_fail(r, SB_READ_VALUE, 0,
+                       "not a `spacrbench run --json` report (\"mode\" is not \"run\")");
         return;
     }
-    const json_node *m = get_object(f, root, "", "measurement", 1);
-    const json_node *job = get_object(f, root, "", "job", 0);
-    const json_node *task = get_object(f, root, "", "task", 0);
+    const json_node *m = sb_read_member_object(r, root, "measurement", 1);
+    const json_node *job = sb_read_member_object(r, root, "job", 0);
+    const json_node *task = sb_read_member_object(r, root, "task", 0);
     if (!m)
         return;
     const char *item = NULL;
-    const json_node *stopped = measurement_fields(f, m, t, &item);
-    int64_t named = job ? job_fields(f, job, t) : -1;
+    int stopped = measurement_fields(r, m, t, &item);
+    int64_t named = job ? job_fields(r, job, t) : -1;
     if (task)
-        task_record_fields(f, task, t, &item, &named);
-    else if (stopped && stopped->kind == JSON_TRUE)
+        task_record_fields(r, task, t, &item, &named);
+    else if (stopped)
         t->state = SUM_FAILED; /* an older report: no task record */
     if (t->oom_limit > 0 && t->state == SUM_OK)
         t->state = SUM_FAILED;
     if (named >= 0 && named != t->index)
-        problem(f, "its SLURM task is %" PRId64 " but the file is named for task %" PRId64, named,
-                t->index);
+        sb_reader_fail(r, SB_READ_VALUE, 0,
+                       "its SLURM task is %" PRId64 " but the file is named for task %" PRId64,
+                       named, t->index);
     t->item = dup_or_null(item);
 }
 
@@ -435,7 +376,7 @@ static void task_init(sum_task *t, int64_t index)
     t->array_min = t->array_max = t->array_step = t->array_count = -1;
 }
 
-static const json_limits k_limits = {SUM_JSON_DEPTH, (size_t)1 << 20};
+static const json_limits k_limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
 
 static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
 {
@@ -449,9 +390,10 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
         if (json_parse(&doc, text, len, &k_limits) != 0)
             why = dup_printf("not JSON: %s", doc.error);
         else {
-            fields f = {&doc, NULL};
-            task_fields(&f, json_root(&doc), &t);
-            why = f.why;
+            sb_reader r;
+            reader_init(&r, &doc);
+            task_fields(&r, json_root(&doc), &t);
+            why = reader_why(&r);
         }
         json_doc_free(&doc);
     }
@@ -480,27 +422,25 @@ static void read_manifest(spacrbench_summary *s, int dir)
         if (json_parse(&doc, text, len, &k_limits) != 0)
             why = dup_printf("not JSON: %s", doc.error);
         else {
-            fields f = {&doc, NULL};
+            sb_reader r;
+            reader_init(&r, &doc);
             const json_node *root = json_root(&doc);
+            sb_manifest m;
             if (root->kind != JSON_OBJECT)
-                problem(&f, "%s, not an object", kind_name(root));
-            else {
-                mf->tasks = get_int(&f, root, "", "tasks", 1, SUM_ARRAY_MAX, -1);
-                if (mf->tasks < 1)
-                    problem(&f, "\"tasks\" is missing");
-                const char *script = get_text(&f, root, "", "script");
-                if (script)
-                    mf->script = strdup(script);
-                const json_node *req = get_object(&f, root, "", "requested", 0);
-                if (req) {
-                    mf->req_mem = get_int(&f, req, "requested.", "mem_bytes", 0, SUM_BYTES_MAX, -1);
-                    mf->req_cpus = get_int(&f, req, "requested.", "cpus", 0, 1 << 20, -1);
-                    mf->req_time = get_int(&f, req, "requested.", "time_minutes", 0, 1 << 30, -1);
-                }
-                double to = get_seconds(&f, root, "", "item_timeout_seconds");
-                mf->item_timeout = to > 0 ? to : 0;
+                sb_reader_fail(&r, SB_READ_TYPE, 0, "%s, not an object",
+                               sb_read_kind_words(&r, root));
+            else if (sb_manifest_read(&r, root, &m) == 0) {
+                if (m.tasks < 1)
+                    sb_reader_fail(&r, SB_READ_VALUE, 0, "\"tasks\" is missing");
+                mf->tasks = m.tasks >= 1 ? m.tasks : -1;
+                if (m.script)
+                    mf->script = strdup(m.script);
+                mf->req_mem = m.mem_bytes;
+                mf->req_cpus = m.cpus;
+                mf->req_time = m.time_minutes;
+                mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
             }
-            why = f.why;
+            why = reader_why(&r);
         }
         json_doc_free(&doc);
     }

@@ -167,8 +167,9 @@ static size_t utf8_length(const unsigned char *s, size_t avail)
 }
 
 /* The string at p->pos (just after its opening quote), into the arena;
- * its offset there, or -1. */
-static long parse_string(parser *p)
+ * its offset there, or -1. *nul is set when it held a \u0000 (kept only
+ * with JSON_KEEP_UNHELD; the C string ends there). */
+static long parse_string(parser *p, unsigned char *nul)
 {
     size_t start = p->str_len;
     for (;;) {
@@ -195,19 +196,35 @@ static long parse_string(parser *p)
                 unsigned long cp, lo;
                 if (hex4(p, &cp) < 0)
                     return -1;
+                /* A lone surrogate (Python writes one for a str of
+                 * undecodable bytes) is U+FFFD where kept. */
+                int keep = (p->lim.flags & JSON_KEEP_UNHELD) != 0;
                 if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    if (p->len - p->pos < 2 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u')
-                        return fail(p, "a lone high surrogate");
-                    p->pos += 2;
-                    if (hex4(p, &lo) < 0)
-                        return -1;
-                    if (lo < 0xDC00 || lo > 0xDFFF)
-                        return fail(p, "a high surrogate without its low one");
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                } else if (cp >= 0xDC00 && cp <= 0xDFFF)
-                    return fail(p, "a lone low surrogate");
-                if (cp == 0)
+                    if (p->len - p->pos < 2 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u') {
+                        if (!keep)
+                            return fail(p, "a lone high surrogate");
+                        cp = 0xFFFD;
+                    } else {
+                        p->pos += 2;
+                        if (hex4(p, &lo) < 0)
+                            return -1;
+                        if ((lo < 0xDC00 || lo > 0xDFFF) && !keep)
+                            return fail(p, "a high surrogate without its low one");
+                        if (lo < 0xDC00 || lo > 0xDFFF)
+                            p->pos -= 6; /* U+FFFD, then the escape after it again */
+                        cp = lo < 0xDC00 || lo > 0xDFFF
+                                 ? 0xFFFD
+                                 : 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    }
+                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                    if (!keep)
+                        return fail(p, "a lone low surrogate");
+                    cp = 0xFFFD;
+                }
+                if (cp == 0 && !(p->lim.flags & JSON_KEEP_UNHELD))
                     return fail(p, "a \\u0000 in a string");
+                if (cp == 0)
+                    *nul = 1;
                 if (put_code_point(p, cp) < 0)
                     return -1;
             } else
@@ -226,10 +243,42 @@ static long parse_string(parser *p)
     return (long)start;
 }
 
+/* The text of a number (start .. p->pos) into the arena as the node's. */
+static int number_text(parser *p, json_node *n, size_t start)
+{
+    long at = (long)p->str_len;
+    if (put_bytes(p, p->s + start, p->pos - start) < 0 || put_bytes(p, "", 1) < 0)
+        return -1;
+    n->text = (const char *)(intptr_t)(at + 1); /* fixed up */
+    return 0;
+}
+
+/* NaN, Infinity or -Infinity (JSON_NONFINITE) at p->pos: 1 when taken. */
+static int nonfinite(parser *p, json_node *n)
+{
+    static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
+    static const double values[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < 3; i++) {
+        size_t len = strlen(words[i]);
+        if (p->len - p->pos >= len && memcmp(p->s + p->pos, words[i], len) == 0) {
+            size_t start = p->pos;
+            p->pos += len;
+            n->number = values[i];
+            return number_text(p, n, start) < 0 ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
 static int parse_number(parser *p, json_node *n)
 {
     size_t start = p->pos;
     int integer = 1;
+    if (p->lim.flags & JSON_NONFINITE) {
+        int taken = nonfinite(p, n);
+        if (taken)
+            return taken < 0 ? -1 : 0;
+    }
     if (p->s[p->pos] == '-')
         p->pos++;
     if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9')
@@ -259,19 +308,24 @@ static int parse_number(parser *p, json_node *n)
         if (p->pos == digits)
             return fail(p, "a number without exponent digits");
     }
-    char buf[64];
     size_t len = p->pos - start;
-    if (len >= sizeof buf)
+    int keep = (p->lim.flags & JSON_KEEP_UNHELD) != 0;
+    n->integral = (unsigned char)integer;
+    if (len > 63 && !keep)
         return fail(p, "a number of more than 63 characters");
-    memcpy(buf, p->s + start, len);
-    buf[len] = '\0';
+    if (number_text(p, n, start) < 0)
+        return -1;
+    /* The text in the arena is NUL-terminated: strtod reads it there
+     * (the arena does not move before the next value). */
+    const char *text = p->doc->strings + ((intptr_t)n->text - 1);
     errno = 0;
-    n->number = strtod(buf, NULL);
-    if (!isfinite(n->number))
+    n->number = strtod(text, NULL);
+    if (!isfinite(n->number) && !keep)
         return fail(p, "a number beyond a double");
+    n->finite = isfinite(n->number) != 0;
     if (integer) {
         errno = 0;
-        long long v = strtoll(buf, NULL, 10);
+        long long v = strtoll(text, NULL, 10);
         if (errno == 0) {
             n->is_integer = 1;
             n->integer = v;
@@ -307,8 +361,11 @@ static int parse_children(parser *p, size_t self, int depth, char close)
             if (p->pos >= p->len || p->s[p->pos] != '"')
                 return fail(p, "an object member without a quoted name");
             p->pos++;
-            if ((key = parse_string(p)) < 0)
+            unsigned char key_nul = 0;
+            if ((key = parse_string(p, &key_nul)) < 0)
                 return -1;
+            if (key_nul) /* a name is one C string, or it could pass for another */
+                return fail(p, "a \\u0000 in a member name");
             skip_space(p);
             if (p->pos >= p->len || p->s[p->pos] != ':')
                 return fail(p, "a member name without ':'");
@@ -372,7 +429,9 @@ static size_t parse_value(parser *p, int depth)
         break;
     case JSON_STRING: {
         p->pos++;
-        long at = parse_string(p);
+        unsigned char nul = 0;
+        long at = parse_string(p, &nul);
+        p->doc->nodes[self].has_nul = nul;
         rc = at < 0 ? -1 : 0;
         p->doc->nodes[self].text = (const char *)(intptr_t)(at + 1); /* fixed up */
         break;
@@ -387,7 +446,8 @@ static size_t parse_value(parser *p, int depth)
         rc = literal(p, "null");
         break;
     default:
-        if (c != '-' && (c < '0' || c > '9'))
+        if (c != '-' && (c < '0' || c > '9') &&
+            !((p->lim.flags & JSON_NONFINITE) && (c == 'N' || c == 'I')))
             rc = fail(p, "not JSON (an unexpected character)");
         else
             rc = parse_number(p, &p->doc->nodes[self]);
@@ -399,7 +459,7 @@ int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *l
 {
     memset(doc, 0, sizeof *doc);
     parser p = {.s = text, .len = len, .doc = doc};
-    p.lim = limits ? *limits : (json_limits){64, (size_t)1 << 20};
+    p.lim = limits ? *limits : (json_limits){64, (size_t)1 << 20, 0};
     if (p.lim.max_depth < 1)
         p.lim.max_depth = 1;
     size_t root = parse_value(&p, 1);

@@ -24,15 +24,19 @@ typedef enum json_kind {
 
 typedef struct json_node {
     json_kind kind;
-    int is_integer;   /* a number without fraction or exponent that fits int64 */
-    int64_t integer;  /* when is_integer */
-    double number;    /* every number (finite: an overflow is refused) */
-    const char *text; /* JSON_STRING: decoded */
-    const char *key;  /* member name inside an object, else NULL */
-    size_t count;     /* children of an array or object */
-    size_t first;     /* index of the first child; children are consecutive
+    unsigned char is_integer; /* a number without fraction or exponent that fits int64 */
+    unsigned char integral;   /* a number without fraction or exponent, of any size */
+    unsigned char finite;     /* a number a double holds (always, unless JSON_KEEP_UNHELD
+                                 or JSON_NONFINITE let another in) */
+    unsigned char has_nul;    /* a string that held \u0000 (JSON_KEEP_UNHELD): text ends there */
+    int64_t integer;          /* when is_integer */
+    double number;            /* every number (+-HUGE_VAL beyond a double, NaN for NaN) */
+    const char *text;         /* JSON_STRING: decoded; JSON_NUMBER: as written */
+    const char *key;          /* member name inside an object, else NULL */
+    size_t count;             /* children of an array or object */
+    size_t first;             /* index of the first child; children are consecutive
                           siblings linked by next */
-    size_t next;      /* the next sibling's index, 0 = none (0 is the root) */
+    size_t next;              /* the next sibling's index, 0 = none (0 is the root) */
 } json_node;
 
 typedef struct json_doc {
@@ -45,7 +49,18 @@ typedef struct json_doc {
 typedef struct json_limits {
     int max_depth;    /* e.g. 64 */
     size_t max_nodes; /* e.g. 1 << 20 */
+    unsigned flags;   /* 0 (strict), or JSON_KEEP_UNHELD | JSON_NONFINITE */
 } json_limits;
+
+/* What RFC 8259 allows but a C string or a double cannot hold (a \u0000
+ * inside a string, a number beyond a double or of more than 63
+ * characters) is kept, marked (has_nul, !finite), for a field reader to
+ * name, instead of failing the parse; a lone surrogate escape becomes
+ * U+FFFD. */
+#define JSON_KEEP_UNHELD 1u
+/* NaN, Infinity and -Infinity, which Python's json.dumps writes for
+ * float('nan') and float('inf'), are numbers (!finite). */
+#define JSON_NONFINITE 2u
 
 /* Parse text[0..len) (not NUL-terminated necessarily). 0, or -1 with
  * doc->error set ("nested deeper than 64 at byte 64", ...). json_doc_free

@@ -54,8 +54,8 @@ expect() { # expect compile NAME | expect fail NAME DIAGNOSTIC (a grep -E patter
     fi
 }
 
-enum_line='s/^    SPACRBENCH_OK = 0,$/&\n    SPACRBENCH_EDRIFT = -13,/'
-map_line='s/^#define SPACRBENCH_ERROR_MAP(X) *\\$/&\n    X(EDRIFT, -13, "drift") \\/'
+enum_line='s/^    SPACRBENCH_OK = 0,$/&\n    SPACRBENCH_EDRIFT = -99,/'
+map_line='s/^#define SPACRBENCH_ERROR_MAP(X) *\\$/&\n    X(EDRIFT, -99, "drift") \\/'
 
 mkdir -p "$tmp/unchanged" && cp "$header" "$tmp/unchanged/spacrbench.h"
 expect compile unchanged

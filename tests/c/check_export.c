@@ -131,6 +131,42 @@ START_TEST(csv_has_one_row_per_item_and_quotes_what_needs_it)
 }
 END_TEST
 
+/* Spreadsheet formula injection (OWASP's defence): a label that starts
+ * with =, +, -, @, a tab or a carriage return is shown as text (a leading
+ * ' inside quotes), never evaluated; one that is a plain number stays a
+ * number, as do every figure's cells. */
+START_TEST(csv_never_writes_a_live_formula)
+{
+    spacrbench_measurement *m = three_items();
+    static const struct {
+        const char *label, *cell, *raw;
+    } k_cases[] = {
+        {"=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")",
+         "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""},
+        {"+1+2", "'+1+2", "\"'+1+2\""},
+        {"-2+3", "'-2+3", "\"'-2+3\""},
+        {"@SUM(A1)", "'@SUM(A1)", "\"'@SUM(A1)\""},
+        {"\tx", "'\tx", "\"'\tx\""},
+        {"-5", "-5", "-5"},
+        {"+1.5e3", "+1.5e3", "+1.5e3"},
+        {"-1e", "'-1e", "\"'-1e\""},
+        {"a=b", "a=b", "a=b"},
+    };
+    char cell[256];
+    for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
+        const char *labels[] = {k_cases[i].label, "x", "y"};
+        char *csv = export_text(m, NULL, SPACRBENCH_FORMAT_CSV, labels, 3);
+        const char *row = strstr(csv, "\r\n") + 2;
+        const char *p = row;
+        ck_assert_int_eq(csv_record(&p, 1, cell, sizeof cell), 7);
+        ck_assert_str_eq(cell, k_cases[i].cell);
+        ck_assert_msg(strncmp(row + 2, k_cases[i].raw, strlen(k_cases[i].raw)) == 0, "%s", row);
+        free(csv);
+    }
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 /* Cells of a Markdown table row: unescaped '|' separators minus one. */
 static int md_cells(const char *line, size_t len)
 {
@@ -305,6 +341,7 @@ int main(void)
     Suite *s = suite_create("export");
     TCase *tc = tcase_create("export");
     tcase_add_test(tc, csv_has_one_row_per_item_and_quotes_what_needs_it);
+    tcase_add_test(tc, csv_never_writes_a_live_formula);
     tcase_add_test(tc, markdown_tables_are_well_formed);
     tcase_add_test(tc, markdown_names_the_peak_method_in_the_reports_words);
     tcase_add_test(tc, bad_input_is_refused);

@@ -313,6 +313,44 @@ START_TEST(hostile_files_are_unreadable_tasks)
 }
 END_TEST
 
+/* A report is read by its records' tables (src/records/): what summarize
+ * uses is checked and named in its words; the measurement's other members
+ * (a later version's peak method, its lists) are passed over. */
+START_TEST(what_summarize_uses_of_a_report_is_checked_by_its_tables)
+{
+    char *d = temp_dir(NULL);
+    manifest(d, 6);
+    const char *m = "\"measurement\": {\"peak_rss_bytes\": 1048576, \"seconds\": 1.0";
+    put(d, "task-0.json",
+        "{\"mode\": \"run\", %s, \"peak_method\": \"from_a_later_version\", \"gpus\": 7}}", m);
+    put(d, "task-1.json",
+        "{\"mode\": \"run\", %s}, \"task\": {\"outcome\": \"ok\", \"signal\": \"x\"}}", m);
+    put(d, "task-2.json", "{\"mode\": \"run\", %s, \"stopped\": 1}}", m);
+    put(d, "task-3.json", "{\"mode\": \"run\", %s}, \"task\": {\"exit_status\": 0}}", m);
+    put(d, "task-4.json",
+        "{\"mode\": \"run\", %s}, \"task\": {\"outcome\": \"ok\", \"array\": {\"min\": 5000000}}}",
+        m);
+    put(d, "task-5.json",
+        "{\"mode\": \"run\", %s}, \"job\": {\"SLURM_JOB_ID\": \"1\", \"SLURM_MEM_PER_NODE\": "
+        "\"12x\"}}",
+        m);
+    result r = summarize(d, NULL);
+    ck_assert_int_eq(r.rc, 0);
+    LACKS(r.text, "task-0.json");
+    HAS(r.text, "unreadable report task-1.json: \"task.signal\" is text, not a whole number from 1 "
+                "to 128");
+    HAS(r.text, "unreadable report task-2.json: \"measurement.stopped\" is a number, not true or "
+                "false");
+    HAS(r.text, "unreadable report task-3.json: \"task.outcome\" is not one of ok, exit, signal, "
+                "oom, timeout, not_started, interrupted");
+    HAS(r.text, "unreadable report task-4.json: \"task.array.min\" is out of range, not a whole "
+                "number from 0 to 4194304");
+    HAS(r.text, "unreadable report task-5.json: \"job.SLURM_MEM_PER_NODE\" is not a whole number");
+    result_free(&r);
+    remove_dir(d);
+}
+END_TEST
+
 START_TEST(a_manifest_nested_100000_deep_is_named)
 {
     char *d = temp_dir(NULL);
@@ -477,7 +515,7 @@ END_TEST
 static int parses(const char *text, char *error, size_t cap)
 {
     json_doc doc;
-    json_limits lim = {8, 1000};
+    json_limits lim = {8, 1000, 0};
     int rc = json_parse(&doc, text, strlen(text), &lim);
     snprintf(error, cap, "%s", doc.error);
     json_doc_free(&doc);
@@ -567,6 +605,7 @@ static Suite *summarize_suite(void)
     t = tcase_create("hostile");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, hostile_files_are_unreadable_tasks);
+    tcase_add_test(t, what_summarize_uses_of_a_report_is_checked_by_its_tables);
     tcase_add_test(t, a_manifest_nested_100000_deep_is_named);
     tcase_add_test(t, a_non_utf8_directory_name_stays_valid_output);
     tcase_add_test(t, a_million_missing_tasks_are_one_range);

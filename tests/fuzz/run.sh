@@ -38,6 +38,7 @@ seed fuzz_stat_key -path '*memory*stat*'
 seed fuzz_proc_cgroup \( -path '*proc_cgroup*' -o -name 'proc_self_cgroup' \)
 seed fuzz_mountinfo_line -path '*mountinfo*'
 seed fuzz_locate_cgroup -path '*mountinfo*'
+mkdir -p "$build/corpus/fuzz_record" && cp "$here"/json/* "$build/corpus/fuzz_record/"
 
 targets=${FUZZ_TARGETS:-$(cd "$build" && ls fuzz_* | grep -v '\.' || true)}
 mkdir -p "$build/artifacts"

@@ -108,7 +108,7 @@ static double sampler_thread_share(int with_timeline)
         return 0.0;
     sb_timeline *tl = with_timeline ? sb_timeline_new(10000, 0) : NULL;
     sb_sampler *s = NULL;
-    sb_sampler_config cfg = {10000, &proc, NULL, tl};
+    sb_sampler_config cfg = {10000, &proc, NULL, tl ? sb_timeline_on_rss : NULL, tl};
     if ((with_timeline && !tl) || sb_sampler_start(&s, &cfg) != 0) {
         sb_timeline_free(tl);
         sb_proc_close(&proc);

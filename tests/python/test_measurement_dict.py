@@ -96,7 +96,8 @@ def test_a_valid_timeline_is_read() -> None:
     (lambda d: d.update(gpus=["gpu0"]), TypeError, "data['gpus'][0] must be a mapping"),
     (lambda d: d.update(timeline={"points": []}), ValueError,
      "data['timeline'] has no 'interval_us'"),
-    (lambda d: d.update(peak_method="guessed"), ValueError, "peak_method must be one of"),
+    (lambda d: d.update(peak_method="guessed"), ValueError,
+     "data['peak_method'] must be one of"),
     (lambda d: d.update(items=2**70), ValueError, "data['items'] must be >= 0 and fit in 64 bits"),
     (lambda d: d.update(stopped=True, stopped_item=1), ValueError,
      "data['stopped'] is true: that run stopped at item 1"),
@@ -119,6 +120,24 @@ def test_a_valid_timeline_is_read() -> None:
     (lambda d: d.update(timeline=_timeline(items=[_mark(index=99)])), ValueError,
      "data['timeline']['items'][0]['index'] is 99, past the 1 records"),
     (lambda d: d.update(timeline=_timeline(max_points=0)), ValueError, "must be >= 1"),
+    # What was let through or not named (#32): a number no float holds was an
+    # OverflowError.
+    (lambda d: d.update(seconds=10**400), ValueError,
+     "data['seconds'] must be finite and >= 0, got 1000"),
+    (lambda d: d.update(stopped=1), TypeError, "data['stopped'] must be a bool, not int"),
+    (lambda d: (d.update(items=0), d.pop("records")), ValueError,
+     "data['items'] is 0: a measurement holds at least one measured item"),
+    (lambda d: (d.pop("records"), d.update(peak_method="hwm_reset")), ValueError,
+     "data['records'] is empty: a measured run (peak_method 'hwm_reset') has one record per item"),
+    (lambda d: d.update(items=float("nan")), TypeError,
+     "data['items'] must be an integer, not float"),
+    (lambda d: d.update(notes=["a", object()]), TypeError,
+     "data['notes'][1] must be JSON data (a mapping, list, str, int, float, bool or None), "
+     "not object"),
+    (lambda d: d.update(records=[spacrbench.ItemRecord(0, 1.0)]), TypeError,
+     "data['records'][0] must be JSON data"),
+    (lambda d: d.update(gpus={1: {}, (2, 3): {}}), TypeError,
+     "data['gpus'] has a key of type tuple, not str"),
 ])
 def test_a_bad_field_is_named(change: Any, kind: type, named: str) -> None:
     d = _valid()
@@ -133,3 +152,41 @@ def test_not_a_mapping_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="data must be a mapping, not list"):
         Measurement.from_dict([])  # type: ignore[arg-type]
     assert Measurement.from_dict(_valid()).items == 1  # the valid one is taken
+
+
+def test_a_document_that_holds_itself_is_a_value_error() -> None:
+    d = _valid()
+    d["notes"] = [d]
+    with pytest.raises(ValueError, match=r"data holds itself \(Circular reference detected\)"):
+        Measurement.from_dict(d)
+
+
+def test_any_mapping_and_tuples_are_read_and_odd_text_survives() -> None:
+    from types import MappingProxyType
+
+    d = _valid()
+    d["records"] = ({"index": 0, "seconds": 1.0, "item": "caf\udce9.tif"},)  # os.fsdecode's
+    m = Measurement.from_dict(MappingProxyType(d))
+    assert m.records[0].item == "caf\ufffd.tif" and m.items == 1
+    assert Measurement.from_dict(m.to_dict()).to_dict() == m.to_dict()
+
+
+def test_the_plot_helper_reads_through_the_same_reader() -> None:
+    from spacrbench._plot_cli import measurement_from_json, result_from_json
+    from spacrbench._scale import result_from_points
+
+    stopped = dict(_valid(), stopped=True, stopped_item=0, work_result=3, peak_rss_bytes=None,
+                   peak_method="cgroup", items=0)
+    m = measurement_from_json({"mode": "run", "measurement": stopped})  # a failed run plots
+    assert m.items == 0 and len(m.records) == 1
+    with pytest.raises(ValueError, match=r"data\['measurement'\]\['stopped'\] is true"):
+        Measurement.from_dict({"mode": "run", "measurement": stopped})
+    r = result_from_points([{"workers": 1, "items": 4, "seconds": 2.0, "peak_bytes": 2**20},
+                            {"workers": 2, "items": 4, "seconds": 1.2, "peak_bytes": 2**21}],
+                           2**30, ["a note"])
+    back = result_from_json(None, r.json_text)
+    assert back.points == r.points and back.to_dict() == r.to_dict() and str(back) == str(r)
+    assert (back.chosen_workers, back.reason, back.notes) == (r.chosen_workers, r.reason, r.notes)
+    with pytest.raises(ValueError, match=r"data\['scaling'\]\[0\]\['workers'\] must be >= 1"):
+        result_from_json({"scaling": [{"workers": 0, "items": 1, "seconds": 1.0,
+                                       "peak_bytes": None, "failed": False}]})

@@ -14,7 +14,6 @@ from typing import Any, Dict, List
 import pytest
 
 import spacrbench
-from spacrbench._timeline import timeline_from_dict
 from spacrbench import GpuInfo, ItemRecord, Measurement, Recommendation
 from spacrbench import _convert
 from spacrbench._binding import c_text, ffi, format_text, lib
@@ -266,7 +265,7 @@ def _measurement_from_json(d: Dict[str, Any]) -> Measurement:
     kwargs["records"] = tuple(ItemRecord(**{k: v for k, v in r.items() if k != "item"})
                               for r in d["records"])
     kwargs["gpus"] = tuple(GpuInfo(**g) for g in d["gpus"])
-    kwargs["timeline"] = timeline_from_dict(d.get("timeline"))
+    kwargs["timeline"] = Measurement.from_dict(d).timeline
     return Measurement(**kwargs)
 
 

@@ -10,7 +10,6 @@
 
 #include "cli_args.h"
 #include "cli_error.h"
-#include "cli_escape.h"
 #include "cli_export.h"
 #include "cli_output.h"
 #include "cli_stdio.h"
@@ -27,6 +26,7 @@
 #include "slurm_job.h"
 #include "task_record.h"
 #include "text_buffer.h"
+#include "text_escape.h"
 
 /* The most bytes an item takes where spacrbench names it (escaped): a
  * longer one is shown as its start, "...", its end and its length. */
@@ -203,7 +203,7 @@ static void show_progress(const run_state *s, const spacrbench_measurement *m, d
                              rec.seconds, *elapsed,  rec.peak_rss_bytes};
     /* Escaped here, by the command's rule (C1 controls and bytes that are
      * not UTF-8 included), and shortened: the line is one line. */
-    char *shown = cli_escape_short(s->items.items[rec.index], RUN_LABEL_MAX);
+    char *shown = sb_escape_short(s->items.items[rec.index], RUN_LABEL_MAX);
     char line[1024];
     if (shown && spacrbench_format_progress(&p, shown, line, sizeof line) >= 0)
         cli_progress("%s", line);
@@ -221,7 +221,7 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failure = *o;
     s->failed_command = command_display(argv);
     /* Shortened: the note that holds it must keep the reason after it. */
-    s->failed_label = cli_escape_short(s->items.items[i], RUN_LABEL_MAX);
+    s->failed_label = sb_escape_short(s->items.items[i], RUN_LABEL_MAX);
     /* The library takes the limit as a lower bound of the peak and says
      * "one worker needs more than" it; the failed item's time is not counted. */
     if (o->oom_killed &&

@@ -46,7 +46,7 @@ static int export_file(const char *option, const char *path, const spacrbench_me
     }
     int rc;
     if (cli_is_stdout_name(path)) /* in place of the report, which went to stderr */
-        rc = fwrite(text, 1, (size_t)len, stdout) == (size_t)len ? cli_stdout_check() : -1;
+        rc = cli_stdout_put(text, (size_t)len) | cli_stdout_check();
     else if ((rc = cli_write_file_atomic(option, path, text, (size_t)len)) != 0)
         cli_error(CLI_EXIT_ERROR, "%s: cannot write %s: %s", option, path, strerror(errno));
     free(text);

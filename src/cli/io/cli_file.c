@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "cli_error.h"
 
-/* The few calls that differ on Windows, each behind one name: no links
- * or mode bits there, _commit for fsync, and a rename that replaces an
- * existing file only through MoveFileEx. */
+/* What differs on Windows: no links to follow there, _fullpath for
+ * realpath; the temporary file's calls are util/atomic_file.c's. */
 #if defined(_WIN32)
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -21,46 +21,24 @@
 #include <io.h>
 #include <stdint.h>
 
-#define CLI_O_BINARY    O_BINARY /* the report's bytes as written, no CRLF */
-#define CLI_IO_COUNT(n) ((unsigned)(n))
+#define CLI_O_BINARY O_BINARY /* the report's bytes as written, no CRLF */
 
-static int sync_fd(int fd) { return _commit(fd); }
-static int set_mode(int fd, mode_t mode)
-{
-    (void)fd, (void)mode; /* access is the directory's inherited ACL */
-    return 0;
-}
 static int dangling_link(const char *path)
 {
     (void)path; /* symbolic links need a privilege there; not followed */
     return 0;
 }
 static char *full_path(const char *path) { return _fullpath(NULL, path, 0); }
-static int rename_over(const char *from, const char *to)
-{
-    /* rename() fails when the target exists on Windows. */
-    if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
-        return 0;
-    DWORD err = GetLastError();
-    errno = err == ERROR_ACCESS_DENIED || err == ERROR_SHARING_VIOLATION ? EACCES
-            : err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? ENOENT
-                                                                         : EIO;
-    return -1;
-}
 static int is_separator(char c) { return c == '/' || c == '\\' || c == ':'; }
 #else
-#define CLI_O_BINARY    0
-#define CLI_IO_COUNT(n) (n)
+#define CLI_O_BINARY 0
 
-static int sync_fd(int fd) { return fsync(fd); }
-static int set_mode(int fd, mode_t mode) { return fchmod(fd, mode); }
 static int dangling_link(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 static char *full_path(const char *path) { return realpath(path, NULL); }
-static int rename_over(const char *from, const char *to) { return rename(from, to); }
 static int is_separator(char c) { return c == '/'; }
 #endif
 #ifndef O_NOCTTY
@@ -70,19 +48,6 @@ static int is_separator(char c) { return c == '/'; }
 #define O_CLOEXEC 0
 #endif
 
-static int write_all(int fd, const char *text, size_t len)
-{
-    for (size_t done = 0; done < len;) {
-        size_t chunk = len - done < ((size_t)1 << 30) ? len - done : (size_t)1 << 30;
-        ssize_t w = write(fd, text + done, CLI_IO_COUNT(chunk));
-        if (w < 0 && errno != EINTR)
-            return -1;
-        if (w > 0)
-            done += (size_t)w;
-    }
-    return 0;
-}
-
 /* Open path as it is and write: FIFOs, devices, a dangling link (which
  * creates its target). */
 static int write_in_place(const char *path, const char *text, size_t len, int flags)
@@ -90,7 +55,7 @@ static int write_in_place(const char *path, const char *text, size_t len, int fl
     int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | CLI_O_BINARY | flags, 0666);
     if (fd < 0)
         return -1;
-    int rc = write_all(fd, text, len);
+    int rc = sb_write_all(fd, text, len);
     int e = errno;
     if (close(fd) != 0 && rc == 0) {
         rc = -1;
@@ -124,52 +89,27 @@ static const char *dir_of(const char *path)
 }
 
 /* Replace the regular file real (no symlink in its last part) through a
- * temporary file beside it. The temporary name is short and fixed in
- * length so that any name that fits the directory, fits. *stage says
- * where a failure happened. */
-static int replace(const char *real, const char *text, size_t len, mode_t mode,
+ * temporary file beside it (util/atomic_file.h). exact: the mode is the
+ * existing file's, else mode less the umask. *stage says where a failure
+ * happened. */
+static int replace(const char *real, const char *text, size_t len, unsigned mode, int exact,
                    replace_stage *stage)
 {
+    sb_atomic_file a;
     *stage = REPLACE_NO_TEMP;
-    size_t dir = strlen(real);
-    while (dir > 0 && !is_separator(real[dir - 1]))
-        dir--;
-    char *tmp = malloc(dir + sizeof ".sbXXXXXX");
-    if (!tmp)
+    if (sb_atomic_open(&a, real, mode, exact) != 0)
         return -1;
-    memcpy(tmp, real, dir);
-    memcpy(tmp + dir, ".sbXXXXXX", sizeof ".sbXXXXXX");
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return -1;
-    }
     *stage = REPLACE_WRITE;
-#if defined(_WIN32)
-    _setmode(fd, O_BINARY);
-#endif
-    int rc = write_all(fd, text, len);
-    /* mkstemp makes the file 0600; a report is an ordinary file. */
-    if (rc == 0 && set_mode(fd, mode) != 0)
+    int rc = sb_atomic_write(&a, text, len);
+    if (sb_atomic_close(&a) != 0)
         rc = -1;
-    if (rc == 0 && sync_fd(fd) != 0)
-        rc = -1;
-    int e = errno;
-    if (close(fd) != 0 && rc == 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc == 0 && rename_over(tmp, real) != 0) {
+    if (rc == 0 && sb_atomic_commit(&a) != 0) {
         *stage = REPLACE_NO_RENAME;
         rc = -1;
-        e = errno;
     }
-    if (rc != 0)
-        unlink(tmp);
-    else
+    if (rc == 0)
         *stage = REPLACE_DONE;
-    free(tmp);
-    errno = e;
+    sb_atomic_discard(&a); /* the temporary goes unless renamed; errno kept */
     return rc;
 }
 
@@ -219,7 +159,7 @@ static int replace_existing(const char *option, const char *real, const char *te
                             mode_t mode)
 {
     replace_stage stage;
-    if (replace(real, text, len, mode, &stage) == 0)
+    if (replace(real, text, len, (unsigned)mode, 1, &stage) == 0)
         return 0;
     int e = errno;
     if (stage == REPLACE_WRITE || e == ENOMEM) {
@@ -311,10 +251,8 @@ int cli_write_file_atomic(const char *option, const char *path, const char *text
         /* A link to a name that does not exist yet: create the target. */
         if (dangling_link(path))
             return write_in_place(path, text, len, O_CREAT | O_TRUNC);
-        mode_t mask = (mode_t)umask(0); /* int on Windows */
-        umask(mask);
         replace_stage stage;
-        if (replace(path, text, len, 0666 & ~mask, &stage) == 0)
+        if (replace(path, text, len, 0666, 0, &stage) == 0)
             return 0;
         /* A new file: the directory decides; say which one. */
         int e = errno;
@@ -333,7 +271,7 @@ int cli_write_file_atomic(const char *option, const char *path, const char *text
         /* Renaming over our own stdout would drop what it holds; opening
          * it anew would overwrite it: append through the descriptor. */
         fflush(fd == STDOUT_FILENO ? stdout : stderr);
-        return write_all(fd, text, len);
+        return sb_write_all(fd, text, len);
     }
     if (!S_ISREG(st.st_mode))
         return write_in_place(path, text, len, 0);

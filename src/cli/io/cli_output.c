@@ -58,7 +58,7 @@ static int emit_settings(const cli_common *c, const spacrbench_measurement *m,
         free(text);
         return CLI_EXIT_ERROR;
     }
-    fputs(text, stdout);
+    cli_stdout_put(text, strlen(text)); /* cli_stdout_check says what failed */
     free(text);
     return CLI_EXIT_OK;
 }
@@ -110,7 +110,7 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         if (!c->quiet) /* as next to --emit: the export written below is stdout's */
             fputs(human, stderr);
     } else
-        fputs(c->json ? json : human, stdout);
+        cli_stdout_put(c->json ? json : human, strlen(c->json ? json : human));
     /* Said now, before a --report file or a plot: the report is lost. */
     if (cli_stdout_check() != 0)
         status = CLI_EXIT_ERROR;

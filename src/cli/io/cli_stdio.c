@@ -70,18 +70,55 @@ void cli_stdio_reset_in_child(void)
 #endif
 }
 
+/* Why the first write to stdout failed (0: none did), kept because stdio
+ * forgets it: a document larger than stdout's buffer is written during
+ * fputs, and the flush after it has nothing left to fail with. */
+static int g_write_errno;
+
+int cli_stdout_put(const char *text, size_t len)
+{
+    if (fwrite(text, 1, len, stdout) == len)
+        return 0;
+    if (!g_write_errno)
+        g_write_errno = errno ? errno : EIO;
+    return -1;
+}
+
+/* " (PATH)" of the file standard output is, where the system says. */
+static void stdout_name(char *buf, size_t cap)
+{
+    buf[0] = '\0';
+#if defined(__linux__)
+    char path[512];
+    ssize_t n = readlink("/proc/self/fd/1", path, sizeof path - 1);
+    if (n > 0 && path[0] == '/') {
+        path[n] = '\0';
+        snprintf(buf, cap, " (%s)", path);
+    }
+#else
+    (void)cap;
+#endif
+}
+
 int cli_stdout_check(void)
 {
+    errno = 0;
     int failed = fflush(stdout) != 0;
     int e = errno;
+    if (g_write_errno) /* the first failure says why */
+        failed = 1, e = g_write_errno;
     if (!failed && ferror(stdout)) {
         failed = 1;
-        e = EIO; /* an earlier write failed; its errno is gone */
+        e = EIO; /* an earlier write failed outside cli_stdout_put: its errno is gone */
     }
     if (!failed)
         return 0;
-    if (!g_reported)
-        cli_error(CLI_EXIT_ERROR, "cannot write to standard output: %s", strerror(e));
+    if (!g_reported) {
+        char name[540];
+        stdout_name(name, sizeof name);
+        cli_error(CLI_EXIT_ERROR, "cannot write to standard output%s: %s", name,
+                  strerror(e ? e : EIO));
+    }
     g_reported = 1;
     return -1;
 }

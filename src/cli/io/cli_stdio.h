@@ -6,6 +6,8 @@
 #ifndef SPACRBENCH_CLI_STDIO_H
 #define SPACRBENCH_CLI_STDIO_H
 
+#include <stddef.h>
+
 /* At start: open /dev/null on any closed fd 0..2 so no descriptor lands
  * there, and ignore SIGPIPE (writes then fail with EPIPE, which is
  * checked). Returns 0, or -1 after a message on stderr when standard output
@@ -15,6 +17,10 @@ int cli_stdio_init(void);
 /* In a forked child before exec: SIGPIPE back to what spacrbench was
  * started with (the command expects the default). Async-signal-safe. */
 void cli_stdio_reset_in_child(void);
+
+/* Write len bytes of text to standard output; 0, or -1 with why it failed
+ * kept for cli_stdout_check (a full disk is ENOSPC, never "I/O error"). */
+int cli_stdout_put(const char *text, size_t len);
 
 /* Flush standard output and check that everything written to it arrived.
  * 0, or -1 after one message on stderr (printed once per run). */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_escape.h"
+#include "text_escape.h"
 
 static char *substitute(const char *arg, const char *item)
 {
@@ -68,7 +68,7 @@ char *command_display(char *const *argv)
 {
     size_t cap = 1;
     for (size_t i = 0; argv[i]; i++)
-        cap += 4 * cli_escaped_length(argv[i]) + 3; /* every ' becomes '\'' */
+        cap += 4 * sb_escaped_length(argv[i]) + 3; /* every ' becomes '\'' */
     char *out = malloc(cap), *o = out;
     if (!out)
         return NULL;
@@ -83,7 +83,7 @@ char *command_display(char *const *argv)
         }
         /* Control characters are shown escaped (a message, not a script):
          * an item must not forge lines or drive the terminal. */
-        char *shown = cli_escape_label(argv[i]);
+        char *shown = sb_escape_text(argv[i]);
         if (!shown) {
             free(out);
             return NULL;

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cli_error.h"
-#include "cli_escape.h"
 #include "command_line.h"
+#include "text_escape.h"
 
 size_t item_list_line_limit(void)
 {
@@ -154,7 +154,7 @@ static int read_list(const cli_args *a, item_list *out)
         return CLI_EXIT_OK;
     }
     items_free(r.items, r.n);
-    char *shown = from_stdin ? NULL : cli_escape_label(file);
+    char *shown = from_stdin ? NULL : sb_escape_text(file);
     const char *where = from_stdin ? "standard input" : shown ? shown : file;
     int rc;
     switch (fault) {

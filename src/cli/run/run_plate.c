@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli_error.h"
-#include "cli_escape.h"
+#include "text_escape.h"
 
 /* The item's file size, when it names a regular file (stat only: nothing
  * is opened, so a FIFO or a device cannot block). */
@@ -31,7 +31,7 @@ static int file_keys(run_plate *rp, double **keys)
     for (size_t i = 0; i < rp->all.n; i++) {
         if (file_size(rp->all.items[i], &(*keys)[i]) == 0)
             continue;
-        char *shown = cli_escape_short(rp->all.items[i], 80);
+        char *shown = sb_escape_short(rp->all.items[i], 80);
         size_t cap = 256 + (shown ? strlen(shown) : 1);
         rp->keyless_note = malloc(cap);
         if (rp->keyless_note)

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cli_error.h"
-#include "cli_escape.h"
 #include "command_line.h"
+#include "text_escape.h"
 
 #define MAX_NOTES (2 * CLI_SCALE_MAX + 6)
 /* Kept for the method notes and the last ones (interrupted, failures said
@@ -243,7 +243,7 @@ static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, cons
         char **argv = line_argv(lines, i, 0);
         char *shown = argv ? command_display(argv) : NULL;
         command_free(argv);
-        char *label = cli_escape_label(s->in->items->items[item_of(lines, i, 0)]);
+        char *label = sb_escape_text(s->in->items->items[item_of(lines, i, 0)]);
         note_said(s, "%lld worker%s: copy %lld (item %s%s) %s: %s; the point is marked failed",
                   (long long)k, k == 1 ? "" : "s", (long long)i + 1, label ? label : "?",
                   m > 1 ? ", the first of its items" : "", what, shown ? shown : "");

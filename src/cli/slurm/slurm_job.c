@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "cli_error.h"
-#include "cli_escape.h"
 #include "cli_options.h"
-#include "json_reader.h"
+#include "records.h"
 #include "text_buffer.h"
+#include "text_escape.h"
 
 /* Characters an #SBATCH --output line cannot hold (sbatch splits it at
  * whitespace and reads quotes, backslashes and % itself); the library
@@ -126,7 +126,7 @@ static int dir_ok(const char *path)
 /* The usage error for an output directory the script cannot name. */
 static int bad_dir(const char *given, const char *absolute)
 {
-    char *shown = cli_escape_label(absolute);
+    char *shown = sb_escape_text(absolute);
     const char *s = shown ? shown : "?";
     int rc;
     if (!given)
@@ -308,14 +308,12 @@ int cli_slurm_job_check_dir(const spacrbench_slurm_job *job)
     char *text = manifest_text(job->output_dir, &len);
     if (!text)
         return CLI_EXIT_OK;
-    const json_limits limits = {16, 4096};
     json_doc doc;
+    sb_manifest mf;
     int rc = CLI_EXIT_OK;
-    if (json_parse(&doc, text, len, &limits) == 0) {
-        const json_node *tasks = json_get(&doc, json_root(&doc), "tasks");
-        const json_node *items = json_get(&doc, json_root(&doc), "items_file");
-        if (tasks && tasks->is_integer && items && items->kind == JSON_STRING &&
-            (tasks->integer != job->n_items || strcmp(items->text, job->items_file) != 0))
+    if (sb_manifest_of(text, len, &doc, &mf) == 0) {
+        if (mf.tasks >= 1 && mf.items_file &&
+            (mf.tasks != job->n_items || strcmp(mf.items_file, job->items_file) != 0))
             rc = cli_error(CLI_EXIT_ERROR,
                            "--emit slurm: %s holds another job array's files (%lld task(s) over "
                            "%s; this run: %lld over %s), which that job's tasks read when they "
@@ -323,7 +321,7 @@ int cli_slurm_job_check_dir(const spacrbench_slurm_job *job)
                            "(--slurm-output DIR), or remove spacrbench-items.idx, "
                            "spacrbench-job.sh and " CLI_SLURM_MANIFEST
                            " there once that job has finished",
-                           job->output_dir, (long long)tasks->integer, items->text,
+                           job->output_dir, (long long)mf.tasks, mf.items_file,
                            (long long)job->n_items, job->items_file);
     }
     json_doc_free(&doc);

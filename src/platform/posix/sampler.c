@@ -16,7 +16,6 @@
 
 #include "internal.h"
 #include "sampler.h"
-#include "timeline.h"
 
 struct sb_sampler {
     sb_sampler_config cfg;
@@ -45,9 +44,8 @@ static void sample_once(sb_sampler *s)
             atomic_max(&s->window_rss, rss);
             if (rss > s->life_rss)
                 s->life_rss = rss;
-            if (s->cfg.timeline)
-                sb_timeline_sample_add(s->cfg.timeline, sb_now() - s->cfg.timeline->origin, rss,
-                                       -1);
+            if (s->cfg.on_rss)
+                s->cfg.on_rss(s->cfg.on_rss_ctx, sb_now(), rss);
         }
     }
     if (s->cfg.gpu) {

@@ -11,7 +11,6 @@
 
 #include "internal.h"
 #include "sampler.h"
-#include "timeline.h"
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002 /* synchapi.h, SDK 10.0.17134 */
@@ -43,9 +42,8 @@ static void sample_once(sb_sampler *s)
             window_max(s, &s->window_rss, rss);
             if (rss > s->life_rss)
                 s->life_rss = rss;
-            if (s->cfg.timeline)
-                sb_timeline_sample_add(s->cfg.timeline, sb_now() - s->cfg.timeline->origin, rss,
-                                       -1);
+            if (s->cfg.on_rss)
+                s->cfg.on_rss(s->cfg.on_rss_ctx, sb_now(), rss);
         }
     }
     if (s->cfg.gpu) {

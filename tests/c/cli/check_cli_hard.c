@@ -297,6 +297,32 @@ START_TEST(closed_full_or_broken_stdout_exits_1_and_cleans_up)
 }
 END_TEST
 
+/* A full disk is said as one, naming the file (the JSON document is
+ * larger than stdout's buffer: stdio wrote it during fputs, and "I/O
+ * error" was all the flush after it could say), with the exit status of
+ * every output error. */
+START_TEST(a_full_stdout_says_the_disk_is_full)
+{
+    char *const json[] = {SPACRBENCH_CLI, "run", "--json", "-q", "a", "--", "true", NULL};
+    char *const csv[] = {SPACRBENCH_CLI, "run", "--export-csv", "-", "-q", "a", "--", "true", NULL};
+    char *const human[] = {SPACRBENCH_CLI, "run", "a", "--", "true", NULL};
+    char *const *const runs[] = {json, csv, human};
+    char want[160];
+    snprintf(want, sizeof want, "cannot write to standard output (/dev/full): %s",
+             strerror(ENOSPC));
+    for (size_t i = 0; i < 3; i++) {
+        cli_result r;
+        run_with_stdout(runs[i], STDOUT_FULL, &r);
+        ck_assert_msg(r.exited && r.code == 1, "run %zu: exited %d code %d: %s", i, r.exited,
+                      r.code, r.err);
+        ck_assert_msg(strstr(r.err, want) != NULL, "run %zu: stderr: %s", i, r.err);
+        ck_assert_msg(strstr(r.err, strerror(EIO)) == NULL, "run %zu: stderr: %s", i, r.err);
+        cli_result_free(&r);
+    }
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -550,6 +576,7 @@ static Suite *hard_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, report_follows_links_and_keeps_special_files);
     tcase_add_test(t, closed_full_or_broken_stdout_exits_1_and_cleans_up);
+    tcase_add_test(t, a_full_stdout_says_the_disk_is_full);
     suite_add_tcase(s, t);
     t = tcase_create("faults");
     tcase_set_timeout(t, 120);

@@ -2,14 +2,18 @@
  * lines, item lists, the field workload, cgroup discovery from recorded
  * /proc texts, the process-tree sampler and the atomic report write. */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "cli_args.h"
 #include "cli_file.h"
 #include "cli_options.h"
@@ -511,6 +515,59 @@ START_TEST(atomic_write_replaces_whole_file)
 }
 END_TEST
 
+/* util's one atomic writer (cli_file.c and the array's files use it):
+ * the temporary sits beside the target with the mode asked (less the umask,
+ * or exactly), a discarded one leaves nothing, a committed one replaces the
+ * target whole, a zeroed one is left alone, and a directory that refuses
+ * says why. */
+START_TEST(the_atomic_writer_leaves_whole_files_or_nothing)
+{
+    char dir[] = "/tmp/spacrbench-atomic-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char target[128];
+    snprintf(target, sizeof target, "%s/report.json", dir);
+    mode_t mask = umask(022);
+    sb_atomic_file a;
+    for (int exact = 0; exact < 2; exact++) {
+        ck_assert_int_eq(sb_atomic_open(&a, target, exact ? 0604 : 0666, exact), 0);
+        ck_assert_int_eq(strncmp(a.tmp, dir, strlen(dir)), 0);
+        ck_assert_int_eq(strncmp(a.tmp + strlen(dir), "/.sb", 4), 0);
+        ck_assert_uint_eq(strlen(a.tmp), strlen(dir) + strlen("/.sbXXXXXX"));
+        struct stat st;
+        ck_assert_int_eq(lstat(a.tmp, &st), 0);
+        ck_assert_int_eq(st.st_mode & 0777, exact ? 0604 : 0644);
+        ck_assert_int_eq(sb_atomic_write(&a, "whole", 5), 0);
+        ck_assert_int_eq(sb_atomic_close(&a), 0);
+        char tmp[128];
+        snprintf(tmp, sizeof tmp, "%s", a.tmp);
+        if (!exact) { /* discarded: nothing left, the target untouched */
+            sb_atomic_discard(&a);
+            ck_assert_int_eq(access(tmp, F_OK), -1);
+            ck_assert_int_eq(access(target, F_OK), -1);
+            continue;
+        }
+        ck_assert_int_eq(sb_atomic_commit(&a), 0);
+        sb_atomic_discard(&a);
+        ck_assert_int_eq(access(tmp, F_OK), -1);
+        FILE *f = fopen(target, "r");
+        char buf[16] = "";
+        ck_assert_uint_eq(fread(buf, 1, sizeof buf - 1, f), 5);
+        fclose(f);
+        ck_assert_str_eq(buf, "whole");
+    }
+    umask(mask);
+    memset(&a, 0, sizeof a);
+    sb_atomic_discard(&a); /* never opened: fd 0 (stdin) is not closed */
+    ck_assert_int_ne(fcntl(0, F_GETFD), -1);
+    char inside[160];
+    snprintf(inside, sizeof inside, "%s/no/such/dir/x", dir);
+    ck_assert_int_eq(sb_atomic_open(&a, inside, 0666, 0), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    unlink(target);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* An already serialised value (a library *_to_json text) is spliced as is,
  * with the separators and key the writer owes it; NULL is null. */
 START_TEST(json_raw_splices_a_serialised_value)
@@ -597,6 +654,7 @@ static Suite *parts_suite(void)
     tcase_add_test(t, command_lines_substitute_and_display);
     tcase_add_test(t, item_lists_read_one_per_line);
     tcase_add_test(t, atomic_write_replaces_whole_file);
+    tcase_add_test(t, the_atomic_writer_leaves_whole_files_or_nothing);
     suite_add_tcase(s, t);
     t = tcase_create("workload");
     tcase_add_test(t, field_is_deterministic_per_seed);

@@ -1,9 +1,7 @@
-/* Human-readable byte sizes (the growing text is text_buffer.c). */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* See format_bytes.h. */
+#include "format_bytes.h"
 
-#include "internal.h"
+#include <stdio.h>
 
 void sb_format_bytes(char *buf, size_t cap, int64_t bytes)
 {

@@ -1,5 +1,5 @@
-/* See cli_escape.h. */
-#include "cli_escape.h"
+/* See text_escape.h. */
+#include "text_escape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,23 +65,23 @@ static size_t escape_span(char *out, const unsigned char *text, size_t n)
     return len;
 }
 
-size_t cli_escaped_length(const char *text)
+size_t sb_escaped_length(const char *text)
 {
     return escape_span(NULL, (const unsigned char *)text, strlen(text));
 }
 
-char *cli_escape_into(char *out, const char *text)
+char *sb_escape_into(char *out, const char *text)
 {
     size_t len = escape_span(out, (const unsigned char *)text, strlen(text));
     out[len] = '\0';
     return out + len;
 }
 
-char *cli_escape_label(const char *text)
+char *sb_escape_text(const char *text)
 {
-    char *out = malloc(cli_escaped_length(text) + 1);
+    char *out = malloc(sb_escaped_length(text) + 1);
     if (out)
-        cli_escape_into(out, text);
+        sb_escape_into(out, text);
     return out;
 }
 
@@ -124,12 +124,12 @@ static size_t fitting_suffix(const unsigned char *text, size_t n, size_t room)
     return start;
 }
 
-char *cli_escape_short(const char *text, size_t max)
+char *sb_escape_short(const char *text, size_t max)
 {
     const unsigned char *t = (const unsigned char *)text;
     size_t n = strlen(text), full = escape_span(NULL, t, n);
     if (full <= max)
-        return cli_escape_label(text);
+        return sb_escape_text(text);
     char tail_note[64];
     int note = snprintf(tail_note, sizeof tail_note, "... (%zu bytes)", n);
     /* Two thirds of the room for the start, a third for the end (where a
@@ -149,4 +149,16 @@ char *cli_escape_short(const char *text, size_t max)
     o += escape_span(o, t + tail, n - tail);
     snprintf(o, (size_t)note + 1, " (%zu bytes)", n);
     return out;
+}
+
+void sb_text_label(sb_text *t, const char *text)
+{
+    if (!text)
+        return;
+    size_t n = strlen(text), len = escape_span(NULL, (const unsigned char *)text, n);
+    if (sb_text_reserve(t, len) != 0)
+        return;
+    escape_span(t->data + t->len, (const unsigned char *)text, n);
+    t->len += len;
+    t->data[t->len] = '\0';
 }

@@ -1,0 +1,369 @@
+/* spacrbench_measurement_from_json: a measurement back from its JSON
+ * object, through the field tables (src/records/) and the one reader
+ * (util/record.c): each field checked where it is read, then what only
+ * the whole says (one record per item, warm-up first; the timeline's
+ * marks within the records), then built with the library's constructors,
+ * so a measurement read back is checked as one made by hand. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measurement.h"
+#include "records.h"
+#include "timeline.h"
+
+/* A benchmark holds one record per item; more than this is not one we wrote. */
+#define MAX_ENTRIES 100000000u
+
+/* What the document holds, pointing into it until the measurement is built. */
+typedef struct parsed {
+    spacrbench_figures fig;
+    sb_measurement_more more;
+    spacrbench_item_record *records;
+    sb_item_more *labels;
+    size_t n_records;
+    const char **notes;
+    size_t n_notes;
+    spacrbench_gpu_info *gpus;
+    size_t n_gpus;
+    int has_timeline;
+    spacrbench_timeline_info info;
+    spacrbench_timeline_point *points;
+    size_t n_points;
+    spacrbench_timeline_item *marks;
+    size_t n_marks;
+    int out_of_memory;
+} parsed;
+
+static void *entries(parsed *p, long long n, size_t size)
+{
+    void *a = n > 0 ? calloc((size_t)n, size) : NULL;
+    if (n > 0 && !a)
+        p->out_of_memory = 1;
+    return a;
+}
+
+/* Each entry of the list value by rec (parts: the entry, then more). */
+static long long read_entries(sb_reader *r, const json_node *value, const sb_record *rec,
+                              void *array, size_t size, void *more, size_t more_size)
+{
+    size_t i = 0;
+    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
+         e = json_next(r->doc, e), i++) {
+        void *const parts[] = {(char *)array + i * size,
+                               more ? (char *)more + i * more_size : NULL};
+        sb_reader_push_index(r, i);
+        sb_record_read(r, e, rec, parts, NULL);
+        sb_reader_pop(r);
+    }
+    return r->failed ? -1 : 0;
+}
+
+static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
+{
+    parsed *p = ctx;
+    long long n = sb_read_list(r, value, 1);
+    if (n <= 0)
+        return (int)n;
+    if (f->extra == &sb_timeline_point_record) {
+        if (!(p->points = entries(p, n, sizeof *p->points)))
+            return -1;
+        p->n_points = (size_t)n;
+        for (long long i = 0; i < n; i++)
+            p->points[i] = (spacrbench_timeline_point){sizeof p->points[i], 0.0, -1, -1};
+        return (int)read_entries(r, value, f->extra, p->points, sizeof *p->points, NULL, 0);
+    }
+    if (!(p->marks = entries(p, n, sizeof *p->marks)))
+        return -1;
+    p->n_marks = (size_t)n;
+    for (long long i = 0; i < n; i++)
+        p->marks[i] = (spacrbench_timeline_item){sizeof p->marks[i], 0, 0, 0, 0.0, 0.0, -1, NAN};
+    return (int)read_entries(r, value, f->extra, p->marks, sizeof *p->marks, NULL, 0);
+}
+
+static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
+{
+    parsed *p = ctx;
+    if (f->type == SB_FT_NESTED) { /* the timeline */
+        if (value->kind == JSON_NULL)
+            return 0;
+        p->has_timeline = 1;
+        const sb_record_io io = {p, NULL, read_timeline_lists};
+        void *const parts[] = {&p->info};
+        return sb_record_read(r, value, &sb_timeline_record, parts, &io);
+    }
+    long long n = sb_read_list(r, value, 1);
+    if (n <= 0)
+        return (int)n;
+    if (f->extra == &sb_item_record) {
+        p->records = entries(p, n, sizeof *p->records);
+        p->labels = entries(p, n, sizeof *p->labels);
+        if (!p->records || !p->labels)
+            return -1;
+        p->n_records = (size_t)n;
+        for (long long i = 0; i < n; i++)
+            p->records[i] = (spacrbench_item_record){sizeof p->records[i], 0, 0, 0, 0.0, -1, -1};
+        return (int)read_entries(r, value, &sb_item_record, p->records, sizeof *p->records,
+                                 p->labels, sizeof *p->labels);
+    }
+    if (f->extra == &sb_gpu_record) {
+        if (!(p->gpus = entries(p, n, sizeof *p->gpus)))
+            return -1;
+        p->n_gpus = (size_t)n;
+        for (long long i = 0; i < n; i++)
+            p->gpus[i] = (spacrbench_gpu_info){sizeof p->gpus[i], 0, "", -1, -1, -1};
+        return (int)read_entries(r, value, &sb_gpu_record, p->gpus, sizeof *p->gpus, NULL, 0);
+    }
+    if (!(p->notes = entries(p, n, sizeof *p->notes))) /* the notes */
+        return -1;
+    p->n_notes = (size_t)n;
+    size_t i = 0;
+    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
+         e = json_next(r->doc, e), i++) {
+        sb_reader_push_index(r, i);
+        p->notes[i] = sb_read_string(r, e);
+        sb_reader_pop(r);
+    }
+    return r->failed ? -1 : 0;
+}
+
+static const char *py_bool(int v) { return v ? "True" : "False"; }
+
+/* What the fields say together (the path is the measurement's). */
+static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
+{
+    const spacrbench_figures *f = &p->fig;
+    if (f->stopped && !(flags & SPACRBENCH_READ_STOPPED)) {
+        /* Advice from a stopped run's figures would read as a clean run's. */
+        sb_reader_push_key(r, "stopped");
+        return sb_reader_fail(r, SB_READ_VALUE, 1,
+                              "is true: that run stopped at item %lld (work_result %d), so its "
+                              "figures are partial; a measurement read back holds a finished "
+                              "run's",
+                              (long long)f->stopped_item, (int)f->work_result);
+    }
+    if (f->peak_rss_bytes < 0 && !(flags & SPACRBENCH_READ_STOPPED)) {
+        sb_reader_push_key(r, "peak_rss_bytes");
+        return sb_reader_fail(r, SB_READ_TYPE, 1, "must be an integer, not NoneType");
+    }
+    /* A stopped run read as it is (READ_STOPPED) has what it measured. */
+    int whole = !f->stopped;
+    if (whole && f->items == 0) {
+        sb_reader_push_key(r, "items");
+        return sb_reader_fail(r, SB_READ_VALUE, 1,
+                              "is 0: a measurement holds at least one measured item "
+                              "(benchmark() refuses an empty list)");
+    }
+    /* The library's runner writes one record per item; a hand-made
+     * measurement (peak_method supplied) may have none. */
+    int measured = f->peak_method != SPACRBENCH_PEAK_SUPPLIED;
+    long long want = (long long)f->items + (long long)f->warmup_items;
+    sb_reader_push_key(r, "records");
+    if (whole && measured && !p->n_records)
+        return sb_reader_fail(r, SB_READ_VALUE, 1,
+                              "is empty: a measured run (peak_method '%s') has one record per "
+                              "item, items + warmup_items = %lld",
+                              spacrbench_peak_method_name(f->peak_method), want);
+    if (whole && p->n_records && (long long)p->n_records != want)
+        return sb_reader_fail(r, SB_READ_VALUE, 1,
+                              "has %zu records, not items + warmup_items = %lld", p->n_records,
+                              want);
+    {
+        for (size_t i = 0; i < p->n_records; i++) {
+            const spacrbench_item_record *rec = &p->records[i];
+            sb_reader_push_index(r, i);
+            if (rec->index != (int64_t)i) {
+                sb_reader_push_key(r, "index");
+                return sb_reader_fail(r, SB_READ_VALUE, 1, "is %lld, not %zu",
+                                      (long long)rec->index, i);
+            }
+            if ((rec->is_warmup != 0) != ((int64_t)i < f->warmup_items)) {
+                sb_reader_push_key(r, "is_warmup");
+                return sb_reader_fail(r, SB_READ_VALUE, 1,
+                                      "is %s: the first %lld record(s) are the warm-up",
+                                      py_bool(rec->is_warmup), (long long)f->warmup_items);
+            }
+            sb_reader_pop(r);
+        }
+    }
+    sb_reader_pop(r);
+    if (!p->has_timeline)
+        return 0;
+    sb_reader_push_key(r, "timeline");
+    int64_t max_points = p->info.max_points < SPACRBENCH_TIMELINE_MAX_POINTS
+                             ? p->info.max_points
+                             : SPACRBENCH_TIMELINE_MAX_POINTS;
+    if ((int64_t)p->n_points > max_points) {
+        sb_reader_push_key(r, "points");
+        return sb_reader_fail(r, SB_READ_VALUE, 1,
+                              "has %zu points, more than its max_points (%lld)%s", p->n_points,
+                              (long long)p->info.max_points,
+                              p->info.max_points > max_points ? " or a timeline's bound" : "");
+    }
+    if (p->n_marks > p->n_records) {
+        sb_reader_push_key(r, "items");
+        return sb_reader_fail(r, SB_READ_VALUE, 1, "marks %zu items, but there are %zu records",
+                              p->n_marks, p->n_records);
+    }
+    for (size_t i = 0; i < p->n_marks; i++)
+        if (p->marks[i].index >= (int64_t)p->n_records) {
+            sb_reader_push_key(r, "items");
+            sb_reader_push_index(r, i);
+            sb_reader_push_key(r, "index");
+            return sb_reader_fail(r, SB_READ_VALUE, 1, "is %lld, past the %zu records",
+                                  (long long)p->marks[i].index, p->n_records);
+        }
+    sb_reader_pop(r);
+    return 0;
+}
+
+/* A constructor's refusal, named by the path of what it refused. */
+static int refused(sb_reader *r, int rc)
+{
+    if (rc < 0 && rc != SPACRBENCH_ENOMEM && !r->failed)
+        sb_reader_fail(r, SB_READ_VALUE, 1, "is refused: %s", spacrbench_last_error_message());
+    return rc;
+}
+
+/* The measurement p describes; the path names the measurement. */
+static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
+{
+    spacrbench_figures fig = p->fig;
+    int rc = refused(r, spacrbench_measurement_create(&fig, out));
+    spacrbench_measurement *m = *out;
+    if (rc < 0)
+        return rc;
+    m->fig.peak_method = p->fig.peak_method; /* create() makes "none" supplied */
+    sb_reader_push_key(r, "records");
+    if (p->n_records && (rc = refused(r, spacrbench_measurement_add_records(
+                                             m, p->records, p->n_records, sizeof *p->records))) < 0)
+        return rc;
+    if (p->n_records && !(m->labels = calloc(p->n_records, sizeof *m->labels)))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    m->label_count = p->n_records;
+    for (size_t i = 0; i < p->n_records; i++)
+        if (p->labels[i].item && !(m->labels[i] = strdup(p->labels[i].item)))
+            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    sb_reader_pop(r);
+    sb_reader_push_key(r, "notes");
+    for (size_t i = 0; i < p->n_notes && rc == 0; i++)
+        rc = refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
+    sb_reader_pop(r);
+    sb_reader_push_key(r, "vram_reason");
+    if (rc == 0 && p->more.vram_reason)
+        rc = refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason));
+    sb_reader_pop(r);
+    sb_reader_push_key(r, "gpus");
+    for (size_t i = 0; i < p->n_gpus && rc == 0; i++)
+        rc = refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
+    sb_reader_pop(r);
+    if (rc < 0 || !p->has_timeline)
+        return rc;
+    sb_reader_push_key(r, "timeline");
+    spacrbench_timeline_info info = p->info;
+    rc = refused(r, spacrbench_measurement_timeline_begin(m, &info));
+    sb_reader_push_key(r, "points");
+    for (size_t i = 0; i < p->n_points && rc == 0; i++) {
+        sb_reader_push_index(r, i);
+        rc = refused(r, spacrbench_measurement_timeline_add_point(m, &p->points[i]));
+        sb_reader_pop(r);
+    }
+    sb_reader_pop(r);
+    sb_reader_push_key(r, "items");
+    for (size_t i = 0; i < p->n_marks && rc == 0; i++) {
+        sb_reader_push_index(r, i);
+        rc = refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]));
+        sb_reader_pop(r);
+    }
+    return rc;
+}
+
+static void parsed_free(parsed *p)
+{
+    free(p->records);
+    free(p->labels);
+    free(p->notes);
+    free(p->gpus);
+    free(p->points);
+    free(p->marks);
+}
+
+static void parsed_init(parsed *p)
+{
+    memset(p, 0, sizeof *p);
+    spacrbench_figures *f = &p->fig;
+    f->size = sizeof *f;
+    f->peak_rss_bytes = f->peak_vram_bytes = f->stopped_item = -1;
+    f->cpu_seconds = NAN;
+    f->peak_method = SPACRBENCH_PEAK_SUPPLIED;
+    f->vram_source = SPACRBENCH_SOURCE_UNKNOWN;
+    p->info = (spacrbench_timeline_info){
+        .size = sizeof p->info, .stride = 1, .max_points = SPACRBENCH_TIMELINE_MAX_POINTS};
+}
+
+/* Parse text, read it into p and build: 0, or a negative code with the
+ * message (Python's words, naming the field). */
+static int read_measurement(const char *text, size_t len, const char *name, uint32_t flags,
+                            parsed *p, spacrbench_measurement **out)
+{
+    /* A document the caller holds: bounded by its size, not by a guess. */
+    const json_limits limits = {64, len / 2 + 16, JSON_KEEP_UNHELD | JSON_NONFINITE};
+    json_doc doc;
+    if (json_parse(&doc, text, len, &limits) != 0)
+        return sb_fail(SPACRBENCH_EINVAL, "%s is not JSON: %s", name, doc.error);
+    sb_reader r;
+    sb_reader_init(&r, &doc, SB_READ_PYTHON, name);
+    r.max_entries = MAX_ENTRIES;
+    const json_node *root = json_root(&doc), *mm = NULL;
+    if (root->kind == JSON_OBJECT && !json_get(&doc, root, "items") &&
+        (mm = json_get(&doc, root, "measurement")) && mm->kind == JSON_OBJECT) {
+        sb_reader_push_key(&r, "measurement"); /* a whole --json document */
+        root = mm;
+    }
+    const sb_record_io io = {p, NULL, read_lists};
+    void *const parts[] = {&p->fig, &p->more};
+    int rc = 0;
+    if (sb_record_read(&r, root, &sb_measurement_record, parts, &io) == 0 && !p->out_of_memory &&
+        check_whole(&r, p, flags) == 0) {
+        while (r.depth > (mm ? 1u : 0u))
+            sb_reader_pop(&r);
+        rc = build(&r, p, out);
+    }
+    if (p->out_of_memory)
+        rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory reading %s", name);
+    else if (r.failed) /* else rc, an ENOMEM, has its message */
+        rc = sb_fail(r.failed == SB_READ_TYPE ? SPACRBENCH_ETYPE : SPACRBENCH_EINVAL, "%s",
+                     r.message);
+    json_doc_free(&doc);
+    return rc;
+}
+
+int spacrbench_measurement_from_json(const char *json, size_t len, const char *name, uint32_t flags,
+                                     spacrbench_measurement **out)
+{
+    sb_clear_error();
+    if (!out)
+        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    *out = NULL;
+    if (!json && len)
+        return sb_fail(SPACRBENCH_EINVAL, "json is NULL but len is %zu", len);
+    if (flags & ~(uint32_t)SPACRBENCH_READ_STOPPED)
+        return sb_fail(SPACRBENCH_EINVAL, "flags 0x%x: only SPACRBENCH_READ_STOPPED is known",
+                       (unsigned)flags);
+    parsed p;
+    parsed_init(&p);
+    int rc = read_measurement(json ? json : "", len, name ? name : "data", flags, &p, out);
+    parsed_free(&p);
+    if (rc < 0) {
+        spacrbench_measurement_free(*out);
+        *out = NULL;
+        return rc;
+    }
+    sb_clear_error();
+    return 0;
+}
+
+const char *spacrbench_measurement_item_label(const spacrbench_measurement *m, size_t index)
+{
+    return m && index < m->label_count ? m->labels[index] : NULL;
+}

@@ -1,0 +1,101 @@
+/* The measurement and what it holds: its item records, GPUs and timeline
+ * (docs/spacrbench.schema.json: $defs measurement, record, gpu, timeline). */
+#include "records.h"
+
+#define FIG(key, type, member, flags, lo, hi, extra)                                               \
+    SB_FIELD(key, type, spacrbench_figures, 0, member, flags, lo, hi, extra)
+#define MORE(key, type, member, flags)                                                             \
+    SB_FIELD(key, type, sb_measurement_more, 1, member, flags, 0, INT64_MAX, NULL)
+
+enum { N = SB_FIELD_NULLABLE, REQ = SB_FIELD_REQUIRED, DER = SB_FIELD_DERIVED };
+enum { B = SB_FIELD_BYTES, S = SB_FIELD_SECONDS };
+
+static const sb_field k_measurement[] = {
+    FIG("items", SB_FT_INT, items, REQ, 0, INT64_MAX, NULL),
+    FIG("seconds", SB_FT_NUMBER, seconds, REQ | S, 0, INT64_MAX, NULL),
+    MORE("items_per_second", SB_FT_NUMBER, items_per_second, DER | N),
+    MORE("per_item_seconds", SB_FT_NUMBER, per_item_seconds, DER | N | S),
+    FIG("peak_rss_bytes", SB_FT_INT, peak_rss_bytes, REQ | N | B, 0, INT64_MAX, NULL),
+    FIG("baseline_rss_bytes", SB_FT_INT, baseline_rss_bytes, B, 0, INT64_MAX, NULL),
+    MORE("work_rss_bytes", SB_FT_INT, work_rss_bytes, DER | N | B),
+    FIG("peak_method", SB_FT_NAME, peak_method, 0, 0, INT64_MAX, &sb_peak_method_names),
+    FIG("sample_interval_us", SB_FT_INT, sample_interval_us, 0, 0, INT64_MAX, NULL),
+    FIG("peak_vram_bytes", SB_FT_INT, peak_vram_bytes, N | B, 0, INT64_MAX, NULL),
+    FIG("vram_source", SB_FT_NAME, vram_source, N, 0, INT64_MAX, &sb_vram_source_names),
+    MORE("vram_reason", SB_FT_TEXT, vram_reason, N),
+    FIG("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N | S, 0, INT64_MAX, NULL),
+    FIG("warmup_items", SB_FT_INT, warmup_items, 0, 0, INT64_MAX, NULL),
+    FIG("warmup_seconds", SB_FT_NUMBER, warmup_seconds, S, 0, INT64_MAX, NULL),
+    FIG("stopped", SB_FT_BOOL, stopped, 0, 0, 1, NULL),
+    FIG("work_result", SB_FT_INT, work_result, 0, INT32_MIN, INT32_MAX, NULL),
+    FIG("stopped_item", SB_FT_INT, stopped_item, N, 0, INT64_MAX, NULL),
+    FIG("oom_limit_bytes", SB_FT_INT, oom_limit_bytes, B, 0, INT64_MAX, NULL),
+    SB_FIELD_OF("records", SB_FT_LIST, N, &sb_item_record),
+    SB_FIELD_OF("notes", SB_FT_LIST, N, NULL),
+    SB_FIELD_OF("gpus", SB_FT_LIST, N, &sb_gpu_record),
+    SB_FIELD_OF("timeline", SB_FT_NESTED, N, &sb_timeline_record),
+};
+const sb_record sb_measurement_record = SB_RECORD("measurement", k_measurement);
+
+#define REC(key, type, member, flags, words)                                                       \
+    SB_FIELD_W(key, type, spacrbench_item_record, 0, member, flags, 0, INT64_MAX, NULL, words)
+
+static const sb_field k_item[] = {
+    REC("index", SB_FT_INT, index, REQ | SB_FIELD_ORDINAL, "#"),
+    SB_FIELD_W("item", SB_FT_TEXT, sb_item_more, 1, item, N | SB_FIELD_OPTIONAL, 0, INT64_MAX, NULL,
+               "item"),
+    REC("is_warmup", SB_FT_BOOL, is_warmup, 0, "warm-up"),
+    REC("seconds", SB_FT_NUMBER, seconds, REQ | S, "seconds"),
+    REC("peak_rss_bytes", SB_FT_INT, peak_rss_bytes, N | B, "peak RSS"),
+    REC("peak_vram_bytes", SB_FT_INT, peak_vram_bytes, N | B, "peak VRAM"),
+};
+const sb_record sb_item_record = SB_RECORD("record", k_item);
+
+#define GPU(key, type, member, flags)                                                              \
+    SB_FIELD(key, type, spacrbench_gpu_info, 0, member, flags, 0, INT64_MAX, NULL)
+
+static const sb_field k_gpu[] = {
+    GPU("index", SB_FT_INT, index, REQ),
+    GPU("name", SB_FT_CHARS, name, N), /* null reads as "" */
+    GPU("total_bytes", SB_FT_INT, total_bytes, N | B),
+    GPU("free_bytes", SB_FT_INT, free_bytes, N | B),
+    GPU("process_peak_bytes", SB_FT_INT, process_peak_bytes, N | B),
+};
+const sb_record sb_gpu_record = SB_RECORD("gpu", k_gpu);
+
+#define TL(key, type, member, flags, lo)                                                           \
+    SB_FIELD(key, type, spacrbench_timeline_info, 0, member, flags, lo, INT64_MAX, NULL)
+
+static const sb_field k_timeline[] = {
+    TL("interval_us", SB_FT_INT, interval_us, REQ, 0),
+    TL("samples", SB_FT_INT, samples, REQ, 0),
+    TL("stride", SB_FT_INT, stride, 0, 1),
+    TL("downsampled", SB_FT_BOOL, downsampled, DER, 0),
+    TL("max_points", SB_FT_INT, max_points, 0, 1),
+    SB_FIELD_OF("points", SB_FT_LIST, N, &sb_timeline_point_record),
+    SB_FIELD_OF("items", SB_FT_LIST, N, &sb_timeline_item_record),
+};
+const sb_record sb_timeline_record = SB_RECORD("timeline", k_timeline);
+
+#define POINT(key, type, member, flags)                                                            \
+    SB_FIELD(key, type, spacrbench_timeline_point, 0, member, flags, 0, INT64_MAX, NULL)
+
+static const sb_field k_point[] = {
+    POINT("seconds", SB_FT_NUMBER, seconds, REQ | S),
+    POINT("rss_bytes", SB_FT_INT, rss_bytes, N | B),
+    POINT("cgroup_bytes", SB_FT_INT, cgroup_bytes, N | B),
+};
+const sb_record sb_timeline_point_record = SB_RECORD("timeline point", k_point);
+
+#define MARK(key, type, member, flags)                                                             \
+    SB_FIELD(key, type, spacrbench_timeline_item, 0, member, flags, 0, INT64_MAX, NULL)
+
+static const sb_field k_mark[] = {
+    MARK("index", SB_FT_INT, index, REQ),
+    MARK("is_warmup", SB_FT_BOOL, is_warmup, 0),
+    MARK("start_seconds", SB_FT_NUMBER, start_seconds, REQ | S),
+    MARK("end_seconds", SB_FT_NUMBER, end_seconds, REQ | S),
+    MARK("peak_rss_bytes", SB_FT_INT, peak_rss_bytes, N | B),
+    MARK("peak_seconds", SB_FT_NUMBER, peak_seconds, REQ | S),
+};
+const sb_record sb_timeline_item_record = SB_RECORD("timeline item", k_mark);

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The dependency rules of docs/architecture.md, checked on the #include
+lines of src/ (as tests/python/test_library_feel.py checks the Python
+package for import circles): every `#include "x.h"` of a file is resolved
+to the folder that holds x.h, and that folder must be one the file's
+folder may use. The rules are by folder, so a new file is held to its
+folder's rule; a new folder fails until it has one.
+
+    python3 tests/layering/check_includes.py [SRC_DIR [INCLUDE_DIR]]
+
+prints each broken rule (file:line, what it includes, the rule) and exits
+1 when there is one, 0 otherwise."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple
+
+# What each folder's files may include, by folder (besides their own
+# folder's headers). "api" is include/spacrbench.h, "internal" src/internal.h
+# (the library's error channel, size-versioned structs and text delivery).
+# The most specific folder prefix decides.
+RULES: Dict[str, Tuple[str, ...]] = {
+    # The bottom: portable helpers use nothing of ours.
+    "util": (),
+    # The field tables: the record engine (util) over the public structs.
+    "records": ("util", "api"),
+    "internal": ("util", "api"),
+    "abi": ("internal", "util", "api"),
+    "gpu": ("internal", "util", "api"),
+    # The interfaces every platform implements (proc.h, sampler.h), and the
+    # two it implements for the layers above: the machine probe of
+    # discover/discover.h and the scaling check's round of scale/scale.h.
+    "platform": ("discover", "scale", "gpu", "internal", "util", "api"),
+    "discover": ("internal", "util", "api"),
+    "measure": ("platform", "gpu", "records", "internal", "util", "api"),
+    "scale": ("platform", "records", "internal", "util", "api"),
+    "rules": ("measure", "scale", "platform", "internal", "util", "api"),
+    # Advice for a whole plate: the rule (rules) over a measurement (measure).
+    "plate": ("measure", "rules", "internal", "util", "api"),
+    "output": ("measure", "rules", "plate", "scale", "platform", "records", "internal", "util",
+               "api"),
+    "summarize": ("output", "rules", "records", "internal", "util", "api"),
+    "workload": (),
+    # The command: the public API, the util archive (util, records, and
+    # through the supervisor the Linux group code and the NVML probe) and
+    # the built-in workload; never the library's other internals.
+    "cli": ("api", "util", "records", "platform/linux/supervisor", "workload"),
+}
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def folder_of(path: Path, src: Path) -> str:
+    """A file's folder as the rules name it: its path under src/ (a file of
+    src/ itself is "internal")."""
+    parts = path.relative_to(src).parts[:-1]
+    return "/".join(parts) if parts else "internal"
+
+
+def rule_for(folder: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """The most specific rule whose folder holds this one."""
+    best = None
+    for name in RULES:
+        if (folder == name or folder.startswith(name + "/")) and (best is None or
+                                                                  len(name) > len(best)):
+            best = name
+    return None if best is None else (best, RULES[best])
+
+
+def allowed(target: str, rule: str, uses: Tuple[str, ...]) -> bool:
+    """Whether a header of folder target may be included under rule's
+    folder (its own subfolders are its own)."""
+    return any(target == u or target.startswith(u + "/") for u in (rule, *uses))
+
+
+def headers(src: Path, include: Path) -> Dict[str, List[str]]:
+    """Header name -> the folders that hold one of that name."""
+    found: Dict[str, List[str]] = {}
+    for h in sorted(src.rglob("*.h")):
+        found.setdefault(h.name, []).append(folder_of(h, src))
+    for h in sorted(include.glob("*.h")):
+        found.setdefault(h.name, []).append("api")
+    return found
+
+
+def violations(src: Path, include: Path) -> Iterator[str]:
+    """Each include that breaks its folder's rule, in words."""
+    where = headers(src, include)
+    for name, folders in sorted(where.items()):
+        if len(folders) > 1:
+            yield f"{name}: more than one header of that name ({', '.join(folders)})"
+    for path in sorted(p for p in src.rglob("*") if p.suffix in (".c", ".h", ".cu")):
+        own = folder_of(path, src)
+        rule = rule_for(own)
+        if rule is None:
+            yield f"{path.relative_to(src)}: no rule for folder {own}/ (tests/layering)"
+            continue
+        name, uses = rule
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = _INCLUDE.match(line)
+            if not m:
+                continue
+            header = Path(m.group(1)).name
+            targets = where.get(header)
+            if not targets:
+                continue  # a generated or system header
+            target = targets[0]
+            if not allowed(target, name, uses):
+                yield (f"{path.relative_to(src)}:{number}: includes {header} ({target}/), but "
+                       f"{name}/ may use only {', '.join(uses) or 'nothing of ours'}")
+
+
+def main(argv: List[str]) -> int:
+    here = Path(__file__).resolve().parents[2]
+    src = Path(argv[1]) if len(argv) > 1 else here / "src"
+    include = Path(argv[2]) if len(argv) > 2 else here / "include"
+    broken = list(violations(src, include))
+    for b in broken:
+        print(b)
+    if not broken:
+        print(f"check_includes: every #include of {src} keeps its folder's rule")
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
