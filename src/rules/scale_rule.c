@@ -243,7 +243,9 @@ static int read_pairs(point_pair *pairs, const void *points, size_t n, size_t po
         if (rc == 0)
             rc = check_spread(sp, i);
         p->failed = p->failed != 0 || sp->oom_killed != 0;
-        sp->oom_killed = sp->oom_killed == 2 ? 2 : sp->oom_killed != 0; /* 2: outside */
+        /* 2: outside the group; 3: ended by spacrbench at the budget */
+        if (sp->oom_killed < 0 || sp->oom_killed > SB_SCALE_ENDED_AT_BUDGET)
+            sp->oom_killed = SB_SCALE_OOM_AT_BUDGET;
     }
     return rc;
 }
@@ -309,35 +311,6 @@ int spacrbench_scale_spread_init(spacrbench_scale_spread *sp, size_t size)
     memcpy(sp, &d, size < sizeof d ? size : sizeof d);
     sp->size = size;
     return SPACRBENCH_OK;
-}
-
-void sb_scale_spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
-{
-    double lo = INFINITY, hi = -INFINITY, sum = 0;
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(ips[i])) {
-            lo = ips[i] < lo ? ips[i] : lo;
-            hi = ips[i] > hi ? ips[i] : hi;
-            sum += ips[i];
-            used++;
-        }
-    sp->repeats = (int64_t)used;
-    sp->items_per_second_min = used ? lo : NAN;
-    sp->items_per_second_max = used ? hi : NAN;
-    sp->spread = used >= 2 && sum > 0 ? (hi - lo) / (2.0 * sum / (double)used) : NAN;
-}
-
-int sb_scale_want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
-{
-    if ((int64_t)n < t->min_repeats)
-        return 1;
-    if ((int64_t)n >= t->max_repeats)
-        return 0;
-    spacrbench_scale_spread sp;
-    spacrbench_scale_spread_init(&sp, sizeof sp);
-    sb_scale_spread_of(ips, n, &sp);
-    return isfinite(sp.spread) && sp.spread > t->target_spread;
 }
 
 int spacrbench_scale_point_init(spacrbench_scale_point *p, size_t size)

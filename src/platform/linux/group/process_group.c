@@ -20,6 +20,7 @@
 #include "group.h"
 #include "internal.h"
 #include "parse.h"
+#include "process_group.h"
 
 enum { PSS_INTERVAL_MS = 20, PROC_SCAN_LIMIT = 65536 };
 
@@ -324,8 +325,16 @@ int64_t spacrbench_group_oom_kills(const spacrbench_group *g)
     return g && g->use_cgroup ? sb_group_oom_kills(&g->cg) : -1;
 }
 
-/* For the fork harness: end every process of the group (internal). */
+/* For the scaling driver: end every process of the group (internal). */
 int sb_process_group_kill_all(spacrbench_group *g)
 {
-    return g && g->use_cgroup ? sb_group_kill_all(&g->cg) : 0;
+    if (!g)
+        return 0;
+    if (g->use_cgroup)
+        return sb_group_kill_all(&g->cg) < 0 ? -1 : 0;
+    pthread_mutex_lock(&g->lock);
+    for (size_t i = 0; i < g->n_pids; i++)
+        kill(g->pids[i], SIGKILL);
+    pthread_mutex_unlock(&g->lock);
+    return 0;
 }
