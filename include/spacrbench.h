@@ -1013,6 +1013,13 @@ SPACRBENCH_EXTERN int spacrbench_scale_execute(const spacrbench_scale_executor *
  * the result in order (the note hook does not hear it). */
 SPACRBENCH_EXTERN int spacrbench_scale_driver_note(spacrbench_scale_driver *driver,
                                                    const char *note);
+/* First thing in a worker a front end starts itself (a process pool's
+ * initializer), as the fork executor's workers do: it ends with its parent
+ * (PR_SET_PDEATHSIG; at once when parent_pid is no longer its parent) and
+ * is the OOM killer's first choice (oom_score_adj 1000), so a job-wide OOM
+ * kill takes a worker, never the caller. 0; SPACRBENCH_EUNSUPPORTED off
+ * Linux. */
+SPACRBENCH_EXTERN int spacrbench_scale_worker_begin(int64_t parent_pid);
 
 /* ========================================================================
  * 6. Process groups (since 1.1)

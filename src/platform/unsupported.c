@@ -86,6 +86,14 @@ int sb_scale_fork_executor(const sb_scale_work *w, spacrbench_scale_executor *ex
 
 void sb_scale_fork_executor_free(void *state) { (void)state; }
 
+int spacrbench_scale_worker_begin(int64_t parent_pid)
+{
+    sb_clear_error();
+    (void)parent_pid;
+    return sb_fail(SPACRBENCH_EUNSUPPORTED,
+                   "a scaling worker's setup (PR_SET_PDEATHSIG) is Linux's; not " SB_PLATFORM_NAME);
+}
+
 int sb_process_group_kill_all(spacrbench_group *g)
 {
     (void)g; /* no group can exist here */

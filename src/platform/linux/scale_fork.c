@@ -26,6 +26,12 @@
 #include "scale.h"
 
 enum { CHILD_NO_GO = 3, CHILD_WRITE_FAILED = 4 };
+
+/* Every worker of the check: the caller's handlers reset, dying with it,
+ * the OOM killer's first choice (so a job-wide kill never takes the
+ * caller where no group limit holds). */
+#define SB_SCALE_WORKER_FLAGS                                                                      \
+    (SB_CHILD_DEFAULT_HANDLERS | SB_CHILD_DIE_WITH_PARENT | SB_CHILD_OOM_FIRST)
 enum { MSG_ITEM = 0, MSG_ROUND_DONE = 1 };
 
 typedef struct scale_msg {
@@ -187,9 +193,7 @@ static int fork_open(spacrbench_scale_driver *d, int64_t k, int64_t budget, int6
     int rc = state_prepare(fs, k);
     for (; rc == 0 && fs->forked < k; fs->forked++) {
         worker_arg wa = {fs, (int32_t)fs->forked};
-        pid_t pid = sb_child_start(SB_CHILD_DEFAULT_HANDLERS | SB_CHILD_DIE_WITH_PARENT |
-                                       SB_CHILD_OOM_FIRST,
-                                   worker_main, &wa);
+        pid_t pid = sb_child_start(SB_SCALE_WORKER_FLAGS, worker_main, &wa);
         if (pid < 0) {
             /* pids.max, RLIMIT_NPROC, memory: this count cannot run. */
             snprintf(out->why, sizeof out->why, "fork of worker %lld failed (%s)",
@@ -361,4 +365,14 @@ void sb_scale_fork_executor_free(void *state)
     if (fs)
         sb_waiter_close(&fs->waiter);
     free(fs);
+}
+
+int spacrbench_scale_worker_begin(int64_t parent_pid)
+{
+    sb_clear_error();
+    if (parent_pid <= 0 || parent_pid != (int64_t)(pid_t)parent_pid)
+        return sb_fail(SPACRBENCH_EINVAL, "parent_pid %lld is not a process id",
+                       (long long)parent_pid);
+    sb_child_begin(SB_CHILD_DIE_WITH_PARENT | SB_CHILD_OOM_FIRST, (pid_t)parent_pid);
+    return SPACRBENCH_OK;
 }

@@ -16,8 +16,7 @@
 
 #include "clock.h"
 
-/* In the child, before main: what flags ask. Async-signal-safe only. */
-static void child_setup(unsigned flags, pid_t parent)
+void sb_child_begin(unsigned flags, pid_t parent)
 {
     if (flags & SB_CHILD_DEFAULT_HANDLERS)
         for (int sig = 1; sig < NSIG; sig++) {
@@ -52,7 +51,7 @@ pid_t sb_child_start(unsigned flags, sb_child_main main, void *arg)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0) {
-        child_setup(flags, parent);
+        sb_child_begin(flags, parent);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         main(arg);
         _exit(127); /* main must not return */

@@ -26,6 +26,11 @@ typedef void (*sb_child_main)(void *arg);
  * -1 (errno set). */
 pid_t sb_child_start(unsigned flags, sb_child_main main, void *arg);
 
+/* What sb_child_start does in the child before main, for a child started
+ * otherwise (a Python pool's worker): flags, parent the expected parent.
+ * Async-signal-safe. */
+void sb_child_begin(unsigned flags, pid_t parent);
+
 /* Exit code of an orphaned child (SB_CHILD_DIE_WITH_PARENT). */
 #define SB_CHILD_ORPHANED 125
 
