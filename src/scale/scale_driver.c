@@ -270,8 +270,10 @@ static void count_point(spacrbench_scale_driver *d, const count_run *c,
     pt->peak_bytes = count->peak_bytes;
     pt->peak_method = count->peak_method;
     pt->vram_peak_bytes = count->vram_peak_bytes;
-    if (count->limit_is_budget && d->budget > 0)
+    if (count->limit_is_budget && d->budget > 0) {
         sp->limit_bytes = d->budget;
+        d->limited = 1;
+    }
     sb_scale_spread_of(c->ips, c->repeats, sp);
     sp->oom_killed = pt->failed ? memory_end(c, count, sp) : SB_SCALE_OOM_NONE;
     char b[32];
