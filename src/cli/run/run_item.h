@@ -13,7 +13,7 @@
 typedef struct run_outcome {
     int exec_errno; /* non-zero: the command could not be started */
     int status;     /* wait status */
-    /* Its release (sb_supervisor_now()): where it starts on a timeline. */
+    /* Its release (sb_now()): where it starts on a timeline. */
     double started_at;
     double seconds;
     double cpu_seconds;

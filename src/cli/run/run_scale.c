@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cli_error.h"
 #include "cli_escape.h"
 #include "command_line.h"
@@ -269,7 +270,9 @@ static int exec_round(spacrbench_scale_driver *d, const spacrbench_scale_round *
     x->round = r;
     char name[64], why[SB_GROUP_PATH_MAX + 200];
     snprintf(name, sizeof name, "scale-%lld", (long long)x->k);
-    sb_launch l = {x->k, r->items, line_argv, command_free, x, name, on_grace_kill, x->budget};
+    sb_launch l = {x->k,          r->items,  line_argv,
+                   command_free,  x,         name,
+                   on_grace_kill, x->budget, SB_CHILD_DIE_WITH_PARENT | SB_CHILD_OOM_FIRST};
     if (sb_supervisor_run(x->in->sup, &l, x->copies, &x->o, why, sizeof why) != 0) {
         snprintf(out->why, sizeof out->why, "%.600s", why);
         return SPACRBENCH_ESYSTEM;

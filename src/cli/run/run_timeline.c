@@ -34,7 +34,7 @@ void run_timeline_begin(run_timeline *t, spacrbench_measurement *m, sb_superviso
     }
     t->m = m;
     t->sup = sup;
-    t->origin = sb_supervisor_now();
+    t->origin = sb_now();
     t->peak_is_charge = sup->use_cgroup;
     sup->cfg.on_sample = on_sample;
     sup->cfg.sample_arg = t;

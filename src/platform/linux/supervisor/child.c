@@ -73,6 +73,45 @@ pid_t sb_child_wait(pid_t pid, int options, int *status, struct rusage *ru)
     return w;
 }
 
+/* sb_child_run's child: exec, or tell the parent why not. */
+typedef struct run_job {
+    char *const *argv;
+    int stdout_to_stderr;
+    int err; /* the CLOEXEC pipe's write end */
+} run_job;
+
+static void run_main(void *arg)
+{
+    const run_job *j = arg;
+    if (!j->stdout_to_stderr || dup2(STDERR_FILENO, STDOUT_FILENO) >= 0)
+        execvp(j->argv[0], j->argv);
+    int e = errno;
+    (void)!write(j->err, &e, sizeof e);
+    _exit(127);
+}
+
+int sb_child_run(char *const argv[], int stdout_to_stderr)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    run_job j = {argv, stdout_to_stderr, p[1]};
+    pid_t pid = sb_child_start(SB_CHILD_DEFAULT_HANDLERS, run_main, &j);
+    int e = errno;
+    close(p[1]);
+    int exec_errno = 0;
+    ssize_t got = pid > 0 ? read(p[0], &exec_errno, sizeof exec_errno) : 0;
+    close(p[0]);
+    int st = 0;
+    if (pid > 0 && sb_child_wait(pid, 0, &st, NULL) < 0)
+        e = errno, pid = -1;
+    if (pid < 0 || got == (ssize_t)sizeof exec_errno) {
+        errno = pid < 0 ? e : exec_errno;
+        return -1;
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int sb_pidfd_open(pid_t pid)
 {
 #ifdef SYS_pidfd_open

@@ -39,6 +39,11 @@ void sb_child_begin(unsigned flags, pid_t parent);
  * has exited), or -1 (errno set, ECHILD when there is none). */
 pid_t sb_child_wait(pid_t pid, int options, int *status, struct rusage *ru);
 
+/* Run argv (PATH searched) to its end: its exit status, 128 + the signal
+ * that ended it, or -1 with errno set when it could not be started. Its
+ * stdout goes to stderr where asked (stdout carries spacrbench's JSON). */
+int sb_child_run(char *const argv[], int stdout_to_stderr);
+
 /* A pidfd of pid, or -1 (errno set; ENOSYS before Linux 5.3). */
 int sb_pidfd_open(pid_t pid);
 
