@@ -847,7 +847,9 @@ typedef struct spacrbench_scale_spread {
     double spread;               /* NaN with fewer than 2 repeats */
     int64_t warmup_items;        /* per worker, untimed; -1 unknown */
     int32_t oom_killed;          /* 1: OOM-killed in its group at its limit (the budget);
-                                    2: by a limit outside it (a job's, --no-cgroup) */
+                                    2: by a limit outside it (a job's, --no-cgroup);
+                                    3 (since 1.3): ended by spacrbench at the budget,
+                                    which no cgroup could hold as a limit */
     int32_t reserved;
     int64_t limit_bytes; /* the group's memory limit; -1 none */
 } spacrbench_scale_spread;
@@ -953,7 +955,8 @@ typedef struct spacrbench_scale_count {
     int64_t limit_bytes;     /* the memory limit the group ran under (nearest above); -1 none */
     int32_t peak_method;     /* spacrbench_peak_method */
     int32_t oom_outside;     /* oom_kills counts a cgroup around the group */
-    int32_t limit_is_budget; /* the group's own cgroup carried the budget as its limit */
+    int32_t limit_is_budget; /* 1: the group's own cgroup carried the budget as its limit;
+                                2: no cgroup could, spacrbench watched the budget */
     int32_t ours;            /* spacrbench killed the group itself (a timeout, a stop) */
     int32_t ended_at_budget; /* no cgroup could hold the limit: spacrbench ended the count
                                 when its sampled memory passed the budget */

@@ -39,7 +39,9 @@ class ScalePoint:
     items_per_second_max: Optional[float] = None
     #: Untimed items per worker before the repeats; None unknown.
     warmup_items: Optional[int] = None
-    #: The kernel's OOM killer ended the point's group at its limit (the budget).
+    #: The point's memory ended it: the kernel's OOM killer in its group at
+    #: its limit (the budget), at a limit outside it, or spacrbench at the
+    #: budget where no cgroup could hold a limit (the notes say which).
     oom_killed: bool = False
 
 

@@ -58,8 +58,11 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
         if (p->failed) {
             sb_text_printf(&t, "  %7lld      %s\n", (long long)p->workers,
                            r->spreads[i].oom_killed == 2 ? "OOM-killed (a limit outside the group)"
-                           : r->spreads[i].oom_killed    ? "OOM-killed in the group (over budget)"
-                                                         : "failed");
+                           : r->spreads[i].oom_killed == 3
+                               ? "ended by spacrbench at the memory budget (no cgroup could hold "
+                                 "the limit)"
+                           : r->spreads[i].oom_killed ? "OOM-killed in the group (over budget)"
+                                                      : "failed");
             continue;
         }
         sb_text_printf(&t, "  %7lld  %10.3f", (long long)p->workers, p->items_per_second);

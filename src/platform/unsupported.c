@@ -100,6 +100,18 @@ int sb_process_group_kill_all(spacrbench_group *g)
     return 0;
 }
 
+int sb_process_group_watch(spacrbench_group *g, int64_t bytes)
+{
+    (void)g, (void)bytes;
+    return -1;
+}
+
+int64_t sb_process_group_watch_ended(spacrbench_group *g)
+{
+    (void)g;
+    return 0;
+}
+
 #else
 typedef int sb_unsupported_is_empty_on_linux; /* ISO C forbids an empty unit */
 #endif

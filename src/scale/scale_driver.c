@@ -29,7 +29,7 @@ struct spacrbench_scale_driver {
     int64_t base;                  /* worker 0's first item in the next count */
     int64_t m;                     /* items per worker of a timed round: only grows */
     int64_t rounds, short_rounds, most_items;
-    int group_noted, limited;
+    int group_noted, limited, watched;
     int stopped;       /* a stop request ended the check */
     int64_t stopped_k; /* during this count (its point failed); 0: before it started */
 };
@@ -46,7 +46,8 @@ typedef struct count_run {
     size_t repeats;
     int64_t items;
     double seconds, busy;
-    int32_t index; /* the count's next round */
+    int32_t index;   /* the count's next round */
+    int budget_held; /* the driver's group: 1 its limit, 2 watched (no cgroup) */
     int opened, failed, stopped, grown, sigkilled, ran;
 } count_run;
 
@@ -85,7 +86,7 @@ static void outcome_reset(spacrbench_scale_outcome *oc)
 
 /* The driver's group of a count (the budget its limit, before any worker
  * joins), holding the k workers; the first count's says how it measures. */
-static int group_open(spacrbench_scale_driver *d, count_run *c, spacrbench_scale_spread *sp)
+static int group_open(spacrbench_scale_driver *d, count_run *c)
 {
     int rc = spacrbench_group_open(d->o.flags, &c->g);
     if (rc)
@@ -94,10 +95,12 @@ static int group_open(spacrbench_scale_driver *d, count_run *c, spacrbench_scale
         d->group_noted = 1;
         dnote(d, SPACRBENCH_SCALE_NOTE_METHOD, "%s", spacrbench_group_note(c->g));
     }
-    if (d->budget > 0 && spacrbench_group_set_limit(c->g, d->budget) == 0) {
-        sp->limit_bytes = d->budget;
-        d->limited = 1;
-    }
+    /* The budget as the group's limit; where no cgroup can hold one, the
+     * group's sampler ends the count that passes it. */
+    if (d->budget > 0 && spacrbench_group_set_limit(c->g, d->budget) == 0)
+        c->budget_held = 1;
+    else if (d->budget > 0 && sb_process_group_watch(c->g, d->budget) == 0)
+        c->budget_held = 2;
     for (int64_t i = 0; i < c->k && rc == 0; i++)
         rc = spacrbench_group_add_process(c->g, c->pids[i]);
     return rc;
@@ -107,7 +110,7 @@ static int group_open(spacrbench_scale_driver *d, count_run *c, spacrbench_scale
  * 0 open, 1 the executor could not start them (a failed point), or an
  * error. Worker w starts at item base + w * n / k: the workers spread over
  * the items, and each count starts where the last one's worker 0 stopped. */
-static int count_open(spacrbench_scale_driver *d, count_run *c, spacrbench_scale_spread *sp)
+static int count_open(spacrbench_scale_driver *d, count_run *c)
 {
     size_t k = (size_t)c->k;
     c->first = calloc(k, sizeof *c->first);
@@ -130,7 +133,7 @@ static int count_open(spacrbench_scale_driver *d, count_run *c, spacrbench_scale
         return 1;
     }
     c->opened = 1;
-    return d->ex.flags & SPACRBENCH_SCALE_EXECUTOR_GROUP ? group_open(d, c, sp) : 0;
+    return d->ex.flags & SPACRBENCH_SCALE_EXECUTOR_GROUP ? group_open(d, c) : 0;
 }
 
 /* One round of `items` per worker. 0 ran (c->failed, c->stopped say how),
@@ -235,6 +238,8 @@ static int count_close(spacrbench_scale_driver *d, count_run *c, spacrbench_scal
         return 0;
     count->oom_kills = spacrbench_group_oom_kills(c->g);
     count->oom_outside = 0;
+    count->limit_is_budget = c->budget_held;
+    count->ended_at_budget = sb_process_group_watch_ended(c->g) > 0;
     spacrbench_group_peak(c->g, &count->peak_bytes, &count->peak_method);
     rc = spacrbench_group_close(c->g);
     c->g = NULL;
@@ -244,15 +249,14 @@ static int count_close(spacrbench_scale_driver *d, count_run *c, spacrbench_scal
 /* What ended a failed count's memory (spacrbench_scale_spread.oom_killed):
  * the kernel in the group's own cgroup at the budget (a memory point), the
  * kernel at a limit around it, or nothing of the kind. */
-static int32_t memory_end(const count_run *c, const spacrbench_scale_count *count,
-                          const spacrbench_scale_spread *sp)
+static int32_t memory_end(const count_run *c, const spacrbench_scale_count *count)
 {
     if (count->ended_at_budget)
         return SB_SCALE_ENDED_AT_BUDGET;
     sb_oom_facts f = {count->oom_kills, count->oom_outside, c->sigkilled,
                       count->ours,      count->peak_bytes,  count->limit_bytes};
     int v = sb_oom_verdict(&f);
-    if (v == SB_OOM_IN_GROUP && sp->limit_bytes > 0)
+    if (v == SB_OOM_IN_GROUP && count->limit_is_budget == 1)
         return SB_SCALE_OOM_AT_BUDGET;
     return v == SB_OOM_NO ? SB_SCALE_OOM_NONE : SB_SCALE_OOM_OUTSIDE;
 }
@@ -272,10 +276,11 @@ static void count_point(spacrbench_scale_driver *d, const count_run *c,
     pt->vram_peak_bytes = count->vram_peak_bytes;
     if (count->limit_is_budget && d->budget > 0) {
         sp->limit_bytes = d->budget;
-        d->limited = 1;
+        d->limited |= count->limit_is_budget == 1;
+        d->watched |= count->limit_is_budget == 2;
     }
     sb_scale_spread_of(c->ips, c->repeats, sp);
-    sp->oom_killed = pt->failed ? memory_end(c, count, sp) : SB_SCALE_OOM_NONE;
+    sp->oom_killed = pt->failed ? memory_end(c, count) : SB_SCALE_OOM_NONE;
     char b[32];
     sb_format_bytes(b, sizeof b, d->budget);
     if (sp->oom_killed == SB_SCALE_OOM_AT_BUDGET)
@@ -311,7 +316,7 @@ static int measure_count(spacrbench_scale_driver *d, int64_t k, spacrbench_scale
     spacrbench_scale_spread_init(sp, sizeof *sp);
     pt->workers = k;
     sp->warmup_items = d->t.warmup_items;
-    int rc = count_open(d, &c, sp);
+    int rc = count_open(d, &c);
     if (rc == 0)
         rc = count_rounds(d, &c);
     c.failed |= rc < 0; /* an error ends the workers too */
@@ -403,6 +408,12 @@ static void method_notes(spacrbench_scale_driver *d, const char *budget_note)
         dnote(d, SPACRBENCH_SCALE_NOTE_METHOD,
               "each count's group had the memory budget (%s) as its limit: a count over it is "
               "OOM-killed inside its group (a memory point), never the caller",
+              b);
+    if (d->watched)
+        dnote(d, SPACRBENCH_SCALE_NOTE_METHOD,
+              "no cgroup could hold a limit, so spacrbench watched each count's sampled memory "
+              "and ended a count that passed the budget (%s), a memory point; a spike shorter "
+              "than the sampling interval can pass unseen",
               b);
     const spacrbench_scale_timing *t = &d->t;
     char most[96] = "";

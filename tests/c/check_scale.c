@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -976,6 +977,79 @@ START_TEST(the_budget_is_the_groups_limit)
 }
 END_TEST
 
+/* Caller safety without a cgroup (issue #34): where no group can carry the
+ * budget as its limit (SPACRBENCH_SCALE_NO_CGROUP; _i = 1: an unprivileged
+ * user, who cannot make one, in a forked child that became nobody), the
+ * group's sampler ends the count whose PSS sum passes the budget: 4 workers
+ * of 40 MiB under 100 MiB are a memory point, 1 worker is not. */
+START_TEST(an_over_budget_count_without_a_cgroup_is_ended_at_the_budget)
+{
+    if (_i && geteuid() != 0) {
+        skip("an_over_budget_count_without_a_cgroup_is_ended_at_the_budget (nobody)",
+             "needs root to become nobody");
+        return;
+    }
+    int result[2];
+    ck_assert_int_eq(pipe(result), 0);
+    pid_t caller = fork();
+    if (caller == 0) {
+        close(result[0]);
+        /* Dumpable again after setuid, as a user's own process is (else
+         * its /proc files, smaps_rollup too, stay root's). */
+        if (_i && (setgid(65534) != 0 || setuid(65534) != 0 || prctl(PR_SET_DUMPABLE, 1) != 0))
+            _exit(2);
+        touch_bytes = 40 * SB_MIB;
+        const int64_t counts[] = {1, 4};
+        spacrbench_scale_options o;
+        spacrbench_scale_options_init(&o, sizeof o);
+        o.worker_counts = counts;
+        o.n_worker_counts = 2;
+        o.items_per_worker = 1;
+        o.memory_budget_bytes = (int64_t)(100 * SB_MIB);
+        o.flags = _i ? 0 : SPACRBENCH_SCALE_NO_CGROUP;
+        spacrbench_scale_timing t;
+        timing_fast(&t);
+        spacrbench_scale_result *r = NULL;
+        int rc = spacrbench_scale_timed(touch_work, item_ptrs, 4, NULL, &o, &t, &r);
+        int said[7] = {rc, -1, -1, -1, -1, -1, -1};
+        if (rc == 0) {
+            spacrbench_scale_summary s = summary_of(r);
+            spacrbench_scale_spread one, four;
+            spacrbench_scale_spread_init(&one, sizeof one);
+            spacrbench_scale_spread_init(&four, sizeof four);
+            spacrbench_scale_spread_get(r, 0, &one);
+            spacrbench_scale_spread_get(r, 1, &four);
+            said[1] = (int)s.chosen_workers;
+            said[2] = s.verdict;
+            said[3] = one.oom_killed;
+            said[4] = four.oom_killed;
+            said[5] = point_of(r, 1).peak_method;
+            said[6] = strstr(s.reason, "ended by spacrbench") != NULL &&
+                      has_note(r, "no cgroup could hold a limit") &&
+                      four.limit_bytes == (int64_t)(100 * SB_MIB);
+        }
+        spacrbench_scale_free(r);
+        _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
+    }
+    ck_assert_int_gt(caller, 0);
+    close(result[1]);
+    int said[7] = {-9, -9, -9, -9, -9, -9, -9};
+    ssize_t got = read(result[0], said, sizeof said);
+    close(result[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(caller, &status, 0), caller);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_int_eq(said[0], 0);
+    ck_assert_int_eq(said[5], SPACRBENCH_PEAK_PSS_SUM); /* no cgroup: sampled */
+    ck_assert_int_eq(said[3], 0);
+    ck_assert_int_eq(said[4], 3); /* ended by spacrbench at the budget */
+    ck_assert_int_eq(said[1], 1);
+    ck_assert_int_eq(said[2], SPACRBENCH_SCALE_MEMORY);
+    ck_assert_int_eq(said[6], 1);
+}
+END_TEST
+
 /* A count that cannot fork all its workers (pids.max) is a failed point;
  * the points before it stand. */
 START_TEST(a_count_that_cannot_fork_is_a_failed_point)
@@ -1166,6 +1240,12 @@ static Suite *scale_suite(void)
     tcase_add_test(limits, the_budget_is_the_groups_limit);
     tcase_add_test(limits, an_over_budget_count_is_killed_in_its_group_not_the_caller);
     suite_add_tcase(s, limits);
+    /* The budget watched where no cgroup can hold it (the qemu stage runs
+     * "limits" alone and counts its two checks). */
+    TCase *watch = tcase_create("watch");
+    tcase_set_timeout(watch, 120);
+    tcase_add_loop_test(watch, an_over_budget_count_without_a_cgroup_is_ended_at_the_budget, 0, 2);
+    suite_add_tcase(s, watch);
     return s;
 }
 

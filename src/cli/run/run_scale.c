@@ -87,9 +87,10 @@ static sb_oom_facts oom_facts(const scale_exec *x, int64_t m)
     int sigkilled = 0;
     for (int64_t i = 0; i < x->k; i++)
         sigkilled |= copy_sigkilled(&x->copies[i], m);
-    sb_oom_facts f = {x->o.oom_kills, x->o.oom_outside,
-                      sigkilled,      x->o.killed_after_grace || x->o.timed_out,
-                      x->o.peak,      x->o.limit};
+    sb_oom_facts f = {
+        x->o.oom_kills, x->o.oom_outside,
+        sigkilled,      x->o.killed_after_grace || x->o.timed_out || x->o.watch_ended > 0,
+        x->o.peak,      x->o.limit};
     return f;
 }
 
@@ -171,7 +172,15 @@ static int group_failure(const scale_exec *x, int64_t m, char *why, size_t cap)
                  o->killed_after_grace ? " (still running 5 s later: killed with all their "
                                          "processes, SIGKILL)"
                                        : "");
-    else if (o->timed_out)
+    else if (o->watch_ended) {
+        char seen[32], b[32];
+        spacrbench_format_bytes(o->watch_ended, seen, sizeof seen);
+        spacrbench_format_bytes(x->budget, b, sizeof b);
+        snprintf(why, cap,
+                 "ended by spacrbench: the copies' memory reached %s, over the budget of %s (no "
+                 "cgroup of its own could hold the limit)",
+                 seen, b);
+    } else if (o->timed_out)
         snprintf(why, cap,
                  "timed out after %g s (--timeout %g s per item, %lld item(s) per copy): the "
                  "copies were killed with all their processes",
@@ -219,7 +228,8 @@ static void tell_round(scale_exec *x, spacrbench_scale_driver *d, int64_t m,
                                                                    : SPACRBENCH_SCALE_WORKER_LOST;
         w[i].sigkilled = copy_sigkilled(c, m) && !f.ours;
     }
-    out->failed = x->verdict != SB_OOM_NO || x->o.stopped_by || x->o.timed_out || x->o.start_errno;
+    out->failed = x->verdict != SB_OOM_NO || x->o.stopped_by || x->o.timed_out ||
+                  x->o.start_errno || x->o.watch_ended;
     int whole = group_failure(x, m, out->why, sizeof out->why);
     int copies_failed = 0;
     for (int64_t i = 0; i < x->k; i++)
@@ -270,9 +280,18 @@ static int exec_round(spacrbench_scale_driver *d, const spacrbench_scale_round *
     x->round = r;
     char name[64], why[SB_GROUP_PATH_MAX + 200];
     snprintf(name, sizeof name, "scale-%lld", (long long)x->k);
-    sb_launch l = {x->k,          r->items,  line_argv,
-                   command_free,  x,         name,
-                   on_grace_kill, x->budget, SB_CHILD_DIE_WITH_PARENT | SB_CHILD_OOM_FIRST};
+    /* Where no cgroup of its own can carry the budget, the budget is watched. */
+    int64_t watch = x->in->sup->use_cgroup ? 0 : x->budget;
+    sb_launch l = {.copies = x->k,
+                   .lines = r->items,
+                   .argv_for = line_argv,
+                   .argv_free = command_free,
+                   .arg = x,
+                   .name = name,
+                   .on_grace_kill = on_grace_kill,
+                   .memory_limit = x->budget,
+                   .child_flags = SB_CHILD_DIE_WITH_PARENT | SB_CHILD_OOM_FIRST,
+                   .watch_limit = watch};
     if (sb_supervisor_run(x->in->sup, &l, x->copies, &x->o, why, sizeof why) != 0) {
         snprintf(out->why, sizeof out->why, "%.600s", why);
         return SPACRBENCH_ESYSTEM;
@@ -305,9 +324,10 @@ static int exec_close(spacrbench_scale_driver *d, int32_t failed, spacrbench_sca
     count->vram_peak_bytes = x->vram;
     count->oom_kills = x->o.oom_kills;
     count->oom_outside = x->o.oom_outside;
-    count->ours = x->o.killed_after_grace || x->o.timed_out;
+    count->ours = x->o.killed_after_grace || x->o.timed_out || x->o.watch_ended > 0;
     count->limit_bytes = x->o.limit;
-    count->limit_is_budget = sup->use_cgroup && x->budget > 0;
+    count->limit_is_budget = x->budget <= 0 ? 0 : sup->use_cgroup ? 1 : 2;
+    count->ended_at_budget = x->o.watch_ended > 0;
     if (x->o.left_behind)
         exec_note(x, d, 0, "%lld worker%s: %d process(es) outlived their copy%s", (long long)x->k,
                   x->k == 1 ? "" : "s", x->o.left_behind,

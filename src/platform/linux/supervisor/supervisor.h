@@ -111,6 +111,9 @@ typedef struct sb_launch {
     /* child.h's SB_CHILD_* for each copy beyond the handlers' reset (the
      * scaling check's: dying with spacrbench, the OOM killer's first pick). */
     unsigned child_flags;
+    /* > 0 without a cgroup of the group's own (none could carry a limit):
+     * a sample whose RSS sum passes it ends the whole group. */
+    int64_t watch_limit;
 } sb_launch;
 
 typedef struct sb_copy {
@@ -144,6 +147,7 @@ typedef struct sb_outcome {
     int64_t started;        /* copies forked */
     int earlier_unlisted;   /* no cgroup: the leftovers of earlier groups could not be
                              listed, so they may be counted in this peak */
+    int64_t watch_ended;    /* the RSS sum over watch_limit that ended the group, 0 none */
 } sb_outcome;
 
 /* Decide once how groups are measured (a cgroup unless cfg->no_cgroup or

@@ -198,6 +198,16 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
     return now + (gap > interval ? gap : interval);
 }
 
+/* Without a cgroup to hold a limit, the watched one: the RSS sum of the
+ * tree's last sample over it ends the group, once. */
+static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
+{
+    if (s->use_cgroup || l->watch_limit <= 0 || o->watch_ended || s->tree.rss_now <= l->watch_limit)
+        return 0;
+    o->watch_ended = s->tree.rss_now;
+    return 1;
+}
+
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
 {
     int64_t k = o->started, left = k;
@@ -247,6 +257,8 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
          * millisecond, which a command that exits at once would be charged. */
         if (woke)
             rss_next = sample(s, copies, k, now, rss_next, interval, cpu_before);
+        if (woke && watch_over(s, l, o))
+            sb_sv_kill_group(s, copies, k);
         double wait = s->use_cgroup ? shorter(vram, until(rss_next, now)) : interval;
         if (deadline >= 0 && !o->timed_out)
             wait = shorter(wait, deadline - now);
