@@ -298,38 +298,22 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
 
 int spacrbench_scale_spread_init(spacrbench_scale_spread *sp, size_t size)
 {
-    if (!sp)
-        return sb_fail(SPACRBENCH_EINVAL, "spread must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_spread",
-                       size);
     spacrbench_scale_spread d;
     memset(&d, 0, sizeof d);
     d.items_per_second_min = d.items_per_second_max = d.spread = NAN;
     d.warmup_items = d.limit_bytes = -1;
-    memset(sp, 0, size);
-    memcpy(sp, &d, size < sizeof d ? size : sizeof d);
-    sp->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(sp, size, &d, sizeof d, "spread", "spacrbench_scale_spread");
 }
 
 int spacrbench_scale_point_init(spacrbench_scale_point *p, size_t size)
 {
-    if (!p)
-        return sb_fail(SPACRBENCH_EINVAL, "point must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_point", size);
     spacrbench_scale_point d;
     memset(&d, 0, sizeof d);
-    d.size = size;
     d.seconds = d.items_per_second = d.speedup = d.efficiency = d.mean_item_seconds = NAN;
     d.peak_bytes = d.vram_peak_bytes = SPACRBENCH_NOT_MEASURED;
     d.peak_method = SPACRBENCH_PEAK_NONE;
     d.fits = -1;
-    memset(p, 0, size);
-    memcpy(p, &d, size < sizeof d ? size : sizeof d);
-    p->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(p, size, &d, sizeof d, "point", "spacrbench_scale_point");
 }
 
 int spacrbench_scale_from_points(const void *points, size_t n, size_t point_size,

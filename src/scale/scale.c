@@ -44,35 +44,19 @@ void sb_scale_lock_give(void)
 int spacrbench_scale_options_init(spacrbench_scale_options *opts, size_t size)
 {
     sb_clear_error();
-    if (!opts)
-        return sb_fail(SPACRBENCH_EINVAL, "opts must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_options",
-                       size);
     spacrbench_scale_options d;
     memset(&d, 0, sizeof d);
     d.max_workers = d.items_per_worker = d.memory_budget_bytes = SPACRBENCH_AUTO;
-    memset(opts, 0, size);
-    memcpy(opts, &d, size < sizeof d ? size : sizeof d);
-    opts->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(opts, size, &d, sizeof d, "opts", "spacrbench_scale_options");
 }
 
 int spacrbench_scale_timing_init(spacrbench_scale_timing *t, size_t size)
 {
     sb_clear_error();
-    if (!t)
-        return sb_fail(SPACRBENCH_EINVAL, "timing must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_timing",
-                       size);
     /* hyperfine takes at least 10 runs and 3 s; a count of workers costs k
      * times more, so fewer: enough that start-up is out and repeats agree. */
     spacrbench_scale_timing d = {sizeof d, 1, 3, 1.0, 2, 5, 0.05};
-    memset(t, 0, size);
-    memcpy(t, &d, size < sizeof d ? size : sizeof d);
-    t->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(t, size, &d, sizeof d, "timing", "spacrbench_scale_timing");
 }
 
 static int check_options(const spacrbench_scale_options *o)

@@ -481,18 +481,10 @@ static int execute_locked(spacrbench_scale_driver *d, spacrbench_scale_result **
 int spacrbench_scale_executor_init(spacrbench_scale_executor *ex, size_t size)
 {
     sb_clear_error();
-    if (!ex)
-        return sb_fail(SPACRBENCH_EINVAL, "executor must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_executor",
-                       size);
     spacrbench_scale_executor d;
     memset(&d, 0, sizeof d);
     d.cores = SPACRBENCH_AUTO;
-    memset(ex, 0, size);
-    memcpy(ex, &d, size < sizeof d ? size : sizeof d);
-    ex->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(ex, size, &d, sizeof d, "executor", "spacrbench_scale_executor");
 }
 
 int spacrbench_scale_execute(const spacrbench_scale_executor *ex, size_t n_items,

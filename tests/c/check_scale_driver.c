@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sb_test_scale.h"
 #include "spacrbench.h"
 
 #define GIB     (1024LL * 1024 * 1024)
@@ -162,39 +163,6 @@ static int run(mock *m, int64_t cores, size_t n_items, const int64_t *counts, si
     return rc;
 }
 
-static spacrbench_scale_point point_of(const spacrbench_scale_result *r, size_t i)
-{
-    spacrbench_scale_point p;
-    spacrbench_scale_point_init(&p, sizeof p);
-    ck_assert_int_eq(spacrbench_scale_point_get(r, i, &p), 0);
-    return p;
-}
-
-static spacrbench_scale_spread spread_of(const spacrbench_scale_result *r, size_t i)
-{
-    spacrbench_scale_spread sp;
-    spacrbench_scale_spread_init(&sp, sizeof sp);
-    ck_assert_int_eq(spacrbench_scale_spread_get(r, i, &sp), 0);
-    return sp;
-}
-
-static spacrbench_scale_summary summary_of(const spacrbench_scale_result *r)
-{
-    spacrbench_scale_summary s;
-    memset(&s, 0, sizeof s);
-    s.size = sizeof s;
-    ck_assert_int_eq(spacrbench_scale_summary_get(r, &s), 0);
-    return s;
-}
-
-static const char *note_with(const spacrbench_scale_result *r, const char *words)
-{
-    for (size_t i = 0; spacrbench_scale_note(r, i); i++)
-        if (strstr(spacrbench_scale_note(r, i), words))
-            return spacrbench_scale_note(r, i);
-    return NULL;
-}
-
 static const int64_t one[] = {1};
 
 /* issue #32's shape: a 1 ms first item and 0.3 s items. The old command
@@ -212,15 +180,15 @@ START_TEST(timed_rounds_are_sized_from_their_own_pace)
         ck_assert_int_eq(m.log_items[i], asked[i]);
     ck_assert_int_eq(m.log_warmup[0], 1);
     ck_assert_int_eq(m.items_run, 12);
-    spacrbench_scale_point p = point_of(r, 0);
-    spacrbench_scale_spread sp = spread_of(r, 0);
+    spacrbench_scale_point p = sb_test_point_of(r, 0);
+    spacrbench_scale_spread sp = sb_test_spread_of(r, 0);
     ck_assert_int_eq(p.failed, 0);
     ck_assert_int_eq(p.items, 8); /* the two counted repeats; the short one is not */
     ck_assert_double_eq_tol(p.seconds, 2.4, 1e-9);
     ck_assert_double_eq_tol(p.mean_item_seconds, 0.3, 1e-9);
     ck_assert_int_eq(sp.repeats, 2);
     ck_assert_int_eq(sp.warmup_items, 1);
-    const char *t = note_with(r, "timing: 1 warm-up item(s) per worker untimed");
+    const char *t = sb_test_note_with(r, "timing: 1 warm-up item(s) per worker untimed");
     ck_assert_ptr_nonnull(t);
     ck_assert_msg(strstr(t, "4 at most here, 1 of 4 rounds redone"), "%s", t);
     spacrbench_scale_free(r);
@@ -239,8 +207,8 @@ START_TEST(a_short_round_is_redone_at_most_three_times)
     ck_assert_int_eq(m.rounds, 6);
     for (int i = 0; i < 6; i++)
         ck_assert_int_eq(m.log_items[i], asked[i]);
-    ck_assert_int_eq(point_of(r, 0).items, 96);
-    ck_assert_int_eq(spread_of(r, 0).repeats, 2);
+    ck_assert_int_eq(sb_test_point_of(r, 0).items, 96);
+    ck_assert_int_eq(sb_test_spread_of(r, 0).repeats, 2);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -255,7 +223,7 @@ START_TEST(the_items_of_a_round_are_capped)
     ck_assert_int_eq(m.log_items[2], SPACRBENCH_SCALE_MAX_ROUND_ITEMS);
     for (int64_t i = 2; i < m.rounds; i++)
         ck_assert_int_le(m.log_items[i], SPACRBENCH_SCALE_MAX_ROUND_ITEMS);
-    ck_assert_int_eq(spread_of(r, 0).repeats, 2);
+    ck_assert_int_eq(sb_test_spread_of(r, 0).repeats, 2);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -274,7 +242,7 @@ START_TEST(the_items_only_grow_across_counts)
     ck_assert_int_eq(m.log_index[4], 0);
     ck_assert_int_eq(m.log_items[5], 4);
     ck_assert_int_eq(m.log_items[6], 4);
-    ck_assert_int_eq(point_of(r, 1).items, 2 * 2 * 4);
+    ck_assert_int_eq(sb_test_point_of(r, 1).items, 2 * 2 * 4);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -289,7 +257,7 @@ START_TEST(repeats_go_on_while_they_differ)
     t.min_seconds = 0;
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(run(&m, 2, 4, one, 1, -1, &t, &r), 0);
-    spacrbench_scale_spread sp = spread_of(r, 0);
+    spacrbench_scale_spread sp = sb_test_spread_of(r, 0);
     ck_assert_int_eq(sp.repeats, 5);
     ck_assert_double_eq_tol(sp.items_per_second_min, 5.0, 1e-9);
     ck_assert_double_eq_tol(sp.items_per_second_max, 10.0, 1e-9);
@@ -299,7 +267,7 @@ START_TEST(repeats_go_on_while_they_differ)
     /* Agreeing repeats stop at min_repeats. */
     mock same = {.warm_item_s = 0.01, .item_s = 0.1};
     ck_assert_int_eq(run(&same, 2, 4, one, 1, -1, &t, &r), 0);
-    ck_assert_int_eq(spread_of(r, 0).repeats, 2);
+    ck_assert_int_eq(sb_test_spread_of(r, 0).repeats, 2);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -311,22 +279,23 @@ START_TEST(the_default_counts_end_at_the_top_count)
     mock m = {.warm_item_s = 0.01, .item_s = 0.4, .peak_per_worker = GIB};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(run(&m, 8, 4, NULL, 0, 3 * GIB, NULL, &r), 0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.point_count, 3);
     const int64_t want[] = {1, 2, 4};
     for (size_t i = 0; i < 3; i++)
-        ck_assert_int_eq(point_of(r, i).workers, want[i]);
-    const char *n = note_with(r, "worker counts up to 4: 8 usable cores, memory for 3 workers");
+        ck_assert_int_eq(sb_test_point_of(r, i).workers, want[i]);
+    const char *n =
+        sb_test_note_with(r, "worker counts up to 4: 8 usable cores, memory for 3 workers");
     ck_assert_ptr_nonnull(n);
-    ck_assert_int_eq(point_of(r, 2).fits, 0); /* 4 GiB over 3 GiB */
+    ck_assert_int_eq(sb_test_point_of(r, 2).fits, 0); /* 4 GiB over 3 GiB */
     spacrbench_scale_free(r);
     /* Without memory bound the cores bind; then the one cap. */
     mock big = {.warm_item_s = 0.01, .item_s = 0.4};
     ck_assert_int_eq(run(&big, 5000, 4, NULL, 0, -1, NULL, &r), 0);
-    s = summary_of(r);
+    s = sb_test_summary_of(r);
     ck_assert_int_eq(s.point_count, 11);
-    ck_assert_int_eq(point_of(r, 10).workers, SPACRBENCH_SCALE_MAX_WORKERS);
-    ck_assert_ptr_nonnull(note_with(r, "memory sets no bound"));
+    ck_assert_int_eq(sb_test_point_of(r, 10).workers, SPACRBENCH_SCALE_MAX_WORKERS);
+    ck_assert_ptr_nonnull(sb_test_note_with(r, "memory sets no bound"));
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -368,12 +337,13 @@ START_TEST(a_failed_round_fails_its_point_and_the_check_goes_on)
     const int64_t counts[] = {1, 2, 4};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(run(&m, 8, 4, counts, 3, -1, NULL, &r), 0);
-    ck_assert_int_eq(point_of(r, 1).failed, 1);
-    ck_assert_int_eq(point_of(r, 2).failed, 0);
-    ck_assert_int_eq(spread_of(r, 1).oom_killed, 0);
+    ck_assert_int_eq(sb_test_point_of(r, 1).failed, 1);
+    ck_assert_int_eq(sb_test_point_of(r, 2).failed, 0);
+    ck_assert_int_eq(sb_test_spread_of(r, 1).oom_killed, 0);
     ck_assert_int_eq(m.failed_closes, 1);
-    ck_assert_ptr_nonnull(note_with(r, "2 workers: copy 1 (item b) exited with status 3: sh -c x; "
-                                       "the point is marked failed"));
+    ck_assert_ptr_nonnull(
+        sb_test_note_with(r, "2 workers: copy 1 (item b) exited with status 3: sh -c x; "
+                             "the point is marked failed"));
     ck_assert_int_eq(m.hook_heard[SPACRBENCH_SCALE_NOTE_FAILED], 1);
     spacrbench_scale_free(r);
     /* Without the executor's words, the workers' ends say it. */
@@ -383,11 +353,12 @@ START_TEST(a_failed_round_fails_its_point_and_the_check_goes_on)
                  .fail_round = 0,
                  .fail_end = SPACRBENCH_SCALE_WORKER_LOST};
     ck_assert_int_eq(run(&lost, 8, 4, one, 1, -1, NULL, &r), 0);
-    ck_assert_int_eq(point_of(r, 0).failed, 1);
+    ck_assert_int_eq(sb_test_point_of(r, 0).failed, 1);
     ck_assert_int_eq(lost.rounds, 1); /* a failed warm-up: no timed round */
-    ck_assert_ptr_nonnull(note_with(r, "1 worker: a worker died or did not finish its items; "
-                                       "the point is marked failed"));
-    ck_assert_int_eq(summary_of(r).chosen_workers, -1);
+    ck_assert_ptr_nonnull(sb_test_note_with(r,
+                                            "1 worker: a worker died or did not finish its items; "
+                                            "the point is marked failed"));
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, -1);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -398,14 +369,14 @@ START_TEST(a_count_that_cannot_start_is_a_failed_point)
     const int64_t counts[] = {1, 2, 4};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(run(&m, 8, 4, counts, 3, -1, NULL, &r), 0);
-    spacrbench_scale_point p = point_of(r, 1);
+    spacrbench_scale_point p = sb_test_point_of(r, 1);
     ck_assert_int_eq(p.failed, 1);
     ck_assert_int_eq(p.items, 0);
     ck_assert_double_eq(p.seconds, 0);
     ck_assert_int_eq(m.opens, 2); /* 1 and 4: no close is owed for 2 */
-    ck_assert_ptr_nonnull(
-        note_with(r, "2 workers: fork of worker 2 failed (mock); the point is marked failed"));
-    ck_assert_int_eq(point_of(r, 2).failed, 0);
+    ck_assert_ptr_nonnull(sb_test_note_with(
+        r, "2 workers: fork of worker 2 failed (mock); the point is marked failed"));
+    ck_assert_int_eq(sb_test_point_of(r, 2).failed, 0);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -427,29 +398,30 @@ START_TEST(an_oom_kill_at_the_budget_is_a_memory_point)
     const int64_t counts[] = {1, 4};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(run(&m, 8, 4, counts, 2, 100 << 20, NULL, &r), 0);
-    spacrbench_scale_spread sp = spread_of(r, 1);
+    spacrbench_scale_spread sp = sb_test_spread_of(r, 1);
     ck_assert_int_eq(sp.oom_killed, 1);
     ck_assert_int_eq(sp.limit_bytes, 100 << 20);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
     ck_assert_int_eq(s.chosen_workers, 1);
-    ck_assert_ptr_nonnull(note_with(r, "4 workers: over the memory budget: OOM-killed in their "
-                                       "group at its limit of 100.0 MiB (the budget)"));
+    ck_assert_ptr_nonnull(
+        sb_test_note_with(r, "4 workers: over the memory budget: OOM-killed in their "
+                             "group at its limit of 100.0 MiB (the budget)"));
     spacrbench_scale_free(r);
 
     m.rounds = m.opens = m.closes = m.failed_closes = 0;
     m.oom_limit_is_budget = 0;
     m.oom_outside = 1;
     ck_assert_int_eq(run(&m, 8, 4, counts, 2, 100 << 20, NULL, &r), 0);
-    ck_assert_int_eq(spread_of(r, 1).oom_killed, 2);
-    ck_assert_ptr_nonnull(strstr(summary_of(r).reason, "outside the check's group"));
+    ck_assert_int_eq(sb_test_spread_of(r, 1).oom_killed, 2);
+    ck_assert_ptr_nonnull(strstr(sb_test_summary_of(r).reason, "outside the check's group"));
     spacrbench_scale_free(r);
 
     m.rounds = m.opens = m.closes = m.failed_closes = 0;
     m.oom_ours = 1;
     ck_assert_int_eq(run(&m, 8, 4, counts, 2, 100 << 20, NULL, &r), 0);
-    ck_assert_int_eq(spread_of(r, 1).oom_killed, 0);
-    ck_assert_int_eq(point_of(r, 1).failed, 1);
+    ck_assert_int_eq(sb_test_spread_of(r, 1).oom_killed, 0);
+    ck_assert_int_eq(sb_test_point_of(r, 1).failed, 1);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -462,20 +434,22 @@ START_TEST(a_stop_ends_the_check)
     const int64_t counts[] = {1, 2, 4};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(run(&m, 8, 4, counts, 3, -1, NULL, &r), 0);
-    ck_assert_int_eq(summary_of(r).point_count, 2);
-    ck_assert_int_eq(point_of(r, 1).failed, 1);
-    ck_assert_int_eq(summary_of(r).chosen_workers, 1);
-    ck_assert_ptr_nonnull(note_with(r, "2 workers: interrupted by signal 15 (mock); the point is "
-                                       "marked failed"));
-    ck_assert_ptr_nonnull(note_with(r, "stopped during the count of 2 workers (marked failed, "
-                                       "never the knee); 1 of 3 worker counts measured before it"));
+    ck_assert_int_eq(sb_test_summary_of(r).point_count, 2);
+    ck_assert_int_eq(sb_test_point_of(r, 1).failed, 1);
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 1);
+    ck_assert_ptr_nonnull(
+        sb_test_note_with(r, "2 workers: interrupted by signal 15 (mock); the point is "
+                             "marked failed"));
+    ck_assert_ptr_nonnull(
+        sb_test_note_with(r, "stopped during the count of 2 workers (marked failed, "
+                             "never the knee); 1 of 3 worker counts measured before it"));
     spacrbench_scale_free(r);
     mock before = {
         .warm_item_s = 0.01, .item_s = 0.4, .stop_k = 2, .stop_round = 0, .stop_kind = 2};
     ck_assert_int_eq(run(&before, 8, 4, counts, 3, -1, NULL, &r), 0);
-    ck_assert_int_eq(summary_of(r).point_count, 1);
-    ck_assert_ptr_nonnull(note_with(r, "stopped after 1 of 3 worker counts"));
-    ck_assert_ptr_null(note_with(r, "the point is marked failed"));
+    ck_assert_int_eq(sb_test_summary_of(r).point_count, 1);
+    ck_assert_ptr_nonnull(sb_test_note_with(r, "stopped after 1 of 3 worker counts"));
+    ck_assert_ptr_null(sb_test_note_with(r, "the point is marked failed"));
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -553,8 +527,8 @@ START_TEST(the_note_hook_hears_every_note)
     ck_assert_int_eq(run(&m, 8, 4, counts, 2, 1 << 30, NULL, &r), 0);
     ck_assert_int_eq(m.hook_heard[SPACRBENCH_SCALE_NOTE_FAILED], 1);
     ck_assert_int_ge(m.hook_heard[SPACRBENCH_SCALE_NOTE_METHOD], 1);
-    ck_assert_ptr_null(note_with(r, "ValueError"));
-    ck_assert_ptr_nonnull(note_with(r, "timing: "));
+    ck_assert_ptr_null(sb_test_note_with(r, "ValueError"));
+    ck_assert_ptr_nonnull(sb_test_note_with(r, "timing: "));
     spacrbench_scale_free(r);
 }
 END_TEST

@@ -51,21 +51,6 @@ static int scale_json_into(char *buf, size_t cap, const void *r)
     return spacrbench_scale_to_json(r, buf, cap);
 }
 
-/* All of text on fd; 0, or -1 with errno set. */
-static int write_all(int fd, const char *text, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        text += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* The JSON (the scaling check's, made once, or given when r is NULL) in a
  * private temporary file; its path in tmp. */
 static int write_json(const spacrbench_scale_result *r, const char *given, char *tmp, size_t cap)
@@ -77,7 +62,7 @@ static int write_json(const spacrbench_scale_result *r, const char *given, char 
     sb_text_free(&t);
     const char *text = r ? made : given;
     int fd = text ? mkstemp(tmp) : -1;
-    int ok = fd >= 0 && write_all(fd, text, strlen(text)) == 0;
+    int ok = fd >= 0 && sb_write_all(fd, text, strlen(text)) == 0;
     if (fd >= 0 && close(fd) != 0)
         ok = 0;
     if (!ok) {

@@ -69,21 +69,6 @@ typedef struct worker_arg {
     int32_t index;
 } worker_arg;
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* One byte from a go pipe: 'g' runs a round, EOF ends. Rounds alternate
  * between two pipes: a worker done with round r waits on the other pipe,
  * so it cannot take a round-r byte meant for a slower one (the parent
@@ -118,13 +103,13 @@ static void worker_main(void *arg)
             double t0 = sb_now();
             int rc = w->work(w->items[index], w->payload);
             scale_msg m = {me, MSG_ITEM, rc, round, sb_now() - t0};
-            if (write_all(fs->rep[1], &m, sizeof m) != 0)
+            if (sb_write_all(fs->rep[1], &m, sizeof m) != 0)
                 _exit(CHILD_WRITE_FAILED);
             if (rc != 0)
                 _exit(1);
         }
         scale_msg done = {me, MSG_ROUND_DONE, 0, round, 0};
-        if (write_all(fs->rep[1], &done, sizeof done) != 0)
+        if (sb_write_all(fs->rep[1], &done, sizeof done) != 0)
             _exit(CHILD_WRITE_FAILED);
     }
 }
@@ -291,7 +276,7 @@ static int fork_round(spacrbench_scale_driver *d, const spacrbench_scale_round *
     fs->plan->items = r->items;
     memcpy(fs->plan->first, r->first, (size_t)fs->k * sizeof *r->first);
     double t0 = sb_now();
-    int rc = write_all(fs->go[fs->round % 2][1], start, (size_t)fs->k) == 0
+    int rc = sb_write_all(fs->go[fs->round % 2][1], start, (size_t)fs->k) == 0
                  ? 0
                  : sb_fail(SPACRBENCH_ESYSTEM, "cannot start the workers: %s", strerror(errno));
     int64_t finished = 0;

@@ -112,6 +112,21 @@ int sb_child_run(char *const argv[], int stdout_to_stderr)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+int sb_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 int sb_pidfd_open(pid_t pid)
 {
 #ifdef SYS_pidfd_open

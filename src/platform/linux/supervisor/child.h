@@ -44,6 +44,10 @@ pid_t sb_child_wait(pid_t pid, int options, int *status, struct rusage *ru);
  * stdout goes to stderr where asked (stdout carries spacrbench's JSON). */
 int sb_child_run(char *const argv[], int stdout_to_stderr);
 
+/* Every byte of buf to fd (a pipe to or from a child, a file a child
+ * reads), EINTR retried: 0, or -1 (errno set). Async-signal-safe. */
+int sb_write_all(int fd, const void *buf, size_t n);
+
 /* A pidfd of pid, or -1 (errno set; ENOSYS before Linux 5.3). */
 int sb_pidfd_open(pid_t pid);
 
