@@ -94,7 +94,19 @@ static sb_oom_facts oom_facts(const scale_exec *x, int64_t m)
     return f;
 }
 
-/* A note of this executor's own: kept (up to KEPT_NOTES) or said on stderr. */
+/* A note about a count: said on stderr as it happens where `said` (a
+ * failure), and past KEPT_NOTES there only. 1 when it is not kept. */
+static int spill(scale_exec *x, int said, const char *text)
+{
+    if (said || x->kept >= KEPT_NOTES)
+        cli_notice("--scale: %s", text);
+    if (x->kept >= KEPT_NOTES)
+        return (int)(++x->spilled > 0);
+    x->kept++;
+    return 0;
+}
+
+/* A note of this executor's own, kept in the result unless spilled. */
 static void exec_note(scale_exec *x, spacrbench_scale_driver *d, int said, const char *fmt, ...)
     CLI_PRINTF(4, 5);
 static void exec_note(scale_exec *x, spacrbench_scale_driver *d, int said, const char *fmt, ...)
@@ -104,31 +116,17 @@ static void exec_note(scale_exec *x, spacrbench_scale_driver *d, int said, const
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (said || x->kept >= KEPT_NOTES)
-        cli_notice("--scale: %s", text);
-    if (x->kept >= KEPT_NOTES) {
-        x->spilled++;
-        return;
-    }
-    x->kept++;
-    spacrbench_scale_driver_note(d, text);
+    if (!spill(x, said, text))
+        spacrbench_scale_driver_note(d, text);
 }
 
-/* The driver's notes: a failure is said on stderr as it happens; notes
- * about counts past KEPT_NOTES are said there only. */
+/* The driver's notes: its method notes are kept, its notes about counts
+ * are spilled as the executor's own are. */
 static int hear_note(int32_t kind, const char *text, void *payload)
 {
-    scale_exec *x = payload;
-    if (kind == SPACRBENCH_SCALE_NOTE_METHOD)
-        return 0;
-    if (kind == SPACRBENCH_SCALE_NOTE_FAILED || x->kept >= KEPT_NOTES)
-        cli_notice("--scale: %s", text);
-    if (x->kept >= KEPT_NOTES) {
-        x->spilled++;
-        return 1;
-    }
-    x->kept++;
-    return 0;
+    return kind == SPACRBENCH_SCALE_NOTE_METHOD
+               ? 0
+               : spill(payload, kind == SPACRBENCH_SCALE_NOTE_FAILED, text);
 }
 
 /* "exited with status 3", "killed by signal 15 (Terminated)", or, when the

@@ -149,7 +149,7 @@ void sb_waiter_open(sb_waiter *w, const pid_t *pids, size_t n)
     if (w->pidfd && w->fds)
         while (opened < n && (w->pidfd[opened] = sb_pidfd_open(pids[opened])) >= 0)
             opened++;
-    if (opened < n || !w->pidfd) { /* all or none: one way to wake */
+    if (opened < n || !w->pidfd || n == 0) { /* all or none: one way to wake */
         for (size_t i = 0; i < opened; i++)
             close(w->pidfd[i]);
         free(w->pidfd);

@@ -198,6 +198,21 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
     return now + (gap > interval ? gap : interval);
 }
 
+/* The copies' pidfds (else the SIGCHLD signalfd) in *z; the array the
+ * sleeps mark the copies still running in (NULL: out of memory, then
+ * every copy is watched). */
+static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_waiter *z)
+{
+    pid_t *pids = malloc((size_t)k * sizeof *pids);
+    int *live = malloc((size_t)k * sizeof *live);
+    for (int64_t i = 0; pids && i < k; i++)
+        pids[i] = copies[i].pid;
+    sb_waiter_open(z, pids, pids && live ? (size_t)k : 0);
+    s->exit_by_pidfd = sb_waiter_by_pidfd(z) && live;
+    free(pids);
+    return live;
+}
+
 /* Without a cgroup to hold a limit, the watched one: the RSS sum of the
  * tree's last sample over it ends the group, once. */
 static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
@@ -224,13 +239,8 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     sigprocmask(SIG_BLOCK, &block, &orig);
     open_mask = orig; /* the stop signals open, SIGCHLD still blocked (for the signalfd) */
     sigaddset(&open_mask, SIGCHLD);
-    pid_t *pids = malloc((size_t)k * sizeof *pids);
-    int *live = malloc((size_t)k * sizeof *live);
-    for (int64_t i = 0; pids && i < k; i++)
-        pids[i] = copies[i].pid;
     sb_waiter z;
-    sb_waiter_open(&z, pids, pids && live ? (size_t)k : 0); /* else the signalfd */
-    s->exit_by_pidfd = sb_waiter_by_pidfd(&z) && live;
+    int *live = waiter_open(s, copies, k, &z);
     double kill_at = -1, cpu_before = 0;
     for (int woke = 0;; woke = 1) {
         int64_t reaped = reap(copies, k, t0);
@@ -272,7 +282,6 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     }
     after_stop_signal(s, l, o, kill_at);
     sb_waiter_close(&z);
-    free(pids);
     free(live);
     /* A SIGCHLD still pending is discarded when unblocked (default action). */
     sigprocmask(SIG_SETMASK, &orig, NULL);
