@@ -28,9 +28,20 @@ EXTRA_CDEF = """
 extern "Python" int _spacrbench_work(void *item, void *payload);
 extern "Python" int _spacrbench_progress(const spacrbench_progress *progress,
                                          void *payload);
+extern "Python" int _spacrbench_scale_open(spacrbench_scale_driver *driver, int64_t workers,
+                                           int64_t budget_bytes, int64_t *pids,
+                                           spacrbench_scale_outcome *out, void *payload);
+extern "Python" int _spacrbench_scale_round(spacrbench_scale_driver *driver,
+                                            const spacrbench_scale_round *round,
+                                            spacrbench_scale_worker *workers,
+                                            spacrbench_scale_outcome *out, void *payload);
+extern "Python" int _spacrbench_scale_close(spacrbench_scale_driver *driver, int32_t failed,
+                                            spacrbench_scale_count *count, void *payload);
 #define SPACRBENCH_VERSION_NUMBER ...
 #define SPACRBENCH_NOT_MEASURED ...
 #define SPACRBENCH_AUTO ...
+#define SPACRBENCH_SCALE_MAX_WORKERS ...
+#define SPACRBENCH_SCALE_MAX_ROUND_ITEMS ...
 """
 
 

@@ -31,6 +31,11 @@ void sb_set_stop(int work_result, int64_t item);
  * smaller than a size_t, EUNKNOWN_FIELDS if it is larger than ours with a
  * non-zero tail. */
 int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name);
+/* A caller's struct of `size` bytes initialised with our defaults (the
+ * prefix it has room for, a zeroed tail) and its size set: every *_init.
+ * arg and name for the messages (EINVAL for NULL or a size below size_t). */
+int sb_struct_init(void *dst, size_t size, const void *defaults, size_t default_size,
+                   const char *arg, const char *name);
 /* Copy our filled output struct into the caller's, honouring its size:
  * a smaller struct gets the prefix, a larger one a zeroed tail. */
 int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name);

@@ -23,7 +23,7 @@ from ._errors import SpacrbenchError
 from ._extras import PLOT_INSTALL
 from ._measurement_dict import json_text, measurement_from
 from ._results import Measurement
-from ._scale import ScaleResult, result_from_c
+from ._scale_result import ScaleResult, result_from_c
 
 MISSING_MATPLOTLIB = f"spacrbench: --plot needs matplotlib:\n  {PLOT_INSTALL}"
 
@@ -34,7 +34,7 @@ def result_from_json(doc: Any, text: Optional[str] = None) -> ScaleResult:
     data = text.encode("utf-8") if text is not None else json_text(doc, "data")
     out = ffi.new("spacrbench_scale_result **")
     check(lib.spacrbench_scale_from_json(data, len(data), b"data", out), "--plot")
-    return result_from_c(ffi.gc(out[0], lib.spacrbench_scale_free))
+    return result_from_c(out[0])  # it frees it with the result
 
 
 def measurement_from_json(doc: Dict[str, Any]) -> Measurement:

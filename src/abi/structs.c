@@ -37,6 +37,19 @@ int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
     return SPACRBENCH_OK;
 }
 
+int sb_struct_init(void *dst, size_t size, const void *defaults, size_t default_size,
+                   const char *arg, const char *name)
+{
+    if (!dst)
+        return sb_fail(SPACRBENCH_EINVAL, "%s must not be NULL", arg);
+    if (size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for %s", size, name);
+    memset(dst, 0, size);
+    memcpy(dst, defaults, size < default_size ? size : default_size);
+    memcpy(dst, &size, sizeof size);
+    return SPACRBENCH_OK;
+}
+
 int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name)
 {
     size_t theirs;

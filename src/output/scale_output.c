@@ -26,6 +26,21 @@ static const char *method_words(int method)
     }
 }
 
+/* A failed point's row: what ended it (spacrbench_scale_spread.oom_killed). */
+static const char *failed_words(int32_t oom_killed)
+{
+    switch (oom_killed) {
+    case 1:
+        return "OOM-killed in the group (over budget)";
+    case 2:
+        return "OOM-killed (a limit outside the group)";
+    case 3:
+        return "ended by spacrbench at the memory budget (no cgroup could hold the limit)";
+    default:
+        return "failed";
+    }
+}
+
 static int check_out(const spacrbench_scale_result *r, const char *buf, size_t cap)
 {
     sb_clear_error();
@@ -59,9 +74,7 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
         sb_format_bytes(peak, sizeof peak, p->peak_bytes);
         if (p->failed) {
             sb_text_printf(&t, "  %7lld      %s\n", (long long)p->workers,
-                           r->spreads[i].oom_killed == 2 ? "OOM-killed (a limit outside the group)"
-                           : r->spreads[i].oom_killed    ? "OOM-killed in the group (over budget)"
-                                                         : "failed");
+                           failed_words(r->spreads[i].oom_killed));
             continue;
         }
         sb_text_printf(&t, "  %7lld  %10.3f", (long long)p->workers, p->items_per_second);

@@ -60,7 +60,7 @@ int64_t sb_hugetlb_pages_possible(void);
 double sb_proc_cpu_seconds(void);
 /* This process's id (fork detection). */
 int64_t sb_self_pid(void);
-/* Monotonic clock in seconds. */
-double sb_now(void);
+/* The monotonic clock (util/clock.h). */
+#include "clock.h"
 
 #endif

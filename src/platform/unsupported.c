@@ -5,6 +5,7 @@
 #if !defined(__linux__)
 
 #include "internal.h"
+#include "process_group.h"
 #include "scale.h"
 
 #if defined(_WIN32)
@@ -73,14 +74,42 @@ int64_t spacrbench_group_oom_kills(const spacrbench_group *g)
     return -1;
 }
 
-int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
-                       spacrbench_scale_spread *sp, spacrbench_scale_result *r)
+int sb_scale_fork_executor(const sb_scale_work *w, spacrbench_scale_executor *ex, void **state)
 {
-    (void)a, (void)k, (void)p, (void)sp, (void)r;
+    (void)w, (void)ex;
+    *state = NULL;
     return sb_fail(
         SPACRBENCH_EUNSUPPORTED,
         "the scaling check forks workers into a cgroup, on Linux only; not on " SB_PLATFORM_NAME
         " (measure one worker with spacrbench_benchmark)");
+}
+
+void sb_scale_fork_executor_free(void *state) { (void)state; }
+
+int spacrbench_scale_worker_begin(int64_t parent_pid)
+{
+    sb_clear_error();
+    (void)parent_pid;
+    return sb_fail(SPACRBENCH_EUNSUPPORTED,
+                   "a scaling worker's setup (PR_SET_PDEATHSIG) is Linux's; not " SB_PLATFORM_NAME);
+}
+
+int sb_process_group_kill_all(spacrbench_group *g)
+{
+    (void)g; /* no group can exist here */
+    return 0;
+}
+
+int sb_process_group_watch(spacrbench_group *g, int64_t bytes)
+{
+    (void)g, (void)bytes;
+    return -1;
+}
+
+int64_t sb_process_group_watch_ended(spacrbench_group *g)
+{
+    (void)g;
+    return 0;
 }
 
 #else

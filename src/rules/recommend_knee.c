@@ -69,7 +69,8 @@ static void no_count_advice(const spacrbench_scale_result *sc, char *buf, size_t
 {
     int over = 0, outside = 0, failed = 0;
     for (size_t i = 0; i < sc->n_points; i++) {
-        over |= sc->spreads[i].oom_killed == 1 || sc->points[i].fits == 0;
+        over |= sc->spreads[i].oom_killed == 1 || sc->spreads[i].oom_killed == 3 ||
+                sc->points[i].fits == 0;
         outside |= sc->spreads[i].oom_killed == 2;
         failed |= sc->points[i].failed && !sc->spreads[i].oom_killed;
     }

@@ -20,7 +20,13 @@ static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spre
             snprintf(buf + len, cap - len,
                      "; %lld worker%s OOM-killed at a memory limit outside the check's group",
                      (long long)p->workers, p->workers == 1 ? " was" : "s were");
-        else if (sps[i].oom_killed) {
+        else if (sps[i].oom_killed == 3) {
+            sb_format_bytes(a, sizeof a, budget);
+            snprintf(buf + len, cap - len,
+                     "; %lld worker%s ended by spacrbench at the memory budget of %s (no cgroup "
+                     "could hold the limit)",
+                     (long long)p->workers, p->workers == 1 ? " was" : "s were", a);
+        } else if (sps[i].oom_killed) {
             sb_format_bytes(a, sizeof a, sps[i].limit_bytes > 0 ? sps[i].limit_bytes : budget);
             snprintf(buf + len, cap - len,
                      "; %lld worker%s OOM-killed in %s group at its limit of %s (the "
@@ -80,8 +86,11 @@ static void say_memory_bound(const spacrbench_scale_point *pts, const spacrbench
     }
     sb_format_bytes(a, sizeof a, os->limit_bytes > 0 ? os->limit_bytes : budget);
     snprintf(r, cap,
-             "memory-bound at %lld: %lld workers need more than the budget (OOM-killed "
-             "in their group at its limit of %s)",
+             os->oom_killed == 3 ? "memory-bound at %lld: %lld workers need more than the budget "
+                                   "(ended by spacrbench when their sampled memory passed it, "
+                                   "%s: no cgroup could hold the limit)"
+                                 : "memory-bound at %lld: %lld workers need more than the budget "
+                                   "(OOM-killed in their group at its limit of %s)",
              c, (long long)k->oom->workers, a);
 }
 

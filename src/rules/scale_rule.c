@@ -243,7 +243,9 @@ static int read_pairs(point_pair *pairs, const void *points, size_t n, size_t po
         if (rc == 0)
             rc = check_spread(sp, i);
         p->failed = p->failed != 0 || sp->oom_killed != 0;
-        sp->oom_killed = sp->oom_killed == 2 ? 2 : sp->oom_killed != 0; /* 2: outside */
+        /* 2: outside the group; 3: ended by spacrbench at the budget */
+        if (sp->oom_killed < 0 || sp->oom_killed > SB_SCALE_ENDED_AT_BUDGET)
+            sp->oom_killed = SB_SCALE_OOM_AT_BUDGET;
     }
     return rc;
 }
@@ -296,67 +298,22 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
 
 int spacrbench_scale_spread_init(spacrbench_scale_spread *sp, size_t size)
 {
-    if (!sp)
-        return sb_fail(SPACRBENCH_EINVAL, "spread must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_spread",
-                       size);
     spacrbench_scale_spread d;
     memset(&d, 0, sizeof d);
     d.items_per_second_min = d.items_per_second_max = d.spread = NAN;
     d.warmup_items = d.limit_bytes = -1;
-    memset(sp, 0, size);
-    memcpy(sp, &d, size < sizeof d ? size : sizeof d);
-    sp->size = size;
-    return SPACRBENCH_OK;
-}
-
-void sb_scale_spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
-{
-    double lo = INFINITY, hi = -INFINITY, sum = 0;
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(ips[i])) {
-            lo = ips[i] < lo ? ips[i] : lo;
-            hi = ips[i] > hi ? ips[i] : hi;
-            sum += ips[i];
-            used++;
-        }
-    sp->repeats = (int64_t)used;
-    sp->items_per_second_min = used ? lo : NAN;
-    sp->items_per_second_max = used ? hi : NAN;
-    sp->spread = used >= 2 && sum > 0 ? (hi - lo) / (2.0 * sum / (double)used) : NAN;
-}
-
-int sb_scale_want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
-{
-    if ((int64_t)n < t->min_repeats)
-        return 1;
-    if ((int64_t)n >= t->max_repeats)
-        return 0;
-    spacrbench_scale_spread sp;
-    spacrbench_scale_spread_init(&sp, sizeof sp);
-    sb_scale_spread_of(ips, n, &sp);
-    return isfinite(sp.spread) && sp.spread > t->target_spread;
+    return sb_struct_init(sp, size, &d, sizeof d, "spread", "spacrbench_scale_spread");
 }
 
 int spacrbench_scale_point_init(spacrbench_scale_point *p, size_t size)
 {
-    if (!p)
-        return sb_fail(SPACRBENCH_EINVAL, "point must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_scale_point", size);
     spacrbench_scale_point d;
     memset(&d, 0, sizeof d);
-    d.size = size;
     d.seconds = d.items_per_second = d.speedup = d.efficiency = d.mean_item_seconds = NAN;
     d.peak_bytes = d.vram_peak_bytes = SPACRBENCH_NOT_MEASURED;
     d.peak_method = SPACRBENCH_PEAK_NONE;
     d.fits = -1;
-    memset(p, 0, size);
-    memcpy(p, &d, size < sizeof d ? size : sizeof d);
-    p->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(p, size, &d, sizeof d, "point", "spacrbench_scale_point");
 }
 
 int spacrbench_scale_from_points(const void *points, size_t n, size_t point_size,

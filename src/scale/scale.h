@@ -1,7 +1,7 @@
 /* Internal shape of a scaling-check result, shared by the rule
- * (scale_rule.c), the options and counts (scale.c), the measurement of one
- * count (linux/scale_fork.c, or scale_none.c elsewhere) and the text and JSON
- * output (scale_output.c). Not installed. */
+ * (scale_rule.c), the driver (scale_driver.c: the one loop over an
+ * executor), its timing rules (scale_timing.c), the options (scale.c) and
+ * the text and JSON output (scale_output.c). Not installed. */
 #ifndef SPACRBENCH_SCALE_H
 #define SPACRBENCH_SCALE_H
 
@@ -34,24 +34,22 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
  * their spreads); unknown spreads count as 0. */
 double sb_scale_tolerance(const spacrbench_scale_spread *a, const spacrbench_scale_spread *b);
 
-#define SB_SCALE_MAX_WORKERS 1024
+/* spacrbench_scale_spread.oom_killed: how a count's memory ended it. */
+enum {
+    SB_SCALE_OOM_NONE = 0,
+    SB_SCALE_OOM_AT_BUDGET =
+        1,                    /* the kernel, in the group's own cgroup at its limit (the budget) */
+    SB_SCALE_OOM_OUTSIDE = 2, /* the kernel, at a limit outside the group */
+    SB_SCALE_ENDED_AT_BUDGET = 3 /* spacrbench: no cgroup could hold the limit, so it watched */
+};
 
-/* What every worker of a point runs. */
-typedef struct sb_scale_args {
-    spacrbench_work_fn work;
-    void *const *items;
-    size_t n_items;
-    void *payload;
-    spacrbench_scale_timing timing; /* checked, complete */
-    int64_t budget;                 /* the group's memory limit where > 0 */
-    uint32_t flags;
-} sb_scale_args;
+/* ---- the timing rules (scale_timing.c), pure ---- */
 
-/* Measure k workers at once into *p and *sp (notes into r). Library error
- * codes; a worker that failed only marks the point. SPACRBENCH_EUNSUPPORTED
- * where the platform has no implementation. */
-int sb_scale_run_point(const sb_scale_args *a, int64_t k, spacrbench_scale_point *p,
-                       spacrbench_scale_spread *sp, spacrbench_scale_result *r);
+#define SB_SCALE_MAX_REPEATS 100 /* timing.max_repeats at most */
+#define SB_SCALE_MAX_GROW    3   /* short timed rounds redone with more items, per count */
+
+/* The timing's ranges, the one check of every front end. */
+int sb_scale_check_timing(const spacrbench_scale_timing *t);
 
 /* Spread of n repeat throughputs into *sp (repeats, min, max, spread). */
 void sb_scale_spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp);
@@ -59,6 +57,57 @@ void sb_scale_spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp
 /* Whether another repeat is needed after n of them (timing rules). */
 int sb_scale_want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n);
 
+/* Whether a timed round of `items` per worker that took `seconds` was too
+ * short for min_seconds and is to be redone with more (grown: redone so far
+ * in this count). */
+int sb_scale_round_short(const spacrbench_scale_timing *t, int64_t items, double seconds,
+                         int grown);
+
+/* The items per worker of the round that redoes a short one: enough for
+ * min_seconds at its pace, and a fifth more, at least one more item, at
+ * most SPACRBENCH_SCALE_MAX_ROUND_ITEMS. */
+int64_t sb_scale_grown_items(const spacrbench_scale_timing *t, int64_t items, double seconds);
+
+/* The default counts after k = 1: powers of two below top, then top (at
+ * most cap of them). */
+size_t sb_scale_default_counts(int64_t top, int64_t *counts, size_t cap);
+
+/* The top count of the default counts: the usable cores, and no more than
+ * the workers of the 1-worker peak the budget holds, + 1 (to show what lies
+ * beyond), at most SPACRBENCH_SCALE_MAX_WORKERS. budget or peak1 < 0:
+ * unknown (no memory bound). */
+int64_t sb_scale_top_count(int64_t cores, int64_t budget, int64_t peak1);
+
+/* ---- the executors the library brings ---- */
+
+/* What the forked workers of spacrbench_scale_timed run. */
+typedef struct sb_scale_work {
+    spacrbench_work_fn work;
+    void *const *items;
+    size_t n_items;
+    void *payload;
+} sb_scale_work;
+
+/* The fork executor over w (platform/linux/scale_fork.c); elsewhere
+ * SPACRBENCH_EUNSUPPORTED. *state is freed by sb_scale_fork_executor_free. */
+int sb_scale_fork_executor(const sb_scale_work *w, spacrbench_scale_executor *ex, void **state);
+void sb_scale_fork_executor_free(void *state);
+
+/* ---- notes ---- */
+
 int sb_scale_notef(spacrbench_scale_result *r, const char *fmt, ...) SB_PRINTF(2, 3);
+
+/* The one guard: a second check in this process gets EBUSY. 0 taken. */
+int sb_scale_lock_take(void);
+void sb_scale_lock_give(void);
+
+/* available - reserve, as spacrbench_recommend computes them (the note
+ * says so); -1 unknown. */
+int64_t sb_scale_auto_budget(char *note, size_t cap);
+
+/* The caller's options and timing, checked, into *o and *t (defaults
+ * where NULL; items_per_worker, where given, is min_items). */
+int sb_scale_args_in(const spacrbench_scale_options *opts, const spacrbench_scale_timing *timing,
+                     spacrbench_scale_options *o, spacrbench_scale_timing *t);
 
 #endif

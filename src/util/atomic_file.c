@@ -1,5 +1,6 @@
 /* See atomic_file.h. */
 #include "atomic_file.h"
+#include "write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,7 @@
 
 #include <io.h> /* open, write, close, unlink (MSVC and MinGW) */
 
-#define IO_COUNT(n) ((unsigned)(n))
-#define OPEN_FLAGS  (O_RDWR | O_CREAT | O_EXCL | O_BINARY) /* the bytes as written, no CRLF */
+#define OPEN_FLAGS (O_RDWR | O_CREAT | O_EXCL | O_BINARY) /* the bytes as written, no CRLF */
 
 static int sync_fd(int fd) { return _commit(fd); }
 static int set_mode(int fd, unsigned mode)
@@ -43,8 +43,7 @@ static unsigned long process_id(void) { return (unsigned long)GetCurrentProcessI
 #else
 #include <unistd.h>
 
-#define IO_COUNT(n) (n)
-#define OPEN_FLAGS  (O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)
+#define OPEN_FLAGS (O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)
 
 static int sync_fd(int fd) { return fsync(fd); }
 static int set_mode(int fd, unsigned mode) { return fchmod(fd, (mode_t)mode); }
@@ -52,19 +51,6 @@ static int rename_over(const char *from, const char *to) { return rename(from, t
 static int is_separator(char c) { return c == '/'; }
 static unsigned long process_id(void) { return (unsigned long)getpid(); }
 #endif
-
-int sb_write_all(int fd, const char *text, size_t len)
-{
-    for (size_t done = 0; done < len;) {
-        size_t chunk = len - done < ((size_t)1 << 30) ? len - done : (size_t)1 << 30;
-        long long w = (long long)write(fd, text + done, IO_COUNT(chunk));
-        if (w < 0 && errno != EINTR)
-            return -1;
-        if (w > 0)
-            done += (size_t)w;
-    }
-    return 0;
-}
 
 /* Six letters for a temporary name: a name another process (or this one,
  * an instant before) holds is just tried again. */

@@ -40,7 +40,4 @@ int sb_atomic_commit(sb_atomic_file *a);
  * errno is kept. A zeroed sb_atomic_file (never opened) is left alone. */
 void sb_atomic_discard(sb_atomic_file *a);
 
-/* All of text on fd, through interruptions: 0 or -1 with errno. */
-int sb_write_all(int fd, const char *text, size_t len);
-
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +21,7 @@
 
 #include "group.h"
 #include "sb_test_memory.h"
+#include "sb_test_scale.h"
 #include "spacrbench.h"
 
 static void skip(const char *test, const char *why)
@@ -48,23 +50,6 @@ static spacrbench_scale_point pt(int64_t workers, int64_t items, double seconds,
     return p;
 }
 
-static spacrbench_scale_summary summary_of(const spacrbench_scale_result *r)
-{
-    spacrbench_scale_summary s;
-    memset(&s, 0, sizeof s);
-    s.size = sizeof s;
-    ck_assert_int_eq(spacrbench_scale_summary_get(r, &s), 0);
-    return s;
-}
-
-static spacrbench_scale_point point_of(const spacrbench_scale_result *r, size_t i)
-{
-    spacrbench_scale_point p;
-    spacrbench_scale_point_init(&p, sizeof p);
-    ck_assert_int_eq(spacrbench_scale_point_get(r, i, &p), 0);
-    return p;
-}
-
 /* ---- the rule on constructed points ---- */
 
 START_TEST(linear_points_choose_the_largest)
@@ -72,12 +57,12 @@ START_TEST(linear_points_choose_the_largest)
     spacrbench_scale_point in[] = {pt(4, 40, 1.05, -1), pt(1, 10, 1.0, -1), pt(2, 20, 1.02, -1)};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], -1, &r), 0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 4);
     ck_assert_int_eq(s.best_workers, 4);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_LINEAR);
     ck_assert_ptr_nonnull(strstr(s.reason, "still scaling at 4"));
-    spacrbench_scale_point p = point_of(r, 1); /* sorted: 1, 2, 4 */
+    spacrbench_scale_point p = sb_test_point_of(r, 1); /* sorted: 1, 2, 4 */
     ck_assert_int_eq(p.workers, 2);
     ck_assert_double_eq_tol(p.speedup, 20 / 1.02 / 10.0, 1e-9);
     ck_assert_double_eq_tol(p.efficiency, p.speedup / 2, 1e-9);
@@ -93,22 +78,22 @@ START_TEST(saturating_points_choose_the_knee)
                                    pt(4, 22, 1, 4 << 20), pt(8, 23, 1, 8 << 20)};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(spacrbench_scale_from_points(in, 4, sizeof in[0], INT64_C(1) << 30, &r), 0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 4);
     ck_assert_int_eq(s.best_workers, 8);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_SATURATED);
     ck_assert_msg(strstr(s.reason, "saturates at 4: 8 workers give 1.05x of 4") != NULL, "%s",
                   s.reason);
-    ck_assert_int_eq(point_of(r, 3).fits, 1);
+    ck_assert_int_eq(sb_test_point_of(r, 3).fits, 1);
     /* Exactly at the 10 % line the smaller count wins; just below it loses. */
     spacrbench_scale_free(r);
     spacrbench_scale_point edge[] = {pt(1, 100, 1, -1), pt(2, 90, 0.5, -1), pt(3, 100, 0.5, -1)};
     ck_assert_int_eq(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), 0);
-    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
     spacrbench_scale_free(r);
     edge[1].items = 89;
     ck_assert_int_eq(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), 0);
-    ck_assert_int_eq(summary_of(r).chosen_workers, 3);
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 3);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -120,14 +105,14 @@ START_TEST(memory_budget_excludes_faster_counts)
                                    pt(4, 38, 1, 1200 * mib)};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], 1000 * mib, &r), 0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 2);
     ck_assert_int_eq(s.best_workers, 2);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
     ck_assert_msg(strstr(s.reason, "memory-bound at 2: 4 workers would give 1.90x") != NULL, "%s",
                   s.reason);
-    ck_assert_int_eq(point_of(r, 2).fits, 0);
-    ck_assert_int_eq(point_of(r, 1).fits, 1);
+    ck_assert_int_eq(sb_test_point_of(r, 2).fits, 0);
+    ck_assert_int_eq(sb_test_point_of(r, 1).fits, 1);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -137,9 +122,9 @@ START_TEST(missing_one_worker_point_leaves_speedup_unknown)
     spacrbench_scale_point in[] = {pt(2, 20, 1, -1), pt(4, 30, 1, -1)};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
-    ck_assert(isnan(point_of(r, 0).speedup));
-    ck_assert(isnan(point_of(r, 1).efficiency));
-    spacrbench_scale_summary s = summary_of(r);
+    ck_assert(isnan(sb_test_point_of(r, 0).speedup));
+    ck_assert(isnan(sb_test_point_of(r, 1).efficiency));
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 4);
     ck_assert_ptr_nonnull(strstr(s.reason, "no 1-worker point"));
     char json[4096];
@@ -159,13 +144,13 @@ START_TEST(failed_and_unusable_points)
     in[1].failed = 1;
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 1); /* the faster point failed: not a candidate */
     ck_assert_ptr_nonnull(strstr(s.reason, "2 workers failed"));
     spacrbench_scale_free(r);
     in[0].failed = 1;
     ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
-    s = summary_of(r);
+    s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, -1);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_NONE);
     spacrbench_scale_free(r);
@@ -218,7 +203,7 @@ START_TEST(vram_is_shown_only_where_measured)
     ck_assert_msg(strstr(text, "     600.0 MiB") != NULL, "%s", text);
     ck_assert_int_lt(spacrbench_scale_to_json(r, json, sizeof json), (int)sizeof json);
     ck_assert_ptr_nonnull(strstr(json, "\"vram_peak_bytes\":629145600"));
-    ck_assert_int_eq(point_of(r, 1).vram_peak_bytes, 600 << 20);
+    ck_assert_int_eq(sb_test_point_of(r, 1).vram_peak_bytes, 600 << 20);
     spacrbench_scale_free(r);
 
     size_t old_size = offsetof(spacrbench_scale_point, vram_peak_bytes);
@@ -227,7 +212,7 @@ START_TEST(vram_is_shown_only_where_measured)
     memcpy(old[0], &in[0], old_size);
     memcpy(old[1], &in[1], old_size);
     ck_assert_int_eq(spacrbench_scale_from_points(old, 2, sizeof old[0], -1, &r), 0);
-    ck_assert_int_eq(point_of(r, 1).vram_peak_bytes, -1);
+    ck_assert_int_eq(sb_test_point_of(r, 1).vram_peak_bytes, -1);
     ck_assert_int_lt(spacrbench_format_scaling(r, text, sizeof text), (int)sizeof text);
     ck_assert_msg(strstr(text, "group VRAM") == NULL, "%s", text);
     ck_assert_int_lt(spacrbench_scale_to_json(r, json, sizeof json), (int)sizeof json);
@@ -287,14 +272,14 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
     spacrbench_scale_point in[] = {pt(1, 100, 1, -1), pt(2, 115, 1, -1)};
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
-    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
     spacrbench_scale_free(r);
     /* ... but each count's repeats differ by +-9 %: 15 % < 18 %, noise. */
     spacrbench_scale_spread noisy[] = {spr(3, 0.09), spr(3, 0.09)};
     ck_assert_int_eq(
         spacrbench_scale_from_points_spread(in, 2, sizeof in[0], noisy, sizeof noisy[0], -1, &r),
         0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 1);
     ck_assert_int_eq(s.best_workers, 2);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_SATURATED);
@@ -324,7 +309,7 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
     ck_assert_int_eq(spacrbench_scale_from_points_spread(three, 3, sizeof three[0], loud,
                                                          sizeof loud[0], -1, &r),
                      0);
-    s = summary_of(r);
+    s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 1);
     ck_assert_msg(strstr(s.reason, "saturates at 1: 2 workers give 1.14x of 1's throughput, "
                                    "within the noise") &&
@@ -334,7 +319,7 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
     /* 0.997x is printed 1.00x: it saturates, it does not fall. */
     spacrbench_scale_point flat[] = {pt(1, 1000, 1, -1), pt(2, 997, 1, -1)};
     ck_assert_int_eq(spacrbench_scale_from_points(flat, 2, sizeof flat[0], -1, &r), 0);
-    s = summary_of(r);
+    s = sb_test_summary_of(r);
     ck_assert_msg(strstr(s.reason, "saturates at 1: 2 workers give 1.00x"), "%s", s.reason);
     spacrbench_scale_free(r);
     /* Quiet repeats (+-2 %): the 15 % gain is real again. */
@@ -342,7 +327,7 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
     ck_assert_int_eq(
         spacrbench_scale_from_points_spread(in, 2, sizeof in[0], quiet, sizeof quiet[0], -1, &r),
         0);
-    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
     spacrbench_scale_free(r);
     /* Spreads travel with their points when the input is unsorted. */
     spacrbench_scale_point rev[] = {pt(2, 115, 1, -1), pt(1, 100, 1, -1)};
@@ -351,7 +336,7 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
         spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, sizeof rs[0], -1, &r), 0);
     ck_assert_int_eq(spacrbench_scale_spread_get(r, 0, &got), 0);
     ck_assert_double_eq_tol(got.spread, 0.2, 1e-12);
-    ck_assert_int_eq(summary_of(r).chosen_workers, 1);
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 1);
     spacrbench_scale_free(r);
     /* Bad spreads are named. */
     rs[1].spread = -0.5;
@@ -375,13 +360,13 @@ START_TEST(an_oom_killed_count_is_a_memory_point)
     ck_assert_int_eq(
         spacrbench_scale_from_points_spread(in, 3, sizeof in[0], sp, sizeof sp[0], 300 << 20, &r),
         0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 2);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
     ck_assert_msg(strstr(s.reason, "memory-bound at 2: 4 workers need more than the budget "
                                    "(OOM-killed in their group at its limit of 300.0 MiB)"),
                   "%s", s.reason);
-    spacrbench_scale_point p4 = point_of(r, 2);
+    spacrbench_scale_point p4 = sb_test_point_of(r, 2);
     ck_assert_int_eq(p4.failed, 1);
     ck_assert_int_eq(p4.fits, 0);
     char text[4096];
@@ -397,7 +382,7 @@ START_TEST(an_oom_killed_count_is_a_memory_point)
     ck_assert_int_eq(spacrbench_scale_from_points_spread(one, 1, sizeof one[0], one_sp,
                                                          sizeof one_sp[0], 300 << 20, &r),
                      0);
-    s = summary_of(r);
+    s = sb_test_summary_of(r);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_NONE);
     ck_assert_msg(strstr(s.reason, "; 1 worker was OOM-killed in its group"), "%s", s.reason);
     ck_assert_msg(!strstr(s.reason, "1 workers"), "%s", s.reason);
@@ -509,14 +494,6 @@ static int is_zombie(pid_t pid)
 static int item_values[4] = {0, 1, 2, 3};
 static void *item_ptrs[4] = {&item_values[0], &item_values[1], &item_values[2], &item_values[3]};
 
-static int has_note(const spacrbench_scale_result *r, const char *words)
-{
-    for (size_t i = 0; spacrbench_scale_note(r, i); i++)
-        if (strstr(spacrbench_scale_note(r, i), words))
-            return 1;
-    return 0;
-}
-
 static int count_fds(void)
 {
     DIR *d = opendir("/proc/self/fd");
@@ -572,7 +549,7 @@ START_TEST(sleeping_workers_scale_nearly_linearly)
     int fds = count_fds();
     const int64_t counts[] = {1, 2};
     spacrbench_scale_result *r = scale_counts(sleep_work, counts, 2, 4, 0);
-    spacrbench_scale_point one = point_of(r, 0), two = point_of(r, 1);
+    spacrbench_scale_point one = sb_test_point_of(r, 0), two = sb_test_point_of(r, 1);
     ck_assert_int_eq(one.failed, 0);
     ck_assert_int_eq(two.failed, 0);
     ck_assert_int_eq(one.items, 4);
@@ -580,7 +557,7 @@ START_TEST(sleeping_workers_scale_nearly_linearly)
     ck_assert_double_ge(one.seconds, 4 * 0.060);
     ck_assert_double_ge(two.mean_item_seconds, 0.060);
     ck_assert_msg(two.speedup > 1.6, "2 sleeping workers gave %.2fx", two.speedup);
-    ck_assert_int_eq(summary_of(r).chosen_workers, 2);
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
     spacrbench_scale_free(r);
     ck_assert_int_eq(count_fds(), fds);
     ck_assert_int_eq(leftover_groups(), 0);
@@ -675,10 +652,10 @@ START_TEST(failing_work_marks_the_point_failed)
     int fds = count_fds();
     const int64_t counts[] = {2};
     spacrbench_scale_result *r = scale_counts(fail_work, counts, 1, 4, 0);
-    spacrbench_scale_point p = point_of(r, 0);
+    spacrbench_scale_point p = sb_test_point_of(r, 0);
     ck_assert_int_eq(p.failed, 1);
-    ck_assert_int_eq(summary_of(r).chosen_workers, -1);
-    ck_assert(has_note(r, "returned non-zero"));
+    ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, -1);
+    ck_assert_ptr_nonnull(sb_test_note_with(r, "returned non-zero"));
     spacrbench_scale_free(r);
     ck_assert_int_eq(count_fds(), fds);
     ck_assert_int_eq(leftover_groups(), 0);
@@ -702,7 +679,7 @@ START_TEST(cgroup_peak_covers_every_worker)
     touch_bytes = 64 * SB_MIB;
     const int64_t counts[] = {2};
     spacrbench_scale_result *r = scale_counts(touch_work, counts, 1, 1, 0);
-    spacrbench_scale_point p = point_of(r, 0);
+    spacrbench_scale_point p = sb_test_point_of(r, 0);
     ck_assert_int_eq(p.peak_method, SPACRBENCH_PEAK_CGROUP);
     ck_assert_int_eq(p.failed, 0);
     ck_assert_msg(p.peak_bytes >= (int64_t)(128 * SB_MIB), "peak %lld", (long long)p.peak_bytes);
@@ -720,11 +697,11 @@ START_TEST(pss_fallback_sums_the_workers)
     touch_bytes = 64 * SB_MIB;
     const int64_t counts[] = {2};
     spacrbench_scale_result *r = scale_counts(touch_work, counts, 1, 1, SPACRBENCH_SCALE_NO_CGROUP);
-    spacrbench_scale_point p = point_of(r, 0);
+    spacrbench_scale_point p = sb_test_point_of(r, 0);
     ck_assert_int_eq(p.peak_method, SPACRBENCH_PEAK_PSS_SUM);
     /* Both workers' pages, sampled: allow a little for a missed page. */
     ck_assert_msg(p.peak_bytes >= (int64_t)(120 * SB_MIB), "peak %lld", (long long)p.peak_bytes);
-    ck_assert(has_note(r, "PSS"));
+    ck_assert_ptr_nonnull(sb_test_note_with(r, "PSS"));
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -758,7 +735,7 @@ START_TEST(warm_up_is_excluded_and_repeats_run_long_enough)
     spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(spacrbench_scale_timed(cold_start_work, item_ptrs, 4, NULL, &o, &t, &r), 0);
     for (size_t i = 0; i < 2; i++) {
-        spacrbench_scale_point p = point_of(r, i);
+        spacrbench_scale_point p = sb_test_point_of(r, i);
         spacrbench_scale_spread sp;
         spacrbench_scale_spread_init(&sp, sizeof sp);
         ck_assert_int_eq(spacrbench_scale_spread_get(r, i, &sp), 0);
@@ -772,8 +749,8 @@ START_TEST(warm_up_is_excluded_and_repeats_run_long_enough)
         ck_assert_msg(p.mean_item_seconds < 0.1, "mean %g", p.mean_item_seconds);
         ck_assert(isfinite(sp.spread));
     }
-    ck_assert_msg(point_of(r, 1).speedup > 1.6, "%g", point_of(r, 1).speedup);
-    ck_assert(has_note(r, "1 warm-up item(s) per worker untimed"));
+    ck_assert_msg(sb_test_point_of(r, 1).speedup > 1.6, "%g", sb_test_point_of(r, 1).speedup);
+    ck_assert_ptr_nonnull(sb_test_note_with(r, "1 warm-up item(s) per worker untimed"));
     spacrbench_scale_free(r);
     ck_assert_int_eq(leftover_groups(), 0);
 }
@@ -844,6 +821,24 @@ static void remove_caller_cgroup(void)
     caller_cg[0] = '\0';
 }
 
+/* The budget tests' check: 1 and then 4 workers of 40 MiB, one item each,
+ * under the budget (flags: SPACRBENCH_SCALE_NO_CGROUP or 0). */
+static int over_budget_check(size_t budget, uint32_t flags, spacrbench_scale_result **r)
+{
+    touch_bytes = 40 * SB_MIB;
+    const int64_t counts[] = {1, 4};
+    spacrbench_scale_options o;
+    spacrbench_scale_options_init(&o, sizeof o);
+    o.worker_counts = counts;
+    o.n_worker_counts = 2;
+    o.items_per_worker = 1;
+    o.memory_budget_bytes = (int64_t)budget;
+    o.flags = flags;
+    spacrbench_scale_timing t;
+    timing_fast(&t);
+    return spacrbench_scale_timed(touch_work, item_ptrs, 4, NULL, &o, &t, r);
+}
+
 START_TEST(an_over_budget_count_is_killed_in_its_group_not_the_caller)
 {
     char why[512];
@@ -879,21 +874,11 @@ START_TEST(an_over_budget_count_is_killed_in_its_group_not_the_caller)
         if (own == MAP_FAILED || madvise(own, held, MADV_DONTFORK) != 0)
             _exit(3);
         memset(own, 1, held);
-        touch_bytes = 40 * SB_MIB;
-        const int64_t counts[] = {1, 4};
-        spacrbench_scale_options o;
-        spacrbench_scale_options_init(&o, sizeof o);
-        o.worker_counts = counts;
-        o.n_worker_counts = 2;
-        o.items_per_worker = 1;
-        o.memory_budget_bytes = (int64_t)(110 * SB_MIB);
-        spacrbench_scale_timing t;
-        timing_fast(&t);
         spacrbench_scale_result *r = NULL;
-        int rc = spacrbench_scale_timed(touch_work, item_ptrs, 4, NULL, &o, &t, &r);
+        int rc = over_budget_check(110 * SB_MIB, 0, &r);
         int said[4] = {rc, -1, -1, -1};
         if (rc == 0) {
-            spacrbench_scale_summary s = summary_of(r);
+            spacrbench_scale_summary s = sb_test_summary_of(r);
             spacrbench_scale_spread sp;
             spacrbench_scale_spread_init(&sp, sizeof sp);
             spacrbench_scale_spread_get(r, 1, &sp);
@@ -948,31 +933,84 @@ START_TEST(the_budget_is_the_groups_limit)
         skip("the_budget_is_the_groups_limit", note);
         return;
     }
-    touch_bytes = 40 * SB_MIB;
-    const int64_t counts[] = {1, 4};
-    spacrbench_scale_options o;
-    spacrbench_scale_options_init(&o, sizeof o);
-    o.worker_counts = counts;
-    o.n_worker_counts = 2;
-    o.items_per_worker = 1;
-    o.memory_budget_bytes = (int64_t)(100 * SB_MIB);
-    spacrbench_scale_timing t;
-    timing_fast(&t);
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_timed(touch_work, item_ptrs, 4, NULL, &o, &t, &r), 0);
+    ck_assert_int_eq(over_budget_check(100 * SB_MIB, 0, &r), 0);
     spacrbench_scale_spread sp;
     spacrbench_scale_spread_init(&sp, sizeof sp);
     ck_assert_int_eq(spacrbench_scale_spread_get(r, 1, &sp), 0);
-    spacrbench_scale_summary s = summary_of(r);
+    spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(sp.limit_bytes, (int64_t)(100 * SB_MIB));
     ck_assert_msg(sp.oom_killed == 1, "4 workers were not OOM-killed in their group: %s", s.reason);
     ck_assert_int_eq(s.chosen_workers, 1);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
     ck_assert_msg(strstr(s.reason, "OOM-killed in their group at its limit of 100.0 MiB"), "%s",
                   s.reason);
-    ck_assert(has_note(r, "the caller is above the group and was not touched"));
+    ck_assert_ptr_nonnull(
+        sb_test_note_with(r, "the caller is above the group and was not touched"));
     spacrbench_scale_free(r);
     ck_assert_int_eq(leftover_groups(), 0);
+}
+END_TEST
+
+/* Caller safety without a cgroup (issue #34): where no group can carry the
+ * budget as its limit (SPACRBENCH_SCALE_NO_CGROUP; _i = 1: an unprivileged
+ * user, who cannot make one, in a forked child that became nobody), the
+ * group's sampler ends the count whose PSS sum passes the budget: 4 workers
+ * of 40 MiB under 100 MiB are a memory point, 1 worker is not. */
+START_TEST(an_over_budget_count_without_a_cgroup_is_ended_at_the_budget)
+{
+    if (_i && geteuid() != 0) {
+        skip("an_over_budget_count_without_a_cgroup_is_ended_at_the_budget (nobody)",
+             "needs root to become nobody");
+        return;
+    }
+    int result[2];
+    ck_assert_int_eq(pipe(result), 0);
+    pid_t caller = fork();
+    if (caller == 0) {
+        close(result[0]);
+        /* Dumpable again after setuid, as a user's own process is (else
+         * its /proc files, smaps_rollup too, stay root's). */
+        if (_i && (setgid(65534) != 0 || setuid(65534) != 0 || prctl(PR_SET_DUMPABLE, 1) != 0))
+            _exit(2);
+        spacrbench_scale_result *r = NULL;
+        int rc = over_budget_check(100 * SB_MIB, _i ? 0 : SPACRBENCH_SCALE_NO_CGROUP, &r);
+        int said[7] = {rc, -1, -1, -1, -1, -1, -1};
+        if (rc == 0) {
+            spacrbench_scale_summary s = sb_test_summary_of(r);
+            spacrbench_scale_spread one, four;
+            spacrbench_scale_spread_init(&one, sizeof one);
+            spacrbench_scale_spread_init(&four, sizeof four);
+            spacrbench_scale_spread_get(r, 0, &one);
+            spacrbench_scale_spread_get(r, 1, &four);
+            said[1] = (int)s.chosen_workers;
+            said[2] = s.verdict;
+            said[3] = one.oom_killed;
+            said[4] = four.oom_killed;
+            said[5] = sb_test_point_of(r, 1).peak_method;
+            said[6] = strstr(s.reason, "ended by spacrbench") != NULL &&
+                      (sb_test_note_with(r, "no cgroup could hold a limit") != NULL) &&
+                      four.limit_bytes == (int64_t)(100 * SB_MIB);
+        }
+        spacrbench_scale_free(r);
+        _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
+    }
+    ck_assert_int_gt(caller, 0);
+    close(result[1]);
+    int said[7] = {-9, -9, -9, -9, -9, -9, -9};
+    ssize_t got = read(result[0], said, sizeof said);
+    close(result[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(caller, &status, 0), caller);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_int_eq(said[0], 0);
+    ck_assert_int_eq(said[5], SPACRBENCH_PEAK_PSS_SUM); /* no cgroup: sampled */
+    ck_assert_int_eq(said[3], 0);
+    ck_assert_int_eq(said[4], 3); /* ended by spacrbench at the budget */
+    ck_assert_int_eq(said[1], 1);
+    ck_assert_int_eq(said[2], SPACRBENCH_SCALE_MEMORY);
+    ck_assert_int_eq(said[6], 1);
 }
 END_TEST
 
@@ -1014,9 +1052,9 @@ START_TEST(a_count_that_cannot_fork_is_a_failed_point)
         if (rc != 0)
             fprintf(stderr, "check_scale: %s\n", spacrbench_last_error_message());
         if (rc == 0) {
-            said[1] = point_of(r, 0).failed;
-            said[2] = point_of(r, 1).failed;
-            said[3] = (int)summary_of(r).chosen_workers;
+            said[1] = sb_test_point_of(r, 0).failed;
+            said[2] = sb_test_point_of(r, 1).failed;
+            said[3] = (int)sb_test_summary_of(r).chosen_workers;
         }
         spacrbench_scale_free(r);
         _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
@@ -1166,6 +1204,12 @@ static Suite *scale_suite(void)
     tcase_add_test(limits, the_budget_is_the_groups_limit);
     tcase_add_test(limits, an_over_budget_count_is_killed_in_its_group_not_the_caller);
     suite_add_tcase(s, limits);
+    /* The budget watched where no cgroup can hold it (the qemu stage runs
+     * "limits" alone and counts its two checks). */
+    TCase *watch = tcase_create("watch");
+    tcase_set_timeout(watch, 120);
+    tcase_add_loop_test(watch, an_over_budget_count_without_a_cgroup_is_ended_at_the_budget, 0, 2);
+    suite_add_tcase(s, watch);
     return s;
 }
 

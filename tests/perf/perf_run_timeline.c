@@ -61,9 +61,9 @@ static int item_list(sb_supervisor *sup, char **argv, int n, int timeline, figur
         }
         spacrbench_item_figures it;
         spacrbench_item_figures_init(&it, sizeof it);
-        it.seconds = o.seconds;
-        it.cpu_seconds = o.cpu_seconds;
-        it.peak_rss_bytes = o.peak;
+        it.seconds = o.group.seconds;
+        it.cpu_seconds = o.copy.cpu_seconds;
+        it.peak_rss_bytes = o.group.peak;
         if (spacrbench_measurement_add_item(m, &it) != 0)
             rc = -1;
         else if (timeline)

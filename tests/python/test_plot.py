@@ -43,13 +43,13 @@ HIDE_MATPLOTLIB = "import sys; sys.modules['matplotlib'] = None\n"  # its import
 
 @pytest.mark.parametrize("call", [
     "spacrbench.benchmark(lambda i: None, [1, 2]).plot()",
-    "spacrbench._scale.result_from_points([dict(workers=1, items=4, seconds=1.0)], None).plot()",
+    "spacrbench._scale_result.result_from_points([dict(workers=1, items=4, seconds=1.0)], None).plot()",
 ])
 def test_without_matplotlib_the_error_says_how_to_install_it(call: str) -> None:
     """Run where matplotlib cannot be imported, in CI too (whose venvs have
     it): the words say how to get it from a clone, on a line of at most 79
     columns."""
-    code = (HIDE_MATPLOTLIB + "import spacrbench, spacrbench._plot_cli\n"
+    code = (HIDE_MATPLOTLIB + "import spacrbench, spacrbench._plot_cli, spacrbench._scale_result\n"
             f"try:\n    {call}\nexcept ImportError as e:\n    print(e)\nelse:\n    print('no error')")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr

@@ -416,3 +416,52 @@ def test_an_over_budget_count_is_oom_killed_in_its_group(start_method: str) -> N
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert multiprocessing.active_children() == []
+
+
+@linux_only("process groups and the PSS sampler are Linux's")
+def test_an_over_budget_count_without_a_cgroup_is_ended_at_the_budget() -> None:
+    """As an unprivileged user (nobody) no cgroup can carry the budget as a
+    limit: the check watches each count's sampled memory and ends the one
+    that passes it (issue #34). 4 workers of 64 MiB under 160 MiB: a memory
+    point, named as ended by spacrbench; the caller goes on. The check runs
+    in a forked child that became nobody (dumpable again, as a user's own
+    process is, so its /proc files are its own)."""
+    import ctypes
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run the check as an unprivileged user (nobody)")
+    # Every module the check imports, loaded while they are readable (this
+    # interpreter's files may be root's alone).
+    spacrbench.scale(scale_works.short_sleep, [0], workers=[1], start_method="fork",
+                     items_per_worker=1, **EXACT)
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 1
+        try:
+            os.close(rd)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            ctypes.CDLL(None, use_errno=True).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+            r = spacrbench.scale(scale_works.touch_64mib, ITEMS, workers=[1, 4],
+                                 start_method="fork", memory_budget_bytes=160 * 2**20, **EXACT)
+            got = {"methods": [p.peak_method for p in r.points],
+                   "failed": [p.failed for p in r.points],
+                   "oom": [p.oom_killed for p in r.points], "verdict": r.verdict,
+                   "chosen": r.chosen_workers, "reason": r.reason, "notes": list(r.notes)}
+            os.write(wr, json.dumps(got).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(wr)
+    with os.fdopen(rd, "rb") as f:
+        text = f.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, (status, text)
+    got = json.loads(text)
+    assert got["methods"] == ["pss_sum", "pss_sum"], got  # no cgroup for nobody here
+    assert got["failed"] == [False, True] and got["oom"] == [False, True], got
+    assert got["verdict"] == "memory" and got["chosen"] == 1, got
+    assert "ended by spacrbench" in got["reason"], got
+    assert any("no cgroup could hold a limit" in n for n in got["notes"]), got

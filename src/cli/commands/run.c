@@ -146,16 +146,16 @@ static void describe_run(json_writer *w, const void *arg, const spacrbench_measu
                     s->failed,
                     s->failed_index,
                     s->items.n ? s->items.items[s->failed ? s->failed_index : 0] : NULL,
-                    o->exec_errno,
-                    o->status,
+                    o->copy.exec_errno,
+                    o->copy.status,
                     o->oom_killed,
-                    o->limit,
-                    o->timed_out,
+                    o->group.limit,
+                    o->group.timed_out,
                     o->timeout_s,
-                    o->seconds,
-                    o->peak,
+                    o->group.seconds,
+                    o->group.peak,
                     sb_stop_signal(),
-                    f.seconds + f.warmup_seconds + (s->failed ? o->seconds : 0)};
+                    f.seconds + f.warmup_seconds + (s->failed ? o->group.seconds : 0)};
     task_record_describe(w, &end);
 }
 
@@ -181,10 +181,10 @@ static int add_item(spacrbench_measurement *m, const run_outcome *o, int64_t pea
 {
     spacrbench_item_figures it;
     spacrbench_item_figures_init(&it, sizeof it);
-    it.seconds = o->seconds;
-    it.cpu_seconds = o->cpu_seconds;
+    it.seconds = o->group.seconds;
+    it.cpu_seconds = o->copy.cpu_seconds;
     it.peak_rss_bytes = peak;
-    it.peak_vram_bytes = o->vram_peak;
+    it.peak_vram_bytes = o->group.vram_peak;
     if (spacrbench_measurement_add_item(m, &it) == 0)
         return 0;
     cli_library_error(CLI_EXIT_ERROR, NULL);
@@ -224,8 +224,8 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     s->failed_label = sb_escape_short(s->items.items[i], RUN_LABEL_MAX);
     /* The library takes the limit as a lower bound of the peak and says
      * "one worker needs more than" it; the failed item's time is not counted. */
-    if (o->oom_killed &&
-        spacrbench_measurement_mark_out_of_memory(m, o->limit > 0 ? o->limit : o->peak) != 0)
+    if (o->oom_killed && spacrbench_measurement_mark_out_of_memory(
+                             m, o->group.limit > 0 ? o->group.limit : o->group.peak) != 0)
         return -1;
     spacrbench_measurement_mark_stopped(m, (int64_t)i, run_outcome_result(o));
     return 0;
@@ -246,22 +246,22 @@ static void run_each_item(run_state *s, spacrbench_measurement *m)
             s->internal_error = 1;
             break;
         }
-        s->left_total += o.left_behind;
+        s->left_total += o.group.left_behind;
         int stop = !run_outcome_ok(&o);
         if (stop) {
             if (record_failure(s, m, i, &o, argv) != 0)
                 s->internal_error = 1;
-        } else if (add_item(m, &o, o.peak) != 0)
+        } else if (add_item(m, &o, o.group.peak) != 0)
             s->internal_error = 1;
         else {
             s->added++;
             run_timeline_mark(&s->timeline, s->added - 1, &o);
-            if (s->sup.use_cgroup && o.peak > s->charge_max)
-                s->charge_max = o.peak;
-            if (o.rss_peak > s->rss_max)
-                s->rss_max = o.rss_peak;
-            if (o.hugetlb_peak > s->hugetlb_max)
-                s->hugetlb_max = o.hugetlb_peak;
+            if (s->sup.use_cgroup && o.group.peak > s->charge_max)
+                s->charge_max = o.group.peak;
+            if (o.group.rss_peak > s->rss_max)
+                s->rss_max = o.group.rss_peak;
+            if (o.group.hugetlb_peak > s->hugetlb_max)
+                s->hugetlb_max = o.group.hugetlb_peak;
             if (progress)
                 show_progress(s, m, &elapsed);
         }
@@ -320,9 +320,9 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         const run_outcome *o = &s->failure;
         char what[256], peak[32];
         run_outcome_describe(o, what, sizeof what);
-        spacrbench_format_bytes(o->peak, peak, sizeof peak);
+        spacrbench_format_bytes(o->group.peak, peak, sizeof peak);
         notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s", s->failed_index + 1,
-              s->failed_label ? s->failed_label : "?", what, o->seconds, peak,
+              s->failed_label ? s->failed_label : "?", what, o->group.seconds, peak,
               o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
                             : "not counted");
     }
@@ -484,7 +484,7 @@ int run_main(int argc, char **argv)
                 run_plate_predict(&s.plate, m);
             if (s.plate.plate)
                 rec = plate_recommend(&s, m, machine, &rec_value);
-            else if (s.added > 0 || !s.failed || !s.failure.exec_errno)
+            else if (s.added > 0 || !s.failed || !s.failure.copy.exec_errno)
                 rec = cli_recommend(&a.common, m, machine, &rec_value);
             else
                 spacrbench_measurement_add_note(m, "no recommendation: the command could not be "

@@ -36,8 +36,8 @@ static int opt_scale(cli_args *a, const cli_option *o, const char *name, const c
     if (a->scale_auto)
         return CLI_EXIT_OK;
     char why[128];
-    int n =
-        cli_parse_count_list(v, CLI_SCALE_WORKERS_MAX, a->scale, CLI_SCALE_MAX, why, sizeof why);
+    int n = cli_parse_count_list(v, SPACRBENCH_SCALE_MAX_WORKERS, a->scale, CLI_SCALE_MAX, why,
+                                 sizeof why);
     if (n < 0)
         return cli_usage_error(name, "%s, got '%s'", why, v);
     a->n_scale = (size_t)n;
@@ -109,14 +109,15 @@ static const cli_option k_run[] = {
      opt_interval, 0, 1000, 10000000, CLI_COMPLETE_NONE, NULL},
     {"scale", 0, "LIST",
      "after the serial run, run k copies at once for each k in LIST (1,2,4 or "
-     "auto: 1, 2, 4, ... up to the recommendation + 1, capped by the cores), each "
-     "group in a cgroup of its own; reports throughput, speed-up, group peak and "
-     "the knee",
+     "auto: 1, 2, 4, ... up to the cores, and no more than the 1-worker peak's "
+     "workers the memory budget holds + 1), each group in a cgroup of its own; "
+     "reports throughput, speed-up, group peak and the knee",
      opt_scale, 0, 0, 0, CLI_COMPLETE_NONE, "auto"},
     {"scale-items", 0, "N",
      "items each copy runs in every timed repeat of a count, at least (default 3; "
      "after one untimed warm-up item per copy)",
-     opt_scale_items, CLI_FIELD(scale_items), 1, 100000, CLI_COMPLETE_NONE, NULL},
+     opt_scale_items, CLI_FIELD(scale_items), 1, SPACRBENCH_SCALE_MAX_ROUND_ITEMS,
+     CLI_COMPLETE_NONE, NULL},
     {"scale-seconds", 0, "DURATION",
      "each timed repeat of a count lasts at least this long (default 1 s; 2 to 5 "
      "repeats, more while they differ by over 5 %); --scale-items 1 --scale-seconds 0 "

@@ -11,6 +11,7 @@
 
 #include "atomic_file.h"
 #include "cli_error.h"
+#include "write_all.h"
 
 /* What differs on Windows: no links to follow there, _fullpath for
  * realpath; the temporary file's calls are util/atomic_file.c's. */

@@ -15,8 +15,7 @@
 #include "field_workload.h"
 #include "slurm_options.h"
 
-#define CLI_SCALE_MAX         16   /* --scale entries */
-#define CLI_SCALE_WORKERS_MAX 1024 /* copies at once, as the library's scaling check */
+#define CLI_SCALE_MAX 16 /* --scale entries */
 
 typedef enum cli_mode { CLI_MODE_DEMO = 1, CLI_MODE_RUN = 2 } cli_mode;
 

@@ -10,23 +10,16 @@
 
 #include "supervisor.h"
 
+/* An item's end: the supervisor's own records of the command (its copy)
+ * and of its group (time, peaks, VRAM, OOM kills, limit, leftovers, the
+ * timeout), and what they mean. */
 typedef struct run_outcome {
-    int exec_errno; /* non-zero: the command could not be started */
-    int status;     /* wait status */
-    /* Its release (sb_supervisor_now()): where it starts on a timeline. */
-    double started_at;
-    double seconds;
-    double cpu_seconds;
-    int64_t peak;         /* bytes: the cgroup's charge (else the tree's RSS peak), -1 unknown */
-    int64_t rss_peak;     /* the tree's RSS peak (sampled VmHWM sum, ru_maxrss), -1 unknown */
-    int64_t hugetlb_peak; /* HugetlbPages sampled in the tree (added to both peaks); 0 none */
-    int64_t vram_peak;    /* the tree's GPU memory (NVML), -1 not measured */
-    int left_behind;      /* processes that outlived the item */
-    int oom_killed;       /* the kernel's OOM killer ended it */
-    int64_t limit;        /* the memory limit it ran under (nearest above), -1 none */
-    int timed_out;        /* --timeout ended it (its whole tree was killed) */
+    sb_copy copy;     /* the command: its wait status, exec errno, CPU seconds */
+    sb_outcome group; /* started_at, seconds, peak, rss_peak, hugetlb_peak, vram_peak,
+                          left_behind, limit (-1 unless a cgroup of its own or an OOM kill),
+                          timed_out, killed_after_grace */
+    int oom_killed;   /* the kernel's OOM killer ended it (oom_verdict.h) */
     double timeout_s;
-    int killed_after_grace; /* still running SB_SUPERVISOR_GRACE_S after a stop signal */
 } run_outcome;
 
 /* The supervisor of `spacrbench run` (its groups are spacrbench-run-PID-...).

@@ -2,43 +2,24 @@
 #include "run_plot.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cli_error.h"
 #include "cli_options.h"
 #include "text_buffer.h"
 
-extern char **environ;
-
 /* Exit status of PYTHON ARGS (a signal as 128 + N), -1 when it could not
- * be started (errno set). Its stdout goes to stderr when stdout carries
- * spacrbench's JSON. */
+ * be started (errno set): the supervisor's one child primitive. Its
+ * stdout goes to stderr when stdout carries spacrbench's JSON. */
 static int spawn_wait(char *const argv[], int stdout_is_output)
 {
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        return -1;
-    if (stdout_is_output)
-        posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
     fflush(stdout);
     fflush(stderr);
-    pid_t pid;
-    int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (e != 0) {
-        errno = e;
-        return -1;
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return sb_child_run(argv, stdout_is_output);
 }
 
 /* 0 when python can import the spacrbench package (found, not imported:
@@ -71,21 +52,6 @@ static int scale_json_into(char *buf, size_t cap, const void *r)
     return spacrbench_scale_to_json(r, buf, cap);
 }
 
-/* All of text on fd; 0, or -1 with errno set. */
-static int write_all(int fd, const char *text, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        text += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* The JSON (the scaling check's, made once, or given when r is NULL) in a
  * private temporary file; its path in tmp. */
 static int write_json(const spacrbench_scale_result *r, const char *given, char *tmp, size_t cap)
@@ -97,7 +63,7 @@ static int write_json(const spacrbench_scale_result *r, const char *given, char 
     sb_text_free(&t);
     const char *text = r ? made : given;
     int fd = text ? mkstemp(tmp) : -1;
-    int ok = fd >= 0 && write_all(fd, text, strlen(text)) == 0;
+    int ok = fd >= 0 && sb_write_all(fd, text, strlen(text)) == 0;
     if (fd >= 0 && close(fd) != 0)
         ok = 0;
     if (!ok) {

@@ -1,12 +1,14 @@
-/* The scaling check of `spacrbench run`; see run_scale.h. This file picks
- * the worker counts, rotates the items, times each count as the library's
- * check does (a warm-up round, then timed repeats: spacrbench_scale_timing's
- * rules), turns the rounds into a point and its spread and writes the
- * notes; the supervisor starts and measures each round's group (its N=k
- * case) with the memory budget as the group's limit. */
+/* The scaling check of `spacrbench run`; see run_scale.h. The library's
+ * one driver (spacrbench_scale_execute) decides everything: the counts,
+ * the warm-up, the timed repeats and their items, when to stop, what an
+ * OOM kill means. This file is its executor: each round is one group of
+ * the process supervisor (its N=k case), k copies of the command, copy i
+ * running the items the driver gave it in turn, in a cgroup of its own
+ * that carries the memory budget as its limit; it tells what happened in
+ * the command's words (which copy, which item, which signal) and says the
+ * failures on stderr as they happen. */
 #include "run_scale.h"
 
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,131 +17,52 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cli_error.h"
 #include "command_line.h"
+#include "oom_verdict.h"
 #include "text_escape.h"
 
-#define MAX_NOTES (2 * CLI_SCALE_MAX + 6)
-/* Kept for the method notes and the last ones (interrupted, failures said
- * on stderr only): failing copies never push them out of the result. */
-#define LAST_NOTES 9
-#define MAX_LINES  100000 /* items per copy and round, as --scale-items' maximum */
-#define MAX_GROW   3      /* rounds too short for --scale-seconds, redone with more items */
+/* Notes about counts kept in the result; more are said on stderr only, so
+ * failing copies never crowd the result (2 a count for 16 counts, less
+ * what the method notes need). */
+#define KEPT_NOTES (2 * CLI_SCALE_MAX - 3)
 
-typedef struct scale_state {
+typedef struct scale_exec {
     const run_scale_input *in;
-    size_t offset; /* next item: the points take different items in turn */
-    int copy_failed;
-    int64_t stopped_k;    /* the count a stop signal interrupted (marked failed), 0 none */
-    int64_t rss_peak_max; /* the largest RSS peak of a count's copies, -1 none */
-    int64_t budget;       /* the memory budget: each group's limit where > 0 */
-    spacrbench_scale_timing timing;
-    int64_t rounds, short_rounds, max_lines; /* for the method note */
-    char notes[MAX_NOTES][700];
-    char spill[700]; /* a note past its limit */
-    size_t n_notes;
-    int last;        /* the method notes are being added: up to MAX_NOTES */
-    int64_t spilled; /* failure notes past MAX_NOTES - LAST_NOTES: on stderr only */
-} scale_state;
+    int64_t budget; /* the memory budget: each group's limit where > 0 */
+    sb_copy *copies;
+    sb_outcome o; /* the count's last round */
+    const spacrbench_scale_round *round;
+    int64_t k, peak, vram, rss_peak_max;
+    int verdict; /* sb_oom_verdict of the last round */
+    int64_t kept, spilled, stopped_k;
+} scale_exec;
 
-/* A note of the result (past its limit it is only formatted, for stderr). */
-static const char *vnote(scale_state *s, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
-static const char *vnote(scale_state *s, const char *fmt, va_list ap)
+/* The command line of copy `copy`'s line `line`: the driver's items. */
+static size_t item_of(const scale_exec *x, int64_t copy, int64_t line)
 {
-    size_t limit = s->last ? MAX_NOTES : MAX_NOTES - LAST_NOTES;
-    char *text = s->n_notes < limit ? s->notes[s->n_notes++] : s->spill;
-    s->spilled += text == s->spill && !s->last;
-    vsnprintf(text, sizeof s->spill, fmt, ap);
-    return text;
-}
-
-static void note(scale_state *s, const char *fmt, ...) CLI_PRINTF(2, 3);
-static void note(scale_state *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const char *text = vnote(s, fmt, ap);
-    va_end(ap);
-    if (text == s->spill) /* not kept in the result: said on stderr instead */
-        cli_notice("--scale: %s", text);
-}
-
-/* A note said on stderr too: a copy or a whole count failed, and the run
- * goes on to the report. */
-static void note_said(scale_state *s, const char *fmt, ...) CLI_PRINTF(2, 3);
-static void note_said(scale_state *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const char *text = vnote(s, fmt, ap);
-    va_end(ap);
-    cli_notice("--scale: %s", text);
-}
-
-/* --scale's list, or auto: 1, 2, 4, ... below max, then max, where max =
- * min(the recommendation + 1, usable cores): one count past the advice
- * shows whether it leaves throughput unused. */
-static size_t worker_counts(const run_scale_input *in, int64_t *counts)
-{
-    const cli_args *a = in->args;
-    if (!a->scale_auto) {
-        memcpy(counts, a->scale, a->n_scale * sizeof *counts);
-        return a->n_scale;
-    }
-    int64_t cores = in->rec ? in->rec->cores : (int64_t)sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t max = in->rec && in->rec->workers + 1 < cores ? in->rec->workers + 1 : cores;
-    max = max < 1 ? 1 : max > CLI_SCALE_WORKERS_MAX ? CLI_SCALE_WORKERS_MAX : max;
-    size_t n = 0;
-    counts[n++] = 1;
-    for (int64_t k = 2; k < max && n + 1 < CLI_SCALE_MAX; k *= 2)
-        counts[n++] = k;
-    if (max > 1)
-        counts[n++] = max;
-    return n;
-}
-
-/* available - reserve of the recommendation (the same snapshot and
- * reserve rule), else the library's own discovery. */
-static int64_t memory_budget(const spacrbench_recommendation *rec)
-{
-    if (rec && rec->available_bytes >= 0 && rec->reserve_bytes >= 0)
-        return rec->available_bytes > rec->reserve_bytes ? rec->available_bytes - rec->reserve_bytes
-                                                         : 0;
-    return spacrbench_scale_memory_budget();
-}
-
-/* The command lines of one count: copy i runs the items
- * [offset + i*m, offset + i*m + m) (wrapping), built as each copy starts. */
-typedef struct point_lines {
-    const cli_args *args;
-    const item_list *items;
-    size_t offset;
-    int64_t k, m;
-} point_lines;
-
-static size_t item_of(const point_lines *p, int64_t copy, int64_t line)
-{
-    return (p->offset + (size_t)(copy * p->m + line)) % p->items->n;
+    return (size_t)((x->round->first[copy] + line) % (int64_t)x->in->items->n);
 }
 
 static char **line_argv(void *arg, int64_t copy, int64_t line)
 {
-    const point_lines *p = arg;
-    return command_for_item(p->args->cmd, p->args->cmd_len,
-                            p->items->items[item_of(p, copy, line)]);
+    const scale_exec *x = arg;
+    const cli_args *a = x->in->args;
+    return command_for_item(a->cmd, a->cmd_len, x->in->items->items[item_of(x, copy, line)]);
 }
 
 static void on_grace_kill(void *arg, int what, int sig)
 {
-    const point_lines *p = arg;
+    const scale_exec *x = arg;
     if (what == 0)
         cli_notice("--scale: %lld worker%s: still running %.0f s after signal %d: killing the "
                    "copies and all their processes (SIGKILL)",
-                   (long long)p->k, p->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
+                   (long long)x->k, x->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
     else
         cli_notice("--scale: %lld worker%s: processes the copies started were still running "
                    "%.0f s after signal %d: killing them (SIGKILL)",
-                   (long long)p->k, p->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
+                   (long long)x->k, x->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
 }
 
 /* Did a copy die of SIGKILL (or, running several items, end as one of its
@@ -153,416 +76,374 @@ static int copy_sigkilled(const sb_copy *c, int64_t m)
     return m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
 }
 
-/* Without a cgroup of the count's own, the rise of the oom_kill counter of
- * spacrbench's own cgroup is the OOM killer only when a copy died of a
- * SIGKILL spacrbench did not send (the serial fallback's rule). */
-static void judge_outside_oom(const sb_copy *copies, int64_t k, int64_t m, sb_outcome *o)
+static int copy_ok(const sb_copy *c)
 {
-    if (!o->oom_outside || o->oom_kills <= 0)
-        return;
+    return c->done && !c->exec_errno && WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
+}
+
+/* The round's OOM facts, for the one decision (oom_verdict.h). */
+static sb_oom_facts oom_facts(const scale_exec *x, int64_t m)
+{
     int sigkilled = 0;
-    for (int64_t i = 0; i < k; i++)
-        sigkilled |= copy_sigkilled(&copies[i], m);
-    if (!sigkilled || o->killed_after_grace || o->timed_out)
-        o->oom_kills = 0;
+    for (int64_t i = 0; i < x->k; i++)
+        sigkilled |= copy_sigkilled(&x->copies[i], m);
+    sb_oom_facts f = {
+        x->o.oom_kills, x->o.oom_outside,
+        sigkilled,      x->o.killed_after_grace || x->o.timed_out || x->o.watch_ended > 0,
+        x->o.peak,      x->o.limit};
+    return f;
+}
+
+/* A note about a count: said on stderr as it happens where `said` (a
+ * failure), and past KEPT_NOTES there only. 1 when it is not kept. */
+static int spill(scale_exec *x, int said, const char *text)
+{
+    if (said || x->kept >= KEPT_NOTES)
+        cli_notice("--scale: %s", text);
+    if (x->kept >= KEPT_NOTES)
+        return (int)(++x->spilled > 0);
+    x->kept++;
+    return 0;
+}
+
+/* A note of this executor's own, kept in the result unless spilled. */
+static void exec_note(scale_exec *x, spacrbench_scale_driver *d, int said, const char *fmt, ...)
+    CLI_PRINTF(4, 5);
+static void exec_note(scale_exec *x, spacrbench_scale_driver *d, int said, const char *fmt, ...)
+{
+    char text[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (!spill(x, said, text))
+        spacrbench_scale_driver_note(d, text);
+}
+
+/* The driver's notes: its method notes are kept, its notes about counts
+ * are spilled as the executor's own are. */
+static int hear_note(int32_t kind, const char *text, void *payload)
+{
+    return kind == SPACRBENCH_SCALE_NOTE_METHOD
+               ? 0
+               : spill(payload, kind == SPACRBENCH_SCALE_NOTE_FAILED, text);
 }
 
 /* "exited with status 3", "killed by signal 15 (Terminated)", or, when the
- * OOM killer ran in the group and the copy (or, with several items, one
- * of them: 128 + 9) died of a SIGKILL spacrbench did not send, "OOM-killed
- * (...)" with the limit, as a serial item says. */
-static void describe_copy(const sb_copy *c, const sb_outcome *o, int64_t m, char *buf, size_t cap)
+ * OOM killer ran and the copy (or, with several items, one of them:
+ * 128 + 9) died of a SIGKILL spacrbench did not send, "OOM-killed (...)"
+ * with the limit, as a serial item says. */
+static void describe_copy(const scale_exec *x, const sb_copy *c, int64_t m, char *buf, size_t cap)
 {
     if (c->exec_errno) {
         snprintf(buf, cap, "cannot be started: %s", strerror(c->exec_errno));
         return;
     }
-    if (copy_sigkilled(c, m) && o->oom_kills > 0 && !o->killed_after_grace && !o->timed_out) {
+    if (copy_sigkilled(c, m) && x->verdict != SB_OOM_NO) {
         char limit[32] = "unknown";
-        if (o->limit > 0)
-            spacrbench_format_bytes(o->limit, limit, sizeof limit);
+        if (x->o.limit > 0)
+            spacrbench_format_bytes(x->o.limit, limit, sizeof limit);
         snprintf(buf, cap, "%sOOM-killed (the kernel's out-of-memory killer; memory limit %s)",
                  WIFSIGNALED(c->status) ? "" : "ended as its item was ", limit);
-    } else if (WIFSIGNALED(c->status))
+    } else if (!c->done)
+        snprintf(buf, cap, "did not end");
+    else if (WIFSIGNALED(c->status))
         snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(c->status),
                  strsignal(WTERMSIG(c->status)));
     else
         snprintf(buf, cap, "exited with status %d", WEXITSTATUS(c->status));
 }
 
-/* The note (and stderr line) of a point the copies did not all complete
- * for a reason of the whole group: never started, a stop signal, the
- * timeout. 1 when one applied. */
-static int note_group_failure(scale_state *s, int64_t k, int64_t m, const sb_outcome *o)
+/* Why a round failed as a whole (never started, a stop signal, the
+ * timeout) into why; 1 when one of them applied. */
+static int group_failure(const scale_exec *x, int64_t m, char *why, size_t cap)
 {
+    const sb_outcome *o = &x->o;
     if (o->start_errno)
-        note_said(
-            s,
-            "%lld worker%s: only %lld of the %lld copies could be started (fork: %s), so none "
-            "was released; the point is marked failed",
-            (long long)k, k == 1 ? "" : "s", (long long)o->started, (long long)k,
-            strerror(o->start_errno));
-    else if (o->stopped_by) {
-        char killed[128] = "";
-        if (o->killed_after_grace)
-            snprintf(killed, sizeof killed,
-                     " (still running %.0f s later: killed with all their processes, SIGKILL)",
-                     SB_SUPERVISOR_GRACE_S);
-        note_said(
-            s,
-            "%lld worker%s: interrupted by signal %d (%s) while the copies ran%s; the point is "
-            "marked failed",
-            (long long)k, k == 1 ? "" : "s", o->stopped_by, strsignal(o->stopped_by), killed);
+        snprintf(why, cap,
+                 "only %lld of the %lld copies could be started (fork: %s), so none was "
+                 "released",
+                 (long long)o->started, (long long)x->k, strerror(o->start_errno));
+    else if (o->stopped_by)
+        snprintf(why, cap, "interrupted by signal %d (%s) while the copies ran%s", o->stopped_by,
+                 strsignal(o->stopped_by),
+                 o->killed_after_grace ? " (still running 5 s later: killed with all their "
+                                         "processes, SIGKILL)"
+                                       : "");
+    else if (o->watch_ended) {
+        char seen[32], b[32];
+        spacrbench_format_bytes(o->watch_ended, seen, sizeof seen);
+        spacrbench_format_bytes(x->budget, b, sizeof b);
+        snprintf(why, cap,
+                 "ended by spacrbench: the copies' memory reached %s, over the budget of %s (no "
+                 "cgroup of its own could hold the limit)",
+                 seen, b);
     } else if (o->timed_out)
-        note_said(s,
-                  "%lld worker%s: timed out after %g s (--timeout %g s per item, %lld item(s) per "
-                  "copy): the copies were killed with all their processes; the point is marked "
-                  "failed",
-                  (long long)k, k == 1 ? "" : "s", s->in->args->timeout_s * (double)m,
-                  s->in->args->timeout_s, (long long)m);
+        snprintf(why, cap,
+                 "timed out after %g s (--timeout %g s per item, %lld item(s) per copy): the "
+                 "copies were killed with all their processes",
+                 x->in->args->timeout_s * (double)m, x->in->args->timeout_s, (long long)m);
     else
         return 0;
     return 1;
 }
 
-/* The first failed copy is named (stderr and a note); an OOM kill in the
- * group is named too, as it explains the failure. A point the whole group
- * failed (never started, a stop signal, the timeout) is named as such
- * instead. */
-static void note_failures(scale_state *s, int64_t k, const sb_copy *copies, const sb_outcome *o,
-                          point_lines *lines)
+/* The first failed copy, named with its first item and command line. */
+static void copy_failure(const scale_exec *x, int64_t m, char *why, size_t cap)
 {
-    int64_t m = lines->m;
-    int whole = note_group_failure(s, k, m, o);
-    for (int64_t i = 0; i < k && !whole; i++) {
-        if (WIFEXITED(copies[i].status) && WEXITSTATUS(copies[i].status) == 0 &&
-            !copies[i].exec_errno)
+    for (int64_t i = 0; i < x->k; i++) {
+        if (copy_ok(&x->copies[i]))
             continue;
         char what[160];
-        describe_copy(&copies[i], o, m, what, sizeof what);
-        char **argv = line_argv(lines, i, 0);
+        describe_copy(x, &x->copies[i], m, what, sizeof what);
+        char **argv = line_argv((void *)x, i, 0);
         char *shown = argv ? command_display(argv) : NULL;
         command_free(argv);
-        char *label = sb_escape_text(s->in->items->items[item_of(lines, i, 0)]);
-        note_said(s, "%lld worker%s: copy %lld (item %s%s) %s: %s; the point is marked failed",
-                  (long long)k, k == 1 ? "" : "s", (long long)i + 1, label ? label : "?",
-                  m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
+        char *label = sb_escape_text(x->in->items->items[item_of(x, i, 0)]);
+        snprintf(why, cap, "copy %lld (item %s%s) %s: %s", (long long)i + 1, label ? label : "?",
+                 m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
         free(label);
         free(shown);
-        break;
+        return;
     }
-    if (o->oom_kills > 0) {
-        char limit[32] = "unknown";
-        if (o->limit > 0)
-            spacrbench_format_bytes(o->limit, limit, sizeof limit);
-        note_said(
-            s,
-            "%lld worker%s: the kernel's OOM killer ended %lld process(es) %s (memory limit %s%s)",
-            (long long)k, k == 1 ? "" : "s", (long long)o->oom_kills,
-            o->oom_outside ? "while the copies ran" : "in the group", limit,
-            o->oom_outside ? "; counted by the oom_kill count of spacrbench's own cgroup, "
-                             "which held the copies"
-                           : "");
-    }
-    if (o->left_behind)
-        note(s, "%lld worker%s: %d process(es) outlived their copy%s", (long long)k,
-             k == 1 ? "" : "s", o->left_behind,
-             s->in->sup->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
+    snprintf(why, cap, "the kernel's OOM killer ran while the copies ran");
 }
 
-/* One round of a count: k copies of m items each, the next k * m items
- * (wrapping), copy i taking items [i*m, i*m + m). The supervisor's rc: 0
- * ran (*o, copies filled), 1 a stop signal came before the release (nothing
- * ran), -1 an internal error (printed). *failed: a copy or the group failed. */
-static int run_round(scale_state *s, int64_t k, int64_t m, sb_copy *copies, sb_outcome *o,
-                     point_lines *lines, int *failed)
+/* What the supervisor said of the round, for the driver. */
+static void tell_round(scale_exec *x, spacrbench_scale_driver *d, int64_t m,
+                       spacrbench_scale_worker *w, spacrbench_scale_outcome *out)
 {
-    const cli_args *a = s->in->args;
-    *lines = (point_lines){a, s->in->items, s->offset, k, m};
-    s->offset = (s->offset + (size_t)(k * m)) % s->in->items->n;
-    char name[64], why[SB_GROUP_PATH_MAX + 200];
-    snprintf(name, sizeof name, "scale-%lld", (long long)k);
-    sb_launch l = {k, m, line_argv, command_free, lines, name, on_grace_kill, s->budget};
-    int rc = sb_supervisor_run(s->in->sup, &l, copies, o, why, sizeof why);
-    s->rounds++;
-    if (rc != 0) {
-        cli_error(CLI_EXIT_ERROR, "--scale: %s", why);
-        return -1;
+    sb_oom_facts f = oom_facts(x, m);
+    x->verdict = sb_oom_verdict(&f);
+    out->seconds = x->o.seconds;
+    out->stopped = x->o.stopped_by ? 1 : 0;
+    for (int64_t i = 0; i < x->k; i++) {
+        const sb_copy *c = &x->copies[i];
+        w[i].items = copy_ok(c) ? m : 0;
+        w[i].item_seconds = c->seconds;
+        w[i].end = copy_ok(c)                                      ? SPACRBENCH_SCALE_WORKER_DONE
+                   : c->done && !WIFSIGNALED(c->status) && !f.ours ? SPACRBENCH_SCALE_WORKER_FAILED
+                                                                   : SPACRBENCH_SCALE_WORKER_LOST;
+        w[i].sigkilled = copy_sigkilled(c, m) && !f.ours;
     }
-    if (o->earlier_unlisted)
+    out->failed = x->verdict != SB_OOM_NO || x->o.stopped_by || x->o.timed_out ||
+                  x->o.start_errno || x->o.watch_ended;
+    int whole = group_failure(x, m, out->why, sizeof out->why);
+    int copies_failed = 0;
+    for (int64_t i = 0; i < x->k; i++)
+        copies_failed |= !copy_ok(&x->copies[i]);
+    if (!whole && (copies_failed || out->failed))
+        copy_failure(x, m, out->why, sizeof out->why);
+    if (x->o.stopped_by)
+        x->stopped_k = x->k;
+    if (x->verdict != SB_OOM_NO) {
+        char limit[32] = "unknown";
+        if (x->o.limit > 0)
+            spacrbench_format_bytes(x->o.limit, limit, sizeof limit);
+        exec_note(x, d, 1,
+                  "%lld worker%s: the kernel's OOM killer ended %lld process(es) %s (memory limit "
+                  "%s%s)",
+                  (long long)x->k, x->k == 1 ? "" : "s", (long long)x->o.oom_kills,
+                  x->o.oom_outside ? "while the copies ran" : "in the group", limit,
+                  x->o.oom_outside ? "; counted by the oom_kill count of spacrbench's own "
+                                     "cgroup, which held the copies"
+                                   : "");
+    }
+}
+
+static int exec_open(spacrbench_scale_driver *d, int64_t workers, int64_t budget, int64_t *pids,
+                     spacrbench_scale_outcome *out, void *payload)
+{
+    (void)d, (void)pids, (void)out;
+    scale_exec *x = payload;
+    x->budget = budget; /* the driver's: each round's group limit */
+    x->copies = calloc((size_t)workers, sizeof *x->copies);
+    if (!x->copies)
+        return SPACRBENCH_ENOMEM;
+    x->k = workers;
+    x->peak = x->vram = -1;
+    memset(&x->o, 0, sizeof x->o);
+    x->o.peak = x->o.limit = x->o.oom_kills = -1;
+    x->verdict = SB_OOM_NO;
+    if (x->in->args->common.quiet == 0 && isatty(STDERR_FILENO))
+        cli_progress("scaling: %lld worker(s) at once...", (long long)workers);
+    return 0;
+}
+
+/* One round: k copies of the command at once, copy i on its items. */
+static int exec_round(spacrbench_scale_driver *d, const spacrbench_scale_round *r,
+                      spacrbench_scale_worker *w, spacrbench_scale_outcome *out, void *payload)
+{
+    scale_exec *x = payload;
+    x->round = r;
+    char name[64], why[SB_GROUP_PATH_MAX + 200];
+    snprintf(name, sizeof name, "scale-%lld", (long long)x->k);
+    /* Where no cgroup of its own can carry the budget, the budget is watched. */
+    int64_t watch = x->in->sup->use_cgroup ? 0 : x->budget;
+    sb_launch l = {.copies = x->k,
+                   .lines = r->items,
+                   .argv_for = line_argv,
+                   .argv_free = command_free,
+                   .arg = x,
+                   .name = name,
+                   .on_grace_kill = on_grace_kill,
+                   .memory_limit = x->budget,
+                   .child_flags = SB_CHILD_DIE_WITH_PARENT | SB_CHILD_OOM_FIRST,
+                   .watch_limit = watch};
+    if (sb_supervisor_run(x->in->sup, &l, x->copies, &x->o, why, sizeof why) != 0) {
+        snprintf(out->why, sizeof out->why, "%.600s", why);
+        return SPACRBENCH_ESYSTEM;
+    }
+    if (x->o.earlier_unlisted)
         cli_notice("cannot list the processes left by earlier items; they may be counted in "
                    "the group's peak");
-    if (o->interrupted)
-        return 1;
-    judge_outside_oom(copies, k, m, o);
-    *failed = o->oom_kills > 0 || o->stopped_by || o->timed_out || o->start_errno;
-    for (int64_t i = 0; i < k; i++)
-        *failed |= !copies[i].done || !WIFEXITED(copies[i].status) ||
-                   WEXITSTATUS(copies[i].status) != 0 || copies[i].exec_errno;
-    if (o->rss_peak > s->rss_peak_max)
-        s->rss_peak_max = o->rss_peak;
-    return 0;
-}
-
-/* The items per copy of a timed round: at least --scale-items, and enough
- * for --scale-seconds at the pace of `seconds` for `lines` items. */
-static int64_t lines_for(const scale_state *s, int64_t lines, double seconds)
-{
-    double want = (double)s->timing.min_items;
-    if (s->timing.min_seconds > 0 && seconds > 0)
-        want = fmax(want, ceil(1.2 * s->timing.min_seconds * (double)lines / seconds));
-    else if (s->timing.min_seconds > 0)
-        want = MAX_LINES;
-    return want > MAX_LINES ? MAX_LINES : (int64_t)want;
-}
-
-/* The spread of n repeats' items/s, as the library's check computes it
- * (spacrbench_scale_spread: (max - min) / (2 * mean), NaN below 2). */
-static void spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
-{
-    sp->repeats = (int64_t)n;
-    if (n == 0)
-        return;
-    double lo = ips[0], hi = ips[0], sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        lo = fmin(lo, ips[i]);
-        hi = fmax(hi, ips[i]);
-        sum += ips[i];
-    }
-    sp->items_per_second_min = lo;
-    sp->items_per_second_max = hi;
-    sp->spread = n >= 2 && sum > 0 ? (hi - lo) / (2 * sum / (double)n) : NAN;
-}
-
-/* Another timed repeat after n (spacrbench_scale_timing's rule): below
- * min_repeats, or below max_repeats while the spread exceeds the target. */
-static int want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
-{
-    if ((int64_t)n < t->min_repeats)
-        return 1;
-    if ((int64_t)n >= t->max_repeats)
+    if (x->o.interrupted) { /* a stop signal before the release: nothing ran */
+        out->stopped = 2;
+        snprintf(out->why, sizeof out->why, "interrupted by signal %d (%s)", sb_stop_signal(),
+                 strsignal(sb_stop_signal()));
+        x->stopped_k = x->k;
         return 0;
-    spacrbench_scale_spread sp;
-    spacrbench_scale_spread_init(&sp, sizeof sp);
-    spread_of(ips, n, &sp);
-    return isfinite(sp.spread) && sp.spread > t->target_spread;
-}
-
-/* A failed round ends its count: the point is failed, named in the notes.
- * An OOM kill in the count's own group at the budget is the check's
- * answer (a `memory` point), not a failed copy; an interruption is the
- * signal's. */
-static void fail_point(scale_state *s, int64_t k, const sb_copy *copies, const sb_outcome *o,
-                       point_lines *lines, spacrbench_scale_point *pt, spacrbench_scale_spread *sp)
-{
-    pt->failed = 1;
-    int at_budget = o->oom_kills > 0 && !o->oom_outside && s->budget > 0;
-    /* 2: killed at a limit outside the count's group (the notes name it);
-     * limit_bytes stays the group's own. */
-    sp->oom_killed = o->oom_kills > 0 ? (at_budget ? 1 : 2) : 0;
-    s->copy_failed |= !o->stopped_by && !at_budget;
-    if (o->stopped_by)
-        s->stopped_k = k;
-    note_failures(s, k, copies, o, lines);
-    if (at_budget) {
-        char b[32];
-        spacrbench_format_bytes(s->budget, b, sizeof b);
-        note(s,
-             "%lld worker%s: over the memory budget: OOM-killed in %s group at its limit of %s "
-             "(the budget), a memory point, not a failed command; spacrbench is above the group "
-             "and was not touched",
-             (long long)k, k == 1 ? "" : "s", k == 1 ? "its" : "their", b);
     }
-}
-
-/* One count: a warm-up round (one untimed item per copy), then timed
- * repeats of at least --scale-items items per copy and --scale-seconds,
- * min to max repeats while they differ by more than the target. The point
- * is every timed item over every timed second; its peak the largest of
- * all its rounds. 1 when a stop signal came before the copies first
- * started (no point), 0 with *pt and *sp filled, -1 on an internal error. */
-static int run_point(scale_state *s, int64_t k, spacrbench_scale_point *pt,
-                     spacrbench_scale_spread *sp)
-{
-    sb_copy *copies = calloc((size_t)k, sizeof *copies);
-    if (!copies)
-        return cli_error(-1, "out of memory");
-    spacrbench_scale_point_init(pt, sizeof *pt);
-    spacrbench_scale_spread_init(sp, sizeof *sp);
-    pt->workers = k;
-    pt->peak_method =
-        s->in->sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
-    sp->warmup_items = s->timing.warmup_items;
-    sp->limit_bytes = s->budget > 0 && s->in->sup->use_cgroup ? s->budget : -1;
-    sb_outcome o;
-    point_lines lines;
-    int failed = 0;
-    int rc = run_round(s, k, 1, copies, &o, &lines, &failed);
-    if (rc != 0) {
-        free(copies);
-        return rc;
-    }
-    int64_t peak = o.peak, vram = o.vram_peak, m = lines_for(s, 1, o.seconds), items = 0;
-    double seconds = 0, busy = 0, ips[100];
-    size_t n = 0;
-    int grown = 0;
-    while (!failed && want_repeat(&s->timing, ips, n)) {
-        rc = run_round(s, k, m, copies, &o, &lines, &failed);
-        if (rc != 0)
-            break;
-        peak = o.peak > peak ? o.peak : peak;
-        vram = o.vram_peak > vram ? o.vram_peak : vram;
-        if (failed)
-            break;
-        if (o.seconds < s->timing.min_seconds && m < MAX_LINES && grown < MAX_GROW) {
-            grown++, s->short_rounds++; /* too short: redone with more items */
-            m = lines_for(s, m, o.seconds);
-            continue;
-        }
-        ips[n++] = o.seconds > 0 ? (double)(k * m) / o.seconds : 0;
-        items += k * m;
-        seconds += o.seconds;
-        for (int64_t i = 0; i < k; i++)
-            busy += copies[i].seconds;
-        s->max_lines = m > s->max_lines ? m : s->max_lines;
-    }
-    if (rc < 0) {
-        free(copies);
-        return -1;
-    }
-    if (rc == 1) { /* a stop signal between rounds: the count did not finish */
-        pt->failed = 1;
-        s->stopped_k = k;
-    } else if (failed)
-        fail_point(s, k, copies, &o, &lines, pt, sp);
-    else if (o.left_behind)
-        note_failures(s, k, copies, &o, &lines);
-    /* Failed before a timed repeat: the round that failed (one that a stop
-     * signal kept from starting ran no item). */
-    if (n == 0 && rc != 1) {
-        items = k * lines.m;
-        seconds = o.start_errno ? 0 : o.seconds;
-        for (int64_t i = 0; i < k; i++)
-            busy += copies[i].seconds;
-    }
-    pt->items = items;
-    pt->seconds = seconds;
-    pt->mean_item_seconds = items > 0 ? busy / (double)items : 0;
-    pt->peak_bytes = peak;
-    pt->vram_peak_bytes = vram;
-    spread_of(ips, n, sp);
-    free(copies);
+    x->peak = x->o.peak > x->peak ? x->o.peak : x->peak;
+    x->vram = x->o.vram_peak > x->vram ? x->o.vram_peak : x->vram;
+    x->rss_peak_max = x->o.rss_peak > x->rss_peak_max ? x->o.rss_peak : x->rss_peak_max;
+    tell_round(x, d, r->items, w, out);
     return 0;
 }
 
-static void method_notes(scale_state *s)
+static int exec_close(spacrbench_scale_driver *d, int32_t failed, spacrbench_scale_count *count,
+                      void *payload)
 {
-    const sb_supervisor *r = s->in->sup;
-    const spacrbench_scale_timing *t = &s->timing;
-    char most[64] = "no timed round finished";
-    if (s->max_lines > 0)
-        snprintf(most, sizeof most, "up to %lld items per copy here", (long long)s->max_lines);
-    note(s,
-         "each count k ran k copies of the command at once, each on items of its own (the "
-         "items rotate): first %lld untimed warm-up item per copy, then %lld to %lld timed "
-         "repeats (more while they differ by over %.0f %%), each of at least %lld item(s) per "
-         "copy and %g s (%s; %lld round(s) in all, %lld too short and redone with more items); "
-         "items/s = all timed items / all timed seconds",
-         (long long)t->warmup_items, (long long)t->min_repeats, (long long)t->max_repeats,
-         100 * t->target_spread, (long long)t->min_items, t->min_seconds, most,
-         (long long)s->rounds, (long long)s->short_rounds);
-    if (s->budget > 0 && r->use_cgroup) {
-        char b[32];
-        spacrbench_format_bytes(s->budget, b, sizeof b);
-        note(s,
-             "each count's cgroup had the memory budget (%s) as its limit: a count over it is "
-             "OOM-killed inside its group (a memory point), never spacrbench",
-             b);
+    (void)failed;
+    scale_exec *x = payload;
+    const sb_supervisor *sup = x->in->sup;
+    count->peak_bytes = x->peak;
+    count->peak_method = sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
+    count->vram_peak_bytes = x->vram;
+    count->oom_kills = x->o.oom_kills;
+    count->oom_outside = x->o.oom_outside;
+    count->ours = x->o.killed_after_grace || x->o.timed_out || x->o.watch_ended > 0;
+    count->limit_bytes = x->o.limit;
+    count->limit_is_budget = x->budget <= 0 ? 0 : sup->use_cgroup ? 1 : 2;
+    count->ended_at_budget = x->o.watch_ended > 0;
+    if (x->o.left_behind)
+        exec_note(x, d, 0, "%lld worker%s: %d process(es) outlived their copy%s", (long long)x->k,
+                  x->k == 1 ? "" : "s", x->o.left_behind,
+                  sup->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
+    free(x->copies);
+    x->copies = NULL;
+    return 0;
+}
+
+/* How the command measured, after the driver's own notes. */
+static void method_notes(const scale_exec *x, spacrbench_scale_result *r)
+{
+    const sb_supervisor *sup = x->in->sup;
+    char text[SB_MOUNT_PATH_MAX + 900];
+    if (x->spilled) {
+        snprintf(text, sizeof text, "%lld more note(s) of failed copies were said on stderr only",
+                 (long long)x->spilled);
+        spacrbench_scale_add_note(r, text);
     }
-    if (r->use_cgroup)
-        note(s,
-             "group peak from one memory cgroup per count holding all its copies (cgroup v%d "
-             "%s under %s): exact, page cache included",
-             r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
-             r->cg.parent);
+    spacrbench_scale_add_note(r, "each count k ran k copies of the command at once, each on "
+                                 "items of its own (the items rotate), copy i running its items "
+                                 "in turn; the rounds and their items as the timing note says");
+    if (sup->use_cgroup)
+        snprintf(text, sizeof text,
+                 "group peak from one memory cgroup per count holding all its copies (cgroup v%d "
+                 "%s under %s): exact, page cache included",
+                 sup->cg.version,
+                 sup->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
+                 sup->cg.parent);
     else
-        note(s,
-             "group peak = the largest sum of the VmHWM of the processes alive together, "
-             "sampled every %ld ms (an upper bound: the peaks may not coincide; shorter-lived "
-             "processes are seen only through "
-             "ru_maxrss); no cgroup of its own because %s",
-             SB_SUPERVISOR_SAMPLE_NS / 1000000, r->why_no_cgroup);
-    if (r->vram.gpu)
-        note(s,
-             "group VRAM: NVML's usedGpuMemory of %s, summed, sampled every %ld ms while the "
-             "copies ran and once at their end",
-             r->use_cgroup ? "every PID in the count's cgroup" : "the copies and their descendants",
-             (r->use_cgroup ? SB_SUPERVISOR_VRAM_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000);
-    if (r->use_cgroup && s->rss_peak_max > 0) {
-        char rss[32];
-        spacrbench_format_bytes(s->rss_peak_max, rss, sizeof rss);
-        note(s,
-             "the copies' RSS peak (the VmHWM of their processes alive together, summed, sampled, "
-             "as "
-             "GNU time or "
-             "--no-cgroup count it) reached %s at most; the knee and the budget use the "
-             "cgroup's charge",
-             rss);
+        snprintf(text, sizeof text,
+                 "group peak = the largest sum of the VmHWM of the processes alive together, "
+                 "sampled every %ld ms (an upper bound: the peaks may not coincide; shorter-lived "
+                 "processes are seen only through ru_maxrss); no cgroup of its own because %s",
+                 SB_SUPERVISOR_SAMPLE_NS / 1000000, sup->why_no_cgroup);
+    spacrbench_scale_add_note(r, text);
+    if (sup->vram.gpu) {
+        snprintf(text, sizeof text,
+                 "group VRAM: NVML's usedGpuMemory of %s, summed, sampled every %ld ms while the "
+                 "copies ran and once at their end",
+                 sup->use_cgroup ? "every PID in the count's cgroup"
+                                 : "the copies and their descendants",
+                 (sup->use_cgroup ? SB_SUPERVISOR_VRAM_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000);
+        spacrbench_scale_add_note(r, text);
     }
+    if (sup->use_cgroup && x->rss_peak_max > 0) {
+        char rss[32];
+        spacrbench_format_bytes(x->rss_peak_max, rss, sizeof rss);
+        snprintf(text, sizeof text,
+                 "the copies' RSS peak (the VmHWM of their processes alive together, summed, "
+                 "sampled, as GNU time or --no-cgroup count it) reached %s at most; the knee and "
+                 "the budget use the cgroup's charge",
+                 rss);
+        spacrbench_scale_add_note(r, text);
+    }
+}
+
+/* available - reserve of the recommendation (the same snapshot and
+ * reserve rule), else AUTO: the driver's own discovery. */
+static int64_t memory_budget(const spacrbench_recommendation *rec)
+{
+    if (rec && rec->available_bytes >= 0 && rec->reserve_bytes >= 0)
+        return rec->available_bytes > rec->reserve_bytes ? rec->available_bytes - rec->reserve_bytes
+                                                         : 0;
+    return SPACRBENCH_AUTO;
+}
+
+/* A copy failed (exit 3): a failed point that is not a memory point (an
+ * OOM kill at the budget is the check's answer) nor the one a stop ended. */
+static int copies_failed(const scale_exec *x, const spacrbench_scale_result *r)
+{
+    spacrbench_scale_point p;
+    spacrbench_scale_spread sp;
+    spacrbench_scale_point_init(&p, sizeof p);
+    spacrbench_scale_spread_init(&sp, sizeof sp);
+    for (size_t i = 0; spacrbench_scale_point_get(r, i, &p) == 0; i++) {
+        spacrbench_scale_spread_get(r, i, &sp);
+        if (p.failed && p.workers != x->stopped_k && sp.oom_killed != 1 && sp.oom_killed != 3)
+            return 1;
+    }
+    return 0;
 }
 
 int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed)
 {
     *out = NULL;
     *copy_failed = 0;
-    scale_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return cli_error(CLI_EXIT_ERROR, "out of memory");
-    s->in = in;
-    s->budget = memory_budget(in->rec);
-    spacrbench_scale_timing_init(&s->timing, sizeof s->timing);
-    s->timing.min_items = in->args->scale_items;
-    s->timing.min_seconds = in->args->scale_seconds;
-    s->timing.warmup_items = 1;
-    int64_t counts[CLI_SCALE_MAX];
-    size_t n = worker_counts(in, counts);
-    spacrbench_scale_point points[CLI_SCALE_MAX];
-    spacrbench_scale_spread spreads[CLI_SCALE_MAX];
-    size_t done = 0;
-    int rc = 0;
+    scale_exec x;
+    memset(&x, 0, sizeof x);
+    x.in = in;
+    x.rss_peak_max = -1;
+    spacrbench_scale_executor ex;
+    spacrbench_scale_executor_init(&ex, sizeof ex);
+    ex.payload = &x;
+    ex.cores = in->rec ? in->rec->cores : SPACRBENCH_AUTO;
+    ex.open = exec_open;
+    ex.round = exec_round;
+    ex.close = exec_close;
+    ex.note = hear_note;
+    spacrbench_scale_options o;
+    spacrbench_scale_options_init(&o, sizeof o);
+    if (!in->args->scale_auto) {
+        o.worker_counts = in->args->scale;
+        o.n_worker_counts = in->args->n_scale;
+    }
+    o.memory_budget_bytes = memory_budget(in->rec);
+    spacrbench_scale_timing t;
+    spacrbench_scale_timing_init(&t, sizeof t);
+    t.warmup_items = 1;
+    t.min_items = in->args->scale_items;
+    t.min_seconds = in->args->scale_seconds;
     sb_stop_signals_catch(1);
-    for (size_t i = 0; i < n && rc == 0 && !sb_stop_signal(); i++) {
-        if (in->args->common.quiet == 0 && isatty(STDERR_FILENO))
-            cli_progress("scaling: %lld worker(s) at once...", (long long)counts[i]);
-        rc = run_point(s, counts[i], &points[done], &spreads[done]);
-        if (rc == 0)
-            done++;
-    }
+    int rc = spacrbench_scale_execute(&ex, in->items->n, &o, &t, out);
     sb_stop_signals_catch(0);
-    s->last = 1;
-    if (s->spilled)
-        note(s, "%lld more note(s) of failed copies were said on stderr only",
-             (long long)s->spilled);
-    method_notes(s);
-    if (sb_stop_signal() && s->stopped_k)
-        note(s,
-             "interrupted by signal %d (%s) during the count of %lld worker%s (marked failed, "
-             "never the knee); %zu of %zu worker counts measured before it",
-             sb_stop_signal(), strsignal(sb_stop_signal()), (long long)s->stopped_k,
-             s->stopped_k == 1 ? "" : "s", done - 1, n);
-    else if (sb_stop_signal())
-        note(s, "interrupted by signal %d (%s) after %zu of %zu worker counts", sb_stop_signal(),
-             strsignal(sb_stop_signal()), done, n);
-    int status = CLI_EXIT_OK;
-    if (rc < 0)
-        status = CLI_EXIT_ERROR;
-    else if (spacrbench_scale_from_points_spread(points, done, sizeof points[0], spreads,
-                                                 sizeof spreads[0], s->budget, out) != 0) {
-        status = cli_library_error(CLI_EXIT_ERROR, "--scale");
-    }
-    for (size_t i = 0; status == CLI_EXIT_OK && i < s->n_notes; i++)
-        spacrbench_scale_add_note(*out, s->notes[i]);
-    *copy_failed = s->copy_failed;
-    free(s);
-    return status;
+    free(x.copies);
+    if (rc != 0)
+        return cli_library_error(CLI_EXIT_ERROR, "--scale");
+    method_notes(&x, *out);
+    *copy_failed = copies_failed(&x, *out);
+    return CLI_EXIT_OK;
 }

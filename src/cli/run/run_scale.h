@@ -1,8 +1,8 @@
-/* `spacrbench run --scale`: after the serial run, for each worker count k
- * run k copies of the command at once on different items (one group, one
- * cgroup), then hand the points to the library's knee rule
- * (spacrbench_scale_from_points), so the verdict is the one Python and C
- * give for the same numbers. */
+/* `spacrbench run --scale`: after the serial run, the library's one
+ * scaling driver (spacrbench_scale_execute) over an executor whose rounds
+ * are k copies of the command at once on different items (one group of
+ * the supervisor, one cgroup), so every rule and the verdict are the ones
+ * Python and C give. */
 #ifndef SPACRBENCH_CLI_RUN_SCALE_H
 #define SPACRBENCH_CLI_RUN_SCALE_H
 

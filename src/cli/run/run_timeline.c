@@ -34,7 +34,7 @@ void run_timeline_begin(run_timeline *t, spacrbench_measurement *m, sb_superviso
     }
     t->m = m;
     t->sup = sup;
-    t->origin = sb_supervisor_now();
+    t->origin = sb_now();
     t->peak_is_charge = sup->use_cgroup;
     sup->cfg.on_sample = on_sample;
     sup->cfg.sample_arg = t;
@@ -46,14 +46,14 @@ void run_timeline_mark(run_timeline *t, size_t record, const run_outcome *o)
         return;
     spacrbench_item_record rec = {.size = sizeof rec};
     if (spacrbench_measurement_record(t->m, record, &rec) == 0) {
-        double start = o->started_at - t->origin;
+        double start = o->group.started_at - t->origin;
         /* No sample of the peak's figure inside the item (shorter than one
          * period): NaN lets the library mark it at the item's end. */
         spacrbench_timeline_item it = {.size = sizeof it,
                                        .index = (int64_t)record,
                                        .is_warmup = rec.is_warmup,
                                        .start_seconds = start,
-                                       .end_seconds = start + o->seconds,
+                                       .end_seconds = start + o->group.seconds,
                                        .peak_rss_bytes = rec.peak_rss_bytes,
                                        .peak_seconds = t->best >= 0 ? t->best_at : NAN};
         if (spacrbench_measurement_timeline_add_item(t->m, &it) != 0)

@@ -16,7 +16,7 @@
 typedef struct run_timeline {
     spacrbench_measurement *m; /* NULL: no timeline is recorded */
     sb_supervisor *sup;        /* whose samples it hears */
-    double origin;             /* sb_supervisor_now() when it began: time 0 */
+    double origin;             /* sb_now() when it began: time 0 */
     int peak_is_charge;        /* items' peaks are cgroup charges: mark at the usage */
     int64_t best;              /* the current item's highest sample of that figure, -1 */
     double best_at;

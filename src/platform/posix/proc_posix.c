@@ -1,8 +1,7 @@
 /* The parts of the process probe that POSIX gives alike on Linux and
- * macOS: CPU time (getrusage), the process id and the monotonic clock. */
+ * macOS: CPU time (getrusage) and the process id. */
 #include <math.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -17,10 +16,3 @@ double sb_proc_cpu_seconds(void)
 }
 
 int64_t sb_self_pid(void) { return (int64_t)getpid(); }
-
-double sb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}

@@ -1,6 +1,6 @@
 /* Windows implementation of the process probe: the working set (resident
  * pages, the RSS analogue) and its peak from the process memory counters,
- * CPU time from GetProcessTimes, the clock from QueryPerformanceCounter. */
+ * CPU time from GetProcessTimes (the clock is util/clock.c). */
 #if defined(_WIN32)
 
 /* PSAPI_VERSION 2 maps GetProcessMemoryInfo to K32GetProcessMemoryInfo in
@@ -80,16 +80,6 @@ double sb_proc_cpu_seconds(void)
 }
 
 int64_t sb_self_pid(void) { return (int64_t)GetCurrentProcessId(); }
-
-double sb_now(void)
-{
-    /* Both calls are cheap; caching the fixed frequency in a static would
-     * race between the runner and the sampler thread. */
-    LARGE_INTEGER freq, now;
-    QueryPerformanceFrequency(&freq);
-    QueryPerformanceCounter(&now);
-    return (double)now.QuadPart / (double)freq.QuadPart;
-}
 
 #else
 typedef int sb_proc_windows_is_empty_here; /* ISO C forbids an empty unit */

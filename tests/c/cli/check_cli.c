@@ -1317,6 +1317,62 @@ START_TEST(scale_warmup_round_is_excluded_from_the_timing)
 }
 END_TEST
 
+/* issue #32: a fast warm-up item (the 2nd execution: a bare shell) and
+ * 0.3 s items. Sized from the warm-up's pace, every round asked for 1.2 s
+ * / 1 ms of items ("up to 105 items per copy", 49 s); sized from the timed
+ * rounds, --scale-items 3 (0.9 s, short of 1 s) grows to 4 at most. The
+ * executions are counted, not the time. */
+START_TEST(scale_rounds_are_sized_from_the_timed_rounds)
+{
+    char dir[] = "/tmp/sbtest-sizing-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char script[1200];
+    snprintf(script, sizeof script,
+             "n=$(ls '%s' | wc -l); mktemp '%s/run-XXXXXX' >/dev/null; [ \"$n\" -eq 1 ] && exit 0; "
+             "sleep 0.3",
+             dir, dir);
+    char *const argv[] = {SPACRBENCH_CLI, "run",     "--json", "--quiet", "--scale", "1",  "a",
+                          "--",           "/bin/sh", "-c",     script,    "sh",      "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    char count[1300];
+    snprintf(count, sizeof count, "ls '%s' | wc -l", dir);
+    FILE *p = popen(count, "r");
+    long long executions = -1;
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(fscanf(p, "%lld", &executions), 1);
+    pclose(p);
+    char cleanup[1300];
+    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cleanup), 0);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        return;
+    }
+    char *path = json_of(&r);
+    long long items = json_ll(path, "d['scaling'][0]['items']");
+    long long repeats = json_ll(path, "d['scaling'][0]['repeats']");
+    printf("sizing: %lld timed items in %lld repeats, %lld executions in all\n", items, repeats,
+           executions);
+    ck_assert_int_ge(repeats, 2);
+    /* Each counted repeat ran 3 items, or 4 after a round of 3 came out
+     * short (never more: 3 x 0.3 s >= 0.9 s; 4 x 0.3 s is never short). */
+    ck_assert_msg(3 * repeats <= items && items <= 4 * repeats, "%lld items in %lld repeats", items,
+                  repeats);
+    /* The serial item, the warm-up, at most one short round (not counted),
+     * the repeats; no growth without a short round. */
+    long long redone = executions - 2 - items;
+    ck_assert_msg(redone == 0 || redone == 3, "%lld executions not counted", redone);
+    if (redone == 0)
+        ck_assert_int_eq(items, 3 * repeats);
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+    ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
+}
+END_TEST
+
 /* Two copies touching 64 MiB each: the group's peak holds both. _i = 0: a
  * cgroup per group where the machine allows; 1: the VmHWM sum. */
 START_TEST(scale_group_peak_holds_every_copy)
@@ -1580,6 +1636,7 @@ static Suite *cli_suite(void)
     tcase_add_test(t, bad_scale_options_exit_2_naming_the_option);
     tcase_add_test(t, scale_sleeping_copies_scale_linearly);
     tcase_add_test(t, scale_warmup_round_is_excluded_from_the_timing);
+    tcase_add_test(t, scale_rounds_are_sized_from_the_timed_rounds);
     tcase_add_loop_test(t, scale_group_peak_holds_every_copy, 0, 2);
     tcase_add_test(t, scale_failing_copy_marks_its_point_failed);
     tcase_add_test(t, scale_failure_notes_never_push_out_the_method_notes);

@@ -185,10 +185,14 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
     if (!dir[0])
         return;
     char script[4096];
+    /* --no-cgroup with a budget would end the count at the budget itself,
+     * before the kernel (scale_over_budget_count_without_a_cgroup_is_ended_
+     * at_the_budget); with the reserve taking all (no budget, nothing to
+     * watch) the kernel's kill is what there is to name. */
     snprintf(script, sizeof script,
              "echo $$ > '%s/cgroup.procs' && exec '%s' run --json --quiet %s --scale 2 150 150 "
              "-- '%s' {} 300",
-             dir, SPACRBENCH_CLI, _i ? "--no-cgroup" : "", HELPER_ALLOC_TOUCH);
+             dir, SPACRBENCH_CLI, _i ? "--no-cgroup --reserve 1G" : "", HELPER_ALLOC_TOUCH);
     char *const argv[] = {"/bin/sh", "-c", script, NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
@@ -282,6 +286,70 @@ START_TEST(scale_over_budget_count_is_a_memory_point)
 }
 END_TEST
 
+/* Caller safety without a cgroup of the count's own (issue #34): no group
+ * can carry the budget as its limit (--no-cgroup as root; an unprivileged
+ * user, _i = 1, who cannot make one), so the check watches each count's
+ * sampled memory and ends the one that passes the budget, a memory point,
+ * long before the kernel's limit (512 MiB here, the budget about 250 MiB:
+ * 1 copy of 150 MiB fits, 2 do not). Exit 0: the check's answer. */
+START_TEST(scale_over_budget_count_without_a_cgroup_is_ended_at_the_budget)
+{
+    if (_i && (geteuid() != 0 || access("/usr/sbin/runuser", X_OK) != 0)) {
+        printf("SKIP unprivileged --scale watch: needs root to become nobody (runuser)\n");
+        return;
+    }
+    char dir[1300];
+    cli_make_limited_cgroup(dir, sizeof dir, "spacrbench-signals-watch");
+    if (!dir[0])
+        return;
+    /* 512 MiB: swap accounting's limit first (it may not be below the other). */
+    char file[1400];
+    snprintf(file, sizeof file, "%s/memory.memsw.limit_in_bytes", dir);
+    FILE *f = fopen(file, "w");
+    if (f) {
+        fputs("536870912", f);
+        fclose(f);
+    }
+    snprintf(file, sizeof file, "%s/memory.limit_in_bytes", dir);
+    f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(fputs("536870912", f), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    char script[4096];
+    snprintf(script, sizeof script,
+             "echo $$ > '%s/cgroup.procs' && exec %s '%s' run --json --quiet %s --reserve 256M "
+             "--scale 1,2 --scale-items 1 --scale-seconds 0 150 150 -- '%s' {} 300",
+             dir, _i ? "/usr/sbin/runuser -u nobody --" : "", SPACRBENCH_CLI,
+             _i ? "" : "--no-cgroup", HELPER_ALLOC_TOUCH);
+    char *const argv[] = {"/bin/sh", "-c", script, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int removed = rmdir(dir);
+    ck_assert_msg(r.exited && r.code == 0, "exited %d code %d: %s", r.exited, r.code, r.err);
+    ck_assert_msg(strstr(r.err, "2 workers: ended by spacrbench: the copies' memory reached ") !=
+                      NULL,
+                  "stderr: %s", r.err);
+    ck_assert_msg(strstr(r.err, "OOM-killed") == NULL, "stderr: %s", r.err);
+    ck_assert_int_eq(removed, 0);
+    char *path = cli_temp_file(r.out);
+    assert_json(path, "[p['peak_method'] for p in d['scaling']]",
+                "['child_rusage', 'child_rusage']");
+    assert_json(path, "[p['failed'] for p in d['scaling']]", "[False, True]");
+    assert_json(path, "[p['oom_killed'] for p in d['scaling']]", "[False, True]");
+    assert_json(path,
+                "d['scaling'][1]['group_limit_bytes'] == d['scaling_budget_bytes'] < 300 * 2**20",
+                "True");
+    assert_json(path, "d['scaling_verdict']", "memory");
+    assert_json(path, "d['scaling_workers']", "1");
+    assert_json(path, "'ended by spacrbench' in d['scaling_reason']", "True");
+    assert_json(path, "any('no cgroup could hold a limit' in n for n in d['scaling_notes'])",
+                "True");
+    unlink(path);
+    free(path);
+    cli_result_free(&r);
+}
+END_TEST
+
 static Suite *signals_suite(void)
 {
     Suite *s = suite_create("cli_signals");
@@ -296,6 +364,7 @@ static Suite *signals_suite(void)
                         2);
     tcase_add_loop_test(t, scale_oom_kill_is_named_with_the_limit, 0, 2);
     tcase_add_test(t, scale_over_budget_count_is_a_memory_point);
+    tcase_add_loop_test(t, scale_over_budget_count_without_a_cgroup_is_ended_at_the_budget, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }

@@ -308,7 +308,7 @@ START_TEST(the_supervisor_tells_each_sample)
      * command tests' (native, many samples); here: they are there. */
     ck_assert_int_ge(h.n, 1);
     ck_assert(!h.backwards);
-    ck_assert(h.first >= o.started_at && h.last <= o.started_at + o.seconds);
+    ck_assert(h.first >= o.group.started_at && h.last <= o.group.started_at + o.group.seconds);
     ck_assert_int_gt(h.rss_max, 0);
     if (s.use_cgroup) {
         ck_assert_int_gt(h.cgroup_max, 0);
@@ -351,8 +351,8 @@ START_TEST(run_timeline_marks_the_records)
         ck_assert_int_eq(run_item(&s, argv, i, &o), 0);
         spacrbench_item_figures it;
         spacrbench_item_figures_init(&it, sizeof it);
-        it.seconds = o.seconds;
-        it.peak_rss_bytes = o.peak;
+        it.seconds = o.group.seconds;
+        it.peak_rss_bytes = o.group.peak;
         ck_assert_int_eq(spacrbench_measurement_add_item(m, &it), 0);
         run_timeline_mark(&tl, i, &o);
     }

@@ -87,8 +87,4 @@ typedef struct sb_stale_group {
 int sb_group_clean_stale(const sb_group *g, const char *prefix, const char *owner_comm,
                          void (*found)(void *arg, const sb_stale_group *stale), void *arg);
 
-/* spacrbench_group's cgroup, killed (sb_group_kill_all); 0 without one. */
-struct spacrbench_group;
-int sb_process_group_kill_all(struct spacrbench_group *g);
-
 #endif

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "child.h"
+#include "clock.h"
 #include "parse.h"
 
 /* Same plausibility caps as discovery (cgroup_locate.c). */
@@ -202,32 +204,52 @@ int64_t sb_group_limit(const sb_group *g)
     return v;
 }
 
-/* Move every process still in the group to the parent. */
-/* evacuate's step: write one listed pid into the parent's cgroup.procs. */
-typedef struct move_to {
-    const char *target;
-    int moved;
-} move_to;
+/* Pids a pass could not move or just killed: waited for, by pidfd. */
+#define PASS_PIDS 256
 
+typedef struct pid_pass {
+    const char *target; /* the parent's cgroup.procs (evacuate), or NULL (kill) */
+    int done;           /* moved, or killed */
+    pid_t left[PASS_PIDS];
+    size_t n_left;
+} pid_pass;
+
+static void keep_left(pid_pass *p, pid_t pid)
+{
+    if (p->n_left < PASS_PIDS)
+        p->left[p->n_left++] = pid;
+}
+
+/* evacuate's step: write one listed pid into the parent's cgroup.procs; one
+ * that cannot move (exiting) is waited for. */
 static int move_one(pid_t pid, void *arg)
 {
-    move_to *m = arg;
+    pid_pass *m = arg;
     char line[32];
     snprintf(line, sizeof line, "%ld", (long)pid);
     if (write_text(m->target, line) == 0)
-        m->moved++;
+        m->done++;
+    else
+        keep_left(m, pid);
     return 0;
 }
 
-static int evacuate(const sb_group *g)
+/* Move every process still in the group to the parent: how many moved. */
+static int evacuate(const sb_group *g, pid_pass *m)
 {
     char target[SB_MOUNT_PATH_MAX + 64];
     if (join(target, sizeof target, g->parent, "cgroup.procs") != 0)
         return 0;
-    move_to m = {target, 0};
-    sb_group_procs(g, move_one, &m);
-    return m.moved;
+    *m = (pid_pass){target, 0, {0}, 0};
+    sb_group_procs(g, move_one, m);
+    m->target = NULL;
+    return m->done;
 }
+
+/* A few passes at most, none of them a sleep: a cgroup is busy while a
+ * process in it is still exiting (its pidfd says when it is gone), or when
+ * one forked as we moved the others (the next pass moves it). */
+#define REMOVE_PASSES 4
 
 int sb_group_remove(sb_group *g, int *left_behind)
 {
@@ -236,13 +258,13 @@ int sb_group_remove(sb_group *g, int *left_behind)
     if (!g->dir[0])
         return 0;
     int rc = rmdir(g->dir);
-    if (rc != 0 && errno == EBUSY) {
-        int moved = evacuate(g);
-        if (left_behind)
+    for (int pass = 0; rc != 0 && errno == EBUSY && pass < REMOVE_PASSES; pass++) {
+        pid_pass m;
+        int moved = evacuate(g, &m);
+        if (left_behind && pass == 0)
             *left_behind = moved;
-        /* The kernel may need a moment after the last task leaves. */
-        for (int tries = 0; tries < 50 && (rc = rmdir(g->dir)) != 0 && errno == EBUSY; tries++)
-            usleep(2000);
+        sb_wait_exited(m.left, m.n_left, sb_now() + 0.5);
+        rc = rmdir(g->dir);
     }
     if (rc == 0)
         g->dir[0] = '\0';
@@ -303,10 +325,13 @@ int sb_group_set_limit(const sb_group *g, int64_t bytes)
 }
 
 /* sb_group_kill_all's fallback: SIGKILL one listed process, count it. */
-static int kill_one(pid_t pid, void *seen)
+static int kill_one(pid_t pid, void *arg)
 {
-    if (kill(pid, SIGKILL) == 0)
-        ++*(int *)seen;
+    pid_pass *p = arg;
+    if (kill(pid, SIGKILL) == 0) {
+        p->done++;
+        keep_left(p, pid);
+    }
     return 0;
 }
 
@@ -320,15 +345,16 @@ int sb_group_kill_all(const sb_group *g)
         write_text(file, "1") == 0)
         return 0;
     int killed = 0;
-    /* A process may fork while we read: go round until the group is empty. */
+    /* A process may fork while we read: go round until the group is empty,
+     * each round once the last one's killed are gone (their pidfds). */
     for (int round = 0; round < 20; round++) {
-        int seen = 0;
-        if (sb_group_procs(g, kill_one, &seen) < 0)
+        pid_pass p = {NULL, 0, {0}, 0};
+        if (sb_group_procs(g, kill_one, &p) < 0)
             return -1;
-        killed += seen;
-        if (!seen)
+        killed += p.done;
+        if (!p.done)
             break;
-        usleep(1000);
+        sb_wait_exited(p.left, p.n_left, sb_now() + 0.1);
     }
     return killed;
 }

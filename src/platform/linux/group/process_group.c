@@ -20,6 +20,7 @@
 #include "group.h"
 #include "internal.h"
 #include "parse.h"
+#include "process_group.h"
 
 enum { PSS_INTERVAL_MS = 20, PROC_SCAN_LIMIT = 65536 };
 
@@ -33,7 +34,9 @@ struct spacrbench_group {
     int stop;
     pid_t *pids; /* added processes (their descendants are found per sample) */
     size_t n_pids, cap_pids;
-    int64_t pss_peak; /* largest PSS sum seen; -1 before the first */
+    int64_t pss_peak;   /* largest PSS sum seen; -1 before the first */
+    int64_t watch;      /* > 0: a sum over it ends the group (no cgroup can hold a limit) */
+    int64_t watch_seen; /* the sum that did, 0 none */
     char note[SB_GROUP_PATH_MAX + 900];
 };
 
@@ -73,6 +76,19 @@ static int contains(const pid_t *set, size_t n, pid_t pid)
         if (set[i] == pid)
             return 1;
     return 0;
+}
+
+/* The watched limit: a sampled sum over it SIGKILLs the whole set (the
+ * added processes and their descendants) once, and says so. */
+static void watch_over(spacrbench_group *g, const pid_t *set, size_t n, int64_t sum)
+{
+    pthread_mutex_lock(&g->lock);
+    int over = g->watch > 0 && sum > g->watch && !g->watch_seen;
+    if (over)
+        g->watch_seen = sum;
+    pthread_mutex_unlock(&g->lock);
+    for (size_t i = 0; over && i < n; i++)
+        kill(set[i], SIGKILL);
 }
 
 /* One sample: the added processes plus every descendant alive now. */
@@ -125,6 +141,7 @@ static int64_t pss_sample(spacrbench_group *g)
         int64_t pss = read_pss(set[i]);
         sum += pss > 0 ? pss : 0;
     }
+    watch_over(g, set, n, sum);
     free(table);
     free(set);
     pthread_mutex_lock(&g->lock);
@@ -324,8 +341,36 @@ int64_t spacrbench_group_oom_kills(const spacrbench_group *g)
     return g && g->use_cgroup ? sb_group_oom_kills(&g->cg) : -1;
 }
 
-/* For the fork harness: end every process of the group (internal). */
+int sb_process_group_watch(spacrbench_group *g, int64_t bytes)
+{
+    if (!g || g->use_cgroup || bytes <= 0)
+        return -1;
+    pthread_mutex_lock(&g->lock);
+    g->watch = bytes;
+    pthread_mutex_unlock(&g->lock);
+    return 0;
+}
+
+int64_t sb_process_group_watch_ended(spacrbench_group *g)
+{
+    if (!g)
+        return 0;
+    pthread_mutex_lock(&g->lock);
+    int64_t seen = g->watch_seen;
+    pthread_mutex_unlock(&g->lock);
+    return seen;
+}
+
+/* For the scaling driver: end every process of the group (internal). */
 int sb_process_group_kill_all(spacrbench_group *g)
 {
-    return g && g->use_cgroup ? sb_group_kill_all(&g->cg) : 0;
+    if (!g)
+        return 0;
+    if (g->use_cgroup)
+        return sb_group_kill_all(&g->cg) < 0 ? -1 : 0;
+    pthread_mutex_lock(&g->lock);
+    for (size_t i = 0; i < g->n_pids; i++)
+        kill(g->pids[i], SIGKILL);
+    pthread_mutex_unlock(&g->lock);
+    return 0;
 }

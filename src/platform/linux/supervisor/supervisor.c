@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "supervisor_internal.h"
 
 /* An exec failure, as a copy reports it through the CLOEXEC pipe (one
@@ -85,45 +86,55 @@ static int64_t own_oom_kills(const sb_group *cg)
  * children, then become the last one, so a one-line copy IS the command
  * and the group holds nothing but the commands. A failing line ends the
  * copy with its status (a signal as 128 + its number). */
-static void copy_main(const sb_supervisor *s, char **const *lines, int64_t m, int64_t index, int go,
-                      int err, const sigset_t *mask)
+/* What a copy runs (copy_main's argument, on the forking parent's stack). */
+typedef struct copy_job {
+    const sb_supervisor *s;
+    char **const *lines;
+    int64_t m, index;
+    int go[2], err[2];
+    const sigset_t *mask;
+} copy_job;
+
+static void exec_line(void *argv)
 {
-    sb_stop_signals_reset_in_child();
-    if (s->cfg.in_child)
-        s->cfg.in_child();
-    sigprocmask(SIG_SETMASK, mask, NULL);
-    if (s->cfg.stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+    char **a = argv;
+    execvp(a[0], a);
+    _exit(127);
+}
+
+static void copy_main(void *arg)
+{
+    const copy_job *j = arg;
+    close(j->go[1]); /* else no copy could ever see EOF */
+    close(j->err[0]);
+    if (j->s->cfg.in_child)
+        j->s->cfg.in_child();
+    sigprocmask(SIG_SETMASK, j->mask, NULL);
+    if (j->s->cfg.stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
         _exit(127);
     char b;
     ssize_t n;
-    while ((n = read(go, &b, 1)) < 0 && errno == EINTR)
+    while ((n = read(j->go[0], &b, 1)) < 0 && errno == EINTR)
         ;
     if (n != 1)
         _exit(127); /* never released: spacrbench gave up on this group */
-    for (int64_t j = 0; j + 1 < m; j++) {
-        pid_t pid = fork();
-        if (pid < 0)
-            _exit(127);
-        if (pid == 0) {
-            execvp(lines[j][0], lines[j]);
-            _exit(127);
-        }
+    for (int64_t i = 0; i + 1 < j->m; i++) {
         int st;
-        while (waitpid(pid, &st, 0) < 0)
-            if (errno != EINTR)
-                _exit(127);
+        pid_t pid = sb_child_start(0, exec_line, j->lines[i]);
+        if (pid < 0 || sb_child_wait(pid, 0, &st, NULL) < 0)
+            _exit(127);
         if (WIFSIGNALED(st))
             _exit(128 + WTERMSIG(st));
         if (WEXITSTATUS(st) != 0)
             _exit(WEXITSTATUS(st));
     }
-    execvp(lines[m - 1][0], lines[m - 1]);
+    execvp(j->lines[j->m - 1][0], j->lines[j->m - 1]);
     int e = errno;
     exec_failure f;
     memset(&f, 0, sizeof f); /* no uninitialised padding in the write */
-    f.copy = index;
+    f.copy = j->index;
     f.err = e;
-    if (write(err, &f, sizeof f) < 0)
+    if (write(j->err[1], &f, sizeof f) < 0)
         _exit(126);
     _exit(127);
 }
@@ -151,13 +162,11 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
         int64_t built = 0;
         while (built < l->lines && (lines[built] = l->argv_for(l->arg, i, built)) != NULL)
             built++;
-        pid_t pid = built == l->lines ? fork() : -2;
+        copy_job job = {s, lines, l->lines, i, {go[0], go[1]}, {err[0], err[1]}, mask};
+        pid_t pid = built == l->lines ? sb_child_start(SB_CHILD_DEFAULT_HANDLERS | l->child_flags,
+                                                       copy_main, &job)
+                                      : -2;
         int e = errno;
-        if (pid == 0) {
-            close(go[1]); /* else no copy could ever see EOF */
-            close(err[0]);
-            copy_main(s, lines, l->lines, i, go[0], err[1], mask);
-        }
         free_lines(l, lines, built);
         if (pid == -2) {
             snprintf(why, why_cap, "out of memory");
@@ -178,9 +187,8 @@ static void abandon(sb_copy *copies, int64_t started, int go_write)
 {
     close(go_write);
     for (int64_t i = 0; i < started; i++) {
-        int st;
-        while (waitpid(copies[i].pid, &st, 0) < 0 && errno == EINTR)
-            ;
+        int st = 0;
+        sb_child_wait(copies[i].pid, 0, &st, NULL);
         copies[i].done = 1;
         copies[i].status = st;
     }
@@ -341,13 +349,13 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
      * fail (exit 127), which marks the group failed. */
     char release[SB_SUPERVISOR_MAX_COPIES];
     memset(release, 'x', sizeof release);
-    double t0 = o->started_at = sb_supervisor_now();
+    double t0 = o->started_at = sb_now();
     ssize_t sent;
     while ((sent = write(go[1], release, (size_t)l->copies)) < 0 && errno == EINTR)
         ;
     close(go[1]);
     sb_sv_wait(s, l, copies, t0, o);
-    o->seconds = sb_supervisor_now() - t0;
+    o->seconds = sb_now() - t0;
     sb_stop_signals_set_child(0);
     read_exec_failures(err[0], copies, l->copies);
     close(err[0]);
@@ -355,7 +363,7 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     sb_sv_sample(s, copies, o->started, 0, 1, NULL);
     o->vram_peak = sb_vram_end(&s->vram);
     /* Orphaned grandchildren come back to us without a cgroup (subreaper). */
-    while (waitpid(-1, NULL, WNOHANG) > 0)
+    while (sb_child_wait(-1, WNOHANG, NULL, NULL) > 0)
         ;
     return measure(s, copies, kills_before, o, why, why_cap);
 }

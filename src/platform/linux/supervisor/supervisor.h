@@ -19,8 +19,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "clock.h"
 #include "gpu.h"
 #include "group.h"
+#include "spacrbench.h"
 #include "tree_sampler.h"
 
 #define SB_SUPERVISOR_SAMPLE_NS     5000000L  /* the tree without a cgroup: 5 ms */
@@ -28,7 +30,7 @@
 #define SB_SUPERVISOR_RSS_BUDGET    0.005     /* or longer, to cost at most 0.5 % of a core */
 #define SB_SUPERVISOR_VRAM_NS       10000000L /* NVML, as the library's sampler */
 #define SB_SUPERVISOR_GRACE_S       5.0       /* after a stop signal, before SIGKILL */
-#define SB_SUPERVISOR_MAX_COPIES    1024
+#define SB_SUPERVISOR_MAX_COPIES    SPACRBENCH_SCALE_MAX_WORKERS /* < PIPE_BUF: one release write */
 
 /* ---- stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2) ----
  * Caught so that the current command (and its group) is ended and cleaned
@@ -67,7 +69,7 @@ typedef struct sb_supervisor_config {
      * with one. VRAM keeps SB_SUPERVISOR_VRAM_NS. */
     int64_t interval_us;
     /* Hears each sample of a running group, for a memory timeline (may be
-     * NULL; may be changed between runs): when (sb_supervisor_now()), the
+     * NULL; may be changed between runs): when (sb_now()), the
      * tree's RSS now (VmRSS summed, -1 unknown) and the group's cgroup
      * usage now (memory.usage_in_bytes v1, memory.current v2; -1 none). It
      * is called from the wait loop: it must not block. */
@@ -106,6 +108,12 @@ typedef struct sb_launch {
     /* The group cgroup's memory limit (sb_group_set_limit, before any copy
      * joins), so the group is OOM-killed inside it; <= 0 or no cgroup: none. */
     int64_t memory_limit;
+    /* child.h's SB_CHILD_* for each copy beyond the handlers' reset (the
+     * scaling check's: dying with spacrbench, the OOM killer's first pick). */
+    unsigned child_flags;
+    /* > 0 without a cgroup of the group's own (none could carry a limit):
+     * a sample whose RSS sum passes it ends the whole group. */
+    int64_t watch_limit;
 } sb_launch;
 
 typedef struct sb_copy {
@@ -119,7 +127,7 @@ typedef struct sb_copy {
 } sb_copy;
 
 typedef struct sb_outcome {
-    double started_at;      /* the release (sb_supervisor_now()), 0 when never released */
+    double started_at;      /* the release (sb_now()), 0 when never released */
     double seconds;         /* the release to the last copy's exit */
     int64_t peak;           /* the cgroup's charge, or the tree's RSS peak without one; -1 */
     int64_t rss_peak;       /* the tree's RSS peak: sampled VmHWM sum or ru_maxrss; -1 */
@@ -139,6 +147,7 @@ typedef struct sb_outcome {
     int64_t started;        /* copies forked */
     int earlier_unlisted;   /* no cgroup: the leftovers of earlier groups could not be
                              listed, so they may be counted in this peak */
+    int64_t watch_ended;    /* the RSS sum over watch_limit that ended the group, 0 none */
 } sb_outcome;
 
 /* Decide once how groups are measured (a cgroup unless cfg->no_cgroup or
@@ -165,9 +174,6 @@ int64_t sb_supervisor_limit_above(const sb_group *g, int64_t machine_limit);
  * all: the reason is kept and NVML closed. */
 const char *sb_supervisor_vram_verdict(sb_supervisor *s);
 
-/* Monotonic seconds. */
-double sb_supervisor_now(void);
-
 /* The tree's sampling period in seconds: cfg.interval_us, else the default
  * for how groups are measured (with or without a cgroup). */
 double sb_supervisor_interval(const sb_supervisor *s);
@@ -185,6 +191,5 @@ int64_t sb_vram_end(sb_vram *v);
 void sb_stop_signals_caught_set(sigset_t *set);
 void sb_stop_signals_block(sigset_t *before);
 void sb_stop_signals_set_child(pid_t pid);
-void sb_stop_signals_reset_in_child(void);
 
 #endif

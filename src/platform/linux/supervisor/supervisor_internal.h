@@ -17,7 +17,7 @@ int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k);
 
 /* After stop signal sig, once every copy has exited: pass sig on to what
  * they left (their parent, which might have ended them, is gone), wait
- * until kill_at (sb_supervisor_now() time), then SIGKILL those still there. 1 when
+ * until kill_at (sb_now() time), then SIGKILL those still there. 1 when
  * it had to SIGKILL, 0 when none was left by then, -1 unknown. */
 int sb_sv_end_leftovers(const sb_supervisor *s, int sig, double kill_at);
 

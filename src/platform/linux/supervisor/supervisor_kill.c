@@ -1,58 +1,81 @@
 /* Ending ALL of a supervised group's processes (the timeout, a stop
  * signal's grace period): killing only the copies would leave their
- * children running and, with a cgroup, the cgroup busy. */
+ * children running and, with a cgroup, the cgroup busy. No pause in
+ * steps: each pass waits for what it signalled by pidfd (child.h). */
 #include <signal.h>
-#include <time.h>
+#include <stdlib.h>
 
+#include "child.h"
 #include "supervisor_internal.h"
 
-#define KILL_PASSES 50 /* forks racing the kill: each pass catches the new ones */
-/* Between passes: 2 ms at first, then 20 ms, so a loaded machine's slow
- * exits are awaited too (at most about 0.8 s in all). */
-#define PASS_PAUSE_MS(i) ((i) < 10 ? 2L : 20L)
-#define LEFTOVER_POLL_MS 10L /* how often the leftovers are counted while they may exit */
+#define KILL_PASSES 50   /* forks racing the kill: each pass catches the new ones */
+#define KILL_WAIT_S 0.8  /* how long the killed may take to exit, in all */
+#define PASS_PIDS   1024 /* processes a pass waits for */
 
-static void pause_ms(long ms)
-{
-    struct timespec ts = {0, ms * 1000000L};
-    nanosleep(&ts, NULL);
-}
+/* The processes one pass signalled. */
+typedef struct pass_pids {
+    int sig;
+    pid_t pid[PASS_PIDS];
+    size_t n;
+} pass_pids;
 
+/* Signal one listed process (sig 0: only list it) and keep its pid; 0 when
+ * it was signalled. */
 static int signal_one(pid_t pid, void *arg)
 {
-    int sig = *(const int *)arg;
-    if (sig)
-        kill(pid, sig);
+    pass_pids *p = arg;
+    if (p->sig && kill(pid, p->sig) != 0)
+        return -1;
+    if (p->n < PASS_PIDS)
+        p->pid[p->n++] = pid;
     return 0;
 }
 
-/* One pass over the group's processes (sig 0: count them); how many were
- * listed, -1 when they could not be. */
-static int pass(const sb_supervisor *s, int sig)
+static int signal_listed(pid_t pid, void *arg)
 {
+    signal_one(pid, arg);
+    return 0; /* go on listing */
+}
+
+/* One pass over the group's processes (sig 0: list them); how many were
+ * listed, -1 when they could not be. */
+static int pass(const sb_supervisor *s, pass_pids *p)
+{
+    p->n = 0;
     if (s->use_cgroup)
-        return sb_group_procs(&s->cg, signal_one, &sig);
-    return tree_signal(&s->tree, sig);
+        return sb_group_procs(&s->cg, signal_listed, p);
+    return tree_signal_each(&s->tree, p->sig, signal_one, p);
 }
 
 int sb_sv_signal_all(const sb_supervisor *s, int sig)
 {
+    pass_pids *p = malloc(sizeof *p);
+    if (!p)
+        return -1;
+    double deadline = sb_now() + KILL_WAIT_S;
+    int total = 0;
     if (s->use_cgroup && sig == SIGKILL && sb_group_kill_all(&s->cg) == 0) {
         /* Wait (briefly) until the group is empty, as the passes do. */
-        for (int i = 0; i < KILL_PASSES && pass(s, 0) > 0; i++)
-            pause_ms(PASS_PAUSE_MS(i));
+        p->sig = 0;
+        if (pass(s, p) > 0)
+            sb_wait_exited(p->pid, p->n, deadline);
+        free(p);
         return 1;
     }
-    int total = 0;
     for (int i = 0; i < KILL_PASSES; i++) {
-        int n = pass(s, sig);
-        if (n < 0)
-            return total ? total : -1;
-        if (n == 0 || sig != SIGKILL)
-            return total + n;
+        p->sig = sig;
+        int n = pass(s, p);
+        if (n < 0) {
+            total = total ? total : -1;
+            break;
+        }
         total += n;
-        pause_ms(PASS_PAUSE_MS(i)); /* let the killed ones leave the group */
+        if (n == 0 || sig != SIGKILL)
+            break;
+        /* Let the killed ones leave the group before the next pass. */
+        sb_wait_exited(p->pid, p->n, deadline);
     }
+    free(p);
     return total;
 }
 
@@ -70,14 +93,21 @@ int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k)
 
 int sb_sv_end_leftovers(const sb_supervisor *s, int sig, double kill_at)
 {
-    int n = pass(s, 0);
-    if (n <= 0)
-        return n < 0 ? -1 : 0;
-    sb_sv_signal_all(s, sig);
-    while ((n = pass(s, 0)) > 0 && sb_supervisor_now() < kill_at)
-        pause_ms(LEFTOVER_POLL_MS);
-    if (n == 0)
-        return 0;
-    sb_sv_signal_all(s, SIGKILL);
-    return 1;
+    pass_pids *p = malloc(sizeof *p);
+    if (!p)
+        return -1;
+    p->sig = 0;
+    int n = pass(s, p);
+    if (n > 0) {
+        sb_sv_signal_all(s, sig);
+        /* Until they exit or the grace is over, whichever is first. */
+        p->sig = 0;
+        if (pass(s, p) > 0)
+            sb_wait_exited(p->pid, p->n, kill_at);
+        n = pass(s, p);
+        if (n > 0)
+            sb_sv_signal_all(s, SIGKILL);
+    }
+    free(p);
+    return n < 0 ? -1 : n > 0;
 }

@@ -71,14 +71,3 @@ void sb_stop_signals_block(sigset_t *before)
     sb_stop_signals_caught_set(&set);
     sigprocmask(SIG_BLOCK, &set, before);
 }
-
-void sb_stop_signals_reset_in_child(void)
-{
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    sigemptyset(&dfl.sa_mask);
-    dfl.sa_handler = SIG_DFL;
-    for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-        if (g_caught[i])
-            sigaction(k_stop_signals[i], &dfl, NULL);
-}

@@ -8,41 +8,15 @@
  * with all its processes, and what the copies leave behind after a stop
  * signal gets the signal too, then SIGKILL at the same deadline. */
 #include <errno.h>
-#include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "child.h"
 #include "supervisor_internal.h"
-
-/* Without pidfds or a signalfd, SIGCHLD cannot wake the wait: a stop
- * signal or an exit is seen this late at most. */
-#define FALLBACK_MAX_WAIT_S 0.1
-
-double sb_supervisor_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
 
 static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
 
@@ -73,7 +47,7 @@ static double cpu_now(void)
 {
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return sb_supervisor_now();
+        return sb_now();
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -133,9 +107,7 @@ static int64_t reap(sb_copy *copies, int64_t k, double t0)
     for (;;) {
         int st;
         struct rusage ru;
-        pid_t w = wait4(-1, &st, WNOHANG, &ru);
-        if (w < 0 && errno == EINTR)
-            continue;
+        pid_t w = sb_child_wait(-1, WNOHANG, &st, &ru);
         if (w < 0 && errno == ECHILD && !reaped)
             return -1;
         if (w <= 0)
@@ -145,73 +117,23 @@ static int64_t reap(sb_copy *copies, int64_t k, double t0)
             continue;
         copies[i].done = 1;
         copies[i].status = st;
-        copies[i].seconds = sb_supervisor_now() - t0;
+        copies[i].seconds = sb_now() - t0;
         copies[i].cpu_seconds = cpu_of(&ru);
         copies[i].maxrss = (int64_t)ru.ru_maxrss * 1024;
         reaped++;
     }
 }
 
-/* How the wait sleeps: pidfds of every copy, else a signalfd. */
-typedef struct sleeper {
-    int *pidfd; /* per copy, NULL: none */
-    struct pollfd *fds;
-    int sfd;
-} sleeper;
-
-static void sleeper_open(sleeper *z, sb_supervisor *s, const sb_copy *copies, int64_t k)
-{
-    memset(z, 0, sizeof *z);
-    z->sfd = -1;
-    z->pidfd = malloc((size_t)k * sizeof *z->pidfd);
-    z->fds = malloc((size_t)k * sizeof *z->fds);
-    int64_t opened = 0;
-    if (z->pidfd && z->fds)
-        for (; opened < k && (z->pidfd[opened] = open_pidfd(copies[opened].pid)) >= 0; opened++)
-            ;
-    if (opened < k) { /* all or none: one way to wake */
-        for (int64_t i = 0; i < opened; i++)
-            close(z->pidfd[i]);
-        free(z->pidfd);
-        z->pidfd = NULL;
-        sigset_t chld;
-        sigemptyset(&chld);
-        sigaddset(&chld, SIGCHLD);
-        z->sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
-    }
-    s->exit_by_pidfd = z->pidfd != NULL;
-}
-
-static void sleeper_close(sleeper *z, int64_t k)
-{
-    for (int64_t i = 0; z->pidfd && i < k; i++)
-        close(z->pidfd[i]);
-    free(z->pidfd);
-    free(z->fds);
-    if (z->sfd >= 0)
-        close(z->sfd);
-}
-
 /* Sleep until a copy may have exited, a stop signal came, or `wait`
- * seconds passed (< 0: no limit). The stop signals are unblocked only
- * inside ppoll, so one arriving just before it still wakes it. */
-static void sleep_once(sleeper *z, const sb_copy *copies, int64_t k, double wait,
+ * seconds passed (< 0: no limit): the copies' pidfds, else the SIGCHLD
+ * signalfd (child.h). The stop signals are unblocked only inside ppoll,
+ * so one arriving just before it still wakes it. */
+static void sleep_once(sb_waiter *z, const sb_copy *copies, int64_t k, int *live, double wait,
                        const sigset_t *open_mask)
 {
-    nfds_t n = 0;
-    if (z->pidfd) {
-        for (int64_t i = 0; i < k; i++)
-            if (!copies[i].done)
-                z->fds[n++] = (struct pollfd){z->pidfd[i], POLLIN, 0};
-    } else if (z->sfd >= 0 && z->fds)
-        z->fds[n++] = (struct pollfd){z->sfd, POLLIN, 0};
-    else
-        wait = shorter(wait, FALLBACK_MAX_WAIT_S);
-    struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
-    ppoll(n ? z->fds : NULL, n, wait < 0 ? NULL : &ts, open_mask);
-    struct signalfd_siginfo info;
-    while (z->sfd >= 0 && read(z->sfd, &info, sizeof info) == (ssize_t)sizeof info)
-        ;
+    for (int64_t i = 0; i < k; i++)
+        live[i] = !copies[i].done;
+    sb_waiter_sleep(z, live, -1, wait, open_mask);
 }
 
 static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int sig,
@@ -231,7 +153,7 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     int sig = sb_stop_signal();
     if (!sig || o->timed_out)
         return;
-    double now = sb_supervisor_now();
+    double now = sb_now();
     if (!o->stopped_by) { /* it came as the last copy exited */
         o->stopped_by = sig;
         kill_at = now + SB_SUPERVISOR_GRACE_S;
@@ -276,6 +198,31 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
     return now + (gap > interval ? gap : interval);
 }
 
+/* The copies' pidfds (else the SIGCHLD signalfd) in *z; the array the
+ * sleeps mark the copies still running in (NULL: out of memory, then
+ * every copy is watched). */
+static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_waiter *z)
+{
+    pid_t *pids = malloc((size_t)k * sizeof *pids);
+    int *live = malloc((size_t)k * sizeof *live);
+    for (int64_t i = 0; pids && i < k; i++)
+        pids[i] = copies[i].pid;
+    sb_waiter_open(z, pids, pids && live ? (size_t)k : 0);
+    s->exit_by_pidfd = sb_waiter_by_pidfd(z) && live;
+    free(pids);
+    return live;
+}
+
+/* Without a cgroup to hold a limit, the watched one: the RSS sum of the
+ * tree's last sample over it ends the group, once. */
+static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
+{
+    if (s->use_cgroup || l->watch_limit <= 0 || o->watch_ended || s->tree.rss_now <= l->watch_limit)
+        return 0;
+    o->watch_ended = s->tree.rss_now;
+    return 1;
+}
+
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
 {
     int64_t k = o->started, left = k;
@@ -292,14 +239,14 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     sigprocmask(SIG_BLOCK, &block, &orig);
     open_mask = orig; /* the stop signals open, SIGCHLD still blocked (for the signalfd) */
     sigaddset(&open_mask, SIGCHLD);
-    sleeper z;
-    sleeper_open(&z, s, copies, k);
+    sb_waiter z;
+    int *live = waiter_open(s, copies, k, &z);
     double kill_at = -1, cpu_before = 0;
     for (int woke = 0;; woke = 1) {
         int64_t reaped = reap(copies, k, t0);
         if (reaped < 0 || (left -= reaped) <= 0)
             break; /* never sleep for a child that is not there */
-        double now = sb_supervisor_now();
+        double now = sb_now();
         if (deadline >= 0 && now >= deadline && !o->timed_out) {
             o->timed_out = 1;
             sb_sv_kill_group(s, copies, k);
@@ -320,16 +267,22 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
          * millisecond, which a command that exits at once would be charged. */
         if (woke)
             rss_next = sample(s, copies, k, now, rss_next, interval, cpu_before);
+        if (woke && watch_over(s, l, o))
+            sb_sv_kill_group(s, copies, k);
         double wait = s->use_cgroup ? shorter(vram, until(rss_next, now)) : interval;
         if (deadline >= 0 && !o->timed_out)
             wait = shorter(wait, deadline - now);
         if (kill_at >= 0 && !o->killed_after_grace)
             wait = shorter(wait, kill_at - now);
         cpu_before = cpu_now();
-        sleep_once(&z, copies, k, wait, &open_mask);
+        if (live)
+            sleep_once(&z, copies, k, live, wait, &open_mask);
+        else
+            sb_waiter_sleep(&z, NULL, -1, wait, &open_mask);
     }
     after_stop_signal(s, l, o, kill_at);
-    sleeper_close(&z, k);
+    sb_waiter_close(&z);
+    free(live);
     /* A SIGCHLD still pending is discarded when unblocked (default action). */
     sigprocmask(SIG_SETMASK, &orig, NULL);
 }

@@ -261,7 +261,9 @@ void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
         t->hugetlb_peak = huge;
 }
 
-int tree_signal(const tree_sampler *t, int sig)
+int tree_signal(const tree_sampler *t, int sig) { return tree_signal_each(t, sig, NULL, NULL); }
+
+int tree_signal_each(const tree_sampler *t, int sig, int (*each)(pid_t pid, void *arg), void *arg)
 {
     pid_pair *all;
     unsigned char *mine;
@@ -270,8 +272,10 @@ int tree_signal(const tree_sampler *t, int sig)
         return -1;
     int count = 0;
     for (size_t i = 0; i < n; i++)
-        if (mine[i] && all[i].state != 'Z' && kill(all[i].pid, sig) == 0)
-            count++;
+        if (mine[i] && all[i].state != 'Z') {
+            if (each ? each(all[i].pid, arg) == 0 : kill(all[i].pid, sig) == 0)
+                count++;
+        }
     free(mine);
     free(all);
     return count;

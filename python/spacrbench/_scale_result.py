@@ -1,0 +1,236 @@
+"""The scaling check's results: ScalePoint, ScaleResult (its table, JSON
+and plot) and the conversion from the library's result, whose rule (the
+knee, the memory fit) every front end shares. scale() (_scale.py) makes
+them over a real process pool; result_from_points applies the rule to
+points measured elsewhere."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
+from ._convert import PEAK_METHODS
+from ._extras import PLOT_INSTALL
+from ._results import _cut
+from ._words import counted
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalePoint:
+    workers: int
+    items: int
+    seconds: float
+    items_per_second: Optional[float]
+    speedup: Optional[float]
+    efficiency: Optional[float]
+    mean_item_seconds: Optional[float]
+    peak_bytes: Optional[int]
+    peak_method: str
+    fits: Optional[bool]
+    failed: bool
+    #: The workers' GPU memory together (NVML); None when not measured.
+    vram_peak_bytes: Optional[int] = None
+    #: Timed repeats, and their spread: (max - min) / (2 * mean) of items/s.
+    repeats: int = 0
+    spread: Optional[float] = None
+    items_per_second_min: Optional[float] = None
+    items_per_second_max: Optional[float] = None
+    #: Untimed items per worker before the repeats; None unknown.
+    warmup_items: Optional[int] = None
+    #: The point's memory ended it: the kernel's OOM killer in its group at
+    #: its limit (the budget), at a limit outside it, or spacrbench at the
+    #: budget where no cgroup could hold a limit (the notes say which).
+    oom_killed: bool = False
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ScaleResult:
+    points: Tuple[ScalePoint, ...]
+    chosen_workers: Optional[int]
+    best_workers: Optional[int]
+    reason: str
+    verdict: str
+    notes: Tuple[str, ...]
+    peak_method: str
+    memory_budget_bytes: Optional[int]
+    table: str = dataclasses.field(repr=False)
+    json_text: str = dataclasses.field(repr=False)
+    #: The library's result (recommend_workers(scaling=...) reads it).
+    _c: Any = dataclasses.field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        """The decision only (as Measurement's and Recommendation's);
+        to_dict(), .points and str() have everything."""
+        counts = [p.workers for p in self.points]
+        span = (f"{min(counts)}-{max(counts)} workers" if len(set(counts)) > 1
+                else counted(counts[0], "worker") if counts else "none")
+        return (f"ScaleResult(chosen_workers={self.chosen_workers!r}, verdict={self.verdict!r}, "
+                f"{len(self.points)} point(s): {span}, reason={_cut(self.reason, 48)!r})")
+
+    def __str__(self) -> str:
+        return self.table
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The library's JSON: {"scaling": [...], "scaling_workers": N, ...}."""
+        result: Dict[str, Any] = json.loads(self.json_text)
+        return result
+
+    def plot(self, path: Optional[str] = None) -> Any:
+        """Throughput and group peak against the worker count, the ideal
+        linear line and the knee marked. Needs matplotlib
+        (``pip install 'spacrbench[plot]'``; from a clone ``pip install
+        '.[plot]'``). Returns the Figure; with a path, also saves it there
+        (format from the suffix)."""
+        try:
+            Figure = importlib.import_module("matplotlib.figure").Figure
+        except ImportError as exc:
+            raise ImportError(
+                f"ScaleResult.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
+        ok = [p for p in self.points if p.items_per_second is not None]
+        fig = Figure(figsize=(9, 3.6))
+        ax, mem = fig.subplots(1, 2)
+        ks = [p.workers for p in ok]
+        ax.plot(ks, [p.items_per_second for p in ok], "o-", label="measured")
+        one = next((p for p in ok if p.workers == 1), None)
+        if one is not None and one.items_per_second is not None:
+            base = one.items_per_second
+            ax.plot(ks, [base * k for k in ks], ":", color="grey", label="linear")
+        for p in ok:
+            if p.workers == self.chosen_workers:
+                ax.plot([p.workers], [p.items_per_second], "*", markersize=16, color="C3",
+                        label=f"knee: {p.workers}")
+        ax.set_xlabel("workers")
+        ax.set_ylabel("items/s")
+        ax.set_title("throughput")
+        ax.legend()
+        measured = [p for p in self.points if p.peak_bytes is not None]
+        mem.plot([p.workers for p in measured],
+                 [(p.peak_bytes or 0) / 2**20 for p in measured], "s-", color="C1")
+        budget = self.memory_budget_bytes
+        highest = max((p.peak_bytes or 0 for p in measured), default=0)
+        if budget is not None and highest > 0 and budget > _BUDGET_ON_SCALE * highest:
+            # A line far above the peaks would flatten them: named, not drawn.
+            mem.annotate(f"budget {budget / 2**20:,.0f} MiB (above the scale)",
+                         xy=(0.98, 0.96), xycoords="axes fraction", ha="right", va="top",
+                         fontsize=8, color="C3")
+        elif budget is not None:
+            mem.axhline(budget / 2**20, color="C3", linestyle="--", label="budget")
+            mem.legend()
+        mem.set_xlabel("workers")
+        mem.set_ylabel("MiB")
+        mem.set_title(f"group peak ({self.peak_method})")
+        from ._plot import wrapped
+
+        fig.suptitle(wrapped(self.reason, 150), fontsize=8)  # whole, never cut off
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path)
+        return fig
+
+
+# The budget line is drawn when it is at most this many times the highest
+# group peak; above it, it is named in the panel instead.
+_BUDGET_ON_SCALE = 4
+
+
+def _opt_float(v: float) -> Optional[float]:
+    return None if v != v else float(v)  # NaN -> None
+
+
+def _point_from_c(p: Any, sp: Any) -> ScalePoint:
+    return ScalePoint(
+        repeats=int(sp.repeats), spread=_opt_float(sp.spread),
+        items_per_second_min=_opt_float(sp.items_per_second_min),
+        items_per_second_max=_opt_float(sp.items_per_second_max),
+        warmup_items=None if sp.warmup_items < 0 else int(sp.warmup_items),
+        oom_killed=bool(sp.oom_killed),
+        workers=int(p.workers), items=int(p.items), seconds=float(p.seconds),
+        items_per_second=_opt_float(p.items_per_second), speedup=_opt_float(p.speedup),
+        efficiency=_opt_float(p.efficiency), mean_item_seconds=_opt_float(p.mean_item_seconds),
+        peak_bytes=None if p.peak_bytes == NOT_MEASURED else int(p.peak_bytes),
+        peak_method=PEAK_METHODS.name(int(p.peak_method)),
+        fits=None if p.fits < 0 else bool(p.fits), failed=bool(p.failed),
+        vram_peak_bytes=None if p.vram_peak_bytes == NOT_MEASURED else int(p.vram_peak_bytes))
+
+
+def result_from_c(r: Any) -> ScaleResult:
+    """The ScaleResult of a library result (r: a spacrbench_scale_result *
+    that the ScaleResult keeps and frees)."""
+    r = ffi.gc(r, lib.spacrbench_scale_free)
+    s = ffi.new("spacrbench_scale_summary *")
+    s.size = ffi.sizeof("spacrbench_scale_summary")
+    check(lib.spacrbench_scale_summary_get(r, s), "scale")
+    cp = ffi.new("spacrbench_scale_point *")
+    cp.size = ffi.sizeof("spacrbench_scale_point")
+    csp = ffi.new("spacrbench_scale_spread *")
+    csp.size = ffi.sizeof("spacrbench_scale_spread")
+    pts: List[ScalePoint] = []
+    for i in range(int(s.point_count)):
+        check(lib.spacrbench_scale_point_get(r, i, cp), "scale")
+        check(lib.spacrbench_scale_spread_get(r, i, csp), "scale")
+        pts.append(_point_from_c(cp, csp))
+    notes = tuple(c_text(lib.spacrbench_scale_note(r, i)) for i in range(int(s.note_count)))
+    return ScaleResult(
+        points=tuple(pts),
+        chosen_workers=None if s.chosen_workers < 0 else int(s.chosen_workers),
+        best_workers=None if s.best_workers < 0 else int(s.best_workers),
+        reason=c_text(s.reason), verdict=c_text(lib.spacrbench_scale_verdict_name(s.verdict)),
+        notes=notes, peak_method=PEAK_METHODS.name(int(s.peak_method)),
+        memory_budget_bytes=None if s.memory_budget_bytes < 0 else int(s.memory_budget_bytes),
+        table=format_text(lambda buf, cap: lib.spacrbench_format_scaling(r, buf, cap), "scale"),
+        json_text=format_text(lambda buf, cap: lib.spacrbench_scale_to_json(r, buf, cap),
+                              "scale"), _c=r)
+
+
+def result_from_points(points: Sequence[Dict[str, Any]], budget_bytes: Optional[int],
+                       notes: Sequence[str] = ()) -> ScaleResult:
+    """Apply the library's rule to measured points (dicts with workers, items,
+    seconds and optionally peak_bytes, peak_method, failed,
+    mean_item_seconds, vram_peak_bytes, and the spread of their repeats:
+    repeats, spread, items_per_second_min, items_per_second_max,
+    warmup_items, oom_killed, limit_bytes)."""
+    n = len(points)
+    arr = ffi.new("spacrbench_scale_point[]", max(n, 1))
+    size = ffi.sizeof("spacrbench_scale_point")
+    spreads = ffi.new("spacrbench_scale_spread[]", max(n, 1))
+    spread_size = ffi.sizeof("spacrbench_scale_spread")
+    for i, src in enumerate(points):
+        p = arr[i]
+        lib.spacrbench_scale_point_init(ffi.addressof(arr, i), size)
+        sp = spreads[i]
+        lib.spacrbench_scale_spread_init(ffi.addressof(spreads, i), spread_size)
+        sp.repeats = src.get("repeats", 0)
+        for key in ("spread", "items_per_second_min", "items_per_second_max"):
+            if src.get(key) is not None:
+                setattr(sp, key, src[key])
+        sp.warmup_items = -1 if src.get("warmup_items") is None else src["warmup_items"]
+        sp.oom_killed = 1 if src.get("oom_killed") else 0
+        sp.limit_bytes = -1 if src.get("limit_bytes") is None else src["limit_bytes"]
+        p.workers = src["workers"]
+        p.items = src["items"]
+        p.seconds = src["seconds"]
+        peak = src.get("peak_bytes")
+        p.peak_bytes = NOT_MEASURED if peak is None else peak
+        p.peak_method = src.get("peak_method", lib.SPACRBENCH_PEAK_NONE)
+        p.failed = 1 if src.get("failed") else 0
+        vram = src.get("vram_peak_bytes")
+        p.vram_peak_bytes = NOT_MEASURED if vram is None else vram
+        mean = src.get("mean_item_seconds")
+        if mean is not None:
+            p.mean_item_seconds = mean
+    out = ffi.new("spacrbench_scale_result **")
+    check(lib.spacrbench_scale_from_points_spread(
+        arr, n, size, spreads, spread_size, -1 if budget_bytes is None else budget_bytes, out),
+        "scale")
+    for note in notes:
+        code = lib.spacrbench_scale_add_note(out[0], note.encode("utf-8", "replace"))
+        if code < 0:
+            lib.spacrbench_scale_free(out[0])
+            check(code, "scale")
+    return result_from_c(out[0])
+
+
+__all__ = ["ScalePoint", "ScaleResult", "result_from_c", "result_from_points"]
