@@ -22,7 +22,7 @@ if _typing.TYPE_CHECKING:
     from ._recommend import available_memory_bytes, format_report, recommend_workers
     from ._run import benchmark
     from ._scale import ScalePoint, ScaleResult, scale
-    from ._summarize import Summary, TaskSummary, summarize
+    from ._summarize import NeedsYou, Summary, TaskSummary, summarize
     from ._errors import (SpacrbenchError, SpacrbenchFileNotFoundError, SpacrbenchMemoryError,
                           SpacrbenchOSError,
                           SpacrbenchRuntimeError, SpacrbenchTypeError, SpacrbenchValueError,
@@ -46,7 +46,8 @@ _LAZY = {
     "SpacrbenchTypeError": "_errors", "SpacrbenchValueError": "_errors",
     "UnsupportedPlatformError": "_errors",
     "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
-    "Summary": "_summarize", "TaskSummary": "_summarize", "summarize": "_summarize",
+    "NeedsYou": "_summarize", "Summary": "_summarize", "TaskSummary": "_summarize",
+    "summarize": "_summarize",
     "Timeline": "_timeline", "TimelineItem": "_timeline", "TimelinePoint": "_timeline",
 }
 
@@ -73,6 +74,7 @@ __all__ = [
     "ItemRecord",
     "Measurement",
     "MeasurementLike",
+    "NeedsYou",
     "Progress",
     "Recommendation",
     "RecommendationLike",
