@@ -1,8 +1,9 @@
 /* summarize's cost on the directories of issue 32, printed, never
  * asserted (check_summarize asserts by counting steps):
  *   N reports of an array (job 100) and a log of a newer job (200) for
- *   every task, no manifest: at N and 2N, and their ratio (a scan per log
- *   made it quadratic: 3.6 s at 30,000);
+ *   every task, or for N more tasks (which left no report), no manifest:
+ *   at N and 2N, and their ratio (a scan of the reports per log made the
+ *   second quadratic: 3.6 s at 30,000);
  *   --job with #SBATCH --array=0-4194303:2 and no report: time, the
  *   process's peak RSS and the text's size (it took 5.7 s, 1.5 GB and
  *   printed 414 MB).
@@ -45,9 +46,9 @@ static void clean(const char *dir)
         fprintf(stderr, "cannot remove %s\n", dir);
 }
 
-/* n reports of job 100 and a log of job 200 for each task: the seconds
- * summarize takes (the best of 3). */
-static double reports_and_newer_logs(const char *base, int n)
+/* n reports of job 100 and a log of job 200 for each task (beyond: for
+ * tasks n..2n-1 instead): the seconds summarize takes (the best of 3). */
+static double reports_and_newer_logs(const char *base, int n, int beyond)
 {
     char dir[400], name[64], text[1400];
     snprintf(dir, sizeof dir, "%s/logs-%d", base, n);
@@ -65,11 +66,12 @@ static double reports_and_newer_logs(const char *base, int n)
                  "{\"mem_bytes\": 536870912, \"cpus\": 1, \"time_minutes\": 5}}}\n",
                  i, i, i, n - 1, n);
         put(dir, name, text);
-        snprintf(name, sizeof name, "slurm-200_%d.out", i);
+        int task = beyond ? n + i : i;
+        snprintf(name, sizeof name, "slurm-200_%d.out", task);
         snprintf(text, sizeof text,
                  "spacrbench job: array job 200 task %d: key a1b2c3d4e5f60718, --mem 512 MiB, "
                  "--time 5 min, item --timeout 0 s\n",
-                 i);
+                 task);
         put(dir, name, text);
     }
     double best = 1e9;
@@ -121,10 +123,14 @@ int main(int argc, char **argv)
     snprintf(base, sizeof base, "%s/sb-perf-summarize-%ld",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (long)getpid());
     mkdir(base, 0700);
-    double one = reports_and_newer_logs(base, n), two = reports_and_newer_logs(base, 2 * n);
-    printf("%d reports + %d logs of a newer job: %.3f s; %d + %d: %.3f s (ratio %.2f; linear is "
-           "2, a scan per log 4)\n",
-           n, n, one, 2 * n, 2 * n, two, two / one);
+    for (int beyond = 0; beyond < 2; beyond++) {
+        double one = reports_and_newer_logs(base, n, beyond);
+        double two = reports_and_newer_logs(base, 2 * n, beyond);
+        printf("%d reports + %d logs of a newer job (%s): %.3f s; %d + %d: %.3f s (ratio %.2f; "
+               "linear is 2, a scan per log 4)\n",
+               n, n, beyond ? "of tasks without a report" : "of the same tasks", one, 2 * n, 2 * n,
+               two, two / one);
+    }
     stepped_array(base);
     clean(base);
     return 0;
