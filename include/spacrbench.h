@@ -1365,7 +1365,12 @@ typedef struct spacrbench_slurm_job {
     size_t command_len;            /* >= 1 */
     const char *spacrbench;        /* how tasks call spacrbench: a path, or NULL for
                                    "spacrbench" from PATH */
-    const char *const *directives; /* extra "#SBATCH " lines, e.g. "--partition=short" */
+    const char *const *directives; /* extra "#SBATCH " lines, e.g. "--partition=short",
+                                      read as sbatch reads them (every option of a line,
+                                      abbreviations): EINVAL for one sbatch reads as --array,
+                                      --mem-per-cpu/--mem-per-gpu, --output/--error, or an
+                                      ambiguous abbreviation; a --time, --mem or
+                                      --cpus-per-task there is the script's own (since 1.3) */
     size_t n_directives;
 } spacrbench_slurm_job;
 
@@ -1406,7 +1411,9 @@ typedef struct spacrbench_slurm_tasks {
     size_t size;
     int64_t array_limit;         /* > 0: --array=0-N%array_limit; 0: no throttle */
     int64_t time_minutes;        /* > 0: #SBATCH --time; 0: from the measurement */
-    double item_timeout_seconds; /* > 0: each task runs with --timeout this */
+    double item_timeout_seconds; /* > 0: each task runs with --timeout this (1e-9 to 1e7,
+                                    written as the task's parser reads it back), unless its
+                                    submission exports SPACRBENCH_ITEM_TIMEOUT (since 1.3) */
     int32_t no_cgroup;           /* 1: each task runs with --no-cgroup */
     int32_t reserved;            /* must be 0 */
 } spacrbench_slurm_tasks;
@@ -1438,8 +1445,10 @@ SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement 
 /* --- Since 1.2: summarize, what the tasks used and the one resubmission - */
 
 /* summarize: what the tasks of a job array used against what they asked
- * for (SLURM's seff, per task) and the ONE sbatch command line that reruns
- * only the tasks that need it, with the memory and time they need. Reads
+ * for (SLURM's seff, per task), the sbatch command line(s) that rerun only
+ * the tasks a resubmission fixes, with strictly more of the memory or time
+ * that failed them, and (since 1.3) what needs the user, each with its
+ * line; reports and logs of another array (another key) never count. Reads
  * directory/task-<index>.json (their "task" records), the manifest
  * spacrbench-array.json, and SLURM logs slurm-<job>_<index>.out; every file
  * bounded (regular files only, 16 MiB, JSON depth 64), each problem an
@@ -1452,7 +1461,8 @@ SPACRBENCH_EXTERN int spacrbench_summarize(const char *directory, const char *jo
 /* The text and the JSON document, snprintf-style. */
 SPACRBENCH_EXTERN int spacrbench_summary_text(const spacrbench_summary *s, char *buf, size_t cap);
 SPACRBENCH_EXTERN int spacrbench_summary_json(const spacrbench_summary *s, char *buf, size_t cap);
-/* 0: every task ok, nothing to rerun; 3: some task needs a resubmission. */
+/* 0: every task ok, nothing to rerun; 3: some task needs a resubmission
+ * (or, since 1.3, the user). */
 SPACRBENCH_EXTERN int spacrbench_summary_status(const spacrbench_summary *s);
 SPACRBENCH_EXTERN void spacrbench_summary_free(spacrbench_summary *s);
 

@@ -29,7 +29,7 @@ if _typing.TYPE_CHECKING:
     from ._run import benchmark
     from ._plate import PlateItem, PlatePrediction, PlateResult, benchmark_plate
     from ._scale import ScalePoint, ScaleResult, scale
-    from ._summarize import Summary, TaskSummary, summarize
+    from ._summarize import NeedsYou, Summary, TaskSummary, summarize
     from ._errors import (SpacrbenchError, SpacrbenchFileNotFoundError, SpacrbenchMemoryError,
                           SpacrbenchOSError,
                           SpacrbenchRuntimeError, SpacrbenchTypeError, SpacrbenchValueError,
@@ -55,7 +55,8 @@ _LAZY = {
     "SpacrbenchTypeError": "_errors", "SpacrbenchValueError": "_errors",
     "UnsupportedPlatformError": "_errors",
     "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
-    "Summary": "_summarize", "TaskSummary": "_summarize", "summarize": "_summarize",
+    "NeedsYou": "_summarize", "Summary": "_summarize", "TaskSummary": "_summarize",
+    "summarize": "_summarize",
     "Timeline": "_timeline", "TimelineItem": "_timeline", "TimelinePoint": "_timeline",
 }
 
@@ -85,6 +86,7 @@ __all__ = [
     "PlateItem",
     "PlatePrediction",
     "PlateResult",
+    "NeedsYou",
     "Progress",
     "Recommendation",
     "RecommendationLike",

@@ -129,15 +129,49 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
         script = format_text(
             lambda buf, cap: lib.spacrbench_format_slurm_job(cm, sched, job, tasks, buf, cap),
             "to_slurm")
-        made = not os.path.isdir(output_dir)
-        os.makedirs(output_dir, exist_ok=True)
+        made = _make_dirs(os.path.abspath(os.fspath(output_dir)))
         try:
             check(lib.spacrbench_slurm_write_array(cm, sched, job, tasks), "to_slurm")
         except BaseException:
-            if made:
-                shutil.rmtree(output_dir, ignore_errors=True)
+            _unmake_dirs(made)
             raise
     return script
+
+
+def _make_dirs(path: str) -> List[str]:
+    """mkdir -p, returning the directories THIS call made (outermost first):
+    one made meanwhile by another process (a to_slurm racing this one) is
+    not ours."""
+    missing: List[str] = []
+    head = path
+    while head and not os.path.isdir(head):
+        missing.append(head)
+        parent = os.path.dirname(head)
+        if parent == head:
+            break
+        head = parent
+    made: List[str] = []
+    for d in reversed(missing):
+        try:
+            os.mkdir(d)
+            made.append(d)
+        except FileExistsError:
+            pass  # another process made it: never ours to remove
+        except BaseException:
+            _unmake_dirs(made)
+            raise
+    return made
+
+
+def _unmake_dirs(made: List[str]) -> None:
+    """Remove what _make_dirs made, innermost first, and only while empty:
+    a directory another call has filled meanwhile is left as it is (rmdir,
+    never rmtree)."""
+    for d in reversed(made):
+        try:
+            os.rmdir(d)
+        except OSError:
+            break
 
 
 def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Dict[str, Any]:

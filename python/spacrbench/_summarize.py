@@ -16,9 +16,9 @@ from typing import Any, List, Optional
 
 from ._binding import check, ffi, lib
 from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
-from ._summary import Summary, TaskSummary, summary_of
+from ._summary import NeedsYou, Summary, TaskSummary, summary_of
 
-__all__ = ["Summary", "TaskSummary", "summarize", "main"]
+__all__ = ["NeedsYou", "Summary", "TaskSummary", "summarize", "main"]
 
 MANIFEST = "spacrbench-array.json"
 

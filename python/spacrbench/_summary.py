@@ -12,8 +12,11 @@ from typing import Any, Dict, Optional, Tuple
 class TaskSummary:
     """One task's report: what it asked for, what it used, how it ended.
     state: "ok", "failed", "unreadable", "stale" (a report from an older
-    submission of a task a newer one reran: counted missing) or "outside"
-    (not a task of the array)."""
+    submission of a task a newer one reran: counted missing), "outside"
+    (not a task of the array) or "foreign" (another array's report, by its
+    key: never counted). needs: what a task that is not ok needs ("rerun":
+    the next submission; "item_timeout", "command_failed", "job_files",
+    "beyond_limits": the user, see Summary.needs_you), None when ok."""
 
     task: int
     state: str
@@ -33,6 +36,9 @@ class TaskSummary:
     array_job: Optional[str]
     exit_status: Optional[int]
     signal: Optional[int]
+    array_key: Optional[str] = None  # the key of the script that ran it
+    needs: Optional[str] = None
+    preempted: bool = False  # its SLURM log says DUE TO PREEMPTION
 
     @property
     def failed(self) -> bool:
@@ -70,8 +76,26 @@ class TaskSummary:
 
 
 @dataclass(frozen=True)
+class NeedsYou:
+    """Tasks a resubmission with more memory or time does not fix, and the
+    lines summarize offers for them. reason: "item_timeout" (the job
+    script's own item --timeout ended the item: the lines export a larger
+    SPACRBENCH_ITEM_TIMEOUT), "command_failed" (the command's own exit, a
+    crash, or it could not start: the lines rerun it once fixed),
+    "job_files" (the task stopped before anything ran: emit the job again;
+    no line) or "beyond_limits" (it needs more --time than a job can ask;
+    no line)."""
+
+    reason: str
+    tasks: str  # their indices, as sbatch --array takes them
+    count: int
+    commands: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Summary:
-    """All tasks, and the ONE command line of the next submission."""
+    """All tasks, and the command line(s) of the next submission (more than
+    one only when one argument could not hold its --array)."""
 
     directory: str
     tasks: Tuple[TaskSummary, ...]
@@ -90,9 +114,12 @@ class Summary:
     time_minutes: Optional[int]
     time: Optional[str]  # "HH:MM:SS", as sbatch --time takes it
     command: Optional[str]  # the next sbatch command line, runs as is
-    status: int  # 0 all ok, 3 some task needs a resubmission
+    status: int  # 0 all ok, 3 some task needs a resubmission (or the user)
     text: str
     document: Dict[str, Any]
+    commands: Tuple[str, ...] = ()  # every line of the next submission
+    needs_you: Tuple[NeedsYou, ...] = ()
+    foreign: int = 0  # reports of another array in the directory, not counted
 
     def to_dict(self) -> Dict[str, Any]:
         return dict(self.document)
@@ -112,7 +139,14 @@ def _task(d: Dict[str, Any]) -> TaskSummary:
         cpu_seconds=d.get("cpu_seconds"), oom_limit_bytes=int(d.get("oom_limit_bytes") or 0),
         out_of_memory=bool(d.get("out_of_memory")), timeout=bool(d.get("timeout")),
         item_timeout=bool(d.get("item_timeout")), array_job=d.get("array_job"),
-        exit_status=d.get("exit_status"), signal=d.get("signal"))
+        exit_status=d.get("exit_status"), signal=d.get("signal"),
+        array_key=d.get("array_key"), needs=d.get("needs"),
+        preempted=bool(d.get("preempted")))
+
+
+def _needs(d: Dict[str, Any]) -> NeedsYou:
+    return NeedsYou(reason=str(d["reason"]), tasks=str(d["tasks"]), count=int(d["count"]),
+                    commands=tuple(str(c) for c in d.get("commands") or ()))
 
 
 def summary_of(doc: Dict[str, Any]) -> Summary:
@@ -130,4 +164,7 @@ def summary_of(doc: Dict[str, Any]) -> Summary:
         mem_per_task_bytes=nxt.get("mem_per_task_bytes"),
         cpus_per_task=int(nxt["cpus_per_task"]), time_minutes=nxt.get("time_minutes"),
         time=nxt.get("time"), command=nxt.get("command"), status=int(doc["status"]),
-        text=str(doc["report"]), document=doc)
+        text=str(doc["report"]), document=doc,
+        commands=tuple(str(c) for c in nxt.get("commands") or ()),
+        needs_you=tuple(_needs(n) for n in doc.get("needs_you") or ()),
+        foreign=int(counts.get("foreign") or 0))

@@ -165,7 +165,7 @@ static char *script_path(const char *dir)
 }
 
 static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
-                          const spacrbench_schedule *s, int64_t minutes, const char *key)
+                          const sb_slurm_settings *set, const char *key)
 {
     char *script = script_path(j->output_dir);
     sb_manifest mf;
@@ -177,9 +177,9 @@ static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrb
     mf.script = script;
     mf.array_key = key; /* the script's key line, the index's header */
     mf.job_name = j->job_name ? j->job_name : "spacrbench";
-    mf.mem_bytes = s->mem_per_task_bytes;
-    mf.cpus = s->cpus_per_task;
-    mf.time_minutes = minutes;
+    mf.mem_bytes = set->mem_bytes; /* the script's #SBATCH lines */
+    mf.cpus = set->cpus;
+    mf.time_minutes = set->minutes;
     mf.array_limit = k->array_limit;
     mf.item_timeout_seconds = k->item_timeout_seconds;
     mf.no_cgroup = k->no_cgroup;
@@ -375,8 +375,8 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
     if (!j.items_file || !j.output_dir || j.n_items < 1)
         return sb_fail(SPACRBENCH_EINVAL, "job.items_file, job.output_dir and job.n_items >= 1 "
                                           "are required");
-    int64_t minutes = k.time_minutes;
-    if (minutes == 0 && (rc = sb_measurement_time_limit(m, k.item_timeout_seconds, &minutes)) < 0)
+    sb_slurm_settings set;
+    if ((rc = sb_slurm_job_settings(m, &s, &j, &k, &set)) < 0)
         return rc;
     char *text = NULL, key[SB_SLURM_KEY_LEN + 1];
     int text_len = 0;
@@ -406,7 +406,7 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                      j.items_file, count, j.n_items);
     if (rc == 0) {
         fwrite(text, 1, (size_t)text_len, files[1].f);
-        rc = write_manifest(files[2].f, &j, &k, &s, minutes, key);
+        rc = write_manifest(files[2].f, &j, &k, &set, key);
     }
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = temp_close(&files[i]);

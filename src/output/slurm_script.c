@@ -62,7 +62,8 @@ static void quoted(sb_text *t, const char *text)
     sb_text_printf(t, "'");
 }
 
-static int check_job(const spacrbench_slurm_job *j)
+/* The job's fields; what its directives set goes into d. */
+static int check_job(const spacrbench_slurm_job *j, sb_slurm_directives *d)
 {
     if (!j->items_file || !*j->items_file)
         return sb_fail(SPACRBENCH_EINVAL, "job.items_file is required: each task reads its item "
@@ -89,18 +90,15 @@ static int check_job(const spacrbench_slurm_job *j)
     if (j->n_directives && !j->directives)
         return sb_fail(SPACRBENCH_EINVAL, "job.directives is NULL but n_directives is %zu",
                        j->n_directives);
+    memset(d, 0, sizeof *d);
     for (size_t i = 0; i < j->n_directives; i++) {
         if (!j->directives[i] || !*j->directives[i] || has_control(j->directives[i]))
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu] is empty or holds a control character", i);
-        else if (strncmp(j->directives[i], "--array", 7) == 0 ||
-                 strncmp(j->directives[i], "-a", 2) == 0)
-            return sb_fail(SPACRBENCH_EINVAL,
-                           "job.directives[%zu] '%s' sets the array, which the script sets from "
-                           "the items (one task per item; sbatch would take the last --array "
-                           "and tasks beyond the items find none): drop it; to run at most N "
-                           "tasks at once use --array-limit N (Python: array_limit=N)",
-                           i, j->directives[i]);
+        /* sbatch reads every option of the line, abbreviations too. */
+        int rc = sb_slurm_directive_read(j->directives[i], i, d);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
@@ -127,9 +125,12 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
                        "tasks.time_minutes is %" PRId64 ", expected 0 (from "
                        "the measurement) to 365 days",
                        k->time_minutes);
-    if (!(k->item_timeout_seconds >= 0) || k->item_timeout_seconds > 1e7)
+    /* Written with at most 9 fraction digits, as the tasks' --timeout
+     * parser reads it: below a nanosecond it would read as 0. */
+    if (!(k->item_timeout_seconds >= 0) || k->item_timeout_seconds > 1e7 ||
+        (k->item_timeout_seconds > 0 && k->item_timeout_seconds < 1e-9))
         return sb_fail(SPACRBENCH_EINVAL,
-                       "tasks.item_timeout_seconds is %g, expected 0 (none) "
+                       "tasks.item_timeout_seconds is %g, expected 0 (none) or 1e-9 "
                        "to 1e7",
                        k->item_timeout_seconds);
     if (k->no_cgroup != 0 && k->no_cgroup != 1)
@@ -141,19 +142,26 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
 }
 
 static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_schedule *s,
-                   const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k, double slowest,
-                   const char *time)
+                   const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
+                   const sb_slurm_settings *set, double slowest, const char *time)
 {
     char peak[32];
     sb_format_bytes(peak, sizeof peak, f->peak_rss_bytes);
     int64_t fit = s->array_concurrency < j->n_items ? s->array_concurrency : j->n_items;
     sb_text_printf(t,
                    "#!/bin/bash\n"
-                   "# spacrbench %s: one SLURM array task per item (%" PRId64 " items).\n"
-                   "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
-                   "# --cpus-per-task = measured CPU seconds per wall second, rounded\n",
-                   SPACRBENCH_VERSION_STRING, j->n_items, peak);
-    if (k->time_minutes > 0)
+                   "# spacrbench %s: one SLURM array task per item (%" PRId64 " items).\n",
+                   SPACRBENCH_VERSION_STRING, j->n_items);
+    if (set->mem_given)
+        sb_text_printf(t, "# --mem = as given (measured peak %s)\n", peak);
+    else
+        sb_text_printf(t,
+                       "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to "
+                       "a MiB\n",
+                       peak);
+    sb_text_printf(t, "# --cpus-per-task = %s\n",
+                   set->cpus_given ? "as given" : "measured CPU seconds per wall second, rounded");
+    if (set->time_given)
         sb_text_printf(t, "# --time = as given\n");
     else
         sb_text_printf(t, "# --time = 2 x the slowest item (%.3g s), whole minutes, at least 5%s\n",
@@ -183,7 +191,7 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
                    "#SBATCH --time=%s\n"
                    "#SBATCH --array=0-%" PRId64,
                    j->output_dir, j->output_dir, j->job_name ? j->job_name : "spacrbench",
-                   s->cpus_per_task, s->mem_per_task_bytes / SB_MIB, time, j->n_items - 1);
+                   set->cpus, (set->mem_bytes + SB_MIB - 1) / SB_MIB, time, j->n_items - 1);
     if (k->array_limit > 0)
         sb_text_printf(t, "%%%" PRId64, k->array_limit);
     sb_text_printf(t, "\n#SBATCH --output=%s/slurm-%%A_%%a.out\n", j->output_dir);
@@ -212,14 +220,15 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         sb_text_printf(t, i ? " " : "");
         quoted(t, j->command[i]);
     }
-    sb_text_printf(t, ")\nmeasuring=(");
+    char timeout[48] = "0";
     if (k->item_timeout_seconds > 0)
-        sb_text_printf(t, "--timeout %.17g", k->item_timeout_seconds);
-    if (k->no_cgroup)
-        sb_text_printf(t, "%s--no-cgroup", k->item_timeout_seconds > 0 ? " " : "");
+        sb_slurm_seconds_text(timeout, sizeof timeout, k->item_timeout_seconds);
     sb_text_printf(
         t,
         ")\n"
+        "# The item --timeout of each task, in seconds (0: none): the measuring\n"
+        "# run's, unless the submission exports SPACRBENCH_ITEM_TIMEOUT.\n"
+        "item_timeout=${SPACRBENCH_ITEM_TIMEOUT:-%s}\n"
         "# This script's key (of its text without comments): the index written\n"
         "# with it starts with the same key, so a task never reads the index of\n"
         "# another array written into the same directory.\n" SB_SLURM_KEY_LINE "%.*s'\n"
@@ -228,11 +237,30 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         "# The --time each task's report records (a resubmission may export another).\n"
         "export SPACRBENCH_TIME_LIMIT_MINUTES=${SPACRBENCH_TIME_LIMIT_MINUTES:-%" PRId64 "}\n"
         "export SPACRBENCH_ARRAY_KEY=$array_key\n"
-        "# Files that are not this job's: stop before anything runs (exit %d).\n"
-        "mismatch() {\n"
-        "    printf 'spacrbench job: task %%s: %%s; nothing was run\\n' \"$task\" \"$1\" >&2\n"
-        "    exit %d\n"
+        "# First in the log: which array and what this submission asked, which\n"
+        "# summarize reads even when the task is killed before its report.\n"
+        "printf '" SB_SLURM_LOG_HEADER "%%s task %%s: key %%s, --mem %%s MiB, --time %%s min, item "
+        "--timeout %%s s\\n' \\\n"
+        "    \"${SLURM_ARRAY_JOB_ID:-none}\" \"$task\" \"$array_key\" "
+        "\"${SLURM_MEM_PER_NODE:-unknown}\" \\\n"
+        "    \"$SPACRBENCH_TIME_LIMIT_MINUTES\" \"$item_timeout\" >&2\n"
+        "# Stop before anything runs: what is wrong, and the exit status.\n"
+        "stop() {\n"
+        "    printf 'spacrbench job: task %%s: %%s" SB_SLURM_NOTHING_RUN
+        "\\n' \"$task\" \"$1\" >&2\n"
+        "    exit \"$2\"\n"
         "}\n"
+        "# Files that are not this job's: exit %d.\n"
+        "mismatch() { stop \"$1\" %d; }\n"
+        "if [[ ! $item_timeout =~ ^[0-9]{1,9}(\\.[0-9]{1,9})?$ ]]; then\n"
+        "    stop \"SPACRBENCH_ITEM_TIMEOUT=$item_timeout is not a number of seconds (such as 20 "
+        "or 1.5; 0: none)\" 2\n"
+        "fi\n"
+        "measuring=()\n"
+        "if [[ ! $item_timeout =~ ^0*(\\.0*)?$ ]]; then\n"
+        "    measuring+=(--timeout \"$item_timeout\")\n"
+        "fi\n"
+        "%s"
         "header=$(dd if=\"$index\" bs=%d count=1 status=none) || header=''\n"
         "if [[ ! $header =~ ^" SB_SLURM_INDEX_MAGIC "\\ ([0-9a-f]{%d})\\ ([0-9]{15})$ ]]; then\n"
         "    mismatch \"$index is missing or is not the index of a spacrbench array: emit the "
@@ -256,9 +284,7 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         "entry=''\n"
         "fi\n"
         "if [[ ! $entry =~ ^([0-9]{15})\\ ([0-9]{12})\\ ([0-9]{10})$ ]]; then\n"
-        "    printf 'spacrbench job: %%s has no item %%s (see %%s)\\n' \"$items_file\" \"$task\" "
-        "\"$index\" >&2\n"
-        "    exit 2\n"
+        "    stop \"$items_file has no item $task (see $index)\" 2\n"
         "fi\n"
         "offset=$((10#${BASH_REMATCH[1]})) length=$((10#${BASH_REMATCH[2]})) "
         "crc=$((10#${BASH_REMATCH[3]}))\n"
@@ -273,9 +299,9 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         "exec \"$spacrbench\" run --json --report \"$output_dir/task-$task.json\" "
         "${measuring[@]+\"${measuring[@]}\"} \\\n"
         "    --items <(printf '%%s\\n' \"$item\") -- \"${command[@]}\"\n",
-        SB_SLURM_KEY_LEN, "0000000000000000", minutes, SB_SLURM_MISMATCH_EXIT,
-        SB_SLURM_MISMATCH_EXIT, SB_SLURM_INDEX_WIDTH, SB_SLURM_KEY_LEN, SB_SLURM_INDEX_WIDTH,
-        SB_SLURM_INDEX_WIDTH);
+        timeout, SB_SLURM_KEY_LEN, "0000000000000000", minutes, SB_SLURM_MISMATCH_EXIT,
+        SB_SLURM_MISMATCH_EXIT, k->no_cgroup ? "measuring+=(--no-cgroup)\n" : "",
+        SB_SLURM_INDEX_WIDTH, SB_SLURM_KEY_LEN, SB_SLURM_INDEX_WIDTH, SB_SLURM_INDEX_WIDTH);
 }
 
 /* A comment line ("# ..." or "#") or the key line: not part of the key. */
@@ -320,48 +346,98 @@ int sb_slurm_stated_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN 
     return -1;
 }
 
+void sb_slurm_seconds_text(char *buf, size_t cap, double seconds)
+{
+    snprintf(buf, cap, "%.9f", seconds);
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return;
+    char *end = buf + strlen(buf);
+    while (end > dot + 1 && end[-1] == '0')
+        end--;
+    if (end == dot + 1)
+        end = dot;
+    *end = '\0';
+}
+
+/* Every input in (by its size), checked, and what the script requests. */
+static int job_inputs(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                      const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
+                      spacrbench_slurm_job *j, spacrbench_slurm_tasks *k, spacrbench_schedule *s,
+                      sb_slurm_settings *set)
+{
+    if (!m || !schedule || !job)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement, schedule and job must not be NULL");
+    spacrbench_slurm_job_init(j, sizeof *j);
+    sb_slurm_directives d;
+    int rc = sb_struct_in(j, sizeof *j, job, "spacrbench_slurm_job");
+    if (rc < 0 || (rc = check_job(j, &d)) < 0)
+        return rc;
+    spacrbench_slurm_tasks_init(k, sizeof *k);
+    if (tasks && (rc = sb_struct_in(k, sizeof *k, tasks, "spacrbench_slurm_tasks")) < 0)
+        return rc;
+    if ((rc = check_tasks(k)) < 0)
+        return rc;
+    memset(s, 0, sizeof *s);
+    s->size = sizeof *s;
+    if ((rc = sb_struct_in(s, sizeof *s, schedule, "spacrbench_schedule")) < 0)
+        return rc;
+    if (s->cpus_per_task < 1 || s->array_concurrency < 1 || s->mem_per_task_bytes < SB_MIB)
+        return sb_fail(SPACRBENCH_EINVAL, "the schedule has a count below 1 or no memory: "
+                                          "compute it with spacrbench_schedule_compute");
+    if (d.time_minutes && k->time_minutes && d.time_minutes != k->time_minutes)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "tasks.time_minutes is %" PRId64 " but a directive's --time says %" PRId64
+                       " minutes: give one of them",
+                       k->time_minutes, d.time_minutes);
+    memset(set, 0, sizeof *set);
+    set->mem_bytes = d.mem_bytes ? d.mem_bytes : s->mem_per_task_bytes;
+    set->cpus = d.cpus ? d.cpus : s->cpus_per_task;
+    set->minutes = d.time_minutes ? d.time_minutes : k->time_minutes;
+    set->mem_given = d.mem_bytes > 0;
+    set->cpus_given = d.cpus > 0;
+    set->time_given = set->minutes > 0;
+    if (set->minutes == 0 &&
+        (rc = sb_measurement_time_limit(m, k->item_timeout_seconds, &set->minutes)) < 0)
+        return rc;
+    return 0;
+}
+
+int sb_slurm_job_settings(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                          const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
+                          sb_slurm_settings *out)
+{
+    spacrbench_slurm_job j;
+    spacrbench_slurm_tasks k;
+    spacrbench_schedule s;
+    return job_inputs(m, schedule, job, tasks, &j, &k, &s, out);
+}
+
 int spacrbench_format_slurm_job(const spacrbench_measurement *m,
                                 const spacrbench_schedule *schedule,
                                 const spacrbench_slurm_job *job,
                                 const spacrbench_slurm_tasks *tasks, char *buf, size_t cap)
 {
     sb_clear_error();
-    if (!m || !schedule || !job)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement, schedule and job must not be NULL");
     if (buf == NULL && cap > 0)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     spacrbench_slurm_job j;
-    spacrbench_slurm_job_init(&j, sizeof j);
-    int rc = sb_struct_in(&j, sizeof j, job, "spacrbench_slurm_job");
-    if (rc < 0 || (rc = check_job(&j)) < 0)
-        return rc;
     spacrbench_slurm_tasks k;
-    spacrbench_slurm_tasks_init(&k, sizeof k);
-    if (tasks && (rc = sb_struct_in(&k, sizeof k, tasks, "spacrbench_slurm_tasks")) < 0)
-        return rc;
-    if ((rc = check_tasks(&k)) < 0)
-        return rc;
     spacrbench_schedule s;
-    memset(&s, 0, sizeof s);
-    s.size = sizeof s;
-    if ((rc = sb_struct_in(&s, sizeof s, schedule, "spacrbench_schedule")) < 0)
+    sb_slurm_settings set;
+    int rc = job_inputs(m, schedule, job, tasks, &j, &k, &s, &set);
+    if (rc < 0)
         return rc;
-    if (s.cpus_per_task < 1 || s.array_concurrency < 1 || s.mem_per_task_bytes < SB_MIB)
-        return sb_fail(SPACRBENCH_EINVAL, "the schedule has a count below 1 or no memory: "
-                                          "compute it with spacrbench_schedule_compute");
     spacrbench_figures f;
     memset(&f, 0, sizeof f);
     f.size = sizeof f;
     if ((rc = spacrbench_measurement_figures(m, &f)) < 0)
         return rc;
-    int64_t minutes = k.time_minutes;
-    if (minutes == 0 && (rc = sb_measurement_time_limit(m, k.item_timeout_seconds, &minutes)) < 0)
-        return rc;
     char time[32];
-    sb_format_time_limit(time, sizeof time, minutes);
+    sb_format_time_limit(time, sizeof time, set.minutes);
     sb_text t = {0};
-    header(&t, &f, &s, &j, &k, spacrbench_measurement_slowest_item_seconds(m), time);
-    body(&t, &j, &k, minutes);
+    header(&t, &f, &s, &j, &k, &set, spacrbench_measurement_slowest_item_seconds(m), time);
+    body(&t, &j, &k, set.minutes);
     /* The key over the finished text, written over the placeholder. */
     char *at = t.data ? strstr(t.data, "\n" SB_SLURM_KEY_LINE) : NULL;
     if (at) {

@@ -1,5 +1,6 @@
-/* The public face of summarize (spacrbench.h): read, decide, render, in
- * that order, each in its own file (summary.h). */
+/* The public face of summarize (spacrbench.h): read, whose array, decide
+ * (the logs, the needs, the lines), render, in that order, each in its
+ * own file (summary.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,14 @@ static void free_task(sum_task *t)
     free(t->outcome);
     free(t->item);
     free(t->array_job);
+    free(t->array_key);
+}
+
+static void free_lines(char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
 }
 
 void spacrbench_summary_free(spacrbench_summary *s)
@@ -25,13 +34,21 @@ void spacrbench_summary_free(spacrbench_summary *s)
     for (size_t i = 0; i < s->n_ignored; i++)
         free(s->ignored[i]);
     free(s->ignored);
+    for (size_t i = 0; i < s->n_logs; i++)
+        free(s->logs[i].said);
     free(s->logs);
     free(s->missing_logs);
     free(s->manifest.problem);
     free(s->manifest.script);
+    free(s->manifest.key);
     sum_ranges_free(&s->array);
     sum_ranges_free(&s->missing);
     sum_ranges_free(&s->rerun);
+    free_lines(s->lines, s->n_lines);
+    for (int n = 0; n < SUM_NEEDS; n++) {
+        sum_ranges_free(&s->act[n]);
+        free_lines(s->act_lines[n], s->n_act_lines[n]);
+    }
     free(s->array_source);
     free(s->job_script);
     free(s->newest_job);
@@ -105,5 +122,8 @@ int spacrbench_summary_status(const spacrbench_summary *s)
     sb_clear_error();
     if (!s)
         return sb_fail(SPACRBENCH_EINVAL, "summary is NULL");
-    return s->rerun.n ? 3 : 0;
+    int act = 0;
+    for (int n = SUM_NEED_ITEM; n < SUM_NEEDS; n++)
+        act |= s->act[n].n > 0;
+    return s->rerun.n || act ? 3 : 0;
 }

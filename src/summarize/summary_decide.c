@@ -1,17 +1,28 @@
-/* Deciding for spacrbench_summarize (summary.h): which report counts (a
- * newer submission's tasks win; an older report of a task it reran is
- * stale), which tasks are missing (as ranges: 10^6 missing tasks are one
- * range, not 10^6 rows), and the next submission by the hand-off rule:
- *   --mem  = the rule (peak + max(25%, 256 MiB)) on the largest peak ANY
- *            task reached, a failed task's included (a lower bound); a
- *            task OOM-killed at a limit needs more than it, so it counts
- *            as twice that limit (doubling finds any need in a few
- *            resubmissions, where "limit + margin" may never);
+/* Deciding for spacrbench_summarize (summary.h), over this array's
+ * reports and logs alone (summary_owner.c, summary_logs.c):
+ *   which attempt counts: the newest. A task whose log shows a newer
+ *     submission than its report ran it again and left no report: the
+ *     report is stale and the log says how it ended; a newer submission
+ *     whose range (from its reports) holds the task does the same;
+ *   which tasks are missing, as stepped ranges (10^6 missing tasks, or
+ *     every other task of --array=0-4194303:2, are one range);
+ *   the next submission by the hand-off rule:
+ *   --mem  = the rule (peak + max(25%, 256 MiB)) on the largest need of
+ *            ANY task: every measured peak (a failed task's a lower bound),
+ *            and a task OOM-killed at a limit counts as twice THAT limit
+ *            (its report's, or what its submission asked, from its log's
+ *            first line), so the next --mem is strictly more than the one
+ *            that failed;
  *   --cpus-per-task = the largest measured CPU seconds per wall second;
  *   --time = the --time rule on the longest elapsed time, where a task
- *            that SLURM's time limit ended counts as that limit (it needed
- *            more), so the next --time is larger;
- *   --array = only the tasks that failed, are missing, stale or unreadable. */
+ *            that SLURM's time limit ended counts as that limit (its own
+ *            submission's), so the next --time is larger;
+ *   and which tasks a resubmission fixes (an OOM kill, a TIMEOUT, a task
+ *   that vanished, was preempted, cancelled or left an unreadable report)
+ *   and which need the user (the script's item --timeout ended the item;
+ *   the command failed on its item; the task stopped before anything ran;
+ *   it needs more time than a job can ask): rerunning those as they are
+ *   would fail the same way, again and again. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,39 +34,91 @@
 #include "internal.h"
 #include "summary.h"
 
-/* SLURM job ids grow: the longer digit string, else the larger. */
-static int job_newer(const char *a, const char *b)
+#define TIME_MAX_MINUTES (365 * 24 * 60) /* the --time rule's bound */
+
+/* What a submission asked, from its reports and its logs' first lines. */
+typedef struct request {
+    int64_t job, mem, time;
+} request;
+
+typedef struct asked {
+    request *r;
+    size_t n;
+    int64_t max_mem, max_time; /* the most any submission of this array asked */
+} asked;
+
+/* The item --timeout to give again: the largest a submission of this
+ * array gave (the logs' first lines; 0 none, the largest of all), when it
+ * is not the script's own. -1: the script's. */
+static double item_timeout_given(const spacrbench_summary *s)
 {
-    if (!b)
-        return 1;
-    size_t la = strlen(a), lb = strlen(b);
-    return la != lb ? la > lb : strcmp(a, b) > 0;
+    double built_in = s->manifest.item_timeout, given = built_in;
+    for (size_t i = 0; i < s->n_logs; i++) {
+        const sum_log *l = &s->logs[i];
+        if (!l->ours || !l->header || l->item_timeout < 0 || given == 0)
+            continue;
+        if (l->item_timeout == 0 || l->item_timeout > given)
+            given = l->item_timeout;
+    }
+    return given == built_in ? -1 : given;
 }
 
-static int numeric(const char *t)
+static int request_order(const void *a, const void *b)
 {
-    return t && *t && strspn(t, "0123456789") == strlen(t) && strlen(t) <= 20;
+    const request *x = a, *y = b;
+    return x->job < y->job ? -1 : x->job > y->job;
 }
 
-/* The newest submission's tasks, when its reports say its range: 1 and
- * *set filled, 0 when unknown (an irregular --array such as 1,5). */
-static int newest_range(const spacrbench_summary *s, sum_ranges *set)
+static int ours(const sum_task *t) { return t->state != SUM_FOREIGN && t->state != SUM_UNREADABLE; }
+
+static int collect_requests(spacrbench_summary *s, asked *a)
 {
+    memset(a, 0, sizeof *a);
+    a->r = malloc((s->n_tasks + s->n_logs + 1) * sizeof *a->r);
+    if (!a->r)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    a->max_mem = s->manifest.req_mem;
+    a->max_time = s->manifest.req_time;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
-        if (!t->array_job || strcmp(t->array_job, s->newest_job) != 0 || t->array_min < 0 ||
-            t->array_max < t->array_min || t->array_step < 1 || t->array_count < 1)
+        if (!ours(t) || t->job < 0)
             continue;
-        if ((t->array_max - t->array_min) / t->array_step + 1 != t->array_count)
-            return 0;
-        if (t->array_step == 1)
-            return sum_ranges_add(set, t->array_min, t->array_max) == 0;
-        for (int64_t k = t->array_min; k <= t->array_max; k += t->array_step)
-            if (sum_ranges_add(set, k, k) != 0)
-                return 0;
-        return 1;
+        a->r[a->n++] = (request){t->job, t->req_mem, t->req_time};
     }
+    for (size_t i = 0; i < s->n_logs; i++) {
+        const sum_log *l = &s->logs[i];
+        if (l->ours && l->header)
+            a->r[a->n++] = (request){l->job, l->mem_bytes, l->time_minutes};
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        a->max_mem = a->r[i].mem > a->max_mem ? a->r[i].mem : a->max_mem;
+        a->max_time = a->r[i].time > a->max_time ? a->r[i].time : a->max_time;
+    }
+    qsort(a->r, a->n, sizeof *a->r, request_order);
+    sum_count_sort(s, a->n);
+    /* One entry per job: the most its reports and logs say it asked. */
+    size_t out = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (out && a->r[out - 1].job == a->r[i].job) {
+            request *r = &a->r[out - 1];
+            r->mem = a->r[i].mem > r->mem ? a->r[i].mem : r->mem;
+            r->time = a->r[i].time > r->time ? a->r[i].time : r->time;
+        } else
+            a->r[out++] = a->r[i];
+    }
+    a->n = out;
+    s->work += a->n;
     return 0;
+}
+
+/* What job asked: its reports' or logs' figure, else the most any
+ * submission of this array asked (never less than what failed). */
+static void asked_by(const asked *a, int64_t job, int64_t *mem, int64_t *time)
+{
+    request key = {job, 0, 0};
+    const request *hit = job >= 0 ? bsearch(&key, a->r, a->n, sizeof *a->r, request_order) : NULL;
+    *mem = hit && hit->mem > 0 ? hit->mem : a->max_mem;
+    *time = hit && hit->time > 0 ? hit->time : a->max_time;
 }
 
 static char *textf(const char *fmt, ...) SB_PRINTF(1, 2);
@@ -64,105 +127,160 @@ static char *textf(const char *fmt, ...)
     sb_text t = {0};
     va_list ap;
     va_start(ap, fmt);
-    char buf[512];
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    sb_text_vprintf(&t, fmt, ap);
     va_end(ap);
-    sb_text_printf(&t, "%s", buf);
-    return t.data;
+    return sb_text_take(&t);
 }
 
-/* The missing indices: the array's, less those with a report (both
- * sorted): O(ranges + reports). A stale report's task is counted missing
- * on its own row. */
-static int find_missing(spacrbench_summary *s)
-{
-    size_t k = 0;
-    for (size_t r = 0; r < s->array.n; r++) {
-        int64_t at = s->array.r[r].first, last = s->array.r[r].last;
-        while (k < s->n_tasks && s->tasks[k].index < at)
-            k++;
-        while (at <= last) {
-            int64_t next = k < s->n_tasks ? s->tasks[k].index : INT64_MAX;
-            if (next > at) {
-                int64_t end = next - 1 < last ? next - 1 : last;
-                if (sum_ranges_add(&s->missing, at, end) != 0)
-                    return -1;
-                at = end + 1;
-            } else {
-                at = next + 1;
-                k++;
-            }
-        }
-    }
-    return 0;
-}
-
-/* The SLURM logs of missing tasks (the newest submission's, a bounded
- * number): a task SIGKILLed at its time limit or by an oom-kill of the
- * whole step leaves no report, but its log says which. */
-#define SUM_MISSING_LOGS_MAX 1000
-
-static int read_missing_logs(spacrbench_summary *s)
-{
-    if (!s->newest_job || s->n_logs == 0)
-        return 0;
-    int64_t newest = strtoll(s->newest_job, NULL, 10);
-    for (size_t i = 0; i < s->n_logs && s->n_missing_logs < SUM_MISSING_LOGS_MAX; i++) {
-        if (s->logs[i].job != newest || !sum_ranges_contains(&s->missing, s->logs[i].index))
-            continue;
-        sum_task t;
-        memset(&t, 0, sizeof t);
-        t.index = s->logs[i].index;
-        sum_read_log(s, &t, s->newest_job);
-        if (!t.slurm_timeout && !t.slurm_oom)
-            continue;
-        sum_missing_log *n =
-            realloc(s->missing_logs, (s->n_missing_logs + 1) * sizeof *s->missing_logs);
-        if (!n)
-            return -1;
-        s->missing_logs = n;
-        s->missing_logs[s->n_missing_logs++] =
-            (sum_missing_log){t.index, t.slurm_timeout, t.slurm_oom};
-    }
-    return 0;
-}
-
-/* The newest submission: the largest numeric array job id of the reports. */
+/* The newest submission: the largest array job of this array's reports
+ * and logs. */
 static int find_newest_job(spacrbench_summary *s)
 {
+    int64_t newest = -1;
     for (size_t i = 0; i < s->n_tasks; i++)
-        if (s->tasks[i].state != SUM_UNREADABLE && numeric(s->tasks[i].array_job) &&
-            job_newer(s->tasks[i].array_job, s->newest_job))
-            s->newest_job = s->tasks[i].array_job;
-    if (s->newest_job && !(s->newest_job = strdup(s->newest_job)))
+        if (ours(&s->tasks[i]) && s->tasks[i].job > newest)
+            newest = s->tasks[i].job;
+    for (size_t i = 0; i < s->n_logs; i++)
+        if (s->logs[i].ours && s->logs[i].job > newest)
+            newest = s->logs[i].job;
+    if (newest >= 0 && !(s->newest_job = textf("%" PRId64, newest)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     return 0;
 }
 
-/* Outside the array, or stale: an older submission's report of a task the
- * newest one ran (its range known; one file per task, so only the range
- * says it). */
-static void mark_outside_and_stale(spacrbench_summary *s)
+/* The newest submission's tasks, when its reports say its range: 1 and
+ * *set filled, 0 when unknown (an irregular --array such as 1,5). */
+static int newest_range(const spacrbench_summary *s, sum_ranges *set)
+{
+    int64_t newest = s->newest_job ? strtoll(s->newest_job, NULL, 10) : -1;
+    for (size_t i = 0; i < s->n_tasks; i++) {
+        const sum_task *t = &s->tasks[i];
+        if (!ours(t) || t->job != newest || t->array_min < 0 || t->array_max < t->array_min ||
+            t->array_step < 1 || t->array_count < 1)
+            continue;
+        if ((t->array_max - t->array_min) / t->array_step + 1 != t->array_count)
+            return 0;
+        return sum_ranges_add_step(set, t->array_min, t->array_max, t->array_step) == 0;
+    }
+    return 0;
+}
+
+/* The newest of this array's logs of task index, NULL none. */
+static const sum_log *newest_log(const spacrbench_summary *s, int64_t index)
+{
+    size_t first, n = sum_logs_of(s, index, &first);
+    for (size_t k = first + n; k-- > first;)
+        if (s->logs[k].ours)
+            return &s->logs[k];
+    return NULL;
+}
+
+/* This array's log of task index from job, NULL none. */
+static const sum_log *log_of_job(const spacrbench_summary *s, int64_t index, int64_t job)
+{
+    size_t first, n = sum_logs_of(s, index, &first);
+    for (size_t k = first; k < first + n; k++)
+        if (s->logs[k].ours && s->logs[k].job == job)
+            return &s->logs[k];
+    return NULL;
+}
+
+static int add_missing_log(spacrbench_summary *s, const sum_log *l, const asked *a)
+{
+    sum_missing_log *n =
+        realloc(s->missing_logs, (s->n_missing_logs + 1) * sizeof *s->missing_logs);
+    if (!n)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    s->missing_logs = n;
+    int64_t mem = l->mem_bytes, time = l->time_minutes, job_mem, job_time;
+    asked_by(a, l->job, &job_mem, &job_time);
+    s->missing_logs[s->n_missing_logs++] = (sum_missing_log){l->index,
+                                                             l->job,
+                                                             l->timeout,
+                                                             l->oom,
+                                                             l->preempted,
+                                                             l->setup,
+                                                             mem > 0 ? mem : job_mem,
+                                                             time > 0 ? time : job_time,
+                                                             l->said,
+                                                             SUM_NEED_RERUN};
+    return 0;
+}
+
+static const char *verdict(const sum_log *l)
+{
+    return l->setup       ? ": its log says nothing was run"
+           : l->timeout   ? ": its log says TIMEOUT"
+           : l->oom       ? ": its log says OOM-killed"
+           : l->preempted ? ": its log says preempted"
+                          : "";
+}
+
+/* Outside the array, or stale: a newer attempt (a log of a newer job, or
+ * a newer submission whose range holds the task) left no report. */
+static int mark_outside_and_stale(spacrbench_summary *s, const asked *a)
 {
     sum_ranges newest = {0};
     int known = s->newest_job && newest_range(s, &newest);
-    for (size_t i = 0; i < s->n_tasks; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < s->n_tasks && rc == 0; i++) {
         sum_task *t = &s->tasks[i];
-        if (t->state == SUM_UNREADABLE)
+        s->work++;
+        if (!ours(t))
             continue;
         if (!sum_ranges_contains(&s->array, t->index)) {
             t->state = SUM_OUTSIDE;
             continue;
         }
-        if (known && t->array_job && strcmp(t->array_job, s->newest_job) != 0 &&
-            sum_ranges_contains(&newest, t->index)) {
+        const sum_log *l = newest_log(s, t->index);
+        if (l && t->job >= 0 && l->job > t->job) {
             t->state = SUM_STALE;
-            t->why = textf("missing (a report from job %s; job %s, the newest submission, "
-                           "ran this task and left none)",
-                           t->array_job, s->newest_job);
+            t->why = textf("missing (a report from job %" PRId64 "; job %" PRId64
+                           ", a newer submission, ran this task and left none%s)",
+                           t->job, l->job, verdict(l));
+            rc = t->why ? add_missing_log(s, l, a) : SPACRBENCH_ENOMEM;
+        } else if (known && t->job >= 0 && t->job != strtoll(s->newest_job, NULL, 10) &&
+                   sum_ranges_contains(&newest, t->index)) {
+            t->state = SUM_STALE;
+            t->why = textf("missing (a report from job %" PRId64 "; job %s, the newest "
+                           "submission, ran this task and left none)",
+                           t->job, s->newest_job);
+            rc = t->why ? 0 : SPACRBENCH_ENOMEM;
         }
     }
     sum_ranges_free(&newest);
+    return rc ? sb_fail(SPACRBENCH_ENOMEM, "out of memory") : 0;
+}
+
+/* The missing indices: the array's, less those with one of this array's
+ * reports (sorted): O(ranges + reports). A stale report's task is on its
+ * own row. The SLURM log of each missing task's newest attempt is noted. */
+static int find_missing(spacrbench_summary *s, const asked *a)
+{
+    int64_t *at = malloc((s->n_tasks + 1) * sizeof *at);
+    if (!at)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_tasks; i++)
+        if (s->tasks[i].state != SUM_FOREIGN && s->tasks[i].state != SUM_OUTSIDE &&
+            (n == 0 || at[n - 1] != s->tasks[i].index))
+            at[n++] = s->tasks[i].index;
+    s->work += s->n_tasks + s->array.n;
+    int rc = sum_ranges_subtract(&s->array, at, n, &s->missing);
+    free(at);
+    if (rc != 0)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->n_logs && rc == 0; i++) {
+        const sum_log *l = &s->logs[i];
+        int last_of_index = i + 1 == s->n_logs || s->logs[i + 1].index != l->index;
+        if (!last_of_index || !sum_ranges_contains(&s->missing, l->index))
+            continue;
+        const sum_log *newest = newest_log(s, l->index);
+        if (newest && (newest->timeout || newest->oom || newest->preempted || newest->setup))
+            rc = add_missing_log(s, newest, a);
+    }
+    s->work += s->n_logs;
+    return rc;
 }
 
 static int ended_by_signal(const sum_task *t)
@@ -172,14 +290,21 @@ static int ended_by_signal(const sum_task *t)
 }
 
 /* What ended a failed task; SLURM's own words where spacrbench had none
- * (its time limit, an oom-kill of the whole step). */
-static void read_how_it_ended(spacrbench_summary *s, sum_task *t, int64_t limit)
+ * (its time limit, an oom-kill of the whole step, a preemption), from the
+ * log of the task's own job. */
+static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t limit)
 {
     if (t->state != SUM_FAILED)
         return;
-    if (!t->outcome || ended_by_signal(t))
-        sum_read_log(s, t, t->array_job);
-    if (!t->slurm_timeout && ended_by_signal(t) && t->signal == 15 && limit > 0 &&
+    if (!t->outcome || ended_by_signal(t)) {
+        const sum_log *l = log_of_job(s, t->index, t->job);
+        if (l) {
+            t->slurm_timeout |= l->timeout;
+            t->slurm_oom |= l->oom;
+            t->preempted |= l->preempted;
+        }
+    }
+    if (!t->slurm_timeout && !t->preempted && ended_by_signal(t) && t->signal == 15 && limit > 0 &&
         t->seconds >= 0.9 * (double)limit * 60)
         t->slurm_timeout = 1; /* SIGTERM at the limit: what SLURM's time limit sends */
 }
@@ -195,6 +320,7 @@ static void count_state(spacrbench_summary *s, const sum_task *t)
         s->n_oom +=
             t->oom_limit > 0 || (t->outcome && strcmp(t->outcome, "oom") == 0) || t->slurm_oom;
         s->n_timeout += t->slurm_timeout;
+        s->n_preempted += t->preempted;
         break;
     case SUM_UNREADABLE:
         s->n_unreadable++;
@@ -205,42 +331,50 @@ static void count_state(spacrbench_summary *s, const sum_task *t)
     case SUM_OUTSIDE:
         s->n_outside++;
         break;
+    case SUM_FOREIGN:
+        break; /* counted by summary_owner.c */
     }
 }
 
 /* What one more run of t needs: every measured peak counts; an OOM-killed
- * task as twice the limit it hit. */
-static int64_t memory_need(const sum_task *t)
+ * task twice the limit it hit (or what its submission asked). */
+static int64_t memory_need(const sum_task *t, int64_t job_mem)
 {
     int64_t need = t->peak;
+    int64_t given = t->req_mem > 0 ? t->req_mem : job_mem;
     if (t->oom_limit > 0 && t->oom_limit <= SUM_BYTES_MAX && 2 * t->oom_limit > need)
         need = 2 * t->oom_limit;
-    else if (t->slurm_oom && t->req_mem > 0 && 2 * t->req_mem > need)
-        need = 2 * t->req_mem;
+    else if ((t->slurm_oom || (t->outcome && strcmp(t->outcome, "oom") == 0)) && given > 0 &&
+             given <= SUM_BYTES_MAX && 2 * given > need)
+        need = 2 * given;
     return need;
 }
 
-/* Each readable task's peak, time and CPU count toward the next
- * submission; returns the most cores one task kept busy. */
-static int64_t weigh_tasks(spacrbench_summary *s)
+static void weigh_need(spacrbench_summary *s, int64_t need, int64_t task, int lower_bound)
 {
-    s->peak = -1;
-    s->peak_task = -1;
-    s->slowest = 0;
+    if (need > s->peak) {
+        s->peak = need;
+        s->peak_task = task;
+        s->peak_is_lower_bound = lower_bound;
+    }
+}
+
+/* This array's reports' peaks, times and CPUs toward the next submission;
+ * returns the most cores one task kept busy. */
+static int64_t weigh_tasks(spacrbench_summary *s, const asked *a)
+{
     int64_t cpus = 0;
     for (size_t i = 0; i < s->n_tasks; i++) {
         sum_task *t = &s->tasks[i];
-        int64_t limit = t->req_time > 0 ? t->req_time : s->manifest.req_time;
+        s->work++;
+        int64_t job_mem, job_time;
+        asked_by(a, t->job, &job_mem, &job_time);
+        int64_t limit = t->req_time > 0 ? t->req_time : job_time;
         read_how_it_ended(s, t, limit);
         count_state(s, t);
-        if (t->state == SUM_UNREADABLE)
+        if (!ours(t) || t->state == SUM_OUTSIDE)
             continue;
-        int64_t need = memory_need(t);
-        if (need > s->peak) {
-            s->peak = need;
-            s->peak_task = t->index;
-            s->peak_is_lower_bound = t->state == SUM_FAILED;
-        }
+        weigh_need(s, memory_need(t, job_mem), t->index, t->state == SUM_FAILED);
         double elapsed = t->seconds > 0 ? t->seconds : 0;
         if (t->slurm_timeout && limit > 0 && (double)limit * 60 > elapsed)
             elapsed = (double)limit * 60;
@@ -256,74 +390,206 @@ static int64_t weigh_tasks(spacrbench_summary *s)
     return cpus;
 }
 
-/* Missing tasks whose SLURM log says TIMEOUT or an oom-kill. */
-static void weigh_missing_logs(spacrbench_summary *s)
+/* Every log of this array that names a kill: an oom-kill counts as twice
+ * what its submission asked, a TIMEOUT as its time limit. */
+static void weigh_logs(spacrbench_summary *s, const asked *a)
 {
-    int64_t limit = s->manifest.req_time;
-    for (size_t i = 0; i < s->n_missing_logs; i++) {
-        const sum_missing_log *l = &s->missing_logs[i];
-        s->n_timeout += l->timeout;
-        s->n_oom += l->oom;
-        if (l->timeout && limit > 0 && (double)limit * 60 > s->slowest)
-            s->slowest = (double)limit * 60;
-        if (l->oom && s->manifest.req_mem > 0 && 2 * s->manifest.req_mem > s->peak) {
-            s->peak = 2 * s->manifest.req_mem;
-            s->peak_task = l->index;
-            s->peak_is_lower_bound = 1;
-        }
+    for (size_t i = 0; i < s->n_logs; i++) {
+        const sum_log *l = &s->logs[i];
+        if (!l->ours || !(l->oom || l->timeout))
+            continue;
+        int64_t mem, time;
+        asked_by(a, l->job, &mem, &time);
+        if (l->mem_bytes > 0)
+            mem = l->mem_bytes;
+        if (l->time_minutes > 0)
+            time = l->time_minutes;
+        if (l->oom && mem > 0 && mem <= SUM_BYTES_MAX)
+            weigh_need(s, 2 * mem, l->index, 1);
+        if (l->timeout && time > 0 && (double)time * 60 > s->slowest)
+            s->slowest = (double)time * 60;
     }
+    for (size_t i = 0; i < s->n_missing_logs; i++) {
+        s->n_timeout += s->missing_logs[i].timeout;
+        s->n_oom += s->missing_logs[i].oom;
+        s->n_preempted += s->missing_logs[i].preempted;
+    }
+    s->work += s->n_logs + s->n_missing_logs;
+}
+
+/* The --time rule, never beyond what a job can ask. */
+static int64_t time_rule(double slowest, double item_timeout)
+{
+    int64_t minutes;
+    if (spacrbench_time_limit_minutes(slowest, item_timeout, &minutes) != 0)
+        minutes = TIME_MAX_MINUTES;
+    return minutes;
 }
 
 /* The next submission's --mem, --cpus-per-task and --time. */
-static void next_settings(spacrbench_summary *s, int64_t cpus)
+static void next_settings(spacrbench_summary *s, int64_t cpus, const asked *a)
 {
-    int64_t known_req = s->manifest.req_mem;
-    for (size_t i = 0; i < s->n_tasks && known_req < 0; i++)
-        known_req = s->tasks[i].req_mem;
-    s->next_mem = s->peak >= 0 ? sb_handoff_mem_bytes(s->peak) : known_req;
+    s->next_mem = s->peak >= 0 ? sb_handoff_mem_bytes(s->peak) : a->max_mem;
     s->next_cpus = cpus > 0 ? cpus : (s->manifest.req_cpus > 0 ? s->manifest.req_cpus : 1);
     if (s->next_cpus > 1024)
         s->next_cpus = 1024;
     s->item_timeout = s->manifest.item_timeout;
-    if (spacrbench_time_limit_minutes(s->slowest, s->item_timeout, &s->next_time) != 0)
-        s->next_time = -1;
+    s->given_item_timeout = item_timeout_given(s);
+    s->next_time =
+        time_rule(s->slowest, s->given_item_timeout >= 0 ? s->given_item_timeout : s->item_timeout);
 }
 
-/* The tasks to rerun: failed, stale, unreadable within the array, and
- * every missing range, merged in index order so the set stays sorted. */
-static int rerun_set(spacrbench_summary *s)
+/* What a failed report's task needs. */
+static sum_need report_need(const spacrbench_summary *s, const sum_task *t, const asked *a)
 {
-    for (size_t i = 0, m = 0; i < s->n_tasks || m < s->missing.n;) {
-        int64_t ti = i < s->n_tasks ? s->tasks[i].index : INT64_MAX;
-        int64_t mi = m < s->missing.n ? s->missing.r[m].first : INT64_MAX;
-        int rc = 0;
-        if (mi < ti) {
-            rc = sum_ranges_add(&s->rerun, mi, s->missing.r[m].last);
-            m++;
-        } else {
-            const sum_task *t = &s->tasks[i++];
-            if (t->state == SUM_FAILED || t->state == SUM_STALE ||
-                (t->state == SUM_UNREADABLE && sum_ranges_contains(&s->array, t->index)))
-                rc = sum_ranges_add(&s->rerun, t->index, t->index);
-        }
-        if (rc != 0)
-            return rc;
+    const char *o = t->outcome ? t->outcome : "";
+    if (t->oom_limit > 0 || strcmp(o, "oom") == 0 || t->slurm_oom)
+        return SUM_NEED_RERUN;
+    if (t->slurm_timeout) {
+        int64_t mem, time;
+        asked_by(a, t->job, &mem, &time);
+        int64_t limit = t->req_time > 0 ? t->req_time : time;
+        return limit >= s->next_time ? SUM_NEED_LIMIT : SUM_NEED_RERUN;
     }
-    return 0;
+    if (t->item_timeout)
+        return SUM_NEED_ITEM;
+    /* Ended from outside (a preemption, scancel, the node): run it again. */
+    if (t->preempted || strcmp(o, "interrupted") == 0 ||
+        (strcmp(o, "signal") == 0 &&
+         (t->signal == 1 || t->signal == 2 || t->signal == 9 || t->signal == 15)))
+        return SUM_NEED_RERUN;
+    if (strcmp(o, "exit") == 0 || strcmp(o, "not_started") == 0 || strcmp(o, "signal") == 0)
+        return SUM_NEED_COMMAND;
+    return SUM_NEED_RERUN; /* an older report without a task record */
+}
+
+static sum_need log_need(const spacrbench_summary *s, const sum_missing_log *l)
+{
+    if (l->setup)
+        return SUM_NEED_FILES;
+    if (l->timeout && l->time_minutes >= s->next_time)
+        return SUM_NEED_LIMIT;
+    return SUM_NEED_RERUN;
+}
+
+static int missing_order(const void *a, const void *b)
+{
+    const sum_missing_log *x = a, *y = b;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Each task's need, and the sets: what the next submission reruns, and
+ * what each need of the user holds. */
+static int sort_needs(spacrbench_summary *s, const asked *a)
+{
+    if (s->n_missing_logs > 1)
+        qsort(s->missing_logs, s->n_missing_logs, sizeof *s->missing_logs, missing_order);
+    sum_count_sort(s, s->n_missing_logs);
+    for (size_t i = 0; i < s->n_missing_logs; i++)
+        s->missing_logs[i].need = log_need(s, &s->missing_logs[i]);
+    /* Missing indices whose log names a need of the user leave the rerun. */
+    int64_t *special = malloc((s->n_missing_logs + 1) * sizeof *special);
+    if (!special)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    size_t n_special = 0;
+    for (size_t i = 0; i < s->n_missing_logs; i++)
+        if (s->missing_logs[i].need != SUM_NEED_RERUN &&
+            sum_ranges_contains(&s->missing, s->missing_logs[i].index))
+            special[n_special++] = s->missing_logs[i].index;
+    sum_ranges missing_rerun = {0};
+    int rc = sum_ranges_subtract(&s->missing, special, n_special, &missing_rerun);
+    free(special);
+    s->work += s->n_missing_logs + s->missing.n;
+    /* Merged in index order with the reports' tasks: the sets stay sorted. */
+    size_t m = 0, k = 0;
+    for (size_t i = 0; i < s->n_tasks && rc == 0; i++) {
+        sum_task *t = &s->tasks[i];
+        s->work++;
+        while (m < missing_rerun.n && missing_rerun.r[m].first < t->index && rc == 0) {
+            const sum_range *r = &missing_rerun.r[m++];
+            rc = sum_ranges_add_step(&s->rerun, r->first, r->last, r->step);
+        }
+        while (k < s->n_missing_logs && s->missing_logs[k].index < t->index)
+            k++;
+        sum_need need = SUM_NEED_NONE;
+        if (t->state == SUM_FAILED)
+            need = report_need(s, t, a);
+        else if (t->state == SUM_UNREADABLE && sum_ranges_contains(&s->array, t->index))
+            need = SUM_NEED_RERUN;
+        else if (t->state == SUM_STALE)
+            need = k < s->n_missing_logs && s->missing_logs[k].index == t->index
+                       ? s->missing_logs[k].need
+                       : SUM_NEED_RERUN;
+        t->need = need;
+        if (need == SUM_NEED_RERUN)
+            rc = sum_ranges_add(&s->rerun, t->index, t->index);
+        else if (need != SUM_NEED_NONE)
+            rc = sum_ranges_add(&s->act[need], t->index, t->index);
+    }
+    for (; m < missing_rerun.n && rc == 0; m++)
+        rc = sum_ranges_add_step(&s->rerun, missing_rerun.r[m].first, missing_rerun.r[m].last,
+                                 missing_rerun.r[m].step);
+    for (size_t i = 0; i < s->n_missing_logs && rc == 0; i++) {
+        const sum_missing_log *l = &s->missing_logs[i];
+        if (l->need != SUM_NEED_RERUN && sum_ranges_contains(&s->missing, l->index))
+            rc = sum_ranges_add(&s->act[l->need], l->index, l->index);
+    }
+    sum_ranges_free(&missing_rerun);
+    sum_ranges_compact(&s->rerun);
+    for (int n = 0; n < SUM_NEEDS; n++)
+        sum_ranges_compact(&s->act[n]);
+    return rc ? sb_fail(SPACRBENCH_ENOMEM, "out of memory") : 0;
+}
+
+/* The item --timeout a resubmission of the item-timeout tasks would give:
+ * twice the largest that ended one (none beyond what --timeout takes). */
+static void item_timeout_offer(spacrbench_summary *s)
+{
+    s->ended_timeout = 0;
+    for (size_t i = 0; i < s->n_tasks; i++) {
+        const sum_task *t = &s->tasks[i];
+        if (t->need != SUM_NEED_ITEM)
+            continue;
+        double ended = t->timeout_seconds > 0      ? t->timeout_seconds
+                       : s->given_item_timeout > 0 ? s->given_item_timeout
+                                                   : s->manifest.item_timeout;
+        if (ended > s->ended_timeout)
+            s->ended_timeout = ended;
+    }
+    s->next_item_timeout = s->ended_timeout > 0 && 2 * s->ended_timeout <= 1e7
+                               ? 2 * s->ended_timeout
+                               : 0; /* unknown, or beyond: none */
+    s->item_time = time_rule(s->slowest, s->next_item_timeout);
 }
 
 int sum_decide(spacrbench_summary *s)
 {
-    if (find_newest_job(s) != 0)
-        return SPACRBENCH_ENOMEM;
-    mark_outside_and_stale(s);
-    if (find_missing(s) != 0)
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    int64_t cpus = weigh_tasks(s);
-    s->n_missing = sum_ranges_count(&s->missing);
-    if (read_missing_logs(s) != 0)
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    weigh_missing_logs(s);
-    next_settings(s, cpus);
-    return rerun_set(s);
+    int rc = sum_read_logs(s);
+    if (rc == 0 && s->array_seen)
+        rc = sum_array_as_seen(s, 1);
+    asked a = {0};
+    if (rc == 0)
+        rc = collect_requests(s, &a);
+    if (rc == 0)
+        rc = find_newest_job(s);
+    if (rc == 0)
+        rc = mark_outside_and_stale(s, &a);
+    if (rc == 0)
+        rc = find_missing(s, &a);
+    if (rc == 0) {
+        s->peak = -1;
+        s->peak_task = -1;
+        s->slowest = 0;
+        int64_t cpus = weigh_tasks(s, &a);
+        s->n_missing = sum_ranges_count(&s->missing);
+        weigh_logs(s, &a);
+        next_settings(s, cpus, &a);
+        rc = sort_needs(s, &a);
+    }
+    if (rc == 0) {
+        item_timeout_offer(s);
+        rc = sum_make_lines(s);
+    }
+    free(a.r);
+    return rc;
 }

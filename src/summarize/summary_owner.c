@@ -1,10 +1,14 @@
-/* Whose manifest summarize read (summary.h): the job script (--job) and
- * the task reports (their "task".array_key, which the script exports)
- * state the key of the script that ran; the manifest states the key of
- * the script written with it (slurm_files.h). A manifest with another key
- * is another array's (written into the same directory later): its tasks
- * and requests are not used, and the text says so. Files are read as
- * summary_read.c reads them: regular files only, bounded. */
+/* Whose array summarize reads (summary.h). Every script the library
+ * writes carries its key (slurm_files.h); its tasks export it, so each
+ * report records it (task.array_key) and each log's first line names it;
+ * the manifest beside them states it too. This array's key is the --job
+ * script's, else the manifest's (the newest emit into the directory: an
+ * emit never replaces another array's files, so a manifest of another key
+ * means the user removed them and emitted a new array), else the newest
+ * report's. A report with another key (or none, when the key is known) is
+ * another array's: shown, never counted, never in a figure. With --job, a
+ * manifest of another key is another array's: its tasks and requests are
+ * not used, and the script's own #SBATCH lines stand in for them. */
 #if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
@@ -17,15 +21,14 @@
 
 #include "handoff_rule.h"
 #include "internal.h"
-#include "json_reader.h"
 #include "slurm_files.h"
 #include "summary.h"
 
-/* name in dir when it is a regular file of at most max bytes (malloc'd,
+/* path when it is a regular file of at most max bytes (malloc'd,
  * NUL-terminated), else NULL. */
-static char *read_bounded(int dir, const char *name, size_t max, size_t *len)
+static char *read_bounded(const char *path, size_t max, size_t *len)
 {
-    int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return NULL;
     struct stat st;
@@ -48,46 +51,19 @@ static char *read_bounded(int dir, const char *name, size_t max, size_t *len)
     return text;
 }
 
-/* The string member key of object path[0].path[1] (NULL-ended) of the JSON
- * file name in dir, into out; 0 when it is there. */
-static int json_member(int dir, const char *name, const char *const *path, char *out, size_t cap)
-{
-    size_t len = 0;
-    char *text = read_bounded(dir, name, SUM_REPORT_MAX, &len);
-    if (!text)
-        return -1;
-    const json_limits limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
-    json_doc doc;
-    int rc = -1;
-    if (json_parse(&doc, text, len, &limits) == 0) {
-        const json_node *n = json_root(&doc);
-        for (size_t i = 0; n && path[i]; i++)
-            n = json_get(&doc, n, path[i]);
-        if (n && n->kind == JSON_STRING && strlen(n->text) < cap) {
-            snprintf(out, cap, "%s", n->text);
-            rc = 0;
-        }
-    }
-    json_doc_free(&doc);
-    free(text);
-    return rc;
-}
-
-/* The report of the newest submission (the largest array job id; any
- * report outside a job when none has one). */
-static const sum_task *newest_report(const spacrbench_summary *s)
+/* The key of the newest submission's reports (the largest array job id;
+ * any keyed report outside a job when none has one), or NULL. */
+static const char *newest_key(const spacrbench_summary *s)
 {
     const sum_task *best = NULL;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
-        if (t->state == SUM_UNREADABLE || !t->file)
+        if (t->state == SUM_UNREADABLE || !t->array_key)
             continue;
-        unsigned long long job = t->array_job ? strtoull(t->array_job, NULL, 10) : 0;
-        unsigned long long top = best && best->array_job ? strtoull(best->array_job, NULL, 10) : 0;
-        if (!best || job > top)
+        if (!best || t->job > best->job)
             best = t;
     }
-    return best;
+    return best ? best->array_key : NULL;
 }
 
 /* #SBATCH --mem=<N>M, --cpus-per-task=<N>, --time=[D-]HH:MM:SS as the job
@@ -122,76 +98,75 @@ static char *joined(const char *a, const char *b)
     return out;
 }
 
-int sum_check_owner(spacrbench_summary *s, const char *job_script)
+/* With --job: a manifest of another key is another array's. */
+static int drop_manifest(spacrbench_summary *s, const char *job_script, const char *script_text,
+                         const char *script_key)
 {
-    if (!s->manifest.present || s->manifest.problem)
-        return 0;
-    int dir = open(s->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0)
-        return 0; /* sum_read opened it: nothing more to learn */
-    char manifest_key[SB_SLURM_KEY_LEN + 1], owner[SB_SLURM_KEY_LEN + 1] = "";
-    static const char *const key_path[] = {"array_key", NULL};
-    static const char *const report_path[] = {"task", "array_key", NULL};
-    char *script_text = NULL;
-    const char *whose = "the reports' job script";
-    if (json_member(dir, SB_SLURM_MANIFEST, key_path, manifest_key, sizeof manifest_key) != 0)
-        manifest_key[0] = '\0';
-    if (job_script) {
-        size_t len = 0;
-        script_text = read_bounded(AT_FDCWD, job_script, 4u << 20, &len);
-        if (script_text && sb_slurm_stated_key(script_text, len, owner) != 0)
-            owner[0] = '\0';
-        whose = job_script;
-    } else {
-        const sum_task *t = newest_report(s);
-        if (t && json_member(dir, t->file, report_path, owner, sizeof owner) != 0)
-            owner[0] = '\0';
-    }
-    close(dir);
-    if (!manifest_key[0] || !owner[0] || strcmp(manifest_key, owner) == 0) {
-        free(script_text);
-        return 0;
-    }
-    /* Another array's manifest: none of its figures. */
     sum_manifest *mf = &s->manifest;
     mf->req_mem = mf->req_cpus = mf->req_time = -1;
     mf->item_timeout = 0;
+    script_requests(script_text, mf);
     char head[512];
     snprintf(head, sizeof head,
-             "%s/" SB_SLURM_MANIFEST " belongs to another array (key %s; %s has key %s), so "
+             "; %s/" SB_SLURM_MANIFEST " belongs to another array (key %s; %s has key %s), so "
              "its tasks and requests are not used",
-             s->directory, manifest_key, whose, owner);
-    char *source = NULL;
-    int rc = 0;
-    if (script_text) { /* the tasks came from the script: its requests too */
-        script_requests(script_text, mf);
-        char tail[sizeof head + 8];
-        snprintf(tail, sizeof tail, "; %s", head);
-        source = joined(s->array_source ? s->array_source : "", tail);
-    } else {
-        /* The tasks came from the manifest: as far as the directory shows. */
-        int64_t top = -1;
-        for (size_t i = 0; i < s->n_tasks; i++)
-            if (s->tasks[i].index > top)
-                top = s->tasks[i].index;
-        sum_ranges_free(&s->array);
-        memset(&s->array, 0, sizeof s->array);
-        if (top >= 0 && sum_ranges_add(&s->array, 0, top) < 0)
-            rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        free(s->job_script); /* the manifest's: another array's script */
-        s->job_script = NULL;
-        char tail[sizeof head + 256];
-        snprintf(tail, sizeof tail,
-                 ": as far as its task reports show (up to task %" PRId64
-                 "); --job JOB_SCRIPT checks against the script's --array",
-                 top < 0 ? 0 : top);
-        source = joined(head, tail);
-    }
-    free(script_text);
+             s->directory, mf->key, job_script, script_key);
+    char *source = joined(s->array_source ? s->array_source : "", head);
     if (!source)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     free(s->array_source);
     s->array_source = source;
+    return 0;
+}
+
+/* A script path with control characters was not written by the library:
+ * not printed into a command line (the text says so). */
+static void check_script_path(spacrbench_summary *s)
+{
+    if (!s->job_script)
+        return;
+    for (const unsigned char *p = (const unsigned char *)s->job_script; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) {
+            free(s->job_script);
+            s->job_script = NULL;
+            s->script_unusable = 1;
+            return;
+        }
+}
+
+int sum_check_owner(spacrbench_summary *s, const char *job_script)
+{
+    char script_key[SB_SLURM_KEY_LEN + 1] = "";
+    char *script_text = NULL;
+    if (job_script) {
+        size_t len = 0;
+        script_text = read_bounded(job_script, 4u << 20, &len);
+        if (script_text && sb_slurm_stated_key(script_text, len, script_key) != 0)
+            script_key[0] = '\0';
+    }
+    const sum_manifest *mf = &s->manifest;
+    const char *manifest_key = mf->present && !mf->problem ? mf->key : NULL;
+    const char *key = script_key[0] ? script_key : manifest_key ? manifest_key : newest_key(s);
+    snprintf(s->job_key, sizeof s->job_key, "%s", key ? key : "");
+    int rc = 0;
+    if (script_key[0] && manifest_key && strcmp(script_key, manifest_key) != 0)
+        rc = drop_manifest(s, job_script, script_text, script_key);
+    free(script_text);
+    check_script_path(s);
+    /* Another array's reports: shown, never counted. */
+    for (size_t i = 0; i < s->n_tasks && rc == 0 && s->job_key[0]; i++) {
+        sum_task *t = &s->tasks[i];
+        if (t->state == SUM_UNREADABLE || (t->array_key && strcmp(t->array_key, s->job_key) == 0))
+            continue;
+        t->state = SUM_FOREIGN;
+        free(t->why);
+        sb_text w = {0};
+        sb_text_printf(&w, "another array's report (key ");
+        sb_text_label(&w, t->array_key ? t->array_key : "none");
+        sb_text_printf(&w, "; this array's key %s): not counted", s->job_key);
+        t->why = sb_text_take(&w);
+        s->n_foreign++;
+    }
     return rc;
 }
 

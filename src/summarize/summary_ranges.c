@@ -1,5 +1,7 @@
-/* The index sets of summarize (summary.h): sorted, disjoint ranges, so
- * 10^6 missing tasks are one range. */
+/* The index sets of summarize (summary.h): sorted ranges with a step and
+ * disjoint spans, so 10^6 missing tasks are one range and so is every
+ * other task of --array=0-4194303:2; written as sbatch takes them
+ * ("1,5,9-12,20-40:2"). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,23 +10,40 @@
 #include "internal.h"
 #include "summary.h"
 
-int sum_ranges_add(sum_ranges *set, int64_t first, int64_t last)
+static int append(sum_ranges *set, sum_range r)
 {
-    if (set->n && set->r[set->n - 1].last + 1 >= first && set->r[set->n - 1].first <= first) {
-        if (last > set->r[set->n - 1].last)
-            set->r[set->n - 1].last = last;
-        return 0;
-    }
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 16;
-        sum_range *r = realloc(set->r, cap * sizeof *r);
-        if (!r)
+        sum_range *grown = realloc(set->r, cap * sizeof *grown);
+        if (!grown)
             return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        set->r = r;
+        set->r = grown;
         set->cap = cap;
     }
-    set->r[set->n++] = (sum_range){first, last};
+    set->r[set->n++] = r;
     return 0;
+}
+
+int sum_ranges_add(sum_ranges *set, int64_t first, int64_t last)
+{
+    sum_range *prev = set->n ? &set->r[set->n - 1] : NULL;
+    if (prev && (prev->step == 1 || prev->first == prev->last) && prev->last + 1 >= first &&
+        prev->first <= first) {
+        if (last > prev->last) {
+            prev->last = last;
+            prev->step = 1;
+        }
+        return 0;
+    }
+    return append(set, (sum_range){first, last, 1});
+}
+
+int sum_ranges_add_step(sum_ranges *set, int64_t first, int64_t last, int64_t step)
+{
+    if (step <= 1 || first == last)
+        return sum_ranges_add(set, first, last);
+    last = first + (last - first) / step * step;
+    return append(set, (sum_range){first, last, step});
 }
 
 static int range_order(const void *a, const void *b)
@@ -33,21 +52,57 @@ static int range_order(const void *a, const void *b)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* Sorted and merged, after adds in any order. */
-void sum_ranges_normalize(sum_ranges *set)
+/* ranges[from, to), whose spans overlap, as one set of indices again:
+ * a bitmap over their span (at most SUM_ARRAY_MAX bits), then its runs. */
+static int rebuild(const sum_range *r, size_t from, size_t to, sum_ranges *out)
+{
+    int64_t lo = r[from].first, hi = r[from].last;
+    for (size_t i = from; i < to; i++)
+        hi = r[i].last > hi ? r[i].last : hi;
+    size_t bits = (size_t)(hi - lo + 1);
+    unsigned char *map = calloc((bits + 7) / 8, 1);
+    if (!map)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    for (size_t i = from; i < to; i++)
+        for (int64_t k = r[i].first; k <= r[i].last; k += r[i].step)
+            map[(k - lo) / 8] |= (unsigned char)(1u << ((k - lo) % 8));
+    int rc = 0;
+    for (size_t b = 0; b < bits && rc == 0; b++)
+        if (map[b / 8] & (1u << (b % 8)))
+            rc = sum_ranges_add(out, lo + (int64_t)b, lo + (int64_t)b);
+    free(map);
+    return rc;
+}
+
+int sum_ranges_normalize(sum_ranges *set)
 {
     if (set->n < 2)
-        return;
+        return 0;
     qsort(set->r, set->n, sizeof *set->r, range_order);
-    size_t out = 0;
-    for (size_t i = 1; i < set->n; i++) {
-        if (set->r[i].first <= set->r[out].last + 1) {
-            if (set->r[i].last > set->r[out].last)
-                set->r[out].last = set->r[i].last;
-        } else
-            set->r[++out] = set->r[i];
+    sum_ranges out = {0};
+    int rc = 0;
+    for (size_t i = 0; i < set->n && rc == 0;) {
+        size_t j = i + 1;
+        int64_t end = set->r[i].last;
+        while (j < set->n && set->r[j].first <= end) {
+            end = set->r[j].last > end ? set->r[j].last : end;
+            j++;
+        }
+        if (j == i + 1)
+            rc = set->r[i].step > 1 ? append(&out, set->r[i])
+                                    : sum_ranges_add(&out, set->r[i].first, set->r[i].last);
+        else
+            rc = rebuild(set->r, i, j, &out);
+        i = j;
     }
-    set->n = out + 1;
+    if (rc != 0) {
+        sum_ranges_free(&out);
+        return rc;
+    }
+    free(set->r);
+    *set = out;
+    sum_ranges_compact(set);
+    return 0;
 }
 
 int sum_ranges_contains(const sum_ranges *set, int64_t index)
@@ -60,7 +115,7 @@ int sum_ranges_contains(const sum_ranges *set, int64_t index)
         else if (set->r[mid].first > index)
             hi = mid;
         else
-            return 1;
+            return (index - set->r[mid].first) % set->r[mid].step == 0;
     }
     return 0;
 }
@@ -69,28 +124,88 @@ int64_t sum_ranges_count(const sum_ranges *set)
 {
     int64_t n = 0;
     for (size_t i = 0; i < set->n; i++)
-        n += set->r[i].last - set->r[i].first + 1;
+        n += (set->r[i].last - set->r[i].first) / set->r[i].step + 1;
     return n;
 }
 
-int sum_ranges_format(const sum_ranges *set, char *buf, size_t cap)
+int sum_ranges_subtract(const sum_ranges *set, const int64_t *at, size_t n, sum_ranges *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        sum_range r = set->r[i];
+        while (k < n && at[k] < r.first)
+            k++;
+        int64_t from = r.first;
+        for (; k < n && at[k] <= r.last; k++) {
+            if ((at[k] - r.first) % r.step != 0 || at[k] < from)
+                continue; /* off the grid: not in the set */
+            if (at[k] > from && sum_ranges_add_step(out, from, at[k] - r.step, r.step) != 0)
+                return SPACRBENCH_ENOMEM;
+            from = at[k] + r.step;
+        }
+        if (from <= r.last && sum_ranges_add_step(out, from, r.last, r.step) != 0)
+            return SPACRBENCH_ENOMEM;
+    }
+    return 0;
+}
+
+void sum_ranges_compact(sum_ranges *set)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        sum_range r = set->r[i];
+        if (out) {
+            sum_range *c = &set->r[out - 1];
+            int64_t step = c->first == c->last ? r.first - c->last : c->step;
+            int continues = r.first - c->last == step && (r.first == r.last || r.step == step);
+            if (continues) {
+                c->last = r.last;
+                c->step = step;
+                continue;
+            }
+        }
+        set->r[out++] = r;
+    }
+    set->n = out;
+    /* Two indices apart by more than one stay two ("1,5", not "1-5:4"). */
+    for (size_t i = 0; i < set->n; i++)
+        if (set->r[i].first == set->r[i].last)
+            set->r[i].step = 1;
+}
+
+int sum_range_text(const sum_range *r, int first, char *buf, size_t cap)
+{
+    const char *sep = first ? "" : ",";
+    if (r->first == r->last)
+        return snprintf(buf, cap, "%s%" PRId64, sep, r->first);
+    if (r->step == 1)
+        return snprintf(buf, cap, "%s%" PRId64 "-%" PRId64, sep, r->first, r->last);
+    if (r->last - r->first == r->step)
+        return snprintf(buf, cap, "%s%" PRId64 ",%" PRId64, sep, r->first, r->last);
+    return snprintf(buf, cap, "%s%" PRId64 "-%" PRId64 ":%" PRId64, sep, r->first, r->last,
+                    r->step);
+}
+
+int sum_ranges_format_part(const sum_ranges *set, size_t from, size_t to, char *buf, size_t cap)
 {
     size_t len = 0;
-    for (size_t i = 0; i < set->n; i++) {
-        char part[48];
-        int n = set->r[i].first == set->r[i].last
-                    ? snprintf(part, sizeof part, "%s%" PRId64, i ? "," : "", set->r[i].first)
-                    : snprintf(part, sizeof part, "%s%" PRId64 "-%" PRId64, i ? "," : "",
-                               set->r[i].first, set->r[i].last);
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = from; i < to; i++) {
+        char part[80];
+        int n = sum_range_text(&set->r[i], i == from, part, sizeof part);
         if (cap && len + (size_t)n < cap)
             memcpy(buf + len, part, (size_t)n + 1);
         else if (cap && len < cap)
             buf[len] = '\0';
         len += (size_t)n;
     }
-    if (cap && set->n == 0)
-        buf[0] = '\0';
-    return (int)len;
+    return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
+}
+
+int sum_ranges_format(const sum_ranges *set, char *buf, size_t cap)
+{
+    return sum_ranges_format_part(set, 0, set->n, buf, cap);
 }
 
 void sum_ranges_free(sum_ranges *set)

@@ -282,6 +282,8 @@ static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t,
     if (k.outcome == SB_TASK_OOM && t->oom_limit <= 0)
         t->oom_limit = 0; /* OOM-killed, limit unknown */
     t->item_timeout = k.outcome == SB_TASK_TIMEOUT;
+    t->timeout_seconds = isnan(k.timeout_seconds) ? -1 : k.timeout_seconds;
+    t->array_key = k.array_key ? strdup(k.array_key) : NULL; /* the script's key that ran it */
     if (k.item)
         *item = k.item;
     if (k.failed_item_peak_bytes > t->peak)
@@ -348,6 +350,9 @@ static void task_fields(sb_reader *r, const json_node *root, sum_task *t)
                        "its SLURM task is %" PRId64 " but the file is named for task %" PRId64,
                        named, t->index);
     t->item = dup_or_null(item);
+    if (t->array_job && *t->array_job && strlen(t->array_job) <= 18 &&
+        strspn(t->array_job, "0123456789") == strlen(t->array_job))
+        t->job = strtoll(t->array_job, NULL, 10);
 }
 
 static int add_task(spacrbench_summary *s, sum_task *t)
@@ -374,6 +379,8 @@ static void task_init(sum_task *t, int64_t index)
     t->cpu_seconds = -1;
     t->req_mem = t->req_cpus = t->req_time = -1;
     t->array_min = t->array_max = t->array_step = t->array_count = -1;
+    t->job = -1;
+    t->timeout_seconds = -1;
 }
 
 static const json_limits k_limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
@@ -439,6 +446,10 @@ static void read_manifest(spacrbench_summary *s, int dir)
                 mf->req_cpus = m.cpus;
                 mf->req_time = m.time_minutes;
                 mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
+                const char *key = m.array_key; /* the script's key: 16 hex digits */
+                if (key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16)
+                    mf->key = strdup(key);
+                mf->array_limit = m.array_limit > 0 && m.array_limit <= 1000000 ? m.array_limit : 0;
             }
             why = reader_why(&r);
         }
@@ -451,10 +462,12 @@ static void read_manifest(spacrbench_summary *s, int dir)
     }
 }
 
-/* An sbatch --array value ("0-11%2", "1,3,5-9:2") into set. */
-static int parse_array_spec(const char *spec, sum_ranges *set, char **why)
+/* An sbatch --array value ("0-11%2", "1,3,5-9:2") into set (a stepped
+ * range stays one range) and its %K into *throttle (0 none). */
+static int parse_array_spec(const char *spec, sum_ranges *set, int64_t *throttle, char **why)
 {
     const char *p = spec;
+    *throttle = 0;
     while (*p && *p != '%') {
         char *end;
         if (!isdigit((unsigned char)*p))
@@ -475,19 +488,22 @@ static int parse_array_spec(const char *spec, sum_ranges *set, char **why)
         }
         if (last < first || step < 1 || last >= SUM_ARRAY_MAX)
             goto bad;
-        if (step == 1) {
-            if (sum_ranges_add(set, first, last) < 0)
-                return -1;
-        } else
-            for (long long i = first; i <= last; i += step)
-                if (sum_ranges_add(set, i, i) < 0)
-                    return -1;
+        if (sum_ranges_add_step(set, first, last, step) < 0)
+            return -1;
         if (*p == ',')
             p++;
         else if (*p && *p != '%')
             goto bad;
     }
-    sum_ranges_normalize(set);
+    if (*p == '%') {
+        char *end;
+        long long k = strtoll(p + 1, &end, 10);
+        if (!isdigit((unsigned char)p[1]) || *end || k < 1 || k > 1000000)
+            goto bad;
+        *throttle = k;
+    }
+    if (sum_ranges_normalize(set) != 0)
+        return -1;
     if (set->n == 0)
         goto bad;
     return 0;
@@ -499,7 +515,7 @@ bad:
 
 /* The #SBATCH --array line of a job script, read as sbatch does: the
  * #SBATCH lines before the first command, the last one wins. */
-static int read_job_array(const char *path, sum_ranges *set)
+static int read_job_array(const char *path, sum_ranges *set, int64_t *throttle)
 {
     char *text = NULL, *why = NULL;
     size_t len = 0;
@@ -541,7 +557,7 @@ static int read_job_array(const char *path, sum_ranges *set)
                        "--job %s has no #SBATCH --array line: give the job script "
                        "`spacrbench run --emit slurm` wrote",
                        path);
-    int rc = parse_array_spec(spec, set, &why);
+    int rc = parse_array_spec(spec, set, throttle, &why);
     free(spec);
     if (rc != 0) {
         rc = why ? sb_fail(SPACRBENCH_EINVAL, "--job %s: %s", path, why)
@@ -549,43 +565,6 @@ static int read_job_array(const char *path, sum_ranges *set)
         free(why);
     }
     return rc;
-}
-
-/* ---- the SLURM log ---- */
-
-void sum_read_log(const spacrbench_summary *s, sum_task *t, const char *array_job)
-{
-    if (!array_job || strspn(array_job, "0123456789") != strlen(array_job) || !*array_job ||
-        strlen(array_job) > 20)
-        return;
-    char name[64];
-    snprintf(name, sizeof name, "slurm-%s_%" PRId64 ".out", array_job, t->index);
-    int fd = -1;
-    int dir = open(s->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        close(dir);
-    }
-    if (fd < 0)
-        return;
-    struct stat st;
-    char tail[8192];
-    ssize_t n = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        off_t at = st.st_size > (off_t)sizeof tail - 1 ? st.st_size - (off_t)sizeof tail + 1 : 0;
-        n = pread(fd, tail, sizeof tail - 1, at);
-    }
-    close(fd);
-    if (n <= 0)
-        return;
-    tail[n] = '\0';
-    for (ssize_t i = 0; i < n; i++) /* a NUL in the log must not end the search */
-        if (tail[i] == '\0')
-            tail[i] = ' ';
-    if (strstr(tail, "DUE TO TIME LIMIT"))
-        t->slurm_timeout = 1;
-    if (strstr(tail, "oom-kill") || strstr(tail, "oom_kill") || strstr(tail, "Out Of Memory"))
-        t->slurm_oom = 1;
 }
 
 /* ---- the directory ---- */
@@ -608,19 +587,17 @@ static int note_log(spacrbench_summary *s, const char *name)
         s->logs = l;
         s->cap_logs = cap;
     }
-    s->logs[s->n_logs++] = (sum_log){job, index};
+    sum_log *added = &s->logs[s->n_logs++];
+    memset(added, 0, sizeof *added);
+    added->job = job;
+    added->index = index;
     return 0;
 }
 
-/* 1 when some report names array job `job`. */
-static int job_reported(const spacrbench_summary *s, int64_t job)
+static int job_order(const void *a, const void *b)
 {
-    char text[24];
-    snprintf(text, sizeof text, "%" PRId64, job);
-    for (size_t i = 0; i < s->n_tasks; i++)
-        if (s->tasks[i].array_job && strcmp(s->tasks[i].array_job, text) == 0)
-            return 1;
-    return 0;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 static int task_order(const void *a, const void *b)
@@ -682,16 +659,37 @@ static int read_entries(spacrbench_summary *s, int dir)
 
 /* No script and no usable manifest: the array is as far as the highest
  * index among the reports and the logs of the reports' array jobs; the
- * source says that a later task which left nothing is not seen. */
-static int array_as_seen(spacrbench_summary *s)
+ * source says that a later task which left nothing is not seen. Once
+ * whose array it is is known (summary_owner.c, summary_logs.c), again
+ * over this array's reports and logs alone (ours_only). */
+int sum_array_as_seen(spacrbench_summary *s, int ours_only)
 {
     int64_t top = -1;
-    for (size_t i = 0; i < s->n_tasks; i++)
+    /* The reports' array jobs, sorted: a log counts when its job is one. */
+    int64_t *jobs = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof *jobs);
+    if (!jobs)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    size_t n_jobs = 0;
+    for (size_t i = 0; i < s->n_tasks; i++) {
+        if (ours_only && s->tasks[i].state == SUM_FOREIGN)
+            continue;
         if (s->tasks[i].index > top)
             top = s->tasks[i].index;
+        if (s->tasks[i].job >= 0)
+            jobs[n_jobs++] = s->tasks[i].job;
+    }
+    qsort(jobs, n_jobs, sizeof *jobs, job_order);
+    sum_count_sort(s, n_jobs);
+    s->work += n_jobs + s->n_logs;
     for (size_t i = 0; i < s->n_logs; i++) /* the logs of the reports' array jobs */
-        if (s->logs[i].index > top && job_reported(s, s->logs[i].job))
+        if (s->logs[i].index > top &&
+            (ours_only ? s->logs[i].ours
+                       : bsearch(&s->logs[i].job, jobs, n_jobs, sizeof *jobs, job_order) != NULL))
             top = s->logs[i].index;
+    free(jobs);
+    sum_ranges_free(&s->array);
+    free(s->array_source);
+    s->array_seen = 1;
     int rc = 0;
     if (top >= 0)
         rc = sum_ranges_add(&s->array, 0, top);
@@ -701,6 +699,8 @@ static int array_as_seen(spacrbench_summary *s)
         s->manifest.problem ? SB_SLURM_MANIFEST " cannot be used (" : "",
         s->manifest.problem ? s->manifest.problem : "", s->manifest.problem ? "), so " : "",
         s->directory, top < 0 ? 0 : top);
+    if (rc == 0 && !s->array_source)
+        rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -710,7 +710,7 @@ static int array_tasks(spacrbench_summary *s, const char *job_script)
 {
     int rc;
     if (job_script) {
-        if ((rc = read_job_array(job_script, &s->array)) != 0)
+        if ((rc = read_job_array(job_script, &s->array, &s->throttle)) != 0)
             return rc;
         s->job_script = strdup(job_script);
         s->array_source = dup_printf("from the #SBATCH --array line of %s", job_script);
@@ -723,9 +723,10 @@ static int array_tasks(spacrbench_summary *s, const char *job_script)
                                      s->directory, s->manifest.tasks);
         if (s->manifest.script)
             s->job_script = strdup(s->manifest.script);
+        s->throttle = s->manifest.array_limit;
         return rc;
     }
-    return array_as_seen(s);
+    return sum_array_as_seen(s, 0);
 }
 
 int sum_read(spacrbench_summary *s, const char *job_script)
@@ -740,6 +741,8 @@ int sum_read(spacrbench_summary *s, const char *job_script)
         return rc;
     if (s->n_tasks > 1)
         qsort(s->tasks, s->n_tasks, sizeof *s->tasks, task_order);
+    sum_count_sort(s, s->n_tasks);
+    s->work += s->n_tasks + s->n_logs; /* every entry read once */
     rc = array_tasks(s, job_script);
     if (rc == 0 && !s->array_source)
         rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");
@@ -762,10 +765,4 @@ int sum_read(spacrbench_summary *s, const char *job_script)
                    "summarize reads a SLURM job's directory on Linux and macOS, not on Windows");
 }
 
-void sum_read_log(const spacrbench_summary *s, sum_task *t, const char *array_job)
-{
-    (void)s;
-    (void)t;
-    (void)array_job;
-}
 #endif

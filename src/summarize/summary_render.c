@@ -1,7 +1,10 @@
 /* The two renderings of a decided summary (summary.h): the text a user
  * reads (a row per report, a row per range of missing tasks, the next
- * submission as ONE command line) and the JSON document (every number
- * finite: json_writer writes NaN and infinities as null). */
+ * submission's command line(s), and what needs the user with its own
+ * line) and the JSON document (every number finite: json_writer writes NaN
+ * and infinities as null). Text from files summarize did not write (items,
+ * keys, job ids, paths, log lines) goes through sb_text_label: one line,
+ * no terminal escapes. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include "handoff_rule.h"
 #include "internal.h"
 #include "json_writer.h"
+#include "slurm_files.h"
 #include "summary.h"
 
 #define ITEM_WIDTH 24
@@ -48,14 +52,16 @@ static void pct(char *buf, size_t cap, double x)
         snprintf(buf, cap, "%.0f%%", 100 * x);
 }
 
+/* What the task asked: its own report's figure, else this array's
+ * manifest's (never for another array's report). */
 static int64_t requested_mem(const spacrbench_summary *s, const sum_task *t)
 {
-    return t->req_mem > 0 ? t->req_mem : s->manifest.req_mem;
+    return t->req_mem > 0 || t->state == SUM_FOREIGN ? t->req_mem : s->manifest.req_mem;
 }
 
 static int64_t requested_time(const spacrbench_summary *s, const sum_task *t)
 {
-    return t->req_time > 0 ? t->req_time : s->manifest.req_time;
+    return t->req_time > 0 || t->state == SUM_FOREIGN ? t->req_time : s->manifest.req_time;
 }
 
 /* What ended the task, in words (the result column). */
@@ -71,11 +77,12 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
         sb_text_label(t, k->why ? k->why : "?");
         return;
     case SUM_STALE:
-        sb_text_printf(t, "%s", k->why ? k->why : "missing (a report from an older job)");
+    case SUM_FOREIGN:
+        sb_text_label(t, k->why ? k->why : "missing (a report from an older job)");
         return;
     case SUM_OUTSIDE:
         sb_text_printf(t, "outside the array (left from another submission?): shown, not "
-                          "resubmitted");
+                          "counted or resubmitted");
         return;
     case SUM_FAILED:
         break;
@@ -92,10 +99,15 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
         sb_text_printf(t, "OOM-killed (limit %s)", k->oom_limit > 0 ? b : "unknown");
     } else if (k->slurm_oom)
         sb_text_printf(t, "OOM-killed (the SLURM log says so)");
-    else if (k->item_timeout)
-        sb_text_printf(t, "item timeout (the measuring run's --timeout of %g s)",
-                       s->item_timeout > 0 ? s->item_timeout : 0);
-    else if (strcmp(o, "exit") == 0)
+    else if (k->preempted)
+        sb_text_printf(t, "preempted (the SLURM log says so)");
+    else if (k->item_timeout) {
+        char given[48] = "?";
+        double ended = k->timeout_seconds > 0 ? k->timeout_seconds : s->item_timeout;
+        if (ended > 0)
+            sb_slurm_seconds_text(given, sizeof given, ended);
+        sb_text_printf(t, "item timeout (the script's item --timeout of %s s ended it)", given);
+    } else if (strcmp(o, "exit") == 0)
         sb_text_printf(t, "exited with status %d", k->exit_status);
     else if (strcmp(o, "signal") == 0)
         sb_text_printf(t, "killed by signal %d", k->signal);
@@ -147,64 +159,68 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     sb_text_printf(t, "\n");
 }
 
-/* What a missing task's SLURM log says, or NULL. */
-static const sum_missing_log *log_of(const spacrbench_summary *s, int64_t index)
+/* The first missing log at or after index (they are sorted by index). */
+static size_t logs_from(const spacrbench_summary *s, int64_t index)
 {
-    for (size_t i = 0; i < s->n_missing_logs; i++)
-        if (s->missing_logs[i].index == index)
-            return &s->missing_logs[i];
-    return NULL;
+    size_t lo = 0, hi = s->n_missing_logs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->missing_logs[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* What a missing task's SLURM log says. */
+static void log_says(sb_text *t, const sum_missing_log *l)
+{
+    sb_text_printf(t, "its SLURM log slurm-%" PRId64 "_%" PRId64 ".out says ", l->job, l->index);
+    if (l->setup) {
+        sb_text_printf(t, "nothing was run: ");
+        sb_text_label(t, l->said ? l->said : "?");
+    } else if (l->timeout)
+        sb_text_printf(t, "TIMEOUT: DUE TO TIME LIMIT");
+    else if (l->oom)
+        sb_text_printf(t, "OOM-killed (an oom-kill)");
+    else
+        sb_text_printf(t, "preempted: DUE TO PREEMPTION");
 }
 
 static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range *r)
 {
-    char idx[48];
+    char idx[80];
     if (r->first == r->last)
         snprintf(idx, sizeof idx, "%7" PRId64, r->first);
     else
-        snprintf(idx, sizeof idx, "%" PRId64 "-%" PRId64, r->first, r->last);
+        sum_range_text(r, 1, idx, sizeof idx);
     sb_text_printf(t, "%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", idx, ITEM_WIDTH, "-", "-",
                    "unknown", "-", "-", "-", "-", "-");
-    const sum_missing_log *l = r->first == r->last ? log_of(s, r->first) : NULL;
-    if (l)
-        sb_text_printf(t, "missing (no report; its SLURM log slurm-%s_%" PRId64 ".out says %s)\n",
-                       s->newest_job, r->first,
-                       l->timeout ? "TIMEOUT: DUE TO TIME LIMIT" : "OOM-killed (an oom-kill)");
-    else if (r->first == r->last)
+    size_t k = logs_from(s, r->first);
+    const sum_missing_log *l =
+        k < s->n_missing_logs && s->missing_logs[k].index == r->first ? &s->missing_logs[k] : NULL;
+    if (r->first == r->last && l) {
+        sb_text_printf(t, "missing (no report; ");
+        log_says(t, l);
+        sb_text_printf(t, ")\n");
+    } else if (r->first == r->last)
         sb_text_printf(t, "missing (no report: cancelled, never started, or killed before "
                           "writing one)\n");
     else {
         sb_text_printf(t,
                        "%" PRId64 " missing (no report: cancelled, never started, or killed "
                        "before writing one)\n",
-                       r->last - r->first + 1);
-        for (size_t i = 0; i < s->n_missing_logs; i++) {
-            const sum_missing_log *k = &s->missing_logs[i];
-            if (k->index >= r->first && k->index <= r->last)
-                sb_text_printf(t, "%7" PRId64 "  its SLURM log slurm-%s_%" PRId64 ".out says %s\n",
-                               k->index, s->newest_job, k->index,
-                               k->timeout ? "TIMEOUT: DUE TO TIME LIMIT"
-                                          : "OOM-killed (an oom-kill)");
+                       (r->last - r->first) / r->step + 1);
+        for (; k < s->n_missing_logs && s->missing_logs[k].index <= r->last; k++) {
+            const sum_missing_log *m = &s->missing_logs[k];
+            if ((m->index - r->first) % r->step != 0)
+                continue;
+            sb_text_printf(t, "%7" PRId64 "  ", m->index);
+            log_says(t, m);
+            sb_text_printf(t, "\n");
         }
     }
-}
-
-/* 'path' for a shell, when it needs quoting. */
-static void shell_word(sb_text *t, const char *w)
-{
-    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") ==
-                  strlen(w)) {
-        sb_text_printf(t, "%s", w);
-        return;
-    }
-    sb_text_printf(t, "'");
-    for (const char *p = w; *p; p++) {
-        if (*p == '\'')
-            sb_text_printf(t, "'\\''");
-        else
-            sb_text_printf(t, "%c", *p);
-    }
-    sb_text_printf(t, "'");
 }
 
 static char *ranges_text(const sum_ranges *r)
@@ -216,7 +232,7 @@ static char *ranges_text(const sum_ranges *r)
     return b;
 }
 
-/* The next submission's options (no script). */
+/* The next array's options, for a summary with nothing to rerun. */
 static void next_options(sb_text *t, const spacrbench_summary *s)
 {
     char time[32];
@@ -230,22 +246,11 @@ static void next_options(sb_text *t, const spacrbench_summary *s)
     }
 }
 
-static void command_line(sb_text *t, const spacrbench_summary *s, const char *rerun)
-{
-    sb_text_printf(t, "sbatch --array=%s", rerun);
-    next_options(t, s);
-    sb_text_printf(t, " ");
-    if (s->job_script)
-        shell_word(t, s->job_script);
-    else
-        sb_text_printf(t, "JOB_SCRIPT");
-}
-
 /* The counts by outcome, which tasks the array had and from where, and
  * the table's column heads. */
 static void text_header(sb_text *t, const spacrbench_summary *s, const char *array)
 {
-    int64_t total = sum_ranges_count(&s->array) + s->n_outside;
+    int64_t total = sum_ranges_count(&s->array);
     sb_text_printf(t, "spacrbench summarize ");
     sb_text_label(t, s->directory);
     sb_text_printf(t,
@@ -256,8 +261,17 @@ static void text_header(sb_text *t, const spacrbench_summary *s, const char *arr
         sb_text_printf(t, " (%" PRId64 " with a report from an older submission)", s->n_stale);
     if (s->n_unreadable)
         sb_text_printf(t, ", %" PRId64 " unreadable", s->n_unreadable);
+    if (s->n_preempted)
+        sb_text_printf(t, ", %" PRId64 " preempted", s->n_preempted);
+    if (s->n_foreign)
+        sb_text_printf(t, "; %" PRId64 " report(s) of another array, not counted", s->n_foreign);
+    if (s->n_outside)
+        sb_text_printf(t, "; %" PRId64 " report(s) outside the array, not counted", s->n_outside);
     sb_text_printf(t, "\ntasks %s, ", array[0] ? array : "-");
     sb_text_label(t, s->array_source ? s->array_source : "");
+    if (s->throttle > 0)
+        sb_text_printf(t, " (at most %" PRId64 " at once: %%%" PRId64 ")", s->throttle,
+                       s->throttle);
     if (s->newest_job)
         sb_text_printf(t, "; newest submission: array job %s", s->newest_job);
     sb_text_printf(t, "\n%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  result\n", "task",
@@ -303,23 +317,88 @@ static void text_memory(sb_text *t, const spacrbench_summary *s)
                           "comes from the others' peaks; if they fail again, summarize again\n");
 }
 
-/* The sbatch line for the tasks to resubmit, or, when all are ok, the
- * options for a next array like this one. */
-static void text_next(sb_text *t, const spacrbench_summary *s, const char *rerun)
+static void print_lines(sb_text *t, char *const *lines, size_t n, const char *indent)
 {
-    if (rerun[0]) {
+    for (size_t i = 0; i < n; i++)
+        sb_text_printf(t, "%s%s\n", indent, lines[i]);
+}
+
+static const char *const k_need_word[SUM_NEEDS] = {
+    [SUM_NEED_ITEM] = "the item --timeout",
+    [SUM_NEED_COMMAND] = "the command failed",
+    [SUM_NEED_FILES] = "the job's files",
+    [SUM_NEED_LIMIT] = "beyond the limits",
+};
+
+/* The tasks of one need of the user, and what to do about them. */
+static void text_need(sb_text *t, const spacrbench_summary *s, int need)
+{
+    char *tasks = ranges_text(&s->act[need]);
+    sb_text_printf(t, "  %s: task(s) %s", k_need_word[need], tasks ? tasks : "?");
+    free(tasks);
+    if (need == SUM_NEED_ITEM) {
+        char ended[48] = "?", next[48] = "0";
+        if (s->ended_timeout > 0)
+            sb_slurm_seconds_text(ended, sizeof ended, s->ended_timeout);
+        if (s->next_item_timeout > 0)
+            sb_slurm_seconds_text(next, sizeof next, s->next_item_timeout);
+        sb_text_printf(t,
+                       ": the job script's own item --timeout (%s s) ended the item, and a "
+                       "resubmission as it is would end it the same way. To give items longer, "
+                       "export SPACRBENCH_ITEM_TIMEOUT (seconds, read by the script; 0: no "
+                       "limit), e.g. twice it (%s):\n",
+                       ended, next);
+        print_lines(t, s->act_lines[need], s->n_act_lines[need], "    ");
+    } else if (need == SUM_NEED_COMMAND) {
+        sb_text_printf(t, ": the command exited with its own status, crashed or could not be "
+                          "started (see each row and its SLURM log); more memory or time does "
+                          "not change that. Once fixed (or if it was a passing fault):\n");
+        print_lines(t, s->act_lines[need], s->n_act_lines[need], "    ");
+    } else if (need == SUM_NEED_FILES)
+        sb_text_printf(t, ": the task stopped before anything ran (its SLURM log says why: files "
+                          "that are not this job's, an items file changed since, a bad "
+                          "SPACRBENCH_ITEM_TIMEOUT): emit the job again, then submit it\n");
+    else
+        sb_text_printf(t, ": SLURM's time limit ended it at the most a job can ask (365 days): "
+                          "split its item, or ask your cluster's administrators\n");
+}
+
+/* The sbatch lines for the tasks to resubmit, what needs the user, or,
+ * when all are ok, the options for a next array like this one. */
+static void text_next(sb_text *t, const spacrbench_summary *s)
+{
+    int64_t act = 0;
+    for (int n = SUM_NEED_ITEM; n < SUM_NEEDS; n++)
+        act += sum_ranges_count(&s->act[n]);
+    if (s->n_lines) {
         sb_text_printf(t,
                        "next submission: only the %" PRId64
                        " task(s) that need it, with the memory and time they need (--mem = "
                        "need + max(25%%, 256 MiB); --time = 2 x the longest elapsed, at least "
-                       "5 min):\n  ",
-                       sum_ranges_count(&s->rerun));
-        command_line(t, s, rerun);
-        sb_text_printf(t, "\n");
-        if (!s->job_script)
-            sb_text_printf(t, "  (JOB_SCRIPT: the script the tasks ran; --job JOB_SCRIPT puts it "
-                              "here)\n");
-    } else {
+                       "5 min)%s:\n",
+                       sum_ranges_count(&s->rerun),
+                       s->n_lines > 1 ? "; one argument cannot hold its --array, so it is "
+                                        "split over several lines, each its own job"
+                                      : "");
+        print_lines(t, s->lines, s->n_lines, "  ");
+    }
+    if (act) {
+        sb_text_printf(t,
+                       "needs you: %" PRId64 " task(s) that a resubmission with more memory or "
+                       "time does not fix:\n",
+                       act);
+        for (int n = SUM_NEED_ITEM; n < SUM_NEEDS; n++)
+            if (s->act[n].n)
+                text_need(t, s, n);
+    }
+    if ((s->n_lines || act) && !s->job_script)
+        sb_text_printf(t,
+                       "  (JOB_SCRIPT: the script the tasks ran; --job JOB_SCRIPT puts it "
+                       "here%s)\n",
+                       s->script_unusable ? "; the script's path holds control "
+                                            "characters, so it is not printed"
+                                          : "");
+    if (!s->n_lines && !act) {
         sb_text_printf(t,
                        "all %" PRId64 " task(s) ok: nothing to resubmit; for a next array like "
                        "this one:",
@@ -329,13 +408,12 @@ static void text_next(sb_text *t, const spacrbench_summary *s, const char *rerun
     }
 }
 
-static void text_render(sb_text *t, const spacrbench_summary *s, const char *rerun,
-                        const char *array)
+static void text_render(sb_text *t, const spacrbench_summary *s, const char *array)
 {
     text_header(t, s, array);
     text_rows(t, s);
     text_memory(t, s);
-    text_next(t, s, rerun);
+    text_next(t, s);
 }
 
 /* name: v when it is known (v > 0, or >= 0 where 0 is a figure), else null. */
@@ -349,7 +427,10 @@ static void int_or_null(json_writer *w, const char *name, int64_t v, int known)
 
 static void json_task(json_writer *w, const spacrbench_summary *s, const sum_task *k)
 {
-    static const char *const k_state[] = {"ok", "failed", "unreadable", "stale", "outside"};
+    static const char *const k_state[] = {"ok",    "failed",  "unreadable",
+                                          "stale", "outside", "foreign"};
+    static const char *const k_need[SUM_NEEDS] = {
+        NULL, "rerun", "item_timeout", "command_failed", "job_files", "beyond_limits"};
     sb_text r = {0};
     result(&r, s, k);
     json_begin_object(w, NULL);
@@ -360,6 +441,8 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
     json_string(w, "outcome", k->outcome);
     json_string(w, "result", r.data);
     json_string(w, "array_job", k->array_job);
+    json_string(w, "array_key", k->array_key);
+    json_string(w, "needs", k_need[k->need]);
     int_or_null(w, "exit_status", k->exit_status, k->exit_status >= 0);
     int_or_null(w, "signal", k->signal, k->signal > 0);
     json_int(w, "oom_limit_bytes", k->oom_limit > 0 ? k->oom_limit : 0);
@@ -367,6 +450,7 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
               k->oom_limit > 0 || k->slurm_oom || (k->outcome && strcmp(k->outcome, "oom") == 0));
     json_bool(w, "timeout", k->slurm_timeout);
     json_bool(w, "item_timeout", k->item_timeout);
+    json_bool(w, "preempted", k->preempted);
     int_or_null(w, "peak_rss_bytes", k->peak, k->peak >= 0);
     json_double(w, "seconds", k->seconds >= 0 ? k->seconds : NAN);
     json_double(w, "cpu_seconds", k->cpu_seconds >= 0 ? k->cpu_seconds : NAN);
@@ -388,10 +472,15 @@ static void json_missing(json_writer *w, const spacrbench_summary *s)
     json_int(w, "missing_count", s->n_missing);
     json_begin_array(w, "missing_logs");
     for (size_t i = 0; i < s->n_missing_logs; i++) {
+        const sum_missing_log *l = &s->missing_logs[i];
         json_begin_object(w, NULL);
-        json_int(w, "task", s->missing_logs[i].index);
-        json_bool(w, "timeout", s->missing_logs[i].timeout);
-        json_bool(w, "out_of_memory", s->missing_logs[i].oom);
+        json_int(w, "task", l->index);
+        json_int(w, "array_job", l->job);
+        json_bool(w, "timeout", l->timeout);
+        json_bool(w, "out_of_memory", l->oom);
+        json_bool(w, "preempted", l->preempted);
+        json_bool(w, "nothing_run", l->setup);
+        json_string(w, "said", l->said);
         json_end_object(w);
     }
     json_end_array(w);
@@ -408,11 +497,21 @@ static void json_counts(json_writer *w, const spacrbench_summary *s)
     json_int(w, "stale", s->n_stale);
     json_int(w, "unreadable", s->n_unreadable);
     json_int(w, "outside", s->n_outside);
+    json_int(w, "foreign", s->n_foreign);
+    json_int(w, "preempted", s->n_preempted);
     json_end_object(w);
 }
 
-/* The next submission: its array, --mem, --cpus-per-task, --time, and the
- * one command line. */
+static void json_lines(json_writer *w, const char *name, char *const *lines, size_t n)
+{
+    json_begin_array(w, name);
+    for (size_t i = 0; i < n; i++)
+        json_string(w, NULL, lines[i]);
+    json_end_array(w);
+}
+
+/* The next submission: its array, --mem, --cpus-per-task, --time, and its
+ * command line(s) (the first as "command"). */
 static void json_next(json_writer *w, const spacrbench_summary *s, const char *rerun)
 {
     json_begin_object(w, "next");
@@ -429,14 +528,37 @@ static void json_next(json_writer *w, const spacrbench_summary *s, const char *r
         json_null(w, "time_minutes");
         json_null(w, "time");
     }
-    if (rerun[0]) {
-        sb_text c = {0};
-        command_line(&c, s, rerun);
-        json_string(w, "command", c.data);
-        sb_text_free(&c);
-    } else
-        json_null(w, "command");
+    int_or_null(w, "array_limit", s->throttle, s->throttle > 0);
+    json_string(w, "command", s->n_lines ? s->lines[0] : NULL);
+    json_lines(w, "commands", s->lines, s->n_lines);
     json_end_object(w);
+}
+
+/* What needs the user: the reason, the tasks, the offered lines. */
+static void json_needs(json_writer *w, const spacrbench_summary *s)
+{
+    static const char *const k_reason[SUM_NEEDS] = {[SUM_NEED_ITEM] = "item_timeout",
+                                                    [SUM_NEED_COMMAND] = "command_failed",
+                                                    [SUM_NEED_FILES] = "job_files",
+                                                    [SUM_NEED_LIMIT] = "beyond_limits"};
+    json_begin_array(w, "needs_you");
+    for (int n = SUM_NEED_ITEM; n < SUM_NEEDS; n++) {
+        if (!s->act[n].n)
+            continue;
+        char *tasks = ranges_text(&s->act[n]);
+        json_begin_object(w, NULL);
+        json_string(w, "reason", k_reason[n]);
+        json_string(w, "tasks", tasks ? tasks : "");
+        json_int(w, "count", sum_ranges_count(&s->act[n]));
+        if (n == SUM_NEED_ITEM) {
+            json_double(w, "item_timeout_seconds", s->ended_timeout);
+            json_double(w, "next_item_timeout_seconds", s->next_item_timeout);
+        }
+        json_lines(w, "commands", s->act_lines[n], s->n_act_lines[n]);
+        json_end_object(w);
+        free(tasks);
+    }
+    json_end_array(w);
 }
 
 static void json_render(json_writer *w, const spacrbench_summary *s, const char *rerun,
@@ -461,17 +583,19 @@ static void json_render(json_writer *w, const spacrbench_summary *s, const char 
     int_or_null(w, "peak_rss_bytes", s->peak, s->peak >= 0);
     json_bool(w, "peak_is_lower_bound", s->peak_is_lower_bound);
     json_next(w, s, rerun);
-    json_int(w, "status", rerun[0] ? 3 : 0);
+    json_needs(w, s);
+    json_int(w, "status", spacrbench_summary_status(s));
     json_string(w, "report", text);
     json_end_object(w);
 }
 
 int sum_render(spacrbench_summary *s)
 {
+    s->work += s->n_tasks + s->missing.n + s->n_missing_logs + s->n_ignored; /* each row once */
     char *rerun = ranges_text(&s->rerun), *array = ranges_text(&s->array);
     sb_text t = {0};
     if (rerun && array)
-        text_render(&t, s, rerun, array);
+        text_render(&t, s, array);
     int rc = 0;
     if (!rerun || !array || !t.data || t.failed)
         rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");

@@ -84,7 +84,9 @@ static char *script(const spacrbench_schedule *s, const spacrbench_slurm_job *j)
     return text;
 }
 
-#define HAS(text, want) ck_assert_msg(strstr(text, want) != NULL, "'%s' not in\n%s", want, text)
+/* (the text shown at most 3000 bytes long: Check's messages are short) */
+#define HAS(text, want)                                                                            \
+    ck_assert_msg(strstr(text, want) != NULL, "'%s' not in\n%.3000s", want, text)
 
 START_TEST(directives_follow_the_schedule_and_the_job)
 {
@@ -97,7 +99,11 @@ START_TEST(directives_follow_the_schedule_and_the_job)
     HAS(text, "\n#SBATCH --mem=958M\n");
     HAS(text, "\n#SBATCH --array=0-9\n"); /* no %K: SLURM would apply it cluster-wide */
     HAS(text, "# 3 such task(s) fit one node like the measured one");
-    HAS(text, "\n#SBATCH --time=00:05:00\n"); /* 2 x 1 s, the 5-minute floor */
+    /* A --time among the directives is the script's own: its #SBATCH line, the
+     * time the tasks record, the manifest. */
+    HAS(text, "\n#SBATCH --time=00:10:00\n");
+    HAS(text, "# --time = as given\n");
+    HAS(text, "SPACRBENCH_TIME_LIMIT_MINUTES=${SPACRBENCH_TIME_LIMIT_MINUTES:-10}\n");
     HAS(text, "\n#SBATCH --output=/scratch/out/slurm-%A_%a.out\n");
     HAS(text, "\n#SBATCH --partition=short\n#SBATCH --time=00:10:00\n");
     /* Directives end before the first command: sbatch stops reading there. */
@@ -226,6 +232,7 @@ START_TEST(tasks_get_the_limit_the_time_and_the_measuring_options)
 {
     spacrbench_schedule s = schedule(3);
     spacrbench_slurm_job j = job();
+    j.n_directives = 1; /* no --time among them */
     spacrbench_slurm_tasks k;
     ck_assert_int_eq(spacrbench_slurm_tasks_init(&k, sizeof k), 0);
     k.array_limit = 7;
@@ -234,7 +241,10 @@ START_TEST(tasks_get_the_limit_the_time_and_the_measuring_options)
     char *text = script_with(&s, &j, &k);
     HAS(text, "\n#SBATCH --array=0-9%7\n");
     HAS(text, "\n#SBATCH --time=00:11:00\n"); /* the item timeout + 1 minute */
-    HAS(text, "\nmeasuring=(--timeout 600 --no-cgroup)\n");
+    /* The built-in item --timeout, which a submission may replace. */
+    HAS(text, "\nitem_timeout=${SPACRBENCH_ITEM_TIMEOUT:-600}\n");
+    HAS(text, "\n    measuring+=(--timeout \"$item_timeout\")\n");
+    HAS(text, "\nmeasuring+=(--no-cgroup)\n");
     /* No read loop: the item is found through the index, O(1). */
     ck_assert_ptr_null(strstr(text, "while "));
     HAS(text, "\nindex=\"$output_dir/spacrbench-items.idx\"\n");
@@ -249,7 +259,8 @@ START_TEST(tasks_get_the_limit_the_time_and_the_measuring_options)
     text = script_with(&s, &j, &k);
     HAS(text, "\n#SBATCH --array=0-9\n");
     HAS(text, "\n#SBATCH --time=1-01:30:00\n");
-    HAS(text, "\nmeasuring=()\n");
+    HAS(text, "\nitem_timeout=${SPACRBENCH_ITEM_TIMEOUT:-0}\n");
+    ck_assert_ptr_null(strstr(text, "--no-cgroup"));
     free(text);
     spacrbench_measurement *m = measured();
     k.array_limit = -1;
@@ -288,7 +299,7 @@ static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
-    static char buf[4096];
+    static char buf[16384];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = '\0';
     fclose(f);
@@ -337,7 +348,8 @@ START_TEST(the_index_follows_the_items_rule)
     unlink(path);
     snprintf(path, sizeof path, "%s/spacrbench-array.json", dir);
     ck_assert_ptr_nonnull(strstr(slurp(path), "\"tasks\": 4,"));
-    ck_assert_ptr_nonnull(strstr(slurp(path), "\"time_minutes\": 5"));
+    /* The directive's --time=00:10:00, as the script's own #SBATCH line has it. */
+    ck_assert_ptr_nonnull(strstr(slurp(path), "\"time_minutes\": 10"));
     snprintf(want, sizeof want, "\"array_key\": \"%s\"", key);
     ck_assert_ptr_nonnull(strstr(slurp(path), want));
     unlink(path);

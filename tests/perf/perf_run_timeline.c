@@ -103,10 +103,7 @@ static const int64_t k_interval_us[MODES] = {10000000, 0, 0};
 static void compare(int no_cgroup, int sleep_items, int true_items, int rounds)
 {
     sb_supervisor sup;
-    sb_supervisor_config cfg = {.no_cgroup = no_cgroup,
-                                .machine_limit = -1,
-                                .prefix = "sbperf-tl",
-                                .owner = "spacrbench_perf"};
+    sb_supervisor_config cfg = {.no_cgroup = no_cgroup, .machine_limit = -1, .prefix = "sbperf-tl"};
     sb_supervisor_init(&sup, &cfg);
     if (!no_cgroup && !sup.use_cgroup) {
         printf("with a cgroup: skipped (%s)\n", sup.why_no_cgroup);

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -50,13 +51,13 @@ def run(args: List[str], **kw: Any) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, timeout=240, **kw)
 
 
-def emit(tmp: Path, items: List[str], name: str) -> Path:
+def emit(tmp: Path, items: List[str], name: str, options: Optional[List[str]] = None) -> Path:
     """Measure the items here and write the job script; the script the
     tasks run is the one beside their reports."""
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "items.txt").write_text("".join(i + "\n" for i in items))
     r = run([spacrbench(), "run", "--emit", "slurm", "--quiet", "--items", "items.txt",
-             "--slurm-output", "tasks", "--job-name", name, "--",
+             "--slurm-output", "tasks", "--job-name", name, *(options or []), "--",
              sys.executable, str(HELPER), str(tmp / "got.txt"), "{}"], cwd=tmp)
     assert r.returncode == 0, r.stderr
     (tmp / "got.txt").unlink()  # the measuring run's own copies
@@ -194,6 +195,67 @@ def test_an_oom_is_named_and_its_printed_resubmission_completes_it(tmp_path: Pat
     stale = [t for t in s["tasks"] if t["state"] == "stale"]
     assert [t["task"] for t in stale] == [1]
     assert f"missing (a report from job {docs[1]['task']['array_job_id']}" in stale[0]["result"]
+
+
+def follow(tmp: Path, script: Path, first: List[str], act: tuple = ("item_timeout",),
+           rounds: int = 6) -> List[Dict[str, Any]]:
+    """A history played for real: `sbatch FIRST script`, then every line
+    summarize prints (the next submission's, and the needs-you lines of
+    the reasons in act, as a user acting on them would), run as printed by
+    a shell, until summarize prints none. The summaries, in order."""
+    wait_for(submitted(run(["sbatch", *first, str(script)], cwd=tmp)))
+    seen: List[Dict[str, Any]] = []
+    for _ in range(rounds):
+        s = summarize(tmp)
+        seen.append(s)
+        lines = list(s["next"]["commands"]) + [
+            c for n in s["needs_you"] if n["reason"] in act for c in n["commands"]]
+        if not lines:
+            return seen
+        for line in lines:
+            assert all(len(w) <= 131071 for w in shlex.split(line)), "an argument over 128 KiB"
+            wait_for(submitted(run(["bash", "-c", line], cwd=tmp)))
+    raise AssertionError(f"the loop did not end in {rounds} rounds")
+
+
+def test_an_item_timeout_is_raised_by_the_offered_line_until_it_fits(tmp_path: Path) -> None:
+    """The real loop with the job script's own fractional item --timeout
+    (1.1 s, written so the task's parser reads it back) and an
+    --array-limit: the item that sleeps 3 s in the job is ended by it, named
+    with the override; the offered lines double it (2.2, then 4.4), each
+    keeping the %2, until all three tasks are ok."""
+    script = emit(tmp_path, ["1:a", "3:b:sleep", "1:c"], "sbitem",
+                  ["--timeout", "1.1", "--array-limit", "2"])
+    seen = follow(tmp_path, script, [])
+    first = seen[0]
+    assert first["counts"]["ok"] == 2, first["report"]  # 1.1 read back: nothing exited 2
+    offers = [n for s in seen for n in s["needs_you"] if n["reason"] == "item_timeout"]
+    assert [n["next_item_timeout_seconds"] for n in offers] == [2.2, 4.4], first["report"]
+    for n in offers:
+        assert n["tasks"] == "1" and n["commands"][0].startswith("sbatch --array=1%2 ")
+    assert seen[-1]["status"] == 0 and seen[-1]["counts"]["ok"] == 3, seen[-1]["report"]
+    task = reports(tmp_path)[1]["task"]
+    assert task["outcome"] == "ok" and task["requested"]["time_minutes"] >= 5
+
+
+def test_another_array_in_the_directory_and_a_stepped_submission(tmp_path: Path) -> None:
+    """The docs' recipe for a new array where another one ran (remove its
+    three files, emit): the old reports are another array's, never counted;
+    a first submission of every other task (--array=0-5:2) leaves the odd
+    ones missing, which the printed stepped line reruns: 6 of 6 ok."""
+    script = emit(tmp_path, ["40:a", "40:b", "40:c", "40:d"], "sbold")
+    wait_for(submitted(run(["sbatch", str(script)], cwd=tmp_path)))
+    assert summarize(tmp_path)["counts"]["ok"] == 4
+    for name in ("spacrbench-items.idx", "spacrbench-job.sh", "spacrbench-array.json"):
+        (tmp_path / "tasks" / name).unlink()
+    script = emit(tmp_path, [f"40:n{i}" for i in range(6)], "sbnew")
+    s = summarize(tmp_path)
+    assert s["counts"]["ok"] == 0 and s["counts"]["foreign"] == 4, s["report"]
+    seen = follow(tmp_path, script, ["--array=0-5:2"])
+    assert seen[0]["next"]["commands"][0].startswith("sbatch --array=1-5:2 "), seen[0]["report"]
+    assert seen[0]["counts"]["ok"] == 3 and seen[0]["counts"]["foreign"] == 2  # 1 and 3
+    assert seen[-1]["status"] == 0 and seen[-1]["counts"]["ok"] == 6, seen[-1]["report"]
+    assert seen[-1]["counts"]["foreign"] == 0
 
 
 def test_discovery_inside_a_job(tmp_path: Path) -> None:

@@ -130,8 +130,11 @@ static const cli_option k_slurm[] = {
      opt_slurm, 0, 'o', 0, CLI_COMPLETE_DIR, NULL},
     {"job-name", 0, "NAME", "#SBATCH --job-name (default spacrbench)", opt_slurm, 0, 'j', 0,
      CLI_COMPLETE_NONE, NULL},
-    {"sbatch", 0, "LINE", "one more #SBATCH line, e.g. --sbatch=--partition=short", opt_slurm, 0,
-     's', 0, CLI_COMPLETE_NONE, NULL},
+    {"sbatch", 0, "LINE",
+     "one more #SBATCH line, e.g. --sbatch=--partition=short, read as sbatch reads it (never "
+     "--array, however abbreviated; a --time, --mem or --cpus-per-task there is the script's "
+     "own)",
+     opt_slurm, 0, 's', 0, CLI_COMPLETE_NONE, NULL},
     {"slurm-from-path", 0, NULL, "tasks call spacrbench from PATH, not this binary's path",
      opt_slurm, 0, 'p', 0, CLI_COMPLETE_NONE, NULL},
     {"array-limit", 0, "N",

@@ -3,7 +3,7 @@
  * command line that reruns the tasks that need it. The reading, the rule
  * and the rendering are the library's (spacrbench_summarize, which
  * Python's spacrbench.summarize calls too): no Python needed. Exit 0 when
- * every task is ok, 3 when some task needs a resubmission, 1 when nothing
+ * every task is ok, 3 when some task needs a resubmission (or the user), 1 when nothing
  * can be read, 2 for bad arguments. The option table is built everywhere
  * (help, man page, completions); summarizing is Linux's. */
 #include <stdio.h>
@@ -39,14 +39,17 @@ const cli_command cli_summarize_command = {
     "read the task reports of a SLURM array",
     "Reads the reports the tasks of a `spacrbench run --emit slurm` job script "
     "wrote to DIR: what the tasks really used against what they asked for, the "
-    "tasks that failed, timed out or left no report, and one command line that "
-    "resubmits only those, with the memory and time they need.",
+    "tasks that failed, timed out or left no report, the command line that "
+    "resubmits only those, with more of the memory or time that failed them, and "
+    "what needs you (an item --timeout, a command that failed on its item, a task "
+    "that never ran) with the line for once you have acted. Reports and logs of "
+    "another array in DIR are never counted.",
     k_sections,
     sizeof k_sections / sizeof k_sections[0],
     1,
     NULL,
     "0 every task ok, 1 the reports cannot be read, 2 bad command line, 3 some "
-    "task needs a resubmission (the summary is printed)",
+    "task needs a resubmission or you (the summary is printed)",
 };
 
 #if defined(__linux__)

@@ -198,6 +198,50 @@ static int read_list(const cli_args *a, item_list *out)
     return rc;
 }
 
+/* Each argument the command gets for an item must fit MAX_ARG_STRLEN:
+ * Linux refuses a longer one ("Argument list too long"), however much of
+ * ARG_MAX is free, so the item could only fail to start (126). Refused
+ * before anything runs, naming the item and the argument. */
+static int arguments_fit(const cli_args *a, const item_list *items)
+{
+    /* Argument i is base[i] + uses[i] * strlen(item) bytes long; without
+     * a {} anywhere the item is appended as an argument of its own. */
+    size_t n = a->cmd_len + 1, *base = calloc(n, sizeof *base), *uses = calloc(n, sizeof *uses);
+    if (!base || !uses) {
+        free(base);
+        free(uses);
+        return cli_error(CLI_EXIT_ERROR, "out of memory");
+    }
+    int placeholder = 0;
+    for (size_t i = 0; i < a->cmd_len; i++) {
+        for (const char *p = a->cmd[i]; (p = strstr(p, "{}")) != NULL; p += 2)
+            uses[i]++;
+        base[i] = strlen(a->cmd[i]) - 2 * uses[i];
+        placeholder |= uses[i] > 0;
+    }
+    uses[a->cmd_len] = placeholder ? 0 : 1;
+    int rc = CLI_EXIT_OK;
+    for (size_t k = 0; k < items->n && rc == CLI_EXIT_OK; k++) {
+        size_t item = strlen(items->items[k]), longest = 0;
+        for (size_t i = 0; i < n; i++)
+            if (base[i] + uses[i] * item > longest)
+                longest = base[i] + uses[i] * item;
+        if (longest <= ITEM_LIST_ARG_MAX)
+            continue;
+        char *shown = sb_escape_short(items->items[k], 60);
+        rc = cli_usage_error(a->items_file ? "--items" : "run",
+                             "item %zu (%s) makes an argument of the command %zu bytes long, more "
+                             "than the %zu that Linux passes in one argument (MAX_ARG_STRLEN, 128 "
+                             "KiB): no command can start with it; pass a file that holds it "
+                             "instead",
+                             k + 1, shown ? shown : "?", longest, ITEM_LIST_ARG_MAX);
+        free(shown);
+    }
+    free(base);
+    free(uses);
+    return rc;
+}
+
 int item_list_load(const cli_args *a, item_list *out)
 {
     memset(out, 0, sizeof *out);
@@ -209,14 +253,14 @@ int item_list_load(const cli_args *a, item_list *out)
                 return cli_usage_error("run", "item %zu (argument) is empty", i + 1);
         if (copy_arguments(a, out) != 0)
             return cli_error(CLI_EXIT_ERROR, "out of memory");
-        return CLI_EXIT_OK;
+        return arguments_fit(a, out);
     }
     int rc = read_list(a, out);
     if (rc == CLI_EXIT_OK && out->n == 0)
         return cli_usage_error(a->items_file ? "--items" : "run",
                                "no items to run (give ITEM arguments, --items FILE, or lines "
                                "on standard input)");
-    return rc;
+    return rc == CLI_EXIT_OK ? arguments_fit(a, out) : rc;
 }
 
 void item_list_free(item_list *items)

@@ -4,7 +4,8 @@
  * line longer than item_list_line_limit(), more than ITEM_LIST_MAX_BYTES
  * or more than ITEM_LIST_MAX_COUNT items is refused (exit 2, naming the
  * line), so a file without newlines (/dev/zero, a binary) or an endless
- * stream cannot make spacrbench grow without end. */
+ * stream cannot make spacrbench grow without end; so is an item that
+ * would make one argument of the command longer than ITEM_LIST_ARG_MAX. */
 #ifndef SPACRBENCH_CLI_ITEM_LIST_H
 #define SPACRBENCH_CLI_ITEM_LIST_H
 
@@ -17,6 +18,10 @@
  * together they bound the memory the list takes. */
 #define ITEM_LIST_MAX_BYTES ((size_t)1 << 30)
 #define ITEM_LIST_MAX_COUNT ((size_t)1 << 24)
+/* The longest argument Linux passes to a command: MAX_ARG_STRLEN (32
+ * pages, 128 KiB) less its NUL. An item that makes an argument longer is
+ * refused before anything runs (it could only fail to start, 126). */
+#define ITEM_LIST_ARG_MAX ((size_t)131071)
 /* The line limit never exceeds this (an unlimited stack gives ARG_MAX none). */
 #define ITEM_LIST_LINE_MAX_CAP ((size_t)64 << 20)
 

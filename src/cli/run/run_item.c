@@ -37,7 +37,6 @@ void run_supervisor_init(sb_supervisor *sup, int no_cgroup, int stdout_is_output
                                 .machine_limit = machine_limit,
                                 .timeout_s = timeout_s,
                                 .prefix = "spacrbench-run",
-                                .owner = "spacrbench",
                                 .in_child = cli_stdio_reset_in_child,
                                 .on_stale = on_stale,
                                 .stale_arg = &found};

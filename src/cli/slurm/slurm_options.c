@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_options.h"
+#include "spacrbench.h"
 
 static int has_control(const char *text)
 {
@@ -13,6 +14,45 @@ static int has_control(const char *text)
         if (*p < 0x20 || *p == 0x7f)
             return 1;
     return 0;
+}
+
+/* The library's reading of one #SBATCH line (sbatch's: every option on
+ * it, abbreviations and clusters of short options too), on a stand-in
+ * job: NULL when it takes the line, else why not (the library's words,
+ * without the field name). */
+static const char *directive_refused(const char *line)
+{
+    spacrbench_figures f = {.size = sizeof f};
+    f.items = 1;
+    f.seconds = f.cpu_seconds = 1;
+    f.peak_rss_bytes = (int64_t)1 << 20;
+    f.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    f.peak_method = SPACRBENCH_PEAK_CHILD_RUSAGE;
+    f.stopped_item = -1;
+    spacrbench_measurement *m = NULL;
+    if (spacrbench_measurement_create(&f, &m) != 0)
+        return NULL; /* the library checks it again before any item runs */
+    spacrbench_schedule sched = {.size = sizeof sched};
+    sched.cpus_per_task = sched.array_concurrency = sched.n_workers = sched.threads_per_worker = 1;
+    sched.mem_per_task_bytes = sched.memory_limit_bytes = (int64_t)1 << 30;
+    static const char *const command[] = {"true"};
+    const char *lines[] = {line};
+    spacrbench_slurm_job job;
+    spacrbench_slurm_job_init(&job, sizeof job);
+    job.items_file = "/items";
+    job.n_items = 1;
+    job.output_dir = "/out";
+    job.command = command;
+    job.command_len = 1;
+    job.directives = lines;
+    job.n_directives = 1;
+    int rc = spacrbench_format_slurm_job(m, &sched, &job, NULL, NULL, 0);
+    spacrbench_measurement_free(m);
+    if (rc >= 0)
+        return NULL;
+    const char *why = spacrbench_last_error_message();
+    const char *field = "job.directives[0]: ";
+    return strncmp(why, field, strlen(field)) == 0 ? why + strlen(field) : why;
 }
 
 int cli_slurm_option(cli_slurm *s, int which, const char *name, const char *value)
@@ -58,12 +98,9 @@ int cli_slurm_option(cli_slurm *s, int which, const char *name, const char *valu
                                    "expected an sbatch option such as --partition=short, "
                                    "got '%s'",
                                    value);
-        if (strncmp(value, "--array", 7) == 0 || strncmp(value, "-a", 2) == 0)
-            return cli_usage_error(name,
-                                   "'%s': the script sets --array from the items (one task "
-                                   "per item); to run at most N tasks at once give "
-                                   "--array-limit N",
-                                   value);
+        const char *refused = directive_refused(value);
+        if (refused)
+            return cli_usage_error(name, "'%s': %s", value, refused);
         s->sbatch[s->n_sbatch++] = value;
         break;
     }

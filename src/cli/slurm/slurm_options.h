@@ -1,6 +1,9 @@
 /* The options of `spacrbench run --emit slurm` that shape the job script:
- * --slurm-output DIR, --job-name NAME, --sbatch LINE (repeatable, never
- * --array: the script sets it), --array-limit N and --slurm-from-path. Values point into argv. */
+ * --slurm-output DIR, --job-name NAME, --sbatch LINE (repeatable; read as
+ * sbatch reads it by the library: never --array, however spelled, nor
+ * --mem-per-cpu/--output/--error; a --time, --mem or --cpus-per-task
+ * there is the script's own), --array-limit N and --slurm-from-path.
+ * Values point into argv. */
 #ifndef SPACRBENCH_CLI_SLURM_OPTIONS_H
 #define SPACRBENCH_CLI_SLURM_OPTIONS_H
 

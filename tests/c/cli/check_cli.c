@@ -681,8 +681,17 @@ START_TEST(slurm_script_needs_an_items_file)
         {{"--sbatch", "--time=5", "a", NULL}, "--sbatch: shapes the job script: needs --emit"},
         {{"--emit", "slurm", "--sbatch", "time=5"}, "--sbatch: expected an sbatch option"},
         {{"--emit", "slurm", "--job-name", "a b"}, "--job-name: no whitespace"},
-        {{"--emit", "slurm", "--sbatch", "--array=0-99"}, "--sbatch: '--array=0-99': the script"},
+        {{"--emit", "slurm", "--sbatch", "--array=0-99"},
+         "--sbatch: '--array=0-99': sbatch reads '--array=0-99' as --array: the script"},
         {{"--emit", "slurm", "--sbatch", "-a0-9"}, "--array-limit N"},
+        /* sbatch reads every option of the line, and abbreviations. */
+        {{"--emit", "slurm", "--sbatch", "--partition=short --array=0-99"}, "as --array"},
+        {{"--emit", "slurm", "--sbatch", "--arr=0-9"}, "reads '--arr=0-9' as --array"},
+        {{"--emit", "slurm", "--sbatch", "-Ha1-2"}, "reads '-Ha1-2' as --array"},
+        {{"--emit", "slurm", "--sbatch", "--mem-per-cpu=1G"}, "beside the script's own --mem"},
+        {{"--emit", "slurm", "--sbatch", "-o x"}, "as --output or --error"},
+        {{"--emit", "slurm", "--sbatch", "--ti=5"}, "ambiguous abbreviation"},
+        {{"--emit", "slurm", "--sbatch", "--time=forever"}, "--time 'forever' is not a time"},
         {{"--emit", "slurm", "--array-limit", "0"}, "--array-limit: expected the most tasks"},
         {{"--array-limit", "4", "a", NULL}, "--array-limit: shapes the job script"},
     };

@@ -540,11 +540,22 @@ START_TEST(cgroups_of_a_live_run_are_left_alone)
         execl(SPACRBENCH_CLI, SPACRBENCH_CLI, "run", "2", "--", "sleep", "{}", (char *)NULL);
         _exit(127);
     }
-    char group[1400];
-    snprintf(group, sizeof group, "%s/spacrbench-run-%ld-0", own, (long)first);
+    /* Its item's group: spacrbench-run-PID-tSTART-0 (the owner by identity). */
+    char group[1600] = "", prefix[64];
+    snprintf(prefix, sizeof prefix, "spacrbench-run-%ld-t", (long)first);
     struct stat st;
-    for (int i = 0; i < 300 && stat(group, &st) != 0; i++)
-        usleep(10000);
+    for (int i = 0; i < 300 && (!group[0] || stat(group, &st) != 0); i++) {
+        DIR *d = opendir(own);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL)
+            if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+                strcmp(e->d_name + strlen(e->d_name) - 2, "-0") == 0)
+                snprintf(group, sizeof group, "%s/%s", own, e->d_name);
+        if (d)
+            closedir(d);
+        if (!group[0])
+            usleep(10000);
+    }
     if (stat(group, &st) != 0) {
         printf("SKIP: the first run made no cgroup\n");
         waitpid(first, NULL, 0);

@@ -177,6 +177,56 @@ START_TEST(a_list_without_newlines_stops_at_arg_max)
 }
 END_TEST
 
+/* ARG_MAX bounds a line, MAX_ARG_STRLEN each argument: an item of 200 KiB
+ * (within the default 2 MiB ARG_MAX) can never be passed to a command, so
+ * it is refused before anything runs, not started to fail with 126; one
+ * that fits is run, {} inside a longer argument counted. */
+START_TEST(an_item_beyond_one_argument_is_refused_before_it_runs)
+{
+    char *path = cli_temp_file("short\n");
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 200 << 10; i++)
+        fputc('y', f);
+    fputc('\n', f);
+    fclose(f);
+    char *marker = cli_temp_file("");
+    char script[600];
+    snprintf(script, sizeof script, "echo ran >> '%s'", marker);
+    char *const argv[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--items", path, "--",
+                          "sh",           "-c",  script,    "x",           "{}",      NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %.300s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "--items: item 2 (") &&
+                      strstr(r.err, "makes an argument of the command 204800 bytes long, more "
+                                    "than the 131071 that Linux passes in one argument"),
+                  "stderr: %.400s", r.err);
+    cli_result_free(&r);
+    char *ran = cli_read_file(marker);
+    ck_assert_str_eq(ran, ""); /* nothing ran, the short item neither */
+    free(ran);
+    /* 131066 bytes inside "--in={}": 131071, the most one argument takes. */
+    f = fopen(path, "w");
+    for (int i = 0; i < 131066; i++)
+        fputc('z', f);
+    fputc('\n', f);
+    fclose(f);
+    char *const fits[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--items", path, "--",
+                          "sh",           "-c",  script,    "x",           "--in={}", NULL};
+    cli_run(fits, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %.300s", r.code, r.err);
+    cli_result_free(&r);
+    ran = cli_read_file(marker);
+    ck_assert_str_eq(ran, "ran\n");
+    free(ran);
+    unlink(marker);
+    free(marker);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 /* A NUL byte is refused where it arrives, not after a whole "line": zeros
  * (like /dev/zero, but 256 MiB and then an end) stop the reading at once. */
 START_TEST(nul_bytes_stop_the_reading_at_once)
@@ -569,6 +619,7 @@ static Suite *inputs_suite(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, a_list_without_newlines_stops_at_arg_max);
     tcase_add_test(t, nul_bytes_stop_the_reading_at_once);
+    tcase_add_test(t, an_item_beyond_one_argument_is_refused_before_it_runs);
     tcase_add_test(t, range_errors_state_the_range);
     tcase_add_test(t, report_falls_back_to_writing_in_place);
     tcase_add_test(t, report_refuses_the_kernels_files_saying_why);

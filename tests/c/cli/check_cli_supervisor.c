@@ -58,8 +58,7 @@ static void init_supervisor(sb_supervisor *s, int no_cgroup, double timeout_s)
     sb_supervisor_config cfg = {.no_cgroup = no_cgroup,
                                 .machine_limit = -1,
                                 .timeout_s = timeout_s,
-                                .prefix = "sbtest-sup",
-                                .owner = "check_cli_super"};
+                                .prefix = "sbtest-sup"};
     sb_supervisor_init(s, &cfg);
 }
 

@@ -283,7 +283,6 @@ static void init_supervisor(sb_supervisor *s, int no_cgroup, int64_t interval_us
     sb_supervisor_config cfg = {.no_cgroup = no_cgroup,
                                 .machine_limit = -1,
                                 .prefix = "sbtest-tl",
-                                .owner = "check_cli_timel",
                                 .interval_us = interval_us};
     sb_supervisor_init(s, &cfg);
 }

@@ -77,14 +77,21 @@ typedef struct sb_stale_group {
     const char *what;   /* "empty, removed", "process(es) 12 34 still in it: left alone ..." */
 } sb_stale_group;
 
-/* Look in g->parent for groups named PREFIX-PID-... whose PID no longer
- * runs (owner_comm non-NULL: or runs as another program than owner_comm,
- * as the kernel's 15-byte comm shows it), remove the EMPTY ones and leave
- * those still holding processes alone (never killed: nobody can know what
- * they are doing now). found (may be NULL) hears about each one. Groups of
- * this process are not touched. How many were found, -1 when g->parent
- * cannot be listed. */
-int sb_group_clean_stale(const sb_group *g, const char *prefix, const char *owner_comm,
+/* This process in the names of its groups: "PID-tSTART", START when it
+ * started (clock ticks since boot, /proc/self/stat), so a group's owner is
+ * known by identity (a reused pid is another process). 0 or -1. */
+int sb_group_owner_tag(char *buf, size_t cap);
+
+/* Look in g->parent for groups named PREFIX-PID-tSTART-... (or, from an
+ * older version, PREFIX-PID-...) whose owner no longer runs: no process
+ * PID, a zombie, or one that started at another time (the pid reused);
+ * the program's name is not looked at (a run through a symlink or a
+ * renamed binary is alive). Remove the EMPTY ones and leave those still
+ * holding processes alone (never killed: nobody can know what they are
+ * doing now). found (may be NULL) hears about each one. Groups of this
+ * process are not touched. How many were found, -1 when g->parent cannot
+ * be listed. */
+int sb_group_clean_stale(const sb_group *g, const char *prefix,
                          void (*found)(void *arg, const sb_stale_group *stale), void *arg);
 
 #endif

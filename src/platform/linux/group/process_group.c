@@ -217,9 +217,10 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
         /* Groups of a caller that was killed (SIGKILL, the OOM killer)
          * are removed here when empty; one still holding processes is
          * left alone (never killed). */
-        sb_group_clean_stale(&g->cg, "spacrbench-group", NULL, NULL, NULL);
-        char name[96];
-        snprintf(name, sizeof name, "spacrbench-group-%ld-%u", (long)getpid(),
+        sb_group_clean_stale(&g->cg, "spacrbench-group", NULL, NULL);
+        char name[128], tag[48];
+        sb_group_owner_tag(tag, sizeof tag);
+        snprintf(name, sizeof name, "spacrbench-group-%s-%u", tag,
                  atomic_fetch_add(&group_counter, 1u));
         g->use_cgroup = sb_group_create(&g->cg, name, why, sizeof why) == 0;
     }

@@ -29,12 +29,13 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
     tree_sampler_init(&s->tree, getpid());
     sb_vram_open(&s->vram);
     if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0) {
-        char probe[96];
-        snprintf(probe, sizeof probe, "%s-%ld-probe", cfg->prefix, (long)getpid());
+        char probe[128], tag[48];
+        sb_group_owner_tag(tag, sizeof tag);
+        snprintf(probe, sizeof probe, "%s-%s-probe", cfg->prefix, tag);
         if (sb_group_create(&s->cg, probe, why, sizeof why) == 0 &&
             sb_group_remove(&s->cg, NULL) == 0) {
             s->use_cgroup = 1;
-            sb_group_clean_stale(&s->cg, cfg->prefix, cfg->owner, cfg->on_stale, cfg->stale_arg);
+            sb_group_clean_stale(&s->cg, cfg->prefix, cfg->on_stale, cfg->stale_arg);
             return;
         }
     }
@@ -246,7 +247,7 @@ static int fail(char *why, size_t why_cap, const char *what)
     return -1;
 }
 
-/* The group's cgroup (PREFIX-PID-NAME) and its two pipes: go releases
+/* The group's cgroup (PREFIX-PID-tSTART-NAME) and its two pipes: go releases
  * the copies, err brings exec failures back. 0, or -1 with why set and
  * nothing left open. */
 static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2], char *why,
@@ -254,8 +255,9 @@ static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2
 {
     s->cg.dir[0] = '\0';
     if (s->use_cgroup) {
-        char name[160];
-        snprintf(name, sizeof name, "%s-%ld-%s", s->cfg.prefix, (long)getpid(), l->name);
+        char name[192], tag[48];
+        sb_group_owner_tag(tag, sizeof tag);
+        snprintf(name, sizeof name, "%s-%s-%s", s->cfg.prefix, tag, l->name);
         if (sb_group_create(&s->cg, name, why, why_cap) != 0)
             return -1;
         if (l->memory_limit > 0 && sb_group_set_limit(&s->cg, l->memory_limit) != 0) {

@@ -57,8 +57,7 @@ typedef struct sb_supervisor_config {
     int stdout_to_stderr;  /* the copies write their stdout to stderr */
     int64_t machine_limit; /* discovery's binding limit, -1 none */
     double timeout_s;      /* per command line, 0 none */
-    const char *prefix;    /* group names: PREFIX-PID-NAME, e.g. "spacrbench-run" */
-    const char *owner;     /* comm of a live owner of PREFIX groups ("spacrbench") */
+    const char *prefix;    /* group names: PREFIX-PID-tSTART-NAME, e.g. "spacrbench-run" */
     /* In each copy right after fork (async-signal-safe calls only). */
     void (*in_child)(void);
     /* Hears about each stale group found at init (may be NULL). */
@@ -100,7 +99,7 @@ typedef struct sb_launch {
     sb_argv_fn argv_for;
     void (*argv_free)(char **argv); /* NULL: the argvs are the caller's */
     void *arg;
-    const char *name; /* the group's cgroup: PREFIX-PID-NAME */
+    const char *name; /* the group's cgroup: PREFIX-PID-tSTART-NAME */
     /* Hears, as it happens, that the grace period after stop signal sig
      * ran out: what == 0 the copies, what == 1 what they left were
      * SIGKILLed (may be NULL). */

@@ -1,0 +1,293 @@
+/* The extra #SBATCH lines of a job script (spacrbench_slurm_job.directives,
+ * `run --emit slurm --sbatch LINE`, Python's extra=[...]), read as sbatch
+ * reads them (slurm_files.h): every option on the line, not only the
+ * first; long options by their unambiguous abbreviation (getopt_long:
+ * `--arr` is --array); short options alone or in a cluster (`-Ha1-3` is
+ * --hold --array=1-3). Against sbatch 22.05's option names, where one
+ * shares a prefix with an option this reading acts on (sbatch --help, and
+ * the names its "ambiguous" errors list). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "slurm_files.h"
+
+enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG };
+
+typedef struct opt_name {
+    const char *name;
+    int what;
+} opt_name;
+
+/* sbatch's long options whose first two letters are those of an option
+ * read here: enough to tell an abbreviation from an ambiguous one. */
+static const opt_name k_long[] = {
+    {"account", OPT_OTHER},
+    {"acctg-freq", OPT_OTHER},
+    {"array", OPT_ARRAY},
+    {"cpu-freq", OPT_OTHER},
+    {"cpus-per-gpu", OPT_OTHER},
+    {"cpus-per-task", OPT_CPUS},
+    {"error", OPT_LOG},
+    {"mem", OPT_MEM},
+    {"mem-bind", OPT_OTHER},
+    {"mem-per-cpu", OPT_CONFLICT},
+    {"mem-per-gpu", OPT_CONFLICT},
+    {"output", OPT_LOG},
+    {"time", OPT_TIME},
+    {"time-min", OPT_OTHER},
+};
+#define N_LONG (sizeof k_long / sizeof k_long[0])
+
+/* sbatch's short options: those taking a value, and those that do not. */
+static const char k_short_value[] = "ACDFGJLMNSabcdeimnopqtwx";
+static const char k_short_flag[] = "HOQVWhksv";
+
+static int short_what(char c)
+{
+    switch (c) {
+    case 'a':
+        return OPT_ARRAY;
+    case 't':
+        return OPT_TIME;
+    case 'c':
+        return OPT_CPUS;
+    case 'o':
+    case 'e':
+        return OPT_LOG;
+    default:
+        return OPT_OTHER;
+    }
+}
+
+/* What --name (len bytes) is to sbatch: one of ours, another option, or
+ * an abbreviation of several (ambiguous, which sbatch refuses). */
+static int long_what(const char *name, size_t len, const char **full)
+{
+    *full = NULL;
+    if (len < 2) /* "--a", "--t": ambiguous to sbatch for every letter of ours */
+        return strchr("acemot", name[0]) && len == 1 ? -1 : OPT_OTHER;
+    int found = OPT_OTHER, n = 0;
+    for (size_t i = 0; i < N_LONG; i++) {
+        if (strncmp(k_long[i].name, name, len) != 0)
+            continue;
+        if (strlen(k_long[i].name) == len) { /* an exact name wins */
+            *full = k_long[i].name;
+            return k_long[i].what;
+        }
+        found = k_long[i].what;
+        *full = k_long[i].name;
+        n++;
+    }
+    return n > 1 ? -1 : found;
+}
+
+/* The next word of a line as sbatch splits it (whitespace; quotes kept
+ * together and removed), into buf; NULL at the end. */
+static const char *next_word(const char *p, char *buf, size_t cap)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p)
+        return NULL;
+    size_t n = 0;
+    char quote = 0;
+    for (; *p && (quote || (*p != ' ' && *p != '\t')); p++) {
+        if (!quote && (*p == '"' || *p == '\''))
+            quote = *p;
+        else if (quote && *p == quote)
+            quote = 0;
+        else if (n + 1 < cap)
+            buf[n++] = *p;
+    }
+    buf[n] = '\0';
+    return p;
+}
+
+/* SLURM's --time forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
+ * D-HH:MM:SS (seconds round up to a minute); -1 for anything else,
+ * INFINITE and UNLIMITED included (no limit: nothing to double). */
+int64_t sb_slurm_time_minutes(const char *text)
+{
+    int64_t f[3] = {0, 0, 0}, days = 0;
+    int n = 0;
+    const char *p = text;
+    const char *dash = strchr(text, '-');
+    if (dash) {
+        if (p == dash || dash - p > 4)
+            return -1;
+        for (; p < dash; p++) {
+            if (!isdigit((unsigned char)*p))
+                return -1;
+            days = days * 10 + (*p - '0');
+        }
+        p++;
+    }
+    for (;;) {
+        if (n == 3 || !isdigit((unsigned char)*p))
+            return -1;
+        int64_t v = 0;
+        for (int d = 0; isdigit((unsigned char)*p); p++, d++) {
+            if (d == 9)
+                return -1;
+            v = v * 10 + (*p - '0');
+        }
+        f[n++] = v;
+        if (*p != ':')
+            break;
+        p++;
+    }
+    if (*p)
+        return -1;
+    if (dash) /* D-H, D-H:M, D-H:M:S */
+        return days * 1440 + f[0] * 60 + f[1] + (f[2] > 0);
+    return n == 1 ? f[0] : n == 2 ? f[0] + (f[1] > 0) : f[0] * 60 + f[1] + (f[2] > 0);
+}
+
+/* SLURM's --mem: a whole number, MiB unless K, M, G or T follows. */
+static int64_t mem_bytes(const char *text)
+{
+    const char *p = text;
+    int64_t v = 0;
+    for (int d = 0; isdigit((unsigned char)*p); p++, d++) {
+        if (d == 12)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    if (p == text || v == 0)
+        return -1;
+    int shift = !*p ? 20 : 0;
+    switch (toupper((unsigned char)*p)) {
+    case 'K':
+        shift = 10;
+        break;
+    case 'M':
+        shift = 20;
+        break;
+    case 'G':
+        shift = 30;
+        break;
+    case 'T':
+        shift = 40;
+        break;
+    default:
+        break;
+    }
+    if (!shift || (*p && p[1]) || v > (INT64_C(1) << (60 - shift)))
+        return -1;
+    return v << shift;
+}
+
+/* One option of the line (what it is, as given, its value) into d. */
+static int take(int what, const char *given, const char *value, size_t index,
+                sb_slurm_directives *d)
+{
+    if (what == OPT_ARRAY)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "job.directives[%zu]: sbatch reads '%s' as --array: the script sets the "
+                       "array from the items (one task per item; sbatch would take the last "
+                       "--array and tasks beyond the items find none): drop it; to run at most "
+                       "N tasks at once use --array-limit N (Python: array_limit=N)",
+                       index, given);
+    if (what == OPT_CONFLICT)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "job.directives[%zu]: sbatch reads '%s' as --mem-per-cpu or --mem-per-gpu, "
+                       "which it refuses beside the script's own --mem: give the memory per task "
+                       "as --mem",
+                       index, given);
+    if (what == OPT_LOG)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "job.directives[%zu]: sbatch reads '%s' as --output or --error, which would "
+                       "move the tasks' SLURM logs away from their reports, where summarize reads "
+                       "how each task ended (TIMEOUT, an oom-kill): drop it",
+                       index, given);
+    if (!value)
+        return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: '%s' needs a value", index, given);
+    if (what == OPT_TIME) {
+        int64_t minutes = sb_slurm_time_minutes(value);
+        if (minutes < 1 || minutes > 365 * 24 * 60)
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "job.directives[%zu]: --time '%s' is not a time limit of 1 minute to "
+                           "365 days as sbatch writes it (minutes, MM:SS, HH:MM:SS, D-HH, "
+                           "D-HH:MM or D-HH:MM:SS; no INFINITE: summarize doubles it after a "
+                           "TIMEOUT)",
+                           index, value);
+        d->time_minutes = minutes;
+    } else if (what == OPT_MEM) {
+        int64_t bytes = mem_bytes(value);
+        if (bytes < (INT64_C(1) << 20))
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "job.directives[%zu]: --mem '%s' is not a memory per task of at least "
+                           "1M (a whole number, MiB unless K, M, G or T follows; not 0, all of a "
+                           "node's memory, which summarize cannot double after an OOM)",
+                           index, value);
+        d->mem_bytes = bytes;
+    } else if (what == OPT_CPUS) {
+        char *end = NULL;
+        long long n = strtoll(value, &end, 10);
+        if (!isdigit((unsigned char)value[0]) || *end || n < 1 || n > 1 << 20)
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "job.directives[%zu]: --cpus-per-task '%s' is not a whole number of "
+                           "CPUs",
+                           index, value);
+        d->cpus = n;
+    }
+    return 0;
+}
+
+int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_directives *d)
+{
+    char word[1024], value_word[1024];
+    const char *p = line;
+    while ((p = next_word(p, word, sizeof word)) != NULL) {
+        if (word[0] != '-' || !word[1])
+            continue; /* a value of the option before it, or not an option */
+        const char *value = NULL;
+        int what;
+        if (word[1] == '-') {
+            char *eq = strchr(word + 2, '=');
+            const char *full;
+            what = long_what(word + 2, eq ? (size_t)(eq - word - 2) : strlen(word + 2), &full);
+            if (what < 0)
+                return sb_fail(SPACRBENCH_EINVAL,
+                               "job.directives[%zu]: '%s' is an ambiguous abbreviation to "
+                               "sbatch (which refuses it): spell the option out",
+                               index, word);
+            if (what == OPT_OTHER)
+                continue;
+            if (eq)
+                value = eq + 1;
+        } else {
+            /* Flags, then at most one option that takes a value (the rest
+             * of the word, else the next word). */
+            const char *c = word + 1;
+            while (*c && strchr(k_short_flag, *c))
+                c++;
+            if (!*c || !strchr(k_short_value, *c))
+                continue;
+            what = short_what(*c);
+            if (what == OPT_OTHER) { /* its value may be the next word */
+                const char *after = c[1] ? NULL : next_word(p, value_word, sizeof value_word);
+                if (after)
+                    p = after;
+                continue;
+            }
+            if (c[1])
+                value = c + 1;
+        }
+        if (!value && what != OPT_ARRAY && what != OPT_CONFLICT && what != OPT_LOG) {
+            const char *after = next_word(p, value_word, sizeof value_word);
+            if (after) {
+                value = value_word;
+                p = after;
+            }
+        }
+        int rc = take(what, word, value, index, d);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}

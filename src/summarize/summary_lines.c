@@ -1,0 +1,134 @@
+/* The sbatch lines summarize prints (summary.h): each runs as printed by
+ * a POSIX shell (plain words, single quotes where needed; sbatch's options
+ * override the script's #SBATCH lines), keeps the array's --array-limit
+ * (%K), exports the --time the tasks record (and the item --timeout when a
+ * submission gave another than the script's), and holds no argument
+ * longer than Linux takes (MAX_ARG_STRLEN, 128 KiB): an --array that
+ * would not fit is split over several lines, each its own job (its own
+ * %K, then). One set of lines per purpose: the next submission (what a
+ * resubmission fixes), the item --timeout offer, the command's tasks once
+ * the user fixed the command. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handoff_rule.h"
+#include "internal.h"
+#include "slurm_files.h"
+#include "summary.h"
+
+void sum_shell_word(sb_text *t, const char *w)
+{
+    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") ==
+                  strlen(w)) {
+        sb_text_printf(t, "%s", w);
+        return;
+    }
+    sb_text_printf(t, "'");
+    for (const char *p = w; *p; p++) {
+        if (*p == '\'')
+            sb_text_printf(t, "'\\''");
+        else
+            sb_text_printf(t, "%c", *p);
+    }
+    sb_text_printf(t, "'");
+}
+
+typedef struct line_settings {
+    int64_t mem, cpus, time;
+    double item_timeout; /* exported when >= 0 */
+} line_settings;
+
+/* " --mem=... --cpus-per-task=... --time=... --export=..." */
+static void options(sb_text *t, const line_settings *o)
+{
+    if (o->mem > 0)
+        sb_text_printf(t, " --mem=%" PRId64 "M", (o->mem + (1 << 20) - 1) >> 20);
+    sb_text_printf(t, " --cpus-per-task=%" PRId64, o->cpus);
+    if (o->time > 0) {
+        char time[32];
+        sb_format_time_limit(time, sizeof time, o->time);
+        sb_text_printf(t, " --time=%s --export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=%" PRId64, time,
+                       o->time);
+        if (o->item_timeout >= 0) {
+            char seconds[48] = "0";
+            if (o->item_timeout > 0)
+                sb_slurm_seconds_text(seconds, sizeof seconds, o->item_timeout);
+            sb_text_printf(t, ",SPACRBENCH_ITEM_TIMEOUT=%s", seconds);
+        }
+    }
+}
+
+static int push(char ***lines, size_t *n, sb_text *t)
+{
+    char *text = sb_text_take(t);
+    char **grown = text ? realloc(*lines, (*n + 1) * sizeof **lines) : NULL;
+    if (!grown) {
+        free(text);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    }
+    *lines = grown;
+    (*lines)[(*n)++] = text;
+    return 0;
+}
+
+/* The lines for set: as many as its --array takes within SUM_ARG_MAX. */
+static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const line_settings *o,
+                     char ***lines, size_t *n)
+{
+    char throttle[32] = "";
+    if (s->throttle > 0)
+        snprintf(throttle, sizeof throttle, "%%%" PRId64, s->throttle);
+    const size_t room = SUM_ARG_MAX - strlen("--array=") - strlen(throttle);
+    for (size_t from = 0; from < set->n;) {
+        /* As many ranges as fit one argument (one always does). */
+        size_t to = from, len = 0;
+        while (to < set->n) {
+            char part[80];
+            size_t add = (size_t)sum_range_text(&set->r[to], to == from, part, sizeof part);
+            if (to > from && len + add > room)
+                break;
+            len += add;
+            to++;
+        }
+        sb_text t = {0};
+        char *spec = malloc(len + 1);
+        if (!spec)
+            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+        sum_ranges_format_part(set, from, to, spec, len + 1);
+        sb_text_printf(&t, "sbatch --array=%s%s", spec, throttle);
+        free(spec);
+        options(&t, o);
+        sb_text_printf(&t, " ");
+        if (s->job_script)
+            sum_shell_word(&t, s->job_script);
+        else
+            sb_text_printf(&t, "JOB_SCRIPT");
+        if (t.failed) {
+            sb_text_free(&t);
+            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+        }
+        int rc = push(lines, n, &t);
+        if (rc != 0)
+            return rc;
+        from = to;
+    }
+    return 0;
+}
+
+int sum_make_lines(spacrbench_summary *s)
+{
+    line_settings main = {s->next_mem, s->next_cpus, s->next_time, s->given_item_timeout};
+    int rc = lines_for(s, &s->rerun, &main, &s->lines, &s->n_lines);
+    /* The item --timeout offer: twice the one that ended them, a --time to match. */
+    line_settings item = {s->next_mem, s->next_cpus, s->item_time, s->next_item_timeout};
+    if (rc == 0)
+        rc = lines_for(s, &s->act[SUM_NEED_ITEM], &item, &s->act_lines[SUM_NEED_ITEM],
+                       &s->n_act_lines[SUM_NEED_ITEM]);
+    /* The command's tasks, once fixed: the next submission's settings. */
+    if (rc == 0)
+        rc = lines_for(s, &s->act[SUM_NEED_COMMAND], &main, &s->act_lines[SUM_NEED_COMMAND],
+                       &s->n_act_lines[SUM_NEED_COMMAND]);
+    return rc;
+}
