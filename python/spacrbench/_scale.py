@@ -325,6 +325,10 @@ class _Group:
     def oom_kills(self) -> int:
         return int(lib.spacrbench_group_oom_kills(self._g))
 
+    def sampling(self) -> str:
+        """How often the PSS sampler really sampled ("" with a cgroup)."""
+        return c_text(lib.spacrbench_group_sampling_note(self._g))
+
     def peak(self) -> Tuple[Optional[int], int]:
         b = ffi.new("int64_t *")
         m = ffi.new("int32_t *")
@@ -460,6 +464,8 @@ def _measure(work: Callable[[Any], Any], items: List[Any], k: int, timing: _Timi
             _end_pool(pool, barrier)
             ended = True
         point["peak_bytes"], point["peak_method"] = group.peak()
+        if group.sampling():
+            notes.append(f"{counted(k, 'worker')}: {group.sampling()}")
     except BaseException:  # Ctrl-C, SystemExit: end the pool now, then go on up
         _end_pool(pool, barrier)
         ended = True

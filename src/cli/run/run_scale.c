@@ -482,22 +482,24 @@ static void method_notes(scale_state *s)
     if (r->use_cgroup)
         note(s,
              "group peak from one memory cgroup per count holding all its copies (cgroup v%d "
-             "%s under %s): exact, page cache included",
+             "%s): exact, page cache included; %s",
              r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
-             r->cg.parent);
-    else
+             r->cg.found);
+    else {
+        char how[200];
+        double miss_ms = sb_supervisor_sampling(r, how, sizeof how);
         note(s,
              "group peak = the largest sum of the VmHWM of the processes alive together, "
-             "sampled every %ld ms (an upper bound: the peaks may not coincide; shorter-lived "
-             "processes are seen only through "
-             "ru_maxrss); no cgroup of its own because %s",
-             SB_SUPERVISOR_SAMPLE_NS / 1000000, r->why_no_cgroup);
+             "sampled %s; an upper bound: the peaks may not coincide, processes living less "
+             "than %g ms may be seen only through ru_maxrss; no cgroup of its own because %s",
+             how, miss_ms, r->why_no_cgroup);
+    }
     if (r->vram.gpu)
         note(s,
              "group VRAM: NVML's usedGpuMemory of %s, summed, sampled every %ld ms while the "
              "copies ran and once at their end",
              r->use_cgroup ? "every PID in the count's cgroup" : "the copies and their descendants",
-             (r->use_cgroup ? SB_SUPERVISOR_VRAM_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000);
+             SB_SUPERVISOR_VRAM_NS / 1000000);
     if (r->use_cgroup && s->rss_peak_max > 0) {
         char rss[32];
         spacrbench_format_bytes(s->rss_peak_max, rss, sizeof rss);

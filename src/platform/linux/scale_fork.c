@@ -419,6 +419,9 @@ static void record_point(const sb_scale_args *a, int64_t k, spacrbench_group *g,
                 t->warm_done != k * a->timing.warmup_items;
     sb_scale_spread_of(t->ips, t->repeats, sp);
     spacrbench_group_peak(g, &p->peak_bytes, &p->peak_method);
+    const char *sampled = spacrbench_group_sampling_note(g); /* "" with a cgroup */
+    if (sampled[0])
+        sb_scale_notef(r, "%lld worker%s: %s", (long long)k, k == 1 ? "" : "s", sampled);
     if (ooms > 0 && sp->limit_bytes > 0) {
         sp->oom_killed = 1;
         p->failed = 1;

@@ -16,10 +16,10 @@
 #define PROC_CGROUP_LIMIT (64u * 1024u)
 #define MOUNTINFO_LIMIT   (4u * 1024u * 1024u)
 
-/* The directory of this process's cgroup in hierarchy `version`, from the
- * texts already read. 0 when found. */
+/* The directory of this process's cgroup in hierarchy `version` and its
+ * mount point, from the texts already read. 0 when found. */
 static int locate_in(const char *cg, size_t cg_len, const char *mi, size_t mi_len, int version,
-                     char *dir, size_t cap)
+                     char *dir, size_t cap, char *mount, size_t mount_cap)
 {
     char path[SB_MOUNT_PATH_MAX];
     int found = version == 1 ? sb_parse_proc_cgroup_v1(cg, cg_len, "memory", path, sizeof path)
@@ -30,6 +30,7 @@ static int locate_in(const char *cg, size_t cg_len, const char *mi, size_t mi_le
     sb_cgroup_location loc;
     if (sb_locate_cgroup(mi, mi_len, &q, &loc) != SB_PARSE_OK)
         return -1;
+    snprintf(mount, mount_cap, "%s", loc.mount_point);
     return (size_t)snprintf(dir, cap, "%s", loc.dir) < cap ? 0 : -1;
 }
 
@@ -53,13 +54,17 @@ int sb_group_locate(sb_group *g, const sb_probe_env *env, char *why, size_t why_
     /* On hybrid hosts /proc/self/cgroup can name a v1 memory path whose
      * hierarchy is not mounted here: the unified one is tried next (and
      * sb_group_create checks that it reports memory.peak). */
+    char mount[SB_MOUNT_PATH_MAX];
     for (int version = 1; version <= 2 && rc != 0; version++)
-        if (locate_in(cg, cg_len, mi, mi_len, version, g->parent, sizeof g->parent) == 0) {
+        if (locate_in(cg, cg_len, mi, mi_len, version, g->own, sizeof g->own, mount,
+                      sizeof mount) == 0) {
             g->version = version;
             rc = 0;
         }
     if (rc != 0)
         snprintf(why, why_cap, "no mounted memory cgroup for this process");
+    else
+        sb_group_choose(g, mount, geteuid(), getpid());
 done:
     free(cg);
     free(mi);
@@ -82,9 +87,10 @@ static const char *peak_file(const sb_group *g)
  * container's leaf is exactly such a process. */
 static void explain_v2(const sb_group *g, const char *file, int e, char *why, size_t why_cap)
 {
-    char path[SB_GROUP_PATH_MAX + 64], text[1024];
+    char path[SB_GROUP_PATH_MAX + 64], text[1024], shown[64];
     size_t len = 0;
     int enabled = 0, busy = 0;
+    sb_group_short_path(g->parent, shown, sizeof shown);
     if (join(path, sizeof path, g->parent, "cgroup.subtree_control") == 0 &&
         sb_cg_read_small(path, text, sizeof text, &len) == 0)
         enabled = strstr(text, "memory") != NULL;
@@ -93,14 +99,14 @@ static void explain_v2(const sb_group *g, const char *file, int e, char *why, si
         busy = len > 0;
     if (!enabled && busy)
         snprintf(why, why_cap,
-                 "%s is not readable: this process runs in %s itself, and cgroup v2 lets only a "
+                 "%s is not readable: processes run in %s itself, and cgroup v2 lets only a "
                  "cgroup without processes enable the memory controller for its children",
-                 file, g->parent);
+                 file, shown);
     else if (!enabled)
         snprintf(why, why_cap,
                  "%s is not readable: the memory controller is not enabled in %s/"
                  "cgroup.subtree_control",
-                 file, g->parent);
+                 file, shown);
     else
         snprintf(why, why_cap, "%s is not readable (%s): memory.peak needs Linux 5.19", file,
                  strerror(e));
@@ -108,13 +114,18 @@ static void explain_v2(const sb_group *g, const char *file, int e, char *why, si
 
 int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
 {
-    char dir[SB_GROUP_PATH_MAX], file[SB_GROUP_PATH_MAX + 64];
+    char dir[SB_GROUP_PATH_MAX], file[SB_GROUP_PATH_MAX + 64], shown[64];
+    if (g->version && g->place == SB_GROUP_NONE) {
+        snprintf(why, why_cap, "%s", g->found);
+        return -1;
+    }
     if (!g->version || join(dir, sizeof dir, g->parent, name) != 0) {
         snprintf(why, why_cap, g->version ? "cgroup path too long" : "no parent cgroup located");
         return -1;
     }
     if (mkdir(dir, 0755) != 0) {
-        snprintf(why, why_cap, "cannot create %s: %s", dir, strerror(errno));
+        sb_group_short_path(g->parent, shown, sizeof shown);
+        snprintf(why, why_cap, "cannot create a cgroup in %s: %s", shown, strerror(errno));
         return -1;
     }
     join(file, sizeof file, dir, peak_file(g));
@@ -122,9 +133,9 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
         int e = errno;
         rmdir(dir);
         if (g->version == 2)
-            explain_v2(g, file, e, why, why_cap);
+            explain_v2(g, peak_file(g), e, why, why_cap);
         else
-            snprintf(why, why_cap, "%s is not readable (%s)", file, strerror(e));
+            snprintf(why, why_cap, "%s is not readable (%s)", peak_file(g), strerror(e));
         return -1;
     }
     snprintf(g->dir, sizeof g->dir, "%s", dir);

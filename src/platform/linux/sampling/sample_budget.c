@@ -1,0 +1,82 @@
+/* The samplers' cost policy; see sample_budget.h. */
+#include "sample_budget.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+void sb_sample_budget_init(sb_sample_budget *b, double floor_s, double share)
+{
+    *b = (sb_sample_budget){floor_s > 0 ? floor_s : 0.001,
+                            share > 0 && share <= SB_SAMPLE_BUDGET_SHARE ? share
+                                                                         : SB_SAMPLE_BUDGET_SHARE,
+                            -1,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0};
+}
+
+void sb_sample_budget_series(sb_sample_budget *b) { b->last_at = -1; }
+
+double sb_sample_budget_next(sb_sample_budget *b, double now, double cpu_s)
+{
+    if (b->last_at >= 0 && now >= b->last_at) {
+        double gap = now - b->last_at;
+        b->gaps++;
+        b->gap_sum_s += gap;
+        if (gap > b->longest_s)
+            b->longest_s = gap;
+    }
+    b->last_at = now;
+    b->samples++;
+    if (cpu_s > 0)
+        b->cpu_s += cpu_s;
+    double spaced = cpu_s > 0 ? cpu_s / b->share : 0;
+    return now + (spaced > b->floor_s ? spaced : b->floor_s);
+}
+
+double sb_sample_budget_mean(const sb_sample_budget *b)
+{
+    return b->gaps > 0 ? b->gap_sum_s / (double)b->gaps : -1;
+}
+
+double sb_sample_budget_miss_ms(const sb_sample_budget *b)
+{
+    double s = b->gaps > 0 ? b->longest_s : b->floor_s;
+    return ceil(s * 1e3);
+}
+
+void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap)
+{
+    double mean = sb_sample_budget_mean(b);
+    if (mean < 0)
+        snprintf(buf, cap, "at least %g ms apart", b->floor_s * 1e3);
+    else
+        snprintf(buf, cap, "every %.1f ms on average, at most %.1f ms apart", mean * 1e3,
+                 b->longest_s * 1e3);
+    size_t used = 0;
+    while (used < cap && buf[used])
+        used++;
+    if (used < cap)
+        snprintf(buf + used, cap - used,
+                 " (%g ms at least, more where a sample would cost over %.2g %% of a core)",
+                 b->floor_s * 1e3, b->share * 100);
+}
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double sb_monotonic_seconds(void) { return clock_s(CLOCK_MONOTONIC); }
+
+double sb_thread_cpu_seconds(void)
+{
+    double t = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    return t >= 0 ? t : sb_monotonic_seconds();
+}
