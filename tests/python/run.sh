@@ -45,6 +45,11 @@ py=$work/main/bin/python
 "$py" -m pip wheel --quiet --no-deps -w "$work/dist" "$repo"
 wheel=$(ls "$work"/dist/spacrbench-*.whl)
 echo "== wheel: $(basename "$wheel")"
+# Kept for the stages after this one that install it as another user
+# (tests/nonroot/run.sh, tests/qemu/run.sh): no second build there.
+rm -f "$repo"/build-ci/python/spacrbench-*.whl
+mkdir -p "$repo/build-ci/python"
+cp "$wheel" "$repo/build-ci/python/"
 "$py" -m pip install --quiet "$wheel"
 
 cd "$repo"

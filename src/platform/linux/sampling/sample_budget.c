@@ -52,17 +52,15 @@ void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap)
 {
     double mean = sb_sample_budget_mean(b);
     if (mean < 0)
-        snprintf(buf, cap, "at least %g ms apart", b->floor_s * 1e3);
-    else
-        snprintf(buf, cap, "every %.1f ms on average, at most %.1f ms apart", mean * 1e3,
-                 b->longest_s * 1e3);
-    size_t used = 0;
-    while (used < cap && buf[used])
-        used++;
-    if (used < cap)
-        snprintf(buf + used, cap - used,
-                 " (%g ms at least, more where a sample would cost over %.2g %% of a core)",
+        snprintf(buf, cap,
+                 "at least %g ms apart, more where a sample would cost over %.2g %% "
+                 "of a core",
                  b->floor_s * 1e3, b->share * 100);
+    else
+        snprintf(buf, cap,
+                 "every %.1f ms on average, at most %.1f ms apart (%g ms at least, more where a "
+                 "sample would cost over %.2g %% of a core)",
+                 mean * 1e3, b->longest_s * 1e3, b->floor_s * 1e3, b->share * 100);
 }
 
 static double clock_s(clockid_t id)
