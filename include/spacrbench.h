@@ -926,11 +926,11 @@ SPACRBENCH_EXTERN int64_t spacrbench_group_oom_kills(const spacrbench_group *g);
 /* --- Since 1.3: how often a group without a cgroup was sampled ---------- */
 
 /* Without a cgroup of its own, what the group's PSS sampler really did:
- * "group PSS sampled 212 times, every 24.1 ms on average, at most 40.3 ms
- * apart (20 ms at least, longer where a sample costs more than 0.5 % of a
- * core allows): a spike shorter than 41 ms may be missed". "" with a
- * cgroup (the peak is the kernel's, exact) or before the first sample.
- * Valid until the next call or spacrbench_group_close. */
+ * "group PSS: statm sampled 212 times, every 24.1 ms on average, at most
+ * 40.3 ms apart (...); the shared part from smaps_rollup re-read every 310
+ * ms on average (18 reads): a spike shorter than 41 ms may be missed". ""
+ * with a cgroup (the peak is the kernel's, exact) or before the first
+ * sample. Valid until the next call or spacrbench_group_close. */
 SPACRBENCH_EXTERN const char *spacrbench_group_sampling_note(spacrbench_group *g);
 
 /* ========================================================================

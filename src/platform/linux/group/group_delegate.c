@@ -294,7 +294,7 @@ static int leave_own_leaf(sb_group *g, pid_t self)
 
 void sb_group_choose(sb_group *g, const char *mount, uid_t uid, pid_t self)
 {
-    char own[64], where[64], why_own[160], why_up[160] = "";
+    char own[64], where[64], why_own[128], why_up[128] = "";
     int in_leaf = g->version == 2 && leave_own_leaf(g, self);
     sb_group_short_path(g->own, own, sizeof own);
     snprintf(g->parent, sizeof g->parent, "%s", g->own);

@@ -45,7 +45,7 @@ struct spacrbench_group {
     pthread_mutex_t sample_lock; /* the sampler thread or the caller samples */
     sb_pss_tracker pss;          /* (under sample_lock) */
     char note[SB_GROUP_FOUND_MAX + 600];
-    char sampling[400]; /* spacrbench_group_sampling_note's text */
+    char sampling[512]; /* spacrbench_group_sampling_note's text */
 };
 
 static atomic_uint group_counter;
@@ -132,6 +132,8 @@ static int start_sampler(spacrbench_group *g)
         return -1;
     }
     g->thread_started = 1;
+    /* Named, so its cost shows per thread (top -H, /proc/PID/task/TID/stat). */
+    pthread_setname_np(g->thread, "spacrbench-pss");
     return 0;
 }
 
@@ -275,10 +277,9 @@ const char *spacrbench_group_sampling_note(spacrbench_group *g)
     if (full_ms > 0)
         snprintf(shared, sizeof shared, "re-read every %.0f ms on average", full_ms * 1e3);
     snprintf(g->sampling, sizeof g->sampling,
-             "group PSS sampled %lld times, statm %s; the shared part from smaps_rollup %s "
-             "(%lld reads): a spike shorter than %.0f ms may be missed",
-             (long long)ticks.samples, how, shared, (long long)reads,
-             sb_sample_budget_miss_ms(&ticks));
+             "group PSS: statm sampled %s; the shared part from smaps_rollup %s (%lld reads): "
+             "a spike shorter than %.0f ms may be missed",
+             how, shared, (long long)reads, sb_sample_budget_miss_ms(&ticks));
     return g->sampling;
 }
 

@@ -15,6 +15,7 @@ void sb_sample_budget_init(sb_sample_budget *b, double floor_s, double share)
                             0,
                             0,
                             0,
+                            0,
                             0};
 }
 
@@ -34,7 +35,10 @@ double sb_sample_budget_next(sb_sample_budget *b, double now, double cpu_s)
     if (cpu_s > 0)
         b->cpu_s += cpu_s;
     double spaced = cpu_s > 0 ? cpu_s / b->share : 0;
-    return now + (spaced > b->floor_s ? spaced : b->floor_s);
+    double gap = spaced > b->floor_s ? spaced : b->floor_s;
+    if (gap > b->planned_s)
+        b->planned_s = gap;
+    return now + gap;
 }
 
 double sb_sample_budget_mean(const sb_sample_budget *b)
@@ -44,23 +48,27 @@ double sb_sample_budget_mean(const sb_sample_budget *b)
 
 double sb_sample_budget_miss_ms(const sb_sample_budget *b)
 {
-    double s = b->gaps > 0 ? b->longest_s : b->floor_s;
-    return ceil(s * 1e3);
+    /* The gaps seen, and the next one planned: no sample could have come
+     * sooner than that, whether or not the work lived to see it. */
+    double s = b->longest_s > b->planned_s ? b->longest_s : b->planned_s;
+    return ceil((s > b->floor_s ? s : b->floor_s) * 1e3);
 }
 
 void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap)
 {
     double mean = sb_sample_budget_mean(b);
-    if (mean < 0)
-        snprintf(buf, cap,
-                 "at least %g ms apart, more where a sample would cost over %.2g %% "
-                 "of a core",
-                 b->floor_s * 1e3, b->share * 100);
+    char pace[96];
+    snprintf(pace, sizeof pace,
+             "%g ms at least, more where a sample would cost over %.2g %% of a core",
+             b->floor_s * 1e3, b->share * 100);
+    if (b->samples == 0)
+        snprintf(buf, cap, "never (%s)", pace);
+    else if (mean < 0)
+        snprintf(buf, cap, "%lld time%s (%s)", (long long)b->samples, b->samples == 1 ? "" : "s",
+                 pace);
     else
-        snprintf(buf, cap,
-                 "every %.1f ms on average, at most %.1f ms apart (%g ms at least, more where a "
-                 "sample would cost over %.2g %% of a core)",
-                 mean * 1e3, b->longest_s * 1e3, b->floor_s * 1e3, b->share * 100);
+        snprintf(buf, cap, "%lld times, every %.1f ms on average, at most %.1f ms apart (%s)",
+                 (long long)b->samples, mean * 1e3, b->longest_s * 1e3, pace);
 }
 
 static double clock_s(clockid_t id)

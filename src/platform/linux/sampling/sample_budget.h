@@ -24,6 +24,7 @@ typedef struct sb_sample_budget {
     int64_t gaps;     /* measured: between two samples of one series */
     double gap_sum_s; /* their sum */
     double longest_s; /* the longest of them */
+    double planned_s; /* the longest gap the budget asked for */
     double cpu_s;     /* the CPU time the samples' turns took */
 } sb_sample_budget;
 
@@ -42,12 +43,13 @@ double sb_sample_budget_next(sb_sample_budget *b, double now, double cpu_s);
 /* The mean gap really used, -1 before two samples of one series. */
 double sb_sample_budget_mean(const sb_sample_budget *b);
 
-/* "every 6.2 ms on average, at most 9.8 ms apart" or, before any gap was
- * measured, "at least 5 ms apart"; then how the budget spaces them. */
+/* How often it sampled, to follow "sampled": "212 times, every 6.2 ms on
+ * average, at most 9.8 ms apart (5 ms at least, more where ...)", "1
+ * time (...)" or "never (...)". */
 void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap);
 
 /* Spikes shorter than this (ms, rounded up) may be missed: the longest
- * gap, else the floor. */
+ * gap seen or planned, at least the floor. */
 double sb_sample_budget_miss_ms(const sb_sample_budget *b);
 
 double sb_monotonic_seconds(void);
