@@ -72,6 +72,10 @@ void sb_group_short_path(const char *path, char *out, size_t cap);
  * reports a peak. 0, or -1 with the reason in why (nothing is left behind). */
 int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap);
 
+/* Write text to a cgroup control file in one write(): 0, or -1 (errno
+ * set; a short write is EIO). */
+int sb_group_write_file(const char *file, const char *text);
+
 /* Move process pid into the group. 0 or -1 (errno set). */
 int sb_group_attach(const sb_group *g, pid_t pid);
 

@@ -142,7 +142,7 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
     return 0;
 }
 
-static int write_text(const char *file, const char *text)
+int sb_group_write_file(const char *file, const char *text)
 {
     int fd = open(file, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
@@ -166,7 +166,7 @@ int sb_group_attach(const sb_group *g, pid_t pid)
         return -1;
     }
     snprintf(text, sizeof text, "%ld", (long)pid);
-    return write_text(file, text);
+    return sb_group_write_file(file, text);
 }
 
 /* Read a small control file of the group into buf. 0 or -1. */
@@ -225,7 +225,7 @@ static int move_one(pid_t pid, void *arg)
     move_to *m = arg;
     char line[32];
     snprintf(line, sizeof line, "%ld", (long)pid);
-    if (write_text(m->target, line) == 0)
+    if (sb_group_write_file(m->target, line) == 0)
         m->moved++;
     return 0;
 }
@@ -303,13 +303,13 @@ int sb_group_set_limit(const sb_group *g, int64_t bytes)
     snprintf(text, sizeof text, "%lld", (long long)bytes);
     if (join(file, sizeof file, g->dir, g->version == 1 ? "memory.limit_in_bytes" : "memory.max") !=
             0 ||
-        write_text(file, text) != 0)
+        sb_group_write_file(file, text) != 0)
         return -1;
     /* v2: the OOM killer ends the whole group at once, never a part of
      * it (Linux >= 4.19); v1 has no such switch (the caller kills the rest). */
     if (g->version == 2 && join(file, sizeof file, g->dir, "memory.oom.group") == 0 &&
         access(file, W_OK) == 0)
-        write_text(file, "1");
+        sb_group_write_file(file, "1");
     return 0;
 }
 
@@ -328,7 +328,7 @@ int sb_group_kill_all(const sb_group *g)
         return 0;
     /* v2 cgroup.kill (Linux >= 5.14) kills the tree without a pid race. */
     if (g->version == 2 && join(file, sizeof file, g->dir, "cgroup.kill") == 0 &&
-        write_text(file, "1") == 0)
+        sb_group_write_file(file, "1") == 0)
         return 0;
     int killed = 0;
     /* A process may fork while we read: go round until the group is empty. */

@@ -20,7 +20,6 @@
  * here enables a controller anywhere but in this process's own cgroup, and
  * that is undone when the last group is gone. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,18 +97,7 @@ static int write_control(const char *dir, const char *file, const char *text)
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t n = strlen(text);
-    ssize_t w = write(fd, text, n);
-    int e = errno;
-    close(fd);
-    if (w != (ssize_t)n) {
-        errno = w < 0 ? e : EIO;
-        return -1;
-    }
-    return 0;
+    return sb_group_write_file(path, text);
 }
 
 /* Could uid write PATH? The owner's write bit, as a delegation (chown)
