@@ -157,7 +157,7 @@ discovery_case high-binds 512M max "150000 100000" max 384M max \
 # and also enable controllers for its children. So spacrbench runs from the
 # root here; its items get /sys/fs/cgroup/spacrbench-run-PID-N with memory.peak.
 part "-- (b) spacrbench run from the root cgroup (items 64 and 160 MiB)"
-bounded "$sb" run --json --quiet 64 160 -- "$helper" {} 2000 >"$tmp/run.json" 2>"$tmp/run.err"
+bounded "$sb" run --json --quiet 64 160 -- "$helper" {} 200 >"$tmp/run.json" 2>"$tmp/run.err"
 expect_eq "run (root): exit status" "$?" 0
 m=$(json_line "$tmp/run.json" measurement)
 printf '%s\n' "$m" >"$tmp/run.meas"
@@ -175,12 +175,23 @@ done
 n_cg=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/run.meas" | wc -l)
 if [ "$n_cg" -gt 0 ]; then ok "run (root): timeline points with memory.current: $n_cg"; else bad "run (root): no timeline point has cgroup_bytes"; fi
 # The 160 MiB item ($rec, the loop's last) shows in memory.current (at
-# least half of it: under TCG the 0.5 % budget spaces the samples by
-# 100 ms or more, more on a loaded host, so one may land while it is still
-# touching; it holds its pages 2 s for that), never above its memory.peak.
+# least half of it), never above its memory.peak. Under TCG the 0.5 %
+# budget spaces the samples by 100 ms or more, by seconds on a loaded
+# host, so none may land while it holds its pages: then one item of 160
+# MiB holds them for three of the longest gaps this run measured.
 cg_max=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/run.meas" | sed 's/.*://' | sort -n | tail -1)
+cg_peak=$(json_get "$rec" peak_rss_bytes)
+if [ "${cg_max:-0}" -lt $((80 * MiB)) ]; then
+    gap_ms=$(grep -o '"seconds":[0-9.]*,"rss_bytes"' "$tmp/run.meas" | sed 's/"seconds":\([0-9.]*\),.*/\1/' |
+        awk 'NR > 1 && $1 - last > g { g = $1 - last } { last = $1 } END { g = 3000 * g + 1000; print int(g < 30000 ? g : 30000) }')
+    say "   the samples missed the 160 MiB item's pages; again, holding them ${gap_ms} ms"
+    bounded "$sb" run --json --quiet 160 -- "$helper" {} "$gap_ms" >"$tmp/run2.json" 2>"$tmp/run2.err"
+    json_line "$tmp/run2.json" measurement >"$tmp/run2.meas"
+    cg_max=$(grep -o '"cgroup_bytes":[0-9][0-9]*' "$tmp/run2.meas" | sed 's/.*://' | sort -n | tail -1)
+    cg_peak=$(json_get "$(grep -o '"item":"160"[^}]*' "$tmp/run2.meas")" peak_rss_bytes)
+fi
 expect_range "run (root): timeline's highest memory.current (MiB)" "$cg_max" \
-    $((80 * MiB)) "$(json_get "$rec" peak_rss_bytes)" $MiB
+    $((80 * MiB)) "$cg_peak" $MiB
 expect_contains "run (root): timeline marks" "$tmp/run.meas" '"items":[{"index":0,'
 expect_eq "run (root): spacrbench-run-* cgroups left" "$(leftovers)" 0
 
