@@ -1266,8 +1266,10 @@ SPACRBENCH_EXTERN int spacrbench_scale_worker_begin(int64_t parent_pid);
  * Aggregate peak memory of a group of processes, for bindings that start
  * their own workers (a Python process pool). A memory cgroup child of this
  * process's own where the machine allows (peak exact, page cache included,
- * counted from when each process joins), else a sampler thread summing the
- * PSS of the added processes and their descendants every 20 ms. Closing
+ * counted from when each process joins; without root, one delegated to the
+ * user: docs/discovery.md), else a sampler thread summing the PSS of the
+ * added processes and their descendants, at least 20 ms apart and within
+ * 0.5 % of a core (spacrbench_group_sampling_note). Closing
  * removes the cgroup (moving any process still in it back), on every path.
  * ======================================================================== */
 
@@ -1297,6 +1299,16 @@ SPACRBENCH_EXTERN int spacrbench_group_close(spacrbench_group *g);
 SPACRBENCH_EXTERN int spacrbench_group_set_limit(spacrbench_group *g, int64_t bytes);
 /* Times the kernel's OOM killer ran in the group; -1 unknown. */
 SPACRBENCH_EXTERN int64_t spacrbench_group_oom_kills(const spacrbench_group *g);
+
+/* --- Since 1.3: how often a group without a cgroup was sampled ---------- */
+
+/* Without a cgroup of its own, what the group's PSS sampler really did:
+ * "group PSS: statm sampled 212 times, every 24.1 ms on average, at most
+ * 40.3 ms apart (...); the shared part from smaps_rollup re-read every 310
+ * ms on average (18 reads): a spike shorter than 41 ms may be missed". ""
+ * with a cgroup (the peak is the kernel's, exact) or before the first
+ * sample. Valid until the next call or spacrbench_group_close. */
+SPACRBENCH_EXTERN const char *spacrbench_group_sampling_note(spacrbench_group *g);
 
 /* ========================================================================
  * 7. Hand-off to a cluster scheduler: SLURM job arrays, Dask

@@ -15,7 +15,8 @@ static const char *method_words(int method)
     case SPACRBENCH_PEAK_CGROUP:
         return "a memory cgroup of the workers: exact, page cache included";
     case SPACRBENCH_PEAK_PSS_SUM:
-        return "sum of the workers' PSS, sampled every 20 ms: may miss short spikes";
+        return "sum of the workers' PSS, sampled at least 20 ms apart (within 0.5 % of a "
+               "core; the notes say how often): may miss short spikes";
     case SPACRBENCH_PEAK_CHILD_RUSAGE:
         return "the copies' processes (VmHWM of those alive together, sampled; ru_maxrss): "
                "an upper bound, page cache not included";

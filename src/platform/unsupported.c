@@ -53,6 +53,12 @@ const char *spacrbench_group_note(const spacrbench_group *g)
     return "";
 }
 
+const char *spacrbench_group_sampling_note(spacrbench_group *g)
+{
+    (void)g;
+    return "";
+}
+
 int spacrbench_group_close(spacrbench_group *g)
 {
     sb_clear_error();

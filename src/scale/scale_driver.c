@@ -241,6 +241,12 @@ static int count_close(spacrbench_scale_driver *d, count_run *c, spacrbench_scal
     count->limit_is_budget = c->budget_held;
     count->ended_at_budget = sb_process_group_watch_ended(c->g) > 0;
     spacrbench_group_peak(c->g, &count->peak_bytes, &count->peak_method);
+    /* Without a cgroup, how often the PSS sampler really looked, so a
+     * missed spike's length is known ("" with a cgroup). */
+    const char *sampled = spacrbench_group_sampling_note(c->g);
+    if (sampled[0])
+        dnote(d, SPACRBENCH_SCALE_NOTE_COUNT, "%lld %s: %s", (long long)c->k, workers_word(c->k),
+              sampled);
     rc = spacrbench_group_close(c->g);
     c->g = NULL;
     return rc;

@@ -58,6 +58,12 @@ export SPACRBENCH_BUILT_WHEEL=$wheel
 wheel=$(ls "$work"/manylinux/spacrbench-*.whl)
 export SPACRBENCH_REPAIRED_WHEEL=$wheel
 echo "== repaired: $(basename "$wheel")"
+
+# Kept for the stages after this one that install it as another user
+# (tests/nonroot/run.sh, tests/qemu/run.sh): no second build there.
+rm -f "$repo"/build-ci/python/spacrbench-*.whl
+mkdir -p "$repo/build-ci/python"
+cp "$wheel" "$repo/build-ci/python/"
 "$py" -m pip install --quiet "$wheel"
 
 cd "$repo"

@@ -80,6 +80,8 @@ else
     cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSPACRBENCH_WERROR=ON >/dev/null
     cmake --build "$build" -j2 --target spacrbench_cli
     # The helper comes with the Check suites; build it alone when they are not configured.
+    # (check_scale and check_delegate, for parts d and f, only with them.)
+    cmake --build "$build" -j2 --target check_scale check_delegate >/dev/null 2>&1 || true
     if ! cmake --build "$build" -j2 --target sbtest_alloc_touch 2>/dev/null; then
         mkdir -p "$build/tests/c/cli"
         cc -O2 -D_GNU_SOURCE -o "$build/tests/c/cli/sbtest_alloc_touch" "$repo/tests/c/cli/helper_alloc_touch.c"
@@ -91,6 +93,23 @@ for f in "$sb" "$helper"; do
     [ -x "$f" ] || { echo "FAIL: $f was not built"; exit 1; }
 done
 
+# Python's scaling check as a user (part f): the wheel the Python stage kept
+# (build-ci/python), in a venv of /usr/bin/python3 the user can run; none:
+# that part says SKIP.
+python=-
+wheel=$(ls -t "$repo"/build-ci/python/spacrbench-*.whl 2>/dev/null | head -1 || true)
+if [ -n "$wheel" ] && [ -x /usr/bin/python3 ]; then
+    pyvenv=$work/pyvenv
+    rm -rf "$pyvenv"
+    if /usr/bin/python3 -m venv "$pyvenv" &&
+        "$pyvenv/bin/pip" install -q --disable-pip-version-check "$wheel"; then
+        chmod -R a+rX "$pyvenv"
+        python=$pyvenv/bin/python
+    else
+        echo "warning: no venv with $wheel: Python's part is skipped"
+    fi
+fi
+
 # --- boot -----------------------------------------------------------------
 results=$work/results
 rm -rf "$results"
@@ -98,7 +117,7 @@ mkdir -p "$results"
 console=$work/console.log
 echo "booting $kernel under TCG (2 CPUs, $memory, cgroup_no_v1=all), limit ${timeout_s}s"
 start=$SECONDS
-printf -v inside 'sh %q %q %q %q' "$here/inside.sh" "$sb" "$helper" "$results/results.txt"
+printf -v inside 'sh %q %q %q %q %q' "$here/inside.sh" "$sb" "$helper" "$results/results.txt" "$python"
 setsid vng --disable-kvm --run "$kernel" --memory "$memory" --cpus 2 \
     --append "cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1" \
     --rwdir "$results" \

@@ -111,8 +111,7 @@ static void note_figures(const run_state *s, spacrbench_measurement *m)
           "the processes alive together, summed, sampled every %g ms%s, or the largest "
           "ru_maxrss: what GNU time, mprof and --no-cgroup report)",
           s->sup.use_cgroup ? charge : "none (no cgroup of its own)", rss,
-          sb_supervisor_interval(&s->sup) * 1e3,
-          s->sup.use_cgroup ? " or less often, to cost at most 0.5 % of a core" : "");
+          sb_supervisor_interval(&s->sup) * 1e3, " or less often, to cost at most 0.5 % of a core");
     notef(m, "the advice uses %s", figure_used(s));
 }
 
@@ -280,26 +279,26 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
     /* Where the system can hand out hugetlb pages, the peak may miss some
      * (mapped and freed between samples): never called exact then. */
     spacrbench_measurement_note_hugetlb(m, s->hugetlb_max, sb_supervisor_interval(r));
-    if (r->use_cgroup)
+    if (r->use_cgroup) {
         notef(m,
               "peak memory of each command's whole process tree from a memory cgroup of its "
-              "own (cgroup v%d %s under %s); page cache the command reads or writes is "
+              "own (cgroup v%d %s); page cache the command reads or writes is "
               "included, while file pages already cached by other processes (shared "
               "libraries) stay charged to them, as they would for an extra worker",
-              r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
-              r->cg.parent);
-    else {
-        char own[32];
+              r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak");
+        spacrbench_measurement_add_note(m, r->cg.found); /* where, and why not elsewhere */
+    } else {
+        char own[32], how[200];
         spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
+        double miss_ms = sb_supervisor_sampling(r, how, sizeof how);
         notef(m,
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
               "tree) and the largest sum of the VmHWM of the processes alive together, sampled "
-              "every %g ms (an upper bound: the peaks may not coincide; processes that ran one "
-              "after another are never added; a process living less than that is seen only "
-              "through ru_maxrss); page cache is not included; no cgroup of its own because %s; "
+              "%s; an upper bound: the peaks may not coincide, processes that ran one after "
+              "another are never added, a process living less than %g ms may be seen only "
+              "through ru_maxrss; page cache is not included; no cgroup of its own because %s; "
               "each command's exit was noticed through %s, not by polling",
-              sb_supervisor_interval(r) * 1e3, r->why_no_cgroup,
-              r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
+              how, miss_ms, r->why_no_cgroup, r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
         notef(m,
               "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
               "keeps the peak of the forked copy across exec",

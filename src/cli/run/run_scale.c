@@ -351,16 +351,18 @@ static void method_notes(const scale_exec *x, spacrbench_scale_result *r)
     if (sup->use_cgroup)
         snprintf(text, sizeof text,
                  "group peak from one memory cgroup per count holding all its copies (cgroup v%d "
-                 "%s under %s): exact, page cache included",
+                 "%s): exact, page cache included; %s",
                  sup->cg.version,
-                 sup->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak",
-                 sup->cg.parent);
-    else
+                 sup->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak", sup->cg.found);
+    else {
+        char how[200];
+        double miss_ms = sb_supervisor_sampling(sup, how, sizeof how);
         snprintf(text, sizeof text,
                  "group peak = the largest sum of the VmHWM of the processes alive together, "
-                 "sampled every %ld ms (an upper bound: the peaks may not coincide; shorter-lived "
-                 "processes are seen only through ru_maxrss); no cgroup of its own because %s",
-                 SB_SUPERVISOR_SAMPLE_NS / 1000000, sup->why_no_cgroup);
+                 "sampled %s; an upper bound: the peaks may not coincide, processes living less "
+                 "than %g ms may be seen only through ru_maxrss; no cgroup of its own because %s",
+                 how, miss_ms, sup->why_no_cgroup);
+    }
     spacrbench_scale_add_note(r, text);
     if (sup->vram.gpu) {
         snprintf(text, sizeof text,
@@ -368,7 +370,7 @@ static void method_notes(const scale_exec *x, spacrbench_scale_result *r)
                  "copies ran and once at their end",
                  sup->use_cgroup ? "every PID in the count's cgroup"
                                  : "the copies and their descendants",
-                 (sup->use_cgroup ? SB_SUPERVISOR_VRAM_NS : SB_SUPERVISOR_SAMPLE_NS) / 1000000);
+                 SB_SUPERVISOR_VRAM_NS / 1000000);
         spacrbench_scale_add_note(r, text);
     }
     if (sup->use_cgroup && x->rss_peak_max > 0) {

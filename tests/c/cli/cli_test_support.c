@@ -89,10 +89,20 @@ void cli_result_free(cli_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* The python3 the suites parse JSON with: the one found at configure
+ * time, or SPACRBENCH_TEST_PYTHON (the non-root stage runs them as a user
+ * who cannot reach root's pyenv). */
+static const char *test_python(void)
+{
+    const char *given = getenv("SPACRBENCH_TEST_PYTHON");
+    return given && given[0] ? given : TEST_PYTHON;
+}
+
 int cli_have_python(void)
 {
-    if (TEST_PYTHON[0] == '\0' || access(TEST_PYTHON, X_OK) != 0) {
-        printf("SKIP: no python3 to parse JSON (TEST_PYTHON='%s')\n", TEST_PYTHON);
+    const char *py = test_python();
+    if (py[0] == '\0' || access(py, X_OK) != 0) {
+        printf("SKIP: no python3 to parse JSON (TEST_PYTHON='%s')\n", py);
         return 0;
     }
     return 1;
@@ -102,7 +112,7 @@ char *cli_json_eval(const char *json_path, const char *expr)
 {
     if (!cli_have_python())
         return NULL;
-    char *const argv[] = {TEST_PYTHON,
+    char *const argv[] = {(char *)test_python(),
                           "-c",
                           "import json, sys\n"
                           "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"

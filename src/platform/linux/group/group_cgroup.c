@@ -18,10 +18,10 @@
 #define PROC_CGROUP_LIMIT (64u * 1024u)
 #define MOUNTINFO_LIMIT   (4u * 1024u * 1024u)
 
-/* The directory of this process's cgroup in hierarchy `version`, from the
- * texts already read. 0 when found. */
+/* The directory of this process's cgroup in hierarchy `version` and its
+ * mount point, from the texts already read. 0 when found. */
 static int locate_in(const char *cg, size_t cg_len, const char *mi, size_t mi_len, int version,
-                     char *dir, size_t cap)
+                     char *dir, size_t cap, char *mount, size_t mount_cap)
 {
     char path[SB_MOUNT_PATH_MAX];
     int found = version == 1 ? sb_parse_proc_cgroup_v1(cg, cg_len, "memory", path, sizeof path)
@@ -32,6 +32,7 @@ static int locate_in(const char *cg, size_t cg_len, const char *mi, size_t mi_le
     sb_cgroup_location loc;
     if (sb_locate_cgroup(mi, mi_len, &q, &loc) != SB_PARSE_OK)
         return -1;
+    snprintf(mount, mount_cap, "%s", loc.mount_point);
     return (size_t)snprintf(dir, cap, "%s", loc.dir) < cap ? 0 : -1;
 }
 
@@ -55,13 +56,17 @@ int sb_group_locate(sb_group *g, const sb_probe_env *env, char *why, size_t why_
     /* On hybrid hosts /proc/self/cgroup can name a v1 memory path whose
      * hierarchy is not mounted here: the unified one is tried next (and
      * sb_group_create checks that it reports memory.peak). */
+    char mount[SB_MOUNT_PATH_MAX];
     for (int version = 1; version <= 2 && rc != 0; version++)
-        if (locate_in(cg, cg_len, mi, mi_len, version, g->parent, sizeof g->parent) == 0) {
+        if (locate_in(cg, cg_len, mi, mi_len, version, g->own, sizeof g->own, mount,
+                      sizeof mount) == 0) {
             g->version = version;
             rc = 0;
         }
     if (rc != 0)
         snprintf(why, why_cap, "no mounted memory cgroup for this process");
+    else
+        sb_group_choose(g, mount, geteuid(), getpid());
 done:
     free(cg);
     free(mi);
@@ -84,9 +89,10 @@ static const char *peak_file(const sb_group *g)
  * container's leaf is exactly such a process. */
 static void explain_v2(const sb_group *g, const char *file, int e, char *why, size_t why_cap)
 {
-    char path[SB_GROUP_PATH_MAX + 64], text[1024];
+    char path[SB_GROUP_PATH_MAX + 64], text[1024], shown[64];
     size_t len = 0;
     int enabled = 0, busy = 0;
+    sb_group_short_path(g->parent, shown, sizeof shown);
     if (join(path, sizeof path, g->parent, "cgroup.subtree_control") == 0 &&
         sb_cg_read_small(path, text, sizeof text, &len) == 0)
         enabled = strstr(text, "memory") != NULL;
@@ -95,14 +101,14 @@ static void explain_v2(const sb_group *g, const char *file, int e, char *why, si
         busy = len > 0;
     if (!enabled && busy)
         snprintf(why, why_cap,
-                 "%s is not readable: this process runs in %s itself, and cgroup v2 lets only a "
+                 "%s is not readable: processes run in %s itself, and cgroup v2 lets only a "
                  "cgroup without processes enable the memory controller for its children",
-                 file, g->parent);
+                 file, shown);
     else if (!enabled)
         snprintf(why, why_cap,
                  "%s is not readable: the memory controller is not enabled in %s/"
                  "cgroup.subtree_control",
-                 file, g->parent);
+                 file, shown);
     else
         snprintf(why, why_cap, "%s is not readable (%s): memory.peak needs Linux 5.19", file,
                  strerror(e));
@@ -110,13 +116,18 @@ static void explain_v2(const sb_group *g, const char *file, int e, char *why, si
 
 int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
 {
-    char dir[SB_GROUP_PATH_MAX], file[SB_GROUP_PATH_MAX + 64];
+    char dir[SB_GROUP_PATH_MAX], file[SB_GROUP_PATH_MAX + 64], shown[64];
+    if (g->version && g->place == SB_GROUP_NONE) {
+        snprintf(why, why_cap, "%s", g->found);
+        return -1;
+    }
     if (!g->version || join(dir, sizeof dir, g->parent, name) != 0) {
         snprintf(why, why_cap, g->version ? "cgroup path too long" : "no parent cgroup located");
         return -1;
     }
     if (mkdir(dir, 0755) != 0) {
-        snprintf(why, why_cap, "cannot create %s: %s", dir, strerror(errno));
+        sb_group_short_path(g->parent, shown, sizeof shown);
+        snprintf(why, why_cap, "cannot create a cgroup in %s: %s", shown, strerror(errno));
         return -1;
     }
     join(file, sizeof file, dir, peak_file(g));
@@ -124,16 +135,16 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
         int e = errno;
         rmdir(dir);
         if (g->version == 2)
-            explain_v2(g, file, e, why, why_cap);
+            explain_v2(g, peak_file(g), e, why, why_cap);
         else
-            snprintf(why, why_cap, "%s is not readable (%s)", file, strerror(e));
+            snprintf(why, why_cap, "%s is not readable (%s)", peak_file(g), strerror(e));
         return -1;
     }
     snprintf(g->dir, sizeof g->dir, "%s", dir);
     return 0;
 }
 
-static int write_text(const char *file, const char *text)
+int sb_group_write_file(const char *file, const char *text)
 {
     int fd = open(file, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
@@ -157,7 +168,7 @@ int sb_group_attach(const sb_group *g, pid_t pid)
         return -1;
     }
     snprintf(text, sizeof text, "%ld", (long)pid);
-    return write_text(file, text);
+    return sb_group_write_file(file, text);
 }
 
 /* Read a small control file of the group into buf. 0 or -1. */
@@ -227,7 +238,7 @@ static int move_one(pid_t pid, void *arg)
     pid_pass *m = arg;
     char line[32];
     snprintf(line, sizeof line, "%ld", (long)pid);
-    if (write_text(m->target, line) == 0)
+    if (sb_group_write_file(m->target, line) == 0)
         m->done++;
     else
         keep_left(m, pid);
@@ -314,13 +325,13 @@ int sb_group_set_limit(const sb_group *g, int64_t bytes)
     snprintf(text, sizeof text, "%lld", (long long)bytes);
     if (join(file, sizeof file, g->dir, g->version == 1 ? "memory.limit_in_bytes" : "memory.max") !=
             0 ||
-        write_text(file, text) != 0)
+        sb_group_write_file(file, text) != 0)
         return -1;
     /* v2: the OOM killer ends the whole group at once, never a part of
      * it (Linux >= 4.19); v1 has no such switch (the caller kills the rest). */
     if (g->version == 2 && join(file, sizeof file, g->dir, "memory.oom.group") == 0 &&
         access(file, W_OK) == 0)
-        write_text(file, "1");
+        sb_group_write_file(file, "1");
     return 0;
 }
 
@@ -342,7 +353,7 @@ int sb_group_kill_all(const sb_group *g)
         return 0;
     /* v2 cgroup.kill (Linux >= 5.14) kills the tree without a pid race. */
     if (g->version == 2 && join(file, sizeof file, g->dir, "cgroup.kill") == 0 &&
-        write_text(file, "1") == 0)
+        sb_group_write_file(file, "1") == 0)
         return 0;
     int killed = 0;
     /* A process may fork while we read: go round until the group is empty,

@@ -45,10 +45,12 @@ static int process_start(long pid, unsigned long long *start)
     return 0;
 }
 
-int sb_group_owner_tag(char *buf, size_t cap)
+int sb_group_owner_tag(char *buf, size_t cap) { return sb_group_owner_tag_of(getpid(), buf, cap); }
+
+int sb_group_owner_tag_of(pid_t owner, char *buf, size_t cap)
 {
     unsigned long long start = 0;
-    long pid = (long)getpid();
+    long pid = (long)owner;
     if (process_start(pid, &start) != 0)
         return snprintf(buf, cap, "%ld", pid) < 0 ? -1 : 0; /* no /proc: by pid alone */
     return snprintf(buf, cap, "%ld-t%llu", pid, start) < 0 ? -1 : 0;

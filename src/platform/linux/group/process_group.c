@@ -3,10 +3,12 @@
  * Preferred: a memory cgroup of its own (group.h), exact. Fallback: a
  * sampler thread summing the PSS of the added processes and their
  * descendants. PSS rather than RSS because forked workers share their
- * parent's copy-on-write pages, which RSS would count once per worker.
- * smaps_rollup is costly on large processes and takes their mmap lock, so
- * the interval is a modest 20 ms and only the group's processes are read. */
-#include <dirent.h>
+ * parent's copy-on-write pages, which RSS (statm, status) would count once
+ * per worker. smaps_rollup, the one file with PSS, walks every page table
+ * (about 17 us per MiB here) and takes the mmap lock: pss_tracker.h reads
+ * it when a process first appears and then at a slower pace, and statm in
+ * between. Only the group's tree is read (proc_tree.h); the two paces
+ * share the 0.5 % budget of a core (sample_budget.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,12 +19,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "group.h"
 #include "internal.h"
 #include "parse.h"
 #include "process_group.h"
+#include "pss_tracker.h"
+#include "sample_budget.h"
 
-enum { PSS_INTERVAL_MS = 20, PROC_SCAN_LIMIT = 65536 };
+/* statm at least every 20 ms, smaps_rollup at least every 100 ms, within
+ * 0.3 % and 0.2 % of a core: 0.5 % together. A statm turn costs about
+ * 60 us here, most of it the wake-up itself. */
+enum { PSS_INTERVAL_MS = 20, PSS_REFRESH_MS = 100 };
 
 struct spacrbench_group {
     sb_group cg;
@@ -34,116 +42,52 @@ struct spacrbench_group {
     int stop;
     pid_t *pids; /* added processes (their descendants are found per sample) */
     size_t n_pids, cap_pids;
-    int64_t pss_peak;   /* largest PSS sum seen; -1 before the first */
-    int64_t watch;      /* > 0: a sum over it ends the group (no cgroup can hold a limit) */
-    int64_t watch_seen; /* the sum that did, 0 none */
-    char note[SB_GROUP_PATH_MAX + 900];
+    int64_t pss_peak;            /* largest PSS sum seen; -1 before the first */
+    int64_t watch;               /* > 0: a sum over it ends the group (no cgroup holds a limit) */
+    int64_t watch_seen;          /* the sum that did, 0 none */
+    sb_sample_budget budget;     /* the sampler's statm pace (under lock) */
+    pthread_mutex_t sample_lock; /* the sampler thread or the caller samples */
+    sb_pss_tracker pss;          /* (under sample_lock) */
+    char note[SB_GROUP_FOUND_MAX + 600];
+    char sampling[512]; /* spacrbench_group_sampling_note's text */
 };
 
 static atomic_uint group_counter;
 
-/* PSS of one process in bytes, -1 if it is gone or unreadable. */
-static int64_t read_pss(pid_t pid)
-{
-    char path[64], text[4096];
-    size_t len = 0;
-    int64_t bytes = -1;
-    snprintf(path, sizeof path, "/proc/%ld/smaps_rollup", (long)pid);
-    if (sb_cg_read_small(path, text, sizeof text, &len) != 0 ||
-        sb_parse_meminfo(text, len, "Pss", &bytes) != SB_PARSE_OK)
-        return -1;
-    return bytes;
-}
-
-/* Parent pid from /proc/PID/stat (the comm field may hold spaces and ')'). */
-static pid_t read_ppid(pid_t pid)
-{
-    char path[64], text[1024];
-    size_t len = 0;
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    if (sb_cg_read_small(path, text, sizeof text, &len) != 0)
-        return -1;
-    const char *close = strrchr(text, ')');
-    long ppid = -1;
-    if (!close || sscanf(close + 1, " %*c %ld", &ppid) != 1)
-        return -1;
-    return (pid_t)ppid;
-}
-
-static int contains(const pid_t *set, size_t n, pid_t pid)
-{
-    for (size_t i = 0; i < n; i++)
-        if (set[i] == pid)
-            return 1;
-    return 0;
-}
-
-/* The watched limit: a sampled sum over it SIGKILLs the whole set (the
- * added processes and their descendants) once, and says so. */
-static void watch_over(spacrbench_group *g, const pid_t *set, size_t n, int64_t sum)
+/* The watched limit (under sample_lock): a sampled sum over it SIGKILLs
+ * every member of the last sample (the added processes and their
+ * descendants) once, and says so. */
+static void watch_over(spacrbench_group *g, int64_t sum)
 {
     pthread_mutex_lock(&g->lock);
     int over = g->watch > 0 && sum > g->watch && !g->watch_seen;
     if (over)
         g->watch_seen = sum;
     pthread_mutex_unlock(&g->lock);
-    for (size_t i = 0; over && i < n; i++)
-        kill(set[i], SIGKILL);
+    for (size_t i = 0; over && i < g->pss.n; i++)
+        kill(g->pss.m[i].pid, SIGKILL);
 }
 
-/* One sample: the added processes plus every descendant alive now. */
-static int64_t pss_sample(spacrbench_group *g)
+/* One sample: the members' PSS summed into the group's peak (paced: by
+ * the sampler thread, whose full smaps_rollup reads keep to their budget;
+ * *smaps_cpu gets what they cost). */
+static int64_t pss_sample(spacrbench_group *g, int paced, double *smaps_cpu)
 {
     pthread_mutex_lock(&g->lock);
     size_t n = g->n_pids;
-    pid_t *set = n ? malloc((n + 256) * sizeof *set) : NULL;
-    if (set)
-        memcpy(set, g->pids, n * sizeof *set);
+    pid_t *roots = n ? malloc(n * sizeof *roots) : NULL;
+    if (roots)
+        memcpy(roots, g->pids, n * sizeof *roots);
     pthread_mutex_unlock(&g->lock);
-    if (!set)
-        return n ? -1 : 0;
-    size_t cap = n + 256;
-    /* pid -> ppid table of the whole system, then grow the set until no new
-     * descendant joins (a grandchild may appear before its parent). */
-    pid_t(*table)[2] = NULL;
-    size_t rows = 0, table_cap = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    while (d && (e = readdir(d)) && rows < PROC_SCAN_LIMIT) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        if (rows == table_cap) {
-            size_t want = table_cap ? 2 * table_cap : 512;
-            pid_t(*grown)[2] = realloc(table, want * sizeof *table);
-            if (!grown)
-                break;
-            table = grown;
-            table_cap = want;
-        }
-        table[rows][0] = (pid_t)pid;
-        table[rows][1] = read_ppid((pid_t)pid);
-        rows++;
-    }
-    if (d)
-        closedir(d);
-    for (int grew = 1; grew;) {
-        grew = 0;
-        for (size_t i = 0; i < rows; i++)
-            if (contains(set, n, table[i][1]) && !contains(set, n, table[i][0]) && n < cap) {
-                set[n++] = table[i][0];
-                grew = 1;
-            }
-    }
-    int64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t pss = read_pss(set[i]);
-        sum += pss > 0 ? pss : 0;
-    }
-    watch_over(g, set, n, sum);
-    free(table);
-    free(set);
+    if (n && !roots)
+        return -1;
+    pthread_mutex_lock(&g->sample_lock);
+    int64_t sum = sb_pss_tracker_sample(&g->pss, roots, n, sb_now(), paced);
+    if (smaps_cpu)
+        *smaps_cpu = g->pss.last_refresh_cpu;
+    watch_over(g, sum);
+    pthread_mutex_unlock(&g->sample_lock);
+    free(roots);
     pthread_mutex_lock(&g->lock);
     if (sum > g->pss_peak)
         g->pss_peak = sum;
@@ -151,20 +95,33 @@ static int64_t pss_sample(spacrbench_group *g)
     return sum;
 }
 
+/* When the sampler's next sample is due: the budget's answer for the CPU
+ * this turn took from before its sleep, less its full smaps_rollup reads
+ * (paced by their own budget), recorded for the sampling note. */
+static struct timespec next_sample(spacrbench_group *g, double cpu_before, double smaps_cpu)
+{
+    double now = sb_now();
+    double cost = sb_thread_cpu_seconds() - cpu_before - smaps_cpu;
+    pthread_mutex_lock(&g->lock);
+    double due = sb_sample_budget_next(&g->budget, now, cost);
+    pthread_mutex_unlock(&g->lock);
+    struct timespec at;
+    at.tv_sec = (time_t)due;
+    at.tv_nsec = (long)((due - (double)at.tv_sec) * 1e9);
+    return at;
+}
+
 static void *sampler_main(void *arg)
 {
     spacrbench_group *g = arg;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
+    double cpu_before = sb_thread_cpu_seconds();
     pthread_mutex_lock(&g->lock);
     while (!g->stop) {
         pthread_mutex_unlock(&g->lock);
-        pss_sample(g);
-        next.tv_nsec += PSS_INTERVAL_MS * 1000000L;
-        while (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
-        }
+        double smaps_cpu = 0;
+        pss_sample(g, 1, &smaps_cpu);
+        struct timespec next = next_sample(g, cpu_before, smaps_cpu);
+        cpu_before = sb_thread_cpu_seconds();
         pthread_mutex_lock(&g->lock);
         while (!g->stop && pthread_cond_timedwait(&g->wake, &g->lock, &next) != ETIMEDOUT) {
         }
@@ -194,7 +151,34 @@ static int start_sampler(spacrbench_group *g)
         return -1;
     }
     g->thread_started = 1;
+    /* Named, so its cost shows per thread (top -H, /proc/PID/task/TID/stat). */
+    pthread_setname_np(g->thread, "spacrbench-pss");
     return 0;
+}
+
+/* The group's own cgroup, where discovery finds one usable (a delegated
+ * one without root). 0, or -1 with why set and nothing left. */
+static int open_cgroup(spacrbench_group *g, char *why, size_t why_cap)
+{
+    if (sb_group_locate(&g->cg, NULL, why, why_cap) != 0)
+        return -1;
+    /* Groups of a caller that was killed (SIGKILL, the OOM killer) are
+     * removed here when empty; one still holding processes is left alone
+     * (never killed). */
+    if (g->cg.place != SB_GROUP_NONE)
+        sb_group_clean_stale(&g->cg, "spacrbench-group", NULL, NULL);
+    if (sb_group_delegate_acquire(&g->cg, why, why_cap) != 0)
+        return -1;
+    /* Named by its owner's pid and start time: a live owner is known by
+     * identity, not by its program's name (group_stale.c). */
+    char name[128], tag[48];
+    sb_group_owner_tag(tag, sizeof tag);
+    snprintf(name, sizeof name, "spacrbench-group-%s-%u", tag,
+             atomic_fetch_add(&group_counter, 1u));
+    if (sb_group_create(&g->cg, name, why, why_cap) == 0)
+        return 0;
+    sb_group_delegate_release(&g->cg);
+    return -1;
 }
 
 int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
@@ -211,31 +195,27 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
         return sb_fail(SPACRBENCH_ENOMEM, "no memory for a process group");
     pthread_mutex_init(&g->lock, NULL);
     g->pss_peak = -1;
-    char why[SB_GROUP_PATH_MAX + 200] = "turned off by the caller (SPACRBENCH_SCALE_NO_CGROUP)";
-    if (!(flags & SPACRBENCH_SCALE_NO_CGROUP) &&
-        sb_group_locate(&g->cg, NULL, why, sizeof why) == 0) {
-        /* Groups of a caller that was killed (SIGKILL, the OOM killer)
-         * are removed here when empty; one still holding processes is
-         * left alone (never killed). */
-        sb_group_clean_stale(&g->cg, "spacrbench-group", NULL, NULL);
-        char name[128], tag[48];
-        sb_group_owner_tag(tag, sizeof tag);
-        snprintf(name, sizeof name, "spacrbench-group-%s-%u", tag,
-                 atomic_fetch_add(&group_counter, 1u));
-        g->use_cgroup = sb_group_create(&g->cg, name, why, sizeof why) == 0;
-    }
+    pthread_mutex_init(&g->sample_lock, NULL);
+    sb_sample_budget_init(&g->budget, PSS_INTERVAL_MS * 1e-3, SB_SAMPLE_BUDGET_SHARE * 0.6);
+    sb_pss_tracker_init(&g->pss, PSS_REFRESH_MS * 1e-3, SB_SAMPLE_BUDGET_SHARE * 0.4);
+    char why[SB_GROUP_FOUND_MAX + 200] = "turned off by the caller (SPACRBENCH_SCALE_NO_CGROUP)";
+    if (!(flags & SPACRBENCH_SCALE_NO_CGROUP) && open_cgroup(g, why, sizeof why) == 0)
+        g->use_cgroup = 1;
     if (g->use_cgroup) {
         snprintf(g->note, sizeof g->note,
-                 "group peak: memory cgroup %s (cgroup v%d), exact, page cache included; memory "
-                 "a process used before it joined is not counted",
-                 g->cg.dir, g->cg.version);
+                 "group peak: a memory cgroup of its own per count, exact, page cache included; "
+                 "memory a process used before it joined is not counted; %s",
+                 g->cg.found);
     } else {
         snprintf(g->note, sizeof g->note,
-                 "group peak: sum of the processes' PSS (/proc/PID/smaps_rollup), sampled every "
-                 "%d ms, may miss spikes shorter than that; no cgroup: %s",
-                 PSS_INTERVAL_MS, why);
+                 "group peak: sum of the processes' PSS (forked workers share copy-on-write "
+                 "pages, which RSS would count in each): statm's RSS at least %d ms apart less "
+                 "the shared part smaps_rollup gave (re-read at least %d ms apart), within 0.5 "
+                 "%% of a core: not exact, spikes between samples are missed; no cgroup: %s",
+                 PSS_INTERVAL_MS, PSS_REFRESH_MS, why);
         if (start_sampler(g) != 0) {
             pthread_mutex_destroy(&g->lock);
+            pthread_mutex_destroy(&g->sample_lock);
             free(g);
             return sb_fail(SPACRBENCH_ETHREAD, "could not start the group's PSS sampler");
         }
@@ -288,7 +268,7 @@ int spacrbench_group_peak(spacrbench_group *g, int64_t *bytes, int32_t *method)
             *method = SPACRBENCH_PEAK_CGROUP;
         return SPACRBENCH_OK;
     }
-    pss_sample(g); /* the caller's thread, never a worker's */
+    pss_sample(g, 0, NULL); /* the caller's thread, never a worker's */
     pthread_mutex_lock(&g->lock);
     *bytes = g->pss_peak;
     pthread_mutex_unlock(&g->lock);
@@ -298,6 +278,32 @@ int spacrbench_group_peak(spacrbench_group *g, int64_t *bytes, int32_t *method)
 }
 
 const char *spacrbench_group_note(const spacrbench_group *g) { return g ? g->note : ""; }
+
+const char *spacrbench_group_sampling_note(spacrbench_group *g)
+{
+    if (!g || g->use_cgroup)
+        return "";
+    pthread_mutex_lock(&g->lock);
+    sb_sample_budget ticks = g->budget;
+    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_lock(&g->sample_lock);
+    sb_sample_budget full = g->pss.refresh;
+    int64_t reads = g->pss.smaps_reads;
+    pthread_mutex_unlock(&g->sample_lock);
+    if (ticks.samples == 0)
+        return "";
+    char how[200];
+    sb_sample_budget_describe(&ticks, how, sizeof how);
+    double full_ms = sb_sample_budget_mean(&full);
+    char shared[96] = "read once per process";
+    if (full_ms > 0)
+        snprintf(shared, sizeof shared, "re-read every %.0f ms on average", full_ms * 1e3);
+    snprintf(g->sampling, sizeof g->sampling,
+             "group PSS: statm sampled %s; the shared part from smaps_rollup %s (%lld reads): "
+             "a spike shorter than %.0f ms may be missed",
+             how, shared, (long long)reads, sb_sample_budget_miss_ms(&ticks));
+    return g->sampling;
+}
 
 int spacrbench_group_close(spacrbench_group *g)
 {
@@ -315,7 +321,11 @@ int spacrbench_group_close(spacrbench_group *g)
     }
     if (g->use_cgroup && sb_group_remove(&g->cg, NULL) != 0)
         rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot remove cgroup %s: %s", g->cg.dir, strerror(errno));
+    if (g->use_cgroup)
+        sb_group_delegate_release(&g->cg);
     pthread_mutex_destroy(&g->lock);
+    pthread_mutex_destroy(&g->sample_lock);
+    sb_pss_tracker_free(&g->pss);
     free(g->pids);
     free(g);
     return rc;

@@ -28,7 +28,8 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
     char why[600] = "--no-cgroup was given";
     tree_sampler_init(&s->tree, getpid());
     sb_vram_open(&s->vram);
-    if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0) {
+    if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0 &&
+        sb_group_delegate_acquire(&s->cg, why, sizeof why) == 0) {
         char probe[128], tag[48];
         sb_group_owner_tag(tag, sizeof tag);
         snprintf(probe, sizeof probe, "%s-%s-probe", cfg->prefix, tag);
@@ -38,6 +39,7 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
             sb_group_clean_stale(&s->cg, cfg->prefix, cfg->on_stale, cfg->stale_arg);
             return;
         }
+        sb_group_delegate_release(&s->cg);
     }
     snprintf(s->why_no_cgroup, sizeof s->why_no_cgroup, "%s", why);
     /* Still know the cgroup we run in (without a cgroup of our own too):
@@ -52,6 +54,7 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
 
 void sb_supervisor_free(sb_supervisor *s)
 {
+    sb_group_delegate_release(&s->cg); /* this process back where it was started */
     tree_sampler_free(&s->tree);
     sb_vram_close(&s->vram);
     free(s->pids);

@@ -22,15 +22,16 @@
 #include "clock.h"
 #include "gpu.h"
 #include "group.h"
+#include "sample_budget.h"
 #include "spacrbench.h"
 #include "tree_sampler.h"
 
 #define SB_SUPERVISOR_SAMPLE_NS     5000000L  /* the tree without a cgroup: 5 ms */
-#define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms, */
-#define SB_SUPERVISOR_RSS_BUDGET    0.005     /* or longer, to cost at most 0.5 % of a core */
-#define SB_SUPERVISOR_VRAM_NS       10000000L /* NVML, as the library's sampler */
-#define SB_SUPERVISOR_GRACE_S       5.0       /* after a stop signal, before SIGKILL */
-#define SB_SUPERVISOR_MAX_COPIES    SPACRBENCH_SCALE_MAX_WORKERS /* < PIPE_BUF: one release write */
+#define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms; */
+/* both or longer, to cost at most 0.5 % of a core (sample_budget.h) */
+#define SB_SUPERVISOR_VRAM_NS    10000000L /* NVML, as the library's sampler */
+#define SB_SUPERVISOR_GRACE_S    5.0       /* after a stop signal, before SIGKILL */
+#define SB_SUPERVISOR_MAX_COPIES SPACRBENCH_SCALE_MAX_WORKERS /* < PIPE_BUF: one release write */
 
 /* ---- stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2) ----
  * Caught so that the current command (and its group) is ended and cleaned
@@ -83,6 +84,7 @@ typedef struct sb_supervisor {
     sb_group cg;       /* located (also without a cgroup, when possible) */
     char why_no_cgroup[600];
     tree_sampler tree;
+    sb_sample_budget budget; /* the tree sampler's gaps, over the whole run */
     sb_vram vram;
     pid_t *pids; /* the group's PIDs of one sample, reused */
     size_t n_pids, cap_pids;
@@ -176,6 +178,12 @@ const char *sb_supervisor_vram_verdict(sb_supervisor *s);
 /* The tree's sampling period in seconds: cfg.interval_us, else the default
  * for how groups are measured (with or without a cgroup). */
 double sb_supervisor_interval(const sb_supervisor *s);
+
+/* How the tree was really sampled over the run so far, in words ("every
+ * 6.1 ms on average, at most 9.8 ms apart (5 ms at least, ...)"); returns
+ * the longest gap in ms, rounded up: spikes shorter than that may be
+ * missed. */
+double sb_supervisor_sampling(const sb_supervisor *s, char *how, size_t cap);
 
 /* The group's cgroup usage now (memory.usage_in_bytes v1, memory.current
  * v2), -1 without a cgroup or when unreadable. */

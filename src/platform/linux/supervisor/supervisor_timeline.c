@@ -14,6 +14,16 @@ double sb_supervisor_interval(const sb_supervisor *s)
     return (s->use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS : SB_SUPERVISOR_SAMPLE_NS) * 1e-9;
 }
 
+double sb_supervisor_sampling(const sb_supervisor *s, char *how, size_t cap)
+{
+    sb_sample_budget b = s->budget;
+    if (b.share <= 0) /* nothing sampled yet */
+        sb_sample_budget_init(&b, 0, SB_SAMPLE_BUDGET_SHARE);
+    b.floor_s = sb_supervisor_interval(s);
+    sb_sample_budget_describe(&b, how, cap);
+    return sb_sample_budget_miss_ms(&b);
+}
+
 int64_t sb_supervisor_group_usage(const sb_supervisor *s)
 {
     if (!s->use_cgroup || !s->cg.dir[0])

@@ -1,8 +1,9 @@
 /* Waiting for a supervised group without polling: a pidfd per copy (Linux
  * >= 5.3) or, where there is none, SIGCHLD through a signalfd, so the
  * group's time ends when its last copy does, not up to one sampling period
- * later. Meanwhile the tree's RSS (every SB_SUPERVISOR_SAMPLE_NS without a
- * cgroup, SB_SUPERVISOR_RSS_SAMPLE_NS with one) and VRAM
+ * later. Meanwhile the tree's RSS (at least SB_SUPERVISOR_SAMPLE_NS apart
+ * without a cgroup, SB_SUPERVISOR_RSS_SAMPLE_NS with one, and less often
+ * where the budget of sample_budget.h asks) and VRAM
  * (SB_SUPERVISOR_VRAM_NS) are sampled; the timeout kills the whole group;
  * a group still alive SB_SUPERVISOR_GRACE_S after a stop signal is killed
  * with all its processes, and what the copies leave behind after a stop
@@ -39,22 +40,10 @@ static int keep_pid(sb_supervisor *s, pid_t pid)
 
 static int keep_pid_cb(pid_t pid, void *arg) { return keep_pid(arg, pid); }
 
-/* This thread's CPU seconds: what a sample costs the budget (a core's
- * share). Wall time would count the time it waited for a CPU on a busy
- * machine, and one preempted read would then space the next samples by
- * hundreds of milliseconds. */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return sb_now();
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
                     int *listed)
 {
-    double t0 = cpu_now(), spent = 0;
+    double t0 = sb_thread_cpu_seconds(), spent = 0;
     s->n_pids = 0;
     if (listed)
         *listed = 1;
@@ -67,11 +56,11 @@ double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan
         }
         if (rss)
             tree_sample_pids(&s->tree, s->pids, s->n_pids);
-        spent = cpu_now() - t0;
+        spent = sb_thread_cpu_seconds() - t0;
     } else {
         if (scan_tree && tree_sample(&s->tree) < 0 && listed)
             *listed = 0;
-        spent = cpu_now() - t0;
+        spent = sb_thread_cpu_seconds() - t0;
         /* The copies and every descendant seen (dead ones too: NVML no
          * longer lists them, so they add nothing). */
         for (int64_t i = 0; i < k; i++)
@@ -178,24 +167,23 @@ static void tell_timeline(sb_supervisor *s, double now, int listed)
     s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1, usage);
 }
 
-/* A sample from the wait loop. With a cgroup, the RSS part only when it is
- * due (rss_next), after which it is due again in at least interval, or
- * 1/SB_SUPERVISOR_RSS_BUDGET times the CPU time this turn of the loop took
- * from before its sleep (cpu_before: the wake-up, the reaping, the reads
- * and the timeline's all count, so the whole sampler keeps to the budget).
- * The next rss_next. */
+/* A sample from the wait loop, the tree's part only when it is due
+ * (rss_next); then the budget (sample_budget.h) says when it is due
+ * again: at least the interval, or 1/SB_SAMPLE_BUDGET_SHARE times the CPU
+ * time this turn of the loop took from before its sleep (cpu_before: the
+ * wake-up, the reaping, the reads and the timeline's all count, so the
+ * whole sampler keeps to the budget), with a cgroup or without. The next
+ * rss_next. */
 static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
-                     double rss_next, double interval, double cpu_before)
+                     double rss_next, double cpu_before)
 {
-    int rss = !s->use_cgroup || now >= rss_next;
+    int rss = now >= rss_next;
     int listed = 1;
-    sb_sv_sample(s, copies, k, 1, rss, &listed);
-    if (rss)
-        tell_timeline(s, now, listed);
-    if (!s->use_cgroup || !rss)
+    sb_sv_sample(s, copies, k, rss, rss, &listed);
+    if (!rss)
         return rss_next;
-    double gap = (cpu_now() - cpu_before) / SB_SUPERVISOR_RSS_BUDGET;
-    return now + (gap > interval ? gap : interval);
+    tell_timeline(s, now, listed);
+    return sb_sample_budget_next(&s->budget, now, sb_thread_cpu_seconds() - cpu_before);
 }
 
 /* The copies' pidfds (else the SIGCHLD signalfd) in *z; the array the
@@ -227,8 +215,13 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
 {
     int64_t k = o->started, left = k;
     double interval = sb_supervisor_interval(s);
-    /* With a cgroup, the RSS samples are extra (the charge is exact): they
-     * keep within SB_SUPERVISOR_RSS_BUDGET of a core however large the tree. */
+    /* The tree's samples keep within the budget however large the tree:
+     * with a cgroup they are extra (the charge is exact), without one they
+     * are the peak, and what they cost is taken from the work measured. */
+    if (s->budget.share <= 0)
+        sb_sample_budget_init(&s->budget, interval, SB_SAMPLE_BUDGET_SHARE);
+    s->budget.floor_s = interval;
+    sb_sample_budget_series(&s->budget);
     double rss_next = t0 + interval, vram = s->vram.gpu ? SB_SUPERVISOR_VRAM_NS * 1e-9 : -1;
     double deadline = s->cfg.timeout_s > 0 ? t0 + s->cfg.timeout_s * (double)l->lines : -1;
     /* Stop signals and SIGCHLD stay blocked but while sleeping: no signal
@@ -266,15 +259,15 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         /* Not before the first wait: a /proc scan costs about a
          * millisecond, which a command that exits at once would be charged. */
         if (woke)
-            rss_next = sample(s, copies, k, now, rss_next, interval, cpu_before);
+            rss_next = sample(s, copies, k, now, rss_next, cpu_before);
         if (woke && watch_over(s, l, o))
             sb_sv_kill_group(s, copies, k);
-        double wait = s->use_cgroup ? shorter(vram, until(rss_next, now)) : interval;
+        double wait = shorter(vram, until(rss_next, now));
         if (deadline >= 0 && !o->timed_out)
             wait = shorter(wait, deadline - now);
         if (kill_at >= 0 && !o->killed_after_grace)
             wait = shorter(wait, kill_at - now);
-        cpu_before = cpu_now();
+        cpu_before = sb_thread_cpu_seconds();
         if (live)
             sleep_once(&z, copies, k, live, wait, &open_mask);
         else

@@ -11,7 +11,13 @@
  * Adding ru_maxrss to the descendants' samples instead would count a
  * descendant twice (once inside ru_maxrss). A process that lives less than
  * one sampling interval is seen only through ru_maxrss. This process should
- * be a child subreaper so orphaned grandchildren stay in view. */
+ * be a child subreaper so orphaned grandchildren stay in view.
+ *
+ * What a sample reads: the tree only, from this process down through the
+ * children files (proc_tree.h), never every process of the machine; and
+ * for each process /proc/PID/status, the one cheap file with VmHWM (statm
+ * has the RSS now but no high-water mark, which is what makes a late
+ * sample still see a spike; smaps_rollup walks every mapping). */
 #ifndef SPACRBENCH_TREE_SAMPLER_H
 #define SPACRBENCH_TREE_SAMPLER_H
 
@@ -46,13 +52,12 @@ void tree_sampler_free(tree_sampler *t);
  * -1 on failure (then nothing is excluded). */
 int tree_sampler_exclude_current(tree_sampler *t);
 
-/* Scan the process table once and update the descendants' peaks (those
- * excluded above aside). Returns the number of descendants seen, -1 on
- * failure. */
+/* Walk the tree once and update the descendants' peaks (those excluded
+ * above aside). Returns the number of descendants seen, -1 on failure. */
 int tree_sample(tree_sampler *t);
 
 /* Update the peaks of the given processes only (a cgroup's members: no
- * scan of the process table). */
+ * walk of the tree). */
 void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n);
 
 /* Send sig to every live (not zombie) descendant, excluded ones aside, as

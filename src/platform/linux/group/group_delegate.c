@@ -1,0 +1,454 @@
+/* Where a cgroup v2 group can be made without root: see sb_group_choose
+ * and sb_group_delegate_acquire in group.h.
+ *
+ * v2's no-internal-processes rule: a cgroup that holds processes cannot
+ * enable the memory controller for its children (only the hierarchy's
+ * root is exempt), and this process always sits in its own cgroup. So a
+ * group with memory.peak needs either
+ *   - this process's own cgroup, once every process in it (this one and
+ *     its own descendants, nobody else's) has moved into a leaf below it
+ *     and memory is enabled there: what systemd, a container's init or
+ *     `systemd-run --user --scope -p Delegate=yes` hand a process, and
+ *     what the kernel lets the cgroup's owner do; or
+ *   - a cgroup above it that is delegated to this user (owned by it, as
+ *     systemd's Delegate=yes and an administrator's chown make it), holds
+ *     no process and already enables memory for its children:
+ *     user@UID.service above a terminal's scope. The kernel lets the owner
+ *     of the common ancestor move processes anywhere below it.
+ * A level between the two that has a limit of its own (memory.max,
+ * cpu.max, ...) rules the second out: the groups would escape it. Nothing
+ * here enables a controller anywhere but in this process's own cgroup, and
+ * that is undone when the last group is gone. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "group.h"
+
+#define LEAF_PREFIX "spacrbench-leaf"
+#define SHORT_PATH  52 /* a path in a note: at most this many bytes */
+#define PARENT_HOPS 64 /* how far up a process's parents are followed */
+
+void sb_group_short_path(const char *path, char *out, size_t cap)
+{
+    size_t len = strlen(path);
+    if (len <= SHORT_PATH) {
+        snprintf(out, cap, "%s", path);
+        return;
+    }
+    /* ".../" and as many whole trailing components as fit, else the last
+     * one cut in its middle: the part a user recognises. */
+    const char *tail = path + len;
+    while (tail > path) {
+        const char *slash = tail - 1;
+        while (slash > path && *slash != '/')
+            slash--;
+        if (path + len - slash > SHORT_PATH - 4)
+            break;
+        tail = slash;
+    }
+    if (tail < path + len && *tail == '/') {
+        snprintf(out, cap, "...%s", tail);
+        return;
+    }
+    const char *last = strrchr(path, '/');
+    last = last ? last + 1 : path;
+    size_t n = strlen(last), half = (SHORT_PATH - 7) / 2;
+    snprintf(out, cap, ".../%.*s...%s", (int)half, last, last + n - half);
+}
+
+static int join(char *out, size_t cap, const char *dir, const char *file)
+{
+    return (size_t)snprintf(out, cap, "%s/%s", dir, file) < cap ? 0 : -1;
+}
+
+static int read_control(const char *dir, const char *file, char *text, size_t cap)
+{
+    char path[SB_GROUP_PATH_MAX + 64];
+    size_t len = 0;
+    if (join(path, sizeof path, dir, file) != 0 || sb_cg_read_small(path, text, cap, &len) != 0)
+        return -1;
+    return 0;
+}
+
+/* Does DIR/FILE list WORD ("cpu memory pids")? */
+static int lists(const char *dir, const char *file, const char *word)
+{
+    char text[512];
+    if (read_control(dir, file, text, sizeof text) != 0)
+        return 0;
+    size_t n = strlen(word);
+    for (char *p = text; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == text || p[-1] == ' ' || p[-1] == '+') &&
+            (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+            return 1;
+    return 0;
+}
+
+static int write_control(const char *dir, const char *file, const char *text)
+{
+    char path[SB_GROUP_PATH_MAX + 64];
+    if (join(path, sizeof path, dir, file) != 0) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return sb_group_write_file(path, text);
+}
+
+/* Could uid write PATH? The owner's write bit, as a delegation (chown)
+ * grants it; root anywhere, but never on a read-only mount (a container's
+ * usual /sys/fs/cgroup). *owner gets the owner's uid (-1 unknown). */
+static int writable(const char *path, uid_t uid, long *owner, int *read_only)
+{
+    struct stat st;
+    struct statvfs vfs;
+    *owner = -1;
+    if (stat(path, &st) != 0)
+        return 0;
+    *owner = (long)st.st_uid;
+    if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+        *read_only = 1;
+        return 0;
+    }
+    return uid == 0 || (st.st_uid == uid && (st.st_mode & S_IWUSR));
+}
+
+/* The directory and the two files a delegate writes (systemd chowns
+ * exactly these with Delegate=yes). */
+static int dir_writable(const char *dir, uid_t uid, long *owner, int *read_only)
+{
+    char path[SB_GROUP_PATH_MAX + 64];
+    return writable(dir, uid, owner, read_only) &&
+           join(path, sizeof path, dir, "cgroup.procs") == 0 &&
+           writable(path, uid, owner, read_only) &&
+           join(path, sizeof path, dir, "cgroup.subtree_control") == 0 &&
+           writable(path, uid, owner, read_only);
+}
+
+static pid_t parent_pid(pid_t pid)
+{
+    char path[64], text[1024];
+    size_t len = 0;
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    if (sb_cg_read_small(path, text, sizeof text, &len) != 0)
+        return -1;
+    const char *close = strrchr(text, ')');
+    long ppid = -1;
+    if (!close || sscanf(close + 1, " %*c %ld", &ppid) != 1)
+        return -1;
+    return (pid_t)ppid;
+}
+
+/* pid is self, or one of its descendants. */
+static int ours(pid_t pid, pid_t self)
+{
+    for (int hop = 0; hop < PARENT_HOPS && pid > 1; hop++) {
+        if (pid == self)
+            return 1;
+        pid = parent_pid(pid);
+    }
+    return pid == self;
+}
+
+typedef struct proc_count {
+    pid_t self;
+    int others; /* processes neither self nor its descendants */
+} proc_count;
+
+static int count_other(pid_t pid, void *arg)
+{
+    proc_count *c = arg;
+    c->others += !ours(pid, c->self);
+    return 0;
+}
+
+/* A limit of the level's own that a group made above it would escape:
+ * its name, or NULL. */
+static const char *level_limit(const char *dir)
+{
+    static const char *const files[] = {"memory.max", "memory.high", "memory.swap.max", "pids.max",
+                                        "cpu.max"};
+    char text[256];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (read_control(dir, files[i], text, sizeof text) == 0 && strncmp(text, "max", 3) != 0)
+            return files[i];
+    if (read_control(dir, "cpuset.cpus", text, sizeof text) == 0 && text[0] && text[0] != '\n')
+        return "cpuset.cpus";
+    return NULL;
+}
+
+/* The parent directory of dir, in place; 0 once dir is the mount point. */
+static int up(char *dir, const char *mount)
+{
+    size_t mlen = strlen(mount);
+    char *slash = strrchr(dir, '/');
+    if (strlen(dir) <= mlen || !slash)
+        return 0;
+    size_t len = (size_t)(slash - dir);
+    dir[len < mlen ? mlen : len ? len : 1] = '\0';
+    return 1;
+}
+
+/* Why the own cgroup cannot take groups, in *why; 0 when it can (LEAF). */
+static int own_usable(const sb_group *g, uid_t uid, pid_t self, char *why, size_t cap)
+{
+    long owner = -1;
+    int ro = 0;
+    if (!dir_writable(g->own, uid, &owner, &ro)) {
+        if (ro)
+            snprintf(why, cap, "is on a read-only cgroup mount");
+        else
+            snprintf(why, cap, "is not writable for uid %ld (owner uid %ld)", (long)uid, owner);
+        return -1;
+    }
+    if (!lists(g->own, "cgroup.controllers", "memory")) {
+        snprintf(why, cap, "has no memory controller (the level above does not enable it)");
+        return -1;
+    }
+    proc_count c = {self, 0};
+    if (sb_cgroup_procs_each(g->own, count_other, &c) < 0) {
+        snprintf(why, cap, "cannot be listed (%s)", strerror(errno));
+        return -1;
+    }
+    if (c.others > 0) {
+        snprintf(why, cap, "holds %d other process%s", c.others, c.others == 1 ? "" : "es");
+        return -1;
+    }
+    return 0;
+}
+
+/* The nearest level above the own cgroup delegated to uid, empty and
+ * enabling memory, into above; 0 found, else why not. */
+static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char *above,
+                           size_t above_cap, char *why, size_t cap)
+{
+    char dir[SB_MOUNT_PATH_MAX], shown[64];
+    snprintf(dir, sizeof dir, "%s", g->own);
+    for (;;) {
+        const char *limit = level_limit(dir);
+        sb_group_short_path(dir, shown, sizeof shown);
+        if (limit && strcmp(dir, g->own) == 0) {
+            snprintf(why, cap, "groups above it would escape its %s", limit);
+            return -1;
+        }
+        if (limit) {
+            snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
+            return -1;
+        }
+        if (!up(dir, mount)) {
+            snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
+            return -1;
+        }
+        long owner = -1;
+        int ro = 0;
+        if (!dir_writable(dir, uid, &owner, &ro)) {
+            snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
+            return -1;
+        }
+        int empty = sb_cgroup_procs_each(dir, NULL, NULL) == 0;
+        if (empty && lists(dir, "cgroup.subtree_control", "memory")) {
+            snprintf(above, above_cap, "%s", dir);
+            return 0;
+        }
+    }
+}
+
+/* The hierarchy's true root (exempt from the rule) has no cgroup.events;
+ * a container's namespace root has one. */
+static int true_root(const char *dir)
+{
+    char path[SB_GROUP_PATH_MAX + 64];
+    return join(path, sizeof path, dir, "cgroup.events") == 0 && access(path, F_OK) != 0 &&
+           errno == ENOENT;
+}
+
+/* While a group holds the leaf, /proc/self/cgroup names the leaf: the
+ * cgroup to choose from is the one above it. 1 when that was so. */
+static int leave_own_leaf(sb_group *g, pid_t self)
+{
+    char *slash = strrchr(g->own, '/');
+    char mine[96], tag[48];
+    sb_group_owner_tag_of(self, tag, sizeof tag);
+    snprintf(mine, sizeof mine, LEAF_PREFIX "-%s-0", tag);
+    if (!slash || strcmp(slash + 1, mine) != 0)
+        return 0;
+    *slash = '\0';
+    return 1;
+}
+
+void sb_group_choose(sb_group *g, const char *mount, uid_t uid, pid_t self)
+{
+    char own[64], where[64], why_own[128], why_up[128] = "";
+    int in_leaf = g->version == 2 && leave_own_leaf(g, self);
+    sb_group_short_path(g->own, own, sizeof own);
+    snprintf(g->parent, sizeof g->parent, "%s", g->own);
+    g->place = SB_GROUP_OWN;
+    if (g->version == 1) {
+        snprintf(g->found, sizeof g->found,
+                 "cgroup v1 memory: groups in this process's own cgroup, %s", own);
+        return;
+    }
+    if (true_root(g->own)) {
+        snprintf(g->found, sizeof g->found, "cgroup v2: groups in the hierarchy's root, %s", own);
+        return;
+    }
+    if (!in_leaf && lists(g->own, "cgroup.subtree_control", "memory")) {
+        snprintf(g->found, sizeof g->found, "cgroup v2: groups in this process's own cgroup, %s",
+                 own);
+        return;
+    }
+    if (in_leaf || own_usable(g, uid, self, why_own, sizeof why_own) == 0) {
+        g->place = SB_GROUP_LEAF;
+        snprintf(g->found, sizeof g->found,
+                 "cgroup v2: groups in this process's own cgroup, %s, with the process moved "
+                 "into a leaf of it "
+                 "(v2 enables memory only in a cgroup without processes)",
+                 own);
+        return;
+    }
+    char above[SB_MOUNT_PATH_MAX];
+    if (uid != 0 &&
+        delegated_above(g, mount, uid, above, sizeof above, why_up, sizeof why_up) == 0) {
+        g->place = SB_GROUP_ABOVE;
+        snprintf(g->parent, sizeof g->parent, "%s", above);
+        sb_group_short_path(above, where, sizeof where);
+        snprintf(g->found, sizeof g->found,
+                 "cgroup v2: groups in %s, delegated to uid %ld, above this process's own "
+                 "cgroup %s, which %s",
+                 where, (long)uid, own, why_own);
+        return;
+    }
+    g->place = SB_GROUP_NONE;
+    snprintf(g->found, sizeof g->found, "no usable cgroup v2: this process's %s %s%s%s", own,
+             why_own, why_up[0] ? "; " : "", why_up);
+}
+
+/* ---- the leaf: moving this process's cgroup's processes below it ---- */
+
+/* One leaf per process, shared by its groups (a supervisor, several
+ * library groups at once). */
+static struct leaf_state {
+    pthread_mutex_t lock;
+    pid_t owner; /* the process that holds it (a forked child does not) */
+    int refs;    /* groups relying on it */
+    int enabled; /* memory was enabled in own's subtree_control here */
+    char own[SB_MOUNT_PATH_MAX];
+    char leaf[SB_GROUP_PATH_MAX];
+} leaf_state = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, "", ""};
+
+typedef struct mover {
+    const char *to;
+    pid_t self;
+    int failed;
+} mover;
+
+static int move_one(pid_t pid, void *arg)
+{
+    mover *m = arg;
+    char text[32];
+    if (m->self && !ours(pid, m->self))
+        return 0;
+    snprintf(text, sizeof text, "%ld", (long)pid);
+    if (write_control(m->to, "cgroup.procs", text) != 0 && errno != ESRCH)
+        m->failed = errno;
+    return 0;
+}
+
+/* Move the processes of from (only self's own, when self is set) to to. */
+static int move_all(const char *from, const char *to, pid_t self)
+{
+    mover m = {to, self, 0};
+    if (sb_cgroup_procs_each(from, move_one, &m) < 0)
+        return -1;
+    if (m.failed) {
+        errno = m.failed;
+        return -1;
+    }
+    return 0;
+}
+
+/* Undo what acquire did: memory off again, the processes back, the leaf
+ * gone. Called with the lock held. */
+static void leaf_undo(struct leaf_state *s)
+{
+    if (s->enabled)
+        write_control(s->own, "cgroup.subtree_control", "-memory");
+    move_all(s->leaf, s->own, 0);
+    for (int tries = 0; tries < 50 && rmdir(s->leaf) != 0 && errno == EBUSY; tries++)
+        usleep(2000);
+    s->refs = 0;
+    s->enabled = 0;
+    s->owner = 0;
+    s->leaf[0] = '\0';
+}
+
+int sb_group_delegate_acquire(sb_group *g, char *why, size_t why_cap)
+{
+    if (g->place == SB_GROUP_NONE) {
+        snprintf(why, why_cap, "%s", g->found);
+        return -1;
+    }
+    if (g->place != SB_GROUP_LEAF || g->holds_leaf)
+        return 0;
+    struct leaf_state *s = &leaf_state;
+    pid_t self = getpid();
+    char shown[64];
+    pthread_mutex_lock(&s->lock);
+    if (s->owner != self) /* inherited through fork: not this process's */
+        s->refs = 0, s->enabled = 0, s->owner = 0, s->leaf[0] = '\0';
+    int rc = 0;
+    if (s->refs == 0) {
+        snprintf(s->own, sizeof s->own, "%s", g->own);
+        sb_group tmp = *g;
+        sb_group_clean_stale(&tmp, LEAF_PREFIX, NULL, NULL);
+        char tag[48]; /* the owner by identity (group_stale.c), as every group */
+        sb_group_owner_tag(tag, sizeof tag);
+        if ((size_t)snprintf(s->leaf, sizeof s->leaf, "%s/%s-%s-0", g->own, LEAF_PREFIX, tag) >=
+                sizeof s->leaf ||
+            (mkdir(s->leaf, 0755) != 0 && errno != EEXIST)) {
+            sb_group_short_path(g->own, shown, sizeof shown);
+            snprintf(why, why_cap, "cannot make a leaf in %s: %s", shown, strerror(errno));
+            s->leaf[0] = '\0';
+            rc = -1;
+        } else if (move_all(g->own, s->leaf, self) != 0) {
+            snprintf(why, why_cap, "cannot move this process into its leaf: %s", strerror(errno));
+            rc = -1;
+        } else if (!lists(g->own, "cgroup.subtree_control", "memory")) {
+            /* EBUSY: a process joined the cgroup meanwhile. */
+            if (write_control(g->own, "cgroup.subtree_control", "+memory") != 0) {
+                sb_group_short_path(g->own, shown, sizeof shown);
+                snprintf(why, why_cap, "cannot enable memory in %s/cgroup.subtree_control: %s",
+                         shown, strerror(errno));
+                rc = -1;
+            } else
+                s->enabled = 1;
+        }
+        if (rc != 0 && s->leaf[0])
+            leaf_undo(s);
+        else if (rc == 0)
+            s->owner = self;
+    }
+    if (rc == 0) {
+        s->refs++;
+        g->holds_leaf = 1;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+void sb_group_delegate_release(sb_group *g)
+{
+    if (!g->holds_leaf)
+        return;
+    g->holds_leaf = 0;
+    struct leaf_state *s = &leaf_state;
+    pthread_mutex_lock(&s->lock);
+    if (s->owner == getpid() && s->refs > 0 && --s->refs == 0)
+        leaf_undo(s);
+    pthread_mutex_unlock(&s->lock);
+}

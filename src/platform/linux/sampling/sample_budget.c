@@ -1,0 +1,105 @@
+/* The samplers' cost policy; see sample_budget.h. */
+#include "sample_budget.h"
+
+#include "clock.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+double sb_sample_budget_whole(void)
+{
+    const char *text = getenv("SPACRBENCH_SAMPLER_BUDGET");
+    if (!text || !*text)
+        return SB_SAMPLE_BUDGET_SHARE;
+    char *end;
+    double percent = strtod(text, &end);
+    if (*end == '%')
+        end++;
+    if (*end || !(percent > 0) || percent > 100)
+        return SB_SAMPLE_BUDGET_SHARE; /* not a percentage of one core: the default */
+    return percent / 100;
+}
+
+void sb_sample_budget_init(sb_sample_budget *b, double floor_s, double share)
+{
+    /* share is a part of the default budget; a budget the user set scales
+     * every sampler's part alike. */
+    double part = share > 0 && share <= SB_SAMPLE_BUDGET_SHARE ? share : SB_SAMPLE_BUDGET_SHARE;
+    *b = (sb_sample_budget){floor_s > 0 ? floor_s : 0.001,
+                            part / SB_SAMPLE_BUDGET_SHARE * sb_sample_budget_whole(),
+                            -1,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0};
+}
+
+void sb_sample_budget_series(sb_sample_budget *b) { b->last_at = -1; }
+
+double sb_sample_budget_next(sb_sample_budget *b, double now, double cpu_s)
+{
+    if (b->last_at >= 0 && now >= b->last_at) {
+        double gap = now - b->last_at;
+        b->gaps++;
+        b->gap_sum_s += gap;
+        if (gap > b->longest_s)
+            b->longest_s = gap;
+    }
+    b->last_at = now;
+    b->samples++;
+    if (cpu_s > 0)
+        b->cpu_s += cpu_s;
+    double spaced = cpu_s > 0 ? cpu_s / b->share : 0;
+    double gap = spaced > b->floor_s ? spaced : b->floor_s;
+    if (gap > b->planned_s)
+        b->planned_s = gap;
+    return now + gap;
+}
+
+double sb_sample_budget_mean(const sb_sample_budget *b)
+{
+    return b->gaps > 0 ? b->gap_sum_s / (double)b->gaps : -1;
+}
+
+double sb_sample_budget_miss_ms(const sb_sample_budget *b)
+{
+    /* The gaps seen, and the next one planned: no sample could have come
+     * sooner than that, whether or not the work lived to see it. */
+    double s = b->longest_s > b->planned_s ? b->longest_s : b->planned_s;
+    return ceil((s > b->floor_s ? s : b->floor_s) * 1e3);
+}
+
+void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap)
+{
+    double mean = sb_sample_budget_mean(b);
+    char pace[96];
+    snprintf(pace, sizeof pace,
+             "%g ms at least, more where a sample would cost over %.3g %% of a core",
+             b->floor_s * 1e3, b->share * 100);
+    if (b->samples == 0)
+        snprintf(buf, cap, "never (%s)", pace);
+    else if (mean < 0)
+        snprintf(buf, cap, "%lld time%s (%s)", (long long)b->samples, b->samples == 1 ? "" : "s",
+                 pace);
+    else
+        snprintf(buf, cap, "%lld times, every %.1f ms on average, at most %.1f ms apart (%s)",
+                 (long long)b->samples, mean * 1e3, b->longest_s * 1e3, pace);
+}
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double sb_thread_cpu_seconds(void)
+{
+    double t = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    return t >= 0 ? t : sb_now();
+}
