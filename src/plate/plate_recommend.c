@@ -12,16 +12,21 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* "(460.0 KiB, 7.1x the plate's median)": the largest item's key. */
+/* "(file size 460 KiB, 7.1x the plate's median file size)": the largest
+ * item's key, named, so the ratio is never read as one of memory. */
 static void key_words(const spacrbench_plate *p, char *buf, size_t cap)
 {
     const spacrbench_plate_prediction *r = &p->pred;
     char key[64];
     sb_plate_format_key(p, r->largest_key, key, sizeof key);
+    /* A size is shown bare ("460 KiB"), another key with its name. */
+    const char *name = p->key_kind == SPACRBENCH_PLATE_KEY_BYTES ? p->key_name : "";
+    const char *space = name[0] ? " " : "";
     if (r->median_key > 0 && isfinite(r->largest_key))
-        snprintf(buf, cap, " (%s, %.1fx the plate's median)", key, r->largest_key / r->median_key);
+        snprintf(buf, cap, " (%s%s%s, %.1fx the plate's median %s)", name, space, key,
+                 r->largest_key / r->median_key, p->key_name);
     else if (isfinite(r->largest_key))
-        snprintf(buf, cap, " (%s)", key);
+        snprintf(buf, cap, " (%s%s%s)", name, space, key);
     else
         buf[0] = '\0';
 }
@@ -33,7 +38,7 @@ static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r
     if (pr->largest_bytes < 0)
         return;
     double need = (double)pr->largest_bytes / GIB;
-    char key[160];
+    char key[256];
     key_words(p, key, sizeof key);
     if (p->all_measured) {
         sb_reason_add(r, "; the plate's largest field%s was measured to need %.2f GiB", key, need);
@@ -46,10 +51,12 @@ static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r
         break;
     case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
         sb_reason_add(r,
-                      "; the %s does not explain the measured footprints, so the plate's "
-                      "largest field is taken to need %.2f GiB (the largest measured plus the "
-                      "spread)",
-                      p->key_name, need);
+                      "; the %s %s, so the plate's largest field is taken to need %.2f GiB (the "
+                      "largest measured plus the spread)",
+                      p->key_name,
+                      p->distinct_keys == 1 ? "is the same for every field"
+                                            : "does not explain the measured footprints",
+                      need);
         break;
     case SPACRBENCH_PLATE_FIT_KEYLESS:
         sb_reason_add(r,

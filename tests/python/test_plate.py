@@ -70,8 +70,9 @@ def test_the_first_three_are_oom_killed_where_the_plate_completes(tmp_path: Path
     assert 8 in plate["measured"] and plate["fit"] == "key"
     assert plate["largest_bytes"] >= 140 * MiB
     assert plate["workers"] == 1
-    assert re.search(r"; the plate's largest field \(121 KiB, 5\.8x the plate's median\) "
-                     r"is predicted to need 0\.1\d GiB$", plate["reason"]), plate["reason"]
+    assert re.search(r"; the plate's largest field \(file size 121 KiB, 5\.8x the plate's "
+                     r"median file size\) is predicted to need 0\.1\d GiB$", plate["reason"]), \
+        plate["reason"]
     assert plate["reason"].startswith(("memory-bound: ", "one worker needs "))
     pools = {p["workers"]: p for p in r["pools"]}
     # The first three's count is OOM-killed in the cgroup ...
