@@ -542,6 +542,78 @@ SPACRBENCH_EXTERN int spacrbench_plate_handoff_measurement(const spacrbench_plat
 SPACRBENCH_EXTERN int spacrbench_measurement_note_spread(spacrbench_measurement *m,
                                                          const char *remedy);
 
+/* The plate section a measurement carries, so that what was measured of
+ * which plate, and what it predicts, travels with the figures: its JSON's
+ * "plate" member (docs/spacrbench.schema.json), the report's and the
+ * exports' plate section, Python's Measurement.plate. One pick per record,
+ * in the records' order (the run order): pick i says which item of the
+ * plate record i measured and why. -1 and NaN are "none". */
+typedef struct spacrbench_plate_section {
+    size_t size;
+    int64_t items;                  /* the plate's items (>= 1) */
+    int32_t key_kind;               /* spacrbench_plate_key */
+    int32_t fit;                    /* spacrbench_plate_fit of the footprints */
+    int32_t time_fit;               /* spacrbench_plate_fit of the wall times */
+    int32_t reserved;               /* 0 */
+    char key_name[64];              /* what the key is: "file size", "nbytes", "key" */
+    double median_key;              /* the plate's median key; NaN */
+    double correlation;             /* r of footprint and key over the measured; NaN */
+    double slope_bytes_per_key;     /* the line; NaN */
+    double intercept_bytes;         /* NaN */
+    int64_t largest_index;          /* the item predicted to need the most; -1 */
+    double largest_key;             /* its key; NaN */
+    int64_t largest_bytes;          /* its predicted footprint (one worker's need); -1 */
+    int64_t largest_measured_bytes; /* -1 */
+    int64_t spread_bytes;           /* largest - smallest measured footprint; -1 */
+    double slowest_seconds;         /* the plate's slowest item, predicted; NaN */
+    double total_seconds;           /* every item one after another, predicted; NaN */
+    int64_t workers;                /* the recommended workers the ETA is for; -1 */
+    double eta_seconds;             /* the plate's time with those workers; NaN */
+    int64_t pick_count;             /* read: the picks (one per record) */
+    int64_t note_count;             /* read */
+} spacrbench_plate_section;
+
+/* All "none" (-1, NaN), key_kind NONE, the size set. */
+SPACRBENCH_EXTERN int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size);
+/* Attach p's section to m (replacing one m had): m is the measurement p
+ * was predicted from (one record per pick), workers the recommendation's
+ * (the ETA's; < 1: none). EINVAL before spacrbench_plate_predict or when
+ * m's records are not p's picks. */
+SPACRBENCH_EXTERN int spacrbench_measurement_set_plate(spacrbench_measurement *m,
+                                                       const spacrbench_plate *p, int64_t workers);
+/* A section by parts (a reader, a copy): _begin replaces m's section with
+ * s's figures and no picks or notes; then one pick per record, in order
+ * (index, key, why and is_warmup are kept; the measured figures come from
+ * the record), then the notes. EINVAL for figures out of range (items < 1,
+ * an index past the plate, a pick's warm-up flag not its record's), ERANGE
+ * for more picks than records, before _begin. */
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_begin(spacrbench_measurement *m,
+                                                         const spacrbench_plate_section *s);
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_add_pick(spacrbench_measurement *m,
+                                                            const spacrbench_plate_pick *pick);
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_add_note(spacrbench_measurement *m,
+                                                            const char *note);
+/* Readers. _plate: SPACRBENCH_ERANGE when m carries no plate section.
+ * _plate_pick: the pick of record i, its footprint (peak above m's
+ * baseline) and seconds from that record. _plate_note: NULL out of range. */
+SPACRBENCH_EXTERN int spacrbench_measurement_plate(const spacrbench_measurement *m,
+                                                   spacrbench_plate_section *out);
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_pick(const spacrbench_measurement *m, size_t i,
+                                                        spacrbench_plate_pick *out);
+SPACRBENCH_EXTERN const char *spacrbench_measurement_plate_note(const spacrbench_measurement *m,
+                                                                size_t i);
+/* The report's plate section of m's (spacrbench_format_plate's words), its
+ * labels one per record (or NULL), snprintf-style. ERANGE without one. */
+SPACRBENCH_EXTERN int spacrbench_format_plate_section(const spacrbench_measurement *m,
+                                                      const char *const *labels, size_t n_labels,
+                                                      char *buf, size_t cap);
+/* spacrbench_plate_handoff_measurement from m's section alone (a report
+ * read back, Python's Measurement.plate): the hand-off (SLURM --mem and
+ * --time, Dask's memory_limit) sized for the plate's predicted largest and
+ * slowest item, and its texts say "predicted". ERANGE without a section. */
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_handoff(const spacrbench_measurement *m,
+                                                           spacrbench_measurement **out);
+
 /* ========================================================================
  * 3. Measurements: figures, constructors, accessors, the builder
  * ======================================================================== */

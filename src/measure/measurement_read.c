@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "measurement_read_plate.h"
 #include "records.h"
 #include "timeline.h"
 
@@ -32,6 +33,7 @@ typedef struct parsed {
     size_t n_points;
     spacrbench_timeline_item *marks;
     size_t n_marks;
+    sb_plate_parsed plate; /* the plate section, if any */
     int out_of_memory;
 } parsed;
 
@@ -84,6 +86,8 @@ static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const
 static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
 {
     parsed *p = ctx;
+    if (f->type == SB_FT_NESTED && f->extra == &sb_plate_record)
+        return sb_plate_parsed_read(&p->plate, r, value, &p->out_of_memory);
     if (f->type == SB_FT_NESTED) { /* the timeline */
         if (value->kind == JSON_NULL)
             return 0;
@@ -187,6 +191,8 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
         }
     }
     sb_reader_pop(r);
+    if (sb_plate_parsed_check(r, &p->plate, p->records, p->n_records) != 0)
+        return -1;
     if (!p->has_timeline)
         return 0;
     sb_reader_push_key(r, "timeline");
@@ -257,6 +263,8 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
     for (size_t i = 0; i < p->n_gpus && rc == 0; i++)
         rc = refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
     sb_reader_pop(r);
+    if (rc == 0)
+        rc = sb_plate_parsed_build(r, &p->plate, m);
     if (rc < 0 || !p->has_timeline)
         return rc;
     sb_reader_push_key(r, "timeline");
@@ -286,6 +294,7 @@ static void parsed_free(parsed *p)
     free(p->gpus);
     free(p->points);
     free(p->marks);
+    sb_plate_parsed_free(&p->plate);
 }
 
 static void parsed_init(parsed *p)
@@ -299,6 +308,7 @@ static void parsed_init(parsed *p)
     f->vram_source = SPACRBENCH_SOURCE_UNKNOWN;
     p->info = (spacrbench_timeline_info){
         .size = sizeof p->info, .stride = 1, .max_points = SPACRBENCH_TIMELINE_MAX_POINTS};
+    sb_plate_parsed_init(&p->plate);
 }
 
 /* Parse text, read it into p and build: 0, or a negative code with the

@@ -1,8 +1,11 @@
 /* The plate (docs/advice.md, "The plate"): which items to measure
- * (plate_select.c), the model of every item from the measured ones
- * (plate_model.c, pure arithmetic; plate_predict.c applies it), the
+ * (plate_select.c, plate_choose.c), the model of every item from the
+ * measured ones (plate_model.c, pure arithmetic; plate_predict.c applies
+ * it), the
  * recommendation and hand-off for the plate's largest item
- * (plate_recommend.c) and the report's section (output/plate_report.c). */
+ * (plate_recommend.c), the section a measurement carries (plate_section.c;
+ * its storage is measure/measurement_plate.c) and the report's section
+ * (output/plate_report.c). */
 #ifndef SPACRBENCH_PLATE_H
 #define SPACRBENCH_PLATE_H
 
@@ -110,9 +113,14 @@ int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm);
 int sb_plate_notef(spacrbench_plate *p, const char *fmt, ...) SB_PRINTF(2, 3);
 /* Drop p's notes (a second prediction replaces them). */
 void sb_plate_clear_notes(spacrbench_plate *p);
-/* The key as the report shows it: a size for BYTES keys ("460.0 KiB"),
- * else the number ("3200"). */
+/* The key as the report shows it: a size for BYTES keys ("460 KiB"),
+ * else the number with its name ("key 3200"; named 0: "3200"). */
+void sb_plate_key_text(int32_t kind, const char *name, double key, int named, char *buf,
+                       size_t cap);
+/* sb_plate_key_text of p's key, named. */
 void sb_plate_format_key(const spacrbench_plate *p, double key, char *buf, size_t cap);
+/* p's section (plate_section.c), its ETA for `workers` (< 1: none). */
+void sb_plate_section_of(const spacrbench_plate *p, int64_t workers, spacrbench_plate_section *s);
 /* The position of item `index` in the picks, or -1. */
 int64_t sb_plate_pick_of(const spacrbench_plate *p, size_t index);
 

@@ -105,19 +105,6 @@ double spacrbench_plate_eta_seconds(const spacrbench_plate *p, int64_t workers)
     return isfinite(slowest) && slowest > eta ? slowest : eta;
 }
 
-/* m's records, GPUs and VRAM reason into h. */
-static int copy_parts(const spacrbench_measurement *m, spacrbench_measurement *h)
-{
-    int rc = m->record_count ? spacrbench_measurement_add_records(h, m->records, m->record_count,
-                                                                  sizeof *m->records)
-                             : 0;
-    for (size_t i = 0; !rc && i < m->gpu_count; i++)
-        rc = spacrbench_measurement_add_gpu(h, &m->gpus[i]);
-    if (!rc && m->vram_reason)
-        rc = spacrbench_measurement_set_vram_reason(h, m->vram_reason);
-    return rc;
-}
-
 int spacrbench_plate_handoff_measurement(const spacrbench_plate *p, const spacrbench_measurement *m,
                                          spacrbench_measurement **out)
 {
@@ -128,31 +115,8 @@ int spacrbench_plate_handoff_measurement(const spacrbench_plate *p, const spacrb
     if (!p->predicted)
         return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
                                           "(spacrbench_plate_predict)");
-    spacrbench_figures f = m->fig;
-    f.size = sizeof f;
-    int64_t baseline = f.baseline_rss_bytes > 0 ? f.baseline_rss_bytes : 0;
-    int64_t largest = p->pred.largest_bytes;
-    if (largest >= 0 && largest <= INT64_MAX - baseline && baseline + largest > f.peak_rss_bytes)
-        f.peak_rss_bytes = baseline + largest;
-    spacrbench_measurement *h = NULL;
-    int rc = spacrbench_measurement_create(&f, &h);
-    if (!rc)
-        rc = copy_parts(m, h);
-    /* The plate's slowest item, as one more record: the --time rule takes
-     * the slowest record. */
-    double slowest = p->pred.slowest_seconds;
-    if (!rc && isfinite(slowest) && slowest >= 0) {
-        spacrbench_item_record rec = {sizeof rec,       (int64_t)m->record_count, 0, 0, slowest,
-                                      f.peak_rss_bytes, f.peak_vram_bytes};
-        rc = spacrbench_measurement_add_record(h, &rec);
-    }
-    if (!rc)
-        rc = spacrbench_measurement_add_note(h, "sized for the plate's predicted largest and "
-                                                "slowest item (spacrbench_plate_predict)");
-    if (rc) {
-        spacrbench_measurement_free(h);
-        return rc;
-    }
-    *out = h;
-    return SPACRBENCH_OK;
+    int64_t at = p->pred.largest_index;
+    int measured = at >= 0 && sb_plate_pick_of(p, (size_t)at) >= 0 &&
+                   !p->picks[sb_plate_pick_of(p, (size_t)at)].is_warmup;
+    return sb_plate_handoff_of(m, p->pred.largest_bytes, measured, p->pred.slowest_seconds, out);
 }

@@ -200,15 +200,15 @@ const char *spacrbench_plate_note(const spacrbench_plate *p, size_t index)
     return p && index < p->note_count ? p->notes[index] : NULL;
 }
 
-void sb_plate_format_key(const spacrbench_plate *p, double key, char *buf, size_t cap)
+void sb_plate_key_text(int32_t kind, const char *name, double key, int named, char *buf, size_t cap)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (isnan(key)) {
         snprintf(buf, cap, "no key");
         return;
     }
-    if (p->key_kind != SPACRBENCH_PLATE_KEY_BYTES) {
-        snprintf(buf, cap, "%s %.4g", p->key_name, key);
+    if (kind != SPACRBENCH_PLATE_KEY_BYTES) {
+        snprintf(buf, cap, "%s%s%.4g", named ? name : "", named ? " " : "", key);
         return;
     }
     /* Three significant digits ("460 KiB", "2.46 MiB"): fields of one
@@ -222,4 +222,9 @@ void sb_plate_format_key(const spacrbench_plate *p, double key, char *buf, size_
         snprintf(buf, cap, "%.0f B", key);
     else
         snprintf(buf, cap, "%.*f %s", key >= 100 ? 0 : key >= 10 ? 1 : 2, key, units[u]);
+}
+
+void sb_plate_format_key(const spacrbench_plate *p, double key, char *buf, size_t cap)
+{
+    sb_plate_key_text(p->key_kind, p->key_name, key, 1, buf, cap);
 }

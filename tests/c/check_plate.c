@@ -13,6 +13,7 @@
 
 #include "plate.h"
 #include "spacrbench.h"
+#include "utf8.h"
 
 #define KIB INT64_C(1024)
 #define MIB (KIB * KIB)
@@ -824,18 +825,167 @@ START_TEST(the_first_three_say_two_the_plate_says_one)
 }
 END_TEST
 
+/* The widest line in terminal columns (a CJK character is two). */
 static size_t widest_line(const char *text)
 {
-    size_t widest = 0, cols = 0;
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '\n') {
-            widest = cols > widest ? cols : widest;
-            cols = 0;
-        } else if ((*c & 0xc0) != 0x80)
-            cols++;
+    size_t widest = 0;
+    while (*text) {
+        size_t len = strcspn(text, "\n"), cols = sb_utf8_width(text, len);
+        widest = cols > widest ? cols : widest;
+        text += len + (text[len] == '\n');
     }
-    return cols > widest ? cols : widest;
+    return widest;
 }
+
+static char *format_section(const spacrbench_measurement *m, const char *const *labels, size_t n)
+{
+    int len = spacrbench_format_plate_section(m, labels, n, NULL, 0);
+    ck_assert_msg(len > 0, "%s", spacrbench_last_error_message());
+    char *text = malloc((size_t)len + 1);
+    ck_assert_int_eq(spacrbench_format_plate_section(m, labels, n, text, (size_t)len + 1), len);
+    return text;
+}
+
+/* Finding 12: a CJK label is two columns a character, and times of
+ * 1000 s and more keep the table's columns. */
+START_TEST(wide_labels_and_long_times_keep_79_columns)
+{
+    recorded r = issue_plate();
+    for (size_t i = 0; i < r.n; i++)
+        r.seconds[i] = i % 2 ? 1234.5 : 123456.0;
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, 2), 0);
+    const char *labels[6];
+    for (size_t i = 0; i < 6; i++) /* 視野 (field of view), 2 columns a character */
+        labels[i] = "\xe8\xa6\x96\xe9\x87\x8e/\xe8\xa6\x96\xe9\x87\x8e\xe8\xa6\x96\xe9\x87\x8e"
+                    "\xe8\xa6\x96\xe9\x87\x8e\xe8\xa6\x96\xe9\x87\x8e_A01_f1.tif";
+    char *text = format_section(m, labels, 6);
+    printf("%s\n", text);
+    fflush(stdout);
+    ck_assert_msg(widest_line(text) <= 79, "a line of %zu columns:\n%s", widest_line(text), text);
+    /* Every item line has its time column end at the same column. */
+    size_t end = 0;
+    for (const char *line = strstr(text, "\n  item "); line; line = strstr(line + 1, "\n  item ")) {
+        const char *s = strstr(line, " s  ");
+        const char *h = strstr(line, " h  ");
+        const char *at = s && (!h || s < h) ? s : h;
+        ck_assert_ptr_nonnull(at);
+        size_t col = sb_utf8_width(line + 1, (size_t)(at - line - 1)) + 2;
+        ck_assert(end == 0 || col == end);
+        end = col;
+    }
+    ck_assert_ptr_nonnull(strstr(text, "1234 s"));
+    ck_assert_ptr_nonnull(strstr(text, "34.3 h"));
+    free(text);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+/* The section the measurement carries: the same words as the plate's,
+ * read back from its JSON, in the exports, and the hand-off from it says
+ * "predicted" where its peak is. */
+START_TEST(the_measurement_carries_the_plate_section)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 10 * MIB);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, 1), SPACRBENCH_EINVAL); /* not yet */
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_recommend_options o = issue_machine();
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, rec.workers), 0);
+    spacrbench_plate_section ps = {.size = sizeof ps};
+    ck_assert_int_eq(spacrbench_measurement_plate(m, &ps), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    ck_assert_int_eq(ps.items, 384);
+    ck_assert_int_eq(ps.pick_count, 6);
+    ck_assert_int_eq(ps.largest_bytes, pr.largest_bytes);
+    ck_assert_int_eq(ps.workers, rec.workers);
+    ck_assert_double_eq(ps.eta_seconds, spacrbench_plate_eta_seconds(p, rec.workers));
+    ck_assert_str_eq(ps.key_name, "file size");
+    /* The same section as the plate's, labels by record or by item. */
+    const char **by_item = calloc(r.n, sizeof *by_item);
+    const char *by_record[6];
+    char names[6][32];
+    for (size_t i = 0; i < 6; i++) {
+        spacrbench_plate_pick k = pick(p, i);
+        snprintf(names[i], sizeof names[i], "field_%03lld.tif", (long long)k.index);
+        by_record[i] = names[i];
+        by_item[k.index] = names[i];
+    }
+    char *from_m = format_section(m, by_record, 6);
+    int len = spacrbench_format_plate(p, &rec, by_item, r.n, NULL, 0);
+    char *from_p = malloc((size_t)len + 1);
+    spacrbench_format_plate(p, &rec, by_item, r.n, from_p, (size_t)len + 1);
+    ck_assert_str_eq(from_m, from_p);
+    /* Read back from its JSON: the same section. */
+    int jl = spacrbench_measurement_to_json(m, by_record, 6, NULL, 0);
+    char *json = malloc((size_t)jl + 1);
+    spacrbench_measurement_to_json(m, by_record, 6, json, (size_t)jl + 1);
+    spacrbench_measurement *back = NULL;
+    ck_assert_int_eq(spacrbench_measurement_from_json(json, (size_t)jl, NULL, 0, &back), 0);
+    char *again = format_section(back, by_record, 6);
+    ck_assert_str_eq(again, from_m);
+    /* The hand-off from the section: sized for the plate's largest, and
+     * its text says so; the measured one says "measured". */
+    spacrbench_measurement *h = NULL;
+    ck_assert_int_eq(spacrbench_measurement_plate_handoff(back, &h), 0);
+    spacrbench_figures f = {.size = sizeof f};
+    spacrbench_measurement_figures(h, &f);
+    ck_assert_int_eq(f.peak_rss_bytes, 10 * MIB + pr.largest_bytes);
+    char slurm[2048];
+    ck_assert_int_gt(spacrbench_format_slurm(h, &rec, slurm, sizeof slurm), 0);
+    ck_assert_ptr_nonnull(strstr(slurm, "# --mem = predicted peak "));
+    ck_assert_ptr_nonnull(strstr(slurm, "# --time = 2 x the predicted slowest item ("));
+    ck_assert_int_gt(spacrbench_format_dask(h, &rec, slurm, sizeof slurm), 0);
+    ck_assert_ptr_nonnull(strstr(slurm, "# memory_limit = (predicted peak "));
+    ck_assert_int_gt(spacrbench_format_slurm(m, &rec, slurm, sizeof slurm), 0);
+    ck_assert_ptr_nonnull(strstr(slurm, "# --mem = measured peak "));
+    ck_assert_ptr_nonnull(strstr(slurm, "# --time = 2 x the slowest item ("));
+    spacrbench_measurement_free(h);
+    spacrbench_figures none = {.size = sizeof none, .items = 1, .seconds = 1, .peak_rss_bytes = 1};
+    spacrbench_measurement *plain = NULL;
+    spacrbench_measurement_create(&none, &plain);
+    ck_assert_int_eq(spacrbench_measurement_plate_handoff(plain, &h), SPACRBENCH_ERANGE);
+    ck_assert_int_eq(spacrbench_format_plate_section(plain, NULL, 0, NULL, 0), SPACRBENCH_ERANGE);
+    spacrbench_measurement_free(plain);
+    /* The exports: Markdown's plate table and prediction, # the item's
+     * place in the plate; the CSV's rows keep their columns, three more. */
+    char md[16384], csv[4096];
+    ck_assert_int_gt(
+        spacrbench_format_export(m, &rec, SPACRBENCH_FORMAT_MARKDOWN, by_record, 6, md, sizeof md),
+        0);
+    ck_assert_ptr_nonnull(strstr(md, "### Plate: 384 items, 6 measured across the file size\n"));
+    ck_assert_ptr_nonnull(strstr(md, "\nPredicted largest: **0."));
+    ck_assert_ptr_nonnull(strstr(md, "**ETA "));
+    ck_assert_ptr_nonnull(strstr(md, "# is the item's place in the plate"));
+    char row[64];
+    snprintf(row, sizeof row, "\n| %lld | field\\_%03lld.tif | yes |",
+             (long long)pick(p, 0).index + 1, (long long)pick(p, 0).index);
+    ck_assert_msg(strstr(md, row), "%s not in\n%s", row, md);
+    ck_assert_int_gt(
+        spacrbench_format_export(m, &rec, SPACRBENCH_FORMAT_CSV, by_record, 6, csv, sizeof csv), 0);
+    ck_assert_ptr_nonnull(strstr(csv, "cpu_seconds,plate_index,plate_key,plate_why\r\n"));
+    snprintf(row, sizeof row, ",%lld,%.17g,warmup\r\n", (long long)pick(p, 0).index,
+             pick(p, 0).key);
+    ck_assert_msg(strstr(csv, row), "%s not in\n%s", row, csv);
+    printf("%s\n%s\n", md, csv);
+    free(again);
+    spacrbench_measurement_free(back);
+    free(json);
+    free(from_m);
+    free(from_p);
+    free(by_item);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
 
 START_TEST(the_report_section_fits_79_columns)
 {
@@ -991,6 +1141,8 @@ static Suite *plate_suite(void)
     TCase *advice = tcase_create("advice");
     tcase_add_test(advice, the_first_three_say_two_the_plate_says_one);
     tcase_add_test(advice, the_report_section_fits_79_columns);
+    tcase_add_test(advice, wide_labels_and_long_times_keep_79_columns);
+    tcase_add_test(advice, the_measurement_carries_the_plate_section);
     tcase_add_test(advice, the_handoff_sizes_for_the_plates_largest);
     tcase_add_test(advice, a_plain_benchmark_of_differing_items_says_so);
     tcase_add_test(advice, names_are_spelled_once);
