@@ -22,12 +22,8 @@ struct spacrbench_measurement {
                           (measurement_read.c); NULL: none */
     size_t label_count;
 
-    struct sb_timeline *timeline;    /* memory over time (timeline.h); NULL: none */
-    struct sb_measured_plate *plate; /* the plate section (measurement_plate.c); NULL: none */
-    /* A plate's hand-off: its peak (its slowest item) is a prediction of
-     * an item not measured, not a measurement. */
-    int peak_predicted, slowest_predicted;
-    double *item_cpu;   /* per record, NaN unknown; NULL: none known */
+    struct sb_timeline *timeline; /* memory over time (timeline.h); NULL: none */
+    double *item_cpu;             /* per record, NaN unknown; NULL: none known */
     size_t item_cpu_cap;
     /* The builder's state (spacrbench_measurement_begin .. _end). */
     int building;             /* begun and not yet ended */
@@ -42,6 +38,11 @@ struct spacrbench_measurement {
     int32_t plan_vram_source; /* where the items' VRAM came from */
     size_t spacr_notes;       /* notes up to here are spaCR's own words (the warm-up) */
     int hugetlb_uncovered;    /* hugetlb pages could escape the peak: never "exact" */
+
+    struct sb_measured_plate *plate; /* the plate section (measurement_plate.c); NULL: none */
+    /* A plate's hand-off: its peak (its slowest item) is a prediction of
+     * an item not measured, not a measurement. */
+    int peak_predicted, slowest_predicted;
 };
 
 /* The plate section a measurement carries (measurement_plate.c). */

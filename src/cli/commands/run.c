@@ -323,8 +323,8 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         run_outcome_describe(o, what, sizeof what);
         spacrbench_format_bytes(o->peak, peak, sizeof peak);
         notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s",
-              run_plate_number(&s->plate, s->failed_index),
-              s->failed_label ? s->failed_label : "?", what, o->seconds, peak,
+              run_plate_number(&s->plate, s->failed_index), s->failed_label ? s->failed_label : "?",
+              what, o->seconds, peak,
               o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
                             : "not counted");
     }
@@ -375,7 +375,8 @@ static int emit_advice(const run_state *s, const spacrbench_measurement *m, int 
     if (s->rss_max >= 0)
         spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
     const char *option = emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit";
-    const char *figure = s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)";
+    const char *figure =
+        s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)";
     const char *charged = emit == CLI_EMIT_SLURM
                               ? "A SLURM task's own cgroup also charges the libraries it is first "
                                 "to load."

@@ -101,8 +101,9 @@ int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped)
                  "were all measured (the largest runs first, after the warm-up), and the "
                  "items measured before the stop say nothing of the plate's largest");
     else
-        snprintf(note, sizeof note, "no recommendation for the plate: it could not be predicted "
-                                    "(%s)",
+        snprintf(note, sizeof note,
+                 "no recommendation for the plate: it could not be predicted "
+                 "(%s)",
                  spacrbench_last_error_message());
     spacrbench_measurement_add_note(m, note);
     return -1;
