@@ -417,10 +417,14 @@ SPACRBENCH_EXTERN int spacrbench_plate_options_init(spacrbench_plate_options *op
  * such as the item's file size), or non-zero to stop (the key failed). */
 typedef int(SPACRBENCH_CALLBACK *spacrbench_plate_key_fn)(size_t index, double *key, void *payload);
 
-/* Choose which of n_items items to measure: min(n_items, sample + warmup)
- * of them, deterministic. With a key (called once per item): the largest
- * key always, the smallest, the rest nearest even steps across the key's
- * range, and the warm-up nearest the median key; without one (key NULL):
+/* Choose which of n_items items to measure: min(n_items, sample) and, from
+ * what is left, up to warmup warm-up items (a warm-up the plate has no
+ * room for is cut, never the sample; a note says so), deterministic. With
+ * a key (called once per item): the largest key always, the smallest, the
+ * rest nearest even steps across the key's range, spread through the
+ * plate's order among equal keys (a plate of equal keys is sampled evenly,
+ * never as its first items), and the warm-up nearest the median key;
+ * without one (key NULL):
  * evenly spaced through the plate, first and last included, and the
  * prediction says the largest item cannot be predicted. O(n log n).
  * EINVAL for a key that is negative, NaN or infinite (the message names
@@ -437,8 +441,9 @@ SPACRBENCH_EXTERN int spacrbench_plate_select_keys(size_t n_items, const double 
                                                    spacrbench_plate **out);
 SPACRBENCH_EXTERN void spacrbench_plate_free(spacrbench_plate *p);
 
-/* One chosen item, in the order to measure them (warm-up first, then by
- * increasing key). The measured figures are set by spacrbench_plate_predict. */
+/* One chosen item, in the order to measure them (warm-up first, then the
+ * largest, so a failure there shows at once, then by increasing key). The
+ * measured figures are set by spacrbench_plate_predict. */
 typedef struct spacrbench_plate_pick {
     size_t size;
     int64_t index;           /* the item's index in the plate */
@@ -465,8 +470,12 @@ SPACRBENCH_EXTERN int spacrbench_plate_pick_get(const spacrbench_plate *p, size_
  * need the largest measured footprint plus the spread across the measured
  * items, and a note says why. The plate's largest footprint is never
  * below m's whole footprint (spacrbench_measurement_work_rss_bytes). Wall
- * time is modelled the same way for the plate's total. EINVAL when m's
- * records do not match the chosen items. May be called again. */
+ * time is modelled the same way for the plate's total. The footprints
+ * "grow with the key" when r reaches the one-sided 5 % critical value for
+ * their count (0.988 at 3 items, 0.900 at 4, 0.805 at 5, never below 0.8).
+ * EINVAL when m's records do not match the chosen items, or m stopped
+ * before they were all measured (the items before the stop are not the
+ * plate). May be called again. */
 SPACRBENCH_EXTERN int spacrbench_plate_predict(spacrbench_plate *p,
                                                const spacrbench_measurement *m);
 
@@ -507,8 +516,8 @@ SPACRBENCH_EXTERN int spacrbench_plate_item_prediction(const spacrbench_plate *p
 /* spacrbench_recommend_on for the plate: the memory bound divides by the
  * predicted largest footprint (never less than m's own), and the reason
  * keeps upstream's words first and adds the plate's ("...; the plate's
- * largest field (460 KiB, 7.1x the plate's median) is predicted to need
- * 0.55 GiB"). EINVAL before spacrbench_plate_predict. */
+ * largest field (file size 460 KiB, 7.1x the plate's median file size) is
+ * predicted to need 0.55 GiB"). EINVAL before spacrbench_plate_predict. */
 SPACRBENCH_EXTERN int spacrbench_plate_recommend(const spacrbench_plate *p,
                                                  const spacrbench_measurement *m,
                                                  const spacrbench_recommend_options *opts,

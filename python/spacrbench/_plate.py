@@ -304,10 +304,11 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     """Measure a few items chosen across the plate, predict every item, and
     recommend a worker count that holds for the plate's largest.
 
-    The library chooses ``sample`` items (plus ``warmup`` warm-up items)
-    across a size key: the item with the largest key always, the smallest,
-    and the items nearest even steps between them; the warm-up is a typical
-    item (nearest the median key). The key is each item's file size when
+    The library chooses ``sample`` items (plus ``warmup`` warm-up items,
+    cut where the plate has no room for them beside the sample) across a
+    size key: the item with the largest key always, the smallest, and the
+    items nearest even steps between them, spread through the plate among
+    equal keys; the warm-up is a typical item (nearest the median key). The key is each item's file size when
     every item is the path of an existing file (``str`` or
     ``os.PathLike``), its ``nbytes`` when every item is an array, else
     ``key(item)`` (a finite number >= 0 that grows with the item's memory,
@@ -317,7 +318,8 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     finite number >= 0, is an error naming the item, before any work runs.
 
     The chosen items run as ``benchmark(work, chosen, warmup=warmup)`` runs
-    them (serially, exact peaks, warm-up first, then by increasing key);
+    them (serially, exact peaks, warm-up first, then the largest, then by
+    increasing key: a failure at the largest raises at once);
     the others are predicted from them (a measured item as measured; a
     line of footprint against the key plus its 95 % prediction margin, or,
     where the key explains nothing, the largest measured plus the spread
@@ -325,9 +327,12 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     rule with the plate's predicted largest footprint as one worker's need
     (``recommend_workers_keywords``: cores, available_bytes, reserve_bytes,
     maximum, vram_reserve_bytes, free_vram_bytes, start_method); its reason
-    keeps spaCR's words first. ``format_report(result)`` prints the report
-    with the plate's section; ``result.eta_seconds`` is the plate's
-    predicted time with the recommended workers.
+    keeps spaCR's words first. The measurement carries the plate's section
+    (``result.measurement.plate``: to_dict() writes it, from_dict() reads
+    it back); ``format_report(result)`` prints the report with it in every
+    format; ``result.recommendation.to_slurm()`` and ``to_dask()`` size for
+    the plate's predicted largest item; ``result.eta_seconds`` is the
+    plate's predicted time with the recommended workers.
 
     A spaCR pipeline sized for its plate::
 

@@ -221,27 +221,31 @@ def experiment(cgroup: str, plate_dir: str, counts: List[int],
                     "report": spacrbench.format_report(plate),
                     "notes": plate.measurement.notes}
     repeats = int(os.environ.get("PLATE_POOL_REPEATS", "1"))
-    out["pools"] = [best_pool(k, fields, cgroup, repeats) for k in counts]
+    out["pools"] = pools_interleaved(counts, fields, cgroup, repeats)
     return out
 
 
-def best_pool(count: int, fields: List[str], cgroup: str, repeats: int) -> Dict[str, Any]:
-    """The fastest of `repeats` pools of `count` (one OOM kill ends it), with
-    every run's throughput ("runs"): their spread is the measurement's."""
-    best = pool_run(count, fields, cgroup)
-    runs = [best["items_per_second"]] if best["completed"] else []
-    for _ in range(repeats - 1):
-        if not best["completed"]:
-            break
-        again = pool_run(count, fields, cgroup)
-        if not again["completed"]:  # OOM-killed once: the count does not complete
-            best = again
-            runs = []
-            break
-        runs.append(again["items_per_second"])
-        if again["items_per_second"] > best["items_per_second"]:
-            best = again
-    return dict(best, runs=runs)
+def pools_interleaved(counts: List[int], fields: List[str], cgroup: str,
+                      repeats: int) -> List[Dict[str, Any]]:
+    """Pools of each count, `repeats` rounds of every count in turn (1, 2,
+    3, 1, 2, 3: a load that comes and goes on the machine shows in every
+    count's runs, as their spread, not as one count's speed); a count once
+    OOM-killed is not run again. Per count: the fastest run, every run's
+    throughput ("runs"), completed only when every run did."""
+    result: Dict[int, Dict[str, Any]] = {}
+    for _ in range(repeats):
+        for k in counts:
+            if k in result and not result[k]["completed"]:
+                continue
+            run = pool_run(k, fields, cgroup)
+            if not run["completed"]:
+                result[k] = dict(run, runs=[])
+                continue
+            kept = result.get(k)
+            runs = (kept["runs"] if kept else []) + [run["items_per_second"]]
+            best = run if not kept or run["items_per_second"] > kept["items_per_second"] else kept
+            result[k] = dict(best, runs=runs)
+    return [result[k] for k in counts]
 
 
 def main() -> None:
