@@ -224,7 +224,7 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
 }
 
 /* A constructor's refusal, named by the path of what it refused. */
-static int refused(sb_reader *r, int rc)
+int sb_read_refused(sb_reader *r, int rc)
 {
     if (rc < 0 && rc != SPACRBENCH_ENOMEM && !r->failed)
         sb_reader_fail(r, SB_READ_VALUE, 1, "is refused: %s", spacrbench_last_error_message());
@@ -235,14 +235,15 @@ static int refused(sb_reader *r, int rc)
 static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
 {
     spacrbench_figures fig = p->fig;
-    int rc = refused(r, spacrbench_measurement_create(&fig, out));
+    int rc = sb_read_refused(r, spacrbench_measurement_create(&fig, out));
     spacrbench_measurement *m = *out;
     if (rc < 0)
         return rc;
     m->fig.peak_method = p->fig.peak_method; /* create() makes "none" supplied */
     sb_reader_push_key(r, "records");
-    if (p->n_records && (rc = refused(r, spacrbench_measurement_add_records(
-                                             m, p->records, p->n_records, sizeof *p->records))) < 0)
+    if (p->n_records &&
+        (rc = sb_read_refused(r, spacrbench_measurement_add_records(m, p->records, p->n_records,
+                                                                    sizeof *p->records))) < 0)
         return rc;
     if (p->n_records && !(m->labels = calloc(p->n_records, sizeof *m->labels)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
@@ -253,15 +254,15 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
     sb_reader_pop(r);
     sb_reader_push_key(r, "notes");
     for (size_t i = 0; i < p->n_notes && rc == 0; i++)
-        rc = refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
     sb_reader_pop(r);
     sb_reader_push_key(r, "vram_reason");
     if (rc == 0 && p->more.vram_reason)
-        rc = refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason));
+        rc = sb_read_refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason));
     sb_reader_pop(r);
     sb_reader_push_key(r, "gpus");
     for (size_t i = 0; i < p->n_gpus && rc == 0; i++)
-        rc = refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
     sb_reader_pop(r);
     if (rc == 0)
         rc = sb_plate_parsed_build(r, &p->plate, m);
@@ -269,18 +270,18 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
         return rc;
     sb_reader_push_key(r, "timeline");
     spacrbench_timeline_info info = p->info;
-    rc = refused(r, spacrbench_measurement_timeline_begin(m, &info));
+    rc = sb_read_refused(r, spacrbench_measurement_timeline_begin(m, &info));
     sb_reader_push_key(r, "points");
     for (size_t i = 0; i < p->n_points && rc == 0; i++) {
         sb_reader_push_index(r, i);
-        rc = refused(r, spacrbench_measurement_timeline_add_point(m, &p->points[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_point(m, &p->points[i]));
         sb_reader_pop(r);
     }
     sb_reader_pop(r);
     sb_reader_push_key(r, "items");
     for (size_t i = 0; i < p->n_marks && rc == 0; i++) {
         sb_reader_push_index(r, i);
-        rc = refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]));
         sb_reader_pop(r);
     }
     return rc;

@@ -127,28 +127,21 @@ int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
     return 0;
 }
 
-static int refused(sb_reader *r, int rc)
-{
-    if (rc < 0 && rc != SPACRBENCH_ENOMEM && !r->failed)
-        sb_reader_fail(r, SB_READ_VALUE, 1, "is refused: %s", spacrbench_last_error_message());
-    return rc;
-}
-
 int sb_plate_parsed_build(sb_reader *r, const sb_plate_parsed *pp, spacrbench_measurement *m)
 {
     if (!pp->present)
         return 0;
     sb_reader_push_key(r, "plate");
-    int rc = refused(r, spacrbench_measurement_plate_begin(m, &pp->info));
+    int rc = sb_read_refused(r, spacrbench_measurement_plate_begin(m, &pp->info));
     sb_reader_push_key(r, "picks");
     for (size_t i = 0; i < pp->n_picks && rc == 0; i++) {
         sb_reader_push_index(r, i);
-        rc = refused(r, spacrbench_measurement_plate_add_pick(m, &pp->picks[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_plate_add_pick(m, &pp->picks[i]));
         sb_reader_pop(r);
     }
     sb_reader_pop(r);
     for (size_t i = 0; i < pp->n_notes && rc == 0; i++)
-        rc = refused(r, spacrbench_measurement_plate_add_note(m, pp->notes[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_plate_add_note(m, pp->notes[i]));
     sb_reader_pop(r);
     return rc;
 }

@@ -29,6 +29,9 @@ int sb_plate_parsed_read(sb_plate_parsed *pp, sb_reader *r, const json_node *val
  * no item twice. 0, or -1 with the problem. */
 int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
                           const spacrbench_item_record *records, size_t n_records);
+/* A constructor's refusal (rc < 0), named by the path of what it refused
+ * (measurement_read.c; the plate's reader uses it too): rc. */
+int sb_read_refused(sb_reader *r, int rc);
 /* Into m, whose records are in: 0 or a negative code (the path named). */
 int sb_plate_parsed_build(sb_reader *r, const sb_plate_parsed *pp, spacrbench_measurement *m);
 
