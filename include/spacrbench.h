@@ -417,10 +417,14 @@ SPACRBENCH_EXTERN int spacrbench_plate_options_init(spacrbench_plate_options *op
  * such as the item's file size), or non-zero to stop (the key failed). */
 typedef int(SPACRBENCH_CALLBACK *spacrbench_plate_key_fn)(size_t index, double *key, void *payload);
 
-/* Choose which of n_items items to measure: min(n_items, sample + warmup)
- * of them, deterministic. With a key (called once per item): the largest
- * key always, the smallest, the rest nearest even steps across the key's
- * range, and the warm-up nearest the median key; without one (key NULL):
+/* Choose which of n_items items to measure: min(n_items, sample) and, from
+ * what is left, up to warmup warm-up items (a warm-up the plate has no
+ * room for is cut, never the sample; a note says so), deterministic. With
+ * a key (called once per item): the largest key always, the smallest, the
+ * rest nearest even steps across the key's range, spread through the
+ * plate's order among equal keys (a plate of equal keys is sampled evenly,
+ * never as its first items), and the warm-up nearest the median key;
+ * without one (key NULL):
  * evenly spaced through the plate, first and last included, and the
  * prediction says the largest item cannot be predicted. O(n log n).
  * EINVAL for a key that is negative, NaN or infinite (the message names
@@ -437,8 +441,9 @@ SPACRBENCH_EXTERN int spacrbench_plate_select_keys(size_t n_items, const double 
                                                    spacrbench_plate **out);
 SPACRBENCH_EXTERN void spacrbench_plate_free(spacrbench_plate *p);
 
-/* One chosen item, in the order to measure them (warm-up first, then by
- * increasing key). The measured figures are set by spacrbench_plate_predict. */
+/* One chosen item, in the order to measure them (warm-up first, then the
+ * largest, so a failure there shows at once, then by increasing key). The
+ * measured figures are set by spacrbench_plate_predict. */
 typedef struct spacrbench_plate_pick {
     size_t size;
     int64_t index;           /* the item's index in the plate */
@@ -465,8 +470,12 @@ SPACRBENCH_EXTERN int spacrbench_plate_pick_get(const spacrbench_plate *p, size_
  * need the largest measured footprint plus the spread across the measured
  * items, and a note says why. The plate's largest footprint is never
  * below m's whole footprint (spacrbench_measurement_work_rss_bytes). Wall
- * time is modelled the same way for the plate's total. EINVAL when m's
- * records do not match the chosen items. May be called again. */
+ * time is modelled the same way for the plate's total. The footprints
+ * "grow with the key" when r reaches the one-sided 5 % critical value for
+ * their count (0.988 at 3 items, 0.900 at 4, 0.805 at 5, never below 0.8).
+ * EINVAL when m's records do not match the chosen items, or m stopped
+ * before they were all measured (the items before the stop are not the
+ * plate). May be called again. */
 SPACRBENCH_EXTERN int spacrbench_plate_predict(spacrbench_plate *p,
                                                const spacrbench_measurement *m);
 
@@ -507,8 +516,8 @@ SPACRBENCH_EXTERN int spacrbench_plate_item_prediction(const spacrbench_plate *p
 /* spacrbench_recommend_on for the plate: the memory bound divides by the
  * predicted largest footprint (never less than m's own), and the reason
  * keeps upstream's words first and adds the plate's ("...; the plate's
- * largest field (460 KiB, 7.1x the plate's median) is predicted to need
- * 0.55 GiB"). EINVAL before spacrbench_plate_predict. */
+ * largest field (file size 460 KiB, 7.1x the plate's median file size) is
+ * predicted to need 0.55 GiB"). EINVAL before spacrbench_plate_predict. */
 SPACRBENCH_EXTERN int spacrbench_plate_recommend(const spacrbench_plate *p,
                                                  const spacrbench_measurement *m,
                                                  const spacrbench_recommend_options *opts,
@@ -541,6 +550,78 @@ SPACRBENCH_EXTERN int spacrbench_plate_handoff_measurement(const spacrbench_plat
  * when they do not differ, or a negative code. */
 SPACRBENCH_EXTERN int spacrbench_measurement_note_spread(spacrbench_measurement *m,
                                                          const char *remedy);
+
+/* The plate section a measurement carries, so that what was measured of
+ * which plate, and what it predicts, travels with the figures: its JSON's
+ * "plate" member (docs/spacrbench.schema.json), the report's and the
+ * exports' plate section, Python's Measurement.plate. One pick per record,
+ * in the records' order (the run order): pick i says which item of the
+ * plate record i measured and why. -1 and NaN are "none". */
+typedef struct spacrbench_plate_section {
+    size_t size;
+    int64_t items;                  /* the plate's items (>= 1) */
+    int32_t key_kind;               /* spacrbench_plate_key */
+    int32_t fit;                    /* spacrbench_plate_fit of the footprints */
+    int32_t time_fit;               /* spacrbench_plate_fit of the wall times */
+    int32_t reserved;               /* 0 */
+    char key_name[64];              /* what the key is: "file size", "nbytes", "key" */
+    double median_key;              /* the plate's median key; NaN */
+    double correlation;             /* r of footprint and key over the measured; NaN */
+    double slope_bytes_per_key;     /* the line; NaN */
+    double intercept_bytes;         /* NaN */
+    int64_t largest_index;          /* the item predicted to need the most; -1 */
+    double largest_key;             /* its key; NaN */
+    int64_t largest_bytes;          /* its predicted footprint (one worker's need); -1 */
+    int64_t largest_measured_bytes; /* -1 */
+    int64_t spread_bytes;           /* largest - smallest measured footprint; -1 */
+    double slowest_seconds;         /* the plate's slowest item, predicted; NaN */
+    double total_seconds;           /* every item one after another, predicted; NaN */
+    int64_t workers;                /* the recommended workers the ETA is for; -1 */
+    double eta_seconds;             /* the plate's time with those workers; NaN */
+    int64_t pick_count;             /* read: the picks (one per record) */
+    int64_t note_count;             /* read */
+} spacrbench_plate_section;
+
+/* All "none" (-1, NaN), key_kind NONE, the size set. */
+SPACRBENCH_EXTERN int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size);
+/* Attach p's section to m (replacing one m had): m is the measurement p
+ * was predicted from (one record per pick), workers the recommendation's
+ * (the ETA's; < 1: none). EINVAL before spacrbench_plate_predict or when
+ * m's records are not p's picks. */
+SPACRBENCH_EXTERN int spacrbench_measurement_set_plate(spacrbench_measurement *m,
+                                                       const spacrbench_plate *p, int64_t workers);
+/* A section by parts (a reader, a copy): _begin replaces m's section with
+ * s's figures and no picks or notes; then one pick per record, in order
+ * (index, key, why and is_warmup are kept; the measured figures come from
+ * the record), then the notes. EINVAL for figures out of range (items < 1,
+ * an index past the plate, a pick's warm-up flag not its record's), ERANGE
+ * for more picks than records, before _begin. */
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_begin(spacrbench_measurement *m,
+                                                         const spacrbench_plate_section *s);
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_add_pick(spacrbench_measurement *m,
+                                                            const spacrbench_plate_pick *pick);
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_add_note(spacrbench_measurement *m,
+                                                            const char *note);
+/* Readers. _plate: SPACRBENCH_ERANGE when m carries no plate section.
+ * _plate_pick: the pick of record i, its footprint (peak above m's
+ * baseline) and seconds from that record. _plate_note: NULL out of range. */
+SPACRBENCH_EXTERN int spacrbench_measurement_plate(const spacrbench_measurement *m,
+                                                   spacrbench_plate_section *out);
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_pick(const spacrbench_measurement *m, size_t i,
+                                                        spacrbench_plate_pick *out);
+SPACRBENCH_EXTERN const char *spacrbench_measurement_plate_note(const spacrbench_measurement *m,
+                                                                size_t i);
+/* The report's plate section of m's (spacrbench_format_plate's words), its
+ * labels one per record (or NULL), snprintf-style. ERANGE without one. */
+SPACRBENCH_EXTERN int spacrbench_format_plate_section(const spacrbench_measurement *m,
+                                                      const char *const *labels, size_t n_labels,
+                                                      char *buf, size_t cap);
+/* spacrbench_plate_handoff_measurement from m's section alone (a report
+ * read back, Python's Measurement.plate): the hand-off (SLURM --mem and
+ * --time, Dask's memory_limit) sized for the plate's predicted largest and
+ * slowest item, and its texts say "predicted". ERANGE without a section. */
+SPACRBENCH_EXTERN int spacrbench_measurement_plate_handoff(const spacrbench_measurement *m,
+                                                           spacrbench_measurement **out);
 
 /* ========================================================================
  * 3. Measurements: figures, constructors, accessors, the builder

@@ -27,7 +27,8 @@ from . import _binding  # loads the library and checks its version: ImportError 
 if _typing.TYPE_CHECKING:
     from ._recommend import available_memory_bytes, format_report, recommend_workers
     from ._run import benchmark
-    from ._plate import PlateItem, PlatePrediction, PlateResult, benchmark_plate
+    from ._plate import PlateItem, PlateResult, benchmark_plate
+    from ._plate_data import PlatePick, PlatePrediction, PlateSection
     from ._scale import ScalePoint, ScaleResult, scale
     from ._summarize import NeedsYou, Summary, TaskSummary, summarize
     from ._errors import (SpacrbenchError, SpacrbenchFileNotFoundError, SpacrbenchMemoryError,
@@ -44,8 +45,8 @@ if _typing.TYPE_CHECKING:
 _LAZY = {
     "available_memory_bytes": "_recommend", "format_report": "_recommend",
     "recommend_workers": "_recommend", "benchmark": "_run",
-    "benchmark_plate": "_plate", "PlateItem": "_plate", "PlatePrediction": "_plate",
-    "PlateResult": "_plate",
+    "benchmark_plate": "_plate", "PlateItem": "_plate", "PlatePrediction": "_plate_data",
+    "PlateResult": "_plate", "PlatePick": "_plate_data", "PlateSection": "_plate_data",
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_results",
     "MeasurementLike": "_types", "Progress": "_types", "Recommendation": "_results",
     "RecommendationLike": "_types",
@@ -84,9 +85,11 @@ __all__ = [
     "Measurement",
     "MeasurementLike",
     "PlateItem",
+    "PlatePick",
     "PlatePrediction",
     "PlateResult",
     "NeedsYou",
+    "PlateSection",
     "Progress",
     "Recommendation",
     "RecommendationLike",

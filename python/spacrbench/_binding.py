@@ -123,6 +123,29 @@ def name_of(function: Any, code: int) -> str:
     return c_text(function(code))
 
 
+class Names:
+    """One of the library's enums: code <-> the library's name."""
+
+    def __init__(self, prefix: str, function: Any) -> None:
+        self.function = function
+        codes = sorted(getattr(lib, attr) for attr in dir(lib) if attr.startswith(prefix))
+        self.by_code: Dict[int, str] = {code: name_of(function, code) for code in codes}
+        self.by_name: Dict[str, int] = {name: code for code, name in self.by_code.items()}
+
+    def name(self, code: int) -> str:
+        """The library's name ("unknown" for a value it does not know)."""
+        return self.by_code.get(code) or name_of(self.function, code)
+
+    def code(self, name: Any, what: str) -> int:
+        """The code of a name. Spelling 1.0's hyphens ("hwm-reset") is accepted."""
+        if not isinstance(name, str):
+            raise SpacrbenchTypeError(f"{what} must be a str, not {type(name).__name__}")
+        code = self.by_name.get(name, self.by_name.get(name.replace("-", "_")))
+        if code is None:
+            raise SpacrbenchValueError(f"{what} must be one of {sorted(self.by_name)}, not {name!r}")
+        return code
+
+
 def format_text(call: Any, what: str) -> str:
     """Run an snprintf-style formatter; once more with the exact size if the
     first buffer was too small."""

@@ -21,8 +21,8 @@ import struct
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
-from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib, name_of, new_struct
-from . import _timeline_c
+from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
+from . import _plate_c, _timeline_c
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._torch import TorchPeak
 from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords,
@@ -30,29 +30,6 @@ from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecord
 
 if TYPE_CHECKING:
     from ._results import Measurement, Recommendation
-
-
-class Names:
-    """One of the library's enums: code <-> the library's name."""
-
-    def __init__(self, prefix: str, function: Any) -> None:
-        self.function = function
-        codes = sorted(getattr(lib, attr) for attr in dir(lib) if attr.startswith(prefix))
-        self.by_code: Dict[int, str] = {code: name_of(function, code) for code in codes}
-        self.by_name: Dict[str, int] = {name: code for code, name in self.by_code.items()}
-
-    def name(self, code: int) -> str:
-        """The library's name ("unknown" for a value it does not know)."""
-        return self.by_code.get(code) or name_of(self.function, code)
-
-    def code(self, name: Any, what: str) -> int:
-        """The code of a name. Spelling 1.0's hyphens ("hwm-reset") is accepted."""
-        if not isinstance(name, str):
-            raise SpacrbenchTypeError(f"{what} must be a str, not {type(name).__name__}")
-        code = self.by_name.get(name, self.by_name.get(name.replace("-", "_")))
-        if code is None:
-            raise SpacrbenchValueError(f"{what} must be one of {sorted(self.by_name)}, not {name!r}")
-        return code
 
 
 PEAK_METHODS = Names("SPACRBENCH_PEAK_", lib.spacrbench_peak_method_name)
@@ -238,7 +215,7 @@ def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
         peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
         gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
         vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes),
-        timeline=_timeline_c.timeline_from_c(cm)), same
+        timeline=_timeline_c.timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
 
 
 def vram_reason_words(reason: str) -> str:
@@ -312,6 +289,7 @@ class _SpacrMeasurement:
     sample_interval_us = 0
     vram_reason: Optional[str] = None
     oom_limit_bytes = 0
+    plate = None
 
     def __init__(self, obj: Any) -> None:
         self.__dict__.update(spacr_measurement_fields(obj))
@@ -402,6 +380,8 @@ def _add_details(cm: Any, m: Any) -> None:
         check(lib.spacrbench_measurement_add_gpu(cm, gpu), "measurement gpu")
     if getattr(m, "timeline", None) is not None:
         _timeline_c.timeline_to_c(cm, m.timeline)
+    if getattr(m, "plate", None) is not None:  # after the records: a pick per record
+        _plate_c.plate_to_c(cm, m.plate)
 
 
 def _json(call: Any, what: str) -> Any:
@@ -548,16 +528,47 @@ def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
             cm, cr, opts, buf, cap), "format_report")
 
 
+@contextmanager
+def handoff_measurement(m: Any, what: str) -> Iterator[Any]:
+    """The C measurement a scheduler hand-off is sized from: m's own, or,
+    when m carries a plate section (benchmark_plate(), a plate's report
+    read back), the plate's (spacrbench_measurement_plate_handoff: --mem,
+    --time and memory_limit for the plate's predicted largest and slowest
+    item, and its texts say "predicted")."""
+    with c_measurement(m) as cm:
+        if getattr(m, "plate", None) is None:
+            yield cm
+            return
+        out = ffi.new("spacrbench_measurement **")
+        check(lib.spacrbench_measurement_plate_handoff(cm, out), what)
+        try:
+            yield out[0]
+        finally:
+            lib.spacrbench_measurement_free(out[0])
+
+
+def plate_text(m: Any, labels: Optional[List[str]]) -> str:
+    """The report's plate section of m's (spacrbench_format_plate_section),
+    each measured item labelled by labels (one per record) or the label its
+    record carries."""
+    shown = labels if labels is not None else record_labels(m)
+    with c_measurement(m) as cm:
+        keep = [ffi.new("char[]", utf8(str(s).replace("\0", "\\x00"))) for s in shown or ()]
+        c_labels = ffi.new("char *[]", keep) if keep else ffi.NULL
+        return format_text(lambda buf, cap: lib.spacrbench_format_plate_section(
+            cm, c_labels, len(keep), buf, cap), "format_report")
+
+
 def format_slurm(rec: Recommendation) -> str:
     cr = c_recommendation(rec)
-    with c_measurement(rec.measurement) as cm:
+    with handoff_measurement(rec.measurement, "to_slurm") as cm:
         return format_text(lambda buf, cap: lib.spacrbench_format_slurm(cm, cr, buf, cap),
                            "to_slurm")
 
 
 def format_dask(rec: Recommendation) -> str:
     cr = c_recommendation(rec)
-    with c_measurement(rec.measurement) as cm:
+    with handoff_measurement(rec.measurement, "to_dask") as cm:
         return format_text(lambda buf, cap: lib.spacrbench_format_dask(cm, cr, buf, cap),
                            "to_dask")
 
@@ -565,7 +576,7 @@ def format_dask(rec: Recommendation) -> str:
 def dask_settings(rec: Recommendation) -> Dict[str, int]:
     cr = c_recommendation(rec)
     sched = new_struct("spacrbench_schedule")
-    with c_measurement(rec.measurement) as cm:
+    with handoff_measurement(rec.measurement, "to_dask") as cm:
         check(lib.spacrbench_schedule_compute(cm, cr, sched), "to_dask")
     from ._dask_memory import dask_memory_limit  # the installed distributed's fractions
 

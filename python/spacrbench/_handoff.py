@@ -12,7 +12,7 @@ import shutil
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from ._binding import check, ffi, format_text, lib, new_struct
-from ._convert import c_measurement, c_recommendation
+from ._convert import c_recommendation, handoff_measurement
 from ._dask_memory import dask_memory_limit
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def schedule_of(rec: Recommendation, what: str) -> Any:
     """The library's spacrbench_schedule for rec (and its measurement)."""
     sched = new_struct("spacrbench_schedule")
-    with c_measurement(rec.measurement) as cm:
+    with handoff_measurement(rec.measurement, what) as cm:  # a plate's: its largest item's
         check(lib.spacrbench_schedule_compute(cm, c_recommendation(rec), sched), what)
     return sched
 
@@ -55,7 +55,7 @@ def _own_command() -> str:
 def _walltime(rec: Recommendation) -> str:
     """SLURMCluster's walltime by the library's --time rule."""
     minutes = ffi.new("int64_t *")
-    with c_measurement(rec.measurement) as cm:
+    with handoff_measurement(rec.measurement, "to_dask") as cm:
         slowest = lib.spacrbench_measurement_slowest_item_seconds(cm)
     check(lib.spacrbench_time_limit_minutes(slowest if slowest == slowest else 0.0, 0.0,
                                             minutes), "to_dask")
@@ -125,7 +125,7 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
           "to_slurm")
     tasks.array_limit = array_limit or 0
     sched = schedule_of(rec, "to_slurm")
-    with c_measurement(rec.measurement) as cm:
+    with handoff_measurement(rec.measurement, "to_slurm") as cm:
         script = format_text(
             lambda buf, cap: lib.spacrbench_format_slurm_job(cm, sched, job, tasks, buf, cap),
             "to_slurm")

@@ -19,10 +19,12 @@ import numbers
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
+import warnings
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ._binding import check, ffi, format_text, lib, new_struct
+from ._binding import check, ffi, lib, new_struct
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._plate_data import PlatePick, PlatePrediction, PlateSection
 from ._results import Measurement, Recommendation
 from ._types import Progress
 
@@ -55,61 +57,27 @@ class PlateItem:
     footprint_bytes: Optional[int]
     seconds: Optional[float]
 
-
-@dataclass(frozen=True)
-class PlatePrediction:
-    """What the measured items predict for the whole plate.
-
-    :param items: the plate's items.
-    :param measured: items measured (the warm-up included).
-    :param key: ``"bytes"``, ``"number"`` (``key=``) or ``"none"``.
-    :param key_name: what the key is (``"file size"``, ``"nbytes"``, ``"key"``).
-    :param fit: how the footprints of the items not measured were
-        predicted: ``"key"`` (a line against the key plus its 95 % margin),
-        ``"uniform"`` (the measured ones agree within 10 %),
-        ``"unexplained"`` (the key does not explain them), ``"keyless"``,
-        ``"few"`` (fewer than 3 measured beside the warm-up); the last
-        three take the largest measured plus the spread across the measured.
-    :param time_fit: the same for wall times.
-    :param correlation: r of footprint and key over the measured, or ``None``.
-    :param largest_index: the item predicted to need the most, or ``None``.
-    :param largest_key: its key, or ``None``.
-    :param median_key: the plate's median key, or ``None``.
-    :param largest_bytes: the footprint predicted for the plate's largest
-        item, or ``None``: what the recommendation divides by.
-    :param largest_measured_bytes: the largest measured footprint, or ``None``.
-    :param spread_bytes: largest - smallest measured footprint, or ``None``.
-    :param slowest_seconds: the plate's slowest item, predicted, or ``None``.
-    :param total_seconds: every item one after another, predicted, or ``None``.
-    :param notes: why the prediction is what it is, in the library's words.
-    """
-
-    items: int
-    measured: int
-    key: str
-    key_name: str
-    fit: str
-    time_fit: str
-    correlation: Optional[float]
-    largest_index: Optional[int]
-    largest_key: Optional[float]
-    median_key: Optional[float]
-    largest_bytes: Optional[int]
-    largest_measured_bytes: Optional[int]
-    spread_bytes: Optional[int]
-    slowest_seconds: Optional[float]
-    total_seconds: Optional[float]
-    notes: Tuple[str, ...] = ()
+    def __repr__(self) -> str:
+        """One line: the item by a short label (an array's repr is many)."""
+        return (f"PlateItem(index={self.index}, item={_shown(self.item, 60)}, "
+                f"key={self.key!r}, why={self.why!r}, is_warmup={self.is_warmup}, "
+                f"footprint_bytes={self.footprint_bytes!r}, seconds={self.seconds!r})")
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)
 class PlateResult:
-    """benchmark_plate()'s answer.
+    """benchmark_plate()'s answer. It holds the library's plate (for
+    item_prediction()), so it is compared and hashed by identity, copied
+    (copy.copy, copy.deepcopy) but not pickled: pickle its measurement,
+    whose ``plate`` section carries the prediction and the sample.
 
     :param measurement: the measured items' Measurement (in the order they
-        ran, warm-up first).
+        ran, warm-up first); its ``plate`` is the plate's section
+        (:class:`PlateSection`), which to_dict() writes and format_report()
+        and the hand-off use.
     :param recommendation: the worker count for the plate: its memory bound
-        divides by the plate's predicted largest footprint.
+        divides by the plate's predicted largest footprint; its to_slurm()
+        and to_dask() size for that item.
     :param sample: the measured items (:class:`PlateItem`), in that order.
     :param prediction: the plate's prediction (:class:`PlatePrediction`).
     :param eta_seconds: the plate's predicted wall time with
@@ -122,7 +90,6 @@ class PlateResult:
     prediction: PlatePrediction
     eta_seconds: Optional[float]
     _plate: Any = field(compare=False)  # the library's plate (spacrbench_plate *)
-    _labels: Tuple[str, ...] = field(compare=False, default=())
 
     @property
     def workers(self) -> int:
@@ -150,51 +117,74 @@ class PlateResult:
                 f"fit={p.fit!r}, largest_bytes={p.largest_bytes!r}, "
                 f"eta_seconds={self.eta_seconds!r})")
 
+    def __copy__(self) -> "PlateResult":
+        return self  # frozen, and its plate is never changed after benchmark_plate()
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "PlateResult":
+        import copy
+
+        # The library's plate is shared: nothing changes it after the run.
+        return dataclasses.replace(self, measurement=copy.deepcopy(self.measurement, memo),
+                                   recommendation=copy.deepcopy(self.recommendation, memo))
+
     def __reduce__(self) -> Any:
         raise SpacrbenchTypeError("a PlateResult holds the library's plate and cannot be "
-                                  "pickled; pickle its measurement, recommendation, sample "
-                                  "and prediction instead")
+                                  "pickled; pickle its measurement (whose plate section holds "
+                                  "the sample and the prediction) and recommendation instead")
 
 
-def plate_section(result: PlateResult) -> str:
-    """The report's plate section, in the library's words."""
-    labels = [ffi.new("char[]", _label_bytes(text)) for text in result._labels]
-    array = ffi.new("const char *[]", labels) if labels else ffi.NULL
-    from ._convert import c_recommendation
-
-    rec = c_recommendation(result.recommendation)
-    return format_text(lambda buf, cap: lib.spacrbench_format_plate(
-        result._plate, rec, array, len(labels), buf, cap), "format_report")
-
-
-def _label_bytes(text: str) -> bytes:
-    from ._convert import utf8
-
-    return utf8(text.replace("\0", "\\x00"))
+def plate_labels(result: PlateResult) -> List[str]:
+    """One label per measured item (a record), made now: the plate's other
+    items are never shown, so never repr()'d (a plate of 10^6 costs 6)."""
+    return [_label(p.item) for p in result.sample]
 
 
 def _label(item: Any) -> str:
+    """An item as the report names it: a path as it is, anything else its
+    repr() cut to 200 characters (one whose repr() raises, by its type)."""
     if isinstance(item, (str, os.PathLike)):
-        return os.fsdecode(os.fspath(item)) if not isinstance(item, str) else item
-    text = repr(item)
-    return text if len(text) <= 200 else text[:197] + "..."
+        try:
+            return os.fsdecode(os.fspath(item)) if not isinstance(item, str) else item
+        except Exception:  # noqa: BLE001 - a hostile __fspath__: the label is not the result
+            return f"<{type(item).__name__}>"
+    return _shown(item, 200)
 
 
-def _shown(item: Any) -> str:
-    text = repr(item)
-    return text if len(text) <= 80 else text[:77] + "..."
+def _shown(item: Any, width: int = 80) -> str:
+    """repr(item) on one line, at most width characters; a repr() that
+    raises gives the type's name (a label never costs the measurement)."""
+    try:
+        text = repr(item)
+    except Exception:  # noqa: BLE001
+        return f"<{type(item).__name__} object>"
+    if not isinstance(text, str):
+        return f"<{type(item).__name__} object>"
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _is_bool(value: Any) -> bool:
+    """bool, or numpy's bool_ (which has __float__ but is no number)."""
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and
+                                       kind.__name__ in ("bool_", "bool", "bool8"))
 
 
 def _number(value: Any, i: int, item: Any) -> float:
     """key(item)'s value as a finite number >= 0, or an error naming the item."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not real and (isinstance(value, (str, bytes, bool)) or not hasattr(value, "__float__")):
+    real = isinstance(value, numbers.Real) and not _is_bool(value)
+    if not real and (isinstance(value, (str, bytes)) or _is_bool(value)
+                     or not hasattr(value, "__float__")):
         raise SpacrbenchTypeError(f"key(items[{i}]) returned {_shown(value)} "
                                   f"({type(value).__name__}), not a number; the item is "
                                   f"{_shown(item)}")
     try:
         number = float(value)
-    except (TypeError, ValueError, OverflowError) as exc:
+    except OverflowError:
+        raise SpacrbenchValueError(f"key(items[{i}]) is {_shown(value, 40)}, too large for a "
+                                   f"key (a finite number >= 0 that a float holds); the item "
+                                   f"is {_shown(item)}") from None
+    except (TypeError, ValueError) as exc:
         raise SpacrbenchTypeError(f"key(items[{i}]) returned {_shown(value)}, not a number "
                                   f"({exc}); the item is {_shown(item)}") from None
     if not math.isfinite(number) or number < 0:
@@ -248,9 +238,13 @@ def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
         for i in range(1, len(items)):
             size = finder(items[i])
             if size is None:
-                return None, int(lib.SPACRBENCH_PLATE_KEY_NONE), "key", (
-                    f"benchmark_plate(): items[{i}] ({_shown(items[i])}) has no {name} as "
-                    f"items[0] has, so the items have no key: evenly spaced (give key=)")
+                why = (f"benchmark_plate(): items[{i}] ({_shown(items[i])}) has no {name} as "
+                       f"items[0] has, so the items have no key: evenly spaced (give key=)")
+                # Said now too: one stray item (a directory, a missing file)
+                # costs the whole plate its key.
+                warnings.warn(why + "; the plate's largest item cannot be predicted",
+                              stacklevel=3)
+                return None, int(lib.SPACRBENCH_PLATE_KEY_NONE), "key", why
             found.append(float(size))
         return found, int(lib.SPACRBENCH_PLATE_KEY_BYTES), name, None
     return None, int(lib.SPACRBENCH_PLATE_KEY_NONE), "key", (
@@ -302,29 +296,6 @@ def _picks(plate: Any, items: Sequence[Any]) -> Tuple[PlateItem, ...]:
     return tuple(picks)
 
 
-def _prediction(plate: Any, key_name: str) -> PlatePrediction:
-    from ._binding import c_text, name_of
-
-    r = new_struct("spacrbench_plate_prediction")
-    check(lib.spacrbench_plate_prediction_get(plate, r), "spacrbench_plate_prediction_get")
-
-    def size(v: int) -> Optional[int]:
-        return None if v < 0 else int(v)
-
-    return PlatePrediction(
-        items=int(r.items), measured=int(r.measured),
-        key=name_of(lib.spacrbench_plate_key_name, r.key_kind), key_name=key_name,
-        fit=name_of(lib.spacrbench_plate_fit_name, r.fit),
-        time_fit=name_of(lib.spacrbench_plate_fit_name, r.time_fit),
-        correlation=_optional(r.correlation),
-        largest_index=size(r.largest_index), largest_key=_optional(r.largest_key),
-        median_key=_optional(r.median_key), largest_bytes=size(r.largest_bytes),
-        largest_measured_bytes=size(r.largest_measured_bytes),
-        spread_bytes=size(r.spread_bytes), slowest_seconds=_optional(r.slowest_seconds),
-        total_seconds=_optional(r.total_seconds),
-        notes=tuple(c_text(lib.spacrbench_plate_note(plate, i)) for i in range(r.note_count)))
-
-
 def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
                     key: Optional[Callable[[Any], Any]] = None, sample: int = 5,
                     warmup: int = 1,
@@ -333,10 +304,11 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     """Measure a few items chosen across the plate, predict every item, and
     recommend a worker count that holds for the plate's largest.
 
-    The library chooses ``sample`` items (plus ``warmup`` warm-up items)
-    across a size key: the item with the largest key always, the smallest,
-    and the items nearest even steps between them; the warm-up is a typical
-    item (nearest the median key). The key is each item's file size when
+    The library chooses ``sample`` items (plus ``warmup`` warm-up items,
+    cut where the plate has no room for them beside the sample) across a
+    size key: the item with the largest key always, the smallest, and the
+    items nearest even steps between them, spread through the plate among
+    equal keys; the warm-up is a typical item (nearest the median key). The key is each item's file size when
     every item is the path of an existing file (``str`` or
     ``os.PathLike``), its ``nbytes`` when every item is an array, else
     ``key(item)`` (a finite number >= 0 that grows with the item's memory,
@@ -346,7 +318,8 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     finite number >= 0, is an error naming the item, before any work runs.
 
     The chosen items run as ``benchmark(work, chosen, warmup=warmup)`` runs
-    them (serially, exact peaks, warm-up first, then by increasing key);
+    them (serially, exact peaks, warm-up first, then the largest, then by
+    increasing key: a failure at the largest raises at once);
     the others are predicted from them (a measured item as measured; a
     line of footprint against the key plus its 95 % prediction margin, or,
     where the key explains nothing, the largest measured plus the spread
@@ -354,9 +327,12 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     rule with the plate's predicted largest footprint as one worker's need
     (``recommend_workers_keywords``: cores, available_bytes, reserve_bytes,
     maximum, vram_reserve_bytes, free_vram_bytes, start_method); its reason
-    keeps spaCR's words first. ``format_report(result)`` prints the report
-    with the plate's section; ``result.eta_seconds`` is the plate's
-    predicted time with the recommended workers.
+    keeps spaCR's words first. The measurement carries the plate's section
+    (``result.measurement.plate``: to_dict() writes it, from_dict() reads
+    it back); ``format_report(result)`` prints the report with it in every
+    format; ``result.recommendation.to_slurm()`` and ``to_dask()`` size for
+    the plate's predicted largest item; ``result.eta_seconds`` is the
+    plate's predicted time with the recommended workers.
 
     A spaCR pipeline sized for its plate::
 
@@ -394,17 +370,24 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     if why_keyless:
         m = dataclasses.replace(m, notes=[*m.notes, why_keyless])
     from ._convert import c_measurement, recommendation_fields
+    from ._plate_c import plate_from_c
 
     out = new_struct("spacrbench_recommendation")
     with c_measurement(m) as cm:
         check(lib.spacrbench_plate_predict(plate, cm), "benchmark_plate")
         check(lib.spacrbench_plate_recommend(plate, cm, inputs.opts, inputs.machine, out),
               "benchmark_plate")
+        # The measurement carries the plate's section (its to_dict(), the
+        # exports, the report, the hand-off), the ETA for the advised workers.
+        check(lib.spacrbench_measurement_set_plate(cm, plate, out.workers), "benchmark_plate")
+        section = plate_from_c(cm)
+    assert section is not None
+    m = dataclasses.replace(m, plate=section)
     rec = Recommendation(measurement=m, **inputs.fields(recommendation_fields(out)))
-    eta = lib.spacrbench_plate_eta_seconds(plate, rec.workers)
     return PlateResult(measurement=m, recommendation=rec, sample=_picks(plate, plate_items),
-                       prediction=_prediction(plate, key_name), eta_seconds=_optional(eta),
-                       _plate=plate, _labels=tuple(_label(i) for i in plate_items))
+                       prediction=section.prediction, eta_seconds=section.eta_seconds,
+                       _plate=plate)
 
 
-__all__ = ["PlateItem", "PlatePrediction", "PlateResult", "benchmark_plate"]
+__all__ = ["PlateItem", "PlatePick", "PlatePrediction", "PlateResult", "PlateSection",
+           "benchmark_plate"]

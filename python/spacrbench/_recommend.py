@@ -5,7 +5,7 @@ command, C users and Python users get the same answer for the same input."""
 from __future__ import annotations
 
 import os
-from typing import (TYPE_CHECKING, Any, Optional, Sequence, SupportsFloat, SupportsIndex,
+from typing import (TYPE_CHECKING, Any, List, Optional, Sequence, SupportsFloat, SupportsIndex,
                     SupportsInt, Union)
 
 from ._binding import check, ffi, lib
@@ -117,45 +117,43 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
     the records carry (ItemRecord.item, as in the command's JSON); the
     text report has no item column, so item_labels there is a ValueError.
 
-    A PlateResult of benchmark_plate() (alone: it carries its
-    recommendation) gives its measurement's report and, in text, the
-    plate's section: how many items, which were measured and why, the
-    predicted largest footprint and the plate's time with the recommended
-    workers (the ETA)."""
+    A measurement that carries a plate section (``Measurement.plate``:
+    benchmark_plate()'s, a ``spacrbench run --sample`` report read back)
+    gets the plate's section in every format: in text after the report
+    (how many items, which were measured and why, the predicted largest
+    footprint and the plate's time with the recommended workers, the ETA),
+    in Markdown a table and the prediction, in CSV its place in the plate
+    on each row. A PlateResult of benchmark_plate() is given alone (it
+    carries its recommendation); its measured items are labelled as they
+    ran (only those: the plate's other items are never repr()'d)."""
     from ._plate import PlateResult
 
+    labels_of_plate: Optional[List[str]] = None
     if isinstance(measurement, PlateResult):
-        return _plate_report(measurement, recommendation, format, item_labels)
+        if recommendation is not None:
+            raise SpacrbenchValueError("format_report(result): a PlateResult carries its "
+                                       "recommendation; pass the result alone")
+        from ._plate import plate_labels
+
+        labels_of_plate = plate_labels(measurement) if item_labels is None else None
+        result = measurement
+        measurement, recommendation = result.measurement, result.recommendation
     m = as_measurement(measurement)
     rec = as_recommendation(recommendation)
     if format != "text":
         from ._export import export_text, given_labels
 
-        labels = None if item_labels is None else given_labels(m, item_labels)
+        labels = (labels_of_plate if labels_of_plate is not None else
+                  None if item_labels is None else given_labels(m, item_labels))
         return export_text(m, rec, format, labels)
     if item_labels is not None:
         raise SpacrbenchValueError("item_labels: the text report has no item column; pass "
                                    "format='markdown' or format='csv'")
-    from ._convert import format_report as _format_report
+    from ._convert import format_report as _format_report, plate_text
 
     # The whole text is the library's (spacrbench_format_report_with): the
     # whole reason, and spaCR's arithmetic on a time it cannot hold.
-    return _format_report(m, rec)
-
-
-def _plate_report(result: PlateResult, recommendation: Any, format: str,
-                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]]) -> str:
-    if recommendation is not None:
-        raise SpacrbenchValueError("format_report(result): a PlateResult carries its "
-                                   "recommendation; pass the result alone")
-    if format != "text" and item_labels is None:
-        from ._plate import _label
-
-        item_labels = [_label(p.item) for p in result.sample]  # one per record, as run
-    report = format_report(result.measurement, result.recommendation, format=format,
-                           item_labels=item_labels)
-    if format != "text":
+    report = _format_report(m, rec)
+    if getattr(m, "plate", None) is None:
         return report
-    from ._plate import plate_section
-
-    return report + "\n\n" + plate_section(result)
+    return report + "\n\n" + plate_text(m, labels_of_plate)

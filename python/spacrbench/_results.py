@@ -15,6 +15,7 @@ from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Mapping, 
                     Sequence, Tuple, Union, overload)
 
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._plate_data import PlateSection
 from ._timeline import Timeline
 from ._types import (CALLER_RESERVE, FORK, NO_BOUND, SUPPLIED, UNKNOWN_SOURCE, CachesC, Figure,
                      GpuInfo, ItemRecord, RecordsField)
@@ -73,6 +74,12 @@ class Measurement(CachesC):
         limit.
     :param timeline: the memory over time (:class:`Timeline`) when
         ``benchmark(timeline=True)`` recorded it, else ``None``.
+    :param plate: the plate section (:class:`PlateSection`) of a
+        measurement of a plate's chosen items (benchmark_plate(), a
+        ``spacrbench run --sample`` report read back): which item of the
+        plate each record measured and why, and what the plate needs; else
+        ``None``. The scheduler hand-off of a recommendation on it sizes for
+        the plate's predicted largest item.
     """
 
     items: int
@@ -92,6 +99,7 @@ class Measurement(CachesC):
     vram_reason: Optional[str] = None
     oom_limit_bytes: int = 0
     timeline: Optional[Timeline] = None  # benchmark(timeline=True): memory over time
+    plate: Optional[PlateSection] = None  # benchmark_plate(): the plate's section
 
     if TYPE_CHECKING:  # the constructor takes what the run time accepts
         def __init__(self, items: Figure, seconds: float, peak_rss_bytes: Figure,
@@ -102,7 +110,8 @@ class Measurement(CachesC):
                      warmup_seconds: float = 0.0, peak_method: str = ...,
                      vram_source: Optional[str] = None, gpus: Tuple[GpuInfo, ...] = (),
                      sample_interval_us: Figure = 0, vram_reason: Optional[str] = None,
-                     oom_limit_bytes: Figure = 0, timeline: Optional[Timeline] = None) -> None: ...
+                     oom_limit_bytes: Figure = 0, timeline: Optional[Timeline] = None,
+                     plate: Optional[PlateSection] = None) -> None: ...
 
     def __repr__(self) -> str:
         """The headline figures only; to_dict() has everything."""

@@ -281,6 +281,7 @@ void spacrbench_measurement_free(spacrbench_measurement *m)
     free(m->gpus);
     free(m->vram_reason);
     sb_timeline_free(m->timeline);
+    sb_measured_plate_free(m->plate);
     free(m->item_cpu);
     free(m);
 }

@@ -38,7 +38,33 @@ struct spacrbench_measurement {
     int32_t plan_vram_source; /* where the items' VRAM came from */
     size_t spacr_notes;       /* notes up to here are spaCR's own words (the warm-up) */
     int hugetlb_uncovered;    /* hugetlb pages could escape the peak: never "exact" */
+
+    struct sb_measured_plate *plate; /* the plate section (measurement_plate.c); NULL: none */
+    /* A plate's hand-off: its peak (its slowest item) is a prediction of
+     * an item not measured, not a measurement. */
+    int peak_predicted, slowest_predicted;
 };
+
+/* The plate section a measurement carries (measurement_plate.c). */
+typedef struct sb_measured_plate {
+    spacrbench_plate_section info;
+    spacrbench_plate_pick *picks; /* one per record, in order; their figures unused */
+    size_t pick_count, pick_cap;
+    char **notes;
+    size_t note_count, note_cap;
+} sb_measured_plate;
+void sb_measured_plate_free(sb_measured_plate *p);
+/* "predicted" for a plate's hand-off measurement, else "measured": the
+ * hand-off's texts say which their peak is. */
+const char *sb_measurement_peak_word(const spacrbench_measurement *m);
+/* "predicted " before "slowest item" for a plate's hand-off, else "". */
+const char *sb_measurement_slowest_word(const spacrbench_measurement *m);
+/* A copy of m for a plate's hand-off: its peak largest bytes above m's
+ * baseline (when more than m's own), one more record of `slowest` seconds
+ * (when finite); largest_measured: the plate's largest item was itself
+ * measured (its texts then say "measured", else "predicted"). */
+int sb_plate_handoff_of(const spacrbench_measurement *m, int64_t largest, int largest_measured,
+                        double slowest, spacrbench_measurement **out);
 
 /* An empty measurement with "not measured" sentinels. */
 spacrbench_measurement *sb_measurement_new(void);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "measurement_read_plate.h"
 #include "records.h"
 #include "timeline.h"
 
@@ -32,6 +33,7 @@ typedef struct parsed {
     size_t n_points;
     spacrbench_timeline_item *marks;
     size_t n_marks;
+    sb_plate_parsed plate; /* the plate section, if any */
     int out_of_memory;
 } parsed;
 
@@ -84,6 +86,8 @@ static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const
 static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
 {
     parsed *p = ctx;
+    if (f->type == SB_FT_NESTED && f->extra == &sb_plate_record)
+        return sb_plate_parsed_read(&p->plate, r, value, &p->out_of_memory);
     if (f->type == SB_FT_NESTED) { /* the timeline */
         if (value->kind == JSON_NULL)
             return 0;
@@ -187,6 +191,8 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
         }
     }
     sb_reader_pop(r);
+    if (sb_plate_parsed_check(r, &p->plate, p->records, p->n_records) != 0)
+        return -1;
     if (!p->has_timeline)
         return 0;
     sb_reader_push_key(r, "timeline");
@@ -218,7 +224,7 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
 }
 
 /* A constructor's refusal, named by the path of what it refused. */
-static int refused(sb_reader *r, int rc)
+int sb_read_refused(sb_reader *r, int rc)
 {
     if (rc < 0 && rc != SPACRBENCH_ENOMEM && !r->failed)
         sb_reader_fail(r, SB_READ_VALUE, 1, "is refused: %s", spacrbench_last_error_message());
@@ -229,14 +235,15 @@ static int refused(sb_reader *r, int rc)
 static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
 {
     spacrbench_figures fig = p->fig;
-    int rc = refused(r, spacrbench_measurement_create(&fig, out));
+    int rc = sb_read_refused(r, spacrbench_measurement_create(&fig, out));
     spacrbench_measurement *m = *out;
     if (rc < 0)
         return rc;
     m->fig.peak_method = p->fig.peak_method; /* create() makes "none" supplied */
     sb_reader_push_key(r, "records");
-    if (p->n_records && (rc = refused(r, spacrbench_measurement_add_records(
-                                             m, p->records, p->n_records, sizeof *p->records))) < 0)
+    if (p->n_records &&
+        (rc = sb_read_refused(r, spacrbench_measurement_add_records(m, p->records, p->n_records,
+                                                                    sizeof *p->records))) < 0)
         return rc;
     if (p->n_records && !(m->labels = calloc(p->n_records, sizeof *m->labels)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
@@ -247,32 +254,34 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
     sb_reader_pop(r);
     sb_reader_push_key(r, "notes");
     for (size_t i = 0; i < p->n_notes && rc == 0; i++)
-        rc = refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
     sb_reader_pop(r);
     sb_reader_push_key(r, "vram_reason");
     if (rc == 0 && p->more.vram_reason)
-        rc = refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason));
+        rc = sb_read_refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason));
     sb_reader_pop(r);
     sb_reader_push_key(r, "gpus");
     for (size_t i = 0; i < p->n_gpus && rc == 0; i++)
-        rc = refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
     sb_reader_pop(r);
+    if (rc == 0)
+        rc = sb_plate_parsed_build(r, &p->plate, m);
     if (rc < 0 || !p->has_timeline)
         return rc;
     sb_reader_push_key(r, "timeline");
     spacrbench_timeline_info info = p->info;
-    rc = refused(r, spacrbench_measurement_timeline_begin(m, &info));
+    rc = sb_read_refused(r, spacrbench_measurement_timeline_begin(m, &info));
     sb_reader_push_key(r, "points");
     for (size_t i = 0; i < p->n_points && rc == 0; i++) {
         sb_reader_push_index(r, i);
-        rc = refused(r, spacrbench_measurement_timeline_add_point(m, &p->points[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_point(m, &p->points[i]));
         sb_reader_pop(r);
     }
     sb_reader_pop(r);
     sb_reader_push_key(r, "items");
     for (size_t i = 0; i < p->n_marks && rc == 0; i++) {
         sb_reader_push_index(r, i);
-        rc = refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]));
         sb_reader_pop(r);
     }
     return rc;
@@ -286,6 +295,7 @@ static void parsed_free(parsed *p)
     free(p->gpus);
     free(p->points);
     free(p->marks);
+    sb_plate_parsed_free(&p->plate);
 }
 
 static void parsed_init(parsed *p)
@@ -299,6 +309,7 @@ static void parsed_init(parsed *p)
     f->vram_source = SPACRBENCH_SOURCE_UNKNOWN;
     p->info = (spacrbench_timeline_info){
         .size = sizeof p->info, .stride = 1, .max_points = SPACRBENCH_TIMELINE_MAX_POINTS};
+    sb_plate_parsed_init(&p->plate);
 }
 
 /* Parse text, read it into p and build: 0, or a negative code with the

@@ -73,6 +73,7 @@ typedef struct run_window {
     size_t done_items;
     double t_start, t_measure, t_end;
     double cpu_measure, cpu_end, sampler_cpu;
+    /* time that is not the work's: the progress function, the heap release */
     double progress_seconds, progress_cpu, warmup_progress_seconds;
     int64_t item_peak;
     sb_stream_marks marks; /* stream mode: what a late warm-up clamp needs */
@@ -161,6 +162,23 @@ static void close_window(sb_run *st, run_window *w, size_t clamped, double sampl
     w->sampler_cpu = st->sampler ? sb_sampler_cpu_seconds(st->sampler) - sampler_cpu_measure : 0.0;
 }
 
+/* Before an item's window: the allocator's free memory back to the
+ * system (sb_heap_release), so the pages the item touches are counted even
+ * where an earlier item or run freed as much. Its time is not the work's:
+ * it is kept apart as the progress function's is. */
+static void release_heap(run_window *w, int warm)
+{
+    double t0 = sb_now(), cpu0 = sb_proc_cpu_seconds();
+    sb_heap_release();
+    double spent = sb_now() - t0;
+    if (warm)
+        w->warmup_progress_seconds += spent;
+    else {
+        w->progress_seconds += spent;
+        w->progress_cpu += sb_proc_cpu_seconds() - cpu0;
+    }
+}
+
 static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, size_t n_items,
                     void *payload, run_window *w, int *stop_value)
 {
@@ -185,6 +203,8 @@ static int run_loop(sb_run *st, spacrbench_work_fn work, void *const *items, siz
             if (rc)
                 return rc;
         }
+        if (track)
+            release_heap(w, i < clamped);
         int64_t rss_before = track ? sb_run_item_begin(st) : -1;
         double t0 = track ? sb_now() : 0.0;
         double c0 = records ? sb_proc_cpu_seconds() : 0.0;

@@ -62,7 +62,9 @@ int sb_run_prepare(sb_run *st)
     }
     st->h0 = st->exact ? -1 : sb_proc_hwm(&st->proc);
     /* Reset again now that NVML is loaded and the sampler runs: their own
-     * memory is not the work's. */
+     * memory is not the work's, nor is what the allocator kept from earlier
+     * work (handed back first, so the baseline is the memory in use). */
+    sb_heap_release();
     if (st->exact)
         sb_proc_reset_hwm(&st->proc);
     return SPACRBENCH_OK;

@@ -1,5 +1,6 @@
 /* The CSV export: a header line and one row per item record, a column per
- * field of the item record's table (src/records/) and its CPU time
+ * field of the item record's table (src/records/) and its CPU time (and,
+ * for a plate's measurement, its place in the plate: export_plate.c)
  * (RFC 4180: CRLF line ends, fields with a comma, quote or line break
  * quoted, quotes doubled). Sizes in bytes and times in seconds, "not
  * measured" as an empty field, so a spreadsheet or pandas reads the
@@ -75,7 +76,9 @@ void sb_export_csv(sb_text *t, const sb_export_input *in)
     const sb_record *rec = &sb_item_record;
     for (size_t k = 0; k < rec->count; k++)
         sb_text_printf(t, "%s,", rec->fields[k].key);
-    sb_text_printf(t, "cpu_seconds\r\n");
+    sb_text_printf(t, "cpu_seconds");
+    sb_export_csv_plate_header(t, in);
+    sb_text_printf(t, "\r\n");
     for (size_t i = 0; i < m->record_count; i++) {
         const char *label = sb_export_label(in, i);
         sb_item_more more = {label ? label : ""}; /* a column of every row */
@@ -87,6 +90,7 @@ void sb_export_csv(sb_text *t, const sb_export_input *in)
         double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
         if (!isnan(cpu))
             sb_text_printf(t, "%.6f", cpu);
+        sb_export_csv_plate_cells(t, in, i);
         sb_text_printf(t, "\r\n");
     }
 }

@@ -116,7 +116,10 @@ static void items(sb_text *t, const sb_export_input *in)
     for (size_t i = 0; i < m->record_count; i++)
         cpu_known |= !isnan(spacrbench_measurement_item_cpu_seconds(m, i));
     const sb_record *rec = &sb_item_record;
-    sb_text_printf(t, "\n### Items\n\n|");
+    sb_text_printf(t, "\n### Items\n\n");
+    if (m->plate) /* say which number # is */
+        sb_text_printf(t, "In the order they ran; # is the item's place in the plate.\n\n");
+    sb_text_printf(t, "|");
     for (size_t k = 0; k < rec->count; k++)
         if (rec->fields[k].words && (labels || rec->fields[k].type != SB_FT_TEXT))
             sb_text_printf(t, " %s |", rec->fields[k].words);
@@ -140,7 +143,10 @@ static void items(sb_text *t, const sb_export_input *in)
             if (!f->words || (!labels && f->type == SB_FT_TEXT))
                 continue;
             sb_text_printf(t, " ");
-            item_cell(t, f, parts);
+            if (f->flags & SB_FIELD_ORDINAL) /* its place in the plate, where there is one */
+                sb_text_printf(t, "%lld", (long long)sb_export_plate_number(in, i));
+            else
+                item_cell(t, f, parts);
             sb_text_printf(t, " |");
         }
         double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
@@ -203,6 +209,7 @@ void sb_export_markdown(sb_text *t, const sb_export_input *in)
     items(t, in);
     if (in->rec)
         recommendation(t, in->rec);
+    sb_export_markdown_plate(t, in, inline_text);
     if (m->note_count) {
         sb_text_printf(t, "\n### Notes\n\n");
         for (size_t i = 0; i < m->note_count; i++) {

@@ -41,8 +41,11 @@ static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 {
     const measurement_lists *l = ctx;
     const spacrbench_measurement *m = l->m;
-    if (f->type == SB_FT_NESTED) { /* the timeline */
-        sb_json_timeline(w, f->key, m);
+    if (f->type == SB_FT_NESTED) { /* the timeline, the plate section */
+        if (f->extra == &sb_plate_record)
+            sb_json_plate(w, f->key, m);
+        else
+            sb_json_timeline(w, f->key, m);
         return;
     }
     json_begin_array(w, f->key);

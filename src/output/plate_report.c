@@ -1,40 +1,55 @@
-/* The report's plate section (spacrbench_format_plate): how many items,
- * which were measured and why, the predicted largest footprint and the
- * plate's time with the recommended workers. Every line fits 79 columns:
- * long values wrap under their label, labels of items are cut from the
- * left (a path's end names the field). */
+/* The report's plate section (spacrbench_format_plate from a plate,
+ * spacrbench_format_plate_section from a measurement's section): how many
+ * items, which were measured and why (in the order they ran, each named
+ * by its place in the plate, as the report's item lines are), the
+ * predicted largest footprint and the plate's time with the recommended
+ * workers. Every line fits 79 terminal columns (East Asian wide
+ * characters count two): long values wrap under their label, labels of
+ * items are cut from the left (a path's end names the field). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "measurement.h"
 #include "plate.h"
+#include "plate_words.h"
+#include "utf8.h"
+
+/* What the section shows, from a plate or from a measurement's section:
+ * picks with their measured figures, in run order, one label per pick
+ * (or NULL). */
+typedef struct sb_plate_view {
+    const spacrbench_plate_section *s;
+    const spacrbench_plate_pick *picks;
+    size_t n_picks, warmups;
+    const char *const *notes;
+    size_t n_notes;
+    const char *const *labels;
+} sb_plate_view;
 
 #define WIDTH  79
 #define INDENT 22 /* "  " + a 20-column label, as the report's lines */
 
-/* Columns of UTF-8 text: one per character (the report's texts are
- * neither wide nor combining). */
-static size_t columns(const char *s, size_t bytes)
+static size_t columns(const char *s, size_t bytes) { return sb_utf8_width(s, bytes); }
+
+/* The bytes of the character at s (1 for a byte that is not UTF-8). */
+static size_t char_bytes(const char *s, size_t left)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < bytes; i++)
-        n += ((unsigned char)s[i] & 0xc0) != 0x80;
-    return n;
+    size_t n = sb_utf8_length((const unsigned char *)s);
+    return n == 0 || n > left ? 1 : n;
 }
 
 /* Bytes of s that fill at most `cols` columns. */
 static size_t bytes_for(const char *s, size_t len, size_t cols)
 {
-    size_t i = 0, n = 0;
+    size_t i = 0, used = 0;
     while (i < len) {
-        size_t k = i + 1;
-        while (k < len && ((unsigned char)s[k] & 0xc0) == 0x80)
-            k++;
-        if (n + 1 > cols)
+        size_t k = char_bytes(s + i, len - i), c = columns(s + i, k);
+        if (used + c > cols)
             break;
-        n++;
-        i = k;
+        used += c;
+        i += k;
     }
     return i;
 }
@@ -59,7 +74,7 @@ static void put_wrapped(sb_text *t, const char *label, const char *text)
             sb_text_printf(t, "\n%*s", INDENT, "");
             used = 0;
         }
-        while (wc > room - used - (used ? 1 : 0) && used == 0) { /* a word wider than a line */
+        while (wc > room && used == 0) { /* a word wider than a line */
             size_t cut = bytes_for(w, wb, room);
             sb_text_printf(t, "%.*s\n%*s", (int)cut, w, INDENT, "");
             w += cut;
@@ -86,13 +101,18 @@ static void put_label(sb_text *t, const char *label, size_t cols)
     if (c <= cols)
         sb_text_printf(t, "%s", s);
     else if (cols > 3) {
-        size_t skip = bytes_for(s, len, c - (cols - 3));
+        size_t skip = 0; /* whole characters off the left until the rest fits */
+        while (skip < len && c > cols - 3) {
+            size_t k = char_bytes(s + skip, len - skip);
+            c -= columns(s + skip, k);
+            skip += k;
+        }
         sb_text_printf(t, "...%s", s + skip);
     }
     free(s);
 }
 
-static const char *why_words(int why)
+const char *sb_plate_why_words(int why)
 {
     switch (why) {
     case SPACRBENCH_PLATE_WHY_LARGEST:
@@ -108,20 +128,35 @@ static const char *why_words(int why)
     }
 }
 
-/* One chosen item: why, key, footprint, time and its label. */
-static void pick_line(sb_text *t, const spacrbench_plate *p, const spacrbench_plate_pick *k,
+/* A time in at most 8 columns: "0.147 s", "1234 s", "27.8 h". */
+static void time_cell(double seconds, char *buf, size_t cap)
+{
+    if (!isfinite(seconds))
+        snprintf(buf, cap, "-");
+    else if (seconds < 99.995)
+        snprintf(buf, cap, "%.*f s", seconds < 9.9995 ? 3 : 2, seconds);
+    else if (seconds < 99999.5)
+        snprintf(buf, cap, "%.0f s", seconds);
+    else if (seconds < 3600.0 * 9999.95)
+        snprintf(buf, cap, "%.1f h", seconds / 3600.0);
+    else
+        snprintf(buf, cap, "> 9999 h");
+}
+
+/* One chosen item: its place in the plate, why, key, footprint, time and
+ * its label. */
+static void pick_line(sb_text *t, const spacrbench_plate_section *s, const spacrbench_plate_pick *k,
                       const char *label)
 {
-    char key[64] = "-", fp[32] = "-", secs[32] = "-";
+    char key[64] = "-", fp[32] = "-", secs[32];
     if (!isnan(k->key))
-        sb_plate_format_key(p, k->key, key, sizeof key);
+        sb_plate_key_text(s->key_kind, s->key_name, k->key, 0, key, sizeof key);
     if (k->footprint_bytes >= 0)
         sb_format_bytes(fp, sizeof fp, k->footprint_bytes);
-    if (isfinite(k->seconds))
-        snprintf(secs, sizeof secs, "%.3f s", k->seconds);
+    time_cell(k->seconds, secs, sizeof secs);
     size_t at = t->len;
-    sb_text_printf(t, "  item %-14lld %-8s %10s %10s %8s", (long long)k->index + 1,
-                   why_words(k->why), key, fp, secs);
+    sb_text_printf(t, "  item %-14lld %-8s %10.10s %10s %8s", (long long)k->index + 1,
+                   sb_plate_why_words(k->why), key, fp, secs);
     size_t used = t->failed ? WIDTH : columns(t->data + at, t->len - at);
     if (label && used + 3 < WIDTH) {
         sb_text_printf(t, "  ");
@@ -146,35 +181,61 @@ static void hours_minutes(double seconds, char *buf, size_t cap)
     snprintf(buf, cap, "%lld h %02lld min", m / 60, m % 60);
 }
 
-static void summary_lines(sb_text *t, const spacrbench_plate *p,
-                          const spacrbench_recommendation *rec)
+static void summary_lines(sb_text *t, const sb_plate_view *v)
 {
-    const spacrbench_plate_prediction *r = &p->pred;
-    char line[512], a[64], b[64], c[64];
-    if (p->predicted) {
-        if (r->largest_bytes >= 0) {
-            sb_format_bytes(a, sizeof a, r->largest_bytes);
-            b[0] = c[0] = '\0';
-            if (!isnan(r->largest_key))
-                sb_plate_format_key(p, r->largest_key, b, sizeof b);
-            if (r->median_key > 0 && isfinite(r->largest_key))
-                snprintf(c, sizeof c, ", %.1fx the plate's median", r->largest_key / r->median_key);
-            snprintf(line, sizeof line, "%.2f GiB (%s): item %lld%s%s%s",
-                     (double)r->largest_bytes / (1024.0 * 1024.0 * 1024.0), a,
-                     (long long)r->largest_index + 1, b[0] ? ", " : "", b, c);
-            put_wrapped(t, "largest predicted", line);
+    const spacrbench_plate_section *s = v->s;
+    char line[512], a[64], b[160], c[96];
+    if (s->largest_bytes >= 0) {
+        sb_format_bytes(a, sizeof a, s->largest_bytes);
+        b[0] = c[0] = '\0';
+        if (!isnan(s->largest_key)) {
+            char key[64];
+            sb_plate_key_text(s->key_kind, s->key_name, s->largest_key, 0, key, sizeof key);
+            snprintf(b, sizeof b, ", %s %s", s->key_name, key);
         }
-        hours_minutes(r->total_seconds, a, sizeof a);
-        if (rec && rec->workers >= 1) {
-            hours_minutes(spacrbench_plate_eta_seconds(p, rec->workers), b, sizeof b);
+        if (s->median_key > 0 && isfinite(s->largest_key))
+            snprintf(c, sizeof c, ", %.1fx the plate's median %s", s->largest_key / s->median_key,
+                     s->key_name);
+        snprintf(line, sizeof line, "%.2f GiB (%s): item %lld%s%s",
+                 (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0), a,
+                 (long long)s->largest_index + 1, b, c);
+        put_wrapped(t, "largest predicted", line);
+    }
+    if (s->fit != SPACRBENCH_PLATE_FIT_NONE || isfinite(s->total_seconds)) {
+        hours_minutes(s->total_seconds, a, sizeof a);
+        if (s->workers >= 1 && isfinite(s->eta_seconds)) {
+            hours_minutes(s->eta_seconds, b, sizeof b);
             snprintf(line, sizeof line, "ETA %s with %lld worker(s) (%s serial)", b,
-                     (long long)rec->workers, a);
+                     (long long)s->workers, a);
         } else
             snprintf(line, sizeof line, "%s serial", a);
         put_wrapped(t, "plate time", line);
     }
-    for (size_t i = 0; i < p->note_count; i++)
-        put_wrapped(t, "note", p->notes[i]);
+    for (size_t i = 0; i < v->n_notes; i++)
+        put_wrapped(t, "note", v->notes[i]);
+}
+
+/* The section of v into t (no trailing line break). */
+static void render(sb_text *t, const sb_plate_view *v)
+{
+    const spacrbench_plate_section *s = v->s;
+    char line[256];
+    if (s->key_kind != SPACRBENCH_PLATE_KEY_NONE)
+        snprintf(line, sizeof line, "%lld, %zu measured (%zu warm-up) across the %s",
+                 (long long)s->items, v->n_picks, v->warmups, s->key_name);
+    else
+        snprintf(line, sizeof line, "%lld, %zu measured (%zu warm-up), evenly spaced",
+                 (long long)s->items, v->n_picks, v->warmups);
+    sb_text_printf(t, "plate\n");
+    put_wrapped(t, "items", line);
+    sb_text_printf(t, "  %-19s %-8s %10.10s %10s %8s\n", "measured", "why",
+                   s->key_kind == SPACRBENCH_PLATE_KEY_NUMBER ? "key" : s->key_name, "footprint",
+                   "time");
+    for (size_t i = 0; i < v->n_picks; i++)
+        pick_line(t, s, &v->picks[i], v->labels ? v->labels[i] : NULL);
+    summary_lines(t, v);
+    if (!t->failed && t->len > 0 && t->data[t->len - 1] == '\n')
+        t->data[--t->len] = '\0';
 }
 
 int spacrbench_format_plate(const spacrbench_plate *p, const spacrbench_recommendation *rec,
@@ -191,25 +252,56 @@ int spacrbench_format_plate(const spacrbench_plate *p, const spacrbench_recommen
         if (rc)
             return rc;
     }
+    spacrbench_plate_section s;
+    sb_plate_section_of(p, rec ? r.workers : -1, &s);
+    /* The labels are by item of the plate; the view's, by pick. */
+    const char **by_pick = labels ? calloc(p->n_picks ? p->n_picks : 1, sizeof *by_pick) : NULL;
+    if (labels && !by_pick)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting a plate");
+    for (size_t i = 0; by_pick && i < p->n_picks; i++)
+        by_pick[i] = (size_t)p->picks[i].index < n_labels ? labels[p->picks[i].index] : NULL;
+    sb_plate_view v = {
+        &s,     p->picks, p->n_picks, p->warmups, (const char *const *)p->notes, p->note_count,
+        by_pick};
     sb_text t = {0};
-    char line[256];
-    if (p->keys)
-        snprintf(line, sizeof line, "%zu, %zu measured (%zu warm-up) across the %s", p->n,
-                 p->n_picks, p->warmups, p->key_name);
-    else
-        snprintf(line, sizeof line, "%zu, %zu measured (%zu warm-up), evenly spaced", p->n,
-                 p->n_picks, p->warmups);
-    sb_text_printf(&t, "plate\n");
-    put_wrapped(&t, "items", line);
-    sb_text_printf(&t, "  %-19s %-8s %10s %10s %8s\n", "measured", "why", "key", "footprint",
-                   "time");
-    for (size_t i = 0; i < p->n_picks; i++) {
-        const spacrbench_plate_pick *k = &p->picks[i];
-        const char *label = labels && (size_t)k->index < n_labels ? labels[(size_t)k->index] : NULL;
-        pick_line(&t, p, k, label);
+    render(&t, &v);
+    free(by_pick);
+    return sb_text_deliver(&t, buf, cap);
+}
+
+int spacrbench_format_plate_section(const spacrbench_measurement *m, const char *const *labels,
+                                    size_t n_labels, char *buf, size_t cap)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    if (!buf && cap)
+        return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
+    if (!labels && n_labels)
+        return sb_fail(SPACRBENCH_EINVAL, "labels is NULL but n_labels is %zu", n_labels);
+    const sb_measured_plate *mp = m->plate;
+    if (!mp)
+        return sb_fail(SPACRBENCH_ERANGE, "the measurement carries no plate section");
+    size_t n = mp->pick_count;
+    spacrbench_plate_pick *picks = malloc((n ? n : 1) * sizeof *picks);
+    const char **by_pick = calloc(n ? n : 1, sizeof *by_pick);
+    if (!picks || !by_pick) {
+        free(picks);
+        free(by_pick);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting a plate section");
     }
-    summary_lines(&t, p, rec ? &r : NULL);
-    if (!t.failed && t.len > 0 && t.data[t.len - 1] == '\n')
-        t.data[--t.len] = '\0';
+    size_t warmups = 0;
+    for (size_t i = 0; i < n; i++) {
+        picks[i] = (spacrbench_plate_pick){.size = sizeof picks[i]};
+        spacrbench_measurement_plate_pick(m, i, &picks[i]);
+        warmups += picks[i].is_warmup != 0;
+        by_pick[i] = labels && i < n_labels ? labels[i] : NULL;
+    }
+    sb_plate_view v = {&mp->info,      picks,  n, warmups, (const char *const *)mp->notes,
+                       mp->note_count, by_pick};
+    sb_text t = {0};
+    render(&t, &v);
+    free(picks);
+    free(by_pick);
     return sb_text_deliver(&t, buf, cap);
 }

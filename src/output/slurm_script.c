@@ -18,6 +18,7 @@
 
 #include "handoff_rule.h"
 #include "internal.h"
+#include "measurement.h" /* sb_measurement_peak_word */
 #include "slurm_files.h"
 
 #define SB_MIB INT64_C(1048576)
@@ -143,8 +144,10 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
 
 static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_schedule *s,
                    const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
-                   const sb_slurm_settings *set, double slowest, const char *time)
+                   const sb_slurm_settings *set, double slowest, const char *time,
+                   const spacrbench_measurement *m)
 {
+    const char *word = sb_measurement_peak_word(m);
     char peak[32];
     sb_format_bytes(peak, sizeof peak, f->peak_rss_bytes);
     int64_t fit = s->array_concurrency < j->n_items ? s->array_concurrency : j->n_items;
@@ -153,19 +156,20 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
                    "# spacrbench %s: one SLURM array task per item (%" PRId64 " items).\n",
                    SPACRBENCH_VERSION_STRING, j->n_items);
     if (set->mem_given)
-        sb_text_printf(t, "# --mem = as given (measured peak %s)\n", peak);
+        sb_text_printf(t, "# --mem = as given (%s peak %s)\n", word, peak);
     else
         sb_text_printf(t,
-                       "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to "
+                       "# --mem = %s peak %s + margin max(25%%, 256 MiB), rounded up to "
                        "a MiB\n",
-                       peak);
+                       word, peak);
     sb_text_printf(t, "# --cpus-per-task = %s\n",
                    set->cpus_given ? "as given" : "measured CPU seconds per wall second, rounded");
     if (set->time_given)
         sb_text_printf(t, "# --time = as given\n");
     else
-        sb_text_printf(t, "# --time = 2 x the slowest item (%.3g s), whole minutes, at least 5%s\n",
-                       isnan(slowest) ? 0.0 : slowest,
+        sb_text_printf(t,
+                       "# --time = 2 x the %sslowest item (%.3g s), whole minutes, at least 5%s\n",
+                       sb_measurement_slowest_word(m), isnan(slowest) ? 0.0 : slowest,
                        k->item_timeout_seconds > 0 ? ", at least the item timeout + 1" : "");
     sb_text_printf(t,
                    "# %" PRId64 " such task(s) fit one node like the measured one; SLURM packs\n"
@@ -436,7 +440,7 @@ int spacrbench_format_slurm_job(const spacrbench_measurement *m,
     char time[32];
     sb_format_time_limit(time, sizeof time, set.minutes);
     sb_text t = {0};
-    header(&t, &f, &s, &j, &k, &set, spacrbench_measurement_slowest_item_seconds(m), time);
+    header(&t, &f, &s, &j, &k, &set, spacrbench_measurement_slowest_item_seconds(m), time, m);
     body(&t, &j, &k, set.minutes);
     /* The key over the finished text, written over the placeholder. */
     char *at = t.data ? strstr(t.data, "\n" SB_SLURM_KEY_LINE) : NULL;

@@ -1,8 +1,10 @@
 /* The plate (docs/advice.md, "The plate"): which items to measure
- * (plate_select.c), the model of every item from the measured ones
- * (plate_model.c, pure arithmetic; plate_predict.c applies it), the
- * recommendation and hand-off for the plate's largest item
- * (plate_recommend.c) and the report's section (output/plate_report.c). */
+ * (plate_select.c, plate_choose.c), the model of every item from the
+ * measured ones (plate_model.c, pure arithmetic; plate_predict.c applies
+ * it), the recommendation and hand-off for the plate's largest item
+ * (plate_recommend.c), the section a measurement carries (plate_section.c;
+ * its storage is measure/measurement_plate.c) and the report's section
+ * (output/plate_report.c). */
 #ifndef SPACRBENCH_PLATE_H
 #define SPACRBENCH_PLATE_H
 
@@ -16,6 +18,8 @@
 typedef struct sb_line {
     int usable;
     size_t k;
+    double scale; /* the largest key: sxx and the *_scaled are in its units (no overflow) */
+    double mean_scaled, slope_scaled;
     double mean_x, mean_y, sxx, slope, intercept;
     double resid_sd; /* residual standard deviation (k - 2 degrees of freedom) */
     double r;        /* Pearson's correlation of x and y; NaN when undefined */
@@ -33,7 +37,11 @@ double sb_line_upper_one(const sb_line *l, double x);
 /* The upper end of the 95 % confidence interval of the line's mean at x:
  * for a sum over many items, whose errors average out. */
 double sb_line_upper_mean(const sb_line *l, double x);
-/* Whether the line explains y: it rises (slope > 0) and r >= 0.8. */
+/* The correlation a line of k points must reach to explain anything: the
+ * one-sided 5 % critical value of r (0.988 at 3 points, 0.900 at 4, 0.805
+ * at 5), never below 0.8; infinite below 3 points. */
+double sb_line_r_needed(size_t k);
+/* Whether the line explains y: it rises (slope > 0) and r >= sb_line_r_needed(k). */
 int sb_line_explains(const sb_line *l);
 
 /* The footprints' model, decided from the measured sample (not the
@@ -82,6 +90,8 @@ struct spacrbench_plate {
     size_t n_picks, warmups;
     size_t (*by_index)[2]; /* (item index, pick position), sorted by index */
     uint64_t steps;        /* comparisons and searches of the selection (tests bound it) */
+    size_t distinct_keys;  /* how many different keys the plate has; 0 without a key */
+    uint64_t sample_asked, warmup_asked; /* the options' sample and warm-up */
     /* After spacrbench_plate_predict: */
     int predicted;
     unsigned char *measured; /* n flags: 1 where a pick measured the item */
@@ -94,13 +104,22 @@ struct spacrbench_plate {
     size_t note_count, note_cap;
 };
 
+/* Choose `sample` items and `warm` warm-up items of p (plate_choose.c):
+ * fills picks (in the order to run them), n_picks, warmups, by_index,
+ * median_key and distinct_keys. sample + warm <= p->n. */
+int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm);
 /* Append a formatted note to p; ENOMEM on failure. */
 int sb_plate_notef(spacrbench_plate *p, const char *fmt, ...) SB_PRINTF(2, 3);
 /* Drop p's notes (a second prediction replaces them). */
 void sb_plate_clear_notes(spacrbench_plate *p);
-/* The key as the report shows it: a size for BYTES keys ("460.0 KiB"),
- * else the number ("3200"). */
+/* The key as the report shows it: a size for BYTES keys ("460 KiB"),
+ * else the number with its name ("key 3200"; named 0: "3200"). */
+void sb_plate_key_text(int32_t kind, const char *name, double key, int named, char *buf,
+                       size_t cap);
+/* sb_plate_key_text of p's key, named. */
 void sb_plate_format_key(const spacrbench_plate *p, double key, char *buf, size_t cap);
+/* p's section (plate_section.c), its ETA for `workers` (< 1: none). */
+void sb_plate_section_of(const spacrbench_plate *p, int64_t workers, spacrbench_plate_section *s);
 /* The position of item `index` in the picks, or -1. */
 int64_t sb_plate_pick_of(const spacrbench_plate *p, size_t index);
 

@@ -4,6 +4,7 @@
  * footprint, slowest item and total time, and the notes say which rule
  * decided. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,15 @@ static void prediction_reset(const spacrbench_plate *p, spacrbench_plate_predict
 /* The chosen items' own figures, from m's records (one per pick, in order). */
 static int take_records(spacrbench_plate *p, const spacrbench_measurement *m)
 {
+    if (m->fig.stopped) {
+        int64_t at = m->fig.stopped_item;
+        long long item = at >= 0 && (size_t)at < p->n_picks ? (long long)p->picks[at].index : -1;
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "the run stopped at its item %lld (item %lld of the plate) before the "
+                       "chosen items were all measured: the plate is not predicted from the "
+                       "items before it (the largest runs first, after the warm-up)",
+                       (long long)at, item);
+    }
     if (m->record_count != p->n_picks)
         return sb_fail(SPACRBENCH_EINVAL,
                        "the measurement holds %zu item record(s), but the plate chose %zu "
@@ -137,6 +147,38 @@ static void predict_all(spacrbench_plate *p)
     r->slowest_seconds = slowest >= 0 ? slowest : NAN;
 }
 
+/* What the selection had to do (equal keys, a warm-up cut), in words. */
+static int explain_selection(spacrbench_plate *p)
+{
+    size_t sample = p->n_picks - p->warmups;
+    int rc = SPACRBENCH_OK;
+    char key[64];
+    if (p->keys && p->distinct_keys == 1 && p->n > 1) {
+        sb_plate_format_key(p, p->keys[0], key, sizeof key);
+        rc = sb_plate_notef(p,
+                            "every item of the plate has the same %s (%s): it cannot tell them "
+                            "apart, so the measured items were spread evenly through the plate",
+                            p->key_name, key);
+    } else if (p->keys && p->distinct_keys < sample)
+        rc = sb_plate_notef(p,
+                            "only %zu different %ss among %zu items, fewer than the %zu "
+                            "measured: the measured items were spread through the plate's "
+                            "order among equal ones",
+                            p->distinct_keys, p->key_name, p->n, sample);
+    if (rc == 0 && p->warmups < p->warmup_asked)
+        rc = p->warmups == 0
+                 ? sb_plate_notef(p,
+                                  "no warm-up item (%llu asked): the sample took all %zu "
+                                  "items, so the first measured item carries the first "
+                                  "call's costs (imports, caches)",
+                                  (unsigned long long)p->warmup_asked, p->n)
+                 : sb_plate_notef(p,
+                                  "the warm-up was cut to %zu item(s) (%llu asked): the "
+                                  "plate's %zu items leave no more beside the %zu measured",
+                                  p->warmups, (unsigned long long)p->warmup_asked, p->n, sample);
+    return rc;
+}
+
 /* What decided, in words (the report's notes and Python's). */
 static int explain(spacrbench_plate *p)
 {
@@ -146,7 +188,9 @@ static int explain(spacrbench_plate *p)
     sb_format_bytes(spread, sizeof spread, (int64_t)mm->spread);
     sb_format_bytes(need, sizeof need, (int64_t)(mm->largest + mm->spread));
     const char *key = p->key_name;
-    int rc = SPACRBENCH_OK;
+    int rc = explain_selection(p);
+    if (rc)
+        return rc;
     if (p->all_measured)
         rc = sb_plate_notef(p, "every item of the plate was measured: nothing is predicted");
     else
@@ -166,14 +210,23 @@ static int explain(spacrbench_plate *p)
                                 "spread (%s)",
                                 spread, need);
             break;
-        case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
+        case SPACRBENCH_PLATE_FIT_UNEXPLAINED: {
+            char why[160];
+            if (!mm->line.usable)
+                snprintf(why, sizeof why, "it is the same for every measured item");
+            else
+                snprintf(why, sizeof why,
+                         "they do not grow with it: r = %.2f over %zu measured items, where "
+                         "%.3f is needed",
+                         mm->line.r, mm->sample, sb_line_r_needed(mm->sample));
             rc = sb_plate_notef(p,
-                                "the %s does not explain the measured footprints (they do not "
-                                "grow with it: r = %.2f): each item not measured is taken to "
-                                "need the largest measured footprint plus the spread across "
-                                "the measured items (%s + %s = %s)",
-                                key, mm->line.r, largest, spread, need);
+                                "the %s does not explain the measured footprints (%s): each "
+                                "item not measured is taken to need the largest measured "
+                                "footprint plus the spread across the measured items (%s + %s "
+                                "= %s)",
+                                key, why, largest, spread, need);
             break;
+        }
         case SPACRBENCH_PLATE_FIT_KEYLESS:
             rc = sb_plate_notef(p,
                                 "no key: the measured items were evenly spaced through the "

@@ -12,16 +12,21 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* "(460.0 KiB, 7.1x the plate's median)": the largest item's key. */
+/* "(file size 460 KiB, 7.1x the plate's median file size)": the largest
+ * item's key, named, so the ratio is never read as one of memory. */
 static void key_words(const spacrbench_plate *p, char *buf, size_t cap)
 {
     const spacrbench_plate_prediction *r = &p->pred;
     char key[64];
     sb_plate_format_key(p, r->largest_key, key, sizeof key);
+    /* A size is shown bare ("460 KiB"), another key with its name. */
+    const char *name = p->key_kind == SPACRBENCH_PLATE_KEY_BYTES ? p->key_name : "";
+    const char *space = name[0] ? " " : "";
     if (r->median_key > 0 && isfinite(r->largest_key))
-        snprintf(buf, cap, " (%s, %.1fx the plate's median)", key, r->largest_key / r->median_key);
+        snprintf(buf, cap, " (%s%s%s, %.1fx the plate's median %s)", name, space, key,
+                 r->largest_key / r->median_key, p->key_name);
     else if (isfinite(r->largest_key))
-        snprintf(buf, cap, " (%s)", key);
+        snprintf(buf, cap, " (%s%s%s)", name, space, key);
     else
         buf[0] = '\0';
 }
@@ -33,7 +38,7 @@ static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r
     if (pr->largest_bytes < 0)
         return;
     double need = (double)pr->largest_bytes / GIB;
-    char key[160];
+    char key[256];
     key_words(p, key, sizeof key);
     if (p->all_measured) {
         sb_reason_add(r, "; the plate's largest field%s was measured to need %.2f GiB", key, need);
@@ -46,10 +51,12 @@ static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r
         break;
     case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
         sb_reason_add(r,
-                      "; the %s does not explain the measured footprints, so the plate's "
-                      "largest field is taken to need %.2f GiB (the largest measured plus the "
-                      "spread)",
-                      p->key_name, need);
+                      "; the %s %s, so the plate's largest field is taken to need %.2f GiB (the "
+                      "largest measured plus the spread)",
+                      p->key_name,
+                      p->distinct_keys == 1 ? "is the same for every field"
+                                            : "does not explain the measured footprints",
+                      need);
         break;
     case SPACRBENCH_PLATE_FIT_KEYLESS:
         sb_reason_add(r,
@@ -98,19 +105,6 @@ double spacrbench_plate_eta_seconds(const spacrbench_plate *p, int64_t workers)
     return isfinite(slowest) && slowest > eta ? slowest : eta;
 }
 
-/* m's records, GPUs and VRAM reason into h. */
-static int copy_parts(const spacrbench_measurement *m, spacrbench_measurement *h)
-{
-    int rc = m->record_count ? spacrbench_measurement_add_records(h, m->records, m->record_count,
-                                                                  sizeof *m->records)
-                             : 0;
-    for (size_t i = 0; !rc && i < m->gpu_count; i++)
-        rc = spacrbench_measurement_add_gpu(h, &m->gpus[i]);
-    if (!rc && m->vram_reason)
-        rc = spacrbench_measurement_set_vram_reason(h, m->vram_reason);
-    return rc;
-}
-
 int spacrbench_plate_handoff_measurement(const spacrbench_plate *p, const spacrbench_measurement *m,
                                          spacrbench_measurement **out)
 {
@@ -121,31 +115,8 @@ int spacrbench_plate_handoff_measurement(const spacrbench_plate *p, const spacrb
     if (!p->predicted)
         return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
                                           "(spacrbench_plate_predict)");
-    spacrbench_figures f = m->fig;
-    f.size = sizeof f;
-    int64_t baseline = f.baseline_rss_bytes > 0 ? f.baseline_rss_bytes : 0;
-    int64_t largest = p->pred.largest_bytes;
-    if (largest >= 0 && largest <= INT64_MAX - baseline && baseline + largest > f.peak_rss_bytes)
-        f.peak_rss_bytes = baseline + largest;
-    spacrbench_measurement *h = NULL;
-    int rc = spacrbench_measurement_create(&f, &h);
-    if (!rc)
-        rc = copy_parts(m, h);
-    /* The plate's slowest item, as one more record: the --time rule takes
-     * the slowest record. */
-    double slowest = p->pred.slowest_seconds;
-    if (!rc && isfinite(slowest) && slowest >= 0) {
-        spacrbench_item_record rec = {sizeof rec,       (int64_t)m->record_count, 0, 0, slowest,
-                                      f.peak_rss_bytes, f.peak_vram_bytes};
-        rc = spacrbench_measurement_add_record(h, &rec);
-    }
-    if (!rc)
-        rc = spacrbench_measurement_add_note(h, "sized for the plate's predicted largest and "
-                                                "slowest item (spacrbench_plate_predict)");
-    if (rc) {
-        spacrbench_measurement_free(h);
-        return rc;
-    }
-    *out = h;
-    return SPACRBENCH_OK;
+    int64_t at = p->pred.largest_index;
+    int measured = at >= 0 && sb_plate_pick_of(p, (size_t)at) >= 0 &&
+                   !p->picks[sb_plate_pick_of(p, (size_t)at)].is_warmup;
+    return sb_plate_handoff_of(m, p->pred.largest_bytes, measured, p->pred.slowest_seconds, out);
 }

@@ -56,6 +56,10 @@ int64_t sb_proc_hugetlb_last(const sb_proc *p);
  * overcommit allowance); 0 when MAP_HUGETLB must fail here. */
 int64_t sb_hugetlb_pages_possible(void);
 #endif
+/* Return the allocator's free memory to the system (heap_release.c), so
+ * that an item's pages are counted even where earlier work freed as much
+ * (glibc keeps freed blocks resident). 1 when some was returned. */
+int sb_heap_release(void);
 /* User + system CPU seconds of the whole process so far, or NaN. */
 double sb_proc_cpu_seconds(void);
 /* This process's id (fork detection). */

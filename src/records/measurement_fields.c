@@ -34,6 +34,7 @@ static const sb_field k_measurement[] = {
     SB_FIELD_OF("notes", SB_FT_LIST, N, NULL),
     SB_FIELD_OF("gpus", SB_FT_LIST, N, &sb_gpu_record),
     SB_FIELD_OF("timeline", SB_FT_NESTED, N, &sb_timeline_record),
+    SB_FIELD_OF("plate", SB_FT_NESTED, SB_FIELD_OPTIONAL, &sb_plate_record),
 };
 const sb_record sb_measurement_record = SB_RECORD("measurement", k_measurement);
 

@@ -45,6 +45,12 @@ extern const sb_record sb_timeline_record;
 extern const sb_record sb_timeline_point_record;
 extern const sb_record sb_timeline_item_record;
 
+/* Part: spacrbench_plate_section; its picks (spacrbench_plate_pick, one
+ * per record) and notes are lists (plate_fields.c). */
+extern const sb_record sb_plate_record;
+extern const sb_record sb_plate_pick_record;
+extern const sb_names sb_plate_key_names, sb_plate_fit_names, sb_plate_why_names;
+
 /* ---- the scaling check (spacrbench_scale_to_json) ---- */
 
 /* Parts: spacrbench_scale_point, spacrbench_scale_spread. */

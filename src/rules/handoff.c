@@ -28,6 +28,7 @@
 
 #include "handoff_rule.h"
 #include "internal.h"
+#include "measurement.h" /* sb_measurement_peak_word */
 
 #define SB_MIB             INT64_C(1048576)
 #define SB_MARGIN_FRACTION 0.25
@@ -215,6 +216,7 @@ typedef struct handoff {
     spacrbench_schedule s;
     char peak[32], mem[32], dask_mem[32], vram[256], time[32];
     double slowest;
+    const char *word, *slowest_word; /* "measured", ""; a plate's hand-off: "predicted" */
 } handoff;
 
 /* The figures of a schedule already computed, as text. */
@@ -245,6 +247,8 @@ static int handoff_from(const spacrbench_measurement *m, const spacrbench_schedu
         return rc;
     sb_format_time_limit(h->time, sizeof h->time, minutes);
     h->slowest = spacrbench_measurement_slowest_item_seconds(m);
+    h->word = sb_measurement_peak_word(m);
+    h->slowest_word = sb_measurement_slowest_word(m);
     return 0;
 }
 
@@ -274,9 +278,9 @@ static int slurm_text(const handoff *h, char *buf, size_t cap)
     int len =
         snprintf(text, sizeof text,
                  "# spacrbench %s: one array task per item\n"
-                 "# --mem = measured peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
+                 "# --mem = %s peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
                  "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
-                 "# --time = 2 x the slowest item (%.3g s), whole minutes, at least 5\n"
+                 "# --time = 2 x the %sslowest item (%.3g s), whole minutes, at least 5\n"
                  "%s"
                  "#SBATCH --cpus-per-task=%" PRId64 "\n"
                  "#SBATCH --mem=%sM\n"
@@ -286,8 +290,8 @@ static int slurm_text(const handoff *h, char *buf, size_t cap)
                  "#SBATCH --array=0-ITEMS\n"
                  "# replace ITEMS by your last item index, or submit with\n"
                  "#   sbatch --array=0-$((N_ITEMS - 1)) job.sh\n",
-                 SPACRBENCH_VERSION_STRING, h->peak, h->slowest, h->vram, h->s.cpus_per_task,
-                 h->mem, h->time, h->s.array_concurrency);
+                 SPACRBENCH_VERSION_STRING, h->word, h->peak, h->slowest_word, h->slowest, h->vram,
+                 h->s.cpus_per_task, h->mem, h->time, h->s.array_concurrency);
     return deliver(text, len, buf, cap);
 }
 
@@ -296,7 +300,7 @@ static int dask_text(const handoff *h, char *buf, size_t cap)
     char text[1536];
     int len = snprintf(text, sizeof text,
                        "# spacrbench %s: Dask workers for a machine like this one\n"
-                       "# memory_limit = (measured peak %s + margin max(25%%, 256 MiB)) / 0.6,\n"
+                       "# memory_limit = (%s peak %s + margin max(25%%, 256 MiB)) / 0.6,\n"
                        "# rounded up to a MiB: 0.6 is distributed's default target fraction, the\n"
                        "# smallest of target/spill/pause/terminate, so the peak never reaches\n"
                        "# them (with other fractions configured, spacrbench's Python to_dask()\n"
@@ -308,7 +312,7 @@ static int dask_text(const handoff *h, char *buf, size_t cap)
                        "# from dask.distributed import LocalCluster\n"
                        "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
                        ", memory_limit=\"%sMiB\")\n",
-                       SPACRBENCH_VERSION_STRING, h->peak, h->vram, h->s.n_workers,
+                       SPACRBENCH_VERSION_STRING, h->word, h->peak, h->vram, h->s.n_workers,
                        h->s.threads_per_worker, h->dask_mem, h->s.n_workers,
                        h->s.threads_per_worker, h->dask_mem);
     return deliver(text, len, buf, cap);

@@ -15,4 +15,12 @@ size_t sb_utf8_length(const unsigned char *p);
  * (U+0080..U+009F; U+009B is CSI to a terminal). */
 int sb_utf8_is_c1(const unsigned char *p, size_t n);
 
+/* The columns a terminal gives the valid sequence of n bytes at p: 2 for
+ * East Asian wide and fullwidth characters and emoji, 0 for combining
+ * marks and zero-width characters, else 1. */
+int sb_utf8_columns(const unsigned char *p, size_t n);
+/* The columns of the first `bytes` bytes of s (a byte that is not UTF-8
+ * counts one). */
+size_t sb_utf8_width(const char *s, size_t bytes);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "plate.h"
 #include "spacrbench.h"
+#include "utf8.h"
 
 #define KIB INT64_C(1024)
 #define MIB (KIB * KIB)
@@ -120,11 +121,14 @@ START_TEST(selection_spreads_across_the_key_and_keeps_the_largest)
     ck_assert(fabs(w.key - 10500.0) <= 1000.0); /* a typical item: next to the median */
     int seen_largest = 0, seen_smallest = 0;
     double last = -1;
+    /* The largest runs first (a failure there shows at once), then the
+     * rest by increasing key. */
+    ck_assert_int_eq(pick(p, 1).why, SPACRBENCH_PLATE_WHY_LARGEST);
     for (size_t i = 1; i < 6; i++) {
         spacrbench_plate_pick k = pick(p, i);
         ck_assert_int_eq(k.is_warmup, 0);
-        ck_assert(k.key > last); /* the sample runs by increasing key */
-        last = k.key;
+        ck_assert(i == 1 || k.key > last);
+        last = i == 1 ? -1 : k.key;
         ck_assert_double_eq(k.key, keys[k.index]);
         ck_assert_int_lt(k.footprint_bytes, 0); /* not measured yet */
         seen_largest += k.why == SPACRBENCH_PLATE_WHY_LARGEST && k.key == 19500.0;
@@ -135,9 +139,10 @@ START_TEST(selection_spreads_across_the_key_and_keeps_the_largest)
     ck_assert_int_eq(seen_largest, 1);
     ck_assert_int_eq(seen_smallest, 1);
     /* Even steps across 500..19500: 5250, 10000, 14750 give the nearest keys. */
-    ck_assert_double_eq(pick(p, 2).key, 5500.0);
-    ck_assert_double_eq(pick(p, 3).key, 9500.0);
-    ck_assert_double_eq(pick(p, 4).key, 14500.0);
+    ck_assert_double_eq(pick(p, 2).key, 500.0);
+    ck_assert_double_eq(pick(p, 3).key, 5500.0);
+    ck_assert_double_eq(pick(p, 4).key, 9500.0);
+    ck_assert_double_eq(pick(p, 5).key, 14500.0);
     /* Deterministic: the same plate chooses the same items. */
     spacrbench_plate *q = select_keys(20, keys, 5, 1);
     for (size_t i = 0; i < 6; i++)
@@ -173,6 +178,88 @@ START_TEST(largest_ties_take_the_first_item_and_equal_keys_stay_distinct)
 }
 END_TEST
 
+/* The sample's items (not the warm-up), sorted by index, into got. */
+static size_t sample_indices(const spacrbench_plate *p, int64_t *got, int64_t *warm)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++) {
+        spacrbench_plate_pick q = pick(p, i);
+        if (q.is_warmup) {
+            *warm = q.index;
+            continue;
+        }
+        size_t at = k++;
+        while (at > 0 && got[at - 1] > q.index) {
+            got[at] = got[at - 1];
+            at--;
+        }
+        got[at] = q.index;
+    }
+    return k;
+}
+
+/* The review's plate F: equal file sizes. The first K items would miss a
+ * dense well in the middle; the sample is spread through the plate. */
+START_TEST(equal_keys_spread_the_sample_through_the_plate)
+{
+    double keys[12];
+    for (int i = 0; i < 12; i++)
+        keys[i] = 500.0 * 1024;
+    spacrbench_plate *p = select_keys(12, keys, 5, 1);
+    int64_t got[6], warm = -1;
+    ck_assert_uint_eq(sample_indices(p, got, &warm), 5);
+    const int64_t want[] = {0, 3, 6, 8, 11}; /* evenly spaced, first and last */
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_int_eq(got[i], want[i]);
+    ck_assert_int_eq(warm, 5); /* a free item next to the middle */
+    ck_assert_int_eq(pick(p, 1).why, SPACRBENCH_PLATE_WHY_LARGEST);
+    ck_assert_int_eq(pick(p, 1).index, 0); /* the first of equal largest keys */
+    ck_assert_uint_eq(p->distinct_keys, 1);
+    spacrbench_plate_free(p);
+
+    /* Two values, alternating well by well: each value's picks spread. */
+    for (int i = 0; i < 12; i++)
+        keys[i] = i % 2 ? 2000.0 : 1000.0;
+    p = select_keys(12, keys, 5, 1);
+    ck_assert_uint_eq(sample_indices(p, got, &warm), 5);
+    const int64_t two[] = {0, 1, 6, 10, 11};
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_int_eq(got[i], two[i]);
+    ck_assert_uint_eq(p->distinct_keys, 2);
+    spacrbench_plate_free(p);
+
+    /* Duplicated items: ten times a, then b (the review measured `a`
+     * four times in a row, items 0-3). */
+    double dup[11];
+    for (int i = 0; i < 10; i++)
+        dup[i] = 5000.0;
+    dup[10] = 7000.0;
+    p = select_keys(11, dup, 5, 0);
+    ck_assert_uint_eq(sample_indices(p, got, &warm), 5);
+    const int64_t spread[] = {0, 3, 6, 9, 10};
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_int_eq(got[i], spread[i]);
+    ck_assert_int_eq(pick(p, 0).index, 10); /* b, the largest, first */
+    spacrbench_plate_free(p);
+
+    /* A hundred thousand equal keys cost no more than any other plate. */
+    const size_t n = 100000;
+    double *flat = malloc(n * sizeof *flat);
+    ck_assert_ptr_nonnull(flat);
+    for (size_t i = 0; i < n; i++)
+        flat[i] = 1.0;
+    p = select_keys(n, flat, 5, 1);
+    ck_assert_msg(p->steps <= (uint64_t)n * 17 + 6 * 64, "%llu steps",
+                  (unsigned long long)p->steps);
+    ck_assert_uint_eq(sample_indices(p, got, &warm), 5);
+    ck_assert_int_eq(got[0], 0);
+    ck_assert_int_eq(got[4], (int64_t)n - 1);
+    ck_assert_int_eq(got[2], (int64_t)(n - 1) / 2 + 1); /* llround(49999.5) */
+    spacrbench_plate_free(p);
+    free(flat);
+}
+END_TEST
+
 START_TEST(keyless_is_evenly_spaced_first_and_last_included)
 {
     spacrbench_plate *p = NULL;
@@ -194,10 +281,23 @@ START_TEST(a_small_plate_is_measured_whole)
     double keys[3] = {3, 1, 2};
     spacrbench_plate *p = select_keys(3, keys, 5, 1);
     ck_assert_uint_eq(spacrbench_plate_pick_count(p), 3);
-    ck_assert_int_eq(pick(p, 0).is_warmup, 1); /* one item still warms up */
-    ck_assert_int_eq(pick(p, 0).index, 2);     /* the median key */
+    /* The warm-up is cut, not the sample: every item is measured. */
+    ck_assert_int_eq(p->warmups, 0);
+    ck_assert_int_eq(pick(p, 0).index, 0); /* the largest first */
     ck_assert_int_eq(pick(p, 1).index, 1);
-    ck_assert_int_eq(pick(p, 2).index, 0);
+    ck_assert_int_eq(pick(p, 2).index, 2);
+    spacrbench_plate_free(p);
+    /* Room for the sample and part of the warm-up: the warm-up is cut. */
+    double twelve[12];
+    for (int i = 0; i < 12; i++)
+        twelve[i] = 100.0 + i;
+    p = select_keys(12, twelve, 3, 100);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(p), 12);
+    ck_assert_int_eq(p->warmups, 9);
+    size_t measured = 0;
+    for (size_t i = 0; i < 12; i++)
+        measured += !pick(p, i).is_warmup;
+    ck_assert_uint_eq(measured, 3);
     spacrbench_plate_free(p);
     spacrbench_plate *one = select_keys(1, keys, 5, 1);
     ck_assert_uint_eq(spacrbench_plate_pick_count(one), 1);
@@ -321,6 +421,71 @@ START_TEST(the_line_on_recorded_figures)
 }
 END_TEST
 
+/* A deterministic normal deviate (xorshift64* and Box-Muller). */
+static double normal(uint64_t *state)
+{
+    double u[2];
+    for (int i = 0; i < 2; i++) {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        u[i] = ((double)((*state * 2685821657736338717ull) >> 11) + 0.5) / 9007199254740992.0;
+    }
+    return sqrt(-2.0 * log(u[0])) * cos(6.283185307179586 * u[1]);
+}
+
+/* The review's finding 11: r >= 0.8 is reached by an unrelated key about
+ * one time in five at 3 points. The threshold is the one-sided 5 % level
+ * at every count: counted on 20,000 plates of unrelated keys. */
+START_TEST(an_unrelated_key_explains_memory_one_time_in_twenty)
+{
+    ck_assert_double_eq_tol(sb_line_r_needed(3), 0.988, 5e-4);
+    ck_assert_double_eq_tol(sb_line_r_needed(4), 0.900, 5e-4);
+    ck_assert_double_eq_tol(sb_line_r_needed(5), 0.805, 5e-4);
+    ck_assert_double_eq(sb_line_r_needed(12), 0.8);
+    ck_assert(isinf(sb_line_r_needed(2)));
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (size_t k = 3; k <= 6; k++) {
+        int explained = 0, old_rule = 0;
+        const int trials = 20000;
+        for (int t = 0; t < trials; t++) {
+            double x[6], y[6];
+            for (size_t i = 0; i < k; i++) {
+                x[i] = 1000.0 + 100.0 * normal(&state);
+                y[i] = 5e7 + 1e6 * normal(&state);
+            }
+            sb_line l;
+            sb_line_fit(x, y, k, &l);
+            explained += sb_line_explains(&l);
+            old_rule += l.usable && l.slope > 0 && l.r >= 0.8;
+        }
+        double rate = (double)explained / trials, old = (double)old_rule / trials;
+        printf("unrelated keys at %zu points: explained %.3f (r >= 0.8 alone: %.3f)\n", k, rate,
+               old);
+        ck_assert_msg(rate < 0.06, "%zu points: %.3f", k, rate);
+        if (k == 3)
+            ck_assert(old > 0.15); /* what the review found */
+    }
+}
+END_TEST
+
+/* Finding 15: keys near 1e154 overflowed the sums of squares (r = -nan),
+ * though the footprints grow with them. */
+START_TEST(huge_keys_still_fit_a_line)
+{
+    const double x[] = {1e154, 2e154, 4e154, 8e154, 1.6e155};
+    const double y[] = {10e6, 20e6, 40e6, 80e6, 160e6};
+    sb_line l;
+    sb_line_fit(x, y, 5, &l);
+    ck_assert(l.usable && isfinite(l.r) && l.r > 0.999);
+    ck_assert(sb_line_explains(&l));
+    ck_assert(fabs(sb_line_upper_one(&l, 3.2e155) - 320e6) < 1e6);
+    const double top[] = {1e300, 2e300, 4e300, 8e300, 1.6e301};
+    sb_line_fit(top, y, 5, &l);
+    ck_assert(l.usable && l.r > 0.999 && isfinite(sb_line_upper_one(&l, 1.7e308)));
+}
+END_TEST
+
 /* The issue's plate: 384 fields, of which one dense well's 4 fields have
  * files 6x as large and need 6x the memory (30 MiB sparse, 180 MiB dense). */
 static recorded issue_plate(void)
@@ -378,9 +543,10 @@ END_TEST
 
 START_TEST(beyond_the_measured_keys_never_below_the_largest_measured)
 {
-    /* Footprints that fall along the line yet measured larger at its end:
-     * a key past the measured ones keeps the largest measured. */
-    const double x[] = {1, 2, 3, 4}, y[] = {10, 20, 30, 100};
+    /* Footprints that rise along the line (r = 0.994 over 4 points, above
+     * the 0.900 four points need) yet measured larger at the warm-up: a
+     * key past the measured ones keeps the largest measured. */
+    const double x[] = {1, 2, 3, 4}, y[] = {10, 20, 30, 45};
     sb_plate_memory mm;
     sb_plate_memory_model(x, y, 4, 1, 120, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_KEY);
@@ -437,6 +603,66 @@ START_TEST(a_key_that_does_not_explain_memory_falls_back_and_says_so)
     ck_assert_ptr_nonnull(strstr(rec.reason, "; the file size does not explain the measured "
                                              "footprints, so the plate's largest field is taken "
                                              "to need"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+/* The review's plate F: 12 files of 500 KiB, fields 6-8 (a dense well)
+ * need 141 MiB, the rest 24 MiB. The first five fields all need 24 MiB:
+ * the spread sample measures the well, and the plate is sized for it. */
+START_TEST(equal_file_sizes_are_sized_for_the_dense_well)
+{
+    recorded r = recorded_new(12);
+    for (size_t i = 0; i < r.n; i++) {
+        r.keys[i] = 500.0 * 1024;
+        r.footprint[i] = (i >= 6 && i <= 8 ? 141.0 : 24.0) * (double)MIB;
+        r.seconds[i] = 0.1;
+    }
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    ck_assert_int_eq(pr.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
+    ck_assert_int_ge(pr.largest_measured_bytes, 141 * MIB);
+    ck_assert_int_eq(pr.largest_bytes, pr.largest_measured_bytes + pr.spread_bytes);
+    ck_assert(has_note(p, "every item of the plate has the same file size (500 KiB)"));
+    ck_assert(has_note(p, "the file size does not explain the measured footprints (it is the "
+                          "same for every measured item)"));
+    ck_assert(!has_note(p, "nan"));
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 2;
+    o.available_bytes = 256 * MIB;
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
+    ck_assert_int_eq(rec.workers, 1);
+    ck_assert_ptr_nonnull(strstr(rec.reason, "; the file size is the same for every field, so "
+                                             "the plate's largest field is taken to need"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+/* A run that stopped (an item failed, or was OOM-killed) before the
+ * chosen items were all measured predicts nothing: the items before the
+ * stop are not the plate. */
+START_TEST(a_stopped_run_predicts_nothing)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_measurement_mark_stopped(m, 1, 3), 0);
+    char want[96];
+    snprintf(want, sizeof want, "stopped at its item 1 (item %lld of the plate)",
+             (long long)pick(p, 1).index);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), SPACRBENCH_EINVAL);
+    ck_assert_msg(strstr(spacrbench_last_error_message(), want), "%s",
+                  spacrbench_last_error_message());
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, NULL, NULL, &rec), SPACRBENCH_EINVAL);
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
     recorded_free(&r);
@@ -573,7 +799,10 @@ START_TEST(the_first_three_say_two_the_plate_says_one)
     ck_assert_msg(strncmp(rec.reason, upstream, strlen(upstream)) == 0, "%s", rec.reason);
     ck_assert_ptr_nonnull(strstr(rec.reason, " GiB per worker, 2 cores available; the plate's "
                                              "largest field ("));
-    ck_assert_ptr_nonnull(strstr(rec.reason, "x the plate's median) is predicted to need 0."));
+    /* The key named, so its ratio is never read as one of memory (finding 9). */
+    ck_assert_ptr_nonnull(strstr(rec.reason, "largest field (file size 1"));
+    ck_assert_ptr_nonnull(
+        strstr(rec.reason, "x the plate's median file size) is predicted to need 0."));
     /* Its plain recommendation on the same measurement: the whole run's
      * peak (the largest field's) is the floor, so the plate never says more. */
     spacrbench_recommendation plain = {.size = sizeof plain};
@@ -596,18 +825,167 @@ START_TEST(the_first_three_say_two_the_plate_says_one)
 }
 END_TEST
 
+/* The widest line in terminal columns (a CJK character is two). */
 static size_t widest_line(const char *text)
 {
-    size_t widest = 0, cols = 0;
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '\n') {
-            widest = cols > widest ? cols : widest;
-            cols = 0;
-        } else if ((*c & 0xc0) != 0x80)
-            cols++;
+    size_t widest = 0;
+    while (*text) {
+        size_t len = strcspn(text, "\n"), cols = sb_utf8_width(text, len);
+        widest = cols > widest ? cols : widest;
+        text += len + (text[len] == '\n');
     }
-    return cols > widest ? cols : widest;
+    return widest;
 }
+
+static char *format_section(const spacrbench_measurement *m, const char *const *labels, size_t n)
+{
+    int len = spacrbench_format_plate_section(m, labels, n, NULL, 0);
+    ck_assert_msg(len > 0, "%s", spacrbench_last_error_message());
+    char *text = malloc((size_t)len + 1);
+    ck_assert_int_eq(spacrbench_format_plate_section(m, labels, n, text, (size_t)len + 1), len);
+    return text;
+}
+
+/* Finding 12: a CJK label is two columns a character, and times of
+ * 1000 s and more keep the table's columns. */
+START_TEST(wide_labels_and_long_times_keep_79_columns)
+{
+    recorded r = issue_plate();
+    for (size_t i = 0; i < r.n; i++)
+        r.seconds[i] = i % 2 ? 1234.5 : 123456.0;
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, 2), 0);
+    const char *labels[6];
+    for (size_t i = 0; i < 6; i++) /* 視野 (field of view), 2 columns a character */
+        labels[i] = "\xe8\xa6\x96\xe9\x87\x8e/\xe8\xa6\x96\xe9\x87\x8e\xe8\xa6\x96\xe9\x87\x8e"
+                    "\xe8\xa6\x96\xe9\x87\x8e\xe8\xa6\x96\xe9\x87\x8e_A01_f1.tif";
+    char *text = format_section(m, labels, 6);
+    printf("%s\n", text);
+    fflush(stdout);
+    ck_assert_msg(widest_line(text) <= 79, "a line of %zu columns:\n%s", widest_line(text), text);
+    /* Every item line has its time column end at the same column. */
+    size_t end = 0;
+    for (const char *line = strstr(text, "\n  item "); line; line = strstr(line + 1, "\n  item ")) {
+        const char *s = strstr(line, " s  ");
+        const char *h = strstr(line, " h  ");
+        const char *at = s && (!h || s < h) ? s : h;
+        ck_assert_ptr_nonnull(at);
+        size_t col = sb_utf8_width(line + 1, (size_t)(at - line - 1)) + 2;
+        ck_assert(end == 0 || col == end);
+        end = col;
+    }
+    ck_assert_ptr_nonnull(strstr(text, "1234 s"));
+    ck_assert_ptr_nonnull(strstr(text, "34.3 h"));
+    free(text);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+/* The section the measurement carries: the same words as the plate's,
+ * read back from its JSON, in the exports, and the hand-off from it says
+ * "predicted" where its peak is. */
+START_TEST(the_measurement_carries_the_plate_section)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 10 * MIB);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, 1), SPACRBENCH_EINVAL); /* not yet */
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_recommend_options o = issue_machine();
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, rec.workers), 0);
+    spacrbench_plate_section ps = {.size = sizeof ps};
+    ck_assert_int_eq(spacrbench_measurement_plate(m, &ps), 0);
+    spacrbench_plate_prediction pr = prediction(p);
+    ck_assert_int_eq(ps.items, 384);
+    ck_assert_int_eq(ps.pick_count, 6);
+    ck_assert_int_eq(ps.largest_bytes, pr.largest_bytes);
+    ck_assert_int_eq(ps.workers, rec.workers);
+    ck_assert_double_eq(ps.eta_seconds, spacrbench_plate_eta_seconds(p, rec.workers));
+    ck_assert_str_eq(ps.key_name, "file size");
+    /* The same section as the plate's, labels by record or by item. */
+    const char **by_item = calloc(r.n, sizeof *by_item);
+    const char *by_record[6];
+    char names[6][32];
+    for (size_t i = 0; i < 6; i++) {
+        spacrbench_plate_pick k = pick(p, i);
+        snprintf(names[i], sizeof names[i], "field_%03lld.tif", (long long)k.index);
+        by_record[i] = names[i];
+        by_item[k.index] = names[i];
+    }
+    char *from_m = format_section(m, by_record, 6);
+    int len = spacrbench_format_plate(p, &rec, by_item, r.n, NULL, 0);
+    char *from_p = malloc((size_t)len + 1);
+    spacrbench_format_plate(p, &rec, by_item, r.n, from_p, (size_t)len + 1);
+    ck_assert_str_eq(from_m, from_p);
+    /* Read back from its JSON: the same section. */
+    int jl = spacrbench_measurement_to_json(m, by_record, 6, NULL, 0);
+    char *json = malloc((size_t)jl + 1);
+    spacrbench_measurement_to_json(m, by_record, 6, json, (size_t)jl + 1);
+    spacrbench_measurement *back = NULL;
+    ck_assert_int_eq(spacrbench_measurement_from_json(json, (size_t)jl, NULL, 0, &back), 0);
+    char *again = format_section(back, by_record, 6);
+    ck_assert_str_eq(again, from_m);
+    /* The hand-off from the section: sized for the plate's largest, and
+     * its text says so; the measured one says "measured". */
+    spacrbench_measurement *h = NULL;
+    ck_assert_int_eq(spacrbench_measurement_plate_handoff(back, &h), 0);
+    spacrbench_figures f = {.size = sizeof f};
+    spacrbench_measurement_figures(h, &f);
+    ck_assert_int_eq(f.peak_rss_bytes, 10 * MIB + pr.largest_bytes);
+    char slurm[2048];
+    ck_assert_int_gt(spacrbench_format_slurm(h, &rec, slurm, sizeof slurm), 0);
+    ck_assert_ptr_nonnull(strstr(slurm, "# --mem = predicted peak "));
+    ck_assert_ptr_nonnull(strstr(slurm, "# --time = 2 x the predicted slowest item ("));
+    ck_assert_int_gt(spacrbench_format_dask(h, &rec, slurm, sizeof slurm), 0);
+    ck_assert_ptr_nonnull(strstr(slurm, "# memory_limit = (predicted peak "));
+    ck_assert_int_gt(spacrbench_format_slurm(m, &rec, slurm, sizeof slurm), 0);
+    ck_assert_ptr_nonnull(strstr(slurm, "# --mem = measured peak "));
+    ck_assert_ptr_nonnull(strstr(slurm, "# --time = 2 x the slowest item ("));
+    spacrbench_measurement_free(h);
+    spacrbench_figures none = {.size = sizeof none, .items = 1, .seconds = 1, .peak_rss_bytes = 1};
+    spacrbench_measurement *plain = NULL;
+    spacrbench_measurement_create(&none, &plain);
+    ck_assert_int_eq(spacrbench_measurement_plate_handoff(plain, &h), SPACRBENCH_ERANGE);
+    ck_assert_int_eq(spacrbench_format_plate_section(plain, NULL, 0, NULL, 0), SPACRBENCH_ERANGE);
+    spacrbench_measurement_free(plain);
+    /* The exports: Markdown's plate table and prediction, # the item's
+     * place in the plate; the CSV's rows keep their columns, three more. */
+    char md[16384], csv[4096];
+    ck_assert_int_gt(
+        spacrbench_format_export(m, &rec, SPACRBENCH_FORMAT_MARKDOWN, by_record, 6, md, sizeof md),
+        0);
+    ck_assert_ptr_nonnull(strstr(md, "### Plate: 384 items, 6 measured across the file size\n"));
+    ck_assert_ptr_nonnull(strstr(md, "\nPredicted largest: **0."));
+    ck_assert_ptr_nonnull(strstr(md, "**ETA "));
+    ck_assert_ptr_nonnull(strstr(md, "# is the item's place in the plate"));
+    char row[64];
+    snprintf(row, sizeof row, "\n| %lld | field\\_%03lld.tif | yes |",
+             (long long)pick(p, 0).index + 1, (long long)pick(p, 0).index);
+    ck_assert_msg(strstr(md, row), "%s not in\n%s", row, md);
+    ck_assert_int_gt(
+        spacrbench_format_export(m, &rec, SPACRBENCH_FORMAT_CSV, by_record, 6, csv, sizeof csv), 0);
+    ck_assert_ptr_nonnull(strstr(csv, "cpu_seconds,plate_index,plate_key,plate_why\r\n"));
+    snprintf(row, sizeof row, ",%lld,%.17g,warmup\r\n", (long long)pick(p, 0).index,
+             pick(p, 0).key);
+    ck_assert_msg(strstr(csv, row), "%s not in\n%s", row, csv);
+    printf("%s\n%s\n", md, csv);
+    free(again);
+    spacrbench_measurement_free(back);
+    free(json);
+    free(from_m);
+    free(from_p);
+    free(by_item);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
 
 START_TEST(the_report_section_fits_79_columns)
 {
@@ -740,6 +1118,7 @@ static Suite *plate_suite(void)
     TCase *choose = tcase_create("selection");
     tcase_add_test(choose, selection_spreads_across_the_key_and_keeps_the_largest);
     tcase_add_test(choose, largest_ties_take_the_first_item_and_equal_keys_stay_distinct);
+    tcase_add_test(choose, equal_keys_spread_the_sample_through_the_plate);
     tcase_add_test(choose, keyless_is_evenly_spaced_first_and_last_included);
     tcase_add_test(choose, a_small_plate_is_measured_whole);
     tcase_add_test(choose, a_hundred_thousand_items_cost_n_log_n);
@@ -748,9 +1127,13 @@ static Suite *plate_suite(void)
     suite_add_tcase(s, choose);
     TCase *model = tcase_create("model");
     tcase_add_test(model, the_line_on_recorded_figures);
+    tcase_add_test(model, an_unrelated_key_explains_memory_one_time_in_twenty);
+    tcase_add_test(model, huge_keys_still_fit_a_line);
     tcase_add_test(model, the_issues_plate_measured_as_measured_and_conservative_beyond);
     tcase_add_test(model, beyond_the_measured_keys_never_below_the_largest_measured);
     tcase_add_test(model, a_key_that_does_not_explain_memory_falls_back_and_says_so);
+    tcase_add_test(model, equal_file_sizes_are_sized_for_the_dense_well);
+    tcase_add_test(model, a_stopped_run_predicts_nothing);
     tcase_add_test(model, a_keyless_plate_says_its_largest_cannot_be_predicted);
     tcase_add_test(model, few_uniform_and_whole_plates);
     tcase_add_test(model, a_measurement_of_other_items_is_refused);
@@ -758,6 +1141,8 @@ static Suite *plate_suite(void)
     TCase *advice = tcase_create("advice");
     tcase_add_test(advice, the_first_three_say_two_the_plate_says_one);
     tcase_add_test(advice, the_report_section_fits_79_columns);
+    tcase_add_test(advice, wide_labels_and_long_times_keep_79_columns);
+    tcase_add_test(advice, the_measurement_carries_the_plate_section);
     tcase_add_test(advice, the_handoff_sizes_for_the_plates_largest);
     tcase_add_test(advice, a_plain_benchmark_of_differing_items_says_so);
     tcase_add_test(advice, names_are_spelled_once);

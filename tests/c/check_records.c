@@ -320,6 +320,8 @@ static const struct {
     {&sb_machine_record, "$defs/machine", 1},
     {&sb_recommendation_record, "$defs/recommendation", 1},
     {&sb_schedule_record, "$defs/schedule", 1},
+    {&sb_plate_record, "$defs/plate", 1},
+    {&sb_plate_pick_record, "$defs/plate_pick", 1},
 };
 
 static int check_place(const schema *s, size_t i, const sb_record *rec)
@@ -478,6 +480,39 @@ static spacrbench_measurement *full_measurement(void)
     }
     spacrbench_timeline_item it = {sizeof it, 1, 0, 0, 0.01, 0.02, 1 << 20, 0.015};
     ck_assert_int_eq(spacrbench_measurement_timeline_add_item(m, &it), 0);
+    /* The plate section: a correlation and an intercept below 0 (never
+     * taken for null), a pick per record, its notes. */
+    spacrbench_plate_section ps;
+    ck_assert_int_eq(spacrbench_plate_section_init(&ps, sizeof ps), 0);
+    ps.items = 12;
+    ps.key_kind = SPACRBENCH_PLATE_KEY_BYTES;
+    snprintf(ps.key_name, sizeof ps.key_name, "file size");
+    ps.fit = SPACRBENCH_PLATE_FIT_UNEXPLAINED;
+    ps.time_fit = SPACRBENCH_PLATE_FIT_UNEXPLAINED;
+    ps.median_key = 512000;
+    ps.correlation = -0.25;
+    ps.slope_bytes_per_key = 3.5;
+    ps.intercept_bytes = -1e6;
+    ps.largest_index = 8;
+    ps.largest_key = 512000;
+    ps.largest_bytes = 270000000;
+    ps.largest_measured_bytes = 150000000;
+    ps.spread_bytes = 120000000;
+    ps.slowest_seconds = 0.5;
+    ps.total_seconds = 3.25;
+    ps.workers = 1;
+    ps.eta_seconds = 3.25;
+    ck_assert_int_eq(spacrbench_measurement_plate_begin(m, &ps), 0);
+    const int64_t where[] = {5, 8, 0};
+    for (int i = 0; i < 3; i++) {
+        spacrbench_plate_pick k = {
+            sizeof k, where[i],
+            512000,   i == 0 ? SPACRBENCH_PLATE_WHY_WARMUP : SPACRBENCH_PLATE_WHY_SPREAD,
+            i == 0,   -1,
+            NAN};
+        ck_assert_int_eq(spacrbench_measurement_plate_add_pick(m, &k), 0);
+    }
+    ck_assert_int_eq(spacrbench_measurement_plate_add_note(m, "every item has the same size"), 0);
     return m;
 }
 
@@ -536,6 +571,73 @@ static void refused(const char *doc, int code, const char *message)
 }
 
 #define GOOD "\"items\": 1, \"seconds\": 1.0, \"peak_rss_bytes\": 1"
+
+/* The plate section read back: checked against the records it names. */
+START_TEST(a_plate_section_is_checked_with_its_records)
+{
+    spacrbench_measurement *m = full_measurement();
+    char *doc = to_json(m, NULL, 0);
+    ck_assert_ptr_nonnull(strstr(doc, "\"plate\":{\"items\":12,\"key\":\"bytes\""));
+    ck_assert_ptr_nonnull(strstr(doc, "\"correlation\":-0.25"));
+    /* Derived: the pick's footprint is its record's peak above the baseline. */
+    ck_assert_ptr_nonnull(strstr(doc, "{\"index\":8,\"key\":512000,\"why\":\"spread\","
+                                      "\"is_warmup\":false,\"footprint_bytes\":0"));
+    spacrbench_measurement *back = NULL;
+    ck_assert_int_eq(spacrbench_measurement_from_json(doc, strlen(doc), NULL, 0, &back), 0);
+    spacrbench_plate_section ps = {.size = sizeof ps};
+    ck_assert_int_eq(spacrbench_measurement_plate(back, &ps), 0);
+    ck_assert_int_eq(ps.items, 12);
+    ck_assert_int_eq(ps.pick_count, 3);
+    ck_assert_int_eq(ps.note_count, 1);
+    ck_assert_double_eq(ps.correlation, -0.25);
+    spacrbench_plate_pick k = {.size = sizeof k};
+    ck_assert_int_eq(spacrbench_measurement_plate_pick(back, 1, &k), 0);
+    ck_assert_int_eq(k.index, 8);
+    ck_assert_double_eq(k.seconds, 0.2);
+    spacrbench_measurement_free(back);
+    /* Without a section: no member at all, and ERANGE. */
+    spacrbench_figures f = {.size = sizeof f, .items = 1, .seconds = 1, .peak_rss_bytes = 1};
+    spacrbench_measurement *plain = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &plain), 0);
+    char *none = to_json(plain, NULL, 0);
+    ck_assert_ptr_null(strstr(none, "plate"));
+    ck_assert_int_eq(spacrbench_measurement_plate(plain, &ps), SPACRBENCH_ERANGE);
+    free(none);
+    spacrbench_measurement_free(plain);
+    /* Each disagreement, named by its path. */
+    static const struct {
+        const char *from, *to, *message;
+    } k_bad[] = {
+        {"\"index\":8,", "\"index\":12,",
+         "data['plate']['picks'][1]['index'] is 12, past the plate's 12 items"},
+        {"\"index\":8,", "\"index\":5,", "data['plate']['picks'] measure item 5 twice"},
+        {"\"why\":\"warmup\",\"is_warmup\":true", "\"why\":\"warmup\",\"is_warmup\":false",
+         "data['plate']['picks'][0]['is_warmup'] is False, but records[0] is a warm-up item"},
+        {"\"why\":\"spread\"", "\"why\":\"first\"",
+         "data['plate']['picks'][1]['why'] must be one of"},
+        {"\"largest_index\":8", "\"largest_index\":40",
+         "data['plate']['largest_index'] is 40, past the plate's 12 items"},
+        {"\"items\":12", "\"items\":0", "data['plate']['items'] must be >= 1"},
+        {"\"picks\":[", "\"picks\":[{\"index\":3,\"why\":\"even\"},",
+         "data['plate']['picks'] has 4 picks, not one per record (3 records)"},
+    };
+    for (size_t i = 0; i < sizeof k_bad / sizeof k_bad[0]; i++) {
+        char *at = strstr(doc, k_bad[i].from);
+        ck_assert_ptr_nonnull(at);
+        size_t n = strlen(doc) + strlen(k_bad[i].to) + 1;
+        char *bad = malloc(n);
+        snprintf(bad, n, "%.*s%s%s", (int)(at - doc), doc, k_bad[i].to, at + strlen(k_bad[i].from));
+        spacrbench_measurement *no = (spacrbench_measurement *)1;
+        ck_assert_int_ne(spacrbench_measurement_from_json(bad, strlen(bad), NULL, 0, &no), 0);
+        ck_assert_ptr_null(no);
+        ck_assert_msg(strstr(spacrbench_last_error_message(), k_bad[i].message), "'%s' not in '%s'",
+                      k_bad[i].message, spacrbench_last_error_message());
+        free(bad);
+    }
+    free(doc);
+    spacrbench_measurement_free(m);
+}
+END_TEST
 
 START_TEST(a_bad_field_is_refused_by_its_path)
 {
@@ -728,6 +830,7 @@ int main(void)
     tcase_add_test(tc, the_schema_check_finds_every_kind_of_drift);
     tcase_add_test(tc, every_table_describes_its_members);
     tcase_add_test(tc, a_measurement_reads_back_to_the_same_bytes);
+    tcase_add_test(tc, a_plate_section_is_checked_with_its_records);
     tcase_add_test(tc, a_bad_field_is_refused_by_its_path);
     tcase_add_test(tc, a_scaling_check_reads_back_as_written);
     tcase_add_test(tc, the_quoted_style_says_what_summarize_says);

@@ -527,6 +527,79 @@ START_TEST(record_memory_is_not_the_works_footprint)
 }
 END_TEST
 
+/* Blocks from malloc (8 MiB, below glibc's largest mmap threshold): once
+ * one was freed, glibc serves the next from its heap and keeps them
+ * resident after free. Each item needs its size in fresh pages, and so
+ * does the same work measured again in this process: the allocator's
+ * free memory is handed back before the baseline and each item, so it is
+ * never what the next item "needs" for nothing. */
+#define HEAP_BLOCK (8 * SB_MIB)
+
+static int heap_work(void *item, void *payload)
+{
+    (void)payload;
+    size_t n = HEAP_BLOCK * (size_t)(1 + *(int *)item % 2);
+    volatile unsigned char *p = malloc(n);
+    ck_assert_ptr_nonnull((void *)p);
+    for (size_t i = 0; i < n; i += 4096)
+        p[i] = 1;
+    free((void *)p);
+    return 0;
+}
+
+/* Whether malloc is glibc's own here: valgrind's (preloaded) and
+ * ThreadSanitizer's allocators keep freed blocks by their own rules,
+ * which malloc_trim does not reach. */
+static int glibc_malloc(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    return 0;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    return 0;
+#endif
+#endif
+    const char *preload = getenv("LD_PRELOAD"); /* valgrind preloads its vgpreload_*.so */
+#if defined(__GLIBC__)
+    return !(preload && strstr(preload, "vgpreload"));
+#else
+    (void)preload;
+    return 0;
+#endif
+}
+
+START_TEST(a_measurement_repeated_in_one_process_counts_each_items_pages)
+{
+    if (!glibc_malloc()) {
+        printf("SKIP repeated measurement: malloc is not glibc's here (valgrind, TSan or "
+               "another C library), whose freed blocks the test is about\n");
+        return;
+    }
+    for (int run = 0; run < 3; run++) {
+        spacrbench_measurement *m = NULL;
+        ck_assert_int_eq(spacrbench_benchmark(heap_work, items(4), 4, NULL, NULL, &m), 0);
+        spacrbench_figures f;
+        figure_items(m, &f);
+        if (f.peak_method != SPACRBENCH_PEAK_HWM_RESET) {
+            printf("SKIP repeated measurement: no resettable high-water mark here\n");
+            spacrbench_measurement_free(m);
+            return;
+        }
+        /* Items 1 and 3 need 16 MiB, 0 and 2 need 8 MiB, in every run
+         * (the largest first in none: item 0 runs after run 0's items). */
+        for (size_t i = 0; i < 4; i++) {
+            spacrbench_item_record r = {.size = sizeof r};
+            ck_assert_int_eq(spacrbench_measurement_record(m, i, &r), 0);
+            int64_t need = (int64_t)HEAP_BLOCK * (int64_t)(1 + i % 2);
+            ck_assert_msg(r.peak_rss_bytes - f.baseline_rss_bytes >= need * 95 / 100,
+                          "run %d item %zu: %lld bytes above the baseline, needs %lld", run, i,
+                          (long long)(r.peak_rss_bytes - f.baseline_rss_bytes), (long long)need);
+        }
+        spacrbench_measurement_free(m);
+    }
+}
+END_TEST
+
 /* A work that forks, where the child returns into the runner: the child
  * gets SPACRBENCH_EFORKED at once (it must not join the parent's sampler
  * thread, which does not exist in it), and the parent's run is untouched.
@@ -815,6 +888,7 @@ static Suite *runner_suite(void)
     tcase_add_test(peaks, records_off_still_measures_peak);
     tcase_add_test(peaks, progress_cost_is_not_charged_to_the_work);
     tcase_add_test(peaks, record_memory_is_not_the_works_footprint);
+    tcase_add_test(peaks, a_measurement_repeated_in_one_process_counts_each_items_pages);
     suite_add_tcase(s, peaks);
     TCase *flow = tcase_create("flow");
     tcase_set_timeout(flow, 60);

@@ -2,8 +2,9 @@
 """The advice's score against REAL pools on three plate shapes (issue 30).
 
 For each plate (tests/python/plate_works.py: "dense", one well whose
-fields need 6x the memory of the rest; "gradient", memory growing 1x to 6x
-across the plate; "uniform") in a real v1 memory cgroup of its own: the
+fields need 6x the memory of the rest; "equal", the same with every file
+the same size; "gradient", memory growing 1x to 6x across the plate;
+"uniform") in a real v1 memory cgroup of its own: the
 advice of spaCR 1.5.1.5's rule and of spacrbench.benchmark() on the first
 three fields (as spaCR's docs say to measure), and of
 spacrbench.benchmark_plate() on the whole plate; then real fork
@@ -39,8 +40,8 @@ MiB = 2**20
 # One limit for every shape (not tuned per shape), and the gradient once
 # more where its two largest fields just fit together: the plate's
 # conservative side.
-SHAPES = [("dense", 256 * MiB), ("gradient", 256 * MiB), ("gradient", 288 * MiB),
-          ("uniform", 256 * MiB)]
+SHAPES = [("dense", 256 * MiB), ("equal", 256 * MiB), ("gradient", 256 * MiB),
+          ("gradient", 288 * MiB), ("uniform", 256 * MiB)]
 COUNTS = "1,2,3"
 
 
@@ -66,7 +67,8 @@ def spacr_module(given: Optional[str], scratch: Path) -> Optional[str]:
 def run_shape(shape: str, limit: int, spacr: Optional[str], scratch: Path) -> Dict[str, Any]:
     plate = scratch / f"plate-{shape}-{limit // MiB}"
     plate.mkdir()
-    plate_works.write_plate(str(plate), plate_works.plate_sizes(shape))
+    plate_works.write_plate(str(plate), plate_works.plate_sizes(shape),
+                            plate_works.plate_needs(shape))
     with plate_works.memory_cgroup(limit, f"sbperf-plate-{shape}") as cg:
         args = [sys.executable, str(WORKS), str(cg), str(plate), COUNTS] + ([spacr] if spacr else [])
         env = dict(os.environ, PLATE_POOL_REPEATS="2")  # the faster of two pools per count

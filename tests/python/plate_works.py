@@ -5,8 +5,11 @@ A field is a file whose size is its content: the work reads the size and
 needs memory in proportion to it (touched, so it is resident), holding it
 while it spends CPU time in proportion too, as segmenting a dense field
 does. The plates: "dense" (one well whose fields need 6x the memory of
-the rest, as in issue 30), "gradient" (memory grows 1x to 6x across the plate) and
-"uniform" (every field alike).
+the rest, as in issue 30), "gradient" (memory grows 1x to 6x across the
+plate), "uniform" (every field alike; "sparse", alike and small) and
+"equal" (every file the same
+size, a dense well in the middle all the same: the file says nothing of
+the memory; its need is written at its start, "NEED <bytes>").
 
 Run as a script it is the experiment inside one memory cgroup: it joins
 the cgroup, takes the advice (the first three fields, spacrbench's and
@@ -30,14 +33,28 @@ BYTES_PER_FILE_BYTE = 1200  # a 20 KiB field needs 23.4 MiB, a 120 KiB one 140.6
 CPU_SECONDS_PER_MIB = 0.0015  # 0.035 s for a sparse field, 0.21 s for a dense one
 
 
+def field_need(path: str) -> int:
+    """The bytes a field needs: written at its start ("NEED <bytes>"), else
+    in proportion to its file's size."""
+    with open(path, "rb") as f:
+        head = f.read(32)
+    if head.startswith(b"NEED "):
+        return int(head[5:].split()[0])
+    return os.path.getsize(path) * BYTES_PER_FILE_BYTE
+
+
+# The CPU time of field_work, as a factor (the proof test halves it).
+WORK_CPU = float(os.environ.get("PLATE_WORK_CPU", "1"))
+
+
 def field_work(path: str) -> int:
-    """Segment one field: memory and CPU time in proportion to its file."""
-    return field_work_bytes(os.path.getsize(path) * BYTES_PER_FILE_BYTE)
+    """Segment one field: memory and CPU time in proportion to its content."""
+    return field_work_bytes(field_need(path), WORK_CPU)
 
 
 def light_field_work(path: str) -> int:
     """field_work's memory with a tenth of its CPU time (the cheap tests)."""
-    return field_work_bytes(os.path.getsize(path) * BYTES_PER_FILE_BYTE, 0.1)
+    return field_work_bytes(field_need(path), 0.1)
 
 
 def field_work_bytes(need: int, cpu: float = 1.0) -> int:
@@ -63,16 +80,32 @@ def plate_sizes(shape: str, n: int = 12) -> List[int]:
         return [20 * KiB + (100 * KiB * i) // (n - 1) for i in range(n)]
     if shape == "uniform":
         return [40 * KiB + 97 * i for i in range(n)]
+    if shape == "sparse":  # every field a sparse one (24 MiB): a cheap uniform plate
+        return [20 * KiB + 97 * i for i in range(n)]
+    if shape == "equal":  # one size for every file; the needs are plate_needs()
+        return [60 * KiB] * n
     raise ValueError(f"unknown plate shape {shape!r}")
 
 
-def write_plate(directory: str, sizes: List[int]) -> List[str]:
-    """The plate's field files (random bytes: they do not compress)."""
+def plate_needs(shape: str, n: int = 12) -> Optional[List[int]]:
+    """What each field needs where its file does not say it (the "equal"
+    plate: fields 6-8, a dense well, need the dense plate's 141 MiB, the
+    rest 24 MiB), else None."""
+    if shape != "equal":
+        return None
+    return [(120 if 6 <= i <= 8 else 20) * KiB * BYTES_PER_FILE_BYTE for i in range(n)]
+
+
+def write_plate(directory: str, sizes: List[int],
+                needs: Optional[List[int]] = None) -> List[str]:
+    """The plate's field files (random bytes: they do not compress); with
+    needs, each file starts with its need ("NEED <bytes>")."""
     paths = []
     for i, size in enumerate(sizes):
         path = os.path.join(directory, f"field_{i:03d}.tif")
+        head = b"" if needs is None else f"NEED {needs[i]}\n".encode()
         with open(path, "wb") as f:
-            f.write(os.urandom(size))
+            f.write(head + os.urandom(size - len(head)))
         paths.append(path)
     return paths
 
@@ -188,20 +221,31 @@ def experiment(cgroup: str, plate_dir: str, counts: List[int],
                     "report": spacrbench.format_report(plate),
                     "notes": plate.measurement.notes}
     repeats = int(os.environ.get("PLATE_POOL_REPEATS", "1"))
-    out["pools"] = [best_pool(k, fields, cgroup, repeats) for k in counts]
+    out["pools"] = pools_interleaved(counts, fields, cgroup, repeats)
     return out
 
 
-def best_pool(count: int, fields: List[str], cgroup: str, repeats: int) -> Dict[str, Any]:
-    """The fastest of `repeats` pools of `count` (one OOM kill ends it)."""
-    best = pool_run(count, fields, cgroup)
-    for _ in range(repeats - 1):
-        if not best["completed"]:
-            break
-        again = pool_run(count, fields, cgroup)
-        if again["completed"] and again["items_per_second"] > best["items_per_second"]:
-            best = again
-    return best
+def pools_interleaved(counts: List[int], fields: List[str], cgroup: str,
+                      repeats: int) -> List[Dict[str, Any]]:
+    """Pools of each count, `repeats` rounds of every count in turn (1, 2,
+    3, 1, 2, 3: a load that comes and goes on the machine shows in every
+    count's runs, as their spread, not as one count's speed); a count once
+    OOM-killed is not run again. Per count: the fastest run, every run's
+    throughput ("runs"), completed only when every run did."""
+    result: Dict[int, Dict[str, Any]] = {}
+    for _ in range(repeats):
+        for k in counts:
+            if k in result and not result[k]["completed"]:
+                continue
+            run = pool_run(k, fields, cgroup)
+            if not run["completed"]:
+                result[k] = dict(run, runs=[])
+                continue
+            kept = result.get(k)
+            runs = (kept["runs"] if kept else []) + [run["items_per_second"]]
+            best = run if not kept or run["items_per_second"] > kept["items_per_second"] else kept
+            result[k] = dict(best, runs=runs)
+    return [result[k] for k in counts]
 
 
 def main() -> None:

@@ -143,7 +143,7 @@ def test_python_report_equals_the_c_report_of_the_original(monkeypatch: pytest.M
 def test_vram_reason_is_a_field_at_the_end_and_reaches_the_report() -> None:
     names = [f.name for f in dataclasses.fields(Measurement)]
     assert names[names.index("sample_interval_us") + 1:] == ["vram_reason", "oom_limit_bytes",
-                                                             "timeline"]
+                                                             "timeline", "plate"]
     m = Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20, vram_reason="no GPU in this job")
     assert "not measured (no GPU in this job)" in spacrbench.format_report(m)
     assert m.to_dict()["vram_reason"] == "no GPU in this job"

@@ -12,6 +12,7 @@ in all."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -36,15 +37,18 @@ import plate_works  # noqa: E402
 MiB = 2**20
 
 
-def run_experiment(tmp_path: Path, shape: str, limit: int, counts: str) -> Dict[str, Any]:
+def run_experiment(tmp_path: Path, shape: str, limit: int, counts: str,
+                   repeats: int = 1) -> Dict[str, Any]:
     plate = tmp_path / "plate"
     plate.mkdir()
-    plate_works.write_plate(str(plate), plate_works.plate_sizes(shape))
+    plate_works.write_plate(str(plate), plate_works.plate_sizes(shape),
+                            plate_works.plate_needs(shape))
+    env = dict(os.environ, PLATE_POOL_REPEATS=str(repeats), PLATE_WORK_CPU="0.5")
     try:
         with plate_works.memory_cgroup(limit, "sbtest-plate") as cg:
             got = subprocess.run([sys.executable, str(HERE / "plate_works.py"), str(cg),
                                   str(plate), counts], capture_output=True, text=True,
-                                 timeout=300)
+                                 timeout=300, env=env)
             left = (cg / "cgroup.procs").read_text().split()
     except plate_works.NoCgroup as why:  # raised before anything runs
         pytest.skip(str(why))
@@ -54,33 +58,78 @@ def run_experiment(tmp_path: Path, shape: str, limit: int, counts: str) -> Dict[
     return result
 
 
-@pytest.mark.slow  # about 5 s, the same on every interpreter
+def pool_figures(pools: List[Dict[str, Any]]) -> str:
+    """Per count: its throughput and runs, or that it was OOM-killed."""
+    shown = []
+    for p in pools:
+        if p["completed"]:
+            runs = ", ".join(f"{x:.2f}" for x in p["runs"])
+            shown.append(f"{p['workers']}: {p['items_per_second']:.2f} items/s (runs {runs})")
+        else:
+            shown.append(f"{p['workers']}: OOM-killed ({p['oom_kills']} kill(s))")
+    return "; ".join(shown)
+
+
+# The proof (finding 8): real pools of every count 1..3 over the whole
+# plate, in a real v1 memory cgroup. "dense": the issue's plate; "equal":
+# every file the same size, the dense well in the middle all the same (the
+# first fields say nothing of it; the spread sample measures it);
+# "sparse" (every field alike and small): every count completes, so the
+# plate's count is tested against others that complete, not only against
+# OOM kills. Each count runs twice where more than one completes: their
+# spread is the measurement's.
+PROOF_PLATES = [("dense", 256 * MiB, True), ("equal", 256 * MiB, True),
+                ("sparse", 256 * MiB, False)]
+
+
+@pytest.mark.slow  # 4 to 7 s each: pools of 1..3 over 12 fields
 @linux_only("real v1 memory cgroups and fork pools")
-def test_the_first_three_are_oom_killed_where_the_plate_completes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape, limit, three_oom", PROOF_PLATES,
+                         ids=[p[0] for p in PROOF_PLATES])
+def test_the_plate_advice_completes_with_the_best_throughput(tmp_path: Path, shape: str,
+                                                              limit: int,
+                                                              three_oom: bool) -> None:
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs 2 cores: with one the first three's advice is one worker too")
-    r = run_experiment(tmp_path, "dense", 256 * MiB, "1,2")
-    three, plate = r["first_three"], r["plate"]
-    print(json.dumps({k: v for k, v in r.items() if k != "plate"}, indent=1))
+    r = run_experiment(tmp_path, shape, limit, "1,2,3", repeats=1 if three_oom else 2)
+    three, plate, pools = r["first_three"], r["plate"], r["pools"]
+    print(f"{shape}, {limit >> 20} MiB: first three {three['workers']}, plate "
+          f"{plate['workers']} ({plate['fit']}); pools {pool_figures(pools)}")
     print(plate["report"])
     assert three["memory_source"] == "cgroup_v1"
-    # What the issue's user saw: the first three fields say two workers.
-    assert three["workers"] == 2 and three["reason"].startswith("core-bound: 2 core(s)")
-    # The plate measured the dense well's largest field and sizes for it.
-    assert 8 in plate["measured"] and plate["fit"] == "key"
-    assert plate["largest_bytes"] >= 140 * MiB
-    assert plate["workers"] == 1
-    assert re.search(r"; the plate's largest field \(121 KiB, 5\.8x the plate's median\) "
-                     r"is predicted to need 0\.1\d GiB$", plate["reason"]), plate["reason"]
-    assert plate["reason"].startswith(("memory-bound: ", "one worker needs "))
-    pools = {p["workers"]: p for p in r["pools"]}
-    # The first three's count is OOM-killed in the cgroup ...
-    assert not pools[2]["completed"] and pools[2]["oom_kills"] >= 1, pools
-    # ... the plate's completes, and is the best count that completes.
-    assert pools[1]["completed"] and pools[1]["oom_kills"] == 0, pools
-    done = [p for p in r["pools"] if p["completed"]]
-    best = max(done, key=lambda p: p["items_per_second"])["workers"]
-    assert best == plate["workers"]
+    by_count = {p["workers"]: p for p in pools}
+    assert sorted(by_count) == [1, 2, 3]
+    # The plate's pool completes, with no OOM kill ...
+    mine = by_count[plate["workers"]]
+    assert mine["completed"] and mine["oom_kills"] == 0, pools
+    # ... and its throughput is the best of the counts that complete,
+    # within the spread measured between each count's two runs.
+    done = [p for p in pools if p["completed"]]
+    best = max(p["items_per_second"] for p in done)
+    spread = max((max(p["runs"]) - min(p["runs"])) / max(p["runs"]) for p in done)
+    assert len(done) == 1 or all(len(p["runs"]) == 2 for p in done)
+    assert mine["items_per_second"] >= best * (1 - spread), (pools, spread)
+    # No count at or below the plate's is OOM-killed.
+    assert all(p["completed"] for p in pools if p["workers"] <= plate["workers"]), pools
+    if three_oom:
+        # What the issue's user saw: the first three fields say two workers,
+        # and two are OOM-killed at the dense well.
+        assert three["workers"] == 2 and three["reason"].startswith("core-bound: 2 core(s)")
+        assert not by_count[2]["completed"] and by_count[2]["oom_kills"] >= 1, pools
+        assert plate["workers"] == 1
+        assert any(6 <= i <= 8 for i in plate["measured"]), plate["measured"]  # the well
+        assert plate["largest_bytes"] >= 140 * MiB
+    if shape == "dense":
+        assert plate["fit"] == "key"
+        assert re.search(r"; the plate's largest field \(file size 121 KiB, 5\.8x the plate's "
+                         r"median file size\) is predicted to need 0\.1\d GiB$",
+                         plate["reason"]), plate["reason"]
+    if shape == "equal":
+        assert plate["fit"] == "unexplained"
+        assert "; the file size is the same for every field, so the plate's largest field " \
+               "is taken to need " in plate["reason"]
+    if shape == "sparse":
+        assert plate["workers"] == 2 and len(done) == 3
     assert plate["eta_seconds"] is not None and plate["eta_seconds"] > 0
 
 
@@ -280,3 +329,189 @@ def test_a_negative_reserve_keeps_spacrs_arithmetic_for_the_plate() -> None:
                                    cores=4, available_bytes=-5, reserve_bytes=-8 * 2**30)
     assert r.recommendation.available_bytes == -5
     assert "reserve_bytes -8.00 GiB is negative: as in spaCR" in r.recommendation.reason
+
+
+def _measured(result: Any) -> List[int]:
+    return sorted(p.index for p in result.sample if not p.is_warmup)
+
+
+def test_equal_and_few_keys_spread_the_sample_through_the_plate() -> None:
+    """Finding 1: equal keys measured the first K items; now they spread
+    through the plate (evenly, first and last), and a note says why."""
+    ran: List[int] = []
+    r = spacrbench.benchmark_plate(ran.append, list(range(12)), key=lambda i: 500.0)
+    assert _measured(r) == [0, 3, 6, 8, 11]
+    assert ran[0] == 5  # the warm-up, next to the middle
+    assert any("every item of the plate has the same key" in n for n in r.prediction.notes)
+    # Two values, alternating: each value's items spread.
+    r = spacrbench.benchmark_plate(ran.append, list(range(12)), key=lambda i: 1.0 + i % 2)
+    assert _measured(r) == [0, 1, 6, 10, 11]
+    # Duplicated items: ten times "a", then "b".
+    items = ["a"] * 10 + ["b"]
+    r = spacrbench.benchmark_plate(lambda x: None, items, key=lambda x: 5.0 if x == "a" else 7.0,
+                                   warmup=0)
+    assert _measured(r) == [0, 3, 6, 9, 10]
+    assert r.sample[0].index == 10 and r.sample[0].why == "largest_key"  # it runs first
+
+
+def test_the_warmup_is_cut_not_the_sample() -> None:
+    """Finding 7: warmup=100 on 12 items gave a sample of 1."""
+    r = spacrbench.benchmark_plate(lambda i: None, list(range(12)), key=float, warmup=100)
+    assert len(_measured(r)) == 5
+    assert sum(p.is_warmup for p in r.sample) == 7
+    assert r.measurement.items == 5 and r.measurement.warmup_items == 7
+    assert any("the warm-up was cut to 7 item(s) (100 asked)" in n for n in r.prediction.notes)
+    r = spacrbench.benchmark_plate(lambda i: None, list(range(4)), key=float)
+    assert len(_measured(r)) == 4 and r.measurement.warmup_items == 0
+    assert any("no warm-up item (1 asked)" in n for n in r.prediction.notes)
+
+
+def test_the_largest_runs_first_so_its_failure_shows_at_once() -> None:
+    ran: List[int] = []
+
+    def work(i: int) -> None:
+        ran.append(i)
+        if i == 19:
+            raise MemoryError("the dense field")
+
+    with pytest.raises(MemoryError, match="the dense field"):
+        spacrbench.benchmark_plate(work, list(range(20)), key=float, warmup=0)
+    assert ran == [19]  # nothing before it, no advice from the small ones
+
+
+def _mem_line(text: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith("# --mem = "))
+
+
+def test_the_plates_handoff_sizes_from_its_prediction(tmp_path: Path) -> None:
+    """Finding 2: to_slurm()/to_dask() of a PlateResult's recommendation
+    sized from the sample; they size for the plate's predicted largest."""
+    d = tmp_path / "fields"
+    d.mkdir()  # every file the same size: the largest is an item not measured
+    fields = plate_works.write_plate(str(d), plate_works.plate_sizes("equal"),
+                                     plate_works.plate_needs("equal"))
+    r = spacrbench.benchmark_plate(plate_works.light_field_work, fields, sample=3, cores=2)
+    pr, m = r.prediction, r.measurement
+    assert pr.largest_bytes is not None and pr.largest_measured_bytes is not None
+    assert pr.largest_bytes > pr.largest_measured_bytes  # the prediction is above the sample
+    assert pr.largest_index not in [p.index for p in r.sample]
+    need = m.baseline_rss_bytes + pr.largest_bytes
+    slurm = r.recommendation.to_slurm()
+    assert _mem_line(slurm).startswith("# --mem = predicted peak ")
+    mem = int(re.search(r"#SBATCH --mem=(\d+)M", slurm).group(1))  # type: ignore[union-attr]
+    assert mem * MiB >= need + 256 * MiB
+    assert "2 x the predicted slowest item" in slurm or "2 x the slowest item" in slurm
+    dask = r.recommendation.to_dask()
+    assert dask["memory_limit"] >= (need + 256 * MiB) / 0.6 - MiB
+    assert "(predicted peak " in r.recommendation.to_dask(text=True)
+    cluster = r.recommendation.to_dask(cluster="slurm")
+    assert int(cluster["memory"][:-3]) * MiB >= (need + 256 * MiB) / 0.6 - MiB
+    items = tmp_path / "items.txt"
+    items.write_text("\n".join(fields) + "\n")
+    script = r.recommendation.to_slurm(str(items), str(tmp_path / "job"), ["true", "{}"])
+    assert "# --mem = predicted peak " in script
+    # The same items measured plainly: the measured peak, as before.
+    plain = spacrbench.recommend_workers(spacrbench.benchmark(plate_works.light_field_work,
+                                                              fields[:3]), cores=2)
+    assert _mem_line(plain.to_slurm()).startswith("# --mem = measured peak ")
+
+
+def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) -> None:
+    """Issue requirement 3: to_dict() carries the plate section,
+    from_dict() reads it back, the report and the exports show it."""
+    fields = _files(tmp_path, plate_works.plate_sizes("dense", 12))
+    r = spacrbench.benchmark_plate(plate_works.light_field_work, fields, cores=2)
+    section = r.measurement.plate
+    assert isinstance(section, spacrbench.PlateSection)
+    assert section.prediction == r.prediction and section.eta_seconds == r.eta_seconds
+    assert section.workers == r.workers
+    assert [p.index for p in section.sample] == [p.index for p in r.sample]
+    d = r.measurement.to_dict()
+    plate = d["plate"]
+    assert plate["items"] == 12 and plate["key"] == "bytes" and len(plate["picks"]) == 6
+    assert [p["index"] for p in plate["picks"]] == [p.index for p in r.sample]
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((HERE.parents[1] / "docs" / "spacrbench.schema.json").read_text())
+    jsonschema.validate(d, {"$ref": "#/$defs/measurement", "$defs": schema["$defs"]})
+    back = spacrbench.Measurement.from_dict(json.loads(json.dumps(d)))
+    assert back.plate == section
+    assert back.to_dict() == d
+    text = spacrbench.format_report(back)
+    assert "\nplate\n  items               12, 6 measured (1 warm-up) across the file size\n" \
+        in text
+    # The plate's hand-off from a report read back, recommended again.
+    again = spacrbench.recommend_workers(back, cores=2)
+    assert _mem_line(again.to_slurm()).startswith("# --mem = ")
+    md = spacrbench.format_report(r, format="markdown")
+    assert "### Plate: 12 items, 6 measured across the file size" in md
+    assert "Predicted largest: **0.1" in md
+    csv = spacrbench.format_report(r, format="csv")
+    head, *rows = csv.strip().split("\r\n")
+    assert head.endswith(",cpu_seconds,plate_index,plate_key,plate_why")
+    assert [int(row.split(",")[-3]) for row in rows] == [p.index for p in r.sample]
+    # A section made by hand is checked by the library.
+    bad = dataclasses.replace(section, sample=section.sample[:-1])
+    with pytest.raises(ValueError):
+        dataclasses.replace(r.measurement, plate=bad).to_dict()
+
+
+def test_only_measured_items_are_labelled_and_a_raising_repr_costs_nothing() -> None:
+    """Finding 6: repr() ran on every item after the work; one that raised
+    threw the measurement away."""
+    calls = 0
+
+    class Field:
+        def __init__(self, i: int) -> None:
+            self.i = i
+
+        def __repr__(self) -> str:
+            nonlocal calls
+            calls += 1
+            raise RuntimeError("no repr")
+
+    r = spacrbench.benchmark_plate(lambda f: None, [Field(i) for i in range(10_000)],
+                                   key=lambda f: float(f.i))
+    assert calls == 0
+    text = spacrbench.format_report(r)
+    assert calls == len(r.sample)  # the measured items only, when shown
+    assert "<Field object>" in text
+    assert "<Field object>" in repr(r.sample[0])
+
+
+def test_result_types_behave_as_values() -> None:
+    """Finding 13: copies, hashing, one-line reprs, numpy bools and huge keys."""
+    import copy
+
+    r = spacrbench.benchmark_plate(lambda i: None, list(range(30)), key=float)
+    assert copy.copy(r) is r
+    deep = copy.deepcopy(r)
+    assert deep.prediction == r.prediction and deep.item_prediction(3) == r.item_prediction(3)
+    assert hash(r) == hash(r) and r == r and deep != r  # by identity: it holds the plate
+    assert len(repr(r.prediction)) < 260 and "note" in repr(r.prediction)
+    assert all(n not in repr(r.prediction) for n in r.prediction.notes)
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        import pickle
+        pickle.dumps(r)
+    one = spacrbench.benchmark_plate(lambda a: None, [bytearray(100 * i + 1) for i in range(5)],
+                                     key=len)
+    assert "\n" not in repr(one.sample[0]) and len(repr(one.sample[0])) < 220
+    with pytest.raises(ValueError, match=r"key\(items\[0\]\) is 1000.*too large"):
+        spacrbench.benchmark_plate(lambda i: None, [1, 2], key=lambda i: 10**400)
+    np = pytest.importorskip("numpy")
+    with pytest.raises(TypeError, match=r"key\(items\[0\]\) returned .*True.*not a number"):
+        spacrbench.benchmark_plate(lambda i: None, [1, 2], key=lambda i: np.bool_(True))
+    arrays = [np.zeros((40, 40)) + i for i in range(4)]
+    shown = repr(spacrbench.benchmark_plate(lambda a: None, arrays, sample=2).sample[0])
+    assert "\n" not in shown and len(shown) < 220
+
+
+def test_a_stray_item_that_costs_the_plate_its_key_is_a_warning(tmp_path: Path) -> None:
+    """Finding 14: one directory among the files drops the key for the
+    whole plate; that is said when it happens, naming the item."""
+    fields = _files(tmp_path, [20 * 1024] * 6)
+    stray = tmp_path / "a_directory"
+    stray.mkdir()
+    items = fields[:3] + [str(stray)] + fields[3:]
+    with pytest.warns(UserWarning, match=r"items\[3\] \('.*a_directory'\) has no file size"):
+        r = spacrbench.benchmark_plate(lambda p: None, items, sample=2)
+    assert r.prediction.key == "none"

@@ -95,3 +95,11 @@ largest: Union[int, None] = prediction.largest_bytes
 eta: Union[float, None] = plate.eta_seconds
 footprint, seconds = plate_keyed.item_prediction(0)
 print(format_report(plate), first.why, largest, eta, footprint, seconds, plate_workers)
+# The section the measurement carries, read back from its dict.
+from spacrbench import PlatePick, PlateSection  # noqa: E402
+
+section: Union[PlateSection, None] = Measurement.from_dict(plate.measurement.to_dict()).plate
+if section is not None:
+    pick: PlatePick = section.sample[0]
+    plate_eta: Union[float, None] = section.eta_seconds
+    print(pick.index, pick.why, section.prediction.fit, section.workers, plate_eta)

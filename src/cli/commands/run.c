@@ -122,7 +122,8 @@ static void describe_run(json_writer *w, const void *arg, const spacrbench_measu
     for (size_t i = 0; i < s->args->cmd_len; i++)
         json_string(w, NULL, s->args->cmd[i]);
     json_end_array(w);
-    json_int(w, "items_given", (int64_t)s->items.n);
+    /* The items given: with --sample the whole plate, not the chosen ones. */
+    json_int(w, "items_given", (int64_t)(s->plate.plate ? s->plate.all.n : s->items.n));
     json_int(w, "spacrbench_rss_bytes", s->own_rss_bytes);
     json_begin_object(w, "memory_figures");
     json_string(w, "advice_uses", s->sup.use_cgroup ? "cgroup_charge" : "tree_rss_peak");
@@ -163,7 +164,7 @@ static int begin(const run_state *s, spacrbench_measurement **m)
     spacrbench_run_plan plan;
     spacrbench_run_plan_init(&plan, sizeof plan);
     plan.items = (int64_t)s->items.n;
-    plan.warmup = s->args->warmup;
+    plan.warmup = run_plate_warmup(&s->plate, s->args->warmup); /* a small plate cuts it */
     plan.peak_method = s->sup.use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
     plan.records = 1;
     plan.sample_interval_us =
@@ -320,8 +321,9 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         char what[256], peak[32];
         run_outcome_describe(o, what, sizeof what);
         spacrbench_format_bytes(o->group.peak, peak, sizeof peak);
-        notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s", s->failed_index + 1,
-              s->failed_label ? s->failed_label : "?", what, o->group.seconds, peak,
+        notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s",
+              run_plate_number(&s->plate, s->failed_index), s->failed_label ? s->failed_label : "?",
+              what, o->group.seconds, peak,
               o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
                             : "not counted");
     }
@@ -365,37 +367,49 @@ static int scale_after(run_state *s, spacrbench_measurement *m,
  * from, and, for a job script, what sbatch will make of an array larger
  * than SLURM's default MaxArraySize (the script itself is the library's; a
  * comment after its last line is read by nobody but people). */
-static int emit_advice(const run_state *s, int emit, const char *array_advice)
+static int emit_advice(const run_state *s, const spacrbench_measurement *m, int emit,
+                       const char *array_advice)
 {
     char rss[32] = "not measured";
     if (s->rss_max >= 0)
         spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
-    spacrbench_plate_prediction pr = {.size = sizeof pr};
-    if (s->plate.plate && spacrbench_plate_prediction_get(s->plate.plate, &pr) == 0 &&
-        pr.largest_bytes >= 0) {
+    const char *option = emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit";
+    const char *figure =
+        s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)";
+    const char *charged = emit == CLI_EMIT_SLURM
+                              ? "A SLURM task's own cgroup also charges the libraries it is first "
+                                "to load."
+                              : "Dask compares memory_limit with each worker process's RSS, which "
+                                "includes the libraries it maps.";
+    spacrbench_plate_section ps = {.size = sizeof ps};
+    if (spacrbench_measurement_plate(m, &ps) == 0 && ps.largest_bytes >= 0) {
+        /* The plate's: predicted from the measured items, which are
+         * themselves the charge (or the RSS peak) of each. */
         char largest[32];
-        spacrbench_format_bytes(pr.largest_bytes, largest, sizeof largest);
+        spacrbench_format_bytes(ps.largest_bytes, largest, sizeof largest);
         char slowest[96] = "";
         if (emit == CLI_EMIT_SLURM)
             snprintf(slowest, sizeof slowest, ", and --time from its predicted slowest (%.3g s)",
-                     pr.slowest_seconds);
-        printf("# NOTE (spacrbench): %s is built from the plate's predicted largest item "
-               "(%s, item %lld of %lld; %lld measured)%s.\n",
-               emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit", largest,
-               (long long)pr.largest_index + 1, (long long)pr.items, (long long)pr.measured,
-               slowest);
-    }
-    /* Where the task is charged differently from the measured item: a SLURM
-     * task's cgroup also charges the libraries it is first to load; a Dask
-     * worker's limit is checked against its process's RSS. */
-    printf("# NOTE (spacrbench): %s is built from the measured peak per item, %s; the tree's "
-           "RSS peak was %s. %s\n",
-           emit == CLI_EMIT_SLURM ? "--mem" : "memory_limit",
-           s->sup.use_cgroup ? "the cgroup charge" : "the tree's RSS peak (no cgroup)", rss,
-           emit == CLI_EMIT_SLURM
-               ? "A SLURM task's own cgroup also charges the libraries it is first to load."
-               : "Dask compares memory_limit with each worker process's RSS, which includes "
-                 "the libraries it maps.");
+                     ps.slowest_seconds);
+        int measured = 0; /* the largest among the measured items: no prediction */
+        for (int64_t i = 0; i < ps.pick_count; i++) {
+            spacrbench_plate_pick k = {.size = sizeof k};
+            measured |= spacrbench_measurement_plate_pick(m, (size_t)i, &k) == 0 &&
+                        k.index == ps.largest_index && !k.is_warmup;
+        }
+        printf("# NOTE (spacrbench): %s is built from the plate's largest item, %s (%s, item "
+               "%lld of %lld; %lld measured)%s. The measured items' peaks are %s; the tree's "
+               "RSS peak was %s. %s\n",
+               option, measured ? "measured" : "predicted", largest,
+               (long long)ps.largest_index + 1, (long long)ps.items, (long long)ps.pick_count,
+               slowest, figure, rss, charged);
+    } else
+        /* Where the task is charged differently from the measured item: a
+         * SLURM task's cgroup also charges the libraries it is first to
+         * load; a Dask worker's limit is checked against its process's RSS. */
+        printf("# NOTE (spacrbench): %s is built from the measured peak per item, %s; the tree's "
+               "RSS peak was %s. %s\n",
+               option, figure, rss, charged);
     if (emit == CLI_EMIT_SLURM && array_advice)
         printf("# NOTE (spacrbench): %s.\n", array_advice);
     return cli_stdout_check() == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
@@ -407,7 +421,8 @@ static int conclude(const run_state *s, int status)
     if (s->failed) {
         char what[256];
         run_outcome_describe(&s->failure, what, sizeof what);
-        cli_error(CLI_EXIT_STOPPED, "item %zu (%s) %s: %s", s->failed_index + 1,
+        cli_error(CLI_EXIT_STOPPED, "item %zu (%s) %s: %s",
+                  run_plate_number(&s->plate, s->failed_index),
                   s->failed_label ? s->failed_label : "?", what,
                   s->failed_command ? s->failed_command : "");
         /* Not started: 127 not found, 126 not executable, as env does. */
@@ -479,11 +494,15 @@ int run_main(int argc, char **argv)
              * the fallback's core count would advise workers for nothing. */
             spacrbench_recommendation rec_value;
             const spacrbench_recommendation *rec = NULL;
-            if (s.plate.plate)
-                run_plate_predict(&s.plate, m);
-            if (s.plate.plate)
-                rec = plate_recommend(&s, m, machine, &rec_value);
-            else if (s.added > 0 || !s.failed || !s.failure.copy.exec_errno)
+            /* --sample: the plate's advice, or none when the run stopped
+             * before its chosen items were all measured. */
+            if (s.plate.plate) {
+                int stopped = s.failed || s.internal_error || sb_stop_signal();
+                if (run_plate_predict(&s.plate, m, stopped) == 0)
+                    rec = plate_recommend(&s, m, machine, &rec_value);
+                else
+                    run_plate_attach_chosen(&s.plate, m);
+            } else if (s.added > 0 || !s.failed || !s.failure.copy.exec_errno)
                 rec = cli_recommend(&a.common, m, machine, &rec_value);
             else
                 spacrbench_measurement_add_note(m, "no recommendation: the command could not be "
@@ -498,19 +517,18 @@ int run_main(int argc, char **argv)
                                .describe = describe_run,
                                .describe_arg = &s,
                                .scaling = scaling};
-            /* --sample: the plate's section, and the hand-off sized for its largest. */
+            /* --sample: the measurement carries the plate's section (the
+             * report's, the JSON's, the exports'), with the ETA for the
+             * workers advised; the hand-off is sized for its largest. */
             spacrbench_measurement *handoff = NULL;
-            if (s.plate.plate) {
-                ctx.plate = s.plate.plate;
-                ctx.plate_labels = (const char *const *)s.plate.all.items;
-                ctx.n_plate_labels = s.plate.all.n;
-                if (spacrbench_plate_handoff_measurement(s.plate.plate, m, &handoff) == 0)
-                    ctx.handoff = handoff;
-            }
+            if (rec && s.plate.plate &&
+                spacrbench_measurement_set_plate(m, s.plate.plate, rec_value.workers) == 0 &&
+                spacrbench_measurement_plate_handoff(m, &handoff) == 0)
+                ctx.handoff = handoff;
             status = cli_finish(&a.common, m, machine, rec, &ctx);
             spacrbench_measurement_free(handoff);
             if (status == CLI_EXIT_OK && a.common.emit != CLI_EMIT_REPORT)
-                status = emit_advice(&s, a.common.emit, job.advice);
+                status = emit_advice(&s, m, a.common.emit, job.advice);
             if (scale_status != CLI_EXIT_OK)
                 status = scale_status;
             /* The report is out; a plot that cannot be drawn says why. */

@@ -29,15 +29,14 @@ static int line_into(char *buf, size_t cap, const void *arg)
 }
 
 typedef struct plate_args {
+    const spacrbench_measurement *m;
     const cli_context *ctx;
-    const spacrbench_recommendation *rec;
 } plate_args;
 
 static int plate_into(char *buf, size_t cap, const void *arg)
 {
     const plate_args *p = arg;
-    return spacrbench_format_plate(p->ctx->plate, p->rec, p->ctx->plate_labels,
-                                   p->ctx->n_plate_labels, buf, cap);
+    return spacrbench_format_plate_section(p->m, p->ctx->item_labels, p->ctx->n_labels, buf, cap);
 }
 
 static int scaling_into(char *buf, size_t cap, const void *arg)
@@ -55,17 +54,24 @@ char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommen
     spacrbench_figures f = {.size = sizeof f};
     if (spacrbench_measurement_figures(m, &f) != 0)
         t.failed = 1;
+    spacrbench_plate_section plate = {.size = sizeof plate};
+    int has_plate = spacrbench_measurement_plate(m, &plate) == 0;
     for (int64_t i = 0; !t.failed && i < f.record_count; i++) {
         spacrbench_item_record r = {.size = sizeof r};
         if (spacrbench_measurement_record(m, (size_t)i, &r) != 0)
             continue;
+        /* A plate's item is named by its place in the plate, here as in
+         * the plate's section and the notes. */
+        spacrbench_plate_pick k = {.size = sizeof k};
+        if (has_plate && spacrbench_measurement_plate_pick(m, (size_t)i, &k) == 0)
+            r.index = k.index;
         line_args la = {&r,
                         ctx->item_labels && (size_t)i < ctx->n_labels ? ctx->item_labels[i] : NULL};
         sb_text_append(&t, line_into, &la);
         sb_text_printf(&t, "\n");
     }
-    if (ctx->plate) {
-        plate_args pa = {ctx, rec};
+    if (has_plate) {
+        plate_args pa = {m, ctx};
         sb_text_printf(&t, "\n");
         sb_text_append(&t, plate_into, &pa);
         sb_text_printf(&t, "\n");

@@ -17,11 +17,8 @@ typedef struct cli_context {
     void (*describe)(json_writer *w, const void *arg, const spacrbench_measurement *m);
     const void *describe_arg;
     const spacrbench_scale_result *scaling; /* run --scale: the check, or NULL */
-    /* run --sample: the plate (its report section, labels: one per item of
-     * the plate) and the measurement the hand-off sizes from; NULL: m. */
-    const spacrbench_plate *plate;
-    const char *const *plate_labels;
-    size_t n_plate_labels;
+    /* run --sample: the measurement the hand-off sizes from (the plate's
+     * largest item); NULL: m. The plate's section is m's own. */
     const spacrbench_measurement *handoff;
 } cli_context;
 

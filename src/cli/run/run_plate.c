@@ -39,6 +39,13 @@ static int file_keys(run_plate *rp, double **keys)
                      "--sample: item %zu (%s) names no regular file, so the items have no file "
                      "size to choose by: evenly spaced",
                      i + 1, shown ? shown : "?");
+        /* Said now too: one stray line (a directory, a missing file) costs
+         * the whole plate its key, which the user should not find out
+         * from the report's notes alone. */
+        cli_notice("warning: --sample: item %zu (%s) names no regular file (a missing file, a "
+                   "directory, a FIFO?): the items have no file size to choose by, so they are "
+                   "evenly spaced and the plate's largest cannot be predicted",
+                   i + 1, shown ? shown : "?");
         free(shown);
         free(*keys);
         *keys = NULL;
@@ -81,21 +88,69 @@ int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp)
     return CLI_EXIT_OK;
 }
 
-int run_plate_predict(run_plate *rp, spacrbench_measurement *m)
+int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped)
 {
     if (rp->keyless_note)
         spacrbench_measurement_add_note(m, rp->keyless_note);
-    if (spacrbench_plate_predict(rp->plate, m) == 0)
+    if (!stopped && spacrbench_plate_predict(rp->plate, m) == 0)
         return 0;
-    char note[700];
-    snprintf(note, sizeof note,
-             "--sample: the plate was not predicted (%s); the advice is for "
-             "the measured items only",
-             spacrbench_last_error_message());
+    char note[800];
+    if (stopped) /* the items before the stop are the smaller ones: not the plate */
+        snprintf(note, sizeof note,
+                 "no recommendation for the plate: the run stopped before its chosen items "
+                 "were all measured (the largest runs first, after the warm-up), and the "
+                 "items measured before the stop say nothing of the plate's largest");
+    else
+        snprintf(note, sizeof note,
+                 "no recommendation for the plate: it could not be predicted "
+                 "(%s)",
+                 spacrbench_last_error_message());
     spacrbench_measurement_add_note(m, note);
-    spacrbench_plate_free(rp->plate);
-    rp->plate = NULL;
     return -1;
+}
+
+void run_plate_attach_chosen(const run_plate *rp, spacrbench_measurement *m)
+{
+    spacrbench_plate_prediction pr = {.size = sizeof pr};
+    spacrbench_plate_section s;
+    spacrbench_plate_section_init(&s, sizeof s);
+    if (spacrbench_plate_prediction_get(rp->plate, &pr) != 0)
+        return;
+    s.items = pr.items;
+    s.key_kind = pr.key_kind;
+    s.median_key = pr.median_key;
+    snprintf(s.key_name, sizeof s.key_name, "%s",
+             pr.key_kind == SPACRBENCH_PLATE_KEY_NONE ? "key" : "file size");
+    spacrbench_figures f = {.size = sizeof f};
+    if (spacrbench_measurement_figures(m, &f) != 0 || spacrbench_measurement_plate_begin(m, &s))
+        return;
+    for (int64_t i = 0; i < f.record_count; i++) {
+        spacrbench_plate_pick k = {.size = sizeof k};
+        if (spacrbench_plate_pick_get(rp->plate, (size_t)i, &k) != 0 ||
+            spacrbench_measurement_plate_add_pick(m, &k) != 0)
+            return;
+    }
+}
+
+int64_t run_plate_warmup(const run_plate *rp, int64_t asked)
+{
+    if (!rp->plate)
+        return asked;
+    int64_t warm = 0;
+    for (size_t i = 0; i < spacrbench_plate_pick_count(rp->plate); i++) {
+        spacrbench_plate_pick k = {.size = sizeof k};
+        spacrbench_plate_pick_get(rp->plate, i, &k);
+        warm += k.is_warmup != 0;
+    }
+    return warm;
+}
+
+size_t run_plate_number(const run_plate *rp, size_t i)
+{
+    spacrbench_plate_pick k = {.size = sizeof k};
+    if (rp->plate && spacrbench_plate_pick_get(rp->plate, i, &k) == 0)
+        return (size_t)k.index + 1;
+    return i + 1;
 }
 
 void run_plate_free(run_plate *rp)

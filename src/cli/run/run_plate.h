@@ -21,8 +21,20 @@ typedef struct run_plate {
  * CLI_EXIT_ERROR after saying why. Without --sample nothing changes. */
 int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp);
 /* After the run: predict the plate from m (the chosen items' records);
- * 0, or -1 after a note in m saying why it could not be predicted. */
-int run_plate_predict(run_plate *rp, spacrbench_measurement *m);
+ * 0, or -1 after a note in m saying why there is no recommendation for
+ * the plate (stopped: the run stopped before the chosen items were all
+ * measured, so it is not predicted from the smaller items before it). */
+int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped);
+/* A run that stopped: m carries the plate's section of what was chosen
+ * and measured (no prediction), so its items are named by their place in
+ * the plate as a complete run's are. */
+void run_plate_attach_chosen(const run_plate *rp, spacrbench_measurement *m);
+/* The warm-up the plate runs (cut where the plate is small), or asked
+ * without --sample. */
+int64_t run_plate_warmup(const run_plate *rp, int64_t asked);
+/* Run item i's number for people: its place in the plate (1-based) with
+ * --sample, else i + 1. */
+size_t run_plate_number(const run_plate *rp, size_t i);
 void run_plate_free(run_plate *rp);
 
 #endif

@@ -2,8 +2,10 @@
  * the K items chosen across the items' file sizes (the largest always),
  * predicts the rest, recommends and hands off for the plate's largest
  * item, prints the plate's section, and says so when the items name no
- * files. The command of each item is the alloc_touch helper taking the
- * item's file size in KiB as MiB: a 120 KiB field needs 120 MiB. */
+ * files; the JSON and the exports carry the plate's section; a failing
+ * largest item stops the run at once with no advice; equal files spread
+ * the sample. The command of each item is the alloc_touch helper taking
+ * the item's file size in KiB as MiB: a 120 KiB field needs 120 MiB. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli_test_support.h"
+#include "spacrbench.h"
 
 #define N_FIELDS 10
 
@@ -73,9 +76,17 @@ START_TEST(sample_runs_the_chosen_items_and_advises_for_the_largest)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    /* Three items ran: the smallest, one between, and the largest (field 6). */
-    ck_assert_int_eq(count_of(r.out, "\n  item 3 "), 1);
-    ck_assert_int_eq(count_of(r.out, "\n  item 4 "), 0);
+    /* Three items ran: the largest (field 6, first), the smallest and one
+     * between (field 9); each is named by its place in the plate (finding
+     * 10), in the item lines as in the plate's rows. */
+    const char *order[] = {"\n  item 7 ", "\n  item 1 ", "\n  item 10 "};
+    const char *at = r.out;
+    for (int i = 0; i < 3; i++) {
+        ck_assert_msg(count_of(r.out, order[i]) == 2, "%s:\n%s", order[i], r.out);
+        ck_assert_ptr_nonnull(at = strstr(at, order[i])); /* the run's order */
+    }
+    ck_assert_int_eq(count_of(r.out, "\n  item 2 "), 0);
+    ck_assert_int_eq(count_of(r.out, "\n  item 3 "), 0);
     ck_assert_ptr_nonnull(strstr(r.out, "field_06.tif\n"));
     ck_assert_ptr_nonnull(strstr(r.out, "field_00.tif\n"));
     ck_assert_ptr_nonnull(
@@ -84,8 +95,8 @@ START_TEST(sample_runs_the_chosen_items_and_advises_for_the_largest)
     ck_assert_ptr_nonnull(strstr(r.out, " largest     120 KiB  "));
     ck_assert_ptr_nonnull(strstr(r.out, "\n  largest predicted   0.1"));
     ck_assert_ptr_nonnull(strstr(r.out, "\n  plate time          ETA 0 h 0"));
-    ck_assert_ptr_nonnull(strstr(r.out, "; the plate's largest field (120 KiB, 6.0x the plate's "
-                                        "median) is predicted to need 0.1"));
+    ck_assert_ptr_nonnull(strstr(r.out, "; the plate's largest field (file size 120 KiB, 6.0x the "
+                                        "plate's median file size) is predicted to need 0.1"));
     /* The plate's run carries no "use --sample" note; a plain one does. */
     ck_assert_ptr_null(strstr(r.out, "--sample K measures items"));
     cli_result_free(&r);
@@ -129,7 +140,10 @@ START_TEST(emit_slurm_sizes_the_whole_plate_for_its_largest_item)
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "#SBATCH --array=0-9\n")); /* the whole plate */
-    ck_assert_ptr_nonnull(strstr(r.out, "--mem is built from the plate's predicted largest item"));
+    /* Finding 4: the prediction is called one, and no NOTE says otherwise. */
+    ck_assert_ptr_nonnull(strstr(r.out, "# --mem = predicted peak "));
+    ck_assert_ptr_nonnull(strstr(r.out, "--mem is built from the plate's largest item, predicted"));
+    ck_assert_ptr_null(strstr(r.out, "is built from the measured peak per item"));
     long plate_mem = mem_mib(r.out);
     cli_result_free(&r);
     /* The first three fields alone (as a user would measure them). */
@@ -151,6 +165,179 @@ START_TEST(emit_slurm_sizes_the_whole_plate_for_its_largest_item)
 }
 END_TEST
 
+/* The --json document and the exports carry the plate section (issue
+ * requirement 3), read back by the library's reader. */
+START_TEST(the_json_and_the_exports_carry_the_plate)
+{
+    char dir[256];
+    char *items = make_plate(dir, sizeof dir);
+    char json[400], md[400], csv[400];
+    snprintf(json, sizeof json, "%s/r.json", dir);
+    snprintf(md, sizeof md, "%s/r.md", dir);
+    snprintf(csv, sizeof csv, "%s/r.csv", dir);
+    char *argv[] = {SPACRBENCH_CLI,
+                    "run",
+                    "-q",
+                    "--items",
+                    items,
+                    "--sample",
+                    "3",
+                    "--warmup",
+                    "1",
+                    "--report",
+                    json,
+                    "--export-markdown",
+                    md,
+                    "--export-csv",
+                    csv,
+                    "--",
+                    BY_SIZE,
+                    NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    cli_result_free(&r);
+    char *doc = cli_read_file(json);
+    ck_assert_ptr_nonnull(strstr(doc, "\"items_given\": 10,")); /* the plate's, not 4 */
+    spacrbench_measurement *m = NULL;
+    ck_assert_msg(spacrbench_measurement_from_json(doc, strlen(doc), NULL, 0, &m) == 0, "%s",
+                  spacrbench_last_error_message());
+    spacrbench_plate_section ps = {.size = sizeof ps};
+    ck_assert_int_eq(spacrbench_measurement_plate(m, &ps), 0);
+    ck_assert_int_eq(ps.items, 10);
+    ck_assert_int_eq(ps.pick_count, 4);
+    ck_assert_int_eq(ps.fit, SPACRBENCH_PLATE_FIT_KEY);
+    ck_assert_int_ge(ps.workers, 1);
+    ck_assert(ps.eta_seconds > 0);
+    spacrbench_plate_pick k = {.size = sizeof k};
+    ck_assert_int_eq(spacrbench_measurement_plate_pick(m, 0, &k), 0);
+    ck_assert_int_eq(k.is_warmup, 1);
+    ck_assert_int_eq(spacrbench_measurement_plate_pick(m, 1, &k), 0);
+    ck_assert_int_eq(k.index, 6); /* the largest, first after the warm-up */
+    ck_assert_int_eq(k.why, SPACRBENCH_PLATE_WHY_LARGEST);
+    ck_assert(k.footprint_bytes >= 120 << 20);
+    spacrbench_measurement_free(m);
+    free(doc);
+    char *text = cli_read_file(md);
+    ck_assert_ptr_nonnull(strstr(text, "### Plate: 10 items, 4 measured across the file size\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\n| 7 | largest | 120 KiB |"));
+    ck_assert_ptr_nonnull(strstr(text, "\nPredicted largest: **0.1"));
+    free(text);
+    text = cli_read_file(csv);
+    ck_assert_ptr_nonnull(strstr(text, ",cpu_seconds,plate_index,plate_key,plate_why\r\n"));
+    ck_assert_ptr_nonnull(strstr(text, ",6,122922,largest_key\r\n"));
+    free(text);
+    remove_plate(dir);
+    free(items);
+}
+END_TEST
+
+/* Finding 5: the largest runs first, so its failure ends the run at once,
+ * and a run that stopped gives no plate advice from the smaller items. */
+START_TEST(a_failing_largest_item_stops_at_once_with_no_advice)
+{
+    char dir[256];
+    char *items = make_plate(dir, sizeof dir);
+    char *argv[] = {SPACRBENCH_CLI,
+                    "run",
+                    "--items",
+                    items,
+                    "--sample",
+                    "5",
+                    "--",
+                    "sh",
+                    "-c",
+                    "case \"$1\" in *field_06*) exit 3;; esac; exec \"$0\" 20 5",
+                    HELPER_ALLOC_TOUCH,
+                    "{}",
+                    NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: item 7 ("));
+    ck_assert_ptr_nonnull(strstr(r.out, "stopped at item 7 ("));
+    ck_assert_ptr_nonnull(strstr(r.out, "no recommendation for the plate: the run stopped"));
+    ck_assert_ptr_null(strstr(r.out, "recommended workers"));
+    ck_assert_ptr_nonnull(strstr(r.out, "10, 0 measured")); /* nothing ran before it */
+    ck_assert_ptr_null(strstr(r.out, "spacrbench_plate"));  /* the command's words */
+    cli_result_free(&r);
+    remove_plate(dir);
+    free(items);
+}
+END_TEST
+
+/* Findings 1 and 7: equal file sizes spread the sample through the plate
+ * (a dense well in the middle is measured); a warm-up larger than the
+ * plate allows is cut, not the sample. The memory is the file's first
+ * line: every file the same size. */
+START_TEST(equal_files_are_spread_and_the_warmup_is_cut)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/sbtest-plate-eq-%ld-XXXXXX", (long)getpid());
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char items[400];
+    snprintf(items, sizeof items, "%s/items.txt", dir);
+    FILE *list = fopen(items, "w");
+    for (int i = 0; i < 10; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/f%02d.tif", dir, i);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "%-8d\n", i >= 4 && i <= 6 ? 120 : 20);
+        fclose(f);
+        fprintf(list, "%s\n", path);
+    }
+    fclose(list);
+    char *argv[] = {SPACRBENCH_CLI,
+                    "run",
+                    "-q",
+                    "--items",
+                    items,
+                    "--sample",
+                    "3",
+                    "--",
+                    "sh",
+                    "-c",
+                    "exec \"$0\" $(head -c 8 \"$1\") 5",
+                    HELPER_ALLOC_TOUCH,
+                    "{}",
+                    NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    /* Items 1, 6 (the well) and 10, not 1, 2, 3. */
+    ck_assert_int_eq(count_of(r.out, "\n  item 6 "), 2);
+    ck_assert_int_eq(count_of(r.out, "\n  item 2 "), 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "every item of the plate has the same file size"));
+    ck_assert_ptr_nonnull(strstr(r.out, "the file size is the same for every field, so the plate's "
+                                        "largest field is taken to need"));
+    cli_result_free(&r);
+    argv[6] = "3";
+    char *cut[] = {SPACRBENCH_CLI,
+                   "run",
+                   "-q",
+                   "--items",
+                   items,
+                   "--sample",
+                   "3",
+                   "--warmup",
+                   "100",
+                   "--",
+                   "sh",
+                   "-c",
+                   "exec \"$0\" $(head -c 8 \"$1\") 5",
+                   HELPER_ALLOC_TOUCH,
+                   "{}",
+                   NULL};
+    cli_run(cut, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "10, 10 measured (7 warm-up) across the file size"));
+    ck_assert_ptr_nonnull(strstr(r.out, "the warm-up was cut to 7 item(s) (100 asked)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "items measured      3 (+7 warm-up, "));
+    cli_result_free(&r);
+    remove_plate(dir);
+}
+END_TEST
+
 START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
 {
     char *argv[] = {SPACRBENCH_CLI, "run", "-q",  "--sample", "2",    "A01", "A02",
@@ -164,6 +351,9 @@ START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
     ck_assert_ptr_nonnull(strstr(r.out, "the plate's largest item cannot be predicted"));
     ck_assert_ptr_nonnull(strstr(r.out, ": A01\n"));
     ck_assert_ptr_nonnull(strstr(r.out, ": A05\n"));
+    /* Finding 14: said on stderr too, naming the item, not only in a note. */
+    ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: warning: --sample: item 1 (A01) names no "
+                                        "regular file"));
     cli_result_free(&r);
 }
 END_TEST
@@ -184,6 +374,9 @@ static Suite *plate_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, sample_runs_the_chosen_items_and_advises_for_the_largest);
     tcase_add_test(tc, emit_slurm_sizes_the_whole_plate_for_its_largest_item);
+    tcase_add_test(tc, the_json_and_the_exports_carry_the_plate);
+    tcase_add_test(tc, a_failing_largest_item_stops_at_once_with_no_advice);
+    tcase_add_test(tc, equal_files_are_spread_and_the_warmup_is_cut);
     tcase_add_test(tc, items_that_name_no_files_are_evenly_spaced_and_said_so);
     tcase_add_test(tc, sample_must_be_a_count);
     suite_add_tcase(s, tc);

@@ -1,0 +1,113 @@
+/* The plate section of the exports (export.h): in Markdown, a short table
+ * of the measured items (each by its place in the plate, as the item
+ * table's # is) and the prediction; in the CSV, three columns more on each
+ * item row (the item's place in the plate, its key, why it was measured),
+ * 0-based as the JSON's indices are. The CSV holds the measured rows only:
+ * the plate's prediction is the JSON's and the Markdown's. */
+#include <math.h>
+#include <stdio.h>
+
+#include "export.h"
+#include "plate.h"
+#include "plate_words.h"
+
+int64_t sb_export_plate_number(const sb_export_input *in, size_t i)
+{
+    const sb_measured_plate *p = in->m->plate;
+    return p && i < p->pick_count ? p->picks[i].index + 1 : (int64_t)i + 1;
+}
+
+void sb_export_csv_plate_header(sb_text *t, const sb_export_input *in)
+{
+    if (in->m->plate)
+        sb_text_printf(t, ",plate_index,plate_key,plate_why");
+}
+
+void sb_export_csv_plate_cells(sb_text *t, const sb_export_input *in, size_t i)
+{
+    const sb_measured_plate *p = in->m->plate;
+    if (!p)
+        return;
+    if (i >= p->pick_count) {
+        sb_text_printf(t, ",,,");
+        return;
+    }
+    const spacrbench_plate_pick *k = &p->picks[i];
+    sb_text_printf(t, ",%lld,", (long long)k->index);
+    if (!isnan(k->key))
+        sb_text_printf(t, "%.17g", k->key);
+    sb_text_printf(t, ",%s", spacrbench_plate_why_name(k->why));
+}
+
+static void bytes_cell(sb_text *t, int64_t bytes)
+{
+    char b[32] = "-";
+    if (bytes >= 0)
+        sb_format_bytes(b, sizeof b, bytes);
+    sb_text_printf(t, "%s", b);
+}
+
+void sb_export_markdown_plate(sb_text *t, const sb_export_input *in,
+                              void (*inline_text)(sb_text *, const char *))
+{
+    const spacrbench_measurement *m = in->m;
+    const sb_measured_plate *p = m->plate;
+    if (!p)
+        return;
+    const spacrbench_plate_section *s = &p->info;
+    int keyed = s->key_kind != SPACRBENCH_PLATE_KEY_NONE;
+    sb_text_printf(t, "\n### Plate: %lld items, %zu measured", (long long)s->items, p->pick_count);
+    if (keyed) {
+        sb_text_printf(t, " across the ");
+        inline_text(t, s->key_name);
+    } else
+        sb_text_printf(t, ", evenly spaced");
+    sb_text_printf(t, "\n\n| item | why | ");
+    inline_text(t, keyed ? s->key_name : "key");
+    sb_text_printf(t, " | footprint |\n| ---: | --- | ---: | ---: |\n");
+    for (size_t i = 0; i < p->pick_count; i++) {
+        spacrbench_plate_pick k = {.size = sizeof k};
+        spacrbench_measurement_plate_pick(m, i, &k);
+        char key[64] = "-";
+        if (!isnan(k.key))
+            sb_plate_key_text(s->key_kind, s->key_name, k.key, 0, key, sizeof key);
+        sb_text_printf(t, "| %lld | %s | ", (long long)k.index + 1, sb_plate_why_words(k.why));
+        inline_text(t, key);
+        sb_text_printf(t, " | ");
+        bytes_cell(t, k.footprint_bytes);
+        sb_text_printf(t, " |\n");
+    }
+    if (s->largest_bytes >= 0) {
+        sb_text_printf(t, "\nPredicted largest: **%.2f GiB** (",
+                       (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0));
+        bytes_cell(t, s->largest_bytes);
+        sb_text_printf(t, "), item %lld", (long long)s->largest_index + 1);
+        if (!isnan(s->largest_key)) {
+            char key[64];
+            sb_plate_key_text(s->key_kind, s->key_name, s->largest_key, 0, key, sizeof key);
+            sb_text_printf(t, " (");
+            inline_text(t, s->key_name);
+            sb_text_printf(t, " ");
+            inline_text(t, key);
+            if (s->median_key > 0)
+                sb_text_printf(t, ", %.1fx the plate's median", s->largest_key / s->median_key);
+            sb_text_printf(t, ")");
+        }
+        sb_text_printf(t, "; fit: %s.", spacrbench_plate_fit_name(s->fit));
+    }
+    if (isfinite(s->total_seconds)) {
+        double minutes = ceil(s->total_seconds / 60.0);
+        sb_text_printf(t, " Plate time: %.0f min serial", minutes);
+        if (s->workers >= 1 && isfinite(s->eta_seconds))
+            sb_text_printf(t, ", **ETA %.0f h %02.0f min** with %lld worker(s)",
+                           floor(ceil(s->eta_seconds / 60.0) / 60.0),
+                           fmod(ceil(s->eta_seconds / 60.0), 60.0), (long long)s->workers);
+        sb_text_printf(t, ".");
+    }
+    sb_text_printf(t, "\n");
+    for (size_t i = 0; i < p->note_count; i++) {
+        sb_text_printf(t, "%s- ", i ? "" : "\n");
+        inline_text(t, p->notes[i]);
+        sb_text_printf(t, "\n");
+    }
+}

@@ -1,0 +1,350 @@
+/* Which items of a plate to measure (plate.h): the keys sorted once (a
+ * merge sort, so the count of comparisons is bounded and counted), then
+ * grouped into runs of equal keys. Each of the sample's targets (the
+ * largest key, the smallest, even steps across the key's range) goes to
+ * the run whose key is nearest that has room left, and a run's picks are
+ * spread evenly through it, first and last included: equal keys are in
+ * the plate's order within a run, so a key that does not vary (equal
+ * files, duplicated items, a few distinct sizes) spreads the sample
+ * through the plate instead of taking its first items. "Next free" links
+ * with path compression find the nearest run (or item) with room, so no
+ * plate costs more than O(n log n). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plate.h"
+
+typedef struct keyed {
+    double key;
+    size_t index;
+} keyed;
+
+static int before(const keyed *a, const keyed *b)
+{
+    return a->key < b->key || (a->key == b->key && a->index < b->index);
+}
+
+/* Bottom-up merge sort by (key, index): n log n comparisons at most. */
+static keyed *sort_keyed(keyed *v, keyed *tmp, size_t n, uint64_t *steps)
+{
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n,
+                   hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) {
+                (*steps)++;
+                tmp[o++] = before(&v[j], &v[i]) ? v[j++] : v[i++];
+            }
+            while (i < mid)
+                tmp[o++] = v[i++];
+            while (j < hi)
+                tmp[o++] = v[j++];
+        }
+        keyed *swap = v;
+        v = tmp;
+        tmp = swap;
+    }
+    return v;
+}
+
+/* Links to the nearest slot with room, above (up) and below (down); n (up)
+ * and SIZE_MAX (down) mean none. Slots are sorted positions or runs. */
+typedef struct free_links {
+    size_t *up, *down, n;
+    uint64_t *steps;
+} free_links;
+
+static int links_init(free_links *f, size_t n, uint64_t *steps)
+{
+    f->n = n;
+    f->steps = steps;
+    f->up = malloc((n ? n : 1) * sizeof *f->up);
+    f->down = malloc((n ? n : 1) * sizeof *f->down);
+    if (!f->up || !f->down)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        f->up[i] = f->down[i] = i;
+    return 0;
+}
+
+static void links_free(free_links *f)
+{
+    free(f->up);
+    free(f->down);
+}
+
+static size_t find_up(free_links *f, size_t p)
+{
+    size_t root = p;
+    while (root < f->n && f->up[root] != root) {
+        root = f->up[root];
+        (*f->steps)++;
+    }
+    while (p < f->n && f->up[p] != root) { /* path compression */
+        size_t next = f->up[p];
+        f->up[p] = root;
+        p = next;
+    }
+    return root;
+}
+
+static size_t find_down(free_links *f, size_t p)
+{
+    size_t root = p;
+    while (root != SIZE_MAX && f->down[root] != root) {
+        root = f->down[root];
+        (*f->steps)++;
+    }
+    while (p != SIZE_MAX && f->down[p] != root) {
+        size_t next = f->down[p];
+        f->down[p] = root;
+        p = next;
+    }
+    return root;
+}
+
+static void take(free_links *f, size_t p)
+{
+    f->up[p] = p + 1 < f->n ? p + 1 : f->n;
+    f->down[p] = p > 0 ? p - 1 : SIZE_MAX;
+}
+
+/* The slot with room nearest `at` whose value is nearest `value`
+ * (values[slot]; NULL: the slot is its own value); ties go to the lower
+ * one. SIZE_MAX when none has room. */
+static size_t nearest_free(free_links *f, const double *values, size_t at, double value)
+{
+    size_t hi = at < f->n ? find_up(f, at) : f->n;
+    size_t lo = at > 0 ? find_down(f, (at < f->n ? at : f->n) - 1) : SIZE_MAX;
+    if (hi >= f->n)
+        return lo;
+    if (lo == SIZE_MAX)
+        return hi;
+    double vh = values ? values[hi] : (double)hi, vl = values ? values[lo] : (double)lo;
+    return fabs(vh - value) < fabs(value - vl) ? hi : lo;
+}
+
+/* The first of the k ascending values that is >= value. */
+static size_t lower_bound(const double *values, size_t k, double value, uint64_t *steps)
+{
+    size_t lo = 0, hi = k;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        (*steps)++;
+        if (values[mid] < value)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+typedef struct chooser {
+    spacrbench_plate *p;
+    const keyed *sorted; /* NULL: no key */
+    double *sorted_keys; /* the sorted keys alone (nearest_free's values) */
+    free_links items;    /* sorted positions not yet chosen */
+    size_t *chosen_pos;  /* sorted positions of the picks, in the order chosen */
+    /* The runs of equal keys: where each starts, its length, its key,
+     * how many picks it holds, and the runs with room left. */
+    size_t n_runs, *run_start, *run_len, *run_picks;
+    double *run_key;
+    free_links runs;
+} chooser;
+
+static void choose(chooser *c, size_t pos, int why)
+{
+    spacrbench_plate *p = c->p;
+    take(&c->items, pos);
+    spacrbench_plate_pick *k = &p->picks[p->n_picks];
+    memset(k, 0, sizeof *k);
+    k->size = sizeof *k;
+    k->index = (int64_t)(c->sorted ? c->sorted[pos].index : pos);
+    k->key = c->sorted ? c->sorted[pos].key : NAN;
+    k->why = why;
+    k->is_warmup = why == SPACRBENCH_PLATE_WHY_WARMUP;
+    k->footprint_bytes = -1;
+    k->seconds = NAN;
+    c->chosen_pos[p->n_picks++] = pos;
+}
+
+/* Without a key: evenly spaced positions, first and last included. */
+static void choose_even(chooser *c, size_t sample)
+{
+    size_t n = c->p->n;
+    for (size_t j = 0; j < sample; j++) {
+        double at =
+            sample > 1 ? (double)j * (double)(n - 1) / (double)(sample - 1) : (double)(n - 1);
+        size_t pos = nearest_free(&c->items, NULL, (size_t)llround(at), at);
+        if (pos < n)
+            choose(c, pos, SPACRBENCH_PLATE_WHY_EVEN);
+    }
+}
+
+/* One more pick for the run nearest value that has room. */
+static void add_to_run(chooser *c, double value)
+{
+    size_t at = lower_bound(c->run_key, c->n_runs, value, &c->p->steps);
+    size_t r = nearest_free(&c->runs, c->run_key, at, value);
+    if (r >= c->n_runs)
+        return; /* every run is full: sample <= n keeps this from happening */
+    if (++c->run_picks[r] == c->run_len[r])
+        take(&c->runs, r);
+}
+
+/* With a key: the largest, the smallest, then the even steps across the
+ * range, each to its nearest run with room; then each run's picks spread
+ * through it. The last run's first item is "largest" (the first of equal
+ * largest keys), the first run's "smallest". */
+static void choose_keyed(chooser *c, size_t sample)
+{
+    double lo = c->run_key[0], hi = c->run_key[c->n_runs - 1];
+    add_to_run(c, hi);
+    if (sample >= 2)
+        add_to_run(c, lo);
+    for (size_t j = 1; j + 1 < sample; j++)
+        add_to_run(c, lo + (hi - lo) * (double)j / (double)(sample - 1));
+    for (size_t r = c->n_runs; r-- > 0;) { /* the largest first: it runs first */
+        size_t k = c->run_picks[r], len = c->run_len[r];
+        for (size_t i = 0; i < k; i++) {
+            size_t off =
+                k > 1 ? (size_t)llround((double)i * (double)(len - 1) / (double)(k - 1)) : 0;
+            int why = i > 0                              ? SPACRBENCH_PLATE_WHY_SPREAD
+                      : r + 1 == c->n_runs               ? SPACRBENCH_PLATE_WHY_LARGEST
+                      : r == 0 && lo < hi && sample >= 2 ? SPACRBENCH_PLATE_WHY_SMALLEST
+                                                         : SPACRBENCH_PLATE_WHY_SPREAD;
+            choose(c, c->run_start[r] + off, why);
+        }
+    }
+}
+
+/* The runs of equal keys of the sorted plate. */
+static int find_runs(chooser *c)
+{
+    size_t n = c->p->n, k = 0;
+    c->run_start = malloc(n * sizeof *c->run_start);
+    c->run_len = malloc(n * sizeof *c->run_len);
+    c->run_picks = calloc(n, sizeof *c->run_picks);
+    c->run_key = malloc(n * sizeof *c->run_key);
+    if (!c->run_start || !c->run_len || !c->run_picks || !c->run_key)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || c->sorted[i].key != c->sorted[i - 1].key) {
+            c->run_start[k] = i;
+            c->run_len[k] = 0;
+            c->run_key[k++] = c->sorted[i].key;
+        }
+        c->run_len[k - 1]++;
+    }
+    c->n_runs = k;
+    c->p->distinct_keys = k;
+    return links_init(&c->runs, k, &c->p->steps);
+}
+
+typedef struct slot {
+    size_t pos;  /* sorted position; the largest before the rest */
+    size_t pick; /* where choose() put it */
+} slot;
+
+static int compare_slot(const void *a, const void *b)
+{
+    size_t x = ((const slot *)a)->pos, y = ((const slot *)b)->pos;
+    return (x > y) - (x < y);
+}
+
+/* The run order: the warm-up first, then the largest (a failure or an OOM
+ * kill there shows in seconds, not after the whole sample), then the rest
+ * by sorted position (increasing key, then index; the plate's order
+ * without a key). Then the lookup from an item's index to its pick. */
+static int order_picks(chooser *c, size_t sample)
+{
+    spacrbench_plate *p = c->p;
+    size_t t = p->n_picks;
+    slot *s = malloc(t * sizeof *s);
+    spacrbench_plate_pick *ordered = malloc(t * sizeof *ordered);
+    p->by_index = malloc(t * sizeof *p->by_index);
+    if (!s || !ordered || !p->by_index) {
+        free(s);
+        free(ordered);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory ordering a plate's sample");
+    }
+    for (size_t i = 0; i < t; i++) {
+        int largest = p->picks[i].why == SPACRBENCH_PLATE_WHY_LARGEST;
+        s[i] = (slot){largest ? 0 : c->chosen_pos[i] + 1, i};
+    }
+    qsort(s + sample, t - sample, sizeof *s, compare_slot); /* the warm-up */
+    qsort(s, sample, sizeof *s, compare_slot);
+    for (size_t i = 0; i < t; i++)
+        ordered[i] = p->picks[s[(i + sample) % t].pick];
+    memcpy(p->picks, ordered, t * sizeof *ordered);
+    free(ordered);
+    for (size_t i = 0; i < t; i++)
+        s[i] = (slot){(size_t)p->picks[i].index, i};
+    qsort(s, t, sizeof *s, compare_slot);
+    for (size_t i = 0; i < t; i++) {
+        p->by_index[i][0] = s[i].pos;
+        p->by_index[i][1] = s[i].pick;
+    }
+    free(s);
+    return SPACRBENCH_OK;
+}
+
+int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
+{
+    size_t n = p->n, t = sample + warm;
+    keyed *v = p->keys ? malloc(n * sizeof *v) : NULL,
+          *tmp = p->keys ? malloc(n * sizeof *tmp) : NULL;
+    chooser c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.chosen_pos = malloc(t * sizeof *c.chosen_pos);
+    c.sorted_keys = p->keys ? malloc(n * sizeof *c.sorted_keys) : NULL;
+    p->picks = malloc(t * sizeof *p->picks);
+    int rc = SPACRBENCH_OK;
+    if ((p->keys && (!v || !tmp || !c.sorted_keys)) || !c.chosen_pos || !p->picks ||
+        links_init(&c.items, n, &p->steps) != 0) {
+        rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory choosing among %zu items", n);
+        goto done;
+    }
+    if (p->keys) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = (keyed){p->keys[i], i};
+        c.sorted = sort_keyed(v, tmp, n, &p->steps);
+        for (size_t i = 0; i < n; i++)
+            c.sorted_keys[i] = c.sorted[i].key;
+        p->median_key =
+            n % 2 ? c.sorted_keys[n / 2] : (c.sorted_keys[n / 2 - 1] + c.sorted_keys[n / 2]) / 2.0;
+        if (find_runs(&c) != 0) {
+            rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory choosing among %zu items", n);
+            goto done;
+        }
+        choose_keyed(&c, sample);
+    } else
+        choose_even(&c, sample);
+    sample = p->n_picks;
+    /* The warm-up: a typical item, nearest the median of the sorted order. */
+    for (size_t w = 0; w < warm; w++) {
+        size_t mid = n / 2;
+        double value = c.sorted ? c.sorted_keys[mid] : (double)mid;
+        size_t pos = nearest_free(&c.items, c.sorted_keys, mid, value);
+        if (pos >= n)
+            break;
+        choose(&c, pos, SPACRBENCH_PLATE_WHY_WARMUP);
+    }
+    p->warmups = p->n_picks - sample;
+    rc = order_picks(&c, sample);
+done:
+    free(v);
+    free(tmp);
+    free(c.sorted_keys);
+    free(c.chosen_pos);
+    links_free(&c.items);
+    links_free(&c.runs);
+    free(c.run_start);
+    free(c.run_len);
+    free(c.run_picks);
+    free(c.run_key);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/* spacrbench_measurement_set_plate: a predicted plate's section, attached
+ * to the measurement it was predicted from (include/spacrbench.h), so the
+ * JSON, the exports and a report read back say which items of the plate
+ * were measured and what the plate needs. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "measurement.h"
+#include "plate.h"
+
+void sb_plate_section_of(const spacrbench_plate *p, int64_t workers, spacrbench_plate_section *s)
+{
+    const spacrbench_plate_prediction *r = &p->pred;
+    spacrbench_plate_section_init(s, sizeof *s);
+    s->items = (int64_t)p->n;
+    s->key_kind = p->key_kind;
+    snprintf(s->key_name, sizeof s->key_name, "%s", p->key_name);
+    s->median_key = p->median_key;
+    s->pick_count = (int64_t)p->n_picks;
+    s->note_count = (int64_t)p->note_count;
+    if (!p->predicted)
+        return;
+    s->fit = r->fit;
+    s->time_fit = r->time_fit;
+    s->correlation = r->correlation;
+    s->slope_bytes_per_key = r->slope_bytes_per_key;
+    s->intercept_bytes = r->intercept_bytes;
+    s->largest_index = r->largest_index;
+    s->largest_key = r->largest_key;
+    s->largest_bytes = r->largest_bytes;
+    s->largest_measured_bytes = r->largest_measured_bytes;
+    s->spread_bytes = r->spread_bytes;
+    s->slowest_seconds = r->slowest_seconds;
+    s->total_seconds = r->total_seconds;
+    double eta = workers >= 1 ? spacrbench_plate_eta_seconds(p, workers) : NAN;
+    s->workers = !isnan(eta) ? workers : -1;
+    s->eta_seconds = eta;
+}
+
+int spacrbench_measurement_set_plate(spacrbench_measurement *m, const spacrbench_plate *p,
+                                     int64_t workers)
+{
+    sb_clear_error();
+    if (!m || !p)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement and plate must not be NULL");
+    if (!p->predicted)
+        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
+                                          "(spacrbench_plate_predict)");
+    if (m->record_count != p->n_picks)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "the measurement holds %zu record(s), but the plate chose %zu item(s)",
+                       m->record_count, p->n_picks);
+    spacrbench_plate_section s;
+    sb_plate_section_of(p, workers, &s);
+    int rc = spacrbench_measurement_plate_begin(m, &s);
+    for (size_t i = 0; !rc && i < p->n_picks; i++)
+        rc = spacrbench_measurement_plate_add_pick(m, &p->picks[i]);
+    for (size_t i = 0; !rc && i < p->note_count; i++)
+        rc = spacrbench_measurement_plate_add_note(m, p->notes[i]);
+    if (rc) {
+        sb_measured_plate_free(m->plate);
+        m->plate = NULL;
+    }
+    return rc;
+}
