@@ -288,7 +288,7 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
 
 /* The refusal: which array the directory's files belong to, from its
  * manifest when it can be read, and what to do. */
-static int refuse(const spacrbench_slurm_job *j, const char *which)
+static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
 {
     char what[512] = "";
     size_t n = strlen(j->output_dir) + sizeof "/" SB_SLURM_MANIFEST;
@@ -314,12 +314,12 @@ static int refuse(const spacrbench_slurm_job *j, const char *which)
         fclose(f);
     free(path);
     return sb_fail(SPACRBENCH_EINVAL,
-                   "%s holds another job array's files (its %s differs), which that job's "
+                   "%s holds another job array's files (its %s %s), which that job's "
                    "tasks read when they start: nothing was written. Choose another output "
                    "directory (run --emit slurm: --slurm-output DIR; Python to_slurm: "
                    "output_dir), or remove " SB_SLURM_INDEX ", " SB_SLURM_SCRIPT
                    " and " SB_SLURM_MANIFEST " there once that job has finished%s",
-                   j->output_dir, which, what);
+                   j->output_dir, which, n_which > 1 ? "differ" : "differs", what);
 }
 
 /* The script text (malloc'd) and its key. */
@@ -417,10 +417,23 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
     static const char *const what[3] = {
         "items index (the items file's contents)",
         "job script (its items file, tasks, requests, command or options)", "manifest"};
+    /* Every file that differs is named: a second measurement can change
+     * the script's --mem while the items changed too. */
+    const char *differ[3];
+    int n_differ = 0;
     for (int o = 0; o < 3 && rc == 0; o++) {
         int i = order[o], verdict = EXISTING_NONE;
         if ((rc = existing(&files[i], skips[i], &verdict)) == 0 && verdict == EXISTING_OTHER)
-            rc = refuse(&j, what[i]);
+            differ[n_differ++] = what[i];
+    }
+    if (rc == 0 && n_differ) {
+        char which[512] = "";
+        for (int d = 0; d < n_differ; d++) {
+            size_t used = strlen(which);
+            snprintf(which + used, sizeof which - used, "%s%s",
+                     d == 0 ? "" : d == n_differ - 1 ? " and " : ", ", differ[d]);
+        }
+        rc = refuse(&j, which, n_differ);
     }
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = temp_commit(&files[i]);

@@ -494,6 +494,16 @@ START_TEST(another_arrays_files_are_never_replaced)
     same_state(&before, &after);
     free_state(&after);
 
+    /* Another --mem and other contents: both are named. */
+    write_text(items, "a\nbX\nccc\n");
+    expect_refused(write_array(m, &more, items, dir, 3), dir,
+                   "(its job script (its items file, tasks, requests, command or options), "
+                   "items index (the items file's contents) and manifest differ)");
+    take_state(dir, &after);
+    same_state(&before, &after);
+    free_state(&after);
+    write_text(items, "a\nbb\nccc\n");
+
     /* The same emit again, from a measurement whose peak differs only in
      * the script's comments: accepted, the files as they were. */
     spacrbench_figures f;
