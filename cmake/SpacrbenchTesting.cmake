@@ -1,8 +1,8 @@
 # The Check suites that need no fork, /proc or cgroups: the ones built and
 # run on Windows (tests/windows, under Wine) and macOS as well as on Linux.
 set(SPACRBENCH_PORTABLE_CHECKS
-  check_builder check_parse check_plate check_records check_recommend check_report check_schedule
-  check_slurm_script)
+  check_builder check_figures check_parse check_plate check_records check_recommend check_report
+  check_schedule check_slurm_script)
 
 # spacrbench_check_source(<file>): what a Check suite's source needs on this
 # compiler. MinGW-w64's gcc reads check.h's format(printf) declarations as

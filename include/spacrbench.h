@@ -938,6 +938,132 @@ SPACRBENCH_EXTERN int spacrbench_measurement_from_json(const char *json, size_t 
 SPACRBENCH_EXTERN const char *spacrbench_measurement_item_label(const spacrbench_measurement *m,
                                                                 size_t index);
 
+/* --- Since 1.3: an item's two memory figures and its repeated runs ------ */
+
+/* The two figures of an item run as processes of their own (`spacrbench
+ * run`); -1 where not measured. A record's peak_rss_bytes is the one the
+ * advice divides by (peak_method says which: the charge for "cgroup"). */
+typedef struct spacrbench_memory_figures {
+    size_t size;
+    /* The most the kernel charged the item's own memory cgroup
+     * (memory.max_usage_in_bytes, memory.peak): exact. What a SLURM --mem
+     * or a container limit counts: page cache the item read or wrote
+     * included, file pages other processes cached first (shared
+     * libraries) not. */
+    int64_t cgroup_charge_bytes;
+    /* The peak RSS of the item's process tree: the larger of wait4's
+     * ru_maxrss (its largest process: GNU time's %M) and the largest sum
+     * of the VmHWM of its processes alive at one sample. What GNU time,
+     * mprof and psrecord report; an upper bound for a tree whose peaks did
+     * not coincide. */
+    int64_t tree_rss_peak_bytes;
+} spacrbench_memory_figures;
+
+/* Set the figures of record index (added already). EINVAL below -1. */
+SPACRBENCH_EXTERN int spacrbench_measurement_set_item_memory(spacrbench_measurement *m,
+                                                             size_t index,
+                                                             const spacrbench_memory_figures *f);
+/* The figures of record index (-1 each where none was set). */
+SPACRBENCH_EXTERN int spacrbench_measurement_item_memory(const spacrbench_measurement *m,
+                                                         size_t index,
+                                                         spacrbench_memory_figures *out);
+/* The largest of each over m's records, warm-up included as for the peak
+ * (-1 where no record has one). */
+SPACRBENCH_EXTERN int spacrbench_measurement_memory(const spacrbench_measurement *m,
+                                                    spacrbench_memory_figures *out);
+
+/* What a record holds beyond spacrbench_item_record, for a binding that
+ * copies every record at once: its CPU seconds
+ * (spacrbench_measurement_item_cpu_seconds), its memory figures and how
+ * many runs it keeps. */
+typedef struct spacrbench_item_details {
+    size_t size;
+    double cpu_seconds;          /* NaN unknown */
+    int64_t cgroup_charge_bytes; /* -1 not measured */
+    int64_t tree_rss_peak_bytes; /* -1 not measured */
+    int64_t run_count;           /* spacrbench_measurement_item_run_count */
+} spacrbench_item_details;
+
+/* Details of records [first, first + count) into out, an array of
+ * elements of detail_size bytes (the caller's sizeof), each with its size
+ * set: the counterpart of spacrbench_measurement_copy_records. */
+SPACRBENCH_EXTERN int spacrbench_measurement_copy_item_details(const spacrbench_measurement *m,
+                                                               size_t first, size_t count,
+                                                               void *out, size_t detail_size);
+
+/* One timed run of an item (`spacrbench run --runs N` runs each measured
+ * item N times; the warm-up items run once). */
+typedef struct spacrbench_item_run {
+    size_t size;
+    double seconds;              /* wall time; finite, >= 0 */
+    double cpu_seconds;          /* user+sys; NaN unknown */
+    int64_t peak_rss_bytes;      /* as the record's (peak_method); -1 not measured */
+    int64_t peak_vram_bytes;     /* -1 not measured */
+    int64_t cgroup_charge_bytes; /* spacrbench_memory_figures; -1 not measured */
+    int64_t tree_rss_peak_bytes; /* -1 not measured */
+} spacrbench_item_run;
+
+/* Builder: the next item from its count (1 to SPACRBENCH_RUNS_MAX) timed
+ * runs, an array of run_size-byte elements: its record's seconds and CPU
+ * seconds are their means (CPU NaN when a run's is unknown), its peaks
+ * and memory figures their largest, and the runs are kept with it. */
+SPACRBENCH_EXTERN int spacrbench_measurement_add_item_runs(spacrbench_measurement *m,
+                                                           const void *runs, size_t count,
+                                                           size_t run_size);
+/* The runs of record index as given (a copy: a measurement read back, or
+ * rebuilt by a binding); count 0 drops them. Nothing is derived. */
+SPACRBENCH_EXTERN int spacrbench_measurement_set_item_runs(spacrbench_measurement *m, size_t index,
+                                                           const void *runs, size_t count,
+                                                           size_t run_size);
+/* How many runs record index keeps: 0 when it is its one run (none kept). */
+SPACRBENCH_EXTERN size_t spacrbench_measurement_item_run_count(const spacrbench_measurement *m,
+                                                               size_t index);
+SPACRBENCH_EXTERN int spacrbench_measurement_item_run(const spacrbench_measurement *m, size_t index,
+                                                      size_t run, spacrbench_item_run *out);
+
+enum spacrbench_run_limits {
+    SPACRBENCH_RUNS_MAX = 10000,
+    /* A spread is flagged when the standard deviation of the runs is more
+     * than this many percent of their mean. */
+    SPACRBENCH_RUN_SPREAD_PERCENT = 10
+};
+
+/* The spread of timed runs' seconds. */
+typedef struct spacrbench_run_stats {
+    size_t size;
+    int64_t runs;  /* timed runs counted; 0: none (the rest NaN) */
+    double mean;   /* seconds */
+    double stddev; /* sample standard deviation (n - 1); NaN below 2 runs */
+    double min;
+    double max;
+    int32_t spread; /* 1: stddev above SPACRBENCH_RUN_SPREAD_PERCENT % of mean */
+    int32_t reserved;
+} spacrbench_run_stats;
+
+/* Of record index's runs (a record that keeps none: its one time). */
+SPACRBENCH_EXTERN int spacrbench_measurement_item_run_stats(const spacrbench_measurement *m,
+                                                            size_t index,
+                                                            spacrbench_run_stats *out);
+/* Of every timed run of the measured (not warm-up) records together. */
+SPACRBENCH_EXTERN int spacrbench_measurement_run_stats(const spacrbench_measurement *m,
+                                                       spacrbench_run_stats *out);
+
+/* --- Since 1.3: CPU over time on the timeline --------------------------- */
+
+/* Each timeline point may carry the CPU seconds (user+sys) the watched
+ * work had used by then, counted from the run's start: the process's own
+ * in a run of the library's runner, the items' process trees in
+ * `spacrbench run`. CPU % over a span is the difference of two points over
+ * their time. NaN: not sampled. _add_sample_cpu is _add_sample with it
+ * (the point keeps its latest); _add_point_cpu is _add_point with it. */
+SPACRBENCH_EXTERN int spacrbench_measurement_timeline_add_sample_cpu(
+    spacrbench_measurement *m, const spacrbench_timeline_point *sample, double cpu_seconds);
+SPACRBENCH_EXTERN int spacrbench_measurement_timeline_add_point_cpu(
+    spacrbench_measurement *m, const spacrbench_timeline_point *point, double cpu_seconds);
+/* Point index's CPU seconds; NaN when not sampled or out of range. */
+SPACRBENCH_EXTERN double spacrbench_measurement_timeline_point_cpu(const spacrbench_measurement *m,
+                                                                   size_t index);
+
 /* ========================================================================
  * 4. Machine discovery: memory and cores this process may really use
  * ======================================================================== */
@@ -1591,6 +1717,24 @@ SPACRBENCH_EXTERN int spacrbench_format_progress(const spacrbench_progress *prog
  * label escaped as above and may be NULL. */
 SPACRBENCH_EXTERN int spacrbench_format_item_line(const spacrbench_item_record *record,
                                                   const char *label, char *buf, size_t cap);
+
+/* --- Since 1.3: an item's line with its runs and memory figures, and the
+ * one-line answer --------------------------------------------------------- */
+
+/* The report line of record index of m, as spacrbench_format_item_line
+ * writes it, with what only m holds: the spread of its runs and its two
+ * memory figures. A line wider than 79 columns goes on under the value
+ * column. label as above. */
+SPACRBENCH_EXTERN int spacrbench_measurement_format_item(const spacrbench_measurement *m,
+                                                         size_t index, const char *label, char *buf,
+                                                         size_t cap);
+/* One line, GNU time's question answered: the peak RSS (and the charge
+ * where measured), the time per item (mean and spread with runs) and the
+ * recommended workers (rec may be NULL), e.g. "peak RSS 308.5 MiB
+ * (303.9 MiB charged), 0.763 s per item, 2 workers". No newline. */
+SPACRBENCH_EXTERN int spacrbench_format_brief(const spacrbench_measurement *m,
+                                              const spacrbench_recommendation *rec, char *buf,
+                                              size_t cap);
 
 /* Since 1.1.
  * JSON objects in the one document shape (docs/spacrbench.schema.json):

@@ -37,7 +37,8 @@ if _typing.TYPE_CHECKING:
                           UnsupportedPlatformError)
     from ._results import Measurement, Recommendation
     from ._timeline import Timeline, TimelineItem, TimelinePoint
-    from ._types import GpuInfo, ItemRecord, MeasurementLike, Progress, RecommendationLike
+    from ._types import (GpuInfo, ItemRecord, MeasurementLike, Progress, RecommendationLike,
+                         RunRecord)
 
 # The public names are loaded on first use (PEP 562), so `import spacrbench`
 # costs the library and little more; `from spacrbench import benchmark`
@@ -49,7 +50,7 @@ _LAZY = {
     "PlateResult": "_plate", "PlatePick": "_plate_data", "PlateSection": "_plate_data",
     "GpuInfo": "_types", "ItemRecord": "_types", "Measurement": "_results",
     "MeasurementLike": "_types", "Progress": "_types", "Recommendation": "_results",
-    "RecommendationLike": "_types",
+    "RecommendationLike": "_types", "RunRecord": "_types",
     "SpacrbenchError": "_errors", "SpacrbenchFileNotFoundError": "_errors",
     "SpacrbenchMemoryError": "_errors",
     "SpacrbenchOSError": "_errors", "SpacrbenchRuntimeError": "_errors",
@@ -93,6 +94,7 @@ __all__ = [
     "Progress",
     "Recommendation",
     "RecommendationLike",
+    "RunRecord",
     "ScalePoint",
     "ScaleResult",
     "SpacrbenchError",

@@ -25,7 +25,7 @@ from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib,
 from . import _plate_c, _timeline_c
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._torch import TorchPeak
-from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords,
+from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords, RunRecord,
                      raw_records)
 
 if TYPE_CHECKING:
@@ -129,13 +129,10 @@ def _sentinel(value: Any, name: str) -> int:
 
 # ---------------------------------------------------------------- measurement
 
-def _record_layout() -> Tuple[struct.Struct, int]:
-    """struct layout of spacrbench_item_record as this build compiled it:
-    (index, is_warmup, seconds, peak_rss_bytes, peak_vram_bytes)."""
-    ctype = "spacrbench_item_record"
+def _layout(ctype: str, members: Tuple[Tuple[str, str], ...]) -> Tuple[struct.Struct, int]:
+    """struct layout of a C struct's members as this build compiled it."""
     fmt, pos = "=", 0
-    for name, code in (("index", "q"), ("is_warmup", "i"), ("seconds", "d"),
-                       ("peak_rss_bytes", "q"), ("peak_vram_bytes", "q")):
+    for name, code in members:
         offset = ffi.offsetof(ctype, name)
         fmt += "x" * (offset - pos) + code
         pos = offset + struct.calcsize("=" + code)
@@ -143,26 +140,92 @@ def _record_layout() -> Tuple[struct.Struct, int]:
     return struct.Struct(fmt + "x" * (size - pos)), size
 
 
-_RECORD, _RECORD_SIZE = _record_layout()
+_RECORD, _RECORD_SIZE = _layout("spacrbench_item_record", (
+    ("index", "q"), ("is_warmup", "i"), ("seconds", "d"), ("peak_rss_bytes", "q"),
+    ("peak_vram_bytes", "q")))
+_DETAILS, _DETAILS_SIZE = _layout("spacrbench_item_details", (
+    ("cpu_seconds", "d"), ("cgroup_charge_bytes", "q"), ("tree_rss_peak_bytes", "q"),
+    ("run_count", "q")))
 
 
-def _decode_records(data: Any, count: int) -> Tuple[ItemRecord, ...]:
-    """ItemRecords from a block of `count` C records (a LazyRecords' data)."""
+def _decode_records(lazy: LazyRecords) -> Tuple[ItemRecord, ...]:
+    """ItemRecords from a LazyRecords' blocks of C records and details."""
     nm = NOT_MEASURED
+    base = _RECORD.iter_unpack(ffi.buffer(lazy.data, lazy.count * _RECORD_SIZE))
+    if lazy.details is None:
+        return tuple(ItemRecord(index, seconds, None if rss == nm else rss,
+                                None if vram == nm else vram, warm != 0)
+                     for index, warm, seconds, rss, vram in base)
+    details = _DETAILS.iter_unpack(ffi.buffer(lazy.details, lazy.count * _DETAILS_SIZE))
     return tuple(ItemRecord(index, seconds, None if rss == nm else rss,
-                            None if vram == nm else vram, warm != 0)
-                 for index, warm, seconds, rss, vram
-                 in _RECORD.iter_unpack(ffi.buffer(data, count * _RECORD_SIZE)))
+                            None if vram == nm else vram, warm != 0, None,
+                            None if math.isnan(cpu) else cpu, None if charge == nm else charge,
+                            None if tree == nm else tree, lazy.runs.get(i, ()))
+                 for i, ((index, warm, seconds, rss, vram), (cpu, charge, tree, _))
+                 in enumerate(zip(base, details)))
+
+
+def _run_records(cm: Any, index: int, count: int) -> Tuple[RunRecord, ...]:
+    run = new_struct("spacrbench_item_run")
+    runs = []
+    for k in range(count):
+        check(lib.spacrbench_measurement_item_run(cm, index, k, run),
+              "spacrbench_measurement_item_run")
+        cpu = float(run.cpu_seconds)
+        runs.append(RunRecord(float(run.seconds), None if math.isnan(cpu) else cpu,
+                              optional(run.peak_rss_bytes), optional(run.peak_vram_bytes),
+                              optional(run.cgroup_charge_bytes),
+                              optional(run.tree_rss_peak_bytes)))
+    return tuple(runs)
 
 
 def _read_records(cm: Any, count: int) -> Any:
-    """All records of a C measurement in one call, undecoded."""
+    """All records of a C measurement in two calls (and the runs of those
+    that keep some), undecoded."""
     if count == 0:
         return ()
     block = ffi.new("spacrbench_item_record[]", count)
     check(lib.spacrbench_measurement_copy_records(cm, 0, count, block, _RECORD_SIZE),
           "spacrbench_measurement_copy_records")
-    return LazyRecords(block, count, _decode_records)
+    details = ffi.new("spacrbench_item_details[]", count)
+    check(lib.spacrbench_measurement_copy_item_details(cm, 0, count, details, _DETAILS_SIZE),
+          "spacrbench_measurement_copy_item_details")
+    runs = {i: _run_records(cm, i, int(details[i].run_count))
+            for i in range(count) if details[i].run_count > 0}
+    return LazyRecords(block, count, _decode_records, details, runs)
+
+
+def _set_record_details(cm: Any, i: int, cpu: Optional[float], charge: Optional[int],
+                        tree: Optional[int], runs: Tuple[RunRecord, ...]) -> None:
+    """Record i's details into a C measurement (errors name records[i])."""
+    where = f"records[{i}]"
+    if cpu is not None:
+        check(lib.spacrbench_measurement_set_item_cpu_seconds(
+            cm, i, _real(cpu, f"{where}.cpu_seconds")), f"{where}.cpu_seconds")
+    if charge is not None or tree is not None:
+        mem = new_struct("spacrbench_memory_figures")
+        mem.cgroup_charge_bytes = _sentinel(charge, f"{where}.cgroup_charge_bytes")
+        mem.tree_rss_peak_bytes = _sentinel(tree, f"{where}.tree_rss_peak_bytes")
+        check(lib.spacrbench_measurement_set_item_memory(cm, i, mem), where)
+    if not runs:
+        return
+    block = ffi.new("spacrbench_item_run[]", len(runs))
+    for k, r in enumerate(_sequence(runs, f"{where}.run_records", "RunRecord")):
+        if not isinstance(r, RunRecord):
+            raise SpacrbenchTypeError(f"{where}.run_records[{k}] must be a RunRecord, not "
+                                      f"{_shown(r)} ({type(r).__name__})")
+        run, name = block[k], f"{where}.run_records[{k}]"
+        run.size = ffi.sizeof("spacrbench_item_run")
+        run.seconds = _real(r.seconds, f"{name}.seconds")
+        run.cpu_seconds = math.nan if r.cpu_seconds is None else _real(r.cpu_seconds,
+                                                                       f"{name}.cpu_seconds")
+        run.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"{name}.peak_rss_bytes")
+        run.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"{name}.peak_vram_bytes")
+        run.cgroup_charge_bytes = _sentinel(r.cgroup_charge_bytes, f"{name}.cgroup_charge_bytes")
+        run.tree_rss_peak_bytes = _sentinel(r.tree_rss_peak_bytes, f"{name}.tree_rss_peak_bytes")
+    check(lib.spacrbench_measurement_set_item_runs(cm, i, block, len(runs),
+                                                   ffi.sizeof("spacrbench_item_run")),
+          f"{where}.run_records")
 
 
 def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
@@ -355,6 +418,12 @@ def _add_details(cm: Any, m: Any) -> None:
         check(lib.spacrbench_measurement_add_records(
             cm, records.data, records.count, ffi.sizeof("spacrbench_item_record")),
             "measurement records")
+        for i in range(records.count if records.details is not None else 0):
+            d = records.details[i]
+            cpu = float(d.cpu_seconds)
+            _set_record_details(cm, i, None if math.isnan(cpu) else cpu,
+                                optional(d.cgroup_charge_bytes), optional(d.tree_rss_peak_bytes),
+                                records.runs.get(i, ()))
     else:
         rec = new_struct("spacrbench_item_record")
         for i, r in enumerate(_sequence(records, "records", "ItemRecord")):
@@ -367,6 +436,8 @@ def _add_details(cm: Any, m: Any) -> None:
             rec.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"records[{i}].peak_rss_bytes")
             rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"records[{i}].peak_vram_bytes")
             check(lib.spacrbench_measurement_add_record(cm, rec), "measurement record")
+            _set_record_details(cm, i, r.cpu_seconds, r.cgroup_charge_bytes,
+                                r.tree_rss_peak_bytes, r.run_records)
     gpu = new_struct("spacrbench_gpu_info")
     for i, g in enumerate(_sequence(m.gpus, "gpus", "GpuInfo")):
         if not isinstance(g, GpuInfo):

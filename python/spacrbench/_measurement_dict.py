@@ -11,6 +11,7 @@ library's measurement into the Measurement's fields."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
@@ -89,8 +90,8 @@ def read_measurement(text: bytes, name: str = "data", flags: int = 0,
         labels = [lib.spacrbench_measurement_item_label(cm, i) for i in range(count)]
         if any(label != ffi.NULL for label in labels):  # a command's document names its items
             fields["records"] = tuple(
-                ItemRecord(r.index, r.seconds, r.peak_rss_bytes, r.peak_vram_bytes, r.is_warmup,
-                           None if label == ffi.NULL else ffi.string(label).decode("utf-8"))
+                dataclasses.replace(r, item=None if label == ffi.NULL
+                                    else ffi.string(label).decode("utf-8"))
                 for r, label in zip(_records(records), labels))
     except BaseException:
         lib.spacrbench_measurement_free(cm)

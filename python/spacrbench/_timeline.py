@@ -19,11 +19,16 @@ from ._words import counted
 class TimelinePoint:
     """The highest RSS sampled in one point's span, at the time it was seen
     (seconds since the run began). cgroup_bytes: an item cgroup's usage
-    (``spacrbench run``), None when not sampled."""
+    (``spacrbench run``), None when not sampled. cpu_seconds (since 1.3):
+    the CPU time the watched work had used by then since the run began (the
+    process's own in benchmark(), the items' process trees in
+    ``spacrbench run``); CPU % over a span is the difference of two points'
+    over their time. None when not sampled."""
 
     seconds: float
     rss_bytes: Optional[int]
     cgroup_bytes: Optional[int] = None
+    cpu_seconds: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,21 @@ class Timeline:
                 f"{counted(self.samples, 'sample')} every {self.interval_us / 1000:g} ms"
                 f"{f', {self.stride} per point' if self.stride > 1 else ''})")
 
+    def cpu_percent(self) -> Tuple[Tuple[float, float], ...]:
+        """CPU % of one core between consecutive points that both carry a
+        CPU figure, at the later point's time: ((seconds, percent), ...)."""
+        out = []
+        previous: Optional[TimelinePoint] = None
+        for p in self.points:
+            if p.cpu_seconds is None:
+                continue
+            if previous is not None and previous.cpu_seconds is not None \
+                    and p.seconds > previous.seconds:
+                used = max(0.0, p.cpu_seconds - previous.cpu_seconds)
+                out.append((p.seconds, 100.0 * used / (p.seconds - previous.seconds)))
+            previous = p
+        return tuple(out)
+
     @property
     def downsampled(self) -> bool:
         """True when each point stands for more than one sample."""
@@ -69,7 +89,8 @@ class Timeline:
             "interval_us": self.interval_us, "samples": self.samples, "stride": self.stride,
             "downsampled": self.downsampled, "max_points": self.max_points,
             "points": [{"seconds": p.seconds, "rss_bytes": p.rss_bytes,
-                        "cgroup_bytes": p.cgroup_bytes} for p in self.points],
+                        "cgroup_bytes": p.cgroup_bytes, "cpu_seconds": p.cpu_seconds}
+                       for p in self.points],
             "items": [{"index": i.index, "is_warmup": i.is_warmup,
                        "start_seconds": i.start_seconds, "end_seconds": i.end_seconds,
                        "peak_rss_bytes": i.peak_rss_bytes, "peak_seconds": i.peak_seconds}

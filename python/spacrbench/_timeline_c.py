@@ -32,7 +32,9 @@ def timeline_from_c(cm: Any) -> Optional[Timeline]:
     for i in range(n):
         check(lib.spacrbench_measurement_timeline_point(cm, i, p),
               "spacrbench_measurement_timeline_point")
-        points.append(TimelinePoint(float(p.seconds), _opt(p.rss_bytes), _opt(p.cgroup_bytes)))
+        cpu = float(lib.spacrbench_measurement_timeline_point_cpu(cm, i))
+        points.append(TimelinePoint(float(p.seconds), _opt(p.rss_bytes), _opt(p.cgroup_bytes),
+                                    None if math.isnan(cpu) else cpu))
     it = new_struct("spacrbench_timeline_item")
     marks = []
     for i in range(items):
@@ -59,7 +61,9 @@ def timeline_to_c(cm: Any, tl: Any) -> None:
         p.seconds = point.seconds
         p.rss_bytes = _sentinel(point.rss_bytes)
         p.cgroup_bytes = _sentinel(point.cgroup_bytes)
-        check(lib.spacrbench_measurement_timeline_add_point(cm, p), f"timeline.points[{i}]")
+        cpu = math.nan if point.cpu_seconds is None else float(point.cpu_seconds)
+        check(lib.spacrbench_measurement_timeline_add_point_cpu(cm, p, cpu),
+              f"timeline.points[{i}]")
     it = new_struct("spacrbench_timeline_item")
     for i, item in enumerate(tl.items):
         it.index = item.index

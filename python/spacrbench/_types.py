@@ -57,11 +57,35 @@ class RecommendationLike(Protocol):
 
 
 @dataclass(frozen=True)
+class RunRecord:
+    """One timed run of an item (``spacrbench run --runs N``): its wall and
+    CPU seconds, its peak as its record's (``peak_method``) and its two
+    memory figures (see :class:`ItemRecord`). None means not measured."""
+
+    seconds: float
+    cpu_seconds: Optional[float] = None
+    peak_rss_bytes: Optional[int] = None
+    peak_vram_bytes: Optional[int] = None
+    cgroup_charge_bytes: Optional[int] = None
+    tree_rss_peak_bytes: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class ItemRecord:
     """One item's own cost. None means not measured. item: the item's label
     (the command's JSON "item": its text, a file name), shown in the item
     column of format_report(format="csv" | "markdown"); None when not known
-    (benchmark() keeps none: its items are Python objects)."""
+    (benchmark() keeps none: its items are Python objects).
+
+    Since 1.3: cpu_seconds, its user+system CPU time; the two memory
+    figures of an item run as processes of its own (``spacrbench run``):
+    cgroup_charge_bytes, the most the kernel charged its memory cgroup
+    (exact; what a SLURM ``--mem`` or a container limit counts), and
+    tree_rss_peak_bytes, its process tree's peak RSS (what GNU time and
+    mprof report), while peak_rss_bytes is the one the advice divides by
+    (the charge where there is one); run_records, its timed runs when it
+    ran more than once (seconds and cpu_seconds are then their mean, the
+    peaks their largest)."""
 
     index: int
     seconds: float
@@ -69,12 +93,20 @@ class ItemRecord:
     peak_vram_bytes: Optional[int] = None
     is_warmup: bool = False
     item: Optional[str] = None
+    cpu_seconds: Optional[float] = None
+    cgroup_charge_bytes: Optional[int] = None
+    tree_rss_peak_bytes: Optional[int] = None
+    run_records: Tuple[RunRecord, ...] = ()
 
     if TYPE_CHECKING:  # the constructor takes what the run time accepts
         def __init__(self, index: Figure, seconds: float,
                      peak_rss_bytes: Optional[Figure] = None,
                      peak_vram_bytes: Optional[Figure] = None,
-                     is_warmup: bool = False, item: Optional[str] = None) -> None: ...
+                     is_warmup: bool = False, item: Optional[str] = None,
+                     cpu_seconds: Optional[float] = None,
+                     cgroup_charge_bytes: Optional[Figure] = None,
+                     tree_rss_peak_bytes: Optional[Figure] = None,
+                     run_records: Tuple[RunRecord, ...] = ()) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -106,20 +138,25 @@ class Progress:
 
 class LazyRecords:
     """The item records of a benchmark() run as the library wrote them (one
-    binary block); ItemRecords are made from it the first time
-    Measurement.records is read. Internal: to its readers
-    Measurement.records is always a tuple."""
+    binary block, and one of their details: CPU, memory figures, how many
+    runs; the runs of those that keep some, decoded); ItemRecords are made
+    from it the first time Measurement.records is read. Internal: to its
+    readers Measurement.records is always a tuple."""
 
-    __slots__ = ("data", "count", "decode")
+    __slots__ = ("data", "count", "decode", "details", "runs")
 
     def __init__(self, data: Any, count: int,
-                 decode: Callable[[Any, int], Tuple[ItemRecord, ...]]) -> None:
+                 decode: Callable[["LazyRecords"], Tuple[ItemRecord, ...]],
+                 details: Any = None,
+                 runs: Optional[Dict[int, Tuple[RunRecord, ...]]] = None) -> None:
         self.data = data
         self.count = count
         self.decode = decode
+        self.details = details
+        self.runs = runs or {}
 
     def records(self) -> Tuple[ItemRecord, ...]:
-        return self.decode(self.data, self.count)
+        return self.decode(self)
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
         return (tuple, (self.records(),))  # pickles as the tuple it stands for

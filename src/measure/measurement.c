@@ -283,6 +283,7 @@ void spacrbench_measurement_free(spacrbench_measurement *m)
     sb_timeline_free(m->timeline);
     sb_measured_plate_free(m->plate);
     free(m->item_cpu);
+    sb_measurement_free_extras(m);
     free(m);
 }
 

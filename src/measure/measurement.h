@@ -9,6 +9,15 @@
  * device)" first, as spaCR printed it. */
 #define SB_WORDS_NO_CUDA "no CUDA device"
 
+/* What a record holds beyond spacrbench_item_record (measurement_items.c):
+ * its two memory figures and the timed runs it summarises. */
+typedef struct sb_item_extra {
+    int64_t charge;            /* cgroup charge peak, -1 none */
+    int64_t tree_rss;          /* the process tree's RSS peak, -1 none */
+    spacrbench_item_run *runs; /* NULL: the record is its one run */
+    size_t run_count;
+} sb_item_extra;
+
 struct spacrbench_measurement {
     spacrbench_figures fig; /* the *_count fields are filled on read */
     char **notes;
@@ -25,6 +34,8 @@ struct spacrbench_measurement {
     struct sb_timeline *timeline; /* memory over time (timeline.h); NULL: none */
     double *item_cpu;             /* per record, NaN unknown; NULL: none known */
     size_t item_cpu_cap;
+    sb_item_extra *extras; /* per record; NULL: none set */
+    size_t extra_cap;
     /* The builder's state (spacrbench_measurement_begin .. _end). */
     int building;             /* begun and not yet ended */
     int keep_records;         /* the plan asked for a record per item */
@@ -65,6 +76,21 @@ const char *sb_measurement_slowest_word(const spacrbench_measurement *m);
  * measured (its texts then say "measured", else "predicted"). */
 int sb_plate_handoff_of(const spacrbench_measurement *m, int64_t largest, int largest_measured,
                         double slowest, spacrbench_measurement **out);
+/* Record index's extras, or NULL when none were set. */
+const sb_item_extra *sb_measurement_extra(const spacrbench_measurement *m, size_t index);
+/* Whether any record has a memory figure / keeps runs. */
+int sb_measurement_has_memory_figures(const spacrbench_measurement *m);
+int sb_measurement_has_runs(const spacrbench_measurement *m);
+/* What the JSON, CSV and Markdown write of record i beyond its struct
+ * (records.h: label, CPU, memory figures, the spread of its runs), and of
+ * the measurement beyond its figures. */
+struct sb_item_more;
+struct sb_measurement_more;
+void sb_measurement_item_more(const spacrbench_measurement *m, size_t i, const char *label,
+                              struct sb_item_more *out);
+void sb_measurement_more_of(const spacrbench_measurement *m, struct sb_measurement_more *out);
+/* The extras room freed. */
+void sb_measurement_free_extras(spacrbench_measurement *m);
 
 /* An empty measurement with "not measured" sentinels. */
 spacrbench_measurement *sb_measurement_new(void);

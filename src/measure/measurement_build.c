@@ -206,8 +206,7 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
         rc = sb_measurement_spacr_notef(m, "%zu warm-up item(s) excluded from the timing",
                                         m->clamped);
     if (!rc && m->clamped)
-        rc =
-            sb_measurement_notef(m, "the warm-up item(s)' memory still counts toward the peak RSS");
+        rc = sb_measurement_notef(m, "the warm-up item(s)' memory counts toward the peak RSS");
     if (!rc && m->clamped < m->warmup)
         rc = sb_measurement_notef(m,
                                   "warm-up of %zu clamped to %zu so the last item is "

@@ -21,7 +21,9 @@ typedef struct parsed {
     spacrbench_figures fig;
     sb_measurement_more more;
     spacrbench_item_record *records;
-    sb_item_more *labels;
+    sb_item_more *labels;       /* and each record's other figures */
+    spacrbench_item_run **runs; /* per record: its "run_records", NULL none */
+    size_t *n_runs;
     size_t n_records;
     const char **notes;
     size_t n_notes;
@@ -30,6 +32,7 @@ typedef struct parsed {
     int has_timeline;
     spacrbench_timeline_info info;
     spacrbench_timeline_point *points;
+    sb_point_more *point_cpu;
     size_t n_points;
     spacrbench_timeline_item *marks;
     size_t n_marks;
@@ -68,12 +71,17 @@ static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const
     if (n <= 0)
         return (int)n;
     if (f->extra == &sb_timeline_point_record) {
-        if (!(p->points = entries(p, n, sizeof *p->points)))
+        p->points = entries(p, n, sizeof *p->points);
+        p->point_cpu = entries(p, n, sizeof *p->point_cpu);
+        if (!p->points || !p->point_cpu)
             return -1;
         p->n_points = (size_t)n;
-        for (long long i = 0; i < n; i++)
+        for (long long i = 0; i < n; i++) {
             p->points[i] = (spacrbench_timeline_point){sizeof p->points[i], 0.0, -1, -1};
-        return (int)read_entries(r, value, f->extra, p->points, sizeof *p->points, NULL, 0);
+            p->point_cpu[i].cpu_seconds = NAN;
+        }
+        return (int)read_entries(r, value, f->extra, p->points, sizeof *p->points, p->point_cpu,
+                                 sizeof *p->point_cpu);
     }
     if (!(p->marks = entries(p, n, sizeof *p->marks)))
         return -1;
@@ -81,6 +89,58 @@ static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const
     for (long long i = 0; i < n; i++)
         p->marks[i] = (spacrbench_timeline_item){sizeof p->marks[i], 0, 0, 0, 0.0, 0.0, -1, NAN};
     return (int)read_entries(r, value, f->extra, p->marks, sizeof *p->marks, NULL, 0);
+}
+
+/* A record's "run_records" (ctx: the parsed document and the record). */
+typedef struct runs_of {
+    parsed *p;
+    size_t index;
+} runs_of;
+
+static int read_runs(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
+{
+    runs_of *ro = ctx;
+    parsed *p = ro->p;
+    long long n = sb_read_list(r, value, 1);
+    if (n <= 0)
+        return (int)n;
+    if (n > SPACRBENCH_RUNS_MAX)
+        return sb_reader_fail(r, SB_READ_VALUE, 1, "has %lld runs, more than %d", n,
+                              (int)SPACRBENCH_RUNS_MAX);
+    spacrbench_item_run *a = entries(p, n, sizeof *a);
+    if (!a)
+        return -1;
+    p->runs[ro->index] = a;
+    p->n_runs[ro->index] = (size_t)n;
+    for (long long i = 0; i < n; i++)
+        a[i] = (spacrbench_item_run){sizeof a[i], 0.0, NAN, -1, -1, -1, -1};
+    return (int)read_entries(r, value, f->extra, a, sizeof *a, NULL, 0);
+}
+
+/* The records, each with its other figures and its runs. */
+static int read_records(parsed *p, sb_reader *r, const json_node *value, size_t n)
+{
+    p->records = entries(p, (long long)n, sizeof *p->records);
+    p->labels = entries(p, (long long)n, sizeof *p->labels);
+    p->runs = entries(p, (long long)n, sizeof *p->runs);
+    p->n_runs = entries(p, (long long)n, sizeof *p->n_runs);
+    if (!p->records || !p->labels || !p->runs || !p->n_runs)
+        return -1;
+    p->n_records = n;
+    size_t i = 0;
+    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
+         e = json_next(r->doc, e), i++) {
+        p->records[i] = (spacrbench_item_record){sizeof p->records[i], 0, 0, 0, 0.0, -1, -1};
+        p->labels[i] = (sb_item_more){
+            .item = NULL, .cpu_seconds = NAN, .cgroup_charge_bytes = -1, .tree_rss_peak_bytes = -1};
+        void *const parts[] = {&p->records[i], &p->labels[i]};
+        runs_of ro = {p, i};
+        const sb_record_io io = {&ro, NULL, read_runs};
+        sb_reader_push_index(r, i);
+        sb_record_read(r, e, &sb_item_record, parts, &io);
+        sb_reader_pop(r);
+    }
+    return r->failed ? -1 : 0;
 }
 
 static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
@@ -99,17 +159,8 @@ static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_nod
     long long n = sb_read_list(r, value, 1);
     if (n <= 0)
         return (int)n;
-    if (f->extra == &sb_item_record) {
-        p->records = entries(p, n, sizeof *p->records);
-        p->labels = entries(p, n, sizeof *p->labels);
-        if (!p->records || !p->labels)
-            return -1;
-        p->n_records = (size_t)n;
-        for (long long i = 0; i < n; i++)
-            p->records[i] = (spacrbench_item_record){sizeof p->records[i], 0, 0, 0, 0.0, -1, -1};
-        return (int)read_entries(r, value, &sb_item_record, p->records, sizeof *p->records,
-                                 p->labels, sizeof *p->labels);
-    }
+    if (f->extra == &sb_item_record)
+        return read_records(p, r, value, (size_t)n);
     if (f->extra == &sb_gpu_record) {
         if (!(p->gpus = entries(p, n, sizeof *p->gpus)))
             return -1;
@@ -231,6 +282,28 @@ int sb_read_refused(sb_reader *r, int rc)
     return rc;
 }
 
+/* What record i holds beyond its struct: CPU, memory figures, runs. */
+static int record_figures(sb_reader *r, spacrbench_measurement *m, const parsed *p, size_t i)
+{
+    const sb_item_more *x = &p->labels[i];
+    int rc = 0;
+    sb_reader_push_index(r, i);
+    if (!isnan(x->cpu_seconds))
+        rc = sb_read_refused(r, spacrbench_measurement_set_item_cpu_seconds(m, i, x->cpu_seconds));
+    if (rc == 0 && (x->cgroup_charge_bytes >= 0 || x->tree_rss_peak_bytes >= 0)) {
+        spacrbench_memory_figures f = {sizeof f, x->cgroup_charge_bytes, x->tree_rss_peak_bytes};
+        rc = sb_read_refused(r, spacrbench_measurement_set_item_memory(m, i, &f));
+    }
+    if (rc == 0 && p->n_runs[i]) {
+        sb_reader_push_key(r, "run_records");
+        rc = sb_read_refused(r, spacrbench_measurement_set_item_runs(m, i, p->runs[i], p->n_runs[i],
+                                                                     sizeof *p->runs[i]));
+        sb_reader_pop(r);
+    }
+    sb_reader_pop(r);
+    return rc;
+}
+
 /* The measurement p describes; the path names the measurement. */
 static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
 {
@@ -251,7 +324,11 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
     for (size_t i = 0; i < p->n_records; i++)
         if (p->labels[i].item && !(m->labels[i] = strdup(p->labels[i].item)))
             return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n_records && rc == 0; i++)
+        rc = record_figures(r, m, p, i);
     sb_reader_pop(r);
+    if (rc < 0)
+        return rc;
     sb_reader_push_key(r, "notes");
     for (size_t i = 0; i < p->n_notes && rc == 0; i++)
         rc = sb_read_refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
@@ -274,7 +351,8 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
     sb_reader_push_key(r, "points");
     for (size_t i = 0; i < p->n_points && rc == 0; i++) {
         sb_reader_push_index(r, i);
-        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_point(m, &p->points[i]));
+        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_point_cpu(
+                                    m, &p->points[i], p->point_cpu[i].cpu_seconds));
         sb_reader_pop(r);
     }
     sb_reader_pop(r);
@@ -289,6 +367,11 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
 
 static void parsed_free(parsed *p)
 {
+    for (size_t i = 0; p->runs && i < p->n_records; i++)
+        free(p->runs[i]);
+    free(p->runs);
+    free(p->n_runs);
+    free(p->point_cpu);
     free(p->records);
     free(p->labels);
     free(p->notes);

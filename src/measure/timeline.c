@@ -36,6 +36,7 @@ sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items)
         commit_pages(tl->items, n_items * sizeof *tl->items);
     tl->item_cap = n_items;
     tl->origin = sb_now();
+    tl->cpu_origin = sb_proc_cpu_seconds();
     tl->interval_us = interval_us;
     tl->stride = 1;
     return tl;
@@ -52,9 +53,12 @@ void sb_timeline_free(sb_timeline *tl)
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* b merged into a: the higher RSS sample (and its time) stands for both. */
+/* b (the later) merged into a: the higher RSS sample (and its time)
+ * stands for both; the CPU used is the later's. */
 static void merge(sb_timeline_sample *a, const sb_timeline_sample *b)
 {
+    if (!isnan(b->cpu_seconds))
+        a->cpu_seconds = b->cpu_seconds;
     if (b->rss_bytes > a->rss_bytes) {
         a->seconds = b->seconds;
         a->rss_bytes = b->rss_bytes;
@@ -77,11 +81,16 @@ static void halve(sb_timeline *tl)
 
 void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_t cgroup)
 {
-    sb_timeline_sample s = {seconds, rss, cgroup};
+    sb_timeline_sample s = {seconds, rss, cgroup, NAN};
+    sb_timeline_sample_push(tl, &s);
+}
+
+void sb_timeline_sample_push(sb_timeline *tl, const sb_timeline_sample *s)
+{
     if (tl->pending_n == 0)
-        tl->pending = s;
+        tl->pending = *s;
     else
-        merge(&tl->pending, &s);
+        merge(&tl->pending, s);
     tl->samples++;
     if (++tl->pending_n < tl->stride)
         return;
@@ -95,7 +104,11 @@ void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_
 void sb_timeline_on_rss(void *ctx, double now, int64_t rss)
 {
     sb_timeline *tl = ctx;
-    sb_timeline_sample_add(tl, now - tl->origin, rss, -1);
+    /* getrusage: about a microsecond, thread-safe; this process's CPU is
+     * the work's (and the sampler's own, a fraction of a percent). */
+    double cpu = sb_proc_cpu_seconds() - tl->cpu_origin;
+    sb_timeline_sample s = {now - tl->origin, rss, -1, cpu >= 0 ? cpu : NAN};
+    sb_timeline_sample_push(tl, &s);
 }
 
 int sb_timeline_point_add(sb_timeline *tl, const sb_timeline_sample *p)

@@ -17,10 +17,12 @@ typedef struct sb_timeline_sample {
     double seconds; /* since the timeline's origin */
     int64_t rss_bytes;
     int64_t cgroup_bytes;
+    double cpu_seconds; /* the watched work's CPU since the origin; NaN none */
 } sb_timeline_sample;
 
 typedef struct sb_timeline {
     double origin;       /* sb_now() at creation: time 0 */
+    double cpu_origin;   /* sb_proc_cpu_seconds() then: the runner's CPU 0 */
     int64_t interval_us; /* the sampling period */
     int64_t samples;     /* samples taken (or, for a copy, as the source said) */
     int64_t stride;      /* samples per full point */
@@ -36,10 +38,12 @@ typedef struct sb_timeline {
  * run's baseline) and room for n_items items; NULL when out of memory. */
 sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items);
 void sb_timeline_free(sb_timeline *tl);
-/* One sample through the downsampler (never allocates). */
+/* One sample through the downsampler (never allocates); _add: one
+ * without a CPU figure. */
+void sb_timeline_sample_push(sb_timeline *tl, const sb_timeline_sample *s);
 void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_t cgroup);
 /* A sampler's on_rss (sampler.h): an RSS sample taken at sb_now() `now`
- * onto the timeline ctx. */
+ * onto the timeline ctx, with this process's CPU seconds since then. */
 void sb_timeline_on_rss(void *ctx, double now, int64_t rss);
 /* A point already merged (a copy of a timeline): 0, or ERANGE when full. */
 int sb_timeline_point_add(sb_timeline *tl, const sb_timeline_sample *p);

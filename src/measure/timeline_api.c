@@ -109,29 +109,61 @@ static int point_in(const spacrbench_measurement *m, const spacrbench_timeline_p
                        "spacrbench_timeline_point: seconds %g is before "
                        "the previous point's: points come in time order",
                        in.seconds);
-    *out = (sb_timeline_sample){in.seconds, in.rss_bytes, in.cgroup_bytes};
+    *out = (sb_timeline_sample){in.seconds, in.rss_bytes, in.cgroup_bytes, NAN};
+    return SPACRBENCH_OK;
+}
+
+/* A CPU figure of a point: NaN (not sampled) or finite >= 0. */
+static int cpu_in(double cpu_seconds, double *out)
+{
+    if (!isnan(cpu_seconds) && (!isfinite(cpu_seconds) || cpu_seconds < 0))
+        return sb_fail(SPACRBENCH_EINVAL, "cpu_seconds must be NaN (not sampled) or finite >= 0");
+    *out = cpu_seconds;
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_measurement_timeline_add_sample_cpu(spacrbench_measurement *m,
+                                                   const spacrbench_timeline_point *sample,
+                                                   double cpu_seconds)
+{
+    sb_clear_error();
+    sb_timeline_sample s = {0, 0, 0, NAN};
+    int rc = point_in(m, sample, &s);
+    if (rc || (rc = cpu_in(cpu_seconds, &s.cpu_seconds)))
+        return rc;
+    sb_timeline_sample_push(m->timeline, &s);
     return SPACRBENCH_OK;
 }
 
 int spacrbench_measurement_timeline_add_sample(spacrbench_measurement *m,
                                                const spacrbench_timeline_point *sample)
 {
+    return spacrbench_measurement_timeline_add_sample_cpu(m, sample, NAN);
+}
+
+int spacrbench_measurement_timeline_add_point_cpu(spacrbench_measurement *m,
+                                                  const spacrbench_timeline_point *point,
+                                                  double cpu_seconds)
+{
     sb_clear_error();
-    sb_timeline_sample s = {0, 0, 0};
-    int rc = point_in(m, sample, &s);
-    if (rc)
+    sb_timeline_sample s = {0, 0, 0, NAN};
+    int rc = point_in(m, point, &s);
+    if (rc || (rc = cpu_in(cpu_seconds, &s.cpu_seconds)))
         return rc;
-    sb_timeline_sample_add(m->timeline, s.seconds, s.rss_bytes, s.cgroup_bytes);
-    return SPACRBENCH_OK;
+    return sb_timeline_point_add(m->timeline, &s);
 }
 
 int spacrbench_measurement_timeline_add_point(spacrbench_measurement *m,
                                               const spacrbench_timeline_point *point)
 {
-    sb_clear_error();
-    sb_timeline_sample s = {0, 0, 0};
-    int rc = point_in(m, point, &s);
-    return rc ? rc : sb_timeline_point_add(m->timeline, &s);
+    return spacrbench_measurement_timeline_add_point_cpu(m, point, NAN);
+}
+
+double spacrbench_measurement_timeline_point_cpu(const spacrbench_measurement *m, size_t index)
+{
+    if (index >= spacrbench_measurement_timeline_count(m))
+        return NAN;
+    return sb_timeline_point(m->timeline, index).cpu_seconds;
 }
 
 int spacrbench_measurement_timeline_add_item(spacrbench_measurement *m,

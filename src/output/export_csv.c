@@ -1,8 +1,9 @@
 /* The CSV export: a header line and one row per item record, a column per
- * field of the item record's table (src/records/) and its CPU time (and,
- * for a plate's measurement, its place in the plate: export_plate.c)
- * (RFC 4180: CRLF line ends, fields with a comma, quote or line break
- * quoted, quotes doubled). Sizes in bytes and times in seconds, "not
+ * scalar field of the item record's table (src/records/): time, CPU, the
+ * peak, the two memory figures, the runs' count and spread (and, for a
+ * plate's measurement, its place in the plate: export_plate.c) (RFC 4180:
+ * CRLF line ends, fields with a comma, quote or line break quoted, quotes
+ * doubled). Sizes in bytes and times in seconds, "not
  * measured" as an empty field, so a spreadsheet or pandas reads the
  * numbers as numbers.
  *
@@ -11,7 +12,6 @@
  * a tab or a carriage return gets a leading ' and is quoted, so it is shown
  * as text, never evaluated; a cell that is a plain number ("-5", "+1.5e3")
  * is no formula and stays as it is, numeric. */
-#include <math.h>
 #include <string.h>
 
 #include "export.h"
@@ -70,26 +70,34 @@ static void cell(sb_text *t, const sb_field *f, const void *const *parts)
     }
 }
 
+/* The fields that are columns: every scalar one (a record's runs are the
+ * JSON's; the CSV has their count and spread). */
+static int is_column(const sb_field *f) { return f->type != SB_FT_LIST && f->type != SB_FT_NESTED; }
+
 void sb_export_csv(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
     const sb_record *rec = &sb_item_record;
+    const char *sep = "";
     for (size_t k = 0; k < rec->count; k++)
-        sb_text_printf(t, "%s,", rec->fields[k].key);
-    sb_text_printf(t, "cpu_seconds");
+        if (is_column(&rec->fields[k])) {
+            sb_text_printf(t, "%s%s", sep, rec->fields[k].key);
+            sep = ",";
+        }
     sb_export_csv_plate_header(t, in);
     sb_text_printf(t, "\r\n");
     for (size_t i = 0; i < m->record_count; i++) {
         const char *label = sb_export_label(in, i);
-        sb_item_more more = {label ? label : ""}; /* a column of every row */
+        sb_item_more more; /* the label: a column of every row */
+        sb_measurement_item_more(m, i, label ? label : "", &more);
         const void *parts[] = {&m->records[i], &more};
-        for (size_t k = 0; k < rec->count; k++) {
-            cell(t, &rec->fields[k], parts);
-            sb_text_printf(t, ",");
-        }
-        double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
-        if (!isnan(cpu))
-            sb_text_printf(t, "%.6f", cpu);
+        sep = "";
+        for (size_t k = 0; k < rec->count; k++)
+            if (is_column(&rec->fields[k])) {
+                sb_text_printf(t, "%s", sep);
+                cell(t, &rec->fields[k], parts);
+                sep = ",";
+            }
         sb_export_csv_plate_cells(t, in, i);
         sb_text_printf(t, "\r\n");
     }

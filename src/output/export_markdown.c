@@ -67,13 +67,34 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     else
         sb_text_printf(t, "%.3f s (%.2f cores busy)", f->cpu_seconds,
                        f->seconds > 0 ? f->cpu_seconds / f->seconds : 0.0);
+    spacrbench_run_stats st = {.size = sizeof st};
+    if (sb_measurement_has_runs(m) && spacrbench_measurement_run_stats(m, &st) == 0 && st.runs)
+        sb_text_printf(
+            t, " |\n| runs | %lld timed, %.3f s \xc2\xb1 %.3f s (min %.3f s, max %.3f s)",
+            (long long)st.runs, st.mean, isnan(st.stddev) ? 0.0 : st.stddev, st.min, st.max);
+    /* The report's figures: the peak RSS (the process tree's where the run
+     * measured one), the charge where measured, the footprint the advice
+     * divides by. */
+    spacrbench_memory_figures mem = {sizeof mem, -1, -1};
+    spacrbench_measurement_memory(m, &mem);
+    int tree = mem.tree_rss_peak_bytes >= 0;
     sb_text_printf(t, " |\n| peak RSS | ");
-    bytes_cell(t, f->peak_rss_bytes);
-    sb_text_printf(t, " (%s) |\n| baseline RSS | ",
-                   sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
+    bytes_cell(t, tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes);
+    sb_text_printf(t, " (%s) |\n",
+                   tree ? sb_tree_rss_words(m->hugetlb_uncovered)
+                        : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
+    if (mem.cgroup_charge_bytes >= 0) {
+        sb_text_printf(t, "| memory charged | ");
+        bytes_cell(t, mem.cgroup_charge_bytes);
+        sb_text_printf(t, " (%s) |\n", sb_charge_words(m->hugetlb_uncovered));
+    }
+    sb_text_printf(t, "| baseline RSS | ");
     bytes_cell(t, f->baseline_rss_bytes);
     sb_text_printf(t, " |\n| footprint (peak - baseline) | ");
     bytes_cell(t, spacrbench_measurement_work_rss_bytes(m));
+    if (mem.cgroup_charge_bytes >= 0 && tree)
+        sb_text_printf(t, " (the advice divides by the %s)",
+                       f->peak_method == SPACRBENCH_PEAK_CGROUP ? "charge" : "peak RSS");
     sb_text_printf(t, " |\n| peak VRAM | ");
     bytes_cell(t, f->peak_vram_bytes);
     if (f->peak_vram_bytes < 0 && m->vram_reason && m->vram_reason[0]) {
@@ -96,6 +117,8 @@ static void item_cell(sb_text *t, const sb_field *f, const void *const *parts)
         inline_text(t, sb_field_text(f, parts));
     else if (f->type == SB_FT_BOOL)
         sb_text_printf(t, "%s", sb_field_int(f, parts) ? "yes" : "");
+    else if (f->type == SB_FT_NUMBER && sb_field_is_null(f, parts))
+        sb_text_printf(t, "%s", f->flags & SB_FIELD_DERIVED ? "-" : "not measured"); /* one run */
     else if (f->type == SB_FT_NUMBER)
         sb_text_printf(t, "%.4f", sb_field_number(f, parts));
     else if (f->flags & SB_FIELD_BYTES)
@@ -105,55 +128,77 @@ static void item_cell(sb_text *t, const sb_field *f, const void *const *parts)
                        (long long)sb_field_int(f, parts) + (f->flags & SB_FIELD_ORDINAL ? 1 : 0));
 }
 
+/* Whether field k is a column: the first ones (up to the VRAM peak)
+ * always (the peak aside where the two memory figures are columns); the
+ * later ones (CPU, the two memory figures, the runs' spread)
+ * where some record has a value; the label where labels are given. */
+static int is_column(const sb_export_input *in, const sb_field *f, size_t k)
+{
+    const sb_record *rec = &sb_item_record;
+    if (!f->words || (f->type == SB_FT_TEXT && !in->labels))
+        return 0;
+    /* With both memory figures the peak is one of them (the charge): its
+     * columns name each, and a "peak RSS" column would misname it. */
+    if (f == sb_record_field(rec, "peak_rss_bytes") && sb_measurement_has_memory_figures(in->m))
+        return 0;
+    const sb_field *last_always = sb_record_field(rec, "peak_vram_bytes");
+    if (&rec->fields[k] <= last_always)
+        return 1;
+    for (size_t i = 0; i < in->m->record_count; i++) {
+        sb_item_more more;
+        sb_measurement_item_more(in->m, i, NULL, &more);
+        const void *parts[] = {&in->m->records[i], &more};
+        if (!sb_field_is_null(f, parts))
+            return 1;
+    }
+    return 0;
+}
+
 /* The item table: a column per field of the item record's table that has
- * words (src/records/), the labels where given, the CPU time where known. */
+ * words (src/records/) and is a column (above). */
 static void items(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
     if (m->record_count == 0)
         return;
-    int labels = in->labels != NULL, cpu_known = 0;
-    for (size_t i = 0; i < m->record_count; i++)
-        cpu_known |= !isnan(spacrbench_measurement_item_cpu_seconds(m, i));
     const sb_record *rec = &sb_item_record;
+    unsigned char shown[64] = {0};
+    for (size_t k = 0; k < rec->count && k < sizeof shown; k++)
+        shown[k] = (unsigned char)is_column(in, &rec->fields[k], k);
     sb_text_printf(t, "\n### Items\n\n");
     if (m->plate) /* say which number # is */
         sb_text_printf(t, "In the order they ran; # is the item's place in the plate.\n\n");
     sb_text_printf(t, "|");
-    for (size_t k = 0; k < rec->count; k++)
-        if (rec->fields[k].words && (labels || rec->fields[k].type != SB_FT_TEXT))
+    for (size_t k = 0; k < rec->count && k < sizeof shown; k++)
+        if (shown[k])
             sb_text_printf(t, " %s |", rec->fields[k].words);
-    sb_text_printf(t, "%s\n|", cpu_known ? " CPU seconds |" : "");
-    for (size_t k = 0; k < rec->count; k++) {
+    sb_text_printf(t, "\n|");
+    for (size_t k = 0; k < rec->count && k < sizeof shown; k++) {
         const sb_field *f = &rec->fields[k];
-        if (f->words && (labels || f->type != SB_FT_TEXT))
+        if (shown[k])
             sb_text_printf(t, " %s |",
                            f->type == SB_FT_TEXT   ? "---"
                            : f->type == SB_FT_BOOL ? ":---:"
                                                    : "---:");
     }
-    sb_text_printf(t, "%s\n", cpu_known ? " ---: |" : "");
+    sb_text_printf(t, "\n");
     for (size_t i = 0; i < m->record_count; i++) {
         const char *label = sb_export_label(in, i);
-        sb_item_more more = {label ? label : ""};
+        sb_item_more more;
+        sb_measurement_item_more(m, i, label ? label : "", &more);
         const void *parts[] = {&m->records[i], &more};
         sb_text_printf(t, "|");
-        for (size_t k = 0; k < rec->count; k++) {
-            const sb_field *f = &rec->fields[k];
-            if (!f->words || (!labels && f->type == SB_FT_TEXT))
+        for (size_t k = 0; k < rec->count && k < sizeof shown; k++) {
+            if (!shown[k])
                 continue;
             sb_text_printf(t, " ");
+            const sb_field *f = &rec->fields[k];
             if (f->flags & SB_FIELD_ORDINAL) /* its place in the plate, where there is one */
                 sb_text_printf(t, "%lld", (long long)sb_export_plate_number(in, i));
             else
                 item_cell(t, f, parts);
             sb_text_printf(t, " |");
         }
-        double cpu = spacrbench_measurement_item_cpu_seconds(m, i);
-        if (cpu_known && isnan(cpu))
-            sb_text_printf(t, " not measured |");
-        else if (cpu_known)
-            sb_text_printf(t, " %.4f |", cpu);
         sb_text_printf(t, "\n");
     }
 }

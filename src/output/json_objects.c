@@ -37,6 +37,25 @@ typedef struct measurement_lists {
     size_t n_labels;
 } measurement_lists;
 
+/* A record's runs ("run_records"): the list it keeps, [] when none. */
+typedef struct record_runs {
+    const spacrbench_measurement *m;
+    size_t index;
+} record_runs;
+
+static void write_runs(void *ctx, json_writer *w, const sb_field *f)
+{
+    const record_runs *rr = ctx;
+    json_begin_array(w, f->key);
+    spacrbench_item_run run = {.size = sizeof run};
+    for (size_t k = 0, n = spacrbench_measurement_item_run_count(rr->m, rr->index); k < n; k++)
+        if (spacrbench_measurement_item_run(rr->m, rr->index, k, &run) == 0) {
+            const void *parts[] = {&run};
+            sb_record_write(w, NULL, &sb_run_record, parts, NULL);
+        }
+    json_end_array(w);
+}
+
 static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 {
     const measurement_lists *l = ctx;
@@ -51,9 +70,13 @@ static void write_lists(void *ctx, json_writer *w, const sb_field *f)
     json_begin_array(w, f->key);
     if (f->extra == &sb_item_record)
         for (size_t i = 0; i < m->record_count; i++) {
-            sb_item_more more = {l->labels && i < l->n_labels ? l->labels[i] : NULL};
+            sb_item_more more;
+            sb_measurement_item_more(m, i, l->labels && i < l->n_labels ? l->labels[i] : NULL,
+                                     &more);
             const void *parts[] = {&m->records[i], &more};
-            sb_record_write(w, NULL, &sb_item_record, parts, NULL);
+            record_runs rr = {m, i};
+            const sb_record_io runs = {&rr, write_runs, NULL};
+            sb_record_write(w, NULL, &sb_item_record, parts, &runs);
         }
     else if (f->extra == &sb_gpu_record)
         for (size_t i = 0; i < m->gpu_count; i++) {
@@ -72,9 +95,8 @@ int spacrbench_measurement_to_json(const spacrbench_measurement *m, const char *
     sb_clear_error();
     if (!m)
         return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
-    sb_measurement_more more = {spacrbench_measurement_items_per_second(m),
-                                spacrbench_measurement_per_item_seconds(m),
-                                spacrbench_measurement_work_rss_bytes(m), m->vram_reason};
+    sb_measurement_more more;
+    sb_measurement_more_of(m, &more);
     measurement_lists lists = {m, item_labels, n_labels};
     const sb_record_io io = {&lists, write_lists, NULL};
     const void *parts[] = {&m->fig, &more};

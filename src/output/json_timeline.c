@@ -14,7 +14,8 @@ static void write_lists(void *ctx, json_writer *w, const sb_field *f)
         for (size_t i = 0, n = sb_timeline_count(tl); i < n; i++) {
             sb_timeline_sample s = sb_timeline_point(tl, i);
             spacrbench_timeline_point p = {sizeof p, s.seconds, s.rss_bytes, s.cgroup_bytes};
-            const void *parts[] = {&p};
+            sb_point_more more = {s.cpu_seconds};
+            const void *parts[] = {&p, &more};
             sb_record_write(w, NULL, &sb_timeline_point_record, parts, NULL);
         }
     else

@@ -41,3 +41,26 @@ const char *spacrbench_measurement_peak_words(const spacrbench_measurement *m)
         return "not measured";
     return sb_peak_method_words(m->fig.peak_method, m->hugetlb_uncovered);
 }
+
+/* Not "exact": for one process it is the kernel's mark (ru_maxrss), for a
+ * tree a sum of marks sampled while its processes were alive together. */
+const char *sb_tree_rss_words(int hugetlb_uncovered)
+{
+    return hugetlb_uncovered ? "the process tree's RSS; hugetlb pages sampled, not covered "
+                               "between samples"
+                             : "the process tree's RSS, as GNU time";
+}
+
+const char *sb_charge_words(int hugetlb_uncovered)
+{
+    return hugetlb_uncovered ? "exact for ordinary pages; hugetlb pages sampled, not covered "
+                               "between samples, see the notes"
+                             : "exact, as --mem counts it";
+}
+
+const char *sb_advice_charge_words(void)
+{
+    return "the charge: what one more worker adds (libraries shared)";
+}
+
+const char *sb_advice_rss_words(void) { return "the peak RSS: no charge of its own was measured"; }

@@ -1,6 +1,7 @@
 /* The report: a few lines a user can paste into an issue. Labels and the
  * first lines keep spaCR's wording, since users and tools read them. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "measurement.h"
 #include "peak_words.h"
 #include "platform_words.h"
+#include "text_wrap.h"
 
 static double gib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
 
@@ -27,6 +29,33 @@ static int compare_double(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
+
+/* A report line (formatted; no line break in it) wrapped to the
+ * terminal's 79 columns under the value column, and its line break. The
+ * first keep bytes stay whole on its first line: the label and spaCR's
+ * value (and, where spaCR's text goes on, our separator after it, so that
+ * the first line is spaCR's line or starts with it and "; " or " ("),
+ * SB_KEEP_ALL: the whole line (spaCR's own text, never broken). */
+#define SB_KEEP_ALL ((size_t)-1)
+static void report_line(sb_text *t, size_t keep, const char *fmt, ...) SB_TEXT_PRINTF(3, 4);
+static void report_line(sb_text *t, size_t keep, const char *fmt, ...)
+{
+    sb_text line = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_text_vprintf(&line, fmt, ap);
+    va_end(ap);
+    if (line.failed)
+        t->failed = 1;
+    else
+        sb_text_wrapped(t, line.data ? line.data : "", keep, SB_WRAP_WIDTH, SB_WRAP_INDENT);
+    sb_text_printf(t, "\n");
+    sb_text_free(&line);
+}
+
+/* Where a head line's own detail starts: the label and spaCR's value
+ * before it stay whole. */
+static size_t value_end(const char *value) { return SB_WRAP_INDENT + strcspn(value, "(;"); }
 
 /* Median and maximum of the measured (non-warm-up) items' seconds. */
 static int item_time_stats(const spacrbench_measurement *m, double *median, double *max)
@@ -100,6 +129,61 @@ static void throughput_line(sb_text *t, const spacrbench_measurement *m,
                    f->items > 0 && f->seconds > 0 ? "" : "; not measured (no timed items)");
 }
 
+/* With --runs: the spread of every timed run, as hyperfine reports it. */
+static void runs_line(sb_text *t, const spacrbench_measurement *m)
+{
+    spacrbench_run_stats st = {.size = sizeof st};
+    if (!sb_measurement_has_runs(m) || spacrbench_measurement_run_stats(m, &st) != 0 || !st.runs)
+        return;
+    char sd[32] = "";
+    if (!isnan(st.stddev))
+        snprintf(sd, sizeof sd, " \xc2\xb1 %.3f s", st.stddev);
+    report_line(t, SB_WRAP_INDENT,
+                "  runs                %lld timed, %.3f s%s (min %.3f s, max %.3f s)",
+                (long long)st.runs, st.mean, sd, st.min, st.max);
+}
+
+/* spaCR's peak RSS line, then (`spacrbench run`) the charge, then spaCR's
+ * footprint line and which figure the advice divides by. The peak RSS
+ * line carries an RSS: the process tree's where the run measured one (what
+ * GNU time and mprof report), else the peak (the runner's high-water
+ * mark). */
+static void memory_lines(sb_text *t, const spacrbench_measurement *m)
+{
+    char a[32], b[32], value[32];
+    const spacrbench_figures *f = &m->fig;
+    spacrbench_memory_figures mem = {sizeof mem, -1, -1};
+    spacrbench_measurement_memory(m, &mem);
+    int tree = mem.tree_rss_peak_bytes >= 0, charged = mem.cgroup_charge_bytes >= 0;
+    int64_t peak = tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes > 0 ? f->peak_rss_bytes : 0;
+    sb_format_bytes(a, sizeof a, peak);
+    snprintf(value, sizeof value, "%.2f GiB", gib(peak));
+    report_line(t, value_end(value), "  peak RSS            %s (%s%s%s)", value,
+                below_gib(peak) ? a : "", below_gib(peak) ? ", " : "",
+                tree ? sb_tree_rss_words(m->hugetlb_uncovered)
+                     : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
+    if (charged) {
+        int64_t c = mem.cgroup_charge_bytes;
+        sb_format_bytes(a, sizeof a, c);
+        snprintf(value, sizeof value, "%.2f GiB", gib(c));
+        report_line(t, value_end(value), "  memory charged      %s (%s%s%s)", value,
+                    below_gib(c) ? a : "", below_gib(c) ? ", " : "",
+                    sb_charge_words(m->hugetlb_uncovered));
+    }
+    int64_t work = spacrbench_measurement_work_rss_bytes(m);
+    sb_format_bytes(a, sizeof a, work);
+    sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
+    /* Not measured (-1) shows 0.00 like the peak, never "-0.00". */
+    snprintf(value, sizeof value, "%.2f GiB", gib(work > 0 ? work : 0));
+    int of_charge = charged && f->peak_method == SPACRBENCH_PEAK_CGROUP;
+    report_line(t, value_end(value), "  attributable to it  %s (%s%s%sabove a baseline of %s)",
+                value, below_gib(work) ? a : "", of_charge ? " charged" : "",
+                below_gib(work) || of_charge ? " " : "", b);
+    if (charged && tree)
+        report_line(t, SB_WRAP_INDENT, "  advice divides by   %s",
+                    of_charge ? sb_advice_charge_words() : sb_advice_rss_words());
+}
+
 static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
                               const spacrbench_report_options *o)
 {
@@ -113,32 +197,24 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     double median, max;
     if (item_time_stats(m, &median, &max) == 0)
         sb_text_printf(t, "  per item            median %.3f s, max %.3f s\n", median, max);
+    runs_line(t, m);
     if (!isnan(f->cpu_seconds) && f->seconds > 0)
         sb_text_printf(t, "  CPU time            %.2f s user+sys (%.2f cores busy)\n",
                        f->cpu_seconds, f->cpu_seconds / f->seconds);
     /* Sizes: spaCR's "x.xx GiB" first, the exact size (below 1 GiB) and
      * where the figure came from after it. */
-    int64_t peak = f->peak_rss_bytes > 0 ? f->peak_rss_bytes : 0;
-    sb_format_bytes(a, sizeof a, peak);
-    sb_text_printf(t, "  peak RSS            %.2f GiB (%s%s%s)\n", gib(peak),
-                   below_gib(peak) ? a : "", below_gib(peak) ? ", " : "",
-                   sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
-    int64_t work = spacrbench_measurement_work_rss_bytes(m);
-    sb_format_bytes(a, sizeof a, work);
-    sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
-    /* Not measured (-1) shows 0.00 like the peak, never "-0.00". */
-    sb_text_printf(t, "  attributable to it  %.2f GiB (%s%sabove a baseline of %s)\n",
-                   gib(work > 0 ? work : 0), below_gib(work) ? a : "", below_gib(work) ? " " : "",
-                   b);
+    memory_lines(t, m);
     if (f->peak_vram_bytes < 0) {
         /* spaCR's words when nothing says more; the library's reason otherwise. */
         const char *why = m->vram_reason && m->vram_reason[0] ? m->vram_reason : SB_WORDS_NO_CUDA;
         size_t words = strlen(SB_WORDS_NO_CUDA);
+        size_t keep = value_end("not measured");
         if (strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0) /* the runner found no device */
-            sb_text_printf(t, "  peak VRAM           not measured (%s); %s\n", SB_WORDS_NO_CUDA,
-                           why + words + 2);
+            report_line(t, keep + strlen(" (" SB_WORDS_NO_CUDA "); "),
+                        "  peak VRAM           not measured (%s); %s", SB_WORDS_NO_CUDA,
+                        why + words + 2);
         else
-            sb_text_printf(t, "  peak VRAM           not measured (%s)\n", why);
+            report_line(t, keep, "  peak VRAM           not measured (%s)", why);
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
         sb_text_printf(t, "  peak VRAM           %.2f GiB (%s%s%s)\n", gib(f->peak_vram_bytes),
@@ -157,6 +233,14 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     }
 }
 
+/* The reason, whole on one line: spaCR's sentences hold "; " of their own
+ * ("...; one worker at a time is what fits"), so where its words end and
+ * ours begin is not seen here, and tools match the line's first words. */
+static void reason_line(sb_text *t, const char *reason)
+{
+    report_line(t, SB_KEEP_ALL, "    because           %s", reason);
+}
+
 /* A spaCR-style Recommendation(workers, reason) carries no evidence: its
  * report has the worker count and the reason, not "memory available 0 B ()". */
 static int has_evidence(const spacrbench_recommendation *r)
@@ -170,23 +254,23 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r,
     char a[32], b[32];
     if (!has_evidence(r)) {
         sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
-        sb_text_printf(t, "    because           %s\n", reason);
+        reason_line(t, reason);
         return;
     }
     sb_format_bytes(a, sizeof a, r->available_bytes);
     sb_format_bytes(b, sizeof b, r->reserve_bytes);
-    sb_text_printf(t, "  memory available    %s (%s), reserve %s%s\n", a,
-                   r->memory_where[0] ? r->memory_where : "not given", b,
-                   r->reserve_rule == SPACRBENCH_RESERVE_LIMIT ? " (10% of the cgroup limit)" : "");
-    sb_text_printf(t, "  usable cores        %lld (%s)\n", (long long)r->cores,
-                   r->cores_where[0] ? r->cores_where : "not given");
+    report_line(t, SB_WRAP_INDENT + strlen(a), "  memory available    %s (%s), reserve %s%s", a,
+                r->memory_where[0] ? r->memory_where : "not given", b,
+                r->reserve_rule == SPACRBENCH_RESERVE_LIMIT ? " (10% of the cgroup limit)" : "");
+    report_line(t, SB_WRAP_INDENT, "  usable cores        %lld (%s)", (long long)r->cores,
+                r->cores_where[0] ? r->cores_where : "not given");
     if (r->cpu_parallelism >= 0)
-        sb_text_printf(t,
-                       "  cores per worker    %lld (the work keeps %.2f cores busy; %lld "
-                       "thread(s) per worker%s)\n",
-                       (long long)r->cores_per_worker, r->cpu_parallelism,
-                       (long long)r->threads_per_worker,
-                       r->threads_per_worker < r->cores_per_worker ? ": all the usable cores" : "");
+        report_line(t, SB_WRAP_INDENT,
+                    "  cores per worker    %lld (it keeps %.2f cores busy; %lld "
+                    "thread(s) per worker%s)",
+                    (long long)r->cores_per_worker, r->cpu_parallelism,
+                    (long long)r->threads_per_worker,
+                    r->threads_per_worker < r->cores_per_worker ? ": all the usable cores" : "");
     if (r->start_method != SPACRBENCH_START_FORK) {
         sb_format_bytes(a, sizeof a, r->baseline_bytes);
         sb_text_printf(t, "  start method        %s (each worker also loads the %s baseline)\n",
@@ -199,7 +283,7 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r,
                        (long long)r->vram_workers);
     }
     sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
-    sb_text_printf(t, "    because           %s\n", reason);
+    reason_line(t, reason);
 }
 
 int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
@@ -236,8 +320,12 @@ int spacrbench_format_report_with(const spacrbench_measurement *m,
     measurement_lines(&t, m, &o);
     if (rec)
         recommendation_lines(&t, &r, o.reason ? o.reason : r.reason);
+    /* Each note wrapped under the value column, its start on the note's
+     * line: a measurement rebuilt from its figures (which no longer knows
+     * whose a note was) reads the same. spaCR's own notes are shorter
+     * than a line. */
     for (size_t i = 0; i < m->note_count; i++)
-        sb_text_printf(&t, "  note                %s\n", m->notes[i]);
+        report_line(&t, SB_WRAP_INDENT, "  note                %s", m->notes[i]);
     if (!t.failed && t.len > 0 && t.data[t.len - 1] == '\n')
         t.data[--t.len] = '\0';
     return sb_text_deliver(&t, buf, cap);

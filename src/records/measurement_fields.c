@@ -18,6 +18,8 @@ static const sb_field k_measurement[] = {
     FIG("peak_rss_bytes", SB_FT_INT, peak_rss_bytes, REQ | N | B, 0, INT64_MAX, NULL),
     FIG("baseline_rss_bytes", SB_FT_INT, baseline_rss_bytes, B, 0, INT64_MAX, NULL),
     MORE("work_rss_bytes", SB_FT_INT, work_rss_bytes, DER | N | B),
+    MORE("cgroup_charge_bytes", SB_FT_INT, cgroup_charge_bytes, DER | N | B),
+    MORE("tree_rss_peak_bytes", SB_FT_INT, tree_rss_peak_bytes, DER | N | B),
     FIG("peak_method", SB_FT_NAME, peak_method, 0, 0, INT64_MAX, &sb_peak_method_names),
     FIG("sample_interval_us", SB_FT_INT, sample_interval_us, 0, 0, INT64_MAX, NULL),
     FIG("peak_vram_bytes", SB_FT_INT, peak_vram_bytes, N | B, 0, INT64_MAX, NULL),
@@ -30,6 +32,10 @@ static const sb_field k_measurement[] = {
     FIG("work_result", SB_FT_INT, work_result, 0, INT32_MIN, INT32_MAX, NULL),
     FIG("stopped_item", SB_FT_INT, stopped_item, N, 0, INT64_MAX, NULL),
     FIG("oom_limit_bytes", SB_FT_INT, oom_limit_bytes, B, 0, INT64_MAX, NULL),
+    MORE("runs", SB_FT_INT, runs.runs, DER),
+    MORE("seconds_stddev", SB_FT_NUMBER, runs.stddev, DER | N | S),
+    MORE("seconds_min", SB_FT_NUMBER, runs.min, DER | N | S),
+    MORE("seconds_max", SB_FT_NUMBER, runs.max, DER | N | S),
     SB_FIELD_OF("records", SB_FT_LIST, N, &sb_item_record),
     SB_FIELD_OF("notes", SB_FT_LIST, N, NULL),
     SB_FIELD_OF("gpus", SB_FT_LIST, N, &sb_gpu_record),
@@ -40,6 +46,8 @@ const sb_record sb_measurement_record = SB_RECORD("measurement", k_measurement);
 
 #define REC(key, type, member, flags, words)                                                       \
     SB_FIELD_W(key, type, spacrbench_item_record, 0, member, flags, 0, INT64_MAX, NULL, words)
+#define ITEM(key, type, member, flags, words)                                                      \
+    SB_FIELD_W(key, type, sb_item_more, 1, member, flags, 0, INT64_MAX, NULL, words)
 
 static const sb_field k_item[] = {
     REC("index", SB_FT_INT, index, REQ | SB_FIELD_ORDINAL, "#"),
@@ -49,8 +57,30 @@ static const sb_field k_item[] = {
     REC("seconds", SB_FT_NUMBER, seconds, REQ | S, "seconds"),
     REC("peak_rss_bytes", SB_FT_INT, peak_rss_bytes, N | B, "peak RSS"),
     REC("peak_vram_bytes", SB_FT_INT, peak_vram_bytes, N | B, "peak VRAM"),
+    /* Since 1.3 (the CSV's cpu_seconds column was already this figure). */
+    ITEM("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N | S, "CPU seconds"),
+    ITEM("cgroup_charge_bytes", SB_FT_INT, cgroup_charge_bytes, N | B, "charged"),
+    ITEM("tree_rss_peak_bytes", SB_FT_INT, tree_rss_peak_bytes, N | B, "tree RSS"),
+    SB_FIELD_W("runs", SB_FT_INT, sb_item_more, 1, runs.runs, DER, 1, INT64_MAX, NULL, NULL),
+    ITEM("seconds_stddev", SB_FT_NUMBER, runs.stddev, DER | N | S, "\xc2\xb1 s"),
+    ITEM("seconds_min", SB_FT_NUMBER, runs.min, DER | N | S, "min s"),
+    ITEM("seconds_max", SB_FT_NUMBER, runs.max, DER | N | S, "max s"),
+    SB_FIELD_OF("run_records", SB_FT_LIST, N, &sb_run_record),
 };
 const sb_record sb_item_record = SB_RECORD("record", k_item);
+
+#define RUN(key, type, member, flags)                                                              \
+    SB_FIELD(key, type, spacrbench_item_run, 0, member, flags, 0, INT64_MAX, NULL)
+
+static const sb_field k_run[] = {
+    RUN("seconds", SB_FT_NUMBER, seconds, REQ | S),
+    RUN("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N | S),
+    RUN("peak_rss_bytes", SB_FT_INT, peak_rss_bytes, N | B),
+    RUN("peak_vram_bytes", SB_FT_INT, peak_vram_bytes, N | B),
+    RUN("cgroup_charge_bytes", SB_FT_INT, cgroup_charge_bytes, N | B),
+    RUN("tree_rss_peak_bytes", SB_FT_INT, tree_rss_peak_bytes, N | B),
+};
+const sb_record sb_run_record = SB_RECORD("run", k_run);
 
 #define GPU(key, type, member, flags)                                                              \
     SB_FIELD(key, type, spacrbench_gpu_info, 0, member, flags, 0, INT64_MAX, NULL)
@@ -85,6 +115,7 @@ static const sb_field k_point[] = {
     POINT("seconds", SB_FT_NUMBER, seconds, REQ | S),
     POINT("rss_bytes", SB_FT_INT, rss_bytes, N | B),
     POINT("cgroup_bytes", SB_FT_INT, cgroup_bytes, N | B),
+    SB_FIELD("cpu_seconds", SB_FT_NUMBER, sb_point_more, 1, cpu_seconds, N | S, 0, INT64_MAX, NULL),
 };
 const sb_record sb_timeline_point_record = SB_RECORD("timeline point", k_point);
 

@@ -17,10 +17,10 @@ const sb_names sb_verdict_names = {spacrbench_scale_verdict_name, 4, -1, 0};
 const sb_names sb_task_outcome_names = {sb_task_outcome_name, SB_TASK_OUTCOMES, -1, 0};
 
 const sb_record *const sb_all_records[] = {
-    &sb_measurement_record,    &sb_item_record,           &sb_gpu_record,
-    &sb_timeline_record,       &sb_timeline_point_record, &sb_timeline_item_record,
-    &sb_scale_point_record,    &sb_scale_record,          &sb_task_record_fields,
-    &sb_job_env_record,        &sb_manifest_record,       &sb_machine_record,
-    &sb_recommendation_record, &sb_schedule_record,       &sb_plate_record,
-    &sb_plate_pick_record};
+    &sb_measurement_record,   &sb_item_record,           &sb_run_record,
+    &sb_gpu_record,           &sb_timeline_record,       &sb_timeline_point_record,
+    &sb_timeline_item_record, &sb_scale_point_record,    &sb_scale_record,
+    &sb_task_record_fields,   &sb_job_env_record,        &sb_manifest_record,
+    &sb_machine_record,       &sb_recommendation_record, &sb_schedule_record,
+    &sb_plate_record,         &sb_plate_pick_record};
 const size_t sb_all_records_count = sizeof sb_all_records / sizeof sb_all_records[0];

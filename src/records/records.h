@@ -26,14 +26,26 @@ typedef struct sb_measurement_more {
     double per_item_seconds; /* derived */
     int64_t work_rss_bytes;  /* derived */
     const char *vram_reason;
+    /* derived: the largest of the records' (spacrbench_memory_figures) */
+    int64_t cgroup_charge_bytes, tree_rss_peak_bytes;
+    /* derived: of every timed run of the measured items; stddev, min and
+     * max NaN (null) unless some record keeps its runs */
+    spacrbench_run_stats runs;
 } sb_measurement_more;
 extern const sb_record sb_measurement_record;
 
-/* Parts: spacrbench_item_record, sb_item_more. */
+/* Parts: spacrbench_item_record, sb_item_more. Its runs are a list (the
+ * caller's sb_record_io, "runs" of each record, sb_run_record). */
 typedef struct sb_item_more {
-    const char *item; /* the item's label; NULL: none (not written) */
+    const char *item;   /* the item's label; NULL: none (not written) */
+    double cpu_seconds; /* NaN unknown */
+    int64_t cgroup_charge_bytes, tree_rss_peak_bytes; /* -1 none */
+    /* derived: of the runs it keeps (runs 1, the rest NaN: none kept) */
+    spacrbench_run_stats runs;
 } sb_item_more;
 extern const sb_record sb_item_record;
+/* Part: spacrbench_item_run. */
+extern const sb_record sb_run_record;
 
 /* Part: spacrbench_gpu_info. */
 extern const sb_record sb_gpu_record;
@@ -42,6 +54,10 @@ extern const sb_record sb_gpu_record;
  * points (spacrbench_timeline_point) and items (spacrbench_timeline_item)
  * are lists. */
 extern const sb_record sb_timeline_record;
+/* Parts: spacrbench_timeline_point, sb_point_more. */
+typedef struct sb_point_more {
+    double cpu_seconds; /* the watched work's CPU since the run began; NaN none */
+} sb_point_more;
 extern const sb_record sb_timeline_point_record;
 extern const sb_record sb_timeline_item_record;
 

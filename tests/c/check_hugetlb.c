@@ -11,6 +11,7 @@
 
 #include "measurement.h"
 #include "sb_test_sysctl.h"
+#include "sb_test_text.h"
 #include "spacrbench.h"
 
 #define MIB          INT64_C(1048576)
@@ -23,7 +24,10 @@ static char *report_of(const spacrbench_measurement *m)
     char *text = malloc((size_t)need + 1);
     ck_assert_ptr_nonnull(text);
     ck_assert_int_eq(spacrbench_format_report(m, NULL, text, (size_t)need + 1), need);
-    return text;
+    char *flat = sb_test_unwrap(text); /* its sentences, whatever the wrapping */
+    ck_assert_ptr_nonnull(flat);
+    free(text);
+    return flat;
 }
 
 START_TEST(an_uncovered_peak_is_not_called_exact)

@@ -337,8 +337,9 @@ START_TEST(every_table_agrees_with_the_schema)
     schema_open(&s);
     for (size_t i = 0; i < sizeof k_places / sizeof k_places[0]; i++)
         ck_assert_msg(check_place(&s, i, k_places[i].rec) == 0, "%s", g_why);
-    /* Every record is placed above (the timeline's point and item through it). */
-    ck_assert_uint_eq(sb_all_records_count, sizeof k_places / sizeof k_places[0] + 2);
+    /* Every record is placed above (the timeline's point and item through
+     * it, an item record's run through the record). */
+    ck_assert_uint_eq(sb_all_records_count, sizeof k_places / sizeof k_places[0] + 3);
     schema_close(&s);
 }
 END_TEST
@@ -382,8 +383,11 @@ START_TEST(the_schema_check_finds_every_kind_of_drift)
             fields[0].max = 9;
         if (drift == 5)
             fields[3].flags |= SB_FIELD_OPTIONAL;
-        if (drift == 6)
-            r.count--; /* peak_vram_bytes, which the schema requires, dropped */
+        if (drift == 6) { /* peak_vram_bytes, which the schema requires, dropped */
+            size_t k = (size_t)(sb_record_field(rec, "peak_vram_bytes") - rec->fields);
+            memmove(&fields[k], &fields[k + 1], (rec->count - k - 1) * sizeof *fields);
+            r.count--;
+        }
         g_why[0] = '\0';
         ck_assert_int_eq(check_place(&s, 1, &r), -1);
         ck_assert_msg(strstr(g_why, k_want[drift]) != NULL, "'%s' not in '%s'", k_want[drift],

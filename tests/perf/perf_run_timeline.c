@@ -66,8 +66,10 @@ static int item_list(sb_supervisor *sup, char **argv, int n, int timeline, figur
         it.peak_rss_bytes = o.group.peak;
         if (spacrbench_measurement_add_item(m, &it) != 0)
             rc = -1;
-        else if (timeline)
-            run_timeline_mark(&tl, (size_t)i, &o);
+        else if (timeline) {
+            run_timeline_run_done(&tl, o.copy.cpu_seconds);
+            run_timeline_mark(&tl, (size_t)i, o.group.started_at, o.group.seconds);
+        }
     }
     double wall = clock_of(CLOCK_MONOTONIC) - t0;
     double cpu = clock_of(CLOCK_PROCESS_CPUTIME_ID) - c0;

@@ -33,3 +33,23 @@ def touch_pages(size: int) -> bytearray:
     for i in range(0, size, 4096):
         buf[i] = 1
     return buf
+
+
+#: The report's value column: a line wider than 79 columns goes on there.
+_CONTINUED = "\n" + " " * 22
+
+
+def unwrapped(report: str) -> str:
+    """The report with each of its wrapped lines joined again, for a test
+    that looks for a sentence in it (the library wraps at 79 columns)."""
+    out, at = [], 0
+    while True:
+        k = report.find(_CONTINUED, at)
+        if k < 0:
+            return "".join(out) + report[at:]
+        end = k + len(_CONTINUED)
+        if end < len(report) and report[end] == " ":  # deeper: a table's own indent
+            out.append(report[at:end])
+        else:
+            out.append(report[at:k] + " ")
+        at = end

@@ -62,12 +62,21 @@ def test_csv_has_one_row_per_item() -> None:
         # benchmark() keeps the runner's C measurement, which has each
         # item's CPU seconds (two getrusage calls around the item).
         assert float(row["cpu_seconds"]) >= 0.0
-    # A hand-made Measurement is rebuilt in C from ItemRecords, which hold
-    # no CPU figure: the column is empty then, never a made-up 0.
-    hand = dataclasses.replace(m, notes=list(m.notes) + ["rebuilt"])
+    # A Measurement rebuilt in C (its notes changed) keeps each record's CPU
+    # seconds (ItemRecord.cpu_seconds since 1.3) ...
+    rebuilt = dataclasses.replace(m, notes=list(m.notes) + ["rebuilt"])
+    again = list(csv.DictReader(io.StringIO(spacrbench.format_report(rebuilt, format="csv"),
+                                            newline="")))
+    assert [row["cpu_seconds"] for row in again] == [row["cpu_seconds"] for row in rows]
+    # ... and ItemRecords made by hand without one give an empty column,
+    # never a made-up 0.
+    hand = dataclasses.replace(m, records=tuple(dataclasses.replace(r, cpu_seconds=None)
+                                                for r in m.records))
     rows = list(csv.DictReader(io.StringIO(spacrbench.format_report(hand, format="csv"),
                                            newline="")))
     assert len(rows) == 3 and all(row["cpu_seconds"] == "" for row in rows)
+    assert all(row["cgroup_charge_bytes"] == row["tree_rss_peak_bytes"] == "" for row in rows)
+    assert all(row["runs"] == "1" and row["seconds_stddev"] == "" for row in rows)
 
 
 def test_markdown_holds_the_items_and_the_recommendation() -> None:

@@ -14,9 +14,11 @@ from typing import Any, Dict, List
 import pytest
 
 import spacrbench
-from spacrbench import GpuInfo, ItemRecord, Measurement, Recommendation
+from spacrbench import GpuInfo, ItemRecord, Measurement, Recommendation, RunRecord
 from spacrbench import _convert
 from spacrbench._binding import c_text, ffi, format_text, lib
+
+from helpers import unwrapped
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -134,7 +136,7 @@ def test_python_report_equals_the_c_report_of_the_original(monkeypatch: pytest.M
         head = "no CUDA device: "
         line = (f"not measured (no CUDA device); {m.vram_reason[len(head):]}"
                 if m.vram_reason.startswith(head) else f"not measured ({m.vram_reason})")
-        assert line in spacrbench.format_report(m)
+        assert line in unwrapped(spacrbench.format_report(m))
         assert "no figure supplied" not in spacrbench.format_report(m)
     else:
         assert m.vram_reason is None and seen["reason"] == ""
@@ -224,7 +226,11 @@ def test_measurement_to_dict_is_the_librarys_object(schema: Dict[str, Any]) -> N
         assert d == c_json
     d = _hand_made().to_dict()
     assert d["records"][0] == {"index": 0, "is_warmup": True, "seconds": 0.4,
-                               "peak_rss_bytes": 200 * 2**20, "peak_vram_bytes": None}
+                               "peak_rss_bytes": 200 * 2**20, "peak_vram_bytes": None,
+                               # 1.3: not measured by hand; one run, no spread
+                               "cpu_seconds": None, "cgroup_charge_bytes": None,
+                               "tree_rss_peak_bytes": None, "runs": 1, "seconds_stddev": None,
+                               "seconds_min": None, "seconds_max": None, "run_records": []}
     assert d["gpus"][0]["name"] == "Tesla T4" and d["vram_source"] == "nvml"
     assert d["work_rss_bytes"] == 200 * 2**20 and d["items_per_second"] == 2 / 1.5
     empty = Measurement(items=0, seconds=0.0, peak_rss_bytes=7).to_dict()
@@ -262,8 +268,11 @@ def _measurement_from_json(d: Dict[str, Any]) -> Measurement:
     """The Python Measurement of a measurement object (the fields it has)."""
     names = {f.name for f in dataclasses.fields(Measurement)}
     kwargs = {k: v for k, v in d.items() if k in names}
-    kwargs["records"] = tuple(ItemRecord(**{k: v for k, v in r.items() if k != "item"})
-                              for r in d["records"])
+    derived = {"item", "runs", "seconds_stddev", "seconds_min", "seconds_max", "run_records"}
+    kwargs["records"] = tuple(
+        ItemRecord(**{k: v for k, v in r.items() if k not in derived},
+                   run_records=tuple(RunRecord(**run) for run in r.get("run_records", ())))
+        for r in d["records"])
     kwargs["gpus"] = tuple(GpuInfo(**g) for g in d["gpus"])
     kwargs["timeline"] = Measurement.from_dict(d).timeline
     return Measurement(**kwargs)

@@ -447,7 +447,7 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     assert "Predicted largest: **0.1" in md
     csv = spacrbench.format_report(r, format="csv")
     head, *rows = csv.strip().split("\r\n")
-    assert head.endswith(",cpu_seconds,plate_index,plate_key,plate_why")
+    assert head.endswith(",seconds_max,plate_index,plate_key,plate_why")
     assert [int(row.split(",")[-3]) for row in rows] == [p.index for p in r.sample]
     # A section made by hand is checked by the library.
     bad = dataclasses.replace(section, sample=section.sample[:-1])

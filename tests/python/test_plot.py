@@ -174,5 +174,57 @@ def test_a_run_of_a_few_milliseconds_plots_its_timeline(tmp_path: Path) -> None:
     m = spacrbench.benchmark(lambda i: None, range(3), warmup=1, timeline=True)
     assert m.timeline is not None
     figure = m.plot(str(tmp_path / "short.png"))
-    assert len(figure.get_axes()) == 3
+    # A fourth (the CPU % axis) where two points carry the CPU used.
+    assert len(figure.get_axes()) == 3 + (len(m.timeline.cpu_percent()) > 0)
     assert _titles_inside_the_figure(figure)[2].startswith("memory over time: ")
+
+
+def _labels(axes: object) -> "list[str]":
+    legend = axes.get_legend()  # type: ignore[attr-defined]
+    return [t.get_text() for t in legend.get_texts()] if legend else []
+
+
+def test_each_panel_names_the_figure_it_draws(tmp_path: Path) -> None:
+    """spacrbench run with a cgroup: the peak panel draws both figures, each
+    named (the tree's RSS peak, GNU time's; the charge, the advice's), the
+    time panel the spread of the runs, the timeline the CPU % beside the
+    memory, and its marks say they are the charge."""
+    pytest.importorskip("matplotlib")
+    from spacrbench import RunRecord, Timeline, TimelineItem, TimelinePoint
+
+    runs = (RunRecord(0.4, 0.1, 90 * 2**20, None, 90 * 2**20, 95 * 2**20),
+            RunRecord(0.6, 0.1, 91 * 2**20, None, 91 * 2**20, 96 * 2**20))
+    records = tuple(spacrbench.ItemRecord(i, 0.5, 91 * 2**20, cpu_seconds=0.1,
+                                          cgroup_charge_bytes=91 * 2**20,
+                                          tree_rss_peak_bytes=96 * 2**20, run_records=runs)
+                    for i in range(2))
+    points = tuple(TimelinePoint(t / 10, 2**20 * (10 + t), 2**20 * (9 + t), 0.05 * t)
+                   for t in range(20))
+    items = (TimelineItem(0, 0.0, 1.0, 91 * 2**20, float("nan")),
+             TimelineItem(1, 1.0, 2.0, 91 * 2**20, float("nan")))
+    m = spacrbench.Measurement(items=2, seconds=1.0, peak_rss_bytes=91 * 2**20, records=records,
+                               peak_method="cgroup", timeline=Timeline(points, items, 100000, 20))
+    assert m.timeline is not None and m.timeline.cpu_percent()[0] == pytest.approx((0.1, 50.0))
+    figure = m.plot(str(tmp_path / "run.png"))
+    times, peaks, over_time, cpu = figure.get_axes()
+    titles = _titles_inside_the_figure(figure)
+    assert titles[0] == "wall time per item\n(the mean of 2 runs)"
+    assert _labels(times) == ["shortest to longest run"]
+    assert titles[1] == "peak RSS and memory charged per item\n(the advice divides by the charge)"
+    assert _labels(peaks) == ["peak RSS of the process tree (GNU time's figure)",
+                              "memory charged to its cgroup (exact; the advice's)", "baseline"]
+    assert _labels(over_time) == ["RSS of the process tree (sampled)",
+                                  "memory charged to the item's cgroup (sampled)",
+                                  "item's peak charge (exact)", "baseline",
+                                  "CPU % of one core (right axis)"]
+    assert cpu.get_ylabel() == "CPU %"
+    assert times.get_xlabel() == "item"  # no warm-up, so no "(grey: warm-up)"
+
+
+def test_in_process_the_peak_is_the_rss_high_water_mark() -> None:
+    pytest.importorskip("matplotlib")
+    m = spacrbench.Measurement(items=2, seconds=0.02, peak_rss_bytes=3 * 2**20,
+                               records=_records(), peak_method="hwm_reset")
+    times, peaks = m.plot().get_axes()
+    assert _labels(peaks) == ["peak RSS", "baseline"]
+    assert times.get_xlabel() == "item (grey: warm-up)"

@@ -20,7 +20,9 @@ def eager_twin(m: Measurement) -> Measurement:
     """The same measurement with its records as a plain tuple of ItemRecords."""
     fields = {f.name: getattr(m, f.name) for f in dataclasses.fields(Measurement)}
     fields["records"] = tuple(ItemRecord(r.index, r.seconds, r.peak_rss_bytes,
-                                         r.peak_vram_bytes, r.is_warmup) for r in m.records)
+                                         r.peak_vram_bytes, r.is_warmup, r.item, r.cpu_seconds,
+                                         r.cgroup_charge_bytes, r.tree_rss_peak_bytes,
+                                         r.run_records) for r in m.records)
     return Measurement(**fields)
 
 
@@ -81,7 +83,10 @@ def test_copy_replace_and_asdict(measured: Measurement) -> None:
     assert d["records"][1] == {"index": 1, "seconds": m.records[1].seconds,
                                "peak_rss_bytes": m.records[1].peak_rss_bytes,
                                "peak_vram_bytes": m.records[1].peak_vram_bytes,
-                               "is_warmup": False, "item": None}
+                               "is_warmup": False, "item": None,
+                               "cpu_seconds": m.records[1].cpu_seconds,
+                               "cgroup_charge_bytes": None, "tree_rss_peak_bytes": None,
+                               "run_records": ()}
     assert dataclasses.asdict(eager_twin(measured)) == dataclasses.asdict(measured)
 
 

@@ -81,9 +81,13 @@ def test_plot_draws_a_run_documents_timeline(tmp_path: Path, no_cgroup: bool) ->
     over_time = figure.get_axes()[2]
     assert "memory over time" in over_time.get_title()
     lines = {line.get_label(): line for line in over_time.get_lines()}
-    assert len(lines["RSS (sampled)"].get_xdata()) == len(tl["points"])
-    assert ("item cgroup usage" in lines) == with_cgroup
-    marks = lines["item peak (exact)"]
+    # Each line named for the figure it draws: the tree's RSS, the
+    # cgroup's charge, and marks of the record's peak (the charge, exact,
+    # with a cgroup; the tree's RSS peak without).
+    assert len(lines["RSS of the process tree (sampled)"].get_xdata()) == len(tl["points"])
+    assert ("memory charged to the item's cgroup (sampled)" in lines) == with_cgroup
+    marks = lines["item's peak charge (exact)" if with_cgroup
+                  else "item's peak RSS (child's high-water mark)"]
     assert list(marks.get_ydata()) == [r["peak_rss_bytes"] / MIB
                                        for r in doc["measurement"]["records"]]
     assert len(over_time.patches) == 2  # one shaded span per item

@@ -91,7 +91,8 @@ def test_a_hand_made_timeline_reaches_the_library_and_bad_ones_are_refused() -> 
     m = spacrbench.Measurement(items=1, seconds=1.0, peak_rss_bytes=30, timeline=tl)
     doc = m.to_dict()["timeline"]
     assert doc["downsampled"] is True and doc["stride"] == 4 and doc["samples"] == 8
-    assert doc["points"][1] == {"seconds": 1.0, "rss_bytes": 30, "cgroup_bytes": 40}
+    assert doc["points"][1] == {"seconds": 1.0, "rss_bytes": 30, "cgroup_bytes": 40,
+                                "cpu_seconds": None}
     assert doc["items"][0]["peak_seconds"] == 1.0  # NaN: marked at the highest point inside
     backwards = dataclasses.replace(tl, points=(TimelinePoint(1.0, 10), TimelinePoint(0.5, 9)))
     with pytest.raises(ValueError, match="timeline.points"):
@@ -154,7 +155,11 @@ def test_plot_draws_the_timeline(tmp_path: Path) -> None:
     dpi = figure.get_dpi()
     assert (width, height) == (round(9 * dpi), round(7.2 * dpi))
     axes = figure.get_axes()
-    assert len(axes) == 3  # time per item, peak per item, memory over time
+    # time per item, peak per item, memory over time, and the CPU % axis
+    # of the timeline, whose points carry the CPU the process used.
+    assert len(axes) == 4 and axes[3].get_ylabel() == "CPU %"
+    assert m.timeline is not None and m.timeline.cpu_percent()
+    assert all(0 <= pct <= 100 * (os.cpu_count() or 1) + 10 for _, pct in m.timeline.cpu_percent())
     over_time = axes[2]
     assert "memory over time" in over_time.get_title()
     rss, marks = over_time.get_lines()[0], over_time.get_lines()[1]

@@ -162,8 +162,11 @@ expect_eq "run (root): exit status" "$?" 0
 m=$(json_line "$tmp/run.json" measurement)
 printf '%s\n' "$m" >"$tmp/run.meas"
 expect_eq "run (root): peak_method" "$(json_get "$m" peak_method)" cgroup
-expect_contains "run (root): notes" "$tmp/run.meas" "memory cgroup of its own (cgroup v2 memory.peak)"
+expect_contains "run (root): notes" "$tmp/run.meas" "memory cgroup of its own (cgroup v2 memory.peak, under spacrbench's own"
 expect_contains "run (root): notes" "$tmp/run.meas" "cgroup v2: groups in the hierarchy's root, $CG"
+# The cgroup the items' own were made under: the JSON's (not a note's).
+expect_eq "run (root): memory_figures.cgroup_parent" \
+    "$(sed -n 's/^    "cgroup_parent": "\(.*\)"$/\1/p' "$tmp/run.json")" "$CG"
 for n in 64 160; do
     rec=$(printf '%s' "$m" | grep -o "\"item\":\"$n\"[^}]*")
     # The whole tree's charge: N MiB touched, plus page tables and the

@@ -93,26 +93,51 @@ static const char *figure_used(const run_state *s)
                                "cgroup of its own)";
 }
 
-/* Both memory figures a user compares: the cgroup's charge (what the
- * advice uses) and the tree's RSS peak (what GNU time, mprof, psrecord and
- * --no-cgroup report; larger when the command maps libraries that other
- * processes had already cached). */
-static void note_figures(const run_state *s, spacrbench_measurement *m)
+/* How the tree's RSS peak was taken (the report's head line shows it,
+ * and, with a cgroup, the charge beside it). */
+static void note_tree_rss(const run_state *s, spacrbench_measurement *m)
 {
-    if (s->rss_max < 0 && s->charge_max < 0)
-        return;
-    char charge[32] = "not measured", rss[32] = "not measured";
-    if (s->charge_max >= 0)
-        spacrbench_format_bytes(s->charge_max, charge, sizeof charge);
-    if (s->rss_max >= 0)
-        spacrbench_format_bytes(s->rss_max, rss, sizeof rss);
+    if (s->rss_max < 0 || !s->sup.use_cgroup)
+        return; /* without a cgroup the peak's own note says it */
+    char own[32];
+    spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
     notef(m,
-          "memory figures (largest item): cgroup charge %s, the tree's RSS peak %s (the VmHWM of "
-          "the processes alive together, summed, sampled every %g ms%s, or the largest "
-          "ru_maxrss: what GNU time, mprof and --no-cgroup report)",
-          s->sup.use_cgroup ? charge : "none (no cgroup of its own)", rss,
-          sb_supervisor_interval(&s->sup) * 1e3, " or less often, to cost at most 0.5 % of a core");
-    notef(m, "the advice uses %s", figure_used(s));
+          "peak RSS: the larger of wait4's ru_maxrss (the largest process: GNU time's figure) "
+          "and the largest sum of the VmHWM of the processes alive together, sampled every %g "
+          "ms or less often (at most 0.5 %% of a core): above the true peak where theirs did "
+          "not coincide; ru_maxrss can include up to spacrbench's own resident size (%s), the "
+          "forked copy's",
+          sb_supervisor_interval(&s->sup) * 1e3, own);
+}
+
+/* --runs: what an item's figures are, and the items whose runs spread
+ * (the library's rule: a standard deviation over
+ * SPACRBENCH_RUN_SPREAD_PERCENT % of the mean). */
+static void note_runs(const run_state *s, spacrbench_measurement *m)
+{
+    if (s->args->runs < 2 || s->added == 0)
+        return;
+    notef(m,
+          "each measured item ran %lld times (--runs%s): its time is their mean, its peaks "
+          "their largest; the spread is the runs' standard deviation (n - 1)",
+          (long long)s->args->runs, s->args->warmup > 0 ? "; the warm-up items once" : "");
+    sb_text t = {0};
+    size_t flagged = 0;
+    for (size_t i = 0; i < s->added; i++) {
+        spacrbench_run_stats st = {.size = sizeof st};
+        if (spacrbench_measurement_item_run_stats(m, i, &st) != 0 || !st.spread)
+            continue;
+        sb_text_printf(&t, "%s%zu (%.1f %%)", flagged++ ? ", " : "", i + 1,
+                       100.0 * st.stddev / st.mean);
+    }
+    char *items = sb_text_take(&t);
+    if (flagged && items)
+        notef(m,
+              "the runs spread: the standard deviation of item(s) %s is over %d %% of the "
+              "mean; a busy machine or work whose time varies (more --runs, a quieter "
+              "machine)",
+              items, (int)SPACRBENCH_RUN_SPREAD_PERCENT);
+    free(items);
 }
 
 static void describe_run(json_writer *w, const void *arg, const spacrbench_measurement *m)
@@ -136,6 +161,10 @@ static void describe_run(json_writer *w, const void *arg, const spacrbench_measu
     else
         json_null(w, "tree_rss_peak_bytes");
     json_string(w, "why", figure_used(s));
+    if (s->sup.use_cgroup) /* the items' cgroups were made under it */
+        json_string(w, "cgroup_parent", s->sup.cg.parent);
+    else
+        json_null(w, "cgroup_parent");
     json_end_object(w);
     slurm_env_describe(w);
     spacrbench_figures f = {.size = sizeof f};
@@ -177,18 +206,46 @@ static int begin(const run_state *s, spacrbench_measurement **m)
     return -1;
 }
 
-static int add_item(spacrbench_measurement *m, const run_outcome *o, int64_t peak)
+/* One timed run of an item, as the library keeps it: the peak the advice
+ * divides by (the charge with a cgroup of its own, else the tree's RSS)
+ * and both memory figures. */
+static spacrbench_item_run run_of(const run_state *s, const run_outcome *o)
 {
-    spacrbench_item_figures it;
-    spacrbench_item_figures_init(&it, sizeof it);
-    it.seconds = o->group.seconds;
-    it.cpu_seconds = o->copy.cpu_seconds;
-    it.peak_rss_bytes = peak;
-    it.peak_vram_bytes = o->group.vram_peak;
-    if (spacrbench_measurement_add_item(m, &it) == 0)
+    return (spacrbench_item_run){sizeof(spacrbench_item_run),
+                                 o->group.seconds,
+                                 o->copy.cpu_seconds,
+                                 o->group.peak,
+                                 o->group.vram_peak,
+                                 s->sup.use_cgroup ? o->group.peak : -1,
+                                 o->group.rss_peak};
+}
+
+/* How many times item i runs: --runs, the warm-up items (as the builder
+ * clamps them: the last item is measured) once. */
+static size_t runs_of_item(const run_state *s, size_t i)
+{
+    size_t n = s->items.n, warm = (size_t)s->args->warmup;
+    size_t clamped = warm < n - 1 ? warm : n - 1;
+    return i < clamped ? 1 : (size_t)s->args->runs;
+}
+
+static int add_item(spacrbench_measurement *m, const spacrbench_item_run *runs, size_t n)
+{
+    if (spacrbench_measurement_add_item_runs(m, runs, n, sizeof *runs) == 0)
         return 0;
     cli_library_error(CLI_EXIT_ERROR, NULL);
     return -1;
+}
+
+/* Both memory figures, the largest of the items' (the JSON's
+ * "memory_figures", the hand-off's note). */
+static void keep_memory_figures(run_state *s, const spacrbench_measurement *m)
+{
+    spacrbench_memory_figures f = {.size = sizeof f};
+    if (spacrbench_measurement_memory(m, &f) != 0)
+        return;
+    s->charge_max = f.cgroup_charge_bytes;
+    s->rss_max = f.tree_rss_peak_bytes;
 }
 
 /* The progress line of the record just added (the builder decided whether
@@ -231,45 +288,69 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     return 0;
 }
 
+/* Item i's runs into runs[0..*done), span[0] when the first started and
+ * span[1] when the last ended: 0 when they all succeeded, 1 when one failed
+ * (recorded) or a stop signal came, -1 on an internal error. */
+static int run_runs(run_state *s, spacrbench_measurement *m, size_t i, char **argv,
+                    spacrbench_item_run *runs, size_t n, size_t *done, double span[2])
+{
+    *done = 0;
+    for (size_t r = 0; r < n; r++) {
+        run_outcome o;
+        if (run_item(&s->sup, argv, i, &o) != 0)
+            return -1;
+        s->left_total += o.group.left_behind;
+        if (!run_outcome_ok(&o))
+            return record_failure(s, m, i, &o, argv) != 0 ? -1 : 1;
+        if (r == 0)
+            span[0] = o.group.started_at;
+        span[1] = o.group.started_at + o.group.seconds;
+        runs[(*done)++] = run_of(s, &o);
+        run_timeline_run_done(&s->timeline, o.copy.cpu_seconds);
+        if (o.group.hugetlb_peak > s->hugetlb_max)
+            s->hugetlb_max = o.group.hugetlb_peak;
+        if (sb_stop_signal())
+            return 1; /* the runs so far are the item's */
+    }
+    return 0;
+}
+
 static void run_each_item(run_state *s, spacrbench_measurement *m)
 {
     int progress = !s->args->common.quiet && isatty(STDERR_FILENO);
     double elapsed = 0;
+    spacrbench_item_run *runs = calloc((size_t)s->args->runs, sizeof *runs);
+    if (!runs) {
+        cli_error(CLI_EXIT_ERROR, "out of memory");
+        s->internal_error = 1;
+        return;
+    }
     sb_stop_signals_catch(1);
     for (size_t i = 0; i < s->items.n && !sb_stop_signal(); i++) {
         char **argv = command_for_item(s->args->cmd, s->args->cmd_len, s->items.items[i]);
-        run_outcome o;
-        if (!argv || run_item(&s->sup, argv, i, &o) != 0) {
-            if (!argv)
-                cli_error(CLI_EXIT_ERROR, "out of memory");
-            command_free(argv);
+        size_t done = 0;
+        double span[2] = {0, 0};
+        int rc = argv ? run_runs(s, m, i, argv, runs, runs_of_item(s, i), &done, span)
+                      : (cli_error(CLI_EXIT_ERROR, "out of memory"), -1);
+        if (rc < 0)
             s->internal_error = 1;
-            break;
-        }
-        s->left_total += o.group.left_behind;
-        int stop = !run_outcome_ok(&o);
-        if (stop) {
-            if (record_failure(s, m, i, &o, argv) != 0)
+        else if (done && !s->failed) { /* a stop signal keeps the runs that ended */
+            if (add_item(m, runs, done) != 0)
                 s->internal_error = 1;
-        } else if (add_item(m, &o, o.group.peak) != 0)
-            s->internal_error = 1;
-        else {
-            s->added++;
-            run_timeline_mark(&s->timeline, s->added - 1, &o);
-            if (s->sup.use_cgroup && o.group.peak > s->charge_max)
-                s->charge_max = o.group.peak;
-            if (o.group.rss_peak > s->rss_max)
-                s->rss_max = o.group.rss_peak;
-            if (o.group.hugetlb_peak > s->hugetlb_max)
-                s->hugetlb_max = o.group.hugetlb_peak;
-            if (progress)
-                show_progress(s, m, &elapsed);
+            else {
+                s->added++;
+                run_timeline_mark(&s->timeline, s->added - 1, span[0], span[1] - span[0]);
+                if (progress)
+                    show_progress(s, m, &elapsed);
+            }
         }
         command_free(argv);
-        if (stop || s->internal_error)
+        if (rc != 0 || s->internal_error)
             break;
     }
     sb_stop_signals_catch(0);
+    free(runs);
+    keep_memory_figures(s, m);
 }
 
 /* The notes only the command knows: how peaks and VRAM were measured, what was
@@ -280,12 +361,12 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
     /* Where the system can hand out hugetlb pages, the peak may miss some
      * (mapped and freed between samples): never called exact then. */
     spacrbench_measurement_note_hugetlb(m, s->hugetlb_max, sb_supervisor_interval(r));
-    if (r->use_cgroup) {
+    if (r->use_cgroup) { /* the path is the JSON's: it would not fit a line */
         notef(m,
-              "peak memory of each command's whole process tree from a memory cgroup of its "
-              "own (cgroup v%d %s); page cache the command reads or writes is "
-              "included, while file pages already cached by other processes (shared "
-              "libraries) stay charged to them, as they would for an extra worker",
+              "memory charged: each item's whole process tree in a memory cgroup of its own "
+              "(cgroup v%d %s, under spacrbench's own: the JSON's memory_figures); page cache "
+              "it reads or writes counts, file pages other processes cached first (shared "
+              "libraries) do not, as for one more worker",
               r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak");
         spacrbench_measurement_add_note(m, r->cg.found); /* where, and why not elsewhere */
     } else {
@@ -305,7 +386,8 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               "keeps the peak of the forked copy across exec",
               own);
     }
-    note_figures(s, m);
+    note_tree_rss(s, m);
+    note_runs(s, m);
     if (!s->plate.plate) /* a few items that differ: say how to size for the plate */
         spacrbench_measurement_note_spread(m, "spacrbench run --items FILE --sample K");
     if (s->stale_note)
@@ -516,7 +598,8 @@ int run_main(int argc, char **argv)
                                .n_labels = s.added,
                                .describe = describe_run,
                                .describe_arg = &s,
-                               .scaling = scaling};
+                               .scaling = scaling,
+                               .brief = a.brief};
             /* --sample: the measurement carries the plate's section (the
              * report's, the JSON's, the exports'), with the ETA for the
              * workers advised; the hand-off is sized for its largest. */

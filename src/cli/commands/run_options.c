@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_export.h"
 
 static int opt_timeout(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
@@ -96,6 +97,15 @@ static const cli_option k_run[] = {
      CLI_COMPLETE_NONE, NULL},
     {"warmup", 0, "N", "first N items excluded from the timing (default 0)", cli_opt_int,
      CLI_FIELD(warmup), 0, INT32_MAX, CLI_COMPLETE_NONE, NULL},
+    {"runs", 0, "N",
+     "run each measured item N times (default 1; the warm-up items once): its time "
+     "is their mean, reported with its standard deviation, min and max, its peaks "
+     "their largest; a note names an item whose deviation is over 10 % of its mean",
+     cli_opt_int, CLI_FIELD(runs), 1, SPACRBENCH_RUNS_MAX, CLI_COMPLETE_NONE, NULL},
+    {"brief", 0, NULL,
+     "print one line instead of the report: the peak RSS (and the memory charged), "
+     "the time per item and the recommended workers",
+     cli_opt_flag, CLI_FIELD(brief), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"sample", 0, "K",
      "measure only K items chosen across the plate (by file size where every item "
      "names a file: the largest always, the smallest, even steps between; else "
@@ -163,6 +173,13 @@ static int check_run(cli_args *a, int argc, char **argv, int first_arg)
         return cli_usage_error("--scale-items", "needs --scale");
     if (a->scale_seconds_given && !scaling)
         return cli_usage_error("--scale-seconds", "needs --scale");
+    /* stdout holds one document: the line, or the JSON, or the settings. */
+    if (a->brief && (a->common.json || a->common.emit != CLI_EMIT_REPORT))
+        return cli_usage_error("--brief", "prints its line on stdout, where %s would go",
+                               a->common.json ? "--json's document" : "--emit's settings");
+    if (a->brief && cli_export_takes_stdout(&a->common))
+        return cli_usage_error("--brief", "prints its line on stdout, where the export to '-' "
+                                          "would go");
     return cli_slurm_check(&a->slurm, a->common.emit == CLI_EMIT_SLURM, a->items_file);
 }
 

@@ -109,6 +109,13 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
     } else if (cli_export_takes_stdout(c)) {
         if (!c->quiet) /* as next to --emit: the export written below is stdout's */
             fputs(human, stderr);
+    } else if (ctx->brief) { /* --json, --emit and exports to '-' are refused with it */
+        char *line = cli_brief_text(m, rec);
+        if (!line)
+            status = CLI_EXIT_ERROR;
+        else
+            cli_stdout_put(line, strlen(line));
+        free(line);
     } else
         cli_stdout_put(c->json ? json : human, strlen(c->json ? json : human));
     /* Said now, before a --report file or a plot: the report is lost. */

@@ -18,14 +18,15 @@ static int report_into(char *buf, size_t cap, const void *arg)
 }
 
 typedef struct line_args {
-    const spacrbench_item_record *record;
+    const spacrbench_measurement *m;
+    size_t index;
     const char *label;
 } line_args;
 
 static int line_into(char *buf, size_t cap, const void *arg)
 {
     const line_args *l = arg;
-    return spacrbench_format_item_line(l->record, l->label, buf, cap);
+    return spacrbench_measurement_format_item(l->m, l->index, l->label, buf, cap);
 }
 
 typedef struct plate_args {
@@ -44,6 +45,29 @@ static int scaling_into(char *buf, size_t cap, const void *arg)
     return spacrbench_format_scaling(arg, buf, cap);
 }
 
+typedef struct brief_args {
+    const spacrbench_measurement *m;
+    const spacrbench_recommendation *rec;
+} brief_args;
+
+static int brief_into(char *buf, size_t cap, const void *arg)
+{
+    const brief_args *b = arg;
+    return spacrbench_format_brief(b->m, b->rec, buf, cap);
+}
+
+char *cli_brief_text(const spacrbench_measurement *m, const spacrbench_recommendation *rec)
+{
+    sb_text t = {0};
+    brief_args ba = {m, rec};
+    sb_text_append(&t, brief_into, &ba);
+    sb_text_printf(&t, "\n");
+    char *text = sb_text_take(&t);
+    if (!text)
+        cli_error(CLI_EXIT_ERROR, "cannot format the line: %s", spacrbench_last_error_message());
+    return text;
+}
+
 char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                       const cli_context *ctx)
 {
@@ -57,15 +81,7 @@ char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommen
     spacrbench_plate_section plate = {.size = sizeof plate};
     int has_plate = spacrbench_measurement_plate(m, &plate) == 0;
     for (int64_t i = 0; !t.failed && i < f.record_count; i++) {
-        spacrbench_item_record r = {.size = sizeof r};
-        if (spacrbench_measurement_record(m, (size_t)i, &r) != 0)
-            continue;
-        /* A plate's item is named by its place in the plate, here as in
-         * the plate's section and the notes. */
-        spacrbench_plate_pick k = {.size = sizeof k};
-        if (has_plate && spacrbench_measurement_plate_pick(m, (size_t)i, &k) == 0)
-            r.index = k.index;
-        line_args la = {&r,
+        line_args la = {m, (size_t)i,
                         ctx->item_labels && (size_t)i < ctx->n_labels ? ctx->item_labels[i] : NULL};
         sb_text_append(&t, line_into, &la);
         sb_text_printf(&t, "\n");

@@ -1,5 +1,6 @@
 /* The human report: the library's report, then one line per item record
- * (spacrbench_format_item_line, which escapes control characters). */
+ * (spacrbench_measurement_format_item, which escapes control characters);
+ * and run --brief's one line (spacrbench_format_brief). */
 #ifndef SPACRBENCH_CLI_TEXT_H
 #define SPACRBENCH_CLI_TEXT_H
 
@@ -8,5 +9,7 @@
 /* malloc'd text, NULL on failure (message printed). */
 char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                       const cli_context *ctx);
+/* The one line of --brief, with its line break; NULL as above. */
+char *cli_brief_text(const spacrbench_measurement *m, const spacrbench_recommendation *rec);
 
 #endif

@@ -41,6 +41,8 @@ typedef struct cli_args {
     char **cmd; /* after "--" */
     size_t cmd_len;
     int64_t sample; /* --sample K: measure K items chosen across the plate; 0: all */
+    int64_t runs;   /* --runs N: timed runs of each measured item (default 1) */
+    int brief;      /* --brief: one line instead of the report */
     /* run --scale: worker counts (n_scale 0: none; scale_auto: from the
      * recommendation), items each copy runs, and the --plot file. */
     int64_t scale[CLI_SCALE_MAX];

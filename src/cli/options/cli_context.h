@@ -20,6 +20,7 @@ typedef struct cli_context {
     /* run --sample: the measurement the hand-off sizes from (the plate's
      * largest item); NULL: m. The plate's section is m's own. */
     const spacrbench_measurement *handoff;
+    int brief; /* run --brief: stdout gets one line (the report still goes to --report) */
 } cli_context;
 
 #endif

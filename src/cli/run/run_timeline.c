@@ -1,9 +1,109 @@
 /* The memory timeline of `spacrbench run`; see run_timeline.h. */
 #include "run_timeline.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The most processes of one run whose CPU is followed (a larger tree's
+ * others are not counted on the timeline; its figures are unaffected). */
+#define RUN_CPU_PROCS 4096
+
+struct run_cpu_proc {
+    pid_t pid;
+    int64_t ns; /* its runtime when last seen */
+};
+
+/* The text of /proc/PID/NAME into text (cap bytes): its length, -1 when
+ * the process is gone. */
+static ssize_t proc_text(pid_t pid, const char *name, char *text, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, text, cap - 1);
+    close(fd);
+    if (n > 0)
+        text[n] = '\0';
+    return n > 0 ? n : -1;
+}
+
+/* A process's runtime in ns: /proc/PID/schedstat's first figure (the
+ * scheduler's own account), else utime + stime of /proc/PID/stat in clock
+ * ticks; -1 when it is gone. */
+static int64_t runtime_ns(pid_t pid)
+{
+    char text[512];
+    long long ns;
+    if (proc_text(pid, "schedstat", text, sizeof text) > 0 && sscanf(text, "%lld", &ns) == 1 &&
+        ns >= 0)
+        return ns;
+    if (proc_text(pid, "stat", text, sizeof text) < 0)
+        return -1;
+    const char *p = strrchr(text, ')'); /* the name may hold spaces and parentheses */
+    unsigned long long utime, stime;
+    long tick = sysconf(_SC_CLK_TCK);
+    if (!p || tick <= 0 ||
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) !=
+            2)
+        return -1;
+    return (int64_t)((utime + stime) * (1000000000ULL / (unsigned long long)tick));
+}
+
+/* The current run's CPU seconds as last seen: every process keeps its
+ * last runtime (one that exited counts what it had used when last seen). */
+static double run_cpu_seen(const run_timeline *t)
+{
+    int64_t sum = 0;
+    for (size_t k = 0; k < t->n_procs; k++)
+        sum += t->procs[k].ns;
+    return (double)sum * 1e-9;
+}
+
+/* The same, after reading the runtime of the processes the sample listed. */
+static double run_cpu(run_timeline *t)
+{
+    const sb_supervisor *sup = t->sup;
+    for (size_t i = 0; i < sup->n_pids; i++) {
+        int64_t ns = runtime_ns(sup->pids[i]);
+        if (ns < 0)
+            continue;
+        size_t k = 0;
+        while (k < t->n_procs && t->procs[k].pid != sup->pids[i])
+            k++;
+        if (k == t->n_procs) {
+            if (k == t->cap_procs) {
+                size_t cap = t->cap_procs ? 2 * t->cap_procs : 16;
+                struct run_cpu_proc *grown =
+                    cap <= RUN_CPU_PROCS ? realloc(t->procs, cap * sizeof *grown) : NULL;
+                if (!grown)
+                    continue;
+                t->procs = grown;
+                t->cap_procs = cap;
+            }
+            t->procs[t->n_procs++] = (struct run_cpu_proc){sup->pids[i], 0};
+        }
+        if (ns > t->procs[k].ns)
+            t->procs[k].ns = ns;
+    }
+    return run_cpu_seen(t);
+}
+
+void run_timeline_run_done(run_timeline *t, double cpu_seconds)
+{
+    if (!t->m)
+        return;
+    double seen = run_cpu_seen(t);
+    /* wait4's figure covers what exited between samples; never less than
+     * the curve already showed. */
+    t->cpu_done += isnan(cpu_seconds) || cpu_seconds < seen ? seen : cpu_seconds;
+    t->n_procs = 0;
+}
 
 static void on_sample(void *arg, double now, int64_t rss_bytes, int64_t cgroup_bytes)
 {
@@ -11,7 +111,7 @@ static void on_sample(void *arg, double now, int64_t rss_bytes, int64_t cgroup_b
     if (t->broken)
         return;
     spacrbench_timeline_point p = {sizeof p, now - t->origin, rss_bytes, cgroup_bytes};
-    if (spacrbench_measurement_timeline_add_sample(t->m, &p) != 0) {
+    if (spacrbench_measurement_timeline_add_sample_cpu(t->m, &p, t->cpu_done + run_cpu(t)) != 0) {
         t->broken = 1;
         return;
     }
@@ -40,20 +140,20 @@ void run_timeline_begin(run_timeline *t, spacrbench_measurement *m, sb_superviso
     sup->cfg.sample_arg = t;
 }
 
-void run_timeline_mark(run_timeline *t, size_t record, const run_outcome *o)
+void run_timeline_mark(run_timeline *t, size_t record, double started_at, double seconds)
 {
     if (!t->m || t->broken)
         return;
     spacrbench_item_record rec = {.size = sizeof rec};
     if (spacrbench_measurement_record(t->m, record, &rec) == 0) {
-        double start = o->group.started_at - t->origin;
+        double start = started_at - t->origin;
         /* No sample of the peak's figure inside the item (shorter than one
          * period): NaN lets the library mark it at the item's end. */
         spacrbench_timeline_item it = {.size = sizeof it,
                                        .index = (int64_t)record,
                                        .is_warmup = rec.is_warmup,
                                        .start_seconds = start,
-                                       .end_seconds = start + o->group.seconds,
+                                       .end_seconds = start + seconds,
                                        .peak_rss_bytes = rec.peak_rss_bytes,
                                        .peak_seconds = t->best >= 0 ? t->best_at : NAN};
         if (spacrbench_measurement_timeline_add_item(t->m, &it) != 0)
@@ -68,6 +168,9 @@ void run_timeline_end(run_timeline *t)
         return;
     t->sup->cfg.on_sample = NULL;
     t->sup->cfg.sample_arg = NULL;
+    free(t->procs);
+    t->procs = NULL;
+    t->n_procs = t->cap_procs = 0;
     if (t->broken)
         spacrbench_measurement_add_note(t->m, "the memory timeline stops early: a sample or "
                                               "an item mark could not be added");

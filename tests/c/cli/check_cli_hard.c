@@ -262,6 +262,7 @@ static void run_with_stdout(char *const argv[], enum stdout_kind kind, cli_resul
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     r->exited = WIFEXITED(status);
     r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
+    r->raw = NULL;
     r->out = strdup("");
     r->err = cli_read_file(err_path);
     unlink(err_path);

@@ -88,7 +88,8 @@ static void run_with(char *const argv[], const run_how *how, cli_result *r)
     close(err);
     r->exited = WIFEXITED(status);
     r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
-    r->out = cli_read_file(out_path);
+    r->raw = cli_read_file(out_path);
+    r->out = r->raw ? cli_unwrap(r->raw) : NULL;
     r->err = cli_read_file(err_path);
     unlink(out_path);
     unlink(err_path);
@@ -334,7 +335,7 @@ START_TEST(report_falls_back_to_writing_in_place)
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     char *text = cli_read_file(path);
     ck_assert_ptr_nonnull(text);
-    ck_assert_str_eq(text, r.out); /* the whole report, nothing of the old one */
+    ck_assert_str_eq(text, r.raw); /* the whole report, nothing of the old one */
     free(text);
     cli_result_free(&r);
 

@@ -24,7 +24,7 @@ static char *help_of(const char *a1, const char *a2)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "%s %s: exit %d: %s", a1, a2 ? a2 : "", r.code, r.err);
-    char *out = strdup(r.out);
+    char *out = strdup(r.raw);
     cli_result_free(&r);
     return out;
 }
@@ -59,7 +59,7 @@ static char *generated(const char *what)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "--generate %s: exit %d: %s", what, r.code, r.err);
-    char *out = strdup(r.out);
+    char *out = strdup(r.raw);
     cli_result_free(&r);
     return out;
 }
@@ -199,9 +199,9 @@ START_TEST(fixed_values_complete_in_bash)
                 cli_run(argv, NULL, &r);
                 char want[256];
                 snprintf(want, sizeof want, "%s ", o->choices);
-                ck_assert_msg(r.exited && r.code == 0 && strcmp(r.out, want) == 0,
+                ck_assert_msg(r.exited && r.code == 0 && strcmp(r.raw, want) == 0,
                               "spacrbench %s --%s <TAB>: exit %d, '%s' (wanted '%s'): %s",
-                              c->name ? c->name : "", o->name, r.code, r.out, want, r.err);
+                              c->name ? c->name : "", o->name, r.code, r.raw, want, r.err);
                 cli_result_free(&r);
                 completed++;
                 scale_auto |= c->name && strcmp(c->name, "run") == 0 &&
@@ -384,8 +384,8 @@ START_TEST(interval_reaches_the_sampler)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    const char *at = strstr(r.out, "\"sample_interval_us\":");
-    ck_assert_msg(at != NULL, "%s", r.out);
+    const char *at = strstr(r.raw, "\"sample_interval_us\":");
+    ck_assert_msg(at != NULL, "%s", r.raw);
     /* 20000 where a sampler ran; 0 where the peak is the kernel's exact
      * high-water mark and no GPU was sampled (Linux without --gpu). */
     long us = strtol(at + strlen("\"sample_interval_us\":"), NULL, 10);

@@ -224,7 +224,7 @@ START_TEST(the_json_and_the_exports_carry_the_plate)
     ck_assert_ptr_nonnull(strstr(text, "\nPredicted largest: **0.1"));
     free(text);
     text = cli_read_file(csv);
-    ck_assert_ptr_nonnull(strstr(text, ",cpu_seconds,plate_index,plate_key,plate_why\r\n"));
+    ck_assert_ptr_nonnull(strstr(text, ",seconds_max,plate_index,plate_key,plate_why\r\n"));
     ck_assert_ptr_nonnull(strstr(text, ",6,122922,largest_key\r\n"));
     free(text);
     remove_plate(dir);

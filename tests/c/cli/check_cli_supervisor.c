@@ -166,8 +166,10 @@ START_TEST(a_command_that_is_not_executable_exits_126)
 }
 END_TEST
 
-/* The report carries both figures and says which one the advice uses; the
- * hand-off says which one --mem / memory_limit comes from. */
+/* The report carries both figures, each named for what it is, and says
+ * in one line which one the advice divides by; the JSON has them under
+ * their own names, per item and for the run; the hand-off says which one
+ * --mem / memory_limit comes from. */
 START_TEST(both_memory_figures_are_reported)
 {
     char *const argv[] = {
@@ -176,21 +178,41 @@ START_TEST(both_memory_figures_are_reported)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_msg(strstr(r.out, "the tree's RSS peak") != NULL, "%s", r.out);
-    ck_assert_msg(strstr(r.out, "the advice uses the") != NULL, "%s", r.out);
     char *json = cli_temp_file(r.out);
+    char *head = cli_json_eval(json, "\"\\n  peak RSS            \" in d['report'] and "
+                                     "\"the process tree's RSS, as GNU time\" in d['report']");
+    char *charged = cli_json_eval(json, "'\\n  memory charged      ' in d['report'] and "
+                                        "'\\n  advice divides by   the charge: ' in d['report']");
     char *uses = cli_json_eval(json, "d['memory_figures']['advice_uses']");
-    char *rss = cli_json_eval(json, "d['memory_figures']['tree_rss_peak_bytes'] > 0");
-    char *charge = cli_json_eval(json, "d['memory_figures']['cgroup_charge_bytes'] is None");
-    int cgroup = strstr(r.out, "memory cgroup of its own") != NULL;
+    char *rss = cli_json_eval(json, "d['memory_figures']['tree_rss_peak_bytes'] > 0 and "
+                                    "d['memory_figures']['tree_rss_peak_bytes'] == "
+                                    "d['measurement']['tree_rss_peak_bytes'] == "
+                                    "d['measurement']['records'][0]['tree_rss_peak_bytes']");
+    char *charge = cli_json_eval(json, "d['measurement']['cgroup_charge_bytes'] is None");
+    /* The figure the advice divides by is the record's peak: the charge
+     * with a cgroup, the tree's RSS peak without. */
+    char *same = cli_json_eval(json, "(lambda r: r['peak_rss_bytes'] == (r['cgroup_charge_bytes'] "
+                                     "if r['cgroup_charge_bytes'] is not None else "
+                                     "r['tree_rss_peak_bytes']))(d['measurement']['records'][0])");
+    char *cgroup = cli_json_eval(json, "d['measurement']['peak_method'] == 'cgroup'");
     if (uses) {
-        ck_assert_str_eq(uses, cgroup ? "cgroup_charge" : "tree_rss_peak");
+        int with = strcmp(cgroup, "True") == 0;
+        ck_assert_str_eq(head, "True");
+        ck_assert_str_eq(charged, with ? "True" : "False");
+        ck_assert_str_eq(uses, with ? "cgroup_charge" : "tree_rss_peak");
         ck_assert_str_eq(rss, "True");
-        ck_assert_str_eq(charge, cgroup ? "False" : "True");
+        ck_assert_str_eq(charge, with ? "False" : "True");
+        ck_assert_str_eq(same, "True");
+        if (_i)
+            ck_assert_int_eq(with, 0);
     }
+    free(head);
+    free(charged);
     free(uses);
     free(rss);
     free(charge);
+    free(same);
+    free(cgroup);
     unlink(json);
     free(json);
     cli_result_free(&r);

@@ -1,5 +1,6 @@
 /* See cli_test_support.h. */
 #include "cli_test_support.h"
+#include "sb_test_text.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -50,6 +51,13 @@ char *cli_temp_file(const char *text)
     return path;
 }
 
+char *cli_unwrap(const char *text)
+{
+    char *out = sb_test_unwrap(text);
+    ck_assert_ptr_nonnull(out);
+    return out;
+}
+
 void cli_run(char *const argv[], const char *stdin_path, cli_result *r)
 {
     char out_path[] = "/tmp/spacrbench-cli-out-XXXXXX";
@@ -73,7 +81,8 @@ void cli_run(char *const argv[], const char *stdin_path, cli_result *r)
     close(err);
     r->exited = WIFEXITED(status);
     r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
-    r->out = cli_read_file(out_path);
+    r->raw = cli_read_file(out_path);
+    r->out = r->raw ? cli_unwrap(r->raw) : NULL;
     r->err = cli_read_file(err_path);
     unlink(out_path);
     unlink(err_path);
@@ -84,6 +93,7 @@ void cli_run(char *const argv[], const char *stdin_path, cli_result *r)
 
 void cli_result_free(cli_result *r)
 {
+    free(r->raw);
     free(r->out);
     free(r->err);
     memset(r, 0, sizeof *r);

@@ -9,7 +9,9 @@
 typedef struct cli_result {
     int exited; /* 1 when it exited (status in code) */
     int code;   /* exit status, or the signal that killed it */
-    char *out;  /* stdout, NUL-terminated */
+    char *out;  /* stdout, NUL-terminated, the report's wrapped lines joined
+                   (cli_unwrap): what a test looks for in a sentence */
+    char *raw;  /* stdout as written */
     char *err;  /* stderr, NUL-terminated */
 } cli_result;
 
@@ -17,6 +19,10 @@ typedef struct cli_result {
  * Aborts the test on failure to start. */
 void cli_run(char *const argv[], const char *stdin_path, cli_result *r);
 void cli_result_free(cli_result *r);
+/* text with each report line the command wrapped at 79 columns joined
+ * again: "\n" and the 22 spaces of the value column become one space
+ * (malloc'd). */
+char *cli_unwrap(const char *text);
 
 /* Write text into a new temporary file; returns its malloc'd path. */
 char *cli_temp_file(const char *text);

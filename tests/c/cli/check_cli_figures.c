@@ -1,0 +1,201 @@
+/* What `spacrbench run` answers a user who checks it against GNU time and
+ * hyperfine (issue 35), the real binary on real commands: both memory
+ * figures in the report and the JSON, every report line in 79 columns,
+ * --runs (each item N times: the mean, the spread, the runs kept),
+ * --brief (one line), and the CPU the items used on the timeline. With a
+ * cgroup of its own (_i == 0) and without (--no-cgroup). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_test_support.h"
+#include "sb_test_text.h"
+
+/* The Python expression over the document d at json is True. */
+static void expect(const char *json, const char *expr)
+{
+    char *v = cli_json_eval(json, expr);
+    ck_assert_msg(v != NULL, "JSON query failed: %s", expr);
+    ck_assert_msg(strcmp(v, "True") == 0, "%s is %s", expr, v);
+    free(v);
+}
+
+/* Every line of the report as printed fits 79 columns, the reason's (one
+ * line, spaCR's sentence whole) aside. */
+static void report_fits(const char *raw)
+{
+    static const char *const k_reason[] = {"    because ", NULL};
+    size_t n = 0;
+    const char *wide = sb_test_wide_line(raw, 79, k_reason, &n);
+    ck_assert_msg(!wide, "%zu columns: %.*s", wide ? sb_test_columns(wide, n) : 0, (int)n,
+                  wide ? wide : "");
+}
+
+/* Three items touching 16 MiB for 40 ms, the first a warm-up, each other
+ * run three times: the warm-up once, the others' records their runs' mean
+ * and largest peaks, the runs kept; the report in 79 columns with both
+ * figures where there are two. */
+START_TEST(runs_repeat_each_measured_item)
+{
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--quiet",
+                          "--warmup",
+                          "1",
+                          "--runs",
+                          "3",
+                          "--report",
+                          NULL, /* the JSON, below */
+                          _i ? "--no-cgroup" : "--quiet",
+                          "40",
+                          "40",
+                          "40",
+                          "--",
+                          HELPER_ALLOC_TOUCH,
+                          "16",
+                          "{}",
+                          NULL};
+    char json[] = "/tmp/spacrbench-figures-XXXXXX.json";
+    int fd = mkstemps(json, 5);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ((char **)argv)[8] = json;
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    report_fits(r.raw);
+    ck_assert_ptr_nonnull(strstr(r.out, "\n  runs                6 timed, "));
+    ck_assert_ptr_nonnull(strstr(r.out, "mean of 3 runs \xc2\xb1 "));
+    ck_assert_ptr_nonnull(strstr(r.out, "each measured item ran 3 times (--runs; the warm-up "
+                                        "items once)"));
+    int charged = strstr(r.out, "\n  memory charged      ") != NULL;
+    ck_assert_int_eq(charged, strstr(r.out, "\n  advice divides by   the charge: ") != NULL);
+    if (_i)
+        ck_assert_int_eq(charged, 0);
+    cli_result_free(&r);
+    if (!cli_have_python()) {
+        unlink(json);
+        return;
+    }
+    expect(json, "[x['runs'] for x in d['measurement']['records']] == [1, 3, 3]");
+    expect(json, "d['measurement']['records'][0]['run_records'] == []");
+    expect(json, "all(len(x['run_records']) == 3 for x in d['measurement']['records'][1:])");
+    expect(json, "all(abs(x['seconds'] - sum(u['seconds'] for u in x['run_records']) / 3) < 1e-9 "
+                 "for x in d['measurement']['records'][1:])");
+    expect(json, "all(x['peak_rss_bytes'] == max(u['peak_rss_bytes'] for u in x['run_records']) "
+                 "for x in d['measurement']['records'][1:])");
+    expect(json, "all(u['seconds'] >= 0.04 and u['peak_rss_bytes'] >= 16 << 20 for x in "
+                 "d['measurement']['records'][1:] for u in x['run_records'])");
+    expect(json, "all(x['seconds_min'] <= x['seconds'] <= x['seconds_max'] and "
+                 "x['seconds_stddev'] >= 0 for x in d['measurement']['records'][1:])");
+    expect(json, "d['measurement']['runs'] == 6 and d['measurement']['seconds_stddev'] >= 0");
+    /* The figure the advice divides by is the record's peak: the charge
+     * with a cgroup, else the tree's RSS peak; both named in the JSON. */
+    expect(json,
+           "all(x['peak_rss_bytes'] == (x['cgroup_charge_bytes'] if x['cgroup_charge_bytes']"
+           " is not None else x['tree_rss_peak_bytes']) for x in d['measurement']['records'])");
+    expect(json, "(d['measurement']['cgroup_charge_bytes'] is None) == "
+                 "(d['measurement']['peak_method'] != 'cgroup')");
+    /* The timeline marks each item across all its runs. */
+    expect(json, "all(i['end_seconds'] - i['start_seconds'] >= 3 * 0.04 for i in "
+                 "d['measurement']['timeline']['items'][1:])");
+    unlink(json);
+}
+END_TEST
+
+/* --brief: the one line, and nothing else on stdout; refused with what
+ * else would want stdout. */
+START_TEST(brief_answers_in_one_line)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "run",  "--brief", "--runs", "2", "a", "b",
+                          "--",           "true", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    size_t n = strlen(r.raw);
+    ck_assert_msg(n > 1 && strchr(r.raw, '\n') == r.raw + n - 1, "not one line: %s", r.raw);
+    ck_assert_msg(strncmp(r.raw, "peak RSS ", 9) == 0 && strstr(r.raw, " s per item, ") &&
+                      (strstr(r.raw, " worker\n") || strstr(r.raw, " workers\n")),
+                  "%s", r.raw);
+    ck_assert_uint_le(sb_test_columns(r.raw, n - 1), 79);
+    cli_result_free(&r);
+    char *const with_json[] = {SPACRBENCH_CLI, "run", "--brief", "--json", "a", "--", "true", NULL};
+    cli_run(with_json, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d", r.code);
+    ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: --brief: prints its line on stdout"));
+    cli_result_free(&r);
+}
+END_TEST
+
+/* A shell spinning for a while: its tree's CPU is on the timeline, never
+ * falling, near what wait4 says it used by the last sample. */
+START_TEST(the_timeline_carries_the_cpu_used)
+{
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          "--quiet",
+                          _i ? "--no-cgroup" : "--quiet",
+                          "x",
+                          "--",
+                          "sh",
+                          "-c",
+                          "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done",
+                          NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    char *json = cli_temp_file(r.out);
+    cli_result_free(&r);
+    if (!cli_have_python()) {
+        unlink(json);
+        free(json);
+        return;
+    }
+    char *busy = cli_json_eval(json, "'%.3f s of CPU in %.3f s, %d points' % "
+                                     "(d['measurement']['records'][0]['cpu_seconds'], "
+                                     "d['measurement']['records'][0]['seconds'], "
+                                     "len(d['measurement']['timeline']['points']))");
+    printf("spinning shell%s: %s\n", _i ? " (no cgroup)" : "", busy);
+    free(busy);
+    /* The spin takes well over 100 ms of CPU, sampled at least twice. */
+    expect(json, "d['measurement']['records'][0]['cpu_seconds'] > 0.1 and len([p for p in "
+                 "d['measurement']['timeline']['points'] if p['cpu_seconds'] is not None]) >= 2");
+    expect(json, "(lambda c: all(a <= b for a, b in zip(c, c[1:])))([p['cpu_seconds'] for p in "
+                 "d['measurement']['timeline']['points'] if p['cpu_seconds'] is not None])");
+    /* What the last sample saw, against wait4's figure for the whole item:
+     * never more, and at least half of the share of the item's time that
+     * had passed by then (a spin uses its CPU evenly; the samples may be
+     * spaced out on a busy machine, to keep within their budget). */
+    expect(json, "(lambda m: (lambda last, it, cpu: 0.5 * cpu * (last['seconds'] - "
+                 "it['start_seconds']) / (it['end_seconds'] - it['start_seconds']) <= "
+                 "last['cpu_seconds'] <= cpu * 1.05 + 0.02)([p for p in m['timeline']['points'] if "
+                 "p['cpu_seconds'] is not None][-1], m['timeline']['items'][0], "
+                 "m['records'][0]['cpu_seconds']))(d['measurement'])");
+    unlink(json);
+    free(json);
+}
+END_TEST
+
+static Suite *figures_suite(void)
+{
+    Suite *s = suite_create("run figures");
+    TCase *c = tcase_create("command");
+    tcase_set_timeout(c, 120);
+    tcase_add_loop_test(c, runs_repeat_each_measured_item, 0, 2);
+    tcase_add_test(c, brief_answers_in_one_line);
+    tcase_add_loop_test(c, the_timeline_carries_the_cpu_used, 0, 2);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(figures_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
