@@ -431,7 +431,10 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
         for (int d = 0; d < n_differ; d++) {
             size_t used = strlen(which);
             snprintf(which + used, sizeof which - used, "%s%s",
-                     d == 0 ? "" : d == n_differ - 1 ? " and " : ", ", differ[d]);
+                     d == 0              ? ""
+                     : d == n_differ - 1 ? " and "
+                                         : ", ",
+                     differ[d]);
         }
         rc = refuse(&j, which, n_differ);
     }
