@@ -13,6 +13,7 @@
 #include "field_gpu.h"
 #include "field_gpu_layout.h"
 #include "field_workload.h"
+#include "run_plot.h"
 
 typedef struct field_item {
     field_params params;
@@ -215,6 +216,8 @@ int demo_main(int argc, char **argv)
     cli_args_free(&a); /* the demo takes no items */
     if (rc != CLI_EXIT_OK || a.done)
         return rc;
+    if (a.plot_path && (rc = run_plot_ready(0)) != CLI_EXIT_OK)
+        return rc; /* before the run, not after it */
     char why[512];
     /* Before any CUDA context: a machine without a device stays untouched. */
     if (a.gpu && field_gpu_check(why, sizeof why) != 0)

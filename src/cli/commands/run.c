@@ -528,6 +528,8 @@ int run_main(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.args = &a;
     int status = cli_args_parse(&a, argc, argv);
+    if (status == CLI_EXIT_OK && !a.done && a.plot_path)
+        status = run_plot_ready(0);
     if (status == CLI_EXIT_OK && !a.done)
         status = item_list_load(&a, &s.items);
     cli_slurm_job job = {0};

@@ -22,13 +22,15 @@ static int spawn_wait(char *const argv[], int stdout_is_output)
     return sb_child_run(argv, stdout_is_output);
 }
 
-/* 0 when python can import the spacrbench package (found, not imported:
- * find_spec does not run it), else an exit code after the message. */
+/* 0 when python can import the spacrbench package and matplotlib (found,
+ * not imported: find_spec does not run them), else an exit code after the
+ * message. */
 static int check_python(const char *python, int stdout_is_output)
 {
     char *const argv[] = {(char *)python, "-c",
-                          "import importlib.util, sys; "
-                          "sys.exit(0 if importlib.util.find_spec('spacrbench') else 4)",
+                          "import importlib.util as u, sys; "
+                          "sys.exit(4 if not u.find_spec('spacrbench') else "
+                          "5 if not u.find_spec('matplotlib') else 0)",
                           NULL};
     int st = spawn_wait(argv, stdout_is_output);
     if (st == 0)
@@ -41,6 +43,12 @@ static int check_python(const char *python, int stdout_is_output)
     if (st == 4)
         return cli_error(CLI_EXIT_ERROR,
                          "--plot needs the spacrbench package in '%s'; install it:\n"
+                         "  " CLI_PLOT_INSTALL "\n"
+                         "  or name a Python that has it in SPACRBENCH_PYTHON",
+                         python);
+    if (st == 5)
+        return cli_error(CLI_EXIT_ERROR,
+                         "--plot needs matplotlib in '%s'; install it:\n"
                          "  " CLI_PLOT_INSTALL "\n"
                          "  or name a Python that has it in SPACRBENCH_PYTHON",
                          python);
@@ -76,12 +84,21 @@ static int write_json(const spacrbench_scale_result *r, const char *given, char 
     return ok ? 0 : -1;
 }
 
+static const char *plot_python(void)
+{
+    const char *python = getenv("SPACRBENCH_PYTHON");
+    return python && *python ? python : "python3";
+}
+
+int run_plot_ready(int stdout_is_output)
+{
+    return check_python(plot_python(), stdout_is_output) != 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
 static int plot(const spacrbench_scale_result *r, const char *json, const char *path,
                 int stdout_is_output)
 {
-    const char *python = getenv("SPACRBENCH_PYTHON");
-    if (!python || !*python)
-        python = "python3";
+    const char *python = plot_python();
     if (check_python(python, stdout_is_output) != 0)
         return CLI_EXIT_ERROR;
     char tmp[4096];

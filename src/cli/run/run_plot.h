@@ -7,6 +7,11 @@
 
 #include "spacrbench.h"
 
+/* CLI_EXIT_OK when the Python that draws (the same) has the spacrbench
+ * package and matplotlib: asked before anything runs, so a run is never
+ * lost to a plot that cannot be drawn. Else CLI_EXIT_ERROR after the
+ * message. */
+int run_plot_ready(int stdout_is_output);
 /* CLI_EXIT_OK when FILE was written; otherwise CLI_EXIT_ERROR after one
  * line on stderr naming what is missing and how to get it. */
 int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output);
