@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from ._timeline import Timeline
 
 _MIB = 2**20
+#: Neighbouring items' shading on the timeline: two colours a reader tells
+#: apart at a glance (pale blue, pale sand); the warm-up is grey.
+_SHADES = ("#c6dbef", "#f6e3b4")
 #: Characters a title line may hold: one of the two panels side by side,
 #: and a panel as wide as the figure (9 in at matplotlib's 12 pt title).
 HALF_WIDTH, FULL_WIDTH = 38, 78
@@ -109,7 +112,7 @@ def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
         raise SpacrbenchValueError("Measurement.plot(): the measurement has no per-item records "
                                    "(benchmark() keeps them; a hand-made one may not)")
     timeline = getattr(m, "timeline", None)
-    figure = _figure_class()(figsize=(9, 7.2 if timeline is not None else 3.6))
+    figure = _figure_class()(figsize=(9, 8 if timeline is not None else 3.6))
     if timeline is not None:
         grid = figure.add_gridspec(2, 2)
         times, peaks = figure.add_subplot(grid[0, 0]), figure.add_subplot(grid[0, 1])
@@ -139,10 +142,12 @@ def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int,
     cgroup's usage too (charged: the marks are the charge), and, where the
     points carry it, CPU % of one core on a second axis, as psrecord draws
     it."""
-    for n, item in enumerate(timeline.items):
-        colour = "0.85" if item.is_warmup else ("C0" if n % 2 == 0 else "C9")
+    measured = 0
+    for item in timeline.items:  # neighbours told apart: blue, then sand
+        colour = "0.85" if item.is_warmup else _SHADES[measured % 2]
+        measured += 0 if item.is_warmup else 1
         axes.axvspan(item.start_seconds, item.end_seconds, color=colour,
-                     alpha=0.6 if item.is_warmup else 0.12, linewidth=0)
+                     alpha=0.6 if item.is_warmup else 0.5, linewidth=0)
     sampled = [p for p in timeline.points if p.rss_bytes is not None]
     cgroup = [p for p in timeline.points if p.cgroup_bytes is not None]
     axes.plot([p.seconds for p in sampled], [(p.rss_bytes or 0) / _MIB for p in sampled],
@@ -162,8 +167,12 @@ def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int,
     axes.set_xlabel("seconds since the run began (shaded: items" +
                     ("; grey: warm-up)" if warm else ")"))
     axes.set_ylabel("MiB")
-    title = (f"memory over time: {counted(timeline.samples, 'sample')} every "
-             f"{timeline.interval_us / 1000:g} ms")
+    title = f"memory over time: {counted(timeline.samples, 'sample')}"
+    gap, planned = timeline.sample_gap_ms(), timeline.interval_us / 1000
+    if gap is None or abs(gap - planned) <= 0.2 * planned:
+        title += f" every {planned:g} ms"
+    else:  # stretched to keep the sampler within its CPU budget
+        title += f" {gap:.2g} ms apart (median; {planned:g} ms planned)"
     if timeline.downsampled:  # its own line: one line was cut off at the right edge
         title += (f"\ndownsampled to {counted(len(timeline.points), 'point')}, each the "
                   f"highest of {timeline.stride} samples")
@@ -178,4 +187,6 @@ def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int,
         right.set_ylim(bottom=0)
         more, names = right.get_legend_handles_labels()
         handles, labels = handles + more, labels + names
-    axes.legend(handles, labels, loc="upper left", fontsize=8)
+    # Below the panel: inside, it covered the first item's curve and peak.
+    axes.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3,
+                fontsize=8, frameon=False)

@@ -12,7 +12,7 @@ import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
-from ._convert import PEAK_METHODS
+from ._convert import PEAK_METHODS, format_bytes
 from ._extras import PLOT_INSTALL
 from ._results import _cut
 from ._words import counted
@@ -90,10 +90,19 @@ class ScaleResult:
             raise ImportError(
                 f"ScaleResult.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
         ok = [p for p in self.points if p.items_per_second is not None]
-        fig = Figure(figsize=(9, 3.6))
+        fig = Figure(figsize=(9, 3.8))
         ax, mem = fig.subplots(1, 2)
         ks = [p.workers for p in ok]
         ax.plot(ks, [p.items_per_second for p in ok], "o-", label="measured")
+        spread = [p for p in ok if p.repeats > 1 and p.items_per_second_min is not None
+                  and p.items_per_second_max is not None]
+        if spread:  # the repeats' range, as the table's spread column
+            ax.errorbar([p.workers for p in spread], [p.items_per_second for p in spread],
+                        yerr=[[(p.items_per_second or 0) - (p.items_per_second_min or 0)
+                               for p in spread],
+                              [(p.items_per_second_max or 0) - (p.items_per_second or 0)
+                               for p in spread]],
+                        fmt="none", ecolor="C0", capsize=4, label="repeats: slowest to fastest")
         one = next((p for p in ok if p.workers == 1), None)
         if one is not None and one.items_per_second is not None:
             base = one.items_per_second
@@ -105,23 +114,31 @@ class ScaleResult:
         ax.set_xlabel("workers")
         ax.set_ylabel("items/s")
         ax.set_title("throughput")
-        ax.legend()
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8, loc="best")
         measured = [p for p in self.points if p.peak_bytes is not None]
         mem.plot([p.workers for p in measured],
                  [(p.peak_bytes or 0) / 2**20 for p in measured], "s-", color="C1")
         budget = self.memory_budget_bytes
         highest = max((p.peak_bytes or 0 for p in measured), default=0)
-        if budget is not None and highest > 0 and budget > _BUDGET_ON_SCALE * highest:
-            # A line far above the peaks would flatten them: named, not drawn.
-            mem.annotate(f"budget {budget / 2**20:,.0f} MiB (above the scale)",
-                         xy=(0.98, 0.96), xycoords="axes fraction", ha="right", va="top",
-                         fontsize=8, color="C3")
-        elif budget is not None:
-            mem.axhline(budget / 2**20, color="C3", linestyle="--", label="budget")
-            mem.legend()
+        title = f"group peak ({self.peak_method})"
+        # The budget as the table writes it (the library's sizes).
+        words = None if budget is None else f"budget {format_bytes(budget)}"
+        if words and highest > 0 and budget is not None and \
+                budget > _BUDGET_ON_SCALE * highest:
+            # A line far above the peaks would flatten them: named under
+            # the title, where no marker can sit under it, not drawn.
+            title += f"\n{words} (above the scale)"
+        elif words and budget is not None:
+            mem.axhline(budget / 2**20, color="C3", linestyle="--", label=words)
+            mem.legend(fontsize=8, loc="best")
         mem.set_xlabel("workers")
         mem.set_ylabel("MiB")
-        mem.set_title(f"group peak ({self.peak_method})")
+        mem.set_ylim(bottom=0)
+        mem.set_title(title)
+        locator = importlib.import_module("matplotlib.ticker").MaxNLocator
+        for axes in (ax, mem):  # worker counts are whole: no tick at 1.5
+            axes.xaxis.set_major_locator(locator(integer=True))
         from ._plot import wrapped
 
         fig.suptitle(wrapped(self.reason, 150), fontsize=8)  # whole, never cut off

@@ -78,6 +78,17 @@ class Timeline:
             previous = p
         return tuple(out)
 
+    def sample_gap_ms(self) -> Optional[float]:
+        """The median time between two samples, in ms, from the points
+        (each stands for ``stride`` samples); None below two points. The
+        samplers stretch their interval to stay within their CPU budget, so
+        this is what the run really had, not ``interval_us``."""
+        gaps = sorted(b.seconds - a.seconds for a, b in zip(self.points, self.points[1:])
+                      if b.seconds > a.seconds)
+        if not gaps:
+            return None
+        return 1000.0 * gaps[len(gaps) // 2] / max(1, self.stride)
+
     @property
     def downsampled(self) -> bool:
         """True when each point stands for more than one sample."""

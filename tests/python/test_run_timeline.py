@@ -77,7 +77,7 @@ def test_plot_draws_a_run_documents_timeline(tmp_path: Path, no_cgroup: bool) ->
     out = tmp_path / "run.png"
     figure = m.plot(str(out))
     dpi = figure.get_dpi()
-    assert _png_size(out) == (round(9 * dpi), round(7.2 * dpi))
+    assert _png_size(out) == (round(9 * dpi), round(8 * dpi))
     over_time = figure.get_axes()[2]
     assert "memory over time" in over_time.get_title()
     lines = {line.get_label(): line for line in over_time.get_lines()}
@@ -101,4 +101,4 @@ def test_run_plot_draws_the_timeline(tmp_path: Path) -> None:
         return
     assert run.returncode == 0, run.stderr
     _timeline(json.loads(run.stdout))
-    assert _png_size(out) == (900, 720)  # the timeline's taller figure at 100 dpi
+    assert _png_size(out) == (900, 800)  # the timeline's taller figure at 100 dpi

@@ -163,7 +163,32 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     fig = r.plot(str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     mem = fig.get_axes()[1]
-    assert [ln.get_label() for ln in mem.get_lines()][-1] == "budget"  # 4 MiB: on the scale
+    # 4 MiB: on the scale, in the table's words (the library's sizes).
+    assert [ln.get_label() for ln in mem.get_lines()][-1] == "budget 4.0 MiB"
+    assert "budget 4.0 MiB" in r.table.replace("memory budget       ", "budget ")
+
+
+def test_plot_draws_whole_worker_counts_and_the_repeats_spread() -> None:
+    """Worker counts are whole (no tick at 1.5), and each count's repeats
+    are drawn as a bar from the slowest to the fastest, as the table's
+    spread column says."""
+    pytest.importorskip("matplotlib")
+    r = result_from_points([{"workers": 1, "items": 5, "seconds": 1.0, "peak_bytes": 2**20,
+                             "repeats": 3, "items_per_second_min": 4.5,
+                             "items_per_second_max": 5.5},
+                            {"workers": 2, "items": 9, "seconds": 1.0, "peak_bytes": 2**21,
+                             "repeats": 3, "items_per_second_min": 8.0,
+                             "items_per_second_max": 9.5}],
+                           budget_bytes=2**22)
+    fig = r.plot()
+    for axes in fig.get_axes():
+        ticks = [t for t in axes.get_xticks() if axes.get_xlim()[0] <= t <= axes.get_xlim()[1]]
+        assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    throughput = fig.get_axes()[0]
+    bars = [c for c in throughput.containers if c.get_label().startswith("repeats")]
+    assert len(bars) == 1
+    segments = bars[0].lines[2][0].get_segments()
+    assert [tuple(s[:, 1]) for s in segments] == [(4.5, 5.5), (8.0, 9.5)]
 
 
 def test_a_budget_far_above_the_peaks_is_named_not_drawn() -> None:
@@ -173,9 +198,13 @@ def test_a_budget_far_above_the_peaks_is_named_not_drawn() -> None:
                             {"workers": 2, "items": 9, "seconds": 1.0, "peak_bytes": 2**21}],
                            budget_bytes=20 * 2**30)
     mem = r.plot().get_axes()[1]
-    assert "budget" not in [ln.get_label() for ln in mem.get_lines()]
+    assert not [ln for ln in mem.get_lines() if ln.get_label().startswith("budget")]
     assert mem.get_ylim()[1] < 10  # MiB: the peaks fill the panel
-    assert [t.get_text() for t in mem.texts] == ["budget 20,480 MiB (above the scale)"]
+    # Named under the panel's title, where no marker can sit under it, in
+    # the table's words.
+    assert mem.get_title().splitlines()[1] == "budget 20.00 GiB (above the scale)"
+    assert "memory budget       20.00 GiB" in r.table
+    assert not mem.texts
 
 
 @pytest.mark.parametrize("kwargs, exc, words", [

@@ -153,7 +153,7 @@ def test_plot_draws_the_timeline(tmp_path: Path) -> None:
     figure = m.plot(str(out))
     width, height = _png_size(out)
     dpi = figure.get_dpi()
-    assert (width, height) == (round(9 * dpi), round(7.2 * dpi))
+    assert (width, height) == (round(9 * dpi), round(8 * dpi))
     axes = figure.get_axes()
     # time per item, peak per item, memory over time, and the CPU % axis
     # of the timeline, whose points carry the CPU the process used.
@@ -187,7 +187,7 @@ def test_command_plots_the_serial_run(tmp_path: Path) -> None:
     assert 0 < len(tl["points"]) <= tl["max_points"] == MAX_POINTS
     assert [i["peak_rss_bytes"] for i in tl["items"]] == [r["peak_rss_bytes"]
                                                         for r in doc["records"]]
-    assert _png_size(out) == (900, 720)
+    assert _png_size(out) == (900, 800)
 
 
 def test_repr_counts_one_as_one() -> None:
@@ -196,3 +196,50 @@ def test_repr_counts_one_as_one() -> None:
     assert repr(one) == "Timeline(1 point, 1 item, 1 sample every 10 ms)"
     none = Timeline(points=(), items=(), interval_us=10000, samples=0)
     assert repr(none) == "Timeline(0 points, 0 items, 0 samples every 10 ms)"
+
+
+def _drawn(timeline: Timeline) -> "object":
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from spacrbench._plot import draw_timeline
+
+    axes = Figure(figsize=(9, 4)).subplots()
+    draw_timeline(axes, timeline, 0)
+    return axes
+
+
+def test_the_timeline_title_says_how_far_apart_the_samples_really_were() -> None:
+    """The samplers stretch their interval to keep within their budget: a
+    title saying "every 10 ms" for samples 30 ms apart would be untrue."""
+    points = tuple(TimelinePoint(0.03 * n, 2**20) for n in range(20))
+    items = (TimelineItem(0, 0.0, 0.6, 2**20, 0.3),)
+    stretched = Timeline(points=points, items=items, interval_us=10000, samples=20)
+    assert stretched.sample_gap_ms() == pytest.approx(30.0)
+    title = _drawn(stretched).get_title()  # type: ignore[attr-defined]
+    assert "30 ms apart (median; 10 ms planned)" in title and "every 10 ms" not in title
+    as_planned = dataclasses.replace(stretched, interval_us=30000)
+    assert "20 samples every 30 ms" in _drawn(as_planned).get_title()  # type: ignore[attr-defined]
+    # Downsampled points stand for stride samples each.
+    strided = dataclasses.replace(stretched, samples=60, stride=3)
+    assert strided.sample_gap_ms() == pytest.approx(10.0)
+
+
+def test_the_timeline_legend_stays_off_the_curves_and_shades_differ() -> None:
+    """The legend sits below the panel (inside, it covered the first item's
+    curve and peak); neighbouring items' shadings are colours a reader
+    tells apart; "(grey: warm-up)" only where there is a warm-up."""
+    points = tuple(TimelinePoint(0.01 * n, (n % 7) * 2**20) for n in range(60))
+    items = tuple(TimelineItem(i, 0.2 * i, 0.2 * i + 0.19, 6 * 2**20, 0.2 * i + 0.05)
+                  for i in range(3))
+    axes = _drawn(Timeline(points=points, items=items, interval_us=10000, samples=60))
+    legend = axes.get_legend()  # type: ignore[attr-defined]
+    anchor = legend.get_bbox_to_anchor().transformed(axes.transAxes.inverted())  # type: ignore[attr-defined]
+    assert anchor.y1 < 0  # below the axes
+    shades = [p.get_facecolor()[:3] for p in axes.patches]  # type: ignore[attr-defined]
+    assert len(shades) == 3 and shades[0] == shades[2]
+    assert sum(abs(a - b) for a, b in zip(shades[0], shades[1])) > 0.25
+    assert "warm-up" not in axes.get_xlabel()  # type: ignore[attr-defined]
+    warm = (dataclasses.replace(items[0], is_warmup=True),) + items[1:]
+    axes = _drawn(Timeline(points=points, items=warm, interval_us=10000, samples=60))
+    assert "grey: warm-up" in axes.get_xlabel()  # type: ignore[attr-defined]
