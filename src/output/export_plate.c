@@ -20,7 +20,24 @@ int64_t sb_export_plate_number(const sb_export_input *in, size_t i)
 void sb_export_csv_plate_header(sb_text *t, const sb_export_input *in)
 {
     if (in->m->plate)
-        sb_text_printf(t, ",plate_index,plate_key,plate_why");
+        sb_text_printf(t, ",plate_index,plate_key,plate_why,plate_items,plate_largest_bytes,"
+                          "plate_largest_index,plate_eta_seconds,plate_workers");
+}
+
+/* The plate's own figures, the same on every row (a CSV has no section of
+ * its own: each row stays whole when the rows are filtered or joined). */
+static void plate_wide_cells(sb_text *t, const spacrbench_plate_section *s)
+{
+    sb_text_printf(t, ",%lld,", (long long)s->items);
+    if (s->largest_bytes >= 0)
+        sb_text_printf(t, "%lld,%lld", (long long)s->largest_bytes, (long long)s->largest_index);
+    else
+        sb_text_printf(t, ",");
+    sb_text_printf(t, ",");
+    if (s->workers >= 1 && isfinite(s->eta_seconds))
+        sb_text_printf(t, "%.6f,%lld", s->eta_seconds, (long long)s->workers);
+    else
+        sb_text_printf(t, ",");
 }
 
 void sb_export_csv_plate_cells(sb_text *t, const sb_export_input *in, size_t i)
@@ -28,15 +45,16 @@ void sb_export_csv_plate_cells(sb_text *t, const sb_export_input *in, size_t i)
     const sb_measured_plate *p = in->m->plate;
     if (!p)
         return;
-    if (i >= p->pick_count) {
+    if (i >= p->pick_count)
         sb_text_printf(t, ",,,");
-        return;
+    else {
+        const spacrbench_plate_pick *k = &p->picks[i];
+        sb_text_printf(t, ",%lld,", (long long)k->index);
+        if (!isnan(k->key))
+            sb_text_printf(t, "%.17g", k->key);
+        sb_text_printf(t, ",%s", spacrbench_plate_why_name(k->why));
     }
-    const spacrbench_plate_pick *k = &p->picks[i];
-    sb_text_printf(t, ",%lld,", (long long)k->index);
-    if (!isnan(k->key))
-        sb_text_printf(t, "%.17g", k->key);
-    sb_text_printf(t, ",%s", spacrbench_plate_why_name(k->why));
+    plate_wide_cells(t, &p->info);
 }
 
 static void bytes_cell(sb_text *t, int64_t bytes)

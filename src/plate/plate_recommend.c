@@ -31,27 +31,39 @@ static void key_words(const spacrbench_plate *p, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
+/* A need in spaCR's GiB with two decimals; below 0.1 GiB, where those
+ * say little ("0.04 GiB"), the MiB after it. */
+static void need_words(int64_t bytes, char *buf, size_t cap)
+{
+    double gib = (double)bytes / GIB;
+    if (gib < 0.1)
+        snprintf(buf, cap, "%.2f GiB (%.1f MiB)", gib, (double)bytes / (1024.0 * 1024.0));
+    else
+        snprintf(buf, cap, "%.2f GiB", gib);
+}
+
 /* The plate's words after upstream's sentence (docs/advice.md). */
 static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r)
 {
     const spacrbench_plate_prediction *pr = &p->pred;
     if (pr->largest_bytes < 0)
         return;
-    double need = (double)pr->largest_bytes / GIB;
+    char need[48];
+    need_words(pr->largest_bytes, need, sizeof need);
     char key[256];
     key_words(p, key, sizeof key);
     if (p->all_measured) {
-        sb_reason_add(r, "; the plate's largest field%s was measured to need %.2f GiB", key, need);
+        sb_reason_add(r, "; the plate's largest field%s was measured to need %s", key, need);
         return;
     }
     switch (pr->fit) {
     case SPACRBENCH_PLATE_FIT_KEY:
     case SPACRBENCH_PLATE_FIT_UNIFORM:
-        sb_reason_add(r, "; the plate's largest field%s is predicted to need %.2f GiB", key, need);
+        sb_reason_add(r, "; the plate's largest field%s is predicted to need %s", key, need);
         break;
     case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
         sb_reason_add(r,
-                      "; the %s %s, so the plate's largest field is taken to need %.2f GiB (the "
+                      "; the %s %s, so the plate's largest field is taken to need %s (the "
                       "largest measured plus the spread)",
                       p->key_name,
                       p->distinct_keys == 1 ? "is the same for every field"
@@ -61,13 +73,13 @@ static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r
     case SPACRBENCH_PLATE_FIT_KEYLESS:
         sb_reason_add(r,
                       "; the plate's largest field cannot be predicted without a key: sized for "
-                      "%.2f GiB (the largest measured plus the spread)",
+                      "%s (the largest measured plus the spread)",
                       need);
         break;
     case SPACRBENCH_PLATE_FIT_FEW:
         sb_reason_add(r,
-                      "; too few fields measured to predict the plate's largest: sized for %.2f "
-                      "GiB (the largest measured plus the spread)",
+                      "; too few fields measured to predict the plate's largest: sized for %s"
+                      " (the largest measured plus the spread)",
                       need);
         break;
     default:

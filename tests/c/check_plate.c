@@ -970,8 +970,10 @@ START_TEST(the_measurement_carries_the_plate_section)
     ck_assert_msg(strstr(md, row), "%s not in\n%s", row, md);
     ck_assert_int_gt(
         spacrbench_format_export(m, &rec, SPACRBENCH_FORMAT_CSV, by_record, 6, csv, sizeof csv), 0);
-    ck_assert_ptr_nonnull(strstr(csv, "seconds_max,plate_index,plate_key,plate_why\r\n"));
-    snprintf(row, sizeof row, ",%lld,%.17g,warmup\r\n", (long long)pick(p, 0).index,
+    ck_assert_ptr_nonnull(strstr(csv, "seconds_max,plate_index,plate_key,plate_why,plate_items,"
+                                      "plate_largest_bytes,plate_largest_index,plate_eta_seconds,"
+                                      "plate_workers\r\n"));
+    snprintf(row, sizeof row, ",%lld,%.17g,warmup,384,", (long long)pick(p, 0).index,
              pick(p, 0).key);
     ck_assert_msg(strstr(csv, row), "%s not in\n%s", row, csv);
     printf("%s\n%s\n", md, csv);

@@ -94,7 +94,14 @@ cluster_stepds() { # slurmstepd processes of this cluster (slurmd's environment)
 
 cluster_stop() {
     [ -n "${SLURM_CONF:-}" ] && scancel --quiet --user=root 2>/dev/null || true
-    local pid i
+    local pid i f
+    # Started by another shell (one-node-cluster.sh start): its pid files.
+    if [ ${#cluster_pids[@]} -eq 0 ]; then
+        for f in slurmd slurmctld munged; do
+            pid=$(cat "$SB_CLUSTER/$f.pid" 2>/dev/null || true)
+            [[ $pid =~ ^[0-9]+$ ]] && cluster_pids+=("$pid")
+        done
+    fi
     for pid in "${cluster_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for i in $(seq 50); do
         local alive=0

@@ -224,8 +224,10 @@ START_TEST(the_json_and_the_exports_carry_the_plate)
     ck_assert_ptr_nonnull(strstr(text, "\nPredicted largest: **0.1"));
     free(text);
     text = cli_read_file(csv);
-    ck_assert_ptr_nonnull(strstr(text, ",seconds_max,plate_index,plate_key,plate_why\r\n"));
-    ck_assert_ptr_nonnull(strstr(text, ",6,122922,largest_key\r\n"));
+    ck_assert_ptr_nonnull(strstr(text, ",seconds_max,plate_index,plate_key,plate_why,plate_items,"
+                                       "plate_largest_bytes,plate_largest_index,"
+                                       "plate_eta_seconds,plate_workers\r\n"));
+    ck_assert_ptr_nonnull(strstr(text, ",6,122922,largest_key,10,"));
     free(text);
     remove_plate(dir);
     free(items);
@@ -358,6 +360,68 @@ START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
 }
 END_TEST
 
+/* --sample with --scale: the scaling check runs the chosen items only
+ * (each copy logs the item it ran), its knee is the advice, and the
+ * plate's ETA is for the workers advised. */
+START_TEST(scale_measures_the_chosen_items)
+{
+    char dir[256];
+    char *items = make_plate(dir, sizeof dir);
+    char log[400], script[700];
+    snprintf(log, sizeof log, "%s/ran.log", dir);
+    snprintf(script, sizeof script,
+             "echo \"$1\" >> '%s'; exec \"$0\" $(( $(stat -c %%s \"$1\") / 1024 )) 20", log);
+    char *argv[] = {SPACRBENCH_CLI,
+                    "run",
+                    "-q",
+                    "--json",
+                    "--items",
+                    items,
+                    "--sample",
+                    "3",
+                    "--scale",
+                    "1,2",
+                    "--scale-seconds=0",
+                    "--",
+                    "sh",
+                    "-c",
+                    script,
+                    HELPER_ALLOC_TOUCH,
+                    "{}",
+                    NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (cli_have_python()) {
+        char *json = cli_temp_file(r.out);
+        char *v = cli_json_eval(json, "len(d['measurement']['records']) == 3 and "
+                                      "[p['workers'] for p in d['scaling']] == [1, 2] and "
+                                      "d['measurement']['plate']['workers'] == "
+                                      "d['recommendation']['workers'] == d['scaling_workers'] "
+                                      "and \"the plate's largest field\" in "
+                                      "d['recommendation']['reason']");
+        ck_assert_msg(v && strcmp(v, "True") == 0, "%s in %s", v, r.out);
+        free(v);
+        unlink(json);
+        free(json);
+    }
+    /* Every item the serial run and the copies ran is a chosen one:
+     * fields 6 (the largest), 0 and 9. */
+    char *ran = cli_read_file(log);
+    ck_assert_ptr_nonnull(ran);
+    int lines = 0;
+    for (char *line = strtok(ran, "\n"); line; line = strtok(NULL, "\n"), lines++)
+        ck_assert_msg(strstr(line, "field_06.tif") || strstr(line, "field_00.tif") ||
+                          strstr(line, "field_09.tif"),
+                      "the scaling check ran %s, not a chosen item", line);
+    ck_assert_int_gt(lines, 3); /* the copies ran too */
+    free(ran);
+    cli_result_free(&r);
+    remove_plate(dir);
+    free(items);
+}
+END_TEST
+
 START_TEST(sample_must_be_a_count)
 {
     char *zero[] = {SPACRBENCH_CLI, "run", "--sample", "0", "a", "--", "true", NULL};
@@ -378,6 +442,7 @@ static Suite *plate_suite(void)
     tcase_add_test(tc, a_failing_largest_item_stops_at_once_with_no_advice);
     tcase_add_test(tc, equal_files_are_spread_and_the_warmup_is_cut);
     tcase_add_test(tc, items_that_name_no_files_are_evenly_spaced_and_said_so);
+    tcase_add_test(tc, scale_measures_the_chosen_items);
     tcase_add_test(tc, sample_must_be_a_count);
     suite_add_tcase(s, tc);
     return s;
