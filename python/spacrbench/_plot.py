@@ -182,7 +182,7 @@ def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int,
     if cpu:
         right = axes.twinx()
         right.plot([t for t, _ in cpu], [c for _, c in cpu], "-.", color="C4", linewidth=1,
-                   label="CPU % of one core (right axis)")
+                   label="CPU % of one core, per 0.1 s (right axis)")
         right.set_ylabel("CPU %")
         right.set_ylim(bottom=0)
         more, names = right.get_legend_handles_labels()

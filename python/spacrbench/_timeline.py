@@ -63,19 +63,23 @@ class Timeline:
                 f"{counted(self.samples, 'sample')} every {self.interval_us / 1000:g} ms"
                 f"{f', {self.stride} per point' if self.stride > 1 else ''})")
 
-    def cpu_percent(self) -> Tuple[Tuple[float, float], ...]:
-        """CPU % of one core between consecutive points that both carry a
-        CPU figure, at the later point's time: ((seconds, percent), ...)."""
+    def cpu_percent(self, span: float = 0.1) -> Tuple[Tuple[float, float], ...]:
+        """CPU % of one core over consecutive spans of at least ``span``
+        seconds between points that carry a CPU figure, at each span's end:
+        ((seconds, percent), ...). The kernel counts CPU time in ticks of a
+        few ms and a command's finished processes all at once, so spans of
+        one 10 ms sample would zigzag between 0 and several hundred %."""
         out = []
-        previous: Optional[TimelinePoint] = None
+        start: Optional[TimelinePoint] = None
         for p in self.points:
             if p.cpu_seconds is None:
                 continue
-            if previous is not None and previous.cpu_seconds is not None \
-                    and p.seconds > previous.seconds:
-                used = max(0.0, p.cpu_seconds - previous.cpu_seconds)
-                out.append((p.seconds, 100.0 * used / (p.seconds - previous.seconds)))
-            previous = p
+            if start is None or start.cpu_seconds is None:
+                start = p
+            elif p.seconds - start.seconds >= span - 1e-9:
+                used = max(0.0, p.cpu_seconds - start.cpu_seconds)
+                out.append((p.seconds, 100.0 * used / (p.seconds - start.seconds)))
+                start = p
         return tuple(out)
 
     def sample_gap_ms(self) -> Optional[float]:

@@ -216,7 +216,7 @@ def test_each_panel_names_the_figure_it_draws(tmp_path: Path) -> None:
     assert _labels(over_time) == ["RSS of the process tree (sampled)",
                                   "memory charged to the item's cgroup (sampled)",
                                   "item's peak charge (exact)", "baseline",
-                                  "CPU % of one core (right axis)"]
+                                  "CPU % of one core, per 0.1 s (right axis)"]
     assert cpu.get_ylabel() == "CPU %"
     assert times.get_xlabel() == "item"  # no warm-up, so no "(grey: warm-up)"
 

@@ -243,3 +243,17 @@ def test_the_timeline_legend_stays_off_the_curves_and_shades_differ() -> None:
     warm = (dataclasses.replace(items[0], is_warmup=True),) + items[1:]
     axes = _drawn(Timeline(points=points, items=warm, interval_us=10000, samples=60))
     assert "grey: warm-up" in axes.get_xlabel()  # type: ignore[attr-defined]
+
+
+def test_cpu_percent_is_taken_over_spans_not_single_ticks() -> None:
+    """A process busy on one core, counted in 4 ms ticks and sampled every
+    10 ms, reads 80 % and 120 % from one sample to the next; over 0.1 s
+    spans it reads what it is, 100 %."""
+    points = tuple(TimelinePoint(0.01 * n, 2**20, cpu_seconds=0.004 * ((10 * n) // 4))
+                   for n in range(101))
+    t = Timeline(points=points, items=(), interval_us=10000, samples=101)
+    ticks = [pct for _, pct in t.cpu_percent(span=0.0)]
+    assert min(ticks) < 90 and max(ticks) > 110
+    spans = t.cpu_percent()
+    assert len(spans) == 10
+    assert all(pct == pytest.approx(100, abs=5) for _, pct in spans)

@@ -7,19 +7,21 @@
 # docs/tutorial/); its pip steps reach PyPI as the reader's do. Then the
 # results are checked: the three pictures, a summarize with every task ok,
 # the plate's section.
-#   tests/tutorial/run.sh [--pictures DIR] [--log FILE]
+#   tests/tutorial/run.sh [--pictures DIR] [--log FILE] [--keep DIR]
 # --pictures DIR copies the pictures the run drew into DIR: the committed
-# docs/tutorial/*.png are made this way. The one-node SLURM cluster the page
+# docs/tutorial/*.png are made this way (and the page's outputs are this
+# run's, from --log FILE and the files --keep DIR keeps of ~/project). The one-node SLURM cluster the page
 # starts is stopped on every exit path. Exit 200 (skipped, with the reason)
 # where the machine cannot run the page's SLURM step.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-pictures='' log=''
+pictures='' log='' keep=''
 while [ $# -gt 0 ]; do
     case $1 in
     --pictures) pictures=$(cd "$2" && pwd); shift 2 ;;
     --log) log=$2; shift 2 ;;
-    *) echo "usage: $0 [--pictures DIR] [--log FILE]" >&2; exit 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    *) echo "usage: $0 [--pictures DIR] [--log FILE] [--keep DIR]" >&2; exit 2 ;;
     esac
 done
 
@@ -68,5 +70,10 @@ grep -q '^plate$' "$work/log" || fail "the plate step printed no plate section"
 if [ -n "$pictures" ]; then
     cp "$project"/{pipeline,scaling,run}.png "$pictures/"
     echo "== pictures copied to $pictures"
+fi
+if [ -n "$keep" ]; then
+    mkdir -p "$keep"
+    find "$project" -maxdepth 1 -type f -exec cp -t "$keep" {} +
+    cp -r "$project/spacrbench-job" "$keep/"
 fi
 echo "ok: the tutorial's $(grep -c '^### step' "$work/log") steps, its pictures and results"
