@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build the discovery-parser fuzz targets with clang and run each for a
-# bounded time. Exits non-zero as soon as one finds a crash (the crashing
-# input is left in the build directory's artifacts/ folder).
+# bounded time, FUZZ_JOBS (2) at once. Exits non-zero when one finds a
+# crash (the crashing input is left in the build directory's artifacts/
+# folder).
 #
 #   tests/fuzz/run.sh                  # 20 s per target
 #   FUZZ_SECONDS=300 tests/fuzz/run.sh # longer
@@ -42,19 +43,37 @@ mkdir -p "$build/corpus/fuzz_record" && cp "$here"/json/* "$build/corpus/fuzz_re
 
 targets=${FUZZ_TARGETS:-$(cd "$build" && ls fuzz_* | grep -v '\.' || true)}
 mkdir -p "$build/artifacts"
-status=0
-for t in $targets; do
-    echo "== $t: $seconds s"
+# One target per core at a time ($jobs): each still runs its full time.
+fuzz_one() { # target: 0, or 1 after saying where its crash is
+    t=$1
     mkdir -p "$build/corpus/$t"
     if ! "$build/$t" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
         -artifact_prefix="$build/artifacts/$t-" -print_final_stats=1 \
         "$build/corpus/$t" >"$build/$t.log" 2>&1; then
         echo "FAIL: $t crashed; see $build/$t.log and $build/artifacts/"
         tail -40 "$build/$t.log"
-        status=1
-        break
+        return 1
     fi
+    echo "== $t: $seconds s"
     grep -E 'stat::number_of_executed_runs|cov:' "$build/$t.log" | tail -2
+}
+status=0
+pids=''
+for t in $targets; do
+    fuzz_one "$t" >"$build/$t.out" 2>&1 &
+    pids="$pids $!:$t"
+    set -- $pids
+    if [ $# -ge "$jobs" ]; then # wait for the oldest before starting another
+        p=${1%%:*} name=${1#*:}
+        wait "$p" || status=1
+        cat "$build/$name.out"
+        shift
+        pids="$*"
+    fi
+done
+for entry in $pids; do
+    wait "${entry%%:*}" || status=1
+    cat "$build/${entry#*:}.out"
 done
 [ $status -eq 0 ] && echo "fuzz: all targets ran $seconds s without a crash"
 exit $status
