@@ -129,6 +129,70 @@ START_TEST(brief_answers_in_one_line)
 }
 END_TEST
 
+/* The report's `peak RSS` of one process is GNU time's %M for the same
+ * command (both the kernel's ru_maxrss of it), with a cgroup of its own
+ * (_i == 0) and without; the charge is beside it, never above it by more
+ * than the page cache a 100 MiB allocation does not have. */
+START_TEST(peak_rss_agrees_with_gnu_time)
+{
+    if (access("/usr/bin/time", X_OK) != 0) {
+        printf("SKIP peak_rss_agrees_with_gnu_time: no /usr/bin/time (Debian's time package; "
+               ".ci/run installs it)\n");
+        return;
+    }
+    char *const gnu[] = {"/usr/bin/time", "-f", "%M", HELPER_ALLOC_TOUCH, "100", "300", NULL};
+    cli_result t;
+    cli_run(gnu, NULL, &t);
+    ck_assert_msg(t.exited && t.code == 0, "GNU time: exit %d: %s", t.code, t.err);
+    long long kib = -1; /* %M: its last line, in KiB */
+    for (const char *line = t.err; line && *line;) {
+        sscanf(line, "%lld", &kib);
+        const char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : NULL;
+    }
+    ck_assert_msg(kib > 100 * 1024, "GNU time said: %s", t.err);
+    cli_result_free(&t);
+    char *const argv[] = {SPACRBENCH_CLI,
+                          "run",
+                          "--json",
+                          _i ? "--no-cgroup" : "--quiet",
+                          "a",
+                          "--",
+                          "sh",
+                          "-c",
+                          "exec \"$0\" 100 300",
+                          HELPER_ALLOC_TOUCH,
+                          NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (cli_have_python()) {
+        char *json = cli_temp_file(r.out);
+        char expr[400];
+        double gnu_bytes = (double)kib * 1024.0;
+        snprintf(expr, sizeof expr,
+                 "(lambda ours, gnu: abs(ours - gnu) <= max(2 * 2**20, 0.03 * gnu))"
+                 "(d['measurement']['records'][0]['tree_rss_peak_bytes'], %.0f)",
+                 gnu_bytes);
+        expect(json, expr);
+        /* The report's head line shows that figure, named for what it is. */
+        expect(json, "\"the process tree's RSS, as GNU time\" in d['report']");
+        if (_i == 0)
+            expect(json, "d['memory_figures']['advice_uses'] != 'cgroup_charge' or "
+                         "d['measurement']['records'][0]['cgroup_charge_bytes'] <= "
+                         "d['measurement']['records'][0]['tree_rss_peak_bytes'] + 2 * 2**20");
+        char *ours = cli_json_eval(json, "d['measurement']['records'][0]['tree_rss_peak_bytes']");
+        printf("peak RSS of `alloc 100 MiB` (%s): GNU time %.1f MiB, spacrbench %.1f MiB\n",
+               _i ? "no cgroup" : "cgroup", gnu_bytes / 1048576.0,
+               ours ? atof(ours) / 1048576.0 : -1.0);
+        free(ours);
+        unlink(json);
+        free(json);
+    }
+    cli_result_free(&r);
+}
+END_TEST
+
 /* A shell spinning for a while: its tree's CPU is on the timeline, never
  * falling, near what wait4 says it used by the last sample. */
 START_TEST(the_timeline_carries_the_cpu_used)
@@ -186,6 +250,7 @@ static Suite *figures_suite(void)
     tcase_set_timeout(c, 120);
     tcase_add_loop_test(c, runs_repeat_each_measured_item, 0, 2);
     tcase_add_test(c, brief_answers_in_one_line);
+    tcase_add_loop_test(c, peak_rss_agrees_with_gnu_time, 0, 2);
     tcase_add_loop_test(c, the_timeline_carries_the_cpu_used, 0, 2);
     suite_add_tcase(s, c);
     return s;
