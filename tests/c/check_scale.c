@@ -986,18 +986,46 @@ START_TEST(the_budget_is_the_groups_limit)
 }
 END_TEST
 
-/* Caller safety without a cgroup (issue #34): where no group can carry the
- * budget as its limit (SPACRBENCH_SCALE_NO_CGROUP; _i = 1: an unprivileged
- * user, who cannot make one, in a forked child that became nobody), the
- * group's sampler ends the count whose PSS sum passes the budget: 4 workers
- * of 40 MiB under 100 MiB are a memory point, 1 worker is not. */
-START_TEST(an_over_budget_count_without_a_cgroup_is_ended_at_the_budget)
+/* The longest gap the group's sampler leaves here over 4 workers of 4 MiB
+ * (far under any budget, no cgroup), at the budget this process has: what
+ * an over-budget count's pages must outlast to be seen. -1 when the count
+ * failed or no note says it. */
+static long pace_of_four_ms(void)
 {
-    if (_i && geteuid() != 0) {
-        skip("an_over_budget_count_without_a_cgroup_is_ended_at_the_budget (nobody)",
-             "needs root to become nobody");
-        return;
-    }
+    size_t bytes = touch_bytes;
+    long hold = touch_hold_ms;
+    touch_bytes = 4 * SB_MIB;
+    touch_hold_ms = 300;
+    const int64_t counts[] = {4};
+    spacrbench_scale_options o;
+    spacrbench_scale_options_init(&o, sizeof o);
+    o.worker_counts = counts;
+    o.n_worker_counts = 1;
+    o.items_per_worker = 1;
+    o.flags = SPACRBENCH_SCALE_NO_CGROUP;
+    spacrbench_scale_timing t;
+    timing_fast(&t);
+    spacrbench_scale_result *r = NULL;
+    long gap = spacrbench_scale_timed(touch_work, item_ptrs, 4, NULL, &o, &t, &r) == 0
+                   ? sampler_gap_ms(r)
+                   : -1;
+    spacrbench_scale_free(r);
+    touch_bytes = bytes;
+    touch_hold_ms = hold;
+    return gap;
+}
+
+enum { SAID_N = 9, SAID_TOO_SLOW = -100 };
+
+/* One watched check in a forked caller (_i = 1: it becomes nobody first),
+ * under the sampler's default budget (budget NULL) or the one given; what
+ * it said comes back in said[SAID_N]: rc, chosen workers, verdict, the 1-
+ * and 4-worker points' oom_killed, the 4-worker point's peak method,
+ * whether the words and the limit say "ended at the budget", the gap
+ * measured (ms, default budget only) and how long the pages were held.
+ * 0 when it was skipped (said: why), 1 when it ran and passed. */
+static int watched_check(int as_nobody, const char *budget, int said[SAID_N])
+{
     int result[2];
     ck_assert_int_eq(pipe(result), 0);
     pid_t caller = fork();
@@ -1005,53 +1033,123 @@ START_TEST(an_over_budget_count_without_a_cgroup_is_ended_at_the_budget)
         close(result[0]);
         /* Dumpable again after setuid, as a user's own process is (else
          * its /proc files, smaps_rollup too, stay root's). */
-        if (_i && (setgid(65534) != 0 || setuid(65534) != 0 || prctl(PR_SET_DUMPABLE, 1) != 0))
+        if (as_nobody &&
+            (setgid(65534) != 0 || setuid(65534) != 0 || prctl(PR_SET_DUMPABLE, 1) != 0))
             _exit(2);
-        /* The sampler keeps to 0.5 % of a core, so under a sanitizer or
-         * valgrind (each smaps_rollup read many times slower) its gaps
-         * reach seconds and a 150 ms hold ends between two samples: the
-         * budget the user may raise puts the gaps at their floor (20 ms),
-         * and the workers hold their pages for many of them. */
-        setenv("SPACRBENCH_SAMPLER_BUDGET", "100", 1);
-        touch_hold_ms = 600;
+        int out[SAID_N] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
+        if (budget) {
+            setenv("SPACRBENCH_SAMPLER_BUDGET", budget, 1);
+            touch_hold_ms = 600;
+        } else {
+            /* The default keeps the sampler to 0.5 % of a core, so its gaps
+             * are what its reads cost / 0.5 %: tens of ms here, seconds
+             * under valgrind. The pages are held 1.5 s, or three of the
+             * longest gaps a count of 4 workers left here where that is
+             * more. */
+            unsetenv("SPACRBENCH_SAMPLER_BUDGET");
+            long gap = pace_of_four_ms();
+            out[7] = (int)gap;
+            touch_hold_ms = 150 + 3 * gap;
+            if (touch_hold_ms < 1500)
+                touch_hold_ms = 1500;
+        }
+        out[8] = (int)touch_hold_ms;
         spacrbench_scale_result *r = NULL;
-        int rc = over_budget_check(100 * SB_MIB, _i ? 0 : SPACRBENCH_SCALE_NO_CGROUP, &r);
-        int said[7] = {rc, -1, -1, -1, -1, -1, -1};
-        if (rc == 0) {
+        /* Gaps of over 10 s (valgrind on a loaded machine) would hold the
+         * pages for a minute or more: said, not run. */
+        out[0] = out[7] > 10000 ? SAID_TOO_SLOW
+                                : over_budget_check(100 * SB_MIB,
+                                                    as_nobody ? 0 : SPACRBENCH_SCALE_NO_CGROUP, &r);
+        if (out[0] == 0) {
             spacrbench_scale_summary s = sb_test_summary_of(r);
             spacrbench_scale_spread one, four;
             spacrbench_scale_spread_init(&one, sizeof one);
             spacrbench_scale_spread_init(&four, sizeof four);
             spacrbench_scale_spread_get(r, 0, &one);
             spacrbench_scale_spread_get(r, 1, &four);
-            said[1] = (int)s.chosen_workers;
-            said[2] = s.verdict;
-            said[3] = one.oom_killed;
-            said[4] = four.oom_killed;
-            said[5] = sb_test_point_of(r, 1).peak_method;
-            said[6] = strstr(s.reason, "ended by spacrbench") != NULL &&
-                      (sb_test_note_with(r, "no cgroup could hold a limit") != NULL) &&
-                      four.limit_bytes == (int64_t)(100 * SB_MIB);
+            out[1] = (int)s.chosen_workers;
+            out[2] = s.verdict;
+            out[3] = one.oom_killed;
+            out[4] = four.oom_killed;
+            out[5] = sb_test_point_of(r, 1).peak_method;
+            out[6] = strstr(s.reason, "ended by spacrbench") != NULL &&
+                     (sb_test_note_with(r, "no cgroup could hold a limit") != NULL) &&
+                     four.limit_bytes == (int64_t)(100 * SB_MIB);
         }
         spacrbench_scale_free(r);
-        _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
+        _exit(write(result[1], out, sizeof out) == (ssize_t)sizeof out ? 0 : 4);
     }
     ck_assert_int_gt(caller, 0);
     close(result[1]);
-    int said[7] = {-9, -9, -9, -9, -9, -9, -9};
-    ssize_t got = read(result[0], said, sizeof said);
+    for (int i = 0; i < SAID_N; i++)
+        said[i] = -9;
+    ssize_t got = read(result[0], said, SAID_N * sizeof said[0]);
     close(result[0]);
     int status = 0;
     ck_assert_int_eq(waitpid(caller, &status, 0), caller);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
-    ck_assert_int_eq(got, (ssize_t)sizeof said);
+    ck_assert_int_eq(got, (ssize_t)(SAID_N * sizeof said[0]));
+    if (said[0] == SAID_TOO_SLOW)
+        return 0;
     ck_assert_int_eq(said[0], 0);
     ck_assert_int_eq(said[5], SPACRBENCH_PEAK_PSS_SUM); /* no cgroup: sampled */
     ck_assert_int_eq(said[3], 0);
-    ck_assert_int_eq(said[4], 3); /* ended by spacrbench at the budget */
+    ck_assert_msg(said[4] == 3, /* ended by spacrbench at the budget */
+                  "4 workers of 40 MiB over a 100 MiB budget: oom_killed %d, not 3 (ended at the "
+                  "budget); sampler's longest gap %d ms, pages held %d ms",
+                  said[4], said[7], said[8]);
     ck_assert_int_eq(said[1], 1);
     ck_assert_int_eq(said[2], SPACRBENCH_SCALE_MEMORY);
     ck_assert_int_eq(said[6], 1);
+    return 1;
+}
+
+/* Caller safety without a cgroup (issue #34): where no group can carry the
+ * budget as its limit (SPACRBENCH_SCALE_NO_CGROUP; _i = 1: an unprivileged
+ * user, who cannot make one, in a forked child that became nobody), the
+ * group's sampler ends the count whose PSS sum passes the budget: 4 workers
+ * of 40 MiB under 100 MiB are a memory point, 1 worker is not. The
+ * sampler's budget raised to a whole core (SPACRBENCH_SAMPLER_BUDGET=100)
+ * puts its gaps at their floor (20 ms) even under a sanitizer or valgrind,
+ * where each read is many times slower, and a 600 ms hold outlasts many. */
+START_TEST(an_over_budget_count_without_a_cgroup_is_ended_at_the_budget)
+{
+    if (_i && geteuid() != 0) {
+        skip("an_over_budget_count_without_a_cgroup_is_ended_at_the_budget (nobody)",
+             "needs root to become nobody");
+        return;
+    }
+    int said[SAID_N];
+    ck_assert_int_eq(watched_check(_i, "100", said), 1);
+}
+END_TEST
+
+/* The same at the sampler's default budget (0.5 % of a core), the one a
+ * user gets: the stretched sampler sees pages held for 1.5 s (or three of
+ * its longest gaps here) and ends the count, so the default itself
+ * protects the caller, not only a budget raised for tests. */
+START_TEST(the_default_sampler_budget_ends_an_over_budget_count)
+{
+    if (_i && geteuid() != 0) {
+        skip("the_default_sampler_budget_ends_an_over_budget_count (nobody)",
+             "needs root to become nobody");
+        return;
+    }
+    int said[SAID_N];
+    if (!watched_check(_i, NULL, said)) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "the sampler's longest gap over 4 workers is %d ms here (valgrind, a loaded "
+                 "machine): holding the pages for three of them would take a minute or more",
+                 said[7]);
+        skip(_i ? "the_default_sampler_budget_ends_an_over_budget_count (nobody)"
+                : "the_default_sampler_budget_ends_an_over_budget_count",
+             why);
+        return;
+    }
+    printf("check_scale: default sampler budget%s: the sampler's longest gap over 4 workers %d ms, "
+           "pages held %d ms, the 4-worker count ended at the budget\n",
+           _i ? " (nobody)" : "", said[7], said[8]);
 }
 END_TEST
 
@@ -1250,6 +1348,7 @@ static Suite *scale_suite(void)
     TCase *watch = tcase_create("watch");
     tcase_set_timeout(watch, 120);
     tcase_add_loop_test(watch, an_over_budget_count_without_a_cgroup_is_ended_at_the_budget, 0, 2);
+    tcase_add_loop_test(watch, the_default_sampler_budget_ends_an_over_budget_count, 0, 2);
     suite_add_tcase(s, watch);
     return s;
 }

@@ -11,6 +11,8 @@
 #   none       in this stage's own cgroup, which is root's: the fallback
 #              samplers (the tree's VmHWM, the group's PSS), within their
 #              0.5 % budget.
+# Then tests/perf/perf_nonroot prints the samplers' cost and peaks as root
+# and as the user, with and without a delegated cgroup (figures only).
 # The cgroup v2 case (a systemd-style delegated subtree) is the qemu
 # stage's (tests/qemu/inside.sh, part f). See docs/discovery.md.
 #
@@ -149,4 +151,21 @@ for s in check_scale check_sampling; do
     suite none - "$c/$s"
 done
 pytest_as none - "$repo/tests/python/test_scale.py" "$repo/tests/python/test_benchmark.py"
+
+# The samplers' cost and peaks side by side (tests/perf/perf_nonroot.c):
+# root, the user without a cgroup, the user in a v1 memory cgroup it made
+# and chowned to the user (as an administrator delegates one), each peak
+# against root's. 0.5 s items: about 4 s. Figures only, never asserted:
+# whatever it prints or however it ends, the stage's result is the suites'.
+perf=$build/tests/spacrbench_perf_nonroot
+if [ -x "$perf" ]; then
+    echo "== perf_nonroot: root beside $user, with and without a delegated cgroup (figures, not a check)"
+    start=$SECONDS rc=0
+    timeout 60 "$perf" "$user" 0.5 >"$tmp/perf.log" 2>&1 || rc=$?
+    sed 's/^/  /' "$tmp/perf.log"
+    [ "$rc" -eq 0 ] || echo "  (perf_nonroot ended with status $rc: no figures from it, not a failure)"
+    echo "  ($((SECONDS - start))s)"
+else
+    echo "SKIP: perf_nonroot: $perf was not built (the Check suites' helper is needed)"
+fi
 exit "$failed"

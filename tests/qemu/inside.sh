@@ -397,6 +397,56 @@ json_line "$tmp/u_oom.json" recommendation >"$tmp/u_oom.rec"
 expect_contains "user OOM (delegated): recommendation" "$tmp/u_oom.rec" "one worker needs more than 256.0 MiB"
 expect_eq "user OOM (delegated): cgroups left in $D" "$(user_left "$D")" 0
 
+# run --scale as the user: each count's cgroup goes under the delegated
+# subtree with the budget as its memory.max (what the copy reads there),
+# as root gets in part e. Tiny: copies of 16 MiB for 20 ms, one item per
+# repeat, no minimum time. --reserve puts the budget near 300 MiB (the
+# default reserve, 2 GiB, leaves none in this VM, and no limit).
+avail_mib=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+part "-- (f) as uid $U, delegated: run --scale 1,2 (copies of 16 MiB): count groups in $D, the budget (~300 MiB) their memory.max"
+cat >"$tmp/scale_item.sh" <<'ITEM'
+#!/bin/sh
+cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+echo "$cg $(cat "/sys/fs/cgroup$cg/memory.max")" >>"$UDIR/scale.cg"
+exec "$HELPER" "$@"
+ITEM
+chmod 755 "$tmp/scale_item.sh"
+as_user "$D/session" "$sb" run --json --quiet --reserve "$((avail_mib - 300))M" --scale 1,2 \
+    --scale-items 1 --scale-seconds 0 16 -- \
+    "$tmp/scale_item.sh" {} 20 >"$tmp/u_scale.json" 2>"$tmp/u_scale.err"
+expect_eq "user run --scale (delegated): exit status" "$?" 0
+budget=$(sed -n 's/.*"scaling_budget_bytes":\([0-9]*\).*/\1/p' "$tmp/u_scale.json")
+expect_range "user run --scale (delegated): budget (MiB)" "$budget" $((250 * MiB)) $((350 * MiB)) $MiB
+expect_eq "user run --scale (delegated): scaling_peak_method" \
+    "$(sed -n 's/.*"scaling_peak_method":"\([a-z_]*\)".*/\1/p' "$tmp/u_scale.json")" cgroup
+sed -n 's/^  "scaling":\[//p' "$tmp/u_scale.json" | sed 's/},{/}\n{/g' >"$tmp/u_scale.points"
+for k in 1 2; do
+    p=$(grep "\"workers\":$k," "$tmp/u_scale.points")
+    expect_eq "user run --scale (delegated): $k worker(s) failed" "$(json_get "$p" failed)" false
+    expect_eq "user run --scale (delegated): $k worker(s) group_limit_bytes" "$(json_get "$p" group_limit_bytes)" "$budget"
+done
+p=$(grep '"workers":2,' "$tmp/u_scale.points")
+expect_range "user run --scale (delegated): 2 workers' group peak (MiB)" "$(json_get "$p" peak_bytes)" \
+    $((32 * MiB)) $((40 * MiB)) $MiB
+# Every copy's cgroup, as it saw it: a count group in $D, its memory.max the
+# budget (the kernel keeps whole pages).
+grep -- '-scale-' "$udir/scale.cg" >"$tmp/u_scale.cg"
+say "   budget $budget; the copies' cgroups: $(sort "$tmp/u_scale.cg" | uniq -c | tr -s ' \n' ' ')"
+page_budget=$(awk -v b="${budget:-0}" 'BEGIN { printf "%d", b - b % 4096 }')
+n_copies=$(wc -l <"$tmp/u_scale.cg")
+n_right=$(grep -c "^/sbq/deleg/spacrbench-run-[^ /]*-scale-[12] $page_budget\$" "$tmp/u_scale.cg")
+if [ "$n_copies" -ge 9 ] && [ "$n_right" -eq "$n_copies" ] && [ "$page_budget" -gt 0 ]; then
+    ok "user run --scale (delegated): all $n_copies copies ran in /sbq/deleg/spacrbench-run-*-scale-K with memory.max $page_budget (the budget)"
+else
+    bad "user run --scale (delegated): $n_right of $n_copies copies (9 at least) in /sbq/deleg/spacrbench-run-*-scale-K with memory.max $page_budget: $(tr '\n' ';' <"$udir/scale.cg")"
+fi
+# The check's own notes (the "scaling" line holds every scaling_* member).
+grep '^  "scaling":' "$tmp/u_scale.json" >"$tmp/u_scale.line"
+expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "each count's group had the memory budget"
+expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "group peak from one memory cgroup per count holding all its copies (cgroup v2 memory.peak): exact"
+expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "groups in $D, delegated to uid $U"
+expect_eq "user run --scale (delegated): cgroups left in $D" "$(user_left "$D")" 0
+
 if [ -x "$scale_check" ]; then
     part "-- (f) as uid $U, delegated: check_scale's limits case (count groups in $D)"
     CK_RUN_CASE=limits as_user "$D/session" "$scale_check" >"$tmp/u_check.out" 2>&1
