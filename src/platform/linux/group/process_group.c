@@ -22,10 +22,12 @@
 #include "clock.h"
 #include "group.h"
 #include "internal.h"
+#include "oom_verdict.h"
 #include "parse.h"
 #include "process_group.h"
 #include "pss_tracker.h"
 #include "sample_budget.h"
+#include "thread_cpu.h"
 
 /* statm at least every 20 ms, smaps_rollup at least every 100 ms, within
  * 0.3 % and 0.2 % of a core: 0.5 % together. A statm turn costs about
@@ -54,13 +56,13 @@ struct spacrbench_group {
 
 static atomic_uint group_counter;
 
-/* The watched limit (under sample_lock): a sampled sum over it SIGKILLs
- * every member of the last sample (the added processes and their
- * descendants) once, and says so. */
+/* The watched limit (under sample_lock): a sampled sum over it
+ * (oom_verdict.h's rule) SIGKILLs every member of the last sample (the
+ * added processes and their descendants) once, and says so. */
 static void watch_over(spacrbench_group *g, int64_t sum)
 {
     pthread_mutex_lock(&g->lock);
-    int over = g->watch > 0 && sum > g->watch && !g->watch_seen;
+    int over = sb_budget_watch_over(g->watch, g->watch_seen, sum);
     if (over)
         g->watch_seen = sum;
     pthread_mutex_unlock(&g->lock);
