@@ -21,6 +21,7 @@
 
 #include "clock.h"
 #include "group.h"
+#include "group_words.h"
 #include "internal.h"
 #include "oom_verdict.h"
 #include "parse.h"
@@ -200,21 +201,21 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
     pthread_mutex_init(&g->sample_lock, NULL);
     sb_sample_budget_init(&g->budget, PSS_INTERVAL_MS * 1e-3, SB_SAMPLE_BUDGET_SHARE * 0.6);
     sb_pss_tracker_init(&g->pss, PSS_REFRESH_MS * 1e-3, SB_SAMPLE_BUDGET_SHARE * 0.4);
-    char why[SB_GROUP_FOUND_MAX + 200] = "turned off by the caller (SPACRBENCH_SCALE_NO_CGROUP)";
+    char why[SB_GROUP_FOUND_MAX + 200] = "the caller turned it off (SPACRBENCH_SCALE_NO_CGROUP)";
     if (!(flags & SPACRBENCH_SCALE_NO_CGROUP) && open_cgroup(g, why, sizeof why) == 0)
         g->use_cgroup = 1;
     if (g->use_cgroup) {
-        snprintf(g->note, sizeof g->note,
-                 "group peak: a memory cgroup of its own per count, exact, page cache included; "
-                 "memory a process used before it joined is not counted; %s",
-                 g->cg.found);
+        sb_group_words_cgroup(g->note, sizeof g->note, g->cg.version, g->cg.found);
     } else {
-        snprintf(g->note, sizeof g->note,
-                 "group peak: sum of the processes' PSS (forked workers share copy-on-write "
-                 "pages, which RSS would count in each): statm's RSS at least %d ms apart less "
-                 "the shared part smaps_rollup gave (re-read at least %d ms apart), within 0.5 "
-                 "%% of a core: not exact, spikes between samples are missed; no cgroup: %s",
-                 PSS_INTERVAL_MS, PSS_REFRESH_MS, why);
+        char sum[400];
+        snprintf(sum, sizeof sum,
+                 "the sum of the processes' PSS (forked workers share copy-on-write pages, "
+                 "which RSS would count in each): statm's RSS at least %d ms apart less the "
+                 "shared part smaps_rollup gave (re-read at least %d ms apart), within 0.5 %% "
+                 "of a core",
+                 PSS_INTERVAL_MS, PSS_REFRESH_MS);
+        sb_group_words_sampled(g->note, sizeof g->note, sum,
+                               "not exact, spikes between samples are missed", why);
         if (start_sampler(g) != 0) {
             pthread_mutex_destroy(&g->lock);
             pthread_mutex_destroy(&g->sample_lock);
