@@ -304,7 +304,7 @@ static int stats_out(const spread *s, spacrbench_run_stats *out)
     }
     if (s->n >= 2) {
         st.stddev = sqrt(s->m2 / (double)(s->n - 1));
-        st.spread = st.stddev * 100.0 > st.mean * (double)(int)SPACRBENCH_RUN_SPREAD_PERCENT;
+        st.spread = st.stddev * 100.0 > st.mean * (double)SPACRBENCH_RUN_SPREAD_PERCENT;
     }
     return sb_struct_out(out, &st, sizeof st, "spacrbench_run_stats");
 }

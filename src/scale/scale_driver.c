@@ -267,6 +267,50 @@ static int32_t memory_end(const count_run *c, const spacrbench_scale_count *coun
     return v == SB_OOM_NO ? SB_SCALE_OOM_NONE : SB_SCALE_OOM_OUTSIDE;
 }
 
+/* What ended the count's memory, in the one wording of every executor (the
+ * command's copies, the forked workers, Python's pool): the kernel's OOM
+ * kills are failures (a front end may say them as they happen), the
+ * watch's end is a note about the count. */
+static void memory_note(spacrbench_scale_driver *d, const count_run *c,
+                        const spacrbench_scale_count *count, int32_t end)
+{
+    const char *their = c->k == 1 ? "its" : "their";
+    char b[32];
+    sb_format_bytes(b, sizeof b, d->budget);
+    if (end == SB_SCALE_OOM_AT_BUDGET)
+        dnote(d, SPACRBENCH_SCALE_NOTE_FAILED,
+              "%lld %s: over the memory budget: OOM-killed in %s group at its limit of %s (the "
+              "budget), a memory point; the caller is above the group and was not touched",
+              (long long)c->k, workers_word(c->k), their, b);
+    else if (end == SB_SCALE_ENDED_AT_BUDGET)
+        dnote(d, SPACRBENCH_SCALE_NOTE_COUNT,
+              "%lld %s: over the memory budget: ended by spacrbench when %s sampled memory "
+              "passed the budget of %s (no cgroup could hold the limit), a memory point; the "
+              "caller was not touched",
+              (long long)c->k, workers_word(c->k), their, b);
+    if (end != SB_SCALE_OOM_OUTSIDE)
+        return;
+    /* Old kernels count no kills: then a SIGKILL at the limit said it. */
+    char kills[48] = "a process", limit[64] = "", l[32];
+    if (count->oom_kills > 0)
+        snprintf(kills, sizeof kills, "%lld process(es)", (long long)count->oom_kills);
+    if (count->limit_bytes > 0) {
+        sb_format_bytes(l, sizeof l, count->limit_bytes);
+        snprintf(limit, sizeof limit, "; memory limit %s", l);
+    }
+    if (count->oom_outside)
+        dnote(d, SPACRBENCH_SCALE_NOTE_FAILED,
+              "%lld %s: the kernel's OOM killer ended %s while %s ran (at a limit outside the "
+              "check's group%s; counted by the oom_kill count of the cgroup that held %s)",
+              (long long)c->k, workers_word(c->k), kills, c->k == 1 ? "it" : "they", limit,
+              c->k == 1 ? "it" : "them");
+    else
+        dnote(d, SPACRBENCH_SCALE_NOTE_FAILED,
+              "%lld %s: the kernel's OOM killer ended %s in %s group (at a limit outside the "
+              "check's group%s)",
+              (long long)c->k, workers_word(c->k), kills, their, limit);
+}
+
 /* The point from the timed repeats and the count's figures; a count over
  * the budget is named as the memory point it is. */
 static void count_point(spacrbench_scale_driver *d, const count_run *c,
@@ -287,19 +331,7 @@ static void count_point(spacrbench_scale_driver *d, const count_run *c,
     }
     sb_scale_spread_of(c->ips, c->repeats, sp);
     sp->oom_killed = pt->failed ? memory_end(c, count) : SB_SCALE_OOM_NONE;
-    char b[32];
-    sb_format_bytes(b, sizeof b, d->budget);
-    if (sp->oom_killed == SB_SCALE_OOM_AT_BUDGET)
-        dnote(d, SPACRBENCH_SCALE_NOTE_COUNT,
-              "%lld %s: over the memory budget: OOM-killed in %s group at its limit of %s (the "
-              "budget), a memory point; the caller is above the group and was not touched",
-              (long long)c->k, workers_word(c->k), c->k == 1 ? "its" : "their", b);
-    else if (sp->oom_killed == SB_SCALE_ENDED_AT_BUDGET)
-        dnote(d, SPACRBENCH_SCALE_NOTE_COUNT,
-              "%lld %s: over the memory budget: ended by spacrbench when %s sampled memory "
-              "passed the budget of %s (no cgroup could hold the limit), a memory point; the "
-              "caller was not touched",
-              (long long)c->k, workers_word(c->k), c->k == 1 ? "its" : "their", b);
+    memory_note(d, c, count, sp->oom_killed);
 }
 
 static void count_free(count_run *c)

@@ -190,7 +190,7 @@ static int first_item(void *ctx, sb_reader *r, const sb_field *f, const json_nod
     if (n <= 0)
         return (int)n;
     spacrbench_item_record rec = {sizeof rec, 0, 0, 0, 0.0, -1, -1};
-    sb_item_more more = {.item = NULL};
+    sb_item_more more = {.item = NULL}; /* the rest zero, as before */
     void *const parts[] = {&rec, &more};
     static const char *const k_item[] = {"item", NULL};
     sb_reader_push_index(r, 0);

@@ -1,9 +1,11 @@
-/* Was it the kernel's OOM killer? The one decision, for a serial item of
- * `spacrbench run` and for every count of the scaling check, over the facts
- * each measured: a cgroup's oom_kill counter (the group's own, or one
- * around it), how its processes died and whether spacrbench itself killed
- * them. Pure, so util/: the command and the library share it. Not
- * installed. */
+/* What ended a group's memory: was it the kernel's OOM killer? The one
+ * decision, for a serial item of `spacrbench run` and for every count of
+ * the scaling check, over the facts each measured: a cgroup's oom_kill
+ * counter (the group's own, or one around it), how its processes died and
+ * whether spacrbench itself killed them. And, where no cgroup could hold
+ * the budget as a limit, whether a sample passed it (the one rule of the
+ * supervisor's watch and the library group's). Pure, so util/: the command
+ * and the library share it. Not installed. */
 #ifndef SPACRBENCH_OOM_VERDICT_H
 #define SPACRBENCH_OOM_VERDICT_H
 
@@ -31,5 +33,11 @@ enum {
  * least 8 MiB) is too. A counter around the group rose for anyone below
  * it: only a SIGKILL we did not send makes it ours. */
 int sb_oom_verdict(const sb_oom_facts *f);
+
+/* The budget watched without a cgroup to hold it: 1 when this sample's
+ * sum ends the group, that is when a limit is watched (> 0), the sum is
+ * over it and no earlier sample ended it (ended: that sample's sum, 0
+ * none). The caller keeps the sum in ended and kills the group. */
+int sb_budget_watch_over(int64_t limit, int64_t ended, int64_t sum);
 
 #endif

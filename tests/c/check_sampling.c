@@ -1,5 +1,5 @@
 /* The fallback samplers' parts: the cost policy (sample_budget.h) on
- * given costs, the tree listing (proc_tree.h) on real processes (a
+ * given costs, the budget watched without a cgroup, the tree listing (proc_tree.h) on real processes (a
  * grandchild, and a child forked by a thread, which only that thread's
  * children file lists) and on recorded /proc trees with and without
  * children files, and the PSS tracker (pss_tracker.h) against the PSS the
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "oom_verdict.h"
 #include "parse.h"
 #include "proc_tree.h"
 #include "pss_tracker.h"
@@ -128,6 +129,18 @@ START_TEST(a_budget_the_user_sets_scales_every_part)
     }
     unsetenv("SPACRBENCH_SAMPLER_BUDGET");
     ck_assert(sb_sample_budget_whole() == SB_SAMPLE_BUDGET_SHARE);
+}
+END_TEST
+
+/* The budget watched without a cgroup (the supervisor's and the library
+ * group's one rule): a sum over a watched limit ends the group, once. */
+START_TEST(a_watched_budget_ends_the_group_once)
+{
+    ck_assert_int_eq(sb_budget_watch_over(100, 0, 101), 1);
+    ck_assert_int_eq(sb_budget_watch_over(100, 0, 100), 0);   /* at the budget: fits */
+    ck_assert_int_eq(sb_budget_watch_over(100, 120, 130), 0); /* ended already */
+    ck_assert_int_eq(sb_budget_watch_over(0, 0, 1 << 30), 0); /* nothing watched */
+    ck_assert_int_eq(sb_budget_watch_over(-1, 0, 1 << 30), 0);
 }
 END_TEST
 
@@ -377,6 +390,7 @@ static Suite *sampling_suite(void)
     tcase_add_test(b, a_sample_costing_more_than_the_share_stretches_the_gap);
     tcase_add_test(b, a_part_of_the_budget_and_no_gap_yet);
     tcase_add_test(b, a_budget_the_user_sets_scales_every_part);
+    tcase_add_test(b, a_watched_budget_ends_the_group_once);
     suite_add_tcase(s, b);
     TCase *t = tcase_create("tree");
     tcase_add_test(t, the_tree_is_read_from_the_tree_itself);

@@ -415,6 +415,11 @@ START_TEST(an_oom_kill_at_the_budget_is_a_memory_point)
     ck_assert_int_eq(run(&m, 8, 4, counts, 2, 100 << 20, NULL, &r), 0);
     ck_assert_int_eq(sb_test_spread_of(r, 1).oom_killed, 2);
     ck_assert_ptr_nonnull(strstr(sb_test_summary_of(r).reason, "outside the check's group"));
+    /* The driver names the kill in every executor's words. */
+    ck_assert_ptr_nonnull(
+        sb_test_note_with(r, "4 workers: the kernel's OOM killer ended 1 process(es) while they "
+                             "ran (at a limit outside the check's group; counted by the oom_kill "
+                             "count of the cgroup that held them)"));
     spacrbench_scale_free(r);
 
     m.rounds = m.opens = m.closes = m.failed_closes = 0;

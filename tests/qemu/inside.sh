@@ -328,8 +328,8 @@ expect_eq "run --scale (v2): 3 workers oom_killed" "$(json_get "$p3" oom_killed)
 expect_eq "run --scale (v2): 3 workers group_limit_bytes" "$(json_get "$p3" group_limit_bytes)" "$budget"
 expect_eq "run --scale (v2): scaling_verdict" "$(sed -n 's/.*"scaling_verdict":"\([a-z_]*\)".*/\1/p' "$tmp/scale_run.json")" memory
 expect_eq "run --scale (v2): scaling_workers" "$(sed -n 's/.*"scaling_workers":\([0-9]*\).*/\1/p' "$tmp/scale_run.json")" 1
-expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "3 workers: the kernel's OOM killer ended"
-expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "in the group (memory limit "
+expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "3 workers: over the memory budget: OOM-killed"
+expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "in their group at its limit of "
 expect_eq "run --scale (v2): spacrbench-run-* cgroups left" "$(leftovers)" 0
 
 # --- (f) as an unprivileged user ---------------------------------------------

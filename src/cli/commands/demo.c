@@ -13,9 +13,7 @@
 #include "field_gpu.h"
 #include "field_gpu_layout.h"
 #include "field_workload.h"
-#if defined(__linux__)
 #include "run_plot.h"
-#endif
 
 typedef struct field_item {
     field_params params;
@@ -218,15 +216,10 @@ int demo_main(int argc, char **argv)
     cli_args_free(&a); /* the demo takes no items */
     if (rc != CLI_EXIT_OK || a.done)
         return rc;
-        /* A plot that cannot be drawn is refused before the run, not after it. */
-#if defined(__linux__)
+    /* A plot that cannot be drawn is refused before the run, not after it
+     * (elsewhere than Linux, run_unsupported.c's words). */
     if (a.plot_path && (rc = run_plot_ready(0)) != CLI_EXIT_OK)
         return rc;
-#else
-    if (a.plot_path)
-        return cli_error(CLI_EXIT_ERROR, "--plot: drawing needs the Linux build's Python helper "
-                                         "for now; use Measurement.plot() from Python");
-#endif
     char why[512];
     /* Before any CUDA context: a machine without a device stays untouched. */
     if (a.gpu && field_gpu_check(why, sizeof why) != 0)

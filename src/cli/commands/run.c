@@ -520,6 +520,127 @@ static int conclude(const run_state *s, int status)
     return s->internal_error ? CLI_EXIT_ERROR : status;
 }
 
+/* The run's inputs: the options, --plot's helper (before anything runs),
+ * the items, --emit slurm's job and --sample's chosen items. CLI_EXIT_OK
+ * with a->done unset when there is a run to do. */
+static int read_inputs(run_state *s, cli_args *a, cli_slurm_job *job, int argc, char **argv)
+{
+    int status = cli_args_parse(a, argc, argv);
+    if (status == CLI_EXIT_OK && !a->done && a->plot_path)
+        status = run_plot_ready(0);
+    if (status == CLI_EXIT_OK && !a->done)
+        status = item_list_load(a, &s->items);
+    if (status == CLI_EXIT_OK && !a->done && a->common.emit == CLI_EMIT_SLURM &&
+        (status = cli_slurm_job_prepare(a, s->items.n, job)) == CLI_EXIT_OK)
+        a->common.slurm_job = &job->job;
+    /* --sample: the array above is the whole plate; the run, its chosen items. */
+    if (status == CLI_EXIT_OK && !a->done)
+        status = run_plate_choose(a, &s->items, &s->plate);
+    return status;
+}
+
+static void inputs_free(run_state *s, cli_slurm_job *job, cli_args *a)
+{
+    run_plate_free(&s->plate);
+    cli_slurm_job_free(job);
+    item_list_free(&s->items);
+    cli_args_free(a);
+}
+
+/* The one supervisor of the run, under the limit of the run's one
+ * discovery (NULL: none known). */
+static void supervisor_setup(run_state *s, const spacrbench_machine *machine)
+{
+    const cli_args *a = s->args;
+    /* stdout holds one document (JSON, --emit's settings, an export named
+     * '-'): the commands' own output goes to stderr then. */
+    int stdout_is_output =
+        a->common.json || a->common.emit != CLI_EMIT_REPORT || cli_export_takes_stdout(&a->common);
+    run_supervisor_init(&s->sup, a->no_cgroup, stdout_is_output,
+                        machine ? machine->memory_limit_bytes : -1, a->timeout_s, &s->stale_note);
+    s->sup.cfg.interval_us = a->interval_us; /* --interval; 0: the supervisor's defaults */
+    s->charge_max = s->rss_max = -1;
+    s->own_rss_bytes = own_rss_bytes();
+}
+
+/* Every item measured into *m (made here), ended, with the command's
+ * notes. CLI_EXIT_OK, or the exit status of the error said. */
+static int measure_run(run_state *s, spacrbench_measurement **m)
+{
+    if (begin(s, m) != 0)
+        return CLI_EXIT_ERROR;
+    run_timeline_begin(&s->timeline, *m, &s->sup);
+    run_each_item(s, *m);
+    run_timeline_end(&s->timeline);
+    run_vram_verdict(&s->sup, *m);
+    if (spacrbench_measurement_end(*m) != 0)
+        return cli_library_error(CLI_EXIT_ERROR, NULL);
+    add_notes(s, *m);
+    return CLI_EXIT_OK;
+}
+
+/* One recommendation per run, into *out (the scaling check and the report
+ * use it): NULL for a command that could not even be started (126, 127),
+ * where the fallback's core count would advise workers for nothing. */
+static const spacrbench_recommendation *recommend_run(run_state *s, spacrbench_measurement *m,
+                                                      const spacrbench_machine *machine,
+                                                      spacrbench_recommendation *out)
+{
+    /* --sample: the plate's advice, or none when the run stopped before
+     * its chosen items were all measured. */
+    if (s->plate.plate) {
+        int stopped = s->failed || s->internal_error || sb_stop_signal();
+        if (run_plate_predict(&s->plate, m, stopped) == 0)
+            return plate_recommend(s, m, machine, out);
+        run_plate_attach_chosen(&s->plate, m);
+        return NULL;
+    }
+    if (s->added > 0 || !s->failed || !s->failure.copy.exec_errno)
+        return cli_recommend(&s->args->common, m, machine, out);
+    spacrbench_measurement_add_note(m, "no recommendation: the command could not be started, so "
+                                       "no item was measured");
+    return NULL;
+}
+
+/* After the items: the recommendation, --scale, the report and documents,
+ * --emit's advice and --plot. The run's exit status so far. */
+static int report_run(run_state *s, spacrbench_measurement *m, const spacrbench_machine *machine,
+                      const cli_slurm_job *job, spacrbench_scale_result **scaling)
+{
+    const cli_args *a = s->args;
+    spacrbench_recommendation rec_value;
+    const spacrbench_recommendation *rec = recommend_run(s, m, machine, &rec_value);
+    int scale_status = scale_after(s, m, rec, scaling);
+    /* One answer: a measured knee (within the serial bounds) is the advice. */
+    if (rec && *scaling)
+        spacrbench_recommend_apply_scaling(&rec_value, *scaling);
+    cli_context ctx = {.mode = "run",
+                       .item_labels = (const char *const *)s->items.items,
+                       .n_labels = s->added,
+                       .describe = describe_run,
+                       .describe_arg = s,
+                       .scaling = *scaling,
+                       .brief = a->brief};
+    /* --sample: the measurement carries the plate's section (the report's,
+     * the JSON's, the exports'), with the ETA for the workers advised; the
+     * hand-off is sized for its largest. */
+    spacrbench_measurement *handoff = NULL;
+    if (rec && s->plate.plate &&
+        spacrbench_measurement_set_plate(m, s->plate.plate, rec_value.workers) == 0 &&
+        spacrbench_measurement_plate_handoff(m, &handoff) == 0)
+        ctx.handoff = handoff;
+    int status = cli_finish(&a->common, m, machine, rec, &ctx);
+    spacrbench_measurement_free(handoff);
+    if (status == CLI_EXIT_OK && a->common.emit != CLI_EMIT_REPORT)
+        status = emit_advice(s, m, a->common.emit, job->advice);
+    if (scale_status != CLI_EXIT_OK)
+        status = scale_status;
+    /* The report is out; a plot that cannot be drawn says why. */
+    if (*scaling && a->plot_path && status == CLI_EXIT_OK)
+        status = run_plot(*scaling, a->plot_path, s->sup.cfg.stdout_to_stderr);
+    return status;
+}
+
 int run_main(int argc, char **argv)
 {
     cli_args a;
@@ -527,23 +648,10 @@ int run_main(int argc, char **argv)
     run_state s;
     memset(&s, 0, sizeof s);
     s.args = &a;
-    int status = cli_args_parse(&a, argc, argv);
-    if (status == CLI_EXIT_OK && !a.done && a.plot_path)
-        status = run_plot_ready(0);
-    if (status == CLI_EXIT_OK && !a.done)
-        status = item_list_load(&a, &s.items);
     cli_slurm_job job = {0};
-    if (status == CLI_EXIT_OK && !a.done && a.common.emit == CLI_EMIT_SLURM &&
-        (status = cli_slurm_job_prepare(&a, s.items.n, &job)) == CLI_EXIT_OK)
-        a.common.slurm_job = &job.job;
-    /* --sample: the array above is the whole plate; the run, its chosen items. */
-    if (status == CLI_EXIT_OK && !a.done)
-        status = run_plate_choose(&a, &s.items, &s.plate);
+    int status = read_inputs(&s, &a, &job, argc, argv);
     if (status != CLI_EXIT_OK || a.done) {
-        run_plate_free(&s.plate);
-        cli_slurm_job_free(&job);
-        item_list_free(&s.items);
-        cli_args_free(&a);
+        inputs_free(&s, &job, &a);
         return status;
     }
     /* One discovery for the whole run: the limit an OOM-killed item hit,
@@ -551,86 +659,19 @@ int run_main(int argc, char **argv)
     spacrbench_machine machine_value = {.size = sizeof machine_value};
     const spacrbench_machine *machine =
         spacrbench_discover(&machine_value) == 0 ? &machine_value : NULL;
-    /* stdout holds one document (JSON, --emit's settings, an export named
-     * '-'): the commands' own output goes to stderr then. */
-    int stdout_is_output =
-        a.common.json || a.common.emit != CLI_EMIT_REPORT || cli_export_takes_stdout(&a.common);
-    run_supervisor_init(&s.sup, a.no_cgroup, stdout_is_output,
-                        machine ? machine->memory_limit_bytes : -1, a.timeout_s, &s.stale_note);
-    s.sup.cfg.interval_us = a.interval_us; /* --interval; 0: the supervisor's defaults */
-    s.charge_max = s.rss_max = -1;
-    s.own_rss_bytes = own_rss_bytes();
+    supervisor_setup(&s, machine);
     spacrbench_measurement *m = NULL;
     spacrbench_scale_result *scaling = NULL;
-    if (begin(&s, &m) != 0)
-        status = CLI_EXIT_ERROR;
-    else {
-        run_timeline_begin(&s.timeline, m, &s.sup);
-        run_each_item(&s, m);
-        run_timeline_end(&s.timeline);
-        run_vram_verdict(&s.sup, m);
-        if (spacrbench_measurement_end(m) != 0)
-            status = cli_library_error(CLI_EXIT_ERROR, NULL);
-        else {
-            add_notes(&s, m);
-            /* One recommendation per run: the scaling check and the report.
-             * None for a command that could not even be started (126, 127):
-             * the fallback's core count would advise workers for nothing. */
-            spacrbench_recommendation rec_value;
-            const spacrbench_recommendation *rec = NULL;
-            /* --sample: the plate's advice, or none when the run stopped
-             * before its chosen items were all measured. */
-            if (s.plate.plate) {
-                int stopped = s.failed || s.internal_error || sb_stop_signal();
-                if (run_plate_predict(&s.plate, m, stopped) == 0)
-                    rec = plate_recommend(&s, m, machine, &rec_value);
-                else
-                    run_plate_attach_chosen(&s.plate, m);
-            } else if (s.added > 0 || !s.failed || !s.failure.copy.exec_errno)
-                rec = cli_recommend(&a.common, m, machine, &rec_value);
-            else
-                spacrbench_measurement_add_note(m, "no recommendation: the command could not be "
-                                                   "started, so no item was measured");
-            int scale_status = scale_after(&s, m, rec, &scaling);
-            /* One answer: a measured knee (within the serial bounds) is the advice. */
-            if (rec && scaling)
-                spacrbench_recommend_apply_scaling(&rec_value, scaling);
-            cli_context ctx = {.mode = "run",
-                               .item_labels = (const char *const *)s.items.items,
-                               .n_labels = s.added,
-                               .describe = describe_run,
-                               .describe_arg = &s,
-                               .scaling = scaling,
-                               .brief = a.brief};
-            /* --sample: the measurement carries the plate's section (the
-             * report's, the JSON's, the exports'), with the ETA for the
-             * workers advised; the hand-off is sized for its largest. */
-            spacrbench_measurement *handoff = NULL;
-            if (rec && s.plate.plate &&
-                spacrbench_measurement_set_plate(m, s.plate.plate, rec_value.workers) == 0 &&
-                spacrbench_measurement_plate_handoff(m, &handoff) == 0)
-                ctx.handoff = handoff;
-            status = cli_finish(&a.common, m, machine, rec, &ctx);
-            spacrbench_measurement_free(handoff);
-            if (status == CLI_EXIT_OK && a.common.emit != CLI_EMIT_REPORT)
-                status = emit_advice(&s, m, a.common.emit, job.advice);
-            if (scale_status != CLI_EXIT_OK)
-                status = scale_status;
-            /* The report is out; a plot that cannot be drawn says why. */
-            if (scaling && a.plot_path && status == CLI_EXIT_OK)
-                status = run_plot(scaling, a.plot_path, s.sup.cfg.stdout_to_stderr);
-        }
-    }
+    status = measure_run(&s, &m);
+    if (status == CLI_EXIT_OK)
+        status = report_run(&s, m, machine, &job, &scaling);
     status = conclude(&s, status);
     spacrbench_measurement_free(m);
     spacrbench_scale_free(scaling);
     free(s.failed_command);
-    cli_slurm_job_free(&job);
     free(s.failed_label);
-    item_list_free(&s.items);
-    run_plate_free(&s.plate);
     sb_supervisor_free(&s.sup);
     free(s.stale_note);
-    cli_args_free(&a);
+    inputs_free(&s, &job, &a);
     return status;
 }

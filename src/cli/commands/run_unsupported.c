@@ -9,6 +9,7 @@
 #include "cli_help.h"
 #include "cli_options.h"
 #include "commands.h"
+#include "run_plot.h"
 
 #if defined(_WIN32)
 #define CLI_PLATFORM_NAME "Windows"
@@ -26,6 +27,15 @@ int cli_needs_linux(const char *mode, const char *what)
                      "'run') and the library measures work in this process "
                      "(spacrbench_benchmark)",
                      mode, what);
+}
+
+/* The demo's --plot, refused before the run as on Linux: the helper that
+ * draws is reached only by the Linux build (cli_export.c says the same). */
+int run_plot_ready(int stdout_is_output)
+{
+    (void)stdout_is_output;
+    return cli_error(CLI_EXIT_ERROR, "--plot: drawing needs the Linux build's Python helper for "
+                                     "now; use Measurement.plot() from Python");
 }
 
 int run_main(int argc, char **argv)

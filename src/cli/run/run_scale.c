@@ -20,6 +20,7 @@
 #include "child.h"
 #include "cli_error.h"
 #include "command_line.h"
+#include "group_words.h"
 #include "oom_verdict.h"
 #include "text_escape.h"
 
@@ -210,8 +211,8 @@ static void copy_failure(const scale_exec *x, int64_t m, char *why, size_t cap)
 }
 
 /* What the supervisor said of the round, for the driver. */
-static void tell_round(scale_exec *x, spacrbench_scale_driver *d, int64_t m,
-                       spacrbench_scale_worker *w, spacrbench_scale_outcome *out)
+static void tell_round(scale_exec *x, int64_t m, spacrbench_scale_worker *w,
+                       spacrbench_scale_outcome *out)
 {
     sb_oom_facts f = oom_facts(x, m);
     x->verdict = sb_oom_verdict(&f);
@@ -236,19 +237,8 @@ static void tell_round(scale_exec *x, spacrbench_scale_driver *d, int64_t m,
         copy_failure(x, m, out->why, sizeof out->why);
     if (x->o.stopped_by)
         x->stopped_k = x->k;
-    if (x->verdict != SB_OOM_NO) {
-        char limit[32] = "unknown";
-        if (x->o.limit > 0)
-            spacrbench_format_bytes(x->o.limit, limit, sizeof limit);
-        exec_note(x, d, 1,
-                  "%lld worker%s: the kernel's OOM killer ended %lld process(es) %s (memory limit "
-                  "%s%s)",
-                  (long long)x->k, x->k == 1 ? "" : "s", (long long)x->o.oom_kills,
-                  x->o.oom_outside ? "while the copies ran" : "in the group", limit,
-                  x->o.oom_outside ? "; counted by the oom_kill count of spacrbench's own "
-                                     "cgroup, which held the copies"
-                                   : "");
-    }
+    /* An OOM kill is the driver's to name (its note, said on stderr by
+     * hear_note), in the words of every executor. */
 }
 
 static int exec_open(spacrbench_scale_driver *d, int64_t workers, int64_t budget, int64_t *pids,
@@ -274,6 +264,7 @@ static int exec_open(spacrbench_scale_driver *d, int64_t workers, int64_t budget
 static int exec_round(spacrbench_scale_driver *d, const spacrbench_scale_round *r,
                       spacrbench_scale_worker *w, spacrbench_scale_outcome *out, void *payload)
 {
+    (void)d;
     scale_exec *x = payload;
     x->round = r;
     char name[64], why[SB_GROUP_PATH_MAX + 200];
@@ -307,7 +298,7 @@ static int exec_round(spacrbench_scale_driver *d, const spacrbench_scale_round *
     x->peak = x->o.peak > x->peak ? x->o.peak : x->peak;
     x->vram = x->o.vram_peak > x->vram ? x->o.vram_peak : x->vram;
     x->rss_peak_max = x->o.rss_peak > x->rss_peak_max ? x->o.rss_peak : x->rss_peak_max;
-    tell_round(x, d, r->items, w, out);
+    tell_round(x, r->items, w, out);
     return 0;
 }
 
@@ -348,20 +339,19 @@ static void method_notes(const scale_exec *x, spacrbench_scale_result *r)
     spacrbench_scale_add_note(r, "each count k ran k copies of the command at once, each on "
                                  "items of its own (the items rotate), copy i running its items "
                                  "in turn; the rounds and their items as the timing note says");
+    /* The group peak in the words of the library's group (group_words.h). */
     if (sup->use_cgroup)
-        snprintf(text, sizeof text,
-                 "group peak from one memory cgroup per count holding all its copies (cgroup v%d "
-                 "%s): exact, page cache included; %s",
-                 sup->cg.version,
-                 sup->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak", sup->cg.found);
+        sb_group_words_cgroup(text, sizeof text, sup->cg.version, sup->cg.found);
     else {
-        char how[200];
+        char how[200], sum[300], caveat[160];
         double miss_ms = sb_supervisor_sampling(sup, how, sizeof how);
-        snprintf(text, sizeof text,
-                 "group peak = the largest sum of the VmHWM of the processes alive together, "
-                 "sampled %s; an upper bound: the peaks may not coincide, processes living less "
-                 "than %g ms may be seen only through ru_maxrss; no cgroup of its own because %s",
-                 how, miss_ms, sup->why_no_cgroup);
+        snprintf(sum, sizeof sum,
+                 "the largest sum of the VmHWM of the processes alive together, sampled %s", how);
+        snprintf(caveat, sizeof caveat,
+                 "an upper bound: the peaks may not coincide, processes living less than %g ms "
+                 "may be seen only through ru_maxrss",
+                 miss_ms);
+        sb_group_words_sampled(text, sizeof text, sum, caveat, sup->why_no_cgroup);
     }
     spacrbench_scale_add_note(r, text);
     if (sup->vram.gpu) {

@@ -1,11 +1,11 @@
 /* The sampler thread. Stopping uses a flag plus a condition variable on the
  * monotonic clock, so a stop never waits out a whole interval. Linux and
  * macOS share it (pthreads): macOS differs only in how the wait keeps to the monotonic
- * clock and how the thread's CPU time is read (the __APPLE__ blocks). */
+ * clock and how the thread's CPU time is read (the __APPLE__ blocks). What
+ * each tick samples is every platform's (sampler_peaks.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,47 +16,28 @@
 
 #include "internal.h"
 #include "sampler.h"
+#include "sampler_peaks.h"
 
 struct sb_sampler {
     sb_sampler_config cfg;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    int stopping;               /* under lock */
-    _Atomic int64_t window_rss; /* -1 = nothing sampled in this window */
-    _Atomic int64_t window_vram;
-    int64_t life_rss, life_vram; /* sampler thread only, read after join */
+    int stopping; /* under lock */
+    sb_sampler_peaks peaks;
 };
 
-static void atomic_max(_Atomic int64_t *slot, int64_t value)
+/* The window's slots are plain int64_t (sampler_peaks.h) so the tick is
+ * shared; GCC's and Clang's __atomic builtins make them atomic here. */
+void sb_window_raise(int64_t *slot, int64_t value)
 {
-    int64_t seen = atomic_load_explicit(slot, memory_order_relaxed);
-    while (value > seen && !atomic_compare_exchange_weak_explicit(
-                               slot, &seen, value, memory_order_relaxed, memory_order_relaxed)) {
+    int64_t seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    while (value > seen && !__atomic_compare_exchange_n(slot, &seen, value, 1, __ATOMIC_RELAXED,
+                                                        __ATOMIC_RELAXED)) {
     }
 }
 
-static void sample_once(sb_sampler *s)
-{
-    if (s->cfg.proc) {
-        int64_t rss = sb_proc_rss(s->cfg.proc);
-        if (rss >= 0) {
-            atomic_max(&s->window_rss, rss);
-            if (rss > s->life_rss)
-                s->life_rss = rss;
-            if (s->cfg.on_rss)
-                s->cfg.on_rss(s->cfg.on_rss_ctx, sb_now(), rss);
-        }
-    }
-    if (s->cfg.gpu) {
-        int64_t vram = sb_gpu_sample(s->cfg.gpu);
-        if (vram >= 0) {
-            atomic_max(&s->window_vram, vram);
-            if (vram > s->life_vram)
-                s->life_vram = vram;
-        }
-    }
-}
+int64_t sb_window_take(int64_t *slot) { return __atomic_exchange_n(slot, -1, __ATOMIC_RELAXED); }
 
 static void advance(struct timespec *t, int64_t us)
 {
@@ -99,7 +80,7 @@ static void *sampler_main(void *arg)
     pthread_mutex_lock(&s->lock);
     while (!s->stopping) {
         pthread_mutex_unlock(&s->lock);
-        sample_once(s);
+        sb_sampler_sample(&s->cfg, &s->peaks);
         advance(&next, s->cfg.interval_us);
         /* After a stall (or samples slower than the period) start afresh
          * instead of catching up with back-to-back samples. */
@@ -129,9 +110,7 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
     if (!s)
         return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate the sampler");
     s->cfg = *cfg;
-    s->life_rss = s->life_vram = -1;
-    atomic_init(&s->window_rss, -1);
-    atomic_init(&s->window_vram, -1);
+    sb_sampler_peaks_init(&s->peaks);
 
 #if defined(__APPLE__)
     int rc = pthread_cond_init(&s->wake, NULL); /* relative waits: see wait_until */
@@ -170,12 +149,7 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
 
 void sb_sampler_take_window(sb_sampler *s, int64_t *rss, int64_t *vram)
 {
-    int64_t r = atomic_exchange_explicit(&s->window_rss, -1, memory_order_relaxed);
-    int64_t v = atomic_exchange_explicit(&s->window_vram, -1, memory_order_relaxed);
-    if (rss)
-        *rss = r;
-    if (vram)
-        *vram = v;
+    sb_sampler_peaks_take(&s->peaks, rss, vram);
 }
 
 double sb_sampler_cpu_seconds(const sb_sampler *s)
@@ -207,9 +181,9 @@ void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->thread, NULL);
     if (rss_peak)
-        *rss_peak = s->life_rss;
+        *rss_peak = s->peaks.life_rss;
     if (vram_peak)
-        *vram_peak = s->life_vram;
+        *vram_peak = s->peaks.life_vram;
     pthread_cond_destroy(&s->wake);
     pthread_mutex_destroy(&s->lock);
     free(s);

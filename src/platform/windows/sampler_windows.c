@@ -1,6 +1,7 @@
 /* The sampler on a Win32 thread (sampler.h). The stop event is part of
  * every sleep (WaitForSingleObject(stop, interval), or with a timer), so a
- * stop never waits out a whole interval. */
+ * stop never waits out a whole interval. What each tick samples is every
+ * platform's (sampler_peaks.c). */
 #if defined(_WIN32)
 
 #define WIN32_LEAN_AND_MEAN
@@ -11,6 +12,7 @@
 
 #include "internal.h"
 #include "sampler.h"
+#include "sampler_peaks.h"
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002 /* synchapi.h, SDK 10.0.17134 */
@@ -19,42 +21,25 @@
 struct sb_sampler {
     sb_sampler_config cfg;
     HANDLE thread;
-    HANDLE stop;                     /* manual-reset event */
-    HANDLE timer;                    /* high-resolution waitable timer, or NULL */
-    SRWLOCK lock;                    /* guards the window's peaks */
-    int64_t window_rss, window_vram; /* -1 = nothing sampled in this window */
-    int64_t life_rss, life_vram;     /* sampler thread only, read after join */
+    HANDLE stop;  /* manual-reset event */
+    HANDLE timer; /* high-resolution waitable timer, or NULL */
+    sb_sampler_peaks peaks;
 };
 
-static void window_max(sb_sampler *s, int64_t *slot, int64_t value)
+/* The window's slots (sampler_peaks.h), atomic through the Interlocked
+ * functions (int64_t is LONG64 here). */
+void sb_window_raise(int64_t *slot, int64_t value)
 {
-    AcquireSRWLockExclusive(&s->lock);
-    if (value > *slot)
-        *slot = value;
-    ReleaseSRWLockExclusive(&s->lock);
+    LONG64 seen = *(volatile LONG64 *)slot;
+    while (value > seen) {
+        LONG64 was = InterlockedCompareExchange64((volatile LONG64 *)slot, value, seen);
+        if (was == seen)
+            break;
+        seen = was;
+    }
 }
 
-static void sample_once(sb_sampler *s)
-{
-    if (s->cfg.proc) {
-        int64_t rss = sb_proc_rss(s->cfg.proc);
-        if (rss >= 0) {
-            window_max(s, &s->window_rss, rss);
-            if (rss > s->life_rss)
-                s->life_rss = rss;
-            if (s->cfg.on_rss)
-                s->cfg.on_rss(s->cfg.on_rss_ctx, sb_now(), rss);
-        }
-    }
-    if (s->cfg.gpu) {
-        int64_t vram = sb_gpu_sample(s->cfg.gpu);
-        if (vram >= 0) {
-            window_max(s, &s->window_vram, vram);
-            if (vram > s->life_vram)
-                s->life_vram = vram;
-        }
-    }
-}
+int64_t sb_window_take(int64_t *slot) { return InterlockedExchange64((volatile LONG64 *)slot, -1); }
 
 /* Sleep seconds unless stopped; 1 when the time passed, 0 on a stop. A
  * plain timed wait ends on the system tick (15.6 ms unless some process
@@ -86,7 +71,7 @@ static unsigned __stdcall sampler_main(void *arg)
         period = 0.001;
     double next = sb_now();
     for (;;) {
-        sample_once(s);
+        sb_sampler_sample(&s->cfg, &s->peaks);
         next += period;
         double now = sb_now();
         if (now > next)
@@ -104,9 +89,7 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
     if (!s)
         return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate the sampler");
     s->cfg = *cfg;
-    s->life_rss = s->life_vram = -1;
-    s->window_rss = s->window_vram = -1;
-    InitializeSRWLock(&s->lock);
+    sb_sampler_peaks_init(&s->peaks);
     s->stop = CreateEventW(NULL, TRUE, FALSE, NULL);
     if (!s->stop) {
         DWORD err = GetLastError();
@@ -135,14 +118,7 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
 
 void sb_sampler_take_window(sb_sampler *s, int64_t *rss, int64_t *vram)
 {
-    AcquireSRWLockExclusive(&s->lock);
-    int64_t r = s->window_rss, v = s->window_vram;
-    s->window_rss = s->window_vram = -1;
-    ReleaseSRWLockExclusive(&s->lock);
-    if (rss)
-        *rss = r;
-    if (vram)
-        *vram = v;
+    sb_sampler_peaks_take(&s->peaks, rss, vram);
 }
 
 double sb_sampler_cpu_seconds(const sb_sampler *s)
@@ -167,9 +143,9 @@ void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak)
         CloseHandle(s->timer);
     CloseHandle(s->stop);
     if (rss_peak)
-        *rss_peak = s->life_rss;
+        *rss_peak = s->peaks.life_rss;
     if (vram_peak)
-        *vram_peak = s->life_vram;
+        *vram_peak = s->peaks.life_vram;
     free(s);
 }
 

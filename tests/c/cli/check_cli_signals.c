@@ -210,7 +210,10 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
                            "256.0 MiB)"
                          : "OOM-killed (the kernel's out-of-memory killer; memory limit ") != NULL,
         "stderr: %s", r.err);
-    ck_assert_msg(strstr(r.err, "the kernel's OOM killer ended 1 process(es)") != NULL,
+    ck_assert_msg(strstr(r.err, _i ? "2 workers: the kernel's OOM killer ended 1 process(es) while "
+                                     "they ran"
+                                   : "2 workers: over the memory budget: OOM-killed in their "
+                                     "group at its limit of") != NULL,
                   "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "memory limit unknown") == NULL, "stderr: %s", r.err);
     ck_assert_int_eq(left, 0);
@@ -220,7 +223,7 @@ START_TEST(scale_oom_kill_is_named_with_the_limit)
     assert_json(path,
                 _i ? "any('memory limit 256.0 MiB' in n for n in d['scaling_notes'])"
                    : "d['scaling'][0]['group_limit_bytes'] == d['scaling_budget_bytes'] < "
-                     "256 * 2**20 and any('memory limit ' in n for n in d['scaling_notes'])",
+                     "256 * 2**20 and any('at its limit of ' in n for n in d['scaling_notes'])",
                 "True");
     assert_json(path, "[p['oom_killed'] for p in d['scaling']]", "[True]");
     /* Each case in its own words: the group's limit (the budget), or a
@@ -265,8 +268,9 @@ START_TEST(scale_over_budget_count_is_a_memory_point)
     int left = cli_count_ended_groups_in(dir);
     int removed = rmdir(dir);
     ck_assert_msg(r.exited && r.code == 0, "exited %d code %d: %s", r.exited, r.code, r.err);
-    ck_assert_msg(strstr(r.err, "4 workers: the kernel's OOM killer ended") != NULL, "stderr: %s",
-                  r.err);
+    ck_assert_msg(strstr(r.err, "4 workers: over the memory budget: OOM-killed in their group") !=
+                      NULL,
+                  "stderr: %s", r.err);
     ck_assert_int_eq(left, 0);
     ck_assert_int_eq(removed, 0);
     char *path = cli_temp_file(r.out);

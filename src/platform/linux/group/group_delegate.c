@@ -20,6 +20,9 @@
  * here enables a controller anywhere but in this process's own cgroup, and
  * that is undone when the last group is gone. */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +31,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "group.h"
+#include "parse.h"
 
 #define LEAF_PREFIX "spacrbench-leaf"
 #define SHORT_PATH  52 /* a path in a note: at most this many bytes */
@@ -372,6 +377,39 @@ static int move_all(const char *from, const char *to, pid_t self)
     return 0;
 }
 
+/* Wait, until deadline at the most, for v2's cgroup.events to say that dir
+ * holds no process ("populated 0"): rmdir fails with EBUSY until then. The
+ * kernel wakes poll() with POLLPRI when the file changes, so nothing is
+ * looked at on a timer. 0 when it is empty; -1 when it is not by the
+ * deadline or cannot be read (a kernel before 4.5: then no wait). */
+static int wait_unpopulated(const char *dir, double deadline)
+{
+    char path[SB_GROUP_PATH_MAX + 64];
+    int fd =
+        join(path, sizeof path, dir, "cgroup.events") == 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    int rc = -1;
+    while (fd >= 0) {
+        /* Each read re-arms the event: a change after it wakes the poll,
+         * even one that comes before the poll starts. */
+        char text[256];
+        int64_t populated = 1;
+        ssize_t n = pread(fd, text, sizeof text, 0);
+        if (n < 0 || sb_parse_stat_key(text, (size_t)n, "populated", &populated) != SB_PARSE_OK)
+            break;
+        double wait = deadline - sb_now();
+        if (populated == 0 || wait <= 0) {
+            rc = populated == 0 ? 0 : -1;
+            break;
+        }
+        struct pollfd p = {fd, POLLPRI, 0};
+        if (poll(&p, 1, (int)ceil(wait * 1e3)) < 0 && errno != EINTR)
+            break;
+    }
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 /* Undo what acquire did: memory off again, the processes back, the leaf
  * gone. Called with the lock held. */
 static void leaf_undo(struct leaf_state *s)
@@ -379,8 +417,12 @@ static void leaf_undo(struct leaf_state *s)
     if (s->enabled)
         write_control(s->own, "cgroup.subtree_control", "-memory");
     move_all(s->leaf, s->own, 0);
-    for (int tries = 0; tries < 50 && rmdir(s->leaf) != 0 && errno == EBUSY; tries++)
-        usleep(2000);
+    /* A process that was exiting as it was moved keeps the leaf populated
+     * (EBUSY) until it is gone: wait for the kernel to say so, 100 ms at
+     * the most, then try once more. The leaf is only ever v2's
+     * (sb_group_choose), where cgroup.events exists; v1 needs no leaf. */
+    if (rmdir(s->leaf) != 0 && errno == EBUSY && wait_unpopulated(s->leaf, sb_now() + 0.1) == 0)
+        rmdir(s->leaf);
     s->refs = 0;
     s->enabled = 0;
     s->owner = 0;

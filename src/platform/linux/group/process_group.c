@@ -21,11 +21,14 @@
 
 #include "clock.h"
 #include "group.h"
+#include "group_words.h"
 #include "internal.h"
+#include "oom_verdict.h"
 #include "parse.h"
 #include "process_group.h"
 #include "pss_tracker.h"
 #include "sample_budget.h"
+#include "thread_cpu.h"
 
 /* statm at least every 20 ms, smaps_rollup at least every 100 ms, within
  * 0.3 % and 0.2 % of a core: 0.5 % together. A statm turn costs about
@@ -54,13 +57,13 @@ struct spacrbench_group {
 
 static atomic_uint group_counter;
 
-/* The watched limit (under sample_lock): a sampled sum over it SIGKILLs
- * every member of the last sample (the added processes and their
- * descendants) once, and says so. */
+/* The watched limit (under sample_lock): a sampled sum over it
+ * (oom_verdict.h's rule) SIGKILLs every member of the last sample (the
+ * added processes and their descendants) once, and says so. */
 static void watch_over(spacrbench_group *g, int64_t sum)
 {
     pthread_mutex_lock(&g->lock);
-    int over = g->watch > 0 && sum > g->watch && !g->watch_seen;
+    int over = sb_budget_watch_over(g->watch, g->watch_seen, sum);
     if (over)
         g->watch_seen = sum;
     pthread_mutex_unlock(&g->lock);
@@ -198,21 +201,21 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
     pthread_mutex_init(&g->sample_lock, NULL);
     sb_sample_budget_init(&g->budget, PSS_INTERVAL_MS * 1e-3, SB_SAMPLE_BUDGET_SHARE * 0.6);
     sb_pss_tracker_init(&g->pss, PSS_REFRESH_MS * 1e-3, SB_SAMPLE_BUDGET_SHARE * 0.4);
-    char why[SB_GROUP_FOUND_MAX + 200] = "turned off by the caller (SPACRBENCH_SCALE_NO_CGROUP)";
+    char why[SB_GROUP_FOUND_MAX + 200] = "the caller turned it off (SPACRBENCH_SCALE_NO_CGROUP)";
     if (!(flags & SPACRBENCH_SCALE_NO_CGROUP) && open_cgroup(g, why, sizeof why) == 0)
         g->use_cgroup = 1;
     if (g->use_cgroup) {
-        snprintf(g->note, sizeof g->note,
-                 "group peak: a memory cgroup of its own per count, exact, page cache included; "
-                 "memory a process used before it joined is not counted; %s",
-                 g->cg.found);
+        sb_group_words_cgroup(g->note, sizeof g->note, g->cg.version, g->cg.found);
     } else {
-        snprintf(g->note, sizeof g->note,
-                 "group peak: sum of the processes' PSS (forked workers share copy-on-write "
-                 "pages, which RSS would count in each): statm's RSS at least %d ms apart less "
-                 "the shared part smaps_rollup gave (re-read at least %d ms apart), within 0.5 "
-                 "%% of a core: not exact, spikes between samples are missed; no cgroup: %s",
-                 PSS_INTERVAL_MS, PSS_REFRESH_MS, why);
+        char sum[400];
+        snprintf(sum, sizeof sum,
+                 "the sum of the processes' PSS (forked workers share copy-on-write pages, "
+                 "which RSS would count in each): statm's RSS at least %d ms apart less the "
+                 "shared part smaps_rollup gave (re-read at least %d ms apart), within 0.5 %% "
+                 "of a core",
+                 PSS_INTERVAL_MS, PSS_REFRESH_MS);
+        sb_group_words_sampled(g->note, sizeof g->note, sum,
+                               "not exact, spikes between samples are missed", why);
         if (start_sampler(g) != 0) {
             pthread_mutex_destroy(&g->lock);
             pthread_mutex_destroy(&g->sample_lock);

@@ -9,6 +9,7 @@
 #include "cgroup.h"
 #include "parse.h"
 #include "proc_tree.h"
+#include "thread_cpu.h"
 
 void sb_pss_tracker_init(sb_pss_tracker *t, double refresh_floor_s, double share)
 {

@@ -17,7 +17,9 @@
 #include <time.h>
 
 #include "child.h"
+#include "oom_verdict.h"
 #include "supervisor_internal.h"
+#include "thread_cpu.h"
 
 static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
 
@@ -202,10 +204,10 @@ static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_w
 }
 
 /* Without a cgroup to hold a limit, the watched one: the RSS sum of the
- * tree's last sample over it ends the group, once. */
+ * tree's last sample over it ends the group, once (oom_verdict.h). */
 static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
 {
-    if (s->use_cgroup || l->watch_limit <= 0 || o->watch_ended || s->tree.rss_now <= l->watch_limit)
+    if (s->use_cgroup || !sb_budget_watch_over(l->watch_limit, o->watch_ended, s->tree.rss_now))
         return 0;
     o->watch_ended = s->tree.rss_now;
     return 1;

@@ -1,12 +1,11 @@
-/* The samplers' cost policy; see sample_budget.h. */
+/* The samplers' cost policy; see sample_budget.h. Pure arithmetic over
+ * the times and costs it is given, so util/: the Linux samplers
+ * (platform/linux/) only measure what a sample cost (thread_cpu.h). */
 #include "sample_budget.h"
-
-#include "clock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 double sb_sample_budget_whole(void)
 {
@@ -88,18 +87,4 @@ void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap)
     else
         snprintf(buf, cap, "%lld times, every %.1f ms on average, at most %.1f ms apart (%s)",
                  (long long)b->samples, mean * 1e3, b->longest_s * 1e3, pace);
-}
-
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    if (clock_gettime(id, &ts) != 0)
-        return -1;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double sb_thread_cpu_seconds(void)
-{
-    double t = clock_s(CLOCK_THREAD_CPUTIME_ID);
-    return t >= 0 ? t : sb_now();
 }

@@ -7,7 +7,9 @@
  * cost policy of the supervisor's tree sampler (`spacrbench run`) and the
  * process group's PSS sampler (the scaling check without a cgroup); it
  * also keeps what was really used, for the notes: a peak sampled at gaps
- * of up to N ms may miss spikes shorter than N ms. Not installed. */
+ * of up to N ms may miss spikes shorter than N ms. Platform-neutral: what
+ * a sample cost is the caller's to measure (sb_thread_cpu_seconds,
+ * platform/linux/sampling/thread_cpu.h). Not installed. */
 #ifndef SPACRBENCH_SAMPLE_BUDGET_H
 #define SPACRBENCH_SAMPLE_BUDGET_H
 
@@ -58,9 +60,5 @@ void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap)
 /* Spikes shorter than this (ms, rounded up) may be missed: the longest
  * gap seen or planned, at least the floor. */
 double sb_sample_budget_miss_ms(const sb_sample_budget *b);
-
-/* This thread's CPU seconds: what a sample costs the budget. Wall time
- * would count the time it waited for a CPU on a busy machine. */
-double sb_thread_cpu_seconds(void);
 
 #endif
