@@ -322,6 +322,39 @@ static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
                    j->output_dir, which, n_which > 1 ? "differ" : "differs", what);
 }
 
+/* 0 when the directory holds no other array's files under the three
+ * names, else the refusal naming every one that differs: the script first
+ * (what its tasks run), then the index (the items' contents), then the
+ * manifest; a second measurement can change the script's --mem while the
+ * items changed too. */
+static int check_not_anothers(const spacrbench_slurm_job *j, const temp_file files[3])
+{
+    static const int order[3] = {1, 0, 2};
+    int (*const skips[3])(const char *, size_t) = {NULL, script_comment, manifest_version};
+    static const char *const what[3] = {
+        "items index (the items file's contents)",
+        "job script (its items file, tasks, requests, command or options)", "manifest"};
+    const char *differ[3];
+    int n_differ = 0, rc = 0;
+    for (int o = 0; o < 3 && rc == 0; o++) {
+        int i = order[o], verdict = EXISTING_NONE;
+        if ((rc = existing(&files[i], skips[i], &verdict)) == 0 && verdict == EXISTING_OTHER)
+            differ[n_differ++] = what[i];
+    }
+    if (rc != 0 || n_differ == 0)
+        return rc;
+    char which[512] = "";
+    for (int d = 0; d < n_differ; d++) {
+        size_t used = strlen(which);
+        snprintf(which + used, sizeof which - used, "%s%s",
+                 d == 0              ? ""
+                 : d == n_differ - 1 ? " and "
+                                     : ", ",
+                 differ[d]);
+    }
+    return refuse(j, which, n_differ);
+}
+
 /* The script text (malloc'd) and its key. */
 static int script_text(const spacrbench_measurement *m, const spacrbench_schedule *s,
                        const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k, char **text,
@@ -410,34 +443,8 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
     }
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = temp_close(&files[i]);
-    /* Another array's files stay as they are: the script first (what its
-     * tasks run), then the index (the items' contents), then the manifest. */
-    static const int order[3] = {1, 0, 2};
-    int (*const skips[3])(const char *, size_t) = {NULL, script_comment, manifest_version};
-    static const char *const what[3] = {
-        "items index (the items file's contents)",
-        "job script (its items file, tasks, requests, command or options)", "manifest"};
-    /* Every file that differs is named: a second measurement can change
-     * the script's --mem while the items changed too. */
-    const char *differ[3];
-    int n_differ = 0;
-    for (int o = 0; o < 3 && rc == 0; o++) {
-        int i = order[o], verdict = EXISTING_NONE;
-        if ((rc = existing(&files[i], skips[i], &verdict)) == 0 && verdict == EXISTING_OTHER)
-            differ[n_differ++] = what[i];
-    }
-    if (rc == 0 && n_differ) {
-        char which[512] = "";
-        for (int d = 0; d < n_differ; d++) {
-            size_t used = strlen(which);
-            snprintf(which + used, sizeof which - used, "%s%s",
-                     d == 0              ? ""
-                     : d == n_differ - 1 ? " and "
-                                         : ", ",
-                     differ[d]);
-        }
-        rc = refuse(&j, which, n_differ);
-    }
+    if (rc == 0)
+        rc = check_not_anothers(&j, files);
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = temp_commit(&files[i]);
     for (int i = 0; i < 3; i++)
