@@ -447,7 +447,9 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     assert "Predicted largest: **0.1" in md
     csv = spacrbench.format_report(r, format="csv")
     head, *rows = csv.strip().split("\r\n")
-    assert head.endswith(",seconds_max,plate_index,plate_key,plate_why,plate_items,plate_largest_bytes,plate_largest_index,plate_eta_seconds,plate_workers")
+    assert head.endswith(",seconds_max,plate_index,plate_key,plate_why,plate_items,"
+                         "plate_largest_bytes,plate_largest_index,plate_eta_seconds,"
+                         "plate_workers")
     assert [int(row.split(",")[-8]) for row in rows] == [p.index for p in r.sample]
     # The plate's own figures on every row: its items, the predicted
     # largest and which item, the ETA with the workers advised.
@@ -456,7 +458,7 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     items, largest, largest_index, eta, workers = wide.pop()
     assert int(items) == 12 and int(largest) == r.prediction.largest_bytes
     assert int(largest_index) == r.prediction.largest_index
-    assert float(eta) == pytest.approx(r.eta_seconds, rel=1e-6)
+    assert float(eta) == pytest.approx(r.eta_seconds, abs=1e-6)  # six decimals, as seconds
     assert int(workers) == r.workers
     # A section made by hand is checked by the library.
     bad = dataclasses.replace(section, sample=section.sample[:-1])
