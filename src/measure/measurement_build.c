@@ -24,14 +24,9 @@ int spacrbench_run_plan_init(spacrbench_run_plan *plan, size_t size)
 int spacrbench_item_figures_init(spacrbench_item_figures *item, size_t size)
 {
     sb_clear_error();
-    if (!item || size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "item must not be NULL and size must hold a size_t");
     const spacrbench_item_figures defaults = {sizeof defaults, 0.0, NAN, -1, -1};
-    size_t n = size < sizeof defaults ? size : sizeof defaults;
-    memset(item, 0, size);
-    memcpy(item, &defaults, n);
-    item->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(item, size, &defaults, sizeof defaults, "item",
+                          "spacrbench_item_figures");
 }
 
 static int check_plan(const spacrbench_run_plan *p)

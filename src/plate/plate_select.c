@@ -12,17 +12,9 @@
 int spacrbench_plate_options_init(spacrbench_plate_options *opts, size_t size)
 {
     sb_clear_error();
-    if (!opts)
-        return sb_fail(SPACRBENCH_EINVAL, "opts must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_plate_options",
-                       size);
     const spacrbench_plate_options defaults = SPACRBENCH_PLATE_OPTIONS_INIT;
-    size_t n = size < sizeof defaults ? size : sizeof defaults;
-    memset(opts, 0, size);
-    memcpy(opts, &defaults, n);
-    opts->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(opts, size, &defaults, sizeof defaults, "opts",
+                          "spacrbench_plate_options");
 }
 
 static int check_options(const spacrbench_plate_options *o)
