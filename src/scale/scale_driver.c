@@ -417,28 +417,26 @@ static int measure_counts(spacrbench_scale_driver *d, spacrbench_scale_point *pt
     else
         counts[0] = 1, want = 1;
     int rc = 0;
-    size_t skipped = 0;
+    size_t unguarded = 0;
     for (; next < want && rc == 0 && !d->stopped; next++) {
         int have = 0;
-        /* No memory beyond the reserve: a group could hold no limit that
-         * lets a worker start, so a count above 1 would run unprotected
-         * while it cannot fit. It is not run (1 worker is the serial run's
-         * own measurement). */
-        if (d->budget == 0 && counts[next] > 1) {
-            skipped++;
-            continue;
-        }
+        /* No memory beyond the reserve: no group limit would let a worker
+         * start, so a count above 1 runs with none. The default counts end
+         * at 1 then (memory for 0 workers, + 1); counts the caller named
+         * run, and a note says what that risks. */
+        unguarded += d->budget == 0 && counts[next] > 1;
         rc = measure_count(d, counts[next], &pts[*n], &sps[*n], &have);
         *n += (size_t)have;
         if (rc == 0 && !d->o.n_worker_counts && next == 0 && have && !d->stopped)
             want += auto_counts(d, &pts[0], counts + 1, 63);
     }
-    if (skipped)
+    if (unguarded)
         dnote(d, SPACRBENCH_SCALE_NOTE_METHOD,
-              "%zu worker count(s) above 1 not run: the memory budget is 0 B (the reserve "
-              "takes all the memory available), so none can fit and no group limit could "
-              "protect the caller; lower the reserve or free memory",
-              skipped);
+              "the memory budget is 0 B (the reserve takes all the memory available), so %zu "
+              "worker count(s) above 1 ran with no limit on their group: none can fit, and a "
+              "limit outside the check's group (a job's, a container's) may end them or this "
+              "process; lower the reserve or free memory",
+              unguarded);
     if (d->stopped && d->stopped_k)
         dnote(d, SPACRBENCH_SCALE_NOTE_METHOD,
               "the check was stopped during the count of %lld %s (marked failed, never the "

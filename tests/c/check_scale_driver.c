@@ -301,25 +301,25 @@ START_TEST(the_default_counts_end_at_the_top_count)
 END_TEST
 
 /* A budget of 0 B (the reserve takes all the memory): no group limit
- * could let a worker start, so no count above 1 runs, unprotected or not;
- * the note says why and what to do. */
-START_TEST(a_zero_budget_runs_no_count_above_one)
+ * would let a worker start. The default counts end at 1; counts the caller
+ * named run with no limit, and a note says so and what to do. */
+START_TEST(a_zero_budget_limits_no_group)
 {
-    mock m = {.warm_item_s = 0.01, .item_s = 0.4, .peak_per_worker = GIB};
-    static const int64_t asked[] = {1, 2, 4};
-    spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(run(&m, 8, 8, asked, 3, 0, NULL, &r), 0);
-    spacrbench_scale_summary s = sb_test_summary_of(r);
-    ck_assert_int_eq(s.point_count, 1);
-    ck_assert_int_eq(sb_test_point_of(r, 0).workers, 1);
-    ck_assert_int_eq(m.opens, 1);
-    ck_assert_ptr_nonnull(sb_test_note_with(r, "2 worker count(s) above 1 not run: the memory "
-                                               "budget is 0 B"));
-    spacrbench_scale_free(r);
-    /* The default counts too. */
     mock d = {.warm_item_s = 0.01, .item_s = 0.4, .peak_per_worker = GIB};
+    spacrbench_scale_result *r = NULL;
     ck_assert_int_eq(run(&d, 8, 8, NULL, 0, 0, NULL, &r), 0);
     ck_assert_int_eq(d.opens, 1);
+    ck_assert_int_eq(sb_test_summary_of(r).point_count, 1);
+    ck_assert_ptr_null(sb_test_note_with(r, "ran with no limit"));
+    spacrbench_scale_free(r);
+    mock m = {.warm_item_s = 0.01, .item_s = 0.4, .peak_per_worker = GIB};
+    static const int64_t asked[] = {1, 2, 4};
+    ck_assert_int_eq(run(&m, 8, 8, asked, 3, 0, NULL, &r), 0);
+    ck_assert_int_eq(sb_test_summary_of(r).point_count, 3);
+    ck_assert_ptr_nonnull(sb_test_note_with(r, "the memory budget is 0 B (the reserve takes all "
+                                               "the memory available), so 2 worker count(s) "
+                                               "above 1 ran with no limit"));
+    ck_assert_int_eq(sb_test_point_of(r, 1).fits, 0);
     spacrbench_scale_free(r);
 }
 END_TEST
@@ -566,7 +566,7 @@ static Suite *driver_suite(void)
 {
     Suite *s = suite_create("scale_driver");
     TCase *t = tcase_create("timing");
-    tcase_add_test(t, a_zero_budget_runs_no_count_above_one);
+    tcase_add_test(t, a_zero_budget_limits_no_group);
     tcase_add_test(t, timed_rounds_are_sized_from_their_own_pace);
     tcase_add_test(t, a_short_round_is_redone_at_most_three_times);
     tcase_add_test(t, the_items_of_a_round_are_capped);
