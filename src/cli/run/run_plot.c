@@ -22,15 +22,19 @@ static int spawn_wait(char *const argv[], int stdout_is_output)
     return sb_child_run(argv, stdout_is_output);
 }
 
-/* 0 when python can import the spacrbench package and matplotlib (found,
- * not imported: find_spec does not run them), else an exit code after the
- * message. */
+/* 0 when python has the spacrbench package (found: find_spec does not
+ * run it) and a matplotlib that imports (an installed but broken one would
+ * fail only after the run), else an exit code after the message. */
 static int check_python(const char *python, int stdout_is_output)
 {
     char *const argv[] = {(char *)python, "-c",
-                          "import importlib.util as u, sys; "
-                          "sys.exit(4 if not u.find_spec('spacrbench') else "
-                          "5 if not u.find_spec('matplotlib') else 0)",
+                          "import importlib.util as u, sys\n"
+                          "if not u.find_spec('spacrbench'): sys.exit(4)\n"
+                          "try:\n"
+                          "    import matplotlib.figure\n"
+                          "except Exception as e:\n"
+                          "    print('matplotlib:', type(e).__name__, e, file=sys.stderr)\n"
+                          "    sys.exit(5)\n",
                           NULL};
     int st = spawn_wait(argv, stdout_is_output);
     if (st == 0)
@@ -48,7 +52,8 @@ static int check_python(const char *python, int stdout_is_output)
                          python);
     if (st == 5)
         return cli_error(CLI_EXIT_ERROR,
-                         "--plot needs matplotlib in '%s'; install it:\n"
+                         "--plot needs matplotlib in '%s' (missing, or it does not import: "
+                         "above); install it:\n"
                          "  " CLI_PLOT_INSTALL "\n"
                          "  or name a Python that has it in SPACRBENCH_PYTHON",
                          python);

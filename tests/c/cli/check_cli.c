@@ -1612,15 +1612,30 @@ START_TEST(plot_names_what_is_missing)
 {
     char *png = cli_temp_file("");
     char out[1100], marker[1100], touch[1200], py_bare[1100], py_no_mpl[1100], fake[1100],
-        pkg[1200];
+        pkg[1200], py_broken[1100], broken[1100], mpl[1200];
     snprintf(out, sizeof out, "%s.png", png);
     snprintf(marker, sizeof marker, "%s.ran", png);
     snprintf(touch, sizeof touch, "touch '%s'", marker);
     snprintf(py_bare, sizeof py_bare, "%s.bare-python", png);
     snprintf(py_no_mpl, sizeof py_no_mpl, "%s.no-mpl-python", png);
     snprintf(fake, sizeof fake, "%s.path", png);
+    snprintf(py_broken, sizeof py_broken, "%s.broken-mpl-python", png);
+    snprintf(broken, sizeof broken, "%s.broken", png);
     write_python(py_bare, NULL);
     write_python(py_no_mpl, fake);
+    /* A matplotlib that is found but does not import (first on the path,
+     * beside the spacrbench package that is only found). */
+    char both[2300];
+    snprintf(both, sizeof both, "%s:%s", broken, fake);
+    write_python(py_broken, both);
+    ck_assert_int_eq(mkdir(broken, 0700), 0);
+    snprintf(mpl, sizeof mpl, "%s/matplotlib", broken);
+    ck_assert_int_eq(mkdir(mpl, 0700), 0);
+    snprintf(mpl, sizeof mpl, "%s/matplotlib/__init__.py", broken);
+    FILE *b = fopen(mpl, "w");
+    ck_assert_ptr_nonnull(b);
+    fputs("raise RuntimeError('a broken install')\n", b);
+    fclose(b);
     /* A spacrbench package that is only found, never imported. */
     ck_assert_int_eq(mkdir(fake, 0700), 0);
     snprintf(pkg, sizeof pkg, "%s/spacrbench", fake);
@@ -1636,6 +1651,7 @@ START_TEST(plot_names_what_is_missing)
          NULL},
         {py_bare, "--plot needs the spacrbench package in '", "spacrbench"},
         {py_no_mpl, "--plot needs matplotlib in '", "matplotlib"},
+        {py_broken, "RuntimeError a broken install", NULL},
     };
     cli_result r;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -1663,6 +1679,11 @@ START_TEST(plot_names_what_is_missing)
             cli_result_free(&r);
         }
     }
+    unlink(mpl);
+    snprintf(mpl, sizeof mpl, "%s/matplotlib", broken);
+    rmdir(mpl);
+    rmdir(broken);
+    unlink(py_broken);
     unlink(pkg);
     snprintf(pkg, sizeof pkg, "%s/spacrbench", fake);
     rmdir(pkg);
