@@ -33,16 +33,13 @@ static ssize_t proc_text(pid_t pid, const char *name, char *text, size_t cap)
     return n > 0 ? n : -1;
 }
 
-/* A process's runtime in ns: /proc/PID/schedstat's first figure (the
- * scheduler's own account), else utime + stime of /proc/PID/stat in clock
- * ticks; -1 when it is gone. */
+/* A process's CPU time in ns: utime + stime of /proc/PID/stat, every
+ * thread of it (/proc/PID/schedstat counts the main thread alone, so a
+ * multi-threaded item's CPU came in only at its exit, as a spike); -1 when
+ * it is gone. */
 static int64_t runtime_ns(pid_t pid)
 {
     char text[512];
-    long long ns;
-    if (proc_text(pid, "schedstat", text, sizeof text) > 0 && sscanf(text, "%lld", &ns) == 1 &&
-        ns >= 0)
-        return ns;
     if (proc_text(pid, "stat", text, sizeof text) < 0)
         return -1;
     const char *p = strrchr(text, ')'); /* the name may hold spaces and parentheses */

@@ -4,8 +4,8 @@
  * and each measured item is marked with its boundaries and its exact peak
  * (the record's), at the time its highest sample of that figure was seen.
  * Each sample also carries the CPU the items' processes have used since
- * the run began (/proc/PID/schedstat, the runtime the scheduler counts,
- * read for the processes the sample listed; an exited run's its wait4
+ * the run began (utime + stime of /proc/PID/stat, every thread, read for
+ * the processes the sample listed; an exited run's its wait4
  * figure), for CPU % over time beside the memory. */
 #ifndef SPACRBENCH_CLI_RUN_TIMELINE_H
 #define SPACRBENCH_CLI_RUN_TIMELINE_H
