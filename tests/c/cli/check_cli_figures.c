@@ -197,16 +197,26 @@ END_TEST
  * falling, near what wait4 says it used by the last sample. */
 START_TEST(the_timeline_carries_the_cpu_used)
 {
+    /* _i & 1: --no-cgroup; _i & 2: the spin in a thread while the main
+     * thread waits for it (a process's CPU is every thread's: the main
+     * thread's own would show nothing until the exit). */
+    const int threaded = _i & 2;
     char *const argv[] = {SPACRBENCH_CLI,
                           "run",
                           "--json",
                           "--quiet",
-                          _i ? "--no-cgroup" : "--quiet",
+                          _i & 1 ? "--no-cgroup" : "--quiet",
                           "x",
                           "--",
-                          "sh",
+                          threaded ? "python3" : "sh",
                           "-c",
-                          "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done",
+                          threaded ? "import threading, time\n"
+                                     "def spin():\n"
+                                     "    t = time.time()\n"
+                                     "    while time.time() - t < 0.6: pass\n"
+                                     "w = threading.Thread(target=spin)\n"
+                                     "w.start(); w.join()\n"
+                                   : "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done",
                           NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
@@ -222,7 +232,8 @@ START_TEST(the_timeline_carries_the_cpu_used)
                                      "(d['measurement']['records'][0]['cpu_seconds'], "
                                      "d['measurement']['records'][0]['seconds'], "
                                      "len(d['measurement']['timeline']['points']))");
-    printf("spinning shell%s: %s\n", _i ? " (no cgroup)" : "", busy);
+    printf("spinning %s%s: %s\n", threaded ? "thread" : "shell", _i & 1 ? " (no cgroup)" : "",
+           busy);
     free(busy);
     /* The spin takes well over 100 ms of CPU, sampled at least twice. */
     expect(json, "d['measurement']['records'][0]['cpu_seconds'] > 0.1 and len([p for p in "
@@ -251,7 +262,7 @@ static Suite *figures_suite(void)
     tcase_add_loop_test(c, runs_repeat_each_measured_item, 0, 2);
     tcase_add_test(c, brief_answers_in_one_line);
     tcase_add_loop_test(c, peak_rss_agrees_with_gnu_time, 0, 2);
-    tcase_add_loop_test(c, the_timeline_carries_the_cpu_used, 0, 2);
+    tcase_add_loop_test(c, the_timeline_carries_the_cpu_used, 0, 4);
     suite_add_tcase(s, c);
     return s;
 }
