@@ -22,10 +22,11 @@ typedef struct sb_run {
     int hwm_lost;         /* the mark could not be read back at some item */
     int64_t hugetlb_peak; /* largest HugetlbPages seen (not in VmHWM); 0 none */
     char gpu_why[256];
-    int64_t first_vram; /* the sample taken before the first item */
-    int64_t h0;         /* VmHWM before the first item when it cannot be reset */
-    int64_t pid;        /* the process that started the run (fork detection) */
-    int stream;         /* spacrbench_benchmark_stream: the count is found by running */
+    int64_t first_vram;   /* the sample taken before the first item */
+    int64_t h0;           /* VmHWM before the first item when it cannot be reset */
+    double children_cpu0; /* the ended children's CPU before the first item; NaN */
+    int64_t pid;          /* the process that started the run (fork detection) */
+    int stream;           /* spacrbench_benchmark_stream: the count is found by running */
 } sb_run;
 
 /* Stream mode (runner_stream.c): the count is known only when the work

@@ -1,5 +1,6 @@
 /* The probes of a serial run: the resettable high-water mark, the sampler
  * fallback, per-item windows, and how the run's peak was obtained. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,8 @@ int sb_run_prepare(sb_run *st)
             return rc;
     }
     st->h0 = st->exact ? -1 : sb_proc_hwm(&st->proc);
+    int64_t unused;
+    st->children_cpu0 = sb_proc_children_cpu_seconds(&unused);
     /* Reset again now that NVML is loaded and the sampler runs: their own
      * memory is not the work's, nor is what the allocator kept from earlier
      * work (handed back first, so the baseline is the memory in use). */
@@ -126,8 +129,34 @@ int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram)
     return max64(max64(window_rss, rss_before), now);
 }
 
+/* The work ran processes of its own (subprocess, a shell, a pool it made
+ * and ended): their memory is theirs, not in this process's peak, which
+ * is then not one worker's whole need. Seen by their CPU, once waited for
+ * (a child still running at the end is not). */
+static void note_children(sb_run *st)
+{
+    int64_t largest = -1;
+    double cpu = sb_proc_children_cpu_seconds(&largest);
+    if (isnan(cpu) || isnan(st->children_cpu0) || cpu - st->children_cpu0 < 0.001)
+        return;
+    char rss[32] = "";
+    if (largest > 0)
+        sb_format_bytes(rss, sizeof rss, largest);
+    sb_measurement_notef(st->m,
+                         "the work started processes of its own (%.2f s of CPU in them%s%s): "
+                         "their memory is not in the peak RSS, this process's own; to count "
+                         "the whole process tree, measure the work as a command with "
+                         "`spacrbench run`",
+                         cpu - st->children_cpu0,
+                         largest > 0 ? "; the largest child ever "
+                                       "waited for here peaked at "
+                                     : "",
+                         rss);
+}
+
 void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t sampled_rss)
 {
+    note_children(st);
     spacrbench_measurement *m = st->m;
     int64_t h1 = sb_proc_hwm(&st->proc);
     int64_t huge_now = h1 >= 0 ? hugetlb_seen(st) : 0;

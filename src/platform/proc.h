@@ -62,6 +62,10 @@ int64_t sb_hugetlb_pages_possible(void);
 int sb_heap_release(void);
 /* User + system CPU seconds of the whole process so far, or NaN. */
 double sb_proc_cpu_seconds(void);
+/* User + system CPU seconds of this process's children that ended and
+ * were waited for, and the largest one's peak RSS in bytes (-1 unknown);
+ * NaN where the platform does not say. */
+double sb_proc_children_cpu_seconds(int64_t *largest_rss);
 /* This process's id (fork detection). */
 int64_t sb_self_pid(void);
 /* The monotonic clock (util/clock.h). */

@@ -77,6 +77,59 @@ START_TEST(short_spike_is_captured_exactly)
 }
 END_TEST
 
+/* Work that runs a process of its own (a subprocess, a shell): a child
+ * that spins 50 ms and touches 64 MiB, waited for. */
+static int child_work(void *item, void *payload)
+{
+    (void)item, (void)payload;
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        size_t n = 64 * SB_MIB;
+        char *p = malloc(n);
+        if (p)
+            memset(p, 1, n);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+        while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 50000000L);
+        _exit(p ? 0 : 1);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        ;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+static const char *note_with(const spacrbench_measurement *m, const char *text)
+{
+    for (size_t i = 0; spacrbench_measurement_note(m, i); i++)
+        if (strstr(spacrbench_measurement_note(m, i), text))
+            return spacrbench_measurement_note(m, i);
+    return NULL;
+}
+
+/* The in-process peak is this process's own: work that ran processes of
+ * its own is told so (their CPU and the largest one's peak), with the way
+ * to count the whole tree; work that ran none is not. */
+START_TEST(children_of_the_work_are_named_as_not_counted)
+{
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_benchmark(child_work, items(2), 2, NULL, NULL, &m), 0);
+    const char *said = note_with(m, "the work started processes of its own (");
+    ck_assert_msg(said != NULL, "no note of the children");
+    ck_assert_ptr_nonnull(strstr(said, "their memory is not in the peak RSS"));
+    ck_assert_ptr_nonnull(strstr(said, "`spacrbench run`"));
+    ck_assert_ptr_nonnull(strstr(said, "the largest child ever waited for here peaked at "));
+    spacrbench_measurement_free(m);
+    ck_assert_int_eq(spacrbench_benchmark(spike_work, items(2), 2, NULL, NULL, &m), 0);
+    ck_assert_ptr_null(note_with(m, "processes of its own"));
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 /* Without the kernel reset, a fresh process whose high-water mark rises
  * during the run still gets an exact peak (the H0/H1 rule). */
 START_TEST(fallback_uses_rising_high_water_mark)
@@ -882,6 +935,7 @@ static Suite *runner_suite(void)
     TCase *peaks = tcase_create("peaks");
     tcase_set_timeout(peaks, 120);
     tcase_add_test(peaks, short_spike_is_captured_exactly);
+    tcase_add_test(peaks, children_of_the_work_are_named_as_not_counted);
     tcase_add_test(peaks, fallback_uses_rising_high_water_mark);
     tcase_add_test(peaks, fallback_samples_when_mark_cannot_tell);
     tcase_add_test(peaks, warmup_does_not_hide_transient_footprint);

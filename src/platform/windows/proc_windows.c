@@ -79,6 +79,13 @@ double sb_proc_cpu_seconds(void)
     return filetime_seconds(kernel) + filetime_seconds(user);
 }
 
+/* Windows keeps no account of a process's ended children. */
+double sb_proc_children_cpu_seconds(int64_t *largest_rss)
+{
+    *largest_rss = -1;
+    return NAN;
+}
+
 int64_t sb_self_pid(void) { return (int64_t)GetCurrentProcessId(); }
 
 #else
