@@ -90,7 +90,13 @@ void sb_export_csv(sb_text *t, const sb_export_input *in)
         const char *label = sb_export_label(in, i);
         sb_item_more more; /* the label: a column of every row */
         sb_measurement_item_more(m, i, label ? label : "", &more);
-        const void *parts[] = {&m->records[i], &more};
+        /* The column says RSS: where the item's tree RSS was measured
+         * beside its charge, it holds the RSS (GNU time's figure), and
+         * cgroup_charge_bytes the charge the advice divides by. */
+        spacrbench_item_record r = m->records[i];
+        if (more.tree_rss_peak_bytes >= 0)
+            r.peak_rss_bytes = more.tree_rss_peak_bytes;
+        const void *parts[] = {&r, &more};
         sep = "";
         for (size_t k = 0; k < rec->count; k++)
             if (is_column(&rec->fields[k])) {
