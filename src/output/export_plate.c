@@ -114,12 +114,13 @@ void sb_export_markdown_plate(sb_text *t, const sb_export_input *in,
         sb_text_printf(t, "; fit: %s.", spacrbench_plate_fit_name(s->fit));
     }
     if (isfinite(s->total_seconds)) {
-        double minutes = ceil(s->total_seconds / 60.0);
-        sb_text_printf(t, " Plate time: %.0f min serial", minutes);
-        if (s->workers >= 1 && isfinite(s->eta_seconds))
-            sb_text_printf(t, ", **ETA %.0f h %02.0f min** with %lld worker(s)",
-                           floor(ceil(s->eta_seconds / 60.0) / 60.0),
-                           fmod(ceil(s->eta_seconds / 60.0), 60.0), (long long)s->workers);
+        char serial[64], eta[64];
+        sb_plate_duration_words(s->total_seconds, serial, sizeof serial);
+        sb_text_printf(t, " Plate time: %s serial", serial);
+        if (s->workers >= 1 && isfinite(s->eta_seconds)) {
+            sb_plate_duration_words(s->eta_seconds, eta, sizeof eta);
+            sb_text_printf(t, ", **ETA %s** with %lld worker(s)", eta, (long long)s->workers);
+        }
         sb_text_printf(t, ".");
     }
     sb_text_printf(t, "\n");

@@ -166,10 +166,14 @@ static void pick_line(sb_text *t, const spacrbench_plate_section *s, const spacr
 }
 
 /* "1 h 32 min", whole minutes rounded up. */
-static void hours_minutes(double seconds, char *buf, size_t cap)
+void sb_plate_duration_words(double seconds, char *buf, size_t cap)
 {
     if (!isfinite(seconds) || seconds < 0) {
         snprintf(buf, cap, "unknown");
+        return;
+    }
+    if (seconds < 59.5) { /* "0 h 01 min" said nothing of a 1 s plate */
+        snprintf(buf, cap, "%.0f s", seconds < 1 ? 1 : seconds);
         return;
     }
     double minutes = ceil(seconds / 60.0);
@@ -179,6 +183,29 @@ static void hours_minutes(double seconds, char *buf, size_t cap)
     }
     long long m = (long long)minutes;
     snprintf(buf, cap, "%lld h %02lld min", m / 60, m % 60);
+}
+
+/* Why no item can be named as the plate's largest, or NULL when one can
+ * (a line against the key, or every item measured). */
+static const char *which_is_not_told(const spacrbench_plate_section *s, size_t n_picks)
+{
+    if ((int64_t)n_picks >= s->items)
+        return NULL;
+    switch (s->fit) {
+    case SPACRBENCH_PLATE_FIT_UNIFORM:
+        return "the measured agree: each is taken to need the largest plus the spread";
+    case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
+        return "the key does not explain the footprints: each is taken to need the largest "
+               "plus the spread";
+    case SPACRBENCH_PLATE_FIT_KEYLESS:
+        return "no key tells which is largest: each is taken to need the largest plus the "
+               "spread";
+    case SPACRBENCH_PLATE_FIT_FEW:
+        return "too few measured for a line: each is taken to need the largest plus the "
+               "spread";
+    default:
+        return NULL;
+    }
 }
 
 static void summary_lines(sb_text *t, const sb_plate_view *v)
@@ -196,15 +223,22 @@ static void summary_lines(sb_text *t, const sb_plate_view *v)
         if (s->median_key > 0 && isfinite(s->largest_key))
             snprintf(c, sizeof c, ", %.1fx the plate's median %s", s->largest_key / s->median_key,
                      s->key_name);
-        snprintf(line, sizeof line, "%.2f GiB (%s): item %lld%s%s",
-                 (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0), a,
-                 (long long)s->largest_index + 1, b, c);
+        /* Only a line against the key tells which item is the largest; the
+         * other fits give every item not measured the same need. */
+        const char *same = which_is_not_told(s, v->n_picks);
+        if (same)
+            snprintf(line, sizeof line, "%.2f GiB (%s): any item not measured (%s)",
+                     (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0), a, same);
+        else
+            snprintf(line, sizeof line, "%.2f GiB (%s): item %lld%s%s",
+                     (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0), a,
+                     (long long)s->largest_index + 1, b, c);
         put_wrapped(t, "largest predicted", line);
     }
     if (s->fit != SPACRBENCH_PLATE_FIT_NONE || isfinite(s->total_seconds)) {
-        hours_minutes(s->total_seconds, a, sizeof a);
+        sb_plate_duration_words(s->total_seconds, a, sizeof a);
         if (s->workers >= 1 && isfinite(s->eta_seconds)) {
-            hours_minutes(s->eta_seconds, b, sizeof b);
+            sb_plate_duration_words(s->eta_seconds, b, sizeof b);
             snprintf(line, sizeof line, "ETA %s with %lld worker(s) (%s serial)", b,
                      (long long)s->workers, a);
         } else

@@ -3,7 +3,12 @@
 #ifndef SPACRBENCH_OUTPUT_PLATE_WORDS_H
 #define SPACRBENCH_OUTPUT_PLATE_WORDS_H
 
+#include <stddef.h>
+
 /* Why an item was measured, in the report's words ("largest", "warm-up"). */
 const char *sb_plate_why_words(int why);
+/* A plate's time as users plan with it: "2 h 05 min" (whole minutes,
+ * rounded up), "40 s" under a minute, "unknown" when not finite. */
+void sb_plate_duration_words(double seconds, char *buf, size_t cap);
 
 #endif

@@ -94,7 +94,13 @@ START_TEST(sample_runs_the_chosen_items_and_advises_for_the_largest)
                       "file size\n"));
     ck_assert_ptr_nonnull(strstr(r.out, " largest     120 KiB  "));
     ck_assert_ptr_nonnull(strstr(r.out, "\n  largest predicted   0.1"));
-    ck_assert_ptr_nonnull(strstr(r.out, "\n  plate time          ETA 0 h 0"));
+    /* A plate of seconds says its seconds (not "0 h 01 min"). */
+    const char *eta = strstr(r.out, "\n  plate time          ETA ");
+    ck_assert_ptr_nonnull(eta);
+    int secs = -1;
+    char unit[4] = "";
+    ck_assert_int_eq(sscanf(eta, "\n  plate time          ETA %d %3s with", &secs, unit), 2);
+    ck_assert_msg(secs >= 1 && secs < 60 && strcmp(unit, "s") == 0, "%.80s", eta);
     ck_assert_ptr_nonnull(strstr(r.out, "; the plate's largest field (file size 120 KiB, 6.0x the "
                                         "plate's median file size) is predicted to need 0.1"));
     /* The plate's run carries no "use --sample" note; a plain one does. */
