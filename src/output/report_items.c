@@ -95,9 +95,12 @@ int spacrbench_format_brief(const spacrbench_measurement *m, const spacrbench_re
         sb_text_printf(&t, ", %.3f s \xc2\xb1 %.3f s per item", each, st.stddev);
     else
         sb_text_printf(&t, ", %.3f s per item", each);
-    if (rec)
+    /* Nothing measured: a recommendation then is the core count's
+     * fallback, which one line would pass off as an answer. */
+    if (rec && m->record_count > 0)
         sb_text_printf(&t, ", %lld worker%s", (long long)r.workers, r.workers == 1 ? "" : "s");
     else
-        sb_text_printf(&t, ", no recommendation");
+        sb_text_printf(&t, ", no recommendation%s",
+                       m->record_count == 0 ? " (no item was measured)" : "");
     return sb_text_deliver(&t, buf, cap);
 }

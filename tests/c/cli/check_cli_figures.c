@@ -121,6 +121,14 @@ START_TEST(brief_answers_in_one_line)
                   "%s", r.raw);
     ck_assert_uint_le(sb_test_columns(r.raw, n - 1), 79);
     cli_result_free(&r);
+    /* Nothing measured: no worker count passed off as an answer (the
+     * core-count fallback the full report explains). */
+    char *const failing[] = {SPACRBENCH_CLI, "run", "--brief", "a", "--", "false", NULL};
+    cli_run(failing, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_str_eq(r.raw, "peak RSS not measured, no item timed, no recommendation (no item "
+                            "was measured)\n");
+    cli_result_free(&r);
     char *const with_json[] = {SPACRBENCH_CLI, "run", "--brief", "--json", "a", "--", "true", NULL};
     cli_run(with_json, NULL, &r);
     ck_assert_msg(r.exited && r.code == 2, "exit %d", r.code);
