@@ -19,6 +19,11 @@ source "$here/cluster.sh"
 case $1 in
 start)
     [ "$(id -u)" -eq 0 ] || { echo "$0: needs root (slurmd, munged, cgroups)" >&2; exit 1; }
+    [ -w /sys/fs/cgroup/memory ] || {
+        echo "$0: needs a writable cgroup v1 memory controller at /sys/fs/cgroup/memory" \
+            "(its cgroup.conf constrains each task's --mem there); this host has none" >&2
+        exit 1
+    }
     for tool in slurmctld slurmd munged sinfo; do
         command -v "$tool" >/dev/null ||
             { echo "$0: $tool not found: apt-get install slurm-wlm munge" >&2; exit 1; }
