@@ -443,7 +443,7 @@ fi
 # The check's own notes (the "scaling" line holds every scaling_* member).
 grep '^  "scaling":' "$tmp/u_scale.json" >"$tmp/u_scale.line"
 expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "each count's group had the memory budget"
-expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "group peak from one memory cgroup per count holding all its copies (cgroup v2 memory.peak): exact"
+expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "group peak: a memory cgroup of its own per count (memory.peak), exact"
 expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "groups in $D, delegated to uid $U"
 expect_eq "user run --scale (delegated): cgroups left in $D" "$(user_left "$D")" 0
 
