@@ -82,11 +82,21 @@ int sb_sv_signal_all(const sb_supervisor *s, int sig)
 int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k)
 {
     /* The copies first: ours for sure (not yet reaped, so their pids are
-     * not reused). */
+     * not reused). Then wait for them to exit: a dying copy hands its
+     * children to us (the subreaper) only as it exits, and a tree walked
+     * meanwhile finds them under neither, so the pass would see none and
+     * stop, leaving them running. */
     int total = 0;
+    pid_t killed[PASS_PIDS];
+    size_t n_killed = 0;
     for (int64_t i = 0; i < k; i++)
-        if (copies[i].pid > 0 && !copies[i].done && kill(copies[i].pid, SIGKILL) == 0)
+        if (copies[i].pid > 0 && !copies[i].done && kill(copies[i].pid, SIGKILL) == 0) {
             total++;
+            if (n_killed < PASS_PIDS)
+                killed[n_killed++] = copies[i].pid;
+        }
+    if (n_killed && !s->use_cgroup)
+        sb_wait_exited(killed, n_killed, sb_now() + KILL_WAIT_S);
     int n = sb_sv_signal_all(s, SIGKILL);
     return n < 0 ? (total ? total : -1) : total + n;
 }
