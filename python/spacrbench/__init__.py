@@ -32,7 +32,7 @@ if _typing.TYPE_CHECKING:
     from ._scale import ScalePoint, ScaleResult, scale
     from ._summarize import NeedsYou, Summary, TaskSummary, summarize
     from ._errors import (SpacrbenchError, SpacrbenchFileNotFoundError, SpacrbenchMemoryError,
-                          SpacrbenchOSError,
+                          SpacrbenchOSError, SpacrbenchOverflowError,
                           SpacrbenchRuntimeError, SpacrbenchTypeError, SpacrbenchValueError,
                           UnsupportedPlatformError)
     from ._results import Measurement, Recommendation
@@ -53,7 +53,8 @@ _LAZY = {
     "RecommendationLike": "_types", "RunRecord": "_types",
     "SpacrbenchError": "_errors", "SpacrbenchFileNotFoundError": "_errors",
     "SpacrbenchMemoryError": "_errors",
-    "SpacrbenchOSError": "_errors", "SpacrbenchRuntimeError": "_errors",
+    "SpacrbenchOSError": "_errors", "SpacrbenchOverflowError": "_errors",
+    "SpacrbenchRuntimeError": "_errors",
     "SpacrbenchTypeError": "_errors", "SpacrbenchValueError": "_errors",
     "UnsupportedPlatformError": "_errors",
     "ScalePoint": "_scale", "ScaleResult": "_scale", "scale": "_scale",
@@ -101,6 +102,7 @@ __all__ = [
     "SpacrbenchFileNotFoundError",
     "SpacrbenchMemoryError",
     "SpacrbenchOSError",
+    "SpacrbenchOverflowError",
     "SpacrbenchRuntimeError",
     "SpacrbenchTypeError",
     "SpacrbenchValueError",

@@ -11,10 +11,11 @@ docs/python.md ("Differences from spaCR")."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Optional
 
-from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._errors import SpacrbenchOverflowError, SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Measurement, Recommendation
 
 INT64_MAX = 2**63 - 1
@@ -29,7 +30,10 @@ def exact_int(value: Any, name: str) -> int:
     except TypeError:
         raise SpacrbenchTypeError(f"{name} must be a number int() accepts, "
                                   f"not {type(value).__name__}") from None
-    except (ValueError, OverflowError):
+    except OverflowError:
+        raise SpacrbenchOverflowError(f"{name} must be a number int() accepts, "
+                                      f"not {value!r}") from None
+    except ValueError:
         raise SpacrbenchValueError(f"{name} must be a number int() accepts, not {value!r}") from None
 
 
@@ -80,11 +84,33 @@ def upstream_byte_count(value: Any, name: str) -> int:
     return upstream_int(value, name)
 
 
+def unread_reserve(reserve_bytes: Any) -> Any:
+    """spaCR read reserve_bytes only with a measurement: without one, a
+    number int() refuses (NaN, infinity, a list) was never looked at, so it
+    counts as the default here. Text stays strict (a size we parse)."""
+    if reserve_bytes is None or isinstance(reserve_bytes, str):
+        return reserve_bytes
+    try:
+        upstream_byte_count(reserve_bytes, "reserve_bytes")
+    except (TypeError, ValueError):
+        return None
+    return reserve_bytes
+
+
+def _numpy_bool(value: Any) -> bool:
+    """numpy's bool compares as 0 or 1 in min() but is no numbers.Real."""
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+
+
 def upstream_maximum(value: Any) -> int:
     """spaCR compared maximum with min() (never int()): a number is taken
-    (a fraction truncates), anything else is refused as min() refused it."""
-    if not isinstance(value, numbers.Real):
+    (a fraction truncates, infinity is no cap and minus infinity 1 worker,
+    as min() made them), anything else is refused as min() refused it."""
+    if not isinstance(value, numbers.Real) and not _numpy_bool(value):
         raise SpacrbenchTypeError(f"maximum must be a number, not {type(value).__name__}")
+    if isinstance(value, numbers.Real) and math.isinf(value):
+        return INT64_MAX if value > 0 else -INT64_MAX
     return upstream_int(value, "maximum")
 
 

@@ -14,6 +14,12 @@ class SpacrbenchValueError(SpacrbenchError, ValueError):
     """An argument or figure has the right type but a wrong value."""
 
 
+class SpacrbenchOverflowError(SpacrbenchValueError, OverflowError):
+    """A number too large for int() (infinity), where spaCR's int() raised
+    OverflowError: `except OverflowError` and `except ValueError` both
+    keep working."""
+
+
 class SpacrbenchTypeError(SpacrbenchError, TypeError):
     """An argument or figure has the wrong type."""
 

@@ -9,7 +9,7 @@ from typing import (TYPE_CHECKING, Any, List, Optional, Sequence, SupportsFloat,
                     SupportsInt, Union)
 
 from ._binding import check, ffi, lib
-from ._compat import as_measurement, as_recommendation, optional_measurement
+from ._compat import as_measurement, as_recommendation, optional_measurement, unread_reserve
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Measurement, Recommendation
 from ._types import MeasurementLike, RecommendationLike
@@ -78,6 +78,8 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
                                   f"spacrbench.scale(), not {type(scaling).__name__}")
     supplied = measurement
     measurement = optional_measurement(measurement)  # a spaCR object: checked, converted
+    if measurement is None:
+        reserve_bytes = unread_reserve(reserve_bytes)
     from ._options import recommend_options
 
     inputs = recommend_options(cores=cores, available_bytes=available_bytes,
