@@ -24,6 +24,9 @@ typedef struct sb_line {
     double resid_sd; /* residual standard deviation (k - 2 degrees of freedom) */
     double r;        /* Pearson's correlation of x and y; NaN when undefined */
     double t;        /* one-sided 95 % Student t for k - 2 degrees of freedom */
+    /* The line rests on one item: without the key farthest from the mean,
+     * the others' footprints differ (beyond 10 %) and do not rise. */
+    int rests_on_one;
 } sb_line;
 
 /* The one-sided 95 % quantile of Student's t with dof degrees of freedom
@@ -41,7 +44,8 @@ double sb_line_upper_mean(const sb_line *l, double x);
  * one-sided 5 % critical value of r (0.988 at 3 points, 0.900 at 4, 0.805
  * at 5), never below 0.8; infinite below 3 points. */
 double sb_line_r_needed(size_t k);
-/* Whether the line explains y: it rises (slope > 0) and r >= sb_line_r_needed(k). */
+/* Whether the line explains y: it rises (slope > 0), r >= sb_line_r_needed(k),
+ * and it does not rest on one item. */
 int sb_line_explains(const sb_line *l);
 
 /* The footprints' model, decided from the measured sample (not the

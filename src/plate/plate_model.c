@@ -27,6 +27,38 @@ double sb_t95(size_t dof)
     return 1.645 + (t95_table[29] - 1.645) * 30.0 / (double)dof;
 }
 
+/* "The measured footprints agree": within 10 % of the largest. */
+#define SB_PLATE_UNIFORM 0.10
+
+/* Whether the fit rests on the item whose key lies farthest from the mean:
+ * one far item (the plate's largest, always measured) makes r high for any
+ * footprints of the others, so without it they must still rise with the
+ * key, or agree (two clusters of keys, such as sparse and dense wells). */
+static int rests_on_one(const double *x, const double *y, size_t k, double scale, double mean_s)
+{
+    if (k < 4)
+        return 0;
+    size_t far = 0;
+    for (size_t i = 1; i < k; i++)
+        if (fabs(x[i] / scale - mean_s) > fabs(x[far] / scale - mean_s))
+            far = i;
+    double sx = 0, sy = 0, lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < k; i++)
+        if (i != far) {
+            sx += x[i] / scale;
+            sy += y[i];
+            lo = y[i] < lo ? y[i] : lo;
+            hi = y[i] > hi ? y[i] : hi;
+        }
+    if (hi - lo <= SB_PLATE_UNIFORM * hi)
+        return 0;
+    double mx = sx / (double)(k - 1), my = sy / (double)(k - 1), sxy = 0;
+    for (size_t i = 0; i < k; i++)
+        if (i != far)
+            sxy += (x[i] / scale - mx) * (y[i] - my);
+    return !(sxy > 0);
+}
+
 void sb_line_fit(const double *x, const double *y, size_t k, sb_line *out)
 {
     memset(out, 0, sizeof *out);
@@ -76,6 +108,7 @@ void sb_line_fit(const double *x, const double *y, size_t k, sb_line *out)
     out->resid_sd = sqrt(residual / (double)(k - 2));
     out->r = syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
     out->t = sb_t95(k - 2);
+    out->rests_on_one = rests_on_one(x, y, k, scale, mean_s);
 }
 
 static double line_at(const sb_line *l, double x)
@@ -114,7 +147,7 @@ double sb_line_r_needed(size_t k)
 
 int sb_line_explains(const sb_line *l)
 {
-    return l->usable && l->slope > 0 && l->r >= sb_line_r_needed(l->k);
+    return l->usable && l->slope > 0 && l->r >= sb_line_r_needed(l->k) && !l->rests_on_one;
 }
 
 static int compare_double(const void *a, const void *b)
@@ -136,9 +169,6 @@ static double median_of(const double *v, size_t k)
     free(c);
     return m;
 }
-
-/* "The measured footprints agree": within 10 % of the largest. */
-#define SB_PLATE_UNIFORM 0.10
 
 void sb_plate_memory_model(const double *x, const double *y, size_t k, int has_key, double largest,
                            sb_plate_memory *out)

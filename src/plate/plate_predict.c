@@ -211,9 +211,15 @@ static int explain(spacrbench_plate *p)
                                 spread, need);
             break;
         case SPACRBENCH_PLATE_FIT_UNEXPLAINED: {
-            char why[160];
+            char why[224];
             if (!mm->line.usable)
                 snprintf(why, sizeof why, "it is the same for every measured item");
+            else if (mm->line.rests_on_one && mm->line.slope > 0 &&
+                     mm->line.r >= sb_line_r_needed(mm->sample))
+                snprintf(why, sizeof why,
+                         "r = %.2f over %zu measured items rests on one far item: without it "
+                         "the footprints do not grow with the %s",
+                         mm->line.r, mm->sample, key);
             else
                 snprintf(why, sizeof why,
                          "they do not grow with it: r = %.2f over %zu measured items, where "

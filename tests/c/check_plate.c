@@ -421,6 +421,30 @@ START_TEST(the_line_on_recorded_figures)
 }
 END_TEST
 
+/* The second review's plate: footprints unrelated to the file size, three
+ * small files measured and the far largest one. r = 0.92 passes the 4-point
+ * threshold only through the far item; without it the footprints fall. Two
+ * clusters (sparse and dense wells) still make a line. */
+START_TEST(a_line_resting_on_one_far_item_explains_nothing)
+{
+    const double x[] = {0.0977, 1.5, 2.86, 8.58}, y[] = {10, 20, 5, 80};
+    sb_line l;
+    sb_line_fit(x, y, 4, &l);
+    ck_assert(l.usable && l.slope > 0 && l.r >= sb_line_r_needed(4));
+    ck_assert(l.rests_on_one && !sb_line_explains(&l));
+    sb_plate_memory mm;
+    sb_plate_memory_model(x, y, 4, 1, 80, &mm);
+    ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
+    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 2.0), 80 + 75, 1e-9);
+    const double wells[] = {1, 1.02, 0.98, 1.01, 6}, need[] = {30, 31, 30, 30.5, 180};
+    sb_line_fit(wells, need, 5, &l);
+    ck_assert(!l.rests_on_one && sb_line_explains(&l));
+    const double rising[] = {10, 20, 30, 80};
+    sb_line_fit(x, rising, 4, &l);
+    ck_assert(!l.rests_on_one && sb_line_explains(&l));
+}
+END_TEST
+
 /* A deterministic normal deviate (xorshift64* and Box-Muller). */
 static double normal(uint64_t *state)
 {
@@ -1130,6 +1154,7 @@ static Suite *plate_suite(void)
     TCase *model = tcase_create("model");
     tcase_add_test(model, the_line_on_recorded_figures);
     tcase_add_test(model, an_unrelated_key_explains_memory_one_time_in_twenty);
+    tcase_add_test(model, a_line_resting_on_one_far_item_explains_nothing);
     tcase_add_test(model, huge_keys_still_fit_a_line);
     tcase_add_test(model, the_issues_plate_measured_as_measured_and_conservative_beyond);
     tcase_add_test(model, beyond_the_measured_keys_never_below_the_largest_measured);
