@@ -196,21 +196,35 @@ def _number(value: Any, i: int, item: Any) -> float:
 
 def _file_size(item: Any) -> Optional[int]:
     """The size of the regular file item names (stat only: a FIFO is never
-    opened), or None."""
+    opened), or None. What the item's own __fspath__ raises goes on."""
     if not isinstance(item, (str, os.PathLike)):
         return None
+    path = os.fspath(item)
     try:
-        st = os.stat(item)
+        st = os.stat(path)
     except (OSError, ValueError, TypeError):
         return None
     return int(st.st_size) if stat.S_ISREG(st.st_mode) else None
 
 
 def _nbytes(item: Any) -> Optional[int]:
+    """An array's nbytes (an int), or None; a negative one is an error."""
     n = getattr(item, "nbytes", None)
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         return None
+    if n < 0:
+        raise ValueError(f"its nbytes is {int(n)}, below 0")
     return int(n)
+
+
+def _default_key(finder: Callable[[Any], Optional[int]], name: str, i: int,
+                 item: Any) -> Optional[int]:
+    """finder(item), an error in it naming the item as key= errors do."""
+    try:
+        return finder(item)
+    except Exception as exc:
+        raise SpacrbenchValueError(f"benchmark_plate(): the {name} of items[{i}] "
+                                   f"({_shown(item)}): {type(exc).__name__}: {exc}") from exc
 
 
 def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
@@ -231,12 +245,13 @@ def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
             keys.append(_number(value, i, item))
         return keys, int(lib.SPACRBENCH_PLATE_KEY_NUMBER), "key", None
     for finder, name in ((_file_size, "file size"), (_nbytes, "nbytes")):
-        first = finder(items[0])
+        first = _default_key(finder, name, 0, items[0])
         if first is None:
+            _warn_if_only_the_first_lacks(finder, name, items)
             continue
         found: List[float] = [float(first)]
         for i in range(1, len(items)):
-            size = finder(items[i])
+            size = _default_key(finder, name, i, items[i])
             if size is None:
                 why = (f"benchmark_plate(): items[{i}] ({_shown(items[i])}) has no {name} as "
                        f"items[0] has, so the items have no key: evenly spaced (give key=)")
@@ -250,6 +265,18 @@ def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
     return None, int(lib.SPACRBENCH_PLATE_KEY_NONE), "key", (
         f"benchmark_plate(): the items are neither paths of existing files nor arrays "
         f"(items[0] is {_shown(items[0])}), so they have no key: evenly spaced (give key=)")
+
+
+def _warn_if_only_the_first_lacks(finder: Callable[[Any], Optional[int]], name: str,
+                                  items: Sequence[Any]) -> None:
+    """items[0] has no key (a typo, a directory) where a later item has one:
+    said as a stray later item is, whichever item is the stray one."""
+    for i in range(1, len(items)):
+        if _default_key(finder, name, i, items[i]) is not None:
+            warnings.warn(f"benchmark_plate(): items[0] ({_shown(items[0])}) has no {name} as "
+                          f"items[{i}] has, so the items have no key: evenly spaced (give "
+                          f"key=); the plate's largest item cannot be predicted", stacklevel=4)
+            return
 
 
 def _count(value: Any, name: str, least: int) -> int:
@@ -356,10 +383,11 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
 
     inputs = recommend_options(**recommend_workers_keywords)  # checked before any work runs
     try:
-        plate_items = list(items)
+        iterator = iter(items)
     except TypeError:
         raise SpacrbenchTypeError(f"items must be a sequence or iterable, "
                                   f"not {type(items).__name__}") from None
+    plate_items = list(iterator)  # what a generator raises goes on, unchanged
     if not plate_items:
         raise SpacrbenchValueError("benchmark_plate needs at least one item (items is empty)")
     keys, kind, key_name, why_keyless = plate_keys(plate_items, key)

@@ -99,8 +99,12 @@ void sb_export_markdown_plate(sb_text *t, const sb_export_input *in,
         sb_text_printf(t, "\nPredicted largest: **%.2f GiB** (",
                        (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0));
         bytes_cell(t, s->largest_bytes);
-        sb_text_printf(t, "), item %lld", (long long)s->largest_index + 1);
-        if (!isnan(s->largest_key)) {
+        const char *untold = sb_plate_untold_words(s, p->pick_count);
+        if (untold)
+            sb_text_printf(t, "), any item not measured (%s)", untold);
+        else
+            sb_text_printf(t, "), item %lld", (long long)s->largest_index + 1);
+        if (!untold && !isnan(s->largest_key)) {
             char key[64];
             sb_plate_key_text(s->key_kind, s->key_name, s->largest_key, 0, key, sizeof key);
             sb_text_printf(t, " (");

@@ -187,7 +187,7 @@ void sb_plate_duration_words(double seconds, char *buf, size_t cap)
 
 /* Why no item can be named as the plate's largest, or NULL when one can
  * (a line against the key, or every item measured). */
-static const char *which_is_not_told(const spacrbench_plate_section *s, size_t n_picks)
+const char *sb_plate_untold_words(const spacrbench_plate_section *s, size_t n_picks)
 {
     if ((int64_t)n_picks >= s->items)
         return NULL;
@@ -225,7 +225,7 @@ static void summary_lines(sb_text *t, const sb_plate_view *v)
                      s->key_name);
         /* Only a line against the key tells which item is the largest; the
          * other fits give every item not measured the same need. */
-        const char *same = which_is_not_told(s, v->n_picks);
+        const char *same = sb_plate_untold_words(s, v->n_picks);
         if (same)
             snprintf(line, sizeof line, "%.2f GiB (%s): any item not measured (%s)",
                      (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0), a, same);

@@ -122,8 +122,14 @@ static size_t nearest_free(free_links *f, const double *values, size_t at, doubl
         return lo;
     if (lo == SIZE_MAX)
         return hi;
-    double vh = values ? values[hi] : (double)hi, vl = values ? values[lo] : (double)lo;
-    return fabs(vh - value) < fabs(value - vl) ? hi : lo;
+    if (!values) /* positions: the earlier of two as near */
+        return (double)hi - value < value - (double)lo ? hi : lo;
+    /* Keys: of two as near, the larger (the advice sizes for the largest);
+     * of two equal keys, the earlier. */
+    double up = fabs(values[hi] - value), down = fabs(value - values[lo]);
+    if (up != down)
+        return up < down ? hi : lo;
+    return values[hi] > values[lo] ? hi : lo;
 }
 
 /* The first of the k ascending values that is >= value. */

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -235,6 +235,13 @@ def test_a_keyless_plate_is_evenly_spaced_and_says_so() -> None:
                for n in result.measurement.notes)
     assert "; the plate's largest field cannot be predicted without a key" in \
         result.recommendation.reason
+    # No export names an unmeasured item as the largest (the review's
+    # Markdown said "item 2").
+    text = spacrbench.format_report(result)
+    md = spacrbench.format_report(result, format="markdown")
+    assert ": any item not measured (no key tells" in text
+    assert "), any item not measured (no key tells which is largest" in md
+    assert "), item " not in md.split("Predicted largest:")[1].split("\n")[0]
 
 
 def test_arrays_are_keyed_by_nbytes() -> None:
@@ -345,7 +352,7 @@ def test_equal_and_few_keys_spread_the_sample_through_the_plate() -> None:
     assert any("every item of the plate has the same key" in n for n in r.prediction.notes)
     # Two values, alternating: each value's items spread.
     r = spacrbench.benchmark_plate(ran.append, list(range(12)), key=lambda i: 1.0 + i % 2)
-    assert _measured(r) == [0, 1, 6, 10, 11]
+    assert _measured(r) == [0, 1, 7, 10, 11]  # a halfway step goes to the larger key
     # Duplicated items: ten times "a", then "b".
     items = ["a"] * 10 + ["b"]
     r = spacrbench.benchmark_plate(lambda x: None, items, key=lambda x: 5.0 if x == "a" else 7.0,
@@ -525,4 +532,40 @@ def test_a_stray_item_that_costs_the_plate_its_key_is_a_warning(tmp_path: Path) 
     items = fields[:3] + [str(stray)] + fields[3:]
     with pytest.warns(UserWarning, match=r"items\[3\] \('.*a_directory'\) has no file size"):
         r = spacrbench.benchmark_plate(lambda p: None, items, sample=2)
+    assert r.prediction.key == "none"
+
+
+def test_the_default_keys_errors_name_the_item_and_a_generators_own_error_goes_on(
+        tmp_path: Path) -> None:
+    """The second review: a path whose __fspath__ raises and a negative
+    nbytes named no item (or were dropped); a generator's TypeError was
+    replaced by "items must be a sequence"; a missing first file lost the
+    key without the warning a missing later one gets."""
+
+    class BadPath(os.PathLike):  # type: ignore[type-arg]
+        def __fspath__(self) -> str:
+            raise RuntimeError("no path today")
+
+    class Negative:
+        nbytes = -3
+
+    ran: List[Any] = []
+    with pytest.raises(ValueError, match=r"the file size of items\[0\] .*RuntimeError: no path "
+                                         r"today"):
+        spacrbench.benchmark_plate(ran.append, [BadPath(), BadPath()])
+    with pytest.raises(ValueError, match=r"the nbytes of items\[1\] .*below 0"):
+        spacrbench.benchmark_plate(ran.append, [memoryview(b"ab"), Negative()])
+    assert ran == []
+
+    def rows() -> Iterator[int]:
+        yield 1
+        raise TypeError("bad row 2")
+
+    with pytest.raises(TypeError, match="^bad row 2$"):
+        spacrbench.benchmark_plate(ran.append, rows())
+    fields = _files(tmp_path, [20 * 1024] * 3)
+    with pytest.warns(UserWarning, match=r"items\[0\] \('.*missing.tif'\) has no file size as "
+                                         r"items\[1\] has"):
+        r = spacrbench.benchmark_plate(lambda p: None, [str(tmp_path / "missing.tif")] + fields,
+                                       sample=2)
     assert r.prediction.key == "none"
