@@ -50,9 +50,31 @@ static int directive_value_ok(const char *text, const char *refused)
     return *text && !has_control(text) && strpbrk(text, refused) == NULL;
 }
 
-/* 'text' for bash: every ' becomes '\''. */
+/* $'text' for bash, where text holds control characters: each of them
+ * as \xHH (the script, printed or shown by cat, puts no raw escape on a
+ * terminal), a backslash and a quote escaped; bash reads back the bytes. */
+static void ansi_c_quoted(sb_text *t, const char *text)
+{
+    sb_text_printf(t, "$'");
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            sb_text_printf(t, "\\x%02x", *p);
+        else if (*p == '\\' || *p == '\'')
+            sb_text_printf(t, "\\%c", *p);
+        else
+            sb_text_printf(t, "%c", *p);
+    }
+    sb_text_printf(t, "'");
+}
+
+/* 'text' for bash: every ' becomes '\''; $'...' where text holds control
+ * characters. */
 static void quoted(sb_text *t, const char *text)
 {
+    if (has_control(text)) {
+        ansi_c_quoted(t, text);
+        return;
+    }
     sb_text_printf(t, "'");
     for (const char *p = text; *p; p++) {
         if (*p == '\'')

@@ -126,6 +126,37 @@ START_TEST(concurrency_is_at_most_the_items)
 }
 END_TEST
 
+#if !defined(_WIN32)
+/* The script's command=(...) line, run by bash: its words, NUL-separated,
+ * are the n given (POSIX only: Wine has no bash). */
+static void read_back_by_bash(const char *text, const char *const *want, size_t n)
+{
+    const char *line = strstr(text, "\ncommand=(");
+    ck_assert_ptr_nonnull(line);
+    const char *end = strchr(line + 1, '\n');
+    char path[] = "/tmp/sb-quote-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "%.*s\nprintf '%%s\\0' \"${command[@]}\"\n", (int)(end - line - 1), line + 1);
+    fclose(f);
+    char cmd[64], got[256];
+    snprintf(cmd, sizeof cmd, "bash %s", path);
+    FILE *out = popen(cmd, "r");
+    ck_assert_ptr_nonnull(out);
+    size_t len = fread(got, 1, sizeof got, out);
+    ck_assert_int_eq(pclose(out), 0);
+    unlink(path);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t w = strlen(want[i]);
+        ck_assert_msg(at + w < len && memcmp(got + at, want[i], w + 1) == 0, "word %zu", i);
+        at += w + 1;
+    }
+    ck_assert_uint_eq(at, len);
+}
+#endif
+
 START_TEST(values_are_single_quoted)
 {
     spacrbench_schedule s = schedule(2);
@@ -139,6 +170,20 @@ START_TEST(values_are_single_quoted)
     free(text);
     text = script(&s, &j);
     HAS(text, "\nspacrbench='spacrbench'\n");
+    free(text);
+    /* Control characters (a second review's ESC) as bash's $'\xHH': no raw
+     * escape reaches a terminal that shows the script, and bash reads
+     * back the same bytes. */
+    const char *const controls[] = {"python3", "{}", "arg\033[2J\\x'q", "tab\there"};
+    j.command = controls;
+    j.command_len = 4;
+    text = script(&s, &j);
+    HAS(text, "\ncommand=('python3' '{}' $'arg\\x1b[2J\\\\x\\'q' $'tab\\x09here')\n");
+    ck_assert_ptr_null(strchr(text, '\033'));
+    ck_assert_ptr_null(strchr(text, '\t'));
+#if !defined(_WIN32)
+    read_back_by_bash(text, controls, 4);
+#endif
     free(text);
 }
 END_TEST
