@@ -42,8 +42,9 @@ const char *spacrbench_measurement_peak_words(const spacrbench_measurement *m)
     return sb_peak_method_words(m->fig.peak_method, m->hugetlb_uncovered);
 }
 
-/* Not "exact": for one process it is the kernel's mark (ru_maxrss), for a
- * tree a sum of marks sampled while its processes were alive together. */
+/* Not "exact": for one process it is the kernel's mark (ru_maxrss, GNU
+ * time's %M), for a tree a sum of marks sampled while its processes were
+ * alive together (mprof's --include-children; shared pages in each). */
 const char *sb_tree_rss_words(int hugetlb_uncovered)
 {
     return hugetlb_uncovered ? "the process tree's RSS; hugetlb pages sampled, not covered "

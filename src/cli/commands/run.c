@@ -105,7 +105,8 @@ static void note_tree_rss(const run_state *s, spacrbench_measurement *m)
           "peak RSS: the larger of wait4's ru_maxrss (the largest process: GNU time's figure) "
           "and the largest sum of the VmHWM of the processes alive together, sampled every %g "
           "ms or less often (at most 0.5 %% of a core): above the true peak where theirs did "
-          "not coincide; ru_maxrss can include up to spacrbench's own resident size (%s), the "
+          "not coincide or they share pages (a fork's copy-on-write pages count in each); "
+          "ru_maxrss can include up to spacrbench's own resident size (%s), the "
           "forked copy's",
           sb_supervisor_interval(&s->sup) * 1e3, own);
 }
@@ -376,7 +377,8 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
         notef(m,
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
               "tree) and the largest sum of the VmHWM of the processes alive together, sampled "
-              "%s; an upper bound: the peaks may not coincide, processes that ran one after "
+              "%s; an upper bound: the peaks may not coincide, pages the processes share (a "
+              "fork's copy-on-write pages) count in each, processes that ran one after "
               "another are never added, a process living less than %g ms may be seen only "
               "through ru_maxrss; page cache is not included; no cgroup of its own because %s; "
               "each command's exit was noticed through %s, not by polling",
