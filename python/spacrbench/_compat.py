@@ -97,17 +97,18 @@ def unread_reserve(reserve_bytes: Any) -> Any:
     return reserve_bytes
 
 
-def _numpy_bool(value: Any) -> bool:
-    """numpy's bool compares as 0 or 1 in min() but is no numbers.Real."""
+def numpy_bool(value: Any) -> bool:
+    """numpy's bool (bool_, bool8 in numpy 1), which compares as 0 or 1 and
+    has __float__ but is no numbers.Real."""
     kind = type(value)
-    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_", "bool8")
 
 
 def upstream_maximum(value: Any) -> int:
     """spaCR compared maximum with min() (never int()): a number is taken
     (a fraction truncates, infinity is no cap and minus infinity 1 worker,
     as min() made them), anything else is refused as min() refused it."""
-    if not isinstance(value, numbers.Real) and not _numpy_bool(value):
+    if not isinstance(value, numbers.Real) and not numpy_bool(value):
         raise SpacrbenchTypeError(f"maximum must be a number, not {type(value).__name__}")
     if isinstance(value, numbers.Real) and math.isinf(value):
         return INT64_MAX if value > 0 else -INT64_MAX

@@ -23,6 +23,7 @@ import warnings
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._binding import check, ffi, lib, new_struct
+from ._compat import numpy_bool
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._plate_data import PlatePick, PlatePrediction, PlateSection
 from ._results import Measurement, Recommendation
@@ -164,10 +165,8 @@ def _shown(item: Any, width: int = 80) -> str:
 
 
 def _is_bool(value: Any) -> bool:
-    """bool, or numpy's bool_ (which has __float__ but is no number)."""
-    kind = type(value)
-    return isinstance(value, bool) or (kind.__module__ == "numpy" and
-                                       kind.__name__ in ("bool_", "bool", "bool8"))
+    """bool, or numpy's bool (which has __float__ but is no number)."""
+    return isinstance(value, bool) or numpy_bool(value)
 
 
 def _number(value: Any, i: int, item: Any) -> float:
