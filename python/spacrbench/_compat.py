@@ -110,8 +110,8 @@ def upstream_maximum(value: Any) -> int:
     as min() made them), anything else is refused as min() refused it."""
     if not isinstance(value, numbers.Real) and not numpy_bool(value):
         raise SpacrbenchTypeError(f"maximum must be a number, not {type(value).__name__}")
-    if isinstance(value, numbers.Real) and math.isinf(value):
-        return INT64_MAX if value > 0 else -INT64_MAX
+    if isinstance(value, numbers.Real) and math.isinf(float(value)):
+        return INT64_MAX if float(value) > 0 else -INT64_MAX
     return upstream_int(value, "maximum")
 
 
