@@ -279,12 +279,20 @@ static void text_header(sb_text *t, const spacrbench_summary *s, const char *arr
                    "limit", "time use");
 }
 
-/* One row per task in index order: the reports and the missing ranges
- * merged (both are sorted), then the files that were not reports. */
+static int counted(const sum_task *k) { return k->state != SUM_FOREIGN && k->state != SUM_OUTSIDE; }
+
+/* One row per task in index order: the array's reports and its missing
+ * ranges merged (both are sorted), then the reports not counted (another
+ * array's task 1 is no row of this array's, and would split the range of
+ * missing tasks around it), then the files that were not reports. */
 static void text_rows(sb_text *t, const spacrbench_summary *s)
 {
     size_t i = 0, m = 0;
-    while (i < s->n_tasks || m < s->missing.n) {
+    for (;;) {
+        while (i < s->n_tasks && !counted(&s->tasks[i]))
+            i++;
+        if (i == s->n_tasks && m == s->missing.n)
+            break;
         int64_t ti = i < s->n_tasks ? s->tasks[i].index : INT64_MAX;
         int64_t mi = m < s->missing.n ? s->missing.r[m].first : INT64_MAX;
         if (mi < ti)
@@ -292,6 +300,9 @@ static void text_rows(sb_text *t, const spacrbench_summary *s)
         else
             row(t, s, &s->tasks[i++]);
     }
+    for (size_t k = 0; k < s->n_tasks; k++)
+        if (!counted(&s->tasks[k]))
+            row(t, s, &s->tasks[k]);
     for (size_t k = 0; k < s->n_ignored; k++) {
         sb_text_printf(t, "ignored: ");
         sb_text_label(t, s->ignored[k]);

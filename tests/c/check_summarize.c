@@ -530,6 +530,11 @@ START_TEST(another_arrays_manifest_is_not_used)
     HAS(r.text, "8 task(s), 0 ok, 0 failed (0 out of memory, 0 TIMEOUT), 8 missing; 1 "
                 "report(s) of another array, not counted");
     HAS(r.text, "sbatch --array=0-7 --mem=257M "); /* the array's own request, not 40 MiB's */
+    /* The array's rows first, in order; the report not counted after them
+     * (it sat between task 0's place and the "0-7" row, which it split). */
+    const char *range = strstr(r.text, "    0-7  -");
+    const char *foreign = strstr(r.text, "      0  a ");
+    ck_assert_msg(range && foreign && range < foreign, "%s", r.text);
     HAS(r.json, "\"foreign\": 1");
     HAS(r.json, "\"state\": \"foreign\"");
     ck_assert_int_eq(r.status, 3);
