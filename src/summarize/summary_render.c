@@ -232,6 +232,11 @@ static char *ranges_text(const sum_ranges *r)
     return b;
 }
 
+/* What the --export beside each --time is for (a task cannot read its
+ * own --time: SLURM exports no limit). */
+#define TIME_EXPORT_WORDS                                                                          \
+    "SPACRBENCH_TIME_LIMIT_MINUTES tells each task its --time, for its report's time use"
+
 /* The next array's options, for a summary with nothing to rerun. */
 static void next_options(sb_text *t, const spacrbench_summary *s)
 {
@@ -241,8 +246,10 @@ static void next_options(sb_text *t, const spacrbench_summary *s)
     sb_text_printf(t, " --cpus-per-task=%" PRId64, s->next_cpus);
     if (s->next_time > 0) {
         sb_format_time_limit(time, sizeof time, s->next_time);
-        sb_text_printf(t, " --time=%s --export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=%" PRId64, time,
-                       s->next_time);
+        sb_text_printf(t,
+                       " --time=%s --export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=%" PRId64
+                       " (" TIME_EXPORT_WORDS ")",
+                       time, s->next_time);
     }
 }
 
@@ -386,7 +393,7 @@ static void text_next(sb_text *t, const spacrbench_summary *s)
                        "next submission: only the %" PRId64
                        " task(s) that need it, with the memory and time they need (--mem = "
                        "need + max(25%%, 256 MiB); --time = 2 x the longest elapsed, at least "
-                       "5 min)%s:\n",
+                       "5 min; " TIME_EXPORT_WORDS ")%s:\n",
                        sum_ranges_count(&s->rerun),
                        s->n_lines > 1 ? "; one argument cannot hold its --array, so it is "
                                         "split over several lines, each its own job"
