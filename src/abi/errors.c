@@ -5,8 +5,10 @@
 
 #include "internal.h"
 
-/* Thread-local so concurrent callers never see each other's messages. */
-static _Thread_local char last_message[512];
+/* Thread-local so concurrent callers never see each other's messages.
+ * Room for two whole paths (an array's refusal names its directory and the
+ * other array's items file) and the words around them. */
+static _Thread_local char last_message[3 * 4096];
 static _Thread_local int last_work_result;
 static _Thread_local int64_t last_stopped_item = -1;
 

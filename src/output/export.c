@@ -1,6 +1,53 @@
 /* spacrbench_format_export: checks the arguments, then hands them to the
  * format's file (export.h). */
+#include <string.h>
+
 #include "export.h"
+
+/* The separators a spreadsheet may split a line at (its locale's list
+ * separator among them), and the characters that start a formula. */
+#define SEPARATORS    ",;\t\r\n"
+#define FORMULA_START "=+-@\t\r"
+
+/* [+-]digits[.digits][(e|E)[+-]digits], the n bytes at t: what a
+ * spreadsheet reads as a number. */
+static int plain_number(const char *t, size_t n)
+{
+    const char *p = t, *end = t + n;
+    size_t digits = 0, exp = 0;
+    p += p < end && (*p == '+' || *p == '-');
+    for (; p < end && *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (p < end && *p == '.')
+        for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits && p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        p += p < end && (*p == '+' || *p == '-');
+        for (; p < end && *p >= '0' && *p <= '9'; p++)
+            exp++;
+        if (!exp)
+            return 0;
+    }
+    return digits > 0 && p == end;
+}
+
+int sb_export_defuse(sb_text *out, const char *text)
+{
+    int defused = 0;
+    for (const char *p = text;; p++) { /* p: a cell's start, then after each separator */
+        size_t n = strcspn(p, SEPARATORS);
+        if (*p && strchr(FORMULA_START, *p) && !plain_number(p, n)) {
+            sb_text_printf(out, "'");
+            defused = 1;
+        }
+        sb_text_printf(out, "%.*s", (int)n, p);
+        p += n;
+        if (!*p)
+            return defused;
+        sb_text_printf(out, "%c", *p);
+    }
+}
 
 static const struct {
     int format;

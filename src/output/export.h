@@ -18,6 +18,15 @@ typedef void (*sb_export_fn)(sb_text *t, const sb_export_input *in);
 void sb_export_markdown(sb_text *t, const sb_export_input *in); /* export_markdown.c */
 void sb_export_csv(sb_text *t, const sb_export_input *in);      /* export_csv.c */
 
+/* Text we did not write, for a cell a spreadsheet may read, appended to
+ * out by OWASP's rule against formula injection: a ' goes before each
+ * formula start (=, +, -, @, a tab or a carriage return) at the text's
+ * start and after each separator a spreadsheet may split at (',', ';', a
+ * tab, a line break), unless what follows up to the next separator is a
+ * plain number ("-5", "+1.5e3"), which stays a number. Returns whether a '
+ * went in. */
+int sb_export_defuse(sb_text *out, const char *text);
+
 /* The label of record i, or NULL. */
 const char *sb_export_label(const sb_export_input *in, size_t i);
 

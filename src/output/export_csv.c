@@ -2,53 +2,40 @@
  * scalar field of the item record's table (src/records/): time, CPU, the
  * peak, the two memory figures, the runs' count and spread (and, for a
  * plate's measurement, its place in the plate: export_plate.c) (RFC 4180:
- * CRLF line ends, fields with a comma, quote or line break quoted, quotes
- * doubled). Sizes in bytes and times in seconds, "not
+ * CRLF line ends, fields with a separator, quote or line break quoted,
+ * quotes doubled). Sizes in bytes and times in seconds, "not
  * measured" as an empty field, so a spreadsheet or pandas reads the
  * numbers as numbers.
  *
  * Text we did not write (an item's label) is defused against spreadsheet
- * formula injection by OWASP's rule: a cell that starts with =, +, -, @,
- * a tab or a carriage return gets a leading ' and is quoted, so it is shown
- * as text, never evaluated; a cell that is a plain number ("-5", "+1.5e3")
- * is no formula and stays as it is, numeric. */
+ * formula injection by OWASP's rule (sb_export_defuse): a formula start at
+ * the cell's start or after a separator gets a ' and the cell is quoted,
+ * so it is shown as text, never evaluated, also where a spreadsheet splits
+ * at ';'; a plain number ("-5", "+1.5e3") stays as it is, numeric, as
+ * every figure's column does. */
 #include <string.h>
 
 #include "export.h"
 #include "records.h"
 
-/* [+-]digits[.digits][(e|E)[+-]digits]: what a spreadsheet reads as a number. */
-static int plain_number(const char *t)
-{
-    const char *p = t + (*t == '+' || *t == '-');
-    size_t digits = strspn(p, "0123456789");
-    p += digits;
-    if (*p == '.') {
-        size_t more = strspn(p + 1, "0123456789");
-        digits += more;
-        p += 1 + more;
-    }
-    if (digits && (*p == 'e' || *p == 'E')) {
-        p += 1 + (p[1] == '+' || p[1] == '-');
-        size_t exp = strspn(p, "0123456789");
-        if (!exp)
-            return 0;
-        p += exp;
-    }
-    return digits > 0 && *p == '\0';
-}
-
+/* Text we did not write: defused (export.c), then quoted where it holds a
+ * separator (',', or ';' and a tab for the locales that split there), a
+ * quote or a line break, or was defused. */
 static void text_field(sb_text *t, const char *text)
 {
-    int formula = strchr("=+-@\t\r", text[0]) && text[0] && !plain_number(text);
-    if (!formula && !strpbrk(text, ",\"\r\n")) {
-        sb_text_printf(t, "%s", text);
-        return;
+    sb_text safe = {0};
+    int defused = sb_export_defuse(&safe, text);
+    const char *s = safe.data ? safe.data : "";
+    if (!defused && !strpbrk(s, ",;\t\"\r\n")) {
+        sb_text_printf(t, "%s", s);
+    } else {
+        sb_text_printf(t, "\"");
+        for (const char *p = s; *p; p++)
+            sb_text_printf(t, *p == '"' ? "\"\"" : "%c", *p);
+        sb_text_printf(t, "\"");
     }
-    sb_text_printf(t, formula ? "\"'" : "\"");
-    for (const char *p = text; *p; p++)
-        sb_text_printf(t, *p == '"' ? "\"\"" : "%c", *p);
-    sb_text_printf(t, "\"");
+    t->failed |= safe.failed;
+    sb_text_free(&safe);
 }
 
 static void cell(sb_text *t, const sb_field *f, const void *const *parts)

@@ -1,7 +1,8 @@
 /* The Markdown export: what a user pastes into a GitHub issue. A summary
  * table, one row per item (time, peak, CPU), the recommendation with its
  * evidence, and the notes. Text we did not write (labels, reasons, notes)
- * is made safe for one table cell or list line. */
+ * is made safe for one table cell or list line, and a label against
+ * formula injection as the CSV's is. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,11 +111,22 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     sb_text_printf(t, " |\n");
 }
 
+/* Text we did not write in a table cell, which a spreadsheet may get
+ * pasted: defused as the CSV's is (export.c), then inline text. */
+static void text_cell(sb_text *t, const char *text)
+{
+    sb_text safe = {0};
+    sb_export_defuse(&safe, text ? text : "");
+    inline_text(t, safe.data ? safe.data : "");
+    t->failed |= safe.failed;
+    sb_text_free(&safe);
+}
+
 /* One cell of an item's row, by its field's type. */
 static void item_cell(sb_text *t, const sb_field *f, const void *const *parts)
 {
     if (f->type == SB_FT_TEXT)
-        inline_text(t, sb_field_text(f, parts));
+        text_cell(t, sb_field_text(f, parts));
     else if (f->type == SB_FT_BOOL)
         sb_text_printf(t, "%s", sb_field_int(f, parts) ? "yes" : "");
     else if (f->type == SB_FT_NUMBER && sb_field_is_null(f, parts))

@@ -290,7 +290,7 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
  * manifest when it can be read, and what to do. */
 static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
 {
-    char what[512] = "";
+    char what[4096 + 64] = ""; /* a whole path */
     size_t n = strlen(j->output_dir) + sizeof "/" SB_SLURM_MANIFEST;
     char *path = malloc(n);
     FILE *f = NULL;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "parse.h"
 #include "slurm_files.h"
 
 enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG };
@@ -107,44 +108,14 @@ static const char *next_word(const char *p, char *buf, size_t cap)
     return p;
 }
 
-/* SLURM's --time forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
- * D-HH:MM:SS (seconds round up to a minute); -1 for anything else,
- * INFINITE and UNLIMITED included (no limit: nothing to double). */
+/* SLURM's --time forms (util/parse_duration.c), seconds rounded up to a
+ * minute as SLURM rounds them; -1 for anything else, INFINITE and
+ * UNLIMITED included (no limit: nothing to double). */
 int64_t sb_slurm_time_minutes(const char *text)
 {
-    int64_t f[3] = {0, 0, 0}, days = 0;
-    int n = 0;
-    const char *p = text;
-    const char *dash = strchr(text, '-');
-    if (dash) {
-        if (p == dash || dash - p > 4)
-            return -1;
-        for (; p < dash; p++) {
-            if (!isdigit((unsigned char)*p))
-                return -1;
-            days = days * 10 + (*p - '0');
-        }
-        p++;
-    }
-    for (;;) {
-        if (n == 3 || !isdigit((unsigned char)*p))
-            return -1;
-        int64_t v = 0;
-        for (int d = 0; isdigit((unsigned char)*p); p++, d++) {
-            if (d == 9)
-                return -1;
-            v = v * 10 + (*p - '0');
-        }
-        f[n++] = v;
-        if (*p != ':')
-            break;
-        p++;
-    }
-    if (*p)
-        return -1;
-    if (dash) /* D-H, D-H:M, D-H:M:S */
-        return days * 1440 + f[0] * 60 + f[1] + (f[2] > 0);
-    return n == 1 ? f[0] : n == 2 ? f[0] + (f[1] > 0) : f[0] * 60 + f[1] + (f[2] > 0);
+    int64_t seconds;
+    return sb_parse_slurm_time(text, strlen(text), &seconds) == SB_PARSE_OK ? (seconds + 59) / 60
+                                                                            : -1;
 }
 
 /* SLURM's --mem: a whole number, MiB unless K, M, G or T follows. */

@@ -232,6 +232,11 @@ static char *ranges_text(const sum_ranges *r)
     return b;
 }
 
+/* What the --export beside each --time is for (a task cannot read its
+ * own --time: SLURM exports no limit). */
+#define TIME_EXPORT_WORDS                                                                          \
+    "SPACRBENCH_TIME_LIMIT_MINUTES tells each task its --time, for its report's time use"
+
 /* The next array's options, for a summary with nothing to rerun. */
 static void next_options(sb_text *t, const spacrbench_summary *s)
 {
@@ -241,8 +246,10 @@ static void next_options(sb_text *t, const spacrbench_summary *s)
     sb_text_printf(t, " --cpus-per-task=%" PRId64, s->next_cpus);
     if (s->next_time > 0) {
         sb_format_time_limit(time, sizeof time, s->next_time);
-        sb_text_printf(t, " --time=%s --export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=%" PRId64, time,
-                       s->next_time);
+        sb_text_printf(t,
+                       " --time=%s --export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=%" PRId64
+                       " (" TIME_EXPORT_WORDS ")",
+                       time, s->next_time);
     }
 }
 
@@ -279,12 +286,20 @@ static void text_header(sb_text *t, const spacrbench_summary *s, const char *arr
                    "limit", "time use");
 }
 
-/* One row per task in index order: the reports and the missing ranges
- * merged (both are sorted), then the files that were not reports. */
+static int counted(const sum_task *k) { return k->state != SUM_FOREIGN && k->state != SUM_OUTSIDE; }
+
+/* One row per task in index order: the array's reports and its missing
+ * ranges merged (both are sorted), then the reports not counted (another
+ * array's task 1 is no row of this array's, and would split the range of
+ * missing tasks around it), then the files that were not reports. */
 static void text_rows(sb_text *t, const spacrbench_summary *s)
 {
     size_t i = 0, m = 0;
-    while (i < s->n_tasks || m < s->missing.n) {
+    for (;;) {
+        while (i < s->n_tasks && !counted(&s->tasks[i]))
+            i++;
+        if (i == s->n_tasks && m == s->missing.n)
+            break;
         int64_t ti = i < s->n_tasks ? s->tasks[i].index : INT64_MAX;
         int64_t mi = m < s->missing.n ? s->missing.r[m].first : INT64_MAX;
         if (mi < ti)
@@ -292,6 +307,9 @@ static void text_rows(sb_text *t, const spacrbench_summary *s)
         else
             row(t, s, &s->tasks[i++]);
     }
+    for (size_t k = 0; k < s->n_tasks; k++)
+        if (!counted(&s->tasks[k]))
+            row(t, s, &s->tasks[k]);
     for (size_t k = 0; k < s->n_ignored; k++) {
         sb_text_printf(t, "ignored: ");
         sb_text_label(t, s->ignored[k]);
@@ -375,7 +393,7 @@ static void text_next(sb_text *t, const spacrbench_summary *s)
                        "next submission: only the %" PRId64
                        " task(s) that need it, with the memory and time they need (--mem = "
                        "need + max(25%%, 256 MiB); --time = 2 x the longest elapsed, at least "
-                       "5 min)%s:\n",
+                       "5 min; " TIME_EXPORT_WORDS ")%s:\n",
                        sum_ranges_count(&s->rerun),
                        s->n_lines > 1 ? "; one argument cannot hold its --array, so it is "
                                         "split over several lines, each its own job"

@@ -1,5 +1,6 @@
 /* Pure parsers for the texts machine discovery reads: /proc/meminfo,
- * /proc/self/cgroup, /proc/self/mountinfo and cgroup control files.
+ * /proc/self/cgroup, /proc/self/mountinfo and cgroup control files; and
+ * the durations people write (--timeout, SLURM's --time).
  *
  * Every parser takes (text, len): the text need not be NUL-terminated and
  * may hold anything (they are fuzzed). None allocates, reads a file or
@@ -93,6 +94,17 @@ typedef struct sb_cgroup_location {
  * path lies outside every mount root (or climbs with ".."). */
 int sb_locate_cgroup(const char *mountinfo, size_t len, const sb_cgroup_query *query,
                      sb_cgroup_location *out);
+
+/* SLURM's --time forms in whole seconds: minutes, MM:SS, HH:MM:SS, D-HH,
+ * D-HH:MM, D-HH:MM:SS (no INFINITE or UNLIMITED). */
+int sb_parse_slurm_time(const char *text, size_t len, int64_t *seconds);
+
+/* A duration in seconds as --timeout takes it: a number of seconds
+ * ("10", "1.5"), or numbers each with d, h, m or s, in that order
+ * ("90s", "2m", "1h30m", "1.5h", "2d12h"), or SLURM's forms with a ':'
+ * or '-' ("1:30:00", "2-00:00:00"). 0 and any size parse; the caller
+ * bounds them. */
+int sb_parse_duration(const char *text, size_t len, double *seconds);
 
 /* Helpers shared by the parse_*.c files. */
 

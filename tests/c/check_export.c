@@ -139,8 +139,10 @@ END_TEST
 
 /* Spreadsheet formula injection (OWASP's defence): a label that starts
  * with =, +, -, @, a tab or a carriage return is shown as text (a leading
- * ' inside quotes), never evaluated; one that is a plain number stays a
- * number, as do every figure's cells. */
+ * ' inside quotes), never evaluated, and so is one behind a separator a
+ * spreadsheet may split at (a German or French locale splits at ';'); a
+ * label with a separator is quoted; a plain number stays a number, as do
+ * every figure's cells. */
 START_TEST(csv_never_writes_a_live_formula)
 {
     spacrbench_measurement *m = three_items();
@@ -157,6 +159,11 @@ START_TEST(csv_never_writes_a_live_formula)
         {"+1.5e3", "+1.5e3", "+1.5e3"},
         {"-1e", "'-1e", "\"'-1e\""},
         {"a=b", "a=b", "a=b"},
+        {"x;=cmd|' /C calc'!A0", "x;'=cmd|' /C calc'!A0", "\"x;'=cmd|' /C calc'!A0\""},
+        {"a,@b;+c\t-d", "a,'@b;'+c\t'-d", "\"a,'@b;'+c\t'-d\""},
+        {"x\n=y", "x\n'=y", "\"x\n'=y\""},
+        {"a;b", "a;b", "\"a;b\""},
+        {"1;-5,+2e3", "1;-5,+2e3", "\"1;-5,+2e3\""},
     };
     char cell[256];
     for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
@@ -169,6 +176,13 @@ START_TEST(csv_never_writes_a_live_formula)
         ck_assert_msg(strncmp(row + 2, k_cases[i].raw, strlen(k_cases[i].raw)) == 0, "%s", row);
         free(csv);
     }
+    /* The Markdown's item cell, which a spreadsheet may get pasted, the same. */
+    const char *labels[] = {"x;=cmd|' /C calc'!A0", "@SUM(A1)", "-5"};
+    char *md = export_text(m, NULL, SPACRBENCH_FORMAT_MARKDOWN, labels, 3);
+    ck_assert_msg(strstr(md, "| 1 | x;'=cmd\\|' /C calc'!A0 |") != NULL, "%s", md);
+    ck_assert_msg(strstr(md, "| 2 | '@SUM(A1) |") != NULL, "%s", md);
+    ck_assert_msg(strstr(md, "| 3 | -5 |") != NULL, "%s", md);
+    free(md);
     spacrbench_measurement_free(m);
 }
 END_TEST

@@ -560,6 +560,58 @@ START_TEST(overlong_lines_do_not_hide_good_ones)
 }
 END_TEST
 
+/* Durations people write: --timeout's units (compound ones included, as
+ * SLURM users write them) and SLURM's --time clock forms, exact. */
+START_TEST(duration_spellings)
+{
+    static const struct {
+        const char *text;
+        double seconds;
+    } good[] = {
+        {"10", 10},
+        {"1.5", 1.5},
+        {"90s", 90},
+        {"2m", 120},
+        {"1h", 3600},
+        {"1h30m", 5400},
+        {"90m", 5400},
+        {"1h30m15s", 5415},
+        {"1.5h", 5400},
+        {"2d12h", 216000},
+        {"0", 0},
+        {"1:30", 90},
+        {"1:30:00", 5400},
+        {"2-00:00:00", 172800},
+        {"1-12", 129600},
+        {"0-1:30", 5400},
+        {"0.000000001", 1e-9},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        double v = -1;
+        ck_assert_msg(sb_parse_duration(good[i].text, strlen(good[i].text), &v) == SB_PARSE_OK,
+                      "'%s' refused", good[i].text);
+        ck_assert_msg(v == good[i].seconds, "'%s': %.17g", good[i].text, v);
+    }
+    static const char *const bad[] = {"",   "1h30",    "30m1h", "1h1h", "1:2:3:4", "-1",
+                                      "1-", "12345-1", "1e3",   "1.",   ".5",      "1x",
+                                      "h",  "1 h",     "1:",    "1::2", "1.5:00",  "1234567890"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double v = -1;
+        ck_assert_msg(sb_parse_duration(bad[i], strlen(bad[i]), &v) == SB_PARSE_BAD && v == -1,
+                      "'%s' accepted: %g", bad[i], v);
+    }
+    /* Bounded by len: "1h" of "1h30m". */
+    double v = 0;
+    ck_assert_int_eq(sb_parse_duration("1h30m", 2, &v), SB_PARSE_OK);
+    ck_assert(v == 3600);
+    /* SLURM's own reading: a bare number is minutes there. */
+    int64_t s = 0;
+    ck_assert_int_eq(sb_parse_slurm_time("90", 2, &s), SB_PARSE_OK);
+    ck_assert_int_eq(s, 5400);
+    ck_assert_int_eq(sb_parse_slurm_time("INFINITE", 8, &s), SB_PARSE_BAD);
+}
+END_TEST
+
 /* Every parser on deterministic pseudo-random bytes: each answer must be
  * one of the documented results (and ASan/valgrind see no bad access). */
 START_TEST(random_bytes_never_crash)
@@ -567,7 +619,7 @@ START_TEST(random_bytes_never_crash)
     uint32_t x = 2463534242u;
     char *buf = malloc(512);
     ck_assert_ptr_nonnull(buf);
-    static const char alphabet[] = "0123456789-,: \n/\\max.kB";
+    static const char alphabet[] = "0123456789-,: \n/\\max.kBdhs";
     for (int round = 0; round < 4000; round++) {
         size_t n = 0;
         x ^= x << 13, x ^= x >> 17, x ^= x << 5;
@@ -577,6 +629,7 @@ START_TEST(random_bytes_never_crash)
             buf[n] = (round & 1) ? (char)(x & 0xff) : alphabet[x % (sizeof alphabet - 1)];
         }
         int64_t a, b;
+        double d;
         char p[128];
         sb_mount m;
         sb_cgroup_location loc;
@@ -591,7 +644,9 @@ START_TEST(random_bytes_never_crash)
                      sb_parse_proc_cgroup_v2(buf, n, p, sizeof p),
                      sb_unescape_mount_path(buf, n, p, sizeof p),
                      sb_parse_mountinfo_line(buf, n, &m),
-                     sb_locate_cgroup(buf, n, &q, &loc)};
+                     sb_locate_cgroup(buf, n, &q, &loc),
+                     sb_parse_slurm_time(buf, n, &a),
+                     sb_parse_duration(buf, n, &d)};
         for (size_t i = 0; i < sizeof rcs / sizeof rcs[0]; i++)
             ck_assert_msg(rcs[i] >= SB_PARSE_BAD && rcs[i] <= SB_PARSE_NOT_VISIBLE,
                           "parser %zu answered %d", i, rcs[i]);
@@ -624,6 +679,7 @@ static Suite *parse_suite(void)
         {"locate_containers", locate_container_roots},
         {"locate_escaped_garbage", locate_escaped_and_garbage},
         {"overlong_lines", overlong_lines_do_not_hide_good_ones},
+        {"durations", duration_spellings},
         {"random_bytes", random_bytes_never_crash},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -495,6 +495,39 @@ static void expect_refused(int rc, const char *dir, const char *which)
     HAS(why, "once that job has finished");
 }
 
+/* The refusal is never cut (it was at 511 bytes, mid-path of the other
+ * array's items file): long paths, the whole message. */
+START_TEST(a_refusal_names_long_paths_whole)
+{
+    char base[64], dir[700], items[700], other[700], long_name[201];
+    memset(long_name, 'd', 200);
+    long_name[200] = '\0';
+    snprintf(base, sizeof base, "/tmp/sb-slurm-long-%ld", (long)getpid());
+    ck_assert_int_eq(mkdir(base, 0700), 0);
+    snprintf(dir, sizeof dir, "%s/%s", base, long_name);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(dir, sizeof dir, "%s/%s/%s", base, long_name, long_name);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(items, sizeof items, "%s/%s.items", base, long_name);
+    snprintf(other, sizeof other, "%s/%s.other", base, long_name);
+    write_text(items, "a\nbb\nccc\n");
+    write_text(other, "x\ny\n");
+    spacrbench_schedule s = schedule(3);
+    spacrbench_measurement *m = measured();
+    ck_assert_int_eq(write_array(m, &s, items, dir, 3), 0);
+    expect_refused(write_array(m, &s, other, dir, 2), dir, "job script");
+    const char *why = spacrbench_last_error_message();
+    char end[800];
+    snprintf(end, sizeof end, "; that array: 3 task(s) over %s", items);
+    size_t n = strlen(why), k = strlen(end);
+    ck_assert_msg(n > k && strcmp(why + n - k, end) == 0, "%zu bytes: %s", n, why);
+    spacrbench_measurement_free(m);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* A second array into a directory that holds another's files is refused,
  * whatever differs (the items file, their contents, the requests), and the
  * directory is left exactly as it was; the same array again is accepted
@@ -633,6 +666,7 @@ static Suite *slurm_script_suite(void)
     tcase_add_test(t, the_index_follows_the_items_rule);
 #if !defined(_WIN32)
     tcase_add_test(t, another_arrays_files_are_never_replaced);
+    tcase_add_test(t, a_refusal_names_long_paths_whole);
 #endif
     suite_add_tcase(s, t);
     return s;

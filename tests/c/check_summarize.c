@@ -530,6 +530,11 @@ START_TEST(another_arrays_manifest_is_not_used)
     HAS(r.text, "8 task(s), 0 ok, 0 failed (0 out of memory, 0 TIMEOUT), 8 missing; 1 "
                 "report(s) of another array, not counted");
     HAS(r.text, "sbatch --array=0-7 --mem=257M "); /* the array's own request, not 40 MiB's */
+    /* The array's rows first, in order; the report not counted after them
+     * (it sat between task 0's place and the "0-7" row, which it split). */
+    const char *range = strstr(r.text, "    0-7  -");
+    const char *foreign = strstr(r.text, "      0  a ");
+    ck_assert_msg(range && foreign && range < foreign, "%s", r.text);
     HAS(r.json, "\"foreign\": 1");
     HAS(r.json, "\"state\": \"foreign\"");
     ck_assert_int_eq(r.status, 3);
@@ -640,6 +645,8 @@ START_TEST(another_arrays_reports_and_logs_never_count)
     HAS(r.text, ": 4 task(s), 0 ok, 0 failed (0 out of memory, 0 TIMEOUT), 4 missing; 6 "
                 "report(s) of another array, not counted");
     HAS(r.text, "\n  sbatch --array=0-3 --mem=257M --cpus-per-task=1 --time=00:05:00 ");
+    HAS(r.text, "at least 5 min; SPACRBENCH_TIME_LIMIT_MINUTES tells each task its --time, for "
+                "its report's time use):\n");
     LACKS(r.text, "all 4 task(s) ok");
     ck_assert_int_eq(r.status, 3);
     result_free(&r);
@@ -651,6 +658,9 @@ START_TEST(another_arrays_reports_and_logs_never_count)
     HAS(r.text, ": 4 task(s), 4 ok, 0 failed");
     HAS(r.text, "; 2 report(s) of another array, not counted");
     HAS(r.text, "nothing to resubmit; for a next array like this one: --mem=306M ");
+    /* The variable beside --time says what it is for. */
+    HAS(r.text, "SPACRBENCH_TIME_LIMIT_MINUTES=5 (SPACRBENCH_TIME_LIMIT_MINUTES tells each task "
+                "its --time, for its report's time use)\n");
     result_free(&r);
     remove_dir(d);
 }

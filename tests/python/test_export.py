@@ -151,6 +151,19 @@ def test_csv_and_markdown_show_the_item_labels_given() -> None:
         spacrbench.format_report(m, item_labels=names)
 
 
+def test_no_cell_starts_a_formula_behind_a_separator() -> None:
+    """Python's exports are C's: a label a ';'-splitting spreadsheet would
+    cut into a formula cell is quoted and defused, a number stays one."""
+    m = spacrbench.benchmark(_touch, [4, 8], warmup=0)
+    names = ["x;=cmd|' /C calc'!A0", "1;-5"]
+    text = spacrbench.format_report(m, format="csv", item_labels=names)
+    assert "\"x;'=cmd|' /C calc'!A0\"," in text and "\"1;-5\"," in text
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert [row["item"] for row in rows] == ["x;'=cmd|' /C calc'!A0", "1;-5"]
+    md = spacrbench.format_report(m, format="markdown", item_labels=names)
+    assert [r[1] for r in _tables(md)[1][2:]] == ["x;'=cmd\\|' /C calc'!A0", "1;-5"]
+
+
 def test_the_labels_the_records_carry_are_exported() -> None:
     """A measurement read from the command's JSON (each record's "item")
     keeps its labels: the CSV, the Markdown and to_dict() show them."""

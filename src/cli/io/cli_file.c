@@ -119,6 +119,8 @@ static int replace(const char *real, const char *text, size_t len, unsigned mode
  * beside them, and writing one in place would feed the kernel a report
  * (/proc/sys/kernel/hostname, /proc/PID/mem). The file system's name, or
  * NULL for an ordinary one. */
+#define KERNEL_FILE_WORDS                                                                          \
+    "%s is a file of the kernel's %s file system, not one a report can be written to"
 #if defined(__linux__)
 #include <sys/vfs.h>
 
@@ -281,10 +283,7 @@ int cli_write_file_atomic(const char *option, const char *path, const char *text
         return -1;
     const char *kernel = kernel_fs(real);
     if (kernel) {
-        cli_error(CLI_EXIT_ERROR,
-                  "%s: %s is a file of the kernel's %s file system, not one a "
-                  "report can be written to",
-                  option, real, kernel);
+        cli_error(CLI_EXIT_ERROR, "%s: " KERNEL_FILE_WORDS, option, real, kernel);
         free(real);
         errno = EPERM;
         return -1;
@@ -296,25 +295,73 @@ int cli_write_file_atomic(const char *option, const char *path, const char *text
     return rc;
 }
 
+/* Whether a file can be made beside path, as the write after the run will
+ * make its temporary: one made and removed. 0, or an errno. */
+static int temporary_fits(const char *path)
+{
+    sb_atomic_file a;
+    int e = sb_atomic_open(&a, path, 0600, 1) == 0 ? 0 : errno;
+    sb_atomic_discard(&a);
+    return e;
+}
+
+/* An existing file is written in place where no temporary fits beside
+ * it (replace_existing): one of the two must work. */
+static int existing_writable(const char *option, const char *path, const struct stat *st)
+{
+    if (!S_ISREG(st->st_mode) || own_stream(path, st) >= 0)
+        return CLI_EXIT_OK; /* a FIFO or a device: opening it now could block */
+    char *real = full_path(path);
+    if (!real)
+        return CLI_EXIT_OK; /* the write after the run says what is wrong */
+    const char *kernel = kernel_fs(real);
+    if (kernel) {
+        int rc = cli_usage_error(option, KERNEL_FILE_WORDS, real, kernel);
+        free(real);
+        return rc;
+    }
+    int e = temporary_fits(real), in_place = 0;
+    if (e && e != ENOMEM) {
+        int fd = open(real, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        in_place = fd < 0 ? errno : 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    int rc = e && in_place ? cli_usage_error(option,
+                                             "cannot write %s: %s, and no file can be created in "
+                                             "%s to replace it: %s",
+                                             path, strerror(in_place), dir_of(real), strerror(e))
+                           : CLI_EXIT_OK;
+    free(real);
+    return rc;
+}
+
 int cli_output_path_check(const char *option, const char *path)
 {
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return cli_usage_error(option, "cannot write %s: %s", path, strerror(EISDIR));
-        return CLI_EXIT_OK;
+        return existing_writable(option, path, &st);
     }
-    if (errno == ENOTDIR) /* a path through a file: report.txt/x */
-        return cli_usage_error(option, "cannot write %s: %s", path, strerror(ENOTDIR));
+    /* A path through a file (report.txt/x), a directory the user may not
+     * search (another user's home), a loop of links: no open gets further. */
+    if (errno == ENOTDIR || errno == EACCES || errno == ELOOP || errno == ENAMETOOLONG)
+        return cli_usage_error(option, "cannot write %s: %s", path, strerror(errno));
     if (errno != ENOENT || dangling_link(path))
         return CLI_EXIT_OK; /* the write after the run says what is wrong */
-    /* A new name: its directory must exist, or hours of measuring are lost. */
+    /* A new name: its directory must exist and take a new file, or hours
+     * of measuring are lost. */
     const char *dir = dir_of(path);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         int e = errno;
         return cli_usage_error(option, "cannot write %s: %s", path,
                                strerror(stat(dir, &st) != 0 ? e : ENOTDIR));
     }
+    int e = temporary_fits(path);
+    if (e && e != ENOMEM)
+        return cli_usage_error(option, "cannot write %s: no file can be created in %s: %s", path,
+                               dir_of(path), strerror(e));
     return CLI_EXIT_OK;
 }
 

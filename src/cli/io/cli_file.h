@@ -20,8 +20,11 @@
 int cli_write_file_atomic(const char *option, const char *path, const char *text, size_t len);
 
 /* Before a run: refuse (a usage error naming option, exit 2) a path that
- * can never be written after it, a directory or a name in a directory
- * that does not exist; everything else is left to the write itself. */
+ * can never be written after it: a directory, a name in a directory that
+ * does not exist, a new name where no file can be created (a temporary is
+ * made there and removed), an existing file that can neither be replaced
+ * nor written in place; FIFOs, devices and dangling links are left to the
+ * write itself. */
 int cli_output_path_check(const char *option, const char *path);
 
 /* '-', the conventional name of standard output for an output file. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
+
 void cli_common_init(cli_common *c)
 {
     memset(c, 0, sizeof *c);
@@ -58,15 +60,10 @@ static const char *number_end(const char *text)
 
 int cli_parse_duration(const char *text, double *seconds)
 {
-    const char *unit = number_end(text);
-    if (!unit)
+    double v;
+    if (!text || sb_parse_duration(text, strlen(text), &v) != SB_PARSE_OK)
         return -1;
-    double scale = strcmp(unit, "") == 0 || strcmp(unit, "s") == 0 ? 1
-                   : strcmp(unit, "m") == 0                        ? 60
-                   : strcmp(unit, "h") == 0                        ? 3600
-                                                                   : 0;
-    double v = strtod(text, NULL) * scale; /* only digits and '.' are left */
-    if (!(v > 0) || v > CLI_DURATION_MAX)  /* 0 would kill at once; ~115 days */
+    if (!(v > 0) || v > CLI_DURATION_MAX) /* 0 would kill at once; ~115 days */
         return -1;
     *seconds = v;
     return 0;

@@ -16,8 +16,8 @@ int cli_parse_int(const char *text, int64_t min, int64_t max, int64_t *out);
 #define CLI_DURATION_MAX      1e7
 #define CLI_DURATION_MAX_TEXT "10000000"
 
-/* "10", "1.5", "90s", "2m", "1h": seconds > 0, at most CLI_DURATION_MAX.
- * 0 or -1. */
+/* sb_parse_duration's forms ("10", "1.5", "90s", "1h30m", "1:30:00",
+ * "2-00:00:00"): seconds > 0, at most CLI_DURATION_MAX. 0 or -1. */
 int cli_parse_duration(const char *text, double *seconds);
 /* "10ms", "0.5ms", "250us", "1s", "1.5" (seconds): a sampling period in
  * whole microseconds from 1 to max_us. 0 or -1. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "cli_error.h"
 #include "cli_options.h"
 #include "records.h"
@@ -248,11 +249,12 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     size_t made[PATH_MAX / 2], n_made = 0; /* every directory a PATH_MAX path can hold */
     if (make_dirs(dir, made, &n_made, sizeof made / sizeof made[0]) != 0 ||
         !(out->output_dir = realpath(dir, NULL))) {
-        cli_error(CLI_EXIT_ERROR, "--slurm-output: cannot create '%s': %s", dir, strerror(errno));
+        int rc = cli_usage_error(s->output_dir ? "--slurm-output" : "--emit slurm",
+                                 "cannot create '%s': %s", dir, strerror(errno));
         unmake_dirs(dir, made, n_made);
         free(planned);
         j->output_dir = NULL;
-        return CLI_EXIT_ERROR;
+        return rc;
     }
     /* The same path, unless ".." met a link on the way: checked again. */
     j->output_dir = out->output_dir;
@@ -262,6 +264,19 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
         int rc = bad_dir(s->output_dir, out->output_dir);
         unmake_dirs(dir, made, n_made);
         return rc;
+    }
+    /* The array's files go there after the run: a directory that takes
+     * no new file (another user's, a read-only mount) is refused now. */
+    char probe[PATH_MAX + sizeof "/" CLI_SLURM_MANIFEST];
+    snprintf(probe, sizeof probe, "%s/%s", out->output_dir, CLI_SLURM_MANIFEST);
+    sb_atomic_file tmp;
+    int denied = sb_atomic_open(&tmp, probe, 0600, 1) == 0 ? 0 : errno;
+    sb_atomic_discard(&tmp);
+    if (denied && denied != ENOMEM) {
+        unmake_dirs(dir, made, n_made);
+        return cli_usage_error(s->output_dir ? "--slurm-output" : "--emit slurm",
+                               "no file can be created in %s: %s", out->output_dir,
+                               strerror(denied));
     }
     int rc = cli_slurm_job_check_dir(j);
     if (rc != CLI_EXIT_OK)

@@ -365,7 +365,8 @@ END_TEST
 
 START_TEST(bad_timeouts_exit_2)
 {
-    const char *bad[] = {"0", "-1", "abc", "1x", "1.5.2", "", "1e3", "0x10", "1.", ".5"};
+    const char *bad[] = {"0",    "-1", "abc", "1x",   "1.5.2", "",        "1e3",
+                         "0x10", "1.", ".5",  "1h30", "30m1h", "1:2:3:4", "0-00:00:00"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *const argv[] = {SPACRBENCH_CLI, "run",  "--timeout", (char *)bad[i], "a",
                               "--",           "true", NULL};
@@ -373,9 +374,13 @@ START_TEST(bad_timeouts_exit_2)
         cli_run(argv, NULL, &r);
         ck_assert_msg(r.exited && r.code == 2, "--timeout '%s': exit %d", bad[i], r.code);
         ck_assert_msg(strstr(r.err, "--timeout: expected a duration") != NULL, "stderr: %s", r.err);
+        /* The accepted forms, SLURM's --time ones among them. */
+        ck_assert_msg(strstr(r.err, "(90s, 1h30m) or SLURM's --time forms with ':' or '-' "
+                                    "(1:30:00, 2-00:00:00)") != NULL,
+                      "stderr: %s", r.err);
         cli_result_free(&r);
     }
-    const char *good[] = {"10", "1.5", "90s", "2m", "1h"};
+    const char *good[] = {"10", "1.5", "90s", "2m", "1h", "1h30m", "90m", "1:30:00", "2-00:00:00"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         char *const argv[] = {SPACRBENCH_CLI, "run",  "--quiet", "--timeout", (char *)good[i], "a",
                               "--",           "true", NULL};

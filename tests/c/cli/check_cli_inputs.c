@@ -339,26 +339,129 @@ START_TEST(report_falls_back_to_writing_in_place)
     free(text);
     cli_result_free(&r);
 
-    /* A new file there cannot be made: the directory is named. */
+    /* A new file there cannot be made: refused before the run (exit 2),
+     * the directory named. */
     char *const fresh[] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup", "--report",
                            created,        "a",   "--",      "true",        NULL};
     run_with(fresh, &how, &r);
-    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
-    char want[1300];
-    snprintf(want, sizeof want, "--report: cannot create a file in %s: Permission denied", dir);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
+    char want[2600];
+    snprintf(want, sizeof want,
+             "--report: cannot write %s: no file can be created in %s: "
+             "Permission denied",
+             created, dir);
     ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+    ck_assert_str_eq(r.out, "");
     cli_result_free(&r);
 
-    /* Neither a temporary nor the file itself: both are named. */
+    /* Neither a temporary nor the file itself: refused before the run,
+     * both named. */
     ck_assert_int_eq(chmod(path, 0644), 0);
     run_with(argv, &how, &r);
-    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
-    snprintf(want, sizeof want, "no temporary file could be created in %s (Permission denied)",
-             dir);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
+    snprintf(want, sizeof want,
+             "--report: cannot write %s: Permission denied, and no file can be "
+             "created in %s to replace it: Permission denied",
+             path, dir);
     ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
-    snprintf(want, sizeof want, "cannot write %s: Permission denied", path);
-    ck_assert_msg(strstr(r.err, want) != NULL, "stderr: %s", r.err);
+    ck_assert_str_eq(r.out, "");
     cli_result_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+END_TEST
+
+static char *marker_path(void)
+{
+    char *m = strdup("/tmp/sbtest-inputs-marker-XXXXXX");
+    int fd = mkstemp(m);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(m);
+    return m;
+}
+
+/* Every output that cannot be made where it will be written is refused
+ * before the first item runs (exit 2, the option and the reason named,
+ * the command never started), not lost after the run: a directory the
+ * user may not write, one the user may not even search (another user's
+ * home), and, for root too, one of a file system that takes no new file
+ * (/sys). --emit slurm's directory likewise. */
+static void expect_refused_before_the_run(const run_how *how, const char *option, const char *path,
+                                          const char *words)
+{
+    char *marker = marker_path();
+    char touch[256], items[] = "/tmp/sbtest-inputs-items-XXXXXX";
+    snprintf(touch, sizeof touch, "touch '%s'", marker);
+    int fd = mkstemp(items);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "a\n", 2), 2);
+    close(fd);
+    ck_assert_int_eq(chmod(items, 0644), 0);
+    int emit = strcmp(option, "--slurm-output") == 0;
+    char *const argv[] = {SPACRBENCH_CLI, "run",     "--quiet", "--no-cgroup", (char *)option,
+                          (char *)path,   "--items", items,     "--",          "sh",
+                          "-c",           touch,     NULL};
+    char *const emit_argv[] = {
+        SPACRBENCH_CLI, "run",          "--quiet",    "--no-cgroup", "--emit",
+        "slurm",        (char *)option, (char *)path, "--items",     items,
+        "--",           "sh",           "-c",         touch,         NULL};
+    cli_result r;
+    run_with(emit ? emit_argv : argv, how, &r);
+    ck_assert_msg(r.exited && r.code == 2, "%s %s: exit %d: %s", option, path, r.code, r.err);
+    char want[1300];
+    snprintf(want, sizeof want, "%s: %s", option, words);
+    ck_assert_msg(strstr(r.err, want) != NULL, "want '%s' in stderr: %s", want, r.err);
+    struct stat st;
+    ck_assert_msg(stat(marker, &st) != 0, "%s %s: the command ran", option, path);
+    ck_assert_str_eq(r.out, "");
+    cli_result_free(&r);
+    unlink(items);
+    free(marker);
+}
+
+START_TEST(an_output_that_cannot_be_made_is_refused_before_the_run)
+{
+    static const char *const options[][2] = {{"--report", "r.json"},
+                                             {"--export-csv", "r.csv"},
+                                             {"--export-markdown", "r.md"},
+                                             {"--plot", "r.png"}};
+    char path[1400], words[2800];
+    run_how how = RUN_HOW_DEFAULT;
+    struct stat st;
+    /* A file system that takes no new file, for root and user alike. */
+    if (stat("/sys/kernel", &st) == 0) {
+        for (size_t i = 0; i < 4; i++) {
+            snprintf(path, sizeof path, "/sys/sbtest-%s", options[i][1]);
+            snprintf(words, sizeof words,
+                     "cannot write %s: no file can be created in /sys: ", path);
+            expect_refused_before_the_run(&how, options[i][0], path, words);
+        }
+        expect_refused_before_the_run(&how, "--slurm-output", "/sys/kernel",
+                                      "no file can be created in /sys/kernel: ");
+    } else
+        printf("SKIP: the /sys case of an_output_that_cannot_be_made_is_refused_before_the_run: "
+               "no /sys/kernel here\n");
+    /* As a user: a directory only root writes (as root: run as nobody). */
+    if (geteuid() == 0)
+        how.uid = 65534;
+    char *dir = temp_dir("/tmp/sbtest-inputs-ro-XXXXXX");
+    ck_assert_int_eq(chmod(dir, geteuid() == 0 ? 0755 : 0555), 0);
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, options[i][1]);
+        snprintf(words, sizeof words,
+                 "cannot write %s: no file can be created in %s: Permission denied", path, dir);
+        expect_refused_before_the_run(&how, options[i][0], path, words);
+    }
+    snprintf(words, sizeof words, "no file can be created in %s: Permission denied", dir);
+    expect_refused_before_the_run(&how, "--slurm-output", dir, words);
+    /* One the user may not search: the reviewer's /root/x.csv. */
+    ck_assert_int_eq(chmod(dir, 0), 0);
+    snprintf(path, sizeof path, "%s/x.csv", dir);
+    snprintf(words, sizeof words, "cannot write %s: Permission denied", path);
+    if (geteuid() == 0 || access(dir, X_OK) != 0)
+        expect_refused_before_the_run(&how, "--export-csv", path, words);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
     remove_tree(dir);
     free(dir);
 }
@@ -371,11 +474,11 @@ START_TEST(report_refuses_the_kernels_files_saying_why)
     cli_result r;
     run_how how = RUN_HOW_DEFAULT;
     run_with(argv, &how, &r);
-    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err); /* before the run */
     ck_assert_msg(strstr(r.err, "/proc/1/mem is a file of the kernel's proc file system") != NULL,
                   "stderr: %s", r.err);
     ck_assert_msg(strstr(r.err, "No such file or directory") == NULL, "stderr: %s", r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "recommended workers")); /* the report still printed */
+    ck_assert_str_eq(r.out, "");
     cli_result_free(&r);
 }
 END_TEST
@@ -484,16 +587,6 @@ static int exists(const char *path)
 }
 
 /* --emit slurm: the job script is checked before any item runs. */
-
-static char *marker_path(void)
-{
-    char *m = strdup("/tmp/sbtest-inputs-marker-XXXXXX");
-    int fd = mkstemp(m);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    unlink(m);
-    return m;
-}
 
 START_TEST(slurm_job_is_checked_before_any_item_runs)
 {
@@ -624,6 +717,7 @@ static Suite *inputs_suite(void)
     tcase_add_test(t, range_errors_state_the_range);
     tcase_add_test(t, report_falls_back_to_writing_in_place);
     tcase_add_test(t, report_refuses_the_kernels_files_saying_why);
+    tcase_add_test(t, an_output_that_cannot_be_made_is_refused_before_the_run);
     tcase_add_test(t, long_failing_item_keeps_the_reason);
     tcase_add_test(t, c1_controls_are_escaped_in_notes_and_on_stderr);
     tcase_add_test(t, c1_controls_are_escaped_in_progress_lines);
