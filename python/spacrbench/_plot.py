@@ -16,6 +16,7 @@ from ._words import counted
 
 if TYPE_CHECKING:
     from ._results import Measurement, Recommendation
+    from ._types import ItemRecord
     from ._timeline import Timeline
 
 _MIB = 2**20
@@ -105,7 +106,7 @@ def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
     return [float(r.index + 1) for r in m.records], "item, in the order measured", False
 
 
-def _label(record: Any) -> str:
+def _label(record: "ItemRecord") -> str:
     """The item's file name (shortened), "(warm-up)" after a warm-up's."""
     if not record.item:
         return ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 from ._binding import check, ffi, lib
 from ._errors import SpacrbenchError
@@ -47,9 +47,10 @@ def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
 
 
 #: The recommendation's members the plot draws, and their types.
-_DRAWN = {"workers": int, "reason": str, "bound": str, "available_bytes": int,
-          "reserve_bytes": int, "per_worker_bytes": (int, type(None)),
-          "memory_workers": (int, type(None)), "baseline_bytes": int, "maximum": int}
+_DRAWN: Dict[str, Union[Type[Any], Tuple[Type[Any], ...]]] = {
+    "workers": int, "reason": str, "bound": str, "available_bytes": int, "reserve_bytes": int,
+    "per_worker_bytes": (int, type(None)), "memory_workers": (int, type(None)),
+    "baseline_bytes": int, "maximum": int}
 
 
 def recommendation_from_json(doc: Dict[str, Any], m: Measurement) -> Optional[Recommendation]:
