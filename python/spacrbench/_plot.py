@@ -93,17 +93,20 @@ def _file_size(name: Optional[str]) -> Optional[int]:
 
 def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
     """Each record's key, what it is, and whether it counts bytes: the
-    plate's keys, else the items' file sizes where every item is a file,
-    else the order they ran in."""
+    plate's keys, else the items' file sizes where every item is a file
+    and they differ, else the order they ran in."""
     plate = m.plate
     if plate is not None and plate.prediction.key != "none" and \
             len(plate.sample) == len(m.records) and all(p.key is not None for p in plate.sample):
         return ([float(p.key or 0) for p in plate.sample], plate.prediction.key_name,
                 plate.prediction.key == "bytes")
     sizes = [_file_size(r.item) for r in m.records]
-    if sizes and all(s is not None for s in sizes):
+    if all(s is not None for s in sizes) and len(set(sizes)) > 1:
         return [float(s or 0) for s in sizes], "file size", True
-    return [float(r.index + 1) for r in m.records], "item, in the order measured", False
+    order = "item, in the order measured"
+    if sizes and all(s is not None for s in sizes):  # one size: it tells them apart no more
+        order += f" (every file {_size(sizes[0] or 0)})"
+    return [float(r.index + 1) for r in m.records], order, False
 
 
 def _label(record: "ItemRecord") -> str:

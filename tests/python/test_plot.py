@@ -182,6 +182,18 @@ def test_memory_bound_the_line_sits_just_above_the_largest_need(tmp_path: Path) 
     assert decision.get_yscale() == "linear" and decision.get_ylim()[0] == 0
 
 
+def test_files_of_one_size_are_drawn_in_the_order_measured(tmp_path: Path) -> None:
+    """The tutorial's fields are all 32 MiB: against their size every point
+    and name fell on one spot."""
+    pytest.importorskip("matplotlib")
+    m = _named(tmp_path, [4096] * 4, [30, 10, 50, 20])
+    rec = spacrbench.recommend_workers(m, cores=2, available_bytes=8 * 2**30)
+    decision = m.plot(None, rec).get_axes()[0]
+    assert decision.get_xlabel() == "item, in the order measured (every file 4 KiB)"
+    measured = decision.get_lines()[0]
+    assert list(measured.get_xdata()) == [2, 3, 4]
+
+
 def test_items_without_names_are_drawn_in_the_order_measured() -> None:
     """benchmark() keeps no item names: the key is the order, no labels."""
     pytest.importorskip("matplotlib")
