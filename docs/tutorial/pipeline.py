@@ -28,6 +28,6 @@ if __name__ == "__main__":
     m = benchmark(segment, fields, warmup=1, timeline=True)
     rec = recommend_workers(m)
     print(format_report(m, rec))
-    m.plot("pipeline.png")
+    m.plot("pipeline.png", rec)
     with open("report.md", "w") as f:
         f.write(format_report(m, rec, format="markdown"))

@@ -491,6 +491,15 @@ def measurement_dict(m: Measurement) -> Dict[str, Any]:
 
 # ------------------------------------------------------------- recommendation
 
+def recommend_here(m: Any) -> Dict[str, Any]:
+    """The Recommendation fields of recommend_workers(m) with its defaults
+    (this machine, the automatic reserve), for Measurement.plot()."""
+    out = new_struct("spacrbench_recommendation")
+    with c_measurement(m) as cm:
+        check(lib.spacrbench_recommend(cm, ffi.NULL, out), "Measurement.plot")
+    return recommendation_fields(out)
+
+
 def recommendation_fields(r: Any) -> Dict[str, Any]:
     """The Recommendation fields of a spacrbench_recommendation (all but
     measurement)."""

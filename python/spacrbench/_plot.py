@@ -4,24 +4,28 @@ optional extra, never imported by `import spacrbench`)."""
 from __future__ import annotations
 
 import importlib
+import math
+import os
+import stat
 import textwrap
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 from ._errors import SpacrbenchValueError
 from ._extras import PLOT_INSTALL
 from ._words import counted
 
 if TYPE_CHECKING:
-    from ._results import Measurement
+    from ._results import Measurement, Recommendation
+    from ._types import ItemRecord
     from ._timeline import Timeline
 
 _MIB = 2**20
 #: Neighbouring items' shading on the timeline: two colours a reader tells
 #: apart at a glance (pale blue, pale sand); the warm-up is grey.
 _SHADES = ("#c6dbef", "#f6e3b4")
-#: Characters a title line may hold: one of the two panels side by side,
-#: and a panel as wide as the figure (9 in at matplotlib's 12 pt title).
-HALF_WIDTH, FULL_WIDTH = 38, 78
+#: Characters a title line may hold: a panel as wide as the figure (9 in at
+#: the decision's 13 pt title).
+FULL_WIDTH = 72
 
 
 def wrapped(text: str, width: int) -> str:
@@ -47,87 +51,162 @@ def _figure_class() -> Any:
         raise ImportError(f"Measurement.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
 
 
-def _two_figures(m: "Measurement") -> bool:
-    """Whether m's records hold both memory figures (``spacrbench run`` with
-    a cgroup of its own): the cgroup's charge and the tree's RSS peak."""
-    return any(r.cgroup_charge_bytes is not None for r in m.records) and \
-        any(r.tree_rss_peak_bytes is not None for r in m.records)
+def _size(n: float) -> str:
+    """A byte count as a reader says it: "354 MiB", "1.5 GiB"."""
+    for unit, scale in (("GiB", 2**30), ("MiB", _MIB), ("KiB", 2**10)):
+        if abs(n) >= scale:
+            value = n / scale
+            return f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{n:.0f} B"
 
 
-def _draw_times(axes: Any, m: "Measurement") -> None:
-    """Wall time per item; with runs, the mean and a bar from the shortest
-    to the longest run."""
-    numbers = [r.index + 1 for r in m.records]
-    colours = ["0.6" if r.is_warmup else "C0" for r in m.records]
-    means = [r.seconds for r in m.records]
-    axes.bar(numbers, means, color=colours)
-    runs = [(r.index + 1, r.seconds, [x.seconds for x in r.run_records])
-            for r in m.records if r.run_records]
-    if runs:
-        axes.errorbar([n for n, _, _ in runs], [mean for _, mean, _ in runs],
-                      yerr=[[mean - min(t) for _, mean, t in runs],
-                            [max(t) - mean for _, mean, t in runs]],
-                      fmt="none", ecolor="0.2", capsize=3, label="shortest to longest run")
-        axes.legend(fontsize=8)
-    warm = any(r.is_warmup for r in m.records)
-    axes.set_xlabel("item (grey: warm-up)" if warm else "item")
-    axes.set_ylabel("seconds")
-    most = max((len(r.run_records) for r in m.records), default=0)
-    axes.set_title(f"wall time per item\n{wrapped(f'(the mean of {most} runs)', HALF_WIDTH)}"
-                   if most else "wall time per item")
+def decision_words(rec: "Recommendation") -> str:
+    """The recommendation as a title: "2 workers (core-bound; memory allows
+    59)", the bound in the reason's first words."""
+    bound = {"memory": "memory-bound", "cores": "core-bound", "vram": "VRAM-bound",
+             "maximum": f"capped at the {rec.maximum}-worker maximum",
+             "fallback": "cores only: no memory figure",
+             "one": "one worker needs more than the budget"}.get(rec.bound, "")
+    if str(rec.reason).startswith("measured:"):
+        bound = "the scaling check's knee"
+    if rec.memory_workers is not None and rec.bound not in ("memory", "one"):
+        bound += f"; memory allows {rec.memory_workers}"
+    return counted(rec.workers, "worker") + (f" ({bound})" if bound else "")
 
 
-def _draw_peaks(axes: Any, m: "Measurement") -> None:
-    """The peak memory per item, each figure named for what it is: the
-    peak RSS (the runner's high-water mark; with ``spacrbench run``, the
-    process tree's, as GNU time reports it) and, where measured, the memory
-    the kernel charged the item's cgroup (what the advice divides by)."""
-    def line(records: Any, values: Any, style: str, colour: str, label: str) -> None:
-        axes.plot([r.index + 1 for r in records], [v / _MIB for v in values], style,
-                  color=colour, label=label)
+def _budget(rec: "Recommendation") -> Optional[float]:
+    """Memory each of the recommended workers may use: (available -
+    reserve) / workers; None when the available memory is unknown."""
+    if rec.available_bytes <= 0 or rec.bound == "fallback":
+        return None
+    return max(0, rec.available_bytes - rec.reserve_bytes) / max(1, rec.workers)
 
-    if _two_figures(m):
-        rss = [r for r in m.records if r.tree_rss_peak_bytes is not None]
-        line(rss, [r.tree_rss_peak_bytes for r in rss], "o-", "C1",
-             "peak RSS of the process tree (GNU time's figure)")
-        charged = [r for r in m.records if r.cgroup_charge_bytes is not None]
-        line(charged, [r.cgroup_charge_bytes for r in charged], "s--", "C2",
-             "memory charged to its cgroup (exact; the advice's)")
-        axes.set_title(f"peak RSS and memory charged per item\n"
-                       f"{wrapped('(the advice divides by the charge)', HALF_WIDTH)}")
+
+def _file_size(name: Optional[str]) -> Optional[int]:
+    """The size of the regular file name names (stat only), or None."""
+    try:
+        st = os.stat(name) if name else None
+    except (OSError, ValueError):
+        return None
+    return int(st.st_size) if st is not None and stat.S_ISREG(st.st_mode) else None
+
+
+def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
+    """Each record's key, what it is, and whether it counts bytes: the
+    plate's keys, else the items' file sizes where every item is a file
+    and they differ, else the order they ran in."""
+    plate = m.plate
+    if plate is not None and plate.prediction.key != "none" and \
+            len(plate.sample) == len(m.records) and all(p.key is not None for p in plate.sample):
+        return ([float(p.key or 0) for p in plate.sample], plate.prediction.key_name,
+                plate.prediction.key == "bytes")
+    sizes = [_file_size(r.item) for r in m.records]
+    if all(s is not None for s in sizes) and len(set(sizes)) > 1:
+        return [float(s or 0) for s in sizes], "file size", True
+    order = "item, in the order measured"
+    if sizes and all(s is not None for s in sizes):  # one size: it tells them apart no more
+        order += f" (every file {_size(sizes[0] or 0)})"
+    return [float(r.index + 1) for r in m.records], order, False
+
+
+def _label(record: "ItemRecord") -> str:
+    """The item's file name (shortened), "(warm-up)" after a warm-up's."""
+    if not record.item:
+        return ""
+    name = os.path.basename(record.item) or record.item
+    name = name if len(name) <= 24 else name[:21] + "..."
+    return name + (" (warm-up)" if record.is_warmup else "")
+
+
+def _size_ticks(axis: Any, top: float, log: bool = False) -> None:
+    """Ticks a reader says as sizes: powers of 4 on a log axis (16 MiB,
+    64 MiB, 256 MiB, 1 GiB), else 1, 2 or 5 x 10^k of the unit that fits."""
+    ticker = importlib.import_module("matplotlib.ticker")
+    if log:
+        axis.set_major_locator(ticker.LogLocator(base=4))
+        axis.set_minor_locator(ticker.NullLocator())
     else:
-        measured = [r for r in m.records if r.peak_rss_bytes is not None]
-        line(measured, [r.peak_rss_bytes or 0 for r in measured], "o-", "C1", "peak RSS")
-        axes.set_title(f"peak RSS per item\n{wrapped(f'({peak_words(m)})', HALF_WIDTH)}")
-    axes.axhline(m.baseline_rss_bytes / _MIB, color="0.5", linestyle=":", label="baseline")
-    axes.set_xlabel("item")
-    axes.set_ylabel("MiB")
-    axes.legend(fontsize=8)
+        unit = next((u for u in (2**30, _MIB, 2**10) if top >= 2 * u), 1)
+        step = top / unit / 5
+        power = 10 ** math.floor(math.log10(step)) if step > 0 else 1
+        nice = next(n for n in (1, 2, 5, 10) if n * power >= step)
+        axis.set_major_locator(ticker.MultipleLocator(nice * power * unit))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: _size(v) if v > 0 else "0"))
 
 
-def plot_measurement(m: "Measurement", path: Optional[str] = None) -> Any:
-    """Per-item seconds and peak memory against the item number; below them,
-    when the measurement has one, the memory (and CPU) timeline."""
+def draw_decision(axes: Any, m: "Measurement", rec: "Recommendation") -> None:
+    """Each item's need (its peak above the baseline, plus the baseline
+    with spawn: what the advice divides by) against its key, each point
+    named; the memory each recommended worker may use as a line; the
+    recommendation as the title. Points only: items are not a series."""
+    keys, key_name, key_bytes = _keys(m)
+    need = [(k, max(0, r.peak_rss_bytes - m.baseline_rss_bytes) + rec.baseline_bytes, r)
+            for k, r in zip(keys, m.records) if r.peak_rss_bytes is not None]
+    for warm in (False, True):
+        shown = [(k, n) for k, n, r in need if r.is_warmup == warm]
+        if shown:
+            axes.plot([k for k, _ in shown], [n for _, n in shown], "o", linestyle="none",
+                      color="0.6" if warm else "C0", markersize=7,
+                      label="warm-up item (its memory counts too)" if warm
+                      else "one worker's need per item (what the advice divides by)")
+    largest = sorted(need, key=lambda x: -x[1])[:12]  # named: the largest, where many
+    for rank, (k, n, r) in enumerate(sorted(largest, key=lambda x: x[0])):
+        if _label(r):  # neighbours above and below, so close names do not overlap
+            axes.annotate(_label(r), (k, n), xytext=(6, 5 if rank % 2 == 0 else -11),
+                          textcoords="offset points", fontsize=8)
+    plate = m.plate.prediction if m.plate is not None else None
+    if plate is not None and plate.largest_bytes is not None and \
+            plate.largest_key is not None and plate.key != "none":
+        axes.plot([plate.largest_key], [plate.largest_bytes + rec.baseline_bytes], "D",
+                  markerfacecolor="none", color="C3", markersize=8, linestyle="none",
+                  label="the plate's largest item, predicted")
+    budget = _budget(rec)
+    highest = max([n for _, n, _ in need] + [rec.per_worker_bytes or 0, 1])
+    log = budget is not None and budget > 8 * highest  # far above the points: both shown
+    if budget is not None:
+        axes.axhline(budget, color="C3", linewidth=1.5)
+        axes.annotate(f"memory per worker: ({_size(rec.available_bytes)} available - "
+                      f"{_size(rec.reserve_bytes)} reserve) / {counted(rec.workers, 'worker')}"
+                      f" = {_size(budget)}", (0.01, budget), xycoords=("axes fraction", "data"),
+                      xytext=(0, 4), textcoords="offset points", fontsize=8, color="C3")
+    top = max(highest, budget or 0)
+    if log:
+        axes.set_yscale("log", base=2)
+        axes.set_ylim(bottom=min(n for _, n, _ in need) / 2 if need else 1, top=top * 2)
+    else:
+        axes.set_ylim(bottom=0, top=1.15 * top)
+    _size_ticks(axes.yaxis, top, log)
+    if key_bytes:
+        _size_ticks(axes.xaxis, max(keys))
+    else:
+        ticker = importlib.import_module("matplotlib.ticker")
+        axes.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    axes.margins(x=0.12)
+    axes.set_xlabel(key_name)
+    axes.set_ylabel("memory one worker needs")
+    axes.set_title(wrapped(decision_words(rec), FULL_WIDTH), fontsize=13)
+    axes.legend(fontsize=8, loc="best")
+
+
+def plot_measurement(m: "Measurement", path: Optional[str],
+                     recommendation: "Recommendation") -> Any:
+    """The decision (each item's need against its key, the memory per
+    worker, the recommendation as the title); below it, when the
+    measurement has one, the memory (and CPU) over time."""
     if not m.records:
         raise SpacrbenchValueError("Measurement.plot(): the measurement has no per-item records "
                                    "(benchmark() keeps them; a hand-made one may not)")
     timeline = getattr(m, "timeline", None)
-    figure = _figure_class()(figsize=(9, 8 if timeline is not None else 3.6))
+    figure = _figure_class()(figsize=(9, 8 if timeline is not None else 4.2))
     if timeline is not None:
-        grid = figure.add_gridspec(2, 2)
-        times, peaks = figure.add_subplot(grid[0, 0]), figure.add_subplot(grid[0, 1])
-        draw_timeline(figure.add_subplot(grid[1, :]), timeline, m.baseline_rss_bytes,
-                      _two_figures(m) or m.peak_method == "cgroup", peak_words(m),
-                      tree=m.peak_method in ("cgroup", "child_rusage"))
+        decision, over_time = figure.subplots(2, 1)
+        draw_timeline(over_time, timeline, m.baseline_rss_bytes,
+                      m.peak_method == "cgroup" or any(r.cgroup_charge_bytes is not None
+                                                       for r in m.records),
+                      peak_words(m), tree=m.peak_method in ("cgroup", "child_rusage"))
     else:
-        times, peaks = figure.subplots(1, 2)
-    _draw_times(times, m)
-    _draw_peaks(peaks, m)
-    locator = importlib.import_module("matplotlib.ticker").MaxNLocator
-    for axes in (times, peaks):  # item numbers are whole: no tick at 1.5
-        axes.xaxis.set_major_locator(locator(integer=True))
-    figure.suptitle(f"{m.items} item(s) measured, footprint {m.work_rss_bytes / _MIB:.1f} MiB",
-                    fontsize=9)
+        decision = figure.subplots(1, 1)
+    draw_decision(decision, m, recommendation)
     figure.tight_layout()
     if path is not None:
         figure.savefig(path)
@@ -167,16 +246,7 @@ def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int,
     axes.set_xlabel("seconds since the run began (shaded: items" +
                     ("; grey: warm-up)" if warm else ")"))
     axes.set_ylabel("MiB")
-    title = f"memory over time: {counted(timeline.samples, 'sample')}"
-    gap, planned = timeline.sample_gap_ms(), timeline.interval_us / 1000
-    if gap is None or abs(gap - planned) <= 0.2 * planned:
-        title += f" every {planned:g} ms"
-    else:  # stretched to keep the sampler within its CPU budget
-        title += f" {gap:.2g} ms apart (median; {planned:g} ms planned)"
-    if timeline.downsampled:  # its own line: one line was cut off at the right edge
-        title += (f"\ndownsampled to {counted(len(timeline.points), 'point')}, each the "
-                  f"highest of {timeline.stride} samples")
-    axes.set_title("\n".join(wrapped(line, FULL_WIDTH) for line in title.split("\n")))
+    axes.set_title("memory over time")
     handles, labels = axes.get_legend_handles_labels()
     cpu = timeline.cpu_percent()
     if cpu:

@@ -16,13 +16,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 from ._binding import check, ffi, lib
 from ._errors import SpacrbenchError
 from ._extras import PLOT_INSTALL
 from ._measurement_dict import json_text, measurement_from
-from ._results import Measurement
+from ._errors import SpacrbenchTypeError
+from ._results import Measurement, Recommendation
 from ._scale_result import ScaleResult, result_from_c
 
 MISSING_MATPLOTLIB = f"spacrbench: --plot needs matplotlib:\n  {PLOT_INSTALL}"
@@ -45,6 +46,29 @@ def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
                             lib.SPACRBENCH_READ_STOPPED, "--plot")
 
 
+#: The recommendation's members the plot draws, and their types.
+_DRAWN: Dict[str, Union[Type[Any], Tuple[Type[Any], ...]]] = {
+    "workers": int, "reason": str, "bound": str, "available_bytes": int, "reserve_bytes": int,
+    "per_worker_bytes": (int, type(None)), "memory_workers": (int, type(None)),
+    "baseline_bytes": int, "maximum": int}
+
+
+def recommendation_from_json(doc: Dict[str, Any], m: Measurement) -> Optional[Recommendation]:
+    """The run's recommendation as the document gives it (what the report
+    said), the members the plot draws checked; None when it has none."""
+    rec = doc.get("recommendation")
+    if rec is None:
+        return None
+    if not isinstance(rec, dict):
+        raise SpacrbenchTypeError("data.recommendation must be an object")
+    for name, kind in _DRAWN.items():
+        value = rec.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise SpacrbenchTypeError(f"data.recommendation.{name} has the wrong type: "
+                                      f"{type(value).__name__}")
+    return Recommendation(measurement=m, **{name: rec[name] for name in _DRAWN})
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
@@ -61,8 +85,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if "scaling" in doc and "measurement" not in doc:
             result_from_json(None, text).plot(args[1])
         else:
-            measurement_from(Measurement, text.encode("utf-8"), "data",
-                             lib.SPACRBENCH_READ_STOPPED, "--plot").plot(args[1])
+            m = measurement_from(Measurement, text.encode("utf-8"), "data",
+                                 lib.SPACRBENCH_READ_STOPPED, "--plot")
+            m.plot(args[1], recommendation_from_json(doc, m))
     except SpacrbenchError as exc:
         print(f"spacrbench: {exc}", file=sys.stderr)
         return 2

@@ -163,16 +163,24 @@ class Measurement(CachesC):
 
         return measurement_from_dict(cls, data)  # read by the library, which checks each field
 
-    def plot(self, path: Optional[str] = None) -> Any:
-        """Each item's wall time and peak RSS (warm-up items marked), with
-        the baseline the footprint is measured from, and the memory over time
-        when the measurement has a timeline. Needs matplotlib
-        (``pip install 'spacrbench[plot]'``; from a clone ``pip install
-        '.[plot]'``), imported only here. Returns the Figure; with a path,
-        also saves it (format from the suffix)."""
+    def plot(self, path: Optional[str] = None,
+             recommendation: Optional["Recommendation"] = None) -> Any:
+        """The decision at a glance: each item's need (what the advice
+        divides by) against its key (file size where the items are files,
+        else their order), the memory each recommended worker may use as a
+        line, and the recommendation as the title; below it the memory over
+        time when the measurement has a timeline. recommendation: the one
+        to draw, by default recommend_workers(self) on this machine. Needs
+        matplotlib (``pip install 'spacrbench[plot]'``; from a clone ``pip
+        install '.[plot]'``), imported only here. Returns the Figure; with a
+        path, also saves it (format from the suffix)."""
         from ._plot import plot_measurement
 
-        return plot_measurement(self, path)
+        if recommendation is None:
+            from ._convert import recommend_here
+
+            recommendation = Recommendation(measurement=self, **recommend_here(self))
+        return plot_measurement(self, path, recommendation)
 
 
 setattr(Measurement, "records", RecordsField())

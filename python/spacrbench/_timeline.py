@@ -19,7 +19,7 @@ from ._words import counted
 class TimelinePoint:
     """The highest RSS sampled in one point's span, at the time it was seen
     (seconds since the run began). cgroup_bytes: an item cgroup's usage
-    (``spacrbench run``), None when not sampled. cpu_seconds (since 1.3):
+    (``spacrbench run``), None when not sampled. cpu_seconds:
     the CPU time the watched work had used by then since the run began (the
     process's own in benchmark(), the items' process trees in
     ``spacrbench run``); CPU % over a span is the difference of two points'

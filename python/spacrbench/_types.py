@@ -77,7 +77,7 @@ class ItemRecord:
     column of format_report(format="csv" | "markdown"); None when not known
     (benchmark() keeps none: its items are Python objects).
 
-    Since 1.3: cpu_seconds, its user+system CPU time; the two memory
+    cpu_seconds: its user+system CPU time; the two memory
     figures of an item run as processes of its own (``spacrbench run``):
     cgroup_charge_bytes, the most the kernel charged its memory cgroup
     (exact; what a SLURM ``--mem`` or a container limit counts), and

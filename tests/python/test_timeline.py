@@ -155,19 +155,19 @@ def test_plot_draws_the_timeline(tmp_path: Path) -> None:
     dpi = figure.get_dpi()
     assert (width, height) == (round(9 * dpi), round(8 * dpi))
     axes = figure.get_axes()
-    # time per item, peak per item, memory over time, and the CPU % axis
+    # the decision, memory over time, and the CPU % axis
     # of the timeline, whose points carry the CPU the process used.
-    assert len(axes) == 4 and axes[3].get_ylabel() == "CPU %"
+    assert len(axes) == 3 and axes[2].get_ylabel() == "CPU %"
     assert m.timeline is not None and m.timeline.cpu_percent()
     assert all(0 <= pct <= 100 * (os.cpu_count() or 1) + 10 for _, pct in m.timeline.cpu_percent())
-    over_time = axes[2]
-    assert "memory over time" in over_time.get_title()
+    over_time = axes[1]
+    assert over_time.get_title() == "memory over time"
     rss, marks = over_time.get_lines()[0], over_time.get_lines()[1]
     assert len(rss.get_xdata()) == len(m.timeline.points)  # type: ignore[union-attr]
     assert list(marks.get_ydata()) == [r.peak_rss_bytes / 2**20 for r in m.records]  # type: ignore[operator]
     assert len(over_time.patches) == 3  # one shaded span per item
     plain = spacrbench.benchmark(_hold, [1, 2], warmup=0)
-    assert len(plain.plot().get_axes()) == 2  # no timeline: the per-item panels only
+    assert len(plain.plot().get_axes()) == 1  # no timeline: the decision only
 
 
 def test_command_plots_the_serial_run(tmp_path: Path) -> None:
@@ -209,17 +209,16 @@ def _drawn(timeline: Timeline) -> "object":
     return axes
 
 
-def test_the_timeline_title_says_how_far_apart_the_samples_really_were() -> None:
-    """The samplers stretch their interval to keep within their budget: a
-    title saying "every 10 ms" for samples 30 ms apart would be untrue."""
+def test_the_timeline_title_is_plain_and_the_gap_is_measured() -> None:
+    """The samplers stretch their interval to keep within their budget; the
+    title once said "20 samples 30 ms apart (median; 10 ms planned)", which
+    a reader took for the answer: it is now "memory over time", and
+    sample_gap_ms() says how far apart the samples really were."""
     points = tuple(TimelinePoint(0.03 * n, 2**20) for n in range(20))
     items = (TimelineItem(0, 0.0, 0.6, 2**20, 0.3),)
     stretched = Timeline(points=points, items=items, interval_us=10000, samples=20)
     assert stretched.sample_gap_ms() == pytest.approx(30.0)
-    title = _drawn(stretched).get_title()  # type: ignore[attr-defined]
-    assert "30 ms apart (median; 10 ms planned)" in title and "every 10 ms" not in title
-    as_planned = dataclasses.replace(stretched, interval_us=30000)
-    assert "20 samples every 30 ms" in _drawn(as_planned).get_title()  # type: ignore[attr-defined]
+    assert _drawn(stretched).get_title() == "memory over time"  # type: ignore[attr-defined]
     # Downsampled points stand for stride samples each.
     strided = dataclasses.replace(stretched, samples=60, stride=3)
     assert strided.sample_gap_ms() == pytest.approx(10.0)
