@@ -44,7 +44,10 @@ typedef struct run_state {
     int64_t hugetlb_max;   /* the largest HugetlbPages sampled in an item's tree, 0 none */
     int64_t own_rss_bytes; /* this process's resident size when the commands start */
     size_t added;          /* records in the measurement (labels[0..added-1]) */
-    int left_total;
+    int outlived_total;    /* item runs whose command left processes running when it exited */
+    int left_total;        /* processes left running (unkillable, or past a stop signal) */
+    sb_text leftovers;     /* those killed at --timeout or left, by item: "item 2: sleep (pid 9)" */
+    size_t leftover_items; /* items named in leftovers */
     int internal_error;
     int failed;       /* an item failed: failure and failed_command are set */
     int scale_failed; /* --scale: a copy failed (its point is marked failed) */
@@ -289,6 +292,22 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     return 0;
 }
 
+/* What an item's command left running: waited for (counted), and those
+ * killed at --timeout or left running named, for the first items. */
+static void keep_leftovers(run_state *s, size_t i, const run_outcome *o)
+{
+    s->outlived_total += o->group.outlived > 0;
+    s->left_total += o->group.left_behind;
+    if (!o->group.leftovers[0])
+        return;
+    if (s->leftover_items < 4)
+        sb_text_printf(&s->leftovers, "%sitem %zu: %s", s->leftover_items ? "; " : "",
+                       run_plate_number(&s->plate, i), o->group.leftovers);
+    else if (s->leftover_items == 4)
+        sb_text_printf(&s->leftovers, "; and in later items");
+    s->leftover_items++;
+}
+
 /* Item i's runs into runs[0..*done), span[0] when the first started and
  * span[1] when the last ended: 0 when they all succeeded, 1 when one failed
  * (recorded) or a stop signal came, -1 on an internal error. */
@@ -300,7 +319,7 @@ static int run_runs(run_state *s, spacrbench_measurement *m, size_t i, char **ar
         run_outcome o;
         if (run_item(&s->sup, argv, i, &o) != 0)
             return -1;
-        s->left_total += o.group.left_behind;
+        keep_leftovers(s, i, &o);
         if (!run_outcome_ok(&o))
             return record_failure(s, m, i, &o, argv) != 0 ? -1 : 1;
         if (r == 0)
@@ -356,7 +375,7 @@ static void run_each_item(run_state *s, spacrbench_measurement *m)
 
 /* The notes only the command knows: how peaks and VRAM were measured, what was
  * left behind, why the run stopped. */
-static void add_notes(const run_state *s, spacrbench_measurement *m)
+static void add_notes(run_state *s, spacrbench_measurement *m)
 {
     const sb_supervisor *r = &s->sup;
     /* Where the system can hand out hugetlb pages, the peak may miss some
@@ -397,9 +416,16 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
     run_vram_report(r, m);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
-    if (s->left_total)
-        notef(m, "%d process(es) outlived their item%s", s->left_total,
-              r->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
+    if (s->outlived_total)
+        notef(m,
+              "in %d item run(s) processes outlived the command: an item lasts until its whole "
+              "process tree has ended (bounded by --timeout), their time and memory included",
+              s->outlived_total);
+    char *named = sb_text_take(&s->leftovers);
+    if (named && *named)
+        notef(m, "left running by their command, then killed at --timeout%s: %s",
+              s->left_total ? " or left running where they could not be ended" : "", named);
+    free(named);
     if (s->failed) {
         const run_outcome *o = &s->failure;
         char what[256], peak[32];
@@ -674,6 +700,7 @@ int run_main(int argc, char **argv)
     free(s.failed_label);
     sb_supervisor_free(&s.sup);
     free(s.stale_note);
+    sb_text_free(&s.leftovers);
     inputs_free(&s, &job, &a);
     return status;
 }

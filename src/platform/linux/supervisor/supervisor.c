@@ -27,6 +27,9 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
     s->cfg = *cfg;
     char why[600] = "--no-cgroup was given";
     tree_sampler_init(&s->tree, getpid());
+    /* The copies' orphans come back here, with a cgroup or without: their
+     * wait4 ru_maxrss is the tree's, and the tree is waited for. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     sb_vram_open(&s->vram);
     if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0 &&
         sb_group_delegate_acquire(&s->cg, why, sizeof why) == 0) {
@@ -48,8 +51,6 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
         char ignored[600];
         sb_group_locate(&s->cg, NULL, ignored, sizeof ignored);
     }
-    /* Keep orphaned grandchildren in view of the tree sampler. */
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
 void sb_supervisor_free(sb_supervisor *s)
@@ -211,9 +212,13 @@ static void read_exec_failures(int fd, sb_copy *copies, int64_t k)
 static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_outcome *o,
                    char *why, size_t why_cap)
 {
-    int64_t k = o->started, largest = 0;
+    int64_t k = o->started, largest = o->orphan_maxrss;
     for (int64_t i = 0; i < k; i++)
         largest = copies[i].maxrss > largest ? copies[i].maxrss : largest;
+    /* Still there after the wait (unkillable, or a stop signal's): named. */
+    char left[sizeof o->leftovers];
+    if (sb_sv_leftovers(s, left, sizeof left) > 0 && !o->leftovers[0])
+        snprintf(o->leftovers, sizeof o->leftovers, "%s", left);
     /* hugetlb pages are charged to neither the memory cgroup nor RSS. */
     int64_t huge = s->tree.hugetlb_peak > 0 ? s->tree.hugetlb_peak : 0;
     o->hugetlb_peak = huge;
@@ -339,9 +344,9 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     int go[2], err[2];
     if (open_group(s, l, go, err, why, why_cap) != 0)
         return -1;
-    /* Without a cgroup, leftovers of earlier groups are our descendants
-     * too (we are their subreaper): they belong to no later group. */
-    if (!s->use_cgroup && tree_sampler_exclude_current(&s->tree) < 0)
+    /* Leftovers of earlier groups are our descendants too (we are their
+     * subreaper): they belong to no later group, nor does the launcher. */
+    if (tree_sampler_exclude_current(&s->tree) < 0 && !s->use_cgroup)
         o->earlier_unlisted = 1;
     int started = start_copies(s, l, copies, go, err, o, why, why_cap);
     if (started != 0)
@@ -367,8 +372,7 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     /* Once more at the end: leftovers still in the group are its own. */
     sb_sv_sample(s, copies, o->started, 0, 1, NULL);
     o->vram_peak = sb_vram_end(&s->vram);
-    /* Orphaned grandchildren come back to us without a cgroup (subreaper). */
-    while (sb_child_wait(-1, WNOHANG, NULL, NULL) > 0)
-        ;
+    /* The orphans that exited last (this process is their subreaper). */
+    sb_sv_reap(s, copies, o->started, t0, o);
     return measure(s, copies, kills_before, o, why, why_cap);
 }
