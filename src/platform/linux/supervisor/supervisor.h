@@ -33,10 +33,10 @@
 #define SB_SUPERVISOR_SAMPLE_NS     5000000L  /* the tree without a cgroup: 5 ms */
 #define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms; */
 /* both or longer, to cost at most 0.5 % of a core (sample_budget.h) */
-#define SB_SUPERVISOR_VRAM_NS    10000000L /* NVML, as the library's sampler */
-#define SB_SUPERVISOR_GRACE_S    5.0       /* after a stop signal, before SIGKILL */
-#define SB_SUPERVISOR_LEFTOVER_SAY_S 1.0   /* waiting for what the copies left: said after */
-#define SB_SUPERVISOR_MAX_COPIES SPACRBENCH_SCALE_MAX_WORKERS /* < PIPE_BUF: one release write */
+#define SB_SUPERVISOR_VRAM_NS        10000000L /* NVML, as the library's sampler */
+#define SB_SUPERVISOR_GRACE_S        5.0       /* after a stop signal, before SIGKILL */
+#define SB_SUPERVISOR_LEFTOVER_SAY_S 1.0       /* waiting for what the copies left: said after */
+#define SB_SUPERVISOR_MAX_COPIES     SPACRBENCH_SCALE_MAX_WORKERS /* < PIPE_BUF: one release write */
 
 /* ---- stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2) ----
  * Caught so that the current command (and its group) is ended and cleaned
