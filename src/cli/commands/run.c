@@ -2,6 +2,7 @@
  * build the measurement with the library's builder (which classifies the
  * warm-up, sums the figures and writes the warm-up notes); this file only
  * orders the steps and adds the notes only the command knows. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,9 @@
 
 typedef struct run_state {
     const cli_args *args;
-    item_list items; /* the items to run: all, or --sample's chosen ones */
-    run_plate plate; /* --sample: the whole plate and its prediction */
+    item_list items;      /* the items to run: all, or --sample's chosen ones */
+    run_plate plate;      /* --sample: the whole plate and its prediction */
+    sb_launcher launcher; /* where the commands start: forked before the items are read */
     sb_supervisor sup;
     run_timeline timeline; /* the memory over time, from the supervisor's samples */
     char *stale_note;      /* cgroups a killed spacrbench left, or NULL */
@@ -554,6 +556,12 @@ static int conclude(const run_state *s, int status)
 static int read_inputs(run_state *s, cli_args *a, cli_slurm_job *job, int argc, char **argv)
 {
     int status = cli_args_parse(a, argc, argv);
+    /* While this process is small: a command's ru_maxrss keeps what the
+     * process it was forked from held (launcher.h). */
+    if (status == CLI_EXIT_OK && !a->done &&
+        sb_launcher_start(&s->launcher, cli_stdio_reset_in_child) != 0)
+        status =
+            cli_error(CLI_EXIT_ERROR, "cannot start the commands' launcher: %s", strerror(errno));
     if (status == CLI_EXIT_OK && !a->done && a->plot_path)
         status = run_plot_ready(0);
     if (status == CLI_EXIT_OK && !a->done)
@@ -569,6 +577,7 @@ static int read_inputs(run_state *s, cli_args *a, cli_slurm_job *job, int argc, 
 
 static void inputs_free(run_state *s, cli_slurm_job *job, cli_args *a)
 {
+    sb_launcher_stop(&s->launcher);
     run_plate_free(&s->plate);
     cli_slurm_job_free(job);
     item_list_free(&s->items);
@@ -584,7 +593,7 @@ static void supervisor_setup(run_state *s, const spacrbench_machine *machine)
      * '-'): the commands' own output goes to stderr then. */
     int stdout_is_output =
         a->common.json || a->common.emit != CLI_EMIT_REPORT || cli_export_takes_stdout(&a->common);
-    run_supervisor_init(&s->sup, a->no_cgroup, stdout_is_output,
+    run_supervisor_init(&s->sup, &s->launcher, a->no_cgroup, stdout_is_output,
                         machine ? machine->memory_limit_bytes : -1, a->timeout_s, &s->stale_note);
     s->sup.cfg.interval_us = a->interval_us; /* --interval; 0: the supervisor's defaults */
     s->charge_max = s->rss_max = -1;
@@ -676,6 +685,7 @@ int run_main(int argc, char **argv)
     run_state s;
     memset(&s, 0, sizeof s);
     s.args = &a;
+    s.launcher = (sb_launcher){-1, -1};
     cli_slurm_job job = {0};
     int status = read_inputs(&s, &a, &job, argc, argv);
     if (status != CLI_EXIT_OK || a.done) {

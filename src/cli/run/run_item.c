@@ -28,8 +28,9 @@ static void on_stale(void *arg, const sb_stale_group *g)
     *note = grown;
 }
 
-void run_supervisor_init(sb_supervisor *sup, int no_cgroup, int stdout_is_output,
-                         int64_t machine_limit, double timeout_s, char **stale_note)
+void run_supervisor_init(sb_supervisor *sup, sb_launcher *launcher, int no_cgroup,
+                         int stdout_is_output, int64_t machine_limit, double timeout_s,
+                         char **stale_note)
 {
     char *found = NULL;
     sb_supervisor_config cfg = {.no_cgroup = no_cgroup,
@@ -37,6 +38,7 @@ void run_supervisor_init(sb_supervisor *sup, int no_cgroup, int stdout_is_output
                                 .machine_limit = machine_limit,
                                 .timeout_s = timeout_s,
                                 .prefix = "spacrbench-run",
+                                .launcher = launcher,
                                 .in_child = cli_stdio_reset_in_child,
                                 .on_stale = on_stale,
                                 .stale_arg = &found};

@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "gpu.h"
 #include "group.h"
+#include "launcher.h"
 #include "sample_budget.h"
 #include "spacrbench.h"
 #include "tree_sampler.h"
@@ -64,6 +65,9 @@ typedef struct sb_supervisor_config {
     int64_t machine_limit; /* discovery's binding limit, -1 none */
     double timeout_s;      /* per command line, 0 none */
     const char *prefix;    /* group names: PREFIX-PID-tSTART-NAME, e.g. "spacrbench-run" */
+    /* Where the copies start (launcher.h), started while this process was
+     * small; NULL: the supervisor starts its own now, with in_child. */
+    sb_launcher *launcher;
     /* In each copy right after fork (async-signal-safe calls only). */
     void (*in_child)(void);
     /* Hears about each stale group found at init (may be NULL). */
@@ -84,9 +88,12 @@ typedef struct sb_supervisor_config {
 
 typedef struct sb_supervisor {
     sb_supervisor_config cfg;
-    int use_cgroup;    /* a cgroup per group (cg.parent located) */
-    int exit_by_pidfd; /* the last wait used pidfds (else SIGCHLD) */
-    sb_group cg;       /* located (also without a cgroup, when possible) */
+    int use_cgroup;        /* a cgroup per group (cg.parent located) */
+    int exit_by_pidfd;     /* the last wait used pidfds (else SIGCHLD) */
+    sb_group cg;           /* located (also without a cgroup, when possible) */
+    sb_launcher *launcher; /* NULL: none could be started (launcher_errno) */
+    sb_launcher own_launcher;
+    int launcher_errno;
     char why_no_cgroup[600];
     tree_sampler tree;
     sb_sample_budget budget; /* the tree sampler's gaps, over the whole run */
