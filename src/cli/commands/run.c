@@ -104,16 +104,12 @@ static void note_tree_rss(const run_state *s, spacrbench_measurement *m)
 {
     if (s->rss_max < 0 || !s->sup.use_cgroup)
         return; /* without a cgroup the peak's own note says it */
-    char own[32];
-    spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
     notef(m,
           "peak RSS: the larger of wait4's ru_maxrss (the largest process: GNU time's figure) "
           "and the largest sum of the VmHWM of the processes alive together, sampled every %g "
           "ms or less often (at most 0.5 %% of a core): above the true peak where theirs did "
-          "not coincide or they share pages (a fork's copy-on-write pages count in each); "
-          "ru_maxrss can include up to spacrbench's own resident size (%s), the "
-          "forked copy's",
-          sb_supervisor_interval(&s->sup) * 1e3, own);
+          "not coincide or they share pages (a fork's copy-on-write pages count in each)",
+          sb_supervisor_interval(&s->sup) * 1e3);
 }
 
 /* --runs: what an item's figures are, and the items whose runs spread
@@ -392,8 +388,7 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
               r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak");
         spacrbench_measurement_add_note(m, r->cg.found); /* where, and why not elsewhere */
     } else {
-        char own[32], how[200];
-        spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
+        char how[200];
         double miss_ms = sb_supervisor_sampling(r, how, sizeof how);
         notef(m,
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
@@ -404,10 +399,6 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
               "through ru_maxrss; page cache is not included; no cgroup of its own because %s; "
               "each command's exit was noticed through %s, not by polling",
               how, miss_ms, r->why_no_cgroup, r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
-        notef(m,
-              "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
-              "keeps the peak of the forked copy across exec",
-              own);
     }
     note_tree_rss(s, m);
     note_runs(s, m);
