@@ -290,7 +290,10 @@ static char *encode(const sb_copy_spec *c, request_head *h, size_t *len)
     h->lines = (uint64_t)c->m;
     h->words = words;
     h->bytes = bytes;
-    h->mask = c->mask;
+    sigemptyset(&h->mask); /* only real signals: the rest of a sigset_t is never set */
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&c->mask, sig) == 1)
+            sigaddset(&h->mask, sig);
     return buf;
 }
 
