@@ -322,7 +322,6 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
         ;
     close(go[1]);
     sb_sv_wait(s, l, copies, t0, o);
-    o->seconds = sb_now() - t0;
     sb_stop_signals_set_child(0);
     read_exec_failures(err[0], copies, l->copies);
     close(err[0]);

@@ -145,7 +145,8 @@ typedef struct sb_copy {
 
 typedef struct sb_outcome {
     double started_at;      /* the release (sb_now()), 0 when never released */
-    double seconds;         /* the release to the last copy's exit */
+    double seconds;         /* the release to the end of the copies' tree (the last copy's
+                               exit, or after it what they left running) */
     int64_t peak;           /* the cgroup's charge, or the tree's RSS peak without one; -1 */
     int64_t rss_peak;       /* the tree's RSS peak: sampled VmHWM sum or ru_maxrss; -1 */
     int64_t hugetlb_peak;   /* HugetlbPages of the tree, sampled (in neither peak, so added

@@ -279,11 +279,12 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     int chld = sb_waiter_by_pidfd(&z) ? signalfd(-1, &chld_set, SFD_NONBLOCK | SFD_CLOEXEC) : -1;
     double kill_at = -1, cpu_before = 0, copies_ended = -1;
     int said = 0;
+    double now = t0;
     for (int woke = 0;; woke = 1) {
         int64_t reaped = sb_sv_reap(s, copies, k, t0, o);
+        now = sb_now();
         if (reaped < 0)
             break; /* never sleep for a child that is not there */
-        double now = sb_now();
         if ((left -= reaped) <= 0) {
             if (copies_ended < 0) {
                 copies_ended = now;
@@ -331,6 +332,9 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         while (fd >= 0 && read(fd, &info, sizeof info) == (ssize_t)sizeof info)
             ;
     }
+    /* The group's time: until its tree had ended (the look for leftovers
+     * that found none is not the command's). */
+    o->seconds = now - t0;
     after_stop_signal(s, l, o, kill_at);
     if (chld >= 0)
         close(chld);
