@@ -21,7 +21,7 @@
 #include "child.h"
 
 #define MAX_LINES (1ull << 24)
-#define MAX_BYTES (1ull << 36)
+#define MAX_BYTES (1ull << 30) /* far above what one copy's lines hold */
 
 typedef struct request_head {
     uint32_t flags;
