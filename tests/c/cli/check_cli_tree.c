@@ -252,7 +252,7 @@ START_TEST(a_large_item_list_is_not_in_the_command_peak)
     ck_assert_msg(most <= small + 1 * MIB, "`true` read %.1f MiB beside 10^6 items, %.1f beside 3",
                   most / MIB, small / MIB);
 #ifdef SPACRBENCH_SANITIZED
-    /* The launcher carries the sanitizer's runtime (about 9 MiB resident). */
+    /* The launcher carries the sanitizer's runtime (about 9 MiB resident, ASan or TSan). */
     printf("SKIP the GNU time bound of `true`: a sanitized spacrbench\n");
 #else
     if (gnu > 0)
