@@ -3,7 +3,7 @@
 # not root. Creates the user spacrbench-ci (removed again if it was made
 # here) and runs, as that user, the command's and the library's measuring
 # Check suites (check_cli's run and scale cases, check_cli_supervisor,
-# check_scale, check_delegate, check_sampling) and Python's scaling and
+# check_cli_tree, check_scale, check_delegate, check_sampling) and Python's scaling and
 # benchmark tests, in two places:
 #   delegated  in a v1 memory cgroup chowned to the user, as an
 #              administrator delegates one: the groups are made there,
@@ -135,7 +135,7 @@ if [ -n "$deleg" ]; then
     # check_cli: its measuring cases (run, scale), not the report's.
     suite delegated "$deleg" "$c/cli/check_cli" run
     suite delegated "$deleg" "$c/cli/check_cli" scale
-    for s in cli/check_cli_supervisor check_scale check_delegate; do
+    for s in cli/check_cli_supervisor cli/check_cli_tree check_scale check_delegate; do
         suite delegated "$deleg" "$c/$s"
     done
     pytest_as delegated "$deleg" "$repo/tests/python/test_scale.py"
@@ -147,7 +147,7 @@ if [ -n "$deleg" ]; then
 fi
 found none -
 suite none - "$c/cli/check_cli" run
-for s in check_scale check_sampling; do
+for s in cli/check_cli_tree check_scale check_sampling; do
     suite none - "$c/$s"
 done
 pytest_as none - "$repo/tests/python/test_scale.py" "$repo/tests/python/test_benchmark.py"

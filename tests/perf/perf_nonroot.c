@@ -65,7 +65,7 @@ static void measure_run(column *c, double seconds)
 {
     sb_supervisor sup;
     char *stale = NULL;
-    run_supervisor_init(&sup, 0, 0, -1, 0, &stale);
+    run_supervisor_init(&sup, NULL, 0, 0, -1, 0, &stale);
     free(stale);
     snprintf(c->found, sizeof c->found, "%s", sup.use_cgroup ? sup.cg.found : sup.why_no_cgroup);
     char secs[32];

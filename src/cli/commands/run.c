@@ -2,6 +2,7 @@
  * build the measurement with the library's builder (which classifies the
  * warm-up, sums the figures and writes the warm-up notes); this file only
  * orders the steps and adds the notes only the command knows. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,9 @@
 
 typedef struct run_state {
     const cli_args *args;
-    item_list items; /* the items to run: all, or --sample's chosen ones */
-    run_plate plate; /* --sample: the whole plate and its prediction */
+    item_list items;      /* the items to run: all, or --sample's chosen ones */
+    run_plate plate;      /* --sample: the whole plate and its prediction */
+    sb_launcher launcher; /* where the commands start: forked before the items are read */
     sb_supervisor sup;
     run_timeline timeline; /* the memory over time, from the supervisor's samples */
     char *stale_note;      /* cgroups a killed spacrbench left, or NULL */
@@ -44,7 +46,10 @@ typedef struct run_state {
     int64_t hugetlb_max;   /* the largest HugetlbPages sampled in an item's tree, 0 none */
     int64_t own_rss_bytes; /* this process's resident size when the commands start */
     size_t added;          /* records in the measurement (labels[0..added-1]) */
-    int left_total;
+    int outlived_total;    /* item runs whose command left processes running when it exited */
+    int left_total;        /* processes left running (unkillable, or past a stop signal) */
+    sb_text leftovers;     /* those killed at --timeout or left, by item: "item 2: sleep (pid 9)" */
+    size_t leftover_items; /* items named in leftovers */
     int internal_error;
     int failed;       /* an item failed: failure and failed_command are set */
     int scale_failed; /* --scale: a copy failed (its point is marked failed) */
@@ -99,16 +104,12 @@ static void note_tree_rss(const run_state *s, spacrbench_measurement *m)
 {
     if (s->rss_max < 0 || !s->sup.use_cgroup)
         return; /* without a cgroup the peak's own note says it */
-    char own[32];
-    spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
     notef(m,
           "peak RSS: the larger of wait4's ru_maxrss (the largest process: GNU time's figure) "
           "and the largest sum of the VmHWM of the processes alive together, sampled every %g "
           "ms or less often (at most 0.5 %% of a core): above the true peak where theirs did "
-          "not coincide or they share pages (a fork's copy-on-write pages count in each); "
-          "ru_maxrss can include up to spacrbench's own resident size (%s), the "
-          "forked copy's",
-          sb_supervisor_interval(&s->sup) * 1e3, own);
+          "not coincide or they share pages (a fork's copy-on-write pages count in each)",
+          sb_supervisor_interval(&s->sup) * 1e3);
 }
 
 /* --runs: what an item's figures are, and the items whose runs spread
@@ -289,6 +290,22 @@ static int record_failure(run_state *s, spacrbench_measurement *m, size_t i, con
     return 0;
 }
 
+/* What an item's command left running: waited for (counted), and those
+ * killed at --timeout or left running named, for the first items. */
+static void keep_leftovers(run_state *s, size_t i, const run_outcome *o)
+{
+    s->outlived_total += o->group.outlived > 0;
+    s->left_total += o->group.left_behind;
+    if (!o->group.leftovers[0])
+        return;
+    if (s->leftover_items < 4)
+        sb_text_printf(&s->leftovers, "%sitem %zu: %s", s->leftover_items ? "; " : "",
+                       run_plate_number(&s->plate, i), o->group.leftovers);
+    else if (s->leftover_items == 4)
+        sb_text_printf(&s->leftovers, "; and in later items");
+    s->leftover_items++;
+}
+
 /* Item i's runs into runs[0..*done), span[0] when the first started and
  * span[1] when the last ended: 0 when they all succeeded, 1 when one failed
  * (recorded) or a stop signal came, -1 on an internal error. */
@@ -300,7 +317,7 @@ static int run_runs(run_state *s, spacrbench_measurement *m, size_t i, char **ar
         run_outcome o;
         if (run_item(&s->sup, argv, i, &o) != 0)
             return -1;
-        s->left_total += o.group.left_behind;
+        keep_leftovers(s, i, &o);
         if (!run_outcome_ok(&o))
             return record_failure(s, m, i, &o, argv) != 0 ? -1 : 1;
         if (r == 0)
@@ -356,7 +373,7 @@ static void run_each_item(run_state *s, spacrbench_measurement *m)
 
 /* The notes only the command knows: how peaks and VRAM were measured, what was
  * left behind, why the run stopped. */
-static void add_notes(const run_state *s, spacrbench_measurement *m)
+static void add_notes(run_state *s, spacrbench_measurement *m)
 {
     const sb_supervisor *r = &s->sup;
     /* Where the system can hand out hugetlb pages, the peak may miss some
@@ -371,8 +388,7 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak");
         spacrbench_measurement_add_note(m, r->cg.found); /* where, and why not elsewhere */
     } else {
-        char own[32], how[200];
-        spacrbench_format_bytes(s->own_rss_bytes, own, sizeof own);
+        char how[200];
         double miss_ms = sb_supervisor_sampling(r, how, sizeof how);
         notef(m,
               "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
@@ -383,10 +399,6 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
               "through ru_maxrss; page cache is not included; no cgroup of its own because %s; "
               "each command's exit was noticed through %s, not by polling",
               how, miss_ms, r->why_no_cgroup, r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
-        notef(m,
-              "ru_maxrss can include up to spacrbench's own resident size (%s): the kernel "
-              "keeps the peak of the forked copy across exec",
-              own);
     }
     note_tree_rss(s, m);
     note_runs(s, m);
@@ -397,9 +409,16 @@ static void add_notes(const run_state *s, spacrbench_measurement *m)
     run_vram_report(r, m);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
-    if (s->left_total)
-        notef(m, "%d process(es) outlived their item%s", s->left_total,
-              r->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
+    if (s->outlived_total)
+        notef(m,
+              "in %d item run(s) processes outlived the command: an item lasts until its whole "
+              "process tree has ended (bounded by --timeout), their time and memory included",
+              s->outlived_total);
+    char *named = sb_text_take(&s->leftovers);
+    if (named && *named)
+        notef(m, "left running by their command, then killed at --timeout%s: %s",
+              s->left_total ? " or left running where they could not be ended" : "", named);
+    free(named);
     if (s->failed) {
         const run_outcome *o = &s->failure;
         char what[256], peak[32];
@@ -528,6 +547,12 @@ static int conclude(const run_state *s, int status)
 static int read_inputs(run_state *s, cli_args *a, cli_slurm_job *job, int argc, char **argv)
 {
     int status = cli_args_parse(a, argc, argv);
+    /* While this process is small: a command's ru_maxrss keeps what the
+     * process it was forked from held (launcher.h). */
+    if (status == CLI_EXIT_OK && !a->done &&
+        sb_launcher_start(&s->launcher, cli_stdio_reset_in_child) != 0)
+        status =
+            cli_error(CLI_EXIT_ERROR, "cannot start the commands' launcher: %s", strerror(errno));
     if (status == CLI_EXIT_OK && !a->done && a->plot_path)
         status = run_plot_ready(0);
     if (status == CLI_EXIT_OK && !a->done)
@@ -543,6 +568,7 @@ static int read_inputs(run_state *s, cli_args *a, cli_slurm_job *job, int argc, 
 
 static void inputs_free(run_state *s, cli_slurm_job *job, cli_args *a)
 {
+    sb_launcher_stop(&s->launcher);
     run_plate_free(&s->plate);
     cli_slurm_job_free(job);
     item_list_free(&s->items);
@@ -558,7 +584,7 @@ static void supervisor_setup(run_state *s, const spacrbench_machine *machine)
      * '-'): the commands' own output goes to stderr then. */
     int stdout_is_output =
         a->common.json || a->common.emit != CLI_EMIT_REPORT || cli_export_takes_stdout(&a->common);
-    run_supervisor_init(&s->sup, a->no_cgroup, stdout_is_output,
+    run_supervisor_init(&s->sup, &s->launcher, a->no_cgroup, stdout_is_output,
                         machine ? machine->memory_limit_bytes : -1, a->timeout_s, &s->stale_note);
     s->sup.cfg.interval_us = a->interval_us; /* --interval; 0: the supervisor's defaults */
     s->charge_max = s->rss_max = -1;
@@ -650,6 +676,7 @@ int run_main(int argc, char **argv)
     run_state s;
     memset(&s, 0, sizeof s);
     s.args = &a;
+    s.launcher = (sb_launcher){-1, -1};
     cli_slurm_job job = {0};
     int status = read_inputs(&s, &a, &job, argc, argv);
     if (status != CLI_EXIT_OK || a.done) {
@@ -674,6 +701,7 @@ int run_main(int argc, char **argv)
     free(s.failed_label);
     sb_supervisor_free(&s.sup);
     free(s.stale_note);
+    sb_text_free(&s.leftovers);
     inputs_free(&s, &job, &a);
     return status;
 }

@@ -28,8 +28,9 @@ static void on_stale(void *arg, const sb_stale_group *g)
     *note = grown;
 }
 
-void run_supervisor_init(sb_supervisor *sup, int no_cgroup, int stdout_is_output,
-                         int64_t machine_limit, double timeout_s, char **stale_note)
+void run_supervisor_init(sb_supervisor *sup, sb_launcher *launcher, int no_cgroup,
+                         int stdout_is_output, int64_t machine_limit, double timeout_s,
+                         char **stale_note)
 {
     char *found = NULL;
     sb_supervisor_config cfg = {.no_cgroup = no_cgroup,
@@ -37,6 +38,7 @@ void run_supervisor_init(sb_supervisor *sup, int no_cgroup, int stdout_is_output
                                 .machine_limit = machine_limit,
                                 .timeout_s = timeout_s,
                                 .prefix = "spacrbench-run",
+                                .launcher = launcher,
                                 .in_child = cli_stdio_reset_in_child,
                                 .on_stale = on_stale,
                                 .stale_arg = &found};
@@ -70,6 +72,14 @@ static void on_grace_kill(void *arg, int what, int sig)
                    SB_SUPERVISOR_GRACE_S, sig);
 }
 
+static void on_leftovers(void *arg, const char *names)
+{
+    (void)arg;
+    cli_notice("the command exited %.0f s ago; its item lasts until what it left running has "
+               "ended too (--timeout bounds the wait): %s",
+               SB_SUPERVISOR_LEFTOVER_SAY_S, names);
+}
+
 /* Was it the kernel's OOM killer? The one decision (oom_verdict.h): the
  * oom_kill counter of its own cgroup, else of spacrbench's own, and how it
  * died; our own SIGKILL (--timeout, the grace after a stop signal) is
@@ -96,7 +106,8 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
                    .argv_for = given_argv,
                    .arg = argv,
                    .name = name,
-                   .on_grace_kill = on_grace_kill};
+                   .on_grace_kill = on_grace_kill,
+                   .on_leftovers = on_leftovers};
     if (sb_supervisor_run(sup, &l, &o->copy, &o->group, why, sizeof why) != 0) {
         cli_error(CLI_EXIT_ERROR, "item %zu: %s", index + 1, why);
         return -1;
@@ -104,6 +115,10 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
     if (o->group.earlier_unlisted)
         cli_notice("cannot list the processes left by earlier items; they may be counted in "
                    "this item's peak");
+    if (o->group.leftovers_killed > 0)
+        cli_notice("item %zu: still running at --timeout (%g s) after the command had exited, "
+                   "killed: %s",
+                   index + 1, o->timeout_s, o->group.leftovers);
     if (o->group.start_errno) {
         cli_error(CLI_EXIT_ERROR, "fork: %s", strerror(o->group.start_errno));
         return -1;

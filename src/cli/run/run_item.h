@@ -22,11 +22,14 @@ typedef struct run_outcome {
     double timeout_s;
 } run_outcome;
 
-/* The supervisor of `spacrbench run` (its groups are spacrbench-run-PID-...).
- * Cgroups a killed spacrbench left are named on stderr and in *stale_note
- * (malloc'd, NULL when none). Free with sb_supervisor_free. */
-void run_supervisor_init(sb_supervisor *sup, int no_cgroup, int stdout_is_output,
-                         int64_t machine_limit, double timeout_s, char **stale_note);
+/* The supervisor of `spacrbench run` (its groups are spacrbench-run-PID-...),
+ * its copies started by launcher (NULL: one of its own, forked now; the
+ * command's, with cli_stdio_reset_in_child, is forked before the items are
+ * read). Cgroups a killed spacrbench left are named on stderr and in
+ * *stale_note (malloc'd, NULL when none). Free with sb_supervisor_free. */
+void run_supervisor_init(sb_supervisor *sup, sb_launcher *launcher, int no_cgroup,
+                         int stdout_is_output, int64_t machine_limit, double timeout_s,
+                         char **stale_note);
 
 /* Run argv as item `index`. 0 when the command ran (whatever its status),
  * -1 with a message printed when spacrbench could not do its part. */

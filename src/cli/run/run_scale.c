@@ -317,10 +317,11 @@ static int exec_close(spacrbench_scale_driver *d, int32_t failed, spacrbench_sca
     count->limit_bytes = x->o.limit;
     count->limit_is_budget = x->budget <= 0 ? 0 : sup->use_cgroup ? 1 : 2;
     count->ended_at_budget = x->o.watch_ended > 0;
-    if (x->o.left_behind)
-        exec_note(x, d, 0, "%lld worker%s: %d process(es) outlived their copy%s", (long long)x->k,
-                  x->k == 1 ? "" : "s", x->o.left_behind,
-                  sup->use_cgroup ? " and were moved back to spacrbench's own cgroup" : "");
+    if (x->o.outlived)
+        exec_note(
+            x, d, 0, "%lld worker%s: %d process(es) outlived their copy and were waited for%s%s",
+            (long long)x->k, x->k == 1 ? "" : "s", x->o.outlived,
+            x->o.leftovers[0] ? "; killed at --timeout or left running: " : "", x->o.leftovers);
     free(x->copies);
     x->copies = NULL;
     return 0;

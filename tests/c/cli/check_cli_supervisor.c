@@ -145,7 +145,7 @@ START_TEST(a_command_that_cannot_start_is_named)
     sb_supervisor_free(&s);
     ck_assert_msg(rc == 0, "%s", why);
     ck_assert_int_eq(c.exec_errno, ENOENT);
-    ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 127);
+    ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 127, "status %#x", c.status);
 }
 END_TEST
 

@@ -12,14 +12,8 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "launcher.h"
 #include "supervisor_internal.h"
-
-/* An exec failure, as a copy reports it through the CLOEXEC pipe (one
- * write, smaller than PIPE_BUF: atomic among copies). */
-typedef struct exec_failure {
-    int64_t copy;
-    int err;
-} exec_failure;
 
 void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
 {
@@ -27,6 +21,13 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
     s->cfg = *cfg;
     char why[600] = "--no-cgroup was given";
     tree_sampler_init(&s->tree, getpid());
+    s->launcher = cfg->launcher;
+    if (!s->launcher && sb_launcher_start(&s->own_launcher, cfg->in_child) == 0)
+        s->launcher = &s->own_launcher;
+    s->launcher_errno = s->launcher ? 0 : errno;
+    /* The copies' orphans come back here, with a cgroup or without: their
+     * wait4 ru_maxrss is the tree's, and the tree is waited for. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     sb_vram_open(&s->vram);
     if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0 &&
         sb_group_delegate_acquire(&s->cg, why, sizeof why) == 0) {
@@ -48,13 +49,14 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
         char ignored[600];
         sb_group_locate(&s->cg, NULL, ignored, sizeof ignored);
     }
-    /* Keep orphaned grandchildren in view of the tree sampler. */
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
 void sb_supervisor_free(sb_supervisor *s)
 {
     sb_group_delegate_release(&s->cg); /* this process back where it was started */
+    if (s->launcher == &s->own_launcher)
+        sb_launcher_stop(&s->own_launcher);
+    s->launcher = NULL;
     tree_sampler_free(&s->tree);
     sb_vram_close(&s->vram);
     free(s->pids);
@@ -85,77 +87,25 @@ static int64_t own_oom_kills(const sb_group *cg)
     return sb_group_oom_kills(&own);
 }
 
-/* Copy side (async-signal-safe calls only: the parent may have threads in
- * a sanitizer runtime). Wait for the go byte, run all but the last line as
- * children, then become the last one, so a one-line copy IS the command
- * and the group holds nothing but the commands. A failing line ends the
- * copy with its status (a signal as 128 + its number). */
-/* What a copy runs (copy_main's argument, on the forking parent's stack). */
-typedef struct copy_job {
-    const sb_supervisor *s;
-    char **const *lines;
-    int64_t m, index;
-    int go[2], err[2];
-    const sigset_t *mask;
-} copy_job;
-
-static void exec_line(void *argv)
-{
-    char **a = argv;
-    execvp(a[0], a);
-    _exit(127);
-}
-
-static void copy_main(void *arg)
-{
-    const copy_job *j = arg;
-    close(j->go[1]); /* else no copy could ever see EOF */
-    close(j->err[0]);
-    if (j->s->cfg.in_child)
-        j->s->cfg.in_child();
-    sigprocmask(SIG_SETMASK, j->mask, NULL);
-    if (j->s->cfg.stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-        _exit(127);
-    char b;
-    ssize_t n;
-    while ((n = read(j->go[0], &b, 1)) < 0 && errno == EINTR)
-        ;
-    if (n != 1)
-        _exit(127); /* never released: spacrbench gave up on this group */
-    for (int64_t i = 0; i + 1 < j->m; i++) {
-        int st;
-        pid_t pid = sb_child_start(0, exec_line, j->lines[i]);
-        if (pid < 0 || sb_child_wait(pid, 0, &st, NULL) < 0)
-            _exit(127);
-        if (WIFSIGNALED(st))
-            _exit(128 + WTERMSIG(st));
-        if (WEXITSTATUS(st) != 0)
-            _exit(WEXITSTATUS(st));
-    }
-    execvp(j->lines[j->m - 1][0], j->lines[j->m - 1]);
-    int e = errno;
-    exec_failure f;
-    memset(&f, 0, sizeof f); /* no uninitialised padding in the write */
-    f.copy = j->index;
-    f.err = e;
-    if (write(j->err[1], &f, sizeof f) < 0)
-        _exit(126);
-    _exit(127);
-}
-
 static void free_lines(const sb_launch *l, char ***lines, int64_t m)
 {
     for (int64_t j = 0; l->argv_free && j < m; j++)
         l->argv_free(lines[j]);
 }
 
-/* Fork every copy, each with its lines built just before (bounded memory:
- * one copy's lines at a time). 0, or -1 (out of memory, why set); a fork
- * that fails sets o->start_errno and stops there. */
+/* Start every copy through the launcher, each with its lines built just
+ * before (bounded memory: one copy's lines at a time). 0, or -1 (out of
+ * memory, the launcher gone: why set); a fork that fails sets
+ * o->start_errno and stops there. */
 static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, const int go[2],
                        const int err[2], const sigset_t *mask, sb_outcome *o, char *why,
                        size_t why_cap)
 {
+    if (!s->launcher) {
+        snprintf(why, why_cap, "cannot start the commands' launcher: %s",
+                 strerror(s->launcher_errno));
+        return -1;
+    }
     char ***lines = calloc((size_t)l->lines, sizeof *lines);
     if (!lines) {
         snprintf(why, why_cap, "out of memory");
@@ -166,14 +116,22 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
         int64_t built = 0;
         while (built < l->lines && (lines[built] = l->argv_for(l->arg, i, built)) != NULL)
             built++;
-        copy_job job = {s, lines, l->lines, i, {go[0], go[1]}, {err[0], err[1]}, mask};
-        pid_t pid = built == l->lines ? sb_child_start(SB_CHILD_DEFAULT_HANDLERS | l->child_flags,
-                                                       copy_main, &job)
-                                      : -2;
+        sb_copy_spec spec = {SB_CHILD_DEFAULT_HANDLERS | l->child_flags,
+                             s->cfg.stdout_to_stderr,
+                             i,
+                             go[0],
+                             err[1],
+                             *mask,
+                             lines,
+                             l->lines};
+        pid_t pid = built == l->lines ? sb_launcher_fork(s->launcher, &spec) : -3;
         int e = errno;
         free_lines(l, lines, built);
-        if (pid == -2) {
+        if (pid == -3) {
             snprintf(why, why_cap, "out of memory");
+            rc = -1;
+        } else if (pid == -2) {
+            snprintf(why, why_cap, "the commands' launcher is gone: %s", strerror(e));
             rc = -1;
         } else if (pid < 0) {
             o->start_errno = e;
@@ -201,7 +159,7 @@ static void abandon(sb_copy *copies, int64_t started, int go_write)
 /* What the copies said through the exec pipe (read once they all exited). */
 static void read_exec_failures(int fd, sb_copy *copies, int64_t k)
 {
-    exec_failure f;
+    sb_exec_failure f;
     while (read(fd, &f, sizeof f) == (ssize_t)sizeof f)
         if (f.copy >= 0 && f.copy < k)
             copies[f.copy].exec_errno = f.err ? f.err : ENOEXEC;
@@ -211,9 +169,13 @@ static void read_exec_failures(int fd, sb_copy *copies, int64_t k)
 static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_outcome *o,
                    char *why, size_t why_cap)
 {
-    int64_t k = o->started, largest = 0;
+    int64_t k = o->started, largest = o->orphan_maxrss;
     for (int64_t i = 0; i < k; i++)
         largest = copies[i].maxrss > largest ? copies[i].maxrss : largest;
+    /* Still there after the wait (unkillable, or a stop signal's): named. */
+    char left[sizeof o->leftovers];
+    if (sb_sv_leftovers(s, left, sizeof left) > 0 && !o->leftovers[0])
+        snprintf(o->leftovers, sizeof o->leftovers, "%s", left);
     /* hugetlb pages are charged to neither the memory cgroup nor RSS. */
     int64_t huge = s->tree.hugetlb_peak > 0 ? s->tree.hugetlb_peak : 0;
     o->hugetlb_peak = huge;
@@ -339,9 +301,9 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     int go[2], err[2];
     if (open_group(s, l, go, err, why, why_cap) != 0)
         return -1;
-    /* Without a cgroup, leftovers of earlier groups are our descendants
-     * too (we are their subreaper): they belong to no later group. */
-    if (!s->use_cgroup && tree_sampler_exclude_current(&s->tree) < 0)
+    /* Leftovers of earlier groups are our descendants too (we are their
+     * subreaper): they belong to no later group, nor does the launcher. */
+    if (tree_sampler_exclude_current(&s->tree) < 0 && !s->use_cgroup)
         o->earlier_unlisted = 1;
     int started = start_copies(s, l, copies, go, err, o, why, why_cap);
     if (started != 0)
@@ -360,15 +322,13 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
         ;
     close(go[1]);
     sb_sv_wait(s, l, copies, t0, o);
-    o->seconds = sb_now() - t0;
     sb_stop_signals_set_child(0);
     read_exec_failures(err[0], copies, l->copies);
     close(err[0]);
     /* Once more at the end: leftovers still in the group are its own. */
     sb_sv_sample(s, copies, o->started, 0, 1, NULL);
     o->vram_peak = sb_vram_end(&s->vram);
-    /* Orphaned grandchildren come back to us without a cgroup (subreaper). */
-    while (sb_child_wait(-1, WNOHANG, NULL, NULL) > 0)
-        ;
+    /* The orphans that exited last (this process is their subreaper). */
+    sb_sv_reap(s, copies, o->started, t0, o);
     return measure(s, copies, kills_before, o, why, why_cap);
 }

@@ -7,8 +7,12 @@
  * measures one item as its N=1 case and one --scale point as its N=k case.
  *
  * The group is a memory cgroup of its own (group.h) where one can be made;
- * else the tree sampler watches every descendant of this process (which is
- * then a child subreaper). Groups a killed supervisor left behind are
+ * else the tree sampler watches every descendant of this process. Either
+ * way this process is a child subreaper, and a group is its copies' whole
+ * process tree until that tree has ended (what a SLURM task's cgroup
+ * counts): what the copies leave running is waited for, bounded by the
+ * timeout, and the orphans reaped here count with their wait4 ru_maxrss.
+ * Groups a killed supervisor left behind are
  * cleaned when the next supervisor starts (sb_group_clean_stale). Not
  * installed; used by the command through the internal util archive. */
 #ifndef SPACRBENCH_SUPERVISOR_H
@@ -22,6 +26,7 @@
 #include "clock.h"
 #include "gpu.h"
 #include "group.h"
+#include "launcher.h"
 #include "sample_budget.h"
 #include "spacrbench.h"
 #include "tree_sampler.h"
@@ -29,9 +34,10 @@
 #define SB_SUPERVISOR_SAMPLE_NS     5000000L  /* the tree without a cgroup: 5 ms */
 #define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms; */
 /* both or longer, to cost at most 0.5 % of a core (sample_budget.h) */
-#define SB_SUPERVISOR_VRAM_NS    10000000L /* NVML, as the library's sampler */
-#define SB_SUPERVISOR_GRACE_S    5.0       /* after a stop signal, before SIGKILL */
-#define SB_SUPERVISOR_MAX_COPIES SPACRBENCH_SCALE_MAX_WORKERS /* < PIPE_BUF: one release write */
+#define SB_SUPERVISOR_VRAM_NS        10000000L /* NVML, as the library's sampler */
+#define SB_SUPERVISOR_GRACE_S        5.0       /* after a stop signal, before SIGKILL */
+#define SB_SUPERVISOR_LEFTOVER_SAY_S 1.0       /* waiting for what the copies left: said after */
+#define SB_SUPERVISOR_MAX_COPIES     SPACRBENCH_SCALE_MAX_WORKERS /* < PIPE_BUF: one release write */
 
 /* ---- stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2) ----
  * Caught so that the current command (and its group) is ended and cleaned
@@ -59,6 +65,9 @@ typedef struct sb_supervisor_config {
     int64_t machine_limit; /* discovery's binding limit, -1 none */
     double timeout_s;      /* per command line, 0 none */
     const char *prefix;    /* group names: PREFIX-PID-tSTART-NAME, e.g. "spacrbench-run" */
+    /* Where the copies start (launcher.h), started while this process was
+     * small; NULL: the supervisor starts its own now, with in_child. */
+    sb_launcher *launcher;
     /* In each copy right after fork (async-signal-safe calls only). */
     void (*in_child)(void);
     /* Hears about each stale group found at init (may be NULL). */
@@ -79,9 +88,12 @@ typedef struct sb_supervisor_config {
 
 typedef struct sb_supervisor {
     sb_supervisor_config cfg;
-    int use_cgroup;    /* a cgroup per group (cg.parent located) */
-    int exit_by_pidfd; /* the last wait used pidfds (else SIGCHLD) */
-    sb_group cg;       /* located (also without a cgroup, when possible) */
+    int use_cgroup;        /* a cgroup per group (cg.parent located) */
+    int exit_by_pidfd;     /* the last wait used pidfds (else SIGCHLD) */
+    sb_group cg;           /* located (also without a cgroup, when possible) */
+    sb_launcher *launcher; /* NULL: none could be started (launcher_errno) */
+    sb_launcher own_launcher;
+    int launcher_errno;
     char why_no_cgroup[600];
     tree_sampler tree;
     sb_sample_budget budget; /* the tree sampler's gaps, over the whole run */
@@ -115,6 +127,10 @@ typedef struct sb_launch {
     /* > 0 without a cgroup of the group's own (none could carry a limit):
      * a sample whose RSS sum passes it ends the whole group. */
     int64_t watch_limit;
+    /* Hears, once, that every copy exited SB_SUPERVISOR_LEFTOVER_SAY_S ago
+     * and the processes they left, named in names, still run: the group
+     * waits for them (may be NULL). */
+    void (*on_leftovers)(void *arg, const char *names);
 } sb_launch;
 
 typedef struct sb_copy {
@@ -129,7 +145,8 @@ typedef struct sb_copy {
 
 typedef struct sb_outcome {
     double started_at;      /* the release (sb_now()), 0 when never released */
-    double seconds;         /* the release to the last copy's exit */
+    double seconds;         /* the release to the end of the copies' tree (the last copy's
+                               exit, or after it what they left running) */
     int64_t peak;           /* the cgroup's charge, or the tree's RSS peak without one; -1 */
     int64_t rss_peak;       /* the tree's RSS peak: sampled VmHWM sum or ru_maxrss; -1 */
     int64_t hugetlb_peak;   /* HugetlbPages of the tree, sampled (in neither peak, so added
@@ -139,7 +156,14 @@ typedef struct sb_outcome {
                             counter of the cgroup spacrbench runs in; -1 unknown */
     int oom_outside;        /* oom_kills comes from spacrbench's own cgroup */
     int64_t limit;          /* the limit the copies ran under (the nearest above), -1 none */
-    int left_behind;        /* processes that outlived their copy */
+    int outlived;           /* processes still running when the last copy exited: the group
+                               is its whole tree, so they were waited for (and measured) */
+    int leftovers_killed;   /* of those, killed when the timeout came */
+    int left_behind;        /* processes still there when the group was removed (unkillable,
+                               or past a stop signal's grace) */
+    char leftovers[240];    /* the killed or left ones: "python3 (pid 123), sleep (pid 9)" */
+    int64_t orphan_maxrss;  /* the largest wait4 ru_maxrss of the tree's processes that were
+                               reaped here (orphans: this process is the subreaper), 0 none */
     int timed_out;          /* the timeout killed the group */
     int interrupted;        /* N > 1: a stop signal came before the release: nothing ran */
     int stopped_by;         /* a stop signal that came while the copies ran, 0 none */

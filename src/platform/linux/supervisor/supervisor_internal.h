@@ -21,6 +21,10 @@ int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k);
  * it had to SIGKILL, 0 when none was left by then, -1 unknown. */
 int sb_sv_end_leftovers(const sb_supervisor *s, int sig, double kill_at);
 
+/* The group's live (not zombie) processes: how many, -1 when they could
+ * not be listed; names (may be NULL) gets "comm (pid N), ..." cut to cap. */
+int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap);
+
 /* One sample of the group: its tree's RSS (rss: with a cgroup, the
  * VmHWM of its processes; scan_tree: without one, the whole process
  * table) and its VRAM. The CPU seconds the RSS part took; *listed (may be
@@ -28,9 +32,16 @@ int sb_sv_end_leftovers(const sb_supervisor *s, int sig, double kill_at);
 double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
                     int *listed);
 
+/* Reap what has exited (WNOHANG): the copies (their status, time, CPU and
+ * ru_maxrss) and the tree's orphans (o->orphan_maxrss). How many copies,
+ * -1 when this process has no child at all. */
+int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o);
+
 /* Reap every released copy (copies[0..o->started)), applying the timeout
  * (per line: lines x timeout for the group) and the grace kill after a
- * stop signal, sampling meanwhile. */
+ * stop signal, sampling meanwhile; then wait for what the copies left
+ * running until the tree has ended (killed, and named in o->leftovers, at
+ * the timeout). */
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o);
 
 #endif

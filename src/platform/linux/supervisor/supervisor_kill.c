@@ -3,9 +3,13 @@
  * children running and, with a cgroup, the cgroup busy. No pause in
  * steps: each pass waits for what it signalled by pidfd (child.h). */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cgroup.h"
 #include "child.h"
+#include "proc_tree.h"
 #include "supervisor_internal.h"
 
 #define KILL_PASSES 50   /* forks racing the kill: each pass catches the new ones */
@@ -120,4 +124,53 @@ int sb_sv_end_leftovers(const sb_supervisor *s, int sig, double kill_at)
     }
     free(p);
     return n < 0 ? -1 : n > 0;
+}
+
+/* "comm (pid N)" of one process, its name's unprintable bytes as '?' (a
+ * process names itself: it must not drive the terminal). */
+static void name_one(pid_t pid, char *out, size_t cap)
+{
+    char path[64], comm[64] = "?";
+    size_t len = 0;
+    snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
+    if (sb_cg_read_small(path, comm, sizeof comm, &len) != 0)
+        snprintf(comm, sizeof comm, "?");
+    comm[strcspn(comm, "\n")] = '\0';
+    for (char *c = comm; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?';
+    snprintf(out, cap, "%s (pid %ld)", comm, (long)pid);
+}
+
+int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap)
+{
+    pass_pids *p = malloc(sizeof *p);
+    if (!p)
+        return -1;
+    p->sig = 0;
+    int n = pass(s, p), alive = 0;
+    size_t used = 0;
+    if (names && cap)
+        names[0] = '\0';
+    for (size_t i = 0; n > 0 && i < p->n; i++) {
+        char state = sb_proc_state("/proc", p->pid[i]);
+        if (!state || state == 'Z') /* a zombie is reaped by the wait loop */
+            continue;
+        if (names && used < cap) {
+            char one[96];
+            name_one(p->pid[i], one, sizeof one);
+            /* Whole names only: the rest is counted. */
+            if (used + strlen(one) + 12 < cap)
+                used += (size_t)snprintf(names + used, cap - used, "%s%s", alive ? ", " : "", one);
+            else
+                used = cap; /* full */
+        }
+        alive++;
+    }
+    if (names && used == cap && cap > 4) {
+        size_t end = strlen(names);
+        snprintf(names + end, cap - end, ", ...");
+    }
+    free(p);
+    return n < 0 ? -1 : alive;
 }

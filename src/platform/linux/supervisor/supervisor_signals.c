@@ -67,6 +67,7 @@ void sb_stop_signals_caught_set(sigset_t *set)
 
 void sb_stop_signals_block(sigset_t *before)
 {
+    sigemptyset(before); /* the kernel fills only its own part: the rest is sent on */
     sigset_t set;
     sb_stop_signals_caught_set(&set);
     sigprocmask(SIG_BLOCK, &set, before);

@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "child.h"
 #include "oom_verdict.h"
@@ -89,10 +91,11 @@ static double cpu_of(const struct rusage *ru)
            (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
 }
 
-/* Reap what has exited (orphaned grandchildren too, without a cgroup: we
- * are their subreaper); how many copies were among them, -1 when there is
- * no child left to wait for. */
-static int64_t reap(sb_copy *copies, int64_t k, double t0)
+/* Reap what has exited: the copies, and the orphans of their tree (this
+ * process is the subreaper), whose ru_maxrss is the tree's too (what was
+ * alive before the group, the launcher and earlier leftovers, aside). How
+ * many copies were among them, -1 when there is no child left to wait for. */
+int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o)
 {
     int64_t reaped = 0;
     for (;;) {
@@ -104,8 +107,12 @@ static int64_t reap(sb_copy *copies, int64_t k, double t0)
         if (w <= 0)
             return reaped;
         int i = find_copy(copies, k, w);
-        if (i < 0)
+        if (i < 0) {
+            int64_t rss = (int64_t)ru.ru_maxrss * 1024;
+            if (!tree_sampler_is_old(&s->tree, w) && rss > o->orphan_maxrss)
+                o->orphan_maxrss = rss;
             continue;
+        }
         copies[i].done = 1;
         copies[i].status = st;
         copies[i].seconds = sb_now() - t0;
@@ -120,11 +127,11 @@ static int64_t reap(sb_copy *copies, int64_t k, double t0)
  * signalfd (child.h). The stop signals are unblocked only inside ppoll,
  * so one arriving just before it still wakes it. */
 static void sleep_once(sb_waiter *z, const sb_copy *copies, int64_t k, int *live, double wait,
-                       const sigset_t *open_mask)
+                       int fd, const sigset_t *open_mask)
 {
     for (int64_t i = 0; i < k; i++)
         live[i] = !copies[i].done;
-    sb_waiter_sleep(z, live, -1, wait, open_mask);
+    sb_waiter_sleep(z, live, fd, wait, open_mask);
 }
 
 static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int sig,
@@ -213,6 +220,34 @@ static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
     return 1;
 }
 
+/* Every copy has exited: is the tree over? Not while processes they left
+ * still run (waited for, bounded by the timeout); a stop signal leaves them
+ * to after_stop_signal. At the deadline they are named and killed. 1 when
+ * the wait is over. */
+static int leftovers_done(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int64_t k,
+                          double deadline, double now, double since, int *said, sb_outcome *o)
+{
+    if (sb_stop_signal() || o->timed_out)
+        return 1;
+    int alive = sb_sv_leftovers(s, NULL, 0);
+    if (alive <= 0) /* ended, or they cannot be listed: nothing to wait for */
+        return 1;
+    if (!o->outlived)
+        o->outlived = alive;
+    if (deadline >= 0 && now >= deadline) {
+        o->leftovers_killed = sb_sv_leftovers(s, o->leftovers, sizeof o->leftovers);
+        sb_sv_kill_group(s, copies, k);
+        return 1;
+    }
+    if (!*said && now - since >= SB_SUPERVISOR_LEFTOVER_SAY_S && l->on_leftovers) {
+        char names[sizeof o->leftovers];
+        sb_sv_leftovers(s, names, sizeof names);
+        l->on_leftovers(l->arg, names);
+        *said = 1;
+    }
+    return 0;
+}
+
 void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o)
 {
     int64_t k = o->started, left = k;
@@ -236,13 +271,29 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     sigaddset(&open_mask, SIGCHLD);
     sb_waiter z;
     int *live = waiter_open(s, copies, k, &z);
-    double kill_at = -1, cpu_before = 0;
+    /* Once the copies have exited, what they left wakes the wait as it
+     * ends: the tree's last process is always a child of ours by then. */
+    sigset_t chld_set;
+    sigemptyset(&chld_set);
+    sigaddset(&chld_set, SIGCHLD);
+    int chld = sb_waiter_by_pidfd(&z) ? signalfd(-1, &chld_set, SFD_NONBLOCK | SFD_CLOEXEC) : -1;
+    double kill_at = -1, cpu_before = 0, copies_ended = -1;
+    int said = 0;
+    double now = t0;
     for (int woke = 0;; woke = 1) {
-        int64_t reaped = reap(copies, k, t0);
-        if (reaped < 0 || (left -= reaped) <= 0)
+        int64_t reaped = sb_sv_reap(s, copies, k, t0, o);
+        now = sb_now();
+        if (reaped < 0)
             break; /* never sleep for a child that is not there */
-        double now = sb_now();
-        if (deadline >= 0 && now >= deadline && !o->timed_out) {
+        if ((left -= reaped) <= 0) {
+            if (copies_ended < 0) {
+                copies_ended = now;
+                sb_stop_signals_set_child(0); /* reaped: its pid may be reused */
+            }
+            if (leftovers_done(s, l, copies, k, deadline, now, copies_ended, &said, o))
+                break;
+        }
+        if (left > 0 && deadline >= 0 && now >= deadline && !o->timed_out) {
             o->timed_out = 1;
             sb_sv_kill_group(s, copies, k);
         }
@@ -266,16 +317,27 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
             sb_sv_kill_group(s, copies, k);
         double wait = shorter(vram, until(rss_next, now));
         if (deadline >= 0 && !o->timed_out)
-            wait = shorter(wait, deadline - now);
+            wait = shorter(wait, until(deadline, now));
         if (kill_at >= 0 && !o->killed_after_grace)
-            wait = shorter(wait, kill_at - now);
+            wait = shorter(wait, until(kill_at, now));
+        if (copies_ended >= 0 && !said)
+            wait = shorter(wait, until(copies_ended + SB_SUPERVISOR_LEFTOVER_SAY_S, now));
         cpu_before = sb_thread_cpu_seconds();
+        int fd = left <= 0 ? chld : -1;
         if (live)
-            sleep_once(&z, copies, k, live, wait, &open_mask);
+            sleep_once(&z, copies, k, live, wait, fd, &open_mask);
         else
-            sb_waiter_sleep(&z, NULL, -1, wait, &open_mask);
+            sb_waiter_sleep(&z, NULL, fd, wait, &open_mask);
+        struct signalfd_siginfo info;
+        while (fd >= 0 && read(fd, &info, sizeof info) == (ssize_t)sizeof info)
+            ;
     }
+    /* The group's time: until its tree had ended (the look for leftovers
+     * that found none is not the command's). */
+    o->seconds = now - t0;
     after_stop_signal(s, l, o, kill_at);
+    if (chld >= 0)
+        close(chld);
     sb_waiter_close(&z);
     free(live);
     /* A SIGCHLD still pending is discarded when unblocked (default action). */

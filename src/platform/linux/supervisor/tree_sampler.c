@@ -38,7 +38,7 @@ void tree_sampler_free(tree_sampler *t)
     t->n_old = t->old_cap = 0;
 }
 
-static int is_old(const tree_sampler *t, pid_t pid)
+int tree_sampler_is_old(const tree_sampler *t, pid_t pid)
 {
     for (size_t i = 0; i < t->n_old; i++)
         if (t->old[i] == pid)
@@ -94,7 +94,7 @@ static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
     return 0;
 }
 
-static int skip_old(pid_t pid, const void *arg) { return is_old(arg, pid); }
+static int skip_old(pid_t pid, const void *arg) { return tree_sampler_is_old(arg, pid); }
 
 /* The descendants of t->self, the excluded (old) ones and whatever they
  * started left out: only the tree is read (proc_tree.h). */

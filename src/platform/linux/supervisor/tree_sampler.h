@@ -52,6 +52,9 @@ void tree_sampler_free(tree_sampler *t);
  * -1 on failure (then nothing is excluded). */
 int tree_sampler_exclude_current(tree_sampler *t);
 
+/* Whether pid was excluded above (alive before the current item). */
+int tree_sampler_is_old(const tree_sampler *t, pid_t pid);
+
 /* Walk the tree once and update the descendants' peaks (those excluded
  * above aside). Returns the number of descendants seen, -1 on failure. */
 int tree_sample(tree_sampler *t);
