@@ -95,12 +95,10 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
     }
 
     int status = CLI_EXIT_OK;
+    /* The JSON embeds the report as printed; its notes and records are
+     * every one, verbose or not. */
     char *human = cli_report_text(m, rec, ctx, c->verbose);
-    /* The JSON keeps the whole report, whatever was printed. */
-    char *whole = human && want_json && !c->verbose ? cli_report_text(m, rec, ctx, 1) : NULL;
-    char *json = human && want_json && (c->verbose || whole)
-                     ? cli_json_document(m, machine, rec, sched, whole ? whole : human, ctx)
-                     : NULL;
+    char *json = human && want_json ? cli_json_document(m, machine, rec, sched, human, ctx) : NULL;
     if (!human || (want_json && !json)) {
         status = CLI_EXIT_ERROR;
         goto done;
@@ -138,7 +136,6 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
 done:
     fflush(stdout);
     free(human);
-    free(whole);
     free(json);
     return status;
 }

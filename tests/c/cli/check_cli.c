@@ -44,6 +44,15 @@ START_TEST(default_mode_prints_report_and_recommendation)
     ck_assert_ptr_nonnull(strstr(r.out, "recommended workers"));
     ck_assert_int_ge(number_after(r.out, "recommended workers"), 1);
     ck_assert_int_eq(number_after(r.out, "items measured"), 1); /* 2 fields, 1 warm-up */
+    /* The short report: no notes on method, no item lines. */
+    ck_assert_ptr_null(strstr(r.out, "256x256 field, 4 channel(s), 2 field(s)"));
+    ck_assert_ptr_null(strstr(r.out, "item 2"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\n  what if             "));
+    cli_result_free(&r);
+    char *const verbose[] = {SPACRBENCH_CLI, "--size", "256x256", "--fields", "2",
+                             "--verbose",    NULL};
+    cli_run(verbose, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "256x256 field, 4 channel(s), 2 field(s)"));
     ck_assert_ptr_nonnull(strstr(r.out, "item 2"));
     /* Not a terminal: no progress lines. */
@@ -161,7 +170,7 @@ END_TEST
 
 START_TEST(failing_command_stops_the_run_with_a_partial_report)
 {
-    char *const argv[] = {SPACRBENCH_CLI,     "run", "0", "3", "0", "--",
+    char *const argv[] = {SPACRBENCH_CLI,     "run", "-v", "0", "3", "0", "--",
                           HELPER_EXIT_STATUS, "{}",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
@@ -310,8 +319,8 @@ END_TEST
  * item are escaped there (the command still gets the item verbatim). */
 START_TEST(human_report_escapes_control_characters_in_items)
 {
-    char *const argv[] = {SPACRBENCH_CLI, "run",       "--quiet", "two\nlines", "tab\there\x01",
-                          "--",           "/bin/true", "{}",      NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run",       "-qv", "two\nlines", "tab\there\x01",
+                          "--",           "/bin/true", "{}",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);

@@ -71,8 +71,8 @@ START_TEST(sample_runs_the_chosen_items_and_advises_for_the_largest)
 {
     char dir[256];
     char *items = make_plate(dir, sizeof dir);
-    char *argv[] = {SPACRBENCH_CLI, "run", "-q", "--items", items,
-                    "--sample",     "3",   "--", BY_SIZE,   NULL};
+    char *argv[] = {SPACRBENCH_CLI, "run", "-qv", "--items", items,
+                    "--sample",     "3",   "--",  BY_SIZE,   NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -297,7 +297,7 @@ START_TEST(equal_files_are_spread_and_the_warmup_is_cut)
     fclose(list);
     char *argv[] = {SPACRBENCH_CLI,
                     "run",
-                    "-q",
+                    "-qv",
                     "--items",
                     items,
                     "--sample",
@@ -348,7 +348,7 @@ END_TEST
 
 START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
 {
-    char *argv[] = {SPACRBENCH_CLI, "run", "-q",  "--sample", "2",    "A01", "A02",
+    char *argv[] = {SPACRBENCH_CLI, "run", "-qv", "--sample", "2",    "A01", "A02",
                     "A03",          "A04", "A05", "--",       "true", "{}",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
