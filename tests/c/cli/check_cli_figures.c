@@ -127,8 +127,16 @@ START_TEST(brief_answers_in_one_line)
     char *const failing[] = {SPACRBENCH_CLI, "run", "--brief", "a", "--", "false", NULL};
     cli_run(failing, NULL, &r);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
-    ck_assert_str_eq(r.raw, "peak RSS not measured, no item timed, no recommendation (no item "
-                            "was measured)\n");
+    ck_assert_str_eq(r.raw, "stopped: peak RSS not measured, no item timed, no recommendation "
+                            "(no item was measured)\n");
+    cli_result_free(&r);
+    /* A run that stopped after an item: its line says so first (exit 3). */
+    char *const stopped[] = {SPACRBENCH_CLI, "run", "--brief",     "0",  "3", "--",
+                             "sh",           "-c",  "exit \"$0\"", "{}", NULL};
+    cli_run(stopped, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strncmp(r.raw, "stopped: peak RSS ", 18) == 0 && strstr(r.raw, " worker"), "%s",
+                  r.raw);
     cli_result_free(&r);
     char *const with_json[] = {SPACRBENCH_CLI, "run", "--brief", "--json", "a", "--", "true", NULL};
     cli_run(with_json, NULL, &r);
