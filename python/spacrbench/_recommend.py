@@ -105,11 +105,18 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
 def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
                   recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
                   format: str = "text",
-                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None) -> str:
+                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
+                  verbose: bool = False) -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
     its label and number format; spacrbench's detail follows. Objects with
     the attributes of spaCR's Measurement and Recommendation are accepted.
+
+    The report is short: the figures, the advice and the notes a user acts
+    on (a stop, an OOM kill, a spread that calls for benchmark_plate(), a
+    peak that is not exact). verbose=True adds the notes on how each figure
+    was obtained (the kernel mark, the cgroup, the sampling); m.notes, the
+    JSON and the Markdown always have them all.
 
     format="markdown" gives the same figures as a Markdown summary, one
     table row per item and the recommendation with its evidence (to paste
@@ -128,6 +135,9 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
     on each row. A PlateResult of benchmark_plate() is given alone (it
     carries its recommendation); its measured items are labelled as they
     ran (only those: the plate's other items are never repr()'d)."""
+    if not isinstance(verbose, bool):
+        raise SpacrbenchTypeError(f"format_report(): verbose must be True or False, not "
+                                  f"{type(verbose).__name__}")
     from ._plate import PlateResult
 
     labels_of_plate: Optional[List[str]] = None
@@ -155,7 +165,7 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
 
     # The whole text is the library's (spacrbench_format_report_with): the
     # whole reason, and spaCR's arithmetic on a time it cannot hold.
-    report = _format_report(m, rec)
+    report = _format_report(m, rec, verbose)
     if getattr(m, "plate", None) is None:
         return report
     return report + "\n\n" + plate_text(m, labels_of_plate)

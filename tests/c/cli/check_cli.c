@@ -168,6 +168,48 @@ START_TEST(run_counts_a_forked_child)
 }
 END_TEST
 
+/* Issue 41, finding 5: resetting the high-water mark lowers this
+ * process's ru_maxrss, which GNU time and a SLURM step's accounting read:
+ * the report says so there (short or verbose), and nowhere else. */
+START_TEST(a_parent_reading_ru_maxrss_is_told_it_reads_low)
+{
+    const char *note = "note                under ";
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_STEP_ID");
+    char *const plain[] = {SPACRBENCH_CLI, "--size", "256x256", "--fields", "2", NULL};
+    cli_result r;
+    cli_run(plain, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, note) == NULL, "%s", r.out);
+    int reset = strstr(r.out, "exact, kernel high-water mark") != NULL;
+    cli_result_free(&r);
+    if (!reset) { /* no clear_refs here (gVisor, a hardened kernel): no reset to speak of */
+        printf("SKIP a_parent_reading_ru_maxrss_is_told_it_reads_low: the high-water mark "
+               "could not be reset here\n");
+        return;
+    }
+    setenv("SLURM_JOB_ID", "41", 1);
+    cli_run(plain, NULL, &r);
+    unsetenv("SLURM_JOB_ID");
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "note                under a SLURM step, which reads this "
+                                "process's ru_maxrss:"),
+                  "%s", r.out);
+    cli_result_free(&r);
+    if (access("/usr/bin/time", X_OK) != 0) {
+        printf("SKIP a_parent_reading_ru_maxrss_is_told_it_reads_low (GNU time): no "
+               "/usr/bin/time\n");
+        return;
+    }
+    char *const timed[] = {"/usr/bin/time", "-o", "/dev/null", SPACRBENCH_CLI, "--size", "256x256",
+                           "--fields",      "2",  NULL};
+    cli_run(timed, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "note                under GNU time, which reads"), "%s", r.out);
+    cli_result_free(&r);
+}
+END_TEST
+
 START_TEST(failing_command_stops_the_run_with_a_partial_report)
 {
     char *const argv[] = {SPACRBENCH_CLI,     "run", "-v", "0", "3", "0", "--",
@@ -1731,6 +1773,7 @@ static Suite *cli_suite(void)
     TCase *t = tcase_create("default");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, default_mode_prints_report_and_recommendation);
+    tcase_add_test(t, a_parent_reading_ru_maxrss_is_told_it_reads_low);
     tcase_add_test(t, default_mode_json_describes_the_workload);
     tcase_add_test(t, default_mode_reports_the_clamped_warmup);
     tcase_add_test(t, report_file_is_written_whole);
