@@ -5,8 +5,8 @@ command, C users and Python users get the same answer for the same input."""
 from __future__ import annotations
 
 import os
-from typing import (TYPE_CHECKING, Any, List, Optional, Sequence, SupportsFloat, SupportsIndex,
-                    SupportsInt, Union)
+from typing import (TYPE_CHECKING, Any, List, Optional, Sequence, SupportsFloat, SupportsInt,
+                    Union)
 
 from ._binding import check, ffi, lib
 from ._compat import as_measurement, as_recommendation, optional_measurement, unread_reserve
@@ -31,19 +31,20 @@ def available_memory_bytes() -> int:
 
 
 def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = None, *,
-                      cores: Union[None, int, float, str, SupportsInt, SupportsIndex] = None,
-                      available_bytes: Union[None, int, float, str, SupportsInt,
-                                             SupportsIndex] = None,
-                      reserve_bytes: Union[None, int, float, str, SupportsInt,
-                                           SupportsIndex] = None,
-                      maximum: Union[int, float, SupportsFloat] = 32,
-                      vram_reserve_bytes: Union[int, float, str, SupportsInt,
-                                                SupportsIndex] = 1024**3,
-                      free_vram_bytes: Union[None, int, float, str, SupportsInt,
-                                             SupportsIndex] = None,
+                      cores: Union[None, str, SupportsInt] = None,
+                      available_bytes: Union[None, str, SupportsInt] = None,
+                      reserve_bytes: Union[None, str, SupportsInt] = None,
+                      maximum: SupportsFloat = 32,
+                      vram_reserve_bytes: Union[str, SupportsInt] = 1024**3,
+                      free_vram_bytes: Union[None, str, SupportsInt] = None,
                       start_method: Optional[str] = None,
                       scaling: Optional[ScaleResult] = None) -> Recommendation:
-    """Recommend a worker count: min(usable cores / the cores one worker
+    """Recommend a worker count for the measured work on this machine:
+    ``rec = recommend_workers(benchmark(work, items))``, then
+    ``rec.workers`` and ``rec.reason``. available_bytes="16G" asks the
+    same for another machine's memory.
+
+    The count is min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
     VRAM bound, maximum), never below 1. cores and available_bytes default
     to what this machine, container or job really allows; cores <= 0 counts
@@ -53,6 +54,11 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     "forkserver") says how the pool starts its workers: with spawn and
     forkserver each worker also pays the measured baseline. free_vram_bytes
     defaults to the free memory NVML saw on the measured GPUs.
+
+    scaling: a ScaleResult of spacrbench.scale() on the same work. Its
+    measured knee, within the serial bounds (memory, VRAM, maximum), is
+    then the recommendation; the reason starts "measured: " where the knee
+    decides (docs/advice.md).
 
     As in spaCR, the numbers are read with int() (2.5 cores is 2, 3.4e10
     bytes is fine), cores below 1 count as 1, and any object with spaCR's
@@ -67,12 +73,7 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     (powers of 1024), "4GB" is 4e9 bytes (powers of 1000, as Dask's
     parse_bytes); such text, and spacrbench's own VRAM arguments, are
     never negative: a ValueError naming the argument (docs/python.md lists
-    where this differs from spaCR).
-
-    scaling: a ScaleResult of spacrbench.scale() on the same work. Its
-    measured knee, within the serial bounds (memory, VRAM, maximum), is
-    then the recommendation; the reason starts "measured: " where the knee
-    decides (docs/advice.md)."""
+    where this differs from spaCR)."""
     if scaling is not None and getattr(scaling, "_c", None) is None:
         raise SpacrbenchTypeError(f"recommend_workers(): scaling must be a ScaleResult from "
                                   f"spacrbench.scale(), not {type(scaling).__name__}")
