@@ -36,9 +36,7 @@ static int compare_double(const void *a, const void *b)
  * terminal's 79 columns under the value column, and its line break. The
  * first keep bytes stay whole on its first line: the label and spaCR's
  * value (and, where spaCR's text goes on, our separator after it, so that
- * the first line is spaCR's line or starts with it and "; " or " ("),
- * SB_KEEP_ALL: the whole line (spaCR's own text, never broken). */
-#define SB_KEEP_ALL ((size_t)-1)
+ * the first line is spaCR's line or starts with it and "; " or " ("). */
 static void report_line(sb_text *t, size_t keep, const char *fmt, ...) SB_TEXT_PRINTF(3, 4);
 static void report_line(sb_text *t, size_t keep, const char *fmt, ...)
 {
@@ -252,12 +250,12 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     }
 }
 
-/* The reason, whole on one line: spaCR's sentences hold "; " of their own
- * ("...; one worker at a time is what fits"), so where its words end and
- * ours begin is not seen here, and tools match the line's first words. */
+/* The reason: spaCR's sentence whole on the first line (tools match it),
+ * what spacrbench adds after it wrapped at 79 columns like every line. */
 static void reason_line(sb_text *t, const char *reason)
 {
-    report_line(t, SB_KEEP_ALL, "    because           %s", reason);
+    report_line(t, SB_WRAP_INDENT + sb_reason_upstream_length(reason), "    because           %s",
+                reason);
 }
 
 /* A spaCR-style Recommendation(workers, reason) carries no evidence: its
