@@ -181,8 +181,10 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
     }
     if (of_charge)
         sb_text_printf(&d, "%scharged", d.len ? " " : "");
+    else if (tree && !charged) /* `run` without a cgroup: --verbose says how */
+        sb_text_printf(&d, "%sno cgroup", d.len ? ", " : "");
     /* A run's items have no baseline of their own: "0 B" says nothing. */
-    if (!of_charge || f->baseline_rss_bytes > 0) {
+    if (!tree || f->baseline_rss_bytes > 0) {
         sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
         sb_text_printf(&d, "%sabove a baseline of %s", d.len ? " " : "", b);
     }
