@@ -210,6 +210,25 @@ START_TEST(a_parent_reading_ru_maxrss_is_told_it_reads_low)
 }
 END_TEST
 
+/* --available: the advice for another machine's memory (Python's
+ * available_bytes), the what-if line beside it; a bad size exits 2. */
+START_TEST(available_asks_for_another_machines_memory)
+{
+    char *const argv[] = {SPACRBENCH_CLI, "--size", "256x256", "--fields", "2",
+                          "--available",  "3G",     "--cores", "64",       NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "\n  memory available    3.00 GiB (given by the caller), reserve "
+                                "2.00 GiB\n"),
+                  "%s", r.out);
+    ck_assert_msg(strstr(r.out, "per worker: 8 GiB -> "), "%s", r.out);
+    cli_result_free(&r);
+    char *const bad[] = {SPACRBENCH_CLI, "--available", "3X", NULL};
+    cli_expect_usage_error(bad, "spacrbench: --available: size '3X'", 0);
+}
+END_TEST
+
 START_TEST(failing_command_stops_the_run_with_a_partial_report)
 {
     char *const argv[] = {SPACRBENCH_CLI,     "run", "-v", "0", "3", "0", "--",
@@ -1774,6 +1793,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, default_mode_prints_report_and_recommendation);
     tcase_add_test(t, a_parent_reading_ru_maxrss_is_told_it_reads_low);
+    tcase_add_test(t, available_asks_for_another_machines_memory);
     tcase_add_test(t, default_mode_json_describes_the_workload);
     tcase_add_test(t, default_mode_reports_the_clamped_warmup);
     tcase_add_test(t, report_file_is_written_whole);
