@@ -346,6 +346,16 @@ SPACRBENCH_EXTERN int spacrbench_format_report_with(const spacrbench_measurement
                                                     const spacrbench_report_options *opts,
                                                     char *buf, size_t cap);
 
+/* Since 1.4. The verbose report: spacrbench_format_report_with() (which
+ * gives the short report: the figures, the advice and the notes a user
+ * acts on) with the notes on how each figure was obtained (the kernel
+ * mark, the cgroup, the sampling) and, where they differ, the memory
+ * charged beside the tree's RSS. The JSON keeps every note either way. */
+SPACRBENCH_EXTERN int spacrbench_format_report_verbose(const spacrbench_measurement *m,
+                                                       const spacrbench_recommendation *rec,
+                                                       const spacrbench_report_options *opts,
+                                                       char *buf, size_t cap);
+
 /* Since 1.2. How m's peak was obtained, in the report's words ("exact,
  * kernel high-water mark", "sampled", "exact, cgroup peak of the process
  * tree", never called exact where hugetlb pages escape it), for plots and

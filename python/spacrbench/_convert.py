@@ -589,8 +589,9 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
 
 # ------------------------------------------------------------ text and hand-off
 
-def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
-    """The library's report of m and rec (spacrbench_format_report_with):
+def format_report(m: Measurement, rec: Optional[Recommendation], verbose: bool = False) -> str:
+    """The library's report of m and rec (spacrbench_format_report_with, or
+    with verbose spacrbench_format_report_verbose):
     rec's whole reason on its "because" line (the struct's field holds 511
     bytes), and spaCR's throughput arithmetic on a time the library cannot
     hold (NaN, infinite, negative: it holds 0 s)."""
@@ -604,8 +605,8 @@ def format_report(m: Measurement, rec: Optional[Recommendation]) -> str:
             and not (math.isfinite(seconds) and seconds >= 0)):
         opts.use_seconds, opts.seconds = 1, float(seconds)
     with c_measurement(m) as cm:
-        return format_text(lambda buf, cap: lib.spacrbench_format_report_with(
-            cm, cr, opts, buf, cap), "format_report")
+        fn = lib.spacrbench_format_report_verbose if verbose else lib.spacrbench_format_report_with
+        return format_text(lambda buf, cap: fn(cm, cr, opts, buf, cap), "format_report")
 
 
 @contextmanager

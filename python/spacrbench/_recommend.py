@@ -5,8 +5,8 @@ command, C users and Python users get the same answer for the same input."""
 from __future__ import annotations
 
 import os
-from typing import (TYPE_CHECKING, Any, List, Optional, Sequence, SupportsFloat, SupportsIndex,
-                    SupportsInt, Union)
+from typing import (TYPE_CHECKING, Any, List, Optional, Sequence, SupportsFloat, SupportsInt,
+                    Union)
 
 from ._binding import check, ffi, lib
 from ._compat import as_measurement, as_recommendation, optional_measurement, unread_reserve
@@ -31,19 +31,20 @@ def available_memory_bytes() -> int:
 
 
 def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = None, *,
-                      cores: Union[None, int, float, str, SupportsInt, SupportsIndex] = None,
-                      available_bytes: Union[None, int, float, str, SupportsInt,
-                                             SupportsIndex] = None,
-                      reserve_bytes: Union[None, int, float, str, SupportsInt,
-                                           SupportsIndex] = None,
-                      maximum: Union[int, float, SupportsFloat] = 32,
-                      vram_reserve_bytes: Union[int, float, str, SupportsInt,
-                                                SupportsIndex] = 1024**3,
-                      free_vram_bytes: Union[None, int, float, str, SupportsInt,
-                                             SupportsIndex] = None,
+                      cores: Union[None, str, SupportsInt] = None,
+                      available_bytes: Union[None, str, SupportsInt] = None,
+                      reserve_bytes: Union[None, str, SupportsInt] = None,
+                      maximum: SupportsFloat = 32,
+                      vram_reserve_bytes: Union[str, SupportsInt] = 1024**3,
+                      free_vram_bytes: Union[None, str, SupportsInt] = None,
                       start_method: Optional[str] = None,
                       scaling: Optional[ScaleResult] = None) -> Recommendation:
-    """Recommend a worker count: min(usable cores / the cores one worker
+    """Recommend a worker count for the measured work on this machine:
+    ``rec = recommend_workers(benchmark(work, items))``, then
+    ``rec.workers`` and ``rec.reason``. available_bytes="16G" asks the
+    same for another machine's memory.
+
+    The count is min(usable cores / the cores one worker
     keeps busy, (available memory - reserve_bytes) / one worker's need, the
     VRAM bound, maximum), never below 1. cores and available_bytes default
     to what this machine, container or job really allows; cores <= 0 counts
@@ -53,6 +54,11 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     "forkserver") says how the pool starts its workers: with spawn and
     forkserver each worker also pays the measured baseline. free_vram_bytes
     defaults to the free memory NVML saw on the measured GPUs.
+
+    scaling: a ScaleResult of spacrbench.scale() on the same work. Its
+    measured knee, within the serial bounds (memory, VRAM, maximum), is
+    then the recommendation; the reason starts "measured: " where the knee
+    decides (docs/advice.md).
 
     As in spaCR, the numbers are read with int() (2.5 cores is 2, 3.4e10
     bytes is fine), cores below 1 count as 1, and any object with spaCR's
@@ -67,12 +73,7 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     (powers of 1024), "4GB" is 4e9 bytes (powers of 1000, as Dask's
     parse_bytes); such text, and spacrbench's own VRAM arguments, are
     never negative: a ValueError naming the argument (docs/python.md lists
-    where this differs from spaCR).
-
-    scaling: a ScaleResult of spacrbench.scale() on the same work. Its
-    measured knee, within the serial bounds (memory, VRAM, maximum), is
-    then the recommendation; the reason starts "measured: " where the knee
-    decides (docs/advice.md)."""
+    where this differs from spaCR)."""
     if scaling is not None and getattr(scaling, "_c", None) is None:
         raise SpacrbenchTypeError(f"recommend_workers(): scaling must be a ScaleResult from "
                                   f"spacrbench.scale(), not {type(scaling).__name__}")
@@ -105,11 +106,18 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
 def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
                   recommendation: Union[Recommendation, RecommendationLike, None] = None, *,
                   format: str = "text",
-                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None) -> str:
+                  item_labels: Optional[Sequence[Union[str, os.PathLike[str]]]] = None,
+                  verbose: bool = False) -> str:
     """The plain-text report (throughput, peak RSS, VRAM, recommended workers
     and why) to paste into an issue or a log. Each of spaCR's lines keeps
     its label and number format; spacrbench's detail follows. Objects with
     the attributes of spaCR's Measurement and Recommendation are accepted.
+
+    The report is short: the figures, the advice and the notes a user acts
+    on (a stop, an OOM kill, a spread that calls for benchmark_plate(), a
+    peak that is not exact). verbose=True adds the notes on how each figure
+    was obtained (the kernel mark, the cgroup, the sampling); m.notes, the
+    JSON and the Markdown always have them all.
 
     format="markdown" gives the same figures as a Markdown summary, one
     table row per item and the recommendation with its evidence (to paste
@@ -128,6 +136,9 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
     on each row. A PlateResult of benchmark_plate() is given alone (it
     carries its recommendation); its measured items are labelled as they
     ran (only those: the plate's other items are never repr()'d)."""
+    if not isinstance(verbose, bool):
+        raise SpacrbenchTypeError(f"format_report(): verbose must be True or False, not "
+                                  f"{type(verbose).__name__}")
     from ._plate import PlateResult
 
     labels_of_plate: Optional[List[str]] = None
@@ -155,7 +166,7 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
 
     # The whole text is the library's (spacrbench_format_report_with): the
     # whole reason, and spaCR's arithmetic on a time it cannot hold.
-    report = _format_report(m, rec)
+    report = _format_report(m, rec, verbose)
     if getattr(m, "plate", None) is None:
         return report
     return report + "\n\n" + plate_text(m, labels_of_plate)

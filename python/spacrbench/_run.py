@@ -167,7 +167,7 @@ def _progress_function(progress: Any) -> Optional[Callable[[Any], Any]]:
 
 
 def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
-              warmup: Union[int, float, str, SupportsInt, SupportsIndex] = 1,
+              warmup: Union[str, SupportsInt, SupportsIndex] = 1,
               progress: Union[None, bool, Callable[[Progress], Any]] = None,
               timeline: bool = False) -> Measurement:
     """Run work(item) serially over items and measure one worker.
@@ -207,6 +207,16 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
     of a sparse one): when the measured items' footprints differ by more
     than 1.5x, a note says so and names spacrbench.benchmark_plate(),
     which measures items chosen across the plate and sizes for its largest.
+
+    warmup defaults to 1 because work in this process pays its first call's
+    costs (imports, caches) once; `spacrbench run` defaults to 0, since each
+    of its items is a fresh process that pays them every time.
+
+    To make the peak exact, the kernel's high-water mark (VmHWM) is reset,
+    which also lowers this process's getrusage() ru_maxrss: GNU time run
+    around the script, or a SLURM step's accounting, then reads a peak too
+    low (the report's notes say so when either is the parent). The peak
+    here is the true one.
     """
     return measure(work, items, warmup=warmup, progress=progress, timeline=timeline,
                    spread_note=True)

@@ -58,10 +58,3 @@ const char *sb_charge_words(int hugetlb_uncovered)
                                "between samples, see the notes"
                              : "exact, as --mem counts it";
 }
-
-const char *sb_advice_charge_words(void)
-{
-    return "the charge: what one more worker adds (libraries shared)";
-}
-
-const char *sb_advice_rss_words(void) { return "the peak RSS: no charge of its own was measured"; }

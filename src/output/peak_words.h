@@ -10,11 +10,8 @@
 const char *sb_peak_method_words(int method, int hugetlb_uncovered);
 
 /* The two figures of an item run as its own processes (spacrbench_memory_
- * figures), in the report's words, and the one line on which of them the
- * advice divides by and why. */
+ * figures), in the report's words. */
 const char *sb_tree_rss_words(int hugetlb_uncovered);
 const char *sb_charge_words(int hugetlb_uncovered);
-const char *sb_advice_charge_words(void);
-const char *sb_advice_rss_words(void);
 
 #endif

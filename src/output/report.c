@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "note_detail.h"
 #include "peak_words.h"
 #include "platform_words.h"
+#include "recommend_rule.h"
 #include "text_wrap.h"
 
 static double gib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
@@ -34,9 +36,7 @@ static int compare_double(const void *a, const void *b)
  * terminal's 79 columns under the value column, and its line break. The
  * first keep bytes stay whole on its first line: the label and spaCR's
  * value (and, where spaCR's text goes on, our separator after it, so that
- * the first line is spaCR's line or starts with it and "; " or " ("),
- * SB_KEEP_ALL: the whole line (spaCR's own text, never broken). */
-#define SB_KEEP_ALL ((size_t)-1)
+ * the first line is spaCR's line or starts with it and "; " or " ("). */
 static void report_line(sb_text *t, size_t keep, const char *fmt, ...) SB_TEXT_PRINTF(3, 4);
 static void report_line(sb_text *t, size_t keep, const char *fmt, ...)
 {
@@ -143,12 +143,12 @@ static void runs_line(sb_text *t, const spacrbench_measurement *m)
                 (long long)st.runs, st.mean, sd, st.min, st.max);
 }
 
-/* spaCR's peak RSS line, then (`spacrbench run`) the charge, then spaCR's
- * footprint line and which figure the advice divides by. The peak RSS
- * line carries an RSS: the process tree's where the run measured one (what
- * GNU time and mprof report), else the peak (the runner's high-water
- * mark). */
-static void memory_lines(sb_text *t, const spacrbench_measurement *m)
+/* spaCR's peak RSS line, then (`spacrbench run`, verbose) the charge,
+ * then spaCR's footprint line, which names itself as the advice's figure.
+ * The peak RSS line carries an RSS: the process tree's where the run
+ * measured one (what GNU time and mprof report), else the peak (the
+ * runner's high-water mark). */
+static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbose, int advised)
 {
     char a[32], b[32], value[32];
     const spacrbench_figures *f = &m->fig;
@@ -162,7 +162,7 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m)
                 below_gib(peak) ? a : "", below_gib(peak) ? ", " : "",
                 tree ? sb_tree_rss_words(m->hugetlb_uncovered)
                      : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
-    if (charged) {
+    if (charged && verbose) {
         int64_t c = mem.cgroup_charge_bytes;
         sb_format_bytes(a, sizeof a, c);
         snprintf(value, sizeof value, "%.2f GiB", gib(c));
@@ -171,27 +171,42 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m)
                     sb_charge_words(m->hugetlb_uncovered));
     }
     int64_t work = spacrbench_measurement_work_rss_bytes(m);
-    sb_format_bytes(a, sizeof a, work);
-    sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
     /* Not measured (-1) shows 0.00 like the peak, never "-0.00". */
     snprintf(value, sizeof value, "%.2f GiB", gib(work > 0 ? work : 0));
     int of_charge = charged && f->peak_method == SPACRBENCH_PEAK_CGROUP;
-    report_line(t, value_end(value), "  attributable to it  %s (%s%s%sabove a baseline of %s)",
-                value, below_gib(work) ? a : "", of_charge ? " charged" : "",
-                below_gib(work) || of_charge ? " " : "", b);
-    if (charged && tree)
-        report_line(t, SB_WRAP_INDENT, "  advice divides by   %s",
-                    of_charge ? sb_advice_charge_words() : sb_advice_rss_words());
+    sb_text d = {0};
+    if (below_gib(work)) {
+        sb_format_bytes(a, sizeof a, work);
+        sb_text_printf(&d, "%s", a);
+    }
+    if (of_charge)
+        sb_text_printf(&d, "%scharged", d.len ? " " : "");
+    else if (tree && !charged) /* `run` without a cgroup: --verbose says how */
+        sb_text_printf(&d, "%sno cgroup", d.len ? ", " : "");
+    /* A run's items have no baseline of their own: "0 B" says nothing. */
+    if (!tree || f->baseline_rss_bytes > 0) {
+        sb_format_bytes(b, sizeof b, f->baseline_rss_bytes);
+        sb_text_printf(&d, "%sabove a baseline of %s", d.len ? " " : "", b);
+    }
+    /* The one memory line that says which figure the advice divides by
+     * (the charge is also what a job's memory limit, --mem, counts). */
+    if (advised)
+        sb_text_printf(&d, "; %s",
+                       of_charge ? "the advice and --mem use it" : "the advice uses it");
+    report_line(t, value_end(value), "  attributable to it  %s (%s)", value, d.data ? d.data : "");
+    if (d.failed)
+        t->failed = 1;
+    sb_text_free(&d);
 }
 
 static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
-                              const spacrbench_report_options *o)
+                              const spacrbench_report_options *o, int verbose, int advised)
 {
     char a[32], b[32];
     const spacrbench_figures *f = &m->fig;
     sb_text_printf(t, "  items measured      %lld", (long long)f->items);
     if (f->warmup_items > 0)
-        sb_text_printf(t, " (+%lld warm-up, %.2f s)", (long long)f->warmup_items,
+        sb_text_printf(t, " (+%lld warm-up, not timed: %.2f s)", (long long)f->warmup_items,
                        f->warmup_seconds);
     throughput_line(t, m, o);
     double median, max;
@@ -203,18 +218,22 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
                        f->cpu_seconds, f->cpu_seconds / f->seconds);
     /* Sizes: spaCR's "x.xx GiB" first, the exact size (below 1 GiB) and
      * where the figure came from after it. */
-    memory_lines(t, m);
+    memory_lines(t, m, verbose, advised);
     if (f->peak_vram_bytes < 0) {
         /* spaCR's words when nothing says more; the library's reason otherwise. */
         const char *why = m->vram_reason && m->vram_reason[0] ? m->vram_reason : SB_WORDS_NO_CUDA;
         size_t words = strlen(SB_WORDS_NO_CUDA);
         size_t keep = value_end("not measured");
-        if (strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0) /* the runner found no device */
+        /* The short report gives the reason's first words ("no NVIDIA
+         * driver"), the verbose one its detail too. */
+        size_t short_len = strcspn(why, ":");
+        if (strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0 && verbose)
             report_line(t, keep + strlen(" (" SB_WORDS_NO_CUDA "); "),
                         "  peak VRAM           not measured (%s); %s", SB_WORDS_NO_CUDA,
                         why + words + 2);
         else
-            report_line(t, keep, "  peak VRAM           not measured (%s)", why);
+            report_line(t, keep, "  peak VRAM           not measured (%.*s)",
+                        verbose ? (int)strlen(why) : (int)short_len, why);
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
         sb_text_printf(t, "  peak VRAM           %.2f GiB (%s%s%s)\n", gib(f->peak_vram_bytes),
@@ -233,12 +252,12 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     }
 }
 
-/* The reason, whole on one line: spaCR's sentences hold "; " of their own
- * ("...; one worker at a time is what fits"), so where its words end and
- * ours begin is not seen here, and tools match the line's first words. */
+/* The reason: spaCR's sentence whole on the first line (tools match it),
+ * what spacrbench adds after it wrapped at 79 columns like every line. */
 static void reason_line(sb_text *t, const char *reason)
 {
-    report_line(t, SB_KEEP_ALL, "    because           %s", reason);
+    report_line(t, SB_WRAP_INDENT + sb_reason_upstream_length(reason), "    because           %s",
+                reason);
 }
 
 /* A spaCR-style Recommendation(workers, reason) carries no evidence: its
@@ -247,6 +266,35 @@ static int has_evidence(const spacrbench_recommendation *r)
 {
     return r->cores || r->available_bytes || r->memory_where[0] || r->cores_where[0] ||
            r->free_vram_bytes > 0;
+}
+
+/* The workers this need allows on common budgets (a laptop, a
+ * workstation, a node), for a figure measured elsewhere: with the reserve
+ * the recommendation keeps, and where the cores here would cap them. */
+static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
+{
+    static const int64_t gib_budgets[] = {8, 16, 32};
+    if (r->per_worker_bytes <= 0 || r->memory_workers < 0 || r->oom_limit_bytes > 0)
+        return;
+    char need[32];
+    sb_format_bytes(need, sizeof need, r->per_worker_bytes);
+    sb_text line = {0};
+    sb_text_printf(&line, "  what if             %s per worker:", need);
+    int64_t most = 0;
+    for (size_t i = 0; i < sizeof gib_budgets / sizeof *gib_budgets; i++) {
+        int64_t n = sb_memory_workers_within(r, gib_budgets[i] << 30);
+        most = n > most ? n : most;
+        sb_text_printf(&line, "%s %lld GiB -> %lld", i ? "," : "", (long long)gib_budgets[i],
+                       (long long)n);
+    }
+    if (most > r->core_workers && r->core_workers <= r->maximum)
+        sb_text_printf(&line, "; capped by the cores here (%lld)", (long long)r->core_workers);
+    else if (most > r->maximum)
+        sb_text_printf(&line, "; capped by the maximum (%lld)", (long long)r->maximum);
+    report_line(t, SB_WRAP_INDENT, "%s", line.data ? line.data : "");
+    if (line.failed)
+        t->failed = 1;
+    sb_text_free(&line);
 }
 
 static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r, const char *reason)
@@ -284,6 +332,7 @@ static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r,
     }
     sb_text_printf(t, "  recommended workers %lld\n", (long long)r->workers);
     reason_line(t, reason);
+    what_if_line(t, r);
 }
 
 int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
@@ -292,9 +341,10 @@ int spacrbench_format_report(const spacrbench_measurement *m, const spacrbench_r
     return spacrbench_format_report_with(m, rec, NULL, buf, cap);
 }
 
-int spacrbench_format_report_with(const spacrbench_measurement *m,
-                                  const spacrbench_recommendation *rec,
-                                  const spacrbench_report_options *opts, char *buf, size_t cap)
+/* The report, short (the figures, the advice and the notes a user acts
+ * on) or verbose (with the notes on how each figure was obtained). */
+static int format_report(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
+                         const spacrbench_report_options *opts, int verbose, char *buf, size_t cap)
 {
     sb_clear_error();
     spacrbench_report_options o;
@@ -317,7 +367,12 @@ int spacrbench_format_report_with(const spacrbench_measurement *m,
     }
     sb_text t = {0};
     sb_text_printf(&t, "spaCR benchmark\n");
-    measurement_lines(&t, m, &o);
+    /* The footprint line names itself as the advice's figure where the
+     * advice divided by exactly it (not a plate's largest, nor with a
+     * spawned worker's baseline added). */
+    int advised = rec && has_evidence(&r) && r.per_worker_bytes > 0 &&
+                  r.per_worker_bytes == spacrbench_measurement_work_rss_bytes(m);
+    measurement_lines(&t, m, &o, verbose, advised);
     if (rec)
         recommendation_lines(&t, &r, o.reason ? o.reason : r.reason);
     /* Each note wrapped under the value column, its start on the note's
@@ -325,8 +380,23 @@ int spacrbench_format_report_with(const spacrbench_measurement *m,
      * whose a note was) reads the same. spaCR's own notes are shorter
      * than a line. */
     for (size_t i = 0; i < m->note_count; i++)
-        report_line(&t, SB_WRAP_INDENT, "  note                %s", m->notes[i]);
+        if (verbose || !sb_note_is_detail(m->notes[i]))
+            report_line(&t, SB_WRAP_INDENT, "  note                %s", m->notes[i]);
     if (!t.failed && t.len > 0 && t.data[t.len - 1] == '\n')
         t.data[--t.len] = '\0';
     return sb_text_deliver(&t, buf, cap);
+}
+
+int spacrbench_format_report_with(const spacrbench_measurement *m,
+                                  const spacrbench_recommendation *rec,
+                                  const spacrbench_report_options *opts, char *buf, size_t cap)
+{
+    return format_report(m, rec, opts, 0, buf, cap);
+}
+
+int spacrbench_format_report_verbose(const spacrbench_measurement *m,
+                                     const spacrbench_recommendation *rec,
+                                     const spacrbench_report_options *opts, char *buf, size_t cap)
+{
+    return format_report(m, rec, opts, 1, buf, cap);
 }

@@ -80,6 +80,9 @@ int spacrbench_format_brief(const spacrbench_measurement *m, const spacrbench_re
     int64_t rss = mem.tree_rss_peak_bytes >= 0 ? mem.tree_rss_peak_bytes : m->fig.peak_rss_bytes;
     char a[32];
     sb_text t = {0};
+    /* A stopped run's figures are those of the items before the stop. */
+    if (m->fig.stopped)
+        sb_text_printf(&t, "stopped: ");
     sb_format_bytes(a, sizeof a, rss);
     sb_text_printf(&t, "peak RSS %s", a);
     if (mem.cgroup_charge_bytes >= 0) {
@@ -92,7 +95,9 @@ int spacrbench_format_brief(const spacrbench_measurement *m, const spacrbench_re
         sb_text_printf(&t, ", no item timed");
     else if (sb_measurement_has_runs(m) && spacrbench_measurement_run_stats(m, &st) == 0 &&
              !isnan(st.stddev))
-        sb_text_printf(&t, ", %.3f s \xc2\xb1 %.3f s per item", each, st.stddev);
+        /* The runs of different items: a range, not a "±" that reads as
+         * run-to-run noise. */
+        sb_text_printf(&t, ", %.3f-%.3f s per item", st.min, st.max);
     else
         sb_text_printf(&t, ", %.3f s per item", each);
     /* Nothing measured: a recommendation then is the core count's

@@ -32,12 +32,15 @@ static void key_words(const spacrbench_plate *p, char *buf, size_t cap)
 }
 
 /* A need in spaCR's GiB with two decimals; below 0.1 GiB, where those
- * say little ("0.04 GiB"), the MiB after it. */
+ * say little ("0.04 GiB"), the size after it as the plate's section and
+ * the report write it ("256.0 KiB", "37.0 MiB"). */
 static void need_words(int64_t bytes, char *buf, size_t cap)
 {
     double gib = (double)bytes / GIB;
+    char exact[32];
+    sb_format_bytes(exact, sizeof exact, bytes);
     if (gib < 0.1)
-        snprintf(buf, cap, "%.2f GiB (%.1f MiB)", gib, (double)bytes / (1024.0 * 1024.0));
+        snprintf(buf, cap, "%.2f GiB (%s)", gib, exact);
     else
         snprintf(buf, cap, "%.2f GiB", gib);
 }

@@ -55,6 +55,11 @@ int64_t sb_proc_hugetlb_last(const sb_proc *p);
 /* hugetlb pages this system could hand out (HugePages_Total, or an
  * overcommit allowance); 0 when MAP_HUGETLB must fail here. */
 int64_t sb_hugetlb_pages_possible(void);
+/* Who reads this process's ru_maxrss when it ends, and so reads it
+ * lowered by a high-water mark reset: "a SLURM step" (SLURM_JOB_ID or
+ * SLURM_STEP_ID set: its accounting may read it), "GNU time" (the parent
+ * process is `time`); NULL when neither. */
+const char *sb_proc_maxrss_reader(void);
 #endif
 /* Return the allocator's free memory to the system (heap_release.c), so
  * that an item's pages are counted even where earlier work freed as much

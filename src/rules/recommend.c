@@ -201,6 +201,14 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
  * would eat a 1 GiB job whole: keep 10% of the limit instead (64 MiB to
  * 2 GiB) for what the cgroup also charges besides the workers' anonymous
  * memory (page cache they need, kernel memory, item-to-item variation). */
+static int64_t limit_reserve(int64_t limit)
+{
+    int64_t tenth = limit / 10;
+    return tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN
+           : tenth > SB_LIMIT_RESERVE_MAX ? SB_LIMIT_RESERVE_MAX
+                                          : tenth;
+}
+
 static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recommend_options *o)
 {
     if (o->reserve_bytes != SPACRBENCH_AUTO) {
@@ -210,15 +218,24 @@ static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recomm
                 r->memory_source == SPACRBENCH_SOURCE_CGROUP_V2 ||
                 r->memory_source == SPACRBENCH_SOURCE_JOB_OBJECT) &&
                r->memory_limit_bytes > 0) {
-        int64_t tenth = r->memory_limit_bytes / 10;
-        r->reserve_bytes = tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN
-                           : tenth > SB_LIMIT_RESERVE_MAX ? SB_LIMIT_RESERVE_MAX
-                                                          : tenth;
+        r->reserve_bytes = limit_reserve(r->memory_limit_bytes);
         r->reserve_rule = SPACRBENCH_RESERVE_LIMIT;
     } else {
         r->reserve_bytes = SB_HOST_RESERVE;
         r->reserve_rule = SPACRBENCH_RESERVE_HOST;
     }
+}
+
+int64_t sb_memory_workers_within(const spacrbench_recommendation *r, int64_t budget)
+{
+    if (r->per_worker_bytes <= 0 || budget <= 0)
+        return -1;
+    /* A limit's reserve is a tenth of the budget in question, as it
+     * would be of a job given that much. */
+    int64_t reserve = r->reserve_rule == SPACRBENCH_RESERVE_LIMIT  ? limit_reserve(budget)
+                      : r->reserve_rule == SPACRBENCH_RESERVE_HOST ? SB_HOST_RESERVE
+                                                                   : r->reserve_bytes;
+    return budget > reserve ? (budget - reserve) / r->per_worker_bytes : 0;
 }
 
 int64_t sb_cores_per_worker(double cpu_seconds, double seconds, double *parallelism)

@@ -161,7 +161,10 @@ START_TEST(vram_reason_survives_a_rebuild)
         0);
     char report[4096];
     ck_assert_int_gt(spacrbench_format_report(m, NULL, report, sizeof report), 0);
-    /* Wider than 79 columns: the reason in parentheses on the next line. */
+    /* The short report: the reason's first words. */
+    ck_assert_ptr_nonnull(strstr(report, "peak VRAM           not measured (no NVIDIA driver)"));
+    /* Verbose, wider than 79 columns: the reason in parentheses on the next line. */
+    ck_assert_int_gt(spacrbench_format_report_verbose(m, NULL, NULL, report, sizeof report), 0);
     ck_assert_ptr_nonnull(strstr(report, "peak VRAM           not measured\n"
                                          "                      (no NVIDIA driver: "
                                          "libnvidia-ml.so.1 not found)"));

@@ -672,6 +672,36 @@ START_TEST(equal_file_sizes_are_sized_for_the_dense_well)
 }
 END_TEST
 
+/* Issue 41, finding 6: a small need reads the same in the reason and in
+ * the plate's section ("0.2 MiB" against "256.0 KiB" before). */
+START_TEST(a_small_need_has_one_wording)
+{
+    recorded r = recorded_new(8);
+    for (size_t i = 0; i < r.n; i++) {
+        r.keys[i] = 1000.0 * (double)(i + 1);
+        r.footprint[i] = 256.0 * 1024;
+        r.seconds[i] = 0.1;
+    }
+    spacrbench_plate *p = select_keys(r.n, r.keys, 3, 1);
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 2;
+    o.available_bytes = 16 * GIB;
+    spacrbench_recommendation rec = {.size = sizeof rec};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
+    ck_assert_msg(strstr(rec.reason, "need 0.00 GiB (256.0 KiB)"), "%s", rec.reason);
+    char text[4096];
+    ck_assert_int_gt(spacrbench_format_plate(p, &rec, NULL, 0, text, sizeof text), 0);
+    ck_assert_msg(strstr(text, "(256.0 KiB)"), "%s", text);
+    ck_assert_msg(!strstr(text, "MiB") && !strstr(rec.reason, "MiB"), "%s\n%s", rec.reason, text);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
 /* A run that stopped (an item failed, or was OOM-killed) before the
  * chosen items were all measured predicts nothing: the items before the
  * stop are not the plate. */
@@ -1162,6 +1192,7 @@ static Suite *plate_suite(void)
     tcase_add_test(model, beyond_the_measured_keys_never_below_the_largest_measured);
     tcase_add_test(model, a_key_that_does_not_explain_memory_falls_back_and_says_so);
     tcase_add_test(model, equal_file_sizes_are_sized_for_the_dense_well);
+    tcase_add_test(model, a_small_need_has_one_wording);
     tcase_add_test(model, a_stopped_run_predicts_nothing);
     tcase_add_test(model, a_keyless_plate_says_its_largest_cannot_be_predicted);
     tcase_add_test(model, few_uniform_and_whole_plates);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recommend_rule.h"
 #include "spacrbench.h"
 
 #define GIB INT64_C(1073741824)
@@ -362,6 +363,31 @@ START_TEST(the_measured_knee_is_the_recommendation)
 }
 END_TEST
 
+/* The report's what-if arithmetic keeps the reserve the recommendation's
+ * rule would keep with each budget: a limit's tenth of it (64 MiB to
+ * 2 GiB), the host's 2 GiB, or the caller's own. */
+START_TEST(what_if_budgets_keep_the_rules_reserve)
+{
+    const int64_t mib = INT64_C(1) << 20, gib = INT64_C(1) << 30;
+    spacrbench_recommendation r = {.size = sizeof r};
+    r.per_worker_bytes = 354 * mib;
+    r.reserve_rule = SPACRBENCH_RESERVE_LIMIT;
+    /* (8192 - 819.2) / 354, (16384 - 1638.4) / 354, (32768 - 2048) / 354 */
+    ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), 20);
+    ck_assert_int_eq(sb_memory_workers_within(&r, 16 * gib), 41);
+    ck_assert_int_eq(sb_memory_workers_within(&r, 32 * gib), 86);
+    r.reserve_rule = SPACRBENCH_RESERVE_HOST;
+    ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), 17);
+    r.reserve_rule = SPACRBENCH_RESERVE_CALLER;
+    r.reserve_bytes = 0;
+    ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), 23);
+    r.reserve_bytes = 16 * gib; /* nothing left */
+    ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), 0);
+    r.per_worker_bytes = -1; /* no need measured */
+    ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), -1);
+}
+END_TEST
+
 static Suite *recommend_suite(void)
 {
     Suite *s = suite_create("recommend");
@@ -382,6 +408,7 @@ static Suite *recommend_suite(void)
     TCase *input = tcase_create("input");
     tcase_add_test(input, bad_options_are_rejected);
     tcase_add_test(input, smaller_output_struct_gets_its_prefix);
+    tcase_add_test(input, what_if_budgets_keep_the_rules_reserve);
     suite_add_tcase(s, input);
     return s;
 }

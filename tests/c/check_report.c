@@ -61,7 +61,7 @@ START_TEST(report_has_every_label_and_figure)
                               "median 0.350 s, max 0.500 s",
                               "\n  peak RSS            0.88 GiB (900.0 MiB, supplied)\n",
                               ("\n  attributable to it  0.78 GiB (800.0 MiB above a baseline of "
-                               "100.0 MiB)\n"),
+                               "100.0 MiB; the\n                      advice uses it)\n"),
                               "VRAM",
                               "not measured",
                               "recommended workers 2",
@@ -325,6 +325,142 @@ START_TEST(a_callers_seconds_get_spacrs_arithmetic)
 }
 END_TEST
 
+static char *verbose_report(const spacrbench_measurement *m, const spacrbench_recommendation *r)
+{
+    int need = spacrbench_format_report_verbose(m, r, NULL, NULL, 0);
+    ck_assert_int_gt(need, 0);
+    char *buf = malloc((size_t)need + 1);
+    ck_assert_int_eq(spacrbench_format_report_verbose(m, r, NULL, buf, (size_t)need + 1), need);
+    return buf;
+}
+
+/* Every line of text within the terminal's 79 columns (UTF-8 counted as
+ * characters). */
+static void fits_79(const char *text)
+{
+    const char *line = text;
+    while (*line) {
+        size_t cols = 0;
+        const char *p = line;
+        for (; *p && *p != '\n'; p++)
+            cols += ((unsigned char)*p & 0xC0) != 0x80;
+        ck_assert_msg(cols <= 79, "%zu columns: %.*s", cols, (int)(p - line), line);
+        line = *p ? p + 1 : p;
+    }
+}
+
+/* The short report keeps the notes a user acts on (a caller's own, a peak
+ * that is not exact) and leaves the library's notes on method to the
+ * verbose one; the item lines' summary stays. */
+START_TEST(notes_on_method_are_verbose_only)
+{
+    spacrbench_measurement *m = made(4, 2.0, -1);
+    static const char *const detail[] = {
+        "peak RSS is exact: the kernel high-water mark (VmHWM) was reset through "
+        "/proc/self/clear_refs, so a spike of any length counts",
+        "side effect: resetting VmHWM also lowers this process's getrusage() ru_maxrss",
+        "the warm-up item(s)' memory counts toward the peak RSS",
+        "workload: built-in synthetic 2048x2048 field, 4 channel(s), 3 field(s)",
+        "no CUDA device, so VRAM was not measured (no NVIDIA driver: libnvidia-ml.so.1 not found)",
+    };
+    static const char *const shown[] = {
+        "1 warm-up item(s) excluded from the timing", /* spaCR's own */
+        "peak RSS was sampled every 10.0 ms (no reset): a spike shorter than that can be missed",
+        "stopped at item 3: the work or progress function returned 1",
+        "a note of the caller's own",
+    };
+    for (size_t i = 0; i < sizeof detail / sizeof *detail; i++)
+        ck_assert_int_eq(spacrbench_measurement_add_note(m, detail[i]), 0);
+    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
+        ck_assert_int_eq(spacrbench_measurement_add_note(m, shown[i]), 0);
+    char *brief = report(m, NULL), *full = verbose_report(m, NULL);
+    /* A note's first 30 bytes sit on its first line, unwrapped. */
+    for (size_t i = 0; i < sizeof detail / sizeof *detail; i++) {
+        char start[31];
+        snprintf(start, sizeof start, "%s", detail[i]);
+        ck_assert_msg(strstr(brief, start) == NULL, "%s in the short report:\n%s", start, brief);
+        ck_assert_msg(strstr(full, start) != NULL, "%s not in the verbose one:\n%s", start, full);
+    }
+    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++) {
+        char start[31];
+        snprintf(start, sizeof start, "%s", shown[i]);
+        ck_assert_msg(strstr(brief, start) != NULL, "%s not in the short report:\n%s", start,
+                      brief);
+    }
+    fits_79(brief);
+    fits_79(full);
+    free(brief);
+    free(full);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+static spacrbench_recommendation advice_for(int64_t need, int64_t reserve, int64_t cores)
+{
+    spacrbench_figures f = {.size = sizeof f};
+    f.items = 2;
+    f.seconds = 2.0;
+    f.peak_rss_bytes = need;
+    f.peak_vram_bytes = -1;
+    f.cpu_seconds = NAN;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = cores;
+    o.available_bytes = 64 * GIB;
+    o.reserve_bytes = reserve;
+    spacrbench_recommendation r = {.size = sizeof r};
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    spacrbench_measurement_free(m);
+    return r;
+}
+
+/* The what-if line: the workers a need allows on 8, 16 and 32 GiB, after
+ * the reserve the recommendation keeps (the host's 2 GiB, or the caller's),
+ * and where the cores here cap them. */
+START_TEST(the_what_if_line_divides_common_budgets)
+{
+    spacrbench_measurement *m = made(2, 2.0, -1);
+    spacrbench_recommendation r = advice_for(354 * MIB, SPACRBENCH_AUTO, 4);
+    char *text = report(m, &r);
+    /* (8192 - 2048) / 354 = 17, (16384 - 2048) / 354 = 40, (32768 - 2048) / 354 = 86 */
+    ck_assert_msg(strstr(text, "\n  what if             354.0 MiB per worker: 8 GiB -> 17, 16 "
+                               "GiB -> 40, 32 GiB\n                      -> 86; capped by the "
+                               "cores here (4)"),
+                  "%s", text);
+    fits_79(text);
+    free(text);
+    r = advice_for(354 * MIB, 512 * MIB, 64); /* the caller's reserve; the maximum caps */
+    text = report(m, &r);
+    /* (8192 - 512) / 354 = 21, (16384 - 512) / 354 = 44, (32768 - 512) / 354 = 91 */
+    ck_assert_msg(strstr(text, "354.0 MiB per worker: 8 GiB -> 21, 16 GiB -> 44, 32 GiB\n"
+                               "                      -> 91; capped by the maximum (32)"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "cores here") == NULL, "%s", text);
+    free(text);
+    /* No measured need: no line. */
+    text = report(m, NULL);
+    ck_assert_ptr_null(strstr(text, "what if"));
+    free(text);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+/* --brief's line of a stopped run says so before its figures. */
+START_TEST(the_brief_line_of_a_stopped_run_says_it_stopped)
+{
+    spacrbench_measurement *m = made(2, 2.0, -1);
+    char line[512];
+    ck_assert_int_gt(spacrbench_format_brief(m, NULL, line, sizeof line), 0);
+    ck_assert_ptr_null(strstr(line, "stopped"));
+    ck_assert_int_eq(spacrbench_measurement_mark_stopped(m, 2, 1), 0);
+    ck_assert_int_gt(spacrbench_format_brief(m, NULL, line, sizeof line), 0);
+    ck_assert_msg(strncmp(line, "stopped", 7) == 0, "%s", line);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -336,6 +472,9 @@ static Suite *report_suite(void)
     tcase_add_test(tc, upstream_lines_lead_each_line);
     tcase_add_test(tc, a_reason_longer_than_the_field_is_reported_whole);
     tcase_add_test(tc, a_callers_seconds_get_spacrs_arithmetic);
+    tcase_add_test(tc, notes_on_method_are_verbose_only);
+    tcase_add_test(tc, the_what_if_line_divides_common_budgets);
+    tcase_add_test(tc, the_brief_line_of_a_stopped_run_says_it_stopped);
     suite_add_tcase(s, tc);
     TCase *hm = tcase_create("measurement");
     tcase_add_test(hm, derived_figures_are_nan_not_garbage);

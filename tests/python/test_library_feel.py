@@ -269,4 +269,34 @@ def test_spacrs_words_lead() -> None:
     if m.peak_vram_bytes is None and (m.vram_reason or "").startswith("no CUDA device: "):
         # spaCR's notes first, in its order: the warm-up, then no CUDA device.
         assert m.notes[1].startswith("no CUDA device, so VRAM was not measured (")
-        assert "not measured (no CUDA device); " in spacrbench.format_report(m)
+        assert "not measured (no CUDA device)\n" in spacrbench.format_report(m)
+        assert "not measured (no CUDA device); " in spacrbench.format_report(m, verbose=True)
+
+
+def test_the_report_is_short_and_verbose_adds_the_method() -> None:
+    """Issue 39: the notes on how a figure was obtained (the kernel mark,
+    its side effect) are format_report(verbose=True)'s; m.notes keeps them,
+    and a caller's own note is always shown."""
+    m = spacrbench.benchmark(lambda i: bytearray(4 << 20), range(3))
+    rec = spacrbench.recommend_workers(m, cores=2, available_bytes="16G")
+    short = spacrbench.format_report(m, rec)
+    verbose = spacrbench.format_report(m, rec, verbose=True)
+    method = [n for n in m.notes if n.startswith(("peak RSS is exact:", "side effect:"))]
+    assert method, m.notes  # Linux with clear_refs: the exact mark and its side effect
+    for note in method:
+        assert note[:30] not in short and note[:30] in verbose, (note, short)
+    assert "\n  what if             " in short and "16 GiB -> " in short
+    assert all(len(line) <= 79 for line in (short + "\n" + verbose).split("\n"))
+    with pytest.raises(TypeError, match="verbose"):
+        spacrbench.format_report(m, rec, verbose=1)  # type: ignore[arg-type]
+
+
+def test_help_opens_with_the_basics() -> None:
+    """help(recommend_workers) opened with a 645-character signature and
+    spaCR's edge cases before what the function does."""
+    signature = str(inspect.signature(spacrbench.recommend_workers))
+    assert len(signature) < 480, len(signature)  # 628 before: Union[None, int, float, ...]
+    doc = spacrbench.recommend_workers.__doc__ or ""
+    first = doc.split("\n\n")[0]
+    assert "rec.workers" in first and "int()" not in first, first
+    assert doc.index("As in spaCR") > doc.index("scaling:")

@@ -136,7 +136,9 @@ def test_python_report_equals_the_c_report_of_the_original(monkeypatch: pytest.M
         head = "no CUDA device: "
         line = (f"not measured (no CUDA device); {m.vram_reason[len(head):]}"
                 if m.vram_reason.startswith(head) else f"not measured ({m.vram_reason})")
-        assert line in unwrapped(spacrbench.format_report(m))
+        assert line in unwrapped(spacrbench.format_report(m, verbose=True))
+        # The short report: the reason's first words.
+        assert f"not measured ({m.vram_reason.split(':')[0]})" in spacrbench.format_report(m)
         assert "no figure supplied" not in spacrbench.format_report(m)
     else:
         assert m.vram_reason is None and seen["reason"] == ""

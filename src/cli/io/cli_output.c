@@ -95,7 +95,9 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
     }
 
     int status = CLI_EXIT_OK;
-    char *human = cli_report_text(m, rec, ctx);
+    /* The JSON embeds the report as printed; its notes and records are
+     * every one, verbose or not. */
+    char *human = cli_report_text(m, rec, ctx, c->verbose);
     char *json = human && want_json ? cli_json_document(m, machine, rec, sched, human, ctx) : NULL;
     if (!human || (want_json && !json)) {
         status = CLI_EXIT_ERROR;

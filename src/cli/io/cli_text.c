@@ -9,12 +9,14 @@
 typedef struct report_args {
     const spacrbench_measurement *m;
     const spacrbench_recommendation *rec;
+    int verbose;
 } report_args;
 
 static int report_into(char *buf, size_t cap, const void *arg)
 {
     const report_args *r = arg;
-    return spacrbench_format_report(r->m, r->rec, buf, cap);
+    return r->verbose ? spacrbench_format_report_verbose(r->m, r->rec, NULL, buf, cap)
+                      : spacrbench_format_report(r->m, r->rec, buf, cap);
 }
 
 typedef struct line_args {
@@ -69,10 +71,10 @@ char *cli_brief_text(const spacrbench_measurement *m, const spacrbench_recommend
 }
 
 char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
-                      const cli_context *ctx)
+                      const cli_context *ctx, int verbose)
 {
     sb_text t = {0};
-    report_args ra = {m, rec};
+    report_args ra = {m, rec, verbose};
     sb_text_append(&t, report_into, &ra);
     sb_text_printf(&t, "\n");
     spacrbench_figures f = {.size = sizeof f};
@@ -80,7 +82,9 @@ char *cli_report_text(const spacrbench_measurement *m, const spacrbench_recommen
         t.failed = 1;
     spacrbench_plate_section plate = {.size = sizeof plate};
     int has_plate = spacrbench_measurement_plate(m, &plate) == 0;
-    for (int64_t i = 0; !t.failed && i < f.record_count; i++) {
+    /* Each item's line: verbose only (the per-item line and the spread
+     * note sum them up; the JSON and the exports keep them). */
+    for (int64_t i = 0; verbose && !t.failed && i < f.record_count; i++) {
         line_args la = {m, (size_t)i,
                         ctx->item_labels && (size_t)i < ctx->n_labels ? ctx->item_labels[i] : NULL};
         sb_text_append(&t, line_into, &la);

@@ -77,6 +77,10 @@ static const cli_option k_common[] = {
      "how the workers will start (default fork); spawn and forkserver add the "
      "baseline to each worker's need",
      opt_start_method, 0, 0, 0, CLI_COMPLETE_NONE, "fork spawn forkserver"},
+    {"available", 0, "BYTES",
+     "memory to advise for instead of what is free here, as --reserve (a what-if: "
+     "16G for a laptop, a node's memory; default: discovered)",
+     cli_opt_bytes, CLI_FIELD(common.rec.available_bytes), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"cores", 0, "N", "usable cores (default: discovered)", cli_opt_int,
      CLI_FIELD(common.rec.cores), 1, INT32_MAX, CLI_COMPLETE_NONE, NULL},
     {"maximum", 0, "N", "never recommend more workers (default 32)", cli_opt_int,
@@ -100,6 +104,10 @@ static const cli_option k_common[] = {
      opt_plot, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"emit", 0, "slurm|dask", "print scheduler settings on stdout (the report goes to stderr)",
      opt_emit, 0, 0, 0, CLI_COMPLETE_NONE, "slurm dask"},
+    {"verbose", 'v', NULL,
+     "the report with how each figure was obtained and a line per item (the JSON and "
+     "the Markdown export always have them)",
+     cli_opt_flag, CLI_FIELD(common.verbose), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"quiet", 'q', NULL, "no progress, and no report next to --emit", cli_opt_flag,
      CLI_FIELD(common.quiet), 0, 0, CLI_COMPLETE_NONE, NULL},
 };

@@ -14,6 +14,7 @@ typedef struct cli_common {
     spacrbench_recommend_options rec;
     int json;
     int quiet;
+    int verbose; /* --verbose: the report's notes on method and its item lines */
     cli_emit emit;
     const char *report_path; /* NULL: no file */
     /* --export-markdown, --export-csv, and --plot of a serial run (NULL: none) */

@@ -421,7 +421,7 @@ END_TEST
  * /bin/true is printed, not asserted (a shared machine). */
 START_TEST(no_cgroup_exit_is_noticed_without_polling)
 {
-    char *argv[40] = {SPACRBENCH_CLI, "run", "--no-cgroup", "--quiet"};
+    char *argv[40] = {SPACRBENCH_CLI, "run", "--no-cgroup", "-qv"}; /* the note is -v's */
     int n = 4;
     static char names[20][4];
     for (int i = 0; i < 20; i++) {

@@ -23,7 +23,8 @@ START_TEST(hugetlb_pages_count_and_the_peak_is_not_exact)
                "pages here (needs root and a writable " NR_HUGEPAGES ")\n");
         return;
     }
-    char *const argv[] = {SPACRBENCH_CLI, "run", "a", "--", HELPER_HUGETLB, "16", "400", NULL};
+    char *const argv[] = {SPACRBENCH_CLI, "run", "-v",  "a", "--",
+                          HELPER_HUGETLB, "16",  "400", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     sb_test_write_long(NR_HUGEPAGES, before); /* before any assertion can leave it raised */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli_test_support.h"
+#include "sb_test_text.h"
 #include "spacrbench.h"
 
 #define N_FIELDS 10
@@ -71,8 +72,8 @@ START_TEST(sample_runs_the_chosen_items_and_advises_for_the_largest)
 {
     char dir[256];
     char *items = make_plate(dir, sizeof dir);
-    char *argv[] = {SPACRBENCH_CLI, "run", "-q", "--items", items,
-                    "--sample",     "3",   "--", BY_SIZE,   NULL};
+    char *argv[] = {SPACRBENCH_CLI, "run", "-qv", "--items", items,
+                    "--sample",     "3",   "--",  BY_SIZE,   NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
@@ -297,7 +298,7 @@ START_TEST(equal_files_are_spread_and_the_warmup_is_cut)
     fclose(list);
     char *argv[] = {SPACRBENCH_CLI,
                     "run",
-                    "-q",
+                    "-qv",
                     "--items",
                     items,
                     "--sample",
@@ -348,7 +349,7 @@ END_TEST
 
 START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
 {
-    char *argv[] = {SPACRBENCH_CLI, "run", "-q",  "--sample", "2",    "A01", "A02",
+    char *argv[] = {SPACRBENCH_CLI, "run", "-qv", "--sample", "2",    "A01", "A02",
                     "A03",          "A04", "A05", "--",       "true", "{}",  NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
@@ -428,6 +429,63 @@ START_TEST(scale_measures_the_chosen_items)
 }
 END_TEST
 
+/* Every line of every report the command prints fits the terminal's 79
+ * columns (the README's promise): the demo's, a run's over a dozen items
+ * and a plate's (its "because" line was 195 columns), short and verbose. */
+START_TEST(every_report_line_fits_79_columns)
+{
+    char dir[256];
+    char *items = make_plate(dir, sizeof dir);
+    char *plate[] = {SPACRBENCH_CLI, "run", "-q", "--items", items,
+                     "--sample",     "3",   "--", BY_SIZE,   NULL};
+    char *dozen[] = {SPACRBENCH_CLI,
+                     "run",
+                     "-q",
+                     "1",
+                     "2",
+                     "3",
+                     "4",
+                     "5",
+                     "6",
+                     "7",
+                     "8",
+                     "9",
+                     "10",
+                     "11",
+                     "12",
+                     "--",
+                     HELPER_ALLOC_TOUCH,
+                     "{}",
+                     "1",
+                     NULL};
+    char *demo[] = {SPACRBENCH_CLI, "--size", "256x256", "--fields", "3", NULL};
+    char **commands[] = {plate, dozen, demo};
+    for (size_t c = 0; c < 3; c++)
+        for (int verbose = 0; verbose < 2; verbose++) {
+            char *argv[24];
+            size_t n = 0;
+            for (; commands[c][n]; n++)
+                argv[n] = commands[c][n];
+            argv[n] = NULL;
+            if (verbose) { /* -v right after the mode (or the program) */
+                size_t at = c == 2 ? 1 : 2;
+                memmove(argv + at + 1, argv + at, (n + 1 - at) * sizeof *argv);
+                argv[at] = "-v";
+            }
+            cli_result r;
+            cli_run(argv, NULL, &r);
+            ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+            size_t len = 0;
+            const char *wide = sb_test_wide_line(r.raw, 79, NULL, &len);
+            ck_assert_msg(!wide, "%s%s: %zu columns: %.*s", argv[1], verbose ? " -v" : "",
+                          wide ? sb_test_columns(wide, len) : 0, (int)len, wide ? wide : "");
+            cli_result_free(&r);
+        }
+    remove_plate(dir);
+    free(items);
+}
+END_TEST
+
 START_TEST(sample_must_be_a_count)
 {
     char *zero[] = {SPACRBENCH_CLI, "run", "--sample", "0", "a", "--", "true", NULL};
@@ -443,6 +501,7 @@ static Suite *plate_suite(void)
     TCase *tc = tcase_create("sample");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, sample_runs_the_chosen_items_and_advises_for_the_largest);
+    tcase_add_test(tc, every_report_line_fits_79_columns);
     tcase_add_test(tc, emit_slurm_sizes_the_whole_plate_for_its_largest_item);
     tcase_add_test(tc, the_json_and_the_exports_carry_the_plate);
     tcase_add_test(tc, a_failing_largest_item_stops_at_once_with_no_advice);

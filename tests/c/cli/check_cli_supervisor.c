@@ -181,8 +181,11 @@ START_TEST(both_memory_figures_are_reported)
     char *json = cli_temp_file(r.out);
     char *head = cli_json_eval(json, "\"\\n  peak RSS            \" in d['report'] and "
                                      "\"the process tree's RSS, as GNU time\" in d['report']");
-    char *charged = cli_json_eval(json, "'\\n  memory charged      ' in d['report'] and "
-                                        "'\\n  advice divides by   the charge: ' in d['report']");
+    /* One memory line names the advice's figure: the charge, with a cgroup. */
+    char *charged = cli_json_eval(json, "' charged; the advice and --mem use it)' in d['report']");
+    /* Without one, the line says there is none; --verbose says how it was sampled. */
+    char *sampled = cli_json_eval(json, "', no cgroup; the advice uses it)' in d['report'] and "
+                                        "'peak memory = ' not in d['report']");
     char *uses = cli_json_eval(json, "d['memory_figures']['advice_uses']");
     char *rss = cli_json_eval(json, "d['memory_figures']['tree_rss_peak_bytes'] > 0 and "
                                     "d['memory_figures']['tree_rss_peak_bytes'] == "
@@ -199,6 +202,7 @@ START_TEST(both_memory_figures_are_reported)
         int with = strcmp(cgroup, "True") == 0;
         ck_assert_str_eq(head, "True");
         ck_assert_str_eq(charged, with ? "True" : "False");
+        ck_assert_str_eq(sampled, with ? "False" : "True");
         ck_assert_str_eq(uses, with ? "cgroup_charge" : "tree_rss_peak");
         ck_assert_str_eq(rss, "True");
         ck_assert_str_eq(charge, with ? "False" : "True");
@@ -208,6 +212,7 @@ START_TEST(both_memory_figures_are_reported)
     }
     free(head);
     free(charged);
+    free(sampled);
     free(uses);
     free(rss);
     free(charge);

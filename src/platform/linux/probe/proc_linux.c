@@ -2,6 +2,7 @@
  * with pread, so a read costs a few microseconds and no allocation. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -140,4 +141,37 @@ int64_t sb_hugetlb_pages_possible(void)
 const char *sb_proc_no_reset_reason(void)
 {
     return "the high-water mark could not be reset or the reset did not lower it";
+}
+
+/* The parent's name: /proc/PPID/comm ("time"), else its executable's last
+ * component (a `time` renamed by prctl still runs /usr/bin/time). */
+static int parent_is(const char *name)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof path, "/proc/%ld/comm", (long)getppid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, text, sizeof text - 1);
+        close(fd);
+        if (n > 0) {
+            text[n] = '\0';
+            text[strcspn(text, "\n")] = '\0';
+            if (strcmp(text, name) == 0)
+                return 1;
+        }
+    }
+    snprintf(path, sizeof path, "/proc/%ld/exe", (long)getppid());
+    ssize_t n = readlink(path, text, sizeof text - 1);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    const char *base = strrchr(text, '/');
+    return strcmp(base ? base + 1 : text, name) == 0;
+}
+
+const char *sb_proc_maxrss_reader(void)
+{
+    if (getenv("SLURM_JOB_ID") || getenv("SLURM_STEP_ID"))
+        return "a SLURM step";
+    return parent_is("time") ? "GNU time" : NULL;
 }
