@@ -19,7 +19,6 @@ static const char *const k_detail[] = {
     /* `spacrbench run` */
     "peak RSS: the larger of wait4's",
     "peak memory = the larger of wait4's", /* the report's "no cgroup: sampled" */
-    "ru_maxrss can include up to spacrbench's own",
     "memory charged: each item's whole process tree",
     "cgroup v1 memory: groups in",
     "cgroup v2: groups in",
