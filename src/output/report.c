@@ -279,7 +279,7 @@ static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
     char need[32];
     sb_format_bytes(need, sizeof need, r->per_worker_bytes);
     sb_text line = {0};
-    sb_text_printf(&line, "  what if             %s per worker:", need);
+    sb_text_printf(&line, "  what if             %s each:", need);
     int64_t most = 0;
     for (size_t i = 0; i < sizeof gib_budgets / sizeof *gib_budgets; i++) {
         int64_t n = sb_memory_workers_within(r, gib_budgets[i] << 30);
@@ -288,9 +288,9 @@ static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
                        (long long)n);
     }
     if (most > r->core_workers && r->core_workers <= r->maximum)
-        sb_text_printf(&line, "; capped by the cores here (%lld)", (long long)r->core_workers);
+        sb_text_printf(&line, " (the cores here cap it at %lld)", (long long)r->core_workers);
     else if (most > r->maximum)
-        sb_text_printf(&line, "; capped by the maximum (%lld)", (long long)r->maximum);
+        sb_text_printf(&line, " (the maximum caps it at %lld)", (long long)r->maximum);
     report_line(t, SB_WRAP_INDENT, "%s", line.data ? line.data : "");
     if (line.failed)
         t->failed = 1;

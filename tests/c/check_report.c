@@ -425,17 +425,17 @@ START_TEST(the_what_if_line_divides_common_budgets)
     spacrbench_recommendation r = advice_for(354 * MIB, SPACRBENCH_AUTO, 4);
     char *text = report(m, &r);
     /* (8192 - 2048) / 354 = 17, (16384 - 2048) / 354 = 40, (32768 - 2048) / 354 = 86 */
-    ck_assert_msg(strstr(text, "\n  what if             354.0 MiB per worker: 8 GiB -> 17, 16 "
-                               "GiB -> 40, 32 GiB\n                      -> 86; capped by the "
-                               "cores here (4)"),
+    ck_assert_msg(strstr(text, "\n  what if             354.0 MiB each: 8 GiB -> 17, 16 GiB -> "
+                               "40, 32 GiB -> 86\n                      (the cores here cap "
+                               "it at 4)"),
                   "%s", text);
     fits_79(text);
     free(text);
     r = advice_for(354 * MIB, 512 * MIB, 64); /* the caller's reserve; the maximum caps */
     text = report(m, &r);
     /* (8192 - 512) / 354 = 21, (16384 - 512) / 354 = 44, (32768 - 512) / 354 = 91 */
-    ck_assert_msg(strstr(text, "354.0 MiB per worker: 8 GiB -> 21, 16 GiB -> 44, 32 GiB\n"
-                               "                      -> 91; capped by the maximum (32)"),
+    ck_assert_msg(strstr(text, "354.0 MiB each: 8 GiB -> 21, 16 GiB -> 44, 32 GiB -> 91\n"
+                               "                      (the maximum caps it at 32)"),
                   "%s", text);
     ck_assert_msg(strstr(text, "cores here") == NULL, "%s", text);
     free(text);

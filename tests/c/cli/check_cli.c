@@ -222,7 +222,7 @@ START_TEST(available_asks_for_another_machines_memory)
     ck_assert_msg(strstr(r.out, "\n  memory available    3.00 GiB (given by the caller), reserve "
                                 "2.00 GiB\n"),
                   "%s", r.out);
-    ck_assert_msg(strstr(r.out, "per worker: 8 GiB -> "), "%s", r.out);
+    ck_assert_msg(strstr(r.out, " each: 8 GiB -> "), "%s", r.out);
     cli_result_free(&r);
     char *const bad[] = {SPACRBENCH_CLI, "--available", "3X", NULL};
     cli_expect_usage_error(bad, "spacrbench: --available: size '3X'", 0);
