@@ -385,7 +385,8 @@ typedef enum spacrbench_plate_why {
     SPACRBENCH_PLATE_WHY_SMALLEST = 2, /* the smallest key */
     SPACRBENCH_PLATE_WHY_SPREAD = 3,   /* nearest an even step across the key's range */
     SPACRBENCH_PLATE_WHY_WARMUP = 4,   /* the warm-up: nearest the median key */
-    SPACRBENCH_PLATE_WHY_EVEN = 5      /* no key: evenly spaced through the plate */
+    SPACRBENCH_PLATE_WHY_EVEN = 5,     /* no key: evenly spaced through the plate */
+    SPACRBENCH_PLATE_WHY_RANDOM = 6    /* since 1.5: drawn at random within a stratum of the key */
 } spacrbench_plate_why;
 
 /* How the footprints of the items not measured were predicted. */
@@ -400,7 +401,8 @@ typedef enum spacrbench_plate_fit {
 
 typedef struct spacrbench_plate_options {
     size_t size;          /* sizeof(spacrbench_plate_options) */
-    int64_t sample;       /* items to measure beside the warm-up; default 5; >= 1 */
+    int64_t sample;       /* items to measure beside the warm-up; >= 1, or (since 1.5) 0:
+                             by the plate's size, 5 + ceil(1.5 ln(n / 5)); default 0 */
     int64_t warmup;       /* warm-up items, measured first; default 1; >= 0 */
     int32_t key_kind;     /* spacrbench_plate_key of a key function; default BYTES */
     int32_t reserved;     /* must be 0 */
@@ -409,7 +411,7 @@ typedef struct spacrbench_plate_options {
 
 #define SPACRBENCH_PLATE_OPTIONS_INIT                                                              \
     {                                                                                              \
-        sizeof(spacrbench_plate_options), 5, 1, SPACRBENCH_PLATE_KEY_BYTES, 0, NULL                \
+        sizeof(spacrbench_plate_options), 0, 1, SPACRBENCH_PLATE_KEY_BYTES, 0, NULL                \
     }
 SPACRBENCH_EXTERN int spacrbench_plate_options_init(spacrbench_plate_options *opts, size_t size);
 

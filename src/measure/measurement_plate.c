@@ -117,7 +117,7 @@ int spacrbench_measurement_plate_add_pick(spacrbench_measurement *m,
     if (!(isnan(k.key) || (isfinite(k.key) && k.key >= 0)))
         return sb_fail(SPACRBENCH_EINVAL, "pick %zu's key %g is not a finite number >= 0",
                        p->pick_count, k.key);
-    if (k.why < SPACRBENCH_PLATE_WHY_LARGEST || k.why > SPACRBENCH_PLATE_WHY_EVEN)
+    if (k.why < SPACRBENCH_PLATE_WHY_LARGEST || k.why > SPACRBENCH_PLATE_WHY_RANDOM)
         return sb_fail(SPACRBENCH_EINVAL, "pick %zu's why %d is not a spacrbench_plate_why",
                        p->pick_count, (int)k.why);
     if (!k.is_warmup != !r->is_warmup)

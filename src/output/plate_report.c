@@ -123,6 +123,8 @@ const char *sb_plate_why_words(int why)
         return "spread";
     case SPACRBENCH_PLATE_WHY_WARMUP:
         return "warm-up";
+    case SPACRBENCH_PLATE_WHY_RANDOM:
+        return "random";
     default:
         return "even";
     }

@@ -90,7 +90,7 @@ static int build_models(spacrbench_plate *p)
         }
     }
     int has_key = p->keys != NULL;
-    sb_plate_memory_model(x, y, k, has_key, largest, &p->memory);
+    sb_plate_memory_model(x, y, k, has_key, largest, p->n, &p->memory);
     sb_plate_time_model(xt, yt, kt, has_key, &p->time);
     free(x);
     free(xt);
@@ -135,6 +135,17 @@ static void predict_all(spacrbench_plate *p)
             time_known = 0;
         if (!isnan(s_one) && s_one > slowest)
             slowest = s_one;
+    }
+    /* An item not measured may need the bound, whatever its key: the
+     * plate's largest is never below it (the rule that does not fall as
+     * the sample grows); it is put on the unmeasured item of the largest
+     * key. */
+    if (!p->all_measured && p->memory.fit != SPACRBENCH_PLATE_FIT_NONE && best < p->memory.bound) {
+        best = p->memory.bound;
+        best_i = -1;
+        for (size_t i = 0; i < p->n; i++)
+            if (!p->measured[i] && (best_i < 0 || (p->keys && p->keys[i] > p->keys[best_i])))
+                best_i = (int64_t)i;
     }
     if (best_i >= 0) {
         double floor = p->floor_bytes > 0 ? (double)p->floor_bytes : 0;

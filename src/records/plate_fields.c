@@ -11,10 +11,10 @@
 const sb_names sb_plate_key_names = {spacrbench_plate_key_name, 3, -1, 0};
 const sb_names sb_plate_fit_names = {spacrbench_plate_fit_name, 6, -1, 0};
 const sb_names sb_plate_why_names = {
-    spacrbench_plate_why_name, 6, -1,
+    spacrbench_plate_why_name, 7, -1,
     ONLY(SPACRBENCH_PLATE_WHY_LARGEST) | ONLY(SPACRBENCH_PLATE_WHY_SMALLEST) |
         ONLY(SPACRBENCH_PLATE_WHY_SPREAD) | ONLY(SPACRBENCH_PLATE_WHY_WARMUP) |
-        ONLY(SPACRBENCH_PLATE_WHY_EVEN)};
+        ONLY(SPACRBENCH_PLATE_WHY_EVEN) | ONLY(SPACRBENCH_PLATE_WHY_RANDOM)};
 
 enum { N = SB_FIELD_NULLABLE, REQ = SB_FIELD_REQUIRED, DER = SB_FIELD_DERIVED };
 enum { B = SB_FIELD_BYTES, S = SB_FIELD_SECONDS, ORD = SB_FIELD_ORDINAL };

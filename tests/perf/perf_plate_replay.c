@@ -12,7 +12,7 @@
  * For humans: nothing is asserted (docs/advice.md shows the table).
  *
  * Usage: spacrbench_perf_plate_replay [--sample K] [--key COLUMN] [--plates]
- *        TRACE...   (K 0: the library's default sample) */
+ *        TRACE...   (without it: the library's default; 0: by the plate) */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -234,7 +234,7 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
         keys[i] = t[i].key;
     spacrbench_plate_options o;
     spacrbench_plate_options_init(&o, sizeof o);
-    if (sample > 0)
+    if (sample >= 0)
         o.sample = sample;
     spacrbench_plate *p = NULL;
     spacrbench_measurement *m = NULL;
@@ -338,7 +338,7 @@ done:
 
 int main(int argc, char **argv)
 {
-    int64_t sample = 0;
+    int64_t sample = -1;
     const char *key_col = "rchar";
     int show = 0;
     task *tasks = NULL;
@@ -378,7 +378,7 @@ int main(int argc, char **argv)
         lo = hi;
     }
     char asked[32] = "default";
-    if (sample > 0)
+    if (sample >= 0)
         snprintf(asked, sizeof asked, "%lld", (long long)sample);
     printf("| predictor (same measured items), sample %s | covered | tasks above | median "
            "overshoot | p90 overshoot | tasks measured |\n|---|---|---|---|---|---|\n",
