@@ -190,6 +190,35 @@ static int explain_selection(spacrbench_plate *p)
     return rc;
 }
 
+/* The risk in one plain line, and what the advice rests on: of k items
+ * measured at random from the plate, an unmeasured one exceeds all of
+ * them about 1 time in k + 1 (they are exchangeable); the bound adds
+ * ln(n / 2) x the disagreement above the largest for those. */
+static int explain_risk(spacrbench_plate *p)
+{
+    const sb_plate_memory *mm = &p->memory;
+    size_t random = 0;
+    int64_t at = -1;
+    for (size_t i = 0; i < p->n_picks; i++) {
+        random += p->picks[i].why == SPACRBENCH_PLATE_WHY_RANDOM;
+        if (p->picks[i].footprint_bytes >= 0 &&
+            (double)p->picks[i].footprint_bytes >= mm->largest && at < 0)
+            at = p->picks[i].index;
+    }
+    char largest[32], bound[32], seed[64] = "";
+    sb_format_bytes(largest, sizeof largest, (int64_t)mm->largest);
+    sb_format_bytes(bound, sizeof bound, (int64_t)ceil(mm->bound));
+    if (random)
+        snprintf(seed, sizeof seed, "; %zu of them drawn at random, seed %llu", random,
+                 (unsigned long long)p->seed);
+    return sb_plate_notef(p,
+                          "about 1 in %zu unmeasured items may need more than the largest "
+                          "measured (%s, item %lld), and the plate is sized for %s; spacrbench "
+                          "summarize will resubmit those with more memory (the advice rests on "
+                          "the %zu measured items%s)",
+                          mm->sample + 1, largest, (long long)at + 1, bound, mm->sample, seed);
+}
+
 /* What decided, in words (the report's notes and Python's). */
 static int explain(spacrbench_plate *p)
 {
@@ -264,6 +293,8 @@ static int explain(spacrbench_plate *p)
         default:
             rc = sb_plate_notef(p, "no footprint was measured: the plate cannot be predicted");
         }
+    if (rc == 0 && !p->all_measured && mm->fit != SPACRBENCH_PLATE_FIT_NONE)
+        rc = explain_risk(p);
     if (rc == 0 && p->floor_bytes > (int64_t)mm->largest && p->floor_bytes > 0) {
         sb_format_bytes(need, sizeof need, p->floor_bytes);
         rc = sb_plate_notef(p,

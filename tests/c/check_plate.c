@@ -835,6 +835,10 @@ START_TEST(few_uniform_and_whole_plates)
     ck_assert(pr.fit == SPACRBENCH_PLATE_FIT_UNIFORM || pr.fit == SPACRBENCH_PLATE_FIT_KEY);
     ck_assert_int_le(pr.largest_bytes, 66 * MIB + (int64_t)ceil(log(20.0) * 2 * MIB));
     ck_assert_int_ge(pr.largest_bytes, 66 * MIB);
+    /* The risk in one line: 5 measured, so about 1 in 6 may need more. */
+    ck_assert(has_note(p, "about 1 in 6 unmeasured items may need more than the largest "
+                          "measured"));
+    ck_assert(has_note(p, "spacrbench summarize will resubmit those with more memory"));
     /* Predicting again replaces the notes. */
     int64_t notes = pr.note_count;
     ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
