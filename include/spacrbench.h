@@ -429,8 +429,10 @@ typedef int(SPACRBENCH_CALLBACK *spacrbench_plate_key_fn)(size_t index, double *
  * without one (key NULL):
  * evenly spaced through the plate, first and last included, and the
  * prediction says the largest item cannot be predicted. O(n log n).
- * EINVAL for a key that is negative, NaN or infinite (the message names
- * the item's index); EUSER when the key function returned non-zero
+ * Since 1.5 a NaN key is an item with no key (a line that names no file):
+ * it is taken to be as large as the plate's largest key and a note says
+ * so, the others keep theirs (every key NaN: no key). EINVAL for a key
+ * that is negative or infinite (the message names the item's index); EUSER when the key function returned non-zero
  * (spacrbench_last_work_result() holds its value, _last_stopped_item()
  * the index); ENOITEMS for no items. opts may be NULL (defaults). */
 SPACRBENCH_EXTERN int spacrbench_plate_select(size_t n_items, spacrbench_plate_key_fn key,

@@ -82,7 +82,7 @@ class PlatePick:
         counting from 1).
     :param key: its key, or ``None`` without a key.
     :param why: ``"largest_key"``, ``"smallest_key"``, ``"spread"``,
-        ``"warmup"`` or ``"even"`` (see :class:`PlateItem`).
+        ``"warmup"``, ``"even"`` or ``"random"`` (see :class:`PlateItem`).
     :param is_warmup: a warm-up item (excluded from the timing).
     :param footprint_bytes: its record's peak above the baseline, or ``None``.
     :param seconds: its record's wall time, or ``None``.

@@ -102,6 +102,7 @@ struct spacrbench_plate {
     size_t distinct_keys;  /* how many different keys the plate has; 0 without a key */
     uint64_t sample_asked, warmup_asked; /* the options' sample and warm-up (0: by the plate) */
     uint64_t seed;                       /* of the random items' draw */
+    size_t unkeyed, first_unkeyed;       /* items whose key was NaN, taken as the largest */
     /* After spacrbench_plate_predict: */
     int predicted;
     unsigned char *measured; /* n flags: 1 where a pick measured the item */

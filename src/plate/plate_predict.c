@@ -176,6 +176,16 @@ static int explain_selection(spacrbench_plate *p)
                             "measured: the measured items were spread through the plate's "
                             "order among equal ones",
                             p->distinct_keys, p->key_name, p->n, sample);
+    if (rc == 0 && p->unkeyed) {
+        char item[32];
+        snprintf(item, sizeof item, "%zu", p->first_unkeyed + 1);
+        sb_plate_format_key(p, p->keys[p->first_unkeyed], key, sizeof key);
+        rc = sb_plate_notef(p,
+                            "%zu item(s) have no %s (item %s first: a missing file, a directory, "
+                            "a FIFO?): each is taken to be as large as the plate's largest (%s); "
+                            "the others keep theirs",
+                            p->unkeyed, p->key_name, item, key);
+    }
     if (rc == 0 && p->warmups < p->warmup_asked)
         rc = p->warmups == 0
                  ? sb_plate_notef(p,

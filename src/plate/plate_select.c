@@ -33,9 +33,13 @@ static int check_options(const spacrbench_plate_options *o)
     return SPACRBENCH_OK;
 }
 
-/* Read every key once, checking each. */
+/* Read every key once, checking each. A NaN key is an item with no key
+ * (a stray line that names no file): it is taken to be as large as the
+ * plate's largest key, so the others keep theirs; a plate of NaN keys
+ * alone has none. */
 static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *payload)
 {
+    double largest = -1;
     for (size_t i = 0; i < p->n; i++) {
         double k = NAN;
         int rc = key(i, &k, payload);
@@ -46,13 +50,29 @@ static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *pay
                            "returned %d)",
                            i, rc);
         }
+        if (isnan(k)) {
+            if (p->unkeyed++ == 0)
+                p->first_unkeyed = i;
+            p->keys[i] = k;
+            continue;
+        }
         if (!isfinite(k) || k < 0)
             return sb_fail(SPACRBENCH_EINVAL,
                            "the key of item %zu is %g; a key must be a finite number >= 0 (a "
                            "size that grows with the item's memory)",
                            i, k);
         p->keys[i] = k;
+        largest = k > largest ? k : largest;
     }
+    if (p->unkeyed == p->n) {
+        free(p->keys);
+        p->keys = NULL;
+        p->key_kind = SPACRBENCH_PLATE_KEY_NONE;
+        p->unkeyed = 0;
+    } else
+        for (size_t i = 0; p->unkeyed && i < p->n; i++)
+            if (isnan(p->keys[i]))
+                p->keys[i] = largest;
     return SPACRBENCH_OK;
 }
 

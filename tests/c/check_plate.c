@@ -359,12 +359,55 @@ static int failing_key(size_t index, double *key, void *payload)
     return index == 3 ? 5 : 0;
 }
 
+/* A stray line (a missing file, a directory) gives its item no key (NaN):
+ * the others keep theirs, the stray one is taken to be as large as the
+ * largest (so it may be measured and is sized for), and a note names it.
+ * Every key NaN: no key. */
+START_TEST(an_item_without_a_key_leaves_the_others_theirs)
+{
+    double keys[30];
+    for (int i = 0; i < 30; i++)
+        keys[i] = 1000.0 + i;
+    keys[17] = NAN;
+    keys[4] = NAN;
+    spacrbench_plate_options o;
+    spacrbench_plate_options_init(&o, sizeof o);
+    o.sample = 5;
+    spacrbench_plate *p = select_keys(30, keys, 5, 1);
+    ck_assert_int_eq(p->key_kind, SPACRBENCH_PLATE_KEY_BYTES);
+    ck_assert_ptr_nonnull(p->keys);
+    ck_assert_double_eq(p->keys[17], 1029.0);
+    ck_assert_double_eq(p->keys[0], 1000.0); /* the others keep theirs */
+    ck_assert_uint_eq(p->distinct_keys, 28);
+    recorded r = recorded_new(30);
+    for (size_t i = 0; i < r.n; i++) {
+        r.keys[i] = keys[i];
+        r.footprint[i] = 10.0 * (double)MIB;
+        r.seconds[i] = 0.1;
+    }
+    spacrbench_measurement *m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert(has_note(p, "2 item(s) have no file size (item 5 first: a missing file, a "
+                          "directory, a FIFO?): each is taken to be as large as the plate's "
+                          "largest"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+    for (int i = 0; i < 30; i++)
+        keys[i] = NAN;
+    ck_assert_int_eq(spacrbench_plate_select_keys(30, keys, &o, &p), 0);
+    ck_assert_ptr_null(p->keys);
+    ck_assert_int_eq(p->key_kind, SPACRBENCH_PLATE_KEY_NONE);
+    spacrbench_plate_free(p);
+}
+END_TEST
+
 START_TEST(hostile_keys_are_refused_naming_the_item)
 {
     double keys[30];
     for (int i = 0; i < 30; i++)
         keys[i] = i;
-    const double bad[] = {NAN, -3.0, INFINITY, -INFINITY};
+    const double bad[] = {-3.0, INFINITY, -INFINITY};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         keys[17] = bad[b];
         spacrbench_plate *p = (spacrbench_plate *)1;
@@ -1267,6 +1310,7 @@ static Suite *plate_suite(void)
     tcase_add_test(model, a_keyless_plate_says_its_largest_cannot_be_predicted);
     tcase_add_test(model, few_uniform_and_whole_plates);
     tcase_add_test(model, a_larger_sample_never_covers_less);
+    tcase_add_test(model, an_item_without_a_key_leaves_the_others_theirs);
     tcase_add_test(model, the_disagreement_with_the_key);
     tcase_add_test(model, a_measurement_of_other_items_is_refused);
     suite_add_tcase(s, model);

@@ -13,7 +13,6 @@
 typedef struct run_plate {
     item_list all;           /* the plate: every item given (owned) */
     spacrbench_plate *plate; /* NULL without --sample */
-    char *keyless_note;      /* why no file size could be the key, or NULL */
 } run_plate;
 
 /* With --sample: choose among *items, which then holds the chosen items

@@ -359,8 +359,6 @@ START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "--sample: item 1 (A01) names no regular file, so the "
-                                        "items have no file size to choose by: evenly spaced"));
     ck_assert_ptr_nonnull(strstr(r.out, "5, 2 measured (0 warm-up), evenly spaced\n"));
     ck_assert_ptr_nonnull(strstr(r.out, "the plate's largest item cannot be predicted"));
     ck_assert_ptr_nonnull(strstr(r.out, ": A01\n"));
@@ -369,6 +367,51 @@ START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
     ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: warning: --sample: item 1 (A01) names no "
                                         "regular file"));
     cli_result_free(&r);
+}
+END_TEST
+
+/* Issue 40: one stray line (a missing file) among the plate's files keeps
+ * the others' file sizes; the stray one is taken to be as large as the
+ * largest file, and the report says so. */
+START_TEST(a_stray_line_keeps_the_file_size_for_the_others)
+{
+    char dir[256];
+    char *items = make_plate(dir, sizeof dir);
+    FILE *f = fopen(items, "a");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s/no_such_field.tif\n", dir);
+    fclose(f);
+    char *argv[] = {SPACRBENCH_CLI, "run",  "-q", "--items", items, "--sample", "3",
+                    "--",           "true", "{}", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "11, 3 measured (0 warm-up) across the file size\n") != NULL, "%s",
+                  r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "1 item(s) have no file size (item 11 first"));
+    ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: warning: --sample: item 11 ("));
+    ck_assert_ptr_null(strstr(r.out, "cannot be predicted"));
+    cli_result_free(&r);
+    remove_plate(dir);
+    free(items);
+}
+END_TEST
+
+/* The review: the "footprints differ, use --sample K" note sent a user who
+ * measured every item of --items FILE to a less safe answer. */
+START_TEST(every_item_of_the_file_measured_needs_no_sample_note)
+{
+    char dir[256];
+    char *items = make_plate(dir, sizeof dir);
+    char *argv[] = {SPACRBENCH_CLI, "run", "-q", "--items", items, "--", BY_SIZE, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_null(strstr(r.out, "--sample K"));
+    ck_assert_ptr_null(strstr(r.out, "footprints differ"));
+    cli_result_free(&r);
+    remove_plate(dir);
+    free(items);
 }
 END_TEST
 
@@ -454,6 +497,8 @@ static Suite *plate_suite(void)
     tcase_add_test(tc, a_failing_largest_item_stops_at_once_with_no_advice);
     tcase_add_test(tc, equal_files_are_spread_and_the_warmup_is_cut);
     tcase_add_test(tc, items_that_name_no_files_are_evenly_spaced_and_said_so);
+    tcase_add_test(tc, a_stray_line_keeps_the_file_size_for_the_others);
+    tcase_add_test(tc, every_item_of_the_file_measured_needs_no_sample_note);
     tcase_add_test(tc, scale_measures_the_chosen_items);
     tcase_add_test(tc, sample_must_be_a_count);
     suite_add_tcase(s, tc);
