@@ -249,16 +249,14 @@ static int explain(spacrbench_plate *p)
             rc = sb_plate_notef(p,
                                 "the footprints grow with the %s (r = %.2f over %zu measured "
                                 "items): each item not measured is predicted from a line "
-                                "through them plus its 95 %% prediction margin, and never "
-                                "below the largest measured (%s) beyond the measured %ss",
+                                "through them plus its 95 %% prediction margin, never below "
+                                "the largest measured (%s) beyond the measured %ss, and never "
+                                "above the plate's bound",
                                 key, mm->line.r, mm->sample, largest, key);
             break;
         case SPACRBENCH_PLATE_FIT_UNIFORM:
-            rc = sb_plate_notef(p,
-                                "the measured items' footprints agree within 10 %% (%s apart): "
-                                "each item not measured is taken to need the largest plus that "
-                                "spread (%s)",
-                                spread, need);
+            rc = sb_plate_notef(p, "the measured items' footprints agree within 10 %% (%s apart)",
+                                spread);
             break;
         case SPACRBENCH_PLATE_FIT_UNEXPLAINED: {
             char why[224];
@@ -275,36 +273,39 @@ static int explain(spacrbench_plate *p)
                          "they do not grow with it: r = %.2f over %zu measured items, where "
                          "%.3f is needed",
                          mm->line.r, mm->sample, sb_line_r_needed(mm->sample));
-            rc = sb_plate_notef(p,
-                                "the %s does not explain the measured footprints (%s): each "
-                                "item not measured is taken to need the largest measured "
-                                "footprint plus the spread across the measured items (%s + %s "
-                                "= %s)",
-                                key, why, largest, spread, need);
+            rc =
+                sb_plate_notef(p, "the %s does not explain the measured footprints (%s)", key, why);
             break;
         }
         case SPACRBENCH_PLATE_FIT_KEYLESS:
-            rc = sb_plate_notef(p,
-                                "no key: the measured items were evenly spaced through the "
-                                "plate, and the plate's largest item cannot be predicted; each "
-                                "item not measured is taken to need the largest measured "
-                                "footprint plus the spread across the measured items (%s + %s "
-                                "= %s); a key that grows with an item's memory (its file size) "
-                                "would predict it",
-                                largest, spread, need);
+            rc = sb_plate_notef(p, "no key: the measured items were evenly spaced through the "
+                                   "plate, and the plate's largest item cannot be predicted; a key "
+                                   "that grows with an item's memory (its file size) would "
+                                   "predict it");
             break;
         case SPACRBENCH_PLATE_FIT_FEW:
             rc = sb_plate_notef(p,
                                 "only %zu item(s) measured beside the warm-up, too few for a "
-                                "line (3 are needed): each item not measured is taken to need "
-                                "the largest measured footprint plus the spread (%s)",
-                                mm->sample, need);
+                                "line (3 are needed)",
+                                mm->sample);
             break;
         default:
             rc = sb_plate_notef(p, "no footprint was measured: the plate cannot be predicted");
         }
-    if (rc == 0 && !p->all_measured && mm->fit != SPACRBENCH_PLATE_FIT_NONE)
-        rc = explain_risk(p);
+    if (rc == 0 && !p->all_measured && mm->fit != SPACRBENCH_PLATE_FIT_NONE) {
+        char disagree[32];
+        sb_format_bytes(disagree, sizeof disagree, (int64_t)mm->disagreement);
+        sb_format_bytes(need, sizeof need, (int64_t)ceil(mm->bound));
+        rc = sb_plate_notef(p,
+                            "the plate's bound: the largest measured (%s) + ln(%zu / 2) = %.2f x "
+                            "the most a measured item needed beyond one of %s %s (%s) = %s, the "
+                            "most any item not measured is taken to need; more measured items "
+                            "never lower it",
+                            largest, p->n, mm->factor, p->keys ? "an equal or larger" : "any",
+                            p->keys ? key : "item", disagree, need);
+        if (rc == 0)
+            rc = explain_risk(p);
+    }
     if (rc == 0 && p->floor_bytes > (int64_t)mm->largest && p->floor_bytes > 0) {
         sb_format_bytes(need, sizeof need, p->floor_bytes);
         rc = sb_plate_notef(p,
