@@ -26,8 +26,9 @@ class PlatePrediction:
         predicted: ``"key"`` (a line against the key plus its 95 % margin),
         ``"uniform"`` (the measured ones agree within 10 %),
         ``"unexplained"`` (the key does not explain them), ``"keyless"``,
-        ``"few"`` (fewer than 3 measured beside the warm-up); the last
-        three take the largest measured plus the spread across the measured.
+        ``"few"`` (fewer than 3 measured beside the warm-up). The plate's
+        largest is never below its bound, the largest measured plus ln(n / 2)
+        x the measured items' disagreement with the key (docs/advice.md).
     :param time_fit: the same for wall times.
     :param correlation: r of footprint and key over the measured, or ``None``.
     :param largest_index: the item predicted to need the most, or ``None``.
