@@ -359,6 +359,43 @@ static int failing_key(size_t index, double *key, void *payload)
     return index == 3 ? 5 : 0;
 }
 
+/* Issue 40: beyond 5 items along the key's steps, the sample is drawn at
+ * random within strata of the key, seeded (the same picks every time),
+ * and a larger sample holds a smaller one's items. The default sample
+ * grows with the plate. */
+START_TEST(random_picks_are_seeded_and_nested)
+{
+    size_t n = 200;
+    double *keys = malloc(n * sizeof *keys);
+    ck_assert_ptr_nonnull(keys);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (double)((i * 2654435761u) % 1000);
+    unsigned char in_small[200] = {0};
+    spacrbench_plate *small = select_keys(n, keys, 8, 1), *again = select_keys(n, keys, 8, 1);
+    spacrbench_plate *large = select_keys(n, keys, 14, 1);
+    size_t random = 0;
+    for (size_t i = 0; i < spacrbench_plate_pick_count(small); i++) {
+        spacrbench_plate_pick k = pick(small, i), same = pick(again, i);
+        ck_assert_int_eq(k.index, same.index);
+        random += k.why == SPACRBENCH_PLATE_WHY_RANDOM;
+        if (!k.is_warmup)
+            in_small[k.index] = 1;
+    }
+    ck_assert_uint_eq(random, 3);
+    size_t held = 0;
+    for (size_t i = 0; i < spacrbench_plate_pick_count(large); i++)
+        held += in_small[pick(large, i).index];
+    ck_assert_uint_eq(held, 8);
+    spacrbench_plate_free(small);
+    spacrbench_plate_free(again);
+    spacrbench_plate_free(large);
+    spacrbench_plate *by_size = select_keys(n, keys, 0, 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_auto_sample(n) + 1);
+    spacrbench_plate_free(by_size);
+    free(keys);
+}
+END_TEST
+
 /* A stray line (a missing file, a directory) gives its item no key (NaN):
  * the others keep theirs, the stray one is taken to be as large as the
  * largest (so it may be measured and is sized for), and a note names it.
@@ -1311,6 +1348,7 @@ static Suite *plate_suite(void)
     tcase_add_test(model, few_uniform_and_whole_plates);
     tcase_add_test(model, a_larger_sample_never_covers_less);
     tcase_add_test(model, an_item_without_a_key_leaves_the_others_theirs);
+    tcase_add_test(model, random_picks_are_seeded_and_nested);
     tcase_add_test(model, the_disagreement_with_the_key);
     tcase_add_test(model, a_measurement_of_other_items_is_refused);
     suite_add_tcase(s, model);
