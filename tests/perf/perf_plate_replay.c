@@ -377,6 +377,11 @@ int main(int argc, char **argv)
         }
         lo = hi;
     }
+    if (tl[0].plates == 0) {
+        fprintf(stderr, "no process has %d or more COMPLETED tasks with a peak and a key\n",
+                PLATE_MIN);
+        return 1;
+    }
     char asked[32] = "default";
     if (sample >= 0)
         snprintf(asked, sizeof asked, "%lld", (long long)sample);
