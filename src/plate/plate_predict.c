@@ -209,24 +209,30 @@ static int explain_risk(spacrbench_plate *p)
     const sb_plate_memory *mm = &p->memory;
     size_t random = 0;
     int64_t at = -1;
+    double spent = 0;
     for (size_t i = 0; i < p->n_picks; i++) {
         random += p->picks[i].why == SPACRBENCH_PLATE_WHY_RANDOM;
+        spent += isfinite(p->picks[i].seconds) ? p->picks[i].seconds : 0;
         if (p->picks[i].footprint_bytes >= 0 &&
             (double)p->picks[i].footprint_bytes >= mm->largest && at < 0)
             at = p->picks[i].index;
     }
-    char largest[32], bound[32], seed[64] = "";
+    char largest[32], bound[32], seed[64] = "", cost[64] = "";
     sb_format_bytes(largest, sizeof largest, (int64_t)mm->largest);
     sb_format_bytes(bound, sizeof bound, (int64_t)ceil(mm->bound));
     if (random)
         snprintf(seed, sizeof seed, "; %zu of them drawn at random, seed %llu", random,
                  (unsigned long long)p->seed);
+    if (p->pred.total_seconds > 0 && spent > 0) /* the cost of the evidence */
+        snprintf(cost, sizeof cost, "; they took %.0f %% of the plate's serial time",
+                 100.0 * spent / p->pred.total_seconds);
     return sb_plate_notef(p,
                           "about 1 in %zu unmeasured items may need more than the largest "
                           "measured (%s, item %lld), and the plate is sized for %s; spacrbench "
                           "summarize will resubmit those with more memory (the advice rests on "
-                          "the %zu measured items%s)",
-                          mm->sample + 1, largest, (long long)at + 1, bound, mm->sample, seed);
+                          "the %zu measured items%s%s)",
+                          mm->sample + 1, largest, (long long)at + 1, bound, mm->sample, seed,
+                          cost);
 }
 
 /* What decided, in words (the report's notes and Python's). */
