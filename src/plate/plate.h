@@ -126,8 +126,9 @@ struct spacrbench_plate {
  * largest of 20): 5 + ceil(1.5 ln(n / 5)), never more than n. */
 size_t sb_plate_auto_sample(size_t n);
 /* The plate's largest footprint from the measured sample (plate_model.c):
- * the largest measured + c(n) x the largest disagreement with the key (see
- * sb_plate_disagreement), c(n) = ln(n / 2) for a plate of n items.
+ * the largest measured + c(n) x the disagreement with the key (see
+ * sb_plate_disagreement and SB_PLATE_SPREAD_SHARE), c(n) = ln(n / 2) for a
+ * plate of n items.
  * Both terms only grow as items are added to the sample, so measuring a
  * superset never lowers it. */
 double sb_plate_tail_factor(size_t n);
@@ -135,6 +136,10 @@ double sb_plate_tail_factor(size_t n);
  * a measured item whose key is at least as large (y: footprints, x: keys;
  * NULL x: no key, every pair counts, so it is the spread). O(k log k). */
 double sb_plate_disagreement(const double *x, const double *y, size_t k);
+/* The share of the measured spread that counts as disagreement beside it
+ * (sb_plate_memory's disagreement = sb_plate_disagreement + this x spread;
+ * both only grow with the sample). */
+#define SB_PLATE_SPREAD_SHARE 0.03
 
 /* Choose `sample` items and `warm` warm-up items of p (plate_choose.c):
  * fills picks (in the order to run them), n_picks, warmups, by_index,

@@ -202,7 +202,12 @@ void sb_plate_memory_model(const double *x, const double *y, size_t k, int has_k
         out->fit = SPACRBENCH_PLATE_FIT_KEY;
     else
         out->fit = SPACRBENCH_PLATE_FIT_UNEXPLAINED;
-    out->disagreement = sb_plate_disagreement(has_key ? x : NULL, y, k);
+    /* A few items a key orders by chance show no inversion where the
+     * plate has some: a small share of the spread stands for them (on the
+     * Sizey traces it took the default sample from 89 to 91 of 98 plates,
+     * the sample of 5 from 69 to 77, at a median overshoot of +20 %). */
+    out->disagreement =
+        sb_plate_disagreement(has_key ? x : NULL, y, k) + SB_PLATE_SPREAD_SHARE * out->spread;
     out->factor = sb_plate_tail_factor(n);
     out->bound = out->largest + out->factor * out->disagreement;
 }

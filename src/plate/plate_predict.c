@@ -304,11 +304,12 @@ static int explain(spacrbench_plate *p)
         sb_format_bytes(need, sizeof need, (int64_t)ceil(mm->bound));
         rc = sb_plate_notef(p,
                             "the plate's bound: the largest measured (%s) + ln(%zu / 2) = %.2f x "
-                            "the most a measured item needed beyond one of %s %s (%s) = %s, the "
-                            "most any item not measured is taken to need; more measured items "
-                            "never lower it",
-                            largest, p->n, mm->factor, p->keys ? "an equal or larger" : "any",
-                            p->keys ? key : "item", disagree, need);
+                            "the measured items' disagreement with the %s (%s: the most one "
+                            "needed beyond one of %s, plus 3 %% of their spread) = %s, the most "
+                            "any item not measured is taken to need; more measured items never "
+                            "lower it",
+                            largest, p->n, mm->factor, p->keys ? key : "plate's order", disagree,
+                            p->keys ? "an equal or larger key" : "any other", need);
         if (rc == 0)
             rc = explain_risk(p);
     }

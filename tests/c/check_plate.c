@@ -520,10 +520,10 @@ START_TEST(a_line_resting_on_one_far_item_explains_nothing)
     sb_plate_memory mm;
     sb_plate_memory_model(x, y, 4, 1, 80, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
-    /* The largest + ln(100 / 2) x the largest disagreement: the item of
-     * key 1.5 needed 15 more than the one of key 2.86. */
-    ck_assert_double_eq_tol(mm.disagreement, 15, 1e-9);
-    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 2.0), 80 + log(50.0) * 15, 1e-9);
+    /* The largest + ln(100 / 2) x the disagreement: the item of key 1.5
+     * needed 15 more than the one of key 2.86, and 3 % of the spread 75. */
+    ck_assert_double_eq_tol(mm.disagreement, 15 + 0.03 * 75, 1e-9);
+    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 2.0), 80 + log(50.0) * (15 + 0.03 * 75), 1e-9);
     const double wells[] = {1, 1.02, 0.98, 1.01, 6}, need[] = {30, 31, 30, 30.5, 180};
     sb_line_fit(wells, need, 5, &l);
     ck_assert(!l.rests_on_one && sb_line_explains(&l));
@@ -669,13 +669,13 @@ START_TEST(beyond_the_measured_keys_never_below_the_largest_measured)
     const double flat_x[] = {1, 2, 3, 4, 5}, odd[] = {50, 10, 40, 20, 45};
     sb_plate_memory_model(flat_x, odd, 5, 1, 50, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
-    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 3), 50 + log(50.0) * 40, 1e-9);
+    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 3), 50 + log(50.0) * (40 + 0.03 * 40), 1e-9);
     const double even[] = {100, 101, 99, 102, 100};
     sb_plate_memory_model(flat_x, even, 5, 1, 102, 100, &mm);
     ck_assert(mm.fit == SPACRBENCH_PLATE_FIT_UNIFORM || mm.fit == SPACRBENCH_PLATE_FIT_KEY);
     sb_plate_memory_model(flat_x, even, 5, 0, 102, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_KEYLESS);
-    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, NAN), 102 + log(50.0) * 3, 1e-9);
+    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, NAN), 102 + log(50.0) * (3 + 0.03 * 3), 1e-9);
     sb_plate_memory_model(flat_x, even, 2, 1, 101, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_FEW);
     sb_plate_memory_model(flat_x, even, 0, 1, -1, 100, &mm);
@@ -907,13 +907,14 @@ START_TEST(few_uniform_and_whole_plates)
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
     /* Footprints that agree (within 10 %): the largest plus ln(40 / 2) x
-     * their disagreement with the key (65 vs 64 MiB apart at most). */
+     * their disagreement with the key (66 vs 64 MiB apart at most, plus 3 %
+     * of that spread). */
     p = select_keys(r.n, r.keys, 5, 1);
     m = measure(p, &r, 0);
     ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
     spacrbench_plate_prediction pr = prediction(p);
     ck_assert(pr.fit == SPACRBENCH_PLATE_FIT_UNIFORM || pr.fit == SPACRBENCH_PLATE_FIT_KEY);
-    ck_assert_int_le(pr.largest_bytes, 66 * MIB + (int64_t)ceil(log(20.0) * 2 * MIB));
+    ck_assert_int_le(pr.largest_bytes, 66 * MIB + (int64_t)ceil(log(20.0) * 2.06 * MIB));
     ck_assert_int_ge(pr.largest_bytes, 66 * MIB);
     /* The risk in one line: 5 measured, so about 1 in 6 may need more. */
     ck_assert(has_note(p, "about 1 in 6 unmeasured items may need more than the largest "
@@ -1136,10 +1137,8 @@ START_TEST(the_measurement_carries_the_plate_section)
     char *again = format_section(back, by_record, 6);
     ck_assert_str_eq(again, from_m);
     /* The hand-off from the section: sized for the plate's largest, and
-     * its text says so. The footprints follow the key's order exactly (no
-     * disagreement), so the largest is the measured one of the largest
-     * key, and the hand-off says "measured". */
-    ck_assert_int_eq(pr.largest_bytes, pr.largest_measured_bytes);
+     * its text says so; the measured one says "measured". */
+    ck_assert_int_gt(pr.largest_bytes, pr.largest_measured_bytes);
     spacrbench_measurement *h = NULL;
     ck_assert_int_eq(spacrbench_measurement_plate_handoff(back, &h), 0);
     spacrbench_figures f = {.size = sizeof f};
@@ -1147,10 +1146,10 @@ START_TEST(the_measurement_carries_the_plate_section)
     ck_assert_int_eq(f.peak_rss_bytes, 10 * MIB + pr.largest_bytes);
     char slurm[2048];
     ck_assert_int_gt(spacrbench_format_slurm(h, &rec, slurm, sizeof slurm), 0);
-    ck_assert_ptr_nonnull(strstr(slurm, "# --mem = measured peak "));
+    ck_assert_ptr_nonnull(strstr(slurm, "# --mem = predicted peak "));
     ck_assert_ptr_nonnull(strstr(slurm, "# --time = 2 x the predicted slowest item ("));
     ck_assert_int_gt(spacrbench_format_dask(h, &rec, slurm, sizeof slurm), 0);
-    ck_assert_ptr_nonnull(strstr(slurm, "# memory_limit = (measured peak "));
+    ck_assert_ptr_nonnull(strstr(slurm, "# memory_limit = (predicted peak "));
     ck_assert_int_gt(spacrbench_format_slurm(m, &rec, slurm, sizeof slurm), 0);
     ck_assert_ptr_nonnull(strstr(slurm, "# --mem = measured peak "));
     ck_assert_ptr_nonnull(strstr(slurm, "# --time = 2 x the slowest item ("));
