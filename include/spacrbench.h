@@ -402,7 +402,7 @@ typedef enum spacrbench_plate_fit {
 typedef struct spacrbench_plate_options {
     size_t size;          /* sizeof(spacrbench_plate_options) */
     int64_t sample;       /* items to measure beside the warm-up; >= 1, or (since 1.5) 0:
-                             by the plate's size, 5 + ceil(1.5 ln(n / 5)); default 0 */
+                             sequentially (spacrbench_plate_more); default 0 */
     int64_t warmup;       /* warm-up items, measured first; default 1; >= 0 */
     int32_t key_kind;     /* spacrbench_plate_key of a key function; default BYTES */
     int32_t reserved;     /* must be 0 */
@@ -463,6 +463,20 @@ SPACRBENCH_EXTERN size_t spacrbench_plate_pick_count(const spacrbench_plate *p);
 /* The chosen item at position i of the order. ERANGE past the end. */
 SPACRBENCH_EXTERN int spacrbench_plate_pick_get(const spacrbench_plate *p, size_t i,
                                                 spacrbench_plate_pick *out);
+
+/* Since 1.5, measuring sequentially (the default, sample 0): after the
+ * first `measured` chosen items ran, in order, with these peaks (each
+ * item's peak RSS, as spacrbench_progress's item_peak_rss_bytes; < 0:
+ * none) and wall times (NULL: unknown), whether to run the next one
+ * (*more = 1) or stop (0). At least 5 + ceil(1.5 ln(n / 5)) items beside
+ * the warm-up, then more while the plate's predicted largest still grows
+ * (by more than 5 % over one of the last 2 items) and the items beyond the
+ * least took under 5 % of the plate's predicted serial time. A sample the
+ * user fixed (>= 1) runs every chosen item. spacrbench_plate_predict takes
+ * a measurement of the items run up to the stop. */
+SPACRBENCH_EXTERN int spacrbench_plate_more(const spacrbench_plate *p, size_t measured,
+                                            const int64_t *peak_rss_bytes, const double *seconds,
+                                            int *more);
 
 /* Predict every item of the plate from m, the measurement of the chosen
  * items run in order (one record each, m's warm-up the plate's). Each

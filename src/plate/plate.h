@@ -141,6 +141,23 @@ double sb_plate_disagreement(const double *x, const double *y, size_t k);
  * both only grow with the sample). */
 #define SB_PLATE_SPREAD_SHARE 0.03
 
+/* Measuring sequentially (plate_sequential.c; the default, sample 0): at
+ * least sb_plate_auto_sample(n) items, then more while the plate's
+ * predicted largest still moves: it stops once the bound grew by at most
+ * SB_PLATE_STEADY in each of the last SB_PLATE_STEADY_STEPS items, or
+ * once the measured items' time reached SB_PLATE_COST of the plate's
+ * predicted serial time. */
+#define SB_PLATE_STEADY       0.05
+#define SB_PLATE_STEADY_STEPS 2
+#define SB_PLATE_COST         0.05
+/* How many items a sequential plate of n chooses: the minimum and as many
+ * more as SB_PLATE_COST of n. */
+size_t sb_plate_sequential_cap(size_t n);
+/* Whether to measure the pick after the first r (1) or stop there (0),
+ * from their peaks (< 0: none) and seconds (NULL: no cost known). */
+int sb_plate_more_after(const spacrbench_plate *p, const int64_t *peaks, const double *seconds,
+                        size_t r);
+
 /* Choose `sample` items and `warm` warm-up items of p (plate_choose.c):
  * fills picks (in the order to run them), n_picks, warmups, by_index,
  * median_key and distinct_keys. sample + warm <= p->n. */

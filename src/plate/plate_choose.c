@@ -297,9 +297,12 @@ static int compare_slot(const void *a, const void *b)
 
 /* The run order: the warm-up first, then the largest (a failure or an OOM
  * kill there shows in seconds, not after the whole sample), then the rest
- * by sorted position (increasing key, then index; the plate's order
- * without a key). Then the lookup from an item's index to its pick. */
-static int order_picks(chooser *c, size_t sample)
+ * of the key's steps by sorted position (increasing key, then index; the
+ * plate's order without a key), then the random items in the order drawn,
+ * so that every prefix of the run is a smaller sample (measuring
+ * sequentially stops after one). Then the lookup from an item's index to
+ * its pick. */
+static int order_picks(chooser *c, size_t sample, size_t steps)
 {
     spacrbench_plate *p = c->p;
     size_t t = p->n_picks;
@@ -316,7 +319,7 @@ static int order_picks(chooser *c, size_t sample)
         s[i] = (slot){largest ? 0 : c->chosen_pos[i] + 1, i};
     }
     qsort(s + sample, t - sample, sizeof *s, compare_slot); /* the warm-up */
-    qsort(s, sample, sizeof *s, compare_slot);
+    qsort(s, steps, sizeof *s, compare_slot);
     for (size_t i = 0; i < t; i++)
         ordered[i] = p->picks[s[(i + sample) % t].pick];
     memcpy(p->picks, ordered, t * sizeof *ordered);
@@ -366,6 +369,7 @@ int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
         choose_keyed(&c, steps);
     } else
         choose_even(&c, steps);
+    steps = p->n_picks;
     choose_random(&c, sample - p->n_picks, p->seed);
     sample = p->n_picks;
     /* The warm-up: a typical item, nearest the median of the sorted order. */
@@ -378,7 +382,7 @@ int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
         choose(&c, pos, SPACRBENCH_PLATE_WHY_WARMUP);
     }
     p->warmups = p->n_picks - sample;
-    rc = order_picks(&c, sample);
+    rc = order_picks(&c, sample, steps);
 done:
     free(v);
     free(tmp);

@@ -24,6 +24,36 @@ static void prediction_reset(const spacrbench_plate *p, spacrbench_plate_predict
     r->largest_index = r->largest_bytes = r->largest_measured_bytes = r->spread_bytes = -1;
 }
 
+/* Measured sequentially, the rule stopped after r picks: the rest were
+ * never run and are no longer chosen. */
+static void drop_unmeasured(spacrbench_plate *p, size_t r)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < p->n_picks; i++)
+        if (p->by_index[i][1] < r) {
+            p->by_index[kept][0] = p->by_index[i][0];
+            p->by_index[kept++][1] = p->by_index[i][1];
+        }
+    p->n_picks = r;
+}
+
+/* Whether the sequential rule stopped after m's records. */
+static int stopped_there(const spacrbench_plate *p, const spacrbench_measurement *m)
+{
+    size_t r = m->record_count;
+    int64_t *peaks = malloc(r * sizeof *peaks);
+    double *seconds = malloc(r * sizeof *seconds);
+    int stop = peaks && seconds;
+    for (size_t i = 0; stop && i < r; i++) {
+        peaks[i] = m->records[i].peak_rss_bytes;
+        seconds[i] = m->records[i].seconds;
+    }
+    stop = stop && !sb_plate_more_after(p, peaks, seconds, r);
+    free(peaks);
+    free(seconds);
+    return stop;
+}
+
 /* The chosen items' own figures, from m's records (one per pick, in order). */
 static int take_records(spacrbench_plate *p, const spacrbench_measurement *m)
 {
@@ -36,6 +66,8 @@ static int take_records(spacrbench_plate *p, const spacrbench_measurement *m)
                        "items before it (the largest runs first, after the warm-up)",
                        (long long)at, item);
     }
+    if (m->record_count < p->n_picks && m->record_count > p->warmups && stopped_there(p, m))
+        drop_unmeasured(p, m->record_count);
     if (m->record_count != p->n_picks)
         return sb_fail(SPACRBENCH_EINVAL,
                        "the measurement holds %zu item record(s), but the plate chose %zu "

@@ -81,7 +81,7 @@ static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *pay
 static int select_into(spacrbench_plate *p, const spacrbench_plate_options *o)
 {
     size_t n = p->n;
-    size_t sample = o->sample == 0            ? sb_plate_auto_sample(n)
+    size_t sample = o->sample == 0            ? sb_plate_sequential_cap(n)
                     : (uint64_t)o->sample < n ? (size_t)o->sample
                                               : n;
     size_t warm = (uint64_t)o->warmup < n - sample ? (size_t)o->warmup : n - sample;

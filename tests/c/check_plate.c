@@ -390,9 +390,154 @@ START_TEST(random_picks_are_seeded_and_nested)
     spacrbench_plate_free(again);
     spacrbench_plate_free(large);
     spacrbench_plate *by_size = select_keys(n, keys, 0, 1);
-    ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_auto_sample(n) + 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_sequential_cap(n) + 1);
     spacrbench_plate_free(by_size);
     free(keys);
+}
+END_TEST
+
+static uint64_t lcg(uint64_t *s);
+
+/* Measure p sequentially from the recorded figures: each chosen item in
+ * order, asking spacrbench_plate_more after each; how many ran. */
+static size_t run_sequentially(const spacrbench_plate *p, const recorded *r, int64_t baseline)
+{
+    size_t t = spacrbench_plate_pick_count(p), ran = 0;
+    int64_t *peaks = malloc(t * sizeof *peaks);
+    double *seconds = malloc(t * sizeof *seconds);
+    ck_assert(peaks && seconds);
+    for (int more = 1; more && ran < t; ran++) {
+        spacrbench_plate_pick k = pick(p, ran);
+        peaks[ran] = baseline + (int64_t)r->footprint[k.index];
+        seconds[ran] = r->seconds[k.index];
+        ck_assert_int_eq(spacrbench_plate_more(p, ran + 1, peaks, seconds, &more), 0);
+    }
+    free(peaks);
+    free(seconds);
+    return ran;
+}
+
+/* The first `count` chosen items of p, measured. */
+static spacrbench_measurement *measure_first(const spacrbench_plate *p, const recorded *r,
+                                             int64_t baseline, size_t count)
+{
+    spacrbench_run_plan plan;
+    spacrbench_run_plan_init(&plan, sizeof plan);
+    plan.items = (int64_t)count;
+    plan.warmup = (int64_t)p->warmups;
+    plan.peak_method = SPACRBENCH_PEAK_HWM_RESET;
+    plan.records = 1;
+    plan.baseline_rss_bytes = baseline;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_begin(&plan, &m), 0);
+    for (size_t i = 0; i < count; i++) {
+        spacrbench_plate_pick k = pick(p, i);
+        spacrbench_item_figures f;
+        spacrbench_item_figures_init(&f, sizeof f);
+        f.seconds = f.cpu_seconds = r->seconds[k.index];
+        f.peak_rss_bytes = baseline + (int64_t)r->footprint[k.index];
+        ck_assert_int_eq(spacrbench_measurement_add_item(m, &f), 0);
+    }
+    ck_assert_int_eq(spacrbench_measurement_end(m), 0);
+    return m;
+}
+
+/* Issue 40: measured sequentially (sample 0), a plate whose footprints
+ * agree stops at the least sample; one whose footprints keep rising
+ * beyond the key's order measures more, within the cost; the rule's stop
+ * is a measurement spacrbench_plate_predict takes, any other prefix is
+ * refused; a fixed sample runs every chosen item. */
+START_TEST(measured_sequentially_until_the_largest_stops_moving)
+{
+    size_t n = 1000, least = sb_plate_auto_sample(n);
+    recorded r = recorded_new(n);
+    for (size_t i = 0; i < n; i++) {
+        r.keys[i] = 1000.0 + (double)((i * 7919) % n);
+        r.footprint[i] = 100 * MIB;
+        r.seconds[i] = 1.0;
+    }
+    spacrbench_plate *p = select_keys(n, r.keys, 0, 1);
+    ck_assert_uint_gt(spacrbench_plate_pick_count(p), least + 1);
+    ck_assert_uint_eq(run_sequentially(p, &r, 0), least + 1); /* agree: the least */
+    spacrbench_measurement *m = measure_first(p, &r, 0, least + 1);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert_int_eq(prediction(p).measured, (int64_t)least + 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(p), least + 1);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+
+    /* Each item, in the order run, needs 20 % more than the one before,
+     * whatever its key: every item moves the bound, until the cost (5 % of
+     * the plate's time beyond the least sample: 50 items of 1 s) is spent. */
+    p = select_keys(n, r.keys, 0, 1);
+    for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++)
+        r.footprint[pick(p, i).index] = (double)(100 * MIB) * pow(1.2, (double)i);
+    size_t ran = run_sequentially(p, &r, 0);
+    ck_assert_uint_gt(ran, least + 3);
+    ck_assert_uint_le(ran, least + 1 + (size_t)ceil(0.05 * (double)n) + 1);
+    m = measure_first(p, &r, 0, ran - 1); /* the rule asked for one more */
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(m);
+    m = measure_first(p, &r, 0, ran);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert_int_eq(prediction(p).measured, (int64_t)ran);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+
+    p = select_keys(n, r.keys, 12, 1); /* fixed: all 13 */
+    ck_assert_uint_eq(run_sequentially(p, &r, 0), 13);
+    int more = 1;
+    ck_assert_int_eq(spacrbench_plate_more(p, 14, NULL, NULL, &more), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(more, 0);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+}
+END_TEST
+
+/* Issue 40: the sequential rule only ever adds items to the run, and the
+ * bound never falls as an item is added: what the rule stops at predicts
+ * at least what every shorter run would have (random plates). */
+START_TEST(a_sequential_run_never_predicts_less_than_a_shorter_one)
+{
+    uint64_t s = 41;
+    size_t grew = 0;
+    for (int plate = 0; plate < 300; plate++) {
+        size_t n = 20 + lcg(&s) % 500;
+        recorded r = recorded_new(n);
+        for (size_t i = 0; i < n; i++) {
+            r.keys[i] = (double)(lcg(&s) % 1000);
+            r.footprint[i] =
+                (double)MIB * (100 + (double)(lcg(&s) % 50) + (lcg(&s) % 20 == 0 ? 400.0 : 0));
+            r.seconds[i] = 0.5 + (double)(lcg(&s) % 100) / 100.0;
+        }
+        spacrbench_plate *p = select_keys(n, r.keys, 0, 1);
+        size_t ran = run_sequentially(p, &r, 0);
+        grew += ran > sb_plate_auto_sample(n) + 1;
+        double last = -1;
+        for (size_t k = 2; k <= ran; k++) { /* every prefix beyond the warm-up */
+            double x[600], y[600], largest = 0;
+            size_t got = 0;
+            for (size_t i = 0; i < k; i++) {
+                spacrbench_plate_pick pk = pick(p, i);
+                largest = fmax(largest, r.footprint[pk.index]);
+                if (pk.is_warmup)
+                    continue;
+                x[got] = pk.key;
+                y[got++] = r.footprint[pk.index];
+            }
+            sb_plate_memory mm;
+            sb_plate_memory_model(x, y, got, 1, largest, n, &mm);
+            ck_assert(mm.bound >= last);
+            last = mm.bound;
+        }
+        spacrbench_measurement *m = measure_first(p, &r, 0, ran);
+        ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+        ck_assert((double)prediction(p).largest_bytes >= floor(last));
+        spacrbench_measurement_free(m);
+        recorded_free(&r);
+        spacrbench_plate_free(p);
+    }
+    ck_assert_uint_gt(grew, 10); /* the rule did grow some runs */
 }
 END_TEST
 
@@ -1348,6 +1493,8 @@ static Suite *plate_suite(void)
     tcase_add_test(model, a_larger_sample_never_covers_less);
     tcase_add_test(model, an_item_without_a_key_leaves_the_others_theirs);
     tcase_add_test(model, random_picks_are_seeded_and_nested);
+    tcase_add_test(model, measured_sequentially_until_the_largest_stops_moving);
+    tcase_add_test(model, a_sequential_run_never_predicts_less_than_a_shorter_one);
     tcase_add_test(model, the_disagreement_with_the_key);
     tcase_add_test(model, a_measurement_of_other_items_is_refused);
     suite_add_tcase(s, model);

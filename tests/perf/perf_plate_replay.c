@@ -34,8 +34,8 @@ static const char *const predictor_names[N_PREDICTORS] = {
 
 typedef struct task {
     char plate[160];
-    double key, peak;
-    size_t order; /* its line in the trace */
+    double key, peak, seconds; /* seconds: realtime, else duration; 1 without either */
+    size_t order;              /* its line in the trace */
 } task;
 
 typedef struct tally {
@@ -114,7 +114,7 @@ static int read_trace(const char *path, const char *key_col, task **tasks, size_
         *dot = 0;
     static char line[LINE_MAX_BYTES];
     char *fields[FIELDS_MAX];
-    int c_proc = -1, c_status = -1, c_peak = -1, c_key = -1;
+    int c_proc = -1, c_status = -1, c_peak = -1, c_key = -1, c_real = -1, c_dur = -1;
     char sep = ',';
     size_t lineno = 0;
     while (fgets(line, sizeof line, f)) {
@@ -133,6 +133,8 @@ static int read_trace(const char *path, const char *key_col, task **tasks, size_
             c_status = column(fields, n, "status");
             c_peak = column(fields, n, "peak_rss");
             c_key = column(fields, n, key_col);
+            c_real = column(fields, n, "realtime");
+            c_dur = column(fields, n, "duration");
             if (c_proc < 0 || c_peak < 0 || c_key < 0) {
                 fprintf(stderr, "%s: the header names no process, peak_rss or %s column\n", path,
                         key_col);
@@ -168,6 +170,13 @@ static int read_trace(const char *path, const char *key_col, task **tasks, size_
         snprintf(t->plate, sizeof t->plate, "%s/%s", workflow, proc ? proc + 1 : fields[c_proc]);
         t->key = key;
         t->peak = peak;
+        /* Nextflow's realtime is in ms and 0 for tasks shorter than its
+         * clock; duration (submit to end) stands in. */
+        double ms = 0;
+        if (!(c_real >= 0 && (size_t)c_real < n && number(fields[c_real], &ms) && ms > 0) &&
+            !(c_dur >= 0 && (size_t)c_dur < n && number(fields[c_dur], &ms) && ms > 0))
+            ms = 1000;
+        t->seconds = ms / 1000;
         t->order = *count;
     }
     fclose(f);
@@ -238,6 +247,8 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
         o.sample = sample;
     spacrbench_plate *p = NULL;
     spacrbench_measurement *m = NULL;
+    int64_t *peaks = NULL;
+    double *secs = NULL;
     int rc = spacrbench_plate_select_keys(n, keys, &o, &p);
     free(keys);
     if (rc)
@@ -262,11 +273,20 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
         fig.items += !q.is_warmup;
         fig.warmup_items += q.is_warmup;
     }
-    fig.peak_rss_bytes = (int64_t)largest_measured;
+    fig.peak_rss_bytes = 0; /* not yet known: the rule decides what is measured */
     fig.seconds = (double)fig.items;
     if (!idx || (rc = spacrbench_measurement_create(&fig, &m)) != 0)
         goto done;
-    for (size_t i = 0; i < k; i++) {
+    /* Run the picks in order while the plate's rule asks for more. */
+    size_t ran = 0;
+    peaks = malloc((k ? k : 1) * sizeof *peaks);
+    secs = malloc((k ? k : 1) * sizeof *secs);
+    if (!peaks || !secs) {
+        rc = -1;
+        goto done;
+    }
+    for (int more = 1; ran < k && more; ran++) {
+        size_t i = ran;
         spacrbench_plate_pick q;
         memset(&q, 0, sizeof q);
         q.size = sizeof q;
@@ -276,12 +296,22 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
         r.size = sizeof r;
         r.index = (int64_t)i;
         r.is_warmup = q.is_warmup;
-        r.seconds = 1.0;
+        r.seconds = t[idx[i]].seconds;
         r.peak_rss_bytes = (int64_t)t[idx[i]].peak;
         r.peak_vram_bytes = -1;
-        if ((rc = spacrbench_measurement_add_record(m, &r)) != 0)
+        int go = 0;
+        peaks[i] = r.peak_rss_bytes;
+        secs[i] = r.seconds;
+        if ((rc = spacrbench_measurement_add_record(m, &r)) != 0 ||
+            (rc = spacrbench_plate_more(p, i + 1, peaks, secs, &go)) != 0)
             goto done;
+        more = go;
     }
+    /* What was measured: the picks the rule ran. */
+    k = ran;
+    largest_measured = 0;
+    for (size_t i = 0; i < k; i++)
+        largest_measured = fmax(largest_measured, t[idx[i]].peak);
     if ((rc = spacrbench_plate_predict(p, m)) != 0)
         goto done;
     spacrbench_plate_prediction pr;
@@ -330,6 +360,8 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
             cv->after_one += t[i].peak <= mem2;
         }
 done:
+    free(peaks);
+    free(secs);
     free(idx);
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
