@@ -20,7 +20,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
@@ -307,6 +307,44 @@ def _picks(plate: Any, items: Sequence[Any]) -> Tuple[PlateItem, ...]:
     return tuple(picks)
 
 
+def _sequential(plate: Any, order: Tuple[PlateItem, ...],
+                progress: Any) -> Tuple[Iterator[Any], Callable[[Progress], None]]:
+    """sample=None: the chosen items one at a time while the library's rule
+    (spacrbench_plate_more) asks for another, from each item's peak and time
+    as its progress reports them; the caller's progress still sees each."""
+    from ._run import _progress_function, _stderr_progress
+
+    _progress_function(progress)  # its TypeError, before any work runs
+    peaks = ffi.new("int64_t[]", len(order))
+    seconds = ffi.new("double[]", len(order))
+    done = [0]
+
+    def seen(p: Progress) -> None:
+        peaks[done[0]] = -1 if p.item_peak_rss_bytes is None else p.item_peak_rss_bytes
+        seconds[done[0]] = p.item_seconds
+        done[0] += 1
+        if progress is True:
+            c = new_struct("spacrbench_progress")
+            c.index, c.total, c.is_warmup = p.index, p.total, p.is_warmup
+            c.item_seconds, c.elapsed_seconds = p.item_seconds, p.elapsed_seconds
+            c.item_peak_rss_bytes = peaks[done[0] - 1]
+            _stderr_progress(c)
+        elif callable(progress):
+            progress(p)
+
+    def run() -> Iterator[Any]:
+        more = ffi.new("int *", 1)
+        for i, pick in enumerate(order):
+            if i:
+                check(lib.spacrbench_plate_more(plate, i, peaks, seconds, more),
+                      "benchmark_plate")
+                if not more[0]:
+                    return
+            yield pick.item
+
+    return run(), seen
+
+
 def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
                     key: Optional[Callable[[Any], Any]] = None, sample: Optional[int] = None,
                     warmup: int = 1,
@@ -315,8 +353,10 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     """Measure a few items chosen across the plate, predict every item, and
     recommend a worker count that holds for the plate's largest.
 
-    The library chooses ``sample`` items (None: by the plate's size, 5 +
-    ceil(1.5 ln(n / 5)) of n) plus ``warmup`` warm-up items (cut where the
+    The library chooses ``sample`` items (None: measured sequentially, at
+    least 5 + ceil(1.5 ln(n / 5)) of n, then more while the predicted
+    largest still grows, within 5 % of the plate's predicted serial time;
+    progress then shows no total) plus ``warmup`` warm-up items (cut where the
     plate has no room for them beside the sample) across a size key: the
     item with the largest key always, the smallest, items nearest even
     steps between them (5 in all at most), the rest drawn at random within
@@ -333,7 +373,8 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
 
     The chosen items run as ``benchmark(work, chosen, warmup=warmup)`` runs
     them (serially, exact peaks, warm-up first, then the largest, then by
-    increasing key: a failure at the largest raises at once);
+    increasing key, then the random ones: a failure at the largest raises
+    at once);
     the others are predicted from them: the plate's largest is the largest
     measured plus ln(n / 2) times the largest disagreement of the measured
     footprints with the key, a bound that never falls as more items are
@@ -380,8 +421,10 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     keys, kind, key_name, why_keyless = plate_keys(plate_items, key)
     plate = _select(keys, len(plate_items), kind, key_name, sample, warmup)
     order = _picks(plate, plate_items)
-    m = measure(work, [p.item for p in order], warmup=sum(p.is_warmup for p in order),
-                progress=progress, timeline=timeline, spread_note=False)
+    run_items, run_progress = (_sequential(plate, order, progress) if sample == 0
+                               else ([p.item for p in order], progress))
+    m = measure(work, run_items, warmup=sum(p.is_warmup for p in order),
+                progress=run_progress, timeline=timeline, spread_note=False)
     if why_keyless:
         m = dataclasses.replace(m, notes=[*m.notes, why_keyless])
     from ._convert import c_measurement, recommendation_fields

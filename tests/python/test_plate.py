@@ -579,3 +579,28 @@ def test_the_default_keys_errors_name_the_item_and_a_generators_own_error_goes_o
         r = spacrbench.benchmark_plate(lambda p: None, [str(tmp_path / "missing.tif")] + fields,
                                        sample=2)
     assert r.prediction.key == "bytes"
+
+
+def test_the_default_sample_grows_while_the_largest_still_moves() -> None:
+    """Issue 40: sample=None measures sequentially. Items that all need the
+    same stop at the plate-sized sample (5 + ceil(1.5 ln(400 / 5)) = 12,
+    and the warm-up); items that each need 16 MiB more than the one before
+    keep moving the predicted largest, so more are measured (within 5 % of
+    the plate's time beyond the least: 20 items), and the user's progress
+    sees every measured item."""
+    least = 5 + math.ceil(1.5 * math.log(400 / 5))
+    flat = spacrbench.benchmark_plate(lambda i: None, range(400), key=float)
+    assert len(flat.sample) == least + 1
+    calls: List[int] = []
+
+    def rising(item: int) -> None:
+        block = b"x" * (16 * MiB * (len(calls) + 1))  # written: resident
+        calls.append(len(block))
+
+    seen: List[spacrbench.Progress] = []
+    grown = spacrbench.benchmark_plate(rising, range(400), key=float, progress=seen.append)
+    assert least + 1 < len(grown.sample) <= least + 1 + 20 + 1
+    assert len(calls) == len(grown.sample) == len(seen)
+    assert grown.measurement.items + grown.measurement.warmup_items == len(grown.sample)
+    fixed = spacrbench.benchmark_plate(lambda i: None, range(400), key=float, sample=30)
+    assert len(fixed.sample) == 31
