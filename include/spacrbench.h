@@ -598,6 +598,7 @@ typedef struct spacrbench_plate_section {
     double eta_seconds;             /* the plate's time with those workers; NaN */
     int64_t pick_count;             /* read: the picks (one per record) */
     int64_t note_count;             /* read */
+    int64_t seed;                   /* since 1.5: the seed of the random items' draw; -1 none */
 } spacrbench_plate_section;
 
 /* All "none" (-1, NaN), key_kind NONE, the size set. */

@@ -108,12 +108,14 @@ class PlateSection:
         in the records' order (the order they ran).
     :param workers: the recommended workers the ETA is for, or ``None``.
     :param eta_seconds: the plate's predicted wall time with them, or ``None``.
+    :param seed: the seed of the random items' draw, or ``None``.
     """
 
     prediction: PlatePrediction
     sample: Tuple[PlatePick, ...] = ()
     workers: Optional[int] = None
     eta_seconds: Optional[float] = None
+    seed: Optional[int] = None
 
     def __repr__(self) -> str:
         p = self.prediction

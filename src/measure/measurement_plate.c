@@ -22,7 +22,7 @@ int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size)
     d.median_key = d.correlation = d.slope_bytes_per_key = d.intercept_bytes = NAN;
     d.largest_key = d.slowest_seconds = d.total_seconds = d.eta_seconds = NAN;
     d.largest_index = d.largest_bytes = d.largest_measured_bytes = d.spread_bytes = -1;
-    d.workers = -1;
+    d.workers = d.seed = -1;
     memset(s, 0, size);
     memcpy(s, &d, size < sizeof d ? size : sizeof d);
     s->size = size;

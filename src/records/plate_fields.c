@@ -44,6 +44,7 @@ static const sb_field k_plate[] = {
     PS("total_seconds", SB_FT_NUMBER, total_seconds, N | S, 0, NULL),
     PS("workers", SB_FT_INT, workers, N, 1, NULL),
     PS("eta_seconds", SB_FT_NUMBER, eta_seconds, N | S, 0, NULL),
+    PS("seed", SB_FT_INT, seed, N, 0, NULL),
     SB_FIELD_OF("picks", SB_FT_LIST, REQ, &sb_plate_pick_record),
     SB_FIELD_OF("notes", SB_FT_LIST, N, NULL),
 };

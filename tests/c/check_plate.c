@@ -1281,6 +1281,13 @@ START_TEST(the_measurement_carries_the_plate_section)
     ck_assert_int_eq(spacrbench_measurement_from_json(json, (size_t)jl, NULL, 0, &back), 0);
     char *again = format_section(back, by_record, 6);
     ck_assert_str_eq(again, from_m);
+    /* The random draw's seed is a field of its own (issue 40), read back. */
+    ck_assert_int_eq(ps.seed, SB_PLATE_SEED);
+    ck_assert_ptr_nonnull(strstr(json, "\"seed\":40,"));
+    spacrbench_plate_section ps_back;
+    spacrbench_plate_section_init(&ps_back, sizeof ps_back);
+    ck_assert_int_eq(spacrbench_measurement_plate(back, &ps_back), 0);
+    ck_assert_int_eq(ps_back.seed, SB_PLATE_SEED);
     /* The hand-off from the section: sized for the plate's largest, and
      * its text says so; the measured one says "measured". */
     ck_assert_int_gt(pr.largest_bytes, pr.largest_measured_bytes);

@@ -440,6 +440,7 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     d = r.measurement.to_dict()
     plate = d["plate"]
     assert plate["items"] == 12 and plate["key"] == "bytes" and len(plate["picks"]) == 6
+    assert plate["seed"] == section.seed == 40  # the random draw's, a field of its own
     assert [p["index"] for p in plate["picks"]] == [p.index for p in r.sample]
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((HERE.parents[1] / "docs" / "spacrbench.schema.json").read_text())
