@@ -4,7 +4,9 @@
  * trace's file name and the last component of the process name; COMPLETED
  * tasks with a peak and a key; plates of >= 20 tasks), the library's own
  * selector chooses the items to measure, their true peaks are fed to
- * spacrbench_plate_predict, and the predicted largest is compared with the
+ * spacrbench_plate_predict (by default one at a time while
+ * spacrbench_plate_more asks for another, each task's cost its `realtime`,
+ * else its `duration`), and the predicted largest is compared with the
  * plate's true largest. The baselines see the same measured items (the
  * first 6 tasks excepted, which are what they say). Then the misses are
  * resubmitted with summarize's rule (the next --mem from twice the limit
@@ -12,7 +14,7 @@
  * For humans: nothing is asserted (docs/advice.md shows the table).
  *
  * Usage: spacrbench_perf_plate_replay [--sample K] [--key COLUMN] [--plates]
- *        TRACE...   (without it: the library's default; 0: by the plate) */
+ *        TRACE...   (without it: the library's default, sequential) */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
