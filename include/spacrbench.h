@@ -446,8 +446,9 @@ SPACRBENCH_EXTERN int spacrbench_plate_select_keys(size_t n_items, const double 
 SPACRBENCH_EXTERN void spacrbench_plate_free(spacrbench_plate *p);
 
 /* One chosen item, in the order to measure them (warm-up first, then the
- * largest, so a failure there shows at once, then by increasing key). The
- * measured figures are set by spacrbench_plate_predict. */
+ * largest, so a failure there shows at once, then by increasing key; since
+ * 1.5 the random items last, in the order drawn, so every prefix is a
+ * smaller sample). The measured figures are set by spacrbench_plate_predict. */
 typedef struct spacrbench_plate_pick {
     size_t size;
     int64_t index;           /* the item's index in the plate */
@@ -491,9 +492,10 @@ SPACRBENCH_EXTERN int spacrbench_plate_more(const spacrbench_plate *p, size_t me
  * time is modelled the same way for the plate's total. The footprints
  * "grow with the key" when r reaches the one-sided 5 % critical value for
  * their count (0.988 at 3 items, 0.900 at 4, 0.805 at 5, never below 0.8).
- * EINVAL when m's records do not match the chosen items, or m stopped
- * before they were all measured (the items before the stop are not the
- * plate). May be called again. */
+ * EINVAL when m's records do not match the chosen items (since 1.5: the
+ * first ones, where spacrbench_plate_more stopped), or m stopped before
+ * they were all measured (the items before the stop are not the plate).
+ * May be called again. */
 SPACRBENCH_EXTERN int spacrbench_plate_predict(spacrbench_plate *p,
                                                const spacrbench_measurement *m);
 
