@@ -346,7 +346,7 @@ static void run_each_item(run_state *s, spacrbench_measurement *m)
             }
         }
         command_free(argv);
-        if (rc != 0 || s->internal_error)
+        if (rc != 0 || s->internal_error || !run_plate_more(&s->plate, m, &s->items, s->added))
             break;
     }
     sb_stop_signals_catch(0);

@@ -51,7 +51,7 @@ static int file_keys(run_plate *rp, double **keys)
 int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp)
 {
     memset(rp, 0, sizeof *rp);
-    if (a->sample <= 0)
+    if (a->sample < 0)
         return CLI_EXIT_OK;
     rp->all = *items;
     items->items = NULL;
@@ -99,6 +99,31 @@ int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped)
                  spacrbench_last_error_message());
     spacrbench_measurement_add_note(m, note);
     return -1;
+}
+
+int run_plate_more(const run_plate *rp, const spacrbench_measurement *m, item_list *items,
+                   size_t added)
+{
+    if (!rp->plate)
+        return 1;
+    int64_t *peaks = malloc((added ? added : 1) * sizeof *peaks);
+    double *seconds = malloc((added ? added : 1) * sizeof *seconds);
+    int more = 0;
+    for (size_t i = 0; peaks && seconds && i < added; i++) {
+        spacrbench_item_record rec = {.size = sizeof rec};
+        spacrbench_measurement_record(m, i, &rec);
+        peaks[i] = rec.peak_rss_bytes;
+        seconds[i] = rec.seconds;
+    }
+    if (peaks && seconds)
+        spacrbench_plate_more(rp->plate, added, peaks, seconds, &more);
+    free(peaks);
+    free(seconds);
+    /* The run is the items measured: the scaling check and the run's
+     * record run those alone. */
+    while (!more && items->n > added)
+        free(items->items[--items->n]);
+    return more;
 }
 
 void run_plate_attach_chosen(const run_plate *rp, spacrbench_measurement *m)

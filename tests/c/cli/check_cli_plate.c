@@ -477,10 +477,39 @@ START_TEST(scale_measures_the_chosen_items)
 }
 END_TEST
 
+/* Issue 40: --sample 0 measures the plate one item at a time, at least
+ * 5 + ceil(1.5 ln(n / 5)) (7 of these 10), at most as many more as 5 % of
+ * the plate (1), stopping where the library's rule says, and the plate's
+ * section and advice hold what ran. */
+START_TEST(sample_0_measures_as_the_plate_needs)
+{
+    char dir[256];
+    char *items = make_plate(dir, sizeof dir);
+    char *argv[] = {SPACRBENCH_CLI, "run", "--items", items, "--sample", "0", "--", BY_SIZE, NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    int k = -1;
+    const char *at = strstr(r.out, "\nplate\n  items               10, ");
+    ck_assert_msg(at != NULL, "%s", r.out);
+    ck_assert_int_eq(sscanf(at, "\nplate\n  items               10, %d measured", &k), 1);
+    ck_assert_int_ge(k, 7);
+    ck_assert_int_le(k, 8);
+    char line[64];
+    snprintf(line, sizeof line, "\n  items measured      %d", k);
+    ck_assert_msg(strstr(r.out, line) != NULL, "%s", r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, " largest     120 KiB  "));
+    ck_assert_ptr_nonnull(strstr(r.out, "\n  largest predicted   0.1"));
+    cli_result_free(&r);
+    remove_plate(dir);
+    free(items);
+}
+END_TEST
+
 START_TEST(sample_must_be_a_count)
 {
-    char *zero[] = {SPACRBENCH_CLI, "run", "--sample", "0", "a", "--", "true", NULL};
-    cli_expect_usage_error(zero, "spacrbench: --sample:", 0);
+    char *negative[] = {SPACRBENCH_CLI, "run", "--sample", "-1", "a", "--", "true", NULL};
+    cli_expect_usage_error(negative, "spacrbench: --sample:", 0);
     char *word[] = {SPACRBENCH_CLI, "run", "--sample", "five", "a", "--", "true", NULL};
     cli_expect_usage_error(word, "spacrbench: --sample:", 1);
 }
@@ -500,6 +529,7 @@ static Suite *plate_suite(void)
     tcase_add_test(tc, a_stray_line_keeps_the_file_size_for_the_others);
     tcase_add_test(tc, every_item_of_the_file_measured_needs_no_sample_note);
     tcase_add_test(tc, scale_measures_the_chosen_items);
+    tcase_add_test(tc, sample_0_measures_as_the_plate_needs);
     tcase_add_test(tc, sample_must_be_a_count);
     suite_add_tcase(s, tc);
     return s;
