@@ -20,7 +20,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
@@ -43,8 +43,9 @@ class PlateItem:
         ``None`` without a key.
     :param why: why it was chosen: ``"largest_key"`` (always measured),
         ``"smallest_key"``, ``"spread"`` (nearest an even step across the
-        key's range), ``"warmup"`` (nearest the median key) or ``"even"``
-        (no key: evenly spaced).
+        key's range), ``"warmup"`` (nearest the median key), ``"even"``
+        (no key: evenly spaced) or ``"random"`` (drawn at random within a
+        stratum of the key).
     :param is_warmup: a warm-up item (excluded from the timing).
     :param footprint_bytes: its measured peak above the baseline, or ``None``.
     :param seconds: its measured wall time, or ``None``.
@@ -196,7 +197,7 @@ def _number(value: Any, i: int, item: Any) -> float:
 def _file_size(item: Any) -> Optional[int]:
     """The size of the regular file item names (stat only: a FIFO is never
     opened), or None. What the item's own __fspath__ raises goes on."""
-    if not isinstance(item, (str, os.PathLike)):
+    if not isinstance(item, (str, bytes, os.PathLike)):
         return None
     path = os.fspath(item)
     try:
@@ -244,38 +245,22 @@ def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
             keys.append(_number(value, i, item))
         return keys, int(lib.SPACRBENCH_PLATE_KEY_NUMBER), "key", None
     for finder, name in ((_file_size, "file size"), (_nbytes, "nbytes")):
-        first = _default_key(finder, name, 0, items[0])
-        if first is None:
-            _warn_if_only_the_first_lacks(finder, name, items)
+        sizes = [_default_key(finder, name, i, item) for i, item in enumerate(items)]
+        if all(size is None for size in sizes):
             continue
-        found: List[float] = [float(first)]
-        for i in range(1, len(items)):
-            size = _default_key(finder, name, i, items[i])
-            if size is None:
-                why = (f"benchmark_plate(): items[{i}] ({_shown(items[i])}) has no {name} as "
-                       f"items[0] has, so the items have no key: evenly spaced (give key=)")
-                # Said now too: one stray item (a directory, a missing file)
-                # costs the whole plate its key.
-                warnings.warn(why + "; the plate's largest item cannot be predicted",
-                              stacklevel=3)
-                return None, int(lib.SPACRBENCH_PLATE_KEY_NONE), "key", why
-            found.append(float(size))
-        return found, int(lib.SPACRBENCH_PLATE_KEY_BYTES), name, None
+        if any(size is None for size in sizes):
+            # Said now too: a stray item (a directory, a missing file). The
+            # library takes it (a NaN key) to be as large as the largest,
+            # and the others keep their keys.
+            i = sizes.index(None)
+            warnings.warn(f"benchmark_plate(): items[{i}] ({_shown(items[i])}) has no {name} "
+                          f"as other items have: taken to be as large as the largest",
+                          stacklevel=3)
+        return ([math.nan if size is None else float(size) for size in sizes],
+                int(lib.SPACRBENCH_PLATE_KEY_BYTES), name, None)
     return None, int(lib.SPACRBENCH_PLATE_KEY_NONE), "key", (
         f"benchmark_plate(): the items are neither paths of existing files nor arrays "
         f"(items[0] is {_shown(items[0])}), so they have no key: evenly spaced (give key=)")
-
-
-def _warn_if_only_the_first_lacks(finder: Callable[[Any], Optional[int]], name: str,
-                                  items: Sequence[Any]) -> None:
-    """items[0] has no key (a typo, a directory) where a later item has one:
-    said as a stray later item is, whichever item is the stray one."""
-    for i in range(1, len(items)):
-        if _default_key(finder, name, i, items[i]) is not None:
-            warnings.warn(f"benchmark_plate(): items[0] ({_shown(items[0])}) has no {name} as "
-                          f"items[{i}] has, so the items have no key: evenly spaced (give "
-                          f"key=); the plate's largest item cannot be predicted", stacklevel=4)
-            return
 
 
 def _count(value: Any, name: str, least: int) -> int:
@@ -322,21 +307,64 @@ def _picks(plate: Any, items: Sequence[Any]) -> Tuple[PlateItem, ...]:
     return tuple(picks)
 
 
+def _sequential(plate: Any, order: Tuple[PlateItem, ...],
+                progress: Any) -> Tuple[Iterator[Any], Callable[[Progress], None]]:
+    """sample=None: the chosen items one at a time while the library's rule
+    (spacrbench_plate_more) asks for another, from each item's peak and time
+    as its progress reports them; the caller's progress still sees each."""
+    from ._run import _progress_function, _stderr_progress
+
+    _progress_function(progress)  # its TypeError, before any work runs
+    peaks = ffi.new("int64_t[]", len(order))
+    seconds = ffi.new("double[]", len(order))
+    done = [0]
+
+    def seen(p: Progress) -> None:
+        peaks[done[0]] = -1 if p.item_peak_rss_bytes is None else p.item_peak_rss_bytes
+        seconds[done[0]] = p.item_seconds
+        done[0] += 1
+        if progress is True:
+            c = new_struct("spacrbench_progress")
+            c.index, c.total, c.is_warmup = p.index, p.total, p.is_warmup
+            c.item_seconds, c.elapsed_seconds = p.item_seconds, p.elapsed_seconds
+            c.item_peak_rss_bytes = peaks[done[0] - 1]
+            _stderr_progress(c)
+        elif callable(progress):
+            progress(p)
+
+    def run() -> Iterator[Any]:
+        more = ffi.new("int *", 1)
+        for i, pick in enumerate(order):
+            if i:
+                check(lib.spacrbench_plate_more(plate, i, peaks, seconds, more),
+                      "benchmark_plate")
+                if not more[0]:
+                    return
+            yield pick.item
+
+    return run(), seen
+
+
 def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
-                    key: Optional[Callable[[Any], Any]] = None, sample: int = 5,
+                    key: Optional[Callable[[Any], Any]] = None, sample: Optional[int] = None,
                     warmup: int = 1,
                     progress: Union[None, bool, Callable[[Progress], Any]] = None,
                     timeline: bool = False, **recommend_workers_keywords: Any) -> PlateResult:
     """Measure a few items chosen across the plate, predict every item, and
     recommend a worker count that holds for the plate's largest.
 
-    The library chooses ``sample`` items (plus ``warmup`` warm-up items,
-    cut where the plate has no room for them beside the sample) across a
-    size key: the item with the largest key always, the smallest, and the
-    items nearest even steps between them, spread through the plate among
-    equal keys; the warm-up is a typical item (nearest the median key). The key is each item's file size when
-    every item is the path of an existing file (``str`` or
-    ``os.PathLike``), its ``nbytes`` when every item is an array, else
+    The library chooses ``sample`` items (None: measured sequentially, at
+    least 5 + ceil(1.5 ln(n / 5)) of n, then more while the predicted
+    largest still grows, within 5 % of the plate's predicted serial time;
+    progress then shows no total) plus ``warmup`` warm-up items (cut where the
+    plate has no room for them beside the sample) across a size key: the
+    item with the largest key always, the smallest, items nearest even
+    steps between them (5 in all at most), the rest drawn at random within
+    strata of the key (seed 40, reproducible); the warm-up is a typical item
+    (nearest the median key). The key is each item's file size where items
+    are paths of existing files (``str``, ``bytes`` or ``os.PathLike``; one
+    that is not is taken to be as large as the largest), its ``nbytes``
+    where they are arrays, else
     ``key(item)`` (a finite number >= 0 that grows with the item's memory,
     e.g. the object count of a field); without one the sample is evenly
     spaced and the prediction says the plate's largest item cannot be
@@ -345,11 +373,12 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
 
     The chosen items run as ``benchmark(work, chosen, warmup=warmup)`` runs
     them (serially, exact peaks, warm-up first, then the largest, then by
-    increasing key: a failure at the largest raises at once);
-    the others are predicted from them (a measured item as measured; a
-    line of footprint against the key plus its 95 % prediction margin, or,
-    where the key explains nothing, the largest measured plus the spread
-    across the measured items). The recommendation is recommend_workers()'s
+    increasing key, then the random ones: a failure at the largest raises
+    at once);
+    the others are predicted from them: the plate's largest is the largest
+    measured plus ln(n / 2) times the largest disagreement of the measured
+    footprints with the key, a bound that never falls as more items are
+    measured (docs/advice.md). The recommendation is recommend_workers()'s
     rule with the plate's predicted largest footprint as one worker's need
     (``recommend_workers_keywords``: cores, available_bytes, reserve_bytes,
     maximum, vram_reserve_bytes, free_vram_bytes, start_method); its reason
@@ -371,7 +400,7 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     from ._run import check_plain_callable, measure
 
     check_plain_callable(work, "work")
-    sample = _count(sample, "sample", 1)
+    sample = 0 if sample is None else _count(sample, "sample", 1)
     warmup = _count(warmup, "warmup", 0)
     unknown = sorted(set(recommend_workers_keywords) - _RECOMMEND_KEYWORDS)
     if unknown:
@@ -392,8 +421,10 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     keys, kind, key_name, why_keyless = plate_keys(plate_items, key)
     plate = _select(keys, len(plate_items), kind, key_name, sample, warmup)
     order = _picks(plate, plate_items)
-    m = measure(work, [p.item for p in order], warmup=sum(p.is_warmup for p in order),
-                progress=progress, timeline=timeline, spread_note=False)
+    run_items, run_progress = (_sequential(plate, order, progress) if sample == 0
+                               else ([p.item for p in order], progress))
+    m = measure(work, run_items, warmup=sum(p.is_warmup for p in order),
+                progress=run_progress, timeline=timeline, spread_note=False)
     if why_keyless:
         m = dataclasses.replace(m, notes=[*m.notes, why_keyless])
     from ._convert import c_measurement, recommendation_fields

@@ -56,7 +56,8 @@ def plate_from_c(cm: Any) -> Optional[PlateSection]:
         slope_bytes_per_key=_number(s.slope_bytes_per_key),
         intercept_bytes=_number(s.intercept_bytes))
     return PlateSection(prediction=prediction, sample=tuple(picks),
-                        workers=_size(s.workers), eta_seconds=_number(s.eta_seconds))
+                        workers=_size(s.workers), eta_seconds=_number(s.eta_seconds),
+                        seed=_size(s.seed))
 
 
 def _nan(value: Any, name: str) -> float:
@@ -113,6 +114,7 @@ def plate_to_c(cm: Any, section: Any) -> None:
         setattr(s, field, _int(getattr(p, field), f"plate.prediction.{field}"))
     s.workers = _int(section.workers, "plate.workers")
     s.eta_seconds = _nan(section.eta_seconds, "plate.eta_seconds")
+    s.seed = _int(section.seed, "plate.seed")
     check(lib.spacrbench_measurement_plate_begin(cm, s), "plate")
     k = new_struct("spacrbench_plate_pick")
     for i, pick in enumerate(section.sample):

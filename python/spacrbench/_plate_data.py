@@ -26,8 +26,9 @@ class PlatePrediction:
         predicted: ``"key"`` (a line against the key plus its 95 % margin),
         ``"uniform"`` (the measured ones agree within 10 %),
         ``"unexplained"`` (the key does not explain them), ``"keyless"``,
-        ``"few"`` (fewer than 3 measured beside the warm-up); the last
-        three take the largest measured plus the spread across the measured.
+        ``"few"`` (fewer than 3 measured beside the warm-up). The plate's
+        largest is never below its bound, the largest measured plus ln(n / 2)
+        x the measured items' disagreement with the key (docs/advice.md).
     :param time_fit: the same for wall times.
     :param correlation: r of footprint and key over the measured, or ``None``.
     :param largest_index: the item predicted to need the most, or ``None``.
@@ -82,7 +83,7 @@ class PlatePick:
         counting from 1).
     :param key: its key, or ``None`` without a key.
     :param why: ``"largest_key"``, ``"smallest_key"``, ``"spread"``,
-        ``"warmup"`` or ``"even"`` (see :class:`PlateItem`).
+        ``"warmup"``, ``"even"`` or ``"random"`` (see :class:`PlateItem`).
     :param is_warmup: a warm-up item (excluded from the timing).
     :param footprint_bytes: its record's peak above the baseline, or ``None``.
     :param seconds: its record's wall time, or ``None``.
@@ -107,12 +108,14 @@ class PlateSection:
         in the records' order (the order they ran).
     :param workers: the recommended workers the ETA is for, or ``None``.
     :param eta_seconds: the plate's predicted wall time with them, or ``None``.
+    :param seed: the seed of the random items' draw, or ``None``.
     """
 
     prediction: PlatePrediction
     sample: Tuple[PlatePick, ...] = ()
     workers: Optional[int] = None
     eta_seconds: Optional[float] = None
+    seed: Optional[int] = None
 
     def __repr__(self) -> str:
         p = self.prediction

@@ -89,6 +89,7 @@ static const char *const plate_whys[] = {
     [SPACRBENCH_PLATE_WHY_SPREAD] = "spread",
     [SPACRBENCH_PLATE_WHY_WARMUP] = "warmup",
     [SPACRBENCH_PLATE_WHY_EVEN] = "even",
+    [SPACRBENCH_PLATE_WHY_RANDOM] = "random",
 };
 
 static const char *const plate_fits[] = {

@@ -22,7 +22,7 @@ int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size)
     d.median_key = d.correlation = d.slope_bytes_per_key = d.intercept_bytes = NAN;
     d.largest_key = d.slowest_seconds = d.total_seconds = d.eta_seconds = NAN;
     d.largest_index = d.largest_bytes = d.largest_measured_bytes = d.spread_bytes = -1;
-    d.workers = -1;
+    d.workers = d.seed = -1;
     memset(s, 0, size);
     memcpy(s, &d, size < sizeof d ? size : sizeof d);
     s->size = size;
@@ -117,7 +117,7 @@ int spacrbench_measurement_plate_add_pick(spacrbench_measurement *m,
     if (!(isnan(k.key) || (isfinite(k.key) && k.key >= 0)))
         return sb_fail(SPACRBENCH_EINVAL, "pick %zu's key %g is not a finite number >= 0",
                        p->pick_count, k.key);
-    if (k.why < SPACRBENCH_PLATE_WHY_LARGEST || k.why > SPACRBENCH_PLATE_WHY_EVEN)
+    if (k.why < SPACRBENCH_PLATE_WHY_LARGEST || k.why > SPACRBENCH_PLATE_WHY_RANDOM)
         return sb_fail(SPACRBENCH_EINVAL, "pick %zu's why %d is not a spacrbench_plate_why",
                        p->pick_count, (int)k.why);
     if (!k.is_warmup != !r->is_warmup)

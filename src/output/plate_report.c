@@ -123,6 +123,8 @@ const char *sb_plate_why_words(int why)
         return "spread";
     case SPACRBENCH_PLATE_WHY_WARMUP:
         return "warm-up";
+    case SPACRBENCH_PLATE_WHY_RANDOM:
+        return "random";
     default:
         return "even";
     }
@@ -193,16 +195,14 @@ const char *sb_plate_untold_words(const spacrbench_plate_section *s, size_t n_pi
         return NULL;
     switch (s->fit) {
     case SPACRBENCH_PLATE_FIT_UNIFORM:
-        return "the measured agree: each is taken to need the largest plus the spread";
+        return "the measured agree: each is taken to need the plate's bound";
     case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
-        return "the key does not explain the footprints: each is taken to need the largest "
-               "plus the spread";
+        return "the key does not explain the footprints: each is taken to need the plate's "
+               "bound";
     case SPACRBENCH_PLATE_FIT_KEYLESS:
-        return "no key tells which is largest: each is taken to need the largest plus the "
-               "spread";
+        return "no key tells which is largest: each is taken to need the plate's bound";
     case SPACRBENCH_PLATE_FIT_FEW:
-        return "too few measured for a line: each is taken to need the largest plus the "
-               "spread";
+        return "too few measured for a line: each is taken to need the plate's bound";
     default:
         return NULL;
     }

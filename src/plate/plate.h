@@ -59,14 +59,19 @@ typedef struct sb_plate_memory {
     double max_key;    /* the largest measured key; NaN without keys */
     double median_key; /* of the measured sample; NaN without keys */
     size_t sample;     /* measured items beside the warm-up */
+    /* The plate's largest while an item is not measured (never lower for
+     * a superset of the sample): largest + factor x disagreement. */
+    double disagreement, factor, bound;
 } sb_plate_memory;
 
 /* keys NULL: no key. x, y: the sample's keys and footprints (k items);
- * largest: the largest footprint measured at all (the warm-up's too). */
+ * largest: the largest footprint measured at all (the warm-up's too); n:
+ * the plate's items. */
 void sb_plate_memory_model(const double *x, const double *y, size_t k, int has_key, double largest,
-                           sb_plate_memory *out);
+                           size_t n, sb_plate_memory *out);
 /* The predicted footprint of an item not measured whose key is key (NaN
- * without one). */
+ * without one): the bound, or below it where the key's line explains the
+ * footprints. */
 double sb_plate_memory_of(const sb_plate_memory *mm, double key);
 
 /* The wall times' model: a line when it explains them, else the mean. */
@@ -95,7 +100,9 @@ struct spacrbench_plate {
     size_t (*by_index)[2]; /* (item index, pick position), sorted by index */
     uint64_t steps;        /* comparisons and searches of the selection (tests bound it) */
     size_t distinct_keys;  /* how many different keys the plate has; 0 without a key */
-    uint64_t sample_asked, warmup_asked; /* the options' sample and warm-up */
+    uint64_t sample_asked, warmup_asked; /* the options' sample and warm-up (0: by the plate) */
+    uint64_t seed;                       /* of the random items' draw */
+    size_t unkeyed, first_unkeyed;       /* items whose key was NaN, taken as the largest */
     /* After spacrbench_plate_predict: */
     int predicted;
     unsigned char *measured; /* n flags: 1 where a pick measured the item */
@@ -107,6 +114,49 @@ struct spacrbench_plate {
     char **notes;
     size_t note_count, note_cap;
 };
+
+/* The sample's items chosen along the key's steps (the largest, the
+ * smallest, even steps); the rest are drawn at random within strata. */
+#define SB_PLATE_STEPS 5
+/* The seed of the random items' draw: fixed, so a plate's selection is
+ * reproducible (the notes and the JSON name it). */
+#define SB_PLATE_SEED 40
+/* How many items a plate of n measures by default: 5, and more as the
+ * plate grows (the largest of 1,500 items sits further out than the
+ * largest of 20): 5 + ceil(1.5 ln(n / 5)), never more than n. */
+size_t sb_plate_auto_sample(size_t n);
+/* The plate's largest footprint from the measured sample (plate_model.c):
+ * the largest measured + c(n) x the disagreement with the key (see
+ * sb_plate_disagreement and SB_PLATE_SPREAD_SHARE), c(n) = ln(n / 2) for a
+ * plate of n items.
+ * Both terms only grow as items are added to the sample, so measuring a
+ * superset never lowers it. */
+double sb_plate_tail_factor(size_t n);
+/* The largest amount by which a measured item's footprint exceeds that of
+ * a measured item whose key is at least as large (y: footprints, x: keys;
+ * NULL x: no key, every pair counts, so it is the spread). O(k log k). */
+double sb_plate_disagreement(const double *x, const double *y, size_t k);
+/* The share of the measured spread that counts as disagreement beside it
+ * (sb_plate_memory's disagreement = sb_plate_disagreement + this x spread;
+ * both only grow with the sample). */
+#define SB_PLATE_SPREAD_SHARE 0.03
+
+/* Measuring sequentially (plate_sequential.c; the default, sample 0): at
+ * least sb_plate_auto_sample(n) items, then more while the plate's
+ * predicted largest still moves: it stops once the bound grew by at most
+ * SB_PLATE_STEADY in each of the last SB_PLATE_STEADY_STEPS items, or
+ * once the measured items' time reached SB_PLATE_COST of the plate's
+ * predicted serial time. */
+#define SB_PLATE_STEADY       0.05
+#define SB_PLATE_STEADY_STEPS 2
+#define SB_PLATE_COST         0.05
+/* How many items a sequential plate of n chooses: the minimum and as many
+ * more as SB_PLATE_COST of n. */
+size_t sb_plate_sequential_cap(size_t n);
+/* Whether to measure the pick after the first r (1) or stop there (0),
+ * from their peaks (< 0: none) and seconds (NULL: no cost known). */
+int sb_plate_more_after(const spacrbench_plate *p, const int64_t *peaks, const double *seconds,
+                        size_t r);
 
 /* Choose `sample` items and `warm` warm-up items of p (plate_choose.c):
  * fills picks (in the order to run them), n_picks, warmups, by_index,

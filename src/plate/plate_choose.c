@@ -226,6 +226,41 @@ static void choose_keyed(chooser *c, size_t sample)
     }
 }
 
+/* splitmix64: a seeded, portable stream (the same picks on every machine). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* `extra` items drawn at random within strata of equal count along the
+ * sorted keys (the plate's order without a key): memory that follows
+ * content rather than the key has a chance to show, at every size. A
+ * draw that is taken gives the nearest free item. */
+static void choose_random(chooser *c, size_t extra, uint64_t seed)
+{
+    size_t n = c->p->n;
+    uint64_t state = seed;
+    double shift = (double)(next_random(&state) >> 11) * 0x1.0p-53;
+    for (size_t j = 1; j <= extra; j++) {
+        /* van der Corput's sequence, shifted by the seed: its first m
+         * points fall one in each of m strata (near enough), for every m,
+         * so a larger sample holds a smaller one's items. */
+        double f = 0, unit = 0.5;
+        for (size_t b = j; b; b >>= 1, unit /= 2)
+            f += (double)(b & 1) * unit;
+        f += shift;
+        f -= floor(f);
+        size_t at = (size_t)(f * (double)n);
+        at = at < n ? at : n - 1;
+        size_t pos = nearest_free(&c->items, NULL, at, (double)at);
+        if (pos < n)
+            choose(c, pos, SPACRBENCH_PLATE_WHY_RANDOM);
+    }
+}
+
 /* The runs of equal keys of the sorted plate. */
 static int find_runs(chooser *c)
 {
@@ -262,9 +297,12 @@ static int compare_slot(const void *a, const void *b)
 
 /* The run order: the warm-up first, then the largest (a failure or an OOM
  * kill there shows in seconds, not after the whole sample), then the rest
- * by sorted position (increasing key, then index; the plate's order
- * without a key). Then the lookup from an item's index to its pick. */
-static int order_picks(chooser *c, size_t sample)
+ * of the key's steps by sorted position (increasing key, then index; the
+ * plate's order without a key), then the random items in the order drawn,
+ * so that every prefix of the run is a smaller sample (measuring
+ * sequentially stops after one). Then the lookup from an item's index to
+ * its pick. */
+static int order_picks(chooser *c, size_t sample, size_t steps)
 {
     spacrbench_plate *p = c->p;
     size_t t = p->n_picks;
@@ -281,7 +319,7 @@ static int order_picks(chooser *c, size_t sample)
         s[i] = (slot){largest ? 0 : c->chosen_pos[i] + 1, i};
     }
     qsort(s + sample, t - sample, sizeof *s, compare_slot); /* the warm-up */
-    qsort(s, sample, sizeof *s, compare_slot);
+    qsort(s, steps, sizeof *s, compare_slot);
     for (size_t i = 0; i < t; i++)
         ordered[i] = p->picks[s[(i + sample) % t].pick];
     memcpy(p->picks, ordered, t * sizeof *ordered);
@@ -300,6 +338,8 @@ static int order_picks(chooser *c, size_t sample)
 int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
 {
     size_t n = p->n, t = sample + warm;
+    /* Up to SB_PLATE_STEPS by the key's steps, the rest at random. */
+    size_t steps = sample < SB_PLATE_STEPS ? sample : SB_PLATE_STEPS;
     keyed *v = p->keys ? malloc(n * sizeof *v) : NULL,
           *tmp = p->keys ? malloc(n * sizeof *tmp) : NULL;
     chooser c;
@@ -326,9 +366,11 @@ int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
             rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory choosing among %zu items", n);
             goto done;
         }
-        choose_keyed(&c, sample);
+        choose_keyed(&c, steps);
     } else
-        choose_even(&c, sample);
+        choose_even(&c, steps);
+    steps = p->n_picks;
+    choose_random(&c, sample - p->n_picks, p->seed);
     sample = p->n_picks;
     /* The warm-up: a typical item, nearest the median of the sorted order. */
     for (size_t w = 0; w < warm; w++) {
@@ -340,7 +382,7 @@ int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
         choose(&c, pos, SPACRBENCH_PLATE_WHY_WARMUP);
     }
     p->warmups = p->n_picks - sample;
-    rc = order_picks(&c, sample);
+    rc = order_picks(&c, sample, steps);
 done:
     free(v);
     free(tmp);

@@ -24,6 +24,36 @@ static void prediction_reset(const spacrbench_plate *p, spacrbench_plate_predict
     r->largest_index = r->largest_bytes = r->largest_measured_bytes = r->spread_bytes = -1;
 }
 
+/* Measured sequentially, the rule stopped after r picks: the rest were
+ * never run and are no longer chosen. */
+static void drop_unmeasured(spacrbench_plate *p, size_t r)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < p->n_picks; i++)
+        if (p->by_index[i][1] < r) {
+            p->by_index[kept][0] = p->by_index[i][0];
+            p->by_index[kept++][1] = p->by_index[i][1];
+        }
+    p->n_picks = r;
+}
+
+/* Whether the sequential rule stopped after m's records. */
+static int stopped_there(const spacrbench_plate *p, const spacrbench_measurement *m)
+{
+    size_t r = m->record_count;
+    int64_t *peaks = malloc(r * sizeof *peaks);
+    double *seconds = malloc(r * sizeof *seconds);
+    int stop = peaks && seconds;
+    for (size_t i = 0; stop && i < r; i++) {
+        peaks[i] = m->records[i].peak_rss_bytes;
+        seconds[i] = m->records[i].seconds;
+    }
+    stop = stop && !sb_plate_more_after(p, peaks, seconds, r);
+    free(peaks);
+    free(seconds);
+    return stop;
+}
+
 /* The chosen items' own figures, from m's records (one per pick, in order). */
 static int take_records(spacrbench_plate *p, const spacrbench_measurement *m)
 {
@@ -36,6 +66,8 @@ static int take_records(spacrbench_plate *p, const spacrbench_measurement *m)
                        "items before it (the largest runs first, after the warm-up)",
                        (long long)at, item);
     }
+    if (m->record_count < p->n_picks && m->record_count > p->warmups && stopped_there(p, m))
+        drop_unmeasured(p, m->record_count);
     if (m->record_count != p->n_picks)
         return sb_fail(SPACRBENCH_EINVAL,
                        "the measurement holds %zu item record(s), but the plate chose %zu "
@@ -90,7 +122,7 @@ static int build_models(spacrbench_plate *p)
         }
     }
     int has_key = p->keys != NULL;
-    sb_plate_memory_model(x, y, k, has_key, largest, &p->memory);
+    sb_plate_memory_model(x, y, k, has_key, largest, p->n, &p->memory);
     sb_plate_time_model(xt, yt, kt, has_key, &p->time);
     free(x);
     free(xt);
@@ -136,6 +168,17 @@ static void predict_all(spacrbench_plate *p)
         if (!isnan(s_one) && s_one > slowest)
             slowest = s_one;
     }
+    /* An item not measured may need the bound, whatever its key: the
+     * plate's largest is never below it (the rule that does not fall as
+     * the sample grows); it is put on the unmeasured item of the largest
+     * key. */
+    if (!p->all_measured && p->memory.fit != SPACRBENCH_PLATE_FIT_NONE && best < p->memory.bound) {
+        best = p->memory.bound;
+        best_i = -1;
+        for (size_t i = 0; i < p->n; i++)
+            if (!p->measured[i] && (best_i < 0 || (p->keys && p->keys[i] > p->keys[best_i])))
+                best_i = (int64_t)i;
+    }
     if (best_i >= 0) {
         double floor = p->floor_bytes > 0 ? (double)p->floor_bytes : 0;
         double need = best > floor ? best : floor;
@@ -165,6 +208,16 @@ static int explain_selection(spacrbench_plate *p)
                             "measured: the measured items were spread through the plate's "
                             "order among equal ones",
                             p->distinct_keys, p->key_name, p->n, sample);
+    if (rc == 0 && p->unkeyed) {
+        char item[32];
+        snprintf(item, sizeof item, "%zu", p->first_unkeyed + 1);
+        sb_plate_format_key(p, p->keys[p->first_unkeyed], key, sizeof key);
+        rc = sb_plate_notef(p,
+                            "%zu item(s) have no %s (item %s first: a missing file, a directory, "
+                            "a FIFO?): each is taken to be as large as the plate's largest (%s); "
+                            "the others keep theirs",
+                            p->unkeyed, p->key_name, item, key);
+    }
     if (rc == 0 && p->warmups < p->warmup_asked)
         rc = p->warmups == 0
                  ? sb_plate_notef(p,
@@ -177,6 +230,41 @@ static int explain_selection(spacrbench_plate *p)
                                   "plate's %zu items leave no more beside the %zu measured",
                                   p->warmups, (unsigned long long)p->warmup_asked, p->n, sample);
     return rc;
+}
+
+/* The risk in one plain line, and what the advice rests on: of k items
+ * measured at random from the plate, an unmeasured one exceeds all of
+ * them about 1 time in k + 1 (they are exchangeable); the bound adds
+ * ln(n / 2) x the disagreement above the largest for those. */
+static int explain_risk(spacrbench_plate *p)
+{
+    const sb_plate_memory *mm = &p->memory;
+    size_t random = 0;
+    int64_t at = -1;
+    double spent = 0;
+    for (size_t i = 0; i < p->n_picks; i++) {
+        random += p->picks[i].why == SPACRBENCH_PLATE_WHY_RANDOM;
+        spent += isfinite(p->picks[i].seconds) ? p->picks[i].seconds : 0;
+        if (p->picks[i].footprint_bytes >= 0 &&
+            (double)p->picks[i].footprint_bytes >= mm->largest && at < 0)
+            at = p->picks[i].index;
+    }
+    char largest[32], bound[32], seed[64] = "", cost[64] = "";
+    sb_format_bytes(largest, sizeof largest, (int64_t)mm->largest);
+    sb_format_bytes(bound, sizeof bound, (int64_t)ceil(mm->bound));
+    if (random)
+        snprintf(seed, sizeof seed, "; %zu of them drawn at random, seed %llu", random,
+                 (unsigned long long)p->seed);
+    if (p->pred.total_seconds > 0 && spent > 0) /* the cost of the evidence */
+        snprintf(cost, sizeof cost, "; they took %.0f %% of the plate's serial time",
+                 100.0 * spent / p->pred.total_seconds);
+    return sb_plate_notef(p,
+                          "about 1 in %zu unmeasured items may need more than the largest "
+                          "measured (%s, item %lld), and the plate is sized for %s; spacrbench "
+                          "summarize will resubmit those with more memory (the advice rests on "
+                          "the %zu measured items%s%s)",
+                          mm->sample + 1, largest, (long long)at + 1, bound, mm->sample, seed,
+                          cost);
 }
 
 /* What decided, in words (the report's notes and Python's). */
@@ -199,16 +287,14 @@ static int explain(spacrbench_plate *p)
             rc = sb_plate_notef(p,
                                 "the footprints grow with the %s (r = %.2f over %zu measured "
                                 "items): each item not measured is predicted from a line "
-                                "through them plus its 95 %% prediction margin, and never "
-                                "below the largest measured (%s) beyond the measured %ss",
+                                "through them plus its 95 %% prediction margin, never below "
+                                "the largest measured (%s) beyond the measured %ss, and never "
+                                "above the plate's bound",
                                 key, mm->line.r, mm->sample, largest, key);
             break;
         case SPACRBENCH_PLATE_FIT_UNIFORM:
-            rc = sb_plate_notef(p,
-                                "the measured items' footprints agree within 10 %% (%s apart): "
-                                "each item not measured is taken to need the largest plus that "
-                                "spread (%s)",
-                                spread, need);
+            rc = sb_plate_notef(p, "the measured items' footprints agree within 10 %% (%s apart)",
+                                spread);
             break;
         case SPACRBENCH_PLATE_FIT_UNEXPLAINED: {
             char why[224];
@@ -225,34 +311,40 @@ static int explain(spacrbench_plate *p)
                          "they do not grow with it: r = %.2f over %zu measured items, where "
                          "%.3f is needed",
                          mm->line.r, mm->sample, sb_line_r_needed(mm->sample));
-            rc = sb_plate_notef(p,
-                                "the %s does not explain the measured footprints (%s): each "
-                                "item not measured is taken to need the largest measured "
-                                "footprint plus the spread across the measured items (%s + %s "
-                                "= %s)",
-                                key, why, largest, spread, need);
+            rc =
+                sb_plate_notef(p, "the %s does not explain the measured footprints (%s)", key, why);
             break;
         }
         case SPACRBENCH_PLATE_FIT_KEYLESS:
-            rc = sb_plate_notef(p,
-                                "no key: the measured items were evenly spaced through the "
-                                "plate, and the plate's largest item cannot be predicted; each "
-                                "item not measured is taken to need the largest measured "
-                                "footprint plus the spread across the measured items (%s + %s "
-                                "= %s); a key that grows with an item's memory (its file size) "
-                                "would predict it",
-                                largest, spread, need);
+            rc = sb_plate_notef(p, "no key: the measured items were evenly spaced through the "
+                                   "plate, and the plate's largest item cannot be predicted; a key "
+                                   "that grows with an item's memory (its file size) would "
+                                   "predict it");
             break;
         case SPACRBENCH_PLATE_FIT_FEW:
             rc = sb_plate_notef(p,
                                 "only %zu item(s) measured beside the warm-up, too few for a "
-                                "line (3 are needed): each item not measured is taken to need "
-                                "the largest measured footprint plus the spread (%s)",
-                                mm->sample, need);
+                                "line (3 are needed)",
+                                mm->sample);
             break;
         default:
             rc = sb_plate_notef(p, "no footprint was measured: the plate cannot be predicted");
         }
+    if (rc == 0 && !p->all_measured && mm->fit != SPACRBENCH_PLATE_FIT_NONE) {
+        char disagree[32];
+        sb_format_bytes(disagree, sizeof disagree, (int64_t)mm->disagreement);
+        sb_format_bytes(need, sizeof need, (int64_t)ceil(mm->bound));
+        rc = sb_plate_notef(p,
+                            "the plate's bound: the largest measured (%s) + ln(%zu / 2) = %.2f x "
+                            "the measured items' disagreement with the %s (%s: the most one "
+                            "needed beyond one of %s, plus 3 %% of their spread) = %s, the most "
+                            "any item not measured is taken to need; more measured items never "
+                            "lower it",
+                            largest, p->n, mm->factor, p->keys ? key : "plate's order", disagree,
+                            p->keys ? "an equal or larger key" : "any other", need);
+        if (rc == 0)
+            rc = explain_risk(p);
+    }
     if (rc == 0 && p->floor_bytes > (int64_t)mm->largest && p->floor_bytes > 0) {
         sb_format_bytes(need, sizeof need, p->floor_bytes);
         rc = sb_plate_notef(p,

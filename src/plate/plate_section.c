@@ -19,6 +19,7 @@ void sb_plate_section_of(const spacrbench_plate *p, int64_t workers, spacrbench_
     s->median_key = p->median_key;
     s->pick_count = (int64_t)p->n_picks;
     s->note_count = (int64_t)p->note_count;
+    s->seed = (int64_t)p->seed;
     if (!p->predicted)
         return;
     s->fit = r->fit;

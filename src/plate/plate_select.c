@@ -19,8 +19,9 @@ int spacrbench_plate_options_init(spacrbench_plate_options *opts, size_t size)
 
 static int check_options(const spacrbench_plate_options *o)
 {
-    if (o->sample < 1)
-        return sb_fail(SPACRBENCH_EINVAL, "sample is %lld; it must be >= 1", (long long)o->sample);
+    if (o->sample < 0)
+        return sb_fail(SPACRBENCH_EINVAL, "sample is %lld; it must be >= 1, or 0 (by the plate)",
+                       (long long)o->sample);
     if (o->warmup < 0)
         return sb_fail(SPACRBENCH_EINVAL, "warmup is %lld; it must be >= 0", (long long)o->warmup);
     if (o->key_kind != SPACRBENCH_PLATE_KEY_BYTES && o->key_kind != SPACRBENCH_PLATE_KEY_NUMBER)
@@ -32,9 +33,13 @@ static int check_options(const spacrbench_plate_options *o)
     return SPACRBENCH_OK;
 }
 
-/* Read every key once, checking each. */
+/* Read every key once, checking each. A NaN key is an item with no key
+ * (a stray line that names no file): it is taken to be as large as the
+ * plate's largest key, so the others keep theirs; a plate of NaN keys
+ * alone has none. */
 static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *payload)
 {
+    double largest = -1;
     for (size_t i = 0; i < p->n; i++) {
         double k = NAN;
         int rc = key(i, &k, payload);
@@ -45,13 +50,29 @@ static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *pay
                            "returned %d)",
                            i, rc);
         }
+        if (isnan(k)) {
+            if (p->unkeyed++ == 0)
+                p->first_unkeyed = i;
+            p->keys[i] = k;
+            continue;
+        }
         if (!isfinite(k) || k < 0)
             return sb_fail(SPACRBENCH_EINVAL,
                            "the key of item %zu is %g; a key must be a finite number >= 0 (a "
                            "size that grows with the item's memory)",
                            i, k);
         p->keys[i] = k;
+        largest = k > largest ? k : largest;
     }
+    if (p->unkeyed == p->n) {
+        free(p->keys);
+        p->keys = NULL;
+        p->key_kind = SPACRBENCH_PLATE_KEY_NONE;
+        p->unkeyed = 0;
+    } else
+        for (size_t i = 0; p->unkeyed && i < p->n; i++)
+            if (isnan(p->keys[i]))
+                p->keys[i] = largest;
     return SPACRBENCH_OK;
 }
 
@@ -60,7 +81,9 @@ static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *pay
 static int select_into(spacrbench_plate *p, const spacrbench_plate_options *o)
 {
     size_t n = p->n;
-    size_t sample = (uint64_t)o->sample < n ? (size_t)o->sample : n;
+    size_t sample = o->sample == 0            ? sb_plate_sequential_cap(n)
+                    : (uint64_t)o->sample < n ? (size_t)o->sample
+                                              : n;
     size_t warm = (uint64_t)o->warmup < n - sample ? (size_t)o->warmup : n - sample;
     p->sample_asked = (uint64_t)o->sample;
     p->warmup_asked = (uint64_t)o->warmup;
@@ -88,6 +111,7 @@ int spacrbench_plate_select(size_t n_items, spacrbench_plate_key_fn key, void *p
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate");
     p->n = n_items;
     p->median_key = NAN;
+    p->seed = SB_PLATE_SEED;
     p->key_kind = key ? o.key_kind : SPACRBENCH_PLATE_KEY_NONE;
     snprintf(p->key_name, sizeof p->key_name, "%s", key && o.key_name ? o.key_name : "key");
     if (key && !(p->keys = malloc(n_items * sizeof *p->keys)))

@@ -11,10 +11,10 @@
 const sb_names sb_plate_key_names = {spacrbench_plate_key_name, 3, -1, 0};
 const sb_names sb_plate_fit_names = {spacrbench_plate_fit_name, 6, -1, 0};
 const sb_names sb_plate_why_names = {
-    spacrbench_plate_why_name, 6, -1,
+    spacrbench_plate_why_name, 7, -1,
     ONLY(SPACRBENCH_PLATE_WHY_LARGEST) | ONLY(SPACRBENCH_PLATE_WHY_SMALLEST) |
         ONLY(SPACRBENCH_PLATE_WHY_SPREAD) | ONLY(SPACRBENCH_PLATE_WHY_WARMUP) |
-        ONLY(SPACRBENCH_PLATE_WHY_EVEN)};
+        ONLY(SPACRBENCH_PLATE_WHY_EVEN) | ONLY(SPACRBENCH_PLATE_WHY_RANDOM)};
 
 enum { N = SB_FIELD_NULLABLE, REQ = SB_FIELD_REQUIRED, DER = SB_FIELD_DERIVED };
 enum { B = SB_FIELD_BYTES, S = SB_FIELD_SECONDS, ORD = SB_FIELD_ORDINAL };
@@ -44,6 +44,7 @@ static const sb_field k_plate[] = {
     PS("total_seconds", SB_FT_NUMBER, total_seconds, N | S, 0, NULL),
     PS("workers", SB_FT_INT, workers, N, 1, NULL),
     PS("eta_seconds", SB_FT_NUMBER, eta_seconds, N | S, 0, NULL),
+    PS("seed", SB_FT_INT, seed, N, 0, NULL),
     SB_FIELD_OF("picks", SB_FT_LIST, REQ, &sb_plate_pick_record),
     SB_FIELD_OF("notes", SB_FT_LIST, N, NULL),
 };

@@ -145,14 +145,15 @@ def test_the_plate_measures_its_largest_and_predicts_the_rest(tmp_path: Path) ->
                                         available_bytes=4 * 2**30, reserve_bytes=0)
     assert isinstance(result, spacrbench.PlateResult)
     assert result.workers == result.recommendation.workers == 2
-    assert len(result.sample) == 6 and result.sample[0].is_warmup
+    # By the plate's size: 5 + ceil(1.5 ln(24 / 5)) = 8, and the warm-up.
+    assert len(result.sample) == 9 and result.sample[0].is_warmup
     assert [p.item for p in result.sample] == [fields[p.index] for p in result.sample]
     whys = {p.why for p in result.sample}
     assert {"largest_key", "smallest_key", "warmup"} <= whys
     largest = max(range(24), key=lambda i: (os.path.getsize(fields[i]), -i))
     assert any(p.index == largest and p.why == "largest_key" for p in result.sample)
     pr = result.prediction
-    assert pr.items == 24 and pr.measured == 6 and pr.key == "bytes"
+    assert pr.items == 24 and pr.measured == 9 and pr.key == "bytes"
     assert pr.key_name == "file size" and pr.fit == "key"
     assert pr.largest_bytes is not None and pr.largest_bytes >= 140 * MiB
     # A measured item is predicted as measured; the rest never below the line.
@@ -174,7 +175,7 @@ def test_the_plate_measures_its_largest_and_predicts_the_rest(tmp_path: Path) ->
 
 def test_the_report_carries_the_plate_section(tmp_path: Path) -> None:
     fields = _files(tmp_path, plate_works.plate_sizes("gradient", 12))
-    result = spacrbench.benchmark_plate(plate_works.light_field_work, fields, cores=2)
+    result = spacrbench.benchmark_plate(plate_works.light_field_work, fields, cores=2, sample=5)
     text = spacrbench.format_report(result)
     assert text.startswith("spaCR benchmark\n")
     plate = text[text.index("\nplate\n") + 1:]
@@ -191,7 +192,7 @@ def test_the_report_carries_the_plate_section(tmp_path: Path) -> None:
 def test_a_key_that_does_not_explain_memory_falls_back_and_says_so(tmp_path: Path) -> None:
     """The dense well's files are the SMALL ones here (they compress
     better): file size says nothing of memory, so the plate takes the
-    largest measured plus the spread, and says why."""
+    largest measured plus ln(n / 2) x the disagreement, and says why."""
     sizes = [20 * 1024 + 500 * (i % 5) for i in range(12)]
     fields = _files(tmp_path, sizes)
     dense = {fields[3], fields[7]}
@@ -211,7 +212,8 @@ def test_a_key_that_does_not_explain_memory_falls_back_and_says_so(tmp_path: Pat
     assert pr.fit == "unexplained", pr
     assert any("the file size does not explain the measured footprints" in n for n in pr.notes)
     assert pr.largest_measured_bytes is not None and pr.spread_bytes is not None
-    assert pr.largest_bytes == pr.largest_measured_bytes + pr.spread_bytes
+    assert pr.largest_bytes >= pr.largest_measured_bytes + pr.spread_bytes  # ln(12 / 2) > 1
+    assert any("the plate's bound: the largest measured" in n for n in pr.notes)
     assert pr.largest_measured_bytes >= 90 * MiB  # the smallest file (a dense field) measured
     assert "; the file size does not explain the measured footprints, so the plate's largest " \
            "field is taken to need " in result.recommendation.reason
@@ -224,7 +226,7 @@ def test_a_keyless_plate_is_evenly_spaced_and_says_so() -> None:
         seen.append(i)
         plate_works.field_work_bytes((8 + i % 3) * MiB, 0.1)
 
-    result = spacrbench.benchmark_plate(work, list(range(50)))
+    result = spacrbench.benchmark_plate(work, list(range(50)), sample=5)
     assert seen == [25, 0, 12, 24, 37, 49]  # the warm-up nearest the middle, then evenly
     assert [p.why for p in result.sample] == ["warmup"] + ["even"] * 5
     assert all(p.key is None for p in result.sample)
@@ -263,7 +265,7 @@ def test_a_plate_of_100000_items_reads_each_key_once() -> None:
     ran: List[int] = []
     result = spacrbench.benchmark_plate(ran.append, range(100_000), key=key)
     assert calls == 100_000
-    assert len(ran) == 6
+    assert len(ran) == 21  # 5 + ceil(1.5 ln(100000 / 5)), and the warm-up
     largest = max(range(100_000), key=lambda i: ((i * 7919) % 100003, -i))
     assert largest in ran
     assert result.prediction.items == 100_000 and result.prediction.key == "number"
@@ -295,7 +297,7 @@ def test_hostile_keys_name_the_item_and_nothing_runs(bad: Any, error: type, word
 def test_bad_arguments_are_refused_before_any_work() -> None:
     ran: List[int] = []
     with pytest.raises(ValueError, match="sample must be >= 1"):
-        spacrbench.benchmark_plate(ran.append, [1, 2], sample=0)
+        spacrbench.benchmark_plate(ran.append, [1, 2], sample=0)  # None: by the plate
     with pytest.raises(TypeError, match="warmup must be an int"):
         spacrbench.benchmark_plate(ran.append, [1, 2], warmup=1.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="unexpected keyword argument.*corse"):
@@ -346,29 +348,31 @@ def test_equal_and_few_keys_spread_the_sample_through_the_plate() -> None:
     """Finding 1: equal keys measured the first K items; now they spread
     through the plate (evenly, first and last), and a note says why."""
     ran: List[int] = []
-    r = spacrbench.benchmark_plate(ran.append, list(range(12)), key=lambda i: 500.0)
+    r = spacrbench.benchmark_plate(ran.append, list(range(12)), key=lambda i: 500.0, sample=5)
     assert _measured(r) == [0, 3, 6, 8, 11]
     assert ran[0] == 5  # the warm-up, next to the middle
     assert any("every item of the plate has the same key" in n for n in r.prediction.notes)
     # Two values, alternating: each value's items spread.
-    r = spacrbench.benchmark_plate(ran.append, list(range(12)), key=lambda i: 1.0 + i % 2)
+    r = spacrbench.benchmark_plate(ran.append, list(range(12)), key=lambda i: 1.0 + i % 2,
+                                   sample=5)
     assert _measured(r) == [0, 1, 7, 10, 11]  # a halfway step goes to the larger key
     # Duplicated items: ten times "a", then "b".
     items = ["a"] * 10 + ["b"]
     r = spacrbench.benchmark_plate(lambda x: None, items, key=lambda x: 5.0 if x == "a" else 7.0,
-                                   warmup=0)
+                                   warmup=0, sample=5)
     assert _measured(r) == [0, 3, 6, 9, 10]
     assert r.sample[0].index == 10 and r.sample[0].why == "largest_key"  # it runs first
 
 
 def test_the_warmup_is_cut_not_the_sample() -> None:
     """Finding 7: warmup=100 on 12 items gave a sample of 1."""
-    r = spacrbench.benchmark_plate(lambda i: None, list(range(12)), key=float, warmup=100)
+    r = spacrbench.benchmark_plate(lambda i: None, list(range(12)), key=float, warmup=100,
+                                   sample=5)
     assert len(_measured(r)) == 5
     assert sum(p.is_warmup for p in r.sample) == 7
     assert r.measurement.items == 5 and r.measurement.warmup_items == 7
     assert any("the warm-up was cut to 7 item(s) (100 asked)" in n for n in r.prediction.notes)
-    r = spacrbench.benchmark_plate(lambda i: None, list(range(4)), key=float)
+    r = spacrbench.benchmark_plate(lambda i: None, list(range(4)), key=float, sample=5)
     assert len(_measured(r)) == 4 and r.measurement.warmup_items == 0
     assert any("no warm-up item (1 asked)" in n for n in r.prediction.notes)
 
@@ -427,7 +431,7 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     """Issue requirement 3: to_dict() carries the plate section,
     from_dict() reads it back, the report and the exports show it."""
     fields = _files(tmp_path, plate_works.plate_sizes("dense", 12))
-    r = spacrbench.benchmark_plate(plate_works.light_field_work, fields, cores=2)
+    r = spacrbench.benchmark_plate(plate_works.light_field_work, fields, cores=2, sample=5)
     section = r.measurement.plate
     assert isinstance(section, spacrbench.PlateSection)
     assert section.prediction == r.prediction and section.eta_seconds == r.eta_seconds
@@ -436,6 +440,7 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     d = r.measurement.to_dict()
     plate = d["plate"]
     assert plate["items"] == 12 and plate["key"] == "bytes" and len(plate["picks"]) == 6
+    assert plate["seed"] == section.seed == 40  # the random draw's, a field of its own
     assert [p["index"] for p in plate["picks"]] == [p.index for p in r.sample]
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((HERE.parents[1] / "docs" / "spacrbench.schema.json").read_text())
@@ -532,7 +537,13 @@ def test_a_stray_item_that_costs_the_plate_its_key_is_a_warning(tmp_path: Path) 
     items = fields[:3] + [str(stray)] + fields[3:]
     with pytest.warns(UserWarning, match=r"items\[3\] \('.*a_directory'\) has no file size"):
         r = spacrbench.benchmark_plate(lambda p: None, items, sample=2)
-    assert r.prediction.key == "none"
+    # Issue 40: the others keep their file size; the stray one is taken to be
+    # as large as the largest, and a note says so.
+    assert r.prediction.key == "bytes"
+    assert any("1 item(s) have no file size (item 4 first" in n for n in r.prediction.notes)
+    # Paths given as bytes have a file size too.
+    r = spacrbench.benchmark_plate(lambda p: None, [os.fsencode(f) for f in fields], sample=2)
+    assert r.prediction.key == "bytes" and r.prediction.key_name == "file size"
 
 
 def test_the_default_keys_errors_name_the_item_and_a_generators_own_error_goes_on(
@@ -565,7 +576,32 @@ def test_the_default_keys_errors_name_the_item_and_a_generators_own_error_goes_o
         spacrbench.benchmark_plate(ran.append, rows())
     fields = _files(tmp_path, [20 * 1024] * 3)
     with pytest.warns(UserWarning, match=r"items\[0\] \('.*missing.tif'\) has no file size as "
-                                         r"items\[1\] has"):
+                                         r"other items have"):
         r = spacrbench.benchmark_plate(lambda p: None, [str(tmp_path / "missing.tif")] + fields,
                                        sample=2)
-    assert r.prediction.key == "none"
+    assert r.prediction.key == "bytes"
+
+
+def test_the_default_sample_grows_while_the_largest_still_moves() -> None:
+    """Issue 40: sample=None measures sequentially. Items that all need the
+    same stop at the plate-sized sample (5 + ceil(1.5 ln(400 / 5)) = 12,
+    and the warm-up); items that each need 16 MiB more than the one before
+    keep moving the predicted largest, so more are measured (within 5 % of
+    the plate's time beyond the least: 20 items), and the user's progress
+    sees every measured item."""
+    least = 5 + math.ceil(1.5 * math.log(400 / 5))
+    flat = spacrbench.benchmark_plate(lambda i: None, range(400), key=float)
+    assert len(flat.sample) == least + 1
+    calls: List[int] = []
+
+    def rising(item: int) -> None:
+        block = b"x" * (16 * MiB * (len(calls) + 1))  # written: resident
+        calls.append(len(block))
+
+    seen: List[spacrbench.Progress] = []
+    grown = spacrbench.benchmark_plate(rising, range(400), key=float, progress=seen.append)
+    assert least + 1 < len(grown.sample) <= least + 1 + 20 + 1
+    assert len(calls) == len(grown.sample) == len(seen)
+    assert grown.measurement.items + grown.measurement.warmup_items == len(grown.sample)
+    fixed = spacrbench.benchmark_plate(lambda i: None, range(400), key=float, sample=30)
+    assert len(fixed.sample) == 31

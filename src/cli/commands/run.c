@@ -363,7 +363,7 @@ static void run_each_item(run_state *s, spacrbench_measurement *m)
             }
         }
         command_free(argv);
-        if (rc != 0 || s->internal_error)
+        if (rc != 0 || s->internal_error || !run_plate_more(&s->plate, m, &s->items, s->added))
             break;
     }
     sb_stop_signals_catch(0);
@@ -402,7 +402,10 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
     }
     note_tree_rss(s, m);
     note_runs(s, m);
-    if (!s->plate.plate) /* a few items that differ: say how to size for the plate */
+    /* A few items that differ: say how to size for the plate. Not for
+     * --items FILE: every item of the plate was measured, and --sample
+     * would measure fewer. */
+    if (!s->plate.plate && !s->args->items_file)
         spacrbench_measurement_note_spread(m, "spacrbench run --items FILE --sample K");
     if (s->stale_note)
         spacrbench_measurement_add_note(m, s->stale_note);

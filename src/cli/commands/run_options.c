@@ -110,10 +110,11 @@ static const cli_option k_run[] = {
      cli_opt_flag, CLI_FIELD(brief), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"sample", 0, "K",
      "measure only K items chosen across the plate (by file size where every item "
-     "names a file: the largest always, the smallest, even steps between; else "
-     "evenly spaced), plus --warmup's, and predict the rest: the advice, --emit "
-     "and --scale are for the plate's largest item",
-     cli_opt_int, CLI_FIELD(sample), 1, 1000000, CLI_COMPLETE_NONE, NULL},
+     "names a file: the largest always, the smallest, even steps between, the rest "
+     "at random; else evenly spaced), plus --warmup's, and predict the rest: the "
+     "advice, --emit and --scale are for the plate's largest item; 0: as many as "
+     "the plate needs, one at a time until its predicted largest stops moving",
+     cli_opt_int, CLI_FIELD(sample), 0, 1000000, CLI_COMPLETE_NONE, NULL},
     {"interval", 0, "PERIOD",
      "how often each running item is sampled for the memory timeline and the RSS "
      "peak of its process tree: 10ms with a cgroup, 5ms without (the defaults), "

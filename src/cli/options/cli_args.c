@@ -25,6 +25,7 @@ void cli_args_init(cli_args *a, cli_mode mode)
     a->scale_items = 3; /* --scale: spacrbench_scale_timing's defaults */
     a->scale_seconds = 1.0;
     a->runs = 1;
+    a->sample = -1; /* every item */
 }
 
 void cli_args_free(cli_args *a)

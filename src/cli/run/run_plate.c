@@ -2,6 +2,7 @@
  * run_plate.h. */
 #include "run_plate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,35 +22,28 @@ static int file_size(const char *item, double *size)
     return 0;
 }
 
-/* The keys: every item's file size, or none when an item names no regular
- * file (the note says which). 0, or -1 out of memory. */
+/* The keys: every item's file size, NaN for an item that names no regular
+ * file (the library takes it to be as large as the largest, and its note
+ * says so; the others keep theirs). 0, or -1 out of memory. */
 static int file_keys(run_plate *rp, double **keys)
 {
     *keys = malloc((rp->all.n ? rp->all.n : 1) * sizeof **keys);
     if (!*keys)
         return -1;
+    int warned = 0;
     for (size_t i = 0; i < rp->all.n; i++) {
         if (file_size(rp->all.items[i], &(*keys)[i]) == 0)
             continue;
+        (*keys)[i] = NAN;
+        if (warned++)
+            continue;
+        /* Said now too, once: the user should not find a stray line (a
+         * directory, a missing file) in the report's notes alone. */
         char *shown = sb_escape_short(rp->all.items[i], 80);
-        size_t cap = 256 + (shown ? strlen(shown) : 1);
-        rp->keyless_note = malloc(cap);
-        if (rp->keyless_note)
-            snprintf(rp->keyless_note, cap,
-                     "--sample: item %zu (%s) names no regular file, so the items have no file "
-                     "size to choose by: evenly spaced",
-                     i + 1, shown ? shown : "?");
-        /* Said now too: one stray line (a directory, a missing file) costs
-         * the whole plate its key, which the user should not find out
-         * from the report's notes alone. */
         cli_notice("warning: --sample: item %zu (%s) names no regular file (a missing file, a "
-                   "directory, a FIFO?): the items have no file size to choose by, so they are "
-                   "evenly spaced and the plate's largest cannot be predicted",
+                   "directory, a FIFO?): taken to be as large as the largest file",
                    i + 1, shown ? shown : "?");
         free(shown);
-        free(*keys);
-        *keys = NULL;
-        return rp->keyless_note ? 0 : -1;
     }
     return 0;
 }
@@ -57,7 +51,7 @@ static int file_keys(run_plate *rp, double **keys)
 int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp)
 {
     memset(rp, 0, sizeof *rp);
-    if (a->sample <= 0)
+    if (a->sample < 0)
         return CLI_EXIT_OK;
     rp->all = *items;
     items->items = NULL;
@@ -90,8 +84,6 @@ int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp)
 
 int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped)
 {
-    if (rp->keyless_note)
-        spacrbench_measurement_add_note(m, rp->keyless_note);
     if (!stopped && spacrbench_plate_predict(rp->plate, m) == 0)
         return 0;
     char note[800];
@@ -107,6 +99,31 @@ int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped)
                  spacrbench_last_error_message());
     spacrbench_measurement_add_note(m, note);
     return -1;
+}
+
+int run_plate_more(const run_plate *rp, const spacrbench_measurement *m, item_list *items,
+                   size_t added)
+{
+    if (!rp->plate)
+        return 1;
+    int64_t *peaks = malloc((added ? added : 1) * sizeof *peaks);
+    double *seconds = malloc((added ? added : 1) * sizeof *seconds);
+    int more = 0;
+    for (size_t i = 0; peaks && seconds && i < added; i++) {
+        spacrbench_item_record rec = {.size = sizeof rec};
+        spacrbench_measurement_record(m, i, &rec);
+        peaks[i] = rec.peak_rss_bytes;
+        seconds[i] = rec.seconds;
+    }
+    if (peaks && seconds)
+        spacrbench_plate_more(rp->plate, added, peaks, seconds, &more);
+    free(peaks);
+    free(seconds);
+    /* The run is the items measured: the scaling check and the run's
+     * record run those alone. */
+    while (!more && items->n > added)
+        free(items->items[--items->n]);
+    return more;
 }
 
 void run_plate_attach_chosen(const run_plate *rp, spacrbench_measurement *m)
@@ -157,6 +174,5 @@ void run_plate_free(run_plate *rp)
 {
     item_list_free(&rp->all);
     spacrbench_plate_free(rp->plate);
-    free(rp->keyless_note);
     memset(rp, 0, sizeof *rp);
 }

@@ -13,13 +13,17 @@
 typedef struct run_plate {
     item_list all;           /* the plate: every item given (owned) */
     spacrbench_plate *plate; /* NULL without --sample */
-    char *keyless_note;      /* why no file size could be the key, or NULL */
 } run_plate;
 
 /* With --sample: choose among *items, which then holds the chosen items
  * in their order (copies) while rp->all keeps the plate. CLI_EXIT_OK, or
  * CLI_EXIT_ERROR after saying why. Without --sample nothing changes. */
 int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp);
+/* --sample 0: whether to run the next chosen item after the `added`
+ * measured into m (1), or stop (0), dropping the items not run from
+ * *items; 1 without a plate, and for a fixed K until its items all ran. */
+int run_plate_more(const run_plate *rp, const spacrbench_measurement *m, item_list *items,
+                   size_t added);
 /* After the run: predict the plate from m (the chosen items' records);
  * 0, or -1 after a note in m saying why there is no recommendation for
  * the plate (stopped: the run stopped before the chosen items were all
