@@ -530,6 +530,10 @@ START_TEST(every_report_line_fits_79_columns)
                           wide ? sb_test_columns(wide, len) : 0, (int)len, wide ? wide : "");
             cli_result_free(&r);
         }
+    remove_plate(dir);
+    free(items);
+}
+END_TEST
 
 /* Issue 40: --sample 0 measures the plate one item at a time, at least
  * 5 + ceil(1.5 ln(n / 5)) (7 of these 10), at most as many more as 5 % of
