@@ -1709,8 +1709,12 @@ START_TEST(plot_names_what_is_missing)
             setenv("SPACRBENCH_PYTHON", cases[c].python, 1);
             cli_run(demo ? demo_argv : run_argv, NULL, &r);
             unsetenv("SPACRBENCH_PYTHON");
-            ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+            /* Refused before the run: a usage error, as every output's. */
+            ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
             ck_assert_msg(strstr(r.err, cases[c].said) != NULL, "stderr: %s", r.err);
+            ck_assert_msg(strstr(r.err, demo ? "(see spacrbench --help)"
+                                             : "(see spacrbench run --help)") != NULL,
+                          "stderr: %s", r.err);
             ck_assert_str_eq(r.out, ""); /* refused before the run: no report */
             struct stat st;
             ck_assert_int_ne(stat(marker, &st), 0);
