@@ -37,7 +37,10 @@ int sb_export_defuse(sb_text *out, const char *text)
     int defused = 0;
     for (const char *p = text;; p++) { /* p: a cell's start, then after each separator */
         size_t n = strcspn(p, SEPARATORS);
-        if (*p && strchr(FORMULA_START, *p) && !plain_number(p, n)) {
+        /* Spreadsheets that trim a cell read " =x" as a formula too. */
+        size_t blanks = strspn(p, " ");
+        const char *q = blanks < n ? p + blanks : p;
+        if (*q && strchr(FORMULA_START, *q) && !plain_number(q, n - (size_t)(q - p))) {
             sb_text_printf(out, "'");
             defused = 1;
         }

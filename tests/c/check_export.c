@@ -138,7 +138,7 @@ START_TEST(csv_has_one_row_per_item_and_quotes_what_needs_it)
 END_TEST
 
 /* Spreadsheet formula injection (OWASP's defence): a label that starts
- * with =, +, -, @, a tab or a carriage return is shown as text (a leading
+ * with =, +, -, @, a tab or a carriage return (after spaces too) is shown as text (a leading
  * ' inside quotes), never evaluated, and so is one behind a separator a
  * spreadsheet may split at (a German or French locale splits at ';'); a
  * label with a separator is quoted; a plain number stays a number, as do
@@ -159,6 +159,9 @@ START_TEST(csv_never_writes_a_live_formula)
         {"+1.5e3", "+1.5e3", "+1.5e3"},
         {"-1e", "'-1e", "\"'-1e\""},
         {"a=b", "a=b", "a=b"},
+        {" =lead", "' =lead", "\"' =lead\""},
+        {"  @SUM(A1)", "'  @SUM(A1)", "\"'  @SUM(A1)\""},
+        {" -5", " -5", " -5"},
         {"x;=cmd|' /C calc'!A0", "x;'=cmd|' /C calc'!A0", "\"x;'=cmd|' /C calc'!A0\""},
         {"a,@b;+c\t-d", "a,'@b;'+c\t'-d", "\"a,'@b;'+c\t'-d\""},
         {"x\n=y", "x\n'=y", "\"x\n'=y\""},

@@ -97,7 +97,7 @@ def test_run_plot_draws_the_timeline(tmp_path: Path) -> None:
     out = tmp_path / "serial.png"
     run = _run(tmp_path, False, "--plot", str(out))
     if not HAVE_MATPLOTLIB:
-        assert run.returncode == 1 and "pip install 'spacrbench[plot]'" in run.stderr
+        assert run.returncode == 2 and "pip install 'spacrbench[plot]'" in run.stderr  # refused before the run
         return
     assert run.returncode == 0, run.stderr
     _timeline(json.loads(run.stdout))

@@ -12,9 +12,10 @@ static int opt_timeout(cli_args *a, const cli_option *o, const char *name, const
     if (cli_parse_duration(v, &a->timeout_s) != 0)
         return cli_usage_error(name,
                                "expected a duration above 0 and at most " CLI_DURATION_MAX_TEXT
-                               " s (about 115 days): seconds (10, 1.5), numbers with d, h, m, s "
-                               "in that order (90s, 1h30m) or SLURM's --time forms with ':' or "
-                               "'-' (1:30:00, 2-00:00:00), got '%s'",
+                               " s (about 115 days): seconds (10, 1.5; a bare number is seconds, "
+                               "unlike SLURM's bare --time, which is minutes), numbers with d, h, "
+                               "m, s in that order (90s, 90m, 1h30m) or SLURM's --time forms with "
+                               "':' or '-' (1:30:00, 2-00:00:00), got '%s'",
                                v);
     return CLI_EXIT_OK;
 }
@@ -95,8 +96,9 @@ static const cli_option k_run[] = {
     {"no-cgroup", 0, NULL, "measure with wait4 + /proc sampling, not a cgroup of its own",
      cli_opt_flag, CLI_FIELD(no_cgroup), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"timeout", 0, "DURATION",
-     "kill an item (and its processes) running longer: 10, 1.5, 90s, 1h30m, 1:30:00", opt_timeout,
-     0, 0, 0, CLI_COMPLETE_NONE, NULL},
+     "kill an item (and its processes) running longer: 90m, 1h30m, 1:30:00, 2-00:00:00, or a "
+     "bare number of seconds (10, 1.5; SLURM's bare --time is minutes)",
+     opt_timeout, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
     {"warmup", 0, "N", "first N items excluded from the timing (default 0)", cli_opt_int,
      CLI_FIELD(warmup), 0, INT32_MAX, CLI_COMPLETE_NONE, NULL},
     {"runs", 0, "N",

@@ -34,8 +34,8 @@ int cli_needs_linux(const char *mode, const char *what)
 int run_plot_ready(int stdout_is_output)
 {
     (void)stdout_is_output;
-    return cli_error(CLI_EXIT_ERROR, "--plot: drawing needs the Linux build's Python helper for "
-                                     "now; use Measurement.plot() from Python");
+    return cli_usage_error("--plot", "drawing needs the Linux build's Python helper for now; "
+                                     "use Measurement.plot() from Python");
 }
 
 int run_main(int argc, char **argv)

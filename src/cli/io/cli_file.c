@@ -365,4 +365,74 @@ int cli_output_path_check(const char *option, const char *path)
     return CLI_EXIT_OK;
 }
 
+/* Who path is, for cli_files_apart: an existing regular file by its
+ * device and inode (st set, *key NULL), a new name by its directory's
+ * real path and its last part (*key malloc'd). 0, or -1: never compared
+ * (a device, a FIFO, a path whose directory does not resolve: the path
+ * checks say what is wrong with it). */
+static int identify(const char *path, struct stat *st, char **key)
+{
+    *key = NULL;
+    if (!path || cli_is_stdout_name(path))
+        return -1;
+    if (stat(path, st) == 0) {
+#if defined(_WIN32) /* no inodes there: the full path */
+        if (S_ISREG(st->st_mode) && (*key = full_path(path)) != NULL)
+            return 0;
+        return -1;
+#else
+        return S_ISREG(st->st_mode) ? 0 : -1;
+#endif
+    }
+    if (errno != ENOENT || dangling_link(path))
+        return -1;
+    size_t n = strlen(path);
+    while (n > 0 && !is_separator(path[n - 1]))
+        n--;
+    char *dir = full_path(dir_of(path));
+    if (!dir)
+        return -1;
+    size_t len = strlen(dir) + 1 + strlen(path + n) + 1;
+    if ((*key = malloc(len)) != NULL)
+        snprintf(*key, len, "%s/%s", dir, path + n);
+    free(dir);
+    return *key ? 0 : -1;
+}
+
+static int same_name(const char *a, const char *b)
+{
+#if defined(_WIN32)
+    return _stricmp(a, b) == 0;
+#else
+    return strcmp(a, b) == 0;
+#endif
+}
+
+int cli_files_apart(const cli_named_file *files, size_t n)
+{
+    struct stat st[16];
+    char *key[16];
+    int known[16], rc = CLI_EXIT_OK;
+    if (n > 16)
+        n = 16;
+    for (size_t i = 0; i < n; i++)
+        known[i] = identify(files[i].path, &st[i], &key[i]) == 0;
+    for (size_t j = 1; j < n && rc == CLI_EXIT_OK; j++)
+        for (size_t i = 0; i < j && rc == CLI_EXIT_OK; i++) {
+            if (!known[i] || !known[j] || !key[i] != !key[j])
+                continue;
+            int same = key[i] ? same_name(key[i], key[j])
+                              : st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
+            if (same)
+                rc = cli_usage_error(files[j].option, "%s is %s's file too (%s): %s", files[j].path,
+                                     files[i].option, files[i].path,
+                                     strcmp(files[i].option, "--items") == 0
+                                         ? "writing it would replace the items"
+                                         : "each output needs a file of its own");
+        }
+    for (size_t i = 0; i < n; i++)
+        free(key[i]);
+    return rc;
+}
+
 int cli_is_stdout_name(const char *path) { return strcmp(path, "-") == 0; }

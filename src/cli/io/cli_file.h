@@ -27,6 +27,17 @@ int cli_write_file_atomic(const char *option, const char *path, const char *text
  * write itself. */
 int cli_output_path_check(const char *option, const char *path);
 
+/* Once every option is read, before a run: refuse (a usage error naming
+ * both options, exit 2) two of files that are one file, where an output
+ * would replace the input (the first entry may be --items) or another
+ * output. One file: the same st_dev/st_ino where both exist, else the
+ * same absolute path (the directory's links resolved). NULL, '-' and
+ * what is no regular file (/dev/null, a FIFO) are never compared. */
+typedef struct cli_named_file {
+    const char *option, *path;
+} cli_named_file;
+int cli_files_apart(const cli_named_file *files, size_t n);
+
 /* '-', the conventional name of standard output for an output file. */
 int cli_is_stdout_name(const char *path);
 

@@ -129,6 +129,31 @@ static int stdout_has_one_taker(const cli_common *c)
     return CLI_EXIT_OK;
 }
 
+/* No output replaces the items file or another output; --emit slurm's
+ * are the array's files in its directory (slurm_array.c's names). */
+static int outputs_apart(const cli_args *a)
+{
+    enum { SLURM_FILES = 3 };
+    static const char *const slurm_files[SLURM_FILES] = {
+        "spacrbench-items.idx", "spacrbench-job.sh", "spacrbench-array.json"};
+    const cli_common *c = &a->common;
+    cli_named_file f[5 + SLURM_FILES] = {{"--items", a->items_file}};
+    size_t n = 1;
+    /* Those the user named come last: a refusal names their option. */
+    char paths[SLURM_FILES][4096];
+    const char *dir = a->slurm.output_dir ? a->slurm.output_dir : "spacrbench-job";
+    for (size_t i = 0; c->emit == CLI_EMIT_SLURM && i < SLURM_FILES; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, slurm_files[i]);
+        f[n++] =
+            (cli_named_file){a->slurm.output_dir ? "--slurm-output" : "--emit slurm", paths[i]};
+    }
+    f[n++] = (cli_named_file){"--report", c->report_path};
+    f[n++] = (cli_named_file){"--export-csv", c->export_csv_path};
+    f[n++] = (cli_named_file){"--export-markdown", c->export_markdown_path};
+    f[n++] = (cli_named_file){"--plot", a->plot_path};
+    return cli_files_apart(f, n);
+}
+
 int cli_args_parse(cli_args *a, int argc, char **argv)
 {
     option_list l;
@@ -166,5 +191,6 @@ int cli_args_parse(cli_args *a, int argc, char **argv)
     int taken = stdout_has_one_taker(c);
     if (taken != CLI_EXIT_OK)
         return taken;
-    return a->command->check ? a->command->check(a, argc, argv, optind) : CLI_EXIT_OK;
+    int rc = a->command->check ? a->command->check(a, argc, argv, optind) : CLI_EXIT_OK;
+    return rc == CLI_EXIT_OK ? outputs_apart(a) : rc;
 }

@@ -25,8 +25,8 @@ static int ends_with(const char *s, const char *suffix)
     return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* With run --scale it draws the scaling check; otherwise the items and the
- * memory over time (the JSON document, through the Python helper). */
+/* With run --scale it draws the scaling check; otherwise the decision and
+ * the memory over time (the JSON document, through the Python helper). */
 static int opt_plot(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
     (void)o;
@@ -98,8 +98,10 @@ static const cli_option k_common[] = {
      "--export-markdown -",
      opt_export, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"plot", 0, "FILE",
-     "draw each item's time and peak and the memory over time (with run --scale: "
-     "the scaling check) to FILE.png or FILE.svg (needs Python with the "
+     "draw the decision to FILE.png or FILE.svg: each item's memory need against its "
+     "file size (or its order), the memory per recommended worker as a line, the "
+     "recommendation as the title, and below it the memory over time (with run "
+     "--scale: the scaling check; needs Python with the "
      "spacrbench package and matplotlib, $SPACRBENCH_PYTHON or python3: " CLI_PLOT_INSTALL ")",
      opt_plot, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"emit", 0, "slurm|dask", "print scheduler settings on stdout (the report goes to stderr)",

@@ -2,6 +2,7 @@
 #include "run_plot.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,23 @@ static int spawn_wait(char *const argv[], int stdout_is_output)
     return sb_child_run(argv, stdout_is_output);
 }
 
+/* What a refusal says: before the run a usage error (exit 2, where the
+ * help is), when drawing an error (exit 1). */
+static int refuse(int before_run, const char *fmt, ...) CLI_PRINTF(2, 3);
+static int refuse(int before_run, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return before_run ? cli_usage_error(NULL, "%s", what) : cli_error(CLI_EXIT_ERROR, "%s", what);
+}
+
 /* 0 when python has the spacrbench package (found: find_spec does not
  * run it) and a matplotlib that imports (an installed but broken one would
  * fail only after the run), else an exit code after the message. */
-static int check_python(const char *python, int stdout_is_output)
+static int check_python(const char *python, int stdout_is_output, int before_run)
 {
     char *const argv[] = {(char *)python, "-c",
                           "import importlib.util as u, sys\n"
@@ -40,24 +54,24 @@ static int check_python(const char *python, int stdout_is_output)
     if (st == 0)
         return 0;
     if (st < 0)
-        return cli_error(CLI_EXIT_ERROR,
-                         "--plot needs Python 3: '%s' cannot be run (%s); install python3 or set "
-                         "SPACRBENCH_PYTHON to one with spacrbench[plot]",
-                         python, strerror(errno));
+        return refuse(before_run,
+                      "--plot needs Python 3: '%s' cannot be run (%s); install python3 or set "
+                      "SPACRBENCH_PYTHON to one with spacrbench[plot]",
+                      python, strerror(errno));
     if (st == 4)
-        return cli_error(CLI_EXIT_ERROR,
-                         "--plot needs the spacrbench package in '%s'; install it:\n"
-                         "  " CLI_PLOT_INSTALL "\n"
-                         "  or name a Python that has it in SPACRBENCH_PYTHON",
-                         python);
+        return refuse(before_run,
+                      "--plot needs the spacrbench package in '%s'; install it:\n"
+                      "  " CLI_PLOT_INSTALL "\n"
+                      "  or name a Python that has it in SPACRBENCH_PYTHON",
+                      python);
     if (st == 5)
-        return cli_error(CLI_EXIT_ERROR,
-                         "--plot needs matplotlib in '%s' (missing, or it does not import: "
-                         "above); install it:\n"
-                         "  " CLI_PLOT_INSTALL "\n"
-                         "  or name a Python that has it in SPACRBENCH_PYTHON",
-                         python);
-    return cli_error(CLI_EXIT_ERROR, "--plot: '%s' does not run Python 3 (exit %d)", python, st);
+        return refuse(before_run,
+                      "--plot needs matplotlib in '%s' (missing, or it does not import: "
+                      "above); install it:\n"
+                      "  " CLI_PLOT_INSTALL "\n"
+                      "  or name a Python that has it in SPACRBENCH_PYTHON",
+                      python);
+    return refuse(before_run, "--plot: '%s' does not run Python 3 (exit %d)", python, st);
 }
 
 static int scale_json_into(char *buf, size_t cap, const void *r)
@@ -97,14 +111,14 @@ static const char *plot_python(void)
 
 int run_plot_ready(int stdout_is_output)
 {
-    return check_python(plot_python(), stdout_is_output) != 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+    return check_python(plot_python(), stdout_is_output, 1) != 0 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
 static int plot(const spacrbench_scale_result *r, const char *json, const char *path,
                 int stdout_is_output)
 {
     const char *python = plot_python();
-    if (check_python(python, stdout_is_output) != 0)
+    if (check_python(python, stdout_is_output, 0) != 0)
         return CLI_EXIT_ERROR;
     char tmp[4096];
     if (write_json(r, json, tmp, sizeof tmp) != 0)

@@ -9,8 +9,8 @@
 
 /* CLI_EXIT_OK when the Python that draws (the same) has the spacrbench
  * package and matplotlib: asked before anything runs, so a run is never
- * lost to a plot that cannot be drawn. Else CLI_EXIT_ERROR after the
- * message. */
+ * lost to a plot that cannot be drawn. Else CLI_EXIT_USAGE after the
+ * message (and where the help is). */
 int run_plot_ready(int stdout_is_output);
 /* CLI_EXIT_OK when FILE was written; otherwise CLI_EXIT_ERROR after one
  * line on stderr naming what is missing and how to get it. */

@@ -222,9 +222,9 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
         planned = NULL;
         errno = ENAMETOOLONG;
     }
-    if (!planned)
-        return cli_error(CLI_EXIT_ERROR, "--slurm-output: cannot create '%s': %s", dir,
-                         strerror(errno));
+    if (!planned) /* a directory this user may not search, a path too long */
+        return cli_usage_error(s->output_dir ? "--slurm-output" : "--emit slurm",
+                               "cannot create '%s': %s", dir, strerror(errno));
     spacrbench_slurm_job *j = &out->job;
     spacrbench_slurm_job_init(j, sizeof *j);
     j->items_file = out->items_file;

@@ -756,7 +756,8 @@ START_TEST(slurm_script_needs_an_items_file)
 }
 END_TEST
 
-/* An --slurm-output past PATH_MAX: exit 1 and not one directory made. */
+/* An --slurm-output past PATH_MAX: refused before the run as every output
+ * is (exit 2), and not one directory made. */
 START_TEST(a_too_long_slurm_output_creates_nothing)
 {
     char *items = cli_temp_file("a\n");
@@ -769,8 +770,9 @@ START_TEST(a_too_long_slurm_output_creates_nothing)
                           "--slurm-output", dir,   "--",      "true",   NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
-    ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "File name too long"));
+    ck_assert_ptr_nonnull(strstr(r.err, "(see spacrbench run --help)"));
     struct stat st;
     ck_assert_msg(stat(base, &st) != 0, "%s was created", base);
     cli_result_free(&r);
@@ -1709,8 +1711,12 @@ START_TEST(plot_names_what_is_missing)
             setenv("SPACRBENCH_PYTHON", cases[c].python, 1);
             cli_run(demo ? demo_argv : run_argv, NULL, &r);
             unsetenv("SPACRBENCH_PYTHON");
-            ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+            /* Refused before the run: a usage error, as every output's. */
+            ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
             ck_assert_msg(strstr(r.err, cases[c].said) != NULL, "stderr: %s", r.err);
+            ck_assert_msg(strstr(r.err, demo ? "(see spacrbench --help)"
+                                             : "(see spacrbench run --help)") != NULL,
+                          "stderr: %s", r.err);
             ck_assert_str_eq(r.out, ""); /* refused before the run: no report */
             struct stat st;
             ck_assert_int_ne(stat(marker, &st), 0);
@@ -1743,8 +1749,8 @@ START_TEST(plot_names_what_is_missing)
         ck_assert_int_eq(memcmp(img, "\x89PNG", 4), 0);
         free(img);
         printf("--plot wrote %s\n", out);
-    } else {
-        ck_assert_msg(r.exited && r.code == 1, "exit %d: %s", r.code, r.err);
+    } else { /* refused before the run */
+        ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
         ck_assert_msg(strstr(r.err, "pip install 'spacrbench[plot]' (from a clone: pip install "
                                     "'.[plot]')") != NULL ||
                           strstr(r.err, "needs Python 3") != NULL,

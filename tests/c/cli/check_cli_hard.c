@@ -374,8 +374,12 @@ START_TEST(bad_timeouts_exit_2)
         cli_run(argv, NULL, &r);
         ck_assert_msg(r.exited && r.code == 2, "--timeout '%s': exit %d", bad[i], r.code);
         ck_assert_msg(strstr(r.err, "--timeout: expected a duration") != NULL, "stderr: %s", r.err);
-        /* The accepted forms, SLURM's --time ones among them. */
-        ck_assert_msg(strstr(r.err, "(90s, 1h30m) or SLURM's --time forms with ':' or '-' "
+        /* The accepted forms, SLURM's --time ones among them, and that a
+         * bare number is seconds where SLURM's bare --time is minutes. */
+        ck_assert_msg(strstr(r.err, "(10, 1.5; a bare number is seconds, unlike SLURM's bare "
+                                    "--time, which is minutes)") != NULL,
+                      "stderr: %s", r.err);
+        ck_assert_msg(strstr(r.err, "(90s, 90m, 1h30m) or SLURM's --time forms with ':' or '-' "
                                     "(1:30:00, 2-00:00:00)") != NULL,
                       "stderr: %s", r.err);
         cli_result_free(&r);

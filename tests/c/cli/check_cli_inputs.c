@@ -412,6 +412,7 @@ static void expect_refused_before_the_run(const run_how *how, const char *option
     char want[1300];
     snprintf(want, sizeof want, "%s: %s", option, words);
     ck_assert_msg(strstr(r.err, want) != NULL, "want '%s' in stderr: %s", want, r.err);
+    ck_assert_msg(strstr(r.err, "(see spacrbench run --help)") != NULL, "stderr: %s", r.err);
     struct stat st;
     ck_assert_msg(stat(marker, &st) != 0, "%s %s: the command ran", option, path);
     ck_assert_str_eq(r.out, "");
@@ -459,9 +460,111 @@ START_TEST(an_output_that_cannot_be_made_is_refused_before_the_run)
     ck_assert_int_eq(chmod(dir, 0), 0);
     snprintf(path, sizeof path, "%s/x.csv", dir);
     snprintf(words, sizeof words, "cannot write %s: Permission denied", path);
-    if (geteuid() == 0 || access(dir, X_OK) != 0)
+    if (geteuid() == 0 || access(dir, X_OK) != 0) {
         expect_refused_before_the_run(&how, "--export-csv", path, words);
+        /* --emit slurm's directory there: exit 2 too (it was 1). */
+        snprintf(path, sizeof path, "%s/sj", dir);
+        snprintf(words, sizeof words, "cannot create '%s': Permission denied", path);
+        expect_refused_before_the_run(&how, "--slurm-output", path, words);
+    }
     ck_assert_int_eq(chmod(dir, 0755), 0);
+    remove_tree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Runs spacrbench run ARGS... -- sh -c 'touch MARKER' in dir as how says;
+ * asserts that it is refused (exit 2, want on stderr, the help named)
+ * before the command ran. */
+static void expect_apart(const run_how *how, const char *const *args, const char *want)
+{
+    char *marker = marker_path();
+    char touch[256];
+    snprintf(touch, sizeof touch, "touch '%s'", marker);
+    char *argv[24] = {SPACRBENCH_CLI, "run", "--quiet", "--no-cgroup"};
+    size_t n = 4;
+    while (*args)
+        argv[n++] = (char *)*args++;
+    char *const tail[] = {"--", "sh", "-c", touch, NULL};
+    memcpy(argv + n, tail, sizeof tail);
+    cli_result r;
+    run_with(argv, how, &r);
+    ck_assert_msg(r.exited && r.code == 2, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, want) != NULL, "want '%s' in stderr: %s", want, r.err);
+    ck_assert_msg(strstr(r.err, "(see spacrbench run --help)") != NULL, "stderr: %s", r.err);
+    struct stat st;
+    ck_assert_msg(stat(marker, &st) != 0, "the command ran: %s", r.err);
+    cli_result_free(&r);
+    free(marker);
+}
+
+/* Two outputs on one file, or an output on the items file: one would
+ * overwrite the other after the run, so both are refused before it; by
+ * name, by another spelling, through a link, a hard link, and --emit
+ * slurm's files. As root and as a user alike. */
+START_TEST(outputs_that_are_one_file_are_refused_before_the_run)
+{
+    char *dir = temp_dir("/tmp/sbtest-inputs-apart-XXXXXX");
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    char items[1200], soft[1200], hard[1200], job[1200], same[1200];
+    snprintf(items, sizeof items, "%s/fields.txt", dir);
+    snprintf(soft, sizeof soft, "%s/link.txt", dir);
+    snprintf(same, sizeof same, "%s/same.txt", dir);
+    snprintf(hard, sizeof hard, "%s/hard.txt", dir);
+    snprintf(job, sizeof job, "%s/job", dir);
+    FILE *f = fopen(items, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("a\n", f);
+    fclose(f);
+    ck_assert_int_eq(chmod(items, 0666), 0);
+    ck_assert_int_eq(symlink("fields.txt", soft), 0);
+    ck_assert_int_eq(link(items, hard), 0);
+    ck_assert_int_eq(mkdir(job, 0777), 0);
+    ck_assert_int_eq(chmod(job, 0777), 0);
+    for (int as_user = 0; as_user < 2; as_user++) {
+        run_how how = RUN_HOW_DEFAULT;
+        how.cwd = dir;
+        if (as_user) {
+            if (geteuid() != 0)
+                break; /* this run is the user's already */
+            how.uid = 65534;
+        }
+        const char *csv_items[] = {"--export-csv", "fields.txt", "--items", "fields.txt", NULL};
+        expect_apart(&how, csv_items,
+                     "--export-csv: fields.txt is --items's file too (fields.txt): writing it "
+                     "would replace the items");
+        const char *report_csv[] = {"--report",   "same.txt", "--export-csv",
+                                    "./same.txt", "a",        NULL};
+        expect_apart(&how, report_csv,
+                     "--export-csv: ./same.txt is --report's file too (same.txt): each output "
+                     "needs a file of its own");
+        const char *through_link[] = {"--items", "fields.txt", "--export-markdown", "link.txt",
+                                      NULL};
+        expect_apart(&how, through_link, "--export-markdown: link.txt is --items's file too");
+        const char *hard_link[] = {"--items", "hard.txt", "--report", items, NULL};
+        expect_apart(&how, hard_link, "--report: ");
+        const char *plot_md[] = {"--export-markdown", "p.png", "--plot", "p.png", "a", NULL};
+        expect_apart(&how, plot_md, "--plot: p.png is --export-markdown's file too");
+        const char *slurm[] = {
+            "--emit",  "slurm",      "--slurm-output", "job",
+            "--items", "fields.txt", "--report",       "job/spacrbench-array.json",
+            NULL};
+        expect_apart(&how, slurm,
+                     "--report: job/spacrbench-array.json is --slurm-output's file too");
+        /* A device is no file to replace: /dev/null twice is fine. */
+        char *const both_null[] = {
+            SPACRBENCH_CLI, "run",       "--quiet", "--no-cgroup", "--report", "/dev/null",
+            "--export-csv", "/dev/null", "a",       "--",          "true",     NULL};
+        cli_result r;
+        run_with(both_null, &how, &r);
+        ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+        cli_result_free(&r);
+    }
+    char *text = cli_read_file(items);
+    ck_assert_str_eq(text, "a\n"); /* never replaced */
+    free(text);
+    struct stat st;
+    ck_assert_int_ne(stat(same, &st), 0);
     remove_tree(dir);
     free(dir);
 }
@@ -718,6 +821,7 @@ static Suite *inputs_suite(void)
     tcase_add_test(t, report_falls_back_to_writing_in_place);
     tcase_add_test(t, report_refuses_the_kernels_files_saying_why);
     tcase_add_test(t, an_output_that_cannot_be_made_is_refused_before_the_run);
+    tcase_add_test(t, outputs_that_are_one_file_are_refused_before_the_run);
     tcase_add_test(t, long_failing_item_keeps_the_reason);
     tcase_add_test(t, c1_controls_are_escaped_in_notes_and_on_stderr);
     tcase_add_test(t, c1_controls_are_escaped_in_progress_lines);

@@ -225,6 +225,40 @@ static const char *v_again(void)
     return line;
 }
 
+/* text with every run of blanks and newlines as one space: the help's
+ * sentences, whatever their wrapping. malloc'd. */
+static char *one_line(const char *text)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    for (const char *p = text; *p; p++) {
+        int blank = *p == ' ' || *p == '\n';
+        if (!blank || (o > out && o[-1] != ' '))
+            *o++ = blank ? ' ' : *p;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* --plot's help says what it draws now (the decision), --timeout's every
+ * form it takes and that a bare number is seconds (SLURM's is minutes). */
+START_TEST(plot_and_timeout_help_say_what_they_do)
+{
+    char *raw = help_of("run", "--help"), *help = one_line(raw);
+    ck_assert_msg(strstr(help, "draw the decision to FILE.png or FILE.svg: each item's memory need "
+                               "against its file size (or its order), the memory per recommended "
+                               "worker as a line, the recommendation as the title, and below it "
+                               "the memory over time") != NULL,
+                  "%s", help);
+    ck_assert_ptr_null(strstr(help, "each item's time and peak"));
+    ck_assert_msg(strstr(help, "running longer: 90m, 1h30m, 1:30:00, 2-00:00:00, or a bare number "
+                               "of seconds (10, 1.5; SLURM's bare --time is minutes)") != NULL,
+                  "%s", help);
+    free(help);
+    free(raw);
+}
+END_TEST
+
 START_TEST(help_version_and_exit_codes)
 {
     char *v = help_of("-V", NULL), *version = help_of("--version", NULL);
@@ -403,6 +437,7 @@ static Suite *options_suite(void)
     tcase_add_test(t, generated_files_are_built_and_parse);
     tcase_add_test(t, fixed_values_complete_in_bash);
     tcase_add_test(t, help_version_and_exit_codes);
+    tcase_add_test(t, plot_and_timeout_help_say_what_they_do);
     tcase_add_test(t, one_size_parser);
     tcase_add_test(t, interval_reaches_the_sampler);
     suite_add_tcase(s, t);
