@@ -252,12 +252,14 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     }
 }
 
-/* The reason: spaCR's sentence whole on the first line (tools match it),
- * what spacrbench adds after it wrapped at 79 columns like every line. */
+/* The reason wrapped at 79 columns like every line, its first words (up
+ * to the first ':' or ';', "memory-bound", "2 core(s)") whole on the first
+ * line where they fit it; the reason itself stays spaCR's sentence. */
 static void reason_line(sb_text *t, const char *reason)
 {
-    report_line(t, SB_WRAP_INDENT + sb_reason_upstream_length(reason), "    because           %s",
-                reason);
+    size_t head = strcspn(reason, ":;");
+    report_line(t, SB_WRAP_INDENT + (head <= SB_WRAP_WIDTH - SB_WRAP_INDENT ? head : 0),
+                "    because           %s", reason);
 }
 
 /* A spaCR-style Recommendation(workers, reason) carries no evidence: its
@@ -269,8 +271,11 @@ static int has_evidence(const spacrbench_recommendation *r)
 }
 
 /* The workers this need allows on common budgets (a laptop, a
- * workstation, a node), for a figure measured elsewhere: with the reserve
- * the recommendation keeps, and where the cores here would cap them. */
+ * workstation, a node), each budget a budget given by the caller as with
+ * --available, for a figure measured elsewhere; and where the cores here
+ * would cap them. A figure and its unit, and each "8 GiB -> 31", stay on
+ * one line: they are joined by a byte the wrap does not break at (\x01),
+ * a space once wrapped. */
 static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
 {
     static const int64_t gib_budgets[] = {8, 16, 32};
@@ -278,23 +283,31 @@ static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
         return;
     char need[32];
     sb_format_bytes(need, sizeof need, r->per_worker_bytes);
-    sb_text line = {0};
+    sb_text line = {0}, wrapped = {0};
+    for (char *c = need; *c; c++)
+        *c = *c == ' ' ? '\x01' : *c;
     sb_text_printf(&line, "  what if             %s each:", need);
     int64_t most = 0;
     for (size_t i = 0; i < sizeof gib_budgets / sizeof *gib_budgets; i++) {
         int64_t n = sb_memory_workers_within(r, gib_budgets[i] << 30);
         most = n > most ? n : most;
-        sb_text_printf(&line, "%s %lld GiB -> %lld", i ? "," : "", (long long)gib_budgets[i],
-                       (long long)n);
+        sb_text_printf(&line, "%s %lld\x01GiB\x01->\x01%lld", i ? "," : "",
+                       (long long)gib_budgets[i], (long long)n);
     }
     if (most > r->core_workers && r->core_workers <= r->maximum)
         sb_text_printf(&line, " (the cores here cap it at %lld)", (long long)r->core_workers);
     else if (most > r->maximum)
         sb_text_printf(&line, " (the maximum caps it at %lld)", (long long)r->maximum);
-    report_line(t, SB_WRAP_INDENT, "%s", line.data ? line.data : "");
-    if (line.failed)
+    if (!line.failed)
+        report_line(&wrapped, SB_WRAP_INDENT, "%s", line.data);
+    for (size_t i = 0; i < wrapped.len; i++)
+        wrapped.data[i] = wrapped.data[i] == '\x01' ? ' ' : wrapped.data[i];
+    if (line.failed || wrapped.failed)
         t->failed = 1;
+    else
+        sb_text_printf(t, "%s", wrapped.data);
     sb_text_free(&line);
+    sb_text_free(&wrapped);
 }
 
 static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r, const char *reason)
