@@ -80,10 +80,14 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     spacrbench_measurement_memory(m, &mem);
     int tree = mem.tree_rss_peak_bytes >= 0;
     sb_text_printf(t, " |\n| peak RSS | ");
-    bytes_cell(t, tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes);
-    sb_text_printf(t, " (%s) |\n",
-                   tree ? sb_tree_rss_words(m->hugetlb_uncovered)
-                        : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
+    if (!tree && (f->peak_method == SPACRBENCH_PEAK_NONE || f->peak_rss_bytes < 0))
+        sb_text_printf(t, "not measured |\n"); /* as the report says it */
+    else {
+        bytes_cell(t, tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes);
+        sb_text_printf(t, " (%s) |\n",
+                       tree ? sb_tree_rss_words(m->hugetlb_uncovered)
+                            : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
+    }
     if (mem.cgroup_charge_bytes >= 0) {
         sb_text_printf(t, "| memory charged | ");
         bytes_cell(t, mem.cgroup_charge_bytes);

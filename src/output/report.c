@@ -145,9 +145,10 @@ static void runs_line(sb_text *t, const spacrbench_measurement *m)
 
 /* spaCR's peak RSS line, then (`spacrbench run`, verbose) the charge,
  * then spaCR's footprint line, which names itself as the advice's figure.
- * The peak RSS line carries an RSS: the process tree's where the run
- * measured one (what GNU time and mprof report), else the peak (the
- * runner's high-water mark). */
+ * The peak RSS line carries an RSS: the process tree's summed where the
+ * run measured one (mprof's --include-children; GNU time's %M is the
+ * largest single process's), else the peak (the runner's high-water
+ * mark). */
 static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbose, int advised)
 {
     char a[32], b[32], value[32];
@@ -155,6 +156,13 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
     spacrbench_memory_figures mem = {sizeof mem, -1, -1};
     spacrbench_measurement_memory(m, &mem);
     int tree = mem.tree_rss_peak_bytes >= 0, charged = mem.cgroup_charge_bytes >= 0;
+    /* Nothing measured (a run whose first item failed): said plainly,
+     * not as a 0 B figure. */
+    if (!tree && (f->peak_method == SPACRBENCH_PEAK_NONE || f->peak_rss_bytes < 0)) {
+        sb_text_printf(t, "  peak RSS            not measured\n"
+                          "  attributable to it  not measured\n");
+        return;
+    }
     int64_t peak = tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes > 0 ? f->peak_rss_bytes : 0;
     sb_format_bytes(a, sizeof a, peak);
     snprintf(value, sizeof value, "%.2f GiB", gib(peak));
@@ -171,7 +179,6 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
                     sb_charge_words(m->hugetlb_uncovered));
     }
     int64_t work = spacrbench_measurement_work_rss_bytes(m);
-    /* Not measured (-1) shows 0.00 like the peak, never "-0.00". */
     snprintf(value, sizeof value, "%.2f GiB", gib(work > 0 ? work : 0));
     int of_charge = charged && f->peak_method == SPACRBENCH_PEAK_CGROUP;
     sb_text d = {0};

@@ -379,6 +379,9 @@ START_TEST(unlaunchable_command_is_reported)
      * the core count alone), and the report says why. */
     ck_assert_ptr_null(strstr(r.out, "recommended workers"));
     ck_assert_ptr_nonnull(strstr(r.out, "no recommendation: the command could not be started"));
+    /* A command that never started has no time or peak to give. */
+    ck_assert_msg(strstr(r.out, "(x): cannot be started: No such file or directory; not counted"),
+                  "%s", r.out);
     cli_result_free(&r);
     ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }

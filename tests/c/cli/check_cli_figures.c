@@ -120,13 +120,28 @@ START_TEST(brief_answers_in_one_line)
                   "%s", r.raw);
     ck_assert_uint_le(sb_test_columns(r.raw, n - 1), 79);
     cli_result_free(&r);
-    /* Nothing measured: no worker count passed off as an answer (the
-     * core-count fallback the full report explains). */
+    /* Nothing measured: the full report's core-count fallback, named as
+     * such (not passed off as an answer, nor denied). */
     char *const failing[] = {SPACRBENCH_CLI, "run", "--brief", "a", "--", "false", NULL};
     cli_run(failing, NULL, &r);
     ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
-    ck_assert_str_eq(r.raw, "stopped: peak RSS not measured, no item timed, no recommendation "
-                            "(no item was measured)\n");
+    char *brief_workers = strstr(r.raw, "no item timed, ");
+    ck_assert_msg(brief_workers && strstr(r.raw, " (core-count fallback)\n"), "%s", r.raw);
+    long long fallback = strtoll(brief_workers + strlen("no item timed, "), NULL, 10);
+    ck_assert_uint_le(sb_test_columns(r.raw, strlen(r.raw) - 1), 79);
+    cli_result_free(&r);
+    char *const full[] = {SPACRBENCH_CLI, "run", "a", "--", "false", NULL};
+    cli_run(full, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    const char *workers = strstr(r.out, "recommended workers ");
+    ck_assert_msg(workers, "%s", r.out);
+    ck_assert_int_eq(strtoll(workers + strlen("recommended workers "), NULL, 10), fallback);
+    static const char *const k_never[] = {"0 B, not measured", "baseline of 0 B"};
+    for (size_t i = 0; i < sizeof k_never / sizeof *k_never; i++)
+        ck_assert_msg(!strstr(r.out, k_never[i]), "%s in:\n%s", k_never[i], r.out);
+    ck_assert_msg(strstr(r.out, "\n  peak RSS            not measured\n"
+                                "  attributable to it  not measured\n"),
+                  "%s", r.out);
     cli_result_free(&r);
     /* A run that stopped after an item: its line says so first (exit 3). */
     char *const stopped[] = {SPACRBENCH_CLI, "run", "--brief",     "0",  "3", "--",
@@ -191,7 +206,7 @@ START_TEST(peak_rss_agrees_with_gnu_time)
                  gnu_bytes);
         expect(json, expr);
         /* The report's head line shows that figure, named for what it is. */
-        expect(json, "\"the process tree's RSS, as GNU time\" in d['report']");
+        expect(json, "\"the process tree's summed RSS\" in d['report']");
         if (_i == 0)
             expect(json, "d['memory_figures']['advice_uses'] != 'cgroup_charge' or "
                          "d['measurement']['records'][0]['cgroup_charge_bytes'] <= "
