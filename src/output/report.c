@@ -129,18 +129,16 @@ static void throughput_line(sb_text *t, const spacrbench_measurement *m,
                    f->items > 0 && f->seconds > 0 ? "" : "; not measured (no timed items)");
 }
 
-/* With --runs: the spread of every timed run, as hyperfine reports it. */
+/* With --runs: the range of every timed run, as --brief gives it (a "±"
+ * across different items would read as run-to-run noise; --verbose's item
+ * lines give each item's own). */
 static void runs_line(sb_text *t, const spacrbench_measurement *m)
 {
     spacrbench_run_stats st = {.size = sizeof st};
     if (!sb_measurement_has_runs(m) || spacrbench_measurement_run_stats(m, &st) != 0 || !st.runs)
         return;
-    char sd[32] = "";
-    if (!isnan(st.stddev))
-        snprintf(sd, sizeof sd, " \xc2\xb1 %.3f s", st.stddev);
-    report_line(t, SB_WRAP_INDENT,
-                "  runs                %lld timed, %.3f s%s (min %.3f s, max %.3f s)",
-                (long long)st.runs, st.mean, sd, st.min, st.max);
+    report_line(t, SB_WRAP_INDENT, "  runs                %lld timed, %.3f-%.3f s (mean %.3f s)",
+                (long long)st.runs, st.min, st.max, st.mean);
 }
 
 /* spaCR's peak RSS line, then (`spacrbench run`, verbose) the charge,
