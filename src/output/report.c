@@ -204,6 +204,15 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
     sb_text_free(&d);
 }
 
+/* Whether a note says text. */
+static int in_a_note(const spacrbench_measurement *m, const char *text)
+{
+    for (size_t i = 0; i < m->note_count; i++)
+        if (strstr(m->notes[i], text))
+            return 1;
+    return 0;
+}
+
 static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
                               const spacrbench_report_options *o, int verbose, int advised)
 {
@@ -211,7 +220,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     const spacrbench_figures *f = &m->fig;
     sb_text_printf(t, "  items measured      %lld", (long long)f->items);
     if (f->warmup_items > 0)
-        sb_text_printf(t, " (+%lld warm-up, not timed: %.2f s)", (long long)f->warmup_items,
+        sb_text_printf(t, " (+%lld warm-up of %.2f s, not counted)", (long long)f->warmup_items,
                        f->warmup_seconds);
     throughput_line(t, m, o);
     double median, max;
@@ -230,15 +239,18 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
         size_t words = strlen(SB_WORDS_NO_CUDA);
         size_t keep = value_end("not measured");
         /* The short report gives the reason's first words ("no NVIDIA
-         * driver"), the verbose one its detail too. */
+         * driver"), the verbose one its detail too, unless a note (which
+         * it shows) already gives it. */
         size_t short_len = strcspn(why, ":");
-        if (strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0 && verbose)
+        int prefixed = strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0;
+        int detail = verbose && !in_a_note(m, prefixed ? why + words + 2 : why);
+        if (prefixed && detail)
             report_line(t, keep + strlen(" (" SB_WORDS_NO_CUDA "); "),
                         "  peak VRAM           not measured (%s); %s", SB_WORDS_NO_CUDA,
                         why + words + 2);
         else
             report_line(t, keep, "  peak VRAM           not measured (%.*s)",
-                        verbose ? (int)strlen(why) : (int)short_len, why);
+                        detail ? (int)strlen(why) : (int)short_len, why);
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
         sb_text_printf(t, "  peak VRAM           %.2f GiB (%s%s%s)\n", gib(f->peak_vram_bytes),

@@ -132,6 +132,20 @@ START_TEST(derived_figures_are_nan_not_garbage)
     ck_assert_msg(strstr(text, "-nan") == NULL, "%s", text); /* spaCR's "nan", never "-nan" */
     free(text);
     spacrbench_measurement_free(m);
+    /* The warm-up's own seconds, which no reader takes for the total. */
+    spacrbench_figures warm = {.size = sizeof warm};
+    warm.items = 11;
+    warm.seconds = 2.0;
+    warm.warmup_items = 1;
+    warm.warmup_seconds = 0.16;
+    warm.peak_rss_bytes = warm.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    warm.cpu_seconds = NAN;
+    ck_assert_int_eq(spacrbench_measurement_create(&warm, &m), 0);
+    text = report(m, NULL);
+    ck_assert_msg(strstr(text, "\n  items measured      11 (+1 warm-up of 0.16 s, not counted)\n"),
+                  "%s", text);
+    free(text);
+    spacrbench_measurement_free(m);
     /* Nothing measured at all: "not measured", never a negative size. */
     spacrbench_figures none = {.size = sizeof none};
     none.peak_rss_bytes = none.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
@@ -447,6 +461,38 @@ START_TEST(the_what_if_line_divides_common_budgets)
 }
 END_TEST
 
+static int count_in(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* Why VRAM was not measured, said once in the verbose report: on the VRAM
+ * line, or in spaCR's note where there is one (it was said in both). */
+START_TEST(the_vram_reason_is_said_once)
+{
+    for (int with_note = 0; with_note < 2; with_note++) {
+        spacrbench_measurement *m = made(2, 2.0, -1);
+        ck_assert_int_eq(spacrbench_measurement_set_vram_reason(
+                             m, "no CUDA device: no NVIDIA driver: libnvidia-ml.so.1 not found"),
+                         0);
+        if (with_note)
+            ck_assert_int_eq(spacrbench_measurement_add_note(
+                                 m, "no CUDA device, so VRAM was not measured (no NVIDIA driver: "
+                                    "libnvidia-ml.so.1 not found)"),
+                             0);
+        char *text = verbose_report(m, NULL);
+        ck_assert_msg(count_in(text, "libnvidia-ml.so.1 not found") == 1, "%s", text);
+        ck_assert_msg(strstr(text, "\n  peak VRAM           not measured (no CUDA device)"), "%s",
+                      text);
+        free(text);
+        spacrbench_measurement_free(m);
+    }
+}
+END_TEST
+
 /* A measurement of need bytes above a 100 MiB baseline (0: nothing
  * measured) and vram bytes of VRAM (-1: none). */
 static spacrbench_measurement *needing(int64_t need, int64_t vram)
@@ -619,6 +665,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, notes_on_method_are_verbose_only);
     tcase_add_test(tc, the_what_if_line_divides_common_budgets);
     tcase_add_test(tc, every_reason_wraps_at_79_columns);
+    tcase_add_test(tc, the_vram_reason_is_said_once);
     tcase_add_test(tc, the_what_if_matches_available);
     tcase_add_test(tc, the_what_if_keeps_each_figure_whole);
     tcase_add_test(tc, the_brief_line_of_a_stopped_run_says_it_stopped);

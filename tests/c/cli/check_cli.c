@@ -219,8 +219,8 @@ START_TEST(available_asks_for_another_machines_memory)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_msg(strstr(r.out, "\n  memory available    3.00 GiB (given by the caller), reserve "
-                                "2.00 GiB\n"),
+    ck_assert_msg(strstr(r.out, "\n  memory available    3.00 GiB (--available), reserve "
+                                "2.00 GiB\n  usable cores        64 (--cores)\n"),
                   "%s", r.out);
     ck_assert_msg(strstr(r.out, " each: 8 GiB -> "), "%s", r.out);
     cli_result_free(&r);
