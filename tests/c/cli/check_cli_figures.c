@@ -284,6 +284,41 @@ START_TEST(the_timeline_carries_the_cpu_used)
 }
 END_TEST
 
+/* Under GNU time (the direct parent), the note says what the peak's reset
+ * does to GNU time's figure, and that ours is the benchmark's since the
+ * reset (it said "the peak RSS here is the true one"). */
+START_TEST(under_gnu_time_the_note_says_what_the_reset_lowers)
+{
+    if (access("/usr/bin/time", X_OK) != 0) {
+        printf("SKIP under_gnu_time_the_note_says_what_the_reset_lowers: no /usr/bin/time "
+               "(Debian's time package; .ci/run installs it)\n");
+        return;
+    }
+    char *const argv[] = {"/usr/bin/time", "-f", "%M", SPACRBENCH_CLI, "--size", "64x64",
+                          "--fields",      "2",  NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    /* The note unwrapped: each line break and the indent after it a space. */
+    char *flat = strdup(r.out), *w = flat;
+    for (const char *p = r.out; *p; p++) {
+        if (*p == '\n' && p[1] == ' ') {
+            while (p[1] == ' ')
+                p++;
+            *w++ = ' ';
+        } else
+            *w++ = *p;
+    }
+    *w = '\0';
+    ck_assert_msg(strstr(flat, "under GNU time, which reads this process's ru_maxrss: the reset "
+                               "lowers what it reads; the peak RSS here is the benchmark's since "
+                               "the reset, not the process's lifetime peak"),
+                  "%s", r.out);
+    free(flat);
+    cli_result_free(&r);
+}
+END_TEST
+
 static Suite *figures_suite(void)
 {
     Suite *s = suite_create("run figures");
@@ -292,6 +327,7 @@ static Suite *figures_suite(void)
     tcase_add_loop_test(c, runs_repeat_each_measured_item, 0, 2);
     tcase_add_test(c, brief_answers_in_one_line);
     tcase_add_loop_test(c, peak_rss_agrees_with_gnu_time, 0, 2);
+    tcase_add_test(c, under_gnu_time_the_note_says_what_the_reset_lowers);
     tcase_add_loop_test(c, the_timeline_carries_the_cpu_used, 0, 4);
     suite_add_tcase(s, c);
     return s;
