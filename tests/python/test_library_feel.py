@@ -272,7 +272,10 @@ def test_spacrs_words_lead() -> None:
         # spaCR's notes first, in its order: the warm-up, then no CUDA device.
         assert m.notes[1].startswith("no CUDA device, so VRAM was not measured (")
         assert "not measured (no CUDA device)\n" in spacrbench.format_report(m)
-        assert "not measured (no CUDA device); " in spacrbench.format_report(m, verbose=True)
+        # The verbose one says why once: in spaCR's note, not again on the line.
+        verbose = spacrbench.format_report(m, verbose=True)
+        assert "not measured (no CUDA device)\n" in verbose
+        assert re.sub(r"\n {22}", " ", verbose).count(m.vram_reason[len("no CUDA device: "):]) == 1
 
 
 def test_the_report_is_short_and_verbose_adds_the_method() -> None:
