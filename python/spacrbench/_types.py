@@ -81,8 +81,8 @@ class ItemRecord:
     figures of an item run as processes of its own (``spacrbench run``):
     cgroup_charge_bytes, the most the kernel charged its memory cgroup
     (exact; what a SLURM ``--mem`` or a container limit counts), and
-    tree_rss_peak_bytes, its process tree's peak RSS (what GNU time and
-    mprof report), while peak_rss_bytes is the one the advice divides by
+    tree_rss_peak_bytes, its process tree's peak summed RSS (what mprof
+    reports with its children; GNU time's %M is the largest process's), while peak_rss_bytes is the one the advice divides by
     (the charge where there is one); run_records, its timed runs when it
     ran more than once (seconds and cpu_seconds are then their mean, the
     peaks their largest)."""

@@ -203,12 +203,14 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
         sb_measurement_notef(m, "side effect: resetting VmHWM also lowers this process's "
                                 "getrusage() ru_maxrss");
 #if defined(__linux__)
-        /* A note a user acts on: the figure the other tool shows is low. */
+        /* A note a user acts on: the figure the other tool shows is
+         * lowered, and ours is not the process's lifetime peak either. */
         const char *reader = sb_proc_maxrss_reader();
         if (reader)
             sb_measurement_notef(m,
-                                 "under %s, which reads this process's ru_maxrss: that reads "
-                                 "low after the reset; the peak RSS here is the true one",
+                                 "under %s, which reads this process's ru_maxrss: the reset "
+                                 "lowers what it reads; the peak RSS here is the benchmark's "
+                                 "since the reset, not the process's lifetime peak",
                                  reader);
 #endif
     } else if (h1 > st->h0 && st->h0 >= 0) {

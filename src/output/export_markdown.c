@@ -70,9 +70,8 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
                        f->seconds > 0 ? f->cpu_seconds / f->seconds : 0.0);
     spacrbench_run_stats st = {.size = sizeof st};
     if (sb_measurement_has_runs(m) && spacrbench_measurement_run_stats(m, &st) == 0 && st.runs)
-        sb_text_printf(
-            t, " |\n| runs | %lld timed, %.3f s \xc2\xb1 %.3f s (min %.3f s, max %.3f s)",
-            (long long)st.runs, st.mean, isnan(st.stddev) ? 0.0 : st.stddev, st.min, st.max);
+        sb_text_printf(t, " |\n| runs | %lld timed, %.3f-%.3f s (mean %.3f s)", (long long)st.runs,
+                       st.min, st.max, st.mean); /* as the report: no "±" across items */
     /* The report's figures: the peak RSS (the process tree's where the run
      * measured one), the charge where measured, the footprint the advice
      * divides by. */
@@ -80,10 +79,14 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     spacrbench_measurement_memory(m, &mem);
     int tree = mem.tree_rss_peak_bytes >= 0;
     sb_text_printf(t, " |\n| peak RSS | ");
-    bytes_cell(t, tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes);
-    sb_text_printf(t, " (%s) |\n",
-                   tree ? sb_tree_rss_words(m->hugetlb_uncovered)
-                        : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
+    if (!tree && (f->peak_method == SPACRBENCH_PEAK_NONE || f->peak_rss_bytes < 0))
+        sb_text_printf(t, "not measured |\n"); /* as the report says it */
+    else {
+        bytes_cell(t, tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes);
+        sb_text_printf(t, " (%s) |\n",
+                       tree ? sb_tree_rss_words(m->hugetlb_uncovered)
+                            : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
+    }
     if (mem.cgroup_charge_bytes >= 0) {
         sb_text_printf(t, "| memory charged | ");
         bytes_cell(t, mem.cgroup_charge_bytes);

@@ -44,12 +44,13 @@ const char *spacrbench_measurement_peak_words(const spacrbench_measurement *m)
 
 /* Not "exact": for one process it is the kernel's mark (ru_maxrss, GNU
  * time's %M), for a tree a sum of marks sampled while its processes were
- * alive together (mprof's --include-children; shared pages in each). */
+ * alive together (mprof's --include-children; shared pages in each), where
+ * GNU time's %M is its largest process's alone. */
 const char *sb_tree_rss_words(int hugetlb_uncovered)
 {
-    return hugetlb_uncovered ? "the process tree's RSS; hugetlb pages sampled, not covered "
-                               "between samples"
-                             : "the process tree's RSS, as GNU time";
+    return hugetlb_uncovered ? "the process tree's summed RSS; hugetlb pages sampled, not "
+                               "covered between samples"
+                             : "the process tree's summed RSS";
 }
 
 const char *sb_charge_words(int hugetlb_uncovered)

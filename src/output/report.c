@@ -129,25 +129,24 @@ static void throughput_line(sb_text *t, const spacrbench_measurement *m,
                    f->items > 0 && f->seconds > 0 ? "" : "; not measured (no timed items)");
 }
 
-/* With --runs: the spread of every timed run, as hyperfine reports it. */
+/* With --runs: the range of every timed run, as --brief gives it (a "±"
+ * across different items would read as run-to-run noise; --verbose's item
+ * lines give each item's own). */
 static void runs_line(sb_text *t, const spacrbench_measurement *m)
 {
     spacrbench_run_stats st = {.size = sizeof st};
     if (!sb_measurement_has_runs(m) || spacrbench_measurement_run_stats(m, &st) != 0 || !st.runs)
         return;
-    char sd[32] = "";
-    if (!isnan(st.stddev))
-        snprintf(sd, sizeof sd, " \xc2\xb1 %.3f s", st.stddev);
-    report_line(t, SB_WRAP_INDENT,
-                "  runs                %lld timed, %.3f s%s (min %.3f s, max %.3f s)",
-                (long long)st.runs, st.mean, sd, st.min, st.max);
+    report_line(t, SB_WRAP_INDENT, "  runs                %lld timed, %.3f-%.3f s (mean %.3f s)",
+                (long long)st.runs, st.min, st.max, st.mean);
 }
 
 /* spaCR's peak RSS line, then (`spacrbench run`, verbose) the charge,
  * then spaCR's footprint line, which names itself as the advice's figure.
- * The peak RSS line carries an RSS: the process tree's where the run
- * measured one (what GNU time and mprof report), else the peak (the
- * runner's high-water mark). */
+ * The peak RSS line carries an RSS: the process tree's summed where the
+ * run measured one (mprof's --include-children; GNU time's %M is the
+ * largest single process's), else the peak (the runner's high-water
+ * mark). */
 static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbose, int advised)
 {
     char a[32], b[32], value[32];
@@ -155,6 +154,13 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
     spacrbench_memory_figures mem = {sizeof mem, -1, -1};
     spacrbench_measurement_memory(m, &mem);
     int tree = mem.tree_rss_peak_bytes >= 0, charged = mem.cgroup_charge_bytes >= 0;
+    /* Nothing measured (a run whose first item failed): said plainly,
+     * not as a 0 B figure. */
+    if (!tree && (f->peak_method == SPACRBENCH_PEAK_NONE || f->peak_rss_bytes < 0)) {
+        sb_text_printf(t, "  peak RSS            not measured\n"
+                          "  attributable to it  not measured\n");
+        return;
+    }
     int64_t peak = tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes > 0 ? f->peak_rss_bytes : 0;
     sb_format_bytes(a, sizeof a, peak);
     snprintf(value, sizeof value, "%.2f GiB", gib(peak));
@@ -171,7 +177,6 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
                     sb_charge_words(m->hugetlb_uncovered));
     }
     int64_t work = spacrbench_measurement_work_rss_bytes(m);
-    /* Not measured (-1) shows 0.00 like the peak, never "-0.00". */
     snprintf(value, sizeof value, "%.2f GiB", gib(work > 0 ? work : 0));
     int of_charge = charged && f->peak_method == SPACRBENCH_PEAK_CGROUP;
     sb_text d = {0};
@@ -199,6 +204,15 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
     sb_text_free(&d);
 }
 
+/* Whether a note says text. */
+static int in_a_note(const spacrbench_measurement *m, const char *text)
+{
+    for (size_t i = 0; i < m->note_count; i++)
+        if (strstr(m->notes[i], text))
+            return 1;
+    return 0;
+}
+
 static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
                               const spacrbench_report_options *o, int verbose, int advised)
 {
@@ -206,7 +220,7 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     const spacrbench_figures *f = &m->fig;
     sb_text_printf(t, "  items measured      %lld", (long long)f->items);
     if (f->warmup_items > 0)
-        sb_text_printf(t, " (+%lld warm-up, not timed: %.2f s)", (long long)f->warmup_items,
+        sb_text_printf(t, " (+%lld warm-up of %.2f s, not counted)", (long long)f->warmup_items,
                        f->warmup_seconds);
     throughput_line(t, m, o);
     double median, max;
@@ -225,15 +239,18 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
         size_t words = strlen(SB_WORDS_NO_CUDA);
         size_t keep = value_end("not measured");
         /* The short report gives the reason's first words ("no NVIDIA
-         * driver"), the verbose one its detail too. */
+         * driver"), the verbose one its detail too, unless a note (which
+         * it shows) already gives it. */
         size_t short_len = strcspn(why, ":");
-        if (strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0 && verbose)
+        int prefixed = strncmp(why, SB_WORDS_NO_CUDA ": ", words + 2) == 0;
+        int detail = verbose && !in_a_note(m, prefixed ? why + words + 2 : why);
+        if (prefixed && detail)
             report_line(t, keep + strlen(" (" SB_WORDS_NO_CUDA "); "),
                         "  peak VRAM           not measured (%s); %s", SB_WORDS_NO_CUDA,
                         why + words + 2);
         else
             report_line(t, keep, "  peak VRAM           not measured (%.*s)",
-                        verbose ? (int)strlen(why) : (int)short_len, why);
+                        detail ? (int)strlen(why) : (int)short_len, why);
     } else {
         sb_format_bytes(a, sizeof a, f->peak_vram_bytes);
         sb_text_printf(t, "  peak VRAM           %.2f GiB (%s%s%s)\n", gib(f->peak_vram_bytes),
@@ -252,12 +269,14 @@ static void measurement_lines(sb_text *t, const spacrbench_measurement *m,
     }
 }
 
-/* The reason: spaCR's sentence whole on the first line (tools match it),
- * what spacrbench adds after it wrapped at 79 columns like every line. */
+/* The reason wrapped at 79 columns like every line, its first words (up
+ * to the first ':' or ';', "memory-bound", "2 core(s)") whole on the first
+ * line where they fit it; the reason itself stays spaCR's sentence. */
 static void reason_line(sb_text *t, const char *reason)
 {
-    report_line(t, SB_WRAP_INDENT + sb_reason_upstream_length(reason), "    because           %s",
-                reason);
+    size_t head = strcspn(reason, ":;");
+    report_line(t, SB_WRAP_INDENT + (head <= SB_WRAP_WIDTH - SB_WRAP_INDENT ? head : 0),
+                "    because           %s", reason);
 }
 
 /* A spaCR-style Recommendation(workers, reason) carries no evidence: its
@@ -269,8 +288,11 @@ static int has_evidence(const spacrbench_recommendation *r)
 }
 
 /* The workers this need allows on common budgets (a laptop, a
- * workstation, a node), for a figure measured elsewhere: with the reserve
- * the recommendation keeps, and where the cores here would cap them. */
+ * workstation, a node), each budget a budget given by the caller as with
+ * --available, for a figure measured elsewhere; and where the cores here
+ * would cap them. A figure and its unit, and each "8 GiB -> 31", stay on
+ * one line: they are joined by a byte the wrap does not break at (\x01),
+ * a space once wrapped. */
 static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
 {
     static const int64_t gib_budgets[] = {8, 16, 32};
@@ -278,23 +300,31 @@ static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
         return;
     char need[32];
     sb_format_bytes(need, sizeof need, r->per_worker_bytes);
-    sb_text line = {0};
+    sb_text line = {0}, wrapped = {0};
+    for (char *c = need; *c; c++)
+        *c = *c == ' ' ? '\x01' : *c;
     sb_text_printf(&line, "  what if             %s each:", need);
     int64_t most = 0;
     for (size_t i = 0; i < sizeof gib_budgets / sizeof *gib_budgets; i++) {
         int64_t n = sb_memory_workers_within(r, gib_budgets[i] << 30);
         most = n > most ? n : most;
-        sb_text_printf(&line, "%s %lld GiB -> %lld", i ? "," : "", (long long)gib_budgets[i],
-                       (long long)n);
+        sb_text_printf(&line, "%s %lld\x01GiB\x01->\x01%lld", i ? "," : "",
+                       (long long)gib_budgets[i], (long long)n);
     }
     if (most > r->core_workers && r->core_workers <= r->maximum)
         sb_text_printf(&line, " (the cores here cap it at %lld)", (long long)r->core_workers);
     else if (most > r->maximum)
         sb_text_printf(&line, " (the maximum caps it at %lld)", (long long)r->maximum);
-    report_line(t, SB_WRAP_INDENT, "%s", line.data ? line.data : "");
-    if (line.failed)
+    if (!line.failed)
+        report_line(&wrapped, SB_WRAP_INDENT, "%s", line.data);
+    for (size_t i = 0; i < wrapped.len; i++)
+        wrapped.data[i] = wrapped.data[i] == '\x01' ? ' ' : wrapped.data[i];
+    if (line.failed || wrapped.failed)
         t->failed = 1;
+    else
+        sb_text_printf(t, "%s", wrapped.data);
     sb_text_free(&line);
+    sb_text_free(&wrapped);
 }
 
 static void recommendation_lines(sb_text *t, const spacrbench_recommendation *r, const char *reason)

@@ -100,12 +100,12 @@ int spacrbench_format_brief(const spacrbench_measurement *m, const spacrbench_re
         sb_text_printf(&t, ", %.3f-%.3f s per item", st.min, st.max);
     else
         sb_text_printf(&t, ", %.3f s per item", each);
-    /* Nothing measured: a recommendation then is the core count's
-     * fallback, which one line would pass off as an answer. */
-    if (rec && m->record_count > 0)
-        sb_text_printf(&t, ", %lld worker%s", (long long)r.workers, r.workers == 1 ? "" : "s");
+    /* No usable memory measurement: the full report's core-count
+     * fallback, named as such rather than passed off as an answer. */
+    if (rec)
+        sb_text_printf(&t, ", %lld worker%s%s", (long long)r.workers, r.workers == 1 ? "" : "s",
+                       r.bound == SPACRBENCH_BOUND_FALLBACK ? " (core-count fallback)" : "");
     else
-        sb_text_printf(&t, ", no recommendation%s",
-                       m->record_count == 0 ? " (no item was measured)" : "");
+        sb_text_printf(&t, ", no recommendation");
     return sb_text_deliver(&t, buf, cap);
 }

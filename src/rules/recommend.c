@@ -230,11 +230,10 @@ int64_t sb_memory_workers_within(const spacrbench_recommendation *r, int64_t bud
 {
     if (r->per_worker_bytes <= 0 || budget <= 0)
         return -1;
-    /* A limit's reserve is a tenth of the budget in question, as it
-     * would be of a job given that much. */
-    int64_t reserve = r->reserve_rule == SPACRBENCH_RESERVE_LIMIT  ? limit_reserve(budget)
-                      : r->reserve_rule == SPACRBENCH_RESERVE_HOST ? SB_HOST_RESERVE
-                                                                   : r->reserve_bytes;
+    /* A budget given by the caller, as --available gives one: the
+     * caller's reserve if given, else the host's (choose_reserve). */
+    int64_t reserve =
+        r->reserve_rule == SPACRBENCH_RESERVE_CALLER ? r->reserve_bytes : SB_HOST_RESERVE;
     return budget > reserve ? (budget - reserve) / r->per_worker_bytes : 0;
 }
 

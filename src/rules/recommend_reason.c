@@ -158,22 +158,3 @@ void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d)
         break;
     }
 }
-
-size_t sb_reason_upstream_length(const char *reason)
-{
-    /* spaCR's sentences that hold a "; " of their own go on past it. */
-    static const char *const k_goes_on[] = {
-        "one worker at a time is what fits",
-        "no usable memory measurement, so the core count is the only bound",
-    };
-    const char *end = strstr(reason, "; ");
-    if (!end)
-        return strlen(reason);
-    for (size_t i = 0; i < sizeof k_goes_on / sizeof *k_goes_on; i++)
-        if (strncmp(end + 2, k_goes_on[i], strlen(k_goes_on[i])) == 0) {
-            const char *after = end + 2 + strlen(k_goes_on[i]);
-            /* "..., if any does" is ours after spaCR's OOM-free sentence. */
-            return (size_t)(after - reason);
-        }
-    return (size_t)(end - reason);
-}

@@ -37,15 +37,11 @@ void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d);
 int sb_recommend_into(const spacrbench_measurement *m, const spacrbench_recommend_options *opts,
                       const spacrbench_machine *machine, int64_t need,
                       spacrbench_recommendation *r);
-/* The workers r's need allows in budget bytes of memory, after the
- * reserve r's rule would keep there (a limit's tenth of budget, the host's
- * 2 GiB, the caller's own): the report's what-if line. -1 when r has no
+/* The workers r's need allows in budget bytes of memory given by the
+ * caller, after the reserve --available's budget keeps (the caller's own,
+ * else the host's 2 GiB): the report's what-if line. -1 when r has no
  * need or budget is not > 0. */
 int64_t sb_memory_workers_within(const spacrbench_recommendation *r, int64_t budget);
-/* How much of reason is spaCR's own sentence (its words and number
- * format, which the report keeps whole on the "because" line; what
- * spacrbench adds after "; " may wrap). */
-size_t sb_reason_upstream_length(const char *reason);
 /* Append to a reason; a reason never overflows its field. */
 void sb_reason_add(spacrbench_recommendation *r, const char *fmt, ...) SB_PRINTF(2, 3);
 

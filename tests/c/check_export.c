@@ -326,6 +326,12 @@ START_TEST(markdown_names_the_peak_method_in_the_reports_words)
         spacrbench_measurement_free(m);
     }
     ck_assert_str_eq(spacrbench_measurement_peak_words(NULL), "not measured");
+    /* Nothing measured: said once, as the report says it. */
+    spacrbench_measurement *m = one_item(SPACRBENCH_PEAK_NONE);
+    char *md = export_text(m, NULL, SPACRBENCH_FORMAT_MARKDOWN, NULL, 0);
+    ck_assert_msg(strstr(md, "| peak RSS | not measured |\n") != NULL, "%s", md);
+    free(md);
+    spacrbench_measurement_free(m);
 }
 END_TEST
 

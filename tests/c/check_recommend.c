@@ -363,18 +363,19 @@ START_TEST(the_measured_knee_is_the_recommendation)
 }
 END_TEST
 
-/* The report's what-if arithmetic keeps the reserve the recommendation's
- * rule would keep with each budget: a limit's tenth of it (64 MiB to
- * 2 GiB), the host's 2 GiB, or the caller's own. */
+/* The report's what-if arithmetic reads each budget as --available reads
+ * a size: the caller's reserve if given, else the host's 2 GiB, inside a
+ * cgroup limit too (a limit's tenth is a discovered limit's reserve, not
+ * that of a budget given by hand). */
 START_TEST(what_if_budgets_keep_the_rules_reserve)
 {
     const int64_t mib = INT64_C(1) << 20, gib = INT64_C(1) << 30;
     spacrbench_recommendation r = {.size = sizeof r};
     r.per_worker_bytes = 354 * mib;
     r.reserve_rule = SPACRBENCH_RESERVE_LIMIT;
-    /* (8192 - 819.2) / 354, (16384 - 1638.4) / 354, (32768 - 2048) / 354 */
-    ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), 20);
-    ck_assert_int_eq(sb_memory_workers_within(&r, 16 * gib), 41);
+    /* (8192 - 2048) / 354, (16384 - 2048) / 354, (32768 - 2048) / 354 */
+    ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), 17);
+    ck_assert_int_eq(sb_memory_workers_within(&r, 16 * gib), 40);
     ck_assert_int_eq(sb_memory_workers_within(&r, 32 * gib), 86);
     r.reserve_rule = SPACRBENCH_RESERVE_HOST;
     ck_assert_int_eq(sb_memory_workers_within(&r, 8 * gib), 17);

@@ -132,14 +132,28 @@ START_TEST(derived_figures_are_nan_not_garbage)
     ck_assert_msg(strstr(text, "-nan") == NULL, "%s", text); /* spaCR's "nan", never "-nan" */
     free(text);
     spacrbench_measurement_free(m);
+    /* The warm-up's own seconds, which no reader takes for the total. */
+    spacrbench_figures warm = {.size = sizeof warm};
+    warm.items = 11;
+    warm.seconds = 2.0;
+    warm.warmup_items = 1;
+    warm.warmup_seconds = 0.16;
+    warm.peak_rss_bytes = warm.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    warm.cpu_seconds = NAN;
+    ck_assert_int_eq(spacrbench_measurement_create(&warm, &m), 0);
+    text = report(m, NULL);
+    ck_assert_msg(strstr(text, "\n  items measured      11 (+1 warm-up of 0.16 s, not counted)\n"),
+                  "%s", text);
+    free(text);
+    spacrbench_measurement_free(m);
     /* Nothing measured at all: "not measured", never a negative size. */
     spacrbench_figures none = {.size = sizeof none};
     none.peak_rss_bytes = none.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
     none.cpu_seconds = NAN;
     ck_assert_int_eq(spacrbench_measurement_create(&none, &m), 0);
     text = report(m, NULL);
-    ck_assert_msg(strstr(text, "\n  attributable to it  0.00 GiB (not measured above a baseline "
-                               "of 0 B)\n") != NULL,
+    ck_assert_msg(strstr(text, "\n  peak RSS            not measured\n"
+                               "  attributable to it  not measured\n") != NULL,
                   "%s", text);
     ck_assert_msg(strstr(text, "-0.00") == NULL, "%s", text);
     free(text);
@@ -447,6 +461,182 @@ START_TEST(the_what_if_line_divides_common_budgets)
 }
 END_TEST
 
+static int count_in(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* Why VRAM was not measured, said once in the verbose report: on the VRAM
+ * line, or in spaCR's note where there is one (it was said in both). */
+START_TEST(the_vram_reason_is_said_once)
+{
+    for (int with_note = 0; with_note < 2; with_note++) {
+        spacrbench_measurement *m = made(2, 2.0, -1);
+        ck_assert_int_eq(spacrbench_measurement_set_vram_reason(
+                             m, "no CUDA device: no NVIDIA driver: libnvidia-ml.so.1 not found"),
+                         0);
+        if (with_note)
+            ck_assert_int_eq(spacrbench_measurement_add_note(
+                                 m, "no CUDA device, so VRAM was not measured (no NVIDIA driver: "
+                                    "libnvidia-ml.so.1 not found)"),
+                             0);
+        char *text = verbose_report(m, NULL);
+        ck_assert_msg(count_in(text, "libnvidia-ml.so.1 not found") == 1, "%s", text);
+        ck_assert_msg(strstr(text, "\n  peak VRAM           not measured (no CUDA device)"), "%s",
+                      text);
+        free(text);
+        spacrbench_measurement_free(m);
+    }
+}
+END_TEST
+
+/* A measurement of need bytes above a 100 MiB baseline (0: nothing
+ * measured) and vram bytes of VRAM (-1: none). */
+static spacrbench_measurement *needing(int64_t need, int64_t vram)
+{
+    spacrbench_figures f = {.size = sizeof f};
+    f.items = need ? 2 : 0;
+    f.seconds = need ? 2.0 : 0.0;
+    f.peak_rss_bytes = need ? need + 100 * MIB : 0;
+    f.baseline_rss_bytes = need ? 100 * MIB : 0;
+    f.peak_vram_bytes = vram;
+    f.cpu_seconds = NAN;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&f, &m), 0);
+    return m;
+}
+
+/* A machine inside a 3 GiB memory cgroup with 64 cores (a SLURM job). */
+static spacrbench_machine in_a_job(void)
+{
+    spacrbench_machine mach;
+    memset(&mach, 0, sizeof mach);
+    mach.size = sizeof mach;
+    mach.available_bytes = 3 * GIB;
+    mach.host_available_bytes = 200 * GIB;
+    mach.memory_source = SPACRBENCH_SOURCE_CGROUP_V2;
+    mach.cores_source = SPACRBENCH_SOURCE_AFFINITY;
+    mach.memory_limit_bytes = 3 * GIB;
+    mach.cores = mach.affinity_cores = 64;
+    mach.cpu_quota_cores = -1;
+    snprintf(mach.memory_cgroup, sizeof mach.memory_cgroup, "/sys/fs/cgroup/slurm/job_4242");
+    return mach;
+}
+
+/* Every "because" line wraps at 79 columns, whatever bound decided, its
+ * first words (to the first ':' or ';') whole on its first line. */
+START_TEST(every_reason_wraps_at_79_columns)
+{
+    spacrbench_machine job = in_a_job();
+    struct {
+        const char *first_words;
+        int64_t need, vram, cores, available, free_vram, maximum;
+        const spacrbench_machine *machine;
+    } k_cases[] = {
+        {"memory-bound", 60 * MIB, -1, 8, 2150 * MIB, SPACRBENCH_AUTO, 3, NULL},
+        {"memory-bound", 60 * MIB, -1, SPACRBENCH_AUTO, SPACRBENCH_AUTO, SPACRBENCH_AUTO, 64, &job},
+        {"2 core(s)", 0, -1, 2, SPACRBENCH_AUTO, SPACRBENCH_AUTO, 32, &job},
+        {"one worker needs", 60 * MIB, -1, 8, GIB, SPACRBENCH_AUTO, 32, NULL},
+        {"one worker needs", 3 * GIB, -1, SPACRBENCH_AUTO, SPACRBENCH_AUTO, SPACRBENCH_AUTO, 32,
+         &job},
+        {"one worker needs", 60 * MIB, 30 * GIB, 8, 64 * GIB, 16 * GIB, 32, NULL},
+        {"VRAM-bound", 60 * MIB, 5 * GIB, 8, 64 * GIB, 16 * GIB, 32, NULL},
+        {"capped at the 3-worker maximum", 60 * MIB, -1, 64, 64 * GIB, SPACRBENCH_AUTO, 3, NULL},
+    };
+    for (size_t i = 0; i < sizeof k_cases / sizeof *k_cases; i++) {
+        spacrbench_measurement *m = needing(k_cases[i].need, k_cases[i].vram);
+        spacrbench_recommend_options o;
+        spacrbench_recommend_options_init(&o, sizeof o);
+        o.cores = k_cases[i].cores;
+        o.available_bytes = k_cases[i].available;
+        o.free_vram_bytes = k_cases[i].free_vram;
+        o.maximum = k_cases[i].maximum;
+        spacrbench_recommendation r = {.size = sizeof r};
+        ck_assert_int_eq(spacrbench_recommend_on(m, &o, k_cases[i].machine, &r), 0);
+        char start[200];
+        snprintf(start, sizeof start, "\n    because           %s", k_cases[i].first_words);
+        char *texts[] = {report(m, &r), verbose_report(m, &r)};
+        for (size_t v = 0; v < 2; v++) {
+            ck_assert_msg(strstr(texts[v], start) != NULL, "case %zu: no %s in:\n%s", i, start,
+                          texts[v]);
+            fits_79(texts[v]);
+            free(texts[v]);
+        }
+        spacrbench_measurement_free(m);
+    }
+}
+END_TEST
+
+/* The workers "N GiB -> W" of the what-if line, read from text. */
+static long long what_if_workers(const char *text, int gib)
+{
+    char key[32];
+    snprintf(key, sizeof key, " %d GiB -> ", gib);
+    const char *at = strstr(text, key);
+    ck_assert_msg(at != NULL, "no \"%s\" in:\n%s", key, text);
+    return strtoll(at + strlen(key), NULL, 10);
+}
+
+/* A what-if budget is a budget the caller gives: "16 GiB -> N" is what
+ * --available 16G (with the same --reserve, if any) advises for the same
+ * measurement, inside a cgroup limit too (the limit's tenth is not the
+ * reserve of a budget given by hand). */
+START_TEST(the_what_if_matches_available)
+{
+    spacrbench_machine job = in_a_job();
+    int64_t reserves[] = {SPACRBENCH_AUTO, 512 * MIB};
+    const spacrbench_machine *machines[] = {NULL, &job};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t j = 0; j < 2; j++) {
+            spacrbench_measurement *m = needing(60 * MIB + 800 * 1024, -1);
+            spacrbench_recommend_options o;
+            spacrbench_recommend_options_init(&o, sizeof o);
+            o.cores = 2;
+            o.reserve_bytes = reserves[j];
+            if (!machines[k])
+                o.available_bytes = 64 * GIB;
+            spacrbench_recommendation r = {.size = sizeof r};
+            ck_assert_int_eq(spacrbench_recommend_on(m, &o, machines[k], &r), 0);
+            char *text = report(m, &r);
+            for (int gib = 8; gib <= 32; gib *= 2) {
+                o.available_bytes = gib * GIB;
+                spacrbench_recommendation given = {.size = sizeof given};
+                ck_assert_int_eq(spacrbench_recommend_on(m, &o, machines[k], &given), 0);
+                ck_assert_msg(what_if_workers(text, gib) == given.memory_workers,
+                              "%d GiB: --available gives %lld:\n%s", gib,
+                              (long long)given.memory_workers, text);
+            }
+            free(text);
+            spacrbench_measurement_free(m);
+        }
+}
+END_TEST
+
+/* A figure never parts from its unit, nor a budget from its workers,
+ * however many workers a tiny need allows. */
+START_TEST(the_what_if_keeps_each_figure_whole)
+{
+    spacrbench_measurement *m = needing(800 * 1024, -1);
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 2;
+    o.available_bytes = 64 * GIB;
+    spacrbench_recommendation r = {.size = sizeof r};
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    char *text = report(m, &r);
+    fits_79(text);
+    static const char *const k_whole[] = {"800.0 KiB each", "8 GiB -> 7864", "16 GiB -> 18350",
+                                          "32 GiB -> 39321"};
+    for (size_t i = 0; i < sizeof k_whole / sizeof *k_whole; i++)
+        ck_assert_msg(strstr(text, k_whole[i]) != NULL, "no %s in:\n%s", k_whole[i], text);
+    free(text);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
 /* --brief's line of a stopped run says so before its figures. */
 START_TEST(the_brief_line_of_a_stopped_run_says_it_stopped)
 {
@@ -474,6 +664,10 @@ static Suite *report_suite(void)
     tcase_add_test(tc, a_callers_seconds_get_spacrs_arithmetic);
     tcase_add_test(tc, notes_on_method_are_verbose_only);
     tcase_add_test(tc, the_what_if_line_divides_common_budgets);
+    tcase_add_test(tc, every_reason_wraps_at_79_columns);
+    tcase_add_test(tc, the_vram_reason_is_said_once);
+    tcase_add_test(tc, the_what_if_matches_available);
+    tcase_add_test(tc, the_what_if_keeps_each_figure_whole);
     tcase_add_test(tc, the_brief_line_of_a_stopped_run_says_it_stopped);
     suite_add_tcase(s, tc);
     TCase *hm = tcase_create("measurement");

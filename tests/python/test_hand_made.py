@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any, List
 
 import pytest
@@ -140,7 +141,8 @@ def test_a_long_hand_made_reason_is_kept_whole() -> None:
     rec = spacrbench.Recommendation(workers=2, reason=reason, cores=4, available_bytes=GiB)
     m = Measurement(items=1, seconds=1.0, peak_rss_bytes=2**20)
     text = spacrbench.format_report(m, rec)
-    assert f"\n    because           {reason}\n" in text + "\n"
+    # Wrapped at 79 columns like every line: whole once unwrapped.
+    assert f"\n    because           {reason}\n" in re.sub(r"\n {22}(?=\S)", " ", text) + "\n"
     assert "\ufffd" not in text
     assert rec.to_dict()["reason"] == reason and str(rec).endswith(reason)
     held = _binding.ffi.string(_convert.c_recommendation(rec).reason)

@@ -123,8 +123,10 @@ def test_all_branches_were_reached(upstream: ModuleType) -> None:
 
 def upstream_lines_lead(up_text: str, my_text: str) -> None:
     """Each of spaCR's lines is in ours, in order: identical, or followed by
-    spacrbench's detail (" (...)" or "; ..."); our own extra lines between."""
-    mine = my_text.split("\n")
+    spacrbench's detail (" (...)" or "; ..."); our own extra lines between.
+    Ours wrap at 79 columns: a line's continuations (under the value
+    column) are joined back to it first."""
+    mine = re.sub(r"\n {22}(?=\S)", " ", my_text).split("\n")
     at = 0
     for line in up_text.split("\n"):
         while at < len(mine) and not (mine[at] == line or mine[at].startswith(line + " (")

@@ -424,12 +424,19 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
     free(named);
     if (s->failed) {
         const run_outcome *o = &s->failure;
-        char what[256], peak[32];
+        char what[256], ran[80] = "";
         run_outcome_describe(o, what, sizeof what);
-        spacrbench_format_bytes(o->group.peak, peak, sizeof peak);
-        notef(m, "stopped at item %zu (%s): %s after %.2f s, peak %s; %s",
-              run_plate_number(&s->plate, s->failed_index), s->failed_label ? s->failed_label : "?",
-              what, o->group.seconds, peak,
+        /* A command never started ran for no time; a timeout says its own. */
+        if (!o->copy.exec_errno) {
+            char peak[32];
+            spacrbench_format_bytes(o->group.peak, peak, sizeof peak);
+            if (o->group.timed_out)
+                snprintf(ran, sizeof ran, ", peak %s", peak);
+            else
+                snprintf(ran, sizeof ran, " after %.2f s, peak %s", o->group.seconds, peak);
+        }
+        notef(m, "stopped at item %zu (%s): %s%s; %s", run_plate_number(&s->plate, s->failed_index),
+              s->failed_label ? s->failed_label : "?", what, ran,
               o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
                             : "not counted");
     }

@@ -69,8 +69,14 @@ const spacrbench_recommendation *cli_recommend(const cli_common *c, const spacrb
 {
     memset(out, 0, sizeof *out);
     out->size = sizeof *out;
-    if (spacrbench_recommend_on(m, &c->rec, machine, out) == 0)
+    if (spacrbench_recommend_on(m, &c->rec, machine, out) == 0) {
+        /* The caller here is an option: name it. */
+        if (out->memory_source == SPACRBENCH_SOURCE_CALLER)
+            snprintf(out->memory_where, sizeof out->memory_where, "--available");
+        if (out->cores_source == SPACRBENCH_SOURCE_CALLER)
+            snprintf(out->cores_where, sizeof out->cores_where, "--cores");
         return out;
+    }
     cli_library_error(CLI_EXIT_ERROR, "no recommendation");
     return NULL;
 }

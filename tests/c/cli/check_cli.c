@@ -219,8 +219,8 @@ START_TEST(available_asks_for_another_machines_memory)
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_msg(strstr(r.out, "\n  memory available    3.00 GiB (given by the caller), reserve "
-                                "2.00 GiB\n"),
+    ck_assert_msg(strstr(r.out, "\n  memory available    3.00 GiB (--available), reserve "
+                                "2.00 GiB\n  usable cores        64 (--cores)\n"),
                   "%s", r.out);
     ck_assert_msg(strstr(r.out, " each: 8 GiB -> "), "%s", r.out);
     cli_result_free(&r);
@@ -379,6 +379,9 @@ START_TEST(unlaunchable_command_is_reported)
      * the core count alone), and the report says why. */
     ck_assert_ptr_null(strstr(r.out, "recommended workers"));
     ck_assert_ptr_nonnull(strstr(r.out, "no recommendation: the command could not be started"));
+    /* A command that never started has no time or peak to give. */
+    ck_assert_msg(strstr(r.out, "(x): cannot be started: No such file or directory; not counted"),
+                  "%s", r.out);
     cli_result_free(&r);
     ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
 }

@@ -357,6 +357,9 @@ START_TEST(timeout_kills_the_whole_tree)
                   r.err);
     ck_assert_int_eq(count_of(r.out, "items measured      1"), 1);
     ck_assert_ptr_nonnull(strstr(r.out, "stopped at item 2 (hang): timed out after 0.5 s"));
+    /* One "after": the timeout's, no measured seconds repeating it. */
+    ck_assert_msg(strstr(r.out, "timed out after 0.5 s (killed with all its processes), peak "),
+                  "%s", r.out);
     cli_result_free(&r);
     ck_assert_int_eq(cli_count_leftover_cgroups(), 0);
     ck_assert_int_eq(cli_sleep_survivors(marker), 0);

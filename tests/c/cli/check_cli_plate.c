@@ -347,7 +347,7 @@ START_TEST(equal_files_are_spread_and_the_warmup_is_cut)
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "10, 10 measured (7 warm-up) across the file size"));
     ck_assert_ptr_nonnull(strstr(r.out, "the warm-up was cut to 7 item(s) (100 asked)"));
-    ck_assert_ptr_nonnull(strstr(r.out, "items measured      3 (+7 warm-up, "));
+    ck_assert_ptr_nonnull(strstr(r.out, "items measured      3 (+7 warm-up of "));
     cli_result_free(&r);
     remove_plate(dir);
 }

@@ -180,7 +180,7 @@ START_TEST(both_memory_figures_are_reported)
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
     char *json = cli_temp_file(r.out);
     char *head = cli_json_eval(json, "\"\\n  peak RSS            \" in d['report'] and "
-                                     "\"the process tree's RSS, as GNU time\" in d['report']");
+                                     "\"the process tree's summed RSS\" in d['report']");
     /* One memory line names the advice's figure: the charge, with a cgroup. */
     char *charged = cli_json_eval(json, "' charged; the advice and --mem use it)' in d['report']");
     /* Without one, the line says there is none; --verbose says how it was sampled. */
