@@ -369,7 +369,7 @@ static void method_notes(const scale_exec *x, spacrbench_scale_result *r)
         spacrbench_format_bytes(x->rss_peak_max, rss, sizeof rss);
         snprintf(text, sizeof text,
                  "the copies' RSS peak (the VmHWM of their processes alive together, summed, "
-                 "sampled, as GNU time or --no-cgroup count it) reached %s at most; the knee and "
+                 "sampled, as --no-cgroup counts it) reached %s at most; the knee and "
                  "the budget use the cgroup's charge",
                  rss);
         spacrbench_scale_add_note(r, text);
