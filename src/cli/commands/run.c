@@ -215,7 +215,7 @@ static spacrbench_item_run run_of(const run_state *s, const run_outcome *o)
 {
     return (spacrbench_item_run){sizeof(spacrbench_item_run),
                                  o->group.seconds,
-                                 o->copy.cpu_seconds,
+                                 run_outcome_cpu(o),
                                  o->group.peak,
                                  o->group.vram_peak,
                                  s->sup.use_cgroup ? o->group.peak : -1,
@@ -324,7 +324,7 @@ static int run_runs(run_state *s, spacrbench_measurement *m, size_t i, char **ar
             span[0] = o.group.started_at;
         span[1] = o.group.started_at + o.group.seconds;
         runs[(*done)++] = run_of(s, &o);
-        run_timeline_run_done(&s->timeline, o.copy.cpu_seconds);
+        run_timeline_run_done(&s->timeline, run_outcome_cpu(&o));
         if (o.group.hugetlb_peak > s->hugetlb_max)
             s->hugetlb_max = o.group.hugetlb_peak;
         if (sb_stop_signal())

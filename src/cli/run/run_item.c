@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "child.h"
 #include "cli_error.h"
 #include "cli_stdio.h"
 #include "oom_verdict.h"
@@ -106,6 +107,8 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
                    .argv_for = given_argv,
                    .arg = argv,
                    .name = name,
+                   /* A SIGKILLed spacrbench cannot end it: the kernel does. */
+                   .child_flags = SB_CHILD_DIE_WITH_PARENT,
                    .on_grace_kill = on_grace_kill,
                    .on_leftovers = on_leftovers};
     if (sb_supervisor_run(sup, &l, &o->copy, &o->group, why, sizeof why) != 0) {
@@ -131,17 +134,24 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
     return 0;
 }
 
+/* A stop signal that came while the item's tree ran cut its time short,
+ * whether the command died of it or had exited and what it left still ran. */
 int run_outcome_ok(const run_outcome *o)
 {
-    return !o->copy.exec_errno && WIFEXITED(o->copy.status) && WEXITSTATUS(o->copy.status) == 0;
+    return !o->copy.exec_errno && !o->group.stopped_by && WIFEXITED(o->copy.status) &&
+           WEXITSTATUS(o->copy.status) == 0;
 }
 
 int run_outcome_result(const run_outcome *o)
 {
-    return o->copy.exec_errno            ? 127
-           : WIFSIGNALED(o->copy.status) ? -WTERMSIG(o->copy.status)
-                                         : WEXITSTATUS(o->copy.status);
+    int status = WEXITSTATUS(o->copy.status);
+    return o->copy.exec_errno                   ? 127
+           : WIFSIGNALED(o->copy.status)        ? -WTERMSIG(o->copy.status)
+           : status == 0 && o->group.stopped_by ? -o->group.stopped_by
+                                                : status;
 }
+
+double run_outcome_cpu(const run_outcome *o) { return o->copy.cpu_seconds + o->group.orphan_cpu; }
 
 int run_outcome_start_failure(const run_outcome *o)
 {
@@ -165,6 +175,9 @@ void run_outcome_describe(const run_outcome *o, char *buf, size_t cap)
     } else if (WIFSIGNALED(o->copy.status))
         snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(o->copy.status),
                  strsignal(WTERMSIG(o->copy.status)));
+    else if (o->group.stopped_by && WEXITSTATUS(o->copy.status) == 0)
+        snprintf(buf, cap, "interrupted by signal %d (%s)", o->group.stopped_by,
+                 strsignal(o->group.stopped_by));
     else
         snprintf(buf, cap, "exited with status %d", WEXITSTATUS(o->copy.status));
 }

@@ -35,13 +35,16 @@ void run_supervisor_init(sb_supervisor *sup, sb_launcher *launcher, int no_cgrou
  * -1 with a message printed when spacrbench could not do its part. */
 int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o);
 
-/* Did the command succeed (exit status 0)? */
+/* Did the command succeed (exit status 0, no stop signal while its tree ran)? */
 int run_outcome_ok(const run_outcome *o);
 /* "exited with status 3", "OOM-killed (limit 256.0 MiB)", ... */
 void run_outcome_describe(const run_outcome *o, char *buf, size_t cap);
 /* What the work "returned", for the measurement: the exit status, minus
  * the signal number, or 127 when it could not be started. */
 int run_outcome_result(const run_outcome *o);
+/* The item's CPU seconds: the command's (and what it waited for) and its
+ * orphans', reaped here as their subreaper. */
+double run_outcome_cpu(const run_outcome *o);
 /* The exit status of a command that could not be started, as env, timeout
  * and xargs use them: 127 not found, 126 found but not executable. 0 when
  * it was started. */

@@ -6,9 +6,12 @@
  * from (a large item list), each against GNU time where it is installed.
  * tests/nonroot/run.sh runs it as an unprivileged user too. */
 #include <check.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -262,6 +265,126 @@ START_TEST(a_large_item_list_is_not_in_the_command_peak)
 }
 END_TEST
 
+/* A stop signal while the item waits for what its command left running
+ * ends the item as one during the command does: not counted (it counted,
+ * cut short at the signal, before), the leftovers ended. */
+START_TEST(a_stop_signal_while_leftovers_run_is_not_counted)
+{
+    char marker[32], script[200];
+    cli_sleep_marker(marker, sizeof marker, 44 + _i);
+    snprintf(script, sizeof script,
+             "p=$PPID; (sleep 0.5; kill -TERM $p; exec sleep %s) >/dev/null 2>&1 & exit 0", marker);
+    char *const argv[] = {SPACRBENCH_CLI, "run", (char *)mode(_i), "a", "b", "--",
+                          "sh",           "-c",  script,           NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    int left = cli_sleep_survivors(marker);
+    ck_assert_msg(r.exited && r.code == 3, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(left == 0, "%d sleep(s) outlived spacrbench", left);
+    ck_assert_msg(strstr(r.out, "items measured      0") != NULL, "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.out, "stopped at item 1 (a): interrupted by signal 15") != NULL,
+                  "stdout: %s", r.out);
+    ck_assert_msg(strstr(r.err, "item 1 (a) interrupted by signal 15") != NULL, "stderr: %s",
+                  r.err);
+    cli_result_free(&r);
+}
+END_TEST
+
+/* CPU seconds of argv by GNU time (%U + %S), -1 without /usr/bin/time. */
+static double gnu_time_cpu(char *const *argv)
+{
+    if (access("/usr/bin/time", X_OK) != 0) {
+        printf("SKIP the GNU time comparison: no /usr/bin/time (Debian's time package)\n");
+        return -1;
+    }
+    char *full[16] = {"/usr/bin/time", "-f", "%U %S"};
+    size_t n = 3;
+    for (; argv[n - 3] && n < 15; n++)
+        full[n] = argv[n - 3];
+    full[n] = NULL;
+    cli_result t;
+    cli_run(full, NULL, &t);
+    ck_assert_msg(t.exited && t.code == 0, "GNU time: exit %d: %s", t.code, t.err);
+    double user = -1, sys = -1;
+    const char *last = t.err;
+    for (const char *nl; (nl = strchr(last, '\n')) && nl[1];)
+        last = nl + 1;
+    sscanf(last, "%lf %lf", &user, &sys);
+    cli_result_free(&t);
+    ck_assert_msg(user >= 0 && sys >= 0, "GNU time said nothing");
+    return user + sys;
+}
+
+#define BUSY_LOOP "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"
+
+/* The CPU of a process the command left running (an orphan reaped here,
+ * its rusage in wait4's answer) is the item's, as GNU time counts the same
+ * loop run in the foreground (within a shared machine's spread: half to one and a
+ * half times). It read 0.00 s before. */
+START_TEST(an_orphan_cpu_time_counts)
+{
+    char *const fg[] = {"sh", "-c", BUSY_LOOP, NULL};
+    double gnu = gnu_time_cpu(fg);
+    char *const argv[] = {
+        SPACRBENCH_CLI,      "run", "--json", "--quiet", (char *)mode(_i), "a", "--", "sh", "-c",
+        "(" BUSY_LOOP ") &", NULL};
+    cli_result r;
+    cli_run(argv, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    if (!cli_have_python()) {
+        cli_result_free(&r);
+        printf("SKIP an_orphan_cpu_time_counts: no Python to read the JSON\n");
+        return;
+    }
+    char *json = cli_temp_file(r.out);
+    cli_result_free(&r);
+    double cpu = json_num(json, "d['measurement']['records'][0]['cpu_seconds']");
+    unlink(json);
+    free(json);
+    printf("a busy orphan (%s): spacrbench %.2f s CPU, GNU time of it in the foreground %.2f s\n",
+           _i ? "no cgroup" : "cgroup", cpu, gnu);
+    if (gnu < 0)
+        ck_assert_msg(cpu >= 0.1, "CPU %.2f s", cpu);
+    else
+        ck_assert_msg(cpu >= 0.5 * gnu && cpu <= 1.5 * gnu + 0.05, "ours %.2f s, GNU time %.2f s",
+                      cpu, gnu);
+}
+END_TEST
+
+/* spacrbench SIGKILLed mid-item cannot end the command: the kernel does
+ * (PR_SET_PDEATHSIG), so it no longer runs on. */
+START_TEST(a_killed_spacrbench_takes_its_command_along)
+{
+    char marker[32], script[64];
+    cli_sleep_marker(marker, sizeof marker, 46 + _i);
+    snprintf(script, sizeof script, "exec sleep %s", marker);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        execl(SPACRBENCH_CLI, SPACRBENCH_CLI, "run", mode(_i), "a", "--", "sh", "-c", script, "sh",
+              "{}", (char *)NULL);
+        _exit(127);
+    }
+    int seen = 0;
+    for (int i = 0; i < 200 && !(seen = cli_sleepers(marker, 0)); i++)
+        usleep(50000);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    int left = cli_sleep_survivors(marker); /* kills what it finds */
+    /* The next run removes the cgroup the killed one left (empty now). */
+    char *const again[] = {SPACRBENCH_CLI, "run",  "--quiet", (char *)mode(_i), "a",
+                           "--",           "true", NULL};
+    cli_result r;
+    cli_run(again, NULL, &r);
+    cli_result_free(&r);
+    ck_assert_msg(seen, "the command never started");
+    ck_assert_msg(left == 0, "%d command(s) outlived the SIGKILLed spacrbench", left);
+}
+END_TEST
+
 static Suite *tree_suite(void)
 {
     Suite *s = suite_create("run tree");
@@ -271,6 +394,9 @@ static Suite *tree_suite(void)
     tcase_add_loop_test(c, a_background_process_is_waited_for_and_counted, 0, 2);
     tcase_add_loop_test(c, what_the_timeout_kills_is_named, 0, 2);
     tcase_add_loop_test(c, a_large_item_list_is_not_in_the_command_peak, 0, 2);
+    tcase_add_loop_test(c, a_stop_signal_while_leftovers_run_is_not_counted, 0, 2);
+    tcase_add_loop_test(c, an_orphan_cpu_time_counts, 0, 2);
+    tcase_add_loop_test(c, a_killed_spacrbench_takes_its_command_along, 0, 2);
     suite_add_tcase(s, c);
     return s;
 }

@@ -164,6 +164,8 @@ typedef struct sb_outcome {
     char leftovers[240];    /* the killed or left ones: "python3 (pid 123), sleep (pid 9)" */
     int64_t orphan_maxrss;  /* the largest wait4 ru_maxrss of the tree's processes that were
                                reaped here (orphans: this process is the subreaper), 0 none */
+    double orphan_cpu;      /* their wait4 user+system CPU seconds, summed (the copies' own
+                               rusage holds only what they waited for) */
     int timed_out;          /* the timeout killed the group */
     int interrupted;        /* N > 1: a stop signal came before the release: nothing ran */
     int stopped_by;         /* a stop signal that came while the copies ran, 0 none */

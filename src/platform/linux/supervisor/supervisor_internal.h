@@ -33,7 +33,7 @@ double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan
                     int *listed);
 
 /* Reap what has exited (WNOHANG): the copies (their status, time, CPU and
- * ru_maxrss) and the tree's orphans (o->orphan_maxrss). How many copies,
+ * ru_maxrss) and the tree's orphans (o->orphan_maxrss, o->orphan_cpu). How many copies,
  * -1 when this process has no child at all. */
 int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o);
 

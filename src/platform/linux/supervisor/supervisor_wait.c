@@ -92,7 +92,7 @@ static double cpu_of(const struct rusage *ru)
 }
 
 /* Reap what has exited: the copies, and the orphans of their tree (this
- * process is the subreaper), whose ru_maxrss is the tree's too (what was
+ * process is the subreaper), whose ru_maxrss and CPU are the tree's too (what was
  * alive before the group, the launcher and earlier leftovers, aside). How
  * many copies were among them, -1 when there is no child left to wait for. */
 int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o)
@@ -108,9 +108,12 @@ int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0
             return reaped;
         int i = find_copy(copies, k, w);
         if (i < 0) {
+            if (tree_sampler_is_old(&s->tree, w))
+                continue;
             int64_t rss = (int64_t)ru.ru_maxrss * 1024;
-            if (!tree_sampler_is_old(&s->tree, w) && rss > o->orphan_maxrss)
+            if (rss > o->orphan_maxrss)
                 o->orphan_maxrss = rss;
+            o->orphan_cpu += cpu_of(&ru);
             continue;
         }
         copies[i].done = 1;
