@@ -47,6 +47,7 @@ START_TEST(report_has_every_label_and_figure)
     }
     spacrbench_recommend_options o;
     spacrbench_recommend_options_init(&o, sizeof o);
+    o.start_method = SPACRBENCH_START_FORK; /* Windows defaults to spawn */
     o.cores = 2;
     o.available_bytes = 16 * GIB;
     spacrbench_recommendation r;
@@ -550,6 +551,7 @@ START_TEST(every_reason_wraps_at_79_columns)
         spacrbench_measurement *m = needing(k_cases[i].need, k_cases[i].vram);
         spacrbench_recommend_options o;
         spacrbench_recommend_options_init(&o, sizeof o);
+        o.start_method = SPACRBENCH_START_FORK; /* Windows defaults to spawn */
         o.cores = k_cases[i].cores;
         o.available_bytes = k_cases[i].available;
         o.free_vram_bytes = k_cases[i].free_vram;
@@ -622,6 +624,7 @@ START_TEST(the_what_if_keeps_each_figure_whole)
     spacrbench_measurement *m = needing(800 * 1024, -1);
     spacrbench_recommend_options o;
     spacrbench_recommend_options_init(&o, sizeof o);
+    o.start_method = SPACRBENCH_START_FORK; /* Windows defaults to spawn */
     o.cores = 2;
     o.available_bytes = 64 * GIB;
     spacrbench_recommendation r = {.size = sizeof r};

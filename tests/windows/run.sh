@@ -190,8 +190,8 @@ else
     done
 fi
 
-echo "== spacrbench.exe (demo)"
-if wine "$exe" --fields 3 --size 1024x1024 >"$tmp/demo.txt" 2>"$tmp/demo.err"; then
+echo "== spacrbench.exe -v (demo; the notes on method are --verbose's)"
+if wine "$exe" -v --fields 3 --size 1024x1024 >"$tmp/demo.txt" 2>"$tmp/demo.err"; then
     cat "$tmp/demo.txt"
     grep -q 'recommended workers *[0-9]' "$tmp/demo.txt" || fail "demo: no recommended worker count"
     # A note may go on under the value column: read it joined.
