@@ -4,14 +4,14 @@
 # crash (the crashing input is left in the build directory's artifacts/
 # folder).
 #
-#   tests/fuzz/run.sh                  # 20 s per target
+#   tests/fuzz/run.sh                  # 10 s per target
 #   FUZZ_SECONDS=300 tests/fuzz/run.sh # longer
 #   FUZZ_BUILD=/tmp/fz FUZZ_TARGETS="fuzz_cpuset fuzz_meminfo" tests/fuzz/run.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=${FUZZ_BUILD:-$repo/build-fuzz}
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-10}
 jobs=${FUZZ_JOBS:-2}
 cc=${FUZZ_CC:-clang}
 data=$repo/tests/c/data

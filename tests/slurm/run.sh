@@ -41,7 +41,10 @@ trap 'exit 130' INT TERM HUP
 py=$work/venv/bin/python
 "$py" -m pip install --quiet --upgrade pip
 "$py" -m pip install --quiet pytest "dask[distributed]" dask-jobqueue
-"$py" -m pip install --quiet "$repo"
+# The wheel the Python stage built and repaired, where it ran before this
+# one (.ci/run); else a build from the checkout.
+built=$(ls "$repo"/build-ci/python/spacrbench-*.whl 2>/dev/null | head -1 || true)
+"$py" -m pip install --quiet "${built:-$repo}"
 
 cluster_start
 export PATH=$work/venv/bin:$PATH SB_WORK=$work PYTHONPATH=$repo/tests/slurm
