@@ -32,22 +32,19 @@ RULES: Dict[str, Tuple[str, ...]] = {
     "gpu": ("internal", "util", "api"),
     # The interfaces every platform implements (proc.h, sampler.h), and the
     # two it implements for the layers above: the machine probe of
-    # discover/discover.h and the scaling check's round of scale/scale.h.
-    "platform": ("discover", "scale", "gpu", "internal", "util", "api"),
-    "discover": ("internal", "util", "api"),
-    "measure": ("platform", "gpu", "records", "internal", "util", "api"),
-    "scale": ("platform", "records", "internal", "util", "api"),
-    "rules": ("measure", "scale", "platform", "internal", "util", "api"),
-    # Advice for a whole plate: the rule (rules) over a measurement (measure).
-    "plate": ("measure", "rules", "internal", "util", "api"),
-    "output": ("measure", "rules", "plate", "scale", "platform", "records", "internal", "util",
-               "api"),
-    "summarize": ("output", "rules", "records", "internal", "util", "api"),
+    # core/discover.h and the scaling check's round of scale/scale.h.
+    "os": ("core", "scale", "gpu", "records", "internal", "util", "api"),
+    "core": ("scale", "os", "gpu", "records", "internal", "util", "api"),  # issue 42: knee, step 2
+    "scale": ("core", "os", "records", "internal", "util", "api"),
+    # Advice for a whole plate: the rule over a measurement (core).
+    "plate": ("core", "cluster", "internal", "util", "api"),
+    "cluster": ("report", "core", "plate", "scale", "records", "internal", "util", "api"),
+    "report": ("core", "plate", "scale", "cluster", "os", "records", "internal", "util", "api"),
     "workload": (),
     # The command: the public API, the util archive (util, records, and
     # through the supervisor the Linux group code and the NVML probe) and
     # the built-in workload; never the library's other internals.
-    "cli": ("api", "util", "records", "platform/linux/supervisor", "workload"),
+    "cli": ("api", "util", "records", "os", "workload"),
 }
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -31,8 +31,8 @@ def test_the_source_tree_keeps_every_folder_rule() -> None:
 
 def _tree(tmp_path: Path, files: Dict[str, str]) -> Path:
     for name, text in {"include/spacrbench.h": "", "src/internal.h": "",
-                       "src/util/parse.h": "", "src/measure/timeline.h": "",
-                       "src/platform/sampler.h": "", **files}.items():
+                       "src/util/parse.h": "", "src/core/timeline.h": "",
+                       "src/os/sampler.h": "", "src/plate/plate.h": "", **files}.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -42,11 +42,11 @@ def _tree(tmp_path: Path, files: Dict[str, str]) -> Path:
 @pytest.mark.parametrize("files, named", [
     ({"src/util/text.c": '#include "internal.h"\n'},
      "util/text.c:1: includes internal.h (internal/), but util/ may use only nothing of ours"),
-    ({"src/platform/posix/sampler.c": '#include "sampler.h"\n#include "timeline.h"\n'},
-     "platform/posix/sampler.c:2: includes timeline.h (measure/)"),
-    ({"src/cli/run/x.c": '#include "timeline.h"\n'}, "cli/ may use only"),
+    ({"src/os/posix/sampler.c": '#include "sampler.h"\n#include "plate.h"\n'},
+     "os/posix/sampler.c:2: includes plate.h (plate/)"),
+    ({"src/cli/x.c": '#include "timeline.h"\n'}, "cli/ may use only"),
     ({"src/newfolder/x.c": '#include "parse.h"\n'}, "no rule for folder newfolder/"),
-    ({"src/output/parse.h": ""}, "parse.h: more than one header of that name"),
+    ({"src/report/parse.h": ""}, "parse.h: more than one header of that name"),
 ])
 def test_a_broken_rule_is_named(tmp_path: Path, files: Dict[str, str], named: str) -> None:
     root = _tree(tmp_path, files)
@@ -55,7 +55,7 @@ def test_a_broken_rule_is_named(tmp_path: Path, files: Dict[str, str], named: st
 
 
 def test_what_a_rule_allows_passes(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"src/measure/runner.c": '#include "sampler.h"\n#include <stdio.h>\n'
+    root = _tree(tmp_path, {"src/core/runner.c": '#include "sampler.h"\n#include <stdio.h>\n'
                                                     '#include "parse.h"\n#include "generated.h"\n',
                             "src/util/x.c": '#include "parse.h"\n'})
     run = _check(root / "src", root / "include")
