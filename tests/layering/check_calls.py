@@ -10,7 +10,7 @@ the shared library exports.
 
 An object's folder is its source's first folder under src/, read from
 CMake's object path (src/CMakeFiles/<target>.dir/core/runner.c.o is
-core; src/cli/CMakeFiles/<target>.dir/main.c.o is cli). Prints each use
+core; src/cli/CMakeFiles/<target>.dir/cmd_run.c.o is cli). Prints each use
 that breaks the table (with up to three of its symbols) and each circle
 of folders, and exits 1 when there is one; --graph prints every edge."""
 
@@ -76,7 +76,7 @@ def uses(nm: str, objects: List[str]) -> Dict[Tuple[str, str], Set[str]]:
 
 
 def main(argv: List[str]) -> int:
-    graph_only = "--graph" in argv
+    show_graph = "--graph" in argv
     args = [a for a in argv[1:] if a != "--graph"]
     if len(args) < 2:
         print(__doc__)
@@ -85,9 +85,12 @@ def main(argv: List[str]) -> int:
     library, objects = args[0], args[1:]
     exported, _ = symbols(nm, library, dynamic=True)
     edges = uses(nm, objects)
+    if not edges:
+        print(f"check_calls: no call between folders in {len(objects)} object(s): wrong files?")
+        return 1
     broken = []
     for (user, used), names in sorted(edges.items()):
-        if graph_only:
+        if show_graph:
             print(f"{user} -> {used}: {len(names)}")
         if user not in LAYERS:
             broken.append(f"{user}/: no rule for this folder (tests/layering/layers.py)")
