@@ -2,7 +2,7 @@
  * synthetic field workload; `spacrbench run ... -- CMD {}` benchmarks an
  * external command per item; `spacrbench summarize DIR` reads a SLURM
  * array's reports; `spacrbench help [COMMAND]` prints a command's help.
- * Each command is a file in commands/ with its option table. */
+ * Each command is a file cmd_*.c with its option table. */
 #include <string.h>
 
 #include "cli_help.h"

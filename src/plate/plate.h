@@ -3,8 +3,8 @@
  * measured ones (plate_model.c, pure arithmetic; plate_predict.c applies
  * it), the recommendation and hand-off for the plate's largest item
  * (plate_recommend.c), the section a measurement carries (plate_section.c;
- * its storage is measure/measurement_plate.c) and the report's section
- * (output/plate_report.c). */
+ * its storage is core/measurement_plate.c) and the report's section
+ * (report/plate_report.c). */
 #ifndef SPACRBENCH_PLATE_H
 #define SPACRBENCH_PLATE_H
 

@@ -1,5 +1,5 @@
 /* The array's manifest (spacrbench-array.json), written with the job
- * script (output/slurm_array.c) and read by summarize and by the next
+ * script (cluster/slurm_array.c) and read by summarize and by the next
  * emit into the same directory. */
 #include "records.h"
 

@@ -1,6 +1,6 @@
 /* What `spacrbench run --report` writes for summarize: the "task" record
  * (how the run ended) and the "job" member (SLURM's environment). The
- * command writes them (cli/slurm/), summarize reads them (summarize/). */
+ * command writes them (cli/task_record.c), summarize reads them (cluster/). */
 #include "records.h"
 
 #include <math.h>

@@ -88,7 +88,7 @@ typedef struct sb_scale_work {
     void *payload;
 } sb_scale_work;
 
-/* The fork executor over w (platform/linux/scale_fork.c); elsewhere
+/* The fork executor over w (scale/scale_fork.c); elsewhere
  * SPACRBENCH_EUNSUPPORTED. *state is freed by sb_scale_fork_executor_free. */
 int sb_scale_fork_executor(const sb_scale_work *w, spacrbench_scale_executor *ex, void **state);
 void sb_scale_fork_executor_free(void *state);

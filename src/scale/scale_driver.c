@@ -7,8 +7,8 @@
  * with more (scale_timing.c); the point, its spread, what ended it (an
  * OOM kill at the budget is a memory point) and the notes. The counts:
  * given, or 1 then powers of two up to the top count. Platform-neutral:
- * the executors are the fork harness (platform/linux/scale_fork.c), the
- * command's copies (cli/run/run_scale.c) and Python's pool (_scale.py). */
+ * the executors are the fork harness (scale/scale_fork.c), the
+ * command's copies (cli/run_scale.c) and Python's pool (_scale.py). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* The one way the project replaces a file whole, so that no reader ever
  * sees half of one: the text goes to a temporary file beside the target,
  * is synced, and is renamed over it. The command's --report and exports
- * (cli/io/cli_file.c) and a job array's files (output/slurm_array.c) go
+ * (cli/cli_file.c) and a job array's files (cluster/slurm_array.c) go
  * through it.
  *
  * The temporary is ".sbXXXXXX" in the target's directory (short and fixed

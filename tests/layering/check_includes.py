@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
-"""The dependency rules of docs/architecture.md, checked on the #include
-lines of src/ (as tests/python/test_library_feel.py checks the Python
-package for import circles): every `#include "x.h"` of a file is resolved
+"""The dependency rules of docs/architecture.md (layers.py), checked on
+the #include lines of src/ (check_calls.py checks the calls): every `#include "x.h"` of a file is resolved
 to the folder that holds x.h, and that folder must be one the file's
 folder may use. The rules are by folder, so a new file is held to its
 folder's rule; a new folder fails until it has one.
@@ -18,37 +17,20 @@ import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
-# What each folder's files may include, by folder (besides their own
-# folder's headers). "api" is include/spacrbench.h, "internal" src/internal.h
-# (the library's error channel, size-versioned structs and text delivery).
-# The most specific folder prefix decides.
+# What each folder's files may include (besides their own folder's
+# headers): the folders layers.py lets it call, and "api"
+# (include/spacrbench.h) and "internal" (src/internal.h: the library's
+# error channel, size-versioned structs and text delivery), which the
+# portable helpers, the workload and the command do without.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from layers import LAYERS  # noqa: E402
+
+_SHARED = {"util": (), "workload": (), "cli": ("api",)}
 RULES: Dict[str, Tuple[str, ...]] = {
-    # The bottom: portable helpers use nothing of ours.
-    "util": (),
-    # The field tables: the record engine (util) over the public structs.
-    "records": ("util", "api"),
-    "internal": ("util", "api"),
-    "abi": ("internal", "util", "api"),
-    "gpu": ("internal", "util", "api"),
-    # The interfaces every platform implements (proc.h, sampler.h), and the
-    # two it implements for the layers above: the machine probe of
-    # discover/discover.h and the scaling check's round of scale/scale.h.
-    "platform": ("discover", "scale", "gpu", "internal", "util", "api"),
-    "discover": ("internal", "util", "api"),
-    "measure": ("platform", "gpu", "records", "internal", "util", "api"),
-    "scale": ("platform", "records", "internal", "util", "api"),
-    "rules": ("measure", "scale", "platform", "internal", "util", "api"),
-    # Advice for a whole plate: the rule (rules) over a measurement (measure).
-    "plate": ("measure", "rules", "internal", "util", "api"),
-    "output": ("measure", "rules", "plate", "scale", "platform", "records", "internal", "util",
-               "api"),
-    "summarize": ("output", "rules", "records", "internal", "util", "api"),
-    "workload": (),
-    # The command: the public API, the util archive (util, records, and
-    # through the supervisor the Linux group code and the NVML probe) and
-    # the built-in workload; never the library's other internals.
-    "cli": ("api", "util", "records", "platform/linux/supervisor", "workload"),
+    folder: uses + _SHARED.get(folder, ("internal", "api")) for folder, uses in LAYERS.items()
 }
+RULES["internal"] = ("util", "api")
+
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -1,4 +1,4 @@
-/* The process supervisor (src/platform/linux/supervisor/supervisor.h) directly, and
+/* The process supervisor (src/os/supervisor/supervisor.h) directly, and
  * what `spacrbench run` gains from it: --scale copies built one copy at a
  * time, a fork failure under pids.max that keeps the measured points,
  * --timeout for --scale copies, exit 127/126 for a command that cannot be

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command's messages leave by one channel (src/cli/io/cli_error.c:
+# The command's messages leave by one channel (src/cli/cli_error.c:
 # cli_error, cli_library_error, cli_usage_error, cli_notice, cli_progress).
 # Fails when a C file of src/cli writes to stderr itself with fprintf,
 # vfprintf or perror, however the call is wrapped over lines.
@@ -7,7 +7,7 @@
 set -u
 src=${1:?usage: check_one_channel.sh SOURCE_DIR}/src/cli
 # The only file that may: the channel itself.
-allowed=("io/cli_error.c")
+allowed=("cli_error.c")
 pattern='(v?fprintf[[:space:]]*\([[:space:]]*stderr[^[:alnum:]_]|(^|[^[:alnum:]_])perror[[:space:]]*\()'
 
 # How many direct writes to stderr file $1 holds (calls split over lines

@@ -6,7 +6,7 @@
  * "ambiguous" errors list). A printed command line must be runnable as
  * printed: plain words and '...' quoting only, each argument within
  * Linux's MAX_ARG_STRLEN. This is the model's own reading, written apart
- * from the library's (src/output/slurm_directives.c), so that one checks
+ * from the library's (src/cluster/slurm_directives.c), so that one checks
  * the other. */
 #include <ctype.h>
 #include <inttypes.h>

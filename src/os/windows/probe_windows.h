@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "discover.h"
+#include "probe.h"
 
 /* The memory bound of a job from its extended limits. job_committed_bytes:
  * the memory the job has committed now (the sum of its processes'

@@ -8,7 +8,7 @@
 #include <sys/sysctl.h>
 #include <sys/types.h>
 
-#include "discover.h"
+#include "probe.h"
 
 /* Memory that can be had without compressing or swapping anyone's data,
  * as Linux's MemAvailable means it: free pages plus file-backed pages

@@ -369,3 +369,21 @@ void sb_measurement_more_of(const spacrbench_measurement *m, sb_measurement_more
     spacrbench_measurement_run_stats(m, &out->runs);
     shown_stats(&out->runs, sb_measurement_has_runs(m));
 }
+
+/* The slowest timed item (not a warm-up), or the mean when no record
+ * says; the hand-off sizes --time from it. */
+SPACRBENCH_EXTERN double
+spacrbench_measurement_slowest_item_seconds(const spacrbench_measurement *m)
+{
+    spacrbench_figures f = {.size = sizeof f};
+    if (!m || spacrbench_measurement_figures(m, &f) < 0 || f.items < 1)
+        return NAN;
+    double slowest = -1;
+    for (int64_t i = 0; i < f.record_count; i++) {
+        spacrbench_item_record r = {.size = sizeof r};
+        if (spacrbench_measurement_record(m, (size_t)i, &r) == 0 && !r.is_warmup &&
+            r.seconds > slowest)
+            slowest = r.seconds;
+    }
+    return slowest >= 0 ? slowest : f.seconds / (double)f.items;
+}

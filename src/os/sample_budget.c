@@ -1,6 +1,6 @@
 /* The samplers' cost policy; see sample_budget.h. Pure arithmetic over
- * the times and costs it is given, so util/: the Linux samplers
- * (platform/linux/) only measure what a sample cost (thread_cpu.h). */
+ * the times and costs it is given: the Linux samplers
+ * (os/linux/) only measure what a sample cost (thread_cpu.h). */
 #include "sample_budget.h"
 
 #include <math.h>

@@ -12,7 +12,7 @@
  *                    (the line the script prints first) and how it ended;
  *   summary_decide.c which report counts (the newest attempt wins),
  *                    the states, the peaks and times, the next settings by
- *                    the hand-off rule (rules/handoff.c), and which tasks a
+ *                    the hand-off rule (cluster/handoff.c), and which tasks a
  *                    resubmission fixes and which need the user;
  *   summary_lines.c  the sbatch lines (each argument within 128 KiB);
  *   summary_render.c the text and the JSON document.

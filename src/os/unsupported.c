@@ -1,20 +1,13 @@
 /* What only the Linux build measures, on the platforms without it: a
- * process group's peak (cgroups or /proc PSS) and the forked scaling check.
- * Each entry point says so with SPACRBENCH_EUNSUPPORTED and a message that
- * names the platform; nothing is allocated. See docs/platforms.md. */
+ * process group's peak (cgroups or /proc PSS; the forked scaling check's
+ * entry points are scale/scale_fork_none.c). Each says so with
+ * SPACRBENCH_EUNSUPPORTED and a message that names the platform; nothing
+ * is allocated. See docs/platforms.md. */
 #if !defined(__linux__)
 
 #include "internal.h"
+#include "platform_words.h"
 #include "process_group.h"
-#include "scale.h"
-
-#if defined(_WIN32)
-#define SB_PLATFORM_NAME "Windows"
-#elif defined(__APPLE__)
-#define SB_PLATFORM_NAME "macOS"
-#else
-#define SB_PLATFORM_NAME "this platform"
-#endif
 
 int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
 {
@@ -78,26 +71,6 @@ int64_t spacrbench_group_oom_kills(const spacrbench_group *g)
 {
     (void)g;
     return -1;
-}
-
-int sb_scale_fork_executor(const sb_scale_work *w, spacrbench_scale_executor *ex, void **state)
-{
-    (void)w, (void)ex;
-    *state = NULL;
-    return sb_fail(
-        SPACRBENCH_EUNSUPPORTED,
-        "the scaling check forks workers into a cgroup, on Linux only; not on " SB_PLATFORM_NAME
-        " (measure one worker with spacrbench_benchmark)");
-}
-
-void sb_scale_fork_executor_free(void *state) { (void)state; }
-
-int spacrbench_scale_worker_begin(int64_t parent_pid)
-{
-    sb_clear_error();
-    (void)parent_pid;
-    return sb_fail(SPACRBENCH_EUNSUPPORTED,
-                   "a scaling worker's setup (PR_SET_PDEATHSIG) is Linux's; not " SB_PLATFORM_NAME);
 }
 
 int sb_process_group_kill_all(spacrbench_group *g)

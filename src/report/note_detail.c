@@ -8,7 +8,7 @@
 #include "measurement.h"
 
 static const char *const k_detail[] = {
-    /* the in-process runner (measure/) */
+    /* the in-process runner (core/) */
     "the warm-up item(s)' memory counts toward the peak RSS",
     "warm-up of ",
     "peak RSS is exact: ",

@@ -9,7 +9,7 @@
  * also keeps what was really used, for the notes: a peak sampled at gaps
  * of up to N ms may miss spikes shorter than N ms. Platform-neutral: what
  * a sample cost is the caller's to measure (sb_thread_cpu_seconds,
- * platform/linux/sampling/thread_cpu.h). Not installed. */
+ * os/linux/thread_cpu.h). Not installed. */
 #ifndef SPACRBENCH_SAMPLE_BUDGET_H
 #define SPACRBENCH_SAMPLE_BUDGET_H
 

@@ -1,4 +1,4 @@
-/* What a sample costs the samplers' budget (util/sample_budget.h): the
+/* What a sample costs the samplers' budget (os/sample_budget.h): the
  * calling thread's CPU time, the one OS primitive of that policy. Not
  * installed. */
 #ifndef SPACRBENCH_THREAD_CPU_H

@@ -1,4 +1,4 @@
-/* The commands of `spacrbench`, one file each in commands/ (their option
+/* The commands of `spacrbench`, one file each, cmd_*.c (their option
  * tables are cli_demo_command, cli_run_command, cli_summarize_command in
  * cli_args.h). Each takes its arguments getopt-style, argv[0] naming it
  * (the program, or "run"), and returns an exit code (cli_error.h). */

@@ -384,22 +384,6 @@ SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, doub
     return 0;
 }
 
-SPACRBENCH_EXTERN double
-spacrbench_measurement_slowest_item_seconds(const spacrbench_measurement *m)
-{
-    spacrbench_figures f = {.size = sizeof f};
-    if (!m || spacrbench_measurement_figures(m, &f) < 0 || f.items < 1)
-        return NAN;
-    double slowest = -1;
-    for (int64_t i = 0; i < f.record_count; i++) {
-        spacrbench_item_record r = {.size = sizeof r};
-        if (spacrbench_measurement_record(m, (size_t)i, &r) == 0 && !r.is_warmup &&
-            r.seconds > slowest)
-            slowest = r.seconds;
-    }
-    return slowest >= 0 ? slowest : f.seconds / (double)f.items;
-}
-
 SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,
                                                    int64_t *memory_limit_bytes)
 {

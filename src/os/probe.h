@@ -1,10 +1,9 @@
-/* Machine discovery, split in two: a platform probe that reads what the
- * operating system says (one file per platform: platform/linux/probe/probe_linux.c on Linux; a
- * macOS or Windows probe would be one more file defining sb_probe_machine),
- * and a pure rule that turns those figures into a spacrbench_machine. Not
- * installed. */
-#ifndef SPACRBENCH_DISCOVER_H
-#define SPACRBENCH_DISCOVER_H
+/* The machine probe every platform implements (os/linux/probe_linux.c,
+ * os/darwin/probe_darwin.c, os/windows/probe_windows.c): what the
+ * operating system says, raw; core/discover.c turns it into a
+ * spacrbench_machine. Not installed. */
+#ifndef SPACRBENCH_PROBE_H
+#define SPACRBENCH_PROBE_H
 
 #include <stdint.h>
 
@@ -38,13 +37,5 @@ typedef struct sb_probe {
 
 /* Fill every field (sentinels where the platform cannot tell). */
 void sb_probe_machine(const struct sb_probe_env *env, sb_probe *out);
-
-/* available = min(host, container headroom), never negative, 0 when
- * neither is known; cores = min(affinity, cpuset, ceil(quota)), >= 1.
- * Ties go to the host / the affinity mask. out->size is set to ours. */
-void sb_machine_from_probe(const sb_probe *probe, spacrbench_machine *out);
-
-/* Probe (env NULL: the running system) and combine. */
-void sb_discover_with(const struct sb_probe_env *env, spacrbench_machine *out);
 
 #endif

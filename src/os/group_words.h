@@ -1,7 +1,7 @@
 /* How a scaling count's group peak was measured, in one wording whoever
  * measured it: the library's spacrbench_group (process_group.c: C's fork
  * executor and Python's pool) and the command's supervisor
- * (cli/run/run_scale.c). Text only, from the facts each caller has, so
+ * (cli/run_scale.c). Text only, from the facts each caller has, so
  * util/: both reach it. Not installed. */
 #ifndef SPACRBENCH_GROUP_WORDS_H
 #define SPACRBENCH_GROUP_WORDS_H

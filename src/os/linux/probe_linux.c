@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "discover.h"
+#include "probe.h"
 
 #define MEMINFO_LIMIT (64u * 1024u)
 
