@@ -376,9 +376,9 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     increasing key, then the random ones: a failure at the largest raises
     at once);
     the others are predicted from them: the plate's largest is the largest
-    measured plus ln(n / 2) times the largest disagreement of the measured
-    footprints with the key, a bound that never falls as more items are
-    measured (docs/advice.md). The recommendation is recommend_workers()'s
+    measured plus ln(n / k) times the largest disagreement of the measured
+    footprints with the key (k: the least sample a plate of n measures), a
+    bound that never falls as more items are measured (docs/advice.md). The recommendation is recommend_workers()'s
     rule with the plate's predicted largest footprint as one worker's need
     (``recommend_workers_keywords``: cores, available_bytes, reserve_bytes,
     maximum, vram_reserve_bytes, free_vram_bytes, start_method); its reason

@@ -127,8 +127,9 @@ struct spacrbench_plate {
 size_t sb_plate_auto_sample(size_t n);
 /* The plate's largest footprint from the measured sample (plate_model.c):
  * the largest measured + c(n) x the disagreement with the key (see
- * sb_plate_disagreement and SB_PLATE_SPREAD_SHARE), c(n) = ln(n / 2) for a
- * plate of n items.
+ * sb_plate_disagreement and SB_PLATE_LARGEST_SHARE), c(n) = ln(n / k) for
+ * a plate of n items of which it measures at least k =
+ * sb_plate_auto_sample(n).
  * Both terms only grow as items are added to the sample, so measuring a
  * superset never lowers it. */
 double sb_plate_tail_factor(size_t n);
@@ -136,10 +137,11 @@ double sb_plate_tail_factor(size_t n);
  * a measured item whose key is at least as large (y: footprints, x: keys;
  * NULL x: no key, every pair counts, so it is the spread). O(k log k). */
 double sb_plate_disagreement(const double *x, const double *y, size_t k);
-/* The share of the measured spread that counts as disagreement beside it
- * (sb_plate_memory's disagreement = sb_plate_disagreement + this x spread;
- * both only grow with the sample). */
-#define SB_PLATE_SPREAD_SHARE 0.03
+/* The share of the largest measured footprint that counts as
+ * disagreement beside it (sb_plate_memory's disagreement =
+ * sb_plate_disagreement + this x the largest; both only grow with the
+ * sample). */
+#define SB_PLATE_LARGEST_SHARE 0.05
 
 /* Measuring sequentially (plate_sequential.c; the default, sample 0): at
  * least sb_plate_auto_sample(n) items, then more while the plate's
