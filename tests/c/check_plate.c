@@ -390,7 +390,7 @@ START_TEST(random_picks_are_seeded_and_nested)
     spacrbench_plate_free(again);
     spacrbench_plate_free(large);
     spacrbench_plate *by_size = select_keys(n, keys, 0, 1);
-    ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_sequential_cap(n) + 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_sequential_cap(n, 0.05) + 1);
     spacrbench_plate_free(by_size);
     free(keys);
 }
@@ -483,6 +483,24 @@ START_TEST(measured_sequentially_until_the_largest_stops_moving)
     ck_assert_int_eq(prediction(p).measured, (int64_t)ran);
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
+    /* The cost is the user's: none measures the least sample alone, 20 %
+     * of the plate's time measures more than the default 5 %. */
+    const double costs[] = {0, 0.2};
+    size_t ran_at[2];
+    for (size_t c = 0; c < 2; c++) {
+        spacrbench_plate_options o;
+        spacrbench_plate_options_init(&o, sizeof o);
+        o.sample_cost = costs[c];
+        ck_assert_int_eq(spacrbench_plate_select_keys(n, r.keys, &o, &p), 0);
+        ck_assert_uint_eq(spacrbench_plate_pick_count(p), sb_plate_sequential_cap(n, costs[c]) + 1);
+        for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++)
+            r.footprint[pick(p, i).index] = (double)(100 * MIB) * pow(1.2, (double)i);
+        ran_at[c] = run_sequentially(p, &r, 0);
+        spacrbench_plate_free(p);
+    }
+    ck_assert_uint_eq(ran_at[0], least + 1);
+    ck_assert_uint_gt(ran_at[1], ran);
+    ck_assert_uint_le(ran_at[1], least + 1 + (size_t)ceil(0.2 * (double)n) + 1);
 
     p = select_keys(n, r.keys, 12, 1); /* fixed: all 13 */
     ck_assert_uint_eq(run_sequentially(p, &r, 0), 13);
@@ -613,10 +631,26 @@ START_TEST(hostile_keys_are_refused_naming_the_item)
     o.warmup = -1;
     ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, NULL, NULL), SPACRBENCH_EINVAL);
+    const double costs[] = {-0.01, 1.01, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+        spacrbench_plate_options_init(&o, sizeof o);
+        o.sample_cost = costs[i];
+        ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
+        ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "sample_cost"));
+        ck_assert_ptr_null(p);
+    }
     /* An older, smaller options struct takes the defaults for the rest. */
     spacrbench_plate_options_init(&o, offsetof(spacrbench_plate_options, key_kind));
     ck_assert_int_eq(o.sample, 0); /* by the plate's size */
     ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), 0);
+    spacrbench_plate_free(p);
+    /* 1.4's struct, without sample_cost: whatever lies beyond it, the
+     * default cost. */
+    spacrbench_plate_options_init(&o, sizeof o);
+    o.size = offsetof(spacrbench_plate_options, sample_cost);
+    o.sample_cost = INFINITY;
+    ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), 0);
+    ck_assert_double_eq(p->cost, 0.05);
     spacrbench_plate_free(p);
 }
 END_TEST

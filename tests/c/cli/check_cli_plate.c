@@ -559,6 +559,13 @@ START_TEST(sample_0_measures_as_the_plate_needs)
     ck_assert_ptr_nonnull(strstr(r.out, " largest     120 KiB  "));
     ck_assert_ptr_nonnull(strstr(r.out, "\n  largest predicted   0.1"));
     cli_result_free(&r);
+    /* --sample-cost 0%: nothing beyond the least sample, 7 of the 10. */
+    char *none[] = {SPACRBENCH_CLI,  "run", "--items", items,   "--sample", "0",
+                    "--sample-cost", "0%",  "--",      BY_SIZE, NULL};
+    cli_run(none, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "\nplate\n  items               10, 7 measured"), "%s", r.out);
+    cli_result_free(&r);
     remove_plate(dir);
     free(items);
 }
@@ -570,6 +577,13 @@ START_TEST(sample_must_be_a_count)
     cli_expect_usage_error(negative, "spacrbench: --sample:", 0);
     char *word[] = {SPACRBENCH_CLI, "run", "--sample", "five", "a", "--", "true", NULL};
     cli_expect_usage_error(word, "spacrbench: --sample:", 1);
+    /* The cost is a share, and only the sequential rule spends it. */
+    char *percent[] = {SPACRBENCH_CLI, "run",  "--sample", "0", "--sample-cost", "5", "a",
+                       "--",           "true", NULL};
+    cli_expect_usage_error(percent, "spacrbench: --sample-cost: expected a share", 0);
+    char *fixed[] = {SPACRBENCH_CLI, "run", "--sample", "3",    "--sample-cost",
+                     "5%",           "a",   "--",       "true", NULL};
+    cli_expect_usage_error(fixed, "spacrbench: --sample-cost: needs --sample 0", 0);
 }
 END_TEST
 
