@@ -607,3 +607,19 @@ def test_the_default_sample_grows_while_the_largest_still_moves() -> None:
     assert grown.measurement.items + grown.measurement.warmup_items == len(grown.sample)
     fixed = spacrbench.benchmark_plate(lambda i: None, range(400), key=float, sample=30)
     assert len(fixed.sample) == 31
+    # The cost is the user's: none measures the least sample alone.
+    calls.clear()
+    cheap = spacrbench.benchmark_plate(rising, range(400), key=float, sample_cost=0)
+    assert len(cheap.sample) == len(calls) == least + 1
+
+
+def test_sample_cost_is_a_share() -> None:
+    ran: List[Any] = []
+    for bad in (-0.1, 1.5, math.nan):
+        with pytest.raises(ValueError, match="sample_cost is"):
+            spacrbench.benchmark_plate(ran.append, range(20), key=float, sample_cost=bad)
+    for wrong in ("5%", True, None):
+        with pytest.raises(TypeError, match="sample_cost must be a float"):
+            spacrbench.benchmark_plate(ran.append, range(20), key=float,
+                                       sample_cost=wrong)  # type: ignore[arg-type]
+    assert ran == []
