@@ -543,6 +543,14 @@ def test_a_stray_item_that_costs_the_plate_its_key_is_a_warning(tmp_path: Path) 
     # as large as the largest, and a note says so.
     assert r.prediction.key == "bytes"
     assert any("1 item(s) have no file size (item 4 first" in n for n in r.prediction.notes)
+    # A FIFO (never opened) and a symlink loop have none either.
+    fifo, loop = tmp_path / "a_fifo", tmp_path / "a_loop"
+    os.mkfifo(fifo)
+    loop.symlink_to(loop)
+    with pytest.warns(UserWarning, match=r"items\[6\] \('.*a_fifo'\) has no file size"):
+        r = spacrbench.benchmark_plate(lambda p: None, fields + [str(fifo), loop], sample=2)
+    assert r.prediction.key == "bytes"
+    assert any("2 item(s) have no file size (item 7 first" in n for n in r.prediction.notes)
     # Paths given as bytes have a file size too.
     r = spacrbench.benchmark_plate(lambda p: None, [os.fsencode(f) for f in fields], sample=2)
     assert r.prediction.key == "bytes" and r.prediction.key_name == "file size"
