@@ -20,9 +20,9 @@ typedef struct keyed {
     double key;
     size_t index;
 } keyed;
+_Static_assert(sizeof(keyed) >= 2 * sizeof(size_t), "the sort's spare buffer holds the links");
 
-#define RADIX_BITS 11
-#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_BITS 11 /* a digit: 2,048 counts, in the cache */
 
 /* What the radix sort sorts by: keys are finite and >= 0, so their IEEE
  * 754 bits order as the numbers do (-0 is +0 first); whole numbers below
@@ -44,14 +44,16 @@ static uint64_t radix_of(const radix_key *r, double key)
 }
 
 /* A stable LSD radix sort by the key, 11 bits at a time, over the digits
- * the keys' range has: the plate's index order among equal keys stays, and
- * a digit every key shares costs no pass. O(n) per pass, counted in steps;
+ * the keys' range has: the plate's index order among equal keys stays, and a
+ * digit every key shares costs no pass. O(n) per pass, counted in steps;
  * no comparison. Returns v or tmp, whichever holds the result; NULL out of
  * memory. */
 static keyed *sort_keyed(keyed *v, keyed *tmp, size_t n, uint64_t *steps)
 {
     radix_key r = {1, 0};
-    double lo = v[0].key, hi = v[0].key;
+    double lo = INFINITY, hi = 0; /* keys are >= 0 */
+    if (n == 0)
+        return v;
     for (size_t i = 0; i < n; i++) {
         double k = v[i].key;
         lo = k < lo ? k : lo;
@@ -60,29 +62,30 @@ static keyed *sort_keyed(keyed *v, keyed *tmp, size_t n, uint64_t *steps)
     }
     r.whole &= hi < 0x1p53;
     r.base = radix_of(&r, lo); /* base 0 here: lo's own */
-    unsigned passes = 0;
-    for (uint64_t range = radix_of(&r, hi); range; range >>= RADIX_BITS)
+    unsigned bits = RADIX_BITS, passes = 0;
+    size_t size = (size_t)1 << bits, mask = size - 1;
+    for (uint64_t range = radix_of(&r, hi); range; range >>= bits)
         passes++;
-    size_t(*count)[RADIX_SIZE] = calloc(passes ? passes : 1, sizeof *count);
+    size_t *count = calloc((passes ? passes : 1) * size, sizeof *count);
     if (!count)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         uint64_t b = radix_of(&r, v[i].key);
         for (unsigned d = 0; d < passes; d++)
-            count[d][(b >> (d * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+            count[d * size + ((b >> (d * bits)) & mask)]++;
     }
     *steps += n;
     for (unsigned d = 0; d < passes; d++) {
-        size_t *c = count[d], at = 0;
-        if (c[(radix_of(&r, v[0].key) >> (d * RADIX_BITS)) & (RADIX_SIZE - 1)] == n)
-            continue; /* every key has this digit */
-        for (size_t k = 0; k < RADIX_SIZE; k++) {
+        size_t *c = count + d * size, at = 0;
+        if (c[0] == n)
+            continue; /* every key has this digit: the smallest's, 0 */
+        for (size_t k = 0; k < size; k++) {
             size_t here = c[k];
             c[k] = at;
             at += here;
         }
         for (size_t i = 0; i < n; i++)
-            tmp[c[(radix_of(&r, v[i].key) >> (d * RADIX_BITS)) & (RADIX_SIZE - 1)]++] = v[i];
+            tmp[c[(radix_of(&r, v[i].key) >> (d * bits)) & mask]++] = v[i];
         *steps += n;
         keyed *swap = v;
         v = tmp;
@@ -97,16 +100,20 @@ static keyed *sort_keyed(keyed *v, keyed *tmp, size_t n, uint64_t *steps)
 typedef struct free_links {
     size_t *up, *down, n;
     uint64_t *steps;
+    int owned; /* up (and down after it) was allocated here */
 } free_links;
 
-static int links_init(free_links *f, size_t n, uint64_t *steps)
+/* storage: 2n size_t the caller owns (the sort's spare buffer: no fresh
+ * pages to fault in), or NULL to allocate them. */
+static int links_init(free_links *f, size_t n, uint64_t *steps, size_t *storage)
 {
     f->n = n;
     f->steps = steps;
-    f->up = malloc((n ? n : 1) * sizeof *f->up);
-    f->down = malloc((n ? n : 1) * sizeof *f->down);
-    if (!f->up || !f->down)
+    f->owned = storage == NULL;
+    f->up = storage ? storage : malloc((n ? 2 * n : 1) * sizeof *f->up);
+    if (!f->up)
         return -1;
+    f->down = f->up + n;
     for (size_t i = 0; i < n; i++)
         f->up[i] = f->down[i] = i;
     return 0;
@@ -114,8 +121,8 @@ static int links_init(free_links *f, size_t n, uint64_t *steps)
 
 static void links_free(free_links *f)
 {
-    free(f->up);
-    free(f->down);
+    if (f->owned)
+        free(f->up);
 }
 
 static size_t find_up(free_links *f, size_t p)
@@ -439,7 +446,7 @@ int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
     p->picks = malloc(t * sizeof *p->picks);
     int rc = SPACRBENCH_OK;
     if ((p->keys && (!v || !tmp || !c.sorted_keys)) || !c.chosen_pos || !p->picks ||
-        links_init(&c.items, n, &p->steps) != 0) {
+        (!p->keys && links_init(&c.items, n, &p->steps, NULL) != 0)) {
         rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory choosing among %zu items", n);
         goto done;
     }
@@ -450,6 +457,8 @@ int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
             rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory choosing among %zu items", n);
             goto done;
         }
+        /* A keyed item is two size_t wide: the spare buffer holds the links. */
+        links_init(&c.items, n, &p->steps, (size_t *)(void *)(c.sorted == v ? tmp : v));
         for (size_t i = 0; i < n; i++)
             c.sorted_keys[i] = c.sorted[i].key;
         p->median_key =
