@@ -487,9 +487,9 @@ SPACRBENCH_EXTERN int spacrbench_plate_pick_get(const spacrbench_plate *p, size_
  * the warm-up, then more while the plate's predicted largest still grows
  * (by more than 5 % over one of the last 2 items) and the items beyond the
  * least took under the options' sample_cost (5 %) of the plate's predicted
- * serial time. A sample the
- * user fixed (>= 1) runs every chosen item. spacrbench_plate_predict takes
- * a measurement of the items run up to the stop. */
+ * serial time. A sample the user fixed (>= 1) runs every chosen item.
+ * spacrbench_plate_predict takes a measurement of the items run up to the
+ * stop. */
 SPACRBENCH_EXTERN int spacrbench_plate_more(const spacrbench_plate *p, size_t measured,
                                             const int64_t *peak_rss_bytes, const double *seconds,
                                             int *more);

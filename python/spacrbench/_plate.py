@@ -357,8 +357,9 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     The library chooses ``sample`` items (None: measured sequentially, at
     least 5 + ceil(1.5 ln(n / 5)) of n, then more while the predicted
     largest still grows, within ``sample_cost`` (a share, 0 to 1; 5 %) of
-    the plate's predicted serial time; progress then shows no total) plus ``warmup`` warm-up items (cut where the
-    plate has no room for them beside the sample) across a size key: the
+    the plate's predicted serial time; progress then shows no total) plus
+    ``warmup`` warm-up items (cut where the plate has no room for them
+    beside the sample) across a size key: the
     item with the largest key always, the smallest, items nearest even
     steps between them (5 in all at most), the rest drawn at random within
     strata of the key (seed 40, reproducible); the warm-up is a typical item
@@ -379,8 +380,9 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     the others are predicted from them: the plate's largest is the largest
     measured plus ln(n / k) times the largest disagreement of the measured
     footprints with the key (k: the least sample a plate of n measures), a
-    bound that never falls as more items are measured (docs/advice.md). The recommendation is recommend_workers()'s
-    rule with the plate's predicted largest footprint as one worker's need
+    bound that never falls as more items are measured (docs/advice.md).
+    The recommendation is recommend_workers()'s rule with the plate's
+    predicted largest footprint as one worker's need
     (``recommend_workers_keywords``: cores, available_bytes, reserve_bytes,
     maximum, vram_reserve_bytes, free_vram_bytes, start_method); its reason
     keeps spaCR's words first. The measurement carries the plate's section

@@ -40,8 +40,9 @@ typedef struct cli_args {
     size_t n_items;
     char **cmd; /* after "--" */
     size_t cmd_len;
-    int64_t sample;     /* --sample K: measure K items chosen across the plate; 0: as the
-                       plate needs, one at a time; -1: all */
+    /* --sample K: measure K items chosen across the plate; 0: as the
+     * plate needs, one at a time; -1: all */
+    int64_t sample;
     double sample_cost; /* --sample-cost: --sample 0's share of the plate's time; < 0: default */
     int64_t runs;       /* --runs N: timed runs of each measured item (default 1) */
     int brief;          /* --brief: one line instead of the report */
