@@ -417,11 +417,15 @@ typedef struct spacrbench_plate_options {
     int32_t key_kind;     /* spacrbench_plate_key of a key function; default BYTES */
     int32_t reserved;     /* must be 0 */
     const char *key_name; /* what the key is, in words ("file size"); NULL: "key" */
+    /* Since 1.5, sample 0: the most the items measured beyond the least
+     * sample may take, as a share of the plate's predicted serial time;
+     * default 0.05, 0 to 1 (0: the least sample alone). */
+    double sample_cost;
 } spacrbench_plate_options;
 
 #define SPACRBENCH_PLATE_OPTIONS_INIT                                                              \
     {                                                                                              \
-        sizeof(spacrbench_plate_options), 0, 1, SPACRBENCH_PLATE_KEY_BYTES, 0, NULL                \
+        sizeof(spacrbench_plate_options), 0, 1, SPACRBENCH_PLATE_KEY_BYTES, 0, NULL, 0.05          \
     }
 SPACRBENCH_EXTERN int spacrbench_plate_options_init(spacrbench_plate_options *opts, size_t size);
 
@@ -482,9 +486,10 @@ SPACRBENCH_EXTERN int spacrbench_plate_pick_get(const spacrbench_plate *p, size_
  * (*more = 1) or stop (0). At least 5 + ceil(1.5 ln(n / 5)) items beside
  * the warm-up, then more while the plate's predicted largest still grows
  * (by more than 5 % over one of the last 2 items) and the items beyond the
- * least took under 5 % of the plate's predicted serial time. A sample the
- * user fixed (>= 1) runs every chosen item. spacrbench_plate_predict takes
- * a measurement of the items run up to the stop. */
+ * least took under the options' sample_cost (5 %) of the plate's predicted
+ * serial time. A sample the user fixed (>= 1) runs every chosen item.
+ * spacrbench_plate_predict takes a measurement of the items run up to the
+ * stop. */
 SPACRBENCH_EXTERN int spacrbench_plate_more(const spacrbench_plate *p, size_t measured,
                                             const int64_t *peak_rss_bytes, const double *seconds,
                                             int *more);

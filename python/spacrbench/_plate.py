@@ -272,12 +272,13 @@ def _count(value: Any, name: str, least: int) -> int:
 
 
 def _select(keys: Optional[List[float]], n: int, kind: int, name: str, sample: int,
-            warmup: int) -> Any:
+            warmup: int, sample_cost: float) -> Any:
     opts = new_struct("spacrbench_plate_options")
     check(lib.spacrbench_plate_options_init(opts, ffi.sizeof("spacrbench_plate_options")),
           "spacrbench_plate_options_init")
     opts.sample = sample
     opts.warmup = warmup
+    opts.sample_cost = sample_cost  # its range is the library's to check
     if kind != lib.SPACRBENCH_PLATE_KEY_NONE:
         opts.key_kind = kind
     key_name = ffi.new("char[]", name.encode())
@@ -347,7 +348,7 @@ def _sequential(plate: Any, order: Tuple[PlateItem, ...],
 
 def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
                     key: Optional[Callable[[Any], Any]] = None, sample: Optional[int] = None,
-                    warmup: int = 1,
+                    warmup: int = 1, sample_cost: float = 0.05,
                     progress: Union[None, bool, Callable[[Progress], Any]] = None,
                     timeline: bool = False, **recommend_workers_keywords: Any) -> PlateResult:
     """Measure a few items chosen across the plate, predict every item, and
@@ -355,9 +356,10 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
 
     The library chooses ``sample`` items (None: measured sequentially, at
     least 5 + ceil(1.5 ln(n / 5)) of n, then more while the predicted
-    largest still grows, within 5 % of the plate's predicted serial time;
-    progress then shows no total) plus ``warmup`` warm-up items (cut where the
-    plate has no room for them beside the sample) across a size key: the
+    largest still grows, within ``sample_cost`` (a share, 0 to 1; 5 %) of
+    the plate's predicted serial time; progress then shows no total) plus
+    ``warmup`` warm-up items (cut where the plate has no room for them
+    beside the sample) across a size key: the
     item with the largest key always, the smallest, items nearest even
     steps between them (5 in all at most), the rest drawn at random within
     strata of the key (seed 40, reproducible); the warm-up is a typical item
@@ -376,10 +378,11 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     increasing key, then the random ones: a failure at the largest raises
     at once);
     the others are predicted from them: the plate's largest is the largest
-    measured plus ln(n / 2) times the largest disagreement of the measured
-    footprints with the key, a bound that never falls as more items are
-    measured (docs/advice.md). The recommendation is recommend_workers()'s
-    rule with the plate's predicted largest footprint as one worker's need
+    measured plus ln(n / k) times the largest disagreement of the measured
+    footprints with the key (k: the least sample a plate of n measures), a
+    bound that never falls as more items are measured (docs/advice.md).
+    The recommendation is recommend_workers()'s rule with the plate's
+    predicted largest footprint as one worker's need
     (``recommend_workers_keywords``: cores, available_bytes, reserve_bytes,
     maximum, vram_reserve_bytes, free_vram_bytes, start_method); its reason
     keeps spaCR's words first. The measurement carries the plate's section
@@ -402,6 +405,9 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     check_plain_callable(work, "work")
     sample = 0 if sample is None else _count(sample, "sample", 1)
     warmup = _count(warmup, "warmup", 0)
+    if isinstance(sample_cost, bool) or not isinstance(sample_cost, numbers.Real):
+        raise SpacrbenchTypeError(f"sample_cost must be a float (a share of the plate's time), "
+                                  f"not {type(sample_cost).__name__}")
     unknown = sorted(set(recommend_workers_keywords) - _RECOMMEND_KEYWORDS)
     if unknown:
         raise SpacrbenchTypeError(f"benchmark_plate() got unexpected keyword argument(s) "
@@ -419,7 +425,7 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     if not plate_items:
         raise SpacrbenchValueError("benchmark_plate needs at least one item (items is empty)")
     keys, kind, key_name, why_keyless = plate_keys(plate_items, key)
-    plate = _select(keys, len(plate_items), kind, key_name, sample, warmup)
+    plate = _select(keys, len(plate_items), kind, key_name, sample, warmup, float(sample_cost))
     order = _picks(plate, plate_items)
     run_items, run_progress = (_sequential(plate, order, progress) if sample == 0
                                else ([p.item for p in order], progress))

@@ -27,7 +27,7 @@ class PlatePrediction:
         ``"uniform"`` (the measured ones agree within 10 %),
         ``"unexplained"`` (the key does not explain them), ``"keyless"``,
         ``"few"`` (fewer than 3 measured beside the warm-up). The plate's
-        largest is never below its bound, the largest measured plus ln(n / 2)
+        largest is never below its bound, the largest measured plus ln(n / k)
         x the measured items' disagreement with the key (docs/advice.md).
     :param time_fit: the same for wall times.
     :param correlation: r of footprint and key over the measured, or ``None``.

@@ -26,6 +26,7 @@ void cli_args_init(cli_args *a, cli_mode mode)
     a->scale_seconds = 1.0;
     a->runs = 1;
     a->sample = -1; /* every item */
+    a->sample_cost = -1;
 }
 
 void cli_args_free(cli_args *a)

@@ -40,10 +40,12 @@ typedef struct cli_args {
     size_t n_items;
     char **cmd; /* after "--" */
     size_t cmd_len;
-    int64_t sample; /* --sample K: measure K items chosen across the plate; 0: as the
-                       plate needs, one at a time; -1: all */
-    int64_t runs;   /* --runs N: timed runs of each measured item (default 1) */
-    int brief;      /* --brief: one line instead of the report */
+    /* --sample K: measure K items chosen across the plate; 0: as the
+     * plate needs, one at a time; -1: all */
+    int64_t sample;
+    double sample_cost; /* --sample-cost: --sample 0's share of the plate's time; < 0: default */
+    int64_t runs;       /* --runs N: timed runs of each measured item (default 1) */
+    int brief;          /* --brief: one line instead of the report */
     /* run --scale: worker counts (n_scale 0: none; scale_auto: from the
      * recommendation), items each copy runs, and the --plot file. */
     int64_t scale[CLI_SCALE_MAX];

@@ -1,6 +1,8 @@
 /* The options of `spacrbench run` and the checks that need its whole
  * command line. Built on every platform (the help, the man page and the
  * completions list them); the steps of the run are run.c's (Linux). */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_args.h"
@@ -29,6 +31,25 @@ static int opt_interval(cli_args *a, const cli_option *o, const char *name, cons
                                "expected a period from 1ms to 10s such as 10ms, 2.5ms or 0.5s, "
                                "got '%s'",
                                v);
+    return CLI_EXIT_OK;
+}
+
+/* A share of the plate's time: 5% or 0.05, 0 to 1. */
+static int opt_sample_cost(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    char *end = NULL;
+    double share = strtod(v, &end);
+    if (end != v && *end == '%' && end[1] == 0)
+        share /= 100;
+    else if (end == v || *end != 0)
+        share = NAN;
+    if (!(share >= 0 && share <= 1))
+        return cli_usage_error(name,
+                               "expected a share of the plate's time from 0 to 1, as 5%% or "
+                               "0.05, got '%s'",
+                               v);
+    a->sample_cost = share;
     return CLI_EXIT_OK;
 }
 
@@ -117,6 +138,10 @@ static const cli_option k_run[] = {
      "advice, --emit and --scale are for the plate's largest item; 0: as many as "
      "the plate needs, one at a time until its predicted largest stops moving",
      cli_opt_int, CLI_FIELD(sample), 0, 1000000, CLI_COMPLETE_NONE, NULL},
+    {"sample-cost", 0, "SHARE",
+     "with --sample 0: the most the items measured beyond the least may take, as a "
+     "share of the plate's predicted serial time (default 5%)",
+     opt_sample_cost, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
     {"interval", 0, "PERIOD",
      "how often each running item is sampled for the memory timeline and the RSS "
      "peak of its process tree: 10ms with a cgroup, 5ms without (the defaults), "
@@ -178,6 +203,9 @@ static int check_run(cli_args *a, int argc, char **argv, int first_arg)
         return cli_usage_error("--scale-items", "needs --scale");
     if (a->scale_seconds_given && !scaling)
         return cli_usage_error("--scale-seconds", "needs --scale");
+    if (a->sample_cost >= 0 && a->sample != 0)
+        return cli_usage_error("--sample-cost", "needs --sample 0 (a fixed sample measures all "
+                                                "its items)");
     /* stdout holds one document: the line, or the JSON, or the settings. */
     if (a->brief && (a->common.json || a->common.emit != CLI_EMIT_REPORT))
         return cli_usage_error("--brief", "prints its line on stdout, where %s would go",

@@ -64,6 +64,8 @@ int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp)
     o.sample = a->sample;
     o.warmup = a->warmup;
     o.key_name = "file size";
+    if (a->sample_cost >= 0)
+        o.sample_cost = a->sample_cost;
     int rc = spacrbench_plate_select_keys(rp->all.n, keys, &o, &rp->plate);
     free(keys);
     if (rc != 0)

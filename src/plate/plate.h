@@ -102,7 +102,8 @@ struct spacrbench_plate {
     size_t distinct_keys;  /* how many different keys the plate has; 0 without a key */
     uint64_t sample_asked, warmup_asked; /* the options' sample and warm-up (0: by the plate) */
     uint64_t seed;                       /* of the random items' draw */
-    size_t unkeyed, first_unkeyed;       /* items whose key was NaN, taken as the largest */
+    double cost; /* sample 0: the share of the plate's time measured beyond the least */
+    size_t unkeyed, first_unkeyed; /* items whose key was NaN, taken as the largest */
     /* After spacrbench_plate_predict: */
     int predicted;
     unsigned char *measured; /* n flags: 1 where a pick measured the item */
@@ -127,8 +128,9 @@ struct spacrbench_plate {
 size_t sb_plate_auto_sample(size_t n);
 /* The plate's largest footprint from the measured sample (plate_model.c):
  * the largest measured + c(n) x the disagreement with the key (see
- * sb_plate_disagreement and SB_PLATE_SPREAD_SHARE), c(n) = ln(n / 2) for a
- * plate of n items.
+ * sb_plate_disagreement and SB_PLATE_LARGEST_SHARE), c(n) = ln(n / k) for
+ * a plate of n items of which it measures at least k =
+ * sb_plate_auto_sample(n).
  * Both terms only grow as items are added to the sample, so measuring a
  * superset never lowers it. */
 double sb_plate_tail_factor(size_t n);
@@ -136,23 +138,23 @@ double sb_plate_tail_factor(size_t n);
  * a measured item whose key is at least as large (y: footprints, x: keys;
  * NULL x: no key, every pair counts, so it is the spread). O(k log k). */
 double sb_plate_disagreement(const double *x, const double *y, size_t k);
-/* The share of the measured spread that counts as disagreement beside it
- * (sb_plate_memory's disagreement = sb_plate_disagreement + this x spread;
- * both only grow with the sample). */
-#define SB_PLATE_SPREAD_SHARE 0.03
+/* The share of the largest measured footprint that counts as
+ * disagreement beside it (sb_plate_memory's disagreement =
+ * sb_plate_disagreement + this x the largest; both only grow with the
+ * sample). */
+#define SB_PLATE_LARGEST_SHARE 0.05
 
 /* Measuring sequentially (plate_sequential.c; the default, sample 0): at
  * least sb_plate_auto_sample(n) items, then more while the plate's
  * predicted largest still moves: it stops once the bound grew by at most
  * SB_PLATE_STEADY in each of the last SB_PLATE_STEADY_STEPS items, or
- * once the measured items' time reached SB_PLATE_COST of the plate's
- * predicted serial time. */
+ * once the items beyond the least took the plate's cost (the options'
+ * sample_cost) of the plate's predicted serial time. */
 #define SB_PLATE_STEADY       0.05
 #define SB_PLATE_STEADY_STEPS 2
-#define SB_PLATE_COST         0.05
 /* How many items a sequential plate of n chooses: the minimum and as many
- * more as SB_PLATE_COST of n. */
-size_t sb_plate_sequential_cap(size_t n);
+ * more as the share `cost` of n. */
+size_t sb_plate_sequential_cap(size_t n, double cost);
 /* Whether to measure the pick after the first r (1) or stop there (0),
  * from their peaks (< 0: none) and seconds (NULL: no cost known). */
 int sb_plate_more_after(const spacrbench_plate *p, const int64_t *peaks, const double *seconds,

@@ -235,7 +235,7 @@ static int explain_selection(spacrbench_plate *p)
 /* The risk in one plain line, and what the advice rests on: of k items
  * measured at random from the plate, an unmeasured one exceeds all of
  * them about 1 time in k + 1 (they are exchangeable); the bound adds
- * ln(n / 2) x the disagreement above the largest for those. */
+ * ln(n / k0) x the disagreement above the largest for those. */
 static int explain_risk(spacrbench_plate *p)
 {
     const sb_plate_memory *mm = &p->memory;
@@ -335,12 +335,13 @@ static int explain(spacrbench_plate *p)
         sb_format_bytes(disagree, sizeof disagree, (int64_t)mm->disagreement);
         sb_format_bytes(need, sizeof need, (int64_t)ceil(mm->bound));
         rc = sb_plate_notef(p,
-                            "the plate's bound: the largest measured (%s) + ln(%zu / 2) = %.2f x "
-                            "the measured items' disagreement with the %s (%s: the most one "
-                            "needed beyond one of %s, plus 3 %% of their spread) = %s, the most "
+                            "the plate's bound: the largest measured (%s) + ln(%zu / %zu) = %.2f "
+                            "x the measured items' disagreement with the %s (%s: the most one "
+                            "needed beyond one of %s, plus 5 %% of the largest) = %s, the most "
                             "any item not measured is taken to need; more measured items never "
                             "lower it",
-                            largest, p->n, mm->factor, p->keys ? key : "plate's order", disagree,
+                            largest, p->n, sb_plate_auto_sample(p->n), mm->factor,
+                            p->keys ? key : "plate's order", disagree,
                             p->keys ? "an equal or larger key" : "any other", need);
         if (rc == 0)
             rc = explain_risk(p);

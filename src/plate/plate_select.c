@@ -30,6 +30,10 @@ static int check_options(const spacrbench_plate_options *o)
                        (int)o->key_kind);
     if (o->reserved != 0)
         return sb_fail(SPACRBENCH_EINVAL, "reserved must be 0");
+    if (!(o->sample_cost >= 0 && o->sample_cost <= 1))
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "sample_cost is %g; it must be a share of the plate's time, 0 to 1",
+                       o->sample_cost);
     return SPACRBENCH_OK;
 }
 
@@ -81,7 +85,8 @@ static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *pay
 static int select_into(spacrbench_plate *p, const spacrbench_plate_options *o)
 {
     size_t n = p->n;
-    size_t sample = o->sample == 0            ? sb_plate_sequential_cap(n)
+    p->cost = o->sample_cost;
+    size_t sample = o->sample == 0            ? sb_plate_sequential_cap(n, p->cost)
                     : (uint64_t)o->sample < n ? (size_t)o->sample
                                               : n;
     size_t warm = (uint64_t)o->warmup < n - sample ? (size_t)o->warmup : n - sample;

@@ -8,12 +8,12 @@
 
 #include "plate.h"
 
-size_t sb_plate_sequential_cap(size_t n)
+size_t sb_plate_sequential_cap(size_t n, double cost)
 {
     /* The minimum, and as many more as the cost allows at the plate's
      * typical item (slower or faster items end it sooner or later: the
      * cost is checked in seconds). */
-    double cap = (double)sb_plate_auto_sample(n) + ceil(SB_PLATE_COST * (double)n);
+    double cap = (double)sb_plate_auto_sample(n) + ceil(cost * (double)n);
     return cap < (double)n ? (size_t)cap : n;
 }
 
@@ -58,7 +58,7 @@ int sb_plate_more_after(const spacrbench_plate *p, const int64_t *peaks, const d
     /* The cost: what was measured beyond the least sample against the
      * plate's serial time, the items not measured at the sample's mean. */
     double serial = spent + (double)(p->n - r) * sample_seconds / (double)k;
-    if (serial > 0 && beyond >= SB_PLATE_COST * serial)
+    if (serial > 0 && beyond >= p->cost * serial)
         return 0;
     double *x = malloc(2 * k * sizeof *x);
     if (!x) /* no memory to decide: the least sample */

@@ -390,7 +390,7 @@ START_TEST(random_picks_are_seeded_and_nested)
     spacrbench_plate_free(again);
     spacrbench_plate_free(large);
     spacrbench_plate *by_size = select_keys(n, keys, 0, 1);
-    ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_sequential_cap(n) + 1);
+    ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_sequential_cap(n, 0.05) + 1);
     spacrbench_plate_free(by_size);
     free(keys);
 }
@@ -483,6 +483,24 @@ START_TEST(measured_sequentially_until_the_largest_stops_moving)
     ck_assert_int_eq(prediction(p).measured, (int64_t)ran);
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
+    /* The cost is the user's: none measures the least sample alone, 20 %
+     * of the plate's time measures more than the default 5 %. */
+    const double costs[] = {0, 0.2};
+    size_t ran_at[2];
+    for (size_t c = 0; c < 2; c++) {
+        spacrbench_plate_options o;
+        spacrbench_plate_options_init(&o, sizeof o);
+        o.sample_cost = costs[c];
+        ck_assert_int_eq(spacrbench_plate_select_keys(n, r.keys, &o, &p), 0);
+        ck_assert_uint_eq(spacrbench_plate_pick_count(p), sb_plate_sequential_cap(n, costs[c]) + 1);
+        for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++)
+            r.footprint[pick(p, i).index] = (double)(100 * MIB) * pow(1.2, (double)i);
+        ran_at[c] = run_sequentially(p, &r, 0);
+        spacrbench_plate_free(p);
+    }
+    ck_assert_uint_eq(ran_at[0], least + 1);
+    ck_assert_uint_gt(ran_at[1], ran);
+    ck_assert_uint_le(ran_at[1], least + 1 + (size_t)ceil(0.2 * (double)n) + 1);
 
     p = select_keys(n, r.keys, 12, 1); /* fixed: all 13 */
     ck_assert_uint_eq(run_sequentially(p, &r, 0), 13);
@@ -613,10 +631,26 @@ START_TEST(hostile_keys_are_refused_naming_the_item)
     o.warmup = -1;
     ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, NULL, NULL), SPACRBENCH_EINVAL);
+    const double costs[] = {-0.01, 1.01, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+        spacrbench_plate_options_init(&o, sizeof o);
+        o.sample_cost = costs[i];
+        ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
+        ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "sample_cost"));
+        ck_assert_ptr_null(p);
+    }
     /* An older, smaller options struct takes the defaults for the rest. */
     spacrbench_plate_options_init(&o, offsetof(spacrbench_plate_options, key_kind));
     ck_assert_int_eq(o.sample, 0); /* by the plate's size */
     ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), 0);
+    spacrbench_plate_free(p);
+    /* 1.4's struct, without sample_cost: whatever lies beyond it, the
+     * default cost. */
+    spacrbench_plate_options_init(&o, sizeof o);
+    o.size = offsetof(spacrbench_plate_options, sample_cost);
+    o.sample_cost = INFINITY;
+    ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), 0);
+    ck_assert_double_eq(p->cost, 0.05);
     spacrbench_plate_free(p);
 }
 END_TEST
@@ -665,10 +699,11 @@ START_TEST(a_line_resting_on_one_far_item_explains_nothing)
     sb_plate_memory mm;
     sb_plate_memory_model(x, y, 4, 1, 80, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
-    /* The largest + ln(100 / 2) x the disagreement: the item of key 1.5
-     * needed 15 more than the one of key 2.86, and 3 % of the spread 75. */
-    ck_assert_double_eq_tol(mm.disagreement, 15 + 0.03 * 75, 1e-9);
-    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 2.0), 80 + log(50.0) * (15 + 0.03 * 75), 1e-9);
+    /* The largest + ln(100 / 10) x the disagreement (100 items measure at
+     * least 10): the item of key 1.5 needed 15 more than the one of key
+     * 2.86, and 5 % of the largest 80. */
+    ck_assert_double_eq_tol(mm.disagreement, 15 + 0.05 * 80, 1e-9);
+    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 2.0), 80 + log(10.0) * (15 + 0.05 * 80), 1e-9);
     const double wells[] = {1, 1.02, 0.98, 1.01, 6}, need[] = {30, 31, 30, 30.5, 180};
     sb_line_fit(wells, need, 5, &l);
     ck_assert(!l.rests_on_one && sb_line_explains(&l));
@@ -809,18 +844,18 @@ START_TEST(beyond_the_measured_keys_never_below_the_largest_measured)
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_KEY);
     ck_assert(sb_plate_memory_of(&mm, 4.5) >= 120);
     ck_assert(sb_plate_memory_of(&mm, 0.5) >= 0);
-    /* Not explained: the largest plus ln(n / 2) x the largest disagreement
-     * (key 1 needed 40 more than key 2). */
+    /* Not explained: the largest plus ln(100 / 10) x the largest
+     * disagreement (key 1 needed 40 more than key 2, and 5 % of 50). */
     const double flat_x[] = {1, 2, 3, 4, 5}, odd[] = {50, 10, 40, 20, 45};
     sb_plate_memory_model(flat_x, odd, 5, 1, 50, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
-    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 3), 50 + log(50.0) * (40 + 0.03 * 40), 1e-9);
+    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, 3), 50 + log(10.0) * (40 + 0.05 * 50), 1e-9);
     const double even[] = {100, 101, 99, 102, 100};
     sb_plate_memory_model(flat_x, even, 5, 1, 102, 100, &mm);
     ck_assert(mm.fit == SPACRBENCH_PLATE_FIT_UNIFORM || mm.fit == SPACRBENCH_PLATE_FIT_KEY);
     sb_plate_memory_model(flat_x, even, 5, 0, 102, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_KEYLESS);
-    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, NAN), 102 + log(50.0) * (3 + 0.03 * 3), 1e-9);
+    ck_assert_double_eq_tol(sb_plate_memory_of(&mm, NAN), 102 + log(10.0) * (3 + 0.05 * 102), 1e-9);
     sb_plate_memory_model(flat_x, even, 2, 1, 101, 100, &mm);
     ck_assert_int_eq(mm.fit, SPACRBENCH_PLATE_FIT_FEW);
     sb_plate_memory_model(flat_x, even, 0, 1, -1, 100, &mm);
@@ -884,7 +919,9 @@ START_TEST(equal_file_sizes_are_sized_for_the_dense_well)
     spacrbench_plate_prediction pr = prediction(p);
     ck_assert_int_eq(pr.fit, SPACRBENCH_PLATE_FIT_UNEXPLAINED);
     ck_assert_int_ge(pr.largest_measured_bytes, 141 * MIB);
-    ck_assert_int_ge(pr.largest_bytes, pr.largest_measured_bytes + pr.spread_bytes);
+    /* The largest + ln(12 / 7) x (141 - 24 + 5 % of 141) MiB: the well. */
+    ck_assert_int_eq(pr.largest_bytes,
+                     (int64_t)ceil((141 + log(12.0 / 7.0) * (141 - 24 + 0.05 * 141)) * MIB));
     ck_assert(has_note(p, "every item of the plate has the same file size (500 KiB)"));
     ck_assert(has_note(p, "the file size does not explain the measured footprints (it is the "
                           "same for every measured item)"));
@@ -923,10 +960,11 @@ START_TEST(a_small_need_has_one_wording)
     o.available_bytes = 16 * GIB;
     spacrbench_recommendation rec = {.size = sizeof rec};
     ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &rec), 0);
-    ck_assert_msg(strstr(rec.reason, "need 0.00 GiB (256.0 KiB)"), "%s", rec.reason);
+    /* 256 KiB + ln(8 / 6) x 5 % of it (the items agree). */
+    ck_assert_msg(strstr(rec.reason, "need 0.00 GiB (259.7 KiB)"), "%s", rec.reason);
     char text[4096];
     ck_assert_int_gt(spacrbench_format_plate(p, &rec, NULL, 0, text, sizeof text), 0);
-    ck_assert_msg(strstr(text, "(256.0 KiB)"), "%s", text);
+    ck_assert_msg(strstr(text, "(259.7 KiB)"), "%s", text);
     ck_assert_msg(!strstr(text, "MiB") && !strstr(rec.reason, "MiB"), "%s\n%s", rec.reason, text);
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
@@ -981,8 +1019,8 @@ END_TEST
 
 /* The rule that never gets less safe with more evidence (issue 40): the
  * plate's largest while an item is unmeasured is the largest measured +
- * ln(n / 2) x the largest disagreement with the key, and both terms only
- * grow when items are added to the sample. Over 2,000 seeded random
+ * ln(n / k) x the largest disagreement with the key (k fixed by n), and
+ * both terms only grow when items are added to the sample. Over 2,000 seeded random
  * plates (a line, noise, a few dense items, keys with ties or none), a
  * sample and a superset of it: the superset's bound is never lower, so a
  * plate the smaller sample covered stays covered. */
@@ -1058,7 +1096,8 @@ START_TEST(the_disagreement_with_the_key)
     ck_assert_double_eq(sb_plate_disagreement(tie, apart, 2), 20); /* equal keys, both ways */
     ck_assert_double_eq(sb_plate_disagreement(x, dip, 1), 0);
     ck_assert_double_eq(sb_plate_tail_factor(2), 0);
-    ck_assert_double_eq_tol(sb_plate_tail_factor(1500), log(750.0), 1e-12);
+    ck_assert_double_eq_tol(sb_plate_tail_factor(1500), log(1500.0 / 14.0), 1e-12);
+    ck_assert_double_eq_tol(sb_plate_tail_factor(20), log(20.0 / 8.0), 1e-12);
     ck_assert_uint_eq(sb_plate_auto_sample(3), 3);
     ck_assert_uint_eq(sb_plate_auto_sample(20), 8);
     ck_assert_uint_eq(sb_plate_auto_sample(1500), 14);
@@ -1081,15 +1120,16 @@ START_TEST(few_uniform_and_whole_plates)
     ck_assert(has_note(p, "too few for a line"));
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
-    /* Footprints that agree (within 10 %): the largest plus ln(40 / 2) x
-     * their disagreement with the key (66 vs 64 MiB apart at most, plus 3 %
-     * of that spread). */
+    /* Footprints that agree (within 10 %): the largest plus ln(40 / 9) x
+     * their disagreement with the key (66 vs 64 MiB apart at most, plus 5 %
+     * of the largest). */
     p = select_keys(r.n, r.keys, 5, 1);
     m = measure(p, &r, 0);
     ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
     spacrbench_plate_prediction pr = prediction(p);
     ck_assert(pr.fit == SPACRBENCH_PLATE_FIT_UNIFORM || pr.fit == SPACRBENCH_PLATE_FIT_KEY);
-    ck_assert_int_le(pr.largest_bytes, 66 * MIB + (int64_t)ceil(log(20.0) * 2.06 * MIB));
+    ck_assert_int_le(pr.largest_bytes,
+                     66 * MIB + (int64_t)ceil(log(40.0 / 9.0) * (2 + 0.05 * 66) * MIB));
     ck_assert_int_ge(pr.largest_bytes, 66 * MIB);
     /* The risk in one line: 5 measured, so about 1 in 6 may need more. */
     ck_assert(has_note(p, "about 1 in 6 unmeasured items may need more than the largest "

@@ -4,17 +4,20 @@
  * trace's file name and the last component of the process name; COMPLETED
  * tasks with a peak and a key; plates of >= 20 tasks), the library's own
  * selector chooses the items to measure, their true peaks are fed to
- * spacrbench_plate_predict (by default one at a time while
- * spacrbench_plate_more asks for another, each task's cost its `realtime`,
- * else its `duration`), and the predicted largest is compared with the
- * plate's true largest. The baselines see the same measured items (the
- * first 6 tasks excepted, which are what they say). Then the misses are
+ * spacrbench_plate_predict, and the predicted largest is compared with the
+ * plate's true largest, twice side by side: measured sequentially (one at
+ * a time while spacrbench_plate_more asks for another, each task's cost
+ * its `realtime`, else its `duration`; --sample-cost sets the share of the
+ * plate's time it may spend) and with a fixed sample (--sample K; without
+ * it the least the sequential rule measures). The baselines see the
+ * sequential rule's items (the first 6 tasks excepted, which are what
+ * they say). Then the misses are
  * resubmitted with summarize's rule (the next --mem from twice the limit
  * that killed them) to show whether one resubmission is enough.
  * For humans: nothing is asserted (docs/advice.md shows the table).
  *
- * Usage: spacrbench_perf_plate_replay [--sample K] [--key COLUMN] [--plates]
- *        TRACE...   (without it: the library's default, sequential) */
+ * Usage: spacrbench_perf_plate_replay [--sample K] [--sample-cost SHARE]
+ *        [--key COLUMN] [--plates] TRACE... */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 
 #include "handoff_rule.h"
+#include "plate.h"
 #include "spacrbench.h"
 
 #define LINE_MAX_BYTES 65536 /* a longer line is cut, never overrun */
@@ -29,10 +33,10 @@
 #define TASKS_MAX      10000000
 #define PLATE_MIN      20
 
-enum { P_SB, P_MAX, P_2X, P_LS, P_FIRST6, N_PREDICTORS };
+enum { P_SB, P_FIXED, P_MAX, P_2X, P_LS, P_FIRST6, N_PREDICTORS };
 static const char *const predictor_names[N_PREDICTORS] = {
-    "spacrbench", "largest measured", "2x largest measured", "least squares, no margin",
-    "first 6 tasks"};
+    "spacrbench, sequential", "spacrbench, fixed sample", "largest measured",
+    "2x largest measured",    "least squares, no margin", "first 6 tasks"};
 
 typedef struct task {
     char plate[160];
@@ -235,8 +239,12 @@ typedef struct converged {
     size_t misses, after_one;
 } converged;
 
-/* One plate: each predictor's largest, scored. */
-static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally *tl, converged *cv)
+/* The library's advice on one plate: its items chosen and run in order
+ * while the rule asks for more (every chosen one with a fixed sample),
+ * their true peaks fed to the predictor. *k and idx: the items run (idx
+ * holds n); *pr: the prediction. */
+static int library_plate(const task *t, size_t n, int64_t sample, double cost, size_t *idx,
+                         size_t *k, spacrbench_plate_prediction *pr)
 {
     double *keys = malloc(n * sizeof *keys);
     if (!keys)
@@ -245,8 +253,9 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
         keys[i] = t[i].key;
     spacrbench_plate_options o;
     spacrbench_plate_options_init(&o, sizeof o);
-    if (sample >= 0)
-        o.sample = sample;
+    o.sample = sample;
+    if (cost >= 0)
+        o.sample_cost = cost;
     spacrbench_plate *p = NULL;
     spacrbench_measurement *m = NULL;
     int64_t *peaks = NULL;
@@ -255,80 +264,90 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
     free(keys);
     if (rc)
         return rc;
-    size_t k = spacrbench_plate_pick_count(p);
-    size_t *idx = malloc((k ? k : 1) * sizeof *idx);
+    size_t picks = spacrbench_plate_pick_count(p);
     spacrbench_figures fig;
     memset(&fig, 0, sizeof fig);
     fig.size = sizeof fig;
-    fig.items = 0;
     fig.peak_vram_bytes = -1;
     fig.cpu_seconds = NAN;
     fig.stopped_item = -1;
-    double largest_measured = 0;
-    for (size_t i = 0; i < k; i++) {
-        spacrbench_plate_pick q;
-        memset(&q, 0, sizeof q);
-        q.size = sizeof q;
+    for (size_t i = 0; i < picks; i++) {
+        spacrbench_plate_pick q = {.size = sizeof q};
         spacrbench_plate_pick_get(p, i, &q);
         idx[i] = (size_t)q.index;
-        largest_measured = fmax(largest_measured, t[idx[i]].peak);
         fig.items += !q.is_warmup;
         fig.warmup_items += q.is_warmup;
     }
     fig.peak_rss_bytes = 0; /* not yet known: the rule decides what is measured */
     fig.seconds = (double)fig.items;
-    if (!idx || (rc = spacrbench_measurement_create(&fig, &m)) != 0)
-        goto done;
-    /* Run the picks in order while the plate's rule asks for more. */
-    size_t ran = 0;
-    peaks = malloc((k ? k : 1) * sizeof *peaks);
-    secs = malloc((k ? k : 1) * sizeof *secs);
-    if (!peaks || !secs) {
-        rc = -1;
+    peaks = malloc((picks ? picks : 1) * sizeof *peaks);
+    secs = malloc((picks ? picks : 1) * sizeof *secs);
+    if (!peaks || !secs || (rc = spacrbench_measurement_create(&fig, &m)) != 0) {
+        rc = rc ? rc : -1;
         goto done;
     }
-    for (int more = 1; ran < k && more; ran++) {
-        size_t i = ran;
-        spacrbench_plate_pick q;
-        memset(&q, 0, sizeof q);
-        q.size = sizeof q;
-        spacrbench_plate_pick_get(p, i, &q);
+    size_t ran = 0;
+    for (int more = 1; ran < picks && more; ran++) {
+        spacrbench_plate_pick q = {.size = sizeof q};
+        spacrbench_plate_pick_get(p, ran, &q);
         spacrbench_item_record r;
         memset(&r, 0, sizeof r);
         r.size = sizeof r;
-        r.index = (int64_t)i;
+        r.index = (int64_t)ran;
         r.is_warmup = q.is_warmup;
-        r.seconds = t[idx[i]].seconds;
-        r.peak_rss_bytes = (int64_t)t[idx[i]].peak;
+        r.seconds = t[idx[ran]].seconds;
+        r.peak_rss_bytes = (int64_t)t[idx[ran]].peak;
         r.peak_vram_bytes = -1;
-        int go = 0;
-        peaks[i] = r.peak_rss_bytes;
-        secs[i] = r.seconds;
+        peaks[ran] = r.peak_rss_bytes;
+        secs[ran] = r.seconds;
         if ((rc = spacrbench_measurement_add_record(m, &r)) != 0 ||
-            (rc = spacrbench_plate_more(p, i + 1, peaks, secs, &go)) != 0)
+            (rc = spacrbench_plate_more(p, ran + 1, peaks, secs, &more)) != 0)
             goto done;
-        more = go;
     }
-    /* What was measured: the picks the rule ran. */
-    k = ran;
-    largest_measured = 0;
-    for (size_t i = 0; i < k; i++)
-        largest_measured = fmax(largest_measured, t[idx[i]].peak);
+    *k = ran;
     if ((rc = spacrbench_plate_predict(p, m)) != 0)
         goto done;
-    spacrbench_plate_prediction pr;
-    memset(&pr, 0, sizeof pr);
-    pr.size = sizeof pr;
-    spacrbench_plate_prediction_get(p, &pr);
+    memset(pr, 0, sizeof *pr);
+    pr->size = sizeof *pr;
+    rc = spacrbench_plate_prediction_get(p, pr);
+done:
+    free(peaks);
+    free(secs);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    return rc;
+}
+
+/* One plate: each predictor's largest, scored; the baselines see the
+ * items the sequential rule measured. */
+static int replay_plate(const task *t, size_t n, int64_t sample, double cost, int show, tally *tl,
+                        converged *cv)
+{
+    size_t *idx = malloc(n * sizeof *idx), *fixed_idx = malloc(n * sizeof *fixed_idx), k = 0,
+           k_fixed = 0;
+    spacrbench_plate_prediction pr, fixed;
+    int rc = !idx || !fixed_idx ? -1 : library_plate(t, n, 0, cost, idx, &k, &pr);
+    if (!rc) /* without --sample, the least the sequential rule measures */
+        rc = library_plate(t, n, sample > 0 ? sample : (int64_t)sb_plate_auto_sample(n), cost,
+                           fixed_idx, &k_fixed, &fixed);
+    free(fixed_idx);
+    if (rc) {
+        free(idx);
+        return rc;
+    }
+    double largest_measured = 0;
+    for (size_t i = 0; i < k; i++)
+        largest_measured = fmax(largest_measured, t[idx[i]].peak);
     double truth = 0, first6 = 0;
     for (size_t i = 0; i < n; i++) {
         truth = fmax(truth, t[i].peak);
         if (i < 6)
             first6 = fmax(first6, t[i].peak);
     }
-    double pred[N_PREDICTORS] = {(double)pr.largest_bytes, largest_measured, 2 * largest_measured,
-                                 least_squares(t, n, idx, k), first6};
-    size_t measured[N_PREDICTORS] = {k, k, k, k, n < 6 ? n : 6};
+    double pred[N_PREDICTORS] = {
+        (double)pr.largest_bytes, (double)fixed.largest_bytes, largest_measured,
+        2 * largest_measured,     least_squares(t, n, idx, k), first6};
+    size_t measured[N_PREDICTORS] = {k, k_fixed, k, k, k, n < 6 ? n : 6};
     if (show)
         printf("%-44s %5zu %3zu", t[0].plate, n, k);
     for (int j = 0; j < N_PREDICTORS; j++) {
@@ -361,18 +380,14 @@ static int replay_plate(const task *t, size_t n, int64_t sample, int show, tally
             cv->misses++;
             cv->after_one += t[i].peak <= mem2;
         }
-done:
-    free(peaks);
-    free(secs);
     free(idx);
-    spacrbench_measurement_free(m);
-    spacrbench_plate_free(p);
-    return rc;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     int64_t sample = -1;
+    double cost = -1;
     const char *key_col = "rchar";
     int show = 0;
     task *tasks = NULL;
@@ -380,6 +395,8 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--sample") == 0 && a + 1 < argc)
             sample = strtoll(argv[++a], NULL, 10);
+        else if (strcmp(argv[a], "--sample-cost") == 0 && a + 1 < argc)
+            cost = strtod(argv[++a], NULL);
         else if (strcmp(argv[a], "--key") == 0 && a + 1 < argc)
             key_col = argv[++a];
         else if (strcmp(argv[a], "--plates") == 0)
@@ -388,7 +405,10 @@ int main(int argc, char **argv)
             return 1;
     }
     if (!count) {
-        fprintf(stderr, "usage: %s [--sample K] [--key COLUMN] [--plates] TRACE...\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s [--sample K] [--sample-cost SHARE] [--key COLUMN] [--plates] "
+                "TRACE...\n",
+                argv[0]);
         return 2;
     }
     qsort(tasks, count, sizeof *tasks, by_plate);
@@ -399,13 +419,14 @@ int main(int argc, char **argv)
             return 1;
     converged cv = {0, 0};
     if (show)
-        printf("%-44s %5s %3s %8s %8s %8s %8s %8s  (overshoot of the true largest)\n", "plate",
-               "tasks", "k", "sb", "max", "2x", "ls", "first6");
+        printf("%-44s %5s %3s %8s %8s %8s %8s %8s %8s  (overshoot of the true largest)\n", "plate",
+               "tasks", "k", "sb", "fixed", "max", "2x", "ls", "first6");
     for (size_t lo = 0; lo < count;) {
         size_t hi = lo;
         while (hi < count && strcmp(tasks[hi].plate, tasks[lo].plate) == 0)
             hi++;
-        if (hi - lo >= PLATE_MIN && replay_plate(tasks + lo, hi - lo, sample, show, tl, &cv)) {
+        if (hi - lo >= PLATE_MIN &&
+            replay_plate(tasks + lo, hi - lo, sample, cost, show, tl, &cv)) {
             fprintf(stderr, "%s: %s\n", tasks[lo].plate, spacrbench_last_error_message());
             return 1;
         }
@@ -416,12 +437,14 @@ int main(int argc, char **argv)
                 PLATE_MIN);
         return 1;
     }
-    char asked[32] = "default";
-    if (sample >= 0)
+    char asked[64] = "the least (5 + ceil(1.5 ln(n / 5)))";
+    if (sample > 0)
         snprintf(asked, sizeof asked, "%lld", (long long)sample);
-    printf("| predictor (same measured items), sample %s | covered | tasks above | median "
-           "overshoot | p90 overshoot | tasks measured |\n|---|---|---|---|---|---|\n",
-           asked);
+    printf("sequential: cost %.0f %% of the plate's time; fixed sample: %s; the baselines see "
+           "the sequential rule's items\n\n",
+           100 * (cost >= 0 ? cost : 0.05), asked);
+    printf("| predictor | covered | tasks above | median overshoot | p90 overshoot | tasks "
+           "measured |\n|---|---|---|---|---|---|\n");
     for (int j = 0; j < N_PREDICTORS; j++)
         printf("| %s | %zu / %zu | %.1f %% | %+.0f %% | %+.0f %% | %.1f %% |\n", predictor_names[j],
                tl[j].covered, tl[j].plates, 100.0 * (double)tl[j].above / (double)tl[j].tasks,

@@ -192,7 +192,8 @@ def test_the_report_carries_the_plate_section(tmp_path: Path) -> None:
 def test_a_key_that_does_not_explain_memory_falls_back_and_says_so(tmp_path: Path) -> None:
     """The dense well's files are the SMALL ones here (they compress
     better): file size says nothing of memory, so the plate takes the
-    largest measured plus ln(n / 2) x the disagreement, and says why."""
+    largest measured plus ln(n / k) x the disagreement (k the least sample
+    the plate measures), and says why."""
     sizes = [20 * 1024 + 500 * (i % 5) for i in range(12)]
     fields = _files(tmp_path, sizes)
     dense = {fields[3], fields[7]}
@@ -212,7 +213,8 @@ def test_a_key_that_does_not_explain_memory_falls_back_and_says_so(tmp_path: Pat
     assert pr.fit == "unexplained", pr
     assert any("the file size does not explain the measured footprints" in n for n in pr.notes)
     assert pr.largest_measured_bytes is not None and pr.spread_bytes is not None
-    assert pr.largest_bytes >= pr.largest_measured_bytes + pr.spread_bytes  # ln(12 / 2) > 1
+    # ln(12 / 7) x (the disagreement, which holds the dense well's) above
+    assert pr.largest_bytes > pr.largest_measured_bytes + 0.5 * pr.spread_bytes
     assert any("the plate's bound: the largest measured" in n for n in pr.notes)
     assert pr.largest_measured_bytes >= 90 * MiB  # the smallest file (a dense field) measured
     assert "; the file size does not explain the measured footprints, so the plate's largest " \
@@ -541,6 +543,14 @@ def test_a_stray_item_that_costs_the_plate_its_key_is_a_warning(tmp_path: Path) 
     # as large as the largest, and a note says so.
     assert r.prediction.key == "bytes"
     assert any("1 item(s) have no file size (item 4 first" in n for n in r.prediction.notes)
+    # A FIFO (never opened) and a symlink loop have none either.
+    fifo, loop = tmp_path / "a_fifo", tmp_path / "a_loop"
+    os.mkfifo(fifo)
+    loop.symlink_to(loop)
+    with pytest.warns(UserWarning, match=r"items\[6\] \('.*a_fifo'\) has no file size"):
+        r = spacrbench.benchmark_plate(lambda p: None, fields + [str(fifo), loop], sample=2)
+    assert r.prediction.key == "bytes"
+    assert any("2 item(s) have no file size (item 7 first" in n for n in r.prediction.notes)
     # Paths given as bytes have a file size too.
     r = spacrbench.benchmark_plate(lambda p: None, [os.fsencode(f) for f in fields], sample=2)
     assert r.prediction.key == "bytes" and r.prediction.key_name == "file size"
@@ -605,3 +615,19 @@ def test_the_default_sample_grows_while_the_largest_still_moves() -> None:
     assert grown.measurement.items + grown.measurement.warmup_items == len(grown.sample)
     fixed = spacrbench.benchmark_plate(lambda i: None, range(400), key=float, sample=30)
     assert len(fixed.sample) == 31
+    # The cost is the user's: none measures the least sample alone.
+    calls.clear()
+    cheap = spacrbench.benchmark_plate(rising, range(400), key=float, sample_cost=0)
+    assert len(cheap.sample) == len(calls) == least + 1
+
+
+def test_sample_cost_is_a_share() -> None:
+    ran: List[Any] = []
+    for bad in (-0.1, 1.5, math.nan):
+        with pytest.raises(ValueError, match="sample_cost is"):
+            spacrbench.benchmark_plate(ran.append, range(20), key=float, sample_cost=bad)
+    for wrong in ("5%", True, None):
+        with pytest.raises(TypeError, match="sample_cost must be a float"):
+            spacrbench.benchmark_plate(ran.append, range(20), key=float,
+                                       sample_cost=wrong)  # type: ignore[arg-type]
+    assert ran == []

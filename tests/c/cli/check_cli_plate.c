@@ -378,18 +378,25 @@ START_TEST(a_stray_line_keeps_the_file_size_for_the_others)
 {
     char dir[256];
     char *items = make_plate(dir, sizeof dir);
+    /* A missing file, a FIFO (never opened: the run must not block), a
+     * symlink loop and a directory: four lines without a file size. */
+    char fifo[300], loop[300];
+    snprintf(fifo, sizeof fifo, "%s/a_fifo", dir);
+    snprintf(loop, sizeof loop, "%s/a_loop", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink(loop, loop), 0);
     FILE *f = fopen(items, "a");
     ck_assert_ptr_nonnull(f);
-    fprintf(f, "%s/no_such_field.tif\n", dir);
+    fprintf(f, "%s/no_such_field.tif\n%s\n%s\n%s\n", dir, fifo, loop, dir);
     fclose(f);
     char *argv[] = {SPACRBENCH_CLI, "run",  "-q", "--items", items, "--sample", "3",
                     "--",           "true", "{}", NULL};
     cli_result r;
     cli_run(argv, NULL, &r);
     ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_msg(strstr(r.out, "11, 3 measured (0 warm-up) across the file size\n") != NULL, "%s",
+    ck_assert_msg(strstr(r.out, "14, 3 measured (0 warm-up) across the file size\n") != NULL, "%s",
                   r.out);
-    ck_assert_ptr_nonnull(strstr(r.out, "1 item(s) have no file size (item 11 first"));
+    ck_assert_ptr_nonnull(strstr(r.out, "4 item(s) have no file size (item 11 first"));
     ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: warning: --sample: item 11 ("));
     ck_assert_ptr_null(strstr(r.out, "cannot be predicted"));
     cli_result_free(&r);
@@ -559,6 +566,13 @@ START_TEST(sample_0_measures_as_the_plate_needs)
     ck_assert_ptr_nonnull(strstr(r.out, " largest     120 KiB  "));
     ck_assert_ptr_nonnull(strstr(r.out, "\n  largest predicted   0.1"));
     cli_result_free(&r);
+    /* --sample-cost 0%: nothing beyond the least sample, 7 of the 10. */
+    char *none[] = {SPACRBENCH_CLI,  "run", "--items", items,   "--sample", "0",
+                    "--sample-cost", "0%",  "--",      BY_SIZE, NULL};
+    cli_run(none, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "\nplate\n  items               10, 7 measured"), "%s", r.out);
+    cli_result_free(&r);
     remove_plate(dir);
     free(items);
 }
@@ -570,6 +584,13 @@ START_TEST(sample_must_be_a_count)
     cli_expect_usage_error(negative, "spacrbench: --sample:", 0);
     char *word[] = {SPACRBENCH_CLI, "run", "--sample", "five", "a", "--", "true", NULL};
     cli_expect_usage_error(word, "spacrbench: --sample:", 1);
+    /* The cost is a share, and only the sequential rule spends it. */
+    char *percent[] = {SPACRBENCH_CLI, "run",  "--sample", "0", "--sample-cost", "5", "a",
+                       "--",           "true", NULL};
+    cli_expect_usage_error(percent, "spacrbench: --sample-cost: expected a share", 0);
+    char *fixed[] = {SPACRBENCH_CLI, "run", "--sample", "3",    "--sample-cost",
+                     "5%",           "a",   "--",       "true", NULL};
+    cli_expect_usage_error(fixed, "spacrbench: --sample-cost: needs --sample 0", 0);
 }
 END_TEST
 
