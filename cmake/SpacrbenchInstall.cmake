@@ -1,4 +1,4 @@
-# Install rules: the library (with its SONAME links), the public header, the
+# Install rules: the library (with its SONAME links), the public headers, the
 # CMake package (spacrbench::spacrbench) and the pkg-config file.
 set(SPACRBENCH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/spacrbench)
 
@@ -6,6 +6,10 @@ install(TARGETS spacrbench EXPORT spacrbenchTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           COMPONENT Runtime NAMELINK_COMPONENT Development
   PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT Development)
+# spacrbench.h (the target's PUBLIC_HEADER) includes the tiers beneath it.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/spacrbench
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT Development
+  FILES_MATCHING PATTERN "*.h")
 
 install(EXPORT spacrbenchTargets
   NAMESPACE spacrbench::

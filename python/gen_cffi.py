@@ -2,9 +2,10 @@
 
 Usage: python gen_cffi.py INCLUDE_DIR OUTPUT.c
 
-The declarations come verbatim from the public header (between the
-SPACRBENCH_CDEF_BEGIN / _END markers), so a header the binding does not match
-fails here, at build time, rather than at run time. The region also holds the
+The declarations come verbatim from the public headers: spacrbench.h and
+the headers it includes, in its #include order, each between its
+SPACRBENCH_CDEF_BEGIN / _END markers, so a header the binding does not match
+fails here, at build time, rather than at run time. A region also holds its
 header's macros (the *_INIT macros sit beside their structs): its
 preprocessor lines are dropped, since cffi parses declarations only.
 """
@@ -57,21 +58,43 @@ def without_preprocessor_lines(text: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-def header_cdef(header_text: str) -> str:
-    """The cdef text of the header: the marked region without macros and
-    ABI markers."""
-    start = header_text.find(BEGIN)
-    stop = header_text.find(END)
-    if start < 0 or stop < start:
+_INCLUDE = re.compile(r'^#include "([^"]+)"\n', re.M)
+
+
+def flattened(header: Path, seen: set[Path]) -> str:
+    """header's text with each #include of ours replaced by that header's
+    text the first time: what the C compiler reads, in its order."""
+    seen.add(header.resolve())
+
+    def inline(m: re.Match[str]) -> str:
+        included = (header.parent / m.group(1)).resolve()
+        return "" if included in seen else flattened(included, seen)
+
+    return _INCLUDE.sub(inline, header.read_text(encoding="utf-8"))
+
+
+def headers_cdef(include_dir: Path) -> str:
+    """The cdef text of the public headers: their marked regions without
+    macros and ABI markers. A header spacrbench.h does not include is an
+    error (its declarations would be missing here)."""
+    seen: set[Path] = set()
+    text = flattened(include_dir / "spacrbench.h", seen)
+    stray = sorted(set(include_dir.resolve().rglob("*.h")) - seen)
+    if stray:
+        raise SystemExit(f"not included by spacrbench.h: {', '.join(map(str, stray))}")
+    regions = []
+    for piece in text.split(BEGIN)[1:]:
+        if piece.count(END) != 1:
+            raise SystemExit("SPACRBENCH_CDEF_BEGIN/END markers do not pair up")
+        regions.append(without_preprocessor_lines(piece[:piece.index(END)]))
+    if not regions:
         raise SystemExit("spacrbench.h: SPACRBENCH_CDEF_BEGIN/END markers not found")
-    region = without_preprocessor_lines(header_text[start + len(BEGIN):stop])
-    return re.sub(r"\bSPACRBENCH_(EXTERN|CALLBACK)\b", "", region)
+    return re.sub(r"\bSPACRBENCH_(EXTERN|CALLBACK)\b", "", "".join(regions))
 
 
 def make_builder(include_dir: Path) -> cffi.FFI:
-    header = (include_dir / "spacrbench.h").read_text(encoding="utf-8")
     ffibuilder = cffi.FFI()
-    ffibuilder.cdef(header_cdef(header) + EXTRA_CDEF)
+    ffibuilder.cdef(headers_cdef(include_dir) + EXTRA_CDEF)
     ffibuilder.set_source("spacrbench._spacrbench", '#include "spacrbench.h"\n')
     return ffibuilder
 

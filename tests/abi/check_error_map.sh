@@ -1,10 +1,10 @@
 #!/bin/sh
-# The error codes are written twice in include/spacrbench.h: the enum
+# The error codes are written twice in include/spacrbench/common.h: the enum
 # spacrbench_error (for readers and cffi) and SPACRBENCH_ERROR_MAP (the
 # messages). src/abi/errors.c checks at compile time that they are one list.
 # This test proves those checks fire: it compiles errors.c against the real
-# header (must compile), against a consistent addition to both (must
-# compile), and against copies of the header that drift in each way (must
+# headers (must compile), against a consistent addition to both (must
+# compile), and against copies of the headers that drift in each way (must
 # NOT compile): a constant only in the enum, a code only in the map, a value
 # that differs, two codes with one value.
 # Usage: check_error_map.sh CC REPO
@@ -12,25 +12,26 @@ set -eu
 cc=$1
 repo=$2
 src=$repo/src
-header=$repo/include/spacrbench.h
+include=$repo/include
+header=$include/spacrbench/common.h
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-compiles() { # compiles DIR: errors.c against DIR/spacrbench.h, no -Werror
+compiles() { # compiles DIR: errors.c against the headers in DIR, no -Werror
     "$cc" -std=c11 -fsyntax-only -DSPACRBENCH_BUILDING -D_GNU_SOURCE -I "$1" -I "$src" -I "$src/util" \
         "$src/abi/errors.c" > "$1/log" 2>&1
 }
 
-variant() { # variant NAME SED-SCRIPT...: DIR $tmp/NAME with an edited header
+variant() { # variant NAME SED-SCRIPT...: DIR $tmp/NAME with an edited common.h
     mkdir -p "$tmp/$1"
     dir=$tmp/$1
     shift
-    cp "$header" "$dir/spacrbench.h"
+    cp -R "$include/." "$dir/"
     for script in "$@"; do
-        sed -i "$script" "$dir/spacrbench.h"
+        sed -i "$script" "$dir/spacrbench/common.h"
     done
-    if cmp -s "$header" "$dir/spacrbench.h"; then
+    if cmp -s "$header" "$dir/spacrbench/common.h"; then
         echo "FAIL: the edit of $(basename "$dir") changed nothing (header layout changed?)"
         failures=$((failures + 1))
         return 1
@@ -57,7 +58,7 @@ expect() { # expect compile NAME | expect fail NAME DIAGNOSTIC (a grep -E patter
 enum_line='s/^    SPACRBENCH_OK = 0,$/&\n    SPACRBENCH_EDRIFT = -99,/'
 map_line='s/^#define SPACRBENCH_ERROR_MAP(X) *\\$/&\n    X(EDRIFT, -99, "drift") \\/'
 
-mkdir -p "$tmp/unchanged" && cp "$header" "$tmp/unchanged/spacrbench.h"
+mkdir -p "$tmp/unchanged" && cp -R "$include/." "$tmp/unchanged/"
 expect compile unchanged
 variant added_to_both "$enum_line" "$map_line" && expect compile added_to_both
 variant only_in_enum "$enum_line" && expect fail only_in_enum "not handled in switch"

@@ -4,10 +4,9 @@
 # (cmake/toolchain-zig-macos.cmake, -Werror), then checks for each:
 #  - the library is a Mach-O dylib of that architecture, with an @rpath
 #    install name, needing nothing but libSystem;
-#  - its exported symbols are exactly the functions of src/libspacrbench.map
-#    (the names of SPACRBENCH_1.0, and for the spacrbench_* glob of
-#    SPACRBENCH_1.1 the functions the header declares SPACRBENCH_EXTERN),
-#    and the generated -exported_symbols_list says the map;
+#  - its exported symbols are exactly the names of src/libspacrbench.map,
+#    each declared SPACRBENCH_EXTERN in a public header, and the generated
+#    -exported_symbols_list says the map;
 #  - tests/consumer/consumer.c, tests/macos/api_links.c (discover +
 #    benchmark) and a program taking the address of every declared function
 #    compile with -Werror and link against it.
@@ -61,38 +60,26 @@ nm=$(find_llvm llvm-nm) || fail "no llvm-nm (Debian: apt-get install llvm) to re
 objdump=$(find_llvm llvm-objdump) || fail "no llvm-objdump (Debian: apt-get install llvm)"
 command -v cmake >/dev/null || fail "no cmake"
 
-# The map's names, one a line: explicit names and globs (spacrbench_*).
+# The map's names, one a line (it names every symbol: tests/abi checks it).
 map=$repo/src/libspacrbench.map
 sed 's:/\*.*\*/::' "$map" | tr -s ' \t\n' ' ' | grep -o 'global:[^}]*' |
     grep -o 'spacrbench_[A-Za-z0-9_*]*' | awk '!seen[$0]++' > "$work/map-names"
-grep -v '\*' "$work/map-names" | sort > "$work/map-literal" || true
-grep '\*' "$work/map-names" > "$work/map-globs" || true
-[ -s "$work/map-literal" ] || fail "no names read from $map"
+sort "$work/map-names" > "$work/expected"
+[ -s "$work/expected" ] || fail "no names read from $map"
 
-# Functions the header declares SPACRBENCH_EXTERN (the identifier before the
-# first "(" of each declaration, comments and # lines removed), as
-# tests/abi/check_symbols.sh reads them for the Linux library.
-grep -v '^[[:space:]]*#' "$repo/include/spacrbench.h" | tr '\n' ' ' |
-    sed 's:/\*\([^*]\|\*[^/]\)*\*/: :g' | grep -o 'SPACRBENCH_EXTERN[^;(]*(' |
-    sed 's/($//; s/.*[ *]//' | sort -u > "$work/declared"
-# Expected exports: the map's literal names plus the declared functions its
-# globs cover (bash's [[ == ]] matches the glob as ld64 and ld do).
-{
-    cat "$work/map-literal"
-    while IFS= read -r name; do
-        while IFS= read -r glob; do
-            # shellcheck disable=SC2053  # the right side is meant as a glob
-            if [[ $name == $glob ]]; then
-                echo "$name"
-                break
-            fi
-        done < "$work/map-globs"
-    done < "$work/declared"
-} | sort -u > "$work/expected"
-missing=$(comm -23 "$work/map-literal" "$work/declared")
-[ -z "$missing" ] || fail "named in the map but not declared in spacrbench.h: $missing"
-echo "map: $(wc -l < "$work/map-literal") names in SPACRBENCH_1.0, globs '$(tr '\n' ' ' < "$work/map-globs")';" \
-    "$(wc -l < "$work/expected") functions expected"
+# Functions the public headers declare SPACRBENCH_EXTERN (the identifier
+# before the first "(" of each declaration, comments and # lines removed),
+# as tests/abi/check_symbols.sh reads them for the Linux library.
+find "$repo/include" -name '*.h' | sort | while IFS= read -r h; do
+    grep -v '^[[:space:]]*#' "$h" | tr '\n' ' ' |
+        sed 's:/\*\([^*]\|\*[^/]\)*\*/: :g' | grep -o 'SPACRBENCH_EXTERN[^;(]*(' |
+        sed 's/($//; s/.*[ *]//' || true
+done | sort -u > "$work/declared"
+[ -s "$work/declared" ] || fail "no declarations read from $repo/include"
+diff "$work/expected" "$work/declared" > /dev/null ||
+    fail "the map and the public headers name different functions:" \
+        "$(diff "$work/expected" "$work/declared" | grep '^[<>]' | tr '\n' ' ')"
+echo "map: $(wc -l < "$work/expected") names, each declared in a public header"
 
 # Every declared function's address, so the link resolves the whole API.
 {

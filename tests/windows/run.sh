@@ -34,7 +34,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 command -v wine >/dev/null || cannot_run "no 'wine' command after installing wine"
-command -v python3 >/dev/null || cannot_run "no python3 (reads the map, the ABI baseline and the JSON)"
+command -v python3 >/dev/null || cannot_run "no python3 (reads the map and the JSON)"
 command -v "$triple-objdump" >/dev/null || cannot_run "no $triple-objdump"
 
 # A fresh Wine prefix per run, and its wineserver stopped on every path.
@@ -111,30 +111,21 @@ echo "== DLL exports = src/libspacrbench.map (every version node), as the .so"
 "$triple-objdump" -p "$dll" >"$tmp/dll.txt"
 sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' "$tmp/dll.txt" \
     | sed -n 's/^[[:space:]]*\[[[:space:]]*[0-9]*\][[:space:]]*//p' >"$tmp/exports"
-# The map names 1.0's functions one by one; the 1.1 node is the pattern
-# spacrbench_*, whose members are the 1.1 functions of the .so's committed
-# ABI baseline. The DLL must export exactly the union, nothing else.
-python3 - "$repo/src/libspacrbench.map" "$repo/tests/abi/libspacrbench.abi" "$tmp/exports" <<'EOF' \
+# The map names every function in its version node (tests/abi checks it):
+# the DLL must export exactly those, nothing else.
+python3 - "$repo/src/libspacrbench.map" "$tmp/exports" <<'EOF' \
     || fail "the DLL's export table differs from src/libspacrbench.map"
-import fnmatch, re, sys
+import re, sys
 map_text = re.sub(r"/\*.*?\*/", "", open(sys.argv[1]).read(), flags=re.S)
-nodes = {}
-for name, body in re.findall(r"(SPACRBENCH_[0-9.]+)\s*\{(.*?)\}", map_text, flags=re.S):
-    glob = body.split("local:")[0].replace("global:", "")
-    nodes[name] = [e.strip() for e in glob.split(";") if e.strip()]
-abi = dict(re.findall(r"<elf-symbol name='(spacrbench_\w+)'[^>]*version='(SPACRBENCH_[0-9.]+)'[^>]*"
-                      r"type='func-type'", open(sys.argv[2]).read()))
-exports = [l.strip() for l in open(sys.argv[3]) if l.strip()]
 expected = set()
-for node, entries in nodes.items():
-    names = {e for e in entries if "*" not in e}
-    patterns = [e for e in entries if "*" in e]
-    members = names | {f for f, v in abi.items() if v == node and
-                       any(fnmatch.fnmatchcase(f, p) for p in patterns)}
-    print(f"{node}: {len(names)} listed, {len(patterns)} pattern(s) -> {len(members)} functions")
-    expected |= members
+for name, body in re.findall(r"(SPACRBENCH_[0-9.]+)\s*\{(.*?)\}", map_text, flags=re.S):
+    names = {e.strip() for e in body.split("local:")[0].replace("global:", "").split(";")
+             if e.strip()}
+    print(f"{name}: {len(names)} functions")
+    expected |= names
+exports = [l.strip() for l in open(sys.argv[2]) if l.strip()]
 got = set(exports)
-print(f"DLL exports {len(exports)} names ({len(got)} distinct), map + baseline {len(expected)}")
+print(f"DLL exports {len(exports)} names ({len(got)} distinct), the map {len(expected)}")
 for f in sorted(expected - got):
     print(f"  missing from the DLL: {f}")
 for f in sorted(got - expected):
