@@ -500,30 +500,31 @@ def recommend_here(m: Any) -> Dict[str, Any]:
     return recommendation_fields(out)
 
 
+# The Recommendation fields as the library's struct holds them: whole
+# numbers; those it holds as -1 for "none"; enums by the library's names;
+# texts in fixed arrays. cpu_parallelism (-1.0) and core_workers (0) are
+# the two others.
+_REC_WHOLE = ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
+              "vram_reserve_bytes", "cores_per_worker", "threads_per_worker", "baseline_bytes",
+              "oom_limit_bytes")
+_REC_OPTIONAL = ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
+                 "per_worker_vram_bytes", "free_vram_bytes", "vram_workers")
+_REC_ENUMS = {"bound": BOUNDS, "cores_source": SOURCES, "memory_source": SOURCES,
+              "start_method": START_METHODS, "reserve_rule": RESERVE_RULES}
+_REC_TEXTS = ("reason", "memory_where", "cores_where")
+
+
 def recommendation_fields(r: Any) -> Dict[str, Any]:
     """The Recommendation fields of a spacrbench_recommendation (all but
     measurement)."""
-    def opt(value: int) -> Optional[int]:
-        return None if value < 0 else int(value)
-
-    return dict(
-        workers=int(r.workers), reason=c_text(r.reason),
-        cores=int(r.cores), available_bytes=int(r.available_bytes),
-        bound=BOUNDS.name(r.bound), reserve_bytes=int(r.reserve_bytes),
-        per_worker_bytes=opt(r.per_worker_bytes), memory_workers=opt(r.memory_workers),
-        maximum=int(r.maximum), memory_source=SOURCES.name(r.memory_source),
-        memory_where=c_text(r.memory_where), memory_limit_bytes=opt(r.memory_limit_bytes),
-        cores_source=SOURCES.name(r.cores_source), cores_where=c_text(r.cores_where),
-        per_worker_vram_bytes=opt(r.per_worker_vram_bytes),
-        free_vram_bytes=opt(r.free_vram_bytes),
-        vram_reserve_bytes=int(r.vram_reserve_bytes), vram_workers=opt(r.vram_workers),
-        cpu_parallelism=None if r.cpu_parallelism < 0 else float(r.cpu_parallelism),
-        cores_per_worker=int(r.cores_per_worker),
-        core_workers=None if r.core_workers < 1 else int(r.core_workers),
-        threads_per_worker=int(r.threads_per_worker), baseline_bytes=int(r.baseline_bytes),
-        start_method=START_METHODS.name(r.start_method),
-        reserve_rule=RESERVE_RULES.name(r.reserve_rule),
-        oom_limit_bytes=int(r.oom_limit_bytes))
+    out: Dict[str, Any] = {name: int(getattr(r, name)) for name in _REC_WHOLE}
+    out.update((name, None if getattr(r, name) < 0 else int(getattr(r, name)))
+               for name in _REC_OPTIONAL)
+    out.update((name, names.name(getattr(r, name))) for name, names in _REC_ENUMS.items())
+    out.update((name, c_text(getattr(r, name))) for name in _REC_TEXTS)
+    out["cpu_parallelism"] = None if r.cpu_parallelism < 0 else float(r.cpu_parallelism)
+    out["core_workers"] = None if r.core_workers < 1 else int(r.core_workers)
+    return out
 
 
 def _put_text(array: Any, text: str, name: str) -> None:
@@ -547,26 +548,19 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
         raise SpacrbenchTypeError(f"recommendation must be a spacrbench Recommendation or "
                                   f"None, not {type(rec).__name__}")
     r = new_struct("spacrbench_recommendation")
-    for name in ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
-                 "vram_reserve_bytes", "cores_per_worker", "threads_per_worker",
-                 "baseline_bytes", "oom_limit_bytes"):
+    for name in _REC_WHOLE:
         setattr(r, name, _whole(getattr(rec, name), name))
     # spaCR keeps a negative available_bytes as given; its budget was 0.
     r.available_bytes = max(0, r.available_bytes)
-    for name in ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
-                 "per_worker_vram_bytes", "free_vram_bytes", "vram_workers"):
+    for name in _REC_OPTIONAL:
         setattr(r, name, _sentinel(getattr(rec, name), name))
-    r.bound = BOUNDS.code(rec.bound, "bound")
-    r.cores_source = SOURCES.code(rec.cores_source, "cores_source")
-    r.memory_source = SOURCES.code(rec.memory_source, "memory_source")
+    for name, names in _REC_ENUMS.items():
+        setattr(r, name, names.code(getattr(rec, name), name))
     r.cpu_parallelism = (-1.0 if rec.cpu_parallelism is None
                          else _real(rec.cpu_parallelism, "cpu_parallelism"))
     r.core_workers = 0 if rec.core_workers is None else _whole(rec.core_workers, "core_workers")
-    r.start_method = START_METHODS.code(rec.start_method, "start_method")
-    r.reserve_rule = RESERVE_RULES.code(rec.reserve_rule, "reserve_rule")
-    _put_text(r.reason, str(rec.reason), "reason")
-    _put_text(r.memory_where, str(rec.memory_where), "memory_where")
-    _put_text(r.cores_where, str(rec.cores_where), "cores_where")
+    for name in _REC_TEXTS:
+        _put_text(getattr(r, name), str(getattr(rec, name)), name)
     return r
 
 
