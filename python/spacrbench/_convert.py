@@ -22,8 +22,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
-from . import _plate_c, _timeline_c
+from . import _plate_c
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._timeline import Timeline, TimelineItem, TimelinePoint
 from ._torch import TorchPeak
 from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords, RunRecord,
                      raw_records)
@@ -278,7 +279,7 @@ def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
         peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
         gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
         vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes),
-        timeline=_timeline_c.timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
+        timeline=_timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
 
 
 def vram_reason_words(reason: str) -> str:
@@ -450,9 +451,65 @@ def _add_details(cm: Any, m: Any) -> None:
         gpu.process_peak_bytes = _sentinel(g.process_peak_bytes, f"gpus[{i}].process_peak_bytes")
         check(lib.spacrbench_measurement_add_gpu(cm, gpu), "measurement gpu")
     if getattr(m, "timeline", None) is not None:
-        _timeline_c.timeline_to_c(cm, m.timeline)
+        _timeline_to_c(cm, m.timeline)
     if getattr(m, "plate", None) is not None:  # after the records: a pick per record
         _plate_c.plate_to_c(cm, m.plate)
+
+
+# ------------------------------------------------------------------ timeline
+
+def _nan_none(value: float) -> Optional[float]:
+    return None if math.isnan(value) else float(value)
+
+
+def _timeline_from_c(cm: Any) -> Optional[Timeline]:
+    """The C measurement's timeline, or None when it has none."""
+    info = new_struct("spacrbench_timeline_info")
+    if lib.spacrbench_measurement_timeline_info(cm, info) != 0:
+        return None
+    p, it = new_struct("spacrbench_timeline_point"), new_struct("spacrbench_timeline_item")
+    points, marks = [], []
+    for i in range(int(lib.spacrbench_measurement_timeline_count(cm))):
+        check(lib.spacrbench_measurement_timeline_point(cm, i, p),
+              "spacrbench_measurement_timeline_point")
+        points.append(TimelinePoint(float(p.seconds), optional(p.rss_bytes),
+                                    optional(p.cgroup_bytes),
+                                    _nan_none(lib.spacrbench_measurement_timeline_point_cpu(cm, i))))
+    for i in range(int(lib.spacrbench_measurement_timeline_item_count(cm))):
+        check(lib.spacrbench_measurement_timeline_item(cm, i, it),
+              "spacrbench_measurement_timeline_item")
+        marks.append(TimelineItem(int(it.index), float(it.start_seconds), float(it.end_seconds),
+                                  optional(it.peak_rss_bytes), float(it.peak_seconds),
+                                  bool(it.is_warmup)))
+    return Timeline(points=tuple(points), items=tuple(marks), interval_us=int(info.interval_us),
+                    samples=int(info.samples), stride=int(info.stride),
+                    max_points=int(info.max_points))
+
+
+def _timeline_to_c(cm: Any, tl: Any) -> None:
+    """Copy a Timeline into a C measurement (TypeError/ValueError naming the
+    field for what the library refuses)."""
+    if not isinstance(tl, Timeline):
+        raise SpacrbenchTypeError(f"timeline must be a Timeline or None, not {type(tl).__name__}")
+    info = new_struct("spacrbench_timeline_info")
+    info.interval_us, info.samples, info.stride = tl.interval_us, tl.samples, tl.stride
+    check(lib.spacrbench_measurement_timeline_begin(cm, info), "timeline")
+    p = new_struct("spacrbench_timeline_point")
+    for i, point in enumerate(tl.points):
+        p.seconds = point.seconds
+        p.rss_bytes = NOT_MEASURED if point.rss_bytes is None else int(point.rss_bytes)
+        p.cgroup_bytes = NOT_MEASURED if point.cgroup_bytes is None else int(point.cgroup_bytes)
+        cpu = math.nan if point.cpu_seconds is None else float(point.cpu_seconds)
+        check(lib.spacrbench_measurement_timeline_add_point_cpu(cm, p, cpu),
+              f"timeline.points[{i}]")
+    it = new_struct("spacrbench_timeline_item")
+    for i, item in enumerate(tl.items):
+        it.index = item.index
+        it.is_warmup = 1 if item.is_warmup else 0
+        it.start_seconds, it.end_seconds = item.start_seconds, item.end_seconds
+        it.peak_rss_bytes = NOT_MEASURED if item.peak_rss_bytes is None else int(item.peak_rss_bytes)
+        it.peak_seconds = item.peak_seconds if math.isfinite(item.peak_seconds) else math.nan
+        check(lib.spacrbench_measurement_timeline_add_item(cm, it), f"timeline.items[{i}]")
 
 
 def _json(call: Any, what: str) -> Any:
