@@ -27,18 +27,12 @@ def schedule_of(rec: Recommendation, what: str) -> Any:
     return sched
 
 
-def read_items(path: str) -> List[str]:
-    """The items of a file as `spacrbench run --items` reads them: one per
-    line, a trailing CR dropped, empty lines skipped."""
+def _item_count(path: str) -> int:
+    """How many items the file holds as `spacrbench run --items` reads it
+    (non-empty lines, a trailing CR dropped); spacrbench_slurm_write_array
+    reads it again with the command's bounds and refuses another count."""
     with open(path, "rb") as f:
-        lines = f.read().split(b"\n")
-    items = []
-    for line in lines:
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if line:
-            items.append(line.decode("utf-8", "surrogateescape"))
-    return items
+        return sum(1 for line in f if line not in (b"\n", b"\r\n", b"\r"))
 
 
 def _own_command() -> str:
@@ -105,13 +99,13 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                          f"{array_limit!r}")
     items_path = text(os.path.abspath(os.fspath(items_file)), "items_file")
     out_path = text(os.path.abspath(os.fspath(output_dir)), "output_dir")
-    items = read_items(items_file)
-    if not items:
+    n_items = _item_count(items_file)
+    if not n_items:
         raise SpacrbenchValueError(f"{items_file} holds no items (one per line)")
     job = ffi.new("spacrbench_slurm_job *")
     check(lib.spacrbench_slurm_job_init(job, ffi.sizeof("spacrbench_slurm_job")), "to_slurm")
     job.items_file = items_path
-    job.n_items = len(items)
+    job.n_items = n_items
     job.output_dir = out_path
     job.job_name = text(str(job_name), "job_name") if job_name is not None else ffi.NULL
     job.command = array(args, "command")
