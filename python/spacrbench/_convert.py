@@ -689,29 +689,3 @@ def plate_text(m: Any, labels: Optional[List[str]]) -> str:
         c_labels = ffi.new("char *[]", keep) if keep else ffi.NULL
         return format_text(lambda buf, cap: lib.spacrbench_format_plate_section(
             cm, c_labels, len(keep), buf, cap), "format_report")
-
-
-def format_slurm(rec: Recommendation) -> str:
-    cr = c_recommendation(rec)
-    with handoff_measurement(rec.measurement, "to_slurm") as cm:
-        return format_text(lambda buf, cap: lib.spacrbench_format_slurm(cm, cr, buf, cap),
-                           "to_slurm")
-
-
-def format_dask(rec: Recommendation) -> str:
-    cr = c_recommendation(rec)
-    with handoff_measurement(rec.measurement, "to_dask") as cm:
-        return format_text(lambda buf, cap: lib.spacrbench_format_dask(cm, cr, buf, cap),
-                           "to_dask")
-
-
-def dask_settings(rec: Recommendation) -> Dict[str, int]:
-    cr = c_recommendation(rec)
-    sched = new_struct("spacrbench_schedule")
-    with handoff_measurement(rec.measurement, "to_dask") as cm:
-        check(lib.spacrbench_schedule_compute(cm, cr, sched), "to_dask")
-    from ._dask_memory import dask_memory_limit  # the installed distributed's fractions
-
-    return {"n_workers": int(sched.n_workers),
-            "threads_per_worker": int(sched.threads_per_worker),
-            "memory_limit": dask_memory_limit(sched, "to_dask")}

@@ -1,7 +1,7 @@
-"""Scheduler hand-off beyond today's #SBATCH lines: the job script that
-submits as is (spacrbench_format_slurm_script, the same C text as
-`spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
-keyword arguments, both from the library's schedule (one margin rule), with
+"""Scheduler hand-off: the #SBATCH lines and LocalCluster settings, the job
+script that submits as is (spacrbench_format_slurm_script, the same C text
+as `spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
+keyword arguments, all from the library's schedule (one margin rule), with
 the --time/walltime of the slowest item and a Dask memory_limit that keeps
 the peak below the installed distributed's memory fractions."""
 
@@ -21,10 +21,27 @@ if TYPE_CHECKING:
 
 def schedule_of(rec: Recommendation, what: str) -> Any:
     """The library's spacrbench_schedule for rec (and its measurement)."""
-    sched = new_struct("spacrbench_schedule")
+    sched, cr = new_struct("spacrbench_schedule"), c_recommendation(rec)
     with handoff_measurement(rec.measurement, what) as cm:  # a plate's: its largest item's
-        check(lib.spacrbench_schedule_compute(cm, c_recommendation(rec), sched), what)
+        check(lib.spacrbench_schedule_compute(cm, cr, sched), what)
     return sched
+
+
+def handoff_text(rec: Recommendation, what: str) -> str:
+    """The library's text of rec: the #SBATCH lines (to_slurm) or the
+    LocalCluster snippet (to_dask)."""
+    fn = lib.spacrbench_format_slurm if what == "to_slurm" else lib.spacrbench_format_dask
+    cr = c_recommendation(rec)
+    with handoff_measurement(rec.measurement, what) as cm:
+        return format_text(lambda buf, cap: fn(cm, cr, buf, cap), what)
+
+
+def dask_settings(rec: Recommendation) -> Dict[str, int]:
+    """LocalCluster keyword arguments from the library's schedule."""
+    sched = schedule_of(rec, "to_dask")
+    return {"n_workers": int(sched.n_workers),
+            "threads_per_worker": int(sched.threads_per_worker),
+            "memory_limit": dask_memory_limit(sched, "to_dask")}
 
 
 def _item_count(path: str) -> int:
