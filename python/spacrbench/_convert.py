@@ -22,8 +22,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
-from . import _plate_c, _timeline_c
+from . import _plate_c
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._timeline import Timeline, TimelineItem, TimelinePoint
 from ._torch import TorchPeak
 from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords, RunRecord,
                      raw_records)
@@ -278,7 +279,7 @@ def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
         peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
         gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
         vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes),
-        timeline=_timeline_c.timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
+        timeline=_timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
 
 
 def vram_reason_words(reason: str) -> str:
@@ -450,9 +451,65 @@ def _add_details(cm: Any, m: Any) -> None:
         gpu.process_peak_bytes = _sentinel(g.process_peak_bytes, f"gpus[{i}].process_peak_bytes")
         check(lib.spacrbench_measurement_add_gpu(cm, gpu), "measurement gpu")
     if getattr(m, "timeline", None) is not None:
-        _timeline_c.timeline_to_c(cm, m.timeline)
+        _timeline_to_c(cm, m.timeline)
     if getattr(m, "plate", None) is not None:  # after the records: a pick per record
         _plate_c.plate_to_c(cm, m.plate)
+
+
+# ------------------------------------------------------------------ timeline
+
+def _nan_none(value: float) -> Optional[float]:
+    return None if math.isnan(value) else float(value)
+
+
+def _timeline_from_c(cm: Any) -> Optional[Timeline]:
+    """The C measurement's timeline, or None when it has none."""
+    info = new_struct("spacrbench_timeline_info")
+    if lib.spacrbench_measurement_timeline_info(cm, info) != 0:
+        return None
+    p, it = new_struct("spacrbench_timeline_point"), new_struct("spacrbench_timeline_item")
+    points, marks = [], []
+    for i in range(int(lib.spacrbench_measurement_timeline_count(cm))):
+        check(lib.spacrbench_measurement_timeline_point(cm, i, p),
+              "spacrbench_measurement_timeline_point")
+        points.append(TimelinePoint(float(p.seconds), optional(p.rss_bytes),
+                                    optional(p.cgroup_bytes),
+                                    _nan_none(lib.spacrbench_measurement_timeline_point_cpu(cm, i))))
+    for i in range(int(lib.spacrbench_measurement_timeline_item_count(cm))):
+        check(lib.spacrbench_measurement_timeline_item(cm, i, it),
+              "spacrbench_measurement_timeline_item")
+        marks.append(TimelineItem(int(it.index), float(it.start_seconds), float(it.end_seconds),
+                                  optional(it.peak_rss_bytes), float(it.peak_seconds),
+                                  bool(it.is_warmup)))
+    return Timeline(points=tuple(points), items=tuple(marks), interval_us=int(info.interval_us),
+                    samples=int(info.samples), stride=int(info.stride),
+                    max_points=int(info.max_points))
+
+
+def _timeline_to_c(cm: Any, tl: Any) -> None:
+    """Copy a Timeline into a C measurement (TypeError/ValueError naming the
+    field for what the library refuses)."""
+    if not isinstance(tl, Timeline):
+        raise SpacrbenchTypeError(f"timeline must be a Timeline or None, not {type(tl).__name__}")
+    info = new_struct("spacrbench_timeline_info")
+    info.interval_us, info.samples, info.stride = tl.interval_us, tl.samples, tl.stride
+    check(lib.spacrbench_measurement_timeline_begin(cm, info), "timeline")
+    p = new_struct("spacrbench_timeline_point")
+    for i, point in enumerate(tl.points):
+        p.seconds = point.seconds
+        p.rss_bytes = NOT_MEASURED if point.rss_bytes is None else int(point.rss_bytes)
+        p.cgroup_bytes = NOT_MEASURED if point.cgroup_bytes is None else int(point.cgroup_bytes)
+        cpu = math.nan if point.cpu_seconds is None else float(point.cpu_seconds)
+        check(lib.spacrbench_measurement_timeline_add_point_cpu(cm, p, cpu),
+              f"timeline.points[{i}]")
+    it = new_struct("spacrbench_timeline_item")
+    for i, item in enumerate(tl.items):
+        it.index = item.index
+        it.is_warmup = 1 if item.is_warmup else 0
+        it.start_seconds, it.end_seconds = item.start_seconds, item.end_seconds
+        it.peak_rss_bytes = NOT_MEASURED if item.peak_rss_bytes is None else int(item.peak_rss_bytes)
+        it.peak_seconds = item.peak_seconds if math.isfinite(item.peak_seconds) else math.nan
+        check(lib.spacrbench_measurement_timeline_add_item(cm, it), f"timeline.items[{i}]")
 
 
 def _json(call: Any, what: str) -> Any:
@@ -500,30 +557,31 @@ def recommend_here(m: Any) -> Dict[str, Any]:
     return recommendation_fields(out)
 
 
+# The Recommendation fields as the library's struct holds them: whole
+# numbers; those it holds as -1 for "none"; enums by the library's names;
+# texts in fixed arrays. cpu_parallelism (-1.0) and core_workers (0) are
+# the two others.
+_REC_WHOLE = ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
+              "vram_reserve_bytes", "cores_per_worker", "threads_per_worker", "baseline_bytes",
+              "oom_limit_bytes")
+_REC_OPTIONAL = ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
+                 "per_worker_vram_bytes", "free_vram_bytes", "vram_workers")
+_REC_ENUMS = {"bound": BOUNDS, "cores_source": SOURCES, "memory_source": SOURCES,
+              "start_method": START_METHODS, "reserve_rule": RESERVE_RULES}
+_REC_TEXTS = ("reason", "memory_where", "cores_where")
+
+
 def recommendation_fields(r: Any) -> Dict[str, Any]:
     """The Recommendation fields of a spacrbench_recommendation (all but
     measurement)."""
-    def opt(value: int) -> Optional[int]:
-        return None if value < 0 else int(value)
-
-    return dict(
-        workers=int(r.workers), reason=c_text(r.reason),
-        cores=int(r.cores), available_bytes=int(r.available_bytes),
-        bound=BOUNDS.name(r.bound), reserve_bytes=int(r.reserve_bytes),
-        per_worker_bytes=opt(r.per_worker_bytes), memory_workers=opt(r.memory_workers),
-        maximum=int(r.maximum), memory_source=SOURCES.name(r.memory_source),
-        memory_where=c_text(r.memory_where), memory_limit_bytes=opt(r.memory_limit_bytes),
-        cores_source=SOURCES.name(r.cores_source), cores_where=c_text(r.cores_where),
-        per_worker_vram_bytes=opt(r.per_worker_vram_bytes),
-        free_vram_bytes=opt(r.free_vram_bytes),
-        vram_reserve_bytes=int(r.vram_reserve_bytes), vram_workers=opt(r.vram_workers),
-        cpu_parallelism=None if r.cpu_parallelism < 0 else float(r.cpu_parallelism),
-        cores_per_worker=int(r.cores_per_worker),
-        core_workers=None if r.core_workers < 1 else int(r.core_workers),
-        threads_per_worker=int(r.threads_per_worker), baseline_bytes=int(r.baseline_bytes),
-        start_method=START_METHODS.name(r.start_method),
-        reserve_rule=RESERVE_RULES.name(r.reserve_rule),
-        oom_limit_bytes=int(r.oom_limit_bytes))
+    out: Dict[str, Any] = {name: int(getattr(r, name)) for name in _REC_WHOLE}
+    out.update((name, None if getattr(r, name) < 0 else int(getattr(r, name)))
+               for name in _REC_OPTIONAL)
+    out.update((name, names.name(getattr(r, name))) for name, names in _REC_ENUMS.items())
+    out.update((name, c_text(getattr(r, name))) for name in _REC_TEXTS)
+    out["cpu_parallelism"] = None if r.cpu_parallelism < 0 else float(r.cpu_parallelism)
+    out["core_workers"] = None if r.core_workers < 1 else int(r.core_workers)
+    return out
 
 
 def _put_text(array: Any, text: str, name: str) -> None:
@@ -547,26 +605,19 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
         raise SpacrbenchTypeError(f"recommendation must be a spacrbench Recommendation or "
                                   f"None, not {type(rec).__name__}")
     r = new_struct("spacrbench_recommendation")
-    for name in ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
-                 "vram_reserve_bytes", "cores_per_worker", "threads_per_worker",
-                 "baseline_bytes", "oom_limit_bytes"):
+    for name in _REC_WHOLE:
         setattr(r, name, _whole(getattr(rec, name), name))
     # spaCR keeps a negative available_bytes as given; its budget was 0.
     r.available_bytes = max(0, r.available_bytes)
-    for name in ("memory_limit_bytes", "per_worker_bytes", "memory_workers",
-                 "per_worker_vram_bytes", "free_vram_bytes", "vram_workers"):
+    for name in _REC_OPTIONAL:
         setattr(r, name, _sentinel(getattr(rec, name), name))
-    r.bound = BOUNDS.code(rec.bound, "bound")
-    r.cores_source = SOURCES.code(rec.cores_source, "cores_source")
-    r.memory_source = SOURCES.code(rec.memory_source, "memory_source")
+    for name, names in _REC_ENUMS.items():
+        setattr(r, name, names.code(getattr(rec, name), name))
     r.cpu_parallelism = (-1.0 if rec.cpu_parallelism is None
                          else _real(rec.cpu_parallelism, "cpu_parallelism"))
     r.core_workers = 0 if rec.core_workers is None else _whole(rec.core_workers, "core_workers")
-    r.start_method = START_METHODS.code(rec.start_method, "start_method")
-    r.reserve_rule = RESERVE_RULES.code(rec.reserve_rule, "reserve_rule")
-    _put_text(r.reason, str(rec.reason), "reason")
-    _put_text(r.memory_where, str(rec.memory_where), "memory_where")
-    _put_text(r.cores_where, str(rec.cores_where), "cores_where")
+    for name in _REC_TEXTS:
+        _put_text(getattr(r, name), str(getattr(rec, name)), name)
     return r
 
 
@@ -638,29 +689,3 @@ def plate_text(m: Any, labels: Optional[List[str]]) -> str:
         c_labels = ffi.new("char *[]", keep) if keep else ffi.NULL
         return format_text(lambda buf, cap: lib.spacrbench_format_plate_section(
             cm, c_labels, len(keep), buf, cap), "format_report")
-
-
-def format_slurm(rec: Recommendation) -> str:
-    cr = c_recommendation(rec)
-    with handoff_measurement(rec.measurement, "to_slurm") as cm:
-        return format_text(lambda buf, cap: lib.spacrbench_format_slurm(cm, cr, buf, cap),
-                           "to_slurm")
-
-
-def format_dask(rec: Recommendation) -> str:
-    cr = c_recommendation(rec)
-    with handoff_measurement(rec.measurement, "to_dask") as cm:
-        return format_text(lambda buf, cap: lib.spacrbench_format_dask(cm, cr, buf, cap),
-                           "to_dask")
-
-
-def dask_settings(rec: Recommendation) -> Dict[str, int]:
-    cr = c_recommendation(rec)
-    sched = new_struct("spacrbench_schedule")
-    with handoff_measurement(rec.measurement, "to_dask") as cm:
-        check(lib.spacrbench_schedule_compute(cm, cr, sched), "to_dask")
-    from ._dask_memory import dask_memory_limit  # the installed distributed's fractions
-
-    return {"n_workers": int(sched.n_workers),
-            "threads_per_worker": int(sched.threads_per_worker),
-            "memory_limit": dask_memory_limit(sched, "to_dask")}

@@ -1,7 +1,7 @@
 """Dask's worker memory fractions (target, spill, pause, terminate) of the
 installed distributed, and the memory_limit that keeps a measured peak
 (with the library's margin) below the smallest of them. A leaf: both the
-plain Dask settings (_convert) and SLURMCluster's (_handoff) use it."""
+plain Dask settings and SLURMCluster's (_handoff) use it."""
 
 from __future__ import annotations
 

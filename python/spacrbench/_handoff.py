@@ -1,7 +1,7 @@
-"""Scheduler hand-off beyond today's #SBATCH lines: the job script that
-submits as is (spacrbench_format_slurm_script, the same C text as
-`spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
-keyword arguments, both from the library's schedule (one margin rule), with
+"""Scheduler hand-off: the #SBATCH lines and LocalCluster settings, the job
+script that submits as is (spacrbench_format_slurm_script, the same C text
+as `spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
+keyword arguments, all from the library's schedule (one margin rule), with
 the --time/walltime of the slowest item and a Dask memory_limit that keeps
 the peak below the installed distributed's memory fractions."""
 
@@ -21,24 +21,35 @@ if TYPE_CHECKING:
 
 def schedule_of(rec: Recommendation, what: str) -> Any:
     """The library's spacrbench_schedule for rec (and its measurement)."""
-    sched = new_struct("spacrbench_schedule")
+    sched, cr = new_struct("spacrbench_schedule"), c_recommendation(rec)
     with handoff_measurement(rec.measurement, what) as cm:  # a plate's: its largest item's
-        check(lib.spacrbench_schedule_compute(cm, c_recommendation(rec), sched), what)
+        check(lib.spacrbench_schedule_compute(cm, cr, sched), what)
     return sched
 
 
-def read_items(path: str) -> List[str]:
-    """The items of a file as `spacrbench run --items` reads them: one per
-    line, a trailing CR dropped, empty lines skipped."""
+def handoff_text(rec: Recommendation, what: str) -> str:
+    """The library's text of rec: the #SBATCH lines (to_slurm) or the
+    LocalCluster snippet (to_dask)."""
+    fn = lib.spacrbench_format_slurm if what == "to_slurm" else lib.spacrbench_format_dask
+    cr = c_recommendation(rec)
+    with handoff_measurement(rec.measurement, what) as cm:
+        return format_text(lambda buf, cap: fn(cm, cr, buf, cap), what)
+
+
+def dask_settings(rec: Recommendation) -> Dict[str, int]:
+    """LocalCluster keyword arguments from the library's schedule."""
+    sched = schedule_of(rec, "to_dask")
+    return {"n_workers": int(sched.n_workers),
+            "threads_per_worker": int(sched.threads_per_worker),
+            "memory_limit": dask_memory_limit(sched, "to_dask")}
+
+
+def _item_count(path: str) -> int:
+    """How many items the file holds as `spacrbench run --items` reads it
+    (non-empty lines, a trailing CR dropped); spacrbench_slurm_write_array
+    reads it again with the command's bounds and refuses another count."""
     with open(path, "rb") as f:
-        lines = f.read().split(b"\n")
-    items = []
-    for line in lines:
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if line:
-            items.append(line.decode("utf-8", "surrogateescape"))
-    return items
+        return sum(1 for line in f if line not in (b"\n", b"\r\n", b"\r"))
 
 
 def _own_command() -> str:
@@ -105,13 +116,13 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                          f"{array_limit!r}")
     items_path = text(os.path.abspath(os.fspath(items_file)), "items_file")
     out_path = text(os.path.abspath(os.fspath(output_dir)), "output_dir")
-    items = read_items(items_file)
-    if not items:
+    n_items = _item_count(items_file)
+    if not n_items:
         raise SpacrbenchValueError(f"{items_file} holds no items (one per line)")
     job = ffi.new("spacrbench_slurm_job *")
     check(lib.spacrbench_slurm_job_init(job, ffi.sizeof("spacrbench_slurm_job")), "to_slurm")
     job.items_file = items_path
-    job.n_items = len(items)
+    job.n_items = n_items
     job.output_dir = out_path
     job.job_name = text(str(job_name), "job_name") if job_name is not None else ffi.NULL
     job.command = array(args, "command")

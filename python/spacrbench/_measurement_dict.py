@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Type, TypeVar
 
 from ._binding import check, ffi, lib
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._types import ItemRecord, LazyRecords
 
 if TYPE_CHECKING:
     from ._results import Measurement
@@ -72,12 +71,11 @@ def json_text(data: Any, name: str) -> bytes:
     return text.encode("utf-8")
 
 
-def read_measurement(text: bytes, name: str = "data", flags: int = 0,
-                     what: str = "Measurement.from_dict") -> Tuple[Dict[str, Any], Any]:
-    """The Measurement fields that text describes, read by the library, and
-    the library's measurement, which the caller keeps with the Measurement
-    (keep_c_measurement) or frees."""
-    from ._convert import measurement_fields
+def measurement_from(cls: Type[T], text: bytes, name: str = "data", flags: int = 0,
+                     what: str = "Measurement.from_dict") -> T:
+    """A cls (Measurement) of what text describes, read by the library,
+    whose measurement is kept with it."""
+    from ._convert import keep_c_measurement, measurement_fields
 
     out = ffi.new("spacrbench_measurement **")
     check(lib.spacrbench_measurement_from_json(text, len(text), name.encode("utf-8"), flags,
@@ -85,32 +83,14 @@ def read_measurement(text: bytes, name: str = "data", flags: int = 0,
     cm = out[0]
     try:
         fields, _ = measurement_fields(cm)
-        records = fields["records"]
-        count = records.count if isinstance(records, LazyRecords) else len(records)
-        labels = [lib.spacrbench_measurement_item_label(cm, i) for i in range(count)]
+        records = fields["records"]  # the library's LazyRecords, or () for none
+        labels = [lib.spacrbench_measurement_item_label(cm, i)
+                  for i in range(records.count if records else 0)]
         if any(label != ffi.NULL for label in labels):  # a command's document names its items
             fields["records"] = tuple(
                 dataclasses.replace(r, item=None if label == ffi.NULL
                                     else ffi.string(label).decode("utf-8"))
-                for r, label in zip(_records(records), labels))
-    except BaseException:
-        lib.spacrbench_measurement_free(cm)
-        raise
-    return fields, cm
-
-
-def _records(records: Any) -> Tuple[ItemRecord, ...]:
-    return records.records() if isinstance(records, LazyRecords) else tuple(records)
-
-
-def measurement_from(cls: Type[T], text: bytes, name: str = "data", flags: int = 0,
-                     what: str = "Measurement.from_dict") -> T:
-    """A cls (Measurement) of what text describes, with the library's
-    measurement kept with it."""
-    from ._convert import keep_c_measurement
-
-    fields, cm = read_measurement(text, name, flags, what)
-    try:
+                for r, label in zip(records.records(), labels))
         m = cls(**fields)
     except BaseException:
         lib.spacrbench_measurement_free(cm)

@@ -318,9 +318,9 @@ class Recommendation:
             if job_name is not None or directives or array_limit is not None:
                 raise SpacrbenchTypeError("job_name, extra and array_limit need items_file, "
                                           "output_dir and command")
-            from ._convert import format_slurm
+            from ._handoff import handoff_text
 
-            return format_slurm(self)
+            return handoff_text(self, "to_slurm")
         if items_file is None or output_dir is None or command is None:
             raise SpacrbenchTypeError("a job script needs items_file, output_dir and command "
                                       "together")
@@ -368,6 +368,6 @@ class Recommendation:
             raise SpacrbenchValueError(
                 f"extra applies to cluster='slurm' only (SLURM job directives); "
                 f"LocalCluster has none, got extra={directives!r}")
-        from ._convert import dask_settings, format_dask
+        from ._handoff import dask_settings, handoff_text
 
-        return format_dask(self) if text else dask_settings(self)
+        return handoff_text(self, "to_dask") if text else dask_settings(self)

@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ._binding import check, codes, ffi, lib
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._scale_result import ScalePoint, ScaleResult, result_from_c, result_from_points
+from ._scale_result import ScalePoint, ScaleResult, result_from_c
 
 _barrier: Any = None
 
@@ -435,4 +435,4 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
     return result_from_c(out[0])
 
 
-__all__ = ["MAX_WORKERS", "ScalePoint", "ScaleResult", "result_from_points", "scale"]
+__all__ = ["MAX_WORKERS", "ScalePoint", "ScaleResult", "scale"]

@@ -1,15 +1,15 @@
 """The scaling check's results: ScalePoint, ScaleResult (its table, JSON
 and plot) and the conversion from the library's result, whose rule (the
 knee, the memory fit) every front end shares. scale() (_scale.py) makes
-them over a real process pool; result_from_points applies the rule to
-points measured elsewhere."""
+them over a real process pool; _plot_cli reads them back from the
+library's JSON."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
 import json
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
 from ._convert import PEAK_METHODS, format_bytes
@@ -202,52 +202,4 @@ def result_from_c(r: Any) -> ScaleResult:
                               "scale"), _c=r)
 
 
-def result_from_points(points: Sequence[Dict[str, Any]], budget_bytes: Optional[int],
-                       notes: Sequence[str] = ()) -> ScaleResult:
-    """Apply the library's rule to measured points (dicts with workers, items,
-    seconds and optionally peak_bytes, peak_method, failed,
-    mean_item_seconds, vram_peak_bytes, and the spread of their repeats:
-    repeats, spread, items_per_second_min, items_per_second_max,
-    warmup_items, oom_killed, limit_bytes)."""
-    n = len(points)
-    arr = ffi.new("spacrbench_scale_point[]", max(n, 1))
-    size = ffi.sizeof("spacrbench_scale_point")
-    spreads = ffi.new("spacrbench_scale_spread[]", max(n, 1))
-    spread_size = ffi.sizeof("spacrbench_scale_spread")
-    for i, src in enumerate(points):
-        p = arr[i]
-        lib.spacrbench_scale_point_init(ffi.addressof(arr, i), size)
-        sp = spreads[i]
-        lib.spacrbench_scale_spread_init(ffi.addressof(spreads, i), spread_size)
-        sp.repeats = src.get("repeats", 0)
-        for key in ("spread", "items_per_second_min", "items_per_second_max"):
-            if src.get(key) is not None:
-                setattr(sp, key, src[key])
-        sp.warmup_items = -1 if src.get("warmup_items") is None else src["warmup_items"]
-        sp.oom_killed = 1 if src.get("oom_killed") else 0
-        sp.limit_bytes = -1 if src.get("limit_bytes") is None else src["limit_bytes"]
-        p.workers = src["workers"]
-        p.items = src["items"]
-        p.seconds = src["seconds"]
-        peak = src.get("peak_bytes")
-        p.peak_bytes = NOT_MEASURED if peak is None else peak
-        p.peak_method = src.get("peak_method", lib.SPACRBENCH_PEAK_NONE)
-        p.failed = 1 if src.get("failed") else 0
-        vram = src.get("vram_peak_bytes")
-        p.vram_peak_bytes = NOT_MEASURED if vram is None else vram
-        mean = src.get("mean_item_seconds")
-        if mean is not None:
-            p.mean_item_seconds = mean
-    out = ffi.new("spacrbench_scale_result **")
-    check(lib.spacrbench_scale_from_points_spread(
-        arr, n, size, spreads, spread_size, -1 if budget_bytes is None else budget_bytes, out),
-        "scale")
-    for note in notes:
-        code = lib.spacrbench_scale_add_note(out[0], note.encode("utf-8", "replace"))
-        if code < 0:
-            lib.spacrbench_scale_free(out[0])
-            check(code, "scale")
-    return result_from_c(out[0])
-
-
-__all__ = ["ScalePoint", "ScaleResult", "result_from_c", "result_from_points"]
+__all__ = ["ScalePoint", "ScaleResult", "result_from_c"]

@@ -173,7 +173,7 @@ def test_any_mapping_and_tuples_are_read_and_odd_text_survives() -> None:
 
 def test_the_plot_helper_reads_through_the_same_reader() -> None:
     from spacrbench._plot_cli import measurement_from_json, result_from_json
-    from spacrbench._scale import result_from_points
+    from helpers import result_from_points
 
     stopped = dict(_valid(), stopped=True, stopped_item=0, work_result=3, peak_rss_bytes=None,
                    peak_method="cgroup", items=0)

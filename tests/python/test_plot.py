@@ -43,7 +43,8 @@ HIDE_MATPLOTLIB = "import sys; sys.modules['matplotlib'] = None\n"  # its import
 
 @pytest.mark.parametrize("call", [
     "spacrbench.benchmark(lambda i: None, [1, 2]).plot()",
-    "spacrbench._scale_result.result_from_points([dict(workers=1, items=4, seconds=1.0)], None).plot()",
+    "spacrbench._plot_cli.result_from_json({'scaling': [dict(workers=1, items=4, seconds=1.0, "
+    "peak_bytes=None, failed=False)]}).plot()",
 ])
 def test_without_matplotlib_the_error_says_how_to_install_it(call: str) -> None:
     """Run where matplotlib cannot be imported, in CI too (whose venvs have

@@ -14,11 +14,10 @@ import pytest
 
 import spacrbench
 from spacrbench._binding import UnsupportedPlatformError
-from spacrbench._scale import result_from_points
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale_works  # noqa: E402  (top-level works a spawned worker can import)
-from helpers import LINUX, linux_only  # noqa: E402
+from helpers import LINUX, linux_only, result_from_points  # noqa: E402
 
 ITEMS = [0, 1, 2, 3]
 #: Exactly items_per_worker items per worker, one repeat, no warm-up: the
