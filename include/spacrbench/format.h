@@ -90,7 +90,7 @@ SPACRBENCH_EXTERN int spacrbench_scale_to_json(const spacrbench_scale_result *r,
 /* --- Since 1.2: exports a user pastes (Markdown, CSV) ------------------- */
 
 /* Exports a user pastes (snprintf-style like spacrbench_format_report).
- * One file per format behind one interface (src/output/export_*.c):
+ * One file per format behind one interface (src/report/export_*.c):
  * MARKDOWN: a summary, one table row per item (time, peak, CPU) and the
  * recommendation with its evidence (rec may be NULL); CSV: a header line
  * and one row per item record (RFC 4180 quoting). item_labels may be NULL

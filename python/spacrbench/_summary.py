@@ -1,6 +1,6 @@
 """What ``spacrbench.summarize`` returns: the C library's summary document
 (spacrbench_summary_json) as frozen dataclasses. Nothing here reads a
-directory or decides anything: that is the library's (src/summarize/)."""
+directory or decides anything: that is the library's (src/cluster/summary*.c)."""
 
 from __future__ import annotations
 

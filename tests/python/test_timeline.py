@@ -176,7 +176,9 @@ def test_command_plots_the_serial_run(tmp_path: Path) -> None:
         pytest.skip(f"this installation has no C command ({exe})")
     out = tmp_path / "serial.png"
     env = dict(os.environ, SPACRBENCH_PYTHON=sys.executable)
-    run = subprocess.run([str(exe), "--quiet", "--size", "256x256", "--fields", "3", "--json",
+    # Fields of 1024x1024 (about 0.13 s each): 256x256 ones took 4 ms, under
+    # the sampler's 10 ms period, and a loaded machine drew no point at all.
+    run = subprocess.run([str(exe), "--quiet", "--size", "1024x1024", "--fields", "3", "--json",
                           "--plot", str(out)], capture_output=True, text=True, env=env)
     if not HAVE_MATPLOTLIB:
         assert run.returncode != 0 and "pip install 'spacrbench[plot]'" in run.stderr
