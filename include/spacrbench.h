@@ -311,7 +311,7 @@ SPACRBENCH_EXTERN int spacrbench_format_report_with(const spacrbench_measurement
                                                     const spacrbench_report_options *opts,
                                                     char *buf, size_t cap);
 
-/* Since 1.4. The verbose report: spacrbench_format_report_with() (which
+/* Since 1.3. The verbose report: spacrbench_format_report_with() (which
  * gives the short report: the figures, the advice and the notes a user
  * acts on) with the notes on how each figure was obtained (the kernel
  * mark, the cgroup, the sampling) and, where they differ, the memory

@@ -49,7 +49,7 @@ typedef enum spacrbench_plate_why {
     SPACRBENCH_PLATE_WHY_SPREAD = 3,   /* nearest an even step across the key's range */
     SPACRBENCH_PLATE_WHY_WARMUP = 4,   /* the warm-up: nearest the median key */
     SPACRBENCH_PLATE_WHY_EVEN = 5,     /* no key: evenly spaced through the plate */
-    SPACRBENCH_PLATE_WHY_RANDOM = 6    /* since 1.5: drawn at random within a stratum of the key */
+    SPACRBENCH_PLATE_WHY_RANDOM = 6    /* since 1.3: drawn at random within a stratum of the key */
 } spacrbench_plate_why;
 
 /* How the footprints of the items not measured were predicted. */
@@ -64,13 +64,13 @@ typedef enum spacrbench_plate_fit {
 
 typedef struct spacrbench_plate_options {
     size_t size;          /* sizeof(spacrbench_plate_options) */
-    int64_t sample;       /* items to measure beside the warm-up; >= 1, or (since 1.5) 0:
+    int64_t sample;       /* items to measure beside the warm-up; >= 1, or (since 1.3) 0:
                              sequentially (spacrbench_plate_more); default 0 */
     int64_t warmup;       /* warm-up items, measured first; default 1; >= 0 */
     int32_t key_kind;     /* spacrbench_plate_key of a key function; default BYTES */
     int32_t reserved;     /* must be 0 */
     const char *key_name; /* what the key is, in words ("file size"); NULL: "key" */
-    /* Since 1.5, sample 0: the most the items measured beyond the least
+    /* Since 1.3, sample 0: the most the items measured beyond the least
      * sample may take, as a share of the plate's predicted serial time;
      * default 0.05, 0 to 1 (0: the least sample alone). */
     double sample_cost;
@@ -96,7 +96,7 @@ typedef int(SPACRBENCH_CALLBACK *spacrbench_plate_key_fn)(size_t index, double *
  * without one (key NULL):
  * evenly spaced through the plate, first and last included, and the
  * prediction says the largest item cannot be predicted. O(n log n).
- * Since 1.5 a NaN key is an item with no key (a line that names no file):
+ * Since 1.3 a NaN key is an item with no key (a line that names no file):
  * it is taken to be as large as the plate's largest key and a note says
  * so, the others keep theirs (every key NaN: no key). EINVAL for a key
  * that is negative or infinite (the message names the item's index); EUSER when the key function returned non-zero
@@ -114,7 +114,7 @@ SPACRBENCH_EXTERN void spacrbench_plate_free(spacrbench_plate *p);
 
 /* One chosen item, in the order to measure them (warm-up first, then the
  * largest, so a failure there shows at once, then by increasing key; since
- * 1.5 the random items last, in the order drawn, so every prefix is a
+ * 1.3 the random items last, in the order drawn, so every prefix is a
  * smaller sample). The measured figures are set by spacrbench_plate_predict. */
 typedef struct spacrbench_plate_pick {
     size_t size;
@@ -132,7 +132,7 @@ SPACRBENCH_EXTERN size_t spacrbench_plate_pick_count(const spacrbench_plate *p);
 SPACRBENCH_EXTERN int spacrbench_plate_pick_get(const spacrbench_plate *p, size_t i,
                                                 spacrbench_plate_pick *out);
 
-/* Since 1.5, measuring sequentially (the default, sample 0): after the
+/* Since 1.3, measuring sequentially (the default, sample 0): after the
  * first `measured` chosen items ran, in order, with these peaks (each
  * item's peak RSS, as spacrbench_progress's item_peak_rss_bytes; < 0:
  * none) and wall times (NULL: unknown), whether to run the next one
@@ -160,7 +160,7 @@ SPACRBENCH_EXTERN int spacrbench_plate_more(const spacrbench_plate *p, size_t me
  * time is modelled the same way for the plate's total. The footprints
  * "grow with the key" when r reaches the one-sided 5 % critical value for
  * their count (0.988 at 3 items, 0.900 at 4, 0.805 at 5, never below 0.8).
- * EINVAL when m's records do not match the chosen items (since 1.5: the
+ * EINVAL when m's records do not match the chosen items (since 1.3: the
  * first ones, where spacrbench_plate_more stopped), or m stopped before
  * they were all measured (the items before the stop are not the plate).
  * May be called again. */
@@ -268,7 +268,7 @@ typedef struct spacrbench_plate_section {
     double eta_seconds;             /* the plate's time with those workers; NaN */
     int64_t pick_count;             /* read: the picks (one per record) */
     int64_t note_count;             /* read */
-    int64_t seed;                   /* since 1.5: the seed of the random items' draw; -1 none */
+    int64_t seed;                   /* since 1.3: the seed of the random items' draw; -1 none */
 } spacrbench_plate_section;
 
 /* All "none" (-1, NaN), key_kind NONE, the size set. */
