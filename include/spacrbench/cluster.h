@@ -154,6 +154,15 @@ SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement 
                                                    const spacrbench_slurm_job *job,
                                                    const spacrbench_slurm_tasks *tasks);
 
+/* --- Since 1.5: the --time's text, the items file's count -------------- */
+
+/* m's --time (spacrbench_time_limit_minutes of its slowest item, 5
+ * minutes when it has none) as sbatch --time and Dask's SLURMCluster
+ * walltime take it: "HH:MM:00", or "D-HH:MM:00" from a day on;
+ * snprintf-style. */
+SPACRBENCH_EXTERN int spacrbench_format_time_limit(const spacrbench_measurement *m, char *buf,
+                                                   size_t cap);
+
 /* --- Since 1.2: summarize, what the tasks used and the one resubmission - */
 
 /* summarize: what the tasks of a job array used against what they asked

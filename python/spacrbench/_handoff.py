@@ -64,14 +64,10 @@ def _own_command() -> str:
 
 
 def _walltime(rec: Recommendation) -> str:
-    """SLURMCluster's walltime by the library's --time rule."""
-    minutes = ffi.new("int64_t *")
+    """SLURMCluster's walltime: the library's --time of the measurement."""
     with handoff_measurement(rec.measurement, "to_dask") as cm:
-        slowest = lib.spacrbench_measurement_slowest_item_seconds(cm)
-    check(lib.spacrbench_time_limit_minutes(slowest if slowest == slowest else 0.0, 0.0,
-                                            minutes), "to_dask")
-    d, rest = divmod(int(minutes[0]), 24 * 60)
-    return (f"{d}-" if d else "") + f"{rest // 60:02d}:{rest % 60:02d}:00"
+        return format_text(lambda buf, cap: lib.spacrbench_format_time_limit(cm, buf, cap),
+                           "to_dask")
 
 
 def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
