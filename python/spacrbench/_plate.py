@@ -17,7 +17,6 @@ import dataclasses
 import math
 import numbers
 import os
-import stat
 from dataclasses import dataclass, field
 import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -194,17 +193,19 @@ def _number(value: Any, i: int, item: Any) -> float:
     return number
 
 
-def _file_size(item: Any) -> Optional[int]:
-    """The size of the regular file item names (stat only: a FIFO is never
-    opened), or None. What the item's own __fspath__ raises goes on."""
+def file_size(item: Any) -> Optional[int]:
+    """The library's key of the file item names (spacrbench_plate_file_key:
+    a regular file's size, stat only), or None. What the item's own
+    __fspath__ raises goes on."""
     if not isinstance(item, (str, bytes, os.PathLike)):
         return None
     path = os.fspath(item)
     try:
-        st = os.stat(path)
-    except (OSError, ValueError, TypeError):
+        name = os.fsencode(path)
+    except UnicodeError:  # no file has that name
         return None
-    return int(st.st_size) if stat.S_ISREG(st.st_mode) else None
+    size = lib.spacrbench_plate_file_key(name) if b"\0" not in name else math.nan
+    return None if math.isnan(size) else int(size)
 
 
 def _nbytes(item: Any) -> Optional[int]:
@@ -244,7 +245,7 @@ def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
                                            f"{exc}; the item is {_shown(item)}") from exc
             keys.append(_number(value, i, item))
         return keys, int(lib.SPACRBENCH_PLATE_KEY_NUMBER), "key", None
-    for finder, name in ((_file_size, "file size"), (_nbytes, "nbytes")):
+    for finder, name in ((file_size, "file size"), (_nbytes, "nbytes")):
         sizes = [_default_key(finder, name, i, item) for i, item in enumerate(items)]
         if all(size is None for size in sizes):
             continue
