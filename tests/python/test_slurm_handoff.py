@@ -144,6 +144,15 @@ def test_dask_slurm_cluster_settings() -> None:
         rec.to_dask(cluster="pbs")  # type: ignore[call-overload]
 
 
+def test_walltime_is_the_scripts_time_from_a_day_on() -> None:
+    """SLURMCluster's walltime is the script's --time: D-HH:MM:00 from a day on."""
+    m = Measurement(items=2, seconds=2 * 43230.0, peak_rss_bytes=700 * MIB, cpu_seconds=2.0,
+                    peak_method="cgroup")
+    rec = recommend_workers(m, cores=4, available_bytes=64 << 30, reserve_bytes=0)
+    assert rec.to_dask(cluster="slurm")["walltime"] == "1-00:01:00"  # 2 x (12 h + 30 s)
+    assert "#SBATCH --time=1-00:01:00\n" in rec.to_slurm()
+
+
 def items_file(tmp_path: Path) -> Path:
     path = tmp_path / "items.txt"
     path.write_text("a.tif\nb.tif\n")
