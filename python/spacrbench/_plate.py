@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._plate_c import file_size
 from ._plate_data import PlatePick, PlatePrediction, PlateSection
 from ._results import Measurement, Recommendation
 from ._types import Progress
@@ -191,21 +192,6 @@ def _number(value: Any, i: int, item: Any) -> float:
                                    f"number >= 0 (a size that grows with the item's memory); "
                                    f"the item is {_shown(item)}")
     return number
-
-
-def file_size(item: Any) -> Optional[int]:
-    """The library's key of the file item names (spacrbench_plate_file_key:
-    a regular file's size, stat only), or None. What the item's own
-    __fspath__ raises goes on."""
-    if not isinstance(item, (str, bytes, os.PathLike)):
-        return None
-    path = os.fspath(item)
-    try:
-        name = os.fsencode(path)
-    except UnicodeError:  # no file has that name
-        return None
-    size = lib.spacrbench_plate_file_key(name) if b"\0" not in name else math.nan
-    return None if math.isnan(size) else int(size)
 
 
 def _nbytes(item: Any) -> Optional[int]:
