@@ -154,6 +154,22 @@ SPACRBENCH_EXTERN int spacrbench_slurm_write_array(const spacrbench_measurement 
                                                    const spacrbench_slurm_job *job,
                                                    const spacrbench_slurm_tasks *tasks);
 
+/* --- Since 1.3: the --time's text, the items file's count -------------- */
+
+/* job.n_items of items_file: its items as `spacrbench run --items` reads
+ * them (lines end at \n, a trailing CR dropped, empty lines skipped), with
+ * the same bounds: EINVAL naming the line for a NUL byte, a line longer
+ * than ARG_MAX (within 128 KiB..64 MiB), more than 1 GiB or more than 2^24
+ * items; ESYSTEM with errno's words when it cannot be read. */
+SPACRBENCH_EXTERN int spacrbench_slurm_count_items(const char *items_file, int64_t *n_items);
+
+/* m's --time (spacrbench_time_limit_minutes of its slowest item, 5
+ * minutes when it has none) as sbatch --time and Dask's SLURMCluster
+ * walltime take it: "HH:MM:00", or "D-HH:MM:00" from a day on;
+ * snprintf-style. */
+SPACRBENCH_EXTERN int spacrbench_format_time_limit(const spacrbench_measurement *m, char *buf,
+                                                   size_t cap);
+
 /* --- Since 1.2: summarize, what the tasks used and the one resubmission - */
 
 /* summarize: what the tasks of a job array used against what they asked

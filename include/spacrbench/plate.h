@@ -111,6 +111,13 @@ SPACRBENCH_EXTERN int spacrbench_plate_select_keys(size_t n_items, const double 
                                                    const spacrbench_plate_options *opts,
                                                    spacrbench_plate **out);
 SPACRBENCH_EXTERN void spacrbench_plate_free(spacrbench_plate *p);
+/* Since 1.3.
+ * The key of an item that names a file (the command's --sample, Python's
+ * benchmark_plate): its size in bytes when path (UTF-8) names a regular
+ * file, else NaN (a missing file, a directory, a FIFO, a symlink loop),
+ * which spacrbench_plate_select takes to be as large as the largest. Stat
+ * only: nothing is opened, so a FIFO or a device cannot block. */
+SPACRBENCH_EXTERN double spacrbench_plate_file_key(const char *path);
 
 /* One chosen item, in the order to measure them (warm-up first, then the
  * largest, so a failure there shows at once, then by increasing key; since

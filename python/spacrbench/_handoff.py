@@ -7,6 +7,7 @@ the peak below the installed distributed's memory fractions."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 from ._binding import check, ffi, format_text, lib, new_struct
 from ._convert import c_recommendation, handoff_measurement
 from ._dask_memory import dask_memory_limit
-from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
 if TYPE_CHECKING:
     from ._results import Recommendation
 
@@ -45,11 +46,14 @@ def dask_settings(rec: Recommendation) -> Dict[str, int]:
 
 
 def _item_count(path: str) -> int:
-    """How many items the file holds as `spacrbench run --items` reads it
-    (non-empty lines, a trailing CR dropped); spacrbench_slurm_write_array
-    reads it again with the command's bounds and refuses another count."""
-    with open(path, "rb") as f:
-        return sum(1 for line in f if line not in (b"\n", b"\r\n", b"\r"))
+    """How many items the file holds, as `spacrbench run --items` reads it
+    and with its bounds (spacrbench_slurm_count_items)."""
+    if not os.path.exists(path):
+        raise SpacrbenchFileNotFoundError(errno.ENOENT, "to_slurm(): items_file does not exist",
+                                          path)
+    n = ffi.new("int64_t *")
+    check(lib.spacrbench_slurm_count_items(os.fsencode(path), n), "to_slurm(): items_file")
+    return int(n[0])
 
 
 def _own_command() -> str:
@@ -64,14 +68,10 @@ def _own_command() -> str:
 
 
 def _walltime(rec: Recommendation) -> str:
-    """SLURMCluster's walltime by the library's --time rule."""
-    minutes = ffi.new("int64_t *")
+    """SLURMCluster's walltime: the library's --time of the measurement."""
     with handoff_measurement(rec.measurement, "to_dask") as cm:
-        slowest = lib.spacrbench_measurement_slowest_item_seconds(cm)
-    check(lib.spacrbench_time_limit_minutes(slowest if slowest == slowest else 0.0, 0.0,
-                                            minutes), "to_dask")
-    d, rest = divmod(int(minutes[0]), 24 * 60)
-    return (f"{d}-" if d else "") + f"{rest // 60:02d}:{rest % 60:02d}:00"
+        return format_text(lambda buf, cap: lib.spacrbench_format_time_limit(cm, buf, cap),
+                           "to_dask")
 
 
 def slurm_script(rec: Recommendation, items_file: str, output_dir: str,

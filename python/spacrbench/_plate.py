@@ -17,7 +17,6 @@ import dataclasses
 import math
 import numbers
 import os
-import stat
 from dataclasses import dataclass, field
 import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -25,6 +24,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._plate_c import file_size
 from ._plate_data import PlatePick, PlatePrediction, PlateSection
 from ._results import Measurement, Recommendation
 from ._types import Progress
@@ -194,19 +194,6 @@ def _number(value: Any, i: int, item: Any) -> float:
     return number
 
 
-def _file_size(item: Any) -> Optional[int]:
-    """The size of the regular file item names (stat only: a FIFO is never
-    opened), or None. What the item's own __fspath__ raises goes on."""
-    if not isinstance(item, (str, bytes, os.PathLike)):
-        return None
-    path = os.fspath(item)
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError, TypeError):
-        return None
-    return int(st.st_size) if stat.S_ISREG(st.st_mode) else None
-
-
 def _nbytes(item: Any) -> Optional[int]:
     """An array's nbytes (an int), or None; a negative one is an error."""
     n = getattr(item, "nbytes", None)
@@ -244,7 +231,7 @@ def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
                                            f"{exc}; the item is {_shown(item)}") from exc
             keys.append(_number(value, i, item))
         return keys, int(lib.SPACRBENCH_PLATE_KEY_NUMBER), "key", None
-    for finder, name in ((_file_size, "file size"), (_nbytes, "nbytes")):
+    for finder, name in ((file_size, "file size"), (_nbytes, "nbytes")):
         sizes = [_default_key(finder, name, i, item) for i, item in enumerate(items)]
         if all(size is None for size in sizes):
             continue

@@ -3,12 +3,14 @@ measurement (spacrbench_measurement_plate and its picks and notes) and
 written into one (the section's builders), so to_dict(), the exports, the
 report and the hand-off see Measurement.plate, a hand-made or replaced one
 too. The library checks what it is given (an index past the plate, a pick
-per record): its refusal is a ValueError naming the field."""
+per record): its refusal is a ValueError naming the field. And the
+file-size key of an item, the library's."""
 
 from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any, Optional
 
 from ._binding import Names, c_text, check, ffi, lib, new_struct
@@ -135,3 +137,18 @@ def plate_to_c(cm: Any, section: Any) -> None:
     for i, note in enumerate(p.notes):
         check(lib.spacrbench_measurement_plate_add_note(
             cm, _text(note, f"plate.prediction.notes[{i}]")), f"plate.prediction.notes[{i}]")
+
+
+def file_size(item: Any) -> Optional[int]:
+    """The library's key of the file item names (spacrbench_plate_file_key:
+    a regular file's size, stat only), or None. What the item's own
+    __fspath__ raises goes on."""
+    if not isinstance(item, (str, bytes, os.PathLike)):
+        return None
+    path = os.fspath(item)
+    try:
+        name = os.fsencode(path)
+    except UnicodeError:  # no file has that name
+        return None
+    size = lib.spacrbench_plate_file_key(name) if b"\0" not in name else math.nan
+    return None if math.isnan(size) else int(size)

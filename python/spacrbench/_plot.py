@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import math
 import os
-import stat
 import textwrap
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
@@ -82,15 +81,6 @@ def _budget(rec: "Recommendation") -> Optional[float]:
     return max(0, rec.available_bytes - rec.reserve_bytes) / max(1, rec.workers)
 
 
-def _file_size(name: Optional[str]) -> Optional[int]:
-    """The size of the regular file name names (stat only), or None."""
-    try:
-        st = os.stat(name) if name else None
-    except (OSError, ValueError):
-        return None
-    return int(st.st_size) if st is not None and stat.S_ISREG(st.st_mode) else None
-
-
 def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
     """Each record's key, what it is, and whether it counts bytes: the
     plate's keys, else the items' file sizes where every item is a file
@@ -100,7 +90,9 @@ def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
             len(plate.sample) == len(m.records) and all(p.key is not None for p in plate.sample):
         return ([float(p.key or 0) for p in plate.sample], plate.prediction.key_name,
                 plate.prediction.key == "bytes")
-    sizes = [_file_size(r.item) for r in m.records]
+    from ._plate_c import file_size
+
+    sizes = [file_size(r.item) for r in m.records]
     if all(s is not None for s in sizes) and len(set(sizes)) > 1:
         return [float(s or 0) for s in sizes], "file size", True
     order = "item, in the order measured"

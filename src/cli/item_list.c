@@ -9,20 +9,8 @@
 
 #include "cli_error.h"
 #include "command_line.h"
+#include "item_lines.h"
 #include "text_escape.h"
-
-size_t item_list_line_limit(void)
-{
-    /* ARG_MAX bounds the arguments and environment of an exec together:
-     * a longer line can never reach the command as an argument. glibc
-     * derives it from the stack limit (a quarter of it), so an unlimited
-     * stack would give no bound at all: it is kept within these. */
-    long arg_max = sysconf(_SC_ARG_MAX);
-    size_t lo = (size_t)128 << 10, hi = ITEM_LIST_LINE_MAX_CAP;
-    if (arg_max <= 0)
-        return (size_t)2 << 20;
-    return (size_t)arg_max < lo ? lo : (size_t)arg_max > hi ? hi : (size_t)arg_max;
-}
 
 static int copy_arguments(const cli_args *a, item_list *out)
 {
@@ -37,98 +25,29 @@ static int copy_arguments(const cli_args *a, item_list *out)
     return 0;
 }
 
-/* Why a list was refused: which line, and what about it. */
-typedef enum list_fault {
-    LIST_OK = 0,
-    LIST_ERRNO,     /* a read or an allocation failed: errno */
-    LIST_NUL,       /* a NUL byte */
-    LIST_LONG_LINE, /* a line longer than the line limit */
-    LIST_TOO_LARGE, /* more than ITEM_LIST_MAX_BYTES read */
-    LIST_TOO_MANY,  /* more than ITEM_LIST_MAX_COUNT items */
-} list_fault;
+/* Each item read into the list (sb_items_read's keep). */
+typedef struct list_growth {
+    item_list *list;
+    size_t cap;
+} list_growth;
 
-typedef struct list_reader {
-    char **items;
-    size_t n, cap;
-    char *line;
-    size_t len, line_cap;
-    size_t number; /* of the line being read, from 1 */
-    size_t total;  /* bytes read so far */
-} list_reader;
-
-/* Keep the line read as the next item (a trailing CR dropped; an empty
- * line skipped). 0, 1 when the list already holds ITEM_LIST_MAX_COUNT
- * items, -1 when out of memory. */
-static int keep_line(list_reader *r)
+static int keep_item(const char *item, size_t len, void *payload)
 {
-    size_t len = r->len;
-    if (len > 0 && r->line[len - 1] == '\r')
-        len--;
-    r->len = 0;
-    if (len == 0)
-        return 0;
-    if (r->n == ITEM_LIST_MAX_COUNT) {
-        errno = 0;
-        return 1;
-    }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        char **grown = realloc(r->items, cap * sizeof *grown);
+    list_growth *g = payload;
+    if (g->list->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 64;
+        char **grown = realloc(g->list->items, cap * sizeof *grown);
         if (!grown)
             return -1;
-        r->items = grown;
-        r->cap = cap;
+        g->list->items = grown;
+        g->cap = cap;
     }
-    char *item = malloc(len + 1);
-    if (!item)
+    char *copy = malloc(len + 1);
+    if (!copy)
         return -1;
-    memcpy(item, r->line, len);
-    item[len] = '\0';
-    r->items[r->n++] = item;
+    memcpy(copy, item, len + 1);
+    g->list->items[g->list->n++] = copy;
     return 0;
-}
-
-/* One item per line, as getline would give them, but bounded as the bytes
- * arrive: a NUL, a line longer than line_max or a list larger than
- * ITEM_LIST_MAX_BYTES stops the reading at once, so /dev/zero or an
- * endless stream without newlines cannot grow the memory without end. */
-static list_fault read_bounded(FILE *f, list_reader *r, size_t line_max)
-{
-    errno = 0;
-    r->number = 1;
-    int c;
-    while ((c = getc_unlocked(f)) != EOF) {
-        if (++r->total > ITEM_LIST_MAX_BYTES)
-            return LIST_TOO_LARGE;
-        if (c == '\n') {
-            int kept = keep_line(r);
-            if (kept != 0)
-                return kept > 0 ? LIST_TOO_MANY : LIST_ERRNO;
-            r->number++;
-            continue;
-        }
-        if (c == '\0')
-            return LIST_NUL;
-        if (r->len >= line_max)
-            return LIST_LONG_LINE;
-        if (r->len + 1 >= r->line_cap) {
-            size_t cap = r->line_cap ? 2 * r->line_cap : 256;
-            char *grown = realloc(r->line, cap);
-            if (!grown)
-                return LIST_ERRNO;
-            r->line = grown;
-            r->line_cap = cap;
-        }
-        r->line[r->len++] = (char)c;
-    }
-    if (ferror(f)) {
-        if (!errno)
-            errno = EIO;
-        return LIST_ERRNO;
-    }
-    /* The last line may lack its newline. */
-    int kept = keep_line(r);
-    return kept == 0 ? LIST_OK : kept > 0 ? LIST_TOO_MANY : LIST_ERRNO;
 }
 
 static int read_list(const cli_args *a, item_list *out)
@@ -141,60 +60,31 @@ static int read_list(const cli_args *a, item_list *out)
         return cli_usage_error("--items", "cannot open '%s': %s", file, strerror(errno));
     if (from_stdin && isatty(STDIN_FILENO))
         cli_notice("reading items from standard input, one per line (end with Ctrl-D)");
-    list_reader r = {0};
-    size_t line_max = item_list_line_limit();
-    list_fault fault = read_bounded(f, &r, line_max);
+    list_growth g = {out, 0};
+    size_t line = 0;
+    sb_items_fault fault = sb_items_read(f, keep_item, &g, &line);
     int e = errno;
     if (!from_stdin)
         fclose(f);
-    free(r.line);
-    if (fault == LIST_OK) {
-        out->items = r.items;
-        out->n = r.n;
+    if (fault == SB_ITEMS_OK)
         return CLI_EXIT_OK;
-    }
-    items_free(r.items, r.n);
-    char *shown = from_stdin ? NULL : sb_escape_text(file);
-    const char *where = from_stdin ? "standard input" : shown ? shown : file;
-    int rc;
-    switch (fault) {
-    case LIST_NUL:
-        rc =
-            cli_usage_error(option, "line %zu holds a NUL byte, which no item can contain (%s%s%s)",
-                            r.number, from_stdin ? "" : "'", where, from_stdin ? "" : "'");
-        break;
-    case LIST_LONG_LINE:
-        rc = cli_usage_error(option,
-                             "line %zu of %s%s%s is longer than %zu bytes (ARG_MAX, the most an "
-                             "exec can pass), so no item can be that long: is it a list of "
-                             "items, one per line?",
-                             r.number, from_stdin ? "" : "'", where, from_stdin ? "" : "'",
-                             line_max);
-        break;
-    case LIST_TOO_LARGE:
-        rc = cli_usage_error(option,
-                             "%s%s%s holds more than %zu bytes (1 GiB) by line %zu: far more than "
-                             "any item list; is it a list of items, one per line?",
-                             from_stdin ? "" : "'", where, from_stdin ? "" : "'",
-                             (size_t)ITEM_LIST_MAX_BYTES, r.number);
-        break;
-    case LIST_TOO_MANY:
-        rc = cli_usage_error(option,
-                             "%s%s%s holds more than %zu items (at line %zu): far more than any "
-                             "item list; is it a list of items, one per line?",
-                             from_stdin ? "" : "'", where, from_stdin ? "" : "'",
-                             (size_t)ITEM_LIST_MAX_COUNT, r.number);
-        break;
-    default:
-        if (e == ENOMEM) {
-            rc = cli_error(CLI_EXIT_ERROR, "%s: out of memory reading the items at line %zu",
-                           option, r.number);
-        } else
-            rc = cli_usage_error(option, "cannot read items from %s%s%s: %s", from_stdin ? "" : "'",
+    item_list_free(out);
+    if (fault == SB_ITEMS_ERRNO && e == ENOMEM)
+        return cli_error(CLI_EXIT_ERROR, "%s: out of memory reading the items at line %zu", option,
+                         line);
+    if (fault == SB_ITEMS_ERRNO) {
+        char *shown = from_stdin ? NULL : sb_escape_text(file);
+        const char *where = from_stdin ? "standard input" : shown ? shown : file;
+        int rc = cli_usage_error(option, "cannot read items from %s%s%s: %s", from_stdin ? "" : "'",
                                  where, from_stdin ? "" : "'", strerror(e ? e : EIO));
-        break;
+        free(shown);
+        return rc;
     }
-    free(shown);
+    char *why = sb_items_refusal(fault, line, from_stdin ? NULL : file);
+    if (!why)
+        return cli_error(CLI_EXIT_ERROR, "out of memory");
+    int rc = cli_usage_error(option, "%s", why);
+    free(why);
     return rc;
 }
 

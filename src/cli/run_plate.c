@@ -6,25 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli_error.h"
 #include "text_escape.h"
 
-/* The item's file size, when it names a regular file (stat only: nothing
- * is opened, so a FIFO or a device cannot block). */
-static int file_size(const char *item, double *size)
-{
-    struct stat st;
-    if (stat(item, &st) != 0 || !S_ISREG(st.st_mode))
-        return -1;
-    *size = (double)st.st_size;
-    return 0;
-}
-
-/* The keys: every item's file size, NaN for an item that names no regular
- * file (the library takes it to be as large as the largest, and its note
- * says so; the others keep theirs). 0, or -1 out of memory. */
+/* The keys: every item's file size (spacrbench_plate_file_key), NaN for an
+ * item that names no regular file (the library takes it to be as large as
+ * the largest, and its note says so; the others keep theirs). 0, or -1
+ * out of memory. */
 static int file_keys(run_plate *rp, double **keys)
 {
     *keys = malloc((rp->all.n ? rp->all.n : 1) * sizeof **keys);
@@ -32,9 +21,8 @@ static int file_keys(run_plate *rp, double **keys)
         return -1;
     int warned = 0;
     for (size_t i = 0; i < rp->all.n; i++) {
-        if (file_size(rp->all.items[i], &(*keys)[i]) == 0)
+        if (!isnan((*keys)[i] = spacrbench_plate_file_key(rp->all.items[i])))
             continue;
-        (*keys)[i] = NAN;
         if (warned++)
             continue;
         /* Said now too, once: the user should not find a stray line (a

@@ -384,6 +384,21 @@ SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, doub
     return 0;
 }
 
+SPACRBENCH_EXTERN int spacrbench_format_time_limit(const spacrbench_measurement *m, char *buf,
+                                                   size_t cap)
+{
+    sb_clear_error();
+    if (!m)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement is NULL");
+    int64_t minutes = 0;
+    int rc = sb_measurement_time_limit(m, 0, &minutes);
+    if (rc < 0)
+        return rc;
+    char text[32];
+    sb_format_time_limit(text, sizeof text, minutes);
+    return deliver(text, (int)strlen(text), buf, cap);
+}
+
 SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,
                                                    int64_t *memory_limit_bytes)
 {

@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "plate.h"
 #include "spacrbench.h"
@@ -563,6 +567,45 @@ END_TEST
  * the others keep theirs, the stray one is taken to be as large as the
  * largest (so it may be measured and is sized for), and a note names it.
  * Every key NaN: no key. */
+/* The file-size key: a regular file's size; NaN, without opening it, for
+ * what names no regular file. */
+START_TEST(the_file_key_is_a_regular_files_size)
+{
+#if defined(_WIN32)
+    char dir[] = ".";
+#else
+    char dir[] = "/tmp/plate-key-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+#endif
+    char path[64], fifo[64], loop[64];
+    snprintf(path, sizeof path, "%s/plate-key.txt", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("12345", f);
+    fclose(f);
+    ck_assert(spacrbench_plate_file_key(path) == 5.0);
+    remove(path);
+    ck_assert(isnan(spacrbench_plate_file_key(path))); /* missing */
+    ck_assert(isnan(spacrbench_plate_file_key(dir)));  /* a directory */
+    ck_assert(isnan(spacrbench_plate_file_key("")));
+    ck_assert(isnan(spacrbench_plate_file_key(NULL)));
+#if !defined(_WIN32)
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(loop, sizeof loop, "%s/loop", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink(loop, loop), 0);
+    ck_assert(isnan(spacrbench_plate_file_key(fifo))); /* never opened: no writer, no block */
+    ck_assert(isnan(spacrbench_plate_file_key(loop)));
+    unlink(fifo);
+    unlink(loop);
+    rmdir(dir);
+#else
+    (void)fifo;
+    (void)loop;
+#endif
+}
+END_TEST
+
 START_TEST(an_item_without_a_key_leaves_the_others_theirs)
 {
     double keys[30];
@@ -1570,6 +1613,7 @@ static Suite *plate_suite(void)
     tcase_add_test(model, few_uniform_and_whole_plates);
     tcase_add_test(model, a_larger_sample_never_covers_less);
     tcase_add_test(model, an_item_without_a_key_leaves_the_others_theirs);
+    tcase_add_test(model, the_file_key_is_a_regular_files_size);
     tcase_add_test(model, random_picks_are_seeded_and_nested);
     tcase_add_test(model, measured_sequentially_until_the_largest_stops_moving);
     tcase_add_test(model, a_sequential_run_never_predicts_less_than_a_shorter_one);

@@ -293,6 +293,34 @@ START_TEST(time_limit_is_twice_the_slowest_item_in_whole_minutes)
 }
 END_TEST
 
+/* The --time as sbatch and SLURMCluster take it, from a measurement of 4
+ * items (no records: each took a quarter of the seconds). */
+START_TEST(time_limit_text_is_what_sbatch_takes)
+{
+    static const struct {
+        double seconds;
+        const char *want;
+    } cases[] = {
+        {10.0, "00:05:00"},          /* the floor */
+        {4 * 3600.0, "02:00:00"},    /* 2 x 1 h */
+        {4 * 43230.0, "1-00:01:00"}, /* 2 x (12 h + 30 s): a day and a minute */
+    };
+    char buf[32], small[4];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        spacrbench_measurement *m = measured(MIB, cases[i].seconds, 1.0);
+        ck_assert_int_eq(spacrbench_format_time_limit(m, buf, sizeof buf),
+                         (int)strlen(cases[i].want));
+        ck_assert_str_eq(buf, cases[i].want);
+        if (i == 2) { /* snprintf-style: the full length, the text cut */
+            ck_assert_int_eq(spacrbench_format_time_limit(m, small, sizeof small), 10);
+            ck_assert_str_eq(small, "1-0");
+        }
+        spacrbench_measurement_free(m);
+    }
+    ck_assert_int_eq(spacrbench_format_time_limit(NULL, buf, sizeof buf), SPACRBENCH_EINVAL);
+}
+END_TEST
+
 START_TEST(dask_limit_keeps_the_peak_below_the_fraction)
 {
     int64_t limit = 0;
@@ -322,6 +350,7 @@ static Suite *schedule_suite(void)
     tcase_add_test(t, concurrency_is_the_recommendation_within_the_cores);
     tcase_add_test(t, concurrency_fits_the_requested_memory);
     tcase_add_test(t, time_limit_is_twice_the_slowest_item_in_whole_minutes);
+    tcase_add_test(t, time_limit_text_is_what_sbatch_takes);
     tcase_add_test(t, dask_limit_keeps_the_peak_below_the_fraction);
     suite_add_tcase(s, t);
     t = tcase_create("contract");

@@ -361,6 +361,9 @@ START_TEST(the_index_follows_the_items_rule)
     ck_assert_ptr_nonnull(f);
     fputs("a\nb\r\n\r\n\nx\r\r\nlast", f); /* items a, b, x\r, last */
     fclose(f);
+    int64_t counted = 0; /* as the index counts them */
+    ck_assert_int_eq(spacrbench_slurm_count_items(items, &counted), 0);
+    ck_assert_int_eq(counted, 4);
     spacrbench_schedule s = schedule(3);
     spacrbench_slurm_job j = job();
     j.items_file = items;
@@ -411,6 +414,26 @@ START_TEST(the_index_follows_the_items_rule)
     unlink(path);
     unlink(items);
     ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The count has `run --items`'s bounds (the index's are far wider). */
+START_TEST(items_are_counted_with_the_commands_bounds)
+{
+    char path[] = "/tmp/sb-items-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "a\nb\0c\n", 6), 6);
+    close(fd);
+    int64_t n = -1;
+    ck_assert_int_eq(spacrbench_slurm_count_items(path, &n), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(n, -1);
+    ck_assert_msg(strstr(spacrbench_last_error_message(), "line 2 holds a NUL byte"), "%s",
+                  spacrbench_last_error_message());
+    unlink(path);
+    ck_assert_int_eq(spacrbench_slurm_count_items(path, &n), SPACRBENCH_ESYSTEM);
+    ck_assert_int_eq(spacrbench_slurm_count_items(NULL, &n), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_slurm_count_items(path, NULL), SPACRBENCH_EINVAL);
 }
 END_TEST
 
@@ -666,6 +689,7 @@ static Suite *slurm_script_suite(void)
     tcase_add_test(t, the_index_follows_the_items_rule);
 #if !defined(_WIN32)
     tcase_add_test(t, another_arrays_files_are_never_replaced);
+    tcase_add_test(t, items_are_counted_with_the_commands_bounds);
     tcase_add_test(t, a_refusal_names_long_paths_whole);
 #endif
     suite_add_tcase(s, t);

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from helpers import LINUX, linux_only
@@ -144,10 +145,55 @@ def test_dask_slurm_cluster_settings() -> None:
         rec.to_dask(cluster="pbs")  # type: ignore[call-overload]
 
 
+def test_walltime_is_the_scripts_time_from_a_day_on() -> None:
+    """SLURMCluster's walltime is the script's --time: D-HH:MM:00 from a day on."""
+    m = Measurement(items=2, seconds=2 * 43230.0, peak_rss_bytes=700 * MIB, cpu_seconds=2.0,
+                    peak_method="cgroup")
+    rec = recommend_workers(m, cores=4, available_bytes=64 << 30, reserve_bytes=0)
+    assert rec.to_dask(cluster="slurm")["walltime"] == "1-00:01:00"  # 2 x (12 h + 30 s)
+    assert "#SBATCH --time=1-00:01:00\n" in rec.to_slurm()
+
+
 def items_file(tmp_path: Path) -> Path:
     path = tmp_path / "items.txt"
     path.write_text("a.tif\nb.tif\n")
     return path
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"a\nb\0c\n", "line 2 holds a NUL byte, which no item can contain"),
+    (b"a\n" + b"y" * ((64 << 20) + 1) + b"\n", "line 2 of .* is longer than"),  # > any ARG_MAX
+    pytest.param(None, r"'.*items.txt' holds more than 1073741824 bytes \(1 GiB\)",
+                 marks=pytest.mark.slow),  # 3 s: writes and reads 1 GiB
+])
+def test_the_items_file_has_the_commands_bounds(tmp_path: Path, data: Optional[bytes],
+                                                why: str) -> None:
+    """items_file is read as `spacrbench run --items` reads it, with its
+    bounds, as `run --emit slurm` reads it: a NUL byte, a line no command
+    can take and a list over 1 GiB are refused naming items_file, and
+    nothing is written (to_slurm used to write an array of the last two)."""
+    items = tmp_path / "items.txt"
+    with open(items, "wb") as f:
+        if data is not None:
+            f.write(data)
+        else:  # 1 GiB of 1 KiB lines, and one more
+            block = (b"z" * 1023 + b"\n") * 1024
+            for _ in range(1024):
+                f.write(block)
+            f.write(block[:1024])
+    try:
+        with pytest.raises(ValueError, match=f"items_file: {why}"):
+            rec_of().to_slurm(str(items), str(tmp_path / "out"), ["true", "{}"])
+    finally:
+        items.unlink()
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_items_file_is_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError) as info:
+        rec_of().to_slurm(str(tmp_path / "none.txt"), str(tmp_path / "out"), ["true", "{}"])
+    assert info.value.filename == str(tmp_path / "none.txt")
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("kwargs, name", [

@@ -1,0 +1,52 @@
+/* How many items a job array's items file holds (spacrbench_slurm_count_items):
+ * `run --items`'s rule and bounds (util/item_lines.h), so Python's to_slurm
+ * refuses the lists the command refuses. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "item_lines.h"
+
+#if defined(_WIN32)
+#define SB_READ_MODE "rb"
+#else
+#define SB_READ_MODE "rbe" /* close-on-exec: no fd leaks into a forked child */
+#endif
+
+static int count_item(const char *item, size_t len, void *payload)
+{
+    (void)item;
+    (void)len;
+    ++*(int64_t *)payload;
+    return 0;
+}
+
+int spacrbench_slurm_count_items(const char *items_file, int64_t *n_items)
+{
+    sb_clear_error();
+    if (!items_file || !n_items)
+        return sb_fail(SPACRBENCH_EINVAL, "items_file and n_items must not be NULL");
+    FILE *f = fopen(items_file, SB_READ_MODE);
+    if (!f)
+        return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", items_file, strerror(errno));
+    int64_t count = 0;
+    size_t line = 0;
+    sb_items_fault fault = sb_items_read(f, count_item, &count, &line);
+    int e = errno;
+    fclose(f);
+    if (fault == SB_ITEMS_OK) {
+        *n_items = count;
+        return SPACRBENCH_OK;
+    }
+    if (fault == SB_ITEMS_ERRNO)
+        return e == ENOMEM ? sb_fail(SPACRBENCH_ENOMEM, "out of memory reading %s", items_file)
+                           : sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", items_file,
+                                     strerror(e ? e : EIO));
+    char *why = sb_items_refusal(fault, line, items_file);
+    int rc =
+        why ? sb_fail(SPACRBENCH_EINVAL, "%s", why) : sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    free(why);
+    return rc;
+}
