@@ -2,9 +2,14 @@
  * `run --items`'s rule and bounds (util/item_lines.h), so Python's to_slurm
  * refuses the lists the command refuses. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
 
 #include "internal.h"
 #include "item_lines.h"
@@ -23,14 +28,60 @@ static int count_item(const char *item, size_t len, void *payload)
     return 0;
 }
 
+/* The items file, if it is a regular file; NULL with errno (EINVAL: not a
+ * regular file). Opened without blocking, so a FIFO with no writer is
+ * refused at once rather than waited on. */
+static FILE *open_regular(const char *path)
+{
+#if defined(_WIN32)
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return fopen(path, SB_READ_MODE);
+#else
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (!S_ISREG(st.st_mode))
+        e = EINVAL;
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        e = errno;
+    if (e) {
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, SB_READ_MODE);
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+#endif
+}
+
 int spacrbench_slurm_count_items(const char *items_file, int64_t *n_items)
 {
     sb_clear_error();
     if (!items_file || !n_items)
         return sb_fail(SPACRBENCH_EINVAL, "items_file and n_items must not be NULL");
-    FILE *f = fopen(items_file, SB_READ_MODE);
+    FILE *f = open_regular(items_file);
     if (!f)
-        return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", items_file, strerror(errno));
+        return errno == EINVAL
+                   ? sb_fail(SPACRBENCH_EINVAL,
+                             "%s is not a regular file: each task of the array reads "
+                             "it again",
+                             items_file)
+                   : sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", items_file, strerror(errno));
     int64_t count = 0;
     size_t line = 0;
     sb_items_fault fault = sb_items_read(f, count_item, &count, &line);

@@ -437,6 +437,28 @@ START_TEST(items_are_counted_with_the_commands_bounds)
 }
 END_TEST
 
+/* A job array reads its items file again in every task: a FIFO (with no
+ * writer: refused at once, never waited on) or a directory is refused. */
+START_TEST(an_items_file_that_is_not_a_regular_file_is_refused_at_once)
+{
+    char dir[] = "/tmp/sb-items-dir-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char fifo[sizeof dir + 8];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, dir};
+    for (size_t i = 0; i < 2; i++) {
+        int64_t n = -1;
+        ck_assert_int_eq(spacrbench_slurm_count_items(paths[i], &n), SPACRBENCH_EINVAL);
+        ck_assert_int_eq(n, -1);
+        ck_assert_msg(strstr(spacrbench_last_error_message(), "is not a regular file"), "%s",
+                      spacrbench_last_error_message());
+    }
+    unlink(fifo);
+    rmdir(dir);
+}
+END_TEST
+
 /* The three files of an array and the directory's names, to compare a
  * directory before and after a call. */
 typedef struct dir_state {
@@ -690,6 +712,7 @@ static Suite *slurm_script_suite(void)
 #if !defined(_WIN32)
     tcase_add_test(t, another_arrays_files_are_never_replaced);
     tcase_add_test(t, items_are_counted_with_the_commands_bounds);
+    tcase_add_test(t, an_items_file_that_is_not_a_regular_file_is_refused_at_once);
     tcase_add_test(t, a_refusal_names_long_paths_whole);
 #endif
     suite_add_tcase(s, t);
