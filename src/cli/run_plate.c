@@ -2,6 +2,7 @@
  * run_plate.h. */
 #include "run_plate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +13,16 @@
 #include "text_escape.h"
 
 /* The item's file size, when it names a regular file (stat only: nothing
- * is opened, so a FIFO or a device cannot block). */
-static int file_size(const char *item, double *size)
+ * is opened, so a FIFO or a device cannot block); else why not, in words. */
+static const char *file_size(const char *item, double *size)
 {
     struct stat st;
-    if (stat(item, &st) != 0 || !S_ISREG(st.st_mode))
-        return -1;
+    if (stat(item, &st) != 0)
+        return strerror(errno);
+    if (!S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file";
     *size = (double)st.st_size;
-    return 0;
+    return NULL;
 }
 
 /* The keys: every item's file size, NaN for an item that names no regular
@@ -30,21 +33,31 @@ static int file_keys(run_plate *rp, double **keys)
     *keys = malloc((rp->all.n ? rp->all.n : 1) * sizeof **keys);
     if (!*keys)
         return -1;
-    int warned = 0;
+    size_t stray = 0, first = 0;
+    char why[128] = "";
     for (size_t i = 0; i < rp->all.n; i++) {
-        if (file_size(rp->all.items[i], &(*keys)[i]) == 0)
+        const char *no = file_size(rp->all.items[i], &(*keys)[i]);
+        if (!no)
             continue;
         (*keys)[i] = NAN;
-        if (warned++)
-            continue;
-        /* Said now too, once: the user should not find a stray line (a
-         * directory, a missing file) in the report's notes alone. */
-        char *shown = sb_escape_short(rp->all.items[i], 80);
-        cli_notice("warning: --sample: item %zu (%s) names no regular file (a missing file, a "
-                   "directory, a FIFO?): taken to be as large as the largest file",
-                   i + 1, shown ? shown : "?");
-        free(shown);
+        if (stray++ == 0) {
+            first = i;
+            snprintf(why, sizeof why, "%s", no);
+        }
     }
+    if (!stray)
+        return 0;
+    /* Said now too: the user should not find a stray line (a directory, a
+     * missing file) in the report's notes alone. */
+    char *shown = sb_escape_short(rp->all.items[first], 80);
+    cli_notice("warning: --sample: %zu of %zu items have no file size (the first: item %zu, %s: "
+               "%s): %s",
+               stray, rp->all.n, first + 1, shown ? shown : "?", why,
+               stray < rp->all.n ? "each is taken to be as large as the largest file, the "
+                                   "others keep theirs"
+                                 : "the measured items are evenly spaced through the plate, "
+                                   "and its largest cannot be predicted");
+    free(shown);
     return 0;
 }
 
