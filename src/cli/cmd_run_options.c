@@ -7,6 +7,7 @@
 
 #include "cli_args.h"
 #include "cli_export.h"
+#include "parse.h"
 
 static int opt_timeout(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
@@ -38,13 +39,8 @@ static int opt_interval(cli_args *a, const cli_option *o, const char *name, cons
 static int opt_sample_cost(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
     (void)o;
-    char *end = NULL;
-    double share = strtod(v, &end);
-    if (end != v && *end == '%' && end[1] == 0)
-        share /= 100;
-    else if (end == v || *end != 0)
-        share = NAN;
-    if (!(share >= 0 && share <= 1))
+    double share = 0;
+    if (sb_parse_share(v, strlen(v), &share) != SB_PARSE_OK)
         return cli_usage_error(name,
                                "expected a share of the plate's time from 0 to 1, as 5%% or "
                                "0.05, got '%s'",
