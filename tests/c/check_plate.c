@@ -1061,6 +1061,24 @@ START_TEST(a_keyless_plate_says_its_largest_cannot_be_predicted)
     ck_assert_int_eq(spacrbench_plate_recommend(p, m, NULL, NULL, &rec), 0);
     ck_assert_ptr_nonnull(
         strstr(rec.reason, "; the plate's largest field cannot be predicted without a key"));
+    /* The words say the rule: the bound adds 5 % of the largest too. */
+    ck_assert_ptr_nonnull(strstr(rec.reason, "(the largest measured plus the spread and 5 % of "
+                                             "the largest, scaled to the plate's size)"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+    /* A fixed sample of 5 on 44 items: the bound's k is the plate's least
+     * sample (9), not the 5 measured, and the note says where it comes from. */
+    r = recorded_new(44);
+    for (size_t i = 0; i < 44; i++) {
+        r.keys[i] = (double)(1000 + i);
+        r.footprint[i] = (double)(100 * MIB) + (double)((i * 7919) % 13) * (double)MIB;
+        r.seconds[i] = 1;
+    }
+    p = select_keys(44, r.keys, 5, 0);
+    m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert(has_note(p, "ln(44 / k) = 1.59 (k = 9, the least sample of a 44-item plate) x"));
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
     recorded_free(&r);
