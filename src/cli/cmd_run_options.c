@@ -128,9 +128,10 @@ static const cli_option k_run[] = {
      "the time per item and the recommended workers",
      cli_opt_flag, CLI_FIELD(brief), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"sample", 0, "K",
-     "measure only K items chosen across the plate (by file size where every item "
-     "names a file: the largest always, the smallest, even steps between, the rest "
-     "at random; else evenly spaced), plus --warmup's, and predict the rest: the "
+     "measure only K items chosen across the plate (by file size: the largest always, "
+     "the smallest, even steps between, the rest at random; an item with no file is "
+     "taken to be as large as the largest, and with no file at all they are evenly "
+     "spaced), plus --warmup's, and predict the rest: the "
      "advice, --emit and --scale are for the plate's largest item; 0: as many as "
      "the plate needs, one at a time until its predicted largest stops moving",
      cli_opt_int, CLI_FIELD(sample), 0, 1000000, CLI_COMPLETE_NONE, NULL},
