@@ -31,6 +31,11 @@ void sb_set_stop(int work_result, int64_t item);
  * smaller than a size_t, EUNKNOWN_FIELDS if it is larger than ours with a
  * non-zero tail. */
 int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name);
+/* sb_struct_in for a struct whose smaller sizes must be ones an earlier
+ * version had (`older`, n of them): a size that cuts through a field is
+ * EINVAL, never a mix of the caller's bytes and our defaults. */
+int sb_struct_in_versions(void *ours, size_t our_size, const void *src, const char *name,
+                          const size_t *older, size_t n);
 /* A caller's struct of `size` bytes initialised with our defaults (the
  * prefix it has room for, a zeroed tail) and its size set: every *_init.
  * arg and name for the messages (EINVAL for NULL or a size below size_t). */

@@ -101,7 +101,8 @@ typedef int(SPACRBENCH_CALLBACK *spacrbench_plate_key_fn)(size_t index, double *
  * so, the others keep theirs (every key NaN: no key). EINVAL for a key
  * that is negative or infinite (the message names the item's index); EUSER when the key function returned non-zero
  * (spacrbench_last_work_result() holds its value, _last_stopped_item()
- * the index); ENOITEMS for no items. opts may be NULL (defaults). */
+ * the index); ENOITEMS for no items, after opts are checked (EINVAL).
+ * opts may be NULL (defaults). */
 SPACRBENCH_EXTERN int spacrbench_plate_select(size_t n_items, spacrbench_plate_key_fn key,
                                               void *payload, const spacrbench_plate_options *opts,
                                               spacrbench_plate **out);

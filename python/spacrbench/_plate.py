@@ -258,14 +258,23 @@ def _count(value: Any, name: str, least: int) -> int:
     return int(min(int(value), 2**62))
 
 
-def _select(keys: Optional[List[float]], n: int, kind: int, name: str, sample: int,
-            warmup: int, sample_cost: float) -> Any:
+def _options(sample: int, warmup: int, sample_cost: float) -> Any:
+    """The plate's options, checked by the library before any item is read
+    (it checks them ahead of the items: with none, ENOITEMS means they
+    hold)."""
     opts = new_struct("spacrbench_plate_options")
     check(lib.spacrbench_plate_options_init(opts, ffi.sizeof("spacrbench_plate_options")),
           "spacrbench_plate_options_init")
     opts.sample = sample
     opts.warmup = warmup
-    opts.sample_cost = sample_cost  # its range is the library's to check
+    opts.sample_cost = sample_cost
+    rc = lib.spacrbench_plate_select_keys(0, ffi.NULL, opts, ffi.new("spacrbench_plate **"))
+    if rc != lib.SPACRBENCH_ENOITEMS:
+        check(rc, "benchmark_plate")
+    return opts
+
+
+def _select(keys: Optional[List[float]], n: int, kind: int, name: str, opts: Any) -> Any:
     if kind != lib.SPACRBENCH_PLATE_KEY_NONE:
         opts.key_kind = kind
     key_name = ffi.new("char[]", name.encode())
@@ -395,6 +404,11 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     if isinstance(sample_cost, bool) or not isinstance(sample_cost, numbers.Real):
         raise SpacrbenchTypeError(f"sample_cost must be a float (a share of the plate's time), "
                                   f"not {type(sample_cost).__name__}")
+    try:
+        cost = float(sample_cost)
+    except OverflowError:  # an int beyond any float: infinite, which the library refuses
+        cost = math.inf if sample_cost > 0 else -math.inf
+    opts = _options(sample, warmup, cost)
     unknown = sorted(set(recommend_workers_keywords) - _RECOMMEND_KEYWORDS)
     if unknown:
         raise SpacrbenchTypeError(f"benchmark_plate() got unexpected keyword argument(s) "
@@ -412,7 +426,7 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     if not plate_items:
         raise SpacrbenchValueError("benchmark_plate needs at least one item (items is empty)")
     keys, kind, key_name, why_keyless = plate_keys(plate_items, key)
-    plate = _select(keys, len(plate_items), kind, key_name, sample, warmup, float(sample_cost))
+    plate = _select(keys, len(plate_items), kind, key_name, opts)
     order = _picks(plate, plate_items)
     run_items, run_progress = (_sequential(plate, order, progress) if sample == 0
                                else ([p.item for p in order], progress))

@@ -37,6 +37,22 @@ int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
     return SPACRBENCH_OK;
 }
 
+int sb_struct_in_versions(void *ours, size_t our_size, const void *src, const char *name,
+                          const size_t *older, size_t n)
+{
+    size_t theirs;
+    memcpy(&theirs, src, sizeof theirs);
+    int known = theirs >= our_size;
+    for (size_t i = 0; i < n && !known; i++)
+        known = theirs == older[i];
+    if (!known)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "%s.size is %zu, which cuts through a field: no version of %s has "
+                       "that size (set it to sizeof(%s))",
+                       name, theirs, name, name);
+    return sb_struct_in(ours, our_size, src, name);
+}
+
 int sb_struct_init(void *dst, size_t size, const void *defaults, size_t default_size,
                    const char *arg, const char *name)
 {

@@ -7,6 +7,7 @@
 
 #include "cli_args.h"
 #include "cli_export.h"
+#include "parse.h"
 
 static int opt_timeout(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
@@ -38,13 +39,8 @@ static int opt_interval(cli_args *a, const cli_option *o, const char *name, cons
 static int opt_sample_cost(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
     (void)o;
-    char *end = NULL;
-    double share = strtod(v, &end);
-    if (end != v && *end == '%' && end[1] == 0)
-        share /= 100;
-    else if (end == v || *end != 0)
-        share = NAN;
-    if (!(share >= 0 && share <= 1))
+    double share = 0;
+    if (sb_parse_share(v, strlen(v), &share) != SB_PARSE_OK)
         return cli_usage_error(name,
                                "expected a share of the plate's time from 0 to 1, as 5%% or "
                                "0.05, got '%s'",
@@ -132,9 +128,10 @@ static const cli_option k_run[] = {
      "the time per item and the recommended workers",
      cli_opt_flag, CLI_FIELD(brief), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"sample", 0, "K",
-     "measure only K items chosen across the plate (by file size where every item "
-     "names a file: the largest always, the smallest, even steps between, the rest "
-     "at random; else evenly spaced), plus --warmup's, and predict the rest: the "
+     "measure only K items chosen across the plate (by file size: the largest always, "
+     "the smallest, even steps between, the rest at random; an item with no file is "
+     "taken to be as large as the largest, and with no file at all they are evenly "
+     "spaced), plus --warmup's, and predict the rest: the "
      "advice, --emit and --scale are for the plate's largest item; 0: as many as "
      "the plate needs, one at a time until its predicted largest stops moving",
      cli_opt_int, CLI_FIELD(sample), 0, 1000000, CLI_COMPLETE_NONE, NULL},

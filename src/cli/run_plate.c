@@ -2,13 +2,26 @@
  * run_plate.h. */
 #include "run_plate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_error.h"
 #include "text_escape.h"
+
+/* Why an item has no file size, in words, for the warning (the key itself
+ * is the library's: spacrbench_plate_file_key). stat only: nothing is
+ * opened, so a FIFO cannot block. */
+static const char *no_size_words(const char *item)
+{
+    struct stat st;
+    if (stat(item, &st) != 0)
+        return strerror(errno);
+    return S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file";
+}
 
 /* The keys: every item's file size (spacrbench_plate_file_key), NaN for an
  * item that names no regular file (the library takes it to be as large as
@@ -19,20 +32,29 @@ static int file_keys(run_plate *rp, double **keys)
     *keys = malloc((rp->all.n ? rp->all.n : 1) * sizeof **keys);
     if (!*keys)
         return -1;
-    int warned = 0;
+    size_t stray = 0, first = 0;
+    char why[128] = "";
     for (size_t i = 0; i < rp->all.n; i++) {
         if (!isnan((*keys)[i] = spacrbench_plate_file_key(rp->all.items[i])))
             continue;
-        if (warned++)
-            continue;
-        /* Said now too, once: the user should not find a stray line (a
-         * directory, a missing file) in the report's notes alone. */
-        char *shown = sb_escape_short(rp->all.items[i], 80);
-        cli_notice("warning: --sample: item %zu (%s) names no regular file (a missing file, a "
-                   "directory, a FIFO?): taken to be as large as the largest file",
-                   i + 1, shown ? shown : "?");
-        free(shown);
+        if (stray++ == 0) {
+            first = i;
+            snprintf(why, sizeof why, "%s", no_size_words(rp->all.items[i]));
+        }
     }
+    if (!stray)
+        return 0;
+    /* Said now too: the user should not find a stray line (a directory, a
+     * missing file) in the report's notes alone. */
+    char *shown = sb_escape_short(rp->all.items[first], 80);
+    cli_notice("warning: --sample: %zu of %zu items have no file size (the first: item %zu, %s: "
+               "%s): %s",
+               stray, rp->all.n, first + 1, shown ? shown : "?", why,
+               stray < rp->all.n ? "each is taken to be as large as the largest file, the "
+                                   "others keep theirs"
+                                 : "the measured items are evenly spaced through the plate, "
+                                   "and its largest cannot be predicted");
+    free(shown);
     return 0;
 }
 

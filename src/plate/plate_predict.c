@@ -335,12 +335,13 @@ static int explain(spacrbench_plate *p)
         sb_format_bytes(disagree, sizeof disagree, (int64_t)mm->disagreement);
         sb_format_bytes(need, sizeof need, (int64_t)ceil(mm->bound));
         rc = sb_plate_notef(p,
-                            "the plate's bound: the largest measured (%s) + ln(%zu / %zu) = %.2f "
+                            "the plate's bound: the largest measured (%s) + ln(%zu / k) = %.2f "
+                            "(k = %zu, the least sample of a %zu-item plate) "
                             "x the measured items' disagreement with the %s (%s: the most one "
                             "needed beyond one of %s, plus 5 %% of the largest) = %s, the most "
                             "any item not measured is taken to need; more measured items never "
                             "lower it",
-                            largest, p->n, sb_plate_auto_sample(p->n), mm->factor,
+                            largest, p->n, mm->factor, sb_plate_auto_sample(p->n), p->n,
                             p->keys ? key : "plate's order", disagree,
                             p->keys ? "an equal or larger key" : "any other", need);
         if (rc == 0)

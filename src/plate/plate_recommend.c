@@ -67,7 +67,8 @@ static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r
     case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
         sb_reason_add(r,
                       "; the %s %s, so the plate's largest field is taken to need %s (the "
-                      "largest measured plus its disagreement, scaled to the plate's size)",
+                      "largest measured plus its disagreement and 5 %% of the largest, scaled "
+                      "to the plate's size)",
                       p->key_name,
                       p->distinct_keys == 1 ? "is the same for every field"
                                             : "does not explain the measured footprints",
@@ -76,13 +77,15 @@ static void plate_reason(const spacrbench_plate *p, spacrbench_recommendation *r
     case SPACRBENCH_PLATE_FIT_KEYLESS:
         sb_reason_add(r,
                       "; the plate's largest field cannot be predicted without a key: sized for "
-                      "%s (the largest measured plus the spread, scaled to the plate's size)",
+                      "%s (the largest measured plus the spread and 5 %% of the largest, scaled "
+                      "to the plate's size)",
                       need);
         break;
     case SPACRBENCH_PLATE_FIT_FEW:
         sb_reason_add(r,
                       "; too few fields measured to predict the plate's largest: sized for %s"
-                      " (the largest measured plus the spread, scaled to the plate's size)",
+                      " (the largest measured plus the spread and 5 %% of the largest, scaled "
+                      "to the plate's size)",
                       need);
         break;
     default:

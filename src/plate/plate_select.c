@@ -3,6 +3,7 @@
  * (the picks, their lookup by index, the notes); plate_choose.c chooses. */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,12 @@ static int check_options(const spacrbench_plate_options *o)
         return sb_fail(SPACRBENCH_EINVAL,
                        "sample_cost is %g; it must be a share of the plate's time, 0 to 1",
                        o->sample_cost);
+    const spacrbench_plate_options defaults = SPACRBENCH_PLATE_OPTIONS_INIT;
+    if (o->sample != 0 && o->sample_cost != defaults.sample_cost)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "sample_cost is %g with a fixed sample (%lld): it bounds the sequential "
+                       "rule's cost, so it needs sample 0",
+                       o->sample_cost, (long long)o->sample);
     return SPACRBENCH_OK;
 }
 
@@ -80,16 +87,24 @@ static int read_keys(spacrbench_plate *p, spacrbench_plate_key_fn key, void *pay
     return SPACRBENCH_OK;
 }
 
-/* How many of each: the sample first, then the warm-up from what is left
- * (a warm-up larger than the plate allows is cut, never the sample). */
+/* How many of each: a fixed sample first, then the warm-up from what is
+ * left (a warm-up larger than the plate allows is cut, never the sample).
+ * Sequentially the warm-up comes before the items beyond the least sample
+ * (they may never run): it is cut only where the least sample leaves no
+ * room for it. */
 static int select_into(spacrbench_plate *p, const spacrbench_plate_options *o)
 {
     size_t n = p->n;
     p->cost = o->sample_cost;
-    size_t sample = o->sample == 0            ? sb_plate_sequential_cap(n, p->cost)
-                    : (uint64_t)o->sample < n ? (size_t)o->sample
-                                              : n;
-    size_t warm = (uint64_t)o->warmup < n - sample ? (size_t)o->warmup : n - sample;
+    size_t first = o->sample == 0            ? sb_plate_auto_sample(n)
+                   : (uint64_t)o->sample < n ? (size_t)o->sample
+                                             : n;
+    size_t warm = (uint64_t)o->warmup < n - first ? (size_t)o->warmup : n - first;
+    size_t sample = first;
+    if (o->sample == 0) {
+        size_t cap = sb_plate_sequential_cap(n, p->cost);
+        sample = cap < n - warm ? cap : n - warm;
+    }
     p->sample_asked = (uint64_t)o->sample;
     p->warmup_asked = (uint64_t)o->warmup;
     return sb_plate_choose(p, sample, warm);
@@ -104,7 +119,10 @@ int spacrbench_plate_select(size_t n_items, spacrbench_plate_key_fn key, void *p
         return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
     *out = NULL;
     spacrbench_plate_options o = SPACRBENCH_PLATE_OPTIONS_INIT;
-    int rc = opts ? sb_struct_in(&o, sizeof o, opts, "spacrbench_plate_options") : 0;
+    /* The sizes the struct has had: without sample_cost, and with it. */
+    const size_t older[] = {offsetof(spacrbench_plate_options, sample_cost)};
+    int rc =
+        opts ? sb_struct_in_versions(&o, sizeof o, opts, "spacrbench_plate_options", older, 1) : 0;
     if (rc || (rc = check_options(&o)))
         return rc;
     if (n_items == 0)

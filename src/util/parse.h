@@ -106,6 +106,10 @@ int sb_parse_slurm_time(const char *text, size_t len, int64_t *seconds);
  * bounds them. */
 int sb_parse_duration(const char *text, size_t len, double *seconds);
 
+/* A share from 0 to 1, as a percentage ("5%", "12.5%") or a fraction
+ * ("0.05"); no sign, blank, NaN or infinity. */
+int sb_parse_share(const char *text, size_t len, double *share);
+
 /* Helpers shared by the parse_*.c files. */
 
 /* The next line of text starting at *pos (without its newline); advances

@@ -604,6 +604,25 @@ START_TEST(duration_spellings)
     double v = 0;
     ck_assert_int_eq(sb_parse_duration("1h30m", 2, &v), SB_PARSE_OK);
     ck_assert(v == 3600);
+    /* A share: --sample-cost's and the replay's, strict. */
+    static const struct {
+        const char *text;
+        double share;
+    } shares[] = {{"5%", 0.05}, {"0.05", 0.05}, {"100%", 1}, {"0", 0}, {"1", 1}, {".5", 0.5}};
+    for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+        double f = -1;
+        ck_assert_msg(sb_parse_share(shares[i].text, strlen(shares[i].text), &f) == SB_PARSE_OK &&
+                          f == shares[i].share,
+                      "'%s': %g", shares[i].text, f);
+    }
+    static const char *const not_shares[] = {"",    "abc", "-1",  "nan",  "inf", "1.5",  "101%",
+                                             "5%%", "5 %", " 5%", "0.1x", "-0%", "1e400"};
+    for (size_t i = 0; i < sizeof not_shares / sizeof not_shares[0]; i++) {
+        double f = -1;
+        ck_assert_msg(sb_parse_share(not_shares[i], strlen(not_shares[i]), &f) == SB_PARSE_BAD &&
+                          f == -1,
+                      "'%s' accepted: %g", not_shares[i], f);
+    }
     /* SLURM's own reading: a bare number is minutes there. */
     int64_t s = 0;
     ck_assert_int_eq(sb_parse_slurm_time("90", 2, &s), SB_PARSE_OK);

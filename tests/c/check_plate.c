@@ -285,6 +285,40 @@ START_TEST(keyless_is_evenly_spaced_first_and_last_included)
 }
 END_TEST
 
+/* Sequentially the warm-up is kept while the least sample leaves an item
+ * for it, whatever the cost lets the rule go on to: the items beyond the
+ * least may never run. */
+START_TEST(a_sequential_plate_keeps_its_warm_up)
+{
+    double keys[40];
+    for (int i = 0; i < 40; i++)
+        keys[i] = 100.0 + i;
+    const struct {
+        size_t n;
+        double cost;
+        size_t warm;
+    } cases[] = {{40, 0.8, 1}, {40, 1, 1}, {7, 0.05, 1}, {6, 0.05, 0}, {5, 0.05, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        spacrbench_plate_options o;
+        spacrbench_plate_options_init(&o, sizeof o);
+        o.sample_cost = cases[c].cost;
+        spacrbench_plate *p = NULL;
+        ck_assert_int_eq(spacrbench_plate_select_keys(cases[c].n, keys, &o, &p), 0);
+        ck_assert_msg(p->warmups == cases[c].warm, "%zu items at %g: %zu warm-up", cases[c].n,
+                      cases[c].cost, p->warmups);
+        size_t least = sb_plate_auto_sample(cases[c].n);
+        ck_assert_uint_ge(spacrbench_plate_pick_count(p) - p->warmups, least);
+        /* Without a warm-up, the least sample really took every item. */
+        ck_assert(p->warmups > 0 || least == cases[c].n);
+        spacrbench_plate_free(p);
+    }
+    /* A fixed sample still comes first: the warm-up gets what is left. */
+    spacrbench_plate *p = select_keys(7, keys, 7, 1);
+    ck_assert_int_eq(p->warmups, 0);
+    spacrbench_plate_free(p);
+}
+END_TEST
+
 START_TEST(a_small_plate_is_measured_whole)
 {
     double keys[3] = {3, 1, 2};
@@ -682,12 +716,28 @@ START_TEST(hostile_keys_are_refused_naming_the_item)
         ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "sample_cost"));
         ck_assert_ptr_null(p);
     }
-    /* An older, smaller options struct takes the defaults for the rest. */
-    spacrbench_plate_options_init(&o, offsetof(spacrbench_plate_options, key_kind));
-    ck_assert_int_eq(o.sample, 0); /* by the plate's size */
+    /* A size that cuts through a field is no struct any version had:
+     * refused, never read as a mix of the caller's bytes and defaults. */
+    const size_t cuts[] = {offsetof(spacrbench_plate_options, key_kind),
+                           offsetof(spacrbench_plate_options, sample_cost) + 4, sizeof o - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        spacrbench_plate_options_init(&o, sizeof o);
+        o.size = cuts[i];
+        ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
+        ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "cuts through a field"));
+        ck_assert_ptr_null(p);
+    }
+    /* A fixed sample measures all its items: a cost of its own is refused. */
+    spacrbench_plate_options_init(&o, sizeof o);
+    o.sample = 2;
     ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), 0);
     spacrbench_plate_free(p);
-    /* 1.4's struct, without sample_cost: whatever lies beyond it, the
+    o.sample_cost = 0.5;
+    ck_assert_int_eq(spacrbench_plate_select_keys(3, keys, &o, &p), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(
+        strstr(spacrbench_last_error_message(), "sample_cost is 0.5 with a fixed"));
+    ck_assert_ptr_null(p);
+    /* The struct without sample_cost: whatever lies beyond it, the
      * default cost. */
     spacrbench_plate_options_init(&o, sizeof o);
     o.size = offsetof(spacrbench_plate_options, sample_cost);
@@ -1054,6 +1104,24 @@ START_TEST(a_keyless_plate_says_its_largest_cannot_be_predicted)
     ck_assert_int_eq(spacrbench_plate_recommend(p, m, NULL, NULL, &rec), 0);
     ck_assert_ptr_nonnull(
         strstr(rec.reason, "; the plate's largest field cannot be predicted without a key"));
+    /* The words say the rule: the bound adds 5 % of the largest too. */
+    ck_assert_ptr_nonnull(strstr(rec.reason, "(the largest measured plus the spread and 5 % of "
+                                             "the largest, scaled to the plate's size)"));
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+    /* A fixed sample of 5 on 44 items: the bound's k is the plate's least
+     * sample (9), not the 5 measured, and the note says where it comes from. */
+    r = recorded_new(44);
+    for (size_t i = 0; i < 44; i++) {
+        r.keys[i] = (double)(1000 + i);
+        r.footprint[i] = (double)(100 * MIB) + (double)((i * 7919) % 13) * (double)MIB;
+        r.seconds[i] = 1;
+    }
+    p = select_keys(44, r.keys, 5, 0);
+    m = measure(p, &r, 0);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert(has_note(p, "ln(44 / k) = 1.59 (k = 9, the least sample of a 44-item plate) x"));
     spacrbench_measurement_free(m);
     spacrbench_plate_free(p);
     recorded_free(&r);
@@ -1594,6 +1662,7 @@ static Suite *plate_suite(void)
     tcase_add_test(choose, equal_keys_spread_the_sample_through_the_plate);
     tcase_add_test(choose, keyless_is_evenly_spaced_first_and_last_included);
     tcase_add_test(choose, a_small_plate_is_measured_whole);
+    tcase_add_test(choose, a_sequential_plate_keeps_its_warm_up);
     tcase_add_test(choose, a_hundred_thousand_items_cost_n_log_n);
     tcase_add_test(choose, hostile_keys_are_refused_naming_the_item);
     tcase_set_timeout(choose, 60); /* valgrind */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "handoff_rule.h"
+#include "parse.h"
 #include "plate.h"
 #include "spacrbench.h"
 
@@ -328,8 +329,8 @@ static int replay_plate(const task *t, size_t n, int64_t sample, double cost, in
     spacrbench_plate_prediction pr, fixed;
     int rc = !idx || !fixed_idx ? -1 : library_plate(t, n, 0, cost, idx, &k, &pr);
     if (!rc) /* without --sample, the least the sequential rule measures */
-        rc = library_plate(t, n, sample > 0 ? sample : (int64_t)sb_plate_auto_sample(n), cost,
-                           fixed_idx, &k_fixed, &fixed);
+        rc = library_plate(t, n, sample > 0 ? sample : (int64_t)sb_plate_auto_sample(n), -1,
+                           fixed_idx, &k_fixed, &fixed); /* the cost is the sequential rule's */
     free(fixed_idx);
     if (rc) {
         free(idx);
@@ -393,11 +394,24 @@ int main(int argc, char **argv)
     task *tasks = NULL;
     size_t count = 0, cap = 0;
     for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--sample") == 0 && a + 1 < argc)
-            sample = strtoll(argv[++a], NULL, 10);
-        else if (strcmp(argv[a], "--sample-cost") == 0 && a + 1 < argc)
-            cost = strtod(argv[++a], NULL);
-        else if (strcmp(argv[a], "--key") == 0 && a + 1 < argc)
+        if (strcmp(argv[a], "--sample") == 0 && a + 1 < argc) {
+            const char *v = argv[++a];
+            if (sb_parse_int64(v, strlen(v), &sample) != SB_PARSE_OK || sample < 1 ||
+                strspn(v, "0123456789") != strlen(v)) {
+                fprintf(stderr, "%s: --sample: expected a whole number >= 1, got '%s'\n", argv[0],
+                        v);
+                return 2;
+            }
+        } else if (strcmp(argv[a], "--sample-cost") == 0 && a + 1 < argc) {
+            const char *v = argv[++a];
+            if (sb_parse_share(v, strlen(v), &cost) != SB_PARSE_OK) {
+                fprintf(stderr,
+                        "%s: --sample-cost: expected a share of the plate's time from 0 to 1, "
+                        "as 5%% or 0.05, got '%s'\n",
+                        argv[0], v);
+                return 2;
+            }
+        } else if (strcmp(argv[a], "--key") == 0 && a + 1 < argc)
             key_col = argv[++a];
         else if (strcmp(argv[a], "--plates") == 0)
             show = 1;

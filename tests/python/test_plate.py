@@ -631,3 +631,41 @@ def test_sample_cost_is_a_share() -> None:
             spacrbench.benchmark_plate(ran.append, range(20), key=float,
                                        sample_cost=wrong)  # type: ignore[arg-type]
     assert ran == []
+
+
+def test_sample_cost_is_checked_before_the_items() -> None:
+    """An int beyond any float is a ValueError naming sample_cost, not a
+    bare OverflowError; a bad cost is refused before the items are read or
+    keyed; a fixed sample measures all its items, so a cost of its own is
+    refused (the library's rule, as the command's)."""
+    read: List[int] = []
+
+    def items() -> Iterator[int]:
+        for i in range(20):
+            read.append(i)
+            yield i
+
+    keyed: List[Any] = []
+
+    def key(item: Any) -> float:
+        keyed.append(item)
+        return float(item)
+
+    for bad in (10**400, -(10**400), 2, math.nan):
+        with pytest.raises(ValueError, match="sample_cost is"):
+            spacrbench.benchmark_plate(lambda i: None, items(), key=key, sample_cost=bad)
+    with pytest.raises(ValueError, match="sample_cost is 0.5 with a fixed sample"):
+        spacrbench.benchmark_plate(lambda i: None, items(), key=key, sample=5, sample_cost=0.5)
+    assert read == [] and keyed == []
+    fixed = spacrbench.benchmark_plate(lambda i: None, range(20), key=float, sample=5)
+    assert len(fixed.sample) == 6
+
+
+def test_a_costly_sequential_sample_keeps_the_warm_up() -> None:
+    """The review: sample_cost=0.8 on 30 items (or the default on 7) cut
+    the warm-up and said the sample took every item, though some were left."""
+    for n, cost in ((30, 0.8), (7, 0.05)):
+        result = spacrbench.benchmark_plate(lambda i: None, range(n), key=float,
+                                            sample_cost=cost, warmup=1)
+        assert sum(p.is_warmup for p in result.sample) == 1
+        assert not any("took all" in note for note in result.prediction.notes)

@@ -365,8 +365,13 @@ START_TEST(items_that_name_no_files_are_evenly_spaced_and_said_so)
     ck_assert_ptr_nonnull(strstr(r.out, ": A01\n"));
     ck_assert_ptr_nonnull(strstr(r.out, ": A05\n"));
     /* Finding 14: said on stderr too, naming the item, not only in a note. */
-    ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: warning: --sample: item 1 (A01) names no "
-                                        "regular file"));
+    /* Said how many, the first with its errno's words, and what is done:
+     * no file at all, so no "largest file" to take them for. */
+    ck_assert_msg(strstr(r.err, "spacrbench: warning: --sample: 5 of 5 items have no file size "
+                                "(the first: item 1, A01: No such file or directory): the "
+                                "measured items are evenly spaced through the plate") != NULL,
+                  "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "largest file"));
     cli_result_free(&r);
 }
 END_TEST
@@ -397,7 +402,13 @@ START_TEST(a_stray_line_keeps_the_file_size_for_the_others)
     ck_assert_msg(strstr(r.out, "14, 3 measured (0 warm-up) across the file size\n") != NULL, "%s",
                   r.out);
     ck_assert_ptr_nonnull(strstr(r.out, "4 item(s) have no file size (item 11 first"));
-    ck_assert_ptr_nonnull(strstr(r.err, "spacrbench: warning: --sample: item 11 ("));
+    ck_assert_msg(strstr(r.err, "spacrbench: warning: --sample: 4 of 14 items have no file size "
+                                "(the first: item 11, ") != NULL,
+                  "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "no_such_field.tif: No such file or directory): each is "
+                                        "taken to be as large as the largest file, the others "
+                                        "keep theirs"));
+    ck_assert_int_eq(count_of(r.err, "warning: --sample"), 1);
     ck_assert_ptr_null(strstr(r.out, "cannot be predicted"));
     cli_result_free(&r);
     remove_plate(dir);
@@ -565,6 +576,28 @@ START_TEST(sample_0_measures_as_the_plate_needs)
     ck_assert_msg(strstr(r.out, line) != NULL, "%s", r.out);
     ck_assert_ptr_nonnull(strstr(r.out, " largest     120 KiB  "));
     ck_assert_ptr_nonnull(strstr(r.out, "\n  largest predicted   0.1"));
+    cli_result_free(&r);
+    /* Issue 40's review: a cost that reaches every item, or a plate of
+     * 7, kept no warm-up and said the sample took all the items: the
+     * warm-up goes before the items beyond the least sample. */
+    char *dear[] = {SPACRBENCH_CLI,  "run", "--items", items,   "--warmup", "1", "--sample", "0",
+                    "--sample-cost", "80%", "--",      BY_SIZE, NULL};
+    cli_run(dear, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, " measured (1 warm-up) across the file size\n"), "%s", r.out);
+    ck_assert_ptr_null(strstr(r.out, "took all"));
+    cli_result_free(&r);
+    char seven[300], cmd[700];
+    snprintf(seven, sizeof seven, "%s/seven.txt", dir);
+    snprintf(cmd, sizeof cmd, "head -n 7 '%s' > '%s'", items, seven);
+    ck_assert_int_eq(system(cmd), 0);
+    char *few[] = {SPACRBENCH_CLI, "run", "--items", seven,   "--warmup", "1",
+                   "--sample",     "0",   "--",      BY_SIZE, NULL};
+    cli_run(few, NULL, &r);
+    ck_assert_msg(r.exited && r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "\nplate\n  items               7, 7 measured (1 warm-up)"), "%s",
+                  r.out);
+    ck_assert_ptr_null(strstr(r.out, "took all"));
     cli_result_free(&r);
     /* --sample-cost 0%: nothing beyond the least sample, 7 of the 10. */
     char *none[] = {SPACRBENCH_CLI,  "run", "--items", items,   "--sample", "0",
