@@ -61,7 +61,7 @@ static FILE *open_regular(const char *path)
     }
     FILE *f = fdopen(fd, SB_READ_MODE);
     if (!f) {
-        int e = errno;
+        e = errno;
         close(fd);
         errno = e;
     }
