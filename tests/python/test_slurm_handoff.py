@@ -189,6 +189,18 @@ def test_the_items_file_has_the_commands_bounds(tmp_path: Path, data: Optional[b
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_an_items_file_that_is_not_a_regular_file_is_refused_at_once(tmp_path: Path) -> None:
+    """A job array reads items_file again in every task: a FIFO with no
+    writer (to_slurm used to wait on it forever) or a directory is refused."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):
+        with pytest.raises(ValueError, match="items_file: .* is not a regular file"):
+            rec_of().to_slurm(str(path), str(tmp_path / "out"), ["true", "{}"])
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_missing_items_file_is_file_not_found(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as info:
         rec_of().to_slurm(str(tmp_path / "none.txt"), str(tmp_path / "out"), ["true", "{}"])
