@@ -411,9 +411,12 @@ echo "$cg $(cat "/sys/fs/cgroup$cg/memory.max")" >>"$UDIR/scale.cg"
 exec "$HELPER" "$@"
 ITEM
 chmod 755 "$tmp/scale_item.sh"
+# Each copy holds its 16 MiB for 400 ms: the two copies' peaks must meet
+# in the group, and under emulation 20 ms let one end before the other
+# started (29 MiB seen).
 as_user "$D/session" "$sb" run --json --quiet --reserve "$((avail_mib - 300))M" --scale 1,2 \
     --scale-items 1 --scale-seconds 0 16 -- \
-    "$tmp/scale_item.sh" {} 20 >"$tmp/u_scale.json" 2>"$tmp/u_scale.err"
+    "$tmp/scale_item.sh" {} 400 >"$tmp/u_scale.json" 2>"$tmp/u_scale.err"
 expect_eq "user run --scale (delegated): exit status" "$?" 0
 budget=$(sed -n 's/.*"scaling_budget_bytes":\([0-9]*\).*/\1/p' "$tmp/u_scale.json")
 expect_range "user run --scale (delegated): budget (MiB)" "$budget" $((250 * MiB)) $((350 * MiB)) $MiB
