@@ -68,31 +68,36 @@ static void recorded_free(recorded *r)
 
 /* Run the plate's chosen items "for real" from the recorded figures,
  * through the builder as the runner and `spacrbench run` do: in the
- * plate's order, with its warm-up, above a baseline. */
-static spacrbench_measurement *measure(const spacrbench_plate *p, const recorded *r,
-                                       int64_t baseline)
+ * plate's order, with its warm-up, above a baseline: the first `count`
+ * chosen items, or (measure) all of them. */
+static spacrbench_measurement *measure_first(const spacrbench_plate *p, const recorded *r,
+                                             int64_t baseline, size_t count)
 {
-    size_t t = spacrbench_plate_pick_count(p);
     spacrbench_run_plan plan;
     spacrbench_run_plan_init(&plan, sizeof plan);
-    plan.items = (int64_t)t;
+    plan.items = (int64_t)count;
     plan.warmup = (int64_t)p->warmups;
     plan.peak_method = SPACRBENCH_PEAK_HWM_RESET;
     plan.records = 1;
     plan.baseline_rss_bytes = baseline;
     spacrbench_measurement *m = NULL;
     ck_assert_int_eq(spacrbench_measurement_begin(&plan, &m), 0);
-    for (size_t i = 0; i < t; i++) {
+    for (size_t i = 0; i < count; i++) {
         spacrbench_plate_pick k = pick(p, i);
         spacrbench_item_figures f;
         spacrbench_item_figures_init(&f, sizeof f);
-        f.seconds = r->seconds[k.index];
-        f.cpu_seconds = r->seconds[k.index];
+        f.seconds = f.cpu_seconds = r->seconds[k.index];
         f.peak_rss_bytes = baseline + (int64_t)r->footprint[k.index];
         ck_assert_int_eq(spacrbench_measurement_add_item(m, &f), 0);
     }
     ck_assert_int_eq(spacrbench_measurement_end(m), 0);
     return m;
+}
+
+static spacrbench_measurement *measure(const spacrbench_plate *p, const recorded *r,
+                                       int64_t baseline)
+{
+    return measure_first(p, r, baseline, spacrbench_plate_pick_count(p));
 }
 
 static spacrbench_plate_prediction prediction(const spacrbench_plate *p)
@@ -453,31 +458,6 @@ static size_t run_sequentially(const spacrbench_plate *p, const recorded *r, int
     free(peaks);
     free(seconds);
     return ran;
-}
-
-/* The first `count` chosen items of p, measured. */
-static spacrbench_measurement *measure_first(const spacrbench_plate *p, const recorded *r,
-                                             int64_t baseline, size_t count)
-{
-    spacrbench_run_plan plan;
-    spacrbench_run_plan_init(&plan, sizeof plan);
-    plan.items = (int64_t)count;
-    plan.warmup = (int64_t)p->warmups;
-    plan.peak_method = SPACRBENCH_PEAK_HWM_RESET;
-    plan.records = 1;
-    plan.baseline_rss_bytes = baseline;
-    spacrbench_measurement *m = NULL;
-    ck_assert_int_eq(spacrbench_measurement_begin(&plan, &m), 0);
-    for (size_t i = 0; i < count; i++) {
-        spacrbench_plate_pick k = pick(p, i);
-        spacrbench_item_figures f;
-        spacrbench_item_figures_init(&f, sizeof f);
-        f.seconds = f.cpu_seconds = r->seconds[k.index];
-        f.peak_rss_bytes = baseline + (int64_t)r->footprint[k.index];
-        ck_assert_int_eq(spacrbench_measurement_add_item(m, &f), 0);
-    }
-    ck_assert_int_eq(spacrbench_measurement_end(m), 0);
-    return m;
 }
 
 /* Issue 40: measured sequentially (sample 0), a plate whose footprints
