@@ -219,6 +219,13 @@ SPACRBENCH_EXTERN int spacrbench_plate_recommend(const spacrbench_plate *p,
                                                  const spacrbench_recommend_options *opts,
                                                  const spacrbench_machine *machine,
                                                  spacrbench_recommendation *out);
+/* Since 1.3. spacrbench_plate_recommend from the plate section m carries
+ * (spacrbench_measurement_plate: a plate's report read back from its
+ * JSON): the same workers and reason as the plate's own run. m without a
+ * section: spacrbench_recommend_on. */
+SPACRBENCH_EXTERN int spacrbench_plate_recommend_measurement(
+    const spacrbench_measurement *m, const spacrbench_recommend_options *opts,
+    const spacrbench_machine *machine, spacrbench_recommendation *out);
 /* The plate's predicted wall time with `workers` workers: the serial
  * total / workers, never below the slowest item; NaN before a prediction
  * or for workers < 1. */

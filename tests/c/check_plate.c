@@ -1508,6 +1508,62 @@ START_TEST(the_measurement_carries_the_plate_section)
 }
 END_TEST
 
+/* A plate's measurement read back from its JSON is advised as the plate's
+ * own run was (spacrbench_plate_recommend_measurement): for the predicted
+ * largest, with its words, not for the measured items alone. */
+static void read_back_advises_as_the_plate(const recorded *r, int64_t sample, const char *words)
+{
+    spacrbench_plate *p = select_keys(r->n, r->keys, sample, 1);
+    spacrbench_measurement *m = measure(p, r, 10 * MIB);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    spacrbench_recommend_options o = issue_machine();
+    spacrbench_recommendation own = {.size = sizeof own}, back_rec = {.size = sizeof back_rec};
+    spacrbench_recommendation items = {.size = sizeof items};
+    ck_assert_int_eq(spacrbench_plate_recommend(p, m, &o, NULL, &own), 0);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, own.workers), 0);
+    int len = spacrbench_measurement_to_json(m, NULL, 0, NULL, 0);
+    char *json = malloc((size_t)len + 1);
+    spacrbench_measurement_to_json(m, NULL, 0, json, (size_t)len + 1);
+    spacrbench_measurement *back = NULL;
+    ck_assert_int_eq(spacrbench_measurement_from_json(json, (size_t)len, NULL, 0, &back), 0);
+    ck_assert_int_eq(spacrbench_plate_recommend_measurement(back, &o, NULL, &back_rec), 0);
+    ck_assert_int_eq(back_rec.workers, own.workers);
+    ck_assert_int_eq(back_rec.per_worker_bytes, own.per_worker_bytes);
+    ck_assert_str_eq(back_rec.reason, own.reason);
+    ck_assert_ptr_nonnull(strstr(own.reason, words));
+    /* The measured items alone would need less: the section decides. */
+    ck_assert_int_eq(spacrbench_recommend_on(back, &o, NULL, &items), 0);
+    ck_assert_int_lt(items.per_worker_bytes, own.per_worker_bytes);
+    /* Without a section, the measured items' advice. */
+    spacrbench_measurement *plain = measure(p, r, 10 * MIB);
+    ck_assert_int_eq(spacrbench_plate_recommend_measurement(plain, &o, NULL, &back_rec), 0);
+    ck_assert_int_eq(spacrbench_recommend_on(plain, &o, NULL, &items), 0);
+    ck_assert_str_eq(back_rec.reason, items.reason);
+    ck_assert_int_eq(spacrbench_plate_recommend_measurement(back, &o, NULL, NULL),
+                     SPACRBENCH_EINVAL);
+    spacrbench_measurement_free(plain);
+    spacrbench_measurement_free(back);
+    free(json);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+}
+
+START_TEST(a_plates_report_read_back_is_advised_as_the_plate)
+{
+    recorded r = issue_plate();
+    read_back_advises_as_the_plate(&r, 5, "is predicted to need");
+    recorded_free(&r);
+    recorded e = recorded_new(12); /* the dense well of equal file sizes */
+    for (size_t i = 0; i < e.n; i++) {
+        e.keys[i] = 500.0 * 1024;
+        e.footprint[i] = (i >= 6 && i <= 8 ? 141.0 : 24.0) * (double)MIB;
+        e.seconds[i] = 0.1;
+    }
+    read_back_advises_as_the_plate(&e, 5, "the file size is the same for every field");
+    recorded_free(&e);
+}
+END_TEST
+
 START_TEST(the_report_section_fits_79_columns)
 {
     recorded r = issue_plate();
@@ -1674,6 +1730,7 @@ static Suite *plate_suite(void)
     tcase_add_test(advice, the_report_section_fits_79_columns);
     tcase_add_test(advice, wide_labels_and_long_times_keep_79_columns);
     tcase_add_test(advice, the_measurement_carries_the_plate_section);
+    tcase_add_test(advice, a_plates_report_read_back_is_advised_as_the_plate);
     tcase_add_test(advice, the_handoff_sizes_for_the_plates_largest);
     tcase_add_test(advice, a_plain_benchmark_of_differing_items_says_so);
     tcase_add_test(advice, names_are_spelled_once);
