@@ -60,6 +60,10 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     then the recommendation; the reason starts "measured: " where the knee
     decides (docs/advice.md).
 
+    A measurement that carries a plate section (``Measurement.plate``:
+    benchmark_plate()'s, a ``spacrbench run --sample`` report read back)
+    is advised as the plate was: for its predicted largest item.
+
     As in spaCR, the numbers are read with int() (2.5 cores is 2, 3.4e10
     bytes is fine), cores below 1 count as 1, and any object with spaCR's
     Measurement attributes is a measurement (kept as rec.measurement).
@@ -92,7 +96,7 @@ def recommend_workers(measurement: Union[Measurement, MeasurementLike, None] = N
     out = ffi.new("spacrbench_recommendation *")
     out.size = ffi.sizeof("spacrbench_recommendation")
     with c_measurement(measurement) as cm:
-        check(lib.spacrbench_recommend_on(cm, inputs.opts, inputs.machine, out),
+        check(lib.spacrbench_plate_recommend_measurement(cm, inputs.opts, inputs.machine, out),
               "recommend_workers")
     if scaling is not None:
         check(lib.spacrbench_recommend_apply_scaling(out, scaling._c), "recommend_workers")

@@ -434,7 +434,8 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     """Issue requirement 3: to_dict() carries the plate section,
     from_dict() reads it back, the report and the exports show it."""
     fields = _files(tmp_path, plate_works.plate_sizes("dense", 12))
-    r = spacrbench.benchmark_plate(plate_works.light_field_work, fields, cores=2, sample=5)
+    machine = {"cores": 2, "available_bytes": 4 * 2**30, "reserve_bytes": 0}
+    r = spacrbench.benchmark_plate(plate_works.light_field_work, fields, sample=5, **machine)
     section = r.measurement.plate
     assert isinstance(section, spacrbench.PlateSection)
     assert section.prediction == r.prediction and section.eta_seconds == r.eta_seconds
@@ -454,8 +455,12 @@ def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) 
     text = spacrbench.format_report(back)
     assert "\nplate\n  items               12, 6 measured (1 warm-up) across the file size\n" \
         in text
-    # The plate's hand-off from a report read back, recommended again.
-    again = spacrbench.recommend_workers(back, cores=2)
+    # The plate's hand-off from a report read back, recommended again: for
+    # the plate's largest, as the plate's own run advised.
+    again = spacrbench.recommend_workers(back, **machine)
+    assert (again.workers, again.reason) == (r.workers, r.recommendation.reason)
+    assert again.per_worker_bytes == r.recommendation.per_worker_bytes
+    assert "the plate's largest field" in again.reason
     assert _mem_line(again.to_slurm()).startswith("# --mem = ")
     md = spacrbench.format_report(r, format="markdown")
     assert "### Plate: 12 items, 6 measured across the file size" in md
