@@ -334,25 +334,34 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* Point j of van der Corput's sequence in base 2 under Owen's nested
+ * scramble, seeded: each binary digit is flipped by a hash of the seed and
+ * the digits before it. The first 2^L points fall one in each of 2^L
+ * strata, for every L (so a larger sample holds a smaller one's items),
+ * each uniformly at random within its stratum: not a lattice, which a
+ * plate with a period (fields of a well, wells of a row) would alias. */
+static double scrambled_point(uint64_t j, uint64_t seed)
+{
+    uint64_t before = 1; /* the digits so far, after a leading 1 */
+    double f = 0, unit = 0.5;
+    for (unsigned d = 0; d < 53; d++, unit /= 2) {
+        uint64_t state = seed ^ (before * 0xD1B54A32D192ED03ull);
+        uint64_t digit = (j >> d) & 1;
+        f += (double)(digit ^ (next_random(&state) >> 63)) * unit;
+        before = before << 1 | digit;
+    }
+    return f;
+}
+
 /* `extra` items drawn at random within strata of equal count along the
- * sorted keys (the plate's order without a key): memory that follows
- * content rather than the key has a chance to show, at every size. A
- * draw that is taken gives the nearest free item. */
+ * sorted keys (the plate's order without a key, and among equal keys):
+ * memory that follows content rather than the key has a chance to show,
+ * at every size. A draw that is taken gives the nearest free item. */
 static void choose_random(chooser *c, size_t extra, uint64_t seed)
 {
     size_t n = c->p->n;
-    uint64_t state = seed;
-    double shift = (double)(next_random(&state) >> 11) * 0x1.0p-53;
     for (size_t j = 1; j <= extra; j++) {
-        /* van der Corput's sequence, shifted by the seed: its first m
-         * points fall one in each of m strata (near enough), for every m,
-         * so a larger sample holds a smaller one's items. */
-        double f = 0, unit = 0.5;
-        for (size_t b = j; b; b >>= 1, unit /= 2)
-            f += (double)(b & 1) * unit;
-        f += shift;
-        f -= floor(f);
-        size_t at = (size_t)(f * (double)n);
+        size_t at = (size_t)(scrambled_point(j, seed) * (double)n);
         at = at < n ? at : n - 1;
         size_t pos = nearest_free(&c->items, NULL, at, (double)at);
         if (pos < n)

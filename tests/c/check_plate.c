@@ -439,6 +439,41 @@ START_TEST(random_picks_are_seeded_and_nested)
 }
 END_TEST
 
+/* The random picks on a plate of equal keys (the key's strata are then
+ * the plate's order): one in each stratum of the plate, yet at random
+ * within it, so a plate with a period (fields of a well, wells of a row)
+ * is not sampled at one phase of it, as a lattice of even steps is. */
+START_TEST(random_picks_spread_over_equal_keys_without_a_lattice)
+{
+    const size_t sizes[] = {256, 384, 1000, 1024, 4096};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        double *keys = malloc(n * sizeof *keys);
+        ck_assert_ptr_nonnull(keys);
+        for (size_t i = 0; i < n; i++)
+            keys[i] = 4096.0;
+        spacrbench_plate *p = select_keys(n, keys, SB_PLATE_STEPS + 16, 0);
+        unsigned quarter[4] = {0}, phase[8] = {0};
+        size_t random = 0, phases = 0;
+        for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++) {
+            spacrbench_plate_pick k = pick(p, i);
+            if (k.why != SPACRBENCH_PLATE_WHY_RANDOM)
+                continue;
+            random++;
+            quarter[(size_t)k.index * 4 / n]++;
+            phases += phase[(size_t)k.index % 8]++ == 0;
+        }
+        ck_assert_uint_eq(random, 16);
+        for (size_t q = 0; q < 4; q++) /* 16 strata: 4 in each quarter, 3 after a collision */
+            ck_assert_msg(quarter[q] >= 3, "n %zu: %u random picks in quarter %zu", n, quarter[q],
+                          q);
+        ck_assert_msg(phases >= 4, "n %zu: the 16 random picks take %zu of 8 phases", n, phases);
+        spacrbench_plate_free(p);
+        free(keys);
+    }
+}
+END_TEST
+
 static uint64_t lcg(uint64_t *s);
 
 /* Measure p sequentially from the recorded figures: each chosen item in
@@ -1720,6 +1755,7 @@ static Suite *plate_suite(void)
     tcase_add_test(model, an_item_without_a_key_leaves_the_others_theirs);
     tcase_add_test(model, the_file_key_is_a_regular_files_size);
     tcase_add_test(model, random_picks_are_seeded_and_nested);
+    tcase_add_test(model, random_picks_spread_over_equal_keys_without_a_lattice);
     tcase_add_test(model, measured_sequentially_until_the_largest_stops_moving);
     tcase_add_test(model, a_sequential_run_never_predicts_less_than_a_shorter_one);
     tcase_add_test(model, the_disagreement_with_the_key);
