@@ -290,7 +290,8 @@ double sb_plate_tail_factor(size_t n)
      * bound. ln(n / 2), the rule before, sized every plate as if 2 items
      * had been measured: on the Sizey traces a median overshoot of +20 %
      * and a 90th percentile of +190 % for 91 of 98 plates covered, where
-     * this covers as many at +19 % and +107 % (docs/advice.md). */
+     * this covered as many at +19 % and +107 % (the random draw of then;
+     * docs/advice.md). */
     double least = (double)sb_plate_auto_sample(n);
     return (double)n > least ? log((double)n / least) : 0;
 }
