@@ -296,13 +296,13 @@ def keep_c_measurement(m: Measurement, cm: Any) -> None:
 
 
 def _fingerprint(m: Any) -> Tuple[Any, ...]:
-    """What of a Measurement can change after it was made (its notes list,
-    a list of records given by hand): the C measurement kept with it is
-    rebuilt when this differs."""
+    """What of a Measurement can change after it was made: its notes list,
+    and a list of records or GPUs given by hand (a tuple cannot change, and
+    records that the library wrote stay the same once decoded)."""
     records = raw_records(m)
     return (tuple(m.notes) if isinstance(m.notes, list) else m.notes,
-            tuple(records) if isinstance(records, list) else records,
-            tuple(m.gpus) if isinstance(m.gpus, list) else m.gpus)
+            tuple(records) if isinstance(records, list) else None,
+            tuple(m.gpus) if isinstance(m.gpus, list) else None)
 
 
 @contextmanager
@@ -324,14 +324,25 @@ def c_measurement(m: Any) -> Iterator[Any]:
 
 
 def cached_c_measurement(m: Any) -> Any:
-    """m's C measurement, built on first use (and again if its notes or
-    hand-given records changed); freed with m."""
-    fingerprint = _fingerprint(m)
+    """m's C measurement, built on first use and freed with m. Notes
+    appended to m.notes since (spaCR's notes are a list) are added to it;
+    only a list changed otherwise makes a new one."""
+    now = _fingerprint(m)
     kept = m.__dict__.get(C_CACHE)
-    if kept is not None and kept[0] == fingerprint:
-        return kept[1]
+    if kept is not None:
+        then, cm = kept
+        if now == then:
+            return cm
+        if (type(now[0]) is tuple and type(then[0]) is tuple and now[1:] == then[1:]
+                and now[0][:len(then[0])] == then[0]):
+            m.__dict__.pop(C_CACHE)  # until the notes are in
+            for i in range(len(then[0]), len(now[0])):
+                check(lib.spacrbench_measurement_add_note(
+                    cm, c_string(str(now[0][i]), f"notes[{i}]")), "measurement note")
+            m.__dict__[C_CACHE] = (now, cm)
+            return cm
     cm = ffi.gc(_build(m), lib.spacrbench_measurement_free)
-    m.__dict__[C_CACHE] = (fingerprint, cm)
+    m.__dict__[C_CACHE] = (now, cm)
     return cm
 
 

@@ -238,12 +238,23 @@ def test_a_measurement_is_converted_to_c_once(monkeypatch: pytest.MonkeyPatch) -
     m.to_dict()
     rec.to_slurm()
     assert len(built) == 1
-    m.notes.append("changed after the first use")  # the list is mutable: rebuilt
+    m.notes.append("changed after the first use")  # the list is mutable: added to C's
     assert "changed after the first use" in spacrbench.format_report(m)
+    assert len(built) == 1
+    m.notes[0] = "replaced"  # a note C holds changed: a new C measurement
+    assert "replaced" in spacrbench.format_report(m)
     assert len(built) == 2
     run = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
     spacrbench.format_report(run, spacrbench.recommend_workers(run, cores=2))
-    assert len(built) == 2  # benchmark() keeps the runner's own
+    assert run.records and len(spacrbench.format_report(run, format="csv").split("\n")) > 2
+    run.notes.append("a note of mine")
+    assert "a note of mine" in spacrbench.format_report(run)
+    assert len(built) == 2  # benchmark() keeps the runner's own, records read or not
+    plate = spacrbench.benchmark_plate(lambda i: None, list(range(8)), sample=3)
+    spacrbench.format_report(plate)
+    plate.recommendation.to_slurm()
+    assert plate.measurement.to_dict()["plate"]["picks"]
+    assert len(built) == 2  # and benchmark_plate()'s, its plate added in C
     copy = dataclasses.replace(run)
     spacrbench.format_report(copy)
     assert len(built) == 3
