@@ -106,6 +106,8 @@ def test_repr_is_short_and_to_dict_has_everything() -> None:
     assert len(repr(m)) < 250 and len(repr(rec)) < 250
     assert repr(m).startswith("Measurement(items=2, seconds=")
     assert "MiB" in repr(m) and "record(s)" in repr(m)
+    # Sizes in the library's words (spacrbench_format_bytes), not a second formatter.
+    assert "available_bytes=17179869184 (16.00 GiB)" in repr(rec)
     assert repr(rec).startswith(f"Recommendation(workers={rec.workers}, bound={rec.bound!r}")
     assert "Measurement(" not in repr(rec)
     assert len(json.dumps(rec.to_dict())) > 1000  # the full data stays there
