@@ -192,15 +192,11 @@ _DETAILS, _DETAILS_SIZE = _layout("spacrbench_item_details", (
 
 def _decode_records(lazy: LazyRecords) -> Tuple[ItemRecord, ...]:
     """ItemRecords from a LazyRecords' blocks of C records and details."""
-    nm = NOT_MEASURED
+    nm, labels = NOT_MEASURED, lazy.labels or [None] * lazy.count
     base = _RECORD.iter_unpack(ffi.buffer(lazy.data, lazy.count * _RECORD_SIZE))
-    if lazy.details is None:
-        return tuple(ItemRecord(index, seconds, None if rss == nm else rss,
-                                None if vram == nm else vram, warm != 0)
-                     for index, warm, seconds, rss, vram in base)
     details = _DETAILS.iter_unpack(ffi.buffer(lazy.details, lazy.count * _DETAILS_SIZE))
     return tuple(ItemRecord(index, seconds, None if rss == nm else rss,
-                            None if vram == nm else vram, warm != 0, None,
+                            None if vram == nm else vram, warm != 0, labels[i],
                             None if math.isnan(cpu) else cpu, None if charge == nm else charge,
                             None if tree == nm else tree, lazy.runs.get(i, ()))
                  for i, ((index, warm, seconds, rss, vram), (cpu, charge, tree, _))
@@ -457,7 +453,7 @@ def _add_details(cm: Any, m: Any) -> None:
         check(lib.spacrbench_measurement_add_records(
             cm, records.data, records.count, ffi.sizeof("spacrbench_item_record")),
             "measurement records")
-        for i in range(records.count if records.details is not None else 0):
+        for i in range(records.count):
             d = records.details[i]
             cpu = float(d.cpu_seconds)
             _set_record_details(cm, i, None if math.isnan(cpu) else cpu,
@@ -544,11 +540,11 @@ def _json(call: Any, what: str) -> Any:
 def record_labels(m: Any) -> Optional[List[str]]:
     """The item labels m's records carry (ItemRecord.item), one per record
     ("" where one has none); None when no record has one (spaCR's
-    Measurement has no records). A benchmark() measurement's records, still
-    as the library wrote them, have none: they are not decoded for this."""
-    if type(getattr(m, "__dict__", {}).get("records")) is LazyRecords:
-        return None
-    labels = [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())]
+    Measurement has no records). Records still as the library wrote them
+    are not decoded for this."""
+    lazy = getattr(m, "__dict__", {}).get("records")
+    labels = (lazy.labels or [] if type(lazy) is LazyRecords else
+              [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())])
     for i, label in enumerate(labels):
         if label is not None and not isinstance(label, str):
             raise SpacrbenchTypeError(f"records[{i}].item must be a str or None, "
