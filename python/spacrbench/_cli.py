@@ -22,7 +22,7 @@ def main(argv: Optional[List[str]] = None) -> int:
               "missing); it is built when CMake has the spacrbench_cli target",
               file=sys.stderr)
         return 127
-    # `spacrbench summarize` runs Python: this one, which has the package.
+    # `--plot` runs Python: this one, which has the package.
     os.environ.setdefault("SPACRBENCH_PYTHON", sys.executable)
     sys.stdout.flush()
     sys.stderr.flush()

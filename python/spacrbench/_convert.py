@@ -19,7 +19,7 @@ import numbers
 import operator
 import struct
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, TypeVar
 
 from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
 from . import _plate_c
@@ -59,6 +59,7 @@ def progress_line(p: Any) -> str:
                        "spacrbench_format_progress")
 
 
+T = TypeVar("T")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -128,6 +129,46 @@ def _sentinel(value: Any, name: str) -> int:
     return NOT_MEASURED if value is None else _whole(value, name)
 
 
+def from_struct(cls: Type[T], *structs: Any, **given: Any) -> T:
+    """A cls (a frozen dataclass) from C structs, member by member by name,
+    as each field is typed: an Optional one is None where C says "not
+    measured" (-1, NaN). given: the fields they have not."""
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        s = next((s for s in structs if hasattr(s, f.name)), None)
+        if f.name in given or s is None:
+            continue
+        v, kind = getattr(s, f.name), str(f.type)
+        if kind.endswith("bool"):
+            v = bool(v)
+        elif kind.endswith("str"):
+            v = c_text(v)
+        elif "float" in kind:
+            v = None if "Optional" in kind and math.isnan(v) else float(v)
+        else:
+            v = None if "Optional" in kind and v == NOT_MEASURED else int(v)
+        given[f.name] = v
+    return cls(**given)
+
+
+def to_struct(s: Any, obj: Any, where: str) -> Any:
+    """obj's fields (a frozen dataclass) into the C struct s by name, each
+    checked and named (where.field) as from_struct reads it back."""
+    for f in dataclasses.fields(obj):
+        if not hasattr(s, f.name):
+            continue
+        v, kind, name = getattr(obj, f.name), str(f.type), f"{where}.{f.name}"
+        optional = "Optional" in kind
+        if kind.endswith("bool"):
+            setattr(s, f.name, 1 if v else 0)
+        elif kind.endswith("str"):
+            _put_text(getattr(s, f.name), str(v), name)
+        elif "float" in kind:
+            setattr(s, f.name, math.nan if optional and v is None else _real(v, name))
+        else:
+            setattr(s, f.name, _sentinel(v, name) if optional else _whole(v, name))
+    return s
+
+
 # ---------------------------------------------------------------- measurement
 
 def _layout(ctype: str, members: Tuple[Tuple[str, str], ...]) -> Tuple[struct.Struct, int]:
@@ -151,15 +192,11 @@ _DETAILS, _DETAILS_SIZE = _layout("spacrbench_item_details", (
 
 def _decode_records(lazy: LazyRecords) -> Tuple[ItemRecord, ...]:
     """ItemRecords from a LazyRecords' blocks of C records and details."""
-    nm = NOT_MEASURED
+    nm, labels = NOT_MEASURED, lazy.labels or [None] * lazy.count
     base = _RECORD.iter_unpack(ffi.buffer(lazy.data, lazy.count * _RECORD_SIZE))
-    if lazy.details is None:
-        return tuple(ItemRecord(index, seconds, None if rss == nm else rss,
-                                None if vram == nm else vram, warm != 0)
-                     for index, warm, seconds, rss, vram in base)
     details = _DETAILS.iter_unpack(ffi.buffer(lazy.details, lazy.count * _DETAILS_SIZE))
     return tuple(ItemRecord(index, seconds, None if rss == nm else rss,
-                            None if vram == nm else vram, warm != 0, None,
+                            None if vram == nm else vram, warm != 0, labels[i],
                             None if math.isnan(cpu) else cpu, None if charge == nm else charge,
                             None if tree == nm else tree, lazy.runs.get(i, ()))
                  for i, ((index, warm, seconds, rss, vram), (cpu, charge, tree, _))
@@ -172,11 +209,7 @@ def _run_records(cm: Any, index: int, count: int) -> Tuple[RunRecord, ...]:
     for k in range(count):
         check(lib.spacrbench_measurement_item_run(cm, index, k, run),
               "spacrbench_measurement_item_run")
-        cpu = float(run.cpu_seconds)
-        runs.append(RunRecord(float(run.seconds), None if math.isnan(cpu) else cpu,
-                              optional(run.peak_rss_bytes), optional(run.peak_vram_bytes),
-                              optional(run.cgroup_charge_bytes),
-                              optional(run.tree_rss_peak_bytes)))
+        runs.append(from_struct(RunRecord, run))
     return tuple(runs)
 
 
@@ -215,15 +248,8 @@ def _set_record_details(cm: Any, i: int, cpu: Optional[float], charge: Optional[
         if not isinstance(r, RunRecord):
             raise SpacrbenchTypeError(f"{where}.run_records[{k}] must be a RunRecord, not "
                                       f"{_shown(r)} ({type(r).__name__})")
-        run, name = block[k], f"{where}.run_records[{k}]"
-        run.size = ffi.sizeof("spacrbench_item_run")
-        run.seconds = _real(r.seconds, f"{name}.seconds")
-        run.cpu_seconds = math.nan if r.cpu_seconds is None else _real(r.cpu_seconds,
-                                                                       f"{name}.cpu_seconds")
-        run.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"{name}.peak_rss_bytes")
-        run.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"{name}.peak_vram_bytes")
-        run.cgroup_charge_bytes = _sentinel(r.cgroup_charge_bytes, f"{name}.cgroup_charge_bytes")
-        run.tree_rss_peak_bytes = _sentinel(r.tree_rss_peak_bytes, f"{name}.tree_rss_peak_bytes")
+        block[k].size = ffi.sizeof("spacrbench_item_run")
+        to_struct(block[k], r, f"{where}.run_records[{k}]")
     check(lib.spacrbench_measurement_set_item_runs(cm, i, block, len(runs),
                                                    ffi.sizeof("spacrbench_item_run")),
           f"{where}.run_records")
@@ -241,10 +267,7 @@ def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
     gpu = new_struct("spacrbench_gpu_info")
     for i in range(fig.gpu_count):
         check(lib.spacrbench_measurement_gpu(cm, i, gpu), "spacrbench_measurement_gpu")
-        gpus.append(GpuInfo(
-            index=int(gpu.index), name=c_text(gpu.name),
-            total_bytes=int(gpu.total_bytes), free_bytes=int(gpu.free_bytes),
-            process_peak_bytes=optional(gpu.process_peak_bytes)))
+        gpus.append(from_struct(GpuInfo, gpu))
     cpu = float(fig.cpu_seconds)
     peak_vram = optional(fig.peak_vram_bytes)
     vram_source = None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source)
@@ -270,15 +293,12 @@ def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
                          f"{format_bytes(peak_vram)}; torch.cuda.max_memory_reserved() "
                          f"reported {format_bytes(reserved)}")
     return dict(
-        items=int(fig.items), seconds=float(fig.seconds),
-        peak_rss_bytes=int(fig.peak_rss_bytes), peak_vram_bytes=peak_vram,
-        baseline_rss_bytes=int(fig.baseline_rss_bytes),
+        {name: int(getattr(fig, name)) for name in _SPACR_FIGURES + _FIGURES},
+        seconds=float(fig.seconds), peak_vram_bytes=peak_vram,
         notes=notes, records=_read_records(cm, int(fig.record_count)),
-        cpu_seconds=None if math.isnan(cpu) else cpu,
-        warmup_items=int(fig.warmup_items), warmup_seconds=float(fig.warmup_seconds),
+        cpu_seconds=None if math.isnan(cpu) else cpu, warmup_seconds=float(fig.warmup_seconds),
         peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
-        gpus=tuple(gpus), sample_interval_us=int(fig.sample_interval_us),
-        vram_reason=vram_reason, oom_limit_bytes=int(fig.oom_limit_bytes),
+        gpus=tuple(gpus), vram_reason=vram_reason,
         timeline=_timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
 
 
@@ -296,13 +316,13 @@ def keep_c_measurement(m: Measurement, cm: Any) -> None:
 
 
 def _fingerprint(m: Any) -> Tuple[Any, ...]:
-    """What of a Measurement can change after it was made (its notes list,
-    a list of records given by hand): the C measurement kept with it is
-    rebuilt when this differs."""
+    """What of a Measurement can change after it was made: its notes list,
+    and a list of records or GPUs given by hand (a tuple cannot change, and
+    records that the library wrote stay the same once decoded)."""
     records = raw_records(m)
     return (tuple(m.notes) if isinstance(m.notes, list) else m.notes,
-            tuple(records) if isinstance(records, list) else records,
-            tuple(m.gpus) if isinstance(m.gpus, list) else m.gpus)
+            tuple(records) if isinstance(records, list) else None,
+            tuple(m.gpus) if isinstance(m.gpus, list) else None)
 
 
 @contextmanager
@@ -324,14 +344,25 @@ def c_measurement(m: Any) -> Iterator[Any]:
 
 
 def cached_c_measurement(m: Any) -> Any:
-    """m's C measurement, built on first use (and again if its notes or
-    hand-given records changed); freed with m."""
-    fingerprint = _fingerprint(m)
+    """m's C measurement, built on first use and freed with m. Notes
+    appended to m.notes since (spaCR's notes are a list) are added to it;
+    only a list changed otherwise makes a new one."""
+    now = _fingerprint(m)
     kept = m.__dict__.get(C_CACHE)
-    if kept is not None and kept[0] == fingerprint:
-        return kept[1]
+    if kept is not None:
+        then, cm = kept
+        if now == then:
+            return cm
+        if (type(now[0]) is tuple and type(then[0]) is tuple and now[1:] == then[1:]
+                and now[0][:len(then[0])] == then[0]):
+            m.__dict__.pop(C_CACHE)  # until the notes are in
+            for i in range(len(then[0]), len(now[0])):
+                check(lib.spacrbench_measurement_add_note(
+                    cm, c_string(str(now[0][i]), f"notes[{i}]")), "measurement note")
+            m.__dict__[C_CACHE] = (now, cm)
+            return cm
     cm = ffi.gc(_build(m), lib.spacrbench_measurement_free)
-    m.__dict__[C_CACHE] = (fingerprint, cm)
+    m.__dict__[C_CACHE] = (now, cm)
     return cm
 
 
@@ -374,19 +405,23 @@ def spacr_measurement_fields(obj: Any, name: str = "measurement") -> Dict[str, A
             "notes": [str(n) for n in (getattr(obj, "notes", None) or ())]}
 
 
+# The whole-number figures of a Measurement (spacrbench_figures' members).
+_SPACR_FIGURES = ("items", "peak_rss_bytes", "baseline_rss_bytes", "peak_vram_bytes")
+_FIGURES = ("warmup_items", "sample_interval_us", "oom_limit_bytes")
+
+
 def _build(m: Any) -> Any:
     """A new C measurement holding m's fields (the caller frees it)."""
     fig = new_struct("spacrbench_figures")
+    for name in _FIGURES:
+        setattr(fig, name, _whole(getattr(m, name), name))
     # spaCR's four figures: a negative one (nonsense spaCR printed as is)
     # counts as 0, and a time the library cannot hold (NaN, infinite,
     # negative) as 0 s; format_report() prints spaCR's arithmetic on it.
-    fig.items = max(0, _whole(m.items, "items"))
-    fig.peak_rss_bytes = max(0, _whole(m.peak_rss_bytes, "peak_rss_bytes"))
-    fig.baseline_rss_bytes = max(0, _whole(m.baseline_rss_bytes, "baseline_rss_bytes"))
-    fig.peak_vram_bytes = (NOT_MEASURED if m.peak_vram_bytes is None
-                           else max(0, _whole(m.peak_vram_bytes, "peak_vram_bytes")))
-    fig.warmup_items = _whole(m.warmup_items, "warmup_items")
-    fig.sample_interval_us = _whole(m.sample_interval_us, "sample_interval_us")
+    for name in _SPACR_FIGURES:
+        value = getattr(m, name)
+        setattr(fig, name, NOT_MEASURED if value is None and name == "peak_vram_bytes"
+                else max(0, _whole(value, name)))
     seconds = _real(m.seconds, "seconds")
     fig.seconds = seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
     fig.cpu_seconds = math.nan if m.cpu_seconds is None else _real(m.cpu_seconds, "cpu_seconds")
@@ -394,7 +429,6 @@ def _build(m: Any) -> Any:
     fig.peak_method = PEAK_METHODS.code(m.peak_method, "peak_method")
     fig.vram_source = (_UNKNOWN_SOURCE if m.vram_source is None
                        else SOURCES.code(m.vram_source, "vram_source"))
-    fig.oom_limit_bytes = _whole(m.oom_limit_bytes, "oom_limit_bytes")
     fig.stopped_item = -1  # a Measurement is never of a stopped run: benchmark() raises
     out = ffi.new("spacrbench_measurement **")
     check(lib.spacrbench_measurement_create(fig, out), "measurement")
@@ -419,7 +453,7 @@ def _add_details(cm: Any, m: Any) -> None:
         check(lib.spacrbench_measurement_add_records(
             cm, records.data, records.count, ffi.sizeof("spacrbench_item_record")),
             "measurement records")
-        for i in range(records.count if records.details is not None else 0):
+        for i in range(records.count):
             d = records.details[i]
             cpu = float(d.cpu_seconds)
             _set_record_details(cm, i, None if math.isnan(cpu) else cpu,
@@ -444,12 +478,8 @@ def _add_details(cm: Any, m: Any) -> None:
         if not isinstance(g, GpuInfo):
             raise SpacrbenchTypeError(f"gpus[{i}] must be a GpuInfo, not {_shown(g)} "
                                       f"({type(g).__name__})")
-        gpu.index = _whole(g.index, f"gpus[{i}].index")
-        _put_text(gpu.name, str(g.name), f"gpus[{i}].name")
-        gpu.total_bytes = _whole(g.total_bytes, f"gpus[{i}].total_bytes")
-        gpu.free_bytes = _whole(g.free_bytes, f"gpus[{i}].free_bytes")
-        gpu.process_peak_bytes = _sentinel(g.process_peak_bytes, f"gpus[{i}].process_peak_bytes")
-        check(lib.spacrbench_measurement_add_gpu(cm, gpu), "measurement gpu")
+        check(lib.spacrbench_measurement_add_gpu(cm, to_struct(gpu, g, f"gpus[{i}]")),
+              "measurement gpu")
     if getattr(m, "timeline", None) is not None:
         _timeline_to_c(cm, m.timeline)
     if getattr(m, "plate", None) is not None:  # after the records: a pick per record
@@ -457,10 +487,6 @@ def _add_details(cm: Any, m: Any) -> None:
 
 
 # ------------------------------------------------------------------ timeline
-
-def _nan_none(value: float) -> Optional[float]:
-    return None if math.isnan(value) else float(value)
-
 
 def _timeline_from_c(cm: Any) -> Optional[Timeline]:
     """The C measurement's timeline, or None when it has none."""
@@ -472,15 +498,12 @@ def _timeline_from_c(cm: Any) -> Optional[Timeline]:
     for i in range(int(lib.spacrbench_measurement_timeline_count(cm))):
         check(lib.spacrbench_measurement_timeline_point(cm, i, p),
               "spacrbench_measurement_timeline_point")
-        points.append(TimelinePoint(float(p.seconds), optional(p.rss_bytes),
-                                    optional(p.cgroup_bytes),
-                                    _nan_none(lib.spacrbench_measurement_timeline_point_cpu(cm, i))))
+        cpu = float(lib.spacrbench_measurement_timeline_point_cpu(cm, i))
+        points.append(from_struct(TimelinePoint, p, cpu_seconds=None if math.isnan(cpu) else cpu))
     for i in range(int(lib.spacrbench_measurement_timeline_item_count(cm))):
         check(lib.spacrbench_measurement_timeline_item(cm, i, it),
               "spacrbench_measurement_timeline_item")
-        marks.append(TimelineItem(int(it.index), float(it.start_seconds), float(it.end_seconds),
-                                  optional(it.peak_rss_bytes), float(it.peak_seconds),
-                                  bool(it.is_warmup)))
+        marks.append(from_struct(TimelineItem, it))
     return Timeline(points=tuple(points), items=tuple(marks), interval_us=int(info.interval_us),
                     samples=int(info.samples), stride=int(info.stride),
                     max_points=int(info.max_points))
@@ -496,19 +519,15 @@ def _timeline_to_c(cm: Any, tl: Any) -> None:
     check(lib.spacrbench_measurement_timeline_begin(cm, info), "timeline")
     p = new_struct("spacrbench_timeline_point")
     for i, point in enumerate(tl.points):
-        p.seconds = point.seconds
-        p.rss_bytes = NOT_MEASURED if point.rss_bytes is None else int(point.rss_bytes)
-        p.cgroup_bytes = NOT_MEASURED if point.cgroup_bytes is None else int(point.cgroup_bytes)
-        cpu = math.nan if point.cpu_seconds is None else float(point.cpu_seconds)
-        check(lib.spacrbench_measurement_timeline_add_point_cpu(cm, p, cpu),
-              f"timeline.points[{i}]")
+        name = f"timeline.points[{i}]"
+        cpu = math.nan if point.cpu_seconds is None else _real(point.cpu_seconds, name)
+        check(lib.spacrbench_measurement_timeline_add_point_cpu(cm, to_struct(p, point, name),
+                                                                cpu), name)
     it = new_struct("spacrbench_timeline_item")
     for i, item in enumerate(tl.items):
-        it.index = item.index
-        it.is_warmup = 1 if item.is_warmup else 0
-        it.start_seconds, it.end_seconds = item.start_seconds, item.end_seconds
-        it.peak_rss_bytes = NOT_MEASURED if item.peak_rss_bytes is None else int(item.peak_rss_bytes)
-        it.peak_seconds = item.peak_seconds if math.isfinite(item.peak_seconds) else math.nan
+        to_struct(it, item, f"timeline.items[{i}]")
+        if not math.isfinite(it.peak_seconds):  # NaN: marked at the highest point inside
+            it.peak_seconds = math.nan
         check(lib.spacrbench_measurement_timeline_add_item(cm, it), f"timeline.items[{i}]")
 
 
@@ -521,11 +540,11 @@ def _json(call: Any, what: str) -> Any:
 def record_labels(m: Any) -> Optional[List[str]]:
     """The item labels m's records carry (ItemRecord.item), one per record
     ("" where one has none); None when no record has one (spaCR's
-    Measurement has no records). A benchmark() measurement's records, still
-    as the library wrote them, have none: they are not decoded for this."""
-    if type(getattr(m, "__dict__", {}).get("records")) is LazyRecords:
-        return None
-    labels = [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())]
+    Measurement has no records). Records still as the library wrote them
+    are not decoded for this."""
+    lazy = getattr(m, "__dict__", {}).get("records")
+    labels = (lazy.labels or [] if type(lazy) is LazyRecords else
+              [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())])
     for i, label in enumerate(labels):
         if label is not None and not isinstance(label, str):
             raise SpacrbenchTypeError(f"records[{i}].item must be a str or None, "

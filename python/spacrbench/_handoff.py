@@ -13,7 +13,7 @@ import shutil
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from ._binding import check, ffi, format_text, lib, new_struct
-from ._convert import c_recommendation, handoff_measurement
+from ._convert import c_recommendation, c_string, handoff_measurement
 from ._dask_memory import dask_memory_limit
 from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
 if TYPE_CHECKING:
@@ -96,10 +96,7 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
     keep: List[Any] = []  # the cdata the struct points into, alive until formatted
 
     def text(value: str, name: str) -> Any:
-        if "\0" in value:
-            raise SpacrbenchValueError(f"{name} must not contain a NUL character (the C string would "
-                             f"end there), got {value!r}")
-        keep.append(ffi.new("char[]", os.fsencode(value)))
+        keep.append(ffi.new("char[]", c_string(value, name)))
         return keep[-1]
 
     def array(values: Sequence[str], name: str) -> Any:

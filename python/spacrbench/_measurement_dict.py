@@ -11,7 +11,6 @@ library's measurement into the Measurement's fields."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Type, TypeVar
 
@@ -87,10 +86,8 @@ def measurement_from(cls: Type[T], text: bytes, name: str = "data", flags: int =
         labels = [lib.spacrbench_measurement_item_label(cm, i)
                   for i in range(records.count if records else 0)]
         if any(label != ffi.NULL for label in labels):  # a command's document names its items
-            fields["records"] = tuple(
-                dataclasses.replace(r, item=None if label == ffi.NULL
-                                    else ffi.string(label).decode("utf-8"))
-                for r, label in zip(records.records(), labels))
+            records.labels = [None if label == ffi.NULL else ffi.string(label).decode("utf-8")
+                              for label in labels]
         m = cls(**fields)
     except BaseException:
         lib.spacrbench_measurement_free(cm)

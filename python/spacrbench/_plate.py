@@ -430,24 +430,24 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     order = _picks(plate, plate_items)
     run_items, run_progress = (_sequential(plate, order, progress) if sample == 0
                                else ([p.item for p in order], progress))
-    m = measure(work, run_items, warmup=sum(p.is_warmup for p in order),
-                progress=run_progress, timeline=timeline, spread_note=False)
-    if why_keyless:
-        m = dataclasses.replace(m, notes=[*m.notes, why_keyless])
-    from ._convert import c_measurement, recommendation_fields
-    from ._plate_c import plate_from_c
+    from ._convert import recommendation_fields, utf8
 
     out = new_struct("spacrbench_recommendation")
-    with c_measurement(m) as cm:
+
+    def finish(cm: Any) -> None:
+        """The plate's note, prediction, advice and section (with the ETA
+        for the advised workers) go into the runner's own measurement."""
+        if why_keyless:
+            check(lib.spacrbench_measurement_add_note(cm, utf8(why_keyless)), "benchmark_plate")
         check(lib.spacrbench_plate_predict(plate, cm), "benchmark_plate")
         check(lib.spacrbench_plate_recommend(plate, cm, inputs.opts, inputs.machine, out),
               "benchmark_plate")
-        # The measurement carries the plate's section (its to_dict(), the
-        # exports, the report, the hand-off), the ETA for the advised workers.
         check(lib.spacrbench_measurement_set_plate(cm, plate, out.workers), "benchmark_plate")
-        section = plate_from_c(cm)
+
+    m = measure(work, run_items, warmup=sum(p.is_warmup for p in order),
+                progress=run_progress, timeline=timeline, spread_note=False, finish=finish)
+    section = m.plate
     assert section is not None
-    m = dataclasses.replace(m, plate=section)
     rec = Recommendation(measurement=m, **inputs.fields(recommendation_fields(out)))
     return PlateResult(measurement=m, recommendation=rec, sample=_picks(plate, plate_items),
                        prediction=section.prediction, eta_seconds=section.eta_seconds,

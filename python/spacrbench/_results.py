@@ -24,15 +24,12 @@ _NAN = float("nan")
 
 
 def _size(n: Any) -> str:
-    """A byte count for a repr: exact, with a readable size after it."""
-    if not isinstance(n, int) or isinstance(n, bool):
+    """A byte count for a repr: exact, with the library's size after it."""
+    if not isinstance(n, int) or isinstance(n, bool) or not 1024 <= n < 2**63:
         return repr(n)
-    step, unit = float(abs(n)), "B"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if step < 1024 or unit == "TiB":
-            break
-        step /= 1024
-    return f"{n}" if unit == "B" else f"{n} ({step if n >= 0 else -step:.1f} {unit})"
+    from ._convert import format_bytes
+
+    return f"{n} ({format_bytes(n)})"
 
 
 def _cut(text: str, width: int = 72) -> str:

@@ -223,9 +223,12 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
 
 
 def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, progress: Any,
-            timeline: Any, spread_note: bool) -> Measurement:
+            timeline: Any, spread_note: bool,
+            finish: Optional[Callable[[Any], None]] = None) -> Measurement:
     """benchmark(); spread_note: add the note of items that differ (a plain
-    benchmark's; benchmark_plate() already sizes for the plate)."""
+    benchmark's; benchmark_plate() already sizes for the plate); finish:
+    called with the C measurement before it is read (benchmark_plate()
+    adds its plate there), so the Measurement is read from C once."""
     check_plain_callable(work, "work")
     from ._compat import upstream_int
 
@@ -254,7 +257,7 @@ def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, pr
         _owner = _thread.get_ident()
         try:
             run = _Run(work, iterator, count, progress_fn, TorchPeak())
-            return _run_serialised(run, count, warmup, timeline, spread_note)
+            return _run_serialised(run, count, warmup, timeline, spread_note, finish)
         finally:
             _owner = None
 
@@ -275,10 +278,10 @@ def check_plain_callable(work: Any, name: str, what: str = "") -> None:
                                   f"lambda item: asyncio.run(f(item)) or lambda item: list(f(item))")
 
 
-def _run_serialised(run: _Run, n_items: Optional[int], warmup: int,
-                    timeline: bool = False, spread_note: bool = False) -> Measurement:
+def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bool,
+                    spread_note: bool, finish: Optional[Callable[[Any], None]]) -> Measurement:
     global _active
-    from ._convert import keep_c_measurement, measurement_fields
+    from ._convert import _build, keep_c_measurement, measurement_fields
 
     opts = new_struct("spacrbench_options")
     check(lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options")),
@@ -331,14 +334,18 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int,
             check(lib.spacrbench_measurement_note_spread(cm, b"spacrbench.benchmark_plate()"),
                   "spacrbench_measurement_note_spread")
         fields, unchanged = measurement_fields(cm, torch_peak)
+        if not unchanged:  # torch's VRAM figure: the library has no setter for it
+            lib.spacrbench_measurement_free(cm)
+            cm = ffi.NULL
+            cm = _build(Measurement(**fields))
+        if finish is not None:
+            finish(cm)
+            fields, _ = measurement_fields(cm)
         m = Measurement(**fields)
     except BaseException:
         lib.spacrbench_measurement_free(cm)
         raise
-    if unchanged:  # the runner's own C measurement serves every later call
-        keep_c_measurement(m, cm)
-    else:
-        lib.spacrbench_measurement_free(cm)
+    keep_c_measurement(m, cm)  # every later call reads this one
     return m
 
 

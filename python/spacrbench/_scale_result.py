@@ -11,8 +11,8 @@ import importlib
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from ._binding import NOT_MEASURED, c_text, check, ffi, format_text, lib
-from ._convert import PEAK_METHODS, format_bytes
+from ._binding import c_text, check, ffi, format_text, lib
+from ._convert import PEAK_METHODS, format_bytes, from_struct
 from ._extras import PLOT_INSTALL
 from ._results import _cut
 from ._words import counted
@@ -153,24 +153,9 @@ class ScaleResult:
 _BUDGET_ON_SCALE = 4
 
 
-def _opt_float(v: float) -> Optional[float]:
-    return None if v != v else float(v)  # NaN -> None
-
-
 def _point_from_c(p: Any, sp: Any) -> ScalePoint:
-    return ScalePoint(
-        repeats=int(sp.repeats), spread=_opt_float(sp.spread),
-        items_per_second_min=_opt_float(sp.items_per_second_min),
-        items_per_second_max=_opt_float(sp.items_per_second_max),
-        warmup_items=None if sp.warmup_items < 0 else int(sp.warmup_items),
-        oom_killed=bool(sp.oom_killed),
-        workers=int(p.workers), items=int(p.items), seconds=float(p.seconds),
-        items_per_second=_opt_float(p.items_per_second), speedup=_opt_float(p.speedup),
-        efficiency=_opt_float(p.efficiency), mean_item_seconds=_opt_float(p.mean_item_seconds),
-        peak_bytes=None if p.peak_bytes == NOT_MEASURED else int(p.peak_bytes),
-        peak_method=PEAK_METHODS.name(int(p.peak_method)),
-        fits=None if p.fits < 0 else bool(p.fits), failed=bool(p.failed),
-        vram_peak_bytes=None if p.vram_peak_bytes == NOT_MEASURED else int(p.vram_peak_bytes))
+    return from_struct(ScalePoint, p, sp, peak_method=PEAK_METHODS.name(int(p.peak_method)),
+                       fits=None if p.fits < 0 else bool(p.fits))
 
 
 def result_from_c(r: Any) -> ScaleResult:

@@ -11,16 +11,13 @@ from __future__ import annotations
 import errno
 import json
 import os
-import sys
-from typing import Any, List, Optional
+from typing import Any, Optional
 
 from ._binding import check, ffi, lib
 from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
 from ._summary import NeedsYou, Summary, TaskSummary, summary_of
 
-__all__ = ["NeedsYou", "Summary", "TaskSummary", "summarize", "main"]
-
-MANIFEST = "spacrbench-array.json"
+__all__ = ["NeedsYou", "Summary", "TaskSummary", "summarize"]
 
 
 def _path(value: Any, name: str) -> bytes:
@@ -73,42 +70,3 @@ def summarize(directory: "os.PathLike[str] | str",
     if job is not None and not os.path.isfile(job):
         raise _missing(job, "job_script", "regular file")
     return summary_of(json.loads(_document(path, job)))
-
-
-USAGE = "usage: spacrbench summarize DIR [--job JOB_SCRIPT] [--json]"
-
-
-def main(argv: List[str]) -> int:
-    """The command line, as the C command's: 0 all ok, 3 some task needs a
-    resubmission, 1 nothing to read, 2 bad arguments."""
-    if any(a in ("-h", "--help") for a in argv):
-        print(USAGE)
-        return 0
-    rest, args = list(argv), []
-    job: Optional[str] = None
-    as_json = False
-    while rest:
-        a = rest.pop(0)
-        if a == "--json":
-            as_json = True
-        elif a == "--job" and rest and rest[0]:
-            job = rest.pop(0)
-        elif a.startswith("--job=") and len(a) > 6:
-            job = a[6:]
-        elif a.startswith("-"):
-            print(f"spacrbench: summarize: {USAGE}", file=sys.stderr)
-            return 2
-        else:
-            args.append(a)
-    if len(args) != 1:
-        print(f"spacrbench: summarize: {USAGE}", file=sys.stderr)
-        return 2
-    try:
-        s = summarize(args[0], job)
-    except (OSError, ValueError) as e:
-        print(f"spacrbench: summarize: {e}", file=sys.stderr)
-        return 1
-    text = json.dumps(s.to_dict(), indent=2) + "\n" if as_json else s.text
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
-    return s.status

@@ -4,8 +4,11 @@ directory or decides anything: that is the library's (src/cluster/summary*.c).""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple, Type, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -128,25 +131,14 @@ class Summary:
         return self.text
 
 
-def _task(d: Dict[str, Any]) -> TaskSummary:
-    return TaskSummary(
-        task=int(d["task"]), state=str(d["state"]), item=d.get("item"),
-        report=str(d.get("report") or ""), result=str(d.get("result") or ""),
-        requested_mem_bytes=d.get("requested_mem_bytes"),
-        requested_cpus=d.get("requested_cpus"),
-        requested_time_minutes=d.get("requested_time_minutes"),
-        peak_rss_bytes=d.get("peak_rss_bytes"), seconds=d.get("seconds"),
-        cpu_seconds=d.get("cpu_seconds"), oom_limit_bytes=int(d.get("oom_limit_bytes") or 0),
-        out_of_memory=bool(d.get("out_of_memory")), timeout=bool(d.get("timeout")),
-        item_timeout=bool(d.get("item_timeout")), array_job=d.get("array_job"),
-        exit_status=d.get("exit_status"), signal=d.get("signal"),
-        array_key=d.get("array_key"), needs=d.get("needs"),
-        preempted=bool(d.get("preempted")))
-
-
-def _needs(d: Dict[str, Any]) -> NeedsYou:
-    return NeedsYou(reason=str(d["reason"]), tasks=str(d["tasks"]), count=int(d["count"]),
-                    commands=tuple(str(c) for c in d.get("commands") or ()))
+def _read(cls: Type[T], d: Dict[str, Any], **given: Any) -> T:
+    """A cls from the document's object d, whose members have its fields'
+    names, each as the field is typed (absent: None, 0, "" or False)."""
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        v, kind = d.get(f.name), str(f.type)
+        given.setdefault(f.name, bool(v) if kind == "bool" else int(v or 0) if kind == "int"
+                         else str(v or "") if kind == "str" else v)
+    return cls(**given)
 
 
 def summary_of(doc: Dict[str, Any]) -> Summary:
@@ -154,7 +146,7 @@ def summary_of(doc: Dict[str, Any]) -> Summary:
     counts = doc["counts"]
     nxt = doc["next"]
     return Summary(
-        directory=str(doc["directory"]), tasks=tuple(_task(t) for t in doc["tasks"]),
+        directory=str(doc["directory"]), tasks=tuple(_read(TaskSummary, t) for t in doc["tasks"]),
         array=str(doc["array"]), array_source=str(doc.get("array_source") or ""),
         missing_tasks=str(doc["missing"]),
         missing=int(counts["missing"]) + int(counts["stale"]),
@@ -166,5 +158,6 @@ def summary_of(doc: Dict[str, Any]) -> Summary:
         time=nxt.get("time"), command=nxt.get("command"), status=int(doc["status"]),
         text=str(doc["report"]), document=doc,
         commands=tuple(str(c) for c in nxt.get("commands") or ()),
-        needs_you=tuple(_needs(n) for n in doc.get("needs_you") or ()),
+        needs_you=tuple(_read(NeedsYou, n, commands=tuple(str(c) for c in n.get("commands") or ()))
+                        for n in doc.get("needs_you") or ()),
         foreign=int(counts.get("foreign") or 0))

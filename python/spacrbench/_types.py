@@ -7,8 +7,8 @@ library, are in _results.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import (TYPE_CHECKING, Any, Callable, Dict, Optional, Protocol, SupportsIndex,
-                    Tuple, Union)
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol,
+                    SupportsIndex, Tuple, Union)
 
 # The library's names of the defaults (peak method "supplied", bound "none",
 # source "unknown", start method "fork", reserve rule "caller"); spelled here
@@ -139,21 +139,22 @@ class Progress:
 class LazyRecords:
     """The item records of a benchmark() run as the library wrote them (one
     binary block, and one of their details: CPU, memory figures, how many
-    runs; the runs of those that keep some, decoded); ItemRecords are made
-    from it the first time Measurement.records is read. Internal: to its
-    readers Measurement.records is always a tuple."""
+    runs; the runs of those that keep some, decoded; the labels of a
+    document's items); ItemRecords are made from it the first time
+    Measurement.records is read. Internal: to its readers
+    Measurement.records is always a tuple."""
 
-    __slots__ = ("data", "count", "decode", "details", "runs")
+    __slots__ = ("data", "count", "decode", "details", "runs", "labels")
 
     def __init__(self, data: Any, count: int,
-                 decode: Callable[["LazyRecords"], Tuple[ItemRecord, ...]],
-                 details: Any = None,
-                 runs: Optional[Dict[int, Tuple[RunRecord, ...]]] = None) -> None:
+                 decode: Callable[["LazyRecords"], Tuple[ItemRecord, ...]], details: Any,
+                 runs: Dict[int, Tuple[RunRecord, ...]]) -> None:
         self.data = data
         self.count = count
         self.decode = decode
         self.details = details
-        self.runs = runs or {}
+        self.runs = runs
+        self.labels: Optional[List[Optional[str]]] = None  # ItemRecord.item, one per record
 
     def records(self) -> Tuple[ItemRecord, ...]:
         return self.decode(self)

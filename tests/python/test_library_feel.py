@@ -106,6 +106,8 @@ def test_repr_is_short_and_to_dict_has_everything() -> None:
     assert len(repr(m)) < 250 and len(repr(rec)) < 250
     assert repr(m).startswith("Measurement(items=2, seconds=")
     assert "MiB" in repr(m) and "record(s)" in repr(m)
+    # Sizes in the library's words (spacrbench_format_bytes), not a second formatter.
+    assert "available_bytes=17179869184 (16.00 GiB)" in repr(rec)
     assert repr(rec).startswith(f"Recommendation(workers={rec.workers}, bound={rec.bound!r}")
     assert "Measurement(" not in repr(rec)
     assert len(json.dumps(rec.to_dict())) > 1000  # the full data stays there
@@ -238,12 +240,23 @@ def test_a_measurement_is_converted_to_c_once(monkeypatch: pytest.MonkeyPatch) -
     m.to_dict()
     rec.to_slurm()
     assert len(built) == 1
-    m.notes.append("changed after the first use")  # the list is mutable: rebuilt
+    m.notes.append("changed after the first use")  # the list is mutable: added to C's
     assert "changed after the first use" in spacrbench.format_report(m)
+    assert len(built) == 1
+    m.notes[0] = "replaced"  # a note C holds changed: a new C measurement
+    assert "replaced" in spacrbench.format_report(m)
     assert len(built) == 2
     run = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
     spacrbench.format_report(run, spacrbench.recommend_workers(run, cores=2))
-    assert len(built) == 2  # benchmark() keeps the runner's own
+    assert run.records and len(spacrbench.format_report(run, format="csv").split("\n")) > 2
+    run.notes.append("a note of mine")
+    assert "a note of mine" in spacrbench.format_report(run)
+    assert len(built) == 2  # benchmark() keeps the runner's own, records read or not
+    plate = spacrbench.benchmark_plate(lambda i: None, list(range(8)), sample=3)
+    spacrbench.format_report(plate)
+    plate.recommendation.to_slurm()
+    assert plate.measurement.to_dict()["plate"]["picks"]
+    assert len(built) == 2  # and benchmark_plate()'s, its plate added in C
     copy = dataclasses.replace(run)
     spacrbench.format_report(copy)
     assert len(built) == 3

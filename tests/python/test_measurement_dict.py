@@ -171,6 +171,21 @@ def test_any_mapping_and_tuples_are_read_and_odd_text_survives() -> None:
     assert Measurement.from_dict(m.to_dict()).to_dict() == m.to_dict()
 
 
+def test_a_documents_item_labels_are_kept_and_decoded_with_the_records() -> None:
+    """The labels stay with the library's records block: reading a document
+    decodes no record; its to_dict() and CSV carry each item's label."""
+    d = _valid()
+    d["items"] = 2
+    d["records"] = [{"index": 0, "seconds": 1.0, "item": "a.tif"},
+                    {"index": 1, "seconds": 2.0}]
+    m = Measurement.from_dict(d)
+    assert type(m.__dict__["records"]).__name__ == "LazyRecords"  # not decoded yet
+    assert [r["item"] for r in m.to_dict()["records"]] == ["a.tif", ""]
+    assert "a.tif" in spacrbench.format_report(m, format="csv")
+    assert [r.item for r in m.records] == ["a.tif", None]
+    assert [r["item"] for r in m.to_dict()["records"]] == ["a.tif", ""]
+
+
 def test_the_plot_helper_reads_through_the_same_reader() -> None:
     from spacrbench._plot_cli import measurement_from_json, result_from_json
     from helpers import result_from_points

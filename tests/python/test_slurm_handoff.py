@@ -124,8 +124,6 @@ def test_summarize_errors(tmp_path: Path) -> None:
     (tmp_path / "task-0.json").write_text("{not json")
     s = spacrbench.summarize(str(tmp_path))
     assert s.unreadable == 1 and "task-0.json: not JSON" in s.text and s.status == 3
-    from spacrbench._summarize import main
-    assert main([]) == 2 and main([str(tmp_path / "none")]) == 1
 
 
 def test_dask_slurm_cluster_settings() -> None:

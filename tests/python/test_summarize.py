@@ -130,9 +130,6 @@ def test_the_job_script_array_and_errors(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(ValueError, match="no task reports"):
         spacrbench.summarize(empty)
-    from spacrbench._summarize import main
-    assert main([]) == 2 and main(["--bogus", str(tmp_path)]) == 2
-    assert main([str(tmp_path / "none")]) == 1 and main([str(empty)]) == 1
 
 
 @pytest.mark.parametrize("content, words", [
@@ -167,16 +164,13 @@ def test_a_fifo_and_a_device_are_unreadable_not_a_hang(tmp_path: Path) -> None:
 
 
 @linux_only("a non-UTF-8 file name")
-def test_a_non_utf8_directory_name_prints(tmp_path: Path, capfd: pytest.CaptureFixture[str]
-                                          ) -> None:
+def test_a_non_utf8_directory_name_is_read(tmp_path: Path) -> None:
     d = os.path.join(os.fsencode(tmp_path), b"job-\xff")
     os.mkdir(d)
     with open(os.path.join(d, b"task-0.json"), "w") as f:
         json.dump({"mode": "run", "measurement": {"peak_rss_bytes": MIB, "seconds": 1.0}}, f)
-    from spacrbench._summarize import main
-    assert main([os.fsdecode(d)]) == 0
-    assert main([os.fsdecode(d), "--json"]) == 0
-    assert "1 ok" in capfd.readouterr().out
+    s = spacrbench.summarize(os.fsdecode(d))
+    assert s.status == 0 and "1 ok" in s.text and json.dumps(s.to_dict())
 
 
 @pytest.mark.parametrize("where, words", [("none", "directory does not exist"),

@@ -97,6 +97,9 @@ def test_a_hand_made_timeline_reaches_the_library_and_bad_ones_are_refused() -> 
     backwards = dataclasses.replace(tl, points=(TimelinePoint(1.0, 10), TimelinePoint(0.5, 9)))
     with pytest.raises(ValueError, match="timeline.points"):
         dataclasses.replace(m, timeline=backwards).to_dict()
+    bad = dataclasses.replace(tl, points=(TimelinePoint(0.0, "10"),))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^timeline.points\[0\].rss_bytes must be a number"):
+        dataclasses.replace(m, timeline=bad).to_dict()
     with pytest.raises(TypeError, match="timeline must be a Timeline"):
         dataclasses.replace(m, timeline="no").to_dict()  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="timeline must be a bool"):
