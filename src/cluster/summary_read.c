@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "handoff_rule.h"
 #include "internal.h"
 #include "json_reader.h"
@@ -357,14 +358,8 @@ static void task_fields(sb_reader *r, const json_node *root, sum_task *t)
 
 static int add_task(spacrbench_summary *s, sum_task *t)
 {
-    if (s->n_tasks == s->cap_tasks) {
-        size_t cap = s->cap_tasks ? s->cap_tasks * 2 : 16;
-        sum_task *n = realloc(s->tasks, cap * sizeof *n);
-        if (!n)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        s->tasks = n;
-        s->cap_tasks = cap;
-    }
+    if (sb_grow(&s->tasks, &s->cap_tasks, s->n_tasks + 1, sizeof *s->tasks))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     s->tasks[s->n_tasks++] = *t;
     return 0;
 }
@@ -579,14 +574,8 @@ static int note_log(spacrbench_summary *s, const char *name)
         sscanf(name, "slurm-%18lld_%7lld.out%n", &job, &index, &end) != 2 || name[end] ||
         index < 0 || index >= SUM_ARRAY_MAX)
         return 0;
-    if (s->n_logs == s->cap_logs) {
-        size_t cap = s->cap_logs ? s->cap_logs * 2 : 16;
-        sum_log *l = realloc(s->logs, cap * sizeof *l);
-        if (!l)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        s->logs = l;
-        s->cap_logs = cap;
-    }
+    if (sb_grow(&s->logs, &s->cap_logs, s->n_logs + 1, sizeof *s->logs))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     sum_log *added = &s->logs[s->n_logs++];
     memset(added, 0, sizeof *added);
     added->job = job;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "grow.h"
 #include "parse.h"
 #include "proc_tree.h"
 
@@ -82,14 +83,8 @@ static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
             return 0;
         }
     }
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        tree_proc *grown = realloc(t->procs, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        t->procs = grown;
-        t->cap = cap;
-    }
+    if (sb_grow(&t->procs, &t->cap, t->count + 1, sizeof *t->procs))
+        return -1;
     t->procs[t->count++] = (tree_proc){pid, hwm};
     return 0;
 }
