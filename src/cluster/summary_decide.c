@@ -25,11 +25,11 @@
  *   would fail the same way, again and again. */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "handoff_rule.h"
 #include "internal.h"
 #include "summary.h"
@@ -121,17 +121,6 @@ static void asked_by(const asked *a, int64_t job, int64_t *mem, int64_t *time)
     *time = hit && hit->time > 0 ? hit->time : a->max_time;
 }
 
-static char *textf(const char *fmt, ...) SB_PRINTF(1, 2);
-static char *textf(const char *fmt, ...)
-{
-    sb_text t = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    sb_text_vprintf(&t, fmt, ap);
-    va_end(ap);
-    return sb_text_take(&t);
-}
-
 /* The newest submission: the largest array job of this array's reports
  * and logs. */
 static int find_newest_job(spacrbench_summary *s)
@@ -143,7 +132,7 @@ static int find_newest_job(spacrbench_summary *s)
     for (size_t i = 0; i < s->n_logs; i++)
         if (s->logs[i].ours && s->logs[i].job > newest)
             newest = s->logs[i].job;
-    if (newest >= 0 && !(s->newest_job = textf("%" PRId64, newest)))
+    if (newest >= 0 && !(s->newest_job = sb_textf("%" PRId64, newest)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     return 0;
 }
@@ -187,11 +176,9 @@ static const sum_log *log_of_job(const spacrbench_summary *s, int64_t index, int
 
 static int add_missing_log(spacrbench_summary *s, const sum_log *l, const asked *a)
 {
-    sum_missing_log *n =
-        realloc(s->missing_logs, (s->n_missing_logs + 1) * sizeof *s->missing_logs);
-    if (!n)
+    if (sb_grow(&s->missing_logs, &s->cap_missing_logs, s->n_missing_logs + 1,
+                sizeof *s->missing_logs))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    s->missing_logs = n;
     int64_t mem = l->mem_bytes, time = l->time_minutes, job_mem, job_time;
     asked_by(a, l->job, &job_mem, &job_time);
     s->missing_logs[s->n_missing_logs++] = (sum_missing_log){l->index,
@@ -235,16 +222,16 @@ static int mark_outside_and_stale(spacrbench_summary *s, const asked *a)
         const sum_log *l = newest_log(s, t->index);
         if (l && t->job >= 0 && l->job > t->job) {
             t->state = SUM_STALE;
-            t->why = textf("missing (a report from job %" PRId64 "; job %" PRId64
-                           ", a newer submission, ran this task and left none%s)",
-                           t->job, l->job, verdict(l));
+            t->why = sb_textf("missing (a report from job %" PRId64 "; job %" PRId64
+                              ", a newer submission, ran this task and left none%s)",
+                              t->job, l->job, verdict(l));
             rc = t->why ? add_missing_log(s, l, a) : SPACRBENCH_ENOMEM;
         } else if (known && t->job >= 0 && t->job != strtoll(s->newest_job, NULL, 10) &&
                    sum_ranges_contains(&newest, t->index)) {
             t->state = SUM_STALE;
-            t->why = textf("missing (a report from job %" PRId64 "; job %s, the newest "
-                           "submission, ran this task and left none)",
-                           t->job, s->newest_job);
+            t->why = sb_textf("missing (a report from job %" PRId64 "; job %s, the newest "
+                              "submission, ran this task and left none)",
+                              t->job, s->newest_job);
             rc = t->why ? 0 : SPACRBENCH_ENOMEM;
         }
     }

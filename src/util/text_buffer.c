@@ -91,3 +91,13 @@ void sb_text_free(sb_text *t)
     free(t->data);
     memset(t, 0, sizeof *t);
 }
+
+char *sb_textf(const char *fmt, ...)
+{
+    sb_text t = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_text_vprintf(&t, fmt, ap);
+    va_end(ap);
+    return sb_text_take(&t);
+}
