@@ -156,8 +156,6 @@ void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
         t->hugetlb_peak = huge;
 }
 
-int tree_signal(const tree_sampler *t, int sig) { return tree_signal_each(t, sig, NULL, NULL); }
-
 int tree_signal_each(const tree_sampler *t, int sig, int (*each)(pid_t pid, void *arg), void *arg)
 {
     sb_pid_list mine = {0};
