@@ -1,28 +1,9 @@
-/* Deciding for spacrbench_summarize (summary.h), over this array's
- * reports and logs alone (summary_owner.c, summary_logs.c):
- *   which attempt counts: the newest. A task whose log shows a newer
- *     submission than its report ran it again and left no report: the
- *     report is stale and the log says how it ended; a newer submission
- *     whose range (from its reports) holds the task does the same;
- *   which tasks are missing, as stepped ranges (10^6 missing tasks, or
- *     every other task of --array=0-4194303:2, are one range);
- *   the next submission by the hand-off rule:
- *   --mem  = the rule (peak + max(25%, 256 MiB)) on the largest need of
- *            ANY task: every measured peak (a failed task's a lower bound),
- *            and a task OOM-killed at a limit counts as twice THAT limit
- *            (its report's, or what its submission asked, from its log's
- *            first line), so the next --mem is strictly more than the one
- *            that failed;
- *   --cpus-per-task = the largest measured CPU seconds per wall second;
- *   --time = the --time rule on the longest elapsed time, where a task
- *            that SLURM's time limit ended counts as that limit (its own
- *            submission's), so the next --time is larger;
- *   and which tasks a resubmission fixes (an OOM kill, a TIMEOUT, a task
- *   that vanished, was preempted, cancelled or left an unreadable report)
- *   and which need the user (the script's item --timeout ended the item;
- *   the command failed on its item; the task stopped before anything ran;
- *   it needs more time than a job can ask): rerunning those as they are
- *   would fail the same way, again and again. */
+/* Deciding for spacrbench_summarize (summary.h), over this array's reports
+ * and logs alone (summary_owner.c, summary_logs.c): which attempt counts,
+ * which tasks are missing, the next --mem, --cpus-per-task and --time by
+ * the hand-off rule, and which tasks a resubmission fixes and which need
+ * the user. The rules and why each is so: docs/scheduler-handoff.md ("How
+ * summarize decides"). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
