@@ -13,7 +13,7 @@ struct spacrbench_scale_result {
     size_t n_points;
     spacrbench_scale_summary summary;
     char **notes;
-    size_t n_notes, note_cap;
+    size_t n_notes;
 };
 
 /* Within this fraction of the best throughput counts as "as good". */

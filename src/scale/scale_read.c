@@ -54,7 +54,6 @@ static int read_lists(void *ctx, sb_reader *rd, const sb_field *f, const json_no
         p->out_of_memory = 1;
         return -1;
     }
-    r->note_cap = (size_t)n;
     size_t i = 0;
     for (const json_node *e = json_child(rd->doc, value, 0); e && !rd->failed;
          e = json_next(rd->doc, e), i++) {

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
 #include "scale_reason.h"
 
 static int usable(const spacrbench_scale_point *p)
@@ -350,10 +349,15 @@ int sb_scale_notef(spacrbench_scale_result *r, const char *fmt, ...)
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (sb_grow(&r->notes, &r->note_cap, r->n_notes + 1, sizeof *r->notes) ||
-        !(r->notes[r->n_notes] = strdup(line)))
+    char **grown = realloc(r->notes, (r->n_notes + 1) * sizeof *grown);
+    char *copy = strdup(line);
+    if (grown)
+        r->notes = grown;
+    if (!grown || !copy) {
+        free(copy);
         return sb_fail(SPACRBENCH_ENOMEM, "no memory for a note");
-    r->n_notes++;
+    }
+    r->notes[r->n_notes++] = copy;
     r->summary.note_count = (int64_t)r->n_notes;
     return SPACRBENCH_OK;
 }
