@@ -7,20 +7,29 @@
 /* How much a struct may grow in later versions: far more than any will. */
 #define SB_STRUCT_GROWTH_MAX ((size_t)64 * 1024)
 
-int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
+/* The caller's struct's size field into *theirs, refused when too small to
+ * be one or so much larger than ours that it is a bad size, not a newer
+ * library's struct (read no further than the caller's memory). */
+static int size_of(const void *s, size_t our_size, const char *name, size_t *theirs)
 {
-    size_t theirs;
-    memcpy(&theirs, src, sizeof theirs);
-    if (theirs < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, theirs,
+    memcpy(theirs, s, sizeof *theirs);
+    if (*theirs < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, *theirs,
                        name);
-    /* A struct this much larger than ours is a bad size, not a newer
-     * library's struct: refuse it before reading past the caller's memory. */
-    if (theirs > our_size + SB_STRUCT_GROWTH_MAX)
+    if (*theirs > our_size + SB_STRUCT_GROWTH_MAX)
         return sb_fail(SPACRBENCH_EINVAL,
                        "%s.size is %zu; this library's is %zu, so that size "
                        "cannot be a %s (set it to sizeof(%s))",
-                       name, theirs, our_size, name, name);
+                       name, *theirs, our_size, name, name);
+    return SPACRBENCH_OK;
+}
+
+int sb_struct_in(void *ours, size_t our_size, const void *src, const char *name)
+{
+    size_t theirs;
+    int rc = size_of(src, our_size, name, &theirs);
+    if (rc)
+        return rc;
     if (theirs > our_size) {
         const unsigned char *tail = (const unsigned char *)src + our_size;
         for (size_t i = 0; i < theirs - our_size; i++)
@@ -69,15 +78,9 @@ int sb_struct_init(void *dst, size_t size, const void *defaults, size_t default_
 int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name)
 {
     size_t theirs;
-    memcpy(&theirs, dst, sizeof theirs);
-    if (theirs < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "%s.size is %zu; set it to sizeof(%s)", name, theirs,
-                       name);
-    if (theirs > our_size + SB_STRUCT_GROWTH_MAX)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "%s.size is %zu; this library's is %zu, so that size "
-                       "cannot be a %s (set it to sizeof(%s))",
-                       name, theirs, our_size, name, name);
+    int rc = size_of(dst, our_size, name, &theirs);
+    if (rc)
+        return rc;
     size_t n = theirs < our_size ? theirs : our_size;
     memcpy((unsigned char *)dst + sizeof(size_t), (const unsigned char *)ours + sizeof(size_t),
            n - sizeof(size_t));

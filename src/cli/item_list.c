@@ -9,6 +9,7 @@
 
 #include "cli_error.h"
 #include "command_line.h"
+#include "grow.h"
 #include "item_lines.h"
 #include "text_escape.h"
 
@@ -34,14 +35,8 @@ typedef struct list_growth {
 static int keep_item(const char *item, size_t len, void *payload)
 {
     list_growth *g = payload;
-    if (g->list->n == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 64;
-        char **grown = realloc(g->list->items, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        g->list->items = grown;
-        g->cap = cap;
-    }
+    if (sb_grow(&g->list->items, &g->cap, g->list->n + 1, sizeof *g->list->items))
+        return -1;
     char *copy = malloc(len + 1);
     if (!copy)
         return -1;

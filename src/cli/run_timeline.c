@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 /* The most processes of one run whose CPU is followed (a larger tree's
  * others are not counted on the timeline; its figures are unaffected). */
 #define RUN_CPU_PROCS 4096
@@ -74,15 +76,8 @@ static double run_cpu(run_timeline *t)
         while (k < t->n_procs && t->procs[k].pid != sup->pids[i])
             k++;
         if (k == t->n_procs) {
-            if (k == t->cap_procs) {
-                size_t cap = t->cap_procs ? 2 * t->cap_procs : 16;
-                struct run_cpu_proc *grown =
-                    cap <= RUN_CPU_PROCS ? realloc(t->procs, cap * sizeof *grown) : NULL;
-                if (!grown)
-                    continue;
-                t->procs = grown;
-                t->cap_procs = cap;
-            }
+            if (k >= RUN_CPU_PROCS || sb_grow(&t->procs, &t->cap_procs, k + 1, sizeof *t->procs))
+                continue;
             t->procs[t->n_procs++] = (struct run_cpu_proc){sup->pids[i], 0};
         }
         if (ns > t->procs[k].ns)

@@ -13,6 +13,7 @@
 #include "atomic_file.h"
 #include "cli_error.h"
 #include "cli_options.h"
+#include "read_fd.h"
 #include "records.h"
 #include "text_buffer.h"
 #include "text_escape.h"
@@ -307,12 +308,9 @@ static char *manifest_text(const char *dir, size_t *len)
         return NULL;
     struct stat st;
     char *text = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20) &&
-        (text = malloc((size_t)st.st_size + 1)) != NULL) {
-        ssize_t n = read(fd, text, (size_t)st.st_size);
-        *len = n > 0 ? (size_t)n : 0;
-        text[*len] = '\0';
-    }
+    int truncated;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20))
+        sb_read_fd(fd, 1 << 20, &text, len, &truncated);
     close(fd);
     return text;
 }

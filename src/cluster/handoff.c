@@ -1,26 +1,6 @@
-/* Cluster hand-off: turn one worker's measured peak and the recommendation
- * into SLURM and Dask settings. The rule (docs/scheduler-handoff.md):
- *   memory per task/worker = peak + max(25% of peak, 256 MiB), rounded up
- *                            to a whole MiB;
- *   cpus per task          = the recommendation's cores per worker:
- *                            measured CPU seconds / wall seconds, rounded
- *                            to the nearest whole core, 1..cores;
- *   concurrency            = recommended workers, lowered so that
- *                            concurrency * cpus fits this machine's cores
- *                            and, when the available memory is known,
- *                            concurrency * memory per task fits
- *                            available - reserve (at least 1): the margin
- *                            is requested per task, so it must fit too;
- *                            it is said in the script's comment, never
- *                            made a %K throttle (SLURM applies %K to the
- *                            whole array, across every node);
- *   Dask memory_limit      = memory per task / the smallest of
- *                            distributed's worker memory fractions
- *                            (target 0.6 by default), rounded up to a MiB,
- *                            so the peak never reaches spill or pause;
- *   --time                 = 2 x the slowest item, rounded up to whole
- *                            minutes, at least 5 minutes (and the item
- *                            timeout + 1 minute when one is given). */
+/* Cluster hand-off: one worker's measured peak and the recommendation into
+ * SLURM and Dask settings, by the rule of docs/scheduler-handoff.md ("The
+ * rule"), where each number's reason is given. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -154,12 +154,12 @@ struct spacrbench_summary {
     sum_task *tasks; /* reports, sorted by index then file */
     size_t n_tasks, cap_tasks;
     char **ignored; /* task-*.json names that are not task-<index>.json */
-    size_t n_ignored;
+    size_t n_ignored, cap_ignored;
     sum_manifest manifest;
     sum_log *logs; /* the directory's SLURM logs */
     size_t n_logs, cap_logs;
     sum_missing_log *missing_logs; /* tasks without a usable report whose log says why */
-    size_t n_missing_logs;
+    size_t n_missing_logs, cap_missing_logs;
     sum_ranges array;    /* the array's indices */
     int64_t throttle;    /* the array's %K (the manifest's or the --job script's), 0 none */
     char *array_source;  /* where they come from, in words */

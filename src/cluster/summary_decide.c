@@ -1,35 +1,16 @@
-/* Deciding for spacrbench_summarize (summary.h), over this array's
- * reports and logs alone (summary_owner.c, summary_logs.c):
- *   which attempt counts: the newest. A task whose log shows a newer
- *     submission than its report ran it again and left no report: the
- *     report is stale and the log says how it ended; a newer submission
- *     whose range (from its reports) holds the task does the same;
- *   which tasks are missing, as stepped ranges (10^6 missing tasks, or
- *     every other task of --array=0-4194303:2, are one range);
- *   the next submission by the hand-off rule:
- *   --mem  = the rule (peak + max(25%, 256 MiB)) on the largest need of
- *            ANY task: every measured peak (a failed task's a lower bound),
- *            and a task OOM-killed at a limit counts as twice THAT limit
- *            (its report's, or what its submission asked, from its log's
- *            first line), so the next --mem is strictly more than the one
- *            that failed;
- *   --cpus-per-task = the largest measured CPU seconds per wall second;
- *   --time = the --time rule on the longest elapsed time, where a task
- *            that SLURM's time limit ended counts as that limit (its own
- *            submission's), so the next --time is larger;
- *   and which tasks a resubmission fixes (an OOM kill, a TIMEOUT, a task
- *   that vanished, was preempted, cancelled or left an unreadable report)
- *   and which need the user (the script's item --timeout ended the item;
- *   the command failed on its item; the task stopped before anything ran;
- *   it needs more time than a job can ask): rerunning those as they are
- *   would fail the same way, again and again. */
+/* Deciding for spacrbench_summarize (summary.h), over this array's reports
+ * and logs alone (summary_owner.c, summary_logs.c): which attempt counts,
+ * which tasks are missing, the next --mem, --cpus-per-task and --time by
+ * the hand-off rule, and which tasks a resubmission fixes and which need
+ * the user. The rules and why each is so: docs/scheduler-handoff.md ("How
+ * summarize decides"). */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "handoff_rule.h"
 #include "internal.h"
 #include "summary.h"
@@ -121,17 +102,6 @@ static void asked_by(const asked *a, int64_t job, int64_t *mem, int64_t *time)
     *time = hit && hit->time > 0 ? hit->time : a->max_time;
 }
 
-static char *textf(const char *fmt, ...) SB_PRINTF(1, 2);
-static char *textf(const char *fmt, ...)
-{
-    sb_text t = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    sb_text_vprintf(&t, fmt, ap);
-    va_end(ap);
-    return sb_text_take(&t);
-}
-
 /* The newest submission: the largest array job of this array's reports
  * and logs. */
 static int find_newest_job(spacrbench_summary *s)
@@ -143,7 +113,7 @@ static int find_newest_job(spacrbench_summary *s)
     for (size_t i = 0; i < s->n_logs; i++)
         if (s->logs[i].ours && s->logs[i].job > newest)
             newest = s->logs[i].job;
-    if (newest >= 0 && !(s->newest_job = textf("%" PRId64, newest)))
+    if (newest >= 0 && !(s->newest_job = sb_textf("%" PRId64, newest)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     return 0;
 }
@@ -187,11 +157,9 @@ static const sum_log *log_of_job(const spacrbench_summary *s, int64_t index, int
 
 static int add_missing_log(spacrbench_summary *s, const sum_log *l, const asked *a)
 {
-    sum_missing_log *n =
-        realloc(s->missing_logs, (s->n_missing_logs + 1) * sizeof *s->missing_logs);
-    if (!n)
+    if (sb_grow(&s->missing_logs, &s->cap_missing_logs, s->n_missing_logs + 1,
+                sizeof *s->missing_logs))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    s->missing_logs = n;
     int64_t mem = l->mem_bytes, time = l->time_minutes, job_mem, job_time;
     asked_by(a, l->job, &job_mem, &job_time);
     s->missing_logs[s->n_missing_logs++] = (sum_missing_log){l->index,
@@ -235,16 +203,16 @@ static int mark_outside_and_stale(spacrbench_summary *s, const asked *a)
         const sum_log *l = newest_log(s, t->index);
         if (l && t->job >= 0 && l->job > t->job) {
             t->state = SUM_STALE;
-            t->why = textf("missing (a report from job %" PRId64 "; job %" PRId64
-                           ", a newer submission, ran this task and left none%s)",
-                           t->job, l->job, verdict(l));
+            t->why = sb_textf("missing (a report from job %" PRId64 "; job %" PRId64
+                              ", a newer submission, ran this task and left none%s)",
+                              t->job, l->job, verdict(l));
             rc = t->why ? add_missing_log(s, l, a) : SPACRBENCH_ENOMEM;
         } else if (known && t->job >= 0 && t->job != strtoll(s->newest_job, NULL, 10) &&
                    sum_ranges_contains(&newest, t->index)) {
             t->state = SUM_STALE;
-            t->why = textf("missing (a report from job %" PRId64 "; job %s, the newest "
-                           "submission, ran this task and left none)",
-                           t->job, s->newest_job);
+            t->why = sb_textf("missing (a report from job %" PRId64 "; job %s, the newest "
+                              "submission, ran this task and left none)",
+                              t->job, s->newest_job);
             rc = t->why ? 0 : SPACRBENCH_ENOMEM;
         }
     }

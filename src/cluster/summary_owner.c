@@ -21,6 +21,7 @@
 
 #include "handoff_rule.h"
 #include "internal.h"
+#include "read_fd.h"
 #include "slurm_files.h"
 #include "summary.h"
 
@@ -33,20 +34,9 @@ static char *read_bounded(const char *path, size_t max, size_t *len)
         return NULL;
     struct stat st;
     char *text = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max &&
-        (text = malloc((size_t)st.st_size + 1)) != NULL) {
-        size_t got = 0;
-        while (got < (size_t)st.st_size) {
-            ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            got += (size_t)n;
-        }
-        text[got] = '\0';
-        *len = got;
-    }
+    int truncated;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max)
+        sb_read_fd(fd, max, &text, len, &truncated);
     close(fd);
     return text;
 }

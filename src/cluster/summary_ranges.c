@@ -7,19 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "internal.h"
 #include "summary.h"
 
 static int append(sum_ranges *set, sum_range r)
 {
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 16;
-        sum_range *grown = realloc(set->r, cap * sizeof *grown);
-        if (!grown)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        set->r = grown;
-        set->cap = cap;
-    }
+    if (sb_grow(&set->r, &set->cap, set->n + 1, sizeof *set->r))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     set->r[set->n++] = r;
     return 0;
 }

@@ -10,33 +10,19 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "handoff_rule.h"
 #include "internal.h"
 #include "json_reader.h"
+#include "read_fd.h"
 #include "records.h"
 #include "summary.h"
-
-static char *dup_printf(const char *fmt, ...) SB_PRINTF(1, 2);
-static char *dup_printf(const char *fmt, ...)
-{
-    va_list ap, again;
-    va_start(ap, fmt);
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (out)
-        vsnprintf(out, (size_t)n + 1, fmt, again);
-    va_end(again);
-    return out;
-}
 
 static const char *file_kind(mode_t m)
 {
@@ -55,60 +41,22 @@ static int open_small(int dir, const char *name, size_t max, struct stat *st, ch
 {
     int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
-        *why = dup_printf("cannot be opened: %s", strerror(errno));
+        *why = sb_textf("cannot be opened: %s", strerror(errno));
         return -1;
     }
     if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        *why = dup_printf("%s, not a regular file",
-                          fstat(fd, st) ? "unknown" : file_kind(st->st_mode));
+        *why =
+            sb_textf("%s, not a regular file", fstat(fd, st) ? "unknown" : file_kind(st->st_mode));
         close(fd);
         return -1;
     }
     if ((uint64_t)st->st_size > max) {
-        *why = dup_printf("%lld bytes, more than a report can be (%zu MiB at most)",
-                          (long long)st->st_size, max >> 20);
+        *why = sb_textf("%lld bytes, more than a report can be (%zu MiB at most)",
+                        (long long)st->st_size, max >> 20);
         close(fd);
         return -1;
     }
     return fd;
-}
-
-/* fd to its end, starting with the size stat gave (size <= max) plus one
- * byte to see a file that grew; at most max + 1 bytes whatever it does.
- * The buffer (malloc'd) with *got, or NULL: *why says a read error, else
- * memory ran out. */
-static char *read_at_most(int fd, size_t size, size_t max, size_t *got_out, char **why)
-{
-    size_t cap = size < max ? size + 1 : max + 1, got = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (got == cap) {
-            if (cap > max)
-                break;
-            size_t more = cap > max / 2 ? max + 1 : cap * 2;
-            char *b = realloc(buf, more);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap = more;
-        }
-        ssize_t n = read(fd, buf + got, cap - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            *why = dup_printf("cannot be read: %s", strerror(errno));
-            free(buf);
-            buf = NULL;
-        }
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    *got_out = got;
-    return buf;
 }
 
 /* The whole file name in dir, when it is a regular file of at most max
@@ -122,25 +70,21 @@ static int read_small(int dir, const char *name, size_t max, char **text, size_t
     int fd = open_small(dir, name, max, &st, why);
     if (fd < 0)
         return -1;
-    size_t got = 0;
-    char *buf = read_at_most(fd, (size_t)st.st_size, max, &got, why);
+    int truncated = 0;
+    int rc = sb_read_fd(fd, max, text, len, &truncated);
+    int saved = errno;
     close(fd);
-    if (!buf) {
-        if (!*why)
-            *why = dup_printf("out of memory");
+    if (rc != 0) {
+        *why = saved == ENOMEM ? sb_textf("out of memory")
+                               : sb_textf("cannot be read: %s", strerror(saved));
         return -1;
     }
-    if (got > max) {
-        free(buf);
-        *why = dup_printf("more than %zu MiB", max >> 20);
+    if (truncated) {
+        free(*text);
+        *text = NULL;
+        *why = sb_textf("more than %zu MiB", max >> 20);
         return -1;
     }
-    char *t = realloc(buf, got + 1);
-    if (!t)
-        t = buf;
-    t[got] = '\0';
-    *text = t;
-    *len = got;
     return 0;
 }
 
@@ -357,14 +301,8 @@ static void task_fields(sb_reader *r, const json_node *root, sum_task *t)
 
 static int add_task(spacrbench_summary *s, sum_task *t)
 {
-    if (s->n_tasks == s->cap_tasks) {
-        size_t cap = s->cap_tasks ? s->cap_tasks * 2 : 16;
-        sum_task *n = realloc(s->tasks, cap * sizeof *n);
-        if (!n)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        s->tasks = n;
-        s->cap_tasks = cap;
-    }
+    if (sb_grow(&s->tasks, &s->cap_tasks, s->n_tasks + 1, sizeof *s->tasks))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     s->tasks[s->n_tasks++] = *t;
     return 0;
 }
@@ -395,7 +333,7 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
     if (read_small(dir, name, SUM_REPORT_MAX, &text, &len, &why) == 0) {
         json_doc doc;
         if (json_parse(&doc, text, len, &k_limits) != 0)
-            why = dup_printf("not JSON: %s", doc.error);
+            why = sb_textf("not JSON: %s", doc.error);
         else {
             sb_reader r;
             reader_init(&r, &doc);
@@ -427,7 +365,7 @@ static void read_manifest(spacrbench_summary *s, int dir)
     if (read_small(dir, SB_SLURM_MANIFEST, SUM_REPORT_MAX, &text, &len, &why) == 0) {
         json_doc doc;
         if (json_parse(&doc, text, len, &k_limits) != 0)
-            why = dup_printf("not JSON: %s", doc.error);
+            why = sb_textf("not JSON: %s", doc.error);
         else {
             sb_reader r;
             reader_init(&r, &doc);
@@ -508,8 +446,7 @@ static int parse_array_spec(const char *spec, sum_ranges *set, int64_t *throttle
         goto bad;
     return 0;
 bad:
-    *why =
-        dup_printf("--array=%s is not a list of task indices below %" PRId64, spec, SUM_ARRAY_MAX);
+    *why = sb_textf("--array=%s is not a list of task indices below %" PRId64, spec, SUM_ARRAY_MAX);
     return -1;
 }
 
@@ -579,14 +516,8 @@ static int note_log(spacrbench_summary *s, const char *name)
         sscanf(name, "slurm-%18lld_%7lld.out%n", &job, &index, &end) != 2 || name[end] ||
         index < 0 || index >= SUM_ARRAY_MAX)
         return 0;
-    if (s->n_logs == s->cap_logs) {
-        size_t cap = s->cap_logs ? s->cap_logs * 2 : 16;
-        sum_log *l = realloc(s->logs, cap * sizeof *l);
-        if (!l)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        s->logs = l;
-        s->cap_logs = cap;
-    }
+    if (sb_grow(&s->logs, &s->cap_logs, s->n_logs + 1, sizeof *s->logs))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     sum_log *added = &s->logs[s->n_logs++];
     memset(added, 0, sizeof *added);
     added->job = job;
@@ -610,13 +541,9 @@ static int task_order(const void *a, const void *b)
 
 static int note_ignored(spacrbench_summary *s, const char *name)
 {
-    char **n = realloc(s->ignored, (s->n_ignored + 1) * sizeof *n);
-    if (!n || !(n[s->n_ignored] = strdup(name))) {
-        if (n)
-            s->ignored = n;
+    if (sb_grow(&s->ignored, &s->cap_ignored, s->n_ignored + 1, sizeof *s->ignored) ||
+        !(s->ignored[s->n_ignored] = strdup(name)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    }
-    s->ignored = n;
     s->n_ignored++;
     return 0;
 }
@@ -693,7 +620,7 @@ int sum_array_as_seen(spacrbench_summary *s, int ours_only)
     int rc = 0;
     if (top >= 0)
         rc = sum_ranges_add(&s->array, 0, top);
-    s->array_source = dup_printf(
+    s->array_source = sb_textf(
         "%s%s%sas far as %s shows (its task reports and SLURM logs): a task after %" PRId64
         " that left none is not seen; --job JOB_SCRIPT checks against the script's --array",
         s->manifest.problem ? SB_SLURM_MANIFEST " cannot be used (" : "",
@@ -713,14 +640,14 @@ static int array_tasks(spacrbench_summary *s, const char *job_script)
         if ((rc = read_job_array(job_script, &s->array, &s->throttle)) != 0)
             return rc;
         s->job_script = strdup(job_script);
-        s->array_source = dup_printf("from the #SBATCH --array line of %s", job_script);
+        s->array_source = sb_textf("from the #SBATCH --array line of %s", job_script);
         return 0;
     }
     if (s->manifest.tasks > 0) {
         rc = sum_ranges_add(&s->array, 0, s->manifest.tasks - 1);
-        s->array_source = dup_printf("from %s/" SB_SLURM_MANIFEST
-                                     " (written with the job script: %" PRId64 " task(s))",
-                                     s->directory, s->manifest.tasks);
+        s->array_source = sb_textf("from %s/" SB_SLURM_MANIFEST
+                                   " (written with the job script: %" PRId64 " task(s))",
+                                   s->directory, s->manifest.tasks);
         if (s->manifest.script)
             s->job_script = strdup(s->manifest.script);
         s->throttle = s->manifest.array_limit;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "measurement.h"
 #include "timeline.h"
 
@@ -24,28 +25,16 @@ spacrbench_measurement *sb_measurement_new(void)
     return m;
 }
 
-static int grow(void **data, size_t *cap, size_t need, size_t elem)
+static int grow(void *arrayp, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return SPACRBENCH_OK;
-    /* A count no allocation could hold (a caller's n_items of SIZE_MAX,
-     * say) must fail, not wrap around to a small buffer. */
-    if (need > SIZE_MAX / 2 / elem)
+    if (sb_grow(arrayp, cap, need, elem) != 0)
         return sb_fail(SPACRBENCH_ENOMEM, "cannot hold %zu entries of %zu bytes", need, elem);
-    size_t cap2 = *cap ? *cap : 4;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *grown = realloc(*data, cap2 * elem);
-    if (!grown)
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory growing a measurement");
-    *data = grown;
-    *cap = cap2;
     return SPACRBENCH_OK;
 }
 
 int sb_measurement_reserve_records(spacrbench_measurement *m, size_t n)
 {
-    return grow((void **)&m->records, &m->record_cap, n, sizeof *m->records);
+    return grow(&m->records, &m->record_cap, n, sizeof *m->records);
 }
 
 int sb_measurement_commit_records(spacrbench_measurement *m, size_t n)
@@ -120,7 +109,7 @@ int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t 
 
 static int add_note_text(spacrbench_measurement *m, const char *text)
 {
-    int rc = grow((void **)&m->notes, &m->note_cap, m->note_count + 1, sizeof *m->notes);
+    int rc = grow(&m->notes, &m->note_cap, m->note_count + 1, sizeof *m->notes);
     if (rc)
         return rc;
     size_t len = strlen(text);
@@ -239,7 +228,7 @@ int spacrbench_measurement_add_record(spacrbench_measurement *m,
         return sb_fail(SPACRBENCH_EINVAL,
                        "spacrbench_item_record: seconds must be a finite number >= 0 and "
                        "peaks >= -1");
-    rc = grow((void **)&m->records, &m->record_cap, m->record_count + 1, sizeof *m->records);
+    rc = grow(&m->records, &m->record_cap, m->record_count + 1, sizeof *m->records);
     if (rc)
         return rc;
     m->records[m->record_count++] = r;
@@ -260,7 +249,7 @@ int spacrbench_measurement_add_gpu(spacrbench_measurement *m, const spacrbench_g
     if (rc)
         return rc;
     g.name[sizeof g.name - 1] = '\0';
-    rc = grow((void **)&m->gpus, &m->gpu_cap, m->gpu_count + 1, sizeof *m->gpus);
+    rc = grow(&m->gpus, &m->gpu_cap, m->gpu_count + 1, sizeof *m->gpus);
     if (rc)
         return rc;
     m->gpus[m->gpu_count++] = g;
@@ -359,8 +348,7 @@ int spacrbench_measurement_add_records(spacrbench_measurement *m, const void *re
     if (record_size < sizeof(size_t) || record_size > SIZE_MAX / (count ? count : 1))
         return sb_fail(SPACRBENCH_EINVAL, "record_size %zu does not fit %zu records", record_size,
                        count);
-    int rc =
-        grow((void **)&m->records, &m->record_cap, m->record_count + count, sizeof *m->records);
+    int rc = grow(&m->records, &m->record_cap, m->record_count + count, sizeof *m->records);
     if (rc)
         return rc;
     const unsigned char *src = records;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "measurement.h"
 #include "records.h"
 
@@ -31,18 +32,11 @@ static int extra_of(spacrbench_measurement *m, size_t index, sb_item_extra **out
 {
     if (index >= m->record_count)
         return sb_fail(SPACRBENCH_ERANGE, "record %zu of %zu", index, m->record_count);
-    if (index >= m->extra_cap) {
-        size_t cap = m->record_cap > index ? m->record_cap : index + 1;
-        if (cap > SIZE_MAX / 2 / sizeof *m->extras)
-            return sb_fail(SPACRBENCH_ENOMEM, "too many records");
-        sb_item_extra *grown = realloc(m->extras, cap * sizeof *grown);
-        if (!grown)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory for the records' figures");
-        for (size_t i = m->extra_cap; i < cap; i++)
-            grown[i] = (sb_item_extra){-1, -1, NULL, 0};
-        m->extras = grown;
-        m->extra_cap = cap;
-    }
+    size_t had = m->extra_cap;
+    if (sb_grow(&m->extras, &m->extra_cap, index + 1, sizeof *m->extras))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for the records' figures");
+    for (size_t i = had; i < m->extra_cap; i++)
+        m->extras[i] = (sb_item_extra){-1, -1, NULL, 0};
     *out = &m->extras[index];
     return SPACRBENCH_OK;
 }

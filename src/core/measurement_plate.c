@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "measurement.h"
 
 int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size)
@@ -123,14 +124,8 @@ int spacrbench_measurement_plate_add_pick(spacrbench_measurement *m,
     if (!k.is_warmup != !r->is_warmup)
         return sb_fail(SPACRBENCH_EINVAL, "pick %zu is %sa warm-up item but its record is %s",
                        p->pick_count, k.is_warmup ? "" : "not ", r->is_warmup ? "one" : "not");
-    if (p->pick_count == p->pick_cap) {
-        size_t cap = p->pick_cap ? 2 * p->pick_cap : 8;
-        spacrbench_plate_pick *grown = realloc(p->picks, cap * sizeof *grown);
-        if (!grown)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate section's picks");
-        p->picks = grown;
-        p->pick_cap = cap;
-    }
+    if (sb_grow(&p->picks, &p->pick_cap, p->pick_count + 1, sizeof *p->picks))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate section's picks");
     k.is_warmup = k.is_warmup != 0;
     k.footprint_bytes = -1;
     k.seconds = NAN;
@@ -147,14 +142,8 @@ int spacrbench_measurement_plate_add_note(spacrbench_measurement *m, const char 
     if (!p)
         return sb_fail(SPACRBENCH_ERANGE, "the measurement has no plate section "
                                           "(spacrbench_measurement_plate_begin)");
-    if (p->note_count == p->note_cap) {
-        size_t cap = p->note_cap ? 2 * p->note_cap : 8;
-        char **grown = realloc(p->notes, cap * sizeof *grown);
-        if (!grown)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate section's notes");
-        p->notes = grown;
-        p->note_cap = cap;
-    }
+    if (sb_grow(&p->notes, &p->note_cap, p->note_count + 1, sizeof *p->notes))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate section's notes");
     if (!(p->notes[p->note_count] = strdup(note)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate section's note");
     p->note_count++;

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "internal.h"
 #include "proc.h"
 #include "timeline.h"
@@ -125,16 +126,8 @@ int sb_timeline_point_add(sb_timeline *tl, const sb_timeline_sample *p)
 
 int sb_timeline_item_add(sb_timeline *tl, const spacrbench_timeline_item *item)
 {
-    if (tl->item_count == tl->item_cap) {
-        size_t cap = tl->item_cap ? tl->item_cap * 2 : 16;
-        if (cap > SIZE_MAX / 2 / sizeof *tl->items)
-            return sb_fail(SPACRBENCH_ENOMEM, "too many timeline items");
-        spacrbench_timeline_item *grown = realloc(tl->items, cap * sizeof *grown);
-        if (!grown)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory growing the timeline");
-        tl->items = grown;
-        tl->item_cap = cap;
-    }
+    if (sb_grow(&tl->items, &tl->item_cap, tl->item_count + 1, sizeof *tl->items))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory growing the timeline");
     tl->items[tl->item_count++] = *item;
     return SPACRBENCH_OK;
 }

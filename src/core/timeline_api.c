@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "measurement.h"
 #include "timeline.h"
 
@@ -204,18 +205,13 @@ int spacrbench_measurement_set_item_cpu_seconds(spacrbench_measurement *m, size_
         return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
     if (!isnan(cpu_seconds) && (!isfinite(cpu_seconds) || cpu_seconds < 0))
         return sb_fail(SPACRBENCH_EINVAL, "cpu_seconds must be NaN (unknown) or finite >= 0");
-    size_t cap = m->record_cap > index ? m->record_cap : index + 1;
+    size_t had = m->item_cpu_cap;
     if (index >= SIZE_MAX / 2 / sizeof(double))
         return sb_fail(SPACRBENCH_ERANGE, "item %zu is out of range", index);
-    if (cap > m->item_cpu_cap) {
-        double *grown = realloc(m->item_cpu, cap * sizeof *grown);
-        if (!grown)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory for per-item CPU seconds");
-        for (size_t i = m->item_cpu_cap; i < cap; i++)
-            grown[i] = NAN;
-        m->item_cpu = grown;
-        m->item_cpu_cap = cap;
-    }
+    if (sb_grow(&m->item_cpu, &m->item_cpu_cap, index + 1, sizeof(double)))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for per-item CPU seconds");
+    for (size_t i = had; i < m->item_cpu_cap; i++)
+        m->item_cpu[i] = NAN;
     m->item_cpu[index] = cpu_seconds;
     return SPACRBENCH_OK;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "read_fd.h"
 
 size_t sb_gpu_parse_nspid(const char *status_text, unsigned int *pids, size_t cap)
 {
@@ -49,24 +50,13 @@ size_t sb_gpu_own_pids(unsigned int *pids, size_t cap)
     if (!pids || cap == 0)
         return 0;
     /* NSpid follows the Groups: line, which can run to kilobytes. */
-    enum { status_cap = 1 << 16 };
-    char *buf = malloc(status_cap);
-    size_t n = 0;
-    int fd = buf ? open("/proc/self/status", O_RDONLY | O_CLOEXEC) : -1;
-    if (fd >= 0) {
-        size_t len = 0;
-        while (len < status_cap - 1) {
-            ssize_t r = read(fd, buf + len, status_cap - 1 - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                break;
-            len += (size_t)r;
-        }
-        close(fd);
-        buf[len] = '\0';
+    char *buf = NULL;
+    size_t n = 0, len;
+    int truncated, fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && sb_read_fd(fd, (1 << 16) - 1, &buf, &len, &truncated) == 0)
         n = sb_gpu_parse_nspid(buf, pids, cap);
-    }
+    if (fd >= 0)
+        close(fd);
     free(buf);
     if (n == 0) { /* kernels before 4.1 have no NSpid line */
         pids[0] = (unsigned int)getpid();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #endif
 
+#include "grow.h"
 #include "text_buffer.h"
 #include "text_escape.h"
 
@@ -85,15 +86,9 @@ sb_items_fault sb_items_read(FILE *f, int (*keep)(const char *item, size_t len, 
             fault = SB_ITEMS_LONG_LINE;
             break;
         }
-        if (len + 1 >= cap) {
-            size_t more = cap ? 2 * cap : 256;
-            char *grown = realloc(buf, more);
-            if (!grown) {
-                fault = SB_ITEMS_ERRNO;
-                break;
-            }
-            buf = grown;
-            cap = more;
+        if (sb_grow(&buf, &cap, len + 2, 1)) {
+            fault = SB_ITEMS_ERRNO;
+            break;
         }
         buf[len++] = (char)c;
     }

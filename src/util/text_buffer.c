@@ -6,27 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 int sb_text_reserve(sb_text *t, size_t need)
 {
     if (t->failed)
         return -1;
-    if (need > SIZE_MAX / 2 - t->len) {
+    if (need > SIZE_MAX / 2 - t->len || sb_grow(&t->data, &t->cap, t->len + need + 1, 1) != 0) {
         t->failed = 1;
         return -1;
     }
-    size_t want = t->len + need + 1;
-    if (want <= t->cap)
-        return 0;
-    size_t cap = t->cap ? t->cap : 256;
-    while (cap < want)
-        cap *= 2;
-    char *grown = realloc(t->data, cap);
-    if (!grown) {
-        t->failed = 1;
-        return -1;
-    }
-    t->data = grown;
-    t->cap = cap;
     return 0;
 }
 
@@ -101,4 +90,14 @@ void sb_text_free(sb_text *t)
 {
     free(t->data);
     memset(t, 0, sizeof *t);
+}
+
+char *sb_textf(const char *fmt, ...)
+{
+    sb_text t = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_text_vprintf(&t, fmt, ap);
+    va_end(ap);
+    return sb_text_take(&t);
 }

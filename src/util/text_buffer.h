@@ -40,6 +40,10 @@ int sb_text_reserve(sb_text *t, size_t need);
 /* Empty again, keeping the memory (for the next text of the same size). */
 void sb_text_clear(sb_text *t);
 
+/* A fresh string printed by fmt (the caller frees it), NULL when memory
+ * ran out. */
+char *sb_textf(const char *fmt, ...) SB_TEXT_PRINTF(1, 2);
+
 /* The text, handed over (the caller frees it; "" when empty), or NULL if
  * anything failed; t is empty afterwards either way. */
 char *sb_text_take(sb_text *t);

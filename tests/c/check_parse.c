@@ -3,11 +3,22 @@
  * garbage. Texts are handed over in exact-size heap buffers without a NUL,
  * so a read past the end shows up under ASan and valgrind. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#define make_pipe(fds) _pipe(fds, 1 << 16, _O_BINARY)
+#else
+#include <unistd.h>
+#define make_pipe(fds) pipe(fds)
+#endif
 
+#include "grow.h"
 #include "parse.h"
+#include "read_fd.h"
 
 typedef struct text {
     char *data;
@@ -674,6 +685,57 @@ START_TEST(random_bytes_never_crash)
 }
 END_TEST
 
+/* The one growing array keeps what it held and refuses a count no
+ * allocation could hold instead of wrapping around to a small buffer. */
+START_TEST(grow_keeps_contents_and_refuses_overflow)
+{
+    int *a = NULL;
+    size_t cap = 0;
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_int_eq(sb_grow(&a, &cap, (size_t)i + 1, sizeof *a), 0);
+        ck_assert_uint_ge(cap, (size_t)i + 1);
+        a[i] = i;
+    }
+    for (int i = 0; i < 1000; i++)
+        ck_assert_int_eq(a[i], i);
+    int *held = a;
+    size_t held_cap = cap;
+    ck_assert_int_eq(sb_grow(&a, &cap, SIZE_MAX / 2, sizeof *a), -1);
+    ck_assert_int_eq(sb_grow(&a, &cap, SIZE_MAX, 1), -1);
+    ck_assert_int_eq(sb_grow(&a, &cap, 10, sizeof *a), 0);
+    ck_assert_ptr_eq(a, held);
+    ck_assert_uint_eq(cap, held_cap);
+    free(a);
+}
+END_TEST
+
+/* A whole file up to a limit: what is longer is cut there and said so. */
+START_TEST(read_fd_stops_at_the_limit)
+{
+    char data[10000];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (char)('a' + i % 26);
+    const size_t limits[] = {4096, sizeof data, 1 << 20};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
+        int fds[2];
+        ck_assert_int_eq(make_pipe(fds), 0);
+        ck_assert_int_eq(write(fds[1], data, sizeof data), (int)sizeof data);
+        close(fds[1]);
+        char *got = NULL;
+        size_t len = 0;
+        int truncated = -1;
+        ck_assert_int_eq(sb_read_fd(fds[0], limits[k], &got, &len, &truncated), 0);
+        close(fds[0]);
+        size_t want = limits[k] < sizeof data ? limits[k] : sizeof data;
+        ck_assert_uint_eq(len, want);
+        ck_assert_int_eq(truncated, limits[k] < sizeof data);
+        ck_assert_int_eq(memcmp(got, data, want), 0);
+        ck_assert_int_eq(got[len], '\0');
+        free(got);
+    }
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
     Suite *s = suite_create("parse");
@@ -700,6 +762,8 @@ static Suite *parse_suite(void)
         {"overlong_lines", overlong_lines_do_not_hide_good_ones},
         {"durations", duration_spellings},
         {"random_bytes", random_bytes_never_crash},
+        {"grow", grow_keeps_contents_and_refuses_overflow},
+        {"read_fd", read_fd_stops_at_the_limit},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

@@ -28,11 +28,10 @@ typedef struct sb_probe_env {
 } sb_probe_env;
 
 sb_probe_env sb_probe_env_live(void);
-/* Read /proc/self/cgroup and mountinfo of env into it (freed by
- * sb_probe_env_unload); a text that cannot be read stays NULL and is read
- * (and fails) where it is needed, as before. */
+/* Read /proc/self/cgroup and mountinfo of env into it (the caller frees
+ * them); a text that cannot be read stays NULL and is read (and fails)
+ * where it is needed. */
 void sb_probe_env_load(sb_probe_env *env);
-void sb_probe_env_unload(sb_probe_env *env);
 
 /* Read a whole file into a fresh NUL-terminated heap buffer of at most
  * limit bytes (the rest is dropped, *truncated set). 0 on success, -1 with

@@ -35,14 +35,6 @@ void sb_probe_env_load(sb_probe_env *env)
     }
 }
 
-void sb_probe_env_unload(sb_probe_env *env)
-{
-    free((char *)env->cgroup_text);
-    free((char *)env->mountinfo_text);
-    env->cgroup_text = env->mountinfo_text = NULL;
-    env->cgroup_len = env->mountinfo_len = 0;
-}
-
 static int add_prefix(const char *prefix, char *path, size_t cap)
 {
     size_t plen = strlen(prefix), len = strlen(path);

@@ -81,6 +81,9 @@ int sb_group_attach(const sb_group *g, pid_t pid);
 
 /* The group's peak memory in bytes, -1 if unreadable. */
 int64_t sb_group_peak(const sb_group *g);
+/* The group's charge now (v2 memory.current, v1 memory.usage_in_bytes); -1
+ * unknown. */
+int64_t sb_group_usage(const sb_group *g);
 
 /* Times the kernel's OOM killer ran in the group (v2 memory.events
  * oom_kill, v1 memory.oom_control oom_kill, Linux >= 4.13); -1 unknown. */

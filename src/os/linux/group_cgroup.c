@@ -180,15 +180,22 @@ static int read_control(const sb_group *g, const char *name, char *buf, size_t c
     return sb_cg_read_small(file, buf, cap, len);
 }
 
-int64_t sb_group_peak(const sb_group *g)
+static int64_t read_bytes(const sb_group *g, const char *name)
 {
     char text[64];
     size_t len = 0;
     int64_t v = -1;
-    if (read_control(g, peak_file(g), text, sizeof text, &len) != 0 ||
+    if (read_control(g, name, text, sizeof text, &len) != 0 ||
         sb_parse_int64(text, len, &v) != SB_PARSE_OK || v < 0)
         return -1;
     return v;
+}
+
+int64_t sb_group_peak(const sb_group *g) { return read_bytes(g, peak_file(g)); }
+
+int64_t sb_group_usage(const sb_group *g)
+{
+    return read_bytes(g, g->version == 1 ? "memory.usage_in_bytes" : "memory.current");
 }
 
 int64_t sb_group_oom_kills(const sb_group *g)

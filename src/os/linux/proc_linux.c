@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "internal.h"
 #include "proc.h"
 
@@ -59,26 +60,14 @@ int64_t sb_proc_rss(const sb_proc *p)
 int64_t sb_proc_hwm(sb_proc *p)
 {
     /* Read the whole file: a long Groups: line comes before VmHWM. */
-    for (;;) {
-        if (p->status_cap == 0 || !p->status_buf) {
-            p->status_buf = malloc(8192);
-            if (!p->status_buf)
-                return -1;
-            p->status_cap = 8192;
-        }
+    for (size_t need = 8192;; need = 2 * p->status_cap) {
+        if (need > ((size_t)1 << 24) || sb_grow(&p->status_buf, &p->status_cap, need, 1))
+            return -1;
         ssize_t n = pread(p->status_fd, p->status_buf, p->status_cap - 1, 0);
         if (n <= 0)
             return -1;
-        if ((size_t)n == p->status_cap - 1) {
-            if (p->status_cap >= ((size_t)1 << 24))
-                return -1;
-            char *grown = realloc(p->status_buf, p->status_cap * 2);
-            if (!grown)
-                return -1;
-            p->status_buf = grown;
-            p->status_cap *= 2;
+        if ((size_t)n == p->status_cap - 1)
             continue;
-        }
         p->status_buf[n] = '\0';
         break;
     }

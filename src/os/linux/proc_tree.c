@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "grow.h"
 
 /* A children file lists one thread's children, a few bytes each. */
 #define CHILDREN_LIMIT (1u << 20)
@@ -25,14 +26,8 @@ static int list_has(const sb_pid_list *l, pid_t pid)
 
 int sb_pid_list_add(sb_pid_list *l, pid_t pid)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 32;
-        pid_t *grown = realloc(l->pid, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        l->pid = grown;
-        l->cap = cap;
-    }
+    if (sb_grow(&l->pid, &l->cap, l->n + 1, sizeof *l->pid))
+        return -1;
     l->pid[l->n++] = pid;
     return 0;
 }
@@ -157,14 +152,9 @@ static int scan_all(const char *root, const pid_t *roots, size_t n_roots, sb_pid
         pid_t ppid = parent_of(root, pid, &state);
         if (ppid <= 0)
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            pid_pair *grown = realloc(all, cap * sizeof *grown);
-            if (!grown) {
-                rc = -1;
-                break;
-            }
-            all = grown;
+        if (sb_grow(&all, &cap, n + 1, sizeof *all)) {
+            rc = -1;
+            break;
         }
         all[n++] = (pid_pair){pid, ppid};
     }

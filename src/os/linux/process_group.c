@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "group.h"
 #include "group_words.h"
+#include "grow.h"
 #include "internal.h"
 #include "oom_verdict.h"
 #include "parse.h"
@@ -243,17 +244,8 @@ int spacrbench_group_add_process(spacrbench_group *g, int64_t pid)
     if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
         return sb_fail(SPACRBENCH_EINVAL, "no process %lld", (long long)pid);
     pthread_mutex_lock(&g->lock);
-    int rc = SPACRBENCH_OK;
-    if (g->n_pids == g->cap_pids) {
-        size_t want = g->cap_pids ? 2 * g->cap_pids : 16;
-        pid_t *grown = realloc(g->pids, want * sizeof *grown);
-        if (grown) {
-            g->pids = grown;
-            g->cap_pids = want;
-        } else {
-            rc = SPACRBENCH_ENOMEM;
-        }
-    }
+    int rc = sb_grow(&g->pids, &g->cap_pids, g->n_pids + 1, sizeof *g->pids) ? SPACRBENCH_ENOMEM
+                                                                             : SPACRBENCH_OK;
     if (rc == 0)
         g->pids[g->n_pids++] = (pid_t)pid;
     pthread_mutex_unlock(&g->lock);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "read_fd.h"
 
 #define MAX_LINES (1ull << 24)
 #define MAX_BYTES (1ull << 30) /* far above what one copy's lines hold */
@@ -92,17 +93,7 @@ static void copy_main(const copy_job *j)
 
 static int read_full(int fd, void *buf, size_t n)
 {
-    char *p = buf;
-    while (n > 0) {
-        ssize_t got = read(fd, p, n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        p += got;
-        n -= (size_t)got;
-    }
-    return 0;
+    return sb_read_all(fd, buf, n) == (long long)n ? 0 : -1;
 }
 
 /* A fork whose parent is the launcher's parent (the supervisor). The raw

@@ -1,10 +1,7 @@
 /* What the supervisor lends a memory timeline: its sampling period and the
  * group's cgroup usage now (the picture's second line beside the tree's
  * RSS; the exact peak stays memory.peak / max_usage_in_bytes). */
-#include <stdio.h>
 
-#include "cgroup.h"
-#include "parse.h"
 #include "supervisor.h"
 
 double sb_supervisor_interval(const sb_supervisor *s)
@@ -26,16 +23,5 @@ double sb_supervisor_sampling(const sb_supervisor *s, char *how, size_t cap)
 
 int64_t sb_supervisor_group_usage(const sb_supervisor *s)
 {
-    if (!s->use_cgroup || !s->cg.dir[0])
-        return -1;
-    char path[SB_GROUP_PATH_MAX + 32], text[64];
-    const char *file = s->cg.version == 1 ? "memory.usage_in_bytes" : "memory.current";
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", s->cg.dir, file) >= sizeof path)
-        return -1;
-    size_t len = 0;
-    int64_t v = -1;
-    if (sb_cg_read_small(path, text, sizeof text, &len) != 0 ||
-        sb_parse_int64(text, len, &v) != SB_PARSE_OK || v < 0)
-        return -1;
-    return v;
+    return s->use_cgroup ? sb_group_usage(&s->cg) : -1;
 }

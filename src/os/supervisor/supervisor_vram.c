@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "supervisor.h"
 
 void sb_vram_open(sb_vram *v)
@@ -47,14 +48,9 @@ void sb_vram_sample(sb_vram *v, const pid_t *pids, size_t n)
 {
     if (!v->gpu)
         return;
-    if (n > v->cap) {
-        unsigned int *grown = realloc(v->pids, n * sizeof *grown);
-        if (!grown) {
-            v->failed_samples++;
-            return;
-        }
-        v->pids = grown;
-        v->cap = n;
+    if (sb_grow(&v->pids, &v->cap, n, sizeof *v->pids)) {
+        v->failed_samples++;
+        return;
     }
     for (size_t i = 0; i < n; i++)
         v->pids[i] = (unsigned int)pids[i];

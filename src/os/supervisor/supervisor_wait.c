@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "grow.h"
 #include "oom_verdict.h"
 #include "supervisor_internal.h"
 #include "thread_cpu.h"
@@ -30,14 +31,8 @@ static double until(double t, double now) { return t > now ? t - now : 0; }
 
 static int keep_pid(sb_supervisor *s, pid_t pid)
 {
-    if (s->n_pids == s->cap_pids) {
-        size_t cap = s->cap_pids ? 2 * s->cap_pids : 64;
-        pid_t *grown = realloc(s->pids, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        s->pids = grown;
-        s->cap_pids = cap;
-    }
+    if (sb_grow(&s->pids, &s->cap_pids, s->n_pids + 1, sizeof *s->pids))
+        return -1;
     s->pids[s->n_pids++] = pid;
     return 0;
 }

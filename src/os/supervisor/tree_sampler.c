@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "grow.h"
 #include "parse.h"
 #include "proc_tree.h"
 
@@ -82,14 +83,8 @@ static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
             return 0;
         }
     }
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        tree_proc *grown = realloc(t->procs, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        t->procs = grown;
-        t->cap = cap;
-    }
+    if (sb_grow(&t->procs, &t->cap, t->count + 1, sizeof *t->procs))
+        return -1;
     t->procs[t->count++] = (tree_proc){pid, hwm};
     return 0;
 }
@@ -160,8 +155,6 @@ void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
     if (huge > t->hugetlb_peak)
         t->hugetlb_peak = huge;
 }
-
-int tree_signal(const tree_sampler *t, int sig) { return tree_signal_each(t, sig, NULL, NULL); }
 
 int tree_signal_each(const tree_sampler *t, int sig, int (*each)(pid_t pid, void *arg), void *arg)
 {

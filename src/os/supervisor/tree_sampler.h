@@ -64,9 +64,8 @@ int tree_sample(tree_sampler *t);
 void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n);
 
 /* Send sig to every live (not zombie) descendant, excluded ones aside, as
- * tree_sample sees them: how many, -1 on failure. */
-int tree_signal(const tree_sampler *t, int sig);
-/* The same, each(pid, arg) doing the signalling instead (0: counted). */
+ * tree_sample sees them, each(pid, arg) doing the signalling when not NULL
+ * (0: counted): how many, -1 on failure. */
 int tree_signal_each(const tree_sampler *t, int sig, int (*each)(pid_t pid, void *arg), void *arg);
 
 /* The tree's peak: max(largest sum of one sample's live peaks,
