@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,24 +23,15 @@
 /* A problem and where: the earliest one wins. */
 typedef struct problem {
     size_t at;
-    char what[120];
+    const char *what;
 } problem;
 
-#if defined(__MINGW32__)
-static void note(problem *p, size_t at, const char *fmt, ...)
-    __attribute__((format(gnu_printf, 3, 4)));
-#elif defined(__GNUC__) || defined(__clang__)
-static void note(problem *p, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#endif
-static void note(problem *p, size_t at, const char *fmt, ...)
+static const char k_deeper[] = "nested deeper than"; /* and the limit */
+
+static void note(problem *p, size_t at, const char *what)
 {
-    if (p->what[0] && p->at <= at)
-        return;
-    p->at = at;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->what, sizeof p->what, fmt, ap);
-    va_end(ap);
+    if (!p->what || at < p->at)
+        *p = (problem){at, what};
 }
 
 static int hex4(const char *s, size_t avail, unsigned long *out)
@@ -425,18 +415,20 @@ int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *l
     enum json_tokener_error e = json_tokener_get_error(tok);
     size_t end = json_tokener_get_parse_end(tok);
     if (e == json_tokener_error_depth)
-        note(&p, end, "nested deeper than %d", lim.max_depth);
+        note(&p, end, k_deeper);
     else if (e != json_tokener_success)
-        note(&p, end, "%s", words(e, end, len, copy));
+        note(&p, end, words(e, end, len, copy));
     else if (end < len)
         note(&p, end, "text after the JSON value");
     json_tokener_free(tok);
     free(copy);
     builder b = {doc, text, len, lim.max_nodes, 0, 0};
-    if (!p.what[0] && count(&b, tree) < 0)
-        snprintf(doc->error, sizeof doc->error, "more than %zu values", lim.max_nodes);
-    else if (p.what[0])
+    if (p.what == k_deeper)
+        snprintf(doc->error, sizeof doc->error, "%s %d at byte %zu", p.what, lim.max_depth, p.at);
+    else if (p.what)
         snprintf(doc->error, sizeof doc->error, "%s at byte %zu", p.what, p.at);
+    else if (count(&b, tree) < 0)
+        snprintf(doc->error, sizeof doc->error, "more than %zu values", lim.max_nodes);
     else {
         doc->nodes = malloc(b.n_nodes * sizeof *doc->nodes);
         doc->strings = malloc(b.n_text + 1);
