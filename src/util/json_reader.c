@@ -24,16 +24,21 @@
 typedef struct problem {
     size_t at;
     const char *what;
+    char escape; /* k_escape's letter */
 } problem;
 
 static const char k_deeper[] = "nested deeper than"; /* and the limit */
+static const char k_escape[] = "an unknown escape";  /* and its letter */
+static const char k_values[] = "more than";          /* the limit, "values" */
 
 static void note(problem *p, size_t at, const char *what)
 {
     if (!p->what || at < p->at)
-        *p = (problem){at, what};
+        *p = (problem){at, what, 0};
 }
 
+/* The hex digits of a \u escape: 4 (the code point in *out), or how many
+ * there were before a byte that is none (-1: the text ends first). */
 static int hex4(const char *s, size_t avail, unsigned long *out)
 {
     unsigned long v = 0;
@@ -46,20 +51,20 @@ static int hex4(const char *s, size_t avail, unsigned long *out)
                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                        : -1;
         if (d < 0)
-            return -1;
+            return i;
         v = v * 16 + (unsigned long)d;
     }
     *out = v;
-    return 0;
+    return 4;
 }
 
 /* The string whose opening quote is at s[i]: its problems; the offset
  * after its closing quote (len when unterminated: json-c says so). s is
  * NUL-terminated beyond len. */
-static size_t scan_string(const char *s, size_t len, size_t i, unsigned flags, problem *p)
+static size_t scan_string(const char *s, size_t len, size_t i, unsigned flags, int key, problem *p)
 {
     int keep = (flags & JSON_KEEP_UNHELD) != 0, nul = 0;
-    size_t start = i++;
+    i++;
     while (i < len && s[i] != '"') {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20) {
@@ -80,39 +85,49 @@ static size_t scan_string(const char *s, size_t len, size_t i, unsigned flags, p
             continue;
         }
         unsigned long cp, lo;
-        if (s[i + 1] != 'u' || hex4(s + i + 2, len - i - 2, &cp) < 0) {
-            i += 2; /* json-c judges the other escapes */
+        if (i + 1 >= len)
+            return len;
+        if (s[i + 1] != 'u') {
+            if (!s[i + 1] || !strchr("\"\\/bfnrt", s[i + 1])) {
+                note(p, i + 2, k_escape);
+                if (p->what == k_escape && p->at == i + 2)
+                    p->escape = s[i + 1] >= 0x20 && s[i + 1] < 0x7f ? s[i + 1] : '?';
+            }
+            i += 2;
             continue;
         }
-        size_t at = i;
+        int digits = hex4(s + i + 2, len - i - 2, &cp);
+        if (digits < 4) {
+            note(p, i + 3 + (size_t)digits,
+                 digits < 0 ? "a short \\u escape" : "a \\u escape with a non-hex digit");
+            return len;
+        }
         i += 6;
-        int low_follows = s[i] == '\\' && s[i + 1] == 'u' &&
-                          hex4(s + i + 2, len - i - 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF;
-        if (cp >= 0xD800 && cp <= 0xDBFF && low_follows)
+        int next = s[i] == '\\' && s[i + 1] == 'u'; /* its hex digits are judged next */
+        int escape = next && hex4(s + i + 2, len - i - 2, &lo) == 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF && escape && lo >= 0xDC00 && lo <= 0xDFFF)
             i += 6;
-        else if (cp >= 0xD800 && cp <= 0xDBFF && !keep)
-            note(p, at,
-                 s[i] == '\\' && s[i + 1] == 'u' ? "a high surrogate without its low one"
-                                                 : "a lone high surrogate");
+        else if (cp >= 0xD800 && cp <= 0xDBFF && !keep && escape)
+            note(p, i + 6, "a high surrogate without its low one");
+        else if (cp >= 0xD800 && cp <= 0xDBFF && !keep && !next)
+            note(p, i, "a lone high surrogate");
         else if (cp >= 0xDC00 && cp <= 0xDFFF && !keep)
-            note(p, at, "a lone low surrogate");
+            note(p, i, "a lone low surrogate");
         else if (cp == 0 && !keep)
-            note(p, at, "a \\u0000 in a string");
+            note(p, i, "a \\u0000 in a string");
         nul |= cp == 0;
     }
     if (i >= len)
         return len;
-    size_t after = ++i;
-    while (i < len && strchr(" \t\r\n", s[i]) && s[i])
-        i++;
-    if (nul && i < len && s[i] == ':') /* a name is one C string, or it could pass for another */
-        note(p, start, "a \\u0000 in a member name");
-    return after;
+    if (nul && key) /* a name is one C string, or it could pass for another */
+        note(p, i + 1, "a \\u0000 in a member name");
+    return i + 1;
 }
 
-/* The number token at s[i]: its problems; an integer json-c cannot hold
- * becomes its placeholder in s. The offset after it. */
-static size_t scan_number(char *s, size_t len, size_t i, unsigned flags, int top, problem *p)
+/* The number token at s[i] (inside a container opened by inner, 0 none):
+ * its problems; an integer json-c cannot hold becomes its placeholder in
+ * s. The offset after it. */
+static size_t scan_number(char *s, size_t len, size_t i, unsigned flags, char inner, problem *p)
 {
     size_t start = i, end = i;
     while (end < len && strchr("+-.eE0123456789", s[end]) && s[end])
@@ -129,7 +144,7 @@ static size_t scan_number(char *s, size_t len, size_t i, unsigned flags, int top
         while (s[i] >= '0' && s[i] <= '9')
             i++;
     if (i == digits) {
-        note(p, start, "a malformed number");
+        note(p, i, "a malformed number");
         return end;
     }
     if (s[i] == '.') {
@@ -153,66 +168,84 @@ static size_t scan_number(char *s, size_t len, size_t i, unsigned flags, int top
             return end;
         }
     }
-    if (i < end) {
-        note(p, i, top ? "text after the JSON value" : "a malformed number");
-        return end;
-    }
-    size_t n = end - start;
+    size_t n = i - start; /* the number; what follows it (i < end) is no part of it */
     int keep = (flags & JSON_KEEP_UNHELD) != 0;
-    if (n > 63 && !keep) {
-        note(p, start, "a number of more than 63 characters");
-        return end;
-    }
-    char held = s[end];
-    s[end] = '\0';
+    if (n > 63 && !keep)
+        note(p, i, "a number of more than 63 characters");
+    char held = s[i];
+    s[i] = '\0';
     errno = 0;
     double v = strtod(s + start, NULL);
     if (!isfinite(v) && !keep)
-        note(p, start, "a number beyond a double");
+        note(p, i, "a number beyond a double");
     if (integral) {
         errno = 0;
         if (s[start] == '-')
             (void)strtoll(s + start, NULL, 10);
         else
             (void)strtoull(s + start, NULL, 10);
-        if (errno == ERANGE && n >= 3)
+        if (errno == ERANGE && i == end)
             snprintf(s + start, n + 1, "0e%0*zu", (int)(n - 2), start);
     }
-    s[end] = held;
+    s[i] = held;
+    if (i < end || (inner && !strchr(",]} \t\r\n", s[end]))) /* json-c: "malformed" */
+        note(p, i,
+             !inner         ? "text after the JSON value"
+             : inner == '[' ? "an array without ',' or ']'"
+                            : "an object without ',' or '}'");
     return end;
 }
 
-/* One pass over the tokens that are not structure. Where the structure is
- * broken, what it finds after the break is later than json-c's error. */
-static void scan(char *s, size_t len, unsigned flags, problem *p)
+/* One pass over the tokens that are not structure, counting the values.
+ * Where the structure is broken, what it finds after the break is later
+ * than json-c's error. */
+static void scan(char *s, size_t len, const json_limits *lim, problem *p)
 {
-    size_t depth = 0;
+    char open[256], last = 0; /* the containers' brackets (json-c refuses deeper ones) */
+    size_t depth = 0, values = 0;
     for (size_t i = 0; i < len;) {
-        char c = s[i];
+        char c = s[i], inner = depth ? open[(depth - 1) % sizeof open] : 0;
+        int key = inner == '{' && (last == '{' || last == ',');
+        int word = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+        if ((word || (c && strchr("\"-0123456789[{", c))) && !key && ++values > lim->max_nodes)
+            note(p, i, k_values);
         if (c == '"')
-            i = scan_string(s, len, i, flags, p);
+            i = scan_string(s, len, i, lim->flags, key, p);
         else if (c == '-' || (c >= '0' && c <= '9'))
-            i = scan_number(s, len, i, flags, depth == 0, p);
-        else {
-            if ((c == 'N' || c == 'I') && !(flags & JSON_NONFINITE))
-                note(p, i, "not JSON (an unexpected character)");
-            depth += c == '[' || c == '{';
+            i = scan_number(s, len, i, lim->flags, inner, p);
+        else if (word) { /* true, NaN, ... */
+            size_t start = i;
+            while (i < len && (s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z')
+                i++;
+            int nonfinite = (i - start >= 3 && !strncmp(s + start, "NaN", 3)) ||
+                            (i - start >= 8 && !strncmp(s + start, "Infinity", 8));
+            if ((c != 'N' && c != 'I') || last == 'v' || last == 'k' || key)
+                ; /* a literal, or a word where no value goes: json-c's to judge */
+            else if (!(lim->flags & JSON_NONFINITE))
+                note(p, start, "not JSON (an unexpected character)");
+            else if (!nonfinite)
+                note(p, start, "a malformed number");
+        } else {
+            if (c == '}' && key && last == ',') /* {"a": 1, } */
+                note(p, i, "an object member without a quoted name");
+            if (c == '[' || c == '{')
+                open[depth++ % sizeof open] = c;
             depth -= depth && (c == ']' || c == '}');
             i++;
         }
+        if (!strchr(" \t\r\n", c) || !c)
+            last = c == '"' && key ? 'k' : strchr("{[,:", c) && c ? c : 'v';
     }
 }
 
 /* json-c's error at offset at, in our words (len: the end of the text). */
-static const char *words(enum json_tokener_error e, size_t at, size_t len, const char *s)
+static const char *words(enum json_tokener_error e, size_t at, size_t len)
 {
     switch (e) {
     case json_tokener_error_parse_unexpected:
         if (at >= len)
             return "not JSON (it ends early)";
-        return s[at] == '}' ? "an object member without a quoted name"
-                            : "not JSON (an unexpected character)";
-    case json_tokener_error_parse_eof: /* a NUL byte */
+        /* fall through */
     case json_tokener_error_parse_null:
     case json_tokener_error_parse_boolean:
         return "not JSON (an unexpected character)";
@@ -239,7 +272,7 @@ static const char *words(enum json_tokener_error e, size_t at, size_t len, const
 typedef struct builder {
     json_doc *doc;
     const char *text; /* the text as given: the placeholders' numbers */
-    size_t len, max_nodes;
+    size_t len;
     size_t n_nodes, n_text; /* counted, then used */
 } builder;
 
@@ -271,11 +304,10 @@ static const char *number_text(builder *b, struct json_object *v, size_t *n, int
     return t;
 }
 
-/* Count v's nodes and their text bytes, within the node limit. */
-static int count(builder *b, struct json_object *v)
+/* Count v's nodes and their text bytes. */
+static void count(builder *b, struct json_object *v)
 {
-    if (++b->n_nodes > b->max_nodes)
-        return -1;
+    b->n_nodes++;
     size_t n = 0;
     int integral;
     if (json_object_is_type(v, json_type_int))
@@ -284,17 +316,14 @@ static int count(builder *b, struct json_object *v)
         b->n_text += n + 1;
     else if (json_object_is_type(v, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(v); i++)
-            if (count(b, json_object_array_get_idx(v, i)) < 0)
-                return -1;
+            count(b, json_object_array_get_idx(v, i));
     } else if (json_object_is_type(v, json_type_object)) {
         json_object_object_foreach(v, key, child)
         {
             (void)key;
-            if (count(b, child) < 0)
-                return -1;
+            count(b, child);
         }
     }
-    return 0;
 }
 
 static char *put_text(builder *b, const char *t, size_t n)
@@ -409,27 +438,41 @@ int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *l
     }
     memcpy(copy, text, len);
     memcpy(copy + len, " \x01", 3);
-    scan(copy, len, lim.flags, &p);
+    for (char *c = memchr(copy, '\0', len); c; c = memchr(c, '\0', len - (size_t)(c - copy)))
+        *c = '\x01'; /* json-c would take a NUL for the end; this one it judges in place */
+    scan(copy, len, &lim, &p);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
-    struct json_object *tree = json_tokener_parse_ex(tok, copy, (int)len + 2);
+    /* Past the value limit json-c reads no further: only a problem before it counts. */
+    size_t upto = p.what == k_values ? p.at : len + 2;
+    struct json_object *tree = json_tokener_parse_ex(tok, copy, (int)upto);
     enum json_tokener_error e = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
+    size_t end = json_tokener_get_parse_end(tok), at = end < len ? end : len; /* not the mark */
+    if (e == json_tokener_error_parse_null || e == json_tokener_error_parse_boolean)
+        while (at > 0 && copy[at - 1] &&
+               strchr("aeflnrstu", copy[at - 1])) /* where the word starts */
+            at--;
     if (e == json_tokener_error_depth)
-        note(&p, end, k_deeper);
+        note(&p, at, k_deeper);
+    else if (e == json_tokener_error_parse_string && p.what)
+        ; /* a bad escape: the scan's words */
     else if (e != json_tokener_success)
-        note(&p, end, words(e, end, len, copy));
+        note(&p, at, words(e, end, len));
     else if (end < len)
         note(&p, end, "text after the JSON value");
     json_tokener_free(tok);
     free(copy);
-    builder b = {doc, text, len, lim.max_nodes, 0, 0};
-    if (p.what == k_deeper)
+    builder b = {doc, text, len, 0, 0};
+    if (p.what == k_values)
+        snprintf(doc->error, sizeof doc->error, "%s %zu values at byte %zu", p.what, lim.max_nodes,
+                 p.at);
+    else if (p.what == k_deeper)
         snprintf(doc->error, sizeof doc->error, "%s %d at byte %zu", p.what, lim.max_depth, p.at);
+    else if (p.what == k_escape)
+        snprintf(doc->error, sizeof doc->error, "%s \\%c at byte %zu", p.what, p.escape, p.at);
     else if (p.what)
         snprintf(doc->error, sizeof doc->error, "%s at byte %zu", p.what, p.at);
-    else if (count(&b, tree) < 0)
-        snprintf(doc->error, sizeof doc->error, "more than %zu values", lim.max_nodes);
     else {
+        count(&b, tree);
         doc->nodes = malloc(b.n_nodes * sizeof *doc->nodes);
         doc->strings = malloc(b.n_text + 1);
         doc->tree = tree;
