@@ -14,6 +14,7 @@
 #include "handoff_rule.h"
 #include "internal.h"
 #include "json_writer.h"
+#include "record.h"
 #include "slurm_files.h"
 #include "summary.h"
 
@@ -443,6 +444,68 @@ static void int_or_null(json_writer *w, const char *name, int64_t v, int known)
         json_null(w, name);
 }
 
+/* A task's object in the JSON document: its figures, each unknown one -1
+ * (NaN for the times) so that the table writes it as null. */
+typedef struct task_row {
+    int64_t task, exit_status, signal, oom_limit_bytes, peak, req_mem, req_cpus, req_time;
+    const char *state, *report, *item, *outcome, *result, *array_job, *array_key, *needs, *why;
+    int32_t oom, timeout, item_timeout, preempted;
+    double seconds, cpu_seconds;
+} task_row;
+
+#define N                             SB_FIELD_NULLABLE
+#define ROW(key, type, member, flags) SB_FIELD(key, type, task_row, 0, member, flags, 0, 0, NULL)
+static const sb_field k_task_row[] = {
+    ROW("task", SB_FT_INT, task, 0),
+    ROW("state", SB_FT_TEXT, state, 0),
+    ROW("report", SB_FT_TEXT, report, N),
+    ROW("item", SB_FT_TEXT, item, N),
+    ROW("outcome", SB_FT_TEXT, outcome, N),
+    ROW("result", SB_FT_TEXT, result, N),
+    ROW("array_job", SB_FT_TEXT, array_job, N),
+    ROW("array_key", SB_FT_TEXT, array_key, N),
+    ROW("needs", SB_FT_TEXT, needs, N),
+    ROW("exit_status", SB_FT_INT, exit_status, N),
+    ROW("signal", SB_FT_INT, signal, N),
+    ROW("oom_limit_bytes", SB_FT_INT, oom_limit_bytes, 0),
+    ROW("out_of_memory", SB_FT_BOOL, oom, 0),
+    ROW("timeout", SB_FT_BOOL, timeout, 0),
+    ROW("item_timeout", SB_FT_BOOL, item_timeout, 0),
+    ROW("preempted", SB_FT_BOOL, preempted, 0),
+    ROW("peak_rss_bytes", SB_FT_INT, peak, N),
+    ROW("seconds", SB_FT_NUMBER, seconds, N),
+    ROW("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N),
+    ROW("requested_mem_bytes", SB_FT_INT, req_mem, N),
+    ROW("requested_cpus", SB_FT_INT, req_cpus, N),
+    ROW("requested_time_minutes", SB_FT_INT, req_time, N),
+    ROW("why", SB_FT_TEXT, why, N),
+};
+static const sb_record k_task_record = SB_RECORD("summary task", k_task_row);
+
+#define LOG(key, type, member) SB_FIELD(key, type, sum_missing_log, 0, member, 0, 0, 0, NULL)
+static const sb_field k_missing_log[] = {
+    LOG("task", SB_FT_INT, index),           LOG("array_job", SB_FT_INT, job),
+    LOG("timeout", SB_FT_BOOL, timeout),     LOG("out_of_memory", SB_FT_BOOL, oom),
+    LOG("preempted", SB_FT_BOOL, preempted), LOG("nothing_run", SB_FT_BOOL, setup),
+    LOG("said", SB_FT_TEXT, said),
+};
+static const sb_record k_missing_log_record = SB_RECORD("summary missing log", k_missing_log);
+
+#define COUNT(key, member) SB_FIELD(key, SB_FT_INT, spacrbench_summary, 0, member, 0, 0, 0, NULL)
+static const sb_field k_counts[] = {
+    COUNT("ok", n_ok),
+    COUNT("failed", n_failed),
+    COUNT("out_of_memory", n_oom),
+    COUNT("timeout", n_timeout),
+    COUNT("missing", n_missing),
+    COUNT("stale", n_stale),
+    COUNT("unreadable", n_unreadable),
+    COUNT("outside", n_outside),
+    COUNT("foreign", n_foreign),
+    COUNT("preempted", n_preempted),
+};
+static const sb_record k_counts_record = SB_RECORD("summary counts", k_counts);
+
 static void json_task(json_writer *w, const spacrbench_summary *s, const sum_task *k)
 {
     static const char *const k_state[] = {"ok",    "failed",  "unreadable",
@@ -451,33 +514,34 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
         NULL, "rerun", "item_timeout", "command_failed", "job_files", "beyond_limits"};
     sb_text r = {0};
     result(&r, s, k);
-    json_begin_object(w, NULL);
-    json_int(w, "task", k->index);
-    json_string(w, "state", k_state[k->state]);
-    json_string(w, "report", k->file);
-    json_string(w, "item", k->item);
-    json_string(w, "outcome", k->outcome);
-    json_string(w, "result", r.data);
-    json_string(w, "array_job", k->array_job);
-    json_string(w, "array_key", k->array_key);
-    json_string(w, "needs", k_need[k->need]);
-    int_or_null(w, "exit_status", k->exit_status, k->exit_status >= 0);
-    int_or_null(w, "signal", k->signal, k->signal > 0);
-    json_int(w, "oom_limit_bytes", k->oom_limit > 0 ? k->oom_limit : 0);
-    json_bool(w, "out_of_memory",
-              k->oom_limit > 0 || k->slurm_oom || (k->outcome && strcmp(k->outcome, "oom") == 0));
-    json_bool(w, "timeout", k->slurm_timeout);
-    json_bool(w, "item_timeout", k->item_timeout);
-    json_bool(w, "preempted", k->preempted);
-    int_or_null(w, "peak_rss_bytes", k->peak, k->peak >= 0);
-    json_double(w, "seconds", k->seconds >= 0 ? k->seconds : NAN);
-    json_double(w, "cpu_seconds", k->cpu_seconds >= 0 ? k->cpu_seconds : NAN);
     int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
-    int_or_null(w, "requested_mem_bytes", rm, rm > 0);
-    int_or_null(w, "requested_cpus", k->req_cpus, k->req_cpus > 0);
-    int_or_null(w, "requested_time_minutes", rt, rt > 0);
-    json_string(w, "why", k->why);
-    json_end_object(w);
+    task_row row = {
+        .task = k->index,
+        .exit_status = k->exit_status,
+        .signal = k->signal > 0 ? k->signal : -1,
+        .oom_limit_bytes = k->oom_limit > 0 ? k->oom_limit : 0,
+        .peak = k->peak,
+        .req_mem = rm > 0 ? rm : -1,
+        .req_cpus = k->req_cpus > 0 ? k->req_cpus : -1,
+        .req_time = rt > 0 ? rt : -1,
+        .state = k_state[k->state],
+        .report = k->file,
+        .item = k->item,
+        .outcome = k->outcome,
+        .result = r.data,
+        .array_job = k->array_job,
+        .array_key = k->array_key,
+        .needs = k_need[k->need],
+        .why = k->why,
+        .oom = k->oom_limit > 0 || k->slurm_oom || (k->outcome && strcmp(k->outcome, "oom") == 0),
+        .timeout = k->slurm_timeout,
+        .item_timeout = k->item_timeout,
+        .preempted = k->preempted,
+        .seconds = k->seconds,
+        .cpu_seconds = k->cpu_seconds,
+    };
+    const void *const parts[] = {&row};
+    sb_record_write(w, NULL, &k_task_record, parts, NULL);
     sb_text_free(&r);
 }
 
@@ -490,34 +554,10 @@ static void json_missing(json_writer *w, const spacrbench_summary *s)
     json_int(w, "missing_count", s->n_missing);
     json_begin_array(w, "missing_logs");
     for (size_t i = 0; i < s->n_missing_logs; i++) {
-        const sum_missing_log *l = &s->missing_logs[i];
-        json_begin_object(w, NULL);
-        json_int(w, "task", l->index);
-        json_int(w, "array_job", l->job);
-        json_bool(w, "timeout", l->timeout);
-        json_bool(w, "out_of_memory", l->oom);
-        json_bool(w, "preempted", l->preempted);
-        json_bool(w, "nothing_run", l->setup);
-        json_string(w, "said", l->said);
-        json_end_object(w);
+        const void *const parts[] = {&s->missing_logs[i]};
+        sb_record_write(w, NULL, &k_missing_log_record, parts, NULL);
     }
     json_end_array(w);
-}
-
-static void json_counts(json_writer *w, const spacrbench_summary *s)
-{
-    json_begin_object(w, "counts");
-    json_int(w, "ok", s->n_ok);
-    json_int(w, "failed", s->n_failed);
-    json_int(w, "out_of_memory", s->n_oom);
-    json_int(w, "timeout", s->n_timeout);
-    json_int(w, "missing", s->n_missing);
-    json_int(w, "stale", s->n_stale);
-    json_int(w, "unreadable", s->n_unreadable);
-    json_int(w, "outside", s->n_outside);
-    json_int(w, "foreign", s->n_foreign);
-    json_int(w, "preempted", s->n_preempted);
-    json_end_object(w);
 }
 
 static void json_lines(json_writer *w, const char *name, char *const *lines, size_t n)
@@ -530,7 +570,7 @@ static void json_lines(json_writer *w, const char *name, char *const *lines, siz
 
 /* The next submission: its array, --mem, --cpus-per-task, --time, and its
  * command line(s) (the first as "command"). */
-static void json_next(json_writer *w, const spacrbench_summary *s, const char *rerun)
+static void json_next_submission(json_writer *w, const spacrbench_summary *s, const char *rerun)
 {
     json_begin_object(w, "next");
     json_string(w, "array", rerun);
@@ -597,10 +637,11 @@ static void json_render(json_writer *w, const spacrbench_summary *s, const char 
     for (size_t k = 0; k < s->n_ignored; k++)
         json_string(w, NULL, s->ignored[k]);
     json_end_array(w);
-    json_counts(w, s);
+    const void *const summary[] = {s};
+    sb_record_write(w, "counts", &k_counts_record, summary, NULL);
     int_or_null(w, "peak_rss_bytes", s->peak, s->peak >= 0);
     json_bool(w, "peak_is_lower_bound", s->peak_is_lower_bound);
-    json_next(w, s, rerun);
+    json_next_submission(w, s, rerun);
     json_needs(w, s);
     json_int(w, "status", spacrbench_summary_status(s));
     json_string(w, "report", text);

@@ -1,498 +1,504 @@
-/* See json_reader.h. An iterative parser would not need the depth limit
- * for its own stack; this one recurses, at most max_depth deep, which is
- * what makes the limit the only bound on the stack. */
+/* See json_reader.h. json-c parses; this file adds what it lets through
+ * or cannot hold, found by one pass over the tokens outside the structure
+ * (strings and numbers): control characters, invalid UTF-8, lone
+ * surrogates and \u0000 in strings, numbers beyond RFC 8259's grammar,
+ * NaN and Infinity unless asked for, and integers beyond 64 bits, which
+ * json-c is handed as a placeholder of the same length ("0e" and the
+ * token's offset) and which keep their own text. The first problem by
+ * offset is the one reported, in our words. */
 #include "json_reader.h"
+
+#include <json_object.h>
+#include <json_tokener.h>
+#include <linkhash.h>
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct parser {
-    const char *s;
-    size_t len, pos;
-    json_doc *doc;
-    size_t node_cap;
-    size_t str_len, str_cap;
-    json_limits lim;
-    int failed;
-} parser;
+#include "utf8.h"
 
-/* Checked as printf (MinGW: its C99 printf family, as SB_PRINTF does). */
-#if defined(__MINGW32__)
-static int fail(parser *p, const char *fmt, ...) __attribute__((format(gnu_printf, 2, 3)));
-#elif defined(__GNUC__) || defined(__clang__)
-static int fail(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#endif
-static int fail(parser *p, const char *fmt, ...)
+/* A problem and where: the earliest one wins. */
+typedef struct problem {
+    size_t at;
+    const char *what;
+    char escape; /* k_escape's letter */
+} problem;
+
+static const char k_deeper[] = "nested deeper than"; /* and the limit */
+static const char k_escape[] = "an unknown escape";  /* and its letter */
+static const char k_values[] = "more than";          /* the limit, "values" */
+
+static void note(problem *p, size_t at, const char *what)
 {
-    if (p->failed)
-        return -1;
-    p->failed = 1;
-    char what[120];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(p->doc->error, sizeof p->doc->error, "%s at byte %zu", what, p->pos);
-    return -1;
+    if (!p->what || at < p->at)
+        *p = (problem){at, what, 0};
 }
 
-static void skip_space(parser *p)
+/* The hex digits of a \u escape: 4 (the code point in *out), or how many
+ * there were before a byte that is none (-1: the text ends first). */
+static int hex4(const char *s, size_t avail, unsigned long *out)
 {
-    while (p->pos < p->len) {
-        char c = p->s[p->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-            break;
-        p->pos++;
-    }
-}
-
-/* A new node (index), or (size_t)-1. Node storage may move: callers keep
- * indices, never pointers, across calls. */
-static size_t new_node(parser *p, json_kind kind)
-{
-    json_doc *d = p->doc;
-    if (d->n_nodes >= p->lim.max_nodes) {
-        fail(p, "more than %zu values", p->lim.max_nodes);
-        return (size_t)-1;
-    }
-    if (d->n_nodes == p->node_cap) {
-        size_t cap = p->node_cap ? p->node_cap * 2 : 64;
-        json_node *n = realloc(d->nodes, cap * sizeof *n);
-        if (!n) {
-            fail(p, "out of memory");
-            return (size_t)-1;
-        }
-        d->nodes = n;
-        p->node_cap = cap;
-    }
-    json_node *n = &d->nodes[d->n_nodes];
-    memset(n, 0, sizeof *n);
-    n->kind = kind;
-    return d->n_nodes++;
-}
-
-/* Append bytes to the string arena; the offset of the first one, or -1. */
-static int put_bytes(parser *p, const char *b, size_t n)
-{
-    if (p->str_len + n + 1 > p->str_cap) {
-        size_t cap = p->str_cap ? p->str_cap : 256;
-        while (p->str_len + n + 1 > cap)
-            cap *= 2;
-        char *s = realloc(p->doc->strings, cap);
-        if (!s)
-            return fail(p, "out of memory");
-        p->doc->strings = s;
-        p->str_cap = cap;
-    }
-    memcpy(p->doc->strings + p->str_len, b, n);
-    p->str_len += n;
-    return 0;
-}
-
-static int put_code_point(parser *p, unsigned long c)
-{
-    char b[4];
-    size_t n;
-    if (c < 0x80) {
-        b[0] = (char)c;
-        n = 1;
-    } else if (c < 0x800) {
-        b[0] = (char)(0xC0 | (c >> 6));
-        b[1] = (char)(0x80 | (c & 0x3F));
-        n = 2;
-    } else if (c < 0x10000) {
-        b[0] = (char)(0xE0 | (c >> 12));
-        b[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (c & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (char)(0xF0 | (c >> 18));
-        b[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-        b[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-        b[3] = (char)(0x80 | (c & 0x3F));
-        n = 4;
-    }
-    return put_bytes(p, b, n);
-}
-
-static int hex4(parser *p, unsigned long *out)
-{
-    if (p->len - p->pos < 4)
-        return fail(p, "a short \\u escape");
     unsigned long v = 0;
+    if (avail < 4)
+        return -1;
     for (int i = 0; i < 4; i++) {
-        char c = p->s[p->pos++];
+        char c = s[i];
         int d = c >= '0' && c <= '9'   ? c - '0'
                 : c >= 'a' && c <= 'f' ? c - 'a' + 10
                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                        : -1;
         if (d < 0)
-            return fail(p, "a \\u escape with a non-hex digit");
+            return i;
         v = v * 16 + (unsigned long)d;
     }
     *out = v;
-    return 0;
+    return 4;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), 0 when invalid. */
-static size_t utf8_length(const unsigned char *s, size_t avail)
+/* The string whose opening quote is at s[i]: its problems; the offset
+ * after its closing quote (len when unterminated: json-c says so). s is
+ * NUL-terminated beyond len. */
+static size_t scan_string(const char *s, size_t len, size_t i, unsigned flags, int key, problem *p)
 {
-    unsigned char c = s[0];
-    size_t n;
-    unsigned long min, v;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, min = 0x80, v = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, min = 0x800, v = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, min = 0x10000, v = c & 0x07;
-    else
-        return 0;
-    if (avail < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    return n;
-}
-
-/* The string at p->pos (just after its opening quote), into the arena;
- * its offset there, or -1. *nul is set when it held a \u0000 (kept only
- * with JSON_KEEP_UNHELD; the C string ends there). */
-static long parse_string(parser *p, unsigned char *nul)
-{
-    size_t start = p->str_len;
-    for (;;) {
-        if (p->pos >= p->len)
-            return fail(p, "an unterminated string");
-        unsigned char c = (unsigned char)p->s[p->pos];
-        if (c == '"') {
-            p->pos++;
-            break;
+    int keep = (flags & JSON_KEEP_UNHELD) != 0, nul = 0;
+    i++;
+    while (i < len && s[i] != '"') {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20) {
+            note(p, i, "a control character in a string");
+            return len;
         }
-        if (c < 0x20)
-            return fail(p, "a control character in a string");
-        if (c == '\\') {
-            p->pos++;
-            if (p->pos >= p->len)
-                return fail(p, "an unterminated string");
-            char e = p->s[p->pos++];
-            const char *plain = strchr("\"\\/bfnrt", e);
-            if (e && plain) {
-                static const char k_out[] = "\"\\/\b\f\n\r\t";
-                if (put_bytes(p, &k_out[plain - "\"\\/bfnrt"], 1) < 0)
-                    return -1;
-            } else if (e == 'u') {
-                unsigned long cp, lo;
-                if (hex4(p, &cp) < 0)
-                    return -1;
-                /* A lone surrogate (Python writes one for a str of
-                 * undecodable bytes) is U+FFFD where kept. */
-                int keep = (p->lim.flags & JSON_KEEP_UNHELD) != 0;
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    if (p->len - p->pos < 2 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u') {
-                        if (!keep)
-                            return fail(p, "a lone high surrogate");
-                        cp = 0xFFFD;
-                    } else {
-                        p->pos += 2;
-                        if (hex4(p, &lo) < 0)
-                            return -1;
-                        if ((lo < 0xDC00 || lo > 0xDFFF) && !keep)
-                            return fail(p, "a high surrogate without its low one");
-                        if (lo < 0xDC00 || lo > 0xDFFF)
-                            p->pos -= 6; /* U+FFFD, then the escape after it again */
-                        cp = lo < 0xDC00 || lo > 0xDFFF
-                                 ? 0xFFFD
-                                 : 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    }
-                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                    if (!keep)
-                        return fail(p, "a lone low surrogate");
-                    cp = 0xFFFD;
-                }
-                if (cp == 0 && !(p->lim.flags & JSON_KEEP_UNHELD))
-                    return fail(p, "a \\u0000 in a string");
-                if (cp == 0)
-                    *nul = 1;
-                if (put_code_point(p, cp) < 0)
-                    return -1;
-            } else
-                return fail(p, "an unknown escape \\%c", e >= 0x20 && e < 0x7f ? e : '?');
+        if (c >= 0x80) {
+            size_t n = sb_utf8_length((const unsigned char *)s + i);
+            if (n == 0 || i + n > len) {
+                note(p, i, "invalid UTF-8");
+                return len;
+            }
+            i += n;
             continue;
         }
-        size_t n = utf8_length((const unsigned char *)p->s + p->pos, p->len - p->pos);
-        if (n == 0)
-            return fail(p, "invalid UTF-8");
-        if (put_bytes(p, p->s + p->pos, n) < 0)
-            return -1;
-        p->pos += n;
+        if (c != '\\') {
+            i++;
+            continue;
+        }
+        unsigned long cp, lo;
+        if (i + 1 >= len)
+            return len;
+        if (s[i + 1] != 'u') {
+            if (!s[i + 1] || !strchr("\"\\/bfnrt", s[i + 1])) {
+                note(p, i + 2, k_escape);
+                if (p->what == k_escape && p->at == i + 2)
+                    p->escape = s[i + 1] >= 0x20 && s[i + 1] < 0x7f ? s[i + 1] : '?';
+            }
+            i += 2;
+            continue;
+        }
+        int digits = hex4(s + i + 2, len - i - 2, &cp);
+        if (digits < 4) {
+            note(p, i + 3 + (size_t)digits,
+                 digits < 0 ? "a short \\u escape" : "a \\u escape with a non-hex digit");
+            return len;
+        }
+        i += 6;
+        int next = s[i] == '\\' && s[i + 1] == 'u'; /* its hex digits are judged next */
+        int escape = next && hex4(s + i + 2, len - i - 2, &lo) == 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF && escape && lo >= 0xDC00 && lo <= 0xDFFF)
+            i += 6;
+        else if (cp >= 0xD800 && cp <= 0xDBFF && !keep && escape)
+            note(p, i + 6, "a high surrogate without its low one");
+        else if (cp >= 0xD800 && cp <= 0xDBFF && !keep && !next)
+            note(p, i, "a lone high surrogate");
+        else if (cp >= 0xDC00 && cp <= 0xDFFF && !keep)
+            note(p, i, "a lone low surrogate");
+        else if (cp == 0 && !keep)
+            note(p, i, "a \\u0000 in a string");
+        nul |= cp == 0;
     }
-    if (put_bytes(p, "", 1) < 0) /* the NUL */
-        return -1;
-    return (long)start;
+    if (i >= len)
+        return len;
+    if (nul && key) /* a name is one C string, or it could pass for another */
+        note(p, i + 1, "a \\u0000 in a member name");
+    return i + 1;
 }
 
-/* The text of a number (start .. p->pos) into the arena as the node's. */
-static int number_text(parser *p, json_node *n, size_t start)
+/* The number token at s[i] (inside a container opened by inner, 0 none):
+ * its problems; an integer json-c cannot hold becomes its placeholder in
+ * s. The offset after it. */
+static size_t scan_number(char *s, size_t len, size_t i, unsigned flags, char inner, problem *p)
 {
-    long at = (long)p->str_len;
-    if (put_bytes(p, p->s + start, p->pos - start) < 0 || put_bytes(p, "", 1) < 0)
-        return -1;
-    n->text = (const char *)(intptr_t)(at + 1); /* fixed up */
-    return 0;
-}
-
-/* NaN, Infinity or -Infinity (JSON_NONFINITE) at p->pos: 1 when taken. */
-static int nonfinite(parser *p, json_node *n)
-{
-    static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
-    static const double values[] = {NAN, INFINITY, -INFINITY};
-    for (size_t i = 0; i < 3; i++) {
-        size_t len = strlen(words[i]);
-        if (p->len - p->pos >= len && memcmp(p->s + p->pos, words[i], len) == 0) {
-            size_t start = p->pos;
-            p->pos += len;
-            n->number = values[i];
-            return number_text(p, n, start) < 0 ? -1 : 1;
+    size_t start = i, end = i;
+    while (end < len && strchr("+-.eE0123456789", s[end]) && s[end])
+        end++;
+    if ((flags & JSON_NONFINITE) && s[i] == '-' && strncmp(s + i + 1, "Infinity", 8) == 0)
+        return i + 9;
+    /* RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+    int integral = 1;
+    i += s[i] == '-';
+    size_t digits = i;
+    if (s[i] == '0')
+        i++;
+    else
+        while (s[i] >= '0' && s[i] <= '9')
+            i++;
+    if (i == digits) {
+        note(p, i, "a malformed number");
+        return end;
+    }
+    if (s[i] == '.') {
+        integral = 0;
+        digits = ++i;
+        while (s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == digits) {
+            note(p, i, "a number without digits after its point");
+            return end;
         }
     }
-    return 0;
-}
-
-static int parse_number(parser *p, json_node *n)
-{
-    size_t start = p->pos;
-    int integer = 1;
-    if (p->lim.flags & JSON_NONFINITE) {
-        int taken = nonfinite(p, n);
-        if (taken)
-            return taken < 0 ? -1 : 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        integral = 0;
+        i += s[i + 1] == '+' || s[i + 1] == '-' ? 2 : 1;
+        digits = i;
+        while (s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == digits) {
+            note(p, i, "a number without exponent digits");
+            return end;
+        }
     }
-    if (p->s[p->pos] == '-')
-        p->pos++;
-    if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9')
-        return fail(p, "a malformed number");
-    if (p->s[p->pos] == '0')
-        p->pos++;
-    else
-        while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-            p->pos++;
-    if (p->pos < p->len && p->s[p->pos] == '.') {
-        integer = 0;
-        p->pos++;
-        size_t digits = p->pos;
-        while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-            p->pos++;
-        if (p->pos == digits)
-            return fail(p, "a number without digits after its point");
-    }
-    if (p->pos < p->len && (p->s[p->pos] == 'e' || p->s[p->pos] == 'E')) {
-        integer = 0;
-        p->pos++;
-        if (p->pos < p->len && (p->s[p->pos] == '+' || p->s[p->pos] == '-'))
-            p->pos++;
-        size_t digits = p->pos;
-        while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-            p->pos++;
-        if (p->pos == digits)
-            return fail(p, "a number without exponent digits");
-    }
-    size_t len = p->pos - start;
-    int keep = (p->lim.flags & JSON_KEEP_UNHELD) != 0;
-    n->integral = (unsigned char)integer;
-    if (len > 63 && !keep)
-        return fail(p, "a number of more than 63 characters");
-    if (number_text(p, n, start) < 0)
-        return -1;
-    /* The text in the arena is NUL-terminated: strtod reads it there
-     * (the arena does not move before the next value). */
-    const char *text = p->doc->strings + ((intptr_t)n->text - 1);
+    size_t n = i - start; /* the number; what follows it (i < end) is no part of it */
+    int keep = (flags & JSON_KEEP_UNHELD) != 0;
+    if (n > 63 && !keep)
+        note(p, i, "a number of more than 63 characters");
+    char held = s[i];
+    s[i] = '\0';
     errno = 0;
-    n->number = strtod(text, NULL);
-    if (!isfinite(n->number) && !keep)
-        return fail(p, "a number beyond a double");
-    n->finite = isfinite(n->number) != 0;
-    if (integer) {
+    double v = strtod(s + start, NULL);
+    if (!isfinite(v) && !keep)
+        note(p, i, "a number beyond a double");
+    if (integral) {
         errno = 0;
-        long long v = strtoll(text, NULL, 10);
-        if (errno == 0) {
-            n->is_integer = 1;
-            n->integer = v;
-        }
-    }
-    return 0;
-}
-
-static int literal(parser *p, const char *word)
-{
-    size_t n = strlen(word);
-    if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n) != 0)
-        return fail(p, "not JSON (an unexpected character)");
-    p->pos += n;
-    return 0;
-}
-
-static size_t parse_value(parser *p, int depth);
-
-/* The members or elements of a container node (its index), up to close. */
-static int parse_children(parser *p, size_t self, int depth, char close)
-{
-    size_t prev = 0, count = 0;
-    skip_space(p);
-    if (p->pos < p->len && p->s[p->pos] == close) {
-        p->pos++;
-        return 0;
-    }
-    for (;;) {
-        long key = -1;
-        skip_space(p);
-        if (close == '}') {
-            if (p->pos >= p->len || p->s[p->pos] != '"')
-                return fail(p, "an object member without a quoted name");
-            p->pos++;
-            unsigned char key_nul = 0;
-            if ((key = parse_string(p, &key_nul)) < 0)
-                return -1;
-            if (key_nul) /* a name is one C string, or it could pass for another */
-                return fail(p, "a \\u0000 in a member name");
-            skip_space(p);
-            if (p->pos >= p->len || p->s[p->pos] != ':')
-                return fail(p, "a member name without ':'");
-            p->pos++;
-        }
-        size_t child = parse_value(p, depth + 1);
-        if (child == (size_t)-1)
-            return -1;
-        json_node *nodes = p->doc->nodes;
-        nodes[child].key = key >= 0 ? (const char *)(intptr_t)(key + 1) : NULL; /* fixed up */
-        if (count == 0)
-            nodes[self].first = child;
+        if (s[start] == '-')
+            (void)strtoll(s + start, NULL, 10);
         else
-            nodes[prev].next = child;
-        prev = child;
-        count++;
-        skip_space(p);
-        if (p->pos < p->len && p->s[p->pos] == ',') {
-            p->pos++;
-            continue;
-        }
-        if (p->pos < p->len && p->s[p->pos] == close) {
-            p->pos++;
-            break;
-        }
-        return fail(p,
-                    close == '}' ? "an object without ',' or '}'" : "an array without ',' or ']'");
+            (void)strtoull(s + start, NULL, 10);
+        if (errno == ERANGE && i == end)
+            snprintf(s + start, n + 1, "0e%0*zu", (int)(n - 2), start);
     }
-    p->doc->nodes[self].count = count;
-    return 0;
+    s[i] = held;
+    if (i < end || (inner && !strchr(",]} \t\r\n", s[end]))) /* json-c: "malformed" */
+        note(p, i,
+             !inner         ? "text after the JSON value"
+             : inner == '[' ? "an array without ',' or ']'"
+                            : "an object without ',' or '}'");
+    return end;
 }
 
-static size_t parse_value(parser *p, int depth)
+/* One pass over the tokens that are not structure, counting the values.
+ * Where the structure is broken, what it finds after the break is later
+ * than json-c's error. */
+static void scan(char *s, size_t len, const json_limits *lim, problem *p)
 {
-    if (depth > p->lim.max_depth) {
-        fail(p, "nested deeper than %d", p->lim.max_depth);
-        return (size_t)-1;
+    char open[256], last = 0; /* the containers' brackets (json-c refuses deeper ones) */
+    size_t depth = 0, values = 0;
+    for (size_t i = 0; i < len;) {
+        char c = s[i], inner = depth ? open[(depth - 1) % sizeof open] : 0;
+        int key = inner == '{' && (last == '{' || last == ',');
+        int word = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+        if ((word || (c && strchr("\"-0123456789[{", c))) && !key && ++values > lim->max_nodes)
+            note(p, i, k_values);
+        if (c == '"')
+            i = scan_string(s, len, i, lim->flags, key, p);
+        else if (c == '-' || (c >= '0' && c <= '9'))
+            i = scan_number(s, len, i, lim->flags, inner, p);
+        else if (word) { /* true, NaN, ... */
+            size_t start = i;
+            while (i < len && (s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z')
+                i++;
+            int nonfinite = (i - start >= 3 && !strncmp(s + start, "NaN", 3)) ||
+                            (i - start >= 8 && !strncmp(s + start, "Infinity", 8));
+            if ((c != 'N' && c != 'I') || last == 'v' || last == 'k' || key)
+                ; /* a literal, or a word where no value goes: json-c's to judge */
+            else if (!(lim->flags & JSON_NONFINITE))
+                note(p, start, "not JSON (an unexpected character)");
+            else if (!nonfinite)
+                note(p, start, "a malformed number");
+        } else {
+            if (c == '}' && key && last == ',') /* {"a": 1, } */
+                note(p, i, "an object member without a quoted name");
+            if (c == '[' || c == '{')
+                open[depth++ % sizeof open] = c;
+            depth -= depth && (c == ']' || c == '}');
+            i++;
+        }
+        if (!strchr(" \t\r\n", c) || !c)
+            last = c == '"' && key ? 'k' : strchr("{[,:", c) && c ? c : 'v';
     }
-    skip_space(p);
-    if (p->pos >= p->len) {
-        fail(p, "not JSON (it ends early)");
-        return (size_t)-1;
-    }
-    char c = p->s[p->pos];
-    json_kind kind = c == '{'   ? JSON_OBJECT
-                     : c == '[' ? JSON_ARRAY
-                     : c == '"' ? JSON_STRING
-                     : c == 't' ? JSON_TRUE
-                     : c == 'f' ? JSON_FALSE
-                     : c == 'n' ? JSON_NULL
-                                : JSON_NUMBER;
-    size_t self = new_node(p, kind);
-    if (self == (size_t)-1)
-        return self;
-    int rc = 0;
-    switch (kind) {
-    case JSON_OBJECT:
-    case JSON_ARRAY:
-        p->pos++;
-        rc = parse_children(p, self, depth, kind == JSON_OBJECT ? '}' : ']');
-        break;
-    case JSON_STRING: {
-        p->pos++;
-        unsigned char nul = 0;
-        long at = parse_string(p, &nul);
-        p->doc->nodes[self].has_nul = nul;
-        rc = at < 0 ? -1 : 0;
-        p->doc->nodes[self].text = (const char *)(intptr_t)(at + 1); /* fixed up */
-        break;
-    }
-    case JSON_TRUE:
-        rc = literal(p, "true");
-        break;
-    case JSON_FALSE:
-        rc = literal(p, "false");
-        break;
-    case JSON_NULL:
-        rc = literal(p, "null");
-        break;
+}
+
+/* json-c's error at offset at, in our words (len: the end of the text). */
+static const char *words(enum json_tokener_error e, size_t at, size_t len)
+{
+    switch (e) {
+    case json_tokener_error_parse_unexpected:
+        if (at >= len)
+            return "not JSON (it ends early)";
+        /* fall through */
+    case json_tokener_error_parse_null:
+    case json_tokener_error_parse_boolean:
+        return "not JSON (an unexpected character)";
+    case json_tokener_error_parse_number:
+        return "a malformed number";
+    case json_tokener_error_parse_array:
+        return "an array without ',' or ']'";
+    case json_tokener_error_parse_object_key_name:
+        return "an object member without a quoted name";
+    case json_tokener_error_parse_object_key_sep:
+        return "a member name without ':'";
+    case json_tokener_error_parse_object_value_sep:
+        return "an object without ',' or '}'";
+    case json_tokener_error_parse_string:
+    case json_tokener_continue:
+        return at >= len ? "an unterminated string" : "a malformed escape in a string";
+    case json_tokener_error_parse_utf8_string:
+        return "invalid UTF-8";
     default:
-        if (c != '-' && (c < '0' || c > '9') &&
-            !((p->lim.flags & JSON_NONFINITE) && (c == 'N' || c == 'I')))
-            rc = fail(p, "not JSON (an unexpected character)");
-        else
-            rc = parse_number(p, &p->doc->nodes[self]);
+        return json_tokener_error_desc(e);
     }
-    return rc < 0 ? (size_t)-1 : self;
+}
+
+typedef struct builder {
+    json_doc *doc;
+    const char *text; /* the text as given: the placeholders' numbers */
+    size_t len;
+    size_t n_nodes, n_text; /* counted, then used */
+} builder;
+
+/* The text of a number value: json-c's, ours for a placeholder, one
+ * written for an integer; *integral set for the placeholder. */
+static const char *number_text(builder *b, struct json_object *v, size_t *n, int *integral)
+{
+    *integral = 0;
+    if (!json_object_is_type(v, json_type_double))
+        return NULL;
+    const char *t = json_object_get_userdata(v);
+    if (!t) {
+        double d = json_object_get_double(v);
+        t = isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+    } else if (t[0] == '0' && t[1] == 'e' && strlen(t) >= 19) {
+        /* A placeholder, if the text at its offset is an integer as long. */
+        size_t at = (size_t)strtoull(t + 2, NULL, 10), len = strlen(t);
+        size_t digits = 0;
+        while (at <= b->len && digits < b->len - at &&
+               strchr("-0123456789", b->text[at + digits]) && b->text[at + digits])
+            digits++;
+        if (digits == len) {
+            *integral = 1;
+            *n = len;
+            return b->text + at;
+        }
+    }
+    *n = strlen(t);
+    return t;
+}
+
+/* Count v's nodes and their text bytes. */
+static void count(builder *b, struct json_object *v)
+{
+    b->n_nodes++;
+    size_t n = 0;
+    int integral;
+    if (json_object_is_type(v, json_type_int))
+        b->n_text += 24;
+    else if (number_text(b, v, &n, &integral))
+        b->n_text += n + 1;
+    else if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            count(b, json_object_array_get_idx(v, i));
+    } else if (json_object_is_type(v, json_type_object)) {
+        json_object_object_foreach(v, key, child)
+        {
+            (void)key;
+            count(b, child);
+        }
+    }
+}
+
+static char *put_text(builder *b, const char *t, size_t n)
+{
+    char *at = b->doc->strings + b->n_text;
+    memcpy(at, t, n);
+    at[n] = '\0';
+    b->n_text += n + 1;
+    return at;
+}
+
+static void number(builder *b, json_node *n, struct json_object *v)
+{
+    n->kind = JSON_NUMBER;
+    n->finite = 1;
+    if (json_object_is_type(v, json_type_int)) {
+        char t[24];
+        int64_t i = json_object_get_int64(v);
+        uint64_t u = json_object_get_uint64(v);
+        if (i == INT64_MAX && u > (uint64_t)INT64_MAX) {
+            snprintf(t, sizeof t, "%llu", (unsigned long long)u);
+            n->number = (double)u;
+        } else {
+            snprintf(t, sizeof t, "%lld", (long long)i);
+            n->number = (double)i;
+            n->is_integer = 1;
+            n->integer = i;
+        }
+        n->integral = 1;
+        n->text = put_text(b, t, strlen(t));
+        return;
+    }
+    size_t len = 0;
+    int integral;
+    const char *t = number_text(b, v, &len, &integral);
+    n->text = put_text(b, t, len);
+    n->integral = (unsigned char)integral;
+    n->number = integral ? strtod(n->text, NULL) : json_object_get_double(v);
+    n->finite = isfinite(n->number) != 0;
+}
+
+/* v as the node at index self, its subtree after it. */
+static void fill(builder *b, size_t self, struct json_object *v, const char *key)
+{
+    json_node *n = &b->doc->nodes[self];
+    memset(n, 0, sizeof *n);
+    n->key = key;
+    b->n_nodes = self + 1;
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        n->kind = JSON_NULL;
+        return;
+    case json_type_boolean:
+        n->kind = json_object_get_boolean(v) ? JSON_TRUE : JSON_FALSE;
+        return;
+    case json_type_int:
+    case json_type_double:
+        number(b, n, v);
+        return;
+    case json_type_string:
+        n->kind = JSON_STRING;
+        n->text = json_object_get_string(v);
+        n->has_nul = strlen(n->text) < (size_t)json_object_get_string_len(v);
+        return;
+    case json_type_array:
+        n->kind = JSON_ARRAY;
+        n->count = json_object_array_length(v);
+        break;
+    case json_type_object:
+        n->kind = JSON_OBJECT;
+        n->count = (size_t)json_object_object_length(v);
+        break;
+    }
+    size_t prev = 0, i = 0;
+    struct lh_entry *e = n->kind == JSON_OBJECT ? json_object_get_object(v)->head : NULL;
+    for (; i < n->count; i++) {
+        const char *k = NULL;
+        struct json_object *child;
+        if (e) {
+            k = (const char *)lh_entry_k(e);
+            child = (struct json_object *)lh_entry_v(e);
+            e = e->next;
+        } else
+            child = json_object_array_get_idx(v, i);
+        size_t at = b->n_nodes;
+        if (i == 0)
+            b->doc->nodes[self].first = at;
+        else
+            b->doc->nodes[prev].next = at;
+        prev = at;
+        fill(b, at, child, k);
+    }
 }
 
 int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *limits)
 {
     memset(doc, 0, sizeof *doc);
-    parser p = {.s = text, .len = len, .doc = doc};
-    p.lim = limits ? *limits : (json_limits){64, (size_t)1 << 20, 0};
-    if (p.lim.max_depth < 1)
-        p.lim.max_depth = 1;
-    size_t root = parse_value(&p, 1);
-    if (root != (size_t)-1) {
-        skip_space(&p);
-        if (p.pos != len)
-            fail(&p, "text after the JSON value");
-    }
-    if (p.failed) {
-        free(doc->nodes);
-        free(doc->strings);
-        doc->nodes = NULL;
-        doc->strings = NULL;
-        doc->n_nodes = 0;
+    json_limits lim = limits ? *limits : (json_limits){64, (size_t)1 << 20, 0};
+    if (lim.max_depth < 1)
+        lim.max_depth = 1;
+    problem p = {0};
+    /* json-c reads a copy: the placeholders, then a space and a byte no
+     * JSON value holds, so that a text cut short is an error at its end
+     * (json-c would wait for more) and a whole one ends at the mark. */
+    char *copy = len < (size_t)INT32_MAX - 3 ? malloc(len + 3) : NULL;
+    struct json_tokener *tok = json_tokener_new_ex(lim.max_depth);
+    if (!copy || !tok) {
+        free(copy);
+        json_tokener_free(tok);
+        snprintf(doc->error, sizeof doc->error, "out of memory");
         return -1;
     }
-    /* Offsets (+1, so 0 stays "none") become pointers now the arena is final. */
-    for (size_t i = 0; i < doc->n_nodes; i++) {
-        json_node *n = &doc->nodes[i];
-        if (n->key)
-            n->key = doc->strings + ((intptr_t)n->key - 1);
-        if (n->text)
-            n->text = doc->strings + ((intptr_t)n->text - 1);
+    memcpy(copy, text, len);
+    memcpy(copy + len, " \x01", 3);
+    for (char *c = memchr(copy, '\0', len); c; c = memchr(c, '\0', len - (size_t)(c - copy)))
+        *c = '\x01'; /* json-c would take a NUL for the end; this one it judges in place */
+    scan(copy, len, &lim, &p);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    /* Past the value limit json-c reads no further: only a problem before it counts. */
+    size_t upto = p.what == k_values ? p.at : len + 2;
+    struct json_object *tree = json_tokener_parse_ex(tok, copy, (int)upto);
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok), at = end < len ? end : len; /* not the mark */
+    if (e == json_tokener_error_parse_null || e == json_tokener_error_parse_boolean)
+        while (at > 0 && copy[at - 1] &&
+               strchr("aeflnrstu", copy[at - 1])) /* where the word starts */
+            at--;
+    if (e == json_tokener_error_depth)
+        note(&p, at, k_deeper);
+    else if (e == json_tokener_error_parse_string && p.what)
+        ; /* a bad escape: the scan's words */
+    else if (e != json_tokener_success)
+        note(&p, at, words(e, end, len));
+    else if (end < len)
+        note(&p, end, "text after the JSON value");
+    json_tokener_free(tok);
+    free(copy);
+    builder b = {doc, text, len, 0, 0};
+    if (p.what == k_values)
+        snprintf(doc->error, sizeof doc->error, "%s %zu values at byte %zu", p.what, lim.max_nodes,
+                 p.at);
+    else if (p.what == k_deeper)
+        snprintf(doc->error, sizeof doc->error, "%s %d at byte %zu", p.what, lim.max_depth, p.at);
+    else if (p.what == k_escape)
+        snprintf(doc->error, sizeof doc->error, "%s \\%c at byte %zu", p.what, p.escape, p.at);
+    else if (p.what)
+        snprintf(doc->error, sizeof doc->error, "%s at byte %zu", p.what, p.at);
+    else {
+        count(&b, tree);
+        doc->nodes = malloc(b.n_nodes * sizeof *doc->nodes);
+        doc->strings = malloc(b.n_text + 1);
+        doc->tree = tree;
+        b.n_nodes = b.n_text = 0;
+        if (!doc->nodes || !doc->strings)
+            snprintf(doc->error, sizeof doc->error, "out of memory");
+        else {
+            fill(&b, 0, tree, NULL);
+            doc->n_nodes = b.n_nodes;
+            return 0;
+        }
+        json_doc_free(doc);
+        return -1;
     }
-    return 0;
+    json_object_put(tree);
+    return -1;
 }
 
 void json_doc_free(json_doc *doc)
 {
     free(doc->nodes);
     free(doc->strings);
+    json_object_put(doc->tree);
     doc->nodes = NULL;
     doc->strings = NULL;
+    doc->tree = NULL;
     doc->n_nodes = 0;
 }
 

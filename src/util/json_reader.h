@@ -1,10 +1,11 @@
-/* A small, bounded JSON reader for documents we did not write (task
- * reports, manifests): the whole text is parsed into one arena of nodes,
- * with a depth limit (no recursion deeper than it: a document nested
- * 100,000 deep is refused, not a stack overflow), a node limit, strict
- * RFC 8259 syntax (no NaN/Infinity, no trailing commas, no control
- * characters in strings, valid UTF-8 and \u surrogate pairs), and an error
- * that names the byte offset. Strings are decoded to NUL-terminated UTF-8
+/* A bounded JSON reader for documents we did not write (task reports,
+ * manifests): json-c parses the text, with a depth limit (a document
+ * nested 100,000 deep is refused, not a stack overflow), and its values
+ * become one arena of nodes, with a node limit. The syntax is strict RFC
+ * 8259 (no NaN/Infinity, no trailing commas, no control characters in
+ * strings, valid UTF-8 and \u surrogate pairs: what json-c lets through
+ * is checked here), integers beyond 64 bits are numbers still, and an
+ * error names the byte offset. Strings are decoded to NUL-terminated UTF-8
  * (a \u0000 inside is refused, so each string is one C string). */
 #ifndef SPACRBENCH_JSON_READER_H
 #define SPACRBENCH_JSON_READER_H
@@ -42,7 +43,8 @@ typedef struct json_node {
 typedef struct json_doc {
     json_node *nodes;
     size_t n_nodes;
-    char *strings; /* the arena of decoded strings */
+    char *strings;            /* numbers' texts (the strings are the tree's) */
+    struct json_object *tree; /* json-c's values */
     char error[160];
 } json_doc;
 

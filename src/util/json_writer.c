@@ -1,11 +1,21 @@
-/* JSON emitter; see json_writer.h. */
+/* See json_writer.h. json-c holds the tree and writes it; what it would
+ * write differently from the documents we promise is set per value: a
+ * double's digits, an empty container's "{}" (json-c's pretty form puts a
+ * newline inside) and a spliced value's text. */
 #include "json_writer.h"
 
-#include <ctype.h>
+/* json-c's type json_bool is our function's name: renamed here. */
+#define json_bool json_c_bool
+#include <json_object.h>
+#include <json_tokener.h>
+#include <linkhash.h>
+#undef json_bool
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "utf8.h"
 
 void json_init(json_writer *w, int pretty)
 {
@@ -15,162 +25,143 @@ void json_init(json_writer *w, int pretty)
 
 void json_free(json_writer *w)
 {
+    json_object_put(w->root);
     free(w->data);
     memset(w, 0, sizeof *w);
 }
 
-static void put(json_writer *w, const char *s, size_t n)
+/* v written as text, verbatim (json-c frees the copy with v): 0 or -1. */
+static int verbatim(struct json_object *v, const char *text)
+{
+    char *copy = v ? strdup(text) : NULL;
+    if (!copy)
+        return -1;
+    json_object_set_serializer(v, json_object_userdata_to_json_string, copy,
+                               json_object_free_userdata);
+    return 0;
+}
+
+static void finish(json_writer *w)
+{
+    int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+                (w->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : 0);
+    const char *text = json_object_to_json_string_ext(w->root, flags);
+    w->data = text ? strdup(text) : NULL;
+    if (!w->data)
+        w->failed = 1;
+}
+
+/* Add v (NULL for null, unless missing says it failed) under key to the
+ * open container, or as the document. */
+static void add(json_writer *w, const char *key, struct json_object *v, int missing)
+{
+    if (w->failed || missing) {
+        w->failed = 1;
+        json_object_put(v);
+        return;
+    }
+    if (w->depth == 0) {
+        if (w->root || w->data) {
+            w->failed = 1;
+            json_object_put(v);
+            return;
+        }
+        w->root = v;
+        return;
+    }
+    struct json_object *parent = w->open[w->depth - 1];
+    int rc =
+        json_object_is_type(parent, json_type_object)
+            ? (key ? json_object_object_add_ex(parent, key, v, JSON_C_OBJECT_ADD_KEY_IS_NEW) : -1)
+            : json_object_array_add(parent, v);
+    if (rc != 0) {
+        w->failed = 1;
+        json_object_put(v);
+    }
+}
+
+static void add_value(json_writer *w, const char *key, struct json_object *v)
+{
+    add(w, key, v, v == NULL);
+    if (w->depth == 0 && !w->failed)
+        finish(w);
+}
+
+static void open_container(json_writer *w, const char *key, struct json_object *c)
+{
+    if (w->depth >= JSON_MAX_DEPTH) {
+        json_object_put(c);
+        w->failed = 1;
+        return;
+    }
+    add(w, key, c, c == NULL);
+    if (!w->failed)
+        w->open[w->depth++] = c;
+}
+
+/* An empty container as "{}" or "[]" in both forms. */
+static void close_container(json_writer *w, json_type type, const char *empty)
 {
     if (w->failed)
         return;
-    if (w->len + n + 1 > w->cap) {
-        size_t cap = w->cap ? w->cap : 256;
-        while (w->len + n + 1 > cap)
-            cap *= 2;
-        char *grown = realloc(w->data, cap);
-        if (grown == NULL) {
-            w->failed = 1;
-            return;
-        }
-        w->data = grown;
-        w->cap = cap;
-    }
-    memcpy(w->data + w->len, s, n);
-    w->len += n;
-    w->data[w->len] = '\0';
-}
-
-static void puts_(json_writer *w, const char *s) { put(w, s, strlen(s)); }
-
-static void newline(json_writer *w)
-{
-    if (!w->pretty)
+    if (w->depth == 0 || !json_object_is_type(w->open[w->depth - 1], type)) {
+        w->failed = 1;
         return;
-    put(w, "\n", 1);
-    for (int d = 0; d < w->depth; d++)
-        put(w, "  ", 2);
+    }
+    struct json_object *c = w->open[--w->depth];
+    size_t n = type == json_type_object ? (size_t)json_object_object_length(c)
+                                        : json_object_array_length(c);
+    if (n == 0 && verbatim(c, empty) < 0)
+        w->failed = 1;
+    if (w->depth == 0 && !w->failed)
+        finish(w);
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
- * rejects overlong forms, surrogates and code points above U+10FFFF. */
-static size_t utf8_valid_length(const unsigned char *s, size_t n)
+void json_begin_object(json_writer *w, const char *key)
 {
-    unsigned char c = s[0];
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        if (c == 0xF4)
-            hi = 0x8F;
-    } else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < len; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF)
-            return 0;
-    return len;
+    open_container(w, key, json_object_new_object());
 }
-
-static void put_escaped(json_writer *w, const char *text, size_t n)
+void json_end_object(json_writer *w) { close_container(w, json_type_object, "{}"); }
+void json_begin_array(json_writer *w, const char *key)
 {
-    const unsigned char *s = (const unsigned char *)text;
-    put(w, "\"", 1);
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        char esc[8];
-        if (c == '"' || c == '\\') {
-            esc[0] = '\\', esc[1] = (char)c;
-            put(w, esc, 2);
-            i++;
-        } else if (c < 0x20) {
-            const char *named = c == '\n'   ? "\\n"
-                                : c == '\t' ? "\\t"
-                                : c == '\r' ? "\\r"
-                                : c == '\b' ? "\\b"
-                                : c == '\f' ? "\\f"
-                                            : NULL;
-            if (named)
-                puts_(w, named);
-            else {
-                snprintf(esc, sizeof esc, "\\u%04x", c);
-                puts_(w, esc);
-            }
+    open_container(w, key, json_object_new_array());
+}
+void json_end_array(json_writer *w) { close_container(w, json_type_array, "[]"); }
+
+/* value[0..n) with each byte that is no valid UTF-8 replaced by U+FFFD. */
+static char *valid_utf8(const char *value, size_t n)
+{
+    char *in = malloc(n + 1), *out = malloc(3 * n + 1);
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return NULL;
+    }
+    memcpy(in, value, n);
+    in[n] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = in[i] ? sb_utf8_length((const unsigned char *)in + i) : 1;
+        if (k == 0) {
+            memcpy(out + len, "\xEF\xBF\xBD", 3);
+            len += 3;
             i++;
         } else {
-            size_t len = utf8_valid_length(s + i, n - i);
-            if (len == 0) {
-                puts_(w, "\xEF\xBF\xBD"); /* U+FFFD for each invalid byte */
-                i++;
-            } else {
-                put(w, text + i, len);
-                i += len;
-            }
+            memcpy(out + len, in + i, k);
+            len += k;
+            i += k;
         }
     }
-    put(w, "\"", 1);
+    out[len] = '\0';
+    free(in);
+    return out;
 }
-
-/* Separator, indentation and key before a value. */
-static void begin_value(json_writer *w, const char *key)
-{
-    if (w->depth > 0) {
-        if (w->has_items[w->depth - 1])
-            put(w, ",", 1);
-        w->has_items[w->depth - 1] = 1;
-        newline(w);
-    }
-    if (key != NULL) {
-        put_escaped(w, key, strlen(key));
-        puts_(w, w->pretty ? ": " : ":");
-    }
-}
-
-static void open_container(json_writer *w, const char *key, const char *bracket)
-{
-    begin_value(w, key);
-    puts_(w, bracket);
-    if (w->depth >= JSON_MAX_DEPTH) {
-        w->failed = 1;
-        return;
-    }
-    w->has_items[w->depth++] = 0;
-}
-
-static void close_container(json_writer *w, const char *bracket)
-{
-    if (w->depth == 0) {
-        w->failed = 1;
-        return;
-    }
-    int had = w->has_items[--w->depth];
-    if (had)
-        newline(w);
-    puts_(w, bracket);
-}
-
-void json_begin_object(json_writer *w, const char *key) { open_container(w, key, "{"); }
-void json_end_object(json_writer *w) { close_container(w, "}"); }
-void json_begin_array(json_writer *w, const char *key) { open_container(w, key, "["); }
-void json_end_array(json_writer *w) { close_container(w, "]"); }
 
 void json_string_n(json_writer *w, const char *key, const char *value, size_t n)
 {
-    begin_value(w, key);
-    put_escaped(w, value, n);
+    char *text = valid_utf8(value, n);
+    add_value(w, key, text ? json_object_new_string_len(text, (int)strlen(text)) : NULL);
+    free(text);
 }
 
 void json_string(json_writer *w, const char *key, const char *value)
@@ -183,10 +174,7 @@ void json_string(json_writer *w, const char *key, const char *value)
 
 void json_int(json_writer *w, const char *key, int64_t value)
 {
-    char buf[32];
-    begin_value(w, key);
-    snprintf(buf, sizeof buf, "%lld", (long long)value);
-    puts_(w, buf);
+    add_value(w, key, json_object_new_int64(value));
 }
 
 void json_double(json_writer *w, const char *key, double value)
@@ -195,59 +183,80 @@ void json_double(json_writer *w, const char *key, double value)
         json_null(w, key);
         return;
     }
+    /* Shortest of 15 or 17 digits that reads back exactly ("1e+20" is
+     * JSON); json-c's own format is always 17. */
     char buf[40];
-    begin_value(w, key);
-    /* Shortest of 15 or 17 digits that reads back exactly; "1e+20" is
-     * valid JSON and non-finite values never get here. */
     snprintf(buf, sizeof buf, "%.15g", value);
     if (strtod(buf, NULL) != value)
         snprintf(buf, sizeof buf, "%.17g", value);
-    puts_(w, buf);
+    add_value(w, key, json_object_new_double_s(value, buf));
 }
 
 void json_bool(json_writer *w, const char *key, int value)
 {
-    begin_value(w, key);
-    puts_(w, value ? "true" : "false");
+    add_value(w, key, json_object_new_boolean(value != 0));
 }
 
 void json_null(json_writer *w, const char *key)
 {
-    begin_value(w, key);
-    puts_(w, "null");
+    add(w, key, NULL, 0);
+    if (w->depth == 0 && !w->failed)
+        finish(w);
 }
 
 void json_raw(json_writer *w, const char *key, const char *text)
 {
-    if (text == NULL) {
+    if (text == NULL)
         json_null(w, key);
-        return;
+    else {
+        /* Any type will do: the serializer writes it. */
+        struct json_object *v = json_object_new_object();
+        if (verbatim(v, text) < 0) {
+            json_object_put(v);
+            v = NULL;
+        }
+        add_value(w, key, v);
     }
-    begin_value(w, key);
-    puts_(w, text);
+}
+
+/* Empty containers of a parsed value as "{}" / "[]" too. */
+static int mark_empty(struct json_object *v)
+{
+    if (json_object_is_type(v, json_type_object)) {
+        if (json_object_object_length(v) == 0)
+            return verbatim(v, "{}");
+        json_object_object_foreach(v, k, child)
+        {
+            (void)k;
+            if (mark_empty(child) < 0)
+                return -1;
+        }
+    } else if (json_object_is_type(v, json_type_array)) {
+        size_t n = json_object_array_length(v);
+        if (n == 0)
+            return verbatim(v, "[]");
+        for (size_t i = 0; i < n; i++)
+            if (mark_empty(json_object_array_get_idx(v, i)) < 0)
+                return -1;
+    }
+    return 0;
 }
 
 void json_members(json_writer *w, const char *object_text)
 {
-    const char *b = object_text ? strchr(object_text, '{') : NULL;
-    const char *e = object_text ? strrchr(object_text, '}') : NULL;
-    if (!b || !e || e < b || w->depth == 0) {
+    struct json_object *obj = object_text ? json_tokener_parse(object_text) : NULL;
+    if (!json_object_is_type(obj, json_type_object) || w->depth == 0 || mark_empty(obj) < 0) {
+        json_object_put(obj);
         w->failed = 1;
         return;
     }
-    for (b++; b < e && isspace((unsigned char)*b); b++)
-        ;
-    while (e > b && isspace((unsigned char)e[-1]))
-        e--;
-    if (e == b)
-        return;
-    begin_value(w, NULL);
-    put(w, b, (size_t)(e - b));
+    json_object_object_foreach(obj, key, value) { add(w, key, json_object_get(value), 0); }
+    json_object_put(obj);
 }
 
 const char *json_result(const json_writer *w)
 {
-    if (w->failed || w->depth != 0 || w->data == NULL)
+    if (w->failed || w->depth != 0)
         return NULL;
     return w->data;
 }

@@ -1,7 +1,9 @@
-/* A small JSON emitter into a growable buffer: objects, arrays, strings
- * (escaped, control characters as \u00XX, invalid UTF-8 replaced by
- * U+FFFD so the document always parses), integers and doubles (NaN and
- * infinities become null). Keys are NULL inside arrays. */
+/* A JSON document built value by value (objects, arrays, strings,
+ * integers, doubles, NaN and infinities as null) on json-c, which writes
+ * it: compact, or pretty (newline and two-space indentation). Strings keep
+ * their bytes (control characters as \u00XX, invalid UTF-8 replaced by
+ * U+FFFD so the document always parses); doubles are the shortest of 15
+ * or 17 digits that reads back exactly. Keys are NULL inside arrays. */
 #ifndef SPACRBENCH_CLI_JSON_WRITER_H
 #define SPACRBENCH_CLI_JSON_WRITER_H
 
@@ -10,14 +12,15 @@
 
 #define JSON_MAX_DEPTH 32
 
+struct json_object;
+
 typedef struct json_writer {
-    char *data;
-    size_t len;
-    size_t cap;
+    struct json_object *open[JSON_MAX_DEPTH]; /* the open containers, outermost first */
+    struct json_object *root;
+    char *data; /* the document, once its outermost value is complete */
     int failed; /* allocation failed or nesting misuse */
     int depth;
-    int has_items[JSON_MAX_DEPTH]; /* does the open container hold a value yet */
-    int pretty;                    /* newline + two-space indentation */
+    int pretty;
 } json_writer;
 
 void json_init(json_writer *w, int pretty);
@@ -38,9 +41,9 @@ void json_null(json_writer *w, const char *key);
  * text is trusted, not checked; it keeps its own indentation. */
 void json_raw(json_writer *w, const char *key, const char *text);
 
-/* Splice the members of object_text, an already serialised JSON object,
- * into the open object (parse-free: its outer braces are dropped). An
- * empty object adds nothing; text that is not an object fails the writer. */
+/* Add the members of object_text, an already serialised JSON object (one
+ * of the library's, written the same way), to the open object. An empty
+ * object adds nothing; text that is not an object fails the writer. */
 void json_members(json_writer *w, const char *object_text);
 
 /* The finished document (NUL-terminated), or NULL if anything failed or a
