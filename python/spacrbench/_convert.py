@@ -567,6 +567,17 @@ def measurement_dict(m: Measurement) -> Dict[str, Any]:
 
 # ------------------------------------------------------------- recommendation
 
+def recommend_here(m: Any) -> Dict[str, Any]:
+    """The Recommendation fields of recommend_workers(m) with its defaults
+    (this machine, the automatic reserve), for Measurement.plot(): the one
+    rule, so a plate's measurement is advised for the plate's largest."""
+    out = new_struct("spacrbench_recommendation")
+    with c_measurement(m) as cm:
+        check(lib.spacrbench_plate_recommend_measurement(cm, ffi.NULL, ffi.NULL, out),
+              "Measurement.plot")
+    return recommendation_fields(out)
+
+
 # The Recommendation fields as the library's struct holds them: whole
 # numbers; those it holds as -1 for "none"; enums by the library's names;
 # texts in fixed arrays. cpu_parallelism (-1.0) and core_workers (0) are

@@ -174,9 +174,9 @@ class Measurement(CachesC):
         from ._plot import plot_measurement
 
         if recommendation is None:
-            from ._recommend import recommend_workers
+            from ._convert import recommend_here
 
-            recommendation = recommend_workers(self)
+            recommendation = Recommendation(measurement=self, **recommend_here(self))
         return plot_measurement(self, path, recommendation)
 
 

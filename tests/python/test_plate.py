@@ -430,6 +430,23 @@ def test_the_plates_handoff_sizes_from_its_prediction(tmp_path: Path) -> None:
     assert _mem_line(plain.to_slurm()).startswith("# --mem = measured peak ")
 
 
+def test_the_plot_of_a_plate_read_back_draws_the_plates_advice(tmp_path: Path) -> None:
+    """Measurement.plot()'s default recommendation is recommend_workers'
+    rule: for a plate's report read back, the plate's predicted largest is
+    the need drawn, not the measured items' (the need is the machine's
+    neither, so this machine's default gives the plate run's figure)."""
+    from spacrbench._convert import recommend_here
+
+    fields = _files(tmp_path, plate_works.plate_sizes("dense", 12))
+    r = spacrbench.benchmark_plate(plate_works.light_field_work, fields, sample=5, cores=2,
+                                   available_bytes=4 * 2**30, reserve_bytes=0)
+    back = spacrbench.Measurement.from_dict(r.measurement.to_dict())
+    plain = spacrbench.recommend_workers(dataclasses.replace(back, plate=None), cores=2,
+                                         available_bytes=4 * 2**30, reserve_bytes=0)
+    assert plain.per_worker_bytes < r.recommendation.per_worker_bytes
+    assert recommend_here(back)["per_worker_bytes"] == r.recommendation.per_worker_bytes
+
+
 def test_the_plate_section_round_trips_and_reaches_every_format(tmp_path: Path) -> None:
     """Issue requirement 3: to_dict() carries the plate section,
     from_dict() reads it back, the report and the exports show it."""

@@ -171,25 +171,6 @@ def test_the_decision_panel_shows_each_items_need_the_budget_and_the_answer(
     assert decision.get_yscale() == "log"  # 3 GiB beside 50 MiB: both in view
 
 
-def test_without_a_recommendation_the_plot_draws_recommend_workers(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default is what recommend_workers(m) says, the one rule (a
-    plate's measurement is advised for the plate's largest there), not a
-    second call of the library's plain advice."""
-    pytest.importorskip("matplotlib")
-    from spacrbench import _recommend
-
-    m = _named(tmp_path, [10, 20, 30], [40, 60, 100])
-    fixed = spacrbench.recommend_workers(m, cores=16, available_bytes=1400 * 2**20,
-                                         reserve_bytes=1000 * 2**20)
-    asked = []
-    monkeypatch.setattr(_recommend, "recommend_workers",
-                        lambda measurement: asked.append(measurement) or fixed)
-    decision = m.plot(None).get_axes()[0]
-    assert asked == [m]
-    assert decision.get_title() == "4 workers (memory-bound)"
-
-
 def test_memory_bound_the_line_sits_just_above_the_largest_need(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     m = _named(tmp_path, [10, 20, 30], [40, 60, 100])
