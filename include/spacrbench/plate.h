@@ -90,11 +90,12 @@ typedef int(SPACRBENCH_CALLBACK *spacrbench_plate_key_fn)(size_t index, double *
  * what is left, up to warmup warm-up items (a warm-up the plate has no
  * room for is cut, never the sample; a note says so), deterministic. With
  * a key (called once per item): the largest key always, the smallest, the
- * rest nearest even steps across the key's range, spread through the
+ * rest nearest nested steps across the key's range (the middle, the
+ * quarters: a smaller sample's items are a larger one's), spread through the
  * plate's order among equal keys (a plate of equal keys is sampled evenly,
  * never as its first items), and the warm-up nearest the median key;
  * without one (key NULL):
- * evenly spaced through the plate, first and last included, and the
+ * by the same steps through the plate, last and first included, and the
  * prediction says the largest item cannot be predicted. O(n log n).
  * Since 1.3 a NaN key is an item with no key (a line that names no file):
  * it is taken to be as large as the plate's largest key and a note says

@@ -117,7 +117,8 @@ struct spacrbench_plate {
 };
 
 /* The sample's items chosen along the key's steps (the largest, the
- * smallest, even steps); the rest are drawn at random within strata. */
+ * smallest, the middle, the quarters: nested, so a smaller sample's are a
+ * larger one's); the rest are drawn at random within strata. */
 #define SB_PLATE_STEPS 5
 /* The seed of the random items' draw: fixed, so a plate's selection is
  * reproducible (the notes and the JSON name it). */

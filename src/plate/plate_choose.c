@@ -1,10 +1,10 @@
 /* Which items of a plate to measure (plate.h): the keys sorted once (a
  * radix sort, its passes counted: 10^6 keys in under 0.1 s,
  * tests/perf/perf_plate_select.c), then grouped into runs of equal keys.
- * Each of the sample's targets (the largest key, the smallest, even steps
- * across the key's range) goes to the run whose key is nearest that has
- * room left, and a run's picks are spread evenly through it, first and
- * last included: equal keys are in the plate's order within a run, so a
+ * Each of the sample's targets (the largest key, the smallest, the middle,
+ * the quarters: nested steps across the key's range) goes to the run whose
+ * key is nearest that has room left, and a run's picks are spread through
+ * it by the same nested steps, first and last first: equal keys are in the plate's order within a run, so a
  * key that does not vary (equal files, duplicated items, a few distinct
  * sizes) spreads the sample through the plate instead of taking its first
  * items. "Next free" links with path compression find the nearest item
@@ -226,13 +226,27 @@ static void choose(chooser *c, size_t pos, int why)
     c->chosen_pos[p->n_picks++] = pos;
 }
 
-/* Without a key: evenly spaced positions, first and last included. */
+/* Step j's place along a range, 0 to 1, in the order the steps are taken:
+ * the top, the bottom, the middle, the quarter, the three-quarter, then
+ * the eighths... (van der Corput's, base 2). A smaller sample's steps are
+ * then a larger one's first: the picks are nested for every size, and five
+ * are the even quarters. */
+static double nested_step(size_t j)
+{
+    if (j < 2)
+        return j == 0 ? 1.0 : 0.0;
+    double f = 0, unit = 0.5;
+    for (size_t d = j - 1; d; d >>= 1, unit /= 2)
+        f += (double)(d & 1) * unit;
+    return f;
+}
+
+/* Without a key: positions along the plate by the nested steps. */
 static void choose_even(chooser *c, size_t sample)
 {
     size_t n = c->p->n;
     for (size_t j = 0; j < sample; j++) {
-        double at =
-            sample > 1 ? (double)j * (double)(n - 1) / (double)(sample - 1) : (double)(n - 1);
+        double at = nested_step(j) * (double)(n - 1);
         size_t pos = nearest_free(&c->items, NULL, (size_t)llround(at), at);
         if (pos < n)
             choose(c, pos, SPACRBENCH_PLATE_WHY_EVEN);
@@ -293,18 +307,17 @@ static int by_run_descending(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* With a key: the largest, the smallest, then the even steps across the
- * range, each to its nearest run with room; then each run's picks spread
- * through it. The last run's first item is "largest" (the first of equal
- * largest keys), the first run's "smallest". */
+/* With a key: the nested steps across the key's range (the largest, the
+ * smallest, the middle...), each to its nearest run with room; then each
+ * run's picks spread through it, first and last first, by the same nested
+ * steps (so a run's picks are nested too). The last run's first item is
+ * "largest" (the first of equal largest keys), the first run's
+ * "smallest". */
 static void choose_keyed(chooser *c, size_t sample)
 {
     double lo = c->run_key[0], hi = c->run_key[c->n_runs - 1];
-    add_to_run(c, hi);
-    if (sample >= 2)
-        add_to_run(c, lo);
-    for (size_t j = 1; j + 1 < sample; j++)
-        add_to_run(c, lo + (hi - lo) * (double)j / (double)(sample - 1));
+    for (size_t j = 0; j < sample; j++)
+        add_to_run(c, lo + (hi - lo) * nested_step(j));
     size_t held[SB_PLATE_STEPS][2]; /* (run, picks), the largest first: it runs first */
     for (size_t h = 0; h < c->n_held; h++) {
         held[h][0] = c->held_run[h];
@@ -314,8 +327,8 @@ static void choose_keyed(chooser *c, size_t sample)
     for (size_t h = 0; h < c->n_held; h++) {
         size_t r = held[h][0], k = held[h][1], len = run_len(c, r);
         for (size_t i = 0; i < k; i++) {
-            size_t off =
-                k > 1 ? (size_t)llround((double)i * (double)(len - 1) / (double)(k - 1)) : 0;
+            double at = i < 2 ? (double)i : nested_step(i); /* the first, the last, ... */
+            size_t off = (size_t)llround(at * (double)(len - 1));
             int why = i > 0                              ? SPACRBENCH_PLATE_WHY_SPREAD
                       : r + 1 == c->n_runs               ? SPACRBENCH_PLATE_WHY_LARGEST
                       : r == 0 && lo < hi && sample >= 2 ? SPACRBENCH_PLATE_WHY_SMALLEST

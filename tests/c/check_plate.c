@@ -247,7 +247,9 @@ START_TEST(equal_keys_spread_the_sample_through_the_plate)
     dup[10] = 7000.0;
     p = select_keys(11, dup, 5, 0);
     ck_assert_uint_eq(sample_indices(p, got, &warm), 5);
-    const int64_t spread[] = {0, 3, 6, 9, 10};
+    /* Four picks in a run of ten: its first, last, middle, quarter (the
+     * nested steps: a sample of 4 holds 3's 0, 5, 9). */
+    const int64_t spread[] = {0, 2, 5, 9, 10};
     for (size_t i = 0; i < 5; i++)
         ck_assert_int_eq(got[i], spread[i]);
     ck_assert_int_eq(pick(p, 0).index, 10); /* b, the largest, first */
@@ -436,6 +438,58 @@ START_TEST(random_picks_are_seeded_and_nested)
     ck_assert_uint_eq(spacrbench_plate_pick_count(by_size), sb_plate_sequential_cap(n, 0.05) + 1);
     spacrbench_plate_free(by_size);
     free(keys);
+}
+END_TEST
+
+/* Review 43, finding 3: samples of every size are nested, the key's
+ * steps too (K = 3's middle item stays in K = 4 and 5): on distinct keys,
+ * keys with ties, one key, all but one equal (a run's own picks) and none, sample K + 1 holds sample K's items
+ * for K = 1..6, so the plate's largest (the model's bound over the
+ * measured footprints) never falls as K grows. */
+START_TEST(samples_are_nested_for_every_k)
+{
+    enum { n = 100, largest_k = 7 };
+    double distinct[n], ties[n], equal[n], one_larger[n], footprint[n];
+    for (size_t i = 0; i < n; i++) {
+        distinct[i] = (double)((i * 37) % n);
+        ties[i] = (double)(i % 3);
+        equal[i] = 5;
+        one_larger[i] = i + 1 < n ? 5 : 7; /* the rest's picks share one run */
+        footprint[i] = 1000 + 10 * distinct[i] + (double)((i * 7919) % 13) * 40;
+    }
+    const double *plates[] = {distinct, ties, equal, one_larger, NULL};
+    for (size_t q = 0; q < sizeof plates / sizeof plates[0]; q++) {
+        unsigned char in[largest_k + 1][n];
+        double bound[largest_k + 1];
+        memset(in, 0, sizeof in);
+        for (size_t k = 1; k <= largest_k; k++) {
+            spacrbench_plate *p = select_keys(n, plates[q], (int64_t)k, 1);
+            double x[largest_k], y[largest_k], top = 0;
+            size_t m = 0;
+            for (size_t i = 0; i < spacrbench_plate_pick_count(p); i++) {
+                spacrbench_plate_pick pk = pick(p, i);
+                if (pk.is_warmup)
+                    continue;
+                in[k][pk.index] = 1;
+                x[m] = plates[q] ? plates[q][pk.index] : 0;
+                y[m] = footprint[pk.index];
+                top = y[m] > top ? y[m] : top;
+                m++;
+            }
+            ck_assert_uint_eq(m, k);
+            sb_plate_memory mm;
+            sb_plate_memory_model(x, y, m, plates[q] != NULL, top, n, &mm);
+            bound[k] = mm.bound;
+            spacrbench_plate_free(p);
+        }
+        for (size_t k = 1; k < largest_k; k++) {
+            for (size_t i = 0; i < n; i++)
+                if (in[k][i] && !in[k + 1][i])
+                    ck_abort_msg("plate %zu: item %zu of sample %zu is not in sample %zu", q, i, k,
+                                 k + 1);
+            ck_assert(bound[k + 1] >= bound[k]);
+        }
+    }
 }
 END_TEST
 
@@ -1755,6 +1809,7 @@ static Suite *plate_suite(void)
     tcase_add_test(model, an_item_without_a_key_leaves_the_others_theirs);
     tcase_add_test(model, the_file_key_is_a_regular_files_size);
     tcase_add_test(model, random_picks_are_seeded_and_nested);
+    tcase_add_test(model, samples_are_nested_for_every_k);
     tcase_add_test(model, random_picks_spread_over_equal_keys_without_a_lattice);
     tcase_add_test(model, measured_sequentially_until_the_largest_stops_moving);
     tcase_add_test(model, a_sequential_run_never_predicts_less_than_a_shorter_one);
