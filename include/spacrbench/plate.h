@@ -222,7 +222,8 @@ SPACRBENCH_EXTERN int spacrbench_plate_recommend(const spacrbench_plate *p,
                                                  spacrbench_recommendation *out);
 /* Since 1.3. spacrbench_plate_recommend from the plate section m carries
  * (spacrbench_measurement_plate: a plate's report read back from its
- * JSON): the same workers and reason as the plate's own run. m without a
+ * JSON): the same workers and reason as the plate's own run; a section
+ * whose largest is below m's own need is taken at m's own. m without a
  * section: spacrbench_recommend_on. */
 SPACRBENCH_EXTERN int spacrbench_plate_recommend_measurement(
     const spacrbench_measurement *m, const spacrbench_recommend_options *opts,

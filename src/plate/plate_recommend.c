@@ -150,6 +150,11 @@ int spacrbench_plate_recommend_measurement(const spacrbench_measurement *m,
         spacrbench_plate_pick k = {.size = sizeof k};
         one_key = spacrbench_measurement_plate_pick(m, i, &k) == 0 && k.key == s.largest_key;
     }
+    /* A section read back (hand-edited, foreign) whose largest is below
+     * what m itself measured is floored there, as the plate's run is. */
+    int64_t own = spacrbench_measurement_work_rss_bytes(m);
+    if (s.largest_bytes >= 0 && s.largest_bytes < own)
+        s.largest_bytes = own;
     plate_words w = {&s, s.pick_count == s.items, one_key};
     return recommend_for(&w, m, opts, machine, out);
 }

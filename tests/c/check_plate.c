@@ -1653,6 +1653,73 @@ START_TEST(a_plates_report_read_back_is_advised_as_the_plate)
 }
 END_TEST
 
+/* The issue plate's measurement with its section, as JSON (malloc'd). */
+static char *issue_plate_json(void)
+{
+    recorded r = issue_plate();
+    spacrbench_plate *p = select_keys(r.n, r.keys, 5, 1);
+    spacrbench_measurement *m = measure(p, &r, 10 * MIB);
+    ck_assert_int_eq(spacrbench_plate_predict(p, m), 0);
+    ck_assert_int_eq(spacrbench_measurement_set_plate(m, p, 4), 0);
+    int len = spacrbench_measurement_to_json(m, NULL, 0, NULL, 0);
+    ck_assert_int_gt(len, 0);
+    char *json = malloc((size_t)len + 1);
+    ck_assert_ptr_nonnull(json);
+    spacrbench_measurement_to_json(m, NULL, 0, json, (size_t)len + 1);
+    spacrbench_measurement_free(m);
+    spacrbench_plate_free(p);
+    recorded_free(&r);
+    return json;
+}
+
+/* json with the plate section's member `name` and its value (up to the
+ * next ',' or '}') replaced by `member` ("" drops it); malloc'd. */
+static char *edit_plate_member(const char *json, const char *name, const char *member)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\":", name);
+    const char *plate = strstr(json, "\"plate\":");
+    ck_assert_ptr_nonnull(plate);
+    const char *at = strstr(plate, quoted);
+    ck_assert_ptr_nonnull(at);
+    const char *end = at + strcspn(at, ",}");
+    if (!*member && *end == ',') /* the comma goes with the member */
+        end++;
+    size_t head = (size_t)(at - json), size = head + strlen(member) + strlen(end) + 1;
+    char *out = malloc(size);
+    ck_assert_ptr_nonnull(out);
+    snprintf(out, size, "%.*s%s%s", (int)head, json, member, end);
+    return out;
+}
+
+/* Review 43, finding 4: a section read back whose largest is below what
+ * the measurement itself needs is advised for the measurement's own need
+ * (plate.h: "never less than m's own"), never for more workers than the
+ * measured items allow. */
+START_TEST(a_read_back_largest_below_the_measured_is_floored)
+{
+    char *json = issue_plate_json();
+    spacrbench_recommend_options o = issue_machine();
+    const char *lows[] = {"\"largest_bytes\": 0", "\"largest_bytes\": 1024"};
+    for (size_t i = 0; i < sizeof lows / sizeof lows[0]; i++) {
+        char *low = edit_plate_member(json, "largest_bytes", lows[i]);
+        spacrbench_measurement *back = NULL;
+        ck_assert_int_eq(spacrbench_measurement_from_json(low, strlen(low), NULL, 0, &back), 0);
+        spacrbench_recommendation rec = {.size = sizeof rec}, items = {.size = sizeof items};
+        ck_assert_int_eq(spacrbench_plate_recommend_measurement(back, &o, NULL, &rec), 0);
+        ck_assert_int_eq(spacrbench_recommend_on(back, &o, NULL, &items), 0);
+        int64_t own = spacrbench_measurement_work_rss_bytes(back);
+        ck_assert_int_gt(own, 1024);
+        ck_assert_int_eq(rec.per_worker_bytes, own);
+        ck_assert_int_le(rec.workers, items.workers);
+        ck_assert_msg(!strstr(rec.reason, "no usable memory measurement"), "%s", rec.reason);
+        spacrbench_measurement_free(back);
+        free(low);
+    }
+    free(json);
+}
+END_TEST
+
 START_TEST(the_report_section_fits_79_columns)
 {
     recorded r = issue_plate();
@@ -1822,6 +1889,7 @@ static Suite *plate_suite(void)
     tcase_add_test(advice, wide_labels_and_long_times_keep_79_columns);
     tcase_add_test(advice, the_measurement_carries_the_plate_section);
     tcase_add_test(advice, a_plates_report_read_back_is_advised_as_the_plate);
+    tcase_add_test(advice, a_read_back_largest_below_the_measured_is_floored);
     tcase_add_test(advice, the_handoff_sizes_for_the_plates_largest);
     tcase_add_test(advice, a_plain_benchmark_of_differing_items_says_so);
     tcase_add_test(advice, names_are_spelled_once);
