@@ -28,7 +28,7 @@ enum { SIGNED = SB_FIELD_OPTIONAL };
 static const sb_field k_plate[] = {
     PS("items", SB_FT_INT, items, REQ, 1, NULL),
     PS("key", SB_FT_NAME, key_kind, REQ, 0, &sb_plate_key_names),
-    PS("key_name", SB_FT_CHARS, key_name, 0, 0, NULL),
+    PS("key_name", SB_FT_CHARS, key_name, REQ, 0, NULL),
     PS("median_key", SB_FT_NUMBER, median_key, N, 0, NULL),
     PS("fit", SB_FT_NAME, fit, REQ, 0, &sb_plate_fit_names),
     PS("time_fit", SB_FT_NAME, time_fit, 0, 0, &sb_plate_fit_names),

@@ -1720,6 +1720,26 @@ START_TEST(a_read_back_largest_below_the_measured_is_floored)
 }
 END_TEST
 
+/* Review 43, finding 6: the schema requires the section's key_name (the
+ * advice says what the key is by it): a section without one is refused
+ * with the words the reader gives any missing member, naming it. */
+START_TEST(a_read_back_section_without_its_key_name_is_refused)
+{
+    char *json = issue_plate_json(), *nameless = edit_plate_member(json, "key_name", "");
+    ck_assert_ptr_null(strstr(strstr(nameless, "\"plate\":"), "\"key_name\""));
+    spacrbench_measurement *back = NULL;
+    ck_assert_int_eq(spacrbench_measurement_from_json(nameless, strlen(nameless), NULL, 0, &back),
+                     SPACRBENCH_EINVAL);
+    ck_assert_ptr_null(back);
+    const char *why = spacrbench_last_error_message();
+    ck_assert_msg(strstr(why, "data['plate'] has no 'key_name'"), "%s", why);
+    ck_assert_int_eq(spacrbench_measurement_from_json(json, strlen(json), NULL, 0, &back), 0);
+    spacrbench_measurement_free(back);
+    free(nameless);
+    free(json);
+}
+END_TEST
+
 START_TEST(the_report_section_fits_79_columns)
 {
     recorded r = issue_plate();
@@ -1890,6 +1910,7 @@ static Suite *plate_suite(void)
     tcase_add_test(advice, the_measurement_carries_the_plate_section);
     tcase_add_test(advice, a_plates_report_read_back_is_advised_as_the_plate);
     tcase_add_test(advice, a_read_back_largest_below_the_measured_is_floored);
+    tcase_add_test(advice, a_read_back_section_without_its_key_name_is_refused);
     tcase_add_test(advice, the_handoff_sizes_for_the_plates_largest);
     tcase_add_test(advice, a_plain_benchmark_of_differing_items_says_so);
     tcase_add_test(advice, names_are_spelled_once);
