@@ -13,11 +13,13 @@
  * sequential rule's items (the first 6 tasks excepted, which are what
  * they say). Then the misses are
  * resubmitted with summarize's rule (the next --mem from twice the limit
- * that killed them) to show whether one resubmission is enough.
+ * that killed them) to show whether one resubmission is enough. --seed N
+ * draws the random items with seed N instead of the library's fixed one
+ * (SB_PLATE_SEED: how much of the table is the draw's luck).
  * For humans: nothing is asserted (docs/advice.md shows the table).
  *
  * Usage: spacrbench_perf_plate_replay [--sample K] [--sample-cost SHARE]
- *        [--key COLUMN] [--plates] TRACE... */
+ *        [--key COLUMN] [--seed N] [--plates] TRACE... */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -244,6 +246,23 @@ typedef struct converged {
  * while the rule asks for more (every chosen one with a fixed sample),
  * their true peaks fed to the predictor. *k and idx: the items run (idx
  * holds n); *pr: the prediction. */
+/* The seed of the random draw; < 0: the library's own. */
+static int64_t draw_seed = -1;
+
+/* p chosen again as the selection chose it, its random items drawn with
+ * another seed: the library's chooser, which reads the seed from p. */
+static int reseed(spacrbench_plate *p, uint64_t seed)
+{
+    size_t warm = p->warmups, sample = p->n_picks - warm;
+    free(p->picks);
+    free(p->by_index);
+    p->picks = NULL;
+    p->by_index = NULL;
+    p->n_picks = p->warmups = 0;
+    p->seed = seed;
+    return sb_plate_choose(p, sample, warm);
+}
+
 static int library_plate(const task *t, size_t n, int64_t sample, double cost, size_t *idx,
                          size_t *k, spacrbench_plate_prediction *pr)
 {
@@ -263,8 +282,12 @@ static int library_plate(const task *t, size_t n, int64_t sample, double cost, s
     double *secs = NULL;
     int rc = spacrbench_plate_select_keys(n, keys, &o, &p);
     free(keys);
-    if (rc)
+    if (!rc && draw_seed >= 0)
+        rc = reseed(p, (uint64_t)draw_seed);
+    if (rc) {
+        spacrbench_plate_free(p);
         return rc;
+    }
     size_t picks = spacrbench_plate_pick_count(p);
     spacrbench_figures fig;
     memset(&fig, 0, sizeof fig);
@@ -385,6 +408,10 @@ static int replay_plate(const task *t, size_t n, int64_t sample, double cost, in
     return 0;
 }
 
+#define USAGE                                                                                      \
+    "usage: %s [--sample K] [--sample-cost SHARE] [--key COLUMN] [--seed N] [--plates] "           \
+    "TRACE...\n"
+
 int main(int argc, char **argv)
 {
     int64_t sample = -1;
@@ -411,18 +438,25 @@ int main(int argc, char **argv)
                         argv[0], v);
                 return 2;
             }
+        } else if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
+            const char *v = argv[++a];
+            if (sb_parse_int64(v, strlen(v), &draw_seed) != SB_PARSE_OK || draw_seed < 0 ||
+                strspn(v, "0123456789") != strlen(v)) {
+                fprintf(stderr, "%s: --seed: expected a whole number >= 0, got '%s'\n", argv[0], v);
+                return 2;
+            }
         } else if (strcmp(argv[a], "--key") == 0 && a + 1 < argc)
             key_col = argv[++a];
-        else if (strcmp(argv[a], "--plates") == 0)
+        else if (strcmp(argv[a], "--help") == 0) {
+            printf(USAGE, argv[0]);
+            return 0;
+        } else if (strcmp(argv[a], "--plates") == 0)
             show = 1;
         else if (read_trace(argv[a], key_col, &tasks, &count, &cap) != 0)
             return 1;
     }
     if (!count) {
-        fprintf(stderr,
-                "usage: %s [--sample K] [--sample-cost SHARE] [--key COLUMN] [--plates] "
-                "TRACE...\n",
-                argv[0]);
+        fprintf(stderr, USAGE, argv[0]);
         return 2;
     }
     qsort(tasks, count, sizeof *tasks, by_plate);
@@ -454,9 +488,10 @@ int main(int argc, char **argv)
     char asked[64] = "the least (5 + ceil(1.5 ln(n / 5)))";
     if (sample > 0)
         snprintf(asked, sizeof asked, "%lld", (long long)sample);
-    printf("sequential: cost %.0f %% of the plate's time; fixed sample: %s; the baselines see "
-           "the sequential rule's items\n\n",
-           100 * (cost >= 0 ? cost : 0.05), asked);
+    printf("sequential: cost %.0f %% of the plate's time; fixed sample: %s; seed %lld; the "
+           "baselines see the sequential rule's items\n\n",
+           100 * (cost >= 0 ? cost : 0.05), asked,
+           (long long)(draw_seed >= 0 ? draw_seed : SB_PLATE_SEED));
     printf("| predictor | covered | tasks above | median overshoot | p90 overshoot | tasks "
            "measured |\n|---|---|---|---|---|---|\n");
     for (int j = 0; j < N_PREDICTORS; j++)
