@@ -363,7 +363,7 @@ def test_equal_and_few_keys_spread_the_sample_through_the_plate() -> None:
     items = ["a"] * 10 + ["b"]
     r = spacrbench.benchmark_plate(lambda x: None, items, key=lambda x: 5.0 if x == "a" else 7.0,
                                    warmup=0, sample=5)
-    assert _measured(r) == [0, 3, 6, 9, 10]
+    assert _measured(r) == [0, 2, 5, 9, 10]  # a's run: first, last, middle, quarter (nested)
     assert r.sample[0].index == 10 and r.sample[0].why == "largest_key"  # it runs first
 
 
