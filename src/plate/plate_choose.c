@@ -456,6 +456,8 @@ static int order_picks(chooser *c, size_t sample, size_t steps)
 int sb_plate_choose(spacrbench_plate *p, size_t sample, size_t warm)
 {
     size_t n = p->n, t = sample + warm;
+    if (n == 0) /* the callers refuse an empty plate; said here for gcc -O3 */
+        return sb_fail(SPACRBENCH_EINVAL, "a plate of no items");
     /* Up to SB_PLATE_STEPS by the key's steps, the rest at random. */
     size_t steps = sample < SB_PLATE_STEPS ? sample : SB_PLATE_STEPS;
     keyed *v = p->keys ? malloc(n * sizeof *v) : NULL,

@@ -214,7 +214,8 @@ static char *fake_root;
 static void write_file(const char *dir, const char *name, const char *text)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int len = snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert(len > 0 && (size_t)len < sizeof path);
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
