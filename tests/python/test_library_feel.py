@@ -322,6 +322,27 @@ def _share_between_threads() -> None:
     assert m.to_dict()["notes"] == final
 
 
+def test_a_list_given_for_a_tuple_field_is_held_as_a_tuple() -> None:
+    """A list changed after the Measurement was used changes neither its
+    fields nor what the C measurement kept with it says (to_dict)."""
+    from spacrbench import Timeline, TimelinePoint
+
+    made = spacrbench.benchmark_plate(lambda i: None, list(range(8)), sample=3).measurement
+    assert made.plate is not None
+    sample, notes = list(made.plate.sample), list(made.plate.prediction.notes) + ["mine"]
+    points = [TimelinePoint(0.0, GiB), TimelinePoint(1.0, 2 * GiB)]
+    m = dataclasses.replace(made, timeline=Timeline(points, [], 100000, 2), plate=dataclasses.replace(
+        made.plate, sample=sample, prediction=dataclasses.replace(made.plate.prediction, notes=notes)))
+    before = m.to_dict()
+    sample.clear()
+    notes.append("later")
+    points.clear()
+    assert m.to_dict() == before == dataclasses.replace(m).to_dict()
+    assert m.timeline is not None and m.plate is not None
+    assert type(m.timeline.points) is type(m.timeline.items) is tuple
+    assert type(m.plate.sample) is type(m.plate.prediction.notes) is tuple
+
+
 def test_the_whole_reason_comes_from_c() -> None:
     m = Measurement(items=4, seconds=2.0, peak_rss_bytes=5 * GiB, baseline_rss_bytes=GiB)
     reason = "because " + "é" * 400 + " the end"  # 808+ bytes: more than the C field
