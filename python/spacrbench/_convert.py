@@ -5,8 +5,9 @@ report, JSON, scheduler hand-off) an equivalent C measurement is built from
 its fields once per object (again when a list of it changed) and kept
 with it (benchmark() keeps the runner's own), so a measurement made by
 hand or with dataclasses.replace() is treated exactly like one that
-benchmark() returned. From C this module returns plain fields; it imports _types, never the classes of _results, so
-the package's imports form no circle.
+benchmark() returned. From C this module returns plain fields; it imports
+_types, never the classes of _results, so the package's imports form no
+circle.
 
 Every name (peak method, source, bound, ...) is the library's spelling: the
 tables below are built from its enum constants and its *_name() functions."""
