@@ -2,11 +2,12 @@
 
 A Measurement is plain data: when the library must read one (recommend,
 report, JSON, scheduler hand-off) an equivalent C measurement is built from
-its fields once per object and kept with it (benchmark() keeps the
-runner's own), so a measurement made by hand or with dataclasses.replace()
-is treated exactly like one that benchmark() returned. From C this module
-returns plain fields; it imports _types, never the classes of _results, so
-the package's imports form no circle.
+its fields once per object (again when a list of it changed) and kept
+with it (benchmark() keeps the runner's own), so a measurement made by
+hand or with dataclasses.replace() is treated exactly like one that
+benchmark() returned. From C this module returns plain fields; it imports
+_types, never the classes of _results, so the package's imports form no
+circle.
 
 Every name (peak method, source, bound, ...) is the library's spelling: the
 tables below are built from its enum constants and its *_name() functions."""
@@ -344,26 +345,33 @@ def c_measurement(m: Any) -> Iterator[Any]:
 
 
 def cached_c_measurement(m: Any) -> Any:
-    """m's C measurement, built on first use and freed with m. Notes
-    appended to m.notes since (spaCR's notes are a list) are added to it;
-    only a list changed otherwise makes a new one."""
-    now = _fingerprint(m)
+    """m's C measurement, built on first use and freed with m; a list of m
+    changed since (its notes, hand-given records or GPUs) makes a new one.
+    A kept one is never written: cffi lets other threads run C on it
+    meanwhile. The new one replaces it in one assignment, and a caller
+    still using the old one holds a reference that keeps it alive."""
     kept = m.__dict__.get(C_CACHE)
-    if kept is not None:
-        then, cm = kept
-        if now == then:
-            return cm
-        if (type(now[0]) is tuple and type(then[0]) is tuple and now[1:] == then[1:]
-                and now[0][:len(then[0])] == then[0]):
-            m.__dict__.pop(C_CACHE)  # until the notes are in
-            for i in range(len(then[0]), len(now[0])):
-                check(lib.spacrbench_measurement_add_note(
-                    cm, c_string(str(now[0][i]), f"notes[{i}]")), "measurement note")
-            m.__dict__[C_CACHE] = (now, cm)
-            return cm
-    cm = ffi.gc(_build(m), lib.spacrbench_measurement_free)
+    now = _fingerprint(m)
+    if kept is not None and kept[0] == now:
+        return kept[1]
+    cm = ffi.gc(_build(_Held(m, now)), lib.spacrbench_measurement_free)
     m.__dict__[C_CACHE] = (now, cm)
     return cm
+
+
+class _Held:
+    """m with its lists as its fingerprint copied them, so that the C
+    measurement built holds what the fingerprint says even while another
+    thread appends to m.notes."""
+
+    def __init__(self, m: Any, fingerprint: Tuple[Any, ...]) -> None:
+        notes, records, gpus = fingerprint
+        self._m, self.notes = m, notes
+        self.records = raw_records(m) if records is None else records
+        self.gpus = m.gpus if gpus is None else gpus
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._m, name)
 
 
 _MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")

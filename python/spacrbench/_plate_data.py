@@ -10,6 +10,14 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 
+def _keep_tuple(obj: object, name: str) -> None:
+    """A list given for a tuple field, held as a tuple: a list changed
+    later would differ from the C measurement kept with the Measurement."""
+    value = getattr(obj, name)
+    if isinstance(value, list):
+        object.__setattr__(obj, name, tuple(value))
+
+
 def _gib(n: Optional[int]) -> str:
     return "None" if n is None else f"{n} ({n / 2**30:.2f} GiB)"
 
@@ -65,6 +73,9 @@ class PlatePrediction:
     slope_bytes_per_key: Optional[float] = None
     intercept_bytes: Optional[float] = None
 
+    def __post_init__(self) -> None:
+        _keep_tuple(self, "notes")
+
     def __repr__(self) -> str:
         """The decision only; the notes are in .notes."""
         return (f"PlatePrediction(items={self.items}, measured={self.measured}, "
@@ -116,6 +127,9 @@ class PlateSection:
     workers: Optional[int] = None
     eta_seconds: Optional[float] = None
     seed: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        _keep_tuple(self, "sample")
 
     def __repr__(self) -> str:
         p = self.prediction

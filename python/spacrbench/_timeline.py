@@ -57,6 +57,11 @@ class Timeline:
     stride: int = 1
     max_points: int = 2000
 
+    def __post_init__(self) -> None:
+        for name in ("points", "items"):  # a list changed later would differ from C's
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+
     def __repr__(self) -> str:
         return (f"Timeline({counted(len(self.points), 'point')}, "
                 f"{counted(len(self.items), 'item')}, "

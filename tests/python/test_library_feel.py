@@ -240,28 +240,107 @@ def test_a_measurement_is_converted_to_c_once(monkeypatch: pytest.MonkeyPatch) -
     m.to_dict()
     rec.to_slurm()
     assert len(built) == 1
-    m.notes.append("changed after the first use")  # the list is mutable: added to C's
+    # The notes list is mutable: a change makes a new C measurement (the
+    # kept one is never written: other threads may be reading it).
+    m.notes.append("changed after the first use")
     assert "changed after the first use" in spacrbench.format_report(m)
-    assert len(built) == 1
-    m.notes[0] = "replaced"  # a note C holds changed: a new C measurement
-    assert "replaced" in spacrbench.format_report(m)
     assert len(built) == 2
+    m.notes[0] = "replaced"
+    assert "replaced" in spacrbench.format_report(m)
+    assert len(built) == 3
     run = spacrbench.benchmark(lambda i: None, range(2), warmup=0)
     spacrbench.format_report(run, spacrbench.recommend_workers(run, cores=2))
     assert run.records and len(spacrbench.format_report(run, format="csv").split("\n")) > 2
-    run.notes.append("a note of mine")
-    assert "a note of mine" in spacrbench.format_report(run)
-    assert len(built) == 2  # benchmark() keeps the runner's own, records read or not
+    assert len(built) == 3  # benchmark() keeps the runner's own, records read or not
     plate = spacrbench.benchmark_plate(lambda i: None, list(range(8)), sample=3)
     spacrbench.format_report(plate)
     plate.recommendation.to_slurm()
     assert plate.measurement.to_dict()["plate"]["picks"]
-    assert len(built) == 2  # and benchmark_plate()'s, its plate added in C
+    assert len(built) == 3  # and benchmark_plate()'s, its plate added in C
+    run.notes.append("a note of mine")
+    assert "a note of mine" in spacrbench.format_report(run)
+    assert len(built) == 4
     copy = dataclasses.replace(run)
     spacrbench.format_report(copy)
-    assert len(built) == 3
+    assert len(built) == 5
     import pickle
     assert pickle.loads(pickle.dumps(run)) == run  # the C object is not pickled
+
+
+def test_a_measurement_is_safe_to_share_between_threads() -> None:
+    """Threads read one Measurement (cffi lets go of the GIL in C) while
+    one appends notes: no call fails, and every result holds the notes as
+    they were at one moment (a prefix of the final list, none twice)."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often: races show
+    try:
+        for _ in range(3):  # 0b93bfd's race failed this test in 10 runs of 10
+            _share_between_threads()
+    finally:
+        sys.setswitchinterval(old)
+
+
+def _share_between_threads() -> None:
+    import threading
+
+    m = Measurement(items=4, seconds=2.0, peak_rss_bytes=5 * GiB, baseline_rss_bytes=GiB,
+                    notes=[f"note {i}" for i in range(800)])  # long: slow to compare
+    spacrbench.recommend_workers(m, cores=8, available_bytes=32 * GiB)  # keeps a C object
+    errors: List[str] = []
+    seen: List[List[str]] = []
+    start = threading.Barrier(5)
+
+    def read() -> None:
+        start.wait()
+        try:
+            for _ in range(40):
+                spacrbench.recommend_workers(m, cores=8, available_bytes=32 * GiB)
+                spacrbench.format_report(m)
+                seen.append(m.to_dict()["notes"])
+        except Exception as e:  # the failure is reported below
+            errors.append(repr(e))
+
+    def write() -> None:
+        start.wait()
+        try:
+            for i in range(150):
+                m.notes.append(f"appended {i}")
+                seen.append(m.to_dict()["notes"])
+        except Exception as e:
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    threads.append(threading.Thread(target=write))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    final = list(m.notes)
+    for notes in seen:
+        assert notes == final[:len(notes)]
+    assert m.to_dict()["notes"] == final
+
+
+def test_a_list_given_for_a_tuple_field_is_held_as_a_tuple() -> None:
+    """A list changed after the Measurement was used changes neither its
+    fields nor what the C measurement kept with it says (to_dict)."""
+    from spacrbench import Timeline, TimelinePoint
+
+    made = spacrbench.benchmark_plate(lambda i: None, list(range(8)), sample=3).measurement
+    assert made.plate is not None
+    sample, notes = list(made.plate.sample), list(made.plate.prediction.notes) + ["mine"]
+    points = [TimelinePoint(0.0, GiB), TimelinePoint(1.0, 2 * GiB)]
+    m = dataclasses.replace(made, timeline=Timeline(points, [], 100000, 2), plate=dataclasses.replace(
+        made.plate, sample=sample, prediction=dataclasses.replace(made.plate.prediction, notes=notes)))
+    before = m.to_dict()
+    sample.clear()
+    notes.append("later")
+    points.clear()
+    assert m.to_dict() == before == dataclasses.replace(m).to_dict()
+    assert m.timeline is not None and m.plate is not None
+    assert type(m.timeline.points) is type(m.timeline.items) is tuple
+    assert type(m.plate.sample) is type(m.plate.prediction.notes) is tuple
 
 
 def test_the_whole_reason_comes_from_c() -> None:
