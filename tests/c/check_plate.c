@@ -1710,7 +1710,9 @@ START_TEST(a_read_back_largest_below_the_measured_is_floored)
         ck_assert_int_eq(spacrbench_recommend_on(back, &o, NULL, &items), 0);
         int64_t own = spacrbench_measurement_work_rss_bytes(back);
         ck_assert_int_gt(own, 1024);
-        ck_assert_int_eq(rec.per_worker_bytes, own);
+        ck_assert_int_ge(rec.per_worker_bytes,
+                         own); /* Windows: the measured need is the higher peak */
+        ck_assert_int_ge(rec.per_worker_bytes, items.per_worker_bytes);
         ck_assert_int_le(rec.workers, items.workers);
         ck_assert_msg(!strstr(rec.reason, "no usable memory measurement"), "%s", rec.reason);
         spacrbench_measurement_free(back);

@@ -55,6 +55,10 @@ json_line() { sed -n "s/^  \"$2\": //p" "$1"; }
 json_get() {
     printf '%s' "$1" | sed -n -e "s/.*\"$2\":\"\([^\"]*\)\".*/\1/p" -e t -e "s/.*\"$2\":\([^,}]*\).*/\1/p"
 }
+# flat_json FILE: a pretty --json document on one line, no space after a
+# key's colon or between members, so the scaling members read as sed reads
+# a flat object (the pretty writer puts each member on its own line).
+flat_json() { sed 's/^[[:space:]]*//' "$1" | tr -d '\n' | sed 's/": /":/g'; }
 # expect_eq WHAT GOT TRUTH
 expect_eq() {
     if [ "$2" = "$3" ]; then ok "$1 = $2 (truth $3)"; else bad "$1 = '$2', truth '$3'"; fi
@@ -315,10 +319,12 @@ reserve_mib=$((avail_mib - 200))
 bounded "$sb" run --json --quiet --reserve "${reserve_mib}M" --scale 1,3 --scale-items 1 \
     --scale-seconds 0 120 -- "$helper" {} 200 >"$tmp/scale_run.json" 2>"$tmp/scale_run.err"
 expect_eq "run --scale (v2): exit status (an over-budget count is the check's answer)" "$?" 0
-sed -n 's/^  "scaling":\[//p' "$tmp/scale_run.json" | sed 's/},{/}\n{/g' >"$tmp/scale_run.points"
+flat_json "$tmp/scale_run.json" >"$tmp/scale_run.flat"
+sed -n 's/.*"scaling":\[//; s/\],"scaling_workers".*//p' "$tmp/scale_run.flat" |
+    sed 's/},{/}\n{/g' >"$tmp/scale_run.points"
 p3=$(grep '"workers":3,' "$tmp/scale_run.points")
 p1=$(grep '"workers":1,' "$tmp/scale_run.points")
-budget=$(sed -n 's/.*"scaling_budget_bytes":\([0-9]*\).*/\1/p' "$tmp/scale_run.json")
+budget=$(sed -n 's/.*"scaling_budget_bytes":\([0-9]*\).*/\1/p' "$tmp/scale_run.flat")
 say "   budget $budget; 3 workers: $(printf '%s' "$p3" | grep -o '"failed":[a-z]*,.*"oom_killed":[a-z]*,"group_limit_bytes":[0-9-]*' | sed 's/"repeats".*"oom_killed"/... "oom_killed"/')"
 say "   stderr: $(grep 'OOM' "$tmp/scale_run.err" | head -2 | tr '\n' ' ')"
 expect_range "run --scale (v2): budget (MiB)" "$budget" $((150 * MiB)) $((250 * MiB)) $MiB
@@ -326,8 +332,8 @@ expect_eq "run --scale (v2): 1 worker failed" "$(json_get "$p1" failed)" false
 expect_eq "run --scale (v2): 3 workers failed" "$(json_get "$p3" failed)" true
 expect_eq "run --scale (v2): 3 workers oom_killed" "$(json_get "$p3" oom_killed)" true
 expect_eq "run --scale (v2): 3 workers group_limit_bytes" "$(json_get "$p3" group_limit_bytes)" "$budget"
-expect_eq "run --scale (v2): scaling_verdict" "$(sed -n 's/.*"scaling_verdict":"\([a-z_]*\)".*/\1/p' "$tmp/scale_run.json")" memory
-expect_eq "run --scale (v2): scaling_workers" "$(sed -n 's/.*"scaling_workers":\([0-9]*\).*/\1/p' "$tmp/scale_run.json")" 1
+expect_eq "run --scale (v2): scaling_verdict" "$(sed -n 's/.*"scaling_verdict":"\([a-z_]*\)".*/\1/p' "$tmp/scale_run.flat")" memory
+expect_eq "run --scale (v2): scaling_workers" "$(sed -n 's/.*"scaling_workers":\([0-9]*\).*/\1/p' "$tmp/scale_run.flat")" 1
 expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "3 workers: over the memory budget: OOM-killed"
 expect_contains "run --scale (v2): stderr" "$tmp/scale_run.err" "in their group at its limit of "
 expect_eq "run --scale (v2): spacrbench-run-* cgroups left" "$(leftovers)" 0
@@ -418,11 +424,13 @@ as_user "$D/session" "$sb" run --json --quiet --reserve "$((avail_mib - 300))M" 
     --scale-items 1 --scale-seconds 0 16 -- \
     "$tmp/scale_item.sh" {} 400 >"$tmp/u_scale.json" 2>"$tmp/u_scale.err"
 expect_eq "user run --scale (delegated): exit status" "$?" 0
-budget=$(sed -n 's/.*"scaling_budget_bytes":\([0-9]*\).*/\1/p' "$tmp/u_scale.json")
+flat_json "$tmp/u_scale.json" >"$tmp/u_scale.flat"
+budget=$(sed -n 's/.*"scaling_budget_bytes":\([0-9]*\).*/\1/p' "$tmp/u_scale.flat")
 expect_range "user run --scale (delegated): budget (MiB)" "$budget" $((250 * MiB)) $((350 * MiB)) $MiB
 expect_eq "user run --scale (delegated): scaling_peak_method" \
-    "$(sed -n 's/.*"scaling_peak_method":"\([a-z_]*\)".*/\1/p' "$tmp/u_scale.json")" cgroup
-sed -n 's/^  "scaling":\[//p' "$tmp/u_scale.json" | sed 's/},{/}\n{/g' >"$tmp/u_scale.points"
+    "$(sed -n 's/.*"scaling_peak_method":"\([a-z_]*\)".*/\1/p' "$tmp/u_scale.flat")" cgroup
+sed -n 's/.*"scaling":\[//; s/\],"scaling_workers".*//p' "$tmp/u_scale.flat" |
+    sed 's/},{/}\n{/g' >"$tmp/u_scale.points"
 for k in 1 2; do
     p=$(grep "\"workers\":$k," "$tmp/u_scale.points")
     expect_eq "user run --scale (delegated): $k worker(s) failed" "$(json_get "$p" failed)" false
@@ -443,8 +451,8 @@ if [ "$n_copies" -ge 9 ] && [ "$n_right" -eq "$n_copies" ] && [ "$page_budget" -
 else
     bad "user run --scale (delegated): $n_right of $n_copies copies (9 at least) in /sbq/deleg/spacrbench-run-*-scale-K with memory.max $page_budget: $(tr '\n' ';' <"$udir/scale.cg")"
 fi
-# The check's own notes (the "scaling" line holds every scaling_* member).
-grep '^  "scaling":' "$tmp/u_scale.json" >"$tmp/u_scale.line"
+# The check's own notes (scaling_notes, among the scaling_* members).
+sed -n 's/.*"scaling_notes":\(\[[^]]*\]\).*/\1/p' "$tmp/u_scale.flat" >"$tmp/u_scale.line"
 expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "each count's group had the memory budget"
 expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "group peak: a memory cgroup of its own per count (memory.peak), exact"
 expect_contains "user run --scale (delegated): scaling_notes" "$tmp/u_scale.line" "groups in $D, delegated to uid $U"
