@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "discover.h"
+#include "core.h"
 #include "internal.h"
 
 static void copy_dir(char *dst, size_t cap, const char *src)
@@ -72,9 +72,7 @@ void sb_discover_with(const struct sb_probe_env *env, spacrbench_machine *out)
 
 int spacrbench_discover(spacrbench_machine *out)
 {
-    sb_clear_error();
-    if (out == NULL)
-        return sb_fail(SPACRBENCH_EINVAL, "spacrbench_discover: out is NULL");
+    SB_REFUSE(out == NULL, "spacrbench_discover: out is NULL");
     spacrbench_machine ours;
     sb_discover_with(NULL, &ours);
     return sb_struct_out(out, &ours, sizeof ours, "spacrbench_machine");

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "grow.h"
-#include "measurement.h"
-#include "timeline.h"
 
 spacrbench_measurement *sb_measurement_new(void)
 {
@@ -73,9 +72,7 @@ void sb_measurement_drop_vram(spacrbench_measurement *m)
 
 int spacrbench_measurement_set_vram_reason(spacrbench_measurement *m, const char *reason)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     return sb_measurement_vram_reason(m, reason);
 }
 
@@ -87,9 +84,7 @@ const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m)
 int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first, size_t count,
                                         void *out, size_t record_size)
 {
-    sb_clear_error();
-    if (!m || (!out && count))
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || (!out && count), "measurement and out must not be NULL");
     if (record_size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "record_size %zu is too small", record_size);
     if (first > m->record_count || count > m->record_count - first)
@@ -151,9 +146,7 @@ int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...)
 
 int spacrbench_measurement_create(const spacrbench_figures *figures, spacrbench_measurement **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     *out = NULL;
     if (!figures)
         return sb_fail(SPACRBENCH_EINVAL, "figures must not be NULL");
@@ -208,18 +201,14 @@ int spacrbench_measurement_create(const spacrbench_figures *figures, spacrbench_
 
 int spacrbench_measurement_add_note(spacrbench_measurement *m, const char *note)
 {
-    sb_clear_error();
-    if (!m || !note)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and note must not be NULL");
+    SB_REFUSE(!m || !note, "measurement and note must not be NULL");
     return add_note_text(m, note);
 }
 
 int spacrbench_measurement_add_record(spacrbench_measurement *m,
                                       const spacrbench_item_record *record)
 {
-    sb_clear_error();
-    if (!m || !record)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and record must not be NULL");
+    SB_REFUSE(!m || !record, "measurement and record must not be NULL");
     spacrbench_item_record r = {sizeof r, (int64_t)m->record_count, 0, 0, 0.0, -1, -1};
     int rc = sb_struct_in(&r, sizeof r, record, "spacrbench_item_record");
     if (rc)
@@ -237,9 +226,7 @@ int spacrbench_measurement_add_record(spacrbench_measurement *m,
 
 int spacrbench_measurement_add_gpu(spacrbench_measurement *m, const spacrbench_gpu_info *gpu)
 {
-    sb_clear_error();
-    if (!m || !gpu)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and gpu must not be NULL");
+    SB_REFUSE(!m || !gpu, "measurement and gpu must not be NULL");
     spacrbench_gpu_info g;
     memset(&g, 0, sizeof g);
     g.size = sizeof g;
@@ -278,9 +265,7 @@ void spacrbench_measurement_free(spacrbench_measurement *m)
 
 int spacrbench_measurement_figures(const spacrbench_measurement *m, spacrbench_figures *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     spacrbench_figures f = m->fig;
     f.size = sizeof f;
     f.note_count = (int64_t)m->note_count;
@@ -297,9 +282,7 @@ const char *spacrbench_measurement_note(const spacrbench_measurement *m, size_t 
 int spacrbench_measurement_record(const spacrbench_measurement *m, size_t index,
                                   spacrbench_item_record *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     if (index >= m->record_count)
         return sb_fail(SPACRBENCH_ERANGE, "record %zu of %zu", index, m->record_count);
     return sb_struct_out(out, &m->records[index], sizeof m->records[index],
@@ -309,9 +292,7 @@ int spacrbench_measurement_record(const spacrbench_measurement *m, size_t index,
 int spacrbench_measurement_gpu(const spacrbench_measurement *m, size_t index,
                                spacrbench_gpu_info *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     if (index >= m->gpu_count)
         return sb_fail(SPACRBENCH_ERANGE, "gpu %zu of %zu", index, m->gpu_count);
     return sb_struct_out(out, &m->gpus[index], sizeof m->gpus[index], "spacrbench_gpu_info");
@@ -342,9 +323,7 @@ int64_t spacrbench_measurement_work_rss_bytes(const spacrbench_measurement *m)
 int spacrbench_measurement_add_records(spacrbench_measurement *m, const void *records, size_t count,
                                        size_t record_size)
 {
-    sb_clear_error();
-    if (!m || (!records && count))
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and records must not be NULL");
+    SB_REFUSE(!m || (!records && count), "measurement and records must not be NULL");
     if (record_size < sizeof(size_t) || record_size > SIZE_MAX / (count ? count : 1))
         return sb_fail(SPACRBENCH_EINVAL, "record_size %zu does not fit %zu records", record_size,
                        count);

@@ -5,13 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measurement.h"
+#include "core.h"
 
 int spacrbench_run_plan_init(spacrbench_run_plan *plan, size_t size)
 {
-    sb_clear_error();
-    if (!plan || size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "plan must not be NULL and size must hold a size_t");
+    SB_REFUSE(!plan || size < sizeof(size_t), "plan must not be NULL and size must hold a size_t");
     const spacrbench_run_plan defaults = {
         sizeof defaults, 1, 1, SPACRBENCH_PEAK_NONE, 1, 0, 0, SPACRBENCH_SOURCE_UNKNOWN, 0};
     size_t n = size < sizeof defaults ? size : sizeof defaults;
@@ -57,9 +55,7 @@ static int check_plan(const spacrbench_run_plan *p)
 
 int spacrbench_measurement_begin(const spacrbench_run_plan *plan, spacrbench_measurement **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     *out = NULL;
     if (!plan)
         return sb_fail(SPACRBENCH_EINVAL, "plan must not be NULL");
@@ -95,9 +91,7 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 int spacrbench_measurement_add_item(spacrbench_measurement *m, const spacrbench_item_figures *item)
 {
-    sb_clear_error();
-    if (!m || !item)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and item must not be NULL");
+    SB_REFUSE(!m || !item, "measurement and item must not be NULL");
     if (!m->building)
         return sb_fail(SPACRBENCH_EINVAL, "the measurement was not begun with "
                                           "spacrbench_measurement_begin, or has ended");
@@ -160,9 +154,7 @@ void sb_measurement_count_items(spacrbench_measurement *m, size_t done_items)
 int spacrbench_measurement_mark_stopped(spacrbench_measurement *m, int64_t item_index,
                                         int work_result)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (item_index < 0)
         return sb_fail(SPACRBENCH_EINVAL, "item_index is %lld; it must be >= 0",
                        (long long)item_index);
@@ -174,9 +166,7 @@ int spacrbench_measurement_mark_stopped(spacrbench_measurement *m, int64_t item_
 
 int spacrbench_measurement_end(spacrbench_measurement *m)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (!m->building)
         return sb_fail(SPACRBENCH_EINVAL, "the measurement was not begun, or has ended");
     m->building = 0;
@@ -212,9 +202,7 @@ int spacrbench_measurement_end(spacrbench_measurement *m)
 
 int spacrbench_measurement_mark_out_of_memory(spacrbench_measurement *m, int64_t limit_bytes)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (limit_bytes <= 0)
         return sb_fail(SPACRBENCH_EINVAL, "limit_bytes is %lld; it must be > 0",
                        (long long)limit_bytes);

@@ -1,15 +1,13 @@
 /* For front ends that measure processes themselves (`spacrbench run`):
  * hugetlb pages escape their peak too, so they say so here, and the report
  * never calls such a peak exact (peak_words.c reads the flag). */
-#include "measurement.h"
+#include "core.h"
 #include "proc.h"
 
 int spacrbench_measurement_note_hugetlb(spacrbench_measurement *m, int64_t seen_bytes,
                                         double interval_seconds)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (seen_bytes < -1 || !(interval_seconds > 0) || interval_seconds > 3600)
         return sb_fail(SPACRBENCH_EINVAL, "seen_bytes must be >= -1 and interval_seconds in "
                                           "(0, 3600]");

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "grow.h"
-#include "measurement.h"
 #include "records.h"
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -60,9 +60,7 @@ int sb_measurement_has_runs(const spacrbench_measurement *m)
 int spacrbench_measurement_set_item_memory(spacrbench_measurement *m, size_t index,
                                            const spacrbench_memory_figures *f)
 {
-    sb_clear_error();
-    if (!m || !f)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and figures must not be NULL");
+    SB_REFUSE(!m || !f, "measurement and figures must not be NULL");
     spacrbench_memory_figures in = {sizeof in, -1, -1};
     int rc = sb_struct_in(&in, sizeof in, f, "spacrbench_memory_figures");
     if (rc)
@@ -81,9 +79,7 @@ int spacrbench_measurement_set_item_memory(spacrbench_measurement *m, size_t ind
 int spacrbench_measurement_item_memory(const spacrbench_measurement *m, size_t index,
                                        spacrbench_memory_figures *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     if (index >= m->record_count)
         return sb_fail(SPACRBENCH_ERANGE, "record %zu of %zu", index, m->record_count);
     const sb_item_extra *e = sb_measurement_extra(m, index);
@@ -93,9 +89,7 @@ int spacrbench_measurement_item_memory(const spacrbench_measurement *m, size_t i
 
 int spacrbench_measurement_memory(const spacrbench_measurement *m, spacrbench_memory_figures *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     spacrbench_memory_figures f = {sizeof f, -1, -1};
     for (size_t i = 0; i < m->record_count; i++) {
         const sb_item_extra *e = sb_measurement_extra(m, i);
@@ -110,9 +104,7 @@ int spacrbench_measurement_memory(const spacrbench_measurement *m, spacrbench_me
 int spacrbench_measurement_copy_item_details(const spacrbench_measurement *m, size_t first,
                                              size_t count, void *out, size_t detail_size)
 {
-    sb_clear_error();
-    if (!m || (!out && count))
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || (!out && count), "measurement and out must not be NULL");
     if (detail_size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "detail_size %zu is too small", detail_size);
     if (first > m->record_count || count > m->record_count - first)
@@ -193,9 +185,7 @@ static int keep_runs(spacrbench_measurement *m, size_t index, spacrbench_item_ru
 int spacrbench_measurement_set_item_runs(spacrbench_measurement *m, size_t index, const void *runs,
                                          size_t count, size_t run_size)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     spacrbench_item_run *a;
     int rc = runs_in(runs, count, run_size, &a);
     return rc ? rc : keep_runs(m, index, a, count);
@@ -204,9 +194,7 @@ int spacrbench_measurement_set_item_runs(spacrbench_measurement *m, size_t index
 int spacrbench_measurement_add_item_runs(spacrbench_measurement *m, const void *runs, size_t count,
                                          size_t run_size)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (!count)
         return sb_fail(SPACRBENCH_EINVAL, "an item needs at least one run");
     spacrbench_item_run *a;
@@ -252,9 +240,7 @@ size_t spacrbench_measurement_item_run_count(const spacrbench_measurement *m, si
 int spacrbench_measurement_item_run(const spacrbench_measurement *m, size_t index, size_t run,
                                     spacrbench_item_run *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     size_t n = spacrbench_measurement_item_run_count(m, index);
     if (run >= n)
         return sb_fail(SPACRBENCH_ERANGE, "run %zu of %zu of record %zu", run, n, index);
@@ -306,9 +292,7 @@ static int stats_out(const spread *s, spacrbench_run_stats *out)
 int spacrbench_measurement_item_run_stats(const spacrbench_measurement *m, size_t index,
                                           spacrbench_run_stats *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     if (index >= m->record_count)
         return sb_fail(SPACRBENCH_ERANGE, "record %zu of %zu", index, m->record_count);
     spread s = {0, 0, 0, 0, 0};
@@ -318,9 +302,7 @@ int spacrbench_measurement_item_run_stats(const spacrbench_measurement *m, size_
 
 int spacrbench_measurement_run_stats(const spacrbench_measurement *m, spacrbench_run_stats *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     spread s = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < m->record_count; i++)
         if (!m->records[i].is_warmup)

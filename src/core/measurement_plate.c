@@ -6,14 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "grow.h"
-#include "measurement.h"
 
 int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size)
 {
-    sb_clear_error();
-    if (!s)
-        return sb_fail(SPACRBENCH_EINVAL, "s must not be NULL");
+    SB_REFUSE(!s, "s must not be NULL");
     if (size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_plate_section",
                        size);
@@ -70,9 +68,7 @@ static int check_section(const spacrbench_plate_section *s)
 
 int spacrbench_measurement_plate_begin(spacrbench_measurement *m, const spacrbench_plate_section *s)
 {
-    sb_clear_error();
-    if (!m || !s)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and section must not be NULL");
+    SB_REFUSE(!m || !s, "measurement and section must not be NULL");
     sb_measured_plate *p = calloc(1, sizeof *p);
     if (!p)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate section");
@@ -93,9 +89,7 @@ int spacrbench_measurement_plate_begin(spacrbench_measurement *m, const spacrben
 int spacrbench_measurement_plate_add_pick(spacrbench_measurement *m,
                                           const spacrbench_plate_pick *pick)
 {
-    sb_clear_error();
-    if (!m || !pick)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and pick must not be NULL");
+    SB_REFUSE(!m || !pick, "measurement and pick must not be NULL");
     sb_measured_plate *p = m->plate;
     if (!p)
         return sb_fail(SPACRBENCH_ERANGE, "the measurement has no plate section "
@@ -135,9 +129,7 @@ int spacrbench_measurement_plate_add_pick(spacrbench_measurement *m,
 
 int spacrbench_measurement_plate_add_note(spacrbench_measurement *m, const char *note)
 {
-    sb_clear_error();
-    if (!m || !note)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and note must not be NULL");
+    SB_REFUSE(!m || !note, "measurement and note must not be NULL");
     sb_measured_plate *p = m->plate;
     if (!p)
         return sb_fail(SPACRBENCH_ERANGE, "the measurement has no plate section "
@@ -152,9 +144,7 @@ int spacrbench_measurement_plate_add_note(spacrbench_measurement *m, const char 
 
 int spacrbench_measurement_plate(const spacrbench_measurement *m, spacrbench_plate_section *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     if (!m->plate)
         return sb_fail(SPACRBENCH_ERANGE, "the measurement carries no plate section");
     spacrbench_plate_section s = m->plate->info;
@@ -166,9 +156,7 @@ int spacrbench_measurement_plate(const spacrbench_measurement *m, spacrbench_pla
 int spacrbench_measurement_plate_pick(const spacrbench_measurement *m, size_t i,
                                       spacrbench_plate_pick *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     if (!m->plate || i >= m->plate->pick_count)
         return sb_fail(SPACRBENCH_ERANGE, "pick %zu of %zu", i,
                        m->plate ? m->plate->pick_count : 0);
@@ -237,9 +225,7 @@ int sb_plate_handoff_of(const spacrbench_measurement *m, int64_t largest, int la
 int spacrbench_measurement_plate_handoff(const spacrbench_measurement *m,
                                          spacrbench_measurement **out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     *out = NULL;
     if (!m->plate)
         return sb_fail(SPACRBENCH_ERANGE, "the measurement carries no plate section");

@@ -8,10 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measurement.h"
-#include "measurement_read_plate.h"
+#include "core.h"
 #include "records.h"
-#include "timeline.h"
 
 /* A benchmark holds one record per item; more than this is not one we wrote. */
 #define MAX_ENTRIES 100000000u
@@ -435,9 +433,7 @@ static int read_measurement(const char *text, size_t len, const char *name, uint
 int spacrbench_measurement_from_json(const char *json, size_t len, const char *name, uint32_t flags,
                                      spacrbench_measurement **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     *out = NULL;
     if (!json && len)
         return sb_fail(SPACRBENCH_EINVAL, "json is NULL but len is %zu", len);

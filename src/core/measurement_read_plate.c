@@ -1,5 +1,5 @@
 /* See measurement_read_plate.h. */
-#include "measurement_read_plate.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdlib.h>

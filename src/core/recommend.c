@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measurement.h"
+#include "core.h"
 #include "platform_words.h"
-#include "recommend_rule.h"
 
 int spacrbench_recommend_options_init(spacrbench_recommend_options *opts, size_t size)
 {
@@ -369,9 +368,7 @@ int spacrbench_recommend_on(const spacrbench_measurement *m,
                             const spacrbench_recommend_options *opts,
                             const spacrbench_machine *machine, spacrbench_recommendation *out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     spacrbench_recommendation r;
     int rc =
         sb_recommend_into(m, opts, machine, m ? spacrbench_measurement_work_rss_bytes(m) : -1, &r);

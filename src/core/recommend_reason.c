@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core.h"
 #include "internal.h"
-#include "recommend_rule.h"
 
 void sb_reason_add(spacrbench_recommendation *r, const char *fmt, ...)
 {

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core.h"
 #include "proc.h"
-#include "runner.h"
 
 static atomic_flag run_lock = ATOMIC_FLAG_INIT;
 static sb_run *active;                     /* under run_lock */

@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "core.h"
 
 enum { SB_DEFAULT_INTERVAL_US = 10000 };
 
 int spacrbench_options_init(spacrbench_options *opts, size_t size)
 {
-    sb_clear_error();
-    if (!opts)
-        return sb_fail(SPACRBENCH_EINVAL, "opts must not be NULL");
+    SB_REFUSE(!opts, "opts must not be NULL");
     const spacrbench_options defaults = SPACRBENCH_OPTIONS_INIT;
     if (size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_options", size);

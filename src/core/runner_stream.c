@@ -5,8 +5,7 @@
  * would have made it. */
 #include <math.h>
 
-#include "runner.h"
-#include "timeline.h"
+#include "core.h"
 
 void sb_stream_begin(sb_run *st) { st->m->clamped = st->m->warmup; }
 

@@ -3,8 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runner.h"
-#include "timeline.h"
+#include "core.h"
 
 int sb_run_start_timeline(sb_run *st, struct sb_timeline **out)
 {

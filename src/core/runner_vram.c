@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner.h"
+#include "core.h"
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 

@@ -2,10 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core.h"
 #include "grow.h"
 #include "internal.h"
 #include "proc.h"
-#include "timeline.h"
 
 enum { CAP = SPACRBENCH_TIMELINE_MAX_POINTS };
 

@@ -4,16 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "grow.h"
-#include "measurement.h"
-#include "timeline.h"
 
 int spacrbench_measurement_timeline_info(const spacrbench_measurement *m,
                                          spacrbench_timeline_info *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     const sb_timeline *tl = m->timeline;
     if (!tl)
         return sb_fail(SPACRBENCH_ERANGE, "the measurement has no timeline (benchmark with "
@@ -43,9 +40,7 @@ size_t spacrbench_measurement_timeline_item_count(const spacrbench_measurement *
 int spacrbench_measurement_timeline_point(const spacrbench_measurement *m, size_t index,
                                           spacrbench_timeline_point *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     size_t n = spacrbench_measurement_timeline_count(m);
     if (index >= n)
         return sb_fail(SPACRBENCH_ERANGE, "timeline point %zu of %zu", index, n);
@@ -57,9 +52,7 @@ int spacrbench_measurement_timeline_point(const spacrbench_measurement *m, size_
 int spacrbench_measurement_timeline_item(const spacrbench_measurement *m, size_t index,
                                          spacrbench_timeline_item *out)
 {
-    sb_clear_error();
-    if (!m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and out must not be NULL");
+    SB_REFUSE(!m || !out, "measurement and out must not be NULL");
     size_t n = spacrbench_measurement_timeline_item_count(m);
     if (index >= n)
         return sb_fail(SPACRBENCH_ERANGE, "timeline item %zu of %zu", index, n);
@@ -70,9 +63,7 @@ int spacrbench_measurement_timeline_item(const spacrbench_measurement *m, size_t
 int spacrbench_measurement_timeline_begin(spacrbench_measurement *m,
                                           const spacrbench_timeline_info *info)
 {
-    sb_clear_error();
-    if (!m || !info)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and info must not be NULL");
+    SB_REFUSE(!m || !info, "measurement and info must not be NULL");
     if (m->timeline)
         return sb_fail(SPACRBENCH_EINVAL, "the measurement already has a timeline");
     spacrbench_timeline_info in = {sizeof in, 0, 0, 1, 0, 0, 0, 0, 0};
@@ -170,9 +161,7 @@ double spacrbench_measurement_timeline_point_cpu(const spacrbench_measurement *m
 int spacrbench_measurement_timeline_add_item(spacrbench_measurement *m,
                                              const spacrbench_timeline_item *item)
 {
-    sb_clear_error();
-    if (!m || !item)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and item must not be NULL");
+    SB_REFUSE(!m || !item, "measurement and item must not be NULL");
     if (!m->timeline)
         return sb_fail(SPACRBENCH_EINVAL,
                        "no timeline: call spacrbench_measurement_timeline_begin");
@@ -200,9 +189,7 @@ double spacrbench_measurement_item_cpu_seconds(const spacrbench_measurement *m, 
 int spacrbench_measurement_set_item_cpu_seconds(spacrbench_measurement *m, size_t index,
                                                 double cpu_seconds)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (!isnan(cpu_seconds) && (!isfinite(cpu_seconds) || cpu_seconds < 0))
         return sb_fail(SPACRBENCH_EINVAL, "cpu_seconds must be NaN (unknown) or finite >= 0");
     size_t had = m->item_cpu_cap;

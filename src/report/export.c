@@ -2,7 +2,7 @@
  * format's file (export.h). */
 #include <string.h>
 
-#include "export.h"
+#include "report.h"
 
 /* The separators a spreadsheet may split a line at (its locale's list
  * separator among them), and the characters that start a formula. */
@@ -67,9 +67,7 @@ int spacrbench_format_export(const spacrbench_measurement *m, const spacrbench_r
                              int format, const char *const *item_labels, size_t n_labels, char *buf,
                              size_t cap)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (!buf && cap)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     if (!item_labels && n_labels)

@@ -15,8 +15,7 @@
  * every figure's column does. */
 #include <string.h>
 
-#include "export.h"
-#include "records.h"
+#include "report.h"
 
 /* Text we did not write: defused (export.c), then quoted where it holds a
  * separator (',', or ';' and a tab for the locales that split there), a

@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export.h"
-#include "peak_words.h"
-#include "records.h"
+#include "report.h"
 #include "utf8.h"
 
 /* text as Markdown inline text: '|' and '\' and the characters that start

@@ -7,9 +7,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "export.h"
 #include "plate.h"
-#include "plate_words.h"
+#include "report.h"
 
 int64_t sb_export_plate_number(const sb_export_input *in, size_t i)
 {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
 #include "parse_size.h"
+#include "report.h"
 
 int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap)
 {
@@ -20,9 +20,7 @@ int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap)
 /* Byte sizes both ways: the parsing rule is parse_size.h's. */
 int spacrbench_parse_size(const char *text, int64_t *bytes)
 {
-    sb_clear_error();
-    if (!text)
-        return sb_fail(SPACRBENCH_EINVAL, "text must not be NULL");
+    SB_REFUSE(!text, "text must not be NULL");
     if (!bytes)
         return sb_fail(SPACRBENCH_EINVAL, "bytes must not be NULL");
     int64_t v = 0;
@@ -39,9 +37,7 @@ int spacrbench_parse_size(const char *text, int64_t *bytes)
 int spacrbench_format_progress(const spacrbench_progress *progress, const char *label, char *buf,
                                size_t cap)
 {
-    sb_clear_error();
-    if (!progress)
-        return sb_fail(SPACRBENCH_EINVAL, "progress must not be NULL");
+    SB_REFUSE(!progress, "progress must not be NULL");
     spacrbench_progress p;
     memset(&p, 0, sizeof p);
     p.size = sizeof p;
@@ -70,9 +66,7 @@ int spacrbench_format_progress(const spacrbench_progress *progress, const char *
 int spacrbench_format_item_line(const spacrbench_item_record *record, const char *label, char *buf,
                                 size_t cap)
 {
-    sb_clear_error();
-    if (!record)
-        return sb_fail(SPACRBENCH_EINVAL, "record must not be NULL");
+    SB_REFUSE(!record, "record must not be NULL");
     spacrbench_item_record r = {sizeof r, 0, 0, 0, 0.0, -1, -1};
     int rc = sb_struct_in(&r, sizeof r, record, "spacrbench_item_record");
     if (rc)

@@ -4,9 +4,7 @@
  * names.c, "not measured" as null. */
 #include <string.h>
 
-#include "json_records.h"
-#include "measurement.h"
-#include "records.h"
+#include "report.h"
 
 int sb_json_deliver_record(const sb_record *rec, const void *const *parts, const sb_record_io *io,
                            char *buf, size_t cap)
@@ -92,9 +90,7 @@ static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 int spacrbench_measurement_to_json(const spacrbench_measurement *m, const char *const *item_labels,
                                    size_t n_labels, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     sb_measurement_more more;
     sb_measurement_more_of(m, &more);
     measurement_lists lists = {m, item_labels, n_labels};
@@ -105,9 +101,7 @@ int spacrbench_measurement_to_json(const spacrbench_measurement *m, const char *
 
 int spacrbench_recommendation_to_json(const spacrbench_recommendation *rec, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!rec)
-        return sb_fail(SPACRBENCH_EINVAL, "recommendation must not be NULL");
+    SB_REFUSE(!rec, "recommendation must not be NULL");
     spacrbench_recommendation r;
     int rc = sb_recommendation_in(&r, rec);
     const void *parts[] = {&r};
@@ -126,9 +120,7 @@ static int struct_to_json(const sb_record *rec, void *ours, size_t size, const v
 
 int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!machine)
-        return sb_fail(SPACRBENCH_EINVAL, "machine must not be NULL");
+    SB_REFUSE(!machine, "machine must not be NULL");
     spacrbench_machine mc;
     memset(&mc, 0, sizeof mc);
     mc.size = sizeof mc;
@@ -140,9 +132,7 @@ int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf, siz
 
 int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!schedule)
-        return sb_fail(SPACRBENCH_EINVAL, "schedule must not be NULL");
+    SB_REFUSE(!schedule, "schedule must not be NULL");
     spacrbench_schedule s;
     memset(&s, 0, sizeof s);
     s.size = sizeof s;

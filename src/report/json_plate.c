@@ -2,9 +2,7 @@
  * section's figures, one pick per record (with the record's footprint and
  * seconds) and its notes, by the plate's field tables (src/records/);
  * nothing at all for a measurement that carries no plate section. */
-#include "json_records.h"
-#include "measurement.h"
-#include "records.h"
+#include "report.h"
 
 static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 {

@@ -1,10 +1,7 @@
 /* The measurement's "timeline" member (docs/spacrbench.schema.json): the
  * bounded points, the item marks and how many samples each point holds,
  * by the timeline's field tables (src/records/). */
-#include "json_records.h"
-#include "measurement.h"
-#include "records.h"
-#include "timeline.h"
+#include "report.h"
 
 static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 {

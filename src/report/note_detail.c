@@ -1,11 +1,9 @@
 /* The notes on method: see note_detail.h. Matched by their first words,
  * which the code that writes each note keeps; a note not listed is shown,
  * so a new one is never lost, only too visible. */
-#include "note_detail.h"
+#include "report.h"
 
 #include <string.h>
-
-#include "measurement.h"
 
 static const char *const k_detail[] = {
     /* the in-process runner (core/) */

@@ -1,8 +1,7 @@
 /* The report's words for how a peak was obtained. A peak that hugetlb
  * pages could escape (in neither RSS nor VmHWM) is never called exact. */
-#include "peak_words.h"
+#include "report.h"
 
-#include "measurement.h"
 #include "platform_words.h"
 
 const char *sb_peak_method_words(int method, int hugetlb_uncovered)

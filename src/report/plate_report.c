@@ -11,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measurement.h"
 #include "plate.h"
-#include "plate_words.h"
+#include "report.h"
 #include "utf8.h"
 
 /* What the section shows, from a plate or from a measurement's section:
@@ -275,9 +274,7 @@ static void render(sb_text *t, const sb_plate_view *v)
 int spacrbench_format_plate(const spacrbench_plate *p, const spacrbench_recommendation *rec,
                             const char *const *labels, size_t n_labels, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!p)
-        return sb_fail(SPACRBENCH_EINVAL, "plate must not be NULL");
+    SB_REFUSE(!p, "plate must not be NULL");
     if (!buf && cap)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     spacrbench_recommendation r;
@@ -306,9 +303,7 @@ int spacrbench_format_plate(const spacrbench_plate *p, const spacrbench_recommen
 int spacrbench_format_plate_section(const spacrbench_measurement *m, const char *const *labels,
                                     size_t n_labels, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (!buf && cap)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     if (!labels && n_labels)

@@ -6,11 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measurement.h"
-#include "note_detail.h"
-#include "peak_words.h"
 #include "platform_words.h"
-#include "recommend_rule.h"
+#include "report.h"
 #include "text_wrap.h"
 
 static double gib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }

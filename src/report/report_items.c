@@ -5,16 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measurement.h"
+#include "report.h"
 #include "text_escape.h"
 #include "text_wrap.h"
 
 int spacrbench_measurement_format_item(const spacrbench_measurement *m, size_t index,
                                        const char *label, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     if (index >= m->record_count)
         return sb_fail(SPACRBENCH_ERANGE, "record %zu of %zu", index, m->record_count);
     const spacrbench_item_record *r = &m->records[index];
@@ -66,9 +64,7 @@ int spacrbench_measurement_format_item(const spacrbench_measurement *m, size_t i
 int spacrbench_format_brief(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                             char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement must not be NULL");
+    SB_REFUSE(!m, "measurement must not be NULL");
     spacrbench_recommendation r;
     if (rec) {
         int rc = sb_recommendation_in(&r, rec);

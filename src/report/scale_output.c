@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_records.h"
-#include "records.h"
+#include "report.h"
 #include "scale.h"
 
 static const char *method_words(int method)
@@ -44,9 +43,7 @@ static const char *failed_words(int32_t oom_killed)
 
 static int check_out(const spacrbench_scale_result *r, const char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!r)
-        return sb_fail(SPACRBENCH_EINVAL, "result must not be NULL");
+    SB_REFUSE(!r, "result must not be NULL");
     if (!buf && cap)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     return SPACRBENCH_OK;
