@@ -16,6 +16,8 @@
 #include "sampler.h"
 #include "spacrbench.h"
 
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
 /* A public function's first step: clear the error, refuse bad arguments. */
 #define SB_REFUSE(bad, msg)                                                                        \
     do {                                                                                           \
@@ -190,33 +192,6 @@ int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRI
  * before spacrbench's, as spaCR listed them first. */
 int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 
-/* What the member holds, pointing into the document until built. */
-typedef struct sb_plate_parsed {
-    int present;
-    spacrbench_plate_section info;
-    spacrbench_plate_pick *picks;
-    size_t n_picks;
-    const char **notes;
-    size_t n_notes;
-} sb_plate_parsed;
-
-void sb_plate_parsed_init(sb_plate_parsed *pp);
-void sb_plate_parsed_free(sb_plate_parsed *pp);
-/* The member's value (null: none): 0, or -1 with the problem in r (or
- * *out_of_memory set). */
-int sb_plate_parsed_read(sb_plate_parsed *pp, sb_reader *r, const json_node *value,
-                         int *out_of_memory);
-/* What it says with the records (the path is the measurement's): a pick
- * per record, the warm-up flags agree, each index an item of the plate,
- * no item twice. 0, or -1 with the problem. */
-int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
-                          const spacrbench_item_record *records, size_t n_records);
-/* A constructor's refusal (rc < 0), named by the path of what it refused
- * (measurement_read.c; the plate's reader uses it too): rc. */
-int sb_read_refused(sb_reader *r, int rc);
-/* Into m, whose records are in: 0 or a negative code (the path named). */
-int sb_plate_parsed_build(sb_reader *r, const sb_plate_parsed *pp, spacrbench_measurement *m);
-
 /* Which "one worker at a time" case decided, when bound is ONE. */
 typedef enum sb_one_case {
     SB_ONE_NONE,   /* not one of these: r->bound says what decided */
@@ -271,29 +246,6 @@ typedef struct sb_run {
     int stream;           /* spacrbench_benchmark_stream: the count is found by running */
 } sb_run;
 
-/* Stream mode (runner_stream.c): the count is known only when the work
- * says SPACRBENCH_ITEMS_END, so the loop keeps where each call began and,
- * for a warm-up item, what a late clamp needs to make it the measured one. */
-typedef struct sb_stream_marks {
-    int ended;               /* the work said SPACRBENCH_ITEMS_END */
-    double t_call, cpu_call; /* when the latest call began */
-    double t_last, cpu_last; /* when the latest warm-up item began */
-    double sampler_cpu_last; /* the sampler's CPU then */
-    double progress_seconds; /* the progress function after it */
-    double progress_cpu;
-} sb_stream_marks;
-
-/* The warm-up as asked (clamped only when the items end). */
-void sb_stream_begin(sb_run *st);
-/* Before item i: room for its record (ENOMEM) and the call's start. */
-int sb_stream_item_start(sb_run *st, sb_stream_marks *marks, size_t i);
-/* After the run's own arrays grew between items (rss_before: RSS read just
- * before): the resident growth joins the baseline, as a counted run's
- * records do (committed before it), so it is never the work's footprint. */
-void sb_stream_grown(sb_run *st, int64_t rss_before);
-/* The items ended after n <= warm-up of them: the last is measured. */
-void sb_stream_clamp_late(sb_run *st, size_t n);
-
 /* The run lock (run_lock.c). frame: an address in the caller's stack
  * frame. 0 (and *took_over set when an abandoned run of this thread was
  * released first), or SPACRBENCH_EBUSY. */
@@ -316,13 +268,6 @@ int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram);
 /* The run's peak from the item peaks (-1 when untracked) and what the
  * sampler saw; sets the peak method and writes its notes. */
 void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t sampled_rss);
-/* The memory timeline (runner_timeline.c): an item's boundaries and
- * exact peak on it (never allocates: the room was reserved; in stream mode
- * it grows between items, ENOMEM when it cannot), and the note
- * that says a long run was downsampled. */
-int sb_run_start_timeline(sb_run *st, struct sb_timeline **out);
-int sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1, int64_t peak);
-int sb_run_finish_timeline(sb_run *st);
 /* VRAM figures, GPUs and notes (or why VRAM was not measured). */
 int sb_run_finish_vram(sb_run *st, int64_t sampled_vram);
 

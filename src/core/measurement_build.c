@@ -87,8 +87,6 @@ int spacrbench_measurement_begin(const spacrbench_run_plan *plan, spacrbench_mea
     return SPACRBENCH_OK;
 }
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
 int spacrbench_measurement_add_item(spacrbench_measurement *m, const spacrbench_item_figures *item)
 {
     SB_REFUSE(!m || !item, "measurement and item must not be NULL");

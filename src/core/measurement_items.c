@@ -10,8 +10,6 @@
 #include "grow.h"
 #include "records.h"
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
 const sb_item_extra *sb_measurement_extra(const spacrbench_measurement *m, size_t index)
 {
     return m && m->extras && index < m->extra_cap && index < m->record_count ? &m->extras[index]

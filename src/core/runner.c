@@ -1,6 +1,6 @@
-/* spacrbench_benchmark: the serial run. This file is the timed loop and its
- * arguments; the probes and the peak method live in runner_probes.c, VRAM in
- * runner_vram.c, and the measurement is built by measurement_build.c. */
+/* spacrbench_benchmark: the serial run. This file is the timed loop, its
+ * arguments, stream mode (items of unknown count) and the timeline's item
+ * marks; the probes, the peak method and VRAM live in runner_probes.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,101 @@
 #include "core.h"
 
 enum { SB_DEFAULT_INTERVAL_US = 10000 };
+
+/* Stream mode: the count is known only when the work
+ * says SPACRBENCH_ITEMS_END, so the loop keeps where each call began and,
+ * for a warm-up item, what a late clamp needs to make it the measured one. */
+typedef struct sb_stream_marks {
+    int ended;               /* the work said SPACRBENCH_ITEMS_END */
+    double t_call, cpu_call; /* when the latest call began */
+    double t_last, cpu_last; /* when the latest warm-up item began */
+    double sampler_cpu_last; /* the sampler's CPU then */
+    double progress_seconds; /* the progress function after it */
+    double progress_cpu;
+} sb_stream_marks;
+
+/* After the run's own arrays grew between items: the resident growth
+ * joins the baseline, as a counted run's committed records do. */
+static void sb_stream_grown(sb_run *st, int64_t rss_before)
+{
+    int64_t after = sb_proc_rss(&st->proc);
+    if (rss_before >= 0 && after > rss_before)
+        st->m->fig.baseline_rss_bytes += after - rss_before;
+}
+
+static void sb_stream_begin(sb_run *st) { st->m->clamped = st->m->warmup; }
+
+static int sb_stream_item_start(sb_run *st, sb_stream_marks *marks, size_t i)
+{
+    spacrbench_measurement *m = st->m;
+    if (st->opt.item_records && m->record_count == m->record_cap) {
+        size_t cap = m->record_cap ? m->record_cap * 2 : 16;
+        int64_t rss_before = sb_proc_rss(&st->proc);
+        int rc = sb_measurement_commit_records(m, cap); /* written: resident now */
+        if (!rc && m->record_cap > 0)
+            rc = spacrbench_measurement_set_item_cpu_seconds(m, m->record_cap - 1, NAN);
+        sb_stream_grown(st, rss_before);
+        if (rc)
+            return rc;
+    }
+    marks->t_call = sb_now();
+    marks->cpu_call = sb_proc_cpu_seconds();
+    if (i < m->clamped) {
+        marks->t_last = marks->t_call;
+        marks->cpu_last = marks->cpu_call;
+        marks->sampler_cpu_last = st->sampler ? sb_sampler_cpu_seconds(st->sampler) : 0.0;
+        marks->progress_seconds = marks->progress_cpu = 0.0;
+    }
+    return SPACRBENCH_OK;
+}
+
+static void sb_stream_clamp_late(sb_run *st, size_t n)
+{
+    spacrbench_measurement *m = st->m;
+    size_t last = n - 1; /* n >= 1: the caller checked */
+    m->clamped = last;
+    if (m->record_count > last)
+        m->records[last].is_warmup = 0;
+    struct sb_timeline *tl = m->timeline;
+    if (tl && tl->item_count > 0 && tl->items[tl->item_count - 1].index == (int64_t)last)
+        tl->items[tl->item_count - 1].is_warmup = 0;
+}
+
+static int sb_run_mark_item(sb_run *st, int64_t index, int warm, double t0, double t1, int64_t peak)
+{
+    struct sb_timeline *tl = st->m->timeline;
+    spacrbench_timeline_item it = {sizeof it,       index,           warm, 0,
+                                   t0 - tl->origin, t1 - tl->origin, peak, NAN};
+    if (st->stream && tl->item_count == tl->item_cap) {
+        /* No count to reserve for: grows between items, the new room
+         * written now so that its pages join the baseline, not an item. */
+        int64_t rss_before = sb_proc_rss(&st->proc);
+        int rc = sb_timeline_item_add(tl, &it);
+        if (!rc)
+            memset(tl->items + tl->item_count, 0,
+                   (tl->item_cap - tl->item_count) * sizeof *tl->items);
+        sb_stream_grown(st, rss_before);
+        return rc;
+    }
+    if (tl->item_count == tl->item_cap)
+        return SPACRBENCH_OK;
+    tl->items[tl->item_count++] = it;
+    return SPACRBENCH_OK;
+}
+
+static int sb_run_finish_timeline(sb_run *st)
+{
+    const struct sb_timeline *tl = st->m->timeline;
+    if (!tl || tl->stride == 1)
+        return SPACRBENCH_OK;
+    return sb_measurement_notef(st->m,
+                                "timeline downsampled: %lld RSS samples taken every %.1f ms "
+                                "are shown as %zu points, each the highest of %lld "
+                                "consecutive samples (at most %d points are kept)",
+                                (long long)tl->samples, (double)tl->interval_us / 1000.0,
+                                sb_timeline_count(tl), (long long)tl->stride,
+                                (int)SPACRBENCH_TIMELINE_MAX_POINTS);
+}
 
 int spacrbench_options_init(spacrbench_options *opts, size_t size)
 {

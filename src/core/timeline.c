@@ -52,8 +52,6 @@ void sb_timeline_free(sb_timeline *tl)
     free(tl);
 }
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
 /* b (the later) merged into a: the higher RSS sample (and its time)
  * stands for both; the CPU used is the later's. */
 static void merge(sb_timeline_sample *a, const sb_timeline_sample *b)
