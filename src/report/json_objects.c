@@ -6,6 +6,75 @@
 
 #include "report.h"
 
+static void write_timeline_lists(void *ctx, json_writer *w, const sb_field *f)
+{
+    const sb_timeline *tl = ctx;
+    json_begin_array(w, f->key);
+    if (f->extra == &sb_timeline_point_record)
+        for (size_t i = 0, n = sb_timeline_count(tl); i < n; i++) {
+            sb_timeline_sample s = sb_timeline_point(tl, i);
+            spacrbench_timeline_point p = {sizeof p, s.seconds, s.rss_bytes, s.cgroup_bytes};
+            sb_point_more more = {s.cpu_seconds};
+            const void *parts[] = {&p, &more};
+            sb_record_write(w, NULL, &sb_timeline_point_record, parts, NULL);
+        }
+    else
+        for (size_t i = 0; i < tl->item_count; i++) {
+            spacrbench_timeline_item it = sb_timeline_item(tl, i);
+            const void *parts[] = {&it};
+            sb_record_write(w, NULL, &sb_timeline_item_record, parts, NULL);
+        }
+    json_end_array(w);
+}
+
+static void sb_json_timeline(json_writer *w, const char *key, const spacrbench_measurement *m)
+{
+    const sb_timeline *tl = m->timeline;
+    if (!tl) {
+        json_null(w, key);
+        return;
+    }
+    spacrbench_timeline_info info = {.size = sizeof info,
+                                     .interval_us = tl->interval_us,
+                                     .samples = tl->samples,
+                                     .stride = tl->stride,
+                                     .max_points = SPACRBENCH_TIMELINE_MAX_POINTS,
+                                     .downsampled = tl->stride > 1};
+    const sb_record_io io = {(void *)tl, write_timeline_lists, NULL};
+    const void *parts[] = {&info};
+    sb_record_write(w, key, &sb_timeline_record, parts, &io);
+}
+
+static void write_plate_lists(void *ctx, json_writer *w, const sb_field *f)
+{
+    const spacrbench_measurement *m = ctx;
+    const sb_measured_plate *p = m->plate;
+    json_begin_array(w, f->key);
+    if (f->extra == &sb_plate_pick_record)
+        for (size_t i = 0; i < p->pick_count; i++) {
+            spacrbench_plate_pick k = {.size = sizeof k};
+            if (spacrbench_measurement_plate_pick(m, i, &k) != 0) {
+                w->failed = 1;
+                break;
+            }
+            const void *parts[] = {&k};
+            sb_record_write(w, NULL, &sb_plate_pick_record, parts, NULL);
+        }
+    else
+        for (size_t i = 0; i < p->note_count; i++)
+            json_string(w, NULL, p->notes[i]);
+    json_end_array(w);
+}
+
+static void sb_json_plate(json_writer *w, const char *key, const spacrbench_measurement *m)
+{
+    if (!m->plate)
+        return; /* optional: only a plate's measurement has the member */
+    const sb_record_io io = {(void *)m, write_plate_lists, NULL};
+    const void *parts[] = {&m->plate->info};
+    sb_record_write(w, key, &sb_plate_record, parts, &io);
+}
+
 int sb_json_deliver_record(const sb_record *rec, const void *const *parts, const sb_record_io *io,
                            char *buf, size_t cap)
 {

@@ -10,6 +10,100 @@
 #include "report.h"
 #include "text_wrap.h"
 
+const char *sb_peak_method_words(int method, int hugetlb_uncovered)
+{
+    if (hugetlb_uncovered &&
+        (method == SPACRBENCH_PEAK_HWM_RESET || method == SPACRBENCH_PEAK_HWM_WINDOW))
+        return "exact for ordinary pages; hugetlb pages not covered, see the notes";
+    /* `spacrbench run`: the cgroup does not charge hugetlb pages; the tree's
+     * sampled HugetlbPages are added, between samples nothing is. */
+    if (hugetlb_uncovered && method == SPACRBENCH_PEAK_CGROUP)
+        return "cgroup peak of the process tree, exact for ordinary pages; hugetlb pages "
+               "sampled, not covered between samples, see the notes";
+    if (hugetlb_uncovered && method == SPACRBENCH_PEAK_CHILD_RUSAGE)
+        return "child's high-water mark; hugetlb pages sampled, not covered between samples, "
+               "see the notes";
+    switch (method) {
+    case SPACRBENCH_PEAK_HWM_RESET:
+    case SPACRBENCH_PEAK_HWM_WINDOW:
+        return SB_WORDS_EXACT_PEAK;
+    case SPACRBENCH_PEAK_SAMPLED:
+        return "sampled";
+    case SPACRBENCH_PEAK_CGROUP:
+        return "exact, cgroup peak of the process tree";
+    case SPACRBENCH_PEAK_CHILD_RUSAGE:
+        return "child's high-water mark";
+    case SPACRBENCH_PEAK_SUPPLIED:
+        return "supplied";
+    default:
+        return "not measured";
+    }
+}
+
+const char *spacrbench_measurement_peak_words(const spacrbench_measurement *m)
+{
+    if (!m)
+        return "not measured";
+    return sb_peak_method_words(m->fig.peak_method, m->hugetlb_uncovered);
+}
+
+/* Not "exact": for one process it is the kernel's mark (ru_maxrss, GNU
+ * time's %M), for a tree a sum of marks sampled while its processes were
+ * alive together (mprof's --include-children; shared pages in each), where
+ * GNU time's %M is its largest process's alone. */
+const char *sb_tree_rss_words(int hugetlb_uncovered)
+{
+    return hugetlb_uncovered ? "the process tree's summed RSS; hugetlb pages sampled, not "
+                               "covered between samples"
+                             : "the process tree's summed RSS";
+}
+
+const char *sb_charge_words(int hugetlb_uncovered)
+{
+    return hugetlb_uncovered ? "exact for ordinary pages; hugetlb pages sampled, not covered "
+                               "between samples, see the notes"
+                             : "exact, as --mem counts it";
+}
+
+/* sb_note_is_detail: 1: note is one of the library's own notes on method (the kernel mark,
+ * the cgroup, the sampling, the workload), shown only in the verbose
+ * report; the JSON and the Markdown keep every note. 0: anything else
+ * (a stop, an OOM kill, a spread, a peak that is not exact, a caller's
+ * own note), shown always. Read from the words, so a measurement rebuilt
+ * from JSON or a Python Measurement reads the same. */
+static const char *const k_detail[] = {
+    /* the in-process runner (core/) */
+    "the warm-up item(s)' memory counts toward the peak RSS",
+    "warm-up of ",
+    "peak RSS is exact: ",
+    "side effect: resetting VmHWM",
+    "peak VRAM is this process's GPU memory",
+    "VRAM not measured: ",
+    SB_WORDS_NO_CUDA ", so VRAM was not measured", /* the VRAM line says it */
+    /* `spacrbench run` */
+    "peak RSS: the larger of wait4's",
+    "peak memory = the larger of wait4's", /* the report's "no cgroup: sampled" */
+    "memory charged: each item's whole process tree",
+    "cgroup v1 memory: groups in",
+    "cgroup v2: groups in",
+    "peak VRAM of each command's whole process tree",
+    "each item ran as its own process, serially",
+    "each measured item ran ",
+    "timeline downsampled: ",
+    /* the demo */
+    "workload: ",
+};
+
+static int sb_note_is_detail(const char *note)
+{
+    if (!note)
+        return 0;
+    for (size_t i = 0; i < sizeof k_detail / sizeof *k_detail; i++)
+        if (strncmp(note, k_detail[i], strlen(k_detail[i])) == 0)
+            return 1;
+    return 0;
+}
+
 static double gib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
 
 static int below_gib(int64_t bytes) { return bytes < (INT64_C(1) << 30); }

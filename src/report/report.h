@@ -17,14 +17,6 @@ const char *sb_peak_method_words(int method, int hugetlb_uncovered);
 const char *sb_tree_rss_words(int hugetlb_uncovered);
 const char *sb_charge_words(int hugetlb_uncovered);
 
-/* 1: note is one of the library's own notes on method (the kernel mark,
- * the cgroup, the sampling, the workload), shown only in the verbose
- * report; the JSON and the Markdown keep every note. 0: anything else
- * (a stop, an OOM kill, a spread, a peak that is not exact, a caller's
- * own note), shown always. Read from the words, so a measurement rebuilt
- * from JSON or a Python Measurement reads the same. */
-int sb_note_is_detail(const char *note);
-
 /* Why an item was measured, in the report's words ("largest", "warm-up"). */
 const char *sb_plate_why_words(int why);
 /* A plate's time as users plan with it: "2 h 05 min" (whole minutes,
@@ -40,12 +32,6 @@ const char *sb_plate_untold_words(const spacrbench_plate_section *s, size_t n_pi
 int sb_json_deliver_record(const sb_record *rec, const void *const *parts, const sb_record_io *io,
                            char *buf, size_t cap);
 
-/* The measurement's timeline as the member key, null without one. */
-struct spacrbench_measurement;
-void sb_json_timeline(json_writer *w, const char *key, const struct spacrbench_measurement *m);
-/* Its plate section as the member key (json_plate.c); nothing without one. */
-void sb_json_plate(json_writer *w, const char *key, const struct spacrbench_measurement *m);
-
 typedef struct sb_export_input {
     const spacrbench_measurement *m;
     const spacrbench_recommendation *rec; /* checked copy, or NULL */
@@ -55,8 +41,7 @@ typedef struct sb_export_input {
 
 typedef void (*sb_export_fn)(sb_text *t, const sb_export_input *in);
 
-void sb_export_markdown(sb_text *t, const sb_export_input *in); /* export_markdown.c */
-void sb_export_csv(sb_text *t, const sb_export_input *in);      /* export_csv.c */
+void sb_export_markdown(sb_text *t, const sb_export_input *in);
 
 /* Text we did not write, for a cell a spreadsheet may read, appended to
  * out by OWASP's rule against formula injection: a ' goes before each
