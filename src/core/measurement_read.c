@@ -22,6 +22,33 @@ static int sb_read_refused(sb_reader *r, int rc)
     return rc;
 }
 
+/* The n entries of the list value, each first a copy of init, read by rec
+ * (NULL: texts; parts: the entry, then more's entry): the array, or NULL
+ * with *oom set. The reader's problem is in r. */
+static void *read_array(int *oom, sb_reader *r, const json_node *value, long long n,
+                        const sb_record *rec, size_t size, const void *init, void *more,
+                        size_t more_size)
+{
+    char *a = calloc((size_t)n, size);
+    if (!a) {
+        *oom = 1;
+        return NULL;
+    }
+    size_t i = 0;
+    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
+         e = json_next(r->doc, e), i++) {
+        void *const parts[] = {a + i * size, more ? (char *)more + i * more_size : NULL};
+        sb_reader_push_index(r, i);
+        if (rec) {
+            memcpy(parts[0], init, size);
+            sb_record_read(r, e, rec, parts, NULL);
+        } else
+            *(const char **)parts[0] = sb_read_string(r, e);
+        sb_reader_pop(r);
+    }
+    return a;
+}
+
 /* The "plate" member, read by the plate's field tables, checked with the
  * records it describes, then built into the measurement. */
 /* What the member holds, pointing into the document until built. */
@@ -59,30 +86,15 @@ static int read_plate_lists(void *ctx, sb_reader *r, const sb_field *f, const js
     if (n <= 0)
         return (int)n;
     if (f->extra == &sb_plate_pick_record) {
-        if (!(pp->picks = calloc((size_t)n, sizeof *pp->picks))) {
-            *c->out_of_memory = 1;
-            return -1;
-        }
+        const spacrbench_plate_pick init = {sizeof init, 0, NAN, 0, 0, -1, NAN};
+        pp->picks =
+            read_array(c->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
         pp->n_picks = (size_t)n;
-    } else if (!(pp->notes = calloc((size_t)n, sizeof *pp->notes))) {
-        *c->out_of_memory = 1;
-        return -1;
-    } else
-        pp->n_notes = (size_t)n;
-    size_t i = 0;
-    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
-         e = json_next(r->doc, e), i++) {
-        sb_reader_push_index(r, i);
-        if (f->extra == &sb_plate_pick_record) {
-            spacrbench_plate_pick *k = &pp->picks[i];
-            *k = (spacrbench_plate_pick){sizeof *k, 0, NAN, 0, 0, -1, NAN};
-            void *const parts[] = {k};
-            sb_record_read(r, e, &sb_plate_pick_record, parts, NULL);
-        } else
-            pp->notes[i] = sb_read_string(r, e);
-        sb_reader_pop(r);
+        return pp->picks && !r->failed ? 0 : -1;
     }
-    return r->failed ? -1 : 0;
+    pp->notes = read_array(c->out_of_memory, r, value, n, NULL, sizeof *pp->notes, NULL, NULL, 0);
+    pp->n_notes = (size_t)n;
+    return pp->notes && !r->failed ? 0 : -1;
 }
 
 static int sb_plate_parsed_read(sb_plate_parsed *pp, sb_reader *r, const json_node *value,
@@ -197,55 +209,28 @@ typedef struct parsed {
     int out_of_memory;
 } parsed;
 
-static void *entries(parsed *p, long long n, size_t size)
-{
-    void *a = n > 0 ? calloc((size_t)n, size) : NULL;
-    if (n > 0 && !a)
-        p->out_of_memory = 1;
-    return a;
-}
-
-/* Each entry of the list value by rec (parts: the entry, then more). */
-static long long read_entries(sb_reader *r, const json_node *value, const sb_record *rec,
-                              void *array, size_t size, void *more, size_t more_size)
-{
-    size_t i = 0;
-    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
-         e = json_next(r->doc, e), i++) {
-        void *const parts[] = {(char *)array + i * size,
-                               more ? (char *)more + i * more_size : NULL};
-        sb_reader_push_index(r, i);
-        sb_record_read(r, e, rec, parts, NULL);
-        sb_reader_pop(r);
-    }
-    return r->failed ? -1 : 0;
-}
-
 static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
 {
     parsed *p = ctx;
     long long n = sb_read_list(r, value, 1);
     if (n <= 0)
         return (int)n;
-    if (f->extra == &sb_timeline_point_record) {
-        p->points = entries(p, n, sizeof *p->points);
-        p->point_cpu = entries(p, n, sizeof *p->point_cpu);
-        if (!p->points || !p->point_cpu)
-            return -1;
-        p->n_points = (size_t)n;
-        for (long long i = 0; i < n; i++) {
-            p->points[i] = (spacrbench_timeline_point){sizeof p->points[i], 0.0, -1, -1};
-            p->point_cpu[i].cpu_seconds = NAN;
-        }
-        return (int)read_entries(r, value, f->extra, p->points, sizeof *p->points, p->point_cpu,
-                                 sizeof *p->point_cpu);
+    if (f->extra == &sb_timeline_item_record) {
+        const spacrbench_timeline_item init = {sizeof init, 0, 0, 0, 0.0, 0.0, -1, NAN};
+        p->marks =
+            read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
+        p->n_marks = (size_t)n;
+        return p->marks && !r->failed ? 0 : -1;
     }
-    if (!(p->marks = entries(p, n, sizeof *p->marks)))
-        return -1;
-    p->n_marks = (size_t)n;
+    if (!(p->point_cpu = malloc((size_t)n * sizeof *p->point_cpu)))
+        return p->out_of_memory = 1, -1;
     for (long long i = 0; i < n; i++)
-        p->marks[i] = (spacrbench_timeline_item){sizeof p->marks[i], 0, 0, 0, 0.0, 0.0, -1, NAN};
-    return (int)read_entries(r, value, f->extra, p->marks, sizeof *p->marks, NULL, 0);
+        p->point_cpu[i].cpu_seconds = NAN;
+    const spacrbench_timeline_point init = {sizeof init, 0.0, -1, -1};
+    p->points = read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init,
+                           p->point_cpu, sizeof *p->point_cpu);
+    p->n_points = (size_t)n;
+    return p->points && !r->failed ? 0 : -1;
 }
 
 /* A record's "run_records" (ctx: the parsed document and the record). */
@@ -264,25 +249,22 @@ static int read_runs(void *ctx, sb_reader *r, const sb_field *f, const json_node
     if (n > SPACRBENCH_RUNS_MAX)
         return sb_reader_fail(r, SB_READ_VALUE, 1, "has %lld runs, more than %d", n,
                               (int)SPACRBENCH_RUNS_MAX);
-    spacrbench_item_run *a = entries(p, n, sizeof *a);
-    if (!a)
-        return -1;
-    p->runs[ro->index] = a;
+    const spacrbench_item_run init = {sizeof init, 0.0, NAN, -1, -1, -1, -1};
+    p->runs[ro->index] =
+        read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
     p->n_runs[ro->index] = (size_t)n;
-    for (long long i = 0; i < n; i++)
-        a[i] = (spacrbench_item_run){sizeof a[i], 0.0, NAN, -1, -1, -1, -1};
-    return (int)read_entries(r, value, f->extra, a, sizeof *a, NULL, 0);
+    return p->runs[ro->index] && !r->failed ? 0 : -1;
 }
 
 /* The records, each with its other figures and its runs. */
 static int read_records(parsed *p, sb_reader *r, const json_node *value, size_t n)
 {
-    p->records = entries(p, (long long)n, sizeof *p->records);
-    p->labels = entries(p, (long long)n, sizeof *p->labels);
-    p->runs = entries(p, (long long)n, sizeof *p->runs);
-    p->n_runs = entries(p, (long long)n, sizeof *p->n_runs);
+    p->records = calloc(n, sizeof *p->records);
+    p->labels = calloc(n, sizeof *p->labels);
+    p->runs = calloc(n, sizeof *p->runs);
+    p->n_runs = calloc(n, sizeof *p->n_runs);
     if (!p->records || !p->labels || !p->runs || !p->n_runs)
-        return -1;
+        return p->out_of_memory = 1, -1;
     p->n_records = n;
     size_t i = 0;
     for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
@@ -319,24 +301,14 @@ static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_nod
     if (f->extra == &sb_item_record)
         return read_records(p, r, value, (size_t)n);
     if (f->extra == &sb_gpu_record) {
-        if (!(p->gpus = entries(p, n, sizeof *p->gpus)))
-            return -1;
+        const spacrbench_gpu_info init = {sizeof init, 0, "", -1, -1, -1};
+        p->gpus = read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
         p->n_gpus = (size_t)n;
-        for (long long i = 0; i < n; i++)
-            p->gpus[i] = (spacrbench_gpu_info){sizeof p->gpus[i], 0, "", -1, -1, -1};
-        return (int)read_entries(r, value, &sb_gpu_record, p->gpus, sizeof *p->gpus, NULL, 0);
+        return p->gpus && !r->failed ? 0 : -1;
     }
-    if (!(p->notes = entries(p, n, sizeof *p->notes))) /* the notes */
-        return -1;
+    p->notes = read_array(&p->out_of_memory, r, value, n, NULL, sizeof *p->notes, NULL, NULL, 0);
     p->n_notes = (size_t)n;
-    size_t i = 0;
-    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
-         e = json_next(r->doc, e), i++) {
-        sb_reader_push_index(r, i);
-        p->notes[i] = sb_read_string(r, e);
-        sb_reader_pop(r);
-    }
-    return r->failed ? -1 : 0;
+    return p->notes && !r->failed ? 0 : -1;
 }
 
 static const char *py_bool(int v) { return v ? "True" : "False"; }
