@@ -61,51 +61,56 @@ typedef struct sb_plate_parsed {
     size_t n_notes;
 } sb_plate_parsed;
 
-static void sb_plate_parsed_init(sb_plate_parsed *pp)
-{
-    memset(pp, 0, sizeof *pp);
-    spacrbench_plate_section_init(&pp->info, sizeof pp->info);
-}
-
-static void sb_plate_parsed_free(sb_plate_parsed *pp)
-{
-    free(pp->picks);
-    free(pp->notes);
-}
-
-typedef struct plate_ctx {
-    sb_plate_parsed *pp;
-    int *out_of_memory;
-} plate_ctx;
+/* What the document holds, pointing into it until the measurement is built. */
+typedef struct parsed {
+    spacrbench_figures fig;
+    sb_measurement_more more;
+    spacrbench_item_record *records;
+    sb_item_more *labels;       /* and each record's other figures */
+    spacrbench_item_run **runs; /* per record: its "run_records", NULL none */
+    size_t *n_runs;
+    size_t n_records;
+    const char **notes;
+    size_t n_notes;
+    spacrbench_gpu_info *gpus;
+    size_t n_gpus;
+    int has_timeline;
+    spacrbench_timeline_info info;
+    spacrbench_timeline_point *points;
+    sb_point_more *point_cpu;
+    size_t n_points;
+    spacrbench_timeline_item *marks;
+    size_t n_marks;
+    sb_plate_parsed plate; /* the plate section, if any */
+    int out_of_memory;
+} parsed;
 
 static int read_plate_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
 {
-    plate_ctx *c = ctx;
-    sb_plate_parsed *pp = c->pp;
+    parsed *p = ctx;
+    sb_plate_parsed *pp = &p->plate;
     long long n = sb_read_list(r, value, f->flags & SB_FIELD_NULLABLE);
     if (n <= 0)
         return (int)n;
     if (f->extra == &sb_plate_pick_record) {
         const spacrbench_plate_pick init = {sizeof init, 0, NAN, 0, 0, -1, NAN};
         pp->picks =
-            read_array(c->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
+            read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
         pp->n_picks = (size_t)n;
         return pp->picks && !r->failed ? 0 : -1;
     }
-    pp->notes = read_array(c->out_of_memory, r, value, n, NULL, sizeof *pp->notes, NULL, NULL, 0);
+    pp->notes = read_array(&p->out_of_memory, r, value, n, NULL, sizeof *pp->notes, NULL, NULL, 0);
     pp->n_notes = (size_t)n;
     return pp->notes && !r->failed ? 0 : -1;
 }
 
-static int sb_plate_parsed_read(sb_plate_parsed *pp, sb_reader *r, const json_node *value,
-                                int *out_of_memory)
+static int sb_plate_parsed_read(parsed *p, sb_reader *r, const json_node *value)
 {
     if (value->kind == JSON_NULL)
         return 0; /* none, as when the member is absent */
-    pp->present = 1;
-    plate_ctx c = {pp, out_of_memory};
-    const sb_record_io io = {&c, NULL, read_plate_lists};
-    void *const parts[] = {&pp->info};
+    p->plate.present = 1;
+    const sb_record_io io = {p, NULL, read_plate_lists};
+    void *const parts[] = {&p->plate.info};
     return sb_record_read(r, value, &sb_plate_record, parts, &io);
 }
 
@@ -185,30 +190,6 @@ static int sb_plate_parsed_build(sb_reader *r, const sb_plate_parsed *pp, spacrb
     return rc;
 }
 
-/* What the document holds, pointing into it until the measurement is built. */
-typedef struct parsed {
-    spacrbench_figures fig;
-    sb_measurement_more more;
-    spacrbench_item_record *records;
-    sb_item_more *labels;       /* and each record's other figures */
-    spacrbench_item_run **runs; /* per record: its "run_records", NULL none */
-    size_t *n_runs;
-    size_t n_records;
-    const char **notes;
-    size_t n_notes;
-    spacrbench_gpu_info *gpus;
-    size_t n_gpus;
-    int has_timeline;
-    spacrbench_timeline_info info;
-    spacrbench_timeline_point *points;
-    sb_point_more *point_cpu;
-    size_t n_points;
-    spacrbench_timeline_item *marks;
-    size_t n_marks;
-    sb_plate_parsed plate; /* the plate section, if any */
-    int out_of_memory;
-} parsed;
-
 static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
 {
     parsed *p = ctx;
@@ -286,7 +267,7 @@ static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_nod
 {
     parsed *p = ctx;
     if (f->type == SB_FT_NESTED && f->extra == &sb_plate_record)
-        return sb_plate_parsed_read(&p->plate, r, value, &p->out_of_memory);
+        return sb_plate_parsed_read(p, r, value);
     if (f->type == SB_FT_NESTED) { /* the timeline */
         if (value->kind == JSON_NULL)
             return 0;
@@ -499,7 +480,8 @@ static void parsed_free(parsed *p)
     free(p->gpus);
     free(p->points);
     free(p->marks);
-    sb_plate_parsed_free(&p->plate);
+    free(p->plate.picks);
+    free(p->plate.notes);
 }
 
 static void parsed_init(parsed *p)
@@ -513,7 +495,7 @@ static void parsed_init(parsed *p)
     f->vram_source = SPACRBENCH_SOURCE_UNKNOWN;
     p->info = (spacrbench_timeline_info){
         .size = sizeof p->info, .stride = 1, .max_points = SPACRBENCH_TIMELINE_MAX_POINTS};
-    sb_plate_parsed_init(&p->plate);
+    spacrbench_plate_section_init(&p->plate.info, sizeof p->plate.info);
 }
 
 /* Parse text, read it into p and build: 0, or a negative code with the
