@@ -11,10 +11,7 @@
 
 int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size)
 {
-    SB_REFUSE(!s, "s must not be NULL");
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_plate_section",
-                       size);
+    sb_clear_error();
     spacrbench_plate_section d;
     memset(&d, 0, sizeof d);
     d.size = sizeof d;
@@ -22,10 +19,7 @@ int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size)
     d.largest_key = d.slowest_seconds = d.total_seconds = d.eta_seconds = NAN;
     d.largest_index = d.largest_bytes = d.largest_measured_bytes = d.spread_bytes = -1;
     d.workers = d.seed = -1;
-    memset(s, 0, size);
-    memcpy(s, &d, size < sizeof d ? size : sizeof d);
-    s->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(s, size, &d, sizeof d, "s", "spacrbench_plate_section");
 }
 
 void sb_measured_plate_free(sb_measured_plate *p)

@@ -107,15 +107,9 @@ static int sb_run_finish_timeline(sb_run *st)
 
 int spacrbench_options_init(spacrbench_options *opts, size_t size)
 {
-    SB_REFUSE(!opts, "opts must not be NULL");
+    sb_clear_error();
     const spacrbench_options defaults = SPACRBENCH_OPTIONS_INIT;
-    if (size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "size %zu is too small for spacrbench_options", size);
-    size_t n = size < sizeof defaults ? size : sizeof defaults;
-    memset(opts, 0, size);
-    memcpy(opts, &defaults, n);
-    opts->size = size;
-    return SPACRBENCH_OK;
+    return sb_struct_init(opts, size, &defaults, sizeof defaults, "opts", "spacrbench_options");
 }
 
 static int check_args(spacrbench_work_fn work, void *const *items, size_t n_items, int stream,
