@@ -192,26 +192,6 @@ int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRI
  * before spacrbench's, as spaCR listed them first. */
 int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 
-/* Which "one worker at a time" case decided, when bound is ONE. */
-typedef enum sb_one_case {
-    SB_ONE_NONE,   /* not one of these: r->bound says what decided */
-    SB_ONE_OOM,    /* an item was OOM-killed */
-    SB_ONE_MEMORY, /* one worker's need is above the memory budget */
-    SB_ONE_VRAM    /* one worker's VRAM is above the VRAM budget */
-} sb_one_case;
-
-/* What the arithmetic found, beside the recommendation's own fields. */
-typedef struct sb_decision {
-    int64_t budget; /* available memory - reserve, at least 0 */
-    int has_memory; /* a usable memory measurement and a known budget */
-    int has_vram;   /* a VRAM bound exists */
-    sb_one_case one;
-} sb_decision;
-
-/* r->reason for what choose() decided: spaCR's words and number format
- * first, spacrbench's additions after "; ". */
-void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d);
-
 /* The rule with one worker's need given (need: the memory footprint one
  * worker needs, -1 none; m's work_rss_bytes for spacrbench_recommend_on,
  * the plate's predicted largest for spacrbench_plate_recommend) into r, a
