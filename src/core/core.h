@@ -65,15 +65,12 @@ typedef struct sb_timeline {
  * run's baseline) and room for n_items items; NULL when out of memory. */
 sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items);
 void sb_timeline_free(sb_timeline *tl);
-/* One sample through the downsampler (never allocates); _add: one
- * without a CPU figure. */
-void sb_timeline_sample_push(sb_timeline *tl, const sb_timeline_sample *s);
+/* One sample without a CPU figure through the downsampler (never
+ * allocates). */
 void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_t cgroup);
 /* A sampler's on_rss (sampler.h): an RSS sample taken at sb_now() `now`
  * onto the timeline ctx, with this process's CPU seconds since then. */
 void sb_timeline_on_rss(void *ctx, double now, int64_t rss);
-/* A point already merged (a copy of a timeline): 0, or ERANGE when full. */
-int sb_timeline_point_add(sb_timeline *tl, const sb_timeline_sample *p);
 /* An item mark (ENOMEM past the reserved room if it cannot grow). */
 int sb_timeline_item_add(sb_timeline *tl, const spacrbench_timeline_item *item);
 /* Points as shown: the full ones and a partly filled last one. */

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "core.h"
-#include "internal.h"
 
 static void copy_dir(char *dst, size_t cap, const char *src)
 {

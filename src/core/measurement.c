@@ -1,14 +1,12 @@
 /* Measurement handles: built by the runner or from caller-supplied figures,
  * read through accessors so the layout can grow without an ABI break. */
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
 #include "grow.h"
-#include "proc.h"
 
 spacrbench_measurement *sb_measurement_new(void)
 {

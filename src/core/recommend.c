@@ -5,7 +5,6 @@
  * core(s), and memory would allow 11"), spacrbench's after "; ". Its first
  * words are stable (docs/advice.md). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 

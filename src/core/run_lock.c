@@ -8,11 +8,9 @@
  * the lock inherits it held by a thread it does not have: the first call
  * in the child takes it over (no atfork handler is needed). */
 #include <stdatomic.h>
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "core.h"
-#include "proc.h"
 
 static atomic_flag run_lock = ATOMIC_FLAG_INIT;
 static sb_run *active;                     /* under run_lock */

@@ -1,7 +1,6 @@
 /* The report: a few lines a user can paste into an issue. Labels and the
  * first lines keep spaCR's wording, since users and tools read them. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
