@@ -223,14 +223,6 @@ typedef struct sb_run {
     int stream;           /* spacrbench_benchmark_stream: the count is found by running */
 } sb_run;
 
-/* The run lock (run_lock.c). frame: an address in the caller's stack
- * frame. 0 (and *took_over set when an abandoned run of this thread was
- * released first), or SPACRBENCH_EBUSY. */
-int sb_run_lock_acquire(const void *frame, int *took_over);
-/* The state a later call releases if this run is abandoned. */
-void sb_run_lock_publish(sb_run *st);
-void sb_run_lock_release(void);
-
 /* Open probes and start the sampler when it has something to do. */
 int sb_run_prepare(sb_run *st);
 /* Stop the sampler, close probes, free an unfinished measurement. */
