@@ -26,12 +26,10 @@ static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
             return sb_fail(SPACRBENCH_EINVAL, msg);                                                \
     } while (0)
 
-/* available = min(host, container headroom), never negative, 0 when
- * neither is known; cores = min(affinity, cpuset, ceil(quota)), >= 1.
- * Ties go to the host / the affinity mask. out->size is set to ours. */
+/* Discovery: available = min(host, container headroom), never negative, 0
+ * when neither is known; cores = min(affinity, cpuset, ceil(quota)), >= 1;
+ * ties go to the host / the affinity mask. Probe env (NULL: this system). */
 void sb_machine_from_probe(const sb_probe *probe, spacrbench_machine *out);
-
-/* Probe (env NULL: the running system) and combine. */
 void sb_discover_with(const struct sb_probe_env *env, spacrbench_machine *out);
 
 /* The memory timeline: sampled RSS (and a command's cgroup usage) in a
@@ -61,8 +59,7 @@ typedef struct sb_timeline {
     size_t item_count, item_cap;
 } sb_timeline;
 
-/* A timeline with its point memory allocated and written now (before a
- * run's baseline) and room for n_items items; NULL when out of memory. */
+/* Point memory and room for n_items written now, before a run's baseline. */
 sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items);
 void sb_timeline_free(sb_timeline *tl);
 /* One sample without a CPU figure through the downsampler (never
@@ -103,8 +100,7 @@ struct spacrbench_measurement {
     spacrbench_gpu_info *gpus;
     size_t gpu_count, gpu_cap;
     char *vram_reason; /* why VRAM was not measured, for the report; NULL: none */
-    char **labels;     /* of the first label_count records, as read back from JSON
-                          (measurement_read.c); NULL: none */
+    char **labels;     /* of the first label_count records, read back from JSON */
     size_t label_count;
 
     struct sb_timeline *timeline; /* memory over time (timeline.h); NULL: none */
@@ -132,7 +128,6 @@ struct spacrbench_measurement {
     int peak_predicted, slowest_predicted;
 };
 
-/* The plate section a measurement carries (measurement_plate.c). */
 typedef struct sb_measured_plate {
     spacrbench_plate_section info;
     spacrbench_plate_pick *picks; /* one per record, in order; their figures unused */
@@ -141,10 +136,9 @@ typedef struct sb_measured_plate {
     size_t note_count, note_cap;
 } sb_measured_plate;
 void sb_measured_plate_free(sb_measured_plate *p);
-/* "predicted" for a plate's hand-off measurement, else "measured": the
- * hand-off's texts say which their peak is. */
+/* A plate's hand-off says which of its figures are predicted: "predicted"
+ * or "measured" (its peak), "predicted " or "" (before "slowest item"). */
 const char *sb_measurement_peak_word(const spacrbench_measurement *m);
-/* "predicted " before "slowest item" for a plate's hand-off, else "". */
 const char *sb_measurement_slowest_word(const spacrbench_measurement *m);
 /* A copy of m for a plate's hand-off: its peak largest bytes above m's
  * baseline (when more than m's own), one more record of `slowest` seconds
@@ -152,9 +146,7 @@ const char *sb_measurement_slowest_word(const spacrbench_measurement *m);
  * measured (its texts then say "measured", else "predicted"). */
 int sb_plate_handoff_of(const spacrbench_measurement *m, int64_t largest, int largest_measured,
                         double slowest, spacrbench_measurement **out);
-/* Record index's extras, or NULL when none were set. */
-const sb_item_extra *sb_measurement_extra(const spacrbench_measurement *m, size_t index);
-/* Whether any record has a memory figure / keeps runs. */
+/* Whether any record has a memory figure, keeps runs. */
 int sb_measurement_has_memory_figures(const spacrbench_measurement *m);
 int sb_measurement_has_runs(const spacrbench_measurement *m);
 /* What the JSON, CSV and Markdown write of record i beyond its struct
@@ -165,28 +157,23 @@ struct sb_measurement_more;
 void sb_measurement_item_more(const spacrbench_measurement *m, size_t i, const char *label,
                               struct sb_item_more *out);
 void sb_measurement_more_of(const spacrbench_measurement *m, struct sb_measurement_more *out);
-/* The extras room freed. */
 void sb_measurement_free_extras(spacrbench_measurement *m);
 
 /* An empty measurement with "not measured" sentinels. */
 spacrbench_measurement *sb_measurement_new(void);
-/* Room for n records up front, so the timed loop never allocates. */
-int sb_measurement_reserve_records(spacrbench_measurement *m, size_t n);
 /* Room for n records, committed (touched) now: a run's record memory is
  * part of the baseline, never of the work's footprint. */
 int sb_measurement_commit_records(spacrbench_measurement *m, size_t n);
 /* For a runner that times the measured window as a whole (no per-item
  * calls): the builder's item counts after done_items items ran. */
 void sb_measurement_count_items(spacrbench_measurement *m, size_t done_items);
-/* Replace the VRAM reason; ENOMEM on failure. */
 int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason);
 /* VRAM turned out not to be measured after all: the run's figure and
  * every record's become -1 (the caller gives the reason). */
 void sb_measurement_drop_vram(spacrbench_measurement *m);
-/* Append a formatted note; SPACRBENCH_ENOMEM on failure. */
+/* Append a formatted note; a note in spaCR's words goes after spaCR's
+ * others (m->spacr_notes), before spacrbench's, as spaCR listed them. */
 int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
-/* A note in spaCR's words: after the others of spaCR's (m->spacr_notes),
- * before spacrbench's, as spaCR listed them first. */
 int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 
 /* The rule with one worker's need given (need: the memory footprint one
@@ -223,16 +210,16 @@ typedef struct sb_run {
     int stream;           /* spacrbench_benchmark_stream: the count is found by running */
 } sb_run;
 
-/* Open probes and start the sampler when it has something to do. */
+/* Open probes and start the sampler when it has something to do; stop
+ * it, close them and free an unfinished measurement. */
 int sb_run_prepare(sb_run *st);
-/* Stop the sampler, close probes, free an unfinished measurement. */
 void sb_run_release(sb_run *st);
 /* In a forked child that returned from the work: drop the parent's run
  * without joining its thread (it does not exist here) or touching NVML. */
 void sb_run_forget_in_child(sb_run *st);
-/* Start an item's window; returns the RSS before it (or -1 when exact). */
+/* An item's window: the RSS before it (-1 when exact); after it, its peak
+ * RSS and VRAM (-1 unknown). */
 int64_t sb_run_item_begin(sb_run *st);
-/* Peak RSS of the item that just ended, and its VRAM (-1 unknown). */
 int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram);
 /* The run's peak from the item peaks (-1 when untracked) and what the
  * sampler saw; sets the peak method and writes its notes. */

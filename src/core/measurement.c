@@ -30,7 +30,7 @@ static int grow(void *arrayp, size_t *cap, size_t need, size_t elem)
     return SPACRBENCH_OK;
 }
 
-int sb_measurement_reserve_records(spacrbench_measurement *m, size_t n)
+static int sb_measurement_reserve_records(spacrbench_measurement *m, size_t n)
 {
     return grow(&m->records, &m->record_cap, n, sizeof *m->records);
 }

@@ -10,7 +10,7 @@
 #include "grow.h"
 #include "records.h"
 
-const sb_item_extra *sb_measurement_extra(const spacrbench_measurement *m, size_t index)
+static const sb_item_extra *sb_measurement_extra(const spacrbench_measurement *m, size_t index)
 {
     return m && m->extras && index < m->extra_cap && index < m->record_count ? &m->extras[index]
                                                                              : NULL;
