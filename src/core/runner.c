@@ -102,8 +102,6 @@ static void sb_stream_grown(sb_run *st, int64_t rss_before)
         st->m->fig.baseline_rss_bytes += after - rss_before;
 }
 
-static void sb_stream_begin(sb_run *st) { st->m->clamped = st->m->warmup; }
-
 static int sb_stream_item_start(sb_run *st, sb_stream_marks *marks, size_t i)
 {
     spacrbench_measurement *m = st->m;
@@ -201,13 +199,10 @@ static int check_args(spacrbench_work_fn work, void *const *items, size_t n_item
     else if (n_items > SIZE_MAX / 2 / sizeof(spacrbench_item_record))
         return sb_fail(SPACRBENCH_ENOMEM, "n_items %zu is more than this machine can hold",
                        n_items);
-    const spacrbench_options defaults = SPACRBENCH_OPTIONS_INIT;
-    *opt = defaults;
-    if (opts) {
-        int rc = sb_struct_in(opt, sizeof *opt, opts, "spacrbench_options");
-        if (rc)
-            return rc;
-    }
+    *opt = (spacrbench_options)SPACRBENCH_OPTIONS_INIT;
+    int rc = opts ? sb_struct_in(opt, sizeof *opt, opts, "spacrbench_options") : 0;
+    if (rc)
+        return rc;
     if (opt->warmup < 0)
         return sb_fail(SPACRBENCH_EINVAL, "options.warmup is %lld; it must be >= 0",
                        (long long)opt->warmup);
@@ -267,8 +262,6 @@ static int finish(sb_run *st, const run_window *w, int tracked)
     return rc;
 }
 
-/* The timed loop. Returns 0, the work's stop value through *stop_value,
- * or SPACRBENCH_EFORKED in a forked child that returned from the work. */
 /* One item's place and times, for its progress call. */
 typedef struct item_times {
     size_t index, clamped, n_items;
@@ -455,8 +448,8 @@ static int benchmark(spacrbench_work_fn work, void *const *items, size_t n_items
     /* The builder commits the record memory now, before the baseline. */
     if ((rc = spacrbench_measurement_begin(&plan, &st->m)) || (rc = sb_run_prepare(st)))
         goto done;
-    if (stream)
-        sb_stream_begin(st);
+    if (stream) /* the warm-up as asked, clamped only when the items end */
+        st->m->clamped = st->m->warmup;
     if (took_over)
         sb_measurement_notef(st->m, "an earlier benchmark in this thread was abandoned (its "
                                     "work left by longjmp or an exception); its sampler thread, "
