@@ -1,10 +1,20 @@
-/* spacrbench_format_export: checks the arguments, then hands them to the
- * format's file (export.h). */
+/* spacrbench_format_export: checks the arguments, then writes the Markdown
+ * (export_markdown.c) or the CSV: a header line and one row per item
+ * record, a column per scalar field of the item record's table (and, for a
+ * plate's measurement, its place, key and why, 0-based as the JSON's
+ * indices), by RFC 4180 (CRLF line ends, fields with a separator, quote or
+ * line break quoted, quotes doubled). Sizes in bytes, times in seconds,
+ * "not measured" an empty field, so a spreadsheet reads numbers as numbers.
+ * Text we did not write (a label) is defused against formula injection by
+ * OWASP's rule (sb_export_defuse): shown as text, never evaluated. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "plate.h"
 #include "report.h"
 
-/* Text we did not write: defused (export.c), then quoted where it holds a
+/* Text we did not write: defused, then quoted where it holds a
  * separator (',', or ';' and a tab for the locales that split there), a
  * quote or a line break, or was defused. */
 static void text_field(sb_text *t, const char *text)
@@ -47,6 +57,46 @@ static void cell(sb_text *t, const sb_field *f, const void *const *parts)
  * JSON's; the CSV has their count and spread). */
 static int is_column(const sb_field *f) { return f->type != SB_FT_LIST && f->type != SB_FT_NESTED; }
 
+static void csv_plate_header(sb_text *t, const sb_export_input *in)
+{
+    if (in->m->plate)
+        sb_text_printf(t, ",plate_index,plate_key,plate_why,plate_items,plate_largest_bytes,"
+                          "plate_largest_index,plate_eta_seconds,plate_workers");
+}
+
+/* The plate's own figures, the same on every row (a CSV has no section of
+ * its own: each row stays whole when the rows are filtered or joined). */
+static void plate_wide_cells(sb_text *t, const spacrbench_plate_section *s)
+{
+    sb_text_printf(t, ",%lld,", (long long)s->items);
+    if (s->largest_bytes >= 0)
+        sb_text_printf(t, "%lld,%lld", (long long)s->largest_bytes, (long long)s->largest_index);
+    else
+        sb_text_printf(t, ",");
+    sb_text_printf(t, ",");
+    if (s->workers >= 1 && isfinite(s->eta_seconds))
+        sb_text_printf(t, "%.6f,%lld", s->eta_seconds, (long long)s->workers);
+    else
+        sb_text_printf(t, ",");
+}
+
+static void csv_plate_cells(sb_text *t, const sb_export_input *in, size_t i)
+{
+    const sb_measured_plate *p = in->m->plate;
+    if (!p)
+        return;
+    if (i >= p->pick_count)
+        sb_text_printf(t, ",,,");
+    else {
+        const spacrbench_plate_pick *k = &p->picks[i];
+        sb_text_printf(t, ",%lld,", (long long)k->index);
+        if (!isnan(k->key))
+            sb_text_printf(t, "%.17g", k->key);
+        sb_text_printf(t, ",%s", spacrbench_plate_why_name(k->why));
+    }
+    plate_wide_cells(t, &p->info);
+}
+
 static void sb_export_csv(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
@@ -57,7 +107,7 @@ static void sb_export_csv(sb_text *t, const sb_export_input *in)
             sb_text_printf(t, "%s%s", sep, rec->fields[k].key);
             sep = ",";
         }
-    sb_export_csv_plate_header(t, in);
+    csv_plate_header(t, in);
     sb_text_printf(t, "\r\n");
     for (size_t i = 0; i < m->record_count; i++) {
         const char *label = sb_export_label(in, i);
@@ -77,7 +127,7 @@ static void sb_export_csv(sb_text *t, const sb_export_input *in)
                 cell(t, &rec->fields[k], parts);
                 sep = ",";
             }
-        sb_export_csv_plate_cells(t, in, i);
+        csv_plate_cells(t, in, i);
         sb_text_printf(t, "\r\n");
     }
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plate.h"
 #include "report.h"
 #include "utf8.h"
 
@@ -167,6 +168,12 @@ static int is_column(const sb_export_input *in, const sb_field *f, size_t k)
     return 0;
 }
 
+static int64_t plate_number(const sb_export_input *in, size_t i)
+{
+    const sb_measured_plate *p = in->m->plate;
+    return p && i < p->pick_count ? p->picks[i].index + 1 : (int64_t)i + 1;
+}
+
 /* The item table: a column per field of the item record's table that has
  * words (src/records/) and is a column (above). */
 static void items(sb_text *t, const sb_export_input *in)
@@ -207,7 +214,7 @@ static void items(sb_text *t, const sb_export_input *in)
             sb_text_printf(t, " ");
             const sb_field *f = &rec->fields[k];
             if (f->flags & SB_FIELD_ORDINAL) /* its place in the plate, where there is one */
-                sb_text_printf(t, "%lld", (long long)sb_export_plate_number(in, i));
+                sb_text_printf(t, "%lld", (long long)plate_number(in, i));
             else
                 item_cell(t, f, parts);
             sb_text_printf(t, " |");
@@ -259,6 +266,83 @@ static void recommendation(sb_text *t, const spacrbench_recommendation *r)
                    spacrbench_start_method_name(r->start_method), (long long)r->maximum);
 }
 
+static void plate_bytes_cell(sb_text *t, int64_t bytes)
+{
+    char b[32] = "-";
+    if (bytes >= 0)
+        sb_format_bytes(b, sizeof b, bytes);
+    sb_text_printf(t, "%s", b);
+}
+
+static void markdown_plate(sb_text *t, const sb_export_input *in)
+{
+    const spacrbench_measurement *m = in->m;
+    const sb_measured_plate *p = m->plate;
+    if (!p)
+        return;
+    const spacrbench_plate_section *s = &p->info;
+    int keyed = s->key_kind != SPACRBENCH_PLATE_KEY_NONE;
+    sb_text_printf(t, "\n### Plate: %lld items, %zu measured", (long long)s->items, p->pick_count);
+    if (keyed) {
+        sb_text_printf(t, " across the ");
+        inline_text(t, s->key_name);
+    } else
+        sb_text_printf(t, ", evenly spaced");
+    sb_text_printf(t, "\n\n| item | why | ");
+    inline_text(t, keyed ? s->key_name : "key");
+    sb_text_printf(t, " | footprint |\n| ---: | --- | ---: | ---: |\n");
+    for (size_t i = 0; i < p->pick_count; i++) {
+        spacrbench_plate_pick k = {.size = sizeof k};
+        spacrbench_measurement_plate_pick(m, i, &k);
+        char key[64] = "-";
+        if (!isnan(k.key))
+            sb_plate_key_text(s->key_kind, s->key_name, k.key, 0, key, sizeof key);
+        sb_text_printf(t, "| %lld | %s | ", (long long)k.index + 1, sb_plate_why_words(k.why));
+        inline_text(t, key);
+        sb_text_printf(t, " | ");
+        plate_bytes_cell(t, k.footprint_bytes);
+        sb_text_printf(t, " |\n");
+    }
+    if (s->largest_bytes >= 0) {
+        sb_text_printf(t, "\nPredicted largest: **%.2f GiB** (",
+                       (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0));
+        plate_bytes_cell(t, s->largest_bytes);
+        const char *untold = sb_plate_untold_words(s, p->pick_count);
+        if (untold)
+            sb_text_printf(t, "), any item not measured (%s)", untold);
+        else
+            sb_text_printf(t, "), item %lld", (long long)s->largest_index + 1);
+        if (!untold && !isnan(s->largest_key)) {
+            char key[64];
+            sb_plate_key_text(s->key_kind, s->key_name, s->largest_key, 0, key, sizeof key);
+            sb_text_printf(t, " (");
+            inline_text(t, s->key_name);
+            sb_text_printf(t, " ");
+            inline_text(t, key);
+            if (s->median_key > 0)
+                sb_text_printf(t, ", %.1fx the plate's median", s->largest_key / s->median_key);
+            sb_text_printf(t, ")");
+        }
+        sb_text_printf(t, "; fit: %s.", spacrbench_plate_fit_name(s->fit));
+    }
+    if (isfinite(s->total_seconds)) {
+        char serial[64], eta[64];
+        sb_plate_duration_words(s->total_seconds, serial, sizeof serial);
+        sb_text_printf(t, " Plate time: %s serial", serial);
+        if (s->workers >= 1 && isfinite(s->eta_seconds)) {
+            sb_plate_duration_words(s->eta_seconds, eta, sizeof eta);
+            sb_text_printf(t, ", **ETA %s** with %lld worker(s)", eta, (long long)s->workers);
+        }
+        sb_text_printf(t, ".");
+    }
+    sb_text_printf(t, "\n");
+    for (size_t i = 0; i < p->note_count; i++) {
+        sb_text_printf(t, "%s- ", i ? "" : "\n");
+        inline_text(t, p->notes[i]);
+        sb_text_printf(t, "\n");
+    }
+}
+
 void sb_export_markdown(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
@@ -267,7 +351,7 @@ void sb_export_markdown(sb_text *t, const sb_export_input *in)
     items(t, in);
     if (in->rec)
         recommendation(t, in->rec);
-    sb_export_markdown_plate(t, in, inline_text);
+    markdown_plate(t, in);
     if (m->note_count) {
         sb_text_printf(t, "\n### Notes\n\n");
         for (size_t i = 0; i < m->note_count; i++) {

@@ -55,13 +55,4 @@ int sb_export_defuse(sb_text *out, const char *text);
 /* The label of record i, or NULL. */
 const char *sb_export_label(const sb_export_input *in, size_t i);
 
-/* The plate section (export_plate.c), for a measurement that carries one:
- * record i's number for people (its place in the plate; i + 1 without
- * one), the CSV's three columns more, the Markdown's section. */
-int64_t sb_export_plate_number(const sb_export_input *in, size_t i);
-void sb_export_csv_plate_header(sb_text *t, const sb_export_input *in);
-void sb_export_csv_plate_cells(sb_text *t, const sb_export_input *in, size_t i);
-void sb_export_markdown_plate(sb_text *t, const sb_export_input *in,
-                              void (*inline_text)(sb_text *, const char *));
-
 #endif
