@@ -103,7 +103,7 @@ struct spacrbench_measurement {
     char **labels;     /* of the first label_count records, read back from JSON */
     size_t label_count;
 
-    struct sb_timeline *timeline; /* memory over time (timeline.h); NULL: none */
+    struct sb_timeline *timeline; /* memory over time; NULL: none */
     double *item_cpu;             /* per record, NaN unknown; NULL: none known */
     size_t item_cpu_cap;
     sb_item_extra *extras; /* per record; NULL: none set */

@@ -62,7 +62,7 @@ extern const sb_record sb_timeline_point_record;
 extern const sb_record sb_timeline_item_record;
 
 /* Part: spacrbench_plate_section; its picks (spacrbench_plate_pick, one
- * per record) and notes are lists (plate_fields.c). */
+ * per record) and notes are lists. */
 extern const sb_record sb_plate_record;
 extern const sb_record sb_plate_pick_record;
 extern const sb_names sb_plate_key_names, sb_plate_fit_names, sb_plate_why_names;
