@@ -1,11 +1,9 @@
-/* The report's plate section (spacrbench_format_plate from a plate,
- * spacrbench_format_plate_section from a measurement's section): how many
- * items, which were measured and why (in the order they ran, each named
- * by its place in the plate, as the report's item lines are), the
- * predicted largest footprint and the plate's time with the recommended
- * workers. Every line fits 79 terminal columns (East Asian wide
- * characters count two): long values wrap under their label, labels of
- * items are cut from the left (a path's end names the field). */
+/* The report's plate section, from a plate or a measurement's section: how
+ * many items, which were measured and why (in run order, each named by its
+ * place in the plate), the predicted largest footprint and the plate's time
+ * with the recommended workers. Every line fits 79 columns (East Asian wide
+ * characters count two); labels are cut from the left (a path's end names
+ * the field). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +13,8 @@
 #include "report.h"
 #include "utf8.h"
 
-/* What the section shows, from a plate or from a measurement's section:
- * picks with their measured figures, in run order, one label per pick
- * (or NULL). */
+/* What the section shows: picks with their figures in run order, one label
+ * per pick (or NULL). */
 typedef struct sb_plate_view {
     const spacrbench_plate_section *s;
     const spacrbench_plate_pick *picks;
@@ -144,8 +141,7 @@ static void time_cell(double seconds, char *buf, size_t cap)
         snprintf(buf, cap, "> 9999 h");
 }
 
-/* One chosen item: its place in the plate, why, key, footprint, time and
- * its label. */
+/* One chosen item: its place, why, key, footprint, time and label. */
 static void pick_line(sb_text *t, const spacrbench_plate_section *s, const spacrbench_plate_pick *k,
                       const char *label)
 {

@@ -64,12 +64,11 @@ const char *sb_charge_words(int hugetlb_uncovered)
                              : "exact, as --mem counts it";
 }
 
-/* sb_note_is_detail: 1: note is one of the library's own notes on method (the kernel mark,
- * the cgroup, the sampling, the workload), shown only in the verbose
- * report; the JSON and the Markdown keep every note. 0: anything else
- * (a stop, an OOM kill, a spread, a peak that is not exact, a caller's
- * own note), shown always. Read from the words, so a measurement rebuilt
- * from JSON or a Python Measurement reads the same. */
+/* The library's notes on method, shown only in the verbose report (the
+ * JSON and the Markdown keep every note); any other note (a stop, an OOM
+ * kill, a caller's) is shown always. Matched by their first words, so a
+ * measurement rebuilt from JSON reads the same, and a new note not listed
+ * is never lost, only too visible. */
 static const char *const k_detail[] = {
     /* the in-process runner (core/) */
     "the warm-up item(s)' memory counts toward the peak RSS",
@@ -122,11 +121,9 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A report line (formatted; no line break in it) wrapped to the
- * terminal's 79 columns under the value column, and its line break. The
- * first keep bytes stay whole on its first line: the label and spaCR's
- * value (and, where spaCR's text goes on, our separator after it, so that
- * the first line is spaCR's line or starts with it and "; " or " ("). */
+/* A report line wrapped to 79 columns under the value column, and its line
+ * break. Its first keep bytes (the label and spaCR's value) stay whole, so
+ * the first line is spaCR's line or starts with it. */
 static void report_line(sb_text *t, size_t keep, const char *fmt, ...) SB_TEXT_PRINTF(3, 4);
 static void report_line(sb_text *t, size_t keep, const char *fmt, ...)
 {
@@ -143,8 +140,7 @@ static void report_line(sb_text *t, size_t keep, const char *fmt, ...)
     sb_text_free(&line);
 }
 
-/* Where a head line's own detail starts: the label and spaCR's value
- * before it stay whole. */
+/* Where a head line's own detail starts, after spaCR's value. */
 static size_t value_end(const char *value) { return SB_WRAP_INDENT + strcspn(value, "(;"); }
 
 /* Median and maximum of the measured (non-warm-up) items' seconds. */
@@ -169,8 +165,7 @@ static int item_time_stats(const spacrbench_measurement *m, double *median, doub
 }
 
 /* v as Python's repr() writes a float: the shortest digits that read back
- * as v, positional for exponents -4..15 (with ".0" when whole), "nan",
- * "inf". */
+ * as v, positional for exponents -4..15 (".0" when whole), "nan", "inf". */
 static void python_repr(char *buf, size_t cap, double v)
 {
     if (isnan(v) || isinf(v)) {
@@ -231,12 +226,10 @@ static void runs_line(sb_text *t, const spacrbench_measurement *m)
                 (long long)st.runs, st.min, st.max, st.mean);
 }
 
-/* spaCR's peak RSS line, then (`spacrbench run`, verbose) the charge,
- * then spaCR's footprint line, which names itself as the advice's figure.
- * The peak RSS line carries an RSS: the process tree's summed where the
- * run measured one (mprof's --include-children; GNU time's %M is the
- * largest single process's), else the peak (the runner's high-water
- * mark). */
+/* spaCR's peak RSS line (the process tree's summed RSS where the run
+ * measured one, as mprof's --include-children, else the peak), then
+ * (`spacrbench run`, verbose) the charge, then spaCR's footprint line,
+ * which names itself as the advice's figure. */
 static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbose, int advised)
 {
     char a[32], b[32], value[32];
@@ -244,8 +237,7 @@ static void memory_lines(sb_text *t, const spacrbench_measurement *m, int verbos
     spacrbench_memory_figures mem = {sizeof mem, -1, -1};
     spacrbench_measurement_memory(m, &mem);
     int tree = mem.tree_rss_peak_bytes >= 0, charged = mem.cgroup_charge_bytes >= 0;
-    /* Nothing measured (a run whose first item failed): said plainly,
-     * not as a 0 B figure. */
+    /* Nothing measured (the first item failed): said so, not "0 B". */
     if (!tree && (f->peak_method == SPACRBENCH_PEAK_NONE || f->peak_rss_bytes < 0)) {
         sb_text_printf(t, "  peak RSS            not measured\n"
                           "  attributable to it  not measured\n");
@@ -377,12 +369,10 @@ static int has_evidence(const spacrbench_recommendation *r)
            r->free_vram_bytes > 0;
 }
 
-/* The workers this need allows on common budgets (a laptop, a
- * workstation, a node), each budget a budget given by the caller as with
- * --available, for a figure measured elsewhere; and where the cores here
- * would cap them. A figure and its unit, and each "8 GiB -> 31", stay on
- * one line: they are joined by a byte the wrap does not break at (\x01),
- * a space once wrapped. */
+/* The workers this need allows on common budgets (a laptop, a workstation,
+ * a node), each as --available gives one, and where the cores here cap
+ * them. Each "8 GiB -> 31" stays on one line: joined by a byte the wrap
+ * does not break at (\x01), a space once wrapped. */
 static void what_if_line(sb_text *t, const spacrbench_recommendation *r)
 {
     static const int64_t gib_budgets[] = {8, 16, 32};
@@ -487,18 +477,15 @@ static int format_report(const spacrbench_measurement *m, const spacrbench_recom
     }
     sb_text t = {0};
     sb_text_printf(&t, "spaCR benchmark\n");
-    /* The footprint line names itself as the advice's figure where the
-     * advice divided by exactly it (not a plate's largest, nor with a
-     * spawned worker's baseline added). */
+    /* The footprint line names itself as the advice's figure only where the
+     * advice divided by exactly it (not a plate's largest, nor + baseline). */
     int advised = rec && has_evidence(&r) && r.per_worker_bytes > 0 &&
                   r.per_worker_bytes == spacrbench_measurement_work_rss_bytes(m);
     measurement_lines(&t, m, &o, verbose, advised);
     if (rec)
         recommendation_lines(&t, &r, o.reason ? o.reason : r.reason);
-    /* Each note wrapped under the value column, its start on the note's
-     * line: a measurement rebuilt from its figures (which no longer knows
-     * whose a note was) reads the same. spaCR's own notes are shorter
-     * than a line. */
+    /* Each note wrapped under the value column, so a measurement rebuilt
+     * from its figures (not knowing whose a note was) reads the same. */
     for (size_t i = 0; i < m->note_count; i++)
         if (verbose || !sb_note_is_detail(m->notes[i]))
             report_line(&t, SB_WRAP_INDENT, "  note                %s", m->notes[i]);
