@@ -209,11 +209,9 @@ int spacrbench_format_export(const spacrbench_measurement *m, const spacrbench_r
                        "format %d is not a spacrbench_export_format (MARKDOWN %d, CSV %d)", format,
                        SPACRBENCH_FORMAT_MARKDOWN, SPACRBENCH_FORMAT_CSV);
     spacrbench_recommendation r;
-    if (rec) {
-        int rc = sb_recommendation_in(&r, rec);
-        if (rc)
-            return rc;
-    }
+    int rc = rec ? sb_recommendation_in(&r, rec) : 0;
+    if (rc)
+        return rc;
     sb_export_input in = {m, rec ? &r : NULL, item_labels, n_labels};
     sb_text t = {0};
     write(&t, &in);

@@ -149,11 +149,9 @@ int spacrbench_format_brief(const spacrbench_measurement *m, const spacrbench_re
 {
     SB_REFUSE(!m, "measurement must not be NULL");
     spacrbench_recommendation r;
-    if (rec) {
-        int rc = sb_recommendation_in(&r, rec);
-        if (rc)
-            return rc;
-    }
+    int rc = rec ? sb_recommendation_in(&r, rec) : 0;
+    if (rc)
+        return rc;
     spacrbench_memory_figures mem = {sizeof mem, -1, -1};
     spacrbench_measurement_memory(m, &mem);
     int64_t rss = mem.tree_rss_peak_bytes >= 0 ? mem.tree_rss_peak_bytes : m->fig.peak_rss_bytes;

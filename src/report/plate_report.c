@@ -274,11 +274,9 @@ int spacrbench_format_plate(const spacrbench_plate *p, const spacrbench_recommen
     if (!buf && cap)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     spacrbench_recommendation r;
-    if (rec) {
-        int rc = sb_recommendation_in(&r, rec);
-        if (rc)
-            return rc;
-    }
+    int rc = rec ? sb_recommendation_in(&r, rec) : 0;
+    if (rc)
+        return rc;
     spacrbench_plate_section s;
     sb_plate_section_of(p, rec ? r.workers : -1, &s);
     /* The labels are by item of the plate; the view's, by pick. */

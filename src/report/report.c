@@ -470,11 +470,9 @@ static int format_report(const spacrbench_measurement *m, const spacrbench_recom
     if (!buf && cap)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     spacrbench_recommendation r;
-    if (rec) {
-        int rc = sb_recommendation_in(&r, rec);
-        if (rc)
-            return rc;
-    }
+    int rc = rec ? sb_recommendation_in(&r, rec) : 0;
+    if (rc)
+        return rc;
     sb_text t = {0};
     sb_text_printf(&t, "spaCR benchmark\n");
     /* The footprint line names itself as the advice's figure only where the
