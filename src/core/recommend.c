@@ -60,9 +60,8 @@ static void reason_start_method(spacrbench_recommendation *r)
  * first, unchanged, and what spacrbench adds follows after "; ". */
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* Where the memory figure came from, for a source that is neither the
- * host nor the caller: " (...)" inside a sentence, "; memory from ..."
- * after one; both empty otherwise. */
+/* Where the memory figure came from, unless the host or the caller:
+ * " (...)" inside a sentence, "; memory from ..." after one. */
 static void memory_where(const spacrbench_recommendation *r, char *note, size_t note_cap,
                          char *tail, size_t tail_cap)
 {
@@ -314,10 +313,9 @@ static void gather_machine(spacrbench_recommendation *r, const spacrbench_recomm
     describe_cores(r, &mach);
 }
 
-/* VRAM evidence: per-worker peak and free device memory, when both exist.
- * With per-device figures each device the work used is its own budget (a
- * worker that used cuda:0 does not fit into the free memory of cuda:1);
- * the tightest device decides. Otherwise the sums are compared. */
+/* VRAM evidence, when both figures exist. With per-device figures each
+ * device is its own budget (a worker of cuda:0 does not fit cuda:1's free
+ * memory) and the tightest decides; otherwise the sums are compared. */
 static void gather_vram(spacrbench_recommendation *r, const spacrbench_measurement *m,
                         const spacrbench_recommend_options *o)
 {
@@ -362,12 +360,10 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define SB_LIMIT_RESERVE_MIN (64 * SB_MIB)
 #define SB_LIMIT_RESERVE_MAX (2 * SB_GIB)
 
-/* A host keeps 2 GiB for the OS and desktop. Inside a cgroup limit (a
- * SLURM job, a container) or a Windows Job Object's memory limit the OS
- * lives outside the limit, so a flat 2 GiB
- * would eat a 1 GiB job whole: keep 10% of the limit instead (64 MiB to
- * 2 GiB) for what the cgroup also charges besides the workers' anonymous
- * memory (page cache they need, kernel memory, item-to-item variation). */
+/* A host keeps 2 GiB for the OS and desktop. Inside a memory limit (a
+ * cgroup, a Windows Job Object) the OS lives outside it, and a flat 2 GiB
+ * would eat a 1 GiB job whole: keep 10% of the limit (64 MiB to 2 GiB) for
+ * what the limit also charges (page cache, kernel memory, variation). */
 static int64_t limit_reserve(int64_t limit)
 {
     int64_t tenth = limit / 10;

@@ -138,10 +138,9 @@ int64_t sb_run_item_end(sb_run *st, int64_t rss_before, int64_t *vram)
     return max64(max64(window_rss, rss_before), now);
 }
 
-/* The work ran processes of its own (subprocess, a shell, a pool it made
- * and ended): their memory is theirs, not in this process's peak, which
- * is then not one worker's whole need. Seen by their CPU, once waited for
- * (a child still running at the end is not). */
+/* The work ran processes of its own (a shell, a pool it ended): their
+ * memory is not in this process's peak, so it is not one worker's whole
+ * need. Seen by their CPU once waited for. */
 static void note_children(sb_run *st)
 {
     int64_t largest = -1;
