@@ -114,6 +114,8 @@ static int sb_plate_parsed_read(parsed *p, sb_reader *r, const json_node *value)
     return sb_record_read(r, value, &sb_plate_record, parts, &io);
 }
 
+static const char *py_bool(int v) { return v ? "True" : "False"; }
+
 static int compare_index(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -136,36 +138,34 @@ static int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
         return sb_reader_fail(r, SB_READ_VALUE, 1,
                               "has %zu picks, not one per record (%zu records)", pp->n_picks,
                               n_records);
-    int64_t *seen = malloc((pp->n_picks ? pp->n_picks : 1) * sizeof *seen);
-    if (!seen)
-        return sb_reader_fail(r, SB_READ_VALUE, 0, "out of memory reading the plate's picks");
     for (size_t i = 0; i < pp->n_picks; i++) {
         const spacrbench_plate_pick *k = &pp->picks[i];
-        seen[i] = k->index;
         sb_reader_push_index(r, i);
         if (k->index >= pp->info.items) {
             sb_reader_push_key(r, "index");
-            free(seen);
             return sb_reader_fail(r, SB_READ_VALUE, 1, "is %lld, past the plate's %lld items",
                                   (long long)k->index, (long long)pp->info.items);
         }
         if (!k->is_warmup != !records[i].is_warmup) {
             sb_reader_push_key(r, "is_warmup");
-            free(seen);
             return sb_reader_fail(r, SB_READ_VALUE, 1, "is %s, but records[%zu] is %s",
-                                  k->is_warmup ? "True" : "False", i,
+                                  py_bool(k->is_warmup), i,
                                   records[i].is_warmup ? "a warm-up item" : "not a warm-up item");
         }
         sb_reader_pop(r);
     }
+    int64_t *seen = malloc((pp->n_picks ? pp->n_picks : 1) * sizeof *seen);
+    if (!seen)
+        return sb_reader_fail(r, SB_READ_VALUE, 0, "out of memory reading the plate's picks");
+    for (size_t i = 0; i < pp->n_picks; i++)
+        seen[i] = pp->picks[i].index;
     qsort(seen, pp->n_picks, sizeof *seen, compare_index);
-    for (size_t i = 1; i < pp->n_picks; i++)
-        if (seen[i] == seen[i - 1]) {
-            long long twice = (long long)seen[i];
-            free(seen);
-            return sb_reader_fail(r, SB_READ_VALUE, 1, "measure item %lld twice", twice);
-        }
+    long long twice = -1;
+    for (size_t i = 1; i < pp->n_picks && twice < 0; i++)
+        twice = seen[i] == seen[i - 1] ? (long long)seen[i] : -1;
     free(seen);
+    if (twice >= 0)
+        return sb_reader_fail(r, SB_READ_VALUE, 1, "measure item %lld twice", twice);
     sb_reader_pop(r);
     sb_reader_pop(r);
     return 0;
@@ -292,8 +292,6 @@ static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_nod
     return p->notes && !r->failed ? 0 : -1;
 }
 
-static const char *py_bool(int v) { return v ? "True" : "False"; }
-
 /* What the fields say together (the path is the measurement's). */
 static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
 {
@@ -333,23 +331,21 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
         return sb_reader_fail(r, SB_READ_VALUE, 1,
                               "has %zu records, not items + warmup_items = %lld", p->n_records,
                               want);
-    {
-        for (size_t i = 0; i < p->n_records; i++) {
-            const spacrbench_item_record *rec = &p->records[i];
-            sb_reader_push_index(r, i);
-            if (rec->index != (int64_t)i) {
-                sb_reader_push_key(r, "index");
-                return sb_reader_fail(r, SB_READ_VALUE, 1, "is %lld, not %zu",
-                                      (long long)rec->index, i);
-            }
-            if ((rec->is_warmup != 0) != ((int64_t)i < f->warmup_items)) {
-                sb_reader_push_key(r, "is_warmup");
-                return sb_reader_fail(r, SB_READ_VALUE, 1,
-                                      "is %s: the first %lld record(s) are the warm-up",
-                                      py_bool(rec->is_warmup), (long long)f->warmup_items);
-            }
-            sb_reader_pop(r);
+    for (size_t i = 0; i < p->n_records; i++) {
+        const spacrbench_item_record *rec = &p->records[i];
+        sb_reader_push_index(r, i);
+        if (rec->index != (int64_t)i) {
+            sb_reader_push_key(r, "index");
+            return sb_reader_fail(r, SB_READ_VALUE, 1, "is %lld, not %zu", (long long)rec->index,
+                                  i);
         }
+        if ((rec->is_warmup != 0) != ((int64_t)i < f->warmup_items)) {
+            sb_reader_push_key(r, "is_warmup");
+            return sb_reader_fail(r, SB_READ_VALUE, 1,
+                                  "is %s: the first %lld record(s) are the warm-up",
+                                  py_bool(rec->is_warmup), (long long)f->warmup_items);
+        }
+        sb_reader_pop(r);
     }
     sb_reader_pop(r);
     if (sb_plate_parsed_check(r, &p->plate, p->records, p->n_records) != 0)
