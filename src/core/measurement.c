@@ -49,12 +49,8 @@ int sb_measurement_commit_records(spacrbench_measurement *m, size_t n)
 int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason)
 {
     char *copy = NULL;
-    if (reason && reason[0]) {
-        size_t len = strlen(reason);
-        if (!(copy = malloc(len + 1)))
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory copying the VRAM reason");
-        memcpy(copy, reason, len + 1);
-    }
+    if (reason && reason[0] && !(copy = strdup(reason)))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory copying the VRAM reason");
     free(m->vram_reason);
     m->vram_reason = copy;
     return SPACRBENCH_OK;
@@ -106,12 +102,9 @@ static int add_note_text(spacrbench_measurement *m, const char *text)
     int rc = grow(&m->notes, &m->note_cap, m->note_count + 1, sizeof *m->notes);
     if (rc)
         return rc;
-    size_t len = strlen(text);
-    char *copy = malloc(len + 1);
-    if (!copy)
+    if (!(m->notes[m->note_count] = strdup(text)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory copying a note");
-    memcpy(copy, text, len + 1);
-    m->notes[m->note_count++] = copy;
+    m->note_count++;
     return SPACRBENCH_OK;
 }
 
