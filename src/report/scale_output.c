@@ -119,13 +119,9 @@ int spacrbench_format_scaling(const spacrbench_scale_result *r, char *buf, size_
     return sb_text_deliver(&t, buf, cap);
 }
 
-typedef struct scale_lists {
-    const spacrbench_scale_result *r;
-} scale_lists;
-
 static void write_lists(void *ctx, json_writer *w, const sb_field *f)
 {
-    const spacrbench_scale_result *r = ((const scale_lists *)ctx)->r;
+    const spacrbench_scale_result *r = ctx;
     json_begin_array(w, f->key);
     if (f->extra == &sb_scale_point_record)
         for (size_t i = 0; i < r->n_points; i++) {
@@ -143,8 +139,7 @@ int spacrbench_scale_to_json(const spacrbench_scale_result *r, char *buf, size_t
     int rc = check_out(r, buf, cap);
     if (rc)
         return rc;
-    scale_lists lists = {r};
-    const sb_record_io io = {&lists, write_lists, NULL};
+    const sb_record_io io = {(void *)r, write_lists, NULL};
     const void *parts[] = {&r->summary};
     return sb_json_deliver_record(&sb_scale_record, parts, &io, buf, cap);
 }
