@@ -62,24 +62,20 @@ typedef struct sb_timeline {
 /* Point memory and room for n_items written now, before a run's baseline. */
 sb_timeline *sb_timeline_new(int64_t interval_us, size_t n_items);
 void sb_timeline_free(sb_timeline *tl);
-/* One sample without a CPU figure through the downsampler (never
- * allocates). */
+/* A sample without a CPU figure through the downsampler (no allocation). */
 void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_t cgroup);
-/* A sampler's on_rss (sampler.h): an RSS sample taken at sb_now() `now`
- * onto the timeline ctx, with this process's CPU seconds since then. */
+/* A sampler's on_rss: an RSS sample at sb_now() `now`, with our CPU. */
 void sb_timeline_on_rss(void *ctx, double now, int64_t rss);
 /* An item mark (ENOMEM past the reserved room if it cannot grow). */
 int sb_timeline_item_add(sb_timeline *tl, const spacrbench_timeline_item *item);
 /* Points as shown: the full ones and a partly filled last one. */
 size_t sb_timeline_count(const sb_timeline *tl);
 sb_timeline_sample sb_timeline_point(const sb_timeline *tl, size_t index);
-/* The item with its peak's time filled in when it was not given (NaN): the
- * highest point inside the item, else the item's end. */
+/* The item; a NaN peak time becomes its highest point's, else its end. */
 spacrbench_timeline_item sb_timeline_item(const sb_timeline *tl, size_t index);
 
-/* spaCR's words when no CUDA device could be used: a run's vram_reason is
- * "no CUDA device: <why>", and the report keeps "not measured (no CUDA
- * device)" first, as spaCR printed it. */
+/* spaCR's words when no CUDA device could be used: the reason is "no CUDA
+ * device: <why>"; the report keeps "not measured (no CUDA device)" first. */
 #define SB_WORDS_NO_CUDA "no CUDA device"
 
 /* What a record holds beyond spacrbench_item_record (measurement_items.c):

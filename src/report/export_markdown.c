@@ -1,6 +1,6 @@
 /* The Markdown export: what a user pastes into a GitHub issue. A summary
  * table, one row per item (time, peak, CPU), the recommendation with its
- * evidence, and the notes. Text we did not write (labels, reasons, notes)
+ * evidence, the plate's section, and the notes. Text we did not write (labels, reasons, notes)
  * is made safe for one table cell or list line, and a label against
  * formula injection as the CSV's is. */
 #include <math.h>
@@ -274,6 +274,8 @@ static void plate_bytes_cell(sb_text *t, int64_t bytes)
     sb_text_printf(t, "%s", b);
 }
 
+/* A short table of the measured items (each by its place in the plate, as
+ * the item table's # is) and the prediction. */
 static void markdown_plate(sb_text *t, const sb_export_input *in)
 {
     const spacrbench_measurement *m = in->m;
