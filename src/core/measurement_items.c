@@ -1,7 +1,6 @@
 /* What a record holds beyond spacrbench_item_record: the two memory
- * figures of an item run as processes of its own (the charge of its
- * cgroup, the RSS peak of its tree) and the timed runs it summarises
- * (`spacrbench run --runs N`), with their spread. */
+ * figures of an item run as its own processes (its cgroup's charge, its
+ * tree's RSS peak) and the timed runs it summarises (`run --runs N`). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,8 +343,7 @@ void sb_measurement_more_of(const spacrbench_measurement *m, sb_measurement_more
     shown_stats(&out->runs, sb_measurement_has_runs(m));
 }
 
-/* The slowest timed item (not a warm-up), or the mean when no record
- * says; the hand-off sizes --time from it. */
+/* The slowest timed item, or the mean without records: the hand-off's --time. */
 SPACRBENCH_EXTERN double
 spacrbench_measurement_slowest_item_seconds(const spacrbench_measurement *m)
 {

@@ -1,7 +1,6 @@
-/* The plate section a measurement carries (include/spacrbench.h, "The
- * plate section"): kept by parts, one pick per record, read back pick by
- * pick with the record's own figures; and the measurement a plate's
- * hand-off is sized from (its predicted largest and slowest item). */
+/* The plate section a measurement carries: one pick per record, read back
+ * with the record's own figures; and the measurement a plate's hand-off is
+ * sized from (its predicted largest and slowest item). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,8 +195,7 @@ int sb_plate_handoff_of(const spacrbench_measurement *m, int64_t largest, int la
     int rc = spacrbench_measurement_create(&f, &h);
     if (!rc)
         rc = copy_parts(m, h);
-    /* The plate's slowest item, as one more record: the --time rule takes
-     * the slowest record. */
+    /* The plate's slowest item as one more record: --time takes the slowest. */
     if (!rc && isfinite(slowest) && slowest >= 0) {
         spacrbench_item_record rec = {sizeof rec,       (int64_t)m->record_count, 0, 0, slowest,
                                       f.peak_rss_bytes, f.peak_vram_bytes};

@@ -1,6 +1,5 @@
-/* The bounded, downsampling memory timeline (core.h), and its public face
- * with a measurement's per-item CPU seconds: size-versioned structs in and
- * out. */
+/* The bounded, downsampling memory timeline (core.h), its public face and
+ * a measurement's per-item CPU seconds. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +9,8 @@
 
 enum { CAP = SPACRBENCH_TIMELINE_MAX_POINTS };
 
-/* Writes a byte of every page: calloc's fresh pages are only address
- * space until written, and a compiler may drop a memset of zeros after
- * calloc (or turn malloc + memset into calloc), so the writes are
- * volatile. */
+/* Writes a byte of every page (fresh pages are only address space until
+ * written), volatile: a compiler may drop a memset of zeros after calloc. */
 static void commit_pages(void *p, size_t n)
 {
     volatile unsigned char *b = p;
@@ -104,8 +101,7 @@ void sb_timeline_sample_add(sb_timeline *tl, double seconds, int64_t rss, int64_
 void sb_timeline_on_rss(void *ctx, double now, int64_t rss)
 {
     sb_timeline *tl = ctx;
-    /* getrusage: about a microsecond, thread-safe; this process's CPU is
-     * the work's (and the sampler's own, a fraction of a percent). */
+    /* getrusage: about 1 us, thread-safe; our CPU is the work's (+ <1 %). */
     double cpu = sb_proc_cpu_seconds() - tl->cpu_origin;
     sb_timeline_sample s = {now - tl->origin, rss, -1, cpu >= 0 ? cpu : NAN};
     sb_timeline_sample_push(tl, &s);

@@ -71,9 +71,8 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     if (sb_measurement_has_runs(m) && spacrbench_measurement_run_stats(m, &st) == 0 && st.runs)
         sb_text_printf(t, " |\n| runs | %lld timed, %.3f-%.3f s (mean %.3f s)", (long long)st.runs,
                        st.min, st.max, st.mean); /* as the report: no "±" across items */
-    /* The report's figures: the peak RSS (the process tree's where the run
-     * measured one), the charge where measured, the footprint the advice
-     * divides by. */
+    /* The report's figures: the peak RSS (the tree's where measured), the
+     * charge, the footprint the advice divides by. */
     spacrbench_memory_figures mem = {sizeof mem, -1, -1};
     spacrbench_measurement_memory(m, &mem);
     int tree = mem.tree_rss_peak_bytes >= 0;
@@ -113,8 +112,8 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     sb_text_printf(t, " |\n");
 }
 
-/* Text we did not write in a table cell, which a spreadsheet may get
- * pasted: defused as the CSV's is (export.c), then inline text. */
+/* Text we did not write in a cell (a spreadsheet may get it pasted):
+ * defused as the CSV's is, then inline text. */
 static void text_cell(sb_text *t, const char *text)
 {
     sb_text safe = {0};
@@ -142,10 +141,9 @@ static void item_cell(sb_text *t, const sb_field *f, const void *const *parts)
                        (long long)sb_field_int(f, parts) + (f->flags & SB_FIELD_ORDINAL ? 1 : 0));
 }
 
-/* Whether field k is a column: the first ones (up to the VRAM peak)
- * always (the peak aside where the two memory figures are columns); the
- * later ones (CPU, the two memory figures, the runs' spread)
- * where some record has a value; the label where labels are given. */
+/* Whether field k is a column: up to the VRAM peak always, the later ones
+ * (CPU, memory figures, the runs' spread) where a record has a value, the
+ * label where labels are given. */
 static int is_column(const sb_export_input *in, const sb_field *f, size_t k)
 {
     const sb_record *rec = &sb_item_record;

@@ -81,8 +81,7 @@ int sb_json_deliver_record(const sb_record *rec, const void *const *parts, const
     json_writer w;
     json_init(&w, 0);
     sb_record_write(&w, NULL, rec, parts, io);
-    /* Handed to the caller snprintf-style, straight from the writer: the
-     * document is produced once, whatever cap the caller has. */
+    /* snprintf-style, straight from the writer: produced once, any cap. */
     const char *doc = json_result(&w);
     size_t len = doc ? strlen(doc) : 0;
     int rc = !buf && cap ? sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap)
