@@ -180,12 +180,6 @@ int sb_export_defuse(sb_text *out, const char *text)
     }
 }
 
-static const struct {
-    int format;
-    sb_export_fn write;
-} formats[] = {{SPACRBENCH_FORMAT_MARKDOWN, sb_export_markdown},
-               {SPACRBENCH_FORMAT_CSV, sb_export_csv}};
-
 const char *sb_export_label(const sb_export_input *in, size_t i)
 {
     return in->labels && i < in->n_labels ? in->labels[i] : NULL;
@@ -200,10 +194,10 @@ int spacrbench_format_export(const spacrbench_measurement *m, const spacrbench_r
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
     if (!item_labels && n_labels)
         return sb_fail(SPACRBENCH_EINVAL, "item_labels is NULL but n_labels is %zu", n_labels);
-    sb_export_fn write = NULL;
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (formats[i].format == format)
-            write = formats[i].write;
+    void (*write)(sb_text *, const sb_export_input *) =
+        format == SPACRBENCH_FORMAT_MARKDOWN ? sb_export_markdown
+        : format == SPACRBENCH_FORMAT_CSV    ? sb_export_csv
+                                             : NULL;
     if (!write)
         return sb_fail(SPACRBENCH_EINVAL,
                        "format %d is not a spacrbench_export_format (MARKDOWN %d, CSV %d)", format,

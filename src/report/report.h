@@ -39,8 +39,6 @@ typedef struct sb_export_input {
     size_t n_labels;
 } sb_export_input;
 
-typedef void (*sb_export_fn)(sb_text *t, const sb_export_input *in);
-
 void sb_export_markdown(sb_text *t, const sb_export_input *in);
 
 /* Text we did not write, for a cell a spreadsheet may read, appended to
