@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "measurement.h" /* sb_measurement_peak_word */
 

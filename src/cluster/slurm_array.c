@@ -11,7 +11,7 @@
  * temporaries are removed (nothing half-written); the same array's files
  * (the same emit again) are replaced by equal ones. Only then are the
  * three renamed into place, so a task or summarize never reads half of
- * one. slurm_files.h says how the script and its index are tied. */
+ * one. cluster.h says how the script and its index are tied. */
 #if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +25,11 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "json_reader.h"
 #include "json_writer.h"
 #include "records.h"
-#include "slurm_files.h"
 
 /* A file of the array written to a temporary beside it
  * (util/atomic_file.h) and renamed into place by commit. */

@@ -1,6 +1,6 @@
 /* The extra #SBATCH lines of a job script (spacrbench_slurm_job.directives,
  * `run --emit slurm --sbatch LINE`, Python's extra=[...]), read as sbatch
- * reads them (slurm_files.h): every option on the line, not only the
+ * reads them (cluster.h): every option on the line, not only the
  * first; long options by their unambiguous abbreviation (getopt_long:
  * `--arr` is --array); short options alone or in a cluster (`-Ha1-3` is
  * --hold --array=1-3). Against sbatch 22.05's option names, where one
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "internal.h"
 #include "parse.h"
-#include "slurm_files.h"
 
 enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG };
 
@@ -111,7 +111,7 @@ static const char *next_word(const char *p, char *buf, size_t cap)
 /* SLURM's --time forms (util/parse_duration.c), seconds rounded up to a
  * minute as SLURM rounds them; -1 for anything else, INFINITE and
  * UNLIMITED included (no limit: nothing to double). */
-int64_t sb_slurm_time_minutes(const char *text)
+static int64_t sb_slurm_time_minutes(const char *text)
 {
     int64_t seconds;
     return sb_parse_slurm_time(text, strlen(text), &seconds) == SB_PARSE_OK ? (seconds + 59) / 60

@@ -7,7 +7,7 @@
  * to `run --items` as it is in the file, so the one CR rule of --items
  * makes the item run the item measured. The script carries its key and
  * checks, before anything runs, that the index is the one written with it
- * and the items file the one it was written for (slurm_files.h): files of
+ * and the items file the one it was written for (cluster.h): files of
  * another array stop the task with exit 65. Every value from the caller
  * is single-quoted in the body; values that must sit in an #SBATCH line
  * (sbatch parses those itself) are refused when they could be misread. */
@@ -16,10 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "measurement.h" /* sb_measurement_peak_word */
-#include "slurm_files.h"
 
 #define SB_MIB INT64_C(1048576)
 

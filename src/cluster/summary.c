@@ -1,11 +1,11 @@
 /* The public face of summarize (spacrbench.h): read, whose array, decide
  * (the logs, the needs, the lines), render, in that order, each in its
- * own file (summary.h). */
+ * own file (cluster.h). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "internal.h"
-#include "summary.h"
 
 static void free_task(sum_task *t)
 {

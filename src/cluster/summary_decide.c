@@ -1,4 +1,4 @@
-/* Deciding for spacrbench_summarize (summary.h), over this array's reports
+/* Deciding for spacrbench_summarize (cluster.h), over this array's reports
  * and logs alone (summary_owner.c, summary_logs.c): which attempt counts,
  * which tasks are missing, the next --mem, --cpus-per-task and --time by
  * the hand-off rule, and which tasks a resubmission fixes and which need
@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "grow.h"
-#include "handoff_rule.h"
 #include "internal.h"
-#include "summary.h"
 
 #define TIME_MAX_MINUTES (365 * 24 * 60) /* the --time rule's bound */
 

@@ -1,4 +1,4 @@
-/* The sbatch lines summarize prints (summary.h): each runs as printed by
+/* The sbatch lines summarize prints (cluster.h): each runs as printed by
  * a POSIX shell (plain words, single quotes where needed; sbatch's options
  * override the script's #SBATCH lines), keeps the array's --array-limit
  * (%K), exports the --time the tasks record (and the item --timeout when a
@@ -13,12 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
-#include "slurm_files.h"
-#include "summary.h"
 
-void sum_shell_word(sb_text *t, const char *w)
+static void sum_shell_word(sb_text *t, const char *w)
 {
     if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") ==
                   strlen(w)) {

@@ -1,7 +1,7 @@
-/* The tasks' SLURM logs for spacrbench_summarize (summary.h): a task that
+/* The tasks' SLURM logs for spacrbench_summarize (cluster.h): a task that
  * is killed before its report (SIGKILL at its time limit, an oom-kill of
  * the whole step, a node failure, a preemption) leaves only its log. The
- * job script prints one line first (slurm_files.h, SB_SLURM_LOG_HEADER):
+ * job script prints one line first (cluster.h, SB_SLURM_LOG_HEADER):
  * which array (its key) and what the submission asked (--mem, --time, the
  * item --timeout); SLURM ends the log with how the task ended (DUE TO
  * TIME LIMIT, DUE TO PREEMPTION, an oom-kill); a task that stops before
@@ -21,9 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "internal.h"
-#include "slurm_files.h"
-#include "summary.h"
 
 #define HEAD_BYTES 4096
 #define TAIL_BYTES 8192
@@ -219,8 +218,6 @@ size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
 }
 
 #else /* Windows: summarize is not available (summary_read.c) */
-
-#include "summary.h"
 
 int sum_read_logs(spacrbench_summary *s)
 {

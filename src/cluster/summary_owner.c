@@ -1,5 +1,5 @@
-/* Whose array summarize reads (summary.h). Every script the library
- * writes carries its key (slurm_files.h); its tasks export it, so each
+/* Whose array summarize reads (cluster.h). Every script the library
+ * writes carries its key (cluster.h); its tasks export it, so each
  * report records it (task.array_key) and each log's first line names it;
  * the manifest beside them states it too. This array's key is the --job
  * script's, else the manifest's (the newest emit into the directory: an
@@ -19,11 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "read_fd.h"
-#include "slurm_files.h"
-#include "summary.h"
 
 /* path when it is a regular file of at most max bytes (malloc'd,
  * NUL-terminated), else NULL. */
@@ -162,7 +160,7 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
 
 #else /* Windows: summarize is not available (summary_read.c) */
 
-#include "summary.h"
+#include "cluster.h"
 
 int sum_check_owner(spacrbench_summary *s, const char *job_script)
 {

@@ -1,4 +1,4 @@
-/* The index sets of summarize (summary.h): sorted ranges with a step and
+/* The index sets of summarize (cluster.h): sorted ranges with a step and
  * disjoint spans, so 10^6 missing tasks are one range and so is every
  * other task of --array=0-4194303:2; written as sbatch takes them
  * ("1,5,9-12,20-40:2"). */
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "grow.h"
 #include "internal.h"
-#include "summary.h"
 
 static int append(sum_ranges *set, sum_range r)
 {

@@ -1,4 +1,4 @@
-/* Reading a job's directory for spacrbench_summarize (summary.h): every
+/* Reading a job's directory for spacrbench_summarize (cluster.h): every
  * file is opened without blocking and read only when it is a regular file
  * of at most SUM_REPORT_MAX bytes, so a FIFO, a device or a huge file
  * named like a report is an "unreadable" task, never a hang or gigabytes;
@@ -16,13 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "grow.h"
-#include "handoff_rule.h"
 #include "internal.h"
 #include "json_reader.h"
 #include "read_fd.h"
 #include "records.h"
-#include "summary.h"
 
 static const char *file_kind(mode_t m)
 {
@@ -681,8 +680,8 @@ int sum_read(spacrbench_summary *s, const char *job_script)
 
 #else /* Windows: no openat, O_NONBLOCK or FIFOs to guard against */
 
+#include "cluster.h"
 #include "internal.h"
-#include "summary.h"
 
 int sum_read(spacrbench_summary *s, const char *job_script)
 {

@@ -1,4 +1,4 @@
-/* The two renderings of a decided summary (summary.h): the text a user
+/* The two renderings of a decided summary (cluster.h): the text a user
  * reads (a row per report, a row per range of missing tasks, the next
  * submission's command line(s), and what needs the user with its own
  * line) and the JSON document (every number finite: json_writer writes NaN
@@ -11,12 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "json_writer.h"
 #include "record.h"
-#include "slurm_files.h"
-#include "summary.h"
 
 #define ITEM_WIDTH 24
 
