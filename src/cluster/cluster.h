@@ -95,6 +95,14 @@ int sb_slurm_job_settings(const spacrbench_measurement *m, const spacrbench_sche
                           const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
                           sb_slurm_settings *out);
 
+/* 1 when text has a control character (a newline would end an #SBATCH
+ * line, a comment or a command line early). */
+int sb_has_control(const char *text);
+/* text as one word for bash: as it is when bare_ok and it needs no
+ * quoting, else 'text' (every ' as '\''), or $'...' with each control
+ * character as \xHH (bash reads back the bytes; no raw escape on a
+ * terminal). */
+void sb_shell_word(sb_text *t, const char *text, int bare_ok);
 /* seconds as the command's --timeout parser reads them back, the same
  * value within a nanosecond: at most 9 fraction digits, no exponent
  * ("0.1", "90", "1e-05" never). seconds in [1e-9, 1e7]. */
@@ -279,6 +287,10 @@ static inline void sum_count_sort(spacrbench_summary *s, size_t n)
 
 /* summary_read.c */
 int sum_read(spacrbench_summary *s, const char *job_script);
+/* The whole file name in dir, when it is a regular file of at most max
+ * bytes: 0 with *text (malloc'd, NUL-terminated) and *len, else -1 with
+ * *why (malloc'd) saying what it is. */
+int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why);
 /* The array as far as the directory shows (no script, no usable
  * manifest); ours_only: this array's reports and logs alone. */
 int sum_array_as_seen(spacrbench_summary *s, int ours_only);
@@ -301,6 +313,12 @@ int sum_decide(spacrbench_summary *s);
  * each argument within SUM_ARG_MAX (more lines when one would not fit).
  * 0 or ENOMEM. */
 int sum_make_lines(spacrbench_summary *s);
+typedef struct sum_line_settings {
+    int64_t mem, cpus, time;
+    double item_timeout; /* exported when >= 0 */
+} sum_line_settings;
+/* " --mem=... --cpus-per-task=... --time=... --export=..." */
+void sum_options(sb_text *t, const sum_line_settings *o);
 int sum_render(spacrbench_summary *s);
 
 #endif

@@ -32,9 +32,7 @@ int spacrbench_slurm_job_init(spacrbench_slurm_job *job, size_t size)
     return SPACRBENCH_OK;
 }
 
-/* 1 when text has a control character (a newline would end an #SBATCH
- * line or a comment early). */
-static int has_control(const char *text)
+int sb_has_control(const char *text)
 {
     for (const unsigned char *p = (const unsigned char *)text; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
@@ -46,37 +44,25 @@ static int has_control(const char *text)
  * none of the characters in `refused`. */
 static int directive_value_ok(const char *text, const char *refused)
 {
-    return *text && !has_control(text) && strpbrk(text, refused) == NULL;
+    return *text && !sb_has_control(text) && strpbrk(text, refused) == NULL;
 }
 
-/* $'text' for bash, where text holds control characters: each of them
- * as \xHH (the script, printed or shown by cat, puts no raw escape on a
- * terminal), a backslash and a quote escaped; bash reads back the bytes. */
-static void ansi_c_quoted(sb_text *t, const char *text)
+void sb_shell_word(sb_text *t, const char *text, int bare_ok)
 {
-    sb_text_printf(t, "$'");
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            sb_text_printf(t, "\\x%02x", *p);
-        else if (*p == '\\' || *p == '\'')
-            sb_text_printf(t, "\\%c", *p);
-        else
-            sb_text_printf(t, "%c", *p);
-    }
-    sb_text_printf(t, "'");
-}
-
-/* 'text' for bash: every ' becomes '\''; $'...' where text holds control
- * characters. */
-static void quoted(sb_text *t, const char *text)
-{
-    if (has_control(text)) {
-        ansi_c_quoted(t, text);
+    static const char bare[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,";
+    if (bare_ok && *text && strspn(text, bare) == strlen(text)) {
+        sb_text_printf(t, "%s", text);
         return;
     }
-    sb_text_printf(t, "'");
-    for (const char *p = text; *p; p++) {
-        if (*p == '\'')
+    int ansi = sb_has_control(text);
+    sb_text_printf(t, ansi ? "$'" : "'");
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (ansi && (*p < 0x20 || *p == 0x7f))
+            sb_text_printf(t, "\\x%02x", *p);
+        else if (ansi && (*p == '\\' || *p == '\''))
+            sb_text_printf(t, "\\%c", *p);
+        else if (*p == '\'')
             sb_text_printf(t, "'\\''");
         else
             sb_text_printf(t, "%c", *p);
@@ -114,7 +100,7 @@ static int check_job(const spacrbench_slurm_job *j, sb_slurm_directives *d)
                        j->n_directives);
     memset(d, 0, sizeof *d);
     for (size_t i = 0; i < j->n_directives; i++) {
-        if (!j->directives[i] || !*j->directives[i] || has_control(j->directives[i]))
+        if (!j->directives[i] || !*j->directives[i] || sb_has_control(j->directives[i]))
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu] is empty or holds a control character", i);
         /* sbatch reads every option of the line, abbreviations too. */
@@ -235,15 +221,15 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
                  int64_t minutes)
 {
     sb_text_printf(t, "set -euo pipefail\nitems_file=");
-    quoted(t, j->items_file);
+    sb_shell_word(t, j->items_file, 0);
     sb_text_printf(t, "\noutput_dir=");
-    quoted(t, j->output_dir);
+    sb_shell_word(t, j->output_dir, 0);
     sb_text_printf(t, "\nspacrbench=");
-    quoted(t, j->spacrbench ? j->spacrbench : "spacrbench");
+    sb_shell_word(t, j->spacrbench ? j->spacrbench : "spacrbench", 0);
     sb_text_printf(t, "\ncommand=(");
     for (size_t i = 0; i < j->command_len; i++) {
         sb_text_printf(t, i ? " " : "");
-        quoted(t, j->command[i]);
+        sb_shell_word(t, j->command[i], 0);
     }
     char timeout[48] = "0";
     if (k->item_timeout_seconds > 0)

@@ -16,30 +16,7 @@
 #include "cluster.h"
 #include "internal.h"
 
-static void sum_shell_word(sb_text *t, const char *w)
-{
-    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") ==
-                  strlen(w)) {
-        sb_text_printf(t, "%s", w);
-        return;
-    }
-    sb_text_printf(t, "'");
-    for (const char *p = w; *p; p++) {
-        if (*p == '\'')
-            sb_text_printf(t, "'\\''");
-        else
-            sb_text_printf(t, "%c", *p);
-    }
-    sb_text_printf(t, "'");
-}
-
-typedef struct line_settings {
-    int64_t mem, cpus, time;
-    double item_timeout; /* exported when >= 0 */
-} line_settings;
-
-/* " --mem=... --cpus-per-task=... --time=... --export=..." */
-static void options(sb_text *t, const line_settings *o)
+void sum_options(sb_text *t, const sum_line_settings *o)
 {
     if (o->mem > 0)
         sb_text_printf(t, " --mem=%" PRId64 "M", (o->mem + (1 << 20) - 1) >> 20);
@@ -72,7 +49,7 @@ static int push(char ***lines, size_t *n, sb_text *t)
 }
 
 /* The lines for set: as many as its --array takes within SUM_ARG_MAX. */
-static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const line_settings *o,
+static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const sum_line_settings *o,
                      char ***lines, size_t *n)
 {
     char throttle[32] = "";
@@ -97,10 +74,10 @@ static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const l
         sum_ranges_format_part(set, from, to, spec, len + 1);
         sb_text_printf(&t, "sbatch --array=%s%s", spec, throttle);
         free(spec);
-        options(&t, o);
+        sum_options(&t, o);
         sb_text_printf(&t, " ");
         if (s->job_script)
-            sum_shell_word(&t, s->job_script);
+            sb_shell_word(&t, s->job_script, 1);
         else
             sb_text_printf(&t, "JOB_SCRIPT");
         if (t.failed) {
@@ -117,10 +94,10 @@ static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const l
 
 int sum_make_lines(spacrbench_summary *s)
 {
-    line_settings main = {s->next_mem, s->next_cpus, s->next_time, s->given_item_timeout};
+    sum_line_settings main = {s->next_mem, s->next_cpus, s->next_time, s->given_item_timeout};
     int rc = lines_for(s, &s->rerun, &main, &s->lines, &s->n_lines);
     /* The item --timeout offer: twice the one that ended them, a --time to match. */
-    line_settings item = {s->next_mem, s->next_cpus, s->item_time, s->next_item_timeout};
+    sum_line_settings item = {s->next_mem, s->next_cpus, s->item_time, s->next_item_timeout};
     if (rc == 0)
         rc = lines_for(s, &s->act[SUM_NEED_ITEM], &item, &s->act_lines[SUM_NEED_ITEM],
                        &s->n_act_lines[SUM_NEED_ITEM]);

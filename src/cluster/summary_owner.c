@@ -10,34 +10,14 @@
  * manifest of another key is another array's: its tasks and requests are
  * not used, and the script's own #SBATCH lines stand in for them. */
 #if !defined(_WIN32)
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cluster.h"
 #include "internal.h"
-#include "read_fd.h"
-
-/* path when it is a regular file of at most max bytes (malloc'd,
- * NUL-terminated), else NULL. */
-static char *read_bounded(const char *path, size_t max, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *text = NULL;
-    int truncated;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max)
-        sb_read_fd(fd, max, &text, len, &truncated);
-    close(fd);
-    return text;
-}
 
 /* The key of the newest submission's reports (the largest array job id;
  * any keyed report outside a job when none has one), or NULL. */
@@ -107,28 +87,15 @@ static int drop_manifest(spacrbench_summary *s, const char *job_script, const ch
     return 0;
 }
 
-/* A script path with control characters was not written by the library:
- * not printed into a command line (the text says so). */
-static void check_script_path(spacrbench_summary *s)
-{
-    if (!s->job_script)
-        return;
-    for (const unsigned char *p = (const unsigned char *)s->job_script; *p; p++)
-        if (*p < 0x20 || *p == 0x7f) {
-            free(s->job_script);
-            s->job_script = NULL;
-            s->script_unusable = 1;
-            return;
-        }
-}
-
 int sum_check_owner(spacrbench_summary *s, const char *job_script)
 {
     char script_key[SB_SLURM_KEY_LEN + 1] = "";
     char *script_text = NULL;
     if (job_script) {
         size_t len = 0;
-        script_text = read_bounded(job_script, 4u << 20, &len);
+        char *why = NULL;
+        sum_read_small(AT_FDCWD, job_script, 4u << 20, &script_text, &len, &why);
+        free(why);
         if (script_text && sb_slurm_stated_key(script_text, len, script_key) != 0)
             script_key[0] = '\0';
     }
@@ -140,7 +107,13 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     if (script_key[0] && manifest_key && strcmp(script_key, manifest_key) != 0)
         rc = drop_manifest(s, job_script, script_text, script_key);
     free(script_text);
-    check_script_path(s);
+    /* A script path with control characters was not written by the
+     * library: not printed into a command line (the text says so). */
+    if (s->job_script && sb_has_control(s->job_script)) {
+        free(s->job_script);
+        s->job_script = NULL;
+        s->script_unusable = 1;
+    }
     /* Another array's reports: shown, never counted. */
     for (size_t i = 0; i < s->n_tasks && rc == 0 && s->job_key[0]; i++) {
         sum_task *t = &s->tasks[i];

@@ -58,10 +58,7 @@ static int open_small(int dir, const char *name, size_t max, struct stat *st, ch
     return fd;
 }
 
-/* The whole file name in dir, when it is a regular file of at most max
- * bytes: 0 with *text (malloc'd, NUL-terminated) and *len, else -1 with
- * *why (malloc'd) saying what it is. */
-static int read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
+int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
 {
     *text = NULL;
     *why = NULL;
@@ -329,7 +326,7 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
     t.file = strdup(name);
     char *text = NULL, *why = NULL;
     size_t len = 0;
-    if (read_small(dir, name, SUM_REPORT_MAX, &text, &len, &why) == 0) {
+    if (sum_read_small(dir, name, SUM_REPORT_MAX, &text, &len, &why) == 0) {
         json_doc doc;
         if (json_parse(&doc, text, len, &k_limits) != 0)
             why = sb_textf("not JSON: %s", doc.error);
@@ -361,7 +358,7 @@ static void read_manifest(spacrbench_summary *s, int dir)
     if (fstatat(dir, SB_SLURM_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return; /* none */
     mf->present = 1;
-    if (read_small(dir, SB_SLURM_MANIFEST, SUM_REPORT_MAX, &text, &len, &why) == 0) {
+    if (sum_read_small(dir, SB_SLURM_MANIFEST, SUM_REPORT_MAX, &text, &len, &why) == 0) {
         json_doc doc;
         if (json_parse(&doc, text, len, &k_limits) != 0)
             why = sb_textf("not JSON: %s", doc.error);
@@ -455,7 +452,7 @@ static int read_job_array(const char *path, sum_ranges *set, int64_t *throttle)
 {
     char *text = NULL, *why = NULL;
     size_t len = 0;
-    if (read_small(AT_FDCWD, path, 4u << 20, &text, &len, &why) != 0) {
+    if (sum_read_small(AT_FDCWD, path, 4u << 20, &text, &len, &why) != 0) {
         int rc = sb_fail(SPACRBENCH_EINVAL, "--job %s %s", path, why ? why : "");
         free(why);
         return rc;

@@ -236,22 +236,6 @@ static char *ranges_text(const sum_ranges *r)
 #define TIME_EXPORT_WORDS                                                                          \
     "SPACRBENCH_TIME_LIMIT_MINUTES tells each task its --time, for its report's time use"
 
-/* The next array's options, for a summary with nothing to rerun. */
-static void next_options(sb_text *t, const spacrbench_summary *s)
-{
-    char time[32];
-    if (s->next_mem > 0)
-        sb_text_printf(t, " --mem=%" PRId64 "M", (s->next_mem + (1 << 20) - 1) >> 20);
-    sb_text_printf(t, " --cpus-per-task=%" PRId64, s->next_cpus);
-    if (s->next_time > 0) {
-        sb_format_time_limit(time, sizeof time, s->next_time);
-        sb_text_printf(t,
-                       " --time=%s --export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=%" PRId64
-                       " (" TIME_EXPORT_WORDS ")",
-                       time, s->next_time);
-    }
-}
-
 /* The counts by outcome, which tasks the array had and from where, and
  * the table's column heads. */
 static void text_header(sb_text *t, const spacrbench_summary *s, const char *array)
@@ -420,8 +404,9 @@ static void text_next(sb_text *t, const spacrbench_summary *s)
                        "all %" PRId64 " task(s) ok: nothing to resubmit; for a next array like "
                        "this one:",
                        s->n_ok);
-        next_options(t, s);
-        sb_text_printf(t, "\n");
+        const sum_line_settings next = {s->next_mem, s->next_cpus, s->next_time, -1};
+        sum_options(t, &next);
+        sb_text_printf(t, s->next_time > 0 ? " (" TIME_EXPORT_WORDS ")\n" : "\n");
     }
 }
 
