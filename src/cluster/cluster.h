@@ -20,6 +20,8 @@
 /* The memory rule: peak + max(25% of peak, 256 MiB), rounded up to a
  * MiB (peak clamped to 0..INT64_MAX/4). */
 int64_t sb_handoff_mem_bytes(int64_t peak);
+/* The comment line on the VRAM a worker peaked at ("" without one). */
+void sb_vram_comment(char *buf, size_t cap, const spacrbench_figures *f);
 /* minutes as sbatch --time and SLURMCluster's walltime take them:
  * "HH:MM:00", or "D-HH:MM:00" from a day on. */
 void sb_format_time_limit(char *buf, size_t cap, int64_t minutes);
@@ -190,9 +192,8 @@ int sum_ranges_subtract(const sum_ranges *set, const int64_t *at, size_t n, sum_
 /* Neighbours that continue one another's step merged into one range
  * ("0-8:2", "10", "12-20:2" is "0-20:2"), in place. */
 void sum_ranges_compact(sum_ranges *set);
-/* "1,5,9-12,20-40:2" into buf (snprintf-style length): ranges [from, to). */
-int sum_ranges_format_part(const sum_ranges *set, size_t from, size_t to, char *buf, size_t cap);
-int sum_ranges_format(const sum_ranges *set, char *buf, size_t cap);
+/* "1,5,9-12,20-40:2" appended to t: ranges [from, to). */
+void sum_ranges_write(sb_text *t, const sum_ranges *set, size_t from, size_t to);
 /* The text of one range with its comma (", " before all but the first). */
 int sum_range_text(const sum_range *r, int first, char *buf, size_t cap);
 void sum_ranges_free(sum_ranges *set);
@@ -291,6 +292,10 @@ int sum_read(spacrbench_summary *s, const char *job_script);
  * bytes: 0 with *text (malloc'd, NUL-terminated) and *len, else -1 with
  * *why (malloc'd) saying what it is. */
 int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why);
+/* int64_t order, and the sorted array jobs of the reports whose state is
+ * not in the mask skip (1u << state); NULL when out of memory. */
+int sum_job_order(const void *a, const void *b);
+int64_t *sum_report_jobs(spacrbench_summary *s, unsigned skip, size_t *n);
 /* The array as far as the directory shows (no script, no usable
  * manifest); ours_only: this array's reports and logs alone. */
 int sum_array_as_seen(spacrbench_summary *s, int ours_only);

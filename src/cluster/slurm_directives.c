@@ -49,19 +49,11 @@ static const char k_short_flag[] = "HOQVWhksv";
 
 static int short_what(char c)
 {
-    switch (c) {
-    case 'a':
-        return OPT_ARRAY;
-    case 't':
-        return OPT_TIME;
-    case 'c':
-        return OPT_CPUS;
-    case 'o':
-    case 'e':
-        return OPT_LOG;
-    default:
-        return OPT_OTHER;
-    }
+    return c == 'a'               ? OPT_ARRAY
+           : c == 't'             ? OPT_TIME
+           : c == 'c'             ? OPT_CPUS
+           : c == 'o' || c == 'e' ? OPT_LOG
+                                  : OPT_OTHER;
 }
 
 /* What --name (len bytes) is to sbatch: one of ours, another option, or
@@ -130,23 +122,9 @@ static int64_t mem_bytes(const char *text)
     }
     if (p == text || v == 0)
         return -1;
-    int shift = !*p ? 20 : 0;
-    switch (toupper((unsigned char)*p)) {
-    case 'K':
-        shift = 10;
-        break;
-    case 'M':
-        shift = 20;
-        break;
-    case 'G':
-        shift = 30;
-        break;
-    case 'T':
-        shift = 40;
-        break;
-    default:
-        break;
-    }
+    static const char units[] = "KMGT";
+    const char *unit = *p ? strchr(units, toupper((unsigned char)*p)) : NULL;
+    int shift = !*p ? 20 : unit ? 10 * (int)(unit - units + 1) : 0;
     if (!shift || (*p && p[1]) || v > (INT64_C(1) << (60 - shift)))
         return -1;
     return v << shift;

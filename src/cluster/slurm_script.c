@@ -185,14 +185,9 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
                    k->array_limit > 0 ? " (the %N below is\n# an explicit --array-limit: at "
                                         "most N tasks at once on the whole cluster)"
                                       : "");
-    if (f->peak_vram_bytes > 0) {
-        char v[32];
-        sb_format_bytes(v, sizeof v, f->peak_vram_bytes);
-        sb_text_printf(t,
-                       "# GPU: each worker peaked at %s of VRAM; request a GPU (--gres=gpu:1) "
-                       "or share one only if that much fits per worker\n",
-                       v);
-    }
+    char vram[256];
+    sb_vram_comment(vram, sizeof vram, f);
+    sb_text_printf(t, "%s", vram);
     sb_text_printf(t,
                    "# Each task writes what it really used to %s/task-<index>.json;\n"
                    "# afterwards: spacrbench summarize %s\n"

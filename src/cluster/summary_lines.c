@@ -68,12 +68,9 @@ static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const s
             to++;
         }
         sb_text t = {0};
-        char *spec = malloc(len + 1);
-        if (!spec)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        sum_ranges_format_part(set, from, to, spec, len + 1);
-        sb_text_printf(&t, "sbatch --array=%s%s", spec, throttle);
-        free(spec);
+        sb_text_printf(&t, "sbatch --array=");
+        sum_ranges_write(&t, set, from, to);
+        sb_text_printf(&t, "%s", throttle);
         sum_options(&t, o);
         sb_text_printf(&t, " ");
         if (s->job_script)

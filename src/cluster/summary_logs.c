@@ -36,12 +36,6 @@ static int log_order(const void *a, const void *b)
     return x->job < y->job ? -1 : x->job > y->job;
 }
 
-static int job_order(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* A whole number at *p (at most 18 digits), -1 when none; *p moves past it. */
 static int64_t number_at(const char **p)
 {
@@ -175,23 +169,17 @@ int sum_read_logs(spacrbench_summary *s)
     sum_count_sort(s, s->n_logs);
     /* This array's reports' jobs, sorted: a log without the script's first
      * line is this array's when its job is one of them. */
-    int64_t *jobs = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof *jobs);
+    size_t n_jobs;
+    int64_t *jobs = sum_report_jobs(s, 1u << SUM_FOREIGN | 1u << SUM_UNREADABLE, &n_jobs);
     if (!jobs)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    size_t n_jobs = 0;
-    for (size_t i = 0; i < s->n_tasks; i++)
-        if (s->tasks[i].job >= 0 && s->tasks[i].state != SUM_FOREIGN &&
-            s->tasks[i].state != SUM_UNREADABLE)
-            jobs[n_jobs++] = s->tasks[i].job;
-    qsort(jobs, n_jobs, sizeof *jobs, job_order);
-    sum_count_sort(s, n_jobs);
     s->work += 2 * s->n_logs + n_jobs;
     int dir = open(s->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     for (size_t i = 0; i < s->n_logs; i++) {
         sum_log *l = &s->logs[i];
         if (dir >= 0)
             read_one(dir, l);
-        int known_job = bsearch(&l->job, jobs, n_jobs, sizeof *jobs, job_order) != NULL;
+        int known_job = bsearch(&l->job, jobs, n_jobs, sizeof *jobs, sum_job_order) != NULL;
         l->ours = l->header && s->job_key[0] ? strcmp(l->key, s->job_key) == 0 : known_job;
     }
     if (dir >= 0)

@@ -521,10 +521,24 @@ static int note_log(spacrbench_summary *s, const char *name)
     return 0;
 }
 
-static int job_order(const void *a, const void *b)
+int sum_job_order(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+int64_t *sum_report_jobs(spacrbench_summary *s, unsigned skip, size_t *n)
+{
+    int64_t *jobs = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof *jobs);
+    *n = 0;
+    if (!jobs)
+        return NULL;
+    for (size_t i = 0; i < s->n_tasks; i++)
+        if (s->tasks[i].job >= 0 && !((skip >> s->tasks[i].state) & 1u))
+            jobs[(*n)++] = s->tasks[i].job;
+    qsort(jobs, *n, sizeof *jobs, sum_job_order);
+    sum_count_sort(s, *n);
+    return jobs;
 }
 
 static int task_order(const void *a, const void *b)
@@ -587,27 +601,19 @@ static int read_entries(spacrbench_summary *s, int dir)
  * over this array's reports and logs alone (ours_only). */
 int sum_array_as_seen(spacrbench_summary *s, int ours_only)
 {
-    int64_t top = -1;
-    /* The reports' array jobs, sorted: a log counts when its job is one. */
-    int64_t *jobs = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof *jobs);
+    /* The reports' array jobs: a log counts when its job is one. */
+    size_t n_jobs;
+    int64_t *jobs = sum_report_jobs(s, ours_only ? 1u << SUM_FOREIGN : 0, &n_jobs), top = -1;
     if (!jobs)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    size_t n_jobs = 0;
-    for (size_t i = 0; i < s->n_tasks; i++) {
-        if (ours_only && s->tasks[i].state == SUM_FOREIGN)
-            continue;
-        if (s->tasks[i].index > top)
+    for (size_t i = 0; i < s->n_tasks; i++)
+        if (!(ours_only && s->tasks[i].state == SUM_FOREIGN) && s->tasks[i].index > top)
             top = s->tasks[i].index;
-        if (s->tasks[i].job >= 0)
-            jobs[n_jobs++] = s->tasks[i].job;
-    }
-    qsort(jobs, n_jobs, sizeof *jobs, job_order);
-    sum_count_sort(s, n_jobs);
     s->work += n_jobs + s->n_logs;
     for (size_t i = 0; i < s->n_logs; i++) /* the logs of the reports' array jobs */
-        if (s->logs[i].index > top &&
-            (ours_only ? s->logs[i].ours
-                       : bsearch(&s->logs[i].job, jobs, n_jobs, sizeof *jobs, job_order) != NULL))
+        if (s->logs[i].index > top && (ours_only ? s->logs[i].ours
+                                                 : bsearch(&s->logs[i].job, jobs, n_jobs,
+                                                           sizeof *jobs, sum_job_order) != NULL))
             top = s->logs[i].index;
     free(jobs);
     sum_ranges_free(&s->array);

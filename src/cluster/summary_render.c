@@ -224,11 +224,9 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
 
 static char *ranges_text(const sum_ranges *r)
 {
-    int n = sum_ranges_format(r, NULL, 0);
-    char *b = malloc((size_t)n + 1);
-    if (b)
-        sum_ranges_format(r, b, (size_t)n + 1);
-    return b;
+    sb_text t = {0};
+    sum_ranges_write(&t, r, 0, r->n);
+    return sb_text_take(&t);
 }
 
 /* What the --export beside each --time is for (a task cannot read its
