@@ -4,6 +4,7 @@
  * the hand-off rule, and which tasks a resubmission fixes and which need
  * the user. The rules and why each is so: docs/scheduler-handoff.md ("How
  * summarize decides"). */
+#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -560,3 +561,4 @@ int sum_decide(spacrbench_summary *s)
     free(a.r);
     return rc;
 }
+#endif

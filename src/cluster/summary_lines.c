@@ -8,6 +8,7 @@
  * %K, then). One set of lines per purpose: the next submission (what a
  * resubmission fixes), the item --timeout offer, the command's tasks once
  * the user fixed the command. */
+#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,3 +105,4 @@ int sum_make_lines(spacrbench_summary *s)
                        &s->n_act_lines[SUM_NEED_COMMAND]);
     return rc;
 }
+#endif

@@ -205,19 +205,4 @@ size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
     return end - lo;
 }
 
-#else /* Windows: summarize is not available (summary_read.c) */
-
-int sum_read_logs(spacrbench_summary *s)
-{
-    (void)s;
-    return 0;
-}
-
-size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
-{
-    (void)s;
-    (void)index;
-    *first = 0;
-    return 0;
-}
 #endif

@@ -131,14 +131,4 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     return rc;
 }
 
-#else /* Windows: summarize is not available (summary_read.c) */
-
-#include "cluster.h"
-
-int sum_check_owner(spacrbench_summary *s, const char *job_script)
-{
-    (void)s;
-    (void)job_script;
-    return 0;
-}
 #endif

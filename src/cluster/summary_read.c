@@ -694,12 +694,4 @@ int sum_read(spacrbench_summary *s, const char *job_script)
                    "summarize reads a SLURM job's directory on Linux and macOS, not on Windows");
 }
 
-/* Never reached: sum_read fails first on Windows. */
-int sum_array_as_seen(spacrbench_summary *s, int ours_only)
-{
-    (void)s;
-    (void)ours_only;
-    return sb_fail(SPACRBENCH_EUNSUPPORTED, "summarize is not available on Windows");
-}
-
 #endif

@@ -5,6 +5,7 @@
  * and infinities as null). Text from files summarize did not write (items,
  * keys, job ids, paths, log lines) goes through sb_text_label: one line,
  * no terminal escapes. */
+#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -656,3 +657,4 @@ int sum_render(spacrbench_summary *s)
     free(array);
     return rc;
 }
+#endif
