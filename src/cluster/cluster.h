@@ -213,7 +213,7 @@ typedef struct sum_manifest {
  * read (summary_logs.c), what it says. */
 typedef struct sum_log {
     int64_t job, index;
-    int read, header, ours;
+    int header, ours;
     char key[17];                       /* the header's key, "" none */
     int64_t mem_bytes;                  /* what the submission asked, -1 unknown */
     int64_t time_minutes;               /* its --time (SPACRBENCH_TIME_LIMIT_MINUTES), -1 unknown */

@@ -1,17 +1,10 @@
-/* The files a job array needs beside its task reports
- * (spacrbench_slurm_write_array): the items index that makes each task's
- * lookup O(1), the script itself, and the manifest that tells summarize
- * how many tasks the array had and what they asked for.
- *
- * A queued job's tasks read these files when they start, so they are
- * never replaced by another array's: under a lock on the directory, all
- * three are written to temporary names first and compared with what the
- * directory holds; another array's files (a different index, script or
- * manifest; comments and the version aside) refuse the call and the
- * temporaries are removed (nothing half-written); the same array's files
- * (the same emit again) are replaced by equal ones. Only then are the
- * three renamed into place, so a task or summarize never reads half of
- * one. cluster.h says how the script and its index are tied. */
+/* spacrbench_slurm_write_array: the items index (each task's lookup in
+ * O(1)), the script, and the manifest summarize reads. A queued job's
+ * tasks read these files when they start, so another array's are never
+ * replaced: under a lock on the directory all three are written to
+ * temporaries and compared with what is there (comments and the version
+ * aside); another array's refuse the call, nothing half-written; only
+ * then are the three renamed into place. */
 #if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>

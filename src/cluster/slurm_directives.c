@@ -1,11 +1,7 @@
-/* The extra #SBATCH lines of a job script (spacrbench_slurm_job.directives,
- * `run --emit slurm --sbatch LINE`, Python's extra=[...]), read as sbatch
- * reads them (cluster.h): every option on the line, not only the
- * first; long options by their unambiguous abbreviation (getopt_long:
- * `--arr` is --array); short options alone or in a cluster (`-Ha1-3` is
- * --hold --array=1-3). Against sbatch 22.05's option names, where one
- * shares a prefix with an option this reading acts on (sbatch --help, and
- * the names its "ambiguous" errors list). */
+/* The extra #SBATCH lines (job.directives) read as sbatch reads them:
+ * every option on the line; long options by unambiguous abbreviation
+ * (`--arr` is --array); short options in a cluster (`-Ha1-3` is --hold
+ * --array=1-3). Against sbatch 22.05's option names. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>

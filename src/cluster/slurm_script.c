@@ -1,16 +1,10 @@
-/* A SLURM job script that submits as is (spacrbench_format_slurm_job):
- * the #SBATCH lines of a schedule (no %K throttle unless asked; a --time
- * from the slowest item), and a bash body that finds the task's item in
- * O(1) through the index spacrbench_slurm_write_array wrote (its offset
- * and length in the items file, one fixed-width line per item) and runs
- * the command on it under `spacrbench run --json --report`. The line goes
- * to `run --items` as it is in the file, so the one CR rule of --items
- * makes the item run the item measured. The script carries its key and
- * checks, before anything runs, that the index is the one written with it
- * and the items file the one it was written for (cluster.h): files of
- * another array stop the task with exit 65. Every value from the caller
- * is single-quoted in the body; values that must sit in an #SBATCH line
- * (sbatch parses those itself) are refused when they could be misread. */
+/* spacrbench_format_slurm_job: the #SBATCH lines of a schedule and a bash
+ * body that finds the task's item in O(1) through the index and runs the
+ * command on it under `spacrbench run --json --report`. The line goes to
+ * `run --items` as the file has it, so --items' one CR rule makes the item
+ * run the item measured. Every caller's value is single-quoted in the
+ * body; values an #SBATCH line must hold (sbatch parses those itself) are
+ * refused when they could be misread. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,4 @@
-/* The public face of summarize (spacrbench.h): read, whose array, decide
- * (the logs, the needs, the lines), render, in that order, each in its
- * own file (cluster.h). */
+/* summarize's public functions: read, whose array, decide, render. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,9 +1,7 @@
-/* Deciding for spacrbench_summarize (cluster.h), over this array's reports
- * and logs alone (summary_owner.c, summary_logs.c): which attempt counts,
- * which tasks are missing, the next --mem, --cpus-per-task and --time by
- * the hand-off rule, and which tasks a resubmission fixes and which need
- * the user. The rules and why each is so: docs/scheduler-handoff.md ("How
- * summarize decides"). */
+/* Which attempt counts, which tasks are missing, the next settings and
+ * which tasks a resubmission fixes, over this array's reports and logs
+ * alone. Why each rule: docs/scheduler-handoff.md ("How summarize
+ * decides"). */
 #if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>

@@ -1,13 +1,8 @@
-/* The sbatch lines summarize prints (cluster.h): each runs as printed by
- * a POSIX shell (plain words, single quotes where needed; sbatch's options
- * override the script's #SBATCH lines), keeps the array's --array-limit
- * (%K), exports the --time the tasks record (and the item --timeout when a
- * submission gave another than the script's), and holds no argument
- * longer than Linux takes (MAX_ARG_STRLEN, 128 KiB): an --array that
- * would not fit is split over several lines, each its own job (its own
- * %K, then). One set of lines per purpose: the next submission (what a
- * resubmission fixes), the item --timeout offer, the command's tasks once
- * the user fixed the command. */
+/* The sbatch lines summarize prints: each runs as printed by a POSIX
+ * shell, keeps the array's %K, exports the --time the tasks record (and
+ * an item --timeout a submission gave), and holds no argument longer than
+ * Linux takes (MAX_ARG_STRLEN): a longer --array is split over several
+ * lines, each its own job. */
 #if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <stdio.h>

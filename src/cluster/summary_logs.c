@@ -1,16 +1,10 @@
-/* The tasks' SLURM logs for spacrbench_summarize (cluster.h): a task that
- * is killed before its report (SIGKILL at its time limit, an oom-kill of
- * the whole step, a node failure, a preemption) leaves only its log. The
- * job script prints one line first (cluster.h, SB_SLURM_LOG_HEADER):
- * which array (its key) and what the submission asked (--mem, --time, the
- * item --timeout); SLURM ends the log with how the task ended (DUE TO
- * TIME LIMIT, DUE TO PREEMPTION, an oom-kill); a task that stops before
- * anything runs says so ("...; nothing was run", or spacrbench's own
- * usage error). Each log is read at its head and its tail only (a few
- * KiB, whatever its size), without blocking, regular files only. A log is
- * this array's when its first line names this array's key (or, without
- * that line, when its job is one of this array's reports'): another
- * array's log never counts. */
+/* The tasks' SLURM logs: a task killed before its report (its time
+ * limit, an oom-kill of the step, a preemption) leaves only its log. Its
+ * first line (SB_SLURM_LOG_HEADER) says which array and what the
+ * submission asked; SLURM's last lines say how it ended. Only a few KiB
+ * of head and tail are read, without blocking, regular files only. A log
+ * is this array's when its first line names this array's key (without
+ * that line: when its job is one of this array's reports'). */
 #if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
@@ -131,7 +125,6 @@ static void read_one(int dir, sum_log *l)
 {
     char name[64], head[HEAD_BYTES + 1], tail[TAIL_BYTES + 1];
     snprintf(name, sizeof name, "slurm-%" PRId64 "_%" PRId64 ".out", l->job, l->index);
-    l->read = 1;
     l->mem_bytes = l->time_minutes = -1;
     l->item_timeout = -1;
     int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);

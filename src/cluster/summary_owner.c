@@ -1,14 +1,9 @@
-/* Whose array summarize reads (cluster.h). Every script the library
- * writes carries its key (cluster.h); its tasks export it, so each
- * report records it (task.array_key) and each log's first line names it;
- * the manifest beside them states it too. This array's key is the --job
- * script's, else the manifest's (the newest emit into the directory: an
- * emit never replaces another array's files, so a manifest of another key
- * means the user removed them and emitted a new array), else the newest
- * report's. A report with another key (or none, when the key is known) is
- * another array's: shown, never counted, never in a figure. With --job, a
- * manifest of another key is another array's: its tasks and requests are
- * not used, and the script's own #SBATCH lines stand in for them. */
+/* Whose array summarize reads: every script carries its key, each report
+ * records it (task.array_key), each log's first line and the manifest
+ * state it. The manifest is the newest emit into the directory (an emit
+ * never replaces another array's files), so it wins over the reports. A
+ * report of another key (or none, when the key is known) is shown, never
+ * counted. */
 #if !defined(_WIN32)
 #include <fcntl.h>
 #include <inttypes.h>

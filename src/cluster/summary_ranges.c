@@ -1,7 +1,5 @@
-/* The index sets of summarize (cluster.h): sorted ranges with a step and
- * disjoint spans, so 10^6 missing tasks are one range and so is every
- * other task of --array=0-4194303:2; written as sbatch takes them
- * ("1,5,9-12,20-40:2"). */
+/* Index sets as sorted stepped ranges: 10^6 missing tasks are one range,
+ * so is every other task of --array=0-4194303:2. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

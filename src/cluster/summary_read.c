@@ -1,8 +1,7 @@
-/* Reading a job's directory for spacrbench_summarize (cluster.h): every
- * file is opened without blocking and read only when it is a regular file
- * of at most SUM_REPORT_MAX bytes, so a FIFO, a device or a huge file
- * named like a report is an "unreadable" task, never a hang or gigabytes;
- * JSON goes through json_reader's depth and node limits. */
+/* Reading a job's directory: a file is read only when it is a regular
+ * file of at most SUM_REPORT_MAX bytes, opened without blocking, so a
+ * FIFO, a device or a huge file named like a report is an "unreadable"
+ * task, never a hang; JSON within json_reader's depth and node limits. */
 #if !defined(_WIN32)
 #include <ctype.h>
 #include <dirent.h>

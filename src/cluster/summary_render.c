@@ -1,10 +1,6 @@
-/* The two renderings of a decided summary (cluster.h): the text a user
- * reads (a row per report, a row per range of missing tasks, the next
- * submission's command line(s), and what needs the user with its own
- * line) and the JSON document (every number finite: json_writer writes NaN
- * and infinities as null). Text from files summarize did not write (items,
- * keys, job ids, paths, log lines) goes through sb_text_label: one line,
- * no terminal escapes. */
+/* The text and the JSON of a decided summary. Text from files summarize
+ * did not write (items, keys, paths, log lines) goes through
+ * sb_text_label: one line, no terminal escapes. */
 #if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>
