@@ -16,14 +16,25 @@
 
 #define SB_MIB INT64_C(1048576)
 
-int spacrbench_slurm_job_init(spacrbench_slurm_job *job, size_t size)
+/* A struct whose first member is its size, zeroed. */
+static int init_sized(void *p, size_t size, const char *what)
 {
     sb_clear_error();
-    if (!job || size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "job must not be NULL and size must hold a size_t");
-    memset(job, 0, size);
-    job->size = size;
+    if (!p || size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "%s must not be NULL and size must hold a size_t", what);
+    memset(p, 0, size);
+    memcpy(p, &size, sizeof size);
     return SPACRBENCH_OK;
+}
+
+int spacrbench_slurm_job_init(spacrbench_slurm_job *job, size_t size)
+{
+    return init_sized(job, size, "job");
+}
+
+int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size)
+{
+    return init_sized(tasks, size, "tasks");
 }
 
 int sb_has_control(const char *text)
@@ -103,16 +114,6 @@ static int check_job(const spacrbench_slurm_job *j, sb_slurm_directives *d)
             return rc;
     }
     return 0;
-}
-
-int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size)
-{
-    sb_clear_error();
-    if (!tasks || size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "tasks must not be NULL and size must hold a size_t");
-    memset(tasks, 0, size);
-    tasks->size = size;
-    return SPACRBENCH_OK;
 }
 
 static int check_tasks(const spacrbench_slurm_tasks *k)

@@ -250,8 +250,9 @@ static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t,
 
 /* One report's document into t (index already set from the file name);
  * the first problem in r. */
-static void task_fields(sb_reader *r, const json_node *root, sum_task *t)
+static void task_fields(sb_reader *r, const json_node *root, void *ctx)
 {
+    sum_task *t = ctx;
     if (root->kind != JSON_OBJECT) {
         sb_reader_fail(r, SB_READ_TYPE, 0,
                        "not a `spacrbench run --json` report (%s, not an object)",
@@ -316,13 +317,12 @@ static void task_init(sum_task *t, int64_t index)
     t->timeout_seconds = -1;
 }
 
-static const json_limits k_limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
-
-static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
+/* name's JSON read by fields(r, root, ctx): what is wrong with it
+ * (malloc'd), NULL when nothing is. */
+static char *read_json(int dir, const char *name,
+                       void (*fields)(sb_reader *, const json_node *, void *), void *ctx)
 {
-    sum_task t;
-    task_init(&t, index);
-    t.file = strdup(name);
+    static const json_limits k_limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
     char *text = NULL, *why = NULL;
     size_t len = 0;
     if (sum_read_small(dir, name, SUM_REPORT_MAX, &text, &len, &why) == 0) {
@@ -332,12 +332,21 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
         else {
             sb_reader r;
             reader_init(&r, &doc);
-            task_fields(&r, json_root(&doc), &t);
+            fields(&r, json_root(&doc), ctx);
             why = reader_why(&r);
         }
         json_doc_free(&doc);
     }
     free(text);
+    return why;
+}
+
+static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
+{
+    sum_task t;
+    task_init(&t, index);
+    t.file = strdup(name);
+    char *why = read_json(dir, name, task_fields, &t);
     if (why) {
         t.state = SUM_UNREADABLE;
         t.why = why;
@@ -347,48 +356,38 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
 
 /* ---- the manifest ---- */
 
+static void manifest_fields(sb_reader *r, const json_node *root, void *ctx)
+{
+    sum_manifest *mf = ctx;
+    sb_manifest m;
+    if (root->kind != JSON_OBJECT)
+        sb_reader_fail(r, SB_READ_TYPE, 0, "%s, not an object", sb_read_kind_words(r, root));
+    else if (sb_manifest_read(r, root, &m) == 0) {
+        if (m.tasks < 1)
+            sb_reader_fail(r, SB_READ_VALUE, 0, "\"tasks\" is missing");
+        mf->tasks = m.tasks >= 1 ? m.tasks : -1;
+        if (m.script)
+            mf->script = strdup(m.script);
+        mf->req_mem = m.mem_bytes;
+        mf->req_cpus = m.cpus;
+        mf->req_time = m.time_minutes;
+        mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
+        const char *key = m.array_key; /* the script's key: 16 hex digits */
+        if (key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16)
+            mf->key = strdup(key);
+        mf->array_limit = m.array_limit > 0 && m.array_limit <= 1000000 ? m.array_limit : 0;
+    }
+}
+
 static void read_manifest(spacrbench_summary *s, int dir)
 {
     sum_manifest *mf = &s->manifest;
     mf->req_mem = mf->req_cpus = mf->req_time = -1;
-    char *text = NULL, *why = NULL;
-    size_t len = 0;
     struct stat st;
     if (fstatat(dir, SB_SLURM_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return; /* none */
     mf->present = 1;
-    if (sum_read_small(dir, SB_SLURM_MANIFEST, SUM_REPORT_MAX, &text, &len, &why) == 0) {
-        json_doc doc;
-        if (json_parse(&doc, text, len, &k_limits) != 0)
-            why = sb_textf("not JSON: %s", doc.error);
-        else {
-            sb_reader r;
-            reader_init(&r, &doc);
-            const json_node *root = json_root(&doc);
-            sb_manifest m;
-            if (root->kind != JSON_OBJECT)
-                sb_reader_fail(&r, SB_READ_TYPE, 0, "%s, not an object",
-                               sb_read_kind_words(&r, root));
-            else if (sb_manifest_read(&r, root, &m) == 0) {
-                if (m.tasks < 1)
-                    sb_reader_fail(&r, SB_READ_VALUE, 0, "\"tasks\" is missing");
-                mf->tasks = m.tasks >= 1 ? m.tasks : -1;
-                if (m.script)
-                    mf->script = strdup(m.script);
-                mf->req_mem = m.mem_bytes;
-                mf->req_cpus = m.cpus;
-                mf->req_time = m.time_minutes;
-                mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
-                const char *key = m.array_key; /* the script's key: 16 hex digits */
-                if (key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16)
-                    mf->key = strdup(key);
-                mf->array_limit = m.array_limit > 0 && m.array_limit <= 1000000 ? m.array_limit : 0;
-            }
-            why = reader_why(&r);
-        }
-        json_doc_free(&doc);
-    }
-    free(text);
+    char *why = read_json(dir, SB_SLURM_MANIFEST, manifest_fields, mf);
     if (why) {
         mf->problem = why;
         mf->tasks = 0;
