@@ -22,7 +22,6 @@
  * never saw (prolog, modules, cold caches). */
 #define SB_TIME_FACTOR        2.0
 #define SB_TIME_FLOOR_MINUTES 5
-#define SB_TIME_MAX_MINUTES   (365 * 24 * 60)
 
 static int64_t round_up_mib(int64_t bytes) { return (bytes + SB_MIB - 1) / SB_MIB * SB_MIB; }
 

@@ -153,7 +153,7 @@ static int take(int what, const char *given, const char *value, size_t index,
         return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: '%s' needs a value", index, given);
     if (what == OPT_TIME) {
         int64_t minutes = sb_slurm_time_minutes(value);
-        if (minutes < 1 || minutes > 365 * 24 * 60)
+        if (minutes < 1 || minutes > SB_TIME_MAX_MINUTES)
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu]: --time '%s' is not a time limit of 1 minute to "
                            "365 days as sbatch writes it (minutes, MM:SS, HH:MM:SS, D-HH, "

@@ -123,7 +123,7 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
                        "tasks.array_limit is %" PRId64 ", expected >= 0 "
                        "(0: no limit)",
                        k->array_limit);
-    if (k->time_minutes < 0 || k->time_minutes > 365 * 24 * 60)
+    if (k->time_minutes < 0 || k->time_minutes > SB_TIME_MAX_MINUTES)
         return sb_fail(SPACRBENCH_EINVAL,
                        "tasks.time_minutes is %" PRId64 ", expected 0 (from "
                        "the measurement) to 365 days",

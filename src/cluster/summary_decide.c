@@ -13,8 +13,6 @@
 #include "grow.h"
 #include "internal.h"
 
-#define TIME_MAX_MINUTES (365 * 24 * 60) /* the --time rule's bound */
-
 /* What a submission asked, from its reports and its logs' first lines. */
 typedef struct request {
     int64_t job, mem, time;
@@ -277,28 +275,15 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
 
 static void count_state(spacrbench_summary *s, const sum_task *t)
 {
-    switch (t->state) {
-    case SUM_OK:
-        s->n_ok++;
-        break;
-    case SUM_FAILED:
-        s->n_failed++;
+    int64_t *const count[] = {&s->n_ok,    &s->n_failed,  &s->n_unreadable,
+                              &s->n_stale, &s->n_outside, NULL}; /* foreign: summary_owner.c */
+    if (count[t->state])
+        (*count[t->state])++;
+    if (t->state == SUM_FAILED) {
         s->n_oom +=
             t->oom_limit > 0 || (t->outcome && strcmp(t->outcome, "oom") == 0) || t->slurm_oom;
         s->n_timeout += t->slurm_timeout;
         s->n_preempted += t->preempted;
-        break;
-    case SUM_UNREADABLE:
-        s->n_unreadable++;
-        break;
-    case SUM_STALE:
-        s->n_stale++;
-        break;
-    case SUM_OUTSIDE:
-        s->n_outside++;
-        break;
-    case SUM_FOREIGN:
-        break; /* counted by summary_owner.c */
     }
 }
 
@@ -388,7 +373,7 @@ static int64_t time_rule(double slowest, double item_timeout)
 {
     int64_t minutes;
     if (spacrbench_time_limit_minutes(slowest, item_timeout, &minutes) != 0)
-        minutes = TIME_MAX_MINUTES;
+        minutes = SB_TIME_MAX_MINUTES;
     return minutes;
 }
 
