@@ -34,11 +34,9 @@ typedef struct temp_file {
 static int temp_open(temp_file *t, const char *dir, const char *name, mode_t mode)
 {
     memset(t, 0, sizeof *t);
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = malloc(n);
+    char *path = sb_textf("%s/%s", dir, name);
     if (!path)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    snprintf(path, n, "%s/%s", dir, name);
     int rc = sb_atomic_open(&t->a, path, (unsigned)mode, 0);
     if (rc != 0 || !(t->f = sb_atomic_stream(&t->a)))
         rc = errno == ENOMEM ? sb_fail(SPACRBENCH_ENOMEM, "out of memory")
@@ -147,19 +145,10 @@ static int write_index(FILE *items, const char *items_path, FILE *out, const cha
     return 0;
 }
 
-static char *script_path(const char *dir)
-{
-    size_t n = strlen(dir) + sizeof "/" SB_SLURM_SCRIPT;
-    char *script = malloc(n);
-    if (script)
-        snprintf(script, n, "%s/%s", dir, SB_SLURM_SCRIPT);
-    return script;
-}
-
 static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
                           const sb_slurm_settings *set, const char *key)
 {
-    char *script = script_path(j->output_dir);
+    char *script = sb_textf("%s/" SB_SLURM_SCRIPT, j->output_dir);
     sb_manifest mf;
     sb_manifest_init(&mf);
     mf.spacrbench_version = SPACRBENCH_VERSION_STRING;
@@ -283,11 +272,9 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
 static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
 {
     char what[4096 + 64] = ""; /* a whole path */
-    size_t n = strlen(j->output_dir) + sizeof "/" SB_SLURM_MANIFEST;
-    char *path = malloc(n);
+    char *path = sb_textf("%s/" SB_SLURM_MANIFEST, j->output_dir);
     FILE *f = NULL;
     if (path) {
-        snprintf(path, n, "%s/%s", j->output_dir, SB_SLURM_MANIFEST);
         int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd >= 0 && !(f = fdopen(fd, "r")))
             close(fd);
