@@ -62,6 +62,8 @@ int sb_measurement_time_limit(const spacrbench_measurement *m, double timeout_se
  * (files that are not its own, no item, a bad SPACRBENCH_ITEM_TIMEOUT). */
 #define SB_SLURM_NOTHING_RUN "; nothing was run"
 
+/* A comment line of a script ("# ..." or "#", n bytes with its newline). */
+int sb_slurm_comment_line(const char *line, size_t n);
 /* The key of a script text (the key line's value ignored), as hex digits
  * and a NUL into key. */
 void sb_slurm_script_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN + 1]);

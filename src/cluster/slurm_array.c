@@ -180,13 +180,8 @@ static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrb
     return 0;
 }
 
-/* Lines that do not say what the array does: comments in the script, the
- * version in the manifest. */
-static int script_comment(const char *line, size_t n)
-{
-    return n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n');
-}
-
+/* The manifest's line that does not say what the array does (nor do the
+ * script's comment lines). */
 static int manifest_version(const char *line, size_t n)
 {
     (void)n;
@@ -309,7 +304,7 @@ static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
 static int check_not_anothers(const spacrbench_slurm_job *j, const temp_file files[3])
 {
     static const int order[3] = {1, 0, 2};
-    int (*const skips[3])(const char *, size_t) = {NULL, script_comment, manifest_version};
+    int (*const skips[3])(const char *, size_t) = {NULL, sb_slurm_comment_line, manifest_version};
     static const char *const what[3] = {
         "items index (the items file's contents)",
         "job script (its items file, tasks, requests, command or options)", "manifest"};

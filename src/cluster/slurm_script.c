@@ -305,10 +305,15 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         SB_SLURM_INDEX_WIDTH, SB_SLURM_KEY_LEN, SB_SLURM_INDEX_WIDTH, SB_SLURM_INDEX_WIDTH);
 }
 
-/* A comment line ("# ..." or "#") or the key line: not part of the key. */
+int sb_slurm_comment_line(const char *line, size_t n)
+{
+    return n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n');
+}
+
+/* A comment line or the key line: not part of the key. */
 static int outside_key(const char *line, size_t n)
 {
-    return (n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n')) ||
+    return sb_slurm_comment_line(line, n) ||
            (n >= sizeof SB_SLURM_KEY_LINE - 1 &&
             memcmp(line, SB_SLURM_KEY_LINE, sizeof SB_SLURM_KEY_LINE - 1) == 0);
 }

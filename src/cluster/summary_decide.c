@@ -131,22 +131,14 @@ static int newest_range(const spacrbench_summary *s, sum_ranges *set)
     return 0;
 }
 
-/* The newest of this array's logs of task index, NULL none. */
-static const sum_log *newest_log(const spacrbench_summary *s, int64_t index)
+#define NEWEST INT64_MIN
+
+/* This array's log of task index from job (NEWEST: the newest), NULL none. */
+static const sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_t job)
 {
     size_t first, n = sum_logs_of(s, index, &first);
     for (size_t k = first + n; k-- > first;)
-        if (s->logs[k].ours)
-            return &s->logs[k];
-    return NULL;
-}
-
-/* This array's log of task index from job, NULL none. */
-static const sum_log *log_of_job(const spacrbench_summary *s, int64_t index, int64_t job)
-{
-    size_t first, n = sum_logs_of(s, index, &first);
-    for (size_t k = first; k < first + n; k++)
-        if (s->logs[k].ours && s->logs[k].job == job)
+        if (s->logs[k].ours && (job == NEWEST || s->logs[k].job == job))
             return &s->logs[k];
     return NULL;
 }
@@ -196,7 +188,7 @@ static int mark_outside_and_stale(spacrbench_summary *s, const asked *a)
             t->state = SUM_OUTSIDE;
             continue;
         }
-        const sum_log *l = newest_log(s, t->index);
+        const sum_log *l = our_log(s, t->index, NEWEST);
         if (l && t->job >= 0 && l->job > t->job) {
             t->state = SUM_STALE;
             t->why = sb_textf("missing (a report from job %" PRId64 "; job %" PRId64
@@ -239,7 +231,7 @@ static int find_missing(spacrbench_summary *s, const asked *a)
         int last_of_index = i + 1 == s->n_logs || s->logs[i + 1].index != l->index;
         if (!last_of_index || !sum_ranges_contains(&s->missing, l->index))
             continue;
-        const sum_log *newest = newest_log(s, l->index);
+        const sum_log *newest = our_log(s, l->index, NEWEST);
         if (newest && (newest->timeout || newest->oom || newest->preempted || newest->setup))
             rc = add_missing_log(s, newest, a);
     }
@@ -261,7 +253,7 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
     if (t->state != SUM_FAILED)
         return;
     if (!t->outcome || ended_by_signal(t)) {
-        const sum_log *l = log_of_job(s, t->index, t->job);
+        const sum_log *l = our_log(s, t->index, t->job);
         if (l) {
             t->slurm_timeout |= l->timeout;
             t->slurm_oom |= l->oom;
