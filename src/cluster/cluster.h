@@ -17,6 +17,7 @@
 
 /* ---- the hand-off rule (docs/scheduler-handoff.md) ---- */
 
+#define SB_MIB              INT64_C(1048576)
 #define SB_TIME_MAX_MINUTES (365 * 24 * 60) /* the most --time a job can ask */
 /* The memory rule: peak + max(25% of peak, 256 MiB), rounded up to a
  * MiB (peak clamped to 0..INT64_MAX/4). */

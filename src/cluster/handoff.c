@@ -10,7 +10,6 @@
 #include "internal.h"
 #include "measurement.h" /* sb_measurement_peak_word */
 
-#define SB_MIB             INT64_C(1048576)
 #define SB_MARGIN_FRACTION 0.25
 #define SB_MARGIN_FLOOR    (256 * SB_MIB)
 /* distributed.worker.memory.target, its smallest default fraction. */

@@ -14,8 +14,6 @@
 #include "internal.h"
 #include "measurement.h" /* sb_measurement_peak_word */
 
-#define SB_MIB INT64_C(1048576)
-
 /* A struct whose first member is its size, zeroed. */
 static int init_sized(void *p, size_t size, const char *what)
 {

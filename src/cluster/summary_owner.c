@@ -52,15 +52,6 @@ static void script_requests(const char *text, sum_manifest *mf)
     }
 }
 
-static char *joined(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 1;
-    char *out = malloc(n);
-    if (out)
-        snprintf(out, n, "%s%s", a, b);
-    return out;
-}
-
 /* With --job: a manifest of another key is another array's. */
 static int drop_manifest(spacrbench_summary *s, const char *job_script, const char *script_text,
                          const char *script_key)
@@ -74,7 +65,7 @@ static int drop_manifest(spacrbench_summary *s, const char *job_script, const ch
              "; %s/" SB_SLURM_MANIFEST " belongs to another array (key %s; %s has key %s), so "
              "its tasks and requests are not used",
              s->directory, mf->key, job_script, script_key);
-    char *source = joined(s->array_source ? s->array_source : "", head);
+    char *source = sb_textf("%s%s", s->array_source ? s->array_source : "", head);
     if (!source)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     free(s->array_source);

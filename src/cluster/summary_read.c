@@ -115,11 +115,6 @@ static void reader_init(sb_reader *r, const json_doc *doc)
     r->max_seconds = SUM_SECONDS_MAX;
 }
 
-static char *dup_or_null(const char *t) { return t ? strdup(t) : NULL; }
-
-/* The first problem, malloc'd (NULL: none, or no memory for it). */
-static char *reader_why(const sb_reader *r) { return r->failed ? strdup(r->message) : NULL; }
-
 /* Of the measurement's lists, the first record's item alone. */
 static int first_item(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
 {
@@ -289,7 +284,7 @@ static void task_fields(sb_reader *r, const json_node *root, void *ctx)
         sb_reader_fail(r, SB_READ_VALUE, 0,
                        "its SLURM task is %" PRId64 " but the file is named for task %" PRId64,
                        named, t->index);
-    t->item = dup_or_null(item);
+    t->item = item ? strdup(item) : NULL;
     if (t->array_job && *t->array_job && strlen(t->array_job) <= 18 &&
         strspn(t->array_job, "0123456789") == strlen(t->array_job))
         t->job = strtoll(t->array_job, NULL, 10);
@@ -333,7 +328,7 @@ static char *read_json(int dir, const char *name,
             sb_reader r;
             reader_init(&r, &doc);
             fields(&r, json_root(&doc), ctx);
-            why = reader_why(&r);
+            why = r.failed ? strdup(r.message) : NULL; /* the first problem */
         }
         json_doc_free(&doc);
     }

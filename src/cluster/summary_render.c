@@ -405,14 +405,6 @@ static void text_next(sb_text *t, const spacrbench_summary *s)
     }
 }
 
-static void text_render(sb_text *t, const spacrbench_summary *s, const char *array)
-{
-    text_header(t, s, array);
-    text_rows(t, s);
-    text_memory(t, s);
-    text_next(t, s);
-}
-
 /* name: v when it is known (v > 0, or >= 0 where 0 is a figure), else null. */
 static void int_or_null(json_writer *w, const char *name, int64_t v, int known)
 {
@@ -631,8 +623,12 @@ int sum_render(spacrbench_summary *s)
     s->work += s->n_tasks + s->missing.n + s->n_missing_logs + s->n_ignored; /* each row once */
     char *rerun = ranges_text(&s->rerun), *array = ranges_text(&s->array);
     sb_text t = {0};
-    if (rerun && array)
-        text_render(&t, s, array);
+    if (rerun && array) {
+        text_header(&t, s, array);
+        text_rows(&t, s);
+        text_memory(&t, s);
+        text_next(&t, s);
+    }
     int rc = 0;
     if (!rerun || !array || !t.data || t.failed)
         rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");
