@@ -6,11 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "measurement.h" /* sb_measurement_peak_word */
 
-#define SB_MIB             INT64_C(1048576)
 #define SB_MARGIN_FRACTION 0.25
 #define SB_MARGIN_FLOOR    (256 * SB_MIB)
 /* distributed.worker.memory.target, its smallest default fraction. */
@@ -22,7 +21,6 @@
  * never saw (prolog, modules, cold caches). */
 #define SB_TIME_FACTOR        2.0
 #define SB_TIME_FLOOR_MINUTES 5
-#define SB_TIME_MAX_MINUTES   (365 * 24 * 60)
 
 static int64_t round_up_mib(int64_t bytes) { return (bytes + SB_MIB - 1) / SB_MIB * SB_MIB; }
 
@@ -157,28 +155,13 @@ SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *
     return sb_struct_out(out, &s, sizeof s, "spacrbench_schedule");
 }
 
-/* snprintf-style copy of text into buf; returns the full length. */
-static int deliver(const char *text, int len, char *buf, size_t cap)
-{
-    if (len < 0)
-        return sb_fail(SPACRBENCH_ESYSTEM, "could not format the hand-off text");
-    if (buf == NULL && cap > 0)
-        return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
-    if (cap > 0) {
-        size_t n = (size_t)len < cap - 1 ? (size_t)len : cap - 1;
-        memcpy(buf, text, n);
-        buf[n] = '\0';
-    }
-    return len;
-}
-
 /* "1536M": SLURM and Dask both accept whole MiB. */
 static void mib_text(char *buf, size_t cap, int64_t bytes)
 {
     snprintf(buf, cap, "%" PRId64, bytes / SB_MIB);
 }
 
-static void vram_comment(char *buf, size_t cap, const spacrbench_figures *f)
+void sb_vram_comment(char *buf, size_t cap, const spacrbench_figures *f)
 {
     buf[0] = '\0';
     if (f->peak_vram_bytes > 0) {
@@ -221,7 +204,7 @@ static int handoff_from(const spacrbench_measurement *m, const spacrbench_schedu
     mib_text(h->mem, sizeof h->mem, h->s.mem_per_task_bytes);
     mib_text(h->dask_mem, sizeof h->dask_mem,
              h->s.memory_limit_bytes > 0 ? h->s.memory_limit_bytes : h->s.mem_per_task_bytes);
-    vram_comment(h->vram, sizeof h->vram, &f);
+    sb_vram_comment(h->vram, sizeof h->vram, &f);
     int64_t minutes = SB_TIME_FLOOR_MINUTES;
     if ((rc = sb_measurement_time_limit(m, 0, &minutes)) < 0)
         return rc;
@@ -254,48 +237,47 @@ int sb_measurement_time_limit(const spacrbench_measurement *m, double timeout_se
 
 static int slurm_text(const handoff *h, char *buf, size_t cap)
 {
-    char text[1536];
-    int len =
-        snprintf(text, sizeof text,
-                 "# spacrbench %s: one array task per item\n"
-                 "# --mem = %s peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
-                 "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
-                 "# --time = 2 x the %sslowest item (%.3g s), whole minutes, at least 5\n"
-                 "%s"
-                 "#SBATCH --cpus-per-task=%" PRId64 "\n"
-                 "#SBATCH --mem=%sM\n"
-                 "#SBATCH --time=%s\n"
-                 "# %" PRId64 " such tasks fit one node like this one; SLURM packs them by\n"
-                 "# --mem and --cpus-per-task (a %%K on --array would limit the whole array)\n"
-                 "#SBATCH --array=0-ITEMS\n"
-                 "# replace ITEMS by your last item index, or submit with\n"
-                 "#   sbatch --array=0-$((N_ITEMS - 1)) job.sh\n",
-                 SPACRBENCH_VERSION_STRING, h->word, h->peak, h->slowest_word, h->slowest, h->vram,
-                 h->s.cpus_per_task, h->mem, h->time, h->s.array_concurrency);
-    return deliver(text, len, buf, cap);
+    sb_text t = {0};
+    sb_text_printf(&t,
+                   "# spacrbench %s: one array task per item\n"
+                   "# --mem = %s peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
+                   "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
+                   "# --time = 2 x the %sslowest item (%.3g s), whole minutes, at least 5\n"
+                   "%s"
+                   "#SBATCH --cpus-per-task=%" PRId64 "\n"
+                   "#SBATCH --mem=%sM\n"
+                   "#SBATCH --time=%s\n"
+                   "# %" PRId64 " such tasks fit one node like this one; SLURM packs them by\n"
+                   "# --mem and --cpus-per-task (a %%K on --array would limit the whole array)\n"
+                   "#SBATCH --array=0-ITEMS\n"
+                   "# replace ITEMS by your last item index, or submit with\n"
+                   "#   sbatch --array=0-$((N_ITEMS - 1)) job.sh\n",
+                   SPACRBENCH_VERSION_STRING, h->word, h->peak, h->slowest_word, h->slowest,
+                   h->vram, h->s.cpus_per_task, h->mem, h->time, h->s.array_concurrency);
+    return sb_text_deliver(&t, buf, cap);
 }
 
 static int dask_text(const handoff *h, char *buf, size_t cap)
 {
-    char text[1536];
-    int len = snprintf(text, sizeof text,
-                       "# spacrbench %s: Dask workers for a machine like this one\n"
-                       "# memory_limit = (%s peak %s + margin max(25%%, 256 MiB)) / 0.6,\n"
-                       "# rounded up to a MiB: 0.6 is distributed's default target fraction, the\n"
-                       "# smallest of target/spill/pause/terminate, so the peak never reaches\n"
-                       "# them (with other fractions configured, spacrbench's Python to_dask()\n"
-                       "# reads them)\n"
-                       "%s"
-                       "n_workers = %" PRId64 "\n"
-                       "threads_per_worker = %" PRId64 "\n"
-                       "memory_limit = \"%sMiB\"\n"
-                       "# from dask.distributed import LocalCluster\n"
-                       "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
-                       ", memory_limit=\"%sMiB\")\n",
-                       SPACRBENCH_VERSION_STRING, h->word, h->peak, h->vram, h->s.n_workers,
-                       h->s.threads_per_worker, h->dask_mem, h->s.n_workers,
-                       h->s.threads_per_worker, h->dask_mem);
-    return deliver(text, len, buf, cap);
+    sb_text t = {0};
+    sb_text_printf(&t,
+                   "# spacrbench %s: Dask workers for a machine like this one\n"
+                   "# memory_limit = (%s peak %s + margin max(25%%, 256 MiB)) / 0.6,\n"
+                   "# rounded up to a MiB: 0.6 is distributed's default target fraction, the\n"
+                   "# smallest of target/spill/pause/terminate, so the peak never reaches\n"
+                   "# them (with other fractions configured, spacrbench's Python to_dask()\n"
+                   "# reads them)\n"
+                   "%s"
+                   "n_workers = %" PRId64 "\n"
+                   "threads_per_worker = %" PRId64 "\n"
+                   "memory_limit = \"%sMiB\"\n"
+                   "# from dask.distributed import LocalCluster\n"
+                   "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
+                   ", memory_limit=\"%sMiB\")\n",
+                   SPACRBENCH_VERSION_STRING, h->word, h->peak, h->vram, h->s.n_workers,
+                   h->s.threads_per_worker, h->dask_mem, h->s.n_workers, h->s.threads_per_worker,
+                   h->dask_mem);
+    return sb_text_deliver(&t, buf, cap);
 }
 
 static int format_computed(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
@@ -374,9 +356,11 @@ SPACRBENCH_EXTERN int spacrbench_format_time_limit(const spacrbench_measurement 
     int rc = sb_measurement_time_limit(m, 0, &minutes);
     if (rc < 0)
         return rc;
+    sb_text t = {0};
     char text[32];
     sb_format_time_limit(text, sizeof text, minutes);
-    return deliver(text, (int)strlen(text), buf, cap);
+    sb_text_printf(&t, "%s", text);
+    return sb_text_deliver(&t, buf, cap);
 }
 
 SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,

@@ -1,17 +1,10 @@
-/* The files a job array needs beside its task reports
- * (spacrbench_slurm_write_array): the items index that makes each task's
- * lookup O(1), the script itself, and the manifest that tells summarize
- * how many tasks the array had and what they asked for.
- *
- * A queued job's tasks read these files when they start, so they are
- * never replaced by another array's: under a lock on the directory, all
- * three are written to temporary names first and compared with what the
- * directory holds; another array's files (a different index, script or
- * manifest; comments and the version aside) refuse the call and the
- * temporaries are removed (nothing half-written); the same array's files
- * (the same emit again) are replaced by equal ones. Only then are the
- * three renamed into place, so a task or summarize never reads half of
- * one. slurm_files.h says how the script and its index are tied. */
+/* spacrbench_slurm_write_array: the items index (each task's lookup in
+ * O(1)), the script, and the manifest summarize reads. A queued job's
+ * tasks read these files when they start, so another array's are never
+ * replaced: under a lock on the directory all three are written to
+ * temporaries and compared with what is there (comments and the version
+ * aside); another array's refuse the call, nothing half-written; only
+ * then are the three renamed into place. */
 #if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +18,11 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "json_reader.h"
 #include "json_writer.h"
 #include "records.h"
-#include "slurm_files.h"
 
 /* A file of the array written to a temporary beside it
  * (util/atomic_file.h) and renamed into place by commit. */
@@ -42,11 +34,9 @@ typedef struct temp_file {
 static int temp_open(temp_file *t, const char *dir, const char *name, mode_t mode)
 {
     memset(t, 0, sizeof *t);
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = malloc(n);
+    char *path = sb_textf("%s/%s", dir, name);
     if (!path)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    snprintf(path, n, "%s/%s", dir, name);
     int rc = sb_atomic_open(&t->a, path, (unsigned)mode, 0);
     if (rc != 0 || !(t->f = sb_atomic_stream(&t->a)))
         rc = errno == ENOMEM ? sb_fail(SPACRBENCH_ENOMEM, "out of memory")
@@ -155,19 +145,10 @@ static int write_index(FILE *items, const char *items_path, FILE *out, const cha
     return 0;
 }
 
-static char *script_path(const char *dir)
-{
-    size_t n = strlen(dir) + sizeof "/" SB_SLURM_SCRIPT;
-    char *script = malloc(n);
-    if (script)
-        snprintf(script, n, "%s/%s", dir, SB_SLURM_SCRIPT);
-    return script;
-}
-
 static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
                           const sb_slurm_settings *set, const char *key)
 {
-    char *script = script_path(j->output_dir);
+    char *script = sb_textf("%s/" SB_SLURM_SCRIPT, j->output_dir);
     sb_manifest mf;
     sb_manifest_init(&mf);
     mf.spacrbench_version = SPACRBENCH_VERSION_STRING;
@@ -199,13 +180,8 @@ static int write_manifest(FILE *out, const spacrbench_slurm_job *j, const spacrb
     return 0;
 }
 
-/* Lines that do not say what the array does: comments in the script, the
- * version in the manifest. */
-static int script_comment(const char *line, size_t n)
-{
-    return n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n');
-}
-
+/* The manifest's line that does not say what the array does (nor do the
+ * script's comment lines). */
 static int manifest_version(const char *line, size_t n)
 {
     (void)n;
@@ -291,11 +267,9 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
 static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
 {
     char what[4096 + 64] = ""; /* a whole path */
-    size_t n = strlen(j->output_dir) + sizeof "/" SB_SLURM_MANIFEST;
-    char *path = malloc(n);
+    char *path = sb_textf("%s/" SB_SLURM_MANIFEST, j->output_dir);
     FILE *f = NULL;
     if (path) {
-        snprintf(path, n, "%s/%s", j->output_dir, SB_SLURM_MANIFEST);
         int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd >= 0 && !(f = fdopen(fd, "r")))
             close(fd);
@@ -330,7 +304,7 @@ static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
 static int check_not_anothers(const spacrbench_slurm_job *j, const temp_file files[3])
 {
     static const int order[3] = {1, 0, 2};
-    int (*const skips[3])(const char *, size_t) = {NULL, script_comment, manifest_version};
+    int (*const skips[3])(const char *, size_t) = {NULL, sb_slurm_comment_line, manifest_version};
     static const char *const what[3] = {
         "items index (the items file's contents)",
         "job script (its items file, tasks, requests, command or options)", "manifest"};

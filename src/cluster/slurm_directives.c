@@ -1,20 +1,16 @@
-/* The extra #SBATCH lines of a job script (spacrbench_slurm_job.directives,
- * `run --emit slurm --sbatch LINE`, Python's extra=[...]), read as sbatch
- * reads them (slurm_files.h): every option on the line, not only the
- * first; long options by their unambiguous abbreviation (getopt_long:
- * `--arr` is --array); short options alone or in a cluster (`-Ha1-3` is
- * --hold --array=1-3). Against sbatch 22.05's option names, where one
- * shares a prefix with an option this reading acts on (sbatch --help, and
- * the names its "ambiguous" errors list). */
+/* The extra #SBATCH lines (job.directives) read as sbatch reads them:
+ * every option on the line; long options by unambiguous abbreviation
+ * (`--arr` is --array); short options in a cluster (`-Ha1-3` is --hold
+ * --array=1-3). Against sbatch 22.05's option names. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "internal.h"
 #include "parse.h"
-#include "slurm_files.h"
 
 enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG };
 
@@ -49,19 +45,11 @@ static const char k_short_flag[] = "HOQVWhksv";
 
 static int short_what(char c)
 {
-    switch (c) {
-    case 'a':
-        return OPT_ARRAY;
-    case 't':
-        return OPT_TIME;
-    case 'c':
-        return OPT_CPUS;
-    case 'o':
-    case 'e':
-        return OPT_LOG;
-    default:
-        return OPT_OTHER;
-    }
+    return c == 'a'               ? OPT_ARRAY
+           : c == 't'             ? OPT_TIME
+           : c == 'c'             ? OPT_CPUS
+           : c == 'o' || c == 'e' ? OPT_LOG
+                                  : OPT_OTHER;
 }
 
 /* What --name (len bytes) is to sbatch: one of ours, another option, or
@@ -111,7 +99,7 @@ static const char *next_word(const char *p, char *buf, size_t cap)
 /* SLURM's --time forms (util/parse_duration.c), seconds rounded up to a
  * minute as SLURM rounds them; -1 for anything else, INFINITE and
  * UNLIMITED included (no limit: nothing to double). */
-int64_t sb_slurm_time_minutes(const char *text)
+static int64_t sb_slurm_time_minutes(const char *text)
 {
     int64_t seconds;
     return sb_parse_slurm_time(text, strlen(text), &seconds) == SB_PARSE_OK ? (seconds + 59) / 60
@@ -130,23 +118,9 @@ static int64_t mem_bytes(const char *text)
     }
     if (p == text || v == 0)
         return -1;
-    int shift = !*p ? 20 : 0;
-    switch (toupper((unsigned char)*p)) {
-    case 'K':
-        shift = 10;
-        break;
-    case 'M':
-        shift = 20;
-        break;
-    case 'G':
-        shift = 30;
-        break;
-    case 'T':
-        shift = 40;
-        break;
-    default:
-        break;
-    }
+    static const char units[] = "KMGT";
+    const char *unit = *p ? strchr(units, toupper((unsigned char)*p)) : NULL;
+    int shift = !*p ? 20 : unit ? 10 * (int)(unit - units + 1) : 0;
     if (!shift || (*p && p[1]) || v > (INT64_C(1) << (60 - shift)))
         return -1;
     return v << shift;
@@ -179,7 +153,7 @@ static int take(int what, const char *given, const char *value, size_t index,
         return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: '%s' needs a value", index, given);
     if (what == OPT_TIME) {
         int64_t minutes = sb_slurm_time_minutes(value);
-        if (minutes < 1 || minutes > 365 * 24 * 60)
+        if (minutes < 1 || minutes > SB_TIME_MAX_MINUTES)
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu]: --time '%s' is not a time limit of 1 minute to "
                            "365 days as sbatch writes it (minutes, MM:SS, HH:MM:SS, D-HH, "

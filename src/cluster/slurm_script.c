@@ -1,41 +1,41 @@
-/* A SLURM job script that submits as is (spacrbench_format_slurm_job):
- * the #SBATCH lines of a schedule (no %K throttle unless asked; a --time
- * from the slowest item), and a bash body that finds the task's item in
- * O(1) through the index spacrbench_slurm_write_array wrote (its offset
- * and length in the items file, one fixed-width line per item) and runs
- * the command on it under `spacrbench run --json --report`. The line goes
- * to `run --items` as it is in the file, so the one CR rule of --items
- * makes the item run the item measured. The script carries its key and
- * checks, before anything runs, that the index is the one written with it
- * and the items file the one it was written for (slurm_files.h): files of
- * another array stop the task with exit 65. Every value from the caller
- * is single-quoted in the body; values that must sit in an #SBATCH line
- * (sbatch parses those itself) are refused when they could be misread. */
+/* spacrbench_format_slurm_job: the #SBATCH lines of a schedule and a bash
+ * body that finds the task's item in O(1) through the index and runs the
+ * command on it under `spacrbench run --json --report`. The line goes to
+ * `run --items` as the file has it, so --items' one CR rule makes the item
+ * run the item measured. Every caller's value is single-quoted in the
+ * body; values an #SBATCH line must hold (sbatch parses those itself) are
+ * refused when they could be misread. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "measurement.h" /* sb_measurement_peak_word */
-#include "slurm_files.h"
 
-#define SB_MIB INT64_C(1048576)
-
-int spacrbench_slurm_job_init(spacrbench_slurm_job *job, size_t size)
+/* A struct whose first member is its size, zeroed. */
+static int init_sized(void *p, size_t size, const char *what)
 {
     sb_clear_error();
-    if (!job || size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "job must not be NULL and size must hold a size_t");
-    memset(job, 0, size);
-    job->size = size;
+    if (!p || size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "%s must not be NULL and size must hold a size_t", what);
+    memset(p, 0, size);
+    memcpy(p, &size, sizeof size);
     return SPACRBENCH_OK;
 }
 
-/* 1 when text has a control character (a newline would end an #SBATCH
- * line or a comment early). */
-static int has_control(const char *text)
+int spacrbench_slurm_job_init(spacrbench_slurm_job *job, size_t size)
+{
+    return init_sized(job, size, "job");
+}
+
+int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size)
+{
+    return init_sized(tasks, size, "tasks");
+}
+
+int sb_has_control(const char *text)
 {
     for (const unsigned char *p = (const unsigned char *)text; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
@@ -47,37 +47,25 @@ static int has_control(const char *text)
  * none of the characters in `refused`. */
 static int directive_value_ok(const char *text, const char *refused)
 {
-    return *text && !has_control(text) && strpbrk(text, refused) == NULL;
+    return *text && !sb_has_control(text) && strpbrk(text, refused) == NULL;
 }
 
-/* $'text' for bash, where text holds control characters: each of them
- * as \xHH (the script, printed or shown by cat, puts no raw escape on a
- * terminal), a backslash and a quote escaped; bash reads back the bytes. */
-static void ansi_c_quoted(sb_text *t, const char *text)
+void sb_shell_word(sb_text *t, const char *text, int bare_ok)
 {
-    sb_text_printf(t, "$'");
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            sb_text_printf(t, "\\x%02x", *p);
-        else if (*p == '\\' || *p == '\'')
-            sb_text_printf(t, "\\%c", *p);
-        else
-            sb_text_printf(t, "%c", *p);
-    }
-    sb_text_printf(t, "'");
-}
-
-/* 'text' for bash: every ' becomes '\''; $'...' where text holds control
- * characters. */
-static void quoted(sb_text *t, const char *text)
-{
-    if (has_control(text)) {
-        ansi_c_quoted(t, text);
+    static const char bare[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,";
+    if (bare_ok && *text && strspn(text, bare) == strlen(text)) {
+        sb_text_printf(t, "%s", text);
         return;
     }
-    sb_text_printf(t, "'");
-    for (const char *p = text; *p; p++) {
-        if (*p == '\'')
+    int ansi = sb_has_control(text);
+    sb_text_printf(t, ansi ? "$'" : "'");
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (ansi && (*p < 0x20 || *p == 0x7f))
+            sb_text_printf(t, "\\x%02x", *p);
+        else if (ansi && (*p == '\\' || *p == '\''))
+            sb_text_printf(t, "\\%c", *p);
+        else if (*p == '\'')
             sb_text_printf(t, "'\\''");
         else
             sb_text_printf(t, "%c", *p);
@@ -115,7 +103,7 @@ static int check_job(const spacrbench_slurm_job *j, sb_slurm_directives *d)
                        j->n_directives);
     memset(d, 0, sizeof *d);
     for (size_t i = 0; i < j->n_directives; i++) {
-        if (!j->directives[i] || !*j->directives[i] || has_control(j->directives[i]))
+        if (!j->directives[i] || !*j->directives[i] || sb_has_control(j->directives[i]))
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu] is empty or holds a control character", i);
         /* sbatch reads every option of the line, abbreviations too. */
@@ -126,16 +114,6 @@ static int check_job(const spacrbench_slurm_job *j, sb_slurm_directives *d)
     return 0;
 }
 
-int spacrbench_slurm_tasks_init(spacrbench_slurm_tasks *tasks, size_t size)
-{
-    sb_clear_error();
-    if (!tasks || size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "tasks must not be NULL and size must hold a size_t");
-    memset(tasks, 0, size);
-    tasks->size = size;
-    return SPACRBENCH_OK;
-}
-
 static int check_tasks(const spacrbench_slurm_tasks *k)
 {
     if (k->array_limit < 0)
@@ -143,7 +121,7 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
                        "tasks.array_limit is %" PRId64 ", expected >= 0 "
                        "(0: no limit)",
                        k->array_limit);
-    if (k->time_minutes < 0 || k->time_minutes > 365 * 24 * 60)
+    if (k->time_minutes < 0 || k->time_minutes > SB_TIME_MAX_MINUTES)
         return sb_fail(SPACRBENCH_EINVAL,
                        "tasks.time_minutes is %" PRId64 ", expected 0 (from "
                        "the measurement) to 365 days",
@@ -200,14 +178,9 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
                    k->array_limit > 0 ? " (the %N below is\n# an explicit --array-limit: at "
                                         "most N tasks at once on the whole cluster)"
                                       : "");
-    if (f->peak_vram_bytes > 0) {
-        char v[32];
-        sb_format_bytes(v, sizeof v, f->peak_vram_bytes);
-        sb_text_printf(t,
-                       "# GPU: each worker peaked at %s of VRAM; request a GPU (--gres=gpu:1) "
-                       "or share one only if that much fits per worker\n",
-                       v);
-    }
+    char vram[256];
+    sb_vram_comment(vram, sizeof vram, f);
+    sb_text_printf(t, "%s", vram);
     sb_text_printf(t,
                    "# Each task writes what it really used to %s/task-<index>.json;\n"
                    "# afterwards: spacrbench summarize %s\n"
@@ -236,15 +209,15 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
                  int64_t minutes)
 {
     sb_text_printf(t, "set -euo pipefail\nitems_file=");
-    quoted(t, j->items_file);
+    sb_shell_word(t, j->items_file, 0);
     sb_text_printf(t, "\noutput_dir=");
-    quoted(t, j->output_dir);
+    sb_shell_word(t, j->output_dir, 0);
     sb_text_printf(t, "\nspacrbench=");
-    quoted(t, j->spacrbench ? j->spacrbench : "spacrbench");
+    sb_shell_word(t, j->spacrbench ? j->spacrbench : "spacrbench", 0);
     sb_text_printf(t, "\ncommand=(");
     for (size_t i = 0; i < j->command_len; i++) {
         sb_text_printf(t, i ? " " : "");
-        quoted(t, j->command[i]);
+        sb_shell_word(t, j->command[i], 0);
     }
     char timeout[48] = "0";
     if (k->item_timeout_seconds > 0)
@@ -330,10 +303,15 @@ static void body(sb_text *t, const spacrbench_slurm_job *j, const spacrbench_slu
         SB_SLURM_INDEX_WIDTH, SB_SLURM_KEY_LEN, SB_SLURM_INDEX_WIDTH, SB_SLURM_INDEX_WIDTH);
 }
 
-/* A comment line ("# ..." or "#") or the key line: not part of the key. */
+int sb_slurm_comment_line(const char *line, size_t n)
+{
+    return n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n');
+}
+
+/* A comment line or the key line: not part of the key. */
 static int outside_key(const char *line, size_t n)
 {
-    return (n >= 1 && line[0] == '#' && (n == 1 || line[1] == ' ' || line[1] == '\n')) ||
+    return sb_slurm_comment_line(line, n) ||
            (n >= sizeof SB_SLURM_KEY_LINE - 1 &&
             memcmp(line, SB_SLURM_KEY_LINE, sizeof SB_SLURM_KEY_LINE - 1) == 0);
 }

@@ -1,21 +1,17 @@
-/* Deciding for spacrbench_summarize (summary.h), over this array's reports
- * and logs alone (summary_owner.c, summary_logs.c): which attempt counts,
- * which tasks are missing, the next --mem, --cpus-per-task and --time by
- * the hand-off rule, and which tasks a resubmission fixes and which need
- * the user. The rules and why each is so: docs/scheduler-handoff.md ("How
- * summarize decides"). */
+/* Which attempt counts, which tasks are missing, the next settings and
+ * which tasks a resubmission fixes, over this array's reports and logs
+ * alone. Why each rule: docs/scheduler-handoff.md ("How summarize
+ * decides"). */
+#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "grow.h"
-#include "handoff_rule.h"
 #include "internal.h"
-#include "summary.h"
-
-#define TIME_MAX_MINUTES (365 * 24 * 60) /* the --time rule's bound */
 
 /* What a submission asked, from its reports and its logs' first lines. */
 typedef struct request {
@@ -135,22 +131,14 @@ static int newest_range(const spacrbench_summary *s, sum_ranges *set)
     return 0;
 }
 
-/* The newest of this array's logs of task index, NULL none. */
-static const sum_log *newest_log(const spacrbench_summary *s, int64_t index)
+#define NEWEST INT64_MIN
+
+/* This array's log of task index from job (NEWEST: the newest), NULL none. */
+static const sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_t job)
 {
     size_t first, n = sum_logs_of(s, index, &first);
     for (size_t k = first + n; k-- > first;)
-        if (s->logs[k].ours)
-            return &s->logs[k];
-    return NULL;
-}
-
-/* This array's log of task index from job, NULL none. */
-static const sum_log *log_of_job(const spacrbench_summary *s, int64_t index, int64_t job)
-{
-    size_t first, n = sum_logs_of(s, index, &first);
-    for (size_t k = first; k < first + n; k++)
-        if (s->logs[k].ours && s->logs[k].job == job)
+        if (s->logs[k].ours && (job == NEWEST || s->logs[k].job == job))
             return &s->logs[k];
     return NULL;
 }
@@ -200,7 +188,7 @@ static int mark_outside_and_stale(spacrbench_summary *s, const asked *a)
             t->state = SUM_OUTSIDE;
             continue;
         }
-        const sum_log *l = newest_log(s, t->index);
+        const sum_log *l = our_log(s, t->index, NEWEST);
         if (l && t->job >= 0 && l->job > t->job) {
             t->state = SUM_STALE;
             t->why = sb_textf("missing (a report from job %" PRId64 "; job %" PRId64
@@ -243,7 +231,7 @@ static int find_missing(spacrbench_summary *s, const asked *a)
         int last_of_index = i + 1 == s->n_logs || s->logs[i + 1].index != l->index;
         if (!last_of_index || !sum_ranges_contains(&s->missing, l->index))
             continue;
-        const sum_log *newest = newest_log(s, l->index);
+        const sum_log *newest = our_log(s, l->index, NEWEST);
         if (newest && (newest->timeout || newest->oom || newest->preempted || newest->setup))
             rc = add_missing_log(s, newest, a);
     }
@@ -265,7 +253,7 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
     if (t->state != SUM_FAILED)
         return;
     if (!t->outcome || ended_by_signal(t)) {
-        const sum_log *l = log_of_job(s, t->index, t->job);
+        const sum_log *l = our_log(s, t->index, t->job);
         if (l) {
             t->slurm_timeout |= l->timeout;
             t->slurm_oom |= l->oom;
@@ -279,28 +267,15 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
 
 static void count_state(spacrbench_summary *s, const sum_task *t)
 {
-    switch (t->state) {
-    case SUM_OK:
-        s->n_ok++;
-        break;
-    case SUM_FAILED:
-        s->n_failed++;
+    int64_t *const count[] = {&s->n_ok,    &s->n_failed,  &s->n_unreadable,
+                              &s->n_stale, &s->n_outside, NULL}; /* foreign: summary_owner.c */
+    if (count[t->state])
+        (*count[t->state])++;
+    if (t->state == SUM_FAILED) {
         s->n_oom +=
             t->oom_limit > 0 || (t->outcome && strcmp(t->outcome, "oom") == 0) || t->slurm_oom;
         s->n_timeout += t->slurm_timeout;
         s->n_preempted += t->preempted;
-        break;
-    case SUM_UNREADABLE:
-        s->n_unreadable++;
-        break;
-    case SUM_STALE:
-        s->n_stale++;
-        break;
-    case SUM_OUTSIDE:
-        s->n_outside++;
-        break;
-    case SUM_FOREIGN:
-        break; /* counted by summary_owner.c */
     }
 }
 
@@ -390,7 +365,7 @@ static int64_t time_rule(double slowest, double item_timeout)
 {
     int64_t minutes;
     if (spacrbench_time_limit_minutes(slowest, item_timeout, &minutes) != 0)
-        minutes = TIME_MAX_MINUTES;
+        minutes = SB_TIME_MAX_MINUTES;
     return minutes;
 }
 
@@ -561,3 +536,4 @@ int sum_decide(spacrbench_summary *s)
     free(a.r);
     return rc;
 }
+#endif

@@ -1,47 +1,18 @@
-/* The sbatch lines summarize prints (summary.h): each runs as printed by
- * a POSIX shell (plain words, single quotes where needed; sbatch's options
- * override the script's #SBATCH lines), keeps the array's --array-limit
- * (%K), exports the --time the tasks record (and the item --timeout when a
- * submission gave another than the script's), and holds no argument
- * longer than Linux takes (MAX_ARG_STRLEN, 128 KiB): an --array that
- * would not fit is split over several lines, each its own job (its own
- * %K, then). One set of lines per purpose: the next submission (what a
- * resubmission fixes), the item --timeout offer, the command's tasks once
- * the user fixed the command. */
+/* The sbatch lines summarize prints: each runs as printed by a POSIX
+ * shell, keeps the array's %K, exports the --time the tasks record (and
+ * an item --timeout a submission gave), and holds no argument longer than
+ * Linux takes (MAX_ARG_STRLEN): a longer --array is split over several
+ * lines, each its own job. */
+#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
-#include "slurm_files.h"
-#include "summary.h"
 
-void sum_shell_word(sb_text *t, const char *w)
-{
-    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") ==
-                  strlen(w)) {
-        sb_text_printf(t, "%s", w);
-        return;
-    }
-    sb_text_printf(t, "'");
-    for (const char *p = w; *p; p++) {
-        if (*p == '\'')
-            sb_text_printf(t, "'\\''");
-        else
-            sb_text_printf(t, "%c", *p);
-    }
-    sb_text_printf(t, "'");
-}
-
-typedef struct line_settings {
-    int64_t mem, cpus, time;
-    double item_timeout; /* exported when >= 0 */
-} line_settings;
-
-/* " --mem=... --cpus-per-task=... --time=... --export=..." */
-static void options(sb_text *t, const line_settings *o)
+void sum_options(sb_text *t, const sum_line_settings *o)
 {
     if (o->mem > 0)
         sb_text_printf(t, " --mem=%" PRId64 "M", (o->mem + (1 << 20) - 1) >> 20);
@@ -74,7 +45,7 @@ static int push(char ***lines, size_t *n, sb_text *t)
 }
 
 /* The lines for set: as many as its --array takes within SUM_ARG_MAX. */
-static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const line_settings *o,
+static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const sum_line_settings *o,
                      char ***lines, size_t *n)
 {
     char throttle[32] = "";
@@ -93,16 +64,13 @@ static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const l
             to++;
         }
         sb_text t = {0};
-        char *spec = malloc(len + 1);
-        if (!spec)
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        sum_ranges_format_part(set, from, to, spec, len + 1);
-        sb_text_printf(&t, "sbatch --array=%s%s", spec, throttle);
-        free(spec);
-        options(&t, o);
+        sb_text_printf(&t, "sbatch --array=");
+        sum_ranges_write(&t, set, from, to);
+        sb_text_printf(&t, "%s", throttle);
+        sum_options(&t, o);
         sb_text_printf(&t, " ");
         if (s->job_script)
-            sum_shell_word(&t, s->job_script);
+            sb_shell_word(&t, s->job_script, 1);
         else
             sb_text_printf(&t, "JOB_SCRIPT");
         if (t.failed) {
@@ -119,10 +87,10 @@ static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const l
 
 int sum_make_lines(spacrbench_summary *s)
 {
-    line_settings main = {s->next_mem, s->next_cpus, s->next_time, s->given_item_timeout};
+    sum_line_settings main = {s->next_mem, s->next_cpus, s->next_time, s->given_item_timeout};
     int rc = lines_for(s, &s->rerun, &main, &s->lines, &s->n_lines);
     /* The item --timeout offer: twice the one that ended them, a --time to match. */
-    line_settings item = {s->next_mem, s->next_cpus, s->item_time, s->next_item_timeout};
+    sum_line_settings item = {s->next_mem, s->next_cpus, s->item_time, s->next_item_timeout};
     if (rc == 0)
         rc = lines_for(s, &s->act[SUM_NEED_ITEM], &item, &s->act_lines[SUM_NEED_ITEM],
                        &s->n_act_lines[SUM_NEED_ITEM]);
@@ -132,3 +100,4 @@ int sum_make_lines(spacrbench_summary *s)
                        &s->n_act_lines[SUM_NEED_COMMAND]);
     return rc;
 }
+#endif

@@ -1,16 +1,10 @@
-/* The tasks' SLURM logs for spacrbench_summarize (summary.h): a task that
- * is killed before its report (SIGKILL at its time limit, an oom-kill of
- * the whole step, a node failure, a preemption) leaves only its log. The
- * job script prints one line first (slurm_files.h, SB_SLURM_LOG_HEADER):
- * which array (its key) and what the submission asked (--mem, --time, the
- * item --timeout); SLURM ends the log with how the task ended (DUE TO
- * TIME LIMIT, DUE TO PREEMPTION, an oom-kill); a task that stops before
- * anything runs says so ("...; nothing was run", or spacrbench's own
- * usage error). Each log is read at its head and its tail only (a few
- * KiB, whatever its size), without blocking, regular files only. A log is
- * this array's when its first line names this array's key (or, without
- * that line, when its job is one of this array's reports'): another
- * array's log never counts. */
+/* The tasks' SLURM logs: a task killed before its report (its time
+ * limit, an oom-kill of the step, a preemption) leaves only its log. Its
+ * first line (SB_SLURM_LOG_HEADER) says which array and what the
+ * submission asked; SLURM's last lines say how it ended. Only a few KiB
+ * of head and tail are read, without blocking, regular files only. A log
+ * is this array's when its first line names this array's key (without
+ * that line: when its job is one of this array's reports'). */
 #if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "internal.h"
-#include "slurm_files.h"
-#include "summary.h"
 
 #define HEAD_BYTES 4096
 #define TAIL_BYTES 8192
@@ -35,12 +28,6 @@ static int log_order(const void *a, const void *b)
     if (x->index != y->index)
         return x->index < y->index ? -1 : 1;
     return x->job < y->job ? -1 : x->job > y->job;
-}
-
-static int job_order(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* A whole number at *p (at most 18 digits), -1 when none; *p moves past it. */
@@ -138,7 +125,6 @@ static void read_one(int dir, sum_log *l)
 {
     char name[64], head[HEAD_BYTES + 1], tail[TAIL_BYTES + 1];
     snprintf(name, sizeof name, "slurm-%" PRId64 "_%" PRId64 ".out", l->job, l->index);
-    l->read = 1;
     l->mem_bytes = l->time_minutes = -1;
     l->item_timeout = -1;
     int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -176,23 +162,17 @@ int sum_read_logs(spacrbench_summary *s)
     sum_count_sort(s, s->n_logs);
     /* This array's reports' jobs, sorted: a log without the script's first
      * line is this array's when its job is one of them. */
-    int64_t *jobs = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof *jobs);
+    size_t n_jobs;
+    int64_t *jobs = sum_report_jobs(s, 1u << SUM_FOREIGN | 1u << SUM_UNREADABLE, &n_jobs);
     if (!jobs)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    size_t n_jobs = 0;
-    for (size_t i = 0; i < s->n_tasks; i++)
-        if (s->tasks[i].job >= 0 && s->tasks[i].state != SUM_FOREIGN &&
-            s->tasks[i].state != SUM_UNREADABLE)
-            jobs[n_jobs++] = s->tasks[i].job;
-    qsort(jobs, n_jobs, sizeof *jobs, job_order);
-    sum_count_sort(s, n_jobs);
     s->work += 2 * s->n_logs + n_jobs;
     int dir = open(s->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     for (size_t i = 0; i < s->n_logs; i++) {
         sum_log *l = &s->logs[i];
         if (dir >= 0)
             read_one(dir, l);
-        int known_job = bsearch(&l->job, jobs, n_jobs, sizeof *jobs, job_order) != NULL;
+        int known_job = bsearch(&l->job, jobs, n_jobs, sizeof *jobs, sum_job_order) != NULL;
         l->ours = l->header && s->job_key[0] ? strcmp(l->key, s->job_key) == 0 : known_job;
     }
     if (dir >= 0)
@@ -218,21 +198,4 @@ size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
     return end - lo;
 }
 
-#else /* Windows: summarize is not available (summary_read.c) */
-
-#include "summary.h"
-
-int sum_read_logs(spacrbench_summary *s)
-{
-    (void)s;
-    return 0;
-}
-
-size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
-{
-    (void)s;
-    (void)index;
-    *first = 0;
-    return 0;
-}
 #endif

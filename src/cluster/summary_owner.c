@@ -1,45 +1,18 @@
-/* Whose array summarize reads (summary.h). Every script the library
- * writes carries its key (slurm_files.h); its tasks export it, so each
- * report records it (task.array_key) and each log's first line names it;
- * the manifest beside them states it too. This array's key is the --job
- * script's, else the manifest's (the newest emit into the directory: an
- * emit never replaces another array's files, so a manifest of another key
- * means the user removed them and emitted a new array), else the newest
- * report's. A report with another key (or none, when the key is known) is
- * another array's: shown, never counted, never in a figure. With --job, a
- * manifest of another key is another array's: its tasks and requests are
- * not used, and the script's own #SBATCH lines stand in for them. */
+/* Whose array summarize reads: every script carries its key, each report
+ * records it (task.array_key), each log's first line and the manifest
+ * state it. The manifest is the newest emit into the directory (an emit
+ * never replaces another array's files), so it wins over the reports. A
+ * report of another key (or none, when the key is known) is shown, never
+ * counted. */
 #if !defined(_WIN32)
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
-#include "read_fd.h"
-#include "slurm_files.h"
-#include "summary.h"
-
-/* path when it is a regular file of at most max bytes (malloc'd,
- * NUL-terminated), else NULL. */
-static char *read_bounded(const char *path, size_t max, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *text = NULL;
-    int truncated;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max)
-        sb_read_fd(fd, max, &text, len, &truncated);
-    close(fd);
-    return text;
-}
 
 /* The key of the newest submission's reports (the largest array job id;
  * any keyed report outside a job when none has one), or NULL. */
@@ -79,15 +52,6 @@ static void script_requests(const char *text, sum_manifest *mf)
     }
 }
 
-static char *joined(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 1;
-    char *out = malloc(n);
-    if (out)
-        snprintf(out, n, "%s%s", a, b);
-    return out;
-}
-
 /* With --job: a manifest of another key is another array's. */
 static int drop_manifest(spacrbench_summary *s, const char *job_script, const char *script_text,
                          const char *script_key)
@@ -101,27 +65,12 @@ static int drop_manifest(spacrbench_summary *s, const char *job_script, const ch
              "; %s/" SB_SLURM_MANIFEST " belongs to another array (key %s; %s has key %s), so "
              "its tasks and requests are not used",
              s->directory, mf->key, job_script, script_key);
-    char *source = joined(s->array_source ? s->array_source : "", head);
+    char *source = sb_textf("%s%s", s->array_source ? s->array_source : "", head);
     if (!source)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     free(s->array_source);
     s->array_source = source;
     return 0;
-}
-
-/* A script path with control characters was not written by the library:
- * not printed into a command line (the text says so). */
-static void check_script_path(spacrbench_summary *s)
-{
-    if (!s->job_script)
-        return;
-    for (const unsigned char *p = (const unsigned char *)s->job_script; *p; p++)
-        if (*p < 0x20 || *p == 0x7f) {
-            free(s->job_script);
-            s->job_script = NULL;
-            s->script_unusable = 1;
-            return;
-        }
 }
 
 int sum_check_owner(spacrbench_summary *s, const char *job_script)
@@ -130,7 +79,9 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     char *script_text = NULL;
     if (job_script) {
         size_t len = 0;
-        script_text = read_bounded(job_script, 4u << 20, &len);
+        char *why = NULL;
+        sum_read_small(AT_FDCWD, job_script, 4u << 20, &script_text, &len, &why);
+        free(why);
         if (script_text && sb_slurm_stated_key(script_text, len, script_key) != 0)
             script_key[0] = '\0';
     }
@@ -142,7 +93,13 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     if (script_key[0] && manifest_key && strcmp(script_key, manifest_key) != 0)
         rc = drop_manifest(s, job_script, script_text, script_key);
     free(script_text);
-    check_script_path(s);
+    /* A script path with control characters was not written by the
+     * library: not printed into a command line (the text says so). */
+    if (s->job_script && sb_has_control(s->job_script)) {
+        free(s->job_script);
+        s->job_script = NULL;
+        s->script_unusable = 1;
+    }
     /* Another array's reports: shown, never counted. */
     for (size_t i = 0; i < s->n_tasks && rc == 0 && s->job_key[0]; i++) {
         sum_task *t = &s->tasks[i];
@@ -160,14 +117,4 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     return rc;
 }
 
-#else /* Windows: summarize is not available (summary_read.c) */
-
-#include "summary.h"
-
-int sum_check_owner(spacrbench_summary *s, const char *job_script)
-{
-    (void)s;
-    (void)job_script;
-    return 0;
-}
 #endif

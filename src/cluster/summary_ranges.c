@@ -1,15 +1,13 @@
-/* The index sets of summarize (summary.h): sorted ranges with a step and
- * disjoint spans, so 10^6 missing tasks are one range and so is every
- * other task of --array=0-4194303:2; written as sbatch takes them
- * ("1,5,9-12,20-40:2"). */
+/* Index sets as sorted stepped ranges: 10^6 missing tasks are one range,
+ * so is every other task of --array=0-4194303:2. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "grow.h"
 #include "internal.h"
-#include "summary.h"
 
 static int append(sum_ranges *set, sum_range r)
 {
@@ -181,26 +179,13 @@ int sum_range_text(const sum_range *r, int first, char *buf, size_t cap)
                     r->step);
 }
 
-int sum_ranges_format_part(const sum_ranges *set, size_t from, size_t to, char *buf, size_t cap)
+void sum_ranges_write(sb_text *t, const sum_ranges *set, size_t from, size_t to)
 {
-    size_t len = 0;
-    if (cap)
-        buf[0] = '\0';
     for (size_t i = from; i < to; i++) {
         char part[80];
-        int n = sum_range_text(&set->r[i], i == from, part, sizeof part);
-        if (cap && len + (size_t)n < cap)
-            memcpy(buf + len, part, (size_t)n + 1);
-        else if (cap && len < cap)
-            buf[len] = '\0';
-        len += (size_t)n;
+        sum_range_text(&set->r[i], i == from, part, sizeof part);
+        sb_text_printf(t, "%s", part);
     }
-    return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
-}
-
-int sum_ranges_format(const sum_ranges *set, char *buf, size_t cap)
-{
-    return sum_ranges_format_part(set, 0, set->n, buf, cap);
 }
 
 void sum_ranges_free(sum_ranges *set)

@@ -1,8 +1,7 @@
-/* Reading a job's directory for spacrbench_summarize (summary.h): every
- * file is opened without blocking and read only when it is a regular file
- * of at most SUM_REPORT_MAX bytes, so a FIFO, a device or a huge file
- * named like a report is an "unreadable" task, never a hang or gigabytes;
- * JSON goes through json_reader's depth and node limits. */
+/* Reading a job's directory: a file is read only when it is a regular
+ * file of at most SUM_REPORT_MAX bytes, opened without blocking, so a
+ * FIFO, a device or a huge file named like a report is an "unreadable"
+ * task, never a hang; JSON within json_reader's depth and node limits. */
 #if !defined(_WIN32)
 #include <ctype.h>
 #include <dirent.h>
@@ -16,13 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "grow.h"
-#include "handoff_rule.h"
 #include "internal.h"
 #include "json_reader.h"
 #include "read_fd.h"
 #include "records.h"
-#include "summary.h"
 
 static const char *file_kind(mode_t m)
 {
@@ -59,10 +57,7 @@ static int open_small(int dir, const char *name, size_t max, struct stat *st, ch
     return fd;
 }
 
-/* The whole file name in dir, when it is a regular file of at most max
- * bytes: 0 with *text (malloc'd, NUL-terminated) and *len, else -1 with
- * *why (malloc'd) saying what it is. */
-static int read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
+int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
 {
     *text = NULL;
     *why = NULL;
@@ -119,11 +114,6 @@ static void reader_init(sb_reader *r, const json_doc *doc)
     r->max_bytes = SUM_BYTES_MAX;
     r->max_seconds = SUM_SECONDS_MAX;
 }
-
-static char *dup_or_null(const char *t) { return t ? strdup(t) : NULL; }
-
-/* The first problem, malloc'd (NULL: none, or no memory for it). */
-static char *reader_why(const sb_reader *r) { return r->failed ? strdup(r->message) : NULL; }
 
 /* Of the measurement's lists, the first record's item alone. */
 static int first_item(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
@@ -255,8 +245,9 @@ static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t,
 
 /* One report's document into t (index already set from the file name);
  * the first problem in r. */
-static void task_fields(sb_reader *r, const json_node *root, sum_task *t)
+static void task_fields(sb_reader *r, const json_node *root, void *ctx)
 {
+    sum_task *t = ctx;
     if (root->kind != JSON_OBJECT) {
         sb_reader_fail(r, SB_READ_TYPE, 0,
                        "not a `spacrbench run --json` report (%s, not an object)",
@@ -293,7 +284,7 @@ static void task_fields(sb_reader *r, const json_node *root, sum_task *t)
         sb_reader_fail(r, SB_READ_VALUE, 0,
                        "its SLURM task is %" PRId64 " but the file is named for task %" PRId64,
                        named, t->index);
-    t->item = dup_or_null(item);
+    t->item = item ? strdup(item) : NULL;
     if (t->array_job && *t->array_job && strlen(t->array_job) <= 18 &&
         strspn(t->array_job, "0123456789") == strlen(t->array_job))
         t->job = strtoll(t->array_job, NULL, 10);
@@ -321,28 +312,36 @@ static void task_init(sum_task *t, int64_t index)
     t->timeout_seconds = -1;
 }
 
-static const json_limits k_limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
-
-static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
+/* name's JSON read by fields(r, root, ctx): what is wrong with it
+ * (malloc'd), NULL when nothing is. */
+static char *read_json(int dir, const char *name,
+                       void (*fields)(sb_reader *, const json_node *, void *), void *ctx)
 {
-    sum_task t;
-    task_init(&t, index);
-    t.file = strdup(name);
+    static const json_limits k_limits = {SUM_JSON_DEPTH, (size_t)1 << 20, 0};
     char *text = NULL, *why = NULL;
     size_t len = 0;
-    if (read_small(dir, name, SUM_REPORT_MAX, &text, &len, &why) == 0) {
+    if (sum_read_small(dir, name, SUM_REPORT_MAX, &text, &len, &why) == 0) {
         json_doc doc;
         if (json_parse(&doc, text, len, &k_limits) != 0)
             why = sb_textf("not JSON: %s", doc.error);
         else {
             sb_reader r;
             reader_init(&r, &doc);
-            task_fields(&r, json_root(&doc), &t);
-            why = reader_why(&r);
+            fields(&r, json_root(&doc), ctx);
+            why = r.failed ? strdup(r.message) : NULL; /* the first problem */
         }
         json_doc_free(&doc);
     }
     free(text);
+    return why;
+}
+
+static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
+{
+    sum_task t;
+    task_init(&t, index);
+    t.file = strdup(name);
+    char *why = read_json(dir, name, task_fields, &t);
     if (why) {
         t.state = SUM_UNREADABLE;
         t.why = why;
@@ -352,48 +351,38 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
 
 /* ---- the manifest ---- */
 
+static void manifest_fields(sb_reader *r, const json_node *root, void *ctx)
+{
+    sum_manifest *mf = ctx;
+    sb_manifest m;
+    if (root->kind != JSON_OBJECT)
+        sb_reader_fail(r, SB_READ_TYPE, 0, "%s, not an object", sb_read_kind_words(r, root));
+    else if (sb_manifest_read(r, root, &m) == 0) {
+        if (m.tasks < 1)
+            sb_reader_fail(r, SB_READ_VALUE, 0, "\"tasks\" is missing");
+        mf->tasks = m.tasks >= 1 ? m.tasks : -1;
+        if (m.script)
+            mf->script = strdup(m.script);
+        mf->req_mem = m.mem_bytes;
+        mf->req_cpus = m.cpus;
+        mf->req_time = m.time_minutes;
+        mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
+        const char *key = m.array_key; /* the script's key: 16 hex digits */
+        if (key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16)
+            mf->key = strdup(key);
+        mf->array_limit = m.array_limit > 0 && m.array_limit <= 1000000 ? m.array_limit : 0;
+    }
+}
+
 static void read_manifest(spacrbench_summary *s, int dir)
 {
     sum_manifest *mf = &s->manifest;
     mf->req_mem = mf->req_cpus = mf->req_time = -1;
-    char *text = NULL, *why = NULL;
-    size_t len = 0;
     struct stat st;
     if (fstatat(dir, SB_SLURM_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return; /* none */
     mf->present = 1;
-    if (read_small(dir, SB_SLURM_MANIFEST, SUM_REPORT_MAX, &text, &len, &why) == 0) {
-        json_doc doc;
-        if (json_parse(&doc, text, len, &k_limits) != 0)
-            why = sb_textf("not JSON: %s", doc.error);
-        else {
-            sb_reader r;
-            reader_init(&r, &doc);
-            const json_node *root = json_root(&doc);
-            sb_manifest m;
-            if (root->kind != JSON_OBJECT)
-                sb_reader_fail(&r, SB_READ_TYPE, 0, "%s, not an object",
-                               sb_read_kind_words(&r, root));
-            else if (sb_manifest_read(&r, root, &m) == 0) {
-                if (m.tasks < 1)
-                    sb_reader_fail(&r, SB_READ_VALUE, 0, "\"tasks\" is missing");
-                mf->tasks = m.tasks >= 1 ? m.tasks : -1;
-                if (m.script)
-                    mf->script = strdup(m.script);
-                mf->req_mem = m.mem_bytes;
-                mf->req_cpus = m.cpus;
-                mf->req_time = m.time_minutes;
-                mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
-                const char *key = m.array_key; /* the script's key: 16 hex digits */
-                if (key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16)
-                    mf->key = strdup(key);
-                mf->array_limit = m.array_limit > 0 && m.array_limit <= 1000000 ? m.array_limit : 0;
-            }
-            why = reader_why(&r);
-        }
-        json_doc_free(&doc);
-    }
-    free(text);
+    char *why = read_json(dir, SB_SLURM_MANIFEST, manifest_fields, mf);
     if (why) {
         mf->problem = why;
         mf->tasks = 0;
@@ -456,7 +445,7 @@ static int read_job_array(const char *path, sum_ranges *set, int64_t *throttle)
 {
     char *text = NULL, *why = NULL;
     size_t len = 0;
-    if (read_small(AT_FDCWD, path, 4u << 20, &text, &len, &why) != 0) {
+    if (sum_read_small(AT_FDCWD, path, 4u << 20, &text, &len, &why) != 0) {
         int rc = sb_fail(SPACRBENCH_EINVAL, "--job %s %s", path, why ? why : "");
         free(why);
         return rc;
@@ -525,10 +514,24 @@ static int note_log(spacrbench_summary *s, const char *name)
     return 0;
 }
 
-static int job_order(const void *a, const void *b)
+int sum_job_order(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+int64_t *sum_report_jobs(spacrbench_summary *s, unsigned skip, size_t *n)
+{
+    int64_t *jobs = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof *jobs);
+    *n = 0;
+    if (!jobs)
+        return NULL;
+    for (size_t i = 0; i < s->n_tasks; i++)
+        if (s->tasks[i].job >= 0 && !((skip >> s->tasks[i].state) & 1u))
+            jobs[(*n)++] = s->tasks[i].job;
+    qsort(jobs, *n, sizeof *jobs, sum_job_order);
+    sum_count_sort(s, *n);
+    return jobs;
 }
 
 static int task_order(const void *a, const void *b)
@@ -591,27 +594,19 @@ static int read_entries(spacrbench_summary *s, int dir)
  * over this array's reports and logs alone (ours_only). */
 int sum_array_as_seen(spacrbench_summary *s, int ours_only)
 {
-    int64_t top = -1;
-    /* The reports' array jobs, sorted: a log counts when its job is one. */
-    int64_t *jobs = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof *jobs);
+    /* The reports' array jobs: a log counts when its job is one. */
+    size_t n_jobs;
+    int64_t *jobs = sum_report_jobs(s, ours_only ? 1u << SUM_FOREIGN : 0, &n_jobs), top = -1;
     if (!jobs)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    size_t n_jobs = 0;
-    for (size_t i = 0; i < s->n_tasks; i++) {
-        if (ours_only && s->tasks[i].state == SUM_FOREIGN)
-            continue;
-        if (s->tasks[i].index > top)
+    for (size_t i = 0; i < s->n_tasks; i++)
+        if (!(ours_only && s->tasks[i].state == SUM_FOREIGN) && s->tasks[i].index > top)
             top = s->tasks[i].index;
-        if (s->tasks[i].job >= 0)
-            jobs[n_jobs++] = s->tasks[i].job;
-    }
-    qsort(jobs, n_jobs, sizeof *jobs, job_order);
-    sum_count_sort(s, n_jobs);
     s->work += n_jobs + s->n_logs;
     for (size_t i = 0; i < s->n_logs; i++) /* the logs of the reports' array jobs */
-        if (s->logs[i].index > top &&
-            (ours_only ? s->logs[i].ours
-                       : bsearch(&s->logs[i].job, jobs, n_jobs, sizeof *jobs, job_order) != NULL))
+        if (s->logs[i].index > top && (ours_only ? s->logs[i].ours
+                                                 : bsearch(&s->logs[i].job, jobs, n_jobs,
+                                                           sizeof *jobs, sum_job_order) != NULL))
             top = s->logs[i].index;
     free(jobs);
     sum_ranges_free(&s->array);
@@ -681,8 +676,8 @@ int sum_read(spacrbench_summary *s, const char *job_script)
 
 #else /* Windows: no openat, O_NONBLOCK or FIFOs to guard against */
 
+#include "cluster.h"
 #include "internal.h"
-#include "summary.h"
 
 int sum_read(spacrbench_summary *s, const char *job_script)
 {
@@ -690,14 +685,6 @@ int sum_read(spacrbench_summary *s, const char *job_script)
     (void)job_script;
     return sb_fail(SPACRBENCH_EUNSUPPORTED,
                    "summarize reads a SLURM job's directory on Linux and macOS, not on Windows");
-}
-
-/* Never reached: sum_read fails first on Windows. */
-int sum_array_as_seen(spacrbench_summary *s, int ours_only)
-{
-    (void)s;
-    (void)ours_only;
-    return sb_fail(SPACRBENCH_EUNSUPPORTED, "summarize is not available on Windows");
 }
 
 #endif

@@ -1,22 +1,17 @@
-/* The two renderings of a decided summary (summary.h): the text a user
- * reads (a row per report, a row per range of missing tasks, the next
- * submission's command line(s), and what needs the user with its own
- * line) and the JSON document (every number finite: json_writer writes NaN
- * and infinities as null). Text from files summarize did not write (items,
- * keys, job ids, paths, log lines) goes through sb_text_label: one line,
- * no terminal escapes. */
+/* The text and the JSON of a decided summary. Text from files summarize
+ * did not write (items, keys, paths, log lines) goes through
+ * sb_text_label: one line, no terminal escapes. */
+#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "internal.h"
 #include "json_writer.h"
 #include "record.h"
-#include "slurm_files.h"
-#include "summary.h"
 
 #define ITEM_WIDTH 24
 
@@ -226,33 +221,15 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
 
 static char *ranges_text(const sum_ranges *r)
 {
-    int n = sum_ranges_format(r, NULL, 0);
-    char *b = malloc((size_t)n + 1);
-    if (b)
-        sum_ranges_format(r, b, (size_t)n + 1);
-    return b;
+    sb_text t = {0};
+    sum_ranges_write(&t, r, 0, r->n);
+    return sb_text_take(&t);
 }
 
 /* What the --export beside each --time is for (a task cannot read its
  * own --time: SLURM exports no limit). */
 #define TIME_EXPORT_WORDS                                                                          \
     "SPACRBENCH_TIME_LIMIT_MINUTES tells each task its --time, for its report's time use"
-
-/* The next array's options, for a summary with nothing to rerun. */
-static void next_options(sb_text *t, const spacrbench_summary *s)
-{
-    char time[32];
-    if (s->next_mem > 0)
-        sb_text_printf(t, " --mem=%" PRId64 "M", (s->next_mem + (1 << 20) - 1) >> 20);
-    sb_text_printf(t, " --cpus-per-task=%" PRId64, s->next_cpus);
-    if (s->next_time > 0) {
-        sb_format_time_limit(time, sizeof time, s->next_time);
-        sb_text_printf(t,
-                       " --time=%s --export=ALL,SPACRBENCH_TIME_LIMIT_MINUTES=%" PRId64
-                       " (" TIME_EXPORT_WORDS ")",
-                       time, s->next_time);
-    }
-}
 
 /* The counts by outcome, which tasks the array had and from where, and
  * the table's column heads. */
@@ -422,17 +399,10 @@ static void text_next(sb_text *t, const spacrbench_summary *s)
                        "all %" PRId64 " task(s) ok: nothing to resubmit; for a next array like "
                        "this one:",
                        s->n_ok);
-        next_options(t, s);
-        sb_text_printf(t, "\n");
+        const sum_line_settings next = {s->next_mem, s->next_cpus, s->next_time, -1};
+        sum_options(t, &next);
+        sb_text_printf(t, s->next_time > 0 ? " (" TIME_EXPORT_WORDS ")\n" : "\n");
     }
-}
-
-static void text_render(sb_text *t, const spacrbench_summary *s, const char *array)
-{
-    text_header(t, s, array);
-    text_rows(t, s);
-    text_memory(t, s);
-    text_next(t, s);
 }
 
 /* name: v when it is known (v > 0, or >= 0 where 0 is a figure), else null. */
@@ -653,8 +623,12 @@ int sum_render(spacrbench_summary *s)
     s->work += s->n_tasks + s->missing.n + s->n_missing_logs + s->n_ignored; /* each row once */
     char *rerun = ranges_text(&s->rerun), *array = ranges_text(&s->array);
     sb_text t = {0};
-    if (rerun && array)
-        text_render(&t, s, array);
+    if (rerun && array) {
+        text_header(&t, s, array);
+        text_rows(&t, s);
+        text_memory(&t, s);
+        text_next(&t, s);
+    }
     int rc = 0;
     if (!rerun || !array || !t.data || t.failed)
         rc = sb_fail(SPACRBENCH_ENOMEM, "out of memory");
@@ -675,3 +649,4 @@ int sum_render(spacrbench_summary *s)
     free(array);
     return rc;
 }
+#endif

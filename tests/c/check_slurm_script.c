@@ -14,7 +14,7 @@
 #include <unistd.h>
 #endif
 
-#include "slurm_files.h"
+#include "cluster.h"
 #include "spacrbench.h"
 
 #define MIB INT64_C(1048576)

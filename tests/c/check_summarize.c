@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "json_reader.h"
 #include "spacrbench.h"
-#include "summary.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handoff_rule.h"
+#include "cluster.h"
 #include "parse.h"
 #include "plate.h"
 #include "spacrbench.h"

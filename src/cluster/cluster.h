@@ -1,26 +1,13 @@
-/* spacrbench_summarize: what the tasks of a job array used against what
- * they asked for (SLURM's seff, per task), and the ONE command line that
- * reruns the tasks that need it with the memory and time they need.
- * Three parts, one job each:
- *   summary_read.c   the directory: task reports, the manifest, the job
- *                    script's --array, SLURM logs; everything bounded
- *                    (regular files only, a size limit, json_reader's depth
- *                    and node limits), each problem an "unreadable" task;
- *   summary_owner.c  whose array this is: the key every report and log of
- *                    it carries (another array's never counts);
- *   summary_logs.c   the tasks' SLURM logs: what each submission asked
- *                    (the line the script prints first) and how it ended;
- *   summary_decide.c which report counts (the newest attempt wins),
- *                    the states, the peaks and times, the next settings by
- *                    the hand-off rule (cluster/handoff.c), and which tasks a
- *                    resubmission fixes and which need the user;
- *   summary_lines.c  the sbatch lines (each argument within 128 KiB);
- *   summary_render.c the text and the JSON document.
- * summary_ranges.c holds the index sets, summary.c the public functions
- * (spacrbench.h, "summarize"). Reading a directory is POSIX's (openat,
- * O_NONBLOCK): on Windows spacrbench_summarize says EUNSUPPORTED. */
-#ifndef SPACRBENCH_SUMMARY_H
-#define SPACRBENCH_SUMMARY_H
+/* The cluster folder's contract: the hand-off rule (handoff.c), the SLURM
+ * job script and array files (slurm_*.c) and summarize (summary*.c).
+ * summarize reads a job's directory (summary_read.c: everything bounded,
+ * each problem an "unreadable" task), finds whose array it is
+ * (summary_owner.c), reads the SLURM logs (summary_logs.c), decides
+ * (summary_decide.c), makes the sbatch lines (summary_lines.c) and renders
+ * the text and JSON (summary_render.c). Reading a directory is POSIX's
+ * (openat, O_NONBLOCK): on Windows spacrbench_summarize says EUNSUPPORTED. */
+#ifndef SPACRBENCH_CLUSTER_H
+#define SPACRBENCH_CLUSTER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,12 +15,113 @@
 #include "spacrbench.h"
 #include "text_buffer.h"
 
+/* ---- the hand-off rule (docs/scheduler-handoff.md) ---- */
+
+#define SB_MIB              INT64_C(1048576)
+#define SB_TIME_MAX_MINUTES (365 * 24 * 60) /* the most --time a job can ask */
+/* The memory rule: peak + max(25% of peak, 256 MiB), rounded up to a
+ * MiB (peak clamped to 0..INT64_MAX/4). */
+int64_t sb_handoff_mem_bytes(int64_t peak);
+/* The comment line on the VRAM a worker peaked at ("" without one). */
+void sb_vram_comment(char *buf, size_t cap, const spacrbench_figures *f);
+/* minutes as sbatch --time and SLURMCluster's walltime take them:
+ * "HH:MM:00", or "D-HH:MM:00" from a day on. */
+void sb_format_time_limit(char *buf, size_t cap, int64_t minutes);
+/* The --time rule applied to m's slowest item (5 minutes when m has no
+ * timed item). 0 or a negative code. */
+int sb_measurement_time_limit(const spacrbench_measurement *m, double timeout_seconds,
+                              int64_t *minutes);
+
+/* ---- the job script and the files beside it ----
+ * The script carries its own key: FNV-1a 64 of its text without comment
+ * lines and without the key line itself, so two scripts that would do the
+ * same have the same key whatever their comments say. The index starts
+ * with a header line holding that key and the items file's size, and each
+ * item's line holds its offset, length and POSIX cksum CRC, so a task finds
+ * its item in O(1) and stops at once when the index is another array's or
+ * the items file changed since. */
+#define SB_SLURM_MANIFEST "spacrbench-array.json"
+#define SB_SLURM_INDEX    "spacrbench-items.idx"
+#define SB_SLURM_SCRIPT   "spacrbench-job.sh" /* the script, for summarize's command line */
+#define SB_SLURM_KEY_LEN  16                  /* hex digits */
+#define SB_SLURM_KEY_LINE "array_key='"
+/* The index: every line SB_SLURM_INDEX_WIDTH (40) bytes.
+ * Header: "sbidx1 <16 hex key> <15-digit items file size>\n";
+ * item:   "<15-digit offset> <12-digit length> <10-digit CRC>\n". */
+#define SB_SLURM_INDEX_WIDTH      40
+#define SB_SLURM_INDEX_MAGIC      "sbidx1"
+#define SB_SLURM_INDEX_MAX_BYTES  INT64_C(999999999999999) /* 15 digits */
+#define SB_SLURM_INDEX_MAX_LENGTH INT64_C(999999999999)    /* 12 digits */
+/* A task whose files are another array's (or changed) exits with this. */
+#define SB_SLURM_MISMATCH_EXIT 65
+/* The line each task prints first in its SLURM log (summarize reads it:
+ * which array and what the submission asked, even when the task left no
+ * report): "spacrbench job: array job J task I: key K, --mem M MiB,
+ * --time T min, item --timeout S s" (S 0: none). */
+#define SB_SLURM_LOG_HEADER "spacrbench job: array job "
+/* The end of every line a task prints when it stops before anything runs
+ * (files that are not its own, no item, a bad SPACRBENCH_ITEM_TIMEOUT). */
+#define SB_SLURM_NOTHING_RUN "; nothing was run"
+
+/* A comment line of a script ("# ..." or "#", n bytes with its newline). */
+int sb_slurm_comment_line(const char *line, size_t n);
+/* The key of a script text (the key line's value ignored), as hex digits
+ * and a NUL into key. */
+void sb_slurm_script_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN + 1]);
+/* The key a script states in its key line: 0 and the digits in key, or -1
+ * when it has none. */
+int sb_slurm_stated_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN + 1]);
+
+/* What the extra #SBATCH lines set that the script sets too (0: not
+ * given): a --time, --mem or --cpus-per-task there replaces the script's
+ * figure in the script, its manifest and the tasks' reports alike. */
+typedef struct sb_slurm_directives {
+    int64_t time_minutes, mem_bytes, cpus;
+} sb_slurm_directives;
+
+/* One extra #SBATCH line (job.directives[index]) as sbatch reads it
+ * (slurm_directives.c): 0 with what it sets added to d, or EINVAL with
+ * the message (an option sbatch reads as --array, however abbreviated
+ * or clustered; --mem-per-cpu/--mem-per-gpu beside the script's --mem;
+ * --output/--error, which move the logs summarize reads; an abbreviation
+ * sbatch finds ambiguous; a --time, --mem or --cpus-per-task that is not
+ * one). */
+int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_directives *d);
+
+/* What a job script requests: the measurement's schedule and --time rule,
+ * or what the caller gave (tasks.time_minutes, the directives). */
+typedef struct sb_slurm_settings {
+    int64_t mem_bytes, cpus, minutes;
+    int mem_given, cpus_given, time_given; /* from the directives (or tasks.time_minutes) */
+} sb_slurm_settings;
+
+/* The job's settings (slurm_script.c), every input checked as
+ * spacrbench_format_slurm_job checks it: 0 or a negative code. */
+int sb_slurm_job_settings(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                          const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
+                          sb_slurm_settings *out);
+
+/* 1 when text has a control character (a newline would end an #SBATCH
+ * line, a comment or a command line early). */
+int sb_has_control(const char *text);
+/* text as one word for bash: as it is when bare_ok and it needs no
+ * quoting, else 'text' (every ' as '\''), or $'...' with each control
+ * character as \xHH (bash reads back the bytes; no raw escape on a
+ * terminal). */
+void sb_shell_word(sb_text *t, const char *text, int bare_ok);
+/* seconds as the command's --timeout parser reads them back, the same
+ * value within a nanosecond: at most 9 fraction digits, no exponent
+ * ("0.1", "90", "1e-05" never). seconds in [1e-9, 1e7]. */
+void sb_slurm_seconds_text(char *buf, size_t cap, double seconds);
+
+/* ---- summarize ---- */
+
 #define SUM_ARRAY_MAX   (INT64_C(1) << 22) /* more indices than any SLURM MaxArraySize */
 #define SUM_REPORT_MAX  (16u << 20)        /* bytes of one report or manifest read at most */
 #define SUM_JSON_DEPTH  64
 #define SUM_SECONDS_MAX 1e9 /* 31 years: more is not a wall time */
 #define SUM_BYTES_MAX   (INT64_C(1) << 60)
-
+#define SUM_ARG_MAX     131071 /* Linux's MAX_ARG_STRLEN (128 KiB) less its NUL */
 typedef enum sum_state {
     SUM_OK,
     SUM_FAILED,     /* the report says an item failed, or the run was interrupted */
@@ -108,9 +196,8 @@ int sum_ranges_subtract(const sum_ranges *set, const int64_t *at, size_t n, sum_
 /* Neighbours that continue one another's step merged into one range
  * ("0-8:2", "10", "12-20:2" is "0-20:2"), in place. */
 void sum_ranges_compact(sum_ranges *set);
-/* "1,5,9-12,20-40:2" into buf (snprintf-style length): ranges [from, to). */
-int sum_ranges_format_part(const sum_ranges *set, size_t from, size_t to, char *buf, size_t cap);
-int sum_ranges_format(const sum_ranges *set, char *buf, size_t cap);
+/* "1,5,9-12,20-40:2" appended to t: ranges [from, to). */
+void sum_ranges_write(sb_text *t, const sum_ranges *set, size_t from, size_t to);
 /* The text of one range with its comma (", " before all but the first). */
 int sum_range_text(const sum_range *r, int first, char *buf, size_t cap);
 void sum_ranges_free(sum_ranges *set);
@@ -130,7 +217,7 @@ typedef struct sum_manifest {
  * read (summary_logs.c), what it says. */
 typedef struct sum_log {
     int64_t job, index;
-    int read, header, ours;
+    int header, ours;
     char key[17];                       /* the header's key, "" none */
     int64_t mem_bytes;                  /* what the submission asked, -1 unknown */
     int64_t time_minutes;               /* its --time (SPACRBENCH_TIME_LIMIT_MINUTES), -1 unknown */
@@ -205,6 +292,14 @@ static inline void sum_count_sort(spacrbench_summary *s, size_t n)
 
 /* summary_read.c */
 int sum_read(spacrbench_summary *s, const char *job_script);
+/* The whole file name in dir, when it is a regular file of at most max
+ * bytes: 0 with *text (malloc'd, NUL-terminated) and *len, else -1 with
+ * *why (malloc'd) saying what it is. */
+int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why);
+/* int64_t order, and the sorted array jobs of the reports whose state is
+ * not in the mask skip (1u << state); NULL when out of memory. */
+int sum_job_order(const void *a, const void *b);
+int64_t *sum_report_jobs(spacrbench_summary *s, unsigned skip, size_t *n);
 /* The array as far as the directory shows (no script, no usable
  * manifest); ours_only: this array's reports and logs alone. */
 int sum_array_as_seen(spacrbench_summary *s, int ours_only);
@@ -222,18 +317,17 @@ int sum_read_logs(spacrbench_summary *s);
 /* The logs of task index (sorted by job), as [*first, *first + n). */
 size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first);
 
-/* summary_decide.c */
 int sum_decide(spacrbench_summary *s);
-
 /* summary_lines.c: the lines of the next submission and of each need,
  * each argument within SUM_ARG_MAX (more lines when one would not fit).
  * 0 or ENOMEM. */
-#define SUM_ARG_MAX 131071 /* Linux's MAX_ARG_STRLEN (128 KiB) less its NUL */
 int sum_make_lines(spacrbench_summary *s);
-/* 'word' for a shell, when it needs quoting. */
-void sum_shell_word(sb_text *t, const char *w);
-
-/* summary_render.c */
+typedef struct sum_line_settings {
+    int64_t mem, cpus, time;
+    double item_timeout; /* exported when >= 0 */
+} sum_line_settings;
+/* " --mem=... --cpus-per-task=... --time=... --export=..." */
+void sum_options(sb_text *t, const sum_line_settings *o);
 int sum_render(spacrbench_summary *s);
 
 #endif
