@@ -1,34 +1,320 @@
-/* `spacrbench run`: run an external command once per item, serially, and
- * build the measurement with the library's builder (which classifies the
- * warm-up, sums the figures and writes the warm-up notes); this file only
- * orders the steps and adds the notes only the command knows. */
+/* `spacrbench run`: its option table and checks (every platform: the help,
+ * the man page and the completions list them), then, on Linux, the run:
+ * an external command once per item, serially, measured into the
+ * library's builder (which classifies the warm-up, sums the figures and
+ * writes the warm-up notes); this file orders the steps and adds the notes
+ * only the command knows. Elsewhere `run` says it needs Linux (exit 2). */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_args.h"
-#include "cli_error.h"
-#include "cli_export.h"
-#include "cli_output.h"
-#include "cli_stdio.h"
-#include "command_line.h"
-#include "commands.h"
-#include "item_list.h"
-#include "run_item.h"
-#include "run_plate.h"
-#include "run_plot.h"
-#include "run_scale.h"
-#include "run_timeline.h"
-#include "run_vram.h"
-#include "slurm_env.h"
-#include "slurm_job.h"
-#include "task_record.h"
+#include "cli.h"
+#include "parse.h"
 #include "text_buffer.h"
 #include "text_escape.h"
 
+static int opt_timeout(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    if (cli_parse_duration(v, &a->timeout_s) != 0)
+        return cli_usage_error(name,
+                               "expected a duration above 0 and at most " CLI_DURATION_MAX_TEXT
+                               " s (about 115 days): seconds (10, 1.5; a bare number is seconds, "
+                               "unlike SLURM's bare --time, which is minutes), numbers with d, h, "
+                               "m, s in that order (90s, 90m, 1h30m) or SLURM's --time forms with "
+                               "':' or '-' (1:30:00, 2-00:00:00), got '%s'",
+                               v);
+    return CLI_EXIT_OK;
+}
+
+/* Not below 1 ms: without a cgroup each sample reads the whole process
+ * table (about a millisecond), so a shorter period would keep a core busy. */
+static int opt_interval(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    if (cli_parse_interval(v, o->max, &a->interval_us) != 0 || a->interval_us < o->min)
+        return cli_usage_error(name,
+                               "expected a period from 1ms to 10s such as 10ms, 2.5ms or 0.5s, "
+                               "got '%s'",
+                               v);
+    return CLI_EXIT_OK;
+}
+
+/* A share of the plate's time: 5% or 0.05, 0 to 1. */
+static int opt_sample_cost(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    if (sb_parse_share(v, strlen(v), &a->sample_cost) != SB_PARSE_OK)
+        return cli_usage_error(name,
+                               "expected a share of the plate's time from 0 to 1, as 5%% or "
+                               "0.05, got '%s'",
+                               v);
+    return CLI_EXIT_OK;
+}
+
+/* "auto", or at most CLI_SCALE_MAX distinct counts "1,2,4". */
+static int opt_scale(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    a->scale_auto = strcmp(v, "auto") == 0;
+    a->n_scale = 0;
+    for (const char *p = v; !a->scale_auto; p += strcspn(p, ",") + 1) {
+        size_t len = strcspn(p, ",");
+        char one[32];
+        int64_t k;
+        if (len == 0 || len >= sizeof one)
+            return cli_usage_error(name,
+                                   "expected whole numbers from 1 to %d separated by commas, or "
+                                   "'auto', got '%s'",
+                                   SPACRBENCH_SCALE_MAX_WORKERS, v);
+        snprintf(one, sizeof one, "%.*s", (int)len, p);
+        if (cli_parse_int(one, 1, SPACRBENCH_SCALE_MAX_WORKERS, &k) != 0)
+            return cli_usage_error(name, "'%s' is not a whole number from 1 to %d, got '%s'", one,
+                                   SPACRBENCH_SCALE_MAX_WORKERS, v);
+        for (size_t i = 0; i < a->n_scale; i++)
+            if (a->scale[i] == k)
+                return cli_usage_error(name, "%lld is given twice, got '%s'", (long long)k, v);
+        if (a->n_scale == CLI_SCALE_MAX)
+            return cli_usage_error(name, "at most %d worker counts, got '%s'", CLI_SCALE_MAX, v);
+        a->scale[a->n_scale++] = k;
+        if (p[len] == '\0')
+            break;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* A duration as --timeout takes it, or 0 (no minimum time), at most an
+ * hour: each count runs several repeats of it. */
+static int opt_scale_seconds(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    (void)o;
+    size_t zeros = strspn(v, "0.");
+    if (zeros > 0 && v[0] == '0' && (v[zeros] == '\0' || strcmp(v + zeros, "s") == 0) &&
+        strstr(v, "..") == NULL)
+        a->scale_seconds = 0;
+    else if (cli_parse_duration(v, &a->scale_seconds) != 0 || a->scale_seconds > 3600)
+        return cli_usage_error(name,
+                               "expected a duration from 0 to 3600 s such as 0, 1, 2.5, 30s or "
+                               "1m, got '%s'",
+                               v);
+    return CLI_EXIT_OK;
+}
+
+/* The library's check of job (and tasks) on a stand-in measurement and
+ * schedule: its return, < 0 with its last error saying why. */
+int cli_slurm_check_job(const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks)
+{
+    spacrbench_figures f = {.size = sizeof f};
+    f.items = 1;
+    f.seconds = f.cpu_seconds = 1;
+    f.peak_rss_bytes = (int64_t)1 << 20;
+    f.peak_vram_bytes = SPACRBENCH_NOT_MEASURED;
+    f.peak_method = SPACRBENCH_PEAK_CHILD_RUSAGE;
+    f.stopped_item = -1;
+    spacrbench_measurement *m = NULL;
+    int rc = spacrbench_measurement_create(&f, &m);
+    if (rc != 0)
+        return rc;
+    spacrbench_schedule sched = {.size = sizeof sched};
+    sched.cpus_per_task = sched.array_concurrency = sched.n_workers = sched.threads_per_worker = 1;
+    sched.mem_per_task_bytes = sched.memory_limit_bytes = (int64_t)1 << 30;
+    rc = spacrbench_format_slurm_job(m, &sched, job, tasks, NULL, 0); /* a dry run */
+    spacrbench_measurement_free(m);
+    return rc;
+}
+
+/* The job script's options; min is the option's letter. */
+static int opt_slurm(cli_args *a, const cli_option *o, const char *name, const char *v)
+{
+    cli_slurm *s = &a->slurm;
+    if (!s->first_given)
+        s->first_given = o;
+    if (o->min == 'p') {
+        s->from_path = 1;
+        return CLI_EXIT_OK;
+    }
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return cli_usage_error(name, "needs a non-empty value on one line");
+    if (!*v)
+        return cli_usage_error(name, "needs a non-empty value on one line");
+    int64_t limit;
+    if (o->min == 'o')
+        s->output_dir = v;
+    else if (o->min == 'l' && cli_parse_int(v, 1, 1000000, &limit) != 0)
+        return cli_usage_error(name,
+                               "expected the most tasks to run at once on the whole cluster, 1 "
+                               "to 1000000, got '%s'",
+                               v);
+    else if (o->min == 'l')
+        s->array_limit = limit;
+    else if (o->min == 'j' && strpbrk(v, " \t'\"\\"))
+        return cli_usage_error(name, "no whitespace, quotes or backslash, got '%s'", v);
+    else if (o->min == 'j')
+        s->job_name = v;
+    else { /* --sbatch "--partition=short", with or without its "#SBATCH " */
+        if (strncmp(v, "#SBATCH", 7) == 0)
+            v += 7 + strspn(v + 7, " \t");
+        if (*v != '-')
+            return cli_usage_error(
+                name, "expected an sbatch option such as --partition=short, got '%s'", v);
+        /* Read as sbatch reads it, by the library, on a stand-in job. */
+        static const char *const command[] = {"true"};
+        spacrbench_slurm_job job;
+        spacrbench_slurm_job_init(&job, sizeof job);
+        job.items_file = "/items";
+        job.n_items = 1;
+        job.output_dir = "/out";
+        job.command = command;
+        job.command_len = 1;
+        job.directives = &v;
+        job.n_directives = 1;
+        if (cli_slurm_check_job(&job, NULL) < 0) {
+            const char *why = spacrbench_last_error_message(), *field = "job.directives[0]: ";
+            if (strncmp(why, field, strlen(field)) == 0)
+                why += strlen(field);
+            return cli_usage_error(name, "'%s': %s", v, why);
+        }
+        s->sbatch[s->n_sbatch++] = v;
+    }
+    return CLI_EXIT_OK;
+}
+
+static const cli_option k_run[] = {
+    {"items", 0, "FILE",
+     "one item per line ('-' = stdin); or the items as arguments; with neither, "
+     "one item per line on standard input",
+     cli_opt_string, CLI_FIELD(items_file), 0, 0, CLI_COMPLETE_FILE, NULL},
+    {"no-cgroup", 0, NULL, "measure with wait4 + /proc sampling, not a cgroup of its own",
+     cli_opt_flag, CLI_FIELD(no_cgroup), 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"timeout", 0, "DURATION",
+     "kill an item (and its processes) running longer: 90m, 1h30m, 1:30:00, 2-00:00:00, or a "
+     "bare number of seconds (10, 1.5; SLURM's bare --time is minutes)",
+     opt_timeout, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"warmup", 0, "N", "first N items excluded from the timing (default 0)", cli_opt_int,
+     CLI_FIELD(warmup), 0, INT32_MAX, CLI_COMPLETE_NONE, NULL},
+    {"runs", 0, "N",
+     "run each measured item N times (default 1; the warm-up items once): its time "
+     "is their mean, reported with its standard deviation, min and max, its peaks "
+     "their largest; a note names an item whose deviation is over 10 % of its mean",
+     cli_opt_int, CLI_FIELD(runs), 1, SPACRBENCH_RUNS_MAX, CLI_COMPLETE_NONE, NULL},
+    {"brief", 0, NULL,
+     "print one line instead of the report: the peak RSS (and the memory charged), "
+     "the time per item and the recommended workers",
+     cli_opt_flag, CLI_FIELD(brief), 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"sample", 0, "K",
+     "measure only K items chosen across the plate (by file size: the largest always, "
+     "the smallest, even steps between, the rest at random; an item with no file is "
+     "taken to be as large as the largest, and with no file at all they are evenly "
+     "spaced), plus --warmup's, and predict the rest: the "
+     "advice, --emit and --scale are for the plate's largest item; 0: as many as "
+     "the plate needs, one at a time until its predicted largest stops moving",
+     cli_opt_int, CLI_FIELD(sample), 0, 1000000, CLI_COMPLETE_NONE, NULL},
+    {"sample-cost", 0, "SHARE",
+     "with --sample 0: the most the items measured beyond the least may take, as a "
+     "share of the plate's predicted serial time (default 5%)",
+     opt_sample_cost, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"interval", 0, "PERIOD",
+     "how often each running item is sampled for the memory timeline and the RSS "
+     "peak of its process tree: 10ms with a cgroup, 5ms without (the defaults), "
+     "1ms to 10s",
+     opt_interval, 0, 1000, 10000000, CLI_COMPLETE_NONE, NULL},
+    {"scale", 0, "LIST",
+     "after the serial run, run k copies at once for each k in LIST (1,2,4 or "
+     "auto: 1, 2, 4, ... up to the cores, and no more than the 1-worker peak's "
+     "workers the memory budget holds + 1), each group in a cgroup of its own; "
+     "reports throughput, speed-up, group peak and the knee",
+     opt_scale, 0, 0, 0, CLI_COMPLETE_NONE, "auto"},
+    {"scale-items", 0, "N",
+     "items each copy runs in every timed repeat of a count, at least (default 3; "
+     "after one untimed warm-up item per copy)",
+     cli_opt_int, CLI_FIELD(scale_items), 1, SPACRBENCH_SCALE_MAX_ROUND_ITEMS, CLI_COMPLETE_NONE,
+     NULL},
+    {"scale-seconds", 0, "DURATION",
+     "each timed repeat of a count lasts at least this long (default 1 s; 2 to 5 "
+     "repeats, more while they differ by over 5 %); --scale-items 1 --scale-seconds 0 "
+     "is the shortest check",
+     opt_scale_seconds, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+};
+
+static const cli_option k_slurm[] = {
+    {"slurm-output", 0, "DIR", "where tasks write their reports (default ./spacrbench-job)",
+     opt_slurm, 0, 'o', 0, CLI_COMPLETE_DIR, NULL},
+    {"job-name", 0, "NAME", "#SBATCH --job-name (default spacrbench)", opt_slurm, 0, 'j', 0,
+     CLI_COMPLETE_NONE, NULL},
+    {"sbatch", 0, "LINE",
+     "one more #SBATCH line, e.g. --sbatch=--partition=short, read as sbatch reads it (never "
+     "--array, however abbreviated; a --time, --mem or --cpus-per-task there is the script's "
+     "own)",
+     opt_slurm, 0, 's', 0, CLI_COMPLETE_NONE, NULL},
+    {"slurm-from-path", 0, NULL, "tasks call spacrbench from PATH, not this binary's path",
+     opt_slurm, 0, 'p', 0, CLI_COMPLETE_NONE, NULL},
+    {"array-limit", 0, "N",
+     "at most N tasks at once on the whole cluster (--array=...%N; default: no "
+     "limit, the scheduler packs tasks by --mem and --cpus-per-task)",
+     opt_slurm, 0, 'l', 0, CLI_COMPLETE_NONE, NULL},
+};
+
+static const cli_section k_run_section = CLI_SECTION("run", k_run);
+static const cli_section k_slurm_section = CLI_SECTION(
+    "--emit slurm: a job script (an array over --items FILE) that submits as is", k_slurm);
+static const cli_section *const k_sections[] = {&k_run_section, &k_slurm_section,
+                                                &cli_common_section, &cli_info_section};
+
+static int check_run(cli_args *a, int argc, char **argv, int first_arg)
+{
+    /* getopt_long stops early only at "--": the command follows it. */
+    if (first_arg >= argc)
+        return cli_usage_error("run", "missing '-- COMMAND ARG... {}' after the items");
+    a->cmd = argv + first_arg;
+    a->cmd_len = (size_t)(argc - first_arg);
+    if (a->n_items && a->items_file)
+        return cli_usage_error("--items", "give items either as arguments or in a file, not both");
+    int scaling = a->scale_auto || a->n_scale > 0;
+    if (a->scale_items > 0 && !scaling)
+        return cli_usage_error("--scale-items", "needs --scale");
+    if (a->scale_seconds >= 0 && !scaling)
+        return cli_usage_error("--scale-seconds", "needs --scale");
+    if (a->sample_cost >= 0 && a->sample != 0)
+        return cli_usage_error("--sample-cost", "needs --sample 0 (a fixed sample measures all "
+                                                "its items)");
+    /* stdout holds one document: the line, or the JSON, or the settings. */
+    if (a->brief && (a->common.json || a->common.emit != CLI_EMIT_REPORT))
+        return cli_usage_error("--brief", "prints its line on stdout, where %s would go",
+                               a->common.json ? "--json's document" : "--emit's settings");
+    if (a->brief && cli_export_takes_stdout(&a->common))
+        return cli_usage_error("--brief", "prints its line on stdout, where the export to '-' "
+                                          "would go");
+    if (a->slurm.first_given && a->common.emit != CLI_EMIT_SLURM) {
+        char name[64];
+        snprintf(name, sizeof name, "--%s", a->slurm.first_given->name);
+        return cli_usage_error(name, "shapes the job script: needs --emit slurm");
+    }
+    if (a->common.emit == CLI_EMIT_SLURM && (!a->items_file || strcmp(a->items_file, "-") == 0))
+        return cli_usage_error("--emit slurm",
+                               "the job script needs the items in a file (--items FILE): each "
+                               "array task reads its item from it");
+    return CLI_EXIT_OK;
+}
+
+const cli_command cli_run_command = {
+    "run",
+    "[options] [--items FILE | ITEM...] -- CMD ARG... {}",
+    "benchmark CMD once per item",
+    "Runs CMD once per item, serially, each in a memory cgroup of its own, and "
+    "measures what one worker needs (time, exact peak memory of its whole process "
+    "tree, VRAM, cores kept busy); then recommends a worker count as the default "
+    "mode does. Every {} in CMD ARG... is replaced by the item (the item is "
+    "appended when no argument holds {}); no shell is involved.",
+    k_sections,
+    sizeof k_sections / sizeof k_sections[0],
+    1,
+    check_run,
+    NULL,
+};
+
+#if defined(__linux__)
 /* The most bytes an item takes where spacrbench names it (escaped): a
  * longer one is shown as its start, "...", its end and its length. */
 #define RUN_LABEL_MAX 200
@@ -371,6 +657,40 @@ static void run_each_item(run_state *s, spacrbench_measurement *m)
     keep_memory_figures(s, m);
 }
 
+/* How VRAM was measured, or why not, and the GPUs (free memory now, the
+ * commands' peak on each) for the recommendation's VRAM rule. */
+static int vram_notes(const sb_supervisor *sup, spacrbench_measurement *m)
+{
+    const sb_vram *v = &sup->vram;
+    char text[1024];
+    if (!v->gpu) {
+        spacrbench_measurement_set_vram_reason(m, v->why);
+        snprintf(text, sizeof text, "VRAM not measured: %s", v->why);
+        return spacrbench_measurement_add_note(m, text);
+    }
+    snprintf(text, sizeof text,
+             "peak VRAM of each command's whole process tree (%s) from NVML's per-process "
+             "usedGpuMemory (CUDA contexts included), summed over the tree and the GPUs, "
+             "sampled every %ld ms while it ran and once at its end: an allocation shorter "
+             "than that can be missed",
+             sup->use_cgroup ? "every PID in its cgroup" : "the command and its descendants",
+             SB_SUPERVISOR_VRAM_NS / 1000000);
+    int rc = spacrbench_measurement_add_note(m, text);
+    if (!rc && v->failed_samples > 0) {
+        snprintf(text, sizeof text,
+                 "%lld NVML sample(s) failed (last: %s); an item's VRAM peak is that of the "
+                 "others, and %zu item(s) had none (not measured)",
+                 (long long)v->failed_samples, sb_gpu_last_error(v->gpu), v->groups_unmeasured);
+        rc = spacrbench_measurement_add_note(m, text);
+    }
+    for (size_t g = 0; !rc && g < sb_gpu_count(v->gpu); g++) {
+        spacrbench_gpu_info info;
+        if (sb_gpu_fill_info(v->gpu, g, &info) == 0)
+            rc = spacrbench_measurement_add_gpu(m, &info);
+    }
+    return rc;
+}
+
 /* The notes only the command knows: how peaks and VRAM were measured, what was
  * left behind, why the run stopped. */
 static void add_notes(run_state *s, spacrbench_measurement *m)
@@ -409,7 +729,7 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
         spacrbench_measurement_note_spread(m, "spacrbench run --items FILE --sample K");
     if (s->stale_note)
         spacrbench_measurement_add_note(m, s->stale_note);
-    run_vram_report(r, m);
+    vram_notes(r, m);
     notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
              "the worker's)");
     if (s->outlived_total)
@@ -563,7 +883,7 @@ static int read_inputs(run_state *s, cli_args *a, cli_slurm_job *job, int argc, 
         sb_launcher_start(&s->launcher, cli_stdio_reset_in_child) != 0)
         status =
             cli_error(CLI_EXIT_ERROR, "cannot start the commands' launcher: %s", strerror(errno));
-    if (status == CLI_EXIT_OK && !a->done && a->plot_path)
+    if (status == CLI_EXIT_OK && !a->done && a->common.plot_path)
         status = run_plot_ready(0);
     if (status == CLI_EXIT_OK && !a->done)
         status = item_list_load(a, &s->items);
@@ -610,7 +930,10 @@ static int measure_run(run_state *s, spacrbench_measurement **m)
     run_timeline_begin(&s->timeline, *m, &s->sup);
     run_each_item(s, *m);
     run_timeline_end(&s->timeline);
-    run_vram_verdict(&s->sup, *m);
+    /* VRAM not measured after all (NVML's PIDs are another namespace's):
+     * said while m is built, which drops the items' figures. */
+    if (s->sup.vram.gpu && sb_supervisor_vram_verdict(&s->sup))
+        spacrbench_measurement_set_vram_reason(*m, s->sup.vram.why);
     if (spacrbench_measurement_end(*m) != 0)
         return cli_library_error(CLI_EXIT_ERROR, NULL);
     add_notes(s, *m);
@@ -674,8 +997,8 @@ static int report_run(run_state *s, spacrbench_measurement *m, const spacrbench_
     if (scale_status != CLI_EXIT_OK)
         status = scale_status;
     /* The report is out; a plot that cannot be drawn says why. */
-    if (*scaling && a->plot_path && status == CLI_EXIT_OK)
-        status = run_plot(*scaling, a->plot_path, s->sup.cfg.stdout_to_stderr);
+    if (*scaling && a->common.plot_path && status == CLI_EXIT_OK)
+        status = run_plot(*scaling, a->common.plot_path, s->sup.cfg.stdout_to_stderr);
     return status;
 }
 
@@ -715,3 +1038,49 @@ int run_main(int argc, char **argv)
     inputs_free(&s, &job, &a);
     return status;
 }
+#else
+#if defined(_WIN32)
+#define CLI_PLATFORM_NAME "Windows"
+#elif defined(__APPLE__)
+#define CLI_PLATFORM_NAME "macOS"
+#else
+#define CLI_PLATFORM_NAME "this platform"
+#endif
+
+int cli_needs_linux(const char *mode, const char *what)
+{
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: %s needs Linux; this build is for " CLI_PLATFORM_NAME
+                     ", where spacrbench measures its built-in workload (run it without "
+                     "'run') and the library measures work in this process "
+                     "(spacrbench_benchmark)",
+                     mode, what);
+}
+
+/* The demo's --plot, refused before the run as on Linux: the helper that
+ * draws is reached only by the Linux build. */
+#define CLI_NO_PLOT                                                                                \
+    "drawing needs the Linux build's Python helper for now; use Measurement.plot() from Python"
+int run_plot_ready(int stdout_is_output)
+{
+    (void)stdout_is_output;
+    return cli_usage_error("--plot", CLI_NO_PLOT);
+}
+
+int run_plot_document(const char *json, const char *path, int stdout_is_output)
+{
+    (void)json, (void)path, (void)stdout_is_output;
+    return cli_error(CLI_EXIT_ERROR, "--plot: " CLI_NO_PLOT);
+}
+
+int run_main(int argc, char **argv)
+{
+    /* Its help still says what it would do. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_print_help(stdout, &cli_run_command);
+            return CLI_EXIT_OK;
+        }
+    return cli_needs_linux("run", "measuring external commands (cgroups, fork/exec, pidfd)");
+}
+#endif

@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_args.h"
-#include "cli_error.h"
-#include "cli_help.h"
-#include "commands.h"
-#include "spacrbench.h"
+#include "cli.h"
 #include "text_buffer.h"
 
 /* The options, for the help, the man page and the completions; the few

@@ -1,18 +1,13 @@
-/* One item of `spacrbench run`; see run_item.h. */
-#include "run_item.h"
-
+/* One item of `spacrbench run` (see cli.h). */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "child.h"
-#include "cli_error.h"
-#include "cli_stdio.h"
+#include "cli.h"
 #include "oom_verdict.h"
-#include "spacrbench.h"
 
 /* Append "; NAME (WHAT)" to the note of stale cgroups, and say it on
  * stderr as it is found. */

@@ -1,16 +1,12 @@
-/* --plot through the Python helper; see run_plot.h. */
-#include "run_plot.h"
-
+/* --plot through the Python helper (see cli.h). */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "child.h"
-#include "cli_error.h"
-#include "cli_options.h"
+#include "cli.h"
 #include "text_buffer.h"
 
 /* Exit status of PYTHON ARGS (a signal as 128 + N), -1 when it could not

@@ -1,4 +1,4 @@
-/* The scaling check of `spacrbench run`; see run_scale.h. The library's
+/* The scaling check of `spacrbench run` (see cli.h). The library's
  * one driver (spacrbench_scale_execute) decides everything: the counts,
  * the warm-up, the timed repeats and their items, when to stop, what an
  * OOM kill means. This file is its executor: each round is one group of
@@ -7,19 +7,15 @@
  * that carries the memory budget as its limit; it tells what happened in
  * the command's words (which copy, which item, which signal) and says the
  * failures on stderr as they happen. */
-#include "run_scale.h"
-
 #include <signal.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
-#include "cli_error.h"
-#include "command_line.h"
+#include "cli.h"
 #include "group_words.h"
 #include "oom_verdict.h"
 #include "text_escape.h"
@@ -427,9 +423,10 @@ int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *cop
     o.memory_budget_bytes = memory_budget(in->rec);
     spacrbench_scale_timing t;
     spacrbench_scale_timing_init(&t, sizeof t);
-    t.warmup_items = 1;
-    t.min_items = in->args->scale_items;
-    t.min_seconds = in->args->scale_seconds;
+    if (in->args->scale_items > 0)
+        t.min_items = in->args->scale_items;
+    if (in->args->scale_seconds >= 0)
+        t.min_seconds = in->args->scale_seconds;
     sb_stop_signals_catch(1);
     int rc = spacrbench_scale_execute(&ex, in->items->n, &o, &t, out);
     sb_stop_signals_catch(0);

@@ -1,13 +1,11 @@
-/* The memory timeline of `spacrbench run`; see run_timeline.h. */
-#include "run_timeline.h"
-
+/* The memory timeline of `spacrbench run` (see cli.h). */
 #include <fcntl.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "grow.h"
 
 /* The most processes of one run whose CPU is followed (a larger tree's
