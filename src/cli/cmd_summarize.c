@@ -61,28 +61,24 @@ static int parse(int argc, char **argv, summarize_args *out)
     int options_done = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!options_done && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0))
-            return -1;
-        if (!options_done && (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0))
-            return -2;
-        if (!options_done && strcmp(a, "--") == 0)
-            options_done = 1;
-        else if (!options_done && strcmp(a, "--json") == 0)
-            out->json = 1;
-        else if (!options_done && strcmp(a, "--job") == 0) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                return cli_usage_error("--job", "needs the job script");
-            out->job = argv[++i];
-        } else if (!options_done && strncmp(a, "--job=", 6) == 0) {
-            if (!a[6])
-                return cli_usage_error("--job", "needs the job script");
-            out->job = a + 6;
-        } else if (!options_done && a[0] == '-' && a[1])
-            return cli_usage_error(a, "unknown option");
-        else if (out->dir)
-            return cli_usage_error(NULL, "one directory only, got '%s' and '%s'", out->dir, a);
-        else
+        if (options_done || a[0] != '-' || !a[1]) {
+            if (out->dir)
+                return cli_usage_error(NULL, "one directory only, got '%s' and '%s'", out->dir, a);
             out->dir = a;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return -1;
+        else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0)
+            return -2;
+        else if (strcmp(a, "--") == 0)
+            options_done = 1;
+        else if (strcmp(a, "--json") == 0)
+            out->json = 1;
+        else if (strcmp(a, "--job") == 0 || strncmp(a, "--job=", 6) == 0) {
+            out->job = a[5] ? a + 6 : i + 1 < argc ? argv[++i] : "";
+            if (!*out->job)
+                return cli_usage_error("--job", "needs the job script");
+        } else
+            return cli_usage_error(a, "unknown option");
     }
     if (!out->dir)
         return cli_usage_error(NULL, "the directory of the task reports is missing");
