@@ -23,10 +23,10 @@
 
 #define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
-/* Each returns code (cli_usage_error CLI_EXIT_USAGE, after saying where
- * the help is); option and what may be NULL. */
+/* Each returns code (cli_usage_error CLI_EXIT_USAGE, then where the help
+ * is); option and what may be NULL; what: before the library's last error. */
 int cli_error(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
-int cli_library_error(int code, const char *what); /* what: the library's last error */
+int cli_library_error(int code, const char *what);
 int cli_usage_error(const char *option, const char *fmt, ...) CLI_PRINTF(2, 3);
 void cli_notice(const char *fmt, ...) CLI_PRINTF(1, 2);   /* no failure: the run goes on */
 void cli_progress(const char *fmt, ...) CLI_PRINTF(1, 2); /* no prefix */
@@ -46,12 +46,11 @@ int cli_stdout_put(const char *text, size_t len);
 int cli_stdout_check(void);
 
 /* ---- Option tables: each entry's name, value, help and handler make the
- * parser, `--help`, the man page and the completions (cli_help.c). */
+ * parser, `--help`, the man page and the completions (cli_help.c). A
+ * handler stores value (NULL for a flag; name is "--option"): CLI_EXIT_OK
+ * or the code of cli_usage_error. */
 struct cli_args;
 typedef struct cli_option cli_option;
-
-/* Store value (NULL for a flag); name is "--option". CLI_EXIT_OK or the
- * code of cli_usage_error. */
 typedef int (*cli_option_handler)(struct cli_args *a, const cli_option *o, const char *name,
                                   const char *value);
 
@@ -83,7 +82,8 @@ typedef struct cli_section {
     {                                                                                              \
         title, table, sizeof table / sizeof table[0]                                               \
     }
-#define CLI_FIELD(member) offsetof(struct cli_args, member)
+#define CLI_FIELD(member)  offsetof(struct cli_args, member)
+#define CLI_SECTIONS(list) list, sizeof list / sizeof list[0]
 
 typedef struct cli_command {
     const char *name;     /* "run"; NULL: the program itself (the demo) */
@@ -109,20 +109,15 @@ int cli_opt_help(struct cli_args *a, const cli_option *o, const char *name, cons
 int cli_opt_version(struct cli_args *a, const cli_option *o, const char *name, const char *value);
 
 /* The recommendation and outputs of every measuring command; help, version. */
-extern const cli_section cli_common_section;
-extern const cli_section cli_info_section;
-
+extern const cli_section cli_common_section, cli_info_section;
 extern const cli_command cli_demo_command, cli_run_command, cli_summarize_command;
-/* Every command, the demo first; NULL-terminated. */
-extern const cli_command *const cli_commands[];
+extern const cli_command *const cli_commands[]; /* the demo first; NULL-terminated */
 const cli_command *cli_command_named(const char *name);
 
 #define CLI_HELP_WIDTH 79 /* a test checks every generated line */
 void cli_print_help(FILE *out, const cli_command *cmd);
 void cli_print_version(FILE *out);
-/* `spacrbench help [COMMAND]`, `spacrbench --generate man|bash|zsh [FILE]`
- * (the build writes the installed files so): argv[0] is "help" or
- * "--generate". An exit code. */
+/* `help [COMMAND]`, `--generate man|bash|zsh [FILE]` (the build's). */
 int cli_help_main(int argc, char **argv);
 int cli_generate_main(int argc, char **argv);
 
@@ -205,8 +200,7 @@ int cli_parse_size(const char *text, int64_t *width, int64_t *height);
 int cli_parse_duration(const char *text, double *seconds);
 int cli_parse_interval(const char *text, int64_t max_us, int64_t *us);
 
-/* How to get what --plot needs, in the Python package's words
- * (_extras.PLOT_INSTALL); at most 79 columns. */
+/* What --plot needs, in the Python package's words (_extras.PLOT_INSTALL). */
 #define CLI_PLOT_INSTALL "pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')"
 
 int demo_main(int argc, char **argv);
@@ -232,7 +226,9 @@ typedef struct cli_named_file {
 int cli_files_apart(const cli_named_file *files, size_t n);
 int cli_is_stdout_name(const char *path); /* '-' */
 
-/* ---- Output (cli_output.c): what a mode hands over with its measurement. */
+/* ---- Output (cli_output.c): what a mode hands over with its measurement,
+ * the one recommendation (NULL after saying why), then cli_finish: the
+ * report, JSON or hand-off on stdout, the --report file, the exports. */
 typedef struct cli_context {
     const char *mode;               /* "demo" or "run" */
     const char *const *item_labels; /* one per record, or NULL */
@@ -245,36 +241,28 @@ typedef struct cli_context {
     int brief;                              /* run --brief: stdout gets one line */
 } cli_context;
 
-/* The run's one recommendation on the machine snapshot, into out; NULL
- * after saying why. */
 const spacrbench_recommendation *cli_recommend(const cli_common *c, const spacrbench_measurement *m,
                                                const spacrbench_machine *machine,
                                                spacrbench_recommendation *out);
-/* The report, JSON or hand-off on stdout, the --report file, the
- * exports. CLI_EXIT_OK or CLI_EXIT_ERROR. */
 int cli_finish(const cli_common *c, const spacrbench_measurement *m,
                const spacrbench_machine *machine, const spacrbench_recommendation *rec,
                const cli_context *ctx);
-/* The one JSON document; every object is the library's. machine, rec and
- * sched may be NULL. malloc'd with its newline, NULL after the message. */
+/* machine, rec, sched may be NULL; NULL after the message. */
 char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machine *machine,
                         const spacrbench_recommendation *rec, const spacrbench_schedule *sched,
                         const char *report, const cli_context *ctx);
 /* An export is named '-': it goes to stdout in place of the report. */
 int cli_export_takes_stdout(const cli_common *c);
 
-/* --plot through `PYTHON -m spacrbench._plot_cli JSON FILE` ($SPACRBENCH_PYTHON
- * or python3). Ready: before any run, a usage error unless that Python has
- * spacrbench and matplotlib. run_plot (the scaling check) and
- * run_plot_document (a serial run's JSON): CLI_EXIT_ERROR after saying
- * what is missing. */
+/* --plot through `PYTHON -m spacrbench._plot_cli JSON FILE` (run_plot.c):
+ * ready, before any run, unless that Python lacks spacrbench or matplotlib
+ * (a usage error); then the scaling check's or a serial run's JSON. */
 int run_plot_ready(int stdout_is_output);
 int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output);
 int run_plot_document(const char *json, const char *path, int stdout_is_output);
 
-/* ---- run --emit slurm's job script (slurm.c), made before any item runs:
- * every path checked (nothing created and nothing run for a job the
- * script cannot hold, exit 2), then the directory created. */
+/* ---- run --emit slurm's job (slurm.c), checked whole before any item
+ * runs (exit 2, nothing created, for one the script cannot hold). */
 typedef struct cli_slurm_job {
     spacrbench_slurm_job job;     /* first: cli_common.slurm_job points here */
     spacrbench_slurm_tasks tasks; /* --array-limit, --timeout, --no-cgroup */
@@ -284,22 +272,19 @@ typedef struct cli_slurm_job {
 
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out);
 void cli_slurm_job_free(cli_slurm_job *j);
-/* The library's check of a job on a stand-in measurement and schedule
- * (cmd_run.c): its return, < 0 with its last error saying why. */
+/* The library's check of a job on a stand-in measurement (cmd_run.c). */
 int cli_slurm_check_job(const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks);
 #if defined(__linux__)
 #include "supervisor.h"
 
-/* ---- The measured command line (run_items.c): every "{}" replaced by the
- * item, else the item appended; NULL-terminated, NULL out of memory.
- * command_display: as a shell would need it typed, controls escaped. */
+/* ---- The command line of an item (run_items.c): every "{}" replaced by
+ * it, else it appended; shown as a shell would need it typed. */
 char **command_for_item(char *const *cmd, size_t n, const char *item);
 void command_free(char **argv);
 char *command_display(char *const *argv);
 
-/* The items: the arguments, else --items FILE ('-': stdin) or stdin, read
- * with util/item_lines.h's rule; one that makes an argument longer than
- * Linux's MAX_ARG_STRLEN less its NUL is refused before anything runs. */
+/* The items: the arguments, else --items FILE ('-': stdin) or stdin; one
+ * that makes an argument longer than MAX_ARG_STRLEN - 1 is refused. */
 #define ITEM_LIST_ARG_MAX ((size_t)131071)
 typedef struct item_list {
     char **items; /* owned */
@@ -316,9 +301,8 @@ typedef struct run_outcome {
     double timeout_s;
 } run_outcome;
 
-/* The supervisor of `run` (groups spacrbench-run-PID-...), copies started
- * by launcher (NULL: its own). Cgroups a killed spacrbench left are said
- * and put in *stale_note (malloc'd or NULL). */
+/* `run`'s supervisor (groups spacrbench-run-PID-...) over launcher (NULL:
+ * its own); cgroups a killed spacrbench left are said and in *stale_note. */
 void run_supervisor_init(sb_supervisor *sup, sb_launcher *launcher, int no_cgroup,
                          int stdout_is_output, int64_t machine_limit, double timeout_s,
                          char **stale_note);
@@ -332,10 +316,8 @@ double run_outcome_cpu(const run_outcome *o); /* with its orphans' */
 /* 127 not found, 126 not executable (as env does), 0 started. */
 int run_outcome_start_failure(const run_outcome *o);
 
-/* ---- The memory timeline (run_timeline.c): every sample of an item's
- * tree and cgroup into the library's builder, each item marked at its
- * highest sample, with the CPU its processes used (/proc/PID/stat, an
- * ended run's wait4 figure). */
+/* ---- The memory timeline (run_timeline.c): the supervisor's samples with
+ * the CPU the items' processes used, each item marked at its peak. */
 typedef struct run_timeline {
     spacrbench_measurement *m; /* NULL: none recorded */
     sb_supervisor *sup;
@@ -363,8 +345,7 @@ typedef struct run_plate {
 
 /* *items becomes the chosen ones. An exit code. */
 int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp);
-/* Whether to run another item after `added` (--sample 0 stops once the
- * plate's largest stops moving, dropping the rest from *items). */
+/* Whether to run another item after `added` (else *items is cut there). */
 int run_plate_more(const run_plate *rp, const spacrbench_measurement *m, item_list *items,
                    size_t added);
 /* 0, or -1 after a note saying why the plate has no recommendation. */
@@ -376,15 +357,12 @@ size_t run_plate_number(const run_plate *rp, size_t i); /* 1-based place in the 
 void run_plate_free(run_plate *rp);
 
 /* ---- run --scale (run_scale.c): the library's driver over rounds of k
- * copies at once in one group. CLI_EXIT_OK with *out (a failed copy sets
- * *copy_failed); CLI_EXIT_ERROR after the message. */
-typedef struct run_scale_input {
-    const cli_args *args;
-    const item_list *items;
-    sb_supervisor *sup;                   /* the serial run's */
-    const spacrbench_recommendation *rec; /* NULL: none */
-} run_scale_input;
-int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed);
+ * copies at once in one group of the serial run's supervisor; rec may be
+ * NULL. CLI_EXIT_OK with *out (a failed copy sets *copy_failed), or
+ * CLI_EXIT_ERROR after the message. */
+int run_scale(const cli_args *a, const item_list *items, sb_supervisor *sup,
+              const spacrbench_recommendation *rec, spacrbench_scale_result **out,
+              int *copy_failed);
 
 /* ---- The run document's "task" and "job" members (slurm.c): how the run
  * ended as fields summarize reads, and the SLURM environment. */

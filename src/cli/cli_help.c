@@ -217,21 +217,21 @@ static void cli_print_man(FILE *out)
     fputs("\n.SH \"SEE ALSO\"\nThe documentation in docs/cli.md of the spacrbench sources.\n", out);
 }
 
-/* The options of cmd as words ("--json --quiet -q"), valued ones only when
- * valued is set. */
-static void option_words(FILE *out, const cli_command *cmd, int valued_only)
+/* The command names after the demo, joined by sep. */
+static void names(FILE *out, const char *sep)
 {
-    const char *sep = "";
+    for (size_t i = 1; cli_commands[i]; i++)
+        fprintf(out, "%s%s", i > 1 ? sep : "", cli_commands[i]->name);
+}
+
+/* Every option of cmd, in help order, into o; how many. */
+static size_t options_of(const cli_command *cmd, const cli_option **o)
+{
+    size_t n = 0;
     for (size_t s = 0; s < cmd->n_sections; s++)
-        for (size_t k = 0; k < cmd->sections[s]->n_options; k++) {
-            const cli_option *o = &cmd->sections[s]->options[k];
-            if (valued_only && !o->value)
-                continue;
-            fprintf(out, "%s--%s", sep, o->name);
-            sep = valued_only ? "|" : " ";
-            if (o->letter && !valued_only)
-                fprintf(out, " -%c", o->letter);
-        }
+        for (size_t k = 0; k < cmd->sections[s]->n_options && n < 64; k++)
+            o[n++] = &cmd->sections[s]->options[k];
+    return n;
 }
 
 static void cli_print_bash_completion(FILE *out)
@@ -242,11 +242,9 @@ static void cli_print_bash_completion(FILE *out)
           "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
           "    local cmd= i\n"
           "    if ((COMP_CWORD > 1)); then\n"
-          "        case ${COMP_WORDS[1]} in\n",
+          "        case ${COMP_WORDS[1]} in\n        ",
           out);
-    fputs("        ", out);
-    for (size_t i = 1; cli_commands[i]; i++)
-        fprintf(out, "%s%s", i > 1 ? "|" : "", cli_commands[i]->name);
+    names(out, "|");
     fputs("|help) cmd=${COMP_WORDS[1]} ;;\n        esac\n    fi\n"
           "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
           "        # After \"--\" comes the measured command: complete it as a command line.\n"
@@ -256,43 +254,41 @@ static void cli_print_bash_completion(FILE *out)
           "    case $prev in\n",
           out);
     /* Values: files, directories, choices, or free text. */
+    const cli_option *o[64];
     for (size_t i = 0; cli_commands[i]; i++)
-        for (size_t s = 0; s < cli_commands[i]->n_sections; s++)
-            for (size_t k = 0; k < cli_commands[i]->sections[s]->n_options; k++) {
-                const cli_option *o = &cli_commands[i]->sections[s]->options[k];
-                if (!o->value)
-                    continue;
-                fprintf(out, "    --%s)\n        ", o->name);
-                if (o->choices)
-                    fprintf(out, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))", o->choices);
-                else if (o->complete == CLI_COMPLETE_FILE)
-                    fputs("COMPREPLY=($(compgen -f -- \"$cur\"))", out);
-                else if (o->complete == CLI_COMPLETE_DIR)
-                    fputs("COMPREPLY=($(compgen -d -- \"$cur\"))", out);
-                else
-                    fputs("COMPREPLY=()", out);
-                fputs("\n        return 0 ;;\n", out);
-            }
+        for (size_t k = 0, n = options_of(cli_commands[i], o); k < n; k++) {
+            if (!o[k]->value)
+                continue;
+            fprintf(out, "    --%s)\n        ", o[k]->name);
+            if (o[k]->choices)
+                fprintf(out, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))", o[k]->choices);
+            else
+                fputs(o[k]->complete == CLI_COMPLETE_FILE  ? "COMPREPLY=($(compgen -f -- \"$cur\"))"
+                      : o[k]->complete == CLI_COMPLETE_DIR ? "COMPREPLY=($(compgen -d -- \"$cur\"))"
+                                                           : "COMPREPLY=()",
+                      out);
+            fputs("\n        return 0 ;;\n", out);
+        }
     fputs("    esac\n    local opts\n    case $cmd in\n", out);
     for (size_t i = 0; cli_commands[i]; i++) {
         fprintf(out, "    %s) opts=\"", cli_commands[i]->name ? cli_commands[i]->name : "''");
-        option_words(out, cli_commands[i], 0);
+        for (size_t k = 0, n = options_of(cli_commands[i], o); k < n; k++) {
+            fprintf(out, "%s--%s", k ? " " : "", o[k]->name);
+            if (o[k]->letter)
+                fprintf(out, " -%c", o[k]->letter);
+        }
         fputs("\" ;;\n", out);
     }
-    fputs("    help)\n"
-          "        COMPREPLY=($(compgen -W \"",
-          out);
-    for (size_t i = 1; cli_commands[i]; i++)
-        fprintf(out, "%s%s", i > 1 ? " " : "", cli_commands[i]->name);
+    fputs("    help)\n        COMPREPLY=($(compgen -W \"", out);
+    names(out, " ");
     fputs("\" -- \"$cur\"))\n        return 0 ;;\n    esac\n"
           "    if [[ $cur == -* ]]; then\n"
           "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
           "    elif [[ -z $cmd ]]; then\n"
           "        COMPREPLY=($(compgen -W \"",
           out);
-    for (size_t i = 1; cli_commands[i]; i++)
-        fprintf(out, "%s ", cli_commands[i]->name);
-    fputs("help\" -- \"$cur\"))\n"
+    names(out, " ");
+    fputs(" help\" -- \"$cur\"))\n"
           "    else\n"
           "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
           "    fi\n"
@@ -301,23 +297,16 @@ static void cli_print_bash_completion(FILE *out)
           out);
 }
 
-/* A help text inside a zsh spec's brackets: its first clause, without the
+/* One zsh spec of o as flag; its help is the first clause, without the
  * characters the spec or the quoting would take. */
-static void zsh_help(FILE *out, const char *help)
-{
-    size_t n = strcspn(help, ";(:");
-    if (n > 70)
-        n = 70;
-    while (n > 0 && help[n - 1] == ' ')
-        n--;
-    for (size_t i = 0; i < n; i++)
-        fputc(strchr("[]'\\`$", help[i]) ? ' ' : help[i], out);
-}
-
 static void zsh_spec(FILE *out, const cli_option *o, const char *flag)
 {
     fprintf(out, "        '%s%s[", flag, o->value ? "=" : "");
-    zsh_help(out, o->help);
+    size_t n = strcspn(o->help, ";(:");
+    for (n = n > 70 ? 70 : n; n > 0 && o->help[n - 1] == ' ';)
+        n--;
+    for (size_t i = 0; i < n; i++)
+        fputc(strchr("[]'\\`$", o->help[i]) ? ' ' : o->help[i], out);
     fputc(']', out);
     if (o->value) {
         fputc(':', out);
@@ -326,32 +315,27 @@ static void zsh_spec(FILE *out, const cli_option *o, const char *flag)
         fputc(':', out);
         if (o->choices)
             fprintf(out, "(%s)", o->choices);
-        else if (o->complete == CLI_COMPLETE_FILE)
-            fputs("_files", out);
-        else if (o->complete == CLI_COMPLETE_DIR)
-            fputs("_files -/", out);
         else
-            fputc(' ', out);
+            fputs(o->complete == CLI_COMPLETE_FILE  ? "_files"
+                  : o->complete == CLI_COMPLETE_DIR ? "_files -/"
+                                                    : " ",
+                  out);
     }
     fputs("' \\\n", out);
 }
 
-static void zsh_arguments(FILE *out, const cli_command *cmd, const char *rest)
+static void zsh_arguments(FILE *out, const cli_command *cmd)
 {
+    const cli_option *o[64];
     fputs("        _arguments -s \\\n", out);
-    for (size_t s = 0; s < cmd->n_sections; s++)
-        for (size_t k = 0; k < cmd->sections[s]->n_options; k++) {
-            const cli_option *o = &cmd->sections[s]->options[k];
-            char flag[80];
-            snprintf(flag, sizeof flag, "--%s", o->name);
-            zsh_spec(out, o, flag);
-            if (o->letter) {
-                snprintf(flag, sizeof flag, "-%c", o->letter);
-                cli_option plain = *o;
-                zsh_spec(out, &plain, flag);
-            }
-        }
-    fprintf(out, "        %s\n", rest);
+    for (size_t k = 0, n = options_of(cmd, o); k < n; k++) {
+        char flag[80];
+        snprintf(flag, sizeof flag, "--%s", o[k]->name);
+        zsh_spec(out, o[k], flag);
+        snprintf(flag, sizeof flag, "-%c", o[k]->letter);
+        if (o[k]->letter)
+            zsh_spec(out, o[k], flag);
+    }
 }
 
 static void cli_print_zsh_completion(FILE *out)
@@ -366,24 +350,18 @@ static void cli_print_zsh_completion(FILE *out)
     for (size_t i = 1; cli_commands[i]; i++) {
         fprintf(out, "    %s)\n        shift words\n        (( CURRENT-- ))\n",
                 cli_commands[i]->name);
-        zsh_arguments(out, cli_commands[i],
-                      cli_commands[i]->takes_operands ? "'*:item or command:_files'"
-                                                      : "'*:directory:_files -/'");
-        fputs("        ;;\n", out);
+        zsh_arguments(out, cli_commands[i]);
+        fprintf(out, "        %s\n        ;;\n",
+                cli_commands[i]->takes_operands ? "'*:item or command:_files'"
+                                                : "'*:directory:_files -/'");
     }
     fputs("    help)\n        _arguments '2:command:(", out);
-    for (size_t i = 1; cli_commands[i]; i++)
-        fprintf(out, "%s%s", i > 1 ? " " : "", cli_commands[i]->name);
+    names(out, " ");
     fputs(")'\n        ;;\n    *)\n", out);
-    fputs("", out);
-    char commands[256] = "'1:command:(";
-    for (size_t i = 1; cli_commands[i]; i++) {
-        strncat(commands, cli_commands[i]->name, sizeof commands - strlen(commands) - 1);
-        strncat(commands, " ", sizeof commands - strlen(commands) - 1);
-    }
-    strncat(commands, "help)'", sizeof commands - strlen(commands) - 1);
-    zsh_arguments(out, cli_commands[0], commands);
-    fputs("        ;;\n    esac\n}\n_spacrbench \"$@\"\n", out);
+    zsh_arguments(out, cli_commands[0]);
+    fputs("        '1:command:(", out);
+    names(out, " ");
+    fputs(" help)'\n        ;;\n    esac\n}\n_spacrbench \"$@\"\n", out);
 }
 
 int cli_help_main(int argc, char **argv)
@@ -408,11 +386,9 @@ int cli_generate_main(int argc, char **argv)
     if (!print || argc > 3)
         return cli_usage_error("--generate", "expected man, bash or zsh, and an optional FILE");
     FILE *out = argc == 3 ? fopen(argv[2], "w") : stdout;
-    if (!out)
-        return cli_error(CLI_EXIT_ERROR, "--generate: cannot write %s: %s", argv[2],
-                         strerror(errno));
-    print(out);
-    if (out != stdout && fclose(out) != 0)
+    if (out)
+        print(out);
+    if (!out || (out != stdout && fclose(out) != 0))
         return cli_error(CLI_EXIT_ERROR, "--generate: cannot write %s: %s", argv[2],
                          strerror(errno));
     return CLI_EXIT_OK;

@@ -102,8 +102,7 @@ const cli_command cli_demo_command = {
     "memory - reserve) / per-worker need, (free VRAM - VRAM reserve) / per-worker "
     "VRAM where a GPU was used, maximum). It measures; it never changes a setting. "
     "With no command it measures a built-in synthetic field workload.",
-    k_sections,
-    sizeof k_sections / sizeof k_sections[0],
+    CLI_SECTIONS(k_sections),
     0,
     check_demo,
     NULL,

@@ -307,8 +307,7 @@ const cli_command cli_run_command = {
     "tree, VRAM, cores kept busy); then recommends a worker count as the default "
     "mode does. Every {} in CMD ARG... is replaced by the item (the item is "
     "appended when no argument holds {}); no shell is involved.",
-    k_sections,
-    sizeof k_sections / sizeof k_sections[0],
+    CLI_SECTIONS(k_sections),
     1,
     check_run,
     NULL,
@@ -823,8 +822,7 @@ static int report_run(run_state *s, spacrbench_measurement *m, const spacrbench_
         spacrbench_measurement_add_note(m, "the scaling check (--scale) did not run: the serial "
                                            "run did not complete");
     else if (a->scale_auto || a->n_scale > 0) {
-        run_scale_input in = {a, &s->items, &s->sup, rec};
-        scale_status = run_scale(&in, scaling, &s->scale_failed);
+        scale_status = run_scale(a, &s->items, &s->sup, rec, scaling, &s->scale_failed);
     }
     /* One answer: a measured knee (within the serial bounds) is the advice. */
     if (rec && *scaling)

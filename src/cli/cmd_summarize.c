@@ -40,8 +40,7 @@ const cli_command cli_summarize_command = {
     "what needs you (an item --timeout, a command that failed on its item, a task "
     "that never ran) with the line for once you have acted. Reports and logs of "
     "another array in DIR are never counted.",
-    k_sections,
-    sizeof k_sections / sizeof k_sections[0],
+    CLI_SECTIONS(k_sections),
     1,
     NULL,
     "0 every task ok, 1 the reports cannot be read, 2 bad command line, 3 some "

@@ -58,14 +58,9 @@ static char **given_argv(void *arg, int64_t copy, int64_t line)
 static void on_grace_kill(void *arg, int what, int sig)
 {
     (void)arg;
-    if (what == 0)
-        cli_notice("the command was still running %.0f s after signal %d: killing it and its "
-                   "processes (SIGKILL)",
-                   SB_SUPERVISOR_GRACE_S, sig);
-    else
-        cli_notice("processes the command started were still running %.0f s after signal %d: "
-                   "killing them (SIGKILL)",
-                   SB_SUPERVISOR_GRACE_S, sig);
+    cli_notice("%s still running %.0f s after signal %d: killing %s (SIGKILL)",
+               what == 0 ? "the command was" : "processes the command started were",
+               SB_SUPERVISOR_GRACE_S, sig, what == 0 ? "it and its processes" : "them");
 }
 
 static void on_leftovers(void *arg, const char *names)

@@ -106,19 +106,6 @@ char *command_display(char *const *argv)
     return out;
 }
 
-static int copy_arguments(const cli_args *a, item_list *out)
-{
-    out->items = calloc(a->n_items, sizeof *out->items);
-    if (!out->items)
-        return -1;
-    for (size_t i = 0; i < a->n_items; i++) {
-        if (!(out->items[i] = strdup(a->items[i])))
-            return -1;
-        out->n++;
-    }
-    return 0;
-}
-
 /* Each item read into the list (sb_items_read's keep). */
 typedef struct list_growth {
     item_list *list;
@@ -226,11 +213,12 @@ int item_list_load(const cli_args *a, item_list *out)
     if (a->n_items) {
         /* An empty argument would run the command with an empty item
          * (or none where {} stood alone): almost surely a shell slip. */
+        list_growth g = {out, 0};
         for (size_t i = 0; i < a->n_items; i++)
             if (a->items[i][0] == '\0')
                 return cli_usage_error("run", "item %zu (argument) is empty", i + 1);
-        if (copy_arguments(a, out) != 0)
-            return cli_error(CLI_EXIT_ERROR, "out of memory");
+            else if (keep_item(a->items[i], strlen(a->items[i]), &g) != 0)
+                return cli_error(CLI_EXIT_ERROR, "out of memory");
         return arguments_fit(a, out);
     }
     int rc = read_list(a, out);

@@ -102,11 +102,8 @@ static char *planned_path(const char *dir)
         int e = errno;
         free(head);
         if (real) {
-            size_t a = strlen(real), b = strlen(dir + rest);
-            char *out = malloc(a + 1 + b + 1);
-            if (out)
-                snprintf(out, a + 1 + b + 1, "%s%s%s", real, a && real[a - 1] == '/' ? "" : "/",
-                         dir + rest);
+            size_t a = strlen(real);
+            char *out = sb_textf("%s%s%s", real, a && real[a - 1] == '/' ? "" : "/", dir + rest);
             free(real);
             return out;
         }
@@ -343,41 +340,23 @@ static long long env_count(const char *name)
     return errno || *end ? -1 : n;
 }
 
-static int outcome(const task_end *e)
-{
-    if (e->failed) {
-        if (e->exec_errno)
-            return SB_TASK_NOT_STARTED;
-        if (e->timed_out)
-            return SB_TASK_TIMEOUT;
-        if (e->oom_killed)
-            return SB_TASK_OOM;
-        if (WIFSIGNALED(e->wait_status))
-            return SB_TASK_SIGNAL;
-        return SB_TASK_EXIT;
-    }
-    return e->interrupted_by ? SB_TASK_INTERRUPTED : SB_TASK_OK;
-}
-
-/* The status a shell would give: 0, the command's own, 127/126 for one
- * that could not be started (not found / not executable), -1 (null) for a
- * signal. */
-static long long exit_status(const task_end *e)
-{
-    if (!e->failed)
-        return 0;
-    if (e->exec_errno)
-        return e->exec_errno == ENOENT ? 127 : 126;
-    return WIFEXITED(e->wait_status) ? WEXITSTATUS(e->wait_status) : -1;
-}
-
 void task_record_describe(json_writer *w, const task_end *e)
 {
     sb_task_record t;
     sb_task_record_init(&t);
-    t.outcome = outcome(e);
     int signalled = e->failed && !e->exec_errno && WIFSIGNALED(e->wait_status);
-    t.exit_status = exit_status(e);
+    t.outcome = !e->failed      ? (e->interrupted_by ? SB_TASK_INTERRUPTED : SB_TASK_OK)
+                : e->exec_errno ? SB_TASK_NOT_STARTED
+                : e->timed_out  ? SB_TASK_TIMEOUT
+                : e->oom_killed ? SB_TASK_OOM
+                : signalled     ? SB_TASK_SIGNAL
+                                : SB_TASK_EXIT;
+    /* The status a shell would give: 127/126 for one that could not be
+     * started (not found / not executable), -1 (null) for a signal. */
+    t.exit_status = !e->failed                  ? 0
+                    : e->exec_errno             ? (e->exec_errno == ENOENT ? 127 : 126)
+                    : WIFEXITED(e->wait_status) ? WEXITSTATUS(e->wait_status)
+                                                : -1;
     t.signal = signalled ? WTERMSIG(e->wait_status) : (e->interrupted_by ? e->interrupted_by : -1);
     if (e->failed && e->oom_killed)
         t.oom_limit_bytes = e->oom_limit_bytes;
