@@ -140,22 +140,6 @@ int cli_stdout_put(const char *text, size_t len)
     return -1;
 }
 
-/* " (PATH)" of the file standard output is, where the system says. */
-static void stdout_name(char *buf, size_t cap)
-{
-    buf[0] = '\0';
-#if defined(__linux__)
-    char path[512];
-    ssize_t n = readlink("/proc/self/fd/1", path, sizeof path - 1);
-    if (n > 0 && path[0] == '/') {
-        path[n] = '\0';
-        snprintf(buf, cap, " (%s)", path);
-    }
-#else
-    (void)cap;
-#endif
-}
-
 int cli_stdout_check(void)
 {
     errno = 0;
@@ -163,15 +147,18 @@ int cli_stdout_check(void)
     int e = errno;
     if (g_write_errno) /* the first failure says why */
         failed = 1, e = g_write_errno;
-    if (!failed && ferror(stdout)) {
-        failed = 1;
-        e = EIO; /* an earlier write failed outside cli_stdout_put: its errno is gone */
-    }
+    else if (!failed && ferror(stdout)) /* failed outside cli_stdout_put: its errno is gone */
+        failed = 1, e = EIO;
     if (!failed)
         return 0;
     if (!g_reported) {
-        char name[540];
-        stdout_name(name, sizeof name);
+        char name[540] = ""; /* " (PATH)" of the file stdout is, where the system says */
+#if defined(__linux__)
+        char path[512];
+        ssize_t n = readlink("/proc/self/fd/1", path, sizeof path - 1);
+        if (n > 0 && path[0] == '/')
+            snprintf(name, sizeof name, " (%.*s)", (int)n, path);
+#endif
         cli_error(CLI_EXIT_ERROR, "cannot write to standard output%s: %s", name,
                   strerror(e ? e : EIO));
     }

@@ -142,11 +142,7 @@ static const char *kernel_fs(const char *path)
     return NULL;
 }
 #else
-static const char *kernel_fs(const char *path)
-{
-    (void)path;
-    return NULL;
-}
+#define kernel_fs(path) ((const char *)NULL)
 #endif
 
 /* An existing regular file that cannot be replaced through a temporary

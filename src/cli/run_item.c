@@ -71,21 +71,6 @@ static void on_leftovers(void *arg, const char *names)
                SB_SUPERVISOR_LEFTOVER_SAY_S, names);
 }
 
-/* Was it the kernel's OOM killer? The one decision (oom_verdict.h): the
- * oom_kill counter of its own cgroup, else of spacrbench's own, and how it
- * died; our own SIGKILL (--timeout, the grace after a stop signal) is
- * never one. */
-static int oom_killed(const sb_outcome *so, const sb_copy *c)
-{
-    sb_oom_facts f = {so->oom_kills,
-                      so->oom_outside,
-                      WIFSIGNALED(c->status) && WTERMSIG(c->status) == SIGKILL,
-                      so->timed_out || so->killed_after_grace,
-                      so->peak,
-                      so->limit};
-    return sb_oom_verdict(&f) != SB_OOM_NO;
-}
-
 int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
 {
     memset(o, 0, sizeof *o);
@@ -116,7 +101,17 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
         cli_error(CLI_EXIT_ERROR, "fork: %s", strerror(o->group.start_errno));
         return -1;
     }
-    o->oom_killed = oom_killed(&o->group, &o->copy);
+    /* Was it the kernel's OOM killer? The one decision (oom_verdict.h): the
+     * oom_kill counter of its own cgroup, else of spacrbench's own, and how
+     * it died; our own SIGKILL (--timeout, the grace after a stop signal)
+     * is never one. */
+    sb_oom_facts f = {o->group.oom_kills,
+                      o->group.oom_outside,
+                      WIFSIGNALED(o->copy.status) && WTERMSIG(o->copy.status) == SIGKILL,
+                      o->group.timed_out || o->group.killed_after_grace,
+                      o->group.peak,
+                      o->group.limit};
+    o->oom_killed = sb_oom_verdict(&f) != SB_OOM_NO;
     /* The limit above a command without a cgroup of its own is news only
      * when it was OOM-killed there. */
     if (!sup->use_cgroup && !o->oom_killed)
@@ -145,9 +140,8 @@ double run_outcome_cpu(const run_outcome *o) { return o->copy.cpu_seconds + o->g
 
 int run_outcome_start_failure(const run_outcome *o)
 {
-    if (!o->copy.exec_errno)
-        return 0;
-    return o->copy.exec_errno == ENOENT || o->copy.exec_errno == ENOTDIR ? 127 : 126;
+    int e = o->copy.exec_errno;
+    return !e ? 0 : e == ENOENT || e == ENOTDIR ? 127 : 126;
 }
 
 void run_outcome_describe(const run_outcome *o, char *buf, size_t cap)

@@ -195,8 +195,10 @@ static void tell_round(scale_exec *x, int64_t m, spacrbench_scale_worker *w,
     x->verdict = sb_oom_verdict(&f);
     out->seconds = x->o.seconds;
     out->stopped = x->o.stopped_by ? 1 : 0;
+    int copies_failed = 0;
     for (int64_t i = 0; i < x->k; i++) {
         const sb_copy *c = &x->copies[i];
+        copies_failed |= !copy_ok(c);
         w[i].items = copy_ok(c) ? m : 0;
         w[i].item_seconds = c->seconds;
         w[i].end = copy_ok(c)                                      ? SPACRBENCH_SCALE_WORKER_DONE
@@ -207,9 +209,6 @@ static void tell_round(scale_exec *x, int64_t m, spacrbench_scale_worker *w,
     out->failed = x->verdict != SB_OOM_NO || x->o.stopped_by || x->o.timed_out ||
                   x->o.start_errno || x->o.watch_ended;
     int whole = group_failure(x, m, out->why, sizeof out->why);
-    int copies_failed = 0;
-    for (int64_t i = 0; i < x->k; i++)
-        copies_failed |= !copy_ok(&x->copies[i]);
     if (!whole && (copies_failed || out->failed))
         copy_failure(x, m, out->why, sizeof out->why);
     if (x->o.stopped_by)
