@@ -1,16 +1,13 @@
-/* The --report file; see cli_file.h. */
-#include "cli_file.h"
-
+/* The --report file and the other outputs (see cli.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "cli_error.h"
+#include "cli.h"
 #include "write_all.h"
 
 /* What differs on Windows: no links to follow there, _fullpath for
@@ -145,11 +142,7 @@ static const char *kernel_fs(const char *path)
     return NULL;
 }
 #else
-static const char *kernel_fs(const char *path)
-{
-    (void)path;
-    return NULL;
-}
+#define kernel_fs(path) ((const char *)NULL)
 #endif
 
 /* An existing regular file that cannot be replaced through a temporary

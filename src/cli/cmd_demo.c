@@ -6,14 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_args.h"
-#include "cli_help.h"
-#include "cli_output.h"
-#include "commands.h"
+#include "cli.h"
 #include "field_gpu.h"
 #include "field_gpu_layout.h"
-#include "field_workload.h"
-#include "run_plot.h"
 
 typedef struct field_item {
     field_params params;
@@ -107,8 +102,7 @@ const cli_command cli_demo_command = {
     "memory - reserve) / per-worker need, (free VRAM - VRAM reserve) / per-worker "
     "VRAM where a GPU was used, maximum). It measures; it never changes a setting. "
     "With no command it measures a built-in synthetic field workload.",
-    k_sections,
-    sizeof k_sections / sizeof k_sections[0],
+    CLI_SECTIONS(k_sections),
     0,
     check_demo,
     NULL,
@@ -217,8 +211,8 @@ int demo_main(int argc, char **argv)
     if (rc != CLI_EXIT_OK || a.done)
         return rc;
     /* A plot that cannot be drawn is refused before the run, not after it
-     * (elsewhere than Linux, run_unsupported.c's words). */
-    if (a.plot_path && (rc = run_plot_ready(0)) != CLI_EXIT_OK)
+     * (elsewhere than Linux, cmd_run.c's words). */
+    if (a.common.plot_path && (rc = run_plot_ready(0)) != CLI_EXIT_OK)
         return rc;
     char why[512];
     /* Before any CUDA context: a machine without a device stays untouched. */

@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_args.h"
-#include "cli_error.h"
-#include "cli_help.h"
-#include "commands.h"
-#include "spacrbench.h"
+#include "cli.h"
 #include "text_buffer.h"
 
 /* The options, for the help, the man page and the completions; the few
@@ -44,8 +40,7 @@ const cli_command cli_summarize_command = {
     "what needs you (an item --timeout, a command that failed on its item, a task "
     "that never ran) with the line for once you have acted. Reports and logs of "
     "another array in DIR are never counted.",
-    k_sections,
-    sizeof k_sections / sizeof k_sections[0],
+    CLI_SECTIONS(k_sections),
     1,
     NULL,
     "0 every task ok, 1 the reports cannot be read, 2 bad command line, 3 some "
@@ -65,28 +60,24 @@ static int parse(int argc, char **argv, summarize_args *out)
     int options_done = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!options_done && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0))
-            return -1;
-        if (!options_done && (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0))
-            return -2;
-        if (!options_done && strcmp(a, "--") == 0)
-            options_done = 1;
-        else if (!options_done && strcmp(a, "--json") == 0)
-            out->json = 1;
-        else if (!options_done && strcmp(a, "--job") == 0) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                return cli_usage_error("--job", "needs the job script");
-            out->job = argv[++i];
-        } else if (!options_done && strncmp(a, "--job=", 6) == 0) {
-            if (!a[6])
-                return cli_usage_error("--job", "needs the job script");
-            out->job = a + 6;
-        } else if (!options_done && a[0] == '-' && a[1])
-            return cli_usage_error(a, "unknown option");
-        else if (out->dir)
-            return cli_usage_error(NULL, "one directory only, got '%s' and '%s'", out->dir, a);
-        else
+        if (options_done || a[0] != '-' || !a[1]) {
+            if (out->dir)
+                return cli_usage_error(NULL, "one directory only, got '%s' and '%s'", out->dir, a);
             out->dir = a;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return -1;
+        else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0)
+            return -2;
+        else if (strcmp(a, "--") == 0)
+            options_done = 1;
+        else if (strcmp(a, "--json") == 0)
+            out->json = 1;
+        else if (strcmp(a, "--job") == 0 || strncmp(a, "--job=", 6) == 0) {
+            out->job = a[5] ? a + 6 : i + 1 < argc ? argv[++i] : "";
+            if (!*out->job)
+                return cli_usage_error("--job", "needs the job script");
+        } else
+            return cli_usage_error(a, "unknown option");
     }
     if (!out->dir)
         return cli_usage_error(NULL, "the directory of the task reports is missing");

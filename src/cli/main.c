@@ -5,10 +5,7 @@
  * Each command is a file cmd_*.c with its option table. */
 #include <string.h>
 
-#include "cli_help.h"
-#include "cli_options.h"
-#include "cli_stdio.h"
-#include "commands.h"
+#include "cli.h"
 
 int main(int argc, char **argv)
 {

@@ -1,18 +1,13 @@
-/* One item of `spacrbench run`; see run_item.h. */
-#include "run_item.h"
-
+/* One item of `spacrbench run` (see cli.h). */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "child.h"
-#include "cli_error.h"
-#include "cli_stdio.h"
+#include "cli.h"
 #include "oom_verdict.h"
-#include "spacrbench.h"
 
 /* Append "; NAME (WHAT)" to the note of stale cgroups, and say it on
  * stderr as it is found. */
@@ -63,14 +58,9 @@ static char **given_argv(void *arg, int64_t copy, int64_t line)
 static void on_grace_kill(void *arg, int what, int sig)
 {
     (void)arg;
-    if (what == 0)
-        cli_notice("the command was still running %.0f s after signal %d: killing it and its "
-                   "processes (SIGKILL)",
-                   SB_SUPERVISOR_GRACE_S, sig);
-    else
-        cli_notice("processes the command started were still running %.0f s after signal %d: "
-                   "killing them (SIGKILL)",
-                   SB_SUPERVISOR_GRACE_S, sig);
+    cli_notice("%s still running %.0f s after signal %d: killing %s (SIGKILL)",
+               what == 0 ? "the command was" : "processes the command started were",
+               SB_SUPERVISOR_GRACE_S, sig, what == 0 ? "it and its processes" : "them");
 }
 
 static void on_leftovers(void *arg, const char *names)
@@ -79,21 +69,6 @@ static void on_leftovers(void *arg, const char *names)
     cli_notice("the command exited %.0f s ago; its item lasts until what it left running has "
                "ended too (--timeout bounds the wait): %s",
                SB_SUPERVISOR_LEFTOVER_SAY_S, names);
-}
-
-/* Was it the kernel's OOM killer? The one decision (oom_verdict.h): the
- * oom_kill counter of its own cgroup, else of spacrbench's own, and how it
- * died; our own SIGKILL (--timeout, the grace after a stop signal) is
- * never one. */
-static int oom_killed(const sb_outcome *so, const sb_copy *c)
-{
-    sb_oom_facts f = {so->oom_kills,
-                      so->oom_outside,
-                      WIFSIGNALED(c->status) && WTERMSIG(c->status) == SIGKILL,
-                      so->timed_out || so->killed_after_grace,
-                      so->peak,
-                      so->limit};
-    return sb_oom_verdict(&f) != SB_OOM_NO;
 }
 
 int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
@@ -126,7 +101,17 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
         cli_error(CLI_EXIT_ERROR, "fork: %s", strerror(o->group.start_errno));
         return -1;
     }
-    o->oom_killed = oom_killed(&o->group, &o->copy);
+    /* Was it the kernel's OOM killer? The one decision (oom_verdict.h): the
+     * oom_kill counter of its own cgroup, else of spacrbench's own, and how
+     * it died; our own SIGKILL (--timeout, the grace after a stop signal)
+     * is never one. */
+    sb_oom_facts f = {o->group.oom_kills,
+                      o->group.oom_outside,
+                      WIFSIGNALED(o->copy.status) && WTERMSIG(o->copy.status) == SIGKILL,
+                      o->group.timed_out || o->group.killed_after_grace,
+                      o->group.peak,
+                      o->group.limit};
+    o->oom_killed = sb_oom_verdict(&f) != SB_OOM_NO;
     /* The limit above a command without a cgroup of its own is news only
      * when it was OOM-killed there. */
     if (!sup->use_cgroup && !o->oom_killed)
@@ -155,9 +140,8 @@ double run_outcome_cpu(const run_outcome *o) { return o->copy.cpu_seconds + o->g
 
 int run_outcome_start_failure(const run_outcome *o)
 {
-    if (!o->copy.exec_errno)
-        return 0;
-    return o->copy.exec_errno == ENOENT || o->copy.exec_errno == ENOTDIR ? 127 : 126;
+    int e = o->copy.exec_errno;
+    return !e ? 0 : e == ENOENT || e == ENOTDIR ? 127 : 126;
 }
 
 void run_outcome_describe(const run_outcome *o, char *buf, size_t cap)

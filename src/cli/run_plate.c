@@ -1,15 +1,11 @@
-/* `run --sample`: the plate's items, their key, the chosen ones; see
- * run_plate.h. */
-#include "run_plate.h"
-
+/* `run --sample`: the plate's items, their key, the chosen ones (cli.h). */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_error.h"
+#include "cli.h"
 #include "text_escape.h"
 
 /* Why an item has no file size, in words, for the warning (the key itself

@@ -1,16 +1,12 @@
-/* --plot through the Python helper; see run_plot.h. */
-#include "run_plot.h"
-
+/* --plot through the Python helper (see cli.h). */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "child.h"
-#include "cli_error.h"
-#include "cli_options.h"
+#include "cli.h"
 #include "text_buffer.h"
 
 /* Exit status of PYTHON ARGS (a signal as 128 + N), -1 when it could not
@@ -74,35 +70,6 @@ static int check_python(const char *python, int stdout_is_output, int before_run
     return refuse(before_run, "--plot: '%s' does not run Python 3 (exit %d)", python, st);
 }
 
-static int scale_json_into(char *buf, size_t cap, const void *r)
-{
-    return spacrbench_scale_to_json(r, buf, cap);
-}
-
-/* The JSON (the scaling check's, made once, or given when r is NULL) in a
- * private temporary file; its path in tmp. */
-static int write_json(const spacrbench_scale_result *r, const char *given, char *tmp, size_t cap)
-{
-    const char *dir = getenv("TMPDIR");
-    snprintf(tmp, cap, "%s/spacrbench-scale-XXXXXX", dir && *dir ? dir : "/tmp");
-    sb_text t = {0};
-    char *made = r && sb_text_append(&t, scale_json_into, r) >= 0 ? sb_text_take(&t) : NULL;
-    sb_text_free(&t);
-    const char *text = r ? made : given;
-    int fd = text ? mkstemp(tmp) : -1;
-    int ok = fd >= 0 && sb_write_all(fd, text, strlen(text)) == 0;
-    if (fd >= 0 && close(fd) != 0)
-        ok = 0;
-    if (!ok) {
-        cli_error(CLI_EXIT_ERROR, "--plot: cannot write the scaling JSON to %s: %s", tmp,
-                  text ? strerror(errno) : "out of memory");
-        if (fd >= 0)
-            unlink(tmp);
-    }
-    free(made);
-    return ok ? 0 : -1;
-}
-
 static const char *plot_python(void)
 {
     const char *python = getenv("SPACRBENCH_PYTHON");
@@ -114,15 +81,26 @@ int run_plot_ready(int stdout_is_output)
     return check_python(plot_python(), stdout_is_output, 1) != 0 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
-static int plot(const spacrbench_scale_result *r, const char *json, const char *path,
-                int stdout_is_output)
+int run_plot_document(const char *json, const char *path, int stdout_is_output)
 {
     const char *python = plot_python();
     if (check_python(python, stdout_is_output, 0) != 0)
         return CLI_EXIT_ERROR;
+    /* The JSON in a private temporary file. */
+    const char *dir = getenv("TMPDIR");
     char tmp[4096];
-    if (write_json(r, json, tmp, sizeof tmp) != 0)
+    snprintf(tmp, sizeof tmp, "%s/spacrbench-scale-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = json ? mkstemp(tmp) : -1;
+    int ok = fd >= 0 && sb_write_all(fd, json, strlen(json)) == 0;
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    if (!ok) {
+        cli_error(CLI_EXIT_ERROR, "--plot: cannot write the scaling JSON to %s: %s", tmp,
+                  json ? strerror(errno) : "out of memory");
+        if (fd >= 0)
+            unlink(tmp);
         return CLI_EXIT_ERROR;
+    }
     char *const argv[] = {(char *)python, "-m", "spacrbench._plot_cli", tmp, (char *)path, NULL};
     int st = spawn_wait(argv, stdout_is_output);
     unlink(tmp);
@@ -135,12 +113,17 @@ static int plot(const spacrbench_scale_result *r, const char *json, const char *
     return CLI_EXIT_ERROR;
 }
 
-int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output)
+static int scale_json_into(char *buf, size_t cap, const void *r)
 {
-    return plot(r, NULL, path, stdout_is_output);
+    return spacrbench_scale_to_json(r, buf, cap);
 }
 
-int run_plot_document(const char *json, const char *path, int stdout_is_output)
+int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output)
 {
-    return plot(NULL, json, path, stdout_is_output);
+    sb_text t = {0};
+    char *json = sb_text_append(&t, scale_json_into, r) >= 0 ? sb_text_take(&t) : NULL;
+    sb_text_free(&t);
+    int rc = run_plot_document(json, path, stdout_is_output);
+    free(json);
+    return rc;
 }

@@ -1,4 +1,4 @@
-/* The scaling check of `spacrbench run`; see run_scale.h. The library's
+/* The scaling check of `spacrbench run` (see cli.h). The library's
  * one driver (spacrbench_scale_execute) decides everything: the counts,
  * the warm-up, the timed repeats and their items, when to stop, what an
  * OOM kill means. This file is its executor: each round is one group of
@@ -7,19 +7,14 @@
  * that carries the memory budget as its limit; it tells what happened in
  * the command's words (which copy, which item, which signal) and says the
  * failures on stderr as they happen. */
-#include "run_scale.h"
-
 #include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
-#include "cli_error.h"
-#include "command_line.h"
+#include "cli.h"
 #include "group_words.h"
 #include "oom_verdict.h"
 #include "text_escape.h"
@@ -30,8 +25,10 @@
 #define KEPT_NOTES (2 * CLI_SCALE_MAX - 3)
 
 typedef struct scale_exec {
-    const run_scale_input *in;
-    int64_t budget; /* the memory budget: each group's limit where > 0 */
+    const cli_args *args;
+    const item_list *items;
+    sb_supervisor *sup; /* the serial run's */
+    int64_t budget;     /* the memory budget: each group's limit where > 0 */
     sb_copy *copies;
     sb_outcome o; /* the count's last round */
     const spacrbench_scale_round *round;
@@ -43,38 +40,32 @@ typedef struct scale_exec {
 /* The command line of copy `copy`'s line `line`: the driver's items. */
 static size_t item_of(const scale_exec *x, int64_t copy, int64_t line)
 {
-    return (size_t)((x->round->first[copy] + line) % (int64_t)x->in->items->n);
+    return (size_t)((x->round->first[copy] + line) % (int64_t)x->items->n);
 }
 
 static char **line_argv(void *arg, int64_t copy, int64_t line)
 {
     const scale_exec *x = arg;
-    const cli_args *a = x->in->args;
-    return command_for_item(a->cmd, a->cmd_len, x->in->items->items[item_of(x, copy, line)]);
+    const cli_args *a = x->args;
+    return command_for_item(a->cmd, a->cmd_len, x->items->items[item_of(x, copy, line)]);
 }
 
 static void on_grace_kill(void *arg, int what, int sig)
 {
     const scale_exec *x = arg;
-    if (what == 0)
-        cli_notice("--scale: %lld worker%s: still running %.0f s after signal %d: killing the "
-                   "copies and all their processes (SIGKILL)",
-                   (long long)x->k, x->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
-    else
-        cli_notice("--scale: %lld worker%s: processes the copies started were still running "
-                   "%.0f s after signal %d: killing them (SIGKILL)",
-                   (long long)x->k, x->k == 1 ? "" : "s", SB_SUPERVISOR_GRACE_S, sig);
+    cli_notice("--scale: %lld worker%s: %s %.0f s after signal %d: killing %s (SIGKILL)",
+               (long long)x->k, x->k == 1 ? "" : "s",
+               what == 0 ? "still running" : "processes the copies started were still running",
+               SB_SUPERVISOR_GRACE_S, sig,
+               what == 0 ? "the copies and all their processes" : "them");
 }
 
 /* Did a copy die of SIGKILL (or, running several items, end as one of its
  * items did: 128 + 9)? */
 static int copy_sigkilled(const sb_copy *c, int64_t m)
 {
-    if (!c->done)
-        return 0;
-    if (WIFSIGNALED(c->status))
-        return WTERMSIG(c->status) == SIGKILL;
-    return m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL;
+    return c->done && (WIFSIGNALED(c->status) ? WTERMSIG(c->status) == SIGKILL
+                                              : m > 1 && WEXITSTATUS(c->status) == 128 + SIGKILL);
 }
 
 static int copy_ok(const sb_copy *c)
@@ -105,20 +96,6 @@ static int spill(scale_exec *x, int said, const char *text)
         return (int)(++x->spilled > 0);
     x->kept++;
     return 0;
-}
-
-/* A note of this executor's own, kept in the result unless spilled. */
-static void exec_note(scale_exec *x, spacrbench_scale_driver *d, int said, const char *fmt, ...)
-    CLI_PRINTF(4, 5);
-static void exec_note(scale_exec *x, spacrbench_scale_driver *d, int said, const char *fmt, ...)
-{
-    char text[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (!spill(x, said, text))
-        spacrbench_scale_driver_note(d, text);
 }
 
 /* The driver's notes: its method notes are kept, its notes about counts
@@ -183,7 +160,7 @@ static int group_failure(const scale_exec *x, int64_t m, char *why, size_t cap)
         snprintf(why, cap,
                  "timed out after %g s (--timeout %g s per item, %lld item(s) per copy): the "
                  "copies were killed with all their processes",
-                 x->in->args->timeout_s * (double)m, x->in->args->timeout_s, (long long)m);
+                 x->args->timeout_s * (double)m, x->args->timeout_s, (long long)m);
     else
         return 0;
     return 1;
@@ -200,7 +177,7 @@ static void copy_failure(const scale_exec *x, int64_t m, char *why, size_t cap)
         char **argv = line_argv((void *)x, i, 0);
         char *shown = argv ? command_display(argv) : NULL;
         command_free(argv);
-        char *label = sb_escape_text(x->in->items->items[item_of(x, i, 0)]);
+        char *label = sb_escape_text(x->items->items[item_of(x, i, 0)]);
         snprintf(why, cap, "copy %lld (item %s%s) %s: %s", (long long)i + 1, label ? label : "?",
                  m > 1 ? ", the first of its items" : "", what, shown ? shown : "");
         free(label);
@@ -218,8 +195,10 @@ static void tell_round(scale_exec *x, int64_t m, spacrbench_scale_worker *w,
     x->verdict = sb_oom_verdict(&f);
     out->seconds = x->o.seconds;
     out->stopped = x->o.stopped_by ? 1 : 0;
+    int copies_failed = 0;
     for (int64_t i = 0; i < x->k; i++) {
         const sb_copy *c = &x->copies[i];
+        copies_failed |= !copy_ok(c);
         w[i].items = copy_ok(c) ? m : 0;
         w[i].item_seconds = c->seconds;
         w[i].end = copy_ok(c)                                      ? SPACRBENCH_SCALE_WORKER_DONE
@@ -230,9 +209,6 @@ static void tell_round(scale_exec *x, int64_t m, spacrbench_scale_worker *w,
     out->failed = x->verdict != SB_OOM_NO || x->o.stopped_by || x->o.timed_out ||
                   x->o.start_errno || x->o.watch_ended;
     int whole = group_failure(x, m, out->why, sizeof out->why);
-    int copies_failed = 0;
-    for (int64_t i = 0; i < x->k; i++)
-        copies_failed |= !copy_ok(&x->copies[i]);
     if (!whole && (copies_failed || out->failed))
         copy_failure(x, m, out->why, sizeof out->why);
     if (x->o.stopped_by)
@@ -255,7 +231,7 @@ static int exec_open(spacrbench_scale_driver *d, int64_t workers, int64_t budget
     memset(&x->o, 0, sizeof x->o);
     x->o.peak = x->o.limit = x->o.oom_kills = -1;
     x->verdict = SB_OOM_NO;
-    if (x->in->args->common.quiet == 0 && isatty(STDERR_FILENO))
+    if (x->args->common.quiet == 0 && isatty(STDERR_FILENO))
         cli_progress("scaling: %lld worker(s) at once...", (long long)workers);
     return 0;
 }
@@ -270,7 +246,7 @@ static int exec_round(spacrbench_scale_driver *d, const spacrbench_scale_round *
     char name[64], why[SB_GROUP_PATH_MAX + 200];
     snprintf(name, sizeof name, "scale-%lld", (long long)x->k);
     /* Where no cgroup of its own can carry the budget, the budget is watched. */
-    int64_t watch = x->in->sup->use_cgroup ? 0 : x->budget;
+    int64_t watch = x->sup->use_cgroup ? 0 : x->budget;
     sb_launch l = {.copies = x->k,
                    .lines = r->items,
                    .argv_for = line_argv,
@@ -281,7 +257,7 @@ static int exec_round(spacrbench_scale_driver *d, const spacrbench_scale_round *
                    .memory_limit = x->budget,
                    .child_flags = SB_CHILD_DIE_WITH_PARENT | SB_CHILD_OOM_FIRST,
                    .watch_limit = watch};
-    if (sb_supervisor_run(x->in->sup, &l, x->copies, &x->o, why, sizeof why) != 0) {
+    if (sb_supervisor_run(x->sup, &l, x->copies, &x->o, why, sizeof why) != 0) {
         snprintf(out->why, sizeof out->why, "%.600s", why);
         return SPACRBENCH_ESYSTEM;
     }
@@ -307,7 +283,7 @@ static int exec_close(spacrbench_scale_driver *d, int32_t failed, spacrbench_sca
 {
     (void)failed;
     scale_exec *x = payload;
-    const sb_supervisor *sup = x->in->sup;
+    const sb_supervisor *sup = x->sup;
     count->peak_bytes = x->peak;
     count->peak_method = sup->use_cgroup ? SPACRBENCH_PEAK_CGROUP : SPACRBENCH_PEAK_CHILD_RUSAGE;
     count->vram_peak_bytes = x->vram;
@@ -317,11 +293,13 @@ static int exec_close(spacrbench_scale_driver *d, int32_t failed, spacrbench_sca
     count->limit_bytes = x->o.limit;
     count->limit_is_budget = x->budget <= 0 ? 0 : sup->use_cgroup ? 1 : 2;
     count->ended_at_budget = x->o.watch_ended > 0;
-    if (x->o.outlived)
-        exec_note(
-            x, d, 0, "%lld worker%s: %d process(es) outlived their copy and were waited for%s%s",
-            (long long)x->k, x->k == 1 ? "" : "s", x->o.outlived,
-            x->o.leftovers[0] ? "; killed at --timeout or left running: " : "", x->o.leftovers);
+    char text[900]; /* a note of this executor's own, kept unless spilled */
+    snprintf(text, sizeof text,
+             "%lld worker%s: %d process(es) outlived their copy and were waited for%s%s",
+             (long long)x->k, x->k == 1 ? "" : "s", x->o.outlived,
+             x->o.leftovers[0] ? "; killed at --timeout or left running: " : "", x->o.leftovers);
+    if (x->o.outlived && !spill(x, 0, text))
+        spacrbench_scale_driver_note(d, text);
     free(x->copies);
     x->copies = NULL;
     return 0;
@@ -330,7 +308,7 @@ static int exec_close(spacrbench_scale_driver *d, int32_t failed, spacrbench_sca
 /* How the command measured, after the driver's own notes. */
 static void method_notes(const scale_exec *x, spacrbench_scale_result *r)
 {
-    const sb_supervisor *sup = x->in->sup;
+    const sb_supervisor *sup = x->sup;
     char text[SB_MOUNT_PATH_MAX + 900];
     if (x->spilled) {
         snprintf(text, sizeof text, "%lld more note(s) of failed copies were said on stderr only",
@@ -402,36 +380,40 @@ static int copies_failed(const scale_exec *x, const spacrbench_scale_result *r)
     return 0;
 }
 
-int run_scale(const run_scale_input *in, spacrbench_scale_result **out, int *copy_failed)
+int run_scale(const cli_args *a, const item_list *items, sb_supervisor *sup,
+              const spacrbench_recommendation *rec, spacrbench_scale_result **out, int *copy_failed)
 {
     *out = NULL;
     *copy_failed = 0;
     scale_exec x;
     memset(&x, 0, sizeof x);
-    x.in = in;
+    x.args = a;
+    x.items = items;
+    x.sup = sup;
     x.rss_peak_max = -1;
     spacrbench_scale_executor ex;
     spacrbench_scale_executor_init(&ex, sizeof ex);
     ex.payload = &x;
-    ex.cores = in->rec ? in->rec->cores : SPACRBENCH_AUTO;
+    ex.cores = rec ? rec->cores : SPACRBENCH_AUTO;
     ex.open = exec_open;
     ex.round = exec_round;
     ex.close = exec_close;
     ex.note = hear_note;
     spacrbench_scale_options o;
     spacrbench_scale_options_init(&o, sizeof o);
-    if (!in->args->scale_auto) {
-        o.worker_counts = in->args->scale;
-        o.n_worker_counts = in->args->n_scale;
+    if (!a->scale_auto) {
+        o.worker_counts = a->scale;
+        o.n_worker_counts = a->n_scale;
     }
-    o.memory_budget_bytes = memory_budget(in->rec);
+    o.memory_budget_bytes = memory_budget(rec);
     spacrbench_scale_timing t;
     spacrbench_scale_timing_init(&t, sizeof t);
-    t.warmup_items = 1;
-    t.min_items = in->args->scale_items;
-    t.min_seconds = in->args->scale_seconds;
+    if (a->scale_items > 0)
+        t.min_items = a->scale_items;
+    if (a->scale_seconds >= 0)
+        t.min_seconds = a->scale_seconds;
     sb_stop_signals_catch(1);
-    int rc = spacrbench_scale_execute(&ex, in->items->n, &o, &t, out);
+    int rc = spacrbench_scale_execute(&ex, items->n, &o, &t, out);
     sb_stop_signals_catch(0);
     free(x.copies);
     if (rc != 0)

@@ -1,13 +1,11 @@
-/* The memory timeline of `spacrbench run`; see run_timeline.h. */
-#include "run_timeline.h"
-
+/* The memory timeline of `spacrbench run` (see cli.h). */
 #include <fcntl.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "grow.h"
 
 /* The most processes of one run whose CPU is followed (a larger tree's
@@ -19,22 +17,6 @@ struct run_cpu_proc {
     int64_t ns; /* its runtime when last seen */
 };
 
-/* The text of /proc/PID/NAME into text (cap bytes): its length, -1 when
- * the process is gone. */
-static ssize_t proc_text(pid_t pid, const char *name, char *text, size_t cap)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, text, cap - 1);
-    close(fd);
-    if (n > 0)
-        text[n] = '\0';
-    return n > 0 ? n : -1;
-}
-
 /* A process's CPU time in ns: utime + stime of /proc/PID/stat, every
  * thread of it (/proc/PID/schedstat counts the main thread alone, so a
  * multi-threaded item's CPU came in only at its exit, as a spike); -1 when
@@ -42,8 +24,14 @@ static ssize_t proc_text(pid_t pid, const char *name, char *text, size_t cap)
 static int64_t runtime_ns(pid_t pid)
 {
     char text[512];
-    if (proc_text(pid, "stat", text, sizeof text) < 0)
+    snprintf(text, sizeof text, "/proc/%d/stat", (int)pid);
+    int fd = open(text, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
         return -1;
+    text[n] = '\0';
     const char *p = strrchr(text, ')'); /* the name may hold spaces and parentheses */
     unsigned long long utime, stime;
     long tick = sysconf(_SC_CLK_TCK);

@@ -38,7 +38,7 @@ static double clock_of(clockid_t id)
 }
 
 /* n items of argv, as `run` measures them; the timeline on or off. */
-static int item_list(sb_supervisor *sup, char **argv, int n, int timeline, figures *f)
+static int run_items(sb_supervisor *sup, char **argv, int n, int timeline, figures *f)
 {
     spacrbench_run_plan plan;
     spacrbench_run_plan_init(&plan, sizeof plan);
@@ -119,7 +119,7 @@ static void compare(int no_cgroup, int sleep_items, int true_items, int rounds)
         for (int mode = 0; mode < MODES; mode++) {
             figures f;
             sup.cfg.interval_us = k_interval_us[mode];
-            if (item_list(&sup, sleeper, sleep_items, mode == TIMELINE, &f) != 0) {
+            if (run_items(&sup, sleeper, sleep_items, mode == TIMELINE, &f) != 0) {
                 printf("a sleeping item failed\n");
                 sb_supervisor_free(&sup);
                 return;
@@ -127,7 +127,7 @@ static void compare(int no_cgroup, int sleep_items, int true_items, int rounds)
             cpu[mode][r] = f.cpu_share;
             if (mode == TIMELINE)
                 samples = f.samples;
-            if (item_list(&sup, truth, true_items, mode == TIMELINE, &f) != 0) {
+            if (run_items(&sup, truth, true_items, mode == TIMELINE, &f) != 0) {
                 printf("an item of true failed\n");
                 sb_supervisor_free(&sup);
                 return;

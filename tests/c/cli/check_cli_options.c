@@ -12,8 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_args.h"
-#include "cli_help.h"
+#include "cli.h"
 #include "cli_test_support.h"
 #include "spacrbench.h"
 

@@ -14,14 +14,10 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "cli_args.h"
-#include "cli_file.h"
-#include "cli_options.h"
-#include "command_line.h"
+#include "cli.h"
 #include "field_gpu_layout.h"
 #include "field_workload.h"
 #include "group.h"
-#include "item_list.h"
 #include "json_writer.h"
 #include "tree_sampler.h"
 

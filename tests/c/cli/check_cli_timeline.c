@@ -11,9 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cli_test_support.h"
-#include "run_item.h"
-#include "run_timeline.h"
 #include "spacrbench.h"
 #include "supervisor.h"
 

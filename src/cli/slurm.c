@@ -1,22 +1,24 @@
-/* See slurm_job.h. */
-#include "slurm_job.h"
-
+/* run --emit slurm's job script, prepared before any item runs, and the
+ * run document's "task" and "job" members that summarize reads (cli.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "cli_error.h"
-#include "cli_options.h"
+#include "cli.h"
 #include "read_fd.h"
 #include "records.h"
 #include "text_buffer.h"
 #include "text_escape.h"
+
+/* SLURM's default MaxArraySize: indexes 0 to this - 1. */
+#define CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE 1001
+#define CLI_SLURM_MANIFEST               "spacrbench-array.json"
 
 /* Characters an #SBATCH --output line cannot hold (sbatch splits it at
  * whitespace and reads quotes, backslashes and % itself); the library
@@ -100,11 +102,8 @@ static char *planned_path(const char *dir)
         int e = errno;
         free(head);
         if (real) {
-            size_t a = strlen(real), b = strlen(dir + rest);
-            char *out = malloc(a + 1 + b + 1);
-            if (out)
-                snprintf(out, a + 1 + b + 1, "%s%s%s", real, a && real[a - 1] == '/' ? "" : "/",
-                         dir + rest);
+            size_t a = strlen(real);
+            char *out = sb_textf("%s%s%s", real, a && real[a - 1] == '/' ? "" : "/", dir + rest);
             free(real);
             return out;
         }
@@ -149,42 +148,64 @@ static int bad_dir(const char *given, const char *absolute)
     return rc;
 }
 
-/* Everything the library checks in the job, on a stand-in measurement and
- * schedule, so that what it would refuse after the run is refused now. */
+/* Everything the library checks in the job, so that what it would refuse
+ * after the run is refused now. */
 static int library_accepts(const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks)
 {
-    spacrbench_run_plan plan;
-    spacrbench_run_plan_init(&plan, sizeof plan);
-    plan.items = 1;
-    plan.peak_method = SPACRBENCH_PEAK_CHILD_RUSAGE;
-    plan.records = 0;
-    spacrbench_item_figures it;
-    spacrbench_item_figures_init(&it, sizeof it);
-    it.seconds = 1;
-    it.cpu_seconds = 1;
-    it.peak_rss_bytes = (int64_t)1 << 20;
-    spacrbench_measurement *m = NULL;
-    spacrbench_schedule s = {.size = sizeof s};
-    s.cpus_per_task = 1;
-    s.array_concurrency = 1;
-    s.mem_per_task_bytes = (int64_t)1 << 30;
-    int rc = spacrbench_measurement_begin(&plan, &m);
-    if (rc == 0)
-        rc = spacrbench_measurement_add_item(m, &it);
-    if (rc == 0)
-        rc = spacrbench_measurement_end(m);
-    /* A dry run: the check is the one call (no text wanted, none made). */
-    if (rc == 0)
-        rc = spacrbench_format_slurm_job(m, &s, job, tasks, NULL, 0);
-    int ok = rc >= 0;
-    if (!ok)
-        cli_usage_error("--emit slurm", "the job script cannot be written: %s",
-                        spacrbench_last_error_message());
-    spacrbench_measurement_free(m);
-    return ok;
+    if (cli_slurm_check_job(job, tasks) >= 0)
+        return 1;
+    cli_usage_error("--emit slurm", "the job script cannot be written: %s",
+                    spacrbench_last_error_message());
+    return 0;
 }
 
-char *cli_slurm_array_advice(size_t n_items)
+/* The manifest's text when dir holds one that is a regular file of at
+ * most 1 MiB, else NULL. */
+static char *manifest_text(const char *dir, size_t *len)
+{
+    char path[PATH_MAX + sizeof "/" CLI_SLURM_MANIFEST];
+    if (snprintf(path, sizeof path, "%s/%s", dir, CLI_SLURM_MANIFEST) >= (int)sizeof path)
+        return NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *text = NULL;
+    int truncated;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20))
+        sb_read_fd(fd, 1 << 20, &text, len, &truncated);
+    close(fd);
+    return text;
+}
+
+static int cli_slurm_job_check_dir(const spacrbench_slurm_job *job)
+{
+    size_t len = 0;
+    char *text = manifest_text(job->output_dir, &len);
+    if (!text)
+        return CLI_EXIT_OK;
+    json_doc doc;
+    sb_manifest mf;
+    int rc = CLI_EXIT_OK;
+    if (sb_manifest_of(text, len, &doc, &mf) == 0) {
+        if (mf.tasks >= 1 && mf.items_file &&
+            (mf.tasks != job->n_items || strcmp(mf.items_file, job->items_file) != 0))
+            rc = cli_error(CLI_EXIT_ERROR,
+                           "--emit slurm: %s holds another job array's files (%lld task(s) over "
+                           "%s; this run: %lld over %s), which that job's tasks read when they "
+                           "start: nothing was run or written. Choose another output directory "
+                           "(--slurm-output DIR), or remove spacrbench-items.idx, "
+                           "spacrbench-job.sh and " CLI_SLURM_MANIFEST
+                           " there once that job has finished",
+                           job->output_dir, (long long)mf.tasks, mf.items_file,
+                           (long long)job->n_items, job->items_file);
+    }
+    json_doc_free(&doc);
+    free(text);
+    return rc;
+}
+
+static char *cli_slurm_array_advice(size_t n_items)
 {
     if (n_items <= CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE)
         return NULL;
@@ -296,48 +317,75 @@ void cli_slurm_job_free(cli_slurm_job *j)
     memset(j, 0, sizeof *j);
 }
 
-/* The manifest's text when dir holds one that is a regular file of at
- * most 1 MiB, else NULL. */
-static char *manifest_text(const char *dir, size_t *len)
+void slurm_env_describe(json_writer *w)
 {
-    char path[PATH_MAX + sizeof "/" CLI_SLURM_MANIFEST];
-    if (snprintf(path, sizeof path, "%s/%s", dir, CLI_SLURM_MANIFEST) >= (int)sizeof path)
-        return NULL;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *text = NULL;
-    int truncated;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20))
-        sb_read_fd(fd, 1 << 20, &text, len, &truncated);
-    close(fd);
-    return text;
+    if (!getenv("SLURM_JOB_ID"))
+        return;
+    sb_job_env env = {getenv("SLURM_JOB_ID"), getenv("SLURM_ARRAY_JOB_ID"),
+                      getenv("SLURM_ARRAY_TASK_ID"), getenv("SLURM_MEM_PER_NODE"),
+                      getenv("SLURM_CPUS_PER_TASK")};
+    const void *parts[] = {&env};
+    sb_record_write(w, "job", &sb_job_env_record, parts, NULL); /* what is set */
 }
 
-int cli_slurm_job_check_dir(const spacrbench_slurm_job *job)
+/* A whole number from the environment, -1 when absent or not one. */
+static long long env_count(const char *name)
 {
-    size_t len = 0;
-    char *text = manifest_text(job->output_dir, &len);
-    if (!text)
-        return CLI_EXIT_OK;
-    json_doc doc;
-    sb_manifest mf;
-    int rc = CLI_EXIT_OK;
-    if (sb_manifest_of(text, len, &doc, &mf) == 0) {
-        if (mf.tasks >= 1 && mf.items_file &&
-            (mf.tasks != job->n_items || strcmp(mf.items_file, job->items_file) != 0))
-            rc = cli_error(CLI_EXIT_ERROR,
-                           "--emit slurm: %s holds another job array's files (%lld task(s) over "
-                           "%s; this run: %lld over %s), which that job's tasks read when they "
-                           "start: nothing was run or written. Choose another output directory "
-                           "(--slurm-output DIR), or remove spacrbench-items.idx, "
-                           "spacrbench-job.sh and " CLI_SLURM_MANIFEST
-                           " there once that job has finished",
-                           job->output_dir, (long long)mf.tasks, mf.items_file,
-                           (long long)job->n_items, job->items_file);
-    }
-    json_doc_free(&doc);
-    free(text);
-    return rc;
+    const char *v = getenv(name);
+    if (!v || *v < '0' || *v > '9')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    return errno || *end ? -1 : n;
+}
+
+void task_record_describe(json_writer *w, const task_end *e)
+{
+    sb_task_record t;
+    sb_task_record_init(&t);
+    int signalled = e->failed && !e->exec_errno && WIFSIGNALED(e->wait_status);
+    t.outcome = !e->failed      ? (e->interrupted_by ? SB_TASK_INTERRUPTED : SB_TASK_OK)
+                : e->exec_errno ? SB_TASK_NOT_STARTED
+                : e->timed_out  ? SB_TASK_TIMEOUT
+                : e->oom_killed ? SB_TASK_OOM
+                : signalled     ? SB_TASK_SIGNAL
+                                : SB_TASK_EXIT;
+    /* The status a shell would give: 127/126 for one that could not be
+     * started (not found / not executable), -1 (null) for a signal. */
+    t.exit_status = !e->failed                  ? 0
+                    : e->exec_errno             ? (e->exec_errno == ENOENT ? 127 : 126)
+                    : WIFEXITED(e->wait_status) ? WEXITSTATUS(e->wait_status)
+                                                : -1;
+    t.signal = signalled ? WTERMSIG(e->wait_status) : (e->interrupted_by ? e->interrupted_by : -1);
+    if (e->failed && e->oom_killed)
+        t.oom_limit_bytes = e->oom_limit_bytes;
+    if (e->failed && e->timed_out)
+        t.timeout_seconds = e->timeout_seconds;
+    t.item_index = e->failed ? (long long)e->failed_index : -1;
+    t.item = e->item;
+    t.failed_item_peak_bytes = e->failed ? e->failed_peak : -1;
+    t.items = (int64_t)e->items;
+    t.completed = (int64_t)e->completed;
+    t.elapsed_seconds = e->elapsed_seconds;
+    t.array_job_id = getenv("SLURM_ARRAY_JOB_ID");
+    t.array_task_id = env_count("SLURM_ARRAY_TASK_ID");
+    t.job_id = getenv("SLURM_JOB_ID");
+    /* The job script's key: summarize tells its manifest from another array's. */
+    t.array_key = getenv("SPACRBENCH_ARRAY_KEY");
+    /* The submission's own range, so summarize knows which tasks a newer
+     * submission was meant to rerun (its other reports are stale). */
+    t.array_min = env_count("SLURM_ARRAY_TASK_MIN");
+    t.array_max = env_count("SLURM_ARRAY_TASK_MAX");
+    t.array_step = env_count("SLURM_ARRAY_TASK_STEP");
+    t.array_count = env_count("SLURM_ARRAY_TASK_COUNT");
+    long long cpus = env_count("SLURM_CPUS_PER_TASK");
+    long long mem = env_count("SLURM_MEM_PER_NODE"), per_cpu = env_count("SLURM_MEM_PER_CPU");
+    if (mem < 0 && per_cpu >= 0)
+        mem = per_cpu * (cpus > 0 ? cpus : 1);
+    t.mem_bytes = mem >= 0 && mem < (1LL << 43) ? mem << 20 : -1;
+    t.cpus = cpus;
+    t.time_minutes = env_count("SPACRBENCH_TIME_LIMIT_MINUTES");
+    const void *parts[] = {&t};
+    sb_record_write(w, "task", &sb_task_record_fields, parts, NULL);
 }

@@ -1,29 +1,109 @@
-/* Collecting the items of `spacrbench run`; see item_list.h. */
-#include "item_list.h"
-
+/* The items of `spacrbench run` and the command line each one runs ("{}"
+ * replaced by the item, no shell involved); see cli.h. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_error.h"
-#include "command_line.h"
+#include "cli.h"
 #include "grow.h"
 #include "item_lines.h"
 #include "text_escape.h"
 
-static int copy_arguments(const cli_args *a, item_list *out)
+static char *substitute(const char *arg, const char *item)
 {
-    out->items = calloc(a->n_items, sizeof *out->items);
-    if (!out->items)
-        return -1;
-    for (size_t i = 0; i < a->n_items; i++) {
-        if (!(out->items[i] = strdup(a->items[i])))
-            return -1;
-        out->n++;
+    size_t count = 0, n = strlen(arg), k = strlen(item);
+    for (const char *p = arg; (p = strstr(p, "{}")) != NULL; p += 2)
+        count++;
+    char *out = malloc(n + count * k + 1);
+    if (!out)
+        return NULL;
+    char *o = out;
+    for (const char *p = arg; *p;) {
+        if (p[0] == '{' && p[1] == '}') {
+            memcpy(o, item, k);
+            o += k;
+            p += 2;
+        } else
+            *o++ = *p++;
     }
-    return 0;
+    *o = '\0';
+    return out;
+}
+
+char **command_for_item(char *const *cmd, size_t n, const char *item)
+{
+    int placeholder = 0;
+    for (size_t i = 0; i < n; i++)
+        placeholder |= strstr(cmd[i], "{}") != NULL;
+    size_t total = n + (placeholder ? 0 : 1);
+    char **argv = calloc(total + 1, sizeof *argv);
+    if (!argv)
+        return NULL;
+    for (size_t i = 0; i < total; i++) {
+        argv[i] = i < n ? substitute(cmd[i], item) : strdup(item);
+        if (!argv[i]) {
+            command_free(argv);
+            return NULL;
+        }
+    }
+    return argv;
+}
+
+void command_free(char **argv)
+{
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+static int plain(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%", *s))
+            return 0;
+    return 1;
+}
+
+char *command_display(char *const *argv)
+{
+    size_t cap = 1;
+    for (size_t i = 0; argv[i]; i++)
+        cap += 4 * sb_escaped_length(argv[i]) + 3; /* every ' becomes '\'' */
+    char *out = malloc(cap), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; argv[i]; i++) {
+        if (i)
+            *o++ = ' ';
+        if (plain(argv[i])) {
+            size_t k = strlen(argv[i]);
+            memcpy(o, argv[i], k);
+            o += k;
+            continue;
+        }
+        /* Control characters are shown escaped (a message, not a script):
+         * an item must not forge lines or drive the terminal. */
+        char *shown = sb_escape_text(argv[i]);
+        if (!shown) {
+            free(out);
+            return NULL;
+        }
+        *o++ = '\'';
+        for (const char *p = shown; *p; p++) {
+            if (*p == '\'') {
+                memcpy(o, "'\\''", 4);
+                o += 4;
+            } else
+                *o++ = *p;
+        }
+        *o++ = '\'';
+        free(shown);
+    }
+    *o = '\0';
+    return out;
 }
 
 /* Each item read into the list (sb_items_read's keep). */
@@ -133,11 +213,12 @@ int item_list_load(const cli_args *a, item_list *out)
     if (a->n_items) {
         /* An empty argument would run the command with an empty item
          * (or none where {} stood alone): almost surely a shell slip. */
+        list_growth g = {out, 0};
         for (size_t i = 0; i < a->n_items; i++)
             if (a->items[i][0] == '\0')
                 return cli_usage_error("run", "item %zu (argument) is empty", i + 1);
-        if (copy_arguments(a, out) != 0)
-            return cli_error(CLI_EXIT_ERROR, "out of memory");
+            else if (keep_item(a->items[i], strlen(a->items[i]), &g) != 0)
+                return cli_error(CLI_EXIT_ERROR, "out of memory");
         return arguments_fit(a, out);
     }
     int rc = read_list(a, out);
@@ -150,6 +231,8 @@ int item_list_load(const cli_args *a, item_list *out)
 
 void item_list_free(item_list *items)
 {
-    items_free(items->items, items->n);
+    for (size_t i = 0; i < items->n; i++)
+        free(items->items[i]);
+    free(items->items);
     memset(items, 0, sizeof *items);
 }
