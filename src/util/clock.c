@@ -1,6 +1,6 @@
 /* The one monotonic clock; see clock.h. CLOCK_MONOTONIC where POSIX has
  * it, QueryPerformanceCounter on Windows. */
-#include "clock.h"
+#include "util.h"
 
 #if defined(_WIN32)
 #include <windows.h>

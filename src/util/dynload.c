@@ -1,5 +1,5 @@
 /* See dynload.h. */
-#include "dynload.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

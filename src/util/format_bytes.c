@@ -1,5 +1,5 @@
 /* See format_bytes.h. */
-#include "format_bytes.h"
+#include "util.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* The growing array; see grow.h. */
-#include "grow.h"
+#include "util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

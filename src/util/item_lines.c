@@ -1,5 +1,5 @@
 /* The items of a list, one per line, bounded; see item_lines.h. */
-#include "item_lines.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,10 +7,6 @@
 #if !defined(_WIN32)
 #include <unistd.h>
 #endif
-
-#include "grow.h"
-#include "text_buffer.h"
-#include "text_escape.h"
 
 #if defined(_WIN32)
 #define sb_getc getc

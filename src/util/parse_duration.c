@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 

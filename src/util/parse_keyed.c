@@ -1,7 +1,7 @@
 /* Line-oriented "key value" texts: /proc/meminfo and memory.stat. */
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 int sb_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *line_len)
 {

@@ -7,7 +7,7 @@
  * POINT + (PATH minus ROOT), and only when ROOT contains PATH. */
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 static int octal_digit(char c) { return c >= '0' && c <= '7'; }
 

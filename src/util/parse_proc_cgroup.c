@@ -3,7 +3,7 @@
  * PATH may itself contain ':' so only the first two colons split. */
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 typedef struct proc_cgroup_line {
     const char *id, *controllers, *path;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 int sb_parse_share(const char *text, size_t len, double *share)
 {

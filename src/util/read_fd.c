@@ -1,5 +1,5 @@
 /* See read_fd.h. */
-#include "read_fd.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,8 +11,6 @@
 #include <unistd.h>
 #define IO_COUNT(n) (n)
 #endif
-
-#include "grow.h"
 
 long long sb_read_all(int fd, void *to, size_t n)
 {

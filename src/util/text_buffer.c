@@ -1,12 +1,10 @@
 /* The growing text buffer; see text_buffer.h. */
-#include "text_buffer.h"
+#include "util.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "grow.h"
 
 int sb_text_reserve(sb_text *t, size_t need)
 {

@@ -1,11 +1,9 @@
 /* See text_escape.h. */
-#include "text_escape.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "utf8.h"
 
 /* How the text at p is shown: *take bytes of it, either as themselves
  * (returns 0) or each as \xNN, or as the two-byte escape in short

@@ -1,5 +1,5 @@
 /* See utf8.h. */
-#include "utf8.h"
+#include "util.h"
 
 size_t sb_utf8_length(const unsigned char *p)
 {

@@ -1,5 +1,5 @@
 /* See write_all.h. */
-#include "write_all.h"
+#include "util.h"
 
 #include <errno.h>
 
