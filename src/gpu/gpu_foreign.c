@@ -1,6 +1,4 @@
-/* See gpu_foreign.h. */
-#include "gpu_foreign.h"
-
+/* See sb_foreign_pids in gpu.h. */
 #include "gpu.h"
 
 int sb_foreign_watching(const sb_foreign_pids *f) { return !f->proven && f->confirmed == 0; }

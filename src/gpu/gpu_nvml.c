@@ -12,7 +12,6 @@
 
 #include "dynload.h"
 #include "gpu.h"
-#include "gpu_foreign.h"
 #include "nvml_types.h"
 
 /* The driver installs nvml.dll in System32 on Windows; macOS has none. */

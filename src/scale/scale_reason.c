@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scale_reason.h"
+#include "scale.h"
 
 /* "; 8 workers failed", "; 8 workers exceed the budget" tails. */
 static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,

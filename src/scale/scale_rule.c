@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scale_reason.h"
+#include "scale.h"
 
 static int usable(const spacrbench_scale_point *p)
 {
