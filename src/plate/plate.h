@@ -1,5 +1,5 @@
 /* The plate (docs/advice.md, "The plate"): which items to measure
- * (plate_select.c, plate_choose.c; the file-size key, plate_file_key.c),
+ * (plate_select.c, plate_choose.c),
  * the model of every item from the measured ones (plate_model.c, pure
  * arithmetic; plate_predict.c applies it), the recommendation and hand-off for the plate's largest item
  * (plate_recommend.c), the section a measurement carries (plate_section.c;
