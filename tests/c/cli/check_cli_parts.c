@@ -18,7 +18,6 @@
 #include "cli_file.h"
 #include "cli_options.h"
 #include "command_line.h"
-#include "field_gpu_layout.h"
 #include "field_workload.h"
 #include "group.h"
 #include "item_list.h"
