@@ -95,8 +95,6 @@ typedef struct sb_foreign_pids {
     size_t n_prev, n_cur;
 } sb_foreign_pids;
 
-/* Whether entries still need checking (neither proven nor confirmed). */
-int sb_foreign_watching(const sb_foreign_pids *f);
 void sb_foreign_sample_begins(sb_foreign_pids *f);
 /* An entry of a measured PID was listed. */
 void sb_foreign_measured_listed(sb_foreign_pids *f);

@@ -1,7 +1,8 @@
 /* See sb_foreign_pids in gpu.h. */
 #include "gpu.h"
 
-int sb_foreign_watching(const sb_foreign_pids *f) { return !f->proven && f->confirmed == 0; }
+/* Entries still need checking (neither proven nor confirmed). */
+static int watching(const sb_foreign_pids *f) { return !f->proven && f->confirmed == 0; }
 
 void sb_foreign_sample_begins(sb_foreign_pids *f) { f->n_cur = 0; }
 
@@ -10,7 +11,7 @@ void sb_foreign_measured_listed(sb_foreign_pids *f) { f->proven = 1; }
 void sb_foreign_other_listed(sb_foreign_pids *f, unsigned int pid)
 {
     /* PID 0 is no process anywhere (some setups list it): no evidence. */
-    if (!sb_foreign_watching(f) || pid == 0 || f->n_cur == SB_FOREIGN_MAX)
+    if (!watching(f) || pid == 0 || f->n_cur == SB_FOREIGN_MAX)
         return;
     if (!sb_gpu_pid_exists_here(pid))
         f->cur[f->n_cur++] = pid;
@@ -18,7 +19,7 @@ void sb_foreign_other_listed(sb_foreign_pids *f, unsigned int pid)
 
 void sb_foreign_sample_ends(sb_foreign_pids *f)
 {
-    if (!sb_foreign_watching(f))
+    if (!watching(f))
         return;
     for (size_t i = 0; i < f->n_cur && !f->confirmed; i++)
         for (size_t j = 0; j < f->n_prev; j++)

@@ -202,8 +202,6 @@ void sb_reader_init(sb_reader *r, const json_doc *doc, int style, const char *ro
 void sb_reader_push_key(sb_reader *r, const char *key);
 void sb_reader_push_index(sb_reader *r, size_t index);
 void sb_reader_pop(sb_reader *r);
-/* The path in the reader's style: data['a'][0] or a[0] (unquoted). */
-void sb_reader_path(const sb_reader *r, char *buf, size_t cap);
 /* Record a problem (the first one stays): the path, a space and the
  * formatted text, or the text alone where at_path is 0. Returns -1. */
 int sb_reader_fail(sb_reader *r, int problem, int at_path, const char *fmt, ...)
@@ -223,8 +221,6 @@ int sb_record_read_only(sb_reader *r, const json_node *obj, const sb_record *rec
 /* A node's kind in the reader's words: "dict", "int" (Python), "an
  * object", "a number" (quoted). */
 const char *sb_read_kind_words(const sb_reader *r, const json_node *n);
-/* Whether n is an object (a problem naming the path if not). */
-int sb_read_is_object(sb_reader *r, const json_node *n);
 /* The entries of the list n (the path names it): its count, 0 for null
  * where nullable, -1 with a problem when it is neither or too long. */
 long long sb_read_list(sb_reader *r, const json_node *n, int nullable);

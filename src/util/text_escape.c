@@ -68,7 +68,8 @@ size_t sb_escaped_length(const char *text)
     return escape_span(NULL, (const unsigned char *)text, strlen(text));
 }
 
-char *sb_escape_into(char *out, const char *text)
+/* Into out (room for sb_escaped_length + 1): a pointer to the final NUL. */
+static char *escape_into(char *out, const char *text)
 {
     size_t len = escape_span(out, (const unsigned char *)text, strlen(text));
     out[len] = '\0';
@@ -79,7 +80,7 @@ char *sb_escape_text(const char *text)
 {
     char *out = malloc(sb_escaped_length(text) + 1);
     if (out)
-        sb_escape_into(out, text);
+        escape_into(out, text);
     return out;
 }
 

@@ -115,9 +115,6 @@ void sb_format_bytes(char *buf, size_t cap, int64_t bytes);
 size_t sb_utf8_length(const unsigned char *p);
 /* Whether the valid sequence of n bytes at p is a C1 control (U+009B is CSI). */
 int sb_utf8_is_c1(const unsigned char *p, size_t n);
-/* The columns a terminal gives the valid sequence of n bytes at p: 2 for
- * East Asian wide and emoji, 0 for combining and zero-width, else 1. */
-int sb_utf8_columns(const unsigned char *p, size_t n);
 /* The columns of the first `bytes` bytes of s (a byte that is not UTF-8
  * counts one). */
 size_t sb_utf8_width(const char *s, size_t bytes);
@@ -129,9 +126,7 @@ size_t sb_utf8_width(const char *s, size_t bytes);
  * (a lone 0x9b is CSI to an 8-bit terminal) as \xNN per byte; valid UTF-8
  * unchanged. JSON documents keep the raw text, JSON-escaped. */
 size_t sb_escaped_length(const char *text); /* NUL excluded */
-/* Into out (room for sb_escaped_length + 1): a pointer to the final NUL. */
-char *sb_escape_into(char *out, const char *text);
-char *sb_escape_text(const char *text); /* malloc'd; NULL out of memory */
+char *sb_escape_text(const char *text);     /* malloc'd; NULL out of memory */
 /* At most about max bytes: when longer, its start and end around "...",
  * then its length ("abc...xyz (1200 bytes)"), never cutting a character
  * or an escape. malloc'd; NULL out of memory. */
@@ -156,14 +151,10 @@ void sb_text_wrapped(sb_text *t, const char *line, size_t keep, size_t width, si
  * of the item, empty items are skipped. Checked as the bytes arrive, so a
  * file without newlines or an endless stream cannot grow a reader without
  * end. The limits: 1 GiB (ten million 100-byte paths) and 2^24 items (four
- * times the largest SLURM array); a line at most sb_items_line_limit(). */
-#define SB_ITEMS_MAX_BYTES    ((size_t)1 << 30)
-#define SB_ITEMS_MAX_COUNT    ((size_t)1 << 24)
-#define SB_ITEMS_LINE_MAX_CAP ((size_t)64 << 20) /* an unlimited stack gives ARG_MAX none */
-
-/* ARG_MAX (sysconf), within 128 KiB..64 MiB: no longer line can be passed
- * to a command. */
-size_t sb_items_line_limit(void);
+ * times the largest SLURM array); a line at most ARG_MAX, within 128 KiB..64 MiB
+ * (no longer line can be passed to a command). */
+#define SB_ITEMS_MAX_BYTES ((size_t)1 << 30)
+#define SB_ITEMS_MAX_COUNT ((size_t)1 << 24)
 
 typedef enum sb_items_fault {
     SB_ITEMS_OK = 0,
