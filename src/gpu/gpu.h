@@ -24,7 +24,7 @@ int64_t sb_gpu_sample(sb_gpu *gpu);
  * Per-device peaks are updated as by sb_gpu_sample. pids may be freed
  * once it returns. */
 int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n);
-/* Whether NVML's PIDs turned out to be another namespace's (sb_foreign_pids):
+/* Whether NVML's PIDs turned out to be another namespace's (gpu_nvml.c):
  * then a figure summed over the PIDs sampled may be a false 0, and VRAM is
  * "not measured". Returns 1 with the reason in why (may be NULL), else 0. */
 int sb_gpu_pids_unverified(const sb_gpu *gpu, char *why, size_t why_cap);
@@ -76,32 +76,5 @@ size_t sb_gpu_own_pids(unsigned int *pids, size_t cap);
 int sb_gpu_host_pid_visible(uint64_t self_ns_ino, int proc_is_host, size_t n_nspid);
 /* The same for this process, from /proc. */
 int sb_gpu_host_pid_visible_here(size_t n_nspid);
-
-/* NVML PIDs that are no process here. The driver reports PIDs as the
- * initial PID namespace sees them; where this process cannot see that
- * namespace and the usual signs of a container are absent (a sandbox such
- * as gVisor, whose own kernel shows no nested namespace), this process's
- * entries come under PIDs it cannot recognise, and a sum over its own PIDs
- * would be a false 0. The tracker notices such a sandbox: a PID that NVML
- * lists in two samples running (so not a process that just exited) and
- * that names no process here, while no PID being measured was ever listed
- * (once one is, NVML's PIDs are proven to be ours, and checking stops). */
-#define SB_FOREIGN_MAX 8 /* unseen PIDs kept per sample: plenty to confirm one */
-
-typedef struct sb_foreign_pids {
-    int proven;             /* a measured PID was listed: NVML's PIDs are ours */
-    unsigned int confirmed; /* listed twice running, no process here; 0: none */
-    unsigned int prev[SB_FOREIGN_MAX], cur[SB_FOREIGN_MAX];
-    size_t n_prev, n_cur;
-} sb_foreign_pids;
-
-void sb_foreign_sample_begins(sb_foreign_pids *f);
-/* An entry of a measured PID was listed. */
-void sb_foreign_measured_listed(sb_foreign_pids *f);
-/* An entry of another PID was listed: is it a process here? */
-void sb_foreign_other_listed(sb_foreign_pids *f, unsigned int pid);
-/* A complete sample ended: a PID unseen here in this sample and the last
- * one is confirmed. A failed sample does not call this (nor move on). */
-void sb_foreign_sample_ends(sb_foreign_pids *f);
 
 #endif
