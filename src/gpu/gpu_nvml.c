@@ -134,15 +134,13 @@ static const char *nvml_text(const sb_gpu *gpu, sb_nvml_return rc, char *buf, si
     return buf;
 }
 
-static void *symbol(void *lib, const char *name) { return sb_dl_symbol(lib, name); }
-
 /* Bytes per entry of a query version; _v3 depends on the driver release. */
 static size_t entry_stride(void *lib, int version)
 {
     if (version == 1)
         return sizeof(sb_nvml_process_v1);
-    if (version == 3 && symbol(lib, "nvmlDeviceGetConfComputeMemSizeInfo") &&
-        !symbol(lib, "nvmlDeviceGetRunningProcessDetailList"))
+    if (version == 3 && sb_dl_symbol(lib, "nvmlDeviceGetConfComputeMemSizeInfo") &&
+        !sb_dl_symbol(lib, "nvmlDeviceGetRunningProcessDetailList"))
         return sizeof(sb_nvml_process_v3_cc);
     return sizeof(sb_nvml_process_v2);
 }
@@ -156,7 +154,7 @@ static sb_process_query find_process_query(void *lib, const char *base)
     for (size_t i = 0; i < 3; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s%s", base, suffixes[i]);
-        void *fn = symbol(lib, name);
+        void *fn = sb_dl_symbol(lib, name);
         if (fn) {
             /* POSIX guarantees object and function pointers convert. */
             memcpy(&q.fn, &fn, sizeof q.fn);
@@ -172,7 +170,7 @@ static sb_process_query find_process_query(void *lib, const char *base)
  * -1 from it when the symbol is missing). */
 #define SB_LOAD(gpu, var, name)                                                                    \
     do {                                                                                           \
-        void *sym_ = symbol((gpu)->lib, name);                                                     \
+        void *sym_ = sb_dl_symbol((gpu)->lib, name);                                               \
         if (!sym_) {                                                                               \
             snprintf(why, why_cap, "NVML lacks %s: driver too old?", name);                        \
             return -1;                                                                             \
@@ -497,9 +495,9 @@ static int load_symbols(sb_gpu *gpu, nvml_entry *e, char *why, size_t why_cap)
     SB_LOAD(gpu, e->get_count, "nvmlDeviceGetCount_v2");
     SB_LOAD(gpu, e->get_handle, "nvmlDeviceGetHandleByIndex_v2");
     SB_LOAD(gpu, gpu->memory_info, "nvmlDeviceGetMemoryInfo");
-    void *sym = symbol(gpu->lib, "nvmlErrorString");
+    void *sym = sb_dl_symbol(gpu->lib, "nvmlErrorString");
     memcpy(&gpu->error_string, &sym, sizeof gpu->error_string);
-    sym = symbol(gpu->lib, "nvmlDeviceGetName");
+    sym = sb_dl_symbol(gpu->lib, "nvmlDeviceGetName");
     memcpy(&e->get_name, &sym, sizeof e->get_name);
     gpu->compute = find_process_query(gpu->lib, "nvmlDeviceGetComputeRunningProcesses");
     gpu->graphics = find_process_query(gpu->lib, "nvmlDeviceGetGraphicsRunningProcesses");
