@@ -84,10 +84,9 @@ typedef struct sb_plate_time {
 
 void sb_plate_time_model(const double *x, const double *y, size_t k, int has_key,
                          sb_plate_time *out);
-/* An unmeasured item's time: for the plate's total (mean margin) and for
- * its slowest item (one item's margin). */
-double sb_plate_time_total_of(const sb_plate_time *tm, double key);
-double sb_plate_time_one_of(const sb_plate_time *tm, double key);
+/* An unmeasured item's time: for the plate's total (one 0: the mean's margin) and
+ * for its slowest item (one 1: one item's margin). */
+double sb_plate_time_of(const sb_plate_time *tm, double key, double one);
 
 struct spacrbench_plate {
     size_t n;                     /* the plate's items */
@@ -145,7 +144,7 @@ double sb_plate_disagreement(const double *x, const double *y, size_t k);
  * sample). */
 #define SB_PLATE_LARGEST_SHARE 0.05
 
-/* Measuring sequentially (plate_sequential.c; the default, sample 0): at
+/* Measuring sequentially (plate_predict.c; the default, sample 0): at
  * least sb_plate_auto_sample(n) items, then more while the plate's
  * predicted largest still moves: it stops once the bound grew by at most
  * SB_PLATE_STEADY in each of the last SB_PLATE_STEADY_STEPS items, or
@@ -156,11 +155,6 @@ double sb_plate_disagreement(const double *x, const double *y, size_t k);
 /* How many items a sequential plate of n chooses: the minimum and as many
  * more as the share `cost` of n. */
 size_t sb_plate_sequential_cap(size_t n, double cost);
-/* Whether to measure the pick after the first r (1) or stop there (0),
- * from their peaks (< 0: none) and seconds (NULL: no cost known). */
-int sb_plate_more_after(const spacrbench_plate *p, const int64_t *peaks, const double *seconds,
-                        size_t r);
-
 /* Choose `sample` items and `warm` warm-up items of p (plate_choose.c):
  * fills picks (in the order to run them), n_picks, warmups, by_index,
  * median_key and distinct_keys. sample + warm <= p->n. */
