@@ -40,9 +40,8 @@ double sb_line_upper_one(const sb_line *l, double x);
 /* The upper end of the 95 % confidence interval of the line's mean at x:
  * for a sum over many items, whose errors average out. */
 double sb_line_upper_mean(const sb_line *l, double x);
-/* The correlation a line of k points must reach to explain anything: the
- * one-sided 5 % critical value of r (0.988 at 3 points, 0.900 at 4, 0.805
- * at 5), never below 0.8; infinite below 3 points. */
+/* The correlation a line of k points must reach to explain anything
+ * (infinite below 3 points). */
 double sb_line_r_needed(size_t k);
 /* Whether the line explains y: it rises (slope > 0), r >= sb_line_r_needed(k),
  * and it does not rest on one item. */
@@ -126,13 +125,10 @@ struct spacrbench_plate {
  * plate grows (the largest of 1,500 items sits further out than the
  * largest of 20): 5 + ceil(1.5 ln(n / 5)), never more than n. */
 size_t sb_plate_auto_sample(size_t n);
-/* The plate's largest footprint from the measured sample (plate_model.c):
- * the largest measured + c(n) x the disagreement with the key (see
- * sb_plate_disagreement and SB_PLATE_LARGEST_SHARE), c(n) = ln(n / k) for
- * a plate of n items of which it measures at least k =
- * sb_plate_auto_sample(n).
- * Both terms only grow as items are added to the sample, so measuring a
- * superset never lowers it. */
+/* c(n) of the plate's largest footprint from the measured sample: the
+ * largest measured + c(n) x the disagreement with the key (see
+ * sb_plate_disagreement and SB_PLATE_LARGEST_SHARE). Both terms only grow
+ * as items are added to the sample, so measuring a superset never lowers it. */
 double sb_plate_tail_factor(size_t n);
 /* The largest amount by which a measured item's footprint exceeds that of
  * a measured item whose key is at least as large (y: footprints, x: keys;
