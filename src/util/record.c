@@ -177,23 +177,18 @@ void sb_reader_init(sb_reader *r, const json_doc *doc, int style, const char *ro
     r->max_entries = SIZE_MAX;
 }
 
-void sb_reader_push_key(sb_reader *r, const char *key)
+static void push(sb_reader *r, const char *key, size_t index)
 {
     if (r->depth < SB_READ_DEPTH) {
         r->path[r->depth].key = key;
-        r->path[r->depth].index = 0;
-    }
-    r->depth++;
-}
-
-void sb_reader_push_index(sb_reader *r, size_t index)
-{
-    if (r->depth < SB_READ_DEPTH) {
-        r->path[r->depth].key = NULL;
         r->path[r->depth].index = index;
     }
     r->depth++;
 }
+
+void sb_reader_push_key(sb_reader *r, const char *key) { push(r, key, 0); }
+
+void sb_reader_push_index(sb_reader *r, size_t index) { push(r, NULL, index); }
 
 void sb_reader_pop(sb_reader *r)
 {
