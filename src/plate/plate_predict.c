@@ -345,7 +345,6 @@ static int explain(spacrbench_plate *p)
     char largest[32], spread[32], need[32];
     sb_format_bytes(largest, sizeof largest, (int64_t)mm->largest);
     sb_format_bytes(spread, sizeof spread, (int64_t)mm->spread);
-    sb_format_bytes(need, sizeof need, (int64_t)(mm->largest + mm->spread));
     const char *key = p->key_name;
     int rc = explain_selection(p);
     if (rc)
