@@ -1,6 +1,6 @@
 /* Peak GPU memory of this process through NVML, without side effects.
  *
- * NVML is loaded at run time (dynload.h) (no link-time dependency) and only
+ * NVML is loaded at run time (no link-time dependency) and only
  * queried: nothing here creates a CUDA context, which would itself occupy
  * hundreds of MB of VRAM and be reported as the work's. The per-process
  * lists (nvmlDeviceGet{Compute,Graphics}RunningProcesses) give this

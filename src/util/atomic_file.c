@@ -1,4 +1,4 @@
-/* See atomic_file.h. */
+/* See util.h. */
 #include "util.h"
 
 #include <errno.h>

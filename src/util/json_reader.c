@@ -1,4 +1,4 @@
-/* See json_reader.h. json-c parses; this file adds what it lets through
+/* See util.h. json-c parses; this file adds what it lets through
  * or cannot hold, found by one pass over the tokens outside the structure
  * (strings and numbers): control characters, invalid UTF-8, lone
  * surrogates and \u0000 in strings, numbers beyond RFC 8259's grammar,

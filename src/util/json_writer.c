@@ -1,4 +1,4 @@
-/* See json_writer.h. json-c holds the tree and writes it; what it would
+/* See record.h. json-c holds the tree and writes it; what it would
  * write differently from the documents we promise is set per value: a
  * double's digits, an empty container's "{}" (json-c's pretty form puts a
  * newline inside) and a spliced value's text. */

@@ -1,5 +1,5 @@
 /* Durations people write: --timeout's units and SLURM's --time clock
- * forms, parsed once here (parse.h). Bounded by len, no allocation. */
+ * forms, parsed once here (util.h). Bounded by len, no allocation. */
 #include <stdlib.h>
 #include <string.h>
 

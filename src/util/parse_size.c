@@ -1,4 +1,4 @@
-/* See parse_size.h. */
+/* See util.h. */
 #include "util.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* See text_wrap.h. */
+/* See util.h. */
 #include "util.h"
 
 #include <string.h>
