@@ -3,20 +3,10 @@
 #ifndef SPACRBENCH_INTERNAL_H
 #define SPACRBENCH_INTERNAL_H
 
-#include <stdarg.h>
-#include <stddef.h>
-
 #include "spacrbench.h"
+#include "util.h"
 
-#if defined(__MINGW32__)
-/* MinGW builds use its C99 printf family (__USE_MINGW_ANSI_STDIO, set by
- * the toolchain file); plain "printf" would check against msvcrt's. */
-#define SB_PRINTF(fmt_index, first_arg) __attribute__((format(gnu_printf, fmt_index, first_arg)))
-#elif defined(__GNUC__)
-#define SB_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
-#else
-#define SB_PRINTF(fmt_index, first_arg)
-#endif
+#define SB_PRINTF SB_TEXT_PRINTF
 
 /* Record a detailed message for spacrbench_last_error_message() in this
  * thread and return code, so callers can write `return sb_fail(...)`. */
@@ -49,11 +39,6 @@ int sb_struct_out(void *dst, const void *ours, size_t our_size, const char *name
  * lacks read as absent, the texts are NUL-terminated. */
 int sb_recommendation_in(spacrbench_recommendation *r, const spacrbench_recommendation *rec);
 
-/* The growable text buffer (sb_text, sb_text_printf ...) and the one
- * escaping of what reaches a terminal (sb_text_label). */
-#include "text_buffer.h"
-#include "text_escape.h"
-
 /* Hand t to a caller snprintf-style (at most cap bytes, NUL included) and
  * free it: the full length, or a negative code (ENOMEM after a failed
  * append). */
@@ -63,8 +48,5 @@ int sb_text_deliver(sb_text *t, char *buf, size_t cap);
  * keeps busy: max(1, round(parallelism)); parallelism -1 when unknown. The
  * recommendation and the scheduler hand-off share this one rule. */
 int64_t sb_cores_per_worker(double cpu_seconds, double seconds, double *parallelism);
-
-/* Human-readable size: "512 B", "12.3 MiB", "1.50 GiB". */
-#include "format_bytes.h"
 
 #endif

@@ -1,5 +1,6 @@
-/* Error codes, their messages, this thread's last detailed message, and the
- * library version. */
+/* Error codes, their messages, this thread's last detailed message, the
+ * library version, and text handed to a caller snprintf-style (the length
+ * it needs, as much as fits, always terminated; the buffer freed). */
 #include <stdio.h>
 #include <string.h>
 
@@ -79,4 +80,29 @@ int sb_fail(int code, const char *fmt, ...)
     if (n < 0)
         snprintf(last_message, sizeof last_message, "%s", spacrbench_strerror(code));
     return code;
+}
+
+int sb_text_deliver(sb_text *t, char *buf, size_t cap)
+{
+    if (!buf && cap) {
+        sb_text_free(t);
+        return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
+    }
+    if (t->failed) {
+        sb_text_free(t);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting text");
+    }
+    if (t->len > (size_t)INT32_MAX) {
+        sb_text_free(t);
+        return sb_fail(SPACRBENCH_ENOSPACE, "text too long");
+    }
+    if (cap) {
+        size_t n = t->len < cap - 1 ? t->len : cap - 1;
+        if (n)
+            memcpy(buf, t->data, n);
+        buf[n] = '\0';
+    }
+    int len = (int)t->len;
+    sb_text_free(t);
+    return len;
 }

@@ -6,6 +6,8 @@
     ((value) >= 0 && (size_t)(value) < sizeof(table) / sizeof(table)[0] && (table)[value]          \
          ? (table)[value]                                                                          \
          : "unknown")
+#define SB_NAME_FN(fn, table)                                                                      \
+    const char *fn(int value) { return SB_NAME_OF(table, value); }
 
 static const char *const peak_methods[] = {
     [SPACRBENCH_PEAK_NONE] = "none",
@@ -53,20 +55,12 @@ static const char *const reserve_rules[] = {
     [SPACRBENCH_RESERVE_LIMIT] = "limit",
 };
 
-const char *spacrbench_peak_method_name(int method) { return SB_NAME_OF(peak_methods, method); }
-
-const char *spacrbench_source_name(int source) { return SB_NAME_OF(sources, source); }
-
-const char *spacrbench_bound_name(int bound) { return SB_NAME_OF(bounds, bound); }
-
-const char *spacrbench_start_method_name(int method) { return SB_NAME_OF(start_methods, method); }
-
-const char *spacrbench_reserve_rule_name(int rule) { return SB_NAME_OF(reserve_rules, rule); }
-
-const char *spacrbench_scale_verdict_name(int verdict)
-{
-    return SB_NAME_OF(scale_verdicts, verdict);
-}
+SB_NAME_FN(spacrbench_peak_method_name, peak_methods)
+SB_NAME_FN(spacrbench_source_name, sources)
+SB_NAME_FN(spacrbench_bound_name, bounds)
+SB_NAME_FN(spacrbench_start_method_name, start_methods)
+SB_NAME_FN(spacrbench_reserve_rule_name, reserve_rules)
+SB_NAME_FN(spacrbench_scale_verdict_name, scale_verdicts)
 
 const char *spacrbench_error_name(int code)
 {
@@ -104,8 +98,6 @@ static const char *const plate_keys[] = {
     [SPACRBENCH_PLATE_KEY_NUMBER] = "number",
 };
 
-const char *spacrbench_plate_why_name(int why) { return SB_NAME_OF(plate_whys, why); }
-
-const char *spacrbench_plate_fit_name(int fit) { return SB_NAME_OF(plate_fits, fit); }
-
-const char *spacrbench_plate_key_name(int kind) { return SB_NAME_OF(plate_keys, kind); }
+SB_NAME_FN(spacrbench_plate_why_name, plate_whys)
+SB_NAME_FN(spacrbench_plate_fit_name, plate_fits)
+SB_NAME_FN(spacrbench_plate_key_name, plate_keys)

@@ -24,7 +24,7 @@ int64_t sb_gpu_sample(sb_gpu *gpu);
  * Per-device peaks are updated as by sb_gpu_sample. pids may be freed
  * once it returns. */
 int64_t sb_gpu_sample_pids(sb_gpu *gpu, const unsigned int *pids, size_t n);
-/* Whether NVML's PIDs turned out to be another namespace's (gpu_foreign.h):
+/* Whether NVML's PIDs turned out to be another namespace's (gpu_nvml.c):
  * then a figure summed over the PIDs sampled may be a false 0, and VRAM is
  * "not measured". Returns 1 with the reason in why (may be NULL), else 0. */
 int sb_gpu_pids_unverified(const sb_gpu *gpu, char *why, size_t why_cap);

@@ -1,6 +1,6 @@
 /* Peak GPU memory of this process through NVML, without side effects.
  *
- * NVML is loaded at run time (dynload.h) (no link-time dependency) and only
+ * NVML is loaded at run time (no link-time dependency) and only
  * queried: nothing here creates a CUDA context, which would itself occupy
  * hundreds of MB of VRAM and be reported as the work's. The per-process
  * lists (nvmlDeviceGet{Compute,Graphics}RunningProcesses) give this
@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dynload.h"
 #include "gpu.h"
-#include "gpu_foreign.h"
 #include "nvml_types.h"
+#include "util.h"
 
 /* The driver installs nvml.dll in System32 on Windows; macOS has none. */
 #if defined(_WIN32)
@@ -29,6 +28,57 @@
 /* Far above any real process count per device; a larger count from NVML
  * is treated as a fault rather than a reason to allocate gigabytes. */
 #define SB_GPU_MAX_ENTRIES 65536u
+
+/* NVML PIDs that are no process here. The driver reports PIDs as the
+ * initial PID namespace sees them; where this process cannot see that
+ * namespace and the usual signs of a container are absent (a sandbox such
+ * as gVisor, whose own kernel shows no nested namespace), this process's
+ * entries come under PIDs it cannot recognise, and a sum over its own PIDs
+ * would be a false 0. The tracker notices such a sandbox: a PID that NVML
+ * lists in two samples running (so not a process that just exited) and
+ * that names no process here, while no PID being measured was ever listed
+ * (once one is, NVML's PIDs are proven to be ours, and checking stops). */
+#define SB_FOREIGN_MAX 8 /* unseen PIDs kept per sample: plenty to confirm one */
+
+typedef struct sb_foreign_pids {
+    int proven;             /* a measured PID was listed: NVML's PIDs are ours */
+    unsigned int confirmed; /* listed twice running, no process here; 0: none */
+    unsigned int prev[SB_FOREIGN_MAX], cur[SB_FOREIGN_MAX];
+    size_t n_prev, n_cur;
+} sb_foreign_pids;
+
+/* Entries still need checking (neither proven nor confirmed). */
+static int foreign_watching(const sb_foreign_pids *f) { return !f->proven && f->confirmed == 0; }
+
+static void foreign_sample_begins(sb_foreign_pids *f) { f->n_cur = 0; }
+
+static void foreign_measured_listed(sb_foreign_pids *f) { f->proven = 1; }
+
+static void foreign_other_listed(sb_foreign_pids *f, unsigned int pid)
+{
+    /* PID 0 is no process anywhere (some setups list it): no evidence. */
+    if (!foreign_watching(f) || pid == 0 || f->n_cur == SB_FOREIGN_MAX)
+        return;
+    if (!sb_gpu_pid_exists_here(pid))
+        f->cur[f->n_cur++] = pid;
+}
+
+/* A complete sample ended: a PID unseen here in this sample and the last
+ * one is confirmed. A failed sample does not call this (nor move on). */
+static void foreign_sample_ends(sb_foreign_pids *f)
+{
+    if (!foreign_watching(f))
+        return;
+    for (size_t i = 0; i < f->n_cur && !f->confirmed; i++)
+        for (size_t j = 0; j < f->n_prev; j++)
+            if (f->cur[i] == f->prev[j]) {
+                f->confirmed = f->cur[i];
+                break;
+            }
+    for (size_t i = 0; i < f->n_cur; i++)
+        f->prev[i] = f->cur[i];
+    f->n_prev = f->n_cur;
+}
 
 /* One process list: compute (CUDA) or graphics (OpenGL/Vulkan) contexts. */
 typedef struct sb_process_query {
@@ -84,15 +134,13 @@ static const char *nvml_text(const sb_gpu *gpu, sb_nvml_return rc, char *buf, si
     return buf;
 }
 
-static void *symbol(void *lib, const char *name) { return sb_dl_symbol(lib, name); }
-
 /* Bytes per entry of a query version; _v3 depends on the driver release. */
 static size_t entry_stride(void *lib, int version)
 {
     if (version == 1)
         return sizeof(sb_nvml_process_v1);
-    if (version == 3 && symbol(lib, "nvmlDeviceGetConfComputeMemSizeInfo") &&
-        !symbol(lib, "nvmlDeviceGetRunningProcessDetailList"))
+    if (version == 3 && sb_dl_symbol(lib, "nvmlDeviceGetConfComputeMemSizeInfo") &&
+        !sb_dl_symbol(lib, "nvmlDeviceGetRunningProcessDetailList"))
         return sizeof(sb_nvml_process_v3_cc);
     return sizeof(sb_nvml_process_v2);
 }
@@ -106,7 +154,7 @@ static sb_process_query find_process_query(void *lib, const char *base)
     for (size_t i = 0; i < 3; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s%s", base, suffixes[i]);
-        void *fn = symbol(lib, name);
+        void *fn = sb_dl_symbol(lib, name);
         if (fn) {
             /* POSIX guarantees object and function pointers convert. */
             memcpy(&q.fn, &fn, sizeof q.fn);
@@ -122,7 +170,7 @@ static sb_process_query find_process_query(void *lib, const char *base)
  * -1 from it when the symbol is missing). */
 #define SB_LOAD(gpu, var, name)                                                                    \
     do {                                                                                           \
-        void *sym_ = symbol((gpu)->lib, name);                                                     \
+        void *sym_ = sb_dl_symbol((gpu)->lib, name);                                               \
         if (!sym_) {                                                                               \
             snprintf(why, why_cap, "NVML lacks %s: driver too old?", name);                        \
             return -1;                                                                             \
@@ -198,10 +246,10 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
         sb_nvml_process_v1 e;
         memcpy(&e, base + (size_t)i * stride, sizeof e);
         if (!is_matched_pid(gpu, e.pid)) {
-            sb_foreign_other_listed(&gpu->foreign, e.pid);
+            foreign_other_listed(&gpu->foreign, e.pid);
             continue;
         }
-        sb_foreign_measured_listed(&gpu->foreign);
+        foreign_measured_listed(&gpu->foreign);
         if (e.usedGpuMemory == SB_NVML_VALUE_NOT_AVAILABLE || e.usedGpuMemory > INT64_MAX / 2) {
             snprintf(gpu->last_error, sizeof gpu->last_error,
                      "NVML does not report this process's memory on GPU %u "
@@ -242,7 +290,7 @@ static int device_usage(sb_gpu *gpu, const sb_gpu_device *dev, int64_t *bytes)
 static int64_t sample_matched(sb_gpu *gpu)
 {
     int64_t total = 0;
-    sb_foreign_sample_begins(&gpu->foreign);
+    foreign_sample_begins(&gpu->foreign);
     for (size_t i = 0; i < gpu->n_devices; i++) {
         sb_gpu_device *dev = &gpu->devices[i];
         if (device_usage(gpu, dev, &dev->sample_bytes) != 0) {
@@ -251,7 +299,7 @@ static int64_t sample_matched(sb_gpu *gpu)
         }
         total = total > INT64_MAX - dev->sample_bytes ? INT64_MAX : total + dev->sample_bytes;
     }
-    sb_foreign_sample_ends(&gpu->foreign);
+    foreign_sample_ends(&gpu->foreign);
     /* Only a complete sample updates the per-device peaks, so they agree
      * with the peak of the sum that the runner keeps. */
     for (size_t i = 0; i < gpu->n_devices; i++) {
@@ -447,9 +495,9 @@ static int load_symbols(sb_gpu *gpu, nvml_entry *e, char *why, size_t why_cap)
     SB_LOAD(gpu, e->get_count, "nvmlDeviceGetCount_v2");
     SB_LOAD(gpu, e->get_handle, "nvmlDeviceGetHandleByIndex_v2");
     SB_LOAD(gpu, gpu->memory_info, "nvmlDeviceGetMemoryInfo");
-    void *sym = symbol(gpu->lib, "nvmlErrorString");
+    void *sym = sb_dl_symbol(gpu->lib, "nvmlErrorString");
     memcpy(&gpu->error_string, &sym, sizeof gpu->error_string);
-    sym = symbol(gpu->lib, "nvmlDeviceGetName");
+    sym = sb_dl_symbol(gpu->lib, "nvmlDeviceGetName");
     memcpy(&e->get_name, &sym, sizeof e->get_name);
     gpu->compute = find_process_query(gpu->lib, "nvmlDeviceGetComputeRunningProcesses");
     gpu->graphics = find_process_query(gpu->lib, "nvmlDeviceGetGraphicsRunningProcesses");

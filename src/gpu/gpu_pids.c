@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
-#include "read_fd.h"
+#include "util.h"
 
 size_t sb_gpu_parse_nspid(const char *status_text, unsigned int *pids, size_t cap)
 {

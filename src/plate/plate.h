@@ -1,5 +1,5 @@
 /* The plate (docs/advice.md, "The plate"): which items to measure
- * (plate_select.c, plate_choose.c; the file-size key, plate_file_key.c),
+ * (plate_select.c, plate_choose.c),
  * the model of every item from the measured ones (plate_model.c, pure
  * arithmetic; plate_predict.c applies it), the recommendation and hand-off for the plate's largest item
  * (plate_recommend.c), the section a measurement carries (plate_section.c;
@@ -40,9 +40,8 @@ double sb_line_upper_one(const sb_line *l, double x);
 /* The upper end of the 95 % confidence interval of the line's mean at x:
  * for a sum over many items, whose errors average out. */
 double sb_line_upper_mean(const sb_line *l, double x);
-/* The correlation a line of k points must reach to explain anything: the
- * one-sided 5 % critical value of r (0.988 at 3 points, 0.900 at 4, 0.805
- * at 5), never below 0.8; infinite below 3 points. */
+/* The correlation a line of k points must reach to explain anything
+ * (infinite below 3 points). */
 double sb_line_r_needed(size_t k);
 /* Whether the line explains y: it rises (slope > 0), r >= sb_line_r_needed(k),
  * and it does not rest on one item. */
@@ -84,10 +83,9 @@ typedef struct sb_plate_time {
 
 void sb_plate_time_model(const double *x, const double *y, size_t k, int has_key,
                          sb_plate_time *out);
-/* An unmeasured item's time: for the plate's total (mean margin) and for
- * its slowest item (one item's margin). */
-double sb_plate_time_total_of(const sb_plate_time *tm, double key);
-double sb_plate_time_one_of(const sb_plate_time *tm, double key);
+/* An unmeasured item's time: for the plate's total (one 0: the mean's margin) and
+ * for its slowest item (one 1: one item's margin). */
+double sb_plate_time_of(const sb_plate_time *tm, double key, double one);
 
 struct spacrbench_plate {
     size_t n;                     /* the plate's items */
@@ -127,13 +125,10 @@ struct spacrbench_plate {
  * plate grows (the largest of 1,500 items sits further out than the
  * largest of 20): 5 + ceil(1.5 ln(n / 5)), never more than n. */
 size_t sb_plate_auto_sample(size_t n);
-/* The plate's largest footprint from the measured sample (plate_model.c):
- * the largest measured + c(n) x the disagreement with the key (see
- * sb_plate_disagreement and SB_PLATE_LARGEST_SHARE), c(n) = ln(n / k) for
- * a plate of n items of which it measures at least k =
- * sb_plate_auto_sample(n).
- * Both terms only grow as items are added to the sample, so measuring a
- * superset never lowers it. */
+/* c(n) of the plate's largest footprint from the measured sample: the
+ * largest measured + c(n) x the disagreement with the key (see
+ * sb_plate_disagreement and SB_PLATE_LARGEST_SHARE). Both terms only grow
+ * as items are added to the sample, so measuring a superset never lowers it. */
 double sb_plate_tail_factor(size_t n);
 /* The largest amount by which a measured item's footprint exceeds that of
  * a measured item whose key is at least as large (y: footprints, x: keys;
@@ -145,7 +140,7 @@ double sb_plate_disagreement(const double *x, const double *y, size_t k);
  * sample). */
 #define SB_PLATE_LARGEST_SHARE 0.05
 
-/* Measuring sequentially (plate_sequential.c; the default, sample 0): at
+/* Measuring sequentially (plate_predict.c; the default, sample 0): at
  * least sb_plate_auto_sample(n) items, then more while the plate's
  * predicted largest still moves: it stops once the bound grew by at most
  * SB_PLATE_STEADY in each of the last SB_PLATE_STEADY_STEPS items, or
@@ -156,11 +151,6 @@ double sb_plate_disagreement(const double *x, const double *y, size_t k);
 /* How many items a sequential plate of n chooses: the minimum and as many
  * more as the share `cost` of n. */
 size_t sb_plate_sequential_cap(size_t n, double cost);
-/* Whether to measure the pick after the first r (1) or stop there (0),
- * from their peaks (< 0: none) and seconds (NULL: no cost known). */
-int sb_plate_more_after(const spacrbench_plate *p, const int64_t *peaks, const double *seconds,
-                        size_t r);
-
 /* Choose `sample` items and `warm` warm-up items of p (plate_choose.c):
  * fills picks (in the order to run them), n_picks, warmups, by_index,
  * median_key and distinct_keys. sample + warm <= p->n. */

@@ -125,31 +125,18 @@ static void links_free(free_links *f)
         free(f->up);
 }
 
-static size_t find_up(free_links *f, size_t p)
+/* The root of p's links (up: none is n; down: SIZE_MAX), compressing the
+ * path to it. */
+static size_t find_root(size_t *link, size_t p, size_t none, uint64_t *steps)
 {
     size_t root = p;
-    while (root < f->n && f->up[root] != root) {
-        root = f->up[root];
-        (*f->steps)++;
+    while (root != none && link[root] != root) {
+        root = link[root];
+        (*steps)++;
     }
-    while (p < f->n && f->up[p] != root) { /* path compression */
-        size_t next = f->up[p];
-        f->up[p] = root;
-        p = next;
-    }
-    return root;
-}
-
-static size_t find_down(free_links *f, size_t p)
-{
-    size_t root = p;
-    while (root != SIZE_MAX && f->down[root] != root) {
-        root = f->down[root];
-        (*f->steps)++;
-    }
-    while (p != SIZE_MAX && f->down[p] != root) {
-        size_t next = f->down[p];
-        f->down[p] = root;
+    while (p != none && link[p] != root) {
+        size_t next = link[p];
+        link[p] = root;
         p = next;
     }
     return root;
@@ -166,8 +153,9 @@ static void take(free_links *f, size_t p)
  * one. SIZE_MAX when none has room. */
 static size_t nearest_free(free_links *f, const double *values, size_t at, double value)
 {
-    size_t hi = at < f->n ? find_up(f, at) : f->n;
-    size_t lo = at > 0 ? find_down(f, (at < f->n ? at : f->n) - 1) : SIZE_MAX;
+    size_t hi = at < f->n ? find_root(f->up, at, f->n, f->steps) : f->n;
+    size_t lo =
+        at > 0 ? find_root(f->down, (at < f->n ? at : f->n) - 1, SIZE_MAX, f->steps) : SIZE_MAX;
     if (hi >= f->n)
         return lo;
     if (lo == SIZE_MAX)

@@ -253,9 +253,7 @@ void sb_plate_time_model(const double *x, const double *y, size_t k, int has_key
     out->sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
 }
 
-/* An unmeasured item's time, its margin that of one item (one = 1) or of
- * the mean (one = 0). */
-static double time_of(const sb_plate_time *tm, double key, double one)
+double sb_plate_time_of(const sb_plate_time *tm, double key, double one)
 {
     if (tm->fit == SPACRBENCH_PLATE_FIT_NONE)
         return NAN;
@@ -268,10 +266,6 @@ static double time_of(const sb_plate_time *tm, double key, double one)
         v = tm->mean + sb_t95(tm->k - 1) * tm->sd * sqrt(one + 1.0 / (double)tm->k);
     return v > 0 ? v : 0;
 }
-
-double sb_plate_time_total_of(const sb_plate_time *tm, double key) { return time_of(tm, key, 0.0); }
-
-double sb_plate_time_one_of(const sb_plate_time *tm, double key) { return time_of(tm, key, 1.0); }
 
 size_t sb_plate_auto_sample(size_t n)
 {

@@ -2,7 +2,7 @@
  * items' records give their footprints and times, the model
  * (plate_model.c) the others'; one pass over the plate finds its largest
  * footprint, slowest item and total time, and the notes say which rule
- * decided. */
+ * decided. Measured sequentially, whether the next item is worth it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +37,77 @@ static void drop_unmeasured(spacrbench_plate *p, size_t r)
     p->n_picks = r;
 }
 
+size_t sb_plate_sequential_cap(size_t n, double cost)
+{
+    /* The minimum, and as many more as the cost allows at the plate's
+     * typical item (slower or faster items end it sooner or later: the
+     * cost is checked in seconds). */
+    double cap = (double)sb_plate_auto_sample(n) + ceil(cost * (double)n);
+    return cap < (double)n ? (size_t)cap : n;
+}
+
+/* The bound of the first k sample items among the first r picks. */
+static double bound_after(const spacrbench_plate *p, const int64_t *peaks, size_t r, size_t k,
+                          double *x, double *y)
+{
+    double largest = -1;
+    size_t got = 0;
+    for (size_t i = 0; i < r && got < k; i++) {
+        double f = peaks[i] < 0 ? -1 : (double)peaks[i];
+        largest = f > largest ? f : largest;
+        if (p->picks[i].is_warmup || f < 0)
+            continue;
+        x[got] = p->picks[i].key;
+        y[got++] = f;
+    }
+    sb_plate_memory mm;
+    sb_plate_memory_model(x, y, got, p->keys != NULL, largest, p->n, &mm);
+    return mm.bound;
+}
+
+/* Whether to measure the pick after the first r (1) or stop there (0),
+ * from their peaks (< 0: none) and seconds (NULL: no cost known): the
+ * prediction for the plate's largest only grows as items are added; once
+ * it has stopped moving, another item is unlikely to move it, and the
+ * plate's time is better spent on the plate itself. */
+static int more_after(const spacrbench_plate *p, const int64_t *peaks, const double *seconds,
+                      size_t r)
+{
+    if (r >= p->n_picks)
+        return 0;
+    if (p->sample_asked != 0) /* a sample the user fixed: all of it */
+        return 1;
+    size_t k = 0, least = sb_plate_auto_sample(p->n);
+    double spent = 0, sample_seconds = 0, beyond = 0;
+    for (size_t i = 0; i < r; i++) {
+        double s = seconds && isfinite(seconds[i]) && seconds[i] > 0 ? seconds[i] : 0;
+        spent += s;
+        if (!p->picks[i].is_warmup && peaks[i] >= 0) {
+            beyond += ++k > least ? s : 0;
+            sample_seconds += s;
+        }
+    }
+    if (k < least)
+        return 1;
+    /* The cost: what was measured beyond the least sample against the
+     * plate's serial time, the items not measured at the sample's mean. */
+    double serial = spent + (double)(p->n - r) * sample_seconds / (double)k;
+    if (serial > 0 && beyond >= p->cost * serial)
+        return 0;
+    double *x = malloc(2 * k * sizeof *x);
+    if (!x) /* no memory to decide: the least sample */
+        return 0;
+    int moving = 0;
+    double now = bound_after(p, peaks, r, k, x, x + k);
+    for (size_t back = 1; back <= SB_PLATE_STEADY_STEPS && back < k && !moving; back++) {
+        double before = bound_after(p, peaks, r, k - back, x, x + k);
+        moving = now > before * (1 + SB_PLATE_STEADY);
+        now = before;
+    }
+    free(x);
+    return moving;
+}
+
 /* Whether the sequential rule stopped after m's records. */
 static int stopped_there(const spacrbench_plate *p, const spacrbench_measurement *m)
 {
@@ -48,7 +119,7 @@ static int stopped_there(const spacrbench_plate *p, const spacrbench_measurement
         peaks[i] = m->records[i].peak_rss_bytes;
         seconds[i] = m->records[i].seconds;
     }
-    stop = stop && !sb_plate_more_after(p, peaks, seconds, r);
+    stop = stop && !more_after(p, peaks, seconds, r);
     free(peaks);
     free(seconds);
     return stop;
@@ -154,8 +225,8 @@ static void predict_all(spacrbench_plate *p)
             s_total = s_one = q->seconds;
         } else {
             f = sb_plate_memory_of(&p->memory, key_of(p, i));
-            s_total = sb_plate_time_total_of(&p->time, key_of(p, i));
-            s_one = sb_plate_time_one_of(&p->time, key_of(p, i));
+            s_total = sb_plate_time_of(&p->time, key_of(p, i), 0.0);
+            s_one = sb_plate_time_of(&p->time, key_of(p, i), 1.0);
         }
         if (!isnan(f) && larger(p, f, i, best, best_i)) {
             best = f;
@@ -274,7 +345,6 @@ static int explain(spacrbench_plate *p)
     char largest[32], spread[32], need[32];
     sb_format_bytes(largest, sizeof largest, (int64_t)mm->largest);
     sb_format_bytes(spread, sizeof spread, (int64_t)mm->spread);
-    sb_format_bytes(need, sizeof need, (int64_t)(mm->largest + mm->spread));
     const char *key = p->key_name;
     int rc = explain_selection(p);
     if (rc)
@@ -438,11 +508,27 @@ int spacrbench_plate_item_prediction(const spacrbench_plate *p, size_t index,
         s = q->seconds;
     } else {
         f = sb_plate_memory_of(&p->memory, key_of(p, index));
-        s = sb_plate_time_one_of(&p->time, key_of(p, index));
+        s = sb_plate_time_of(&p->time, key_of(p, index), 1.0);
     }
     if (footprint_bytes)
         *footprint_bytes = isnan(f) ? -1 : f >= 9.2e18 ? INT64_MAX : (int64_t)ceil(f);
     if (seconds)
         *seconds = s;
+    return SPACRBENCH_OK;
+}
+
+int spacrbench_plate_more(const spacrbench_plate *p, size_t measured, const int64_t *peak_rss_bytes,
+                          const double *seconds, int *more)
+{
+    sb_clear_error();
+    if (more)
+        *more = 0;
+    if (!p || !more || (measured && !peak_rss_bytes))
+        return sb_fail(SPACRBENCH_EINVAL, "plate, more and (after an item) peak_rss_bytes must "
+                                          "not be NULL");
+    if (measured > p->n_picks)
+        return sb_fail(SPACRBENCH_EINVAL, "%zu items measured, but the plate chose %zu to run",
+                       measured, p->n_picks);
+    *more = more_after(p, peak_rss_bytes, seconds, measured);
     return SPACRBENCH_OK;
 }

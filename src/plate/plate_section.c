@@ -1,7 +1,9 @@
-/* spacrbench_measurement_set_plate: a predicted plate's section, attached
- * to the measurement it was predicted from (include/spacrbench.h), so the
- * JSON, the exports and a report read back say which items of the plate
- * were measured and what the plate needs. */
+/* What a plate puts on a measurement: spacrbench_measurement_set_plate, a
+ * predicted plate's section attached to the measurement it was predicted
+ * from, so the JSON, the exports and a report read back say which items of
+ * the plate were measured and what the plate needs; and the warning a plain
+ * benchmark gives when its few items already differ (the plate's other
+ * items may need more than the largest of them). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,4 +66,44 @@ int spacrbench_measurement_set_plate(spacrbench_measurement *m, const spacrbench
         m->plate = NULL;
     }
     return rc;
+}
+
+/* Footprints "differ": the largest above 1.5x the smallest and at least
+ * 1 MiB apart (a few pages of noise on a tiny work are no plate). */
+#define SB_SPREAD_RATIO 1.5
+#define SB_SPREAD_MIN   (INT64_C(1) << 20)
+
+int spacrbench_measurement_note_spread(spacrbench_measurement *m, const char *remedy)
+{
+    sb_clear_error();
+    if (!m || !remedy)
+        return sb_fail(SPACRBENCH_EINVAL, "measurement and remedy must not be NULL");
+    int64_t baseline = m->fig.baseline_rss_bytes > 0 ? m->fig.baseline_rss_bytes : 0;
+    int64_t lo = -1, hi = -1;
+    size_t n = 0;
+    for (size_t i = 0; i < m->record_count; i++) {
+        const spacrbench_item_record *r = &m->records[i];
+        if (r->is_warmup || r->peak_rss_bytes < 0)
+            continue;
+        int64_t f = r->peak_rss_bytes > baseline ? r->peak_rss_bytes - baseline : 0;
+        lo = n == 0 || f < lo ? f : lo;
+        hi = n == 0 || f > hi ? f : hi;
+        n++;
+    }
+    if (n < 2 || !((double)hi > SB_SPREAD_RATIO * (double)lo) || hi - lo < SB_SPREAD_MIN)
+        return 0;
+    char small[32], large[32], ratio[32];
+    sb_format_bytes(small, sizeof small, lo);
+    sb_format_bytes(large, sizeof large, hi);
+    if (lo > 0)
+        snprintf(ratio, sizeof ratio, "%.1fx", (double)hi / (double)lo);
+    else
+        snprintf(ratio, sizeof ratio, "more than %.1fx", SB_SPREAD_RATIO);
+    int rc = sb_measurement_notef(m,
+                                  "the measured items' footprints differ by %s (%s to %s): the "
+                                  "plate's other items may need more than the largest of these; "
+                                  "%s measures items chosen across the plate and sizes for its "
+                                  "largest",
+                                  ratio, small, large, remedy);
+    return rc ? rc : 1;
 }

@@ -1,12 +1,18 @@
 /* A plate's selection (plate.h): its options, every item's key read once
- * and checked, how many items to measure, and what the selection holds
- * (the picks, their lookup by index, the notes); plate_choose.c chooses. */
+ * and checked (a file's key: its size), how many items to measure, and
+ * what the selection holds (the picks, their lookup by index, the notes);
+ * plate_choose.c chooses. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
 
 #include "plate.h"
 
@@ -151,6 +157,29 @@ int spacrbench_plate_select(size_t n_items, spacrbench_plate_key_fn key, void *p
     return SPACRBENCH_OK;
 }
 
+/* The command's --sample and Python's benchmark_plate take it here. */
+double spacrbench_plate_file_key(const char *path)
+{
+    if (!path)
+        return NAN;
+#if defined(_WIN32)
+    /* The path is UTF-8 (Python's os.fsencode): stat() would read it in
+     * the ANSI code page. */
+    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
+    wchar_t *wide = n > 0 ? malloc((size_t)n * sizeof *wide) : NULL;
+    struct _stat64 st;
+    int rc = wide && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, wide, n) == n
+                 ? _wstat64(wide, &st)
+                 : -1;
+    free(wide);
+    int regular = rc == 0 && (st.st_mode & _S_IFMT) == _S_IFREG;
+#else
+    struct stat st; /* stat only: nothing is opened, so a FIFO cannot block */
+    int regular = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+#endif
+    return regular ? (double)st.st_size : NAN;
+}
+
 static int key_from_array(size_t index, double *key, void *payload)
 {
     *key = ((const double *)payload)[index];
@@ -220,15 +249,9 @@ int sb_plate_notef(spacrbench_plate *p, const char *fmt, ...)
     char *text = sb_text_take(&t);
     if (!text)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate's note");
-    if (p->note_count == p->note_cap) {
-        size_t cap = p->note_cap ? 2 * p->note_cap : 8;
-        char **grown = realloc(p->notes, cap * sizeof *grown);
-        if (!grown) {
-            free(text);
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate's note");
-        }
-        p->notes = grown;
-        p->note_cap = cap;
+    if (sb_grow(&p->notes, &p->note_cap, p->note_count + 1, sizeof *p->notes) != 0) {
+        free(text);
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate's note");
     }
     p->notes[p->note_count++] = text;
     return SPACRBENCH_OK;

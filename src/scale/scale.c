@@ -93,6 +93,27 @@ static int check_options(const spacrbench_scale_options *o)
     return SPACRBENCH_OK;
 }
 
+/* The timing's ranges, the one check of every front end. */
+static int check_timing(const spacrbench_scale_timing *t)
+{
+    if (t->warmup_items < 0 || t->warmup_items > 1000000)
+        return sb_fail(SPACRBENCH_EINVAL, "warmup_items is %lld; use 0 to 1000000",
+                       (long long)t->warmup_items);
+    if (t->min_items < 1 || t->min_items > SPACRBENCH_SCALE_MAX_ROUND_ITEMS)
+        return sb_fail(SPACRBENCH_EINVAL, "min_items is %lld; use 1 to %d", (long long)t->min_items,
+                       SPACRBENCH_SCALE_MAX_ROUND_ITEMS);
+    if (!(t->min_seconds >= 0 && t->min_seconds <= 86400))
+        return sb_fail(SPACRBENCH_EINVAL, "min_seconds is %g; use 0 to 86400", t->min_seconds);
+    if (t->min_repeats < 1 || t->max_repeats < t->min_repeats ||
+        t->max_repeats > SB_SCALE_MAX_REPEATS)
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "min_repeats %lld, max_repeats %lld; use 1 <= min <= max <= %d",
+                       (long long)t->min_repeats, (long long)t->max_repeats, SB_SCALE_MAX_REPEATS);
+    if (!(t->target_spread >= 0 && t->target_spread <= 100))
+        return sb_fail(SPACRBENCH_EINVAL, "target_spread is %g; use 0 to 100", t->target_spread);
+    return SPACRBENCH_OK;
+}
+
 int sb_scale_args_in(const spacrbench_scale_options *opts, const spacrbench_scale_timing *timing,
                      spacrbench_scale_options *o, spacrbench_scale_timing *t)
 {
@@ -108,7 +129,7 @@ int sb_scale_args_in(const spacrbench_scale_options *opts, const spacrbench_scal
                            (long long)o->items_per_worker, SPACRBENCH_SCALE_MAX_ROUND_ITEMS);
         t->min_items = o->items_per_worker;
     }
-    return rc ? rc : sb_scale_check_timing(t);
+    return rc ? rc : check_timing(t);
 }
 
 int64_t sb_scale_auto_budget(char *note, size_t cap)

@@ -1,6 +1,6 @@
 /* Internal shape of a scaling-check result, shared by the rule
  * (scale_rule.c), the driver (scale_driver.c: the one loop over an
- * executor), its timing rules (scale_timing.c), the options (scale.c) and
+ * executor, and its timing rules), the options (scale.c) and
  * the text and JSON output (scale_output.c). Not installed. */
 #ifndef SPACRBENCH_SCALE_H
 #define SPACRBENCH_SCALE_H
@@ -19,20 +19,10 @@ struct spacrbench_scale_result {
 /* Within this fraction of the best throughput counts as "as good". */
 #define SB_SCALE_KNEE_TOLERANCE 0.10
 
-/* The pure rule: fill the derived fields of points[0..n) (sorted by
- * workers, inputs already checked; spreads[i] belongs to points[i]) and
- * the summary. No I/O. */
-void sb_scale_apply_rule(spacrbench_scale_point *points, const spacrbench_scale_spread *spreads,
-                         size_t n, int64_t budget_bytes, spacrbench_scale_summary *summary);
-
 /* Check, copy and sort caller points (and their spreads, NULL for none),
  * then apply the rule. */
 int sb_scale_result_make(const void *points, size_t n, size_t point_size, const void *spreads,
                          size_t spread_size, int64_t budget_bytes, spacrbench_scale_result **out);
-
-/* The noise the rule allows between two points: max(10 %, the sum of
- * their spreads); unknown spreads count as 0. */
-double sb_scale_tolerance(const spacrbench_scale_spread *a, const spacrbench_scale_spread *b);
 
 /* spacrbench_scale_spread.oom_killed: how a count's memory ended it. */
 enum {
@@ -43,40 +33,8 @@ enum {
     SB_SCALE_ENDED_AT_BUDGET = 3 /* spacrbench: no cgroup could hold the limit, so it watched */
 };
 
-/* ---- the timing rules (scale_timing.c), pure ---- */
-
 #define SB_SCALE_MAX_REPEATS 100 /* timing.max_repeats at most */
 #define SB_SCALE_MAX_GROW    3   /* short timed rounds redone with more items, per count */
-
-/* The timing's ranges, the one check of every front end. */
-int sb_scale_check_timing(const spacrbench_scale_timing *t);
-
-/* Spread of n repeat throughputs into *sp (repeats, min, max, spread). */
-void sb_scale_spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp);
-
-/* Whether another repeat is needed after n of them (timing rules). */
-int sb_scale_want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n);
-
-/* Whether a timed round of `items` per worker that took `seconds` was too
- * short for min_seconds and is to be redone with more (grown: redone so far
- * in this count). */
-int sb_scale_round_short(const spacrbench_scale_timing *t, int64_t items, double seconds,
-                         int grown);
-
-/* The items per worker of the round that redoes a short one: enough for
- * min_seconds at its pace, and a fifth more, at least one more item, at
- * most SPACRBENCH_SCALE_MAX_ROUND_ITEMS. */
-int64_t sb_scale_grown_items(const spacrbench_scale_timing *t, int64_t items, double seconds);
-
-/* The default counts after k = 1: powers of two below top, then top (at
- * most cap of them). */
-size_t sb_scale_default_counts(int64_t top, int64_t *counts, size_t cap);
-
-/* The top count of the default counts: the usable cores, and no more than
- * the workers of the 1-worker peak the budget holds, + 1 (to show what lies
- * beyond), at most SPACRBENCH_SCALE_MAX_WORKERS. budget or peak1 < 0:
- * unknown (no memory bound). */
-int64_t sb_scale_top_count(int64_t cores, int64_t budget, int64_t peak1);
 
 /* ---- the executors the library brings ---- */
 
@@ -109,5 +67,23 @@ int64_t sb_scale_auto_budget(char *note, size_t cap);
  * where NULL; items_per_worker, where given, is min_items). */
 int sb_scale_args_in(const spacrbench_scale_options *opts, const spacrbench_scale_timing *timing,
                      spacrbench_scale_options *o, spacrbench_scale_timing *t);
+
+/* Between the scaling rule's arithmetic (scale_rule.c) and the sentence
+ * that explains it (scale_reason.c): the points the rule picked out.
+ * Not installed. */
+/* Points of the rule's sorted array; NULL where there is none. A candidate
+ * has a throughput and does not exceed the budget (or its fit is unknown). */
+typedef struct sb_scale_picks {
+    const spacrbench_scale_point *best;     /* the highest candidate throughput */
+    const spacrbench_scale_point *last;     /* the largest candidate count */
+    const spacrbench_scale_point *chosen;   /* the knee */
+    const spacrbench_scale_point *excluded; /* beyond the noise faster than the knee, over budget */
+    const spacrbench_scale_point *oom;      /* the first count above the knee OOM-killed */
+} sb_scale_picks;
+
+/* The reason for s->verdict (already decided) into s->reason. */
+void sb_scale_explain(const spacrbench_scale_point *pts, const spacrbench_scale_spread *sps,
+                      size_t n, int64_t budget, const sb_scale_picks *k,
+                      spacrbench_scale_summary *s);
 
 #endif

@@ -4,7 +4,7 @@
  * workers (their group with the budget as its memory limit, where the
  * driver measures it), one untimed warm-up round, then timed repeats of
  * the same items per worker, a repeat too short for min_seconds redone
- * with more (scale_timing.c); the point, its spread, what ended it (an
+ * with more (the timing rules); the point, its spread, what ended it (an
  * OOM kill at the budget is a memory point) and the notes. The counts:
  * given, or 1 then powers of two up to the top count. Platform-neutral:
  * the executors are the fork harness (scale/scale_fork.c), the
@@ -50,6 +50,73 @@ typedef struct count_run {
     int budget_held; /* the driver's group: 1 its limit, 2 watched (no cgroup) */
     int opened, failed, stopped, grown, sigkilled, ran;
 } count_run;
+
+/* The timing rules, pure: a round shorter than min_seconds is redone with
+ * more items, sized from that timed round's own pace (so the items only
+ * ever grow); the repeats' spread and when they stop; the default counts
+ * and their top. */
+static void spread_of(const double *ips, size_t n, spacrbench_scale_spread *sp)
+{
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(ips[i])) {
+            lo = ips[i] < lo ? ips[i] : lo;
+            hi = ips[i] > hi ? ips[i] : hi;
+            sum += ips[i];
+            used++;
+        }
+    sp->repeats = (int64_t)used;
+    sp->items_per_second_min = used ? lo : NAN;
+    sp->items_per_second_max = used ? hi : NAN;
+    sp->spread = used >= 2 && sum > 0 ? (hi - lo) / (2.0 * sum / (double)used) : NAN;
+}
+
+static int want_repeat(const spacrbench_scale_timing *t, const double *ips, size_t n)
+{
+    if ((int64_t)n < t->min_repeats)
+        return 1;
+    if ((int64_t)n >= t->max_repeats)
+        return 0;
+    spacrbench_scale_spread sp;
+    spacrbench_scale_spread_init(&sp, sizeof sp);
+    spread_of(ips, n, &sp);
+    return isfinite(sp.spread) && sp.spread > t->target_spread;
+}
+
+static int round_short(const spacrbench_scale_timing *t, int64_t items, double seconds, int grown)
+{
+    return seconds < t->min_seconds && items < SPACRBENCH_SCALE_MAX_ROUND_ITEMS &&
+           grown < SB_SCALE_MAX_GROW;
+}
+
+static int64_t grown_items(const spacrbench_scale_timing *t, int64_t items, double seconds)
+{
+    double want = seconds > 0 ? ceil(1.2 * t->min_seconds * (double)items / seconds)
+                              : (double)SPACRBENCH_SCALE_MAX_ROUND_ITEMS;
+    if (want < (double)items + 1)
+        want = (double)items + 1;
+    return want > SPACRBENCH_SCALE_MAX_ROUND_ITEMS ? SPACRBENCH_SCALE_MAX_ROUND_ITEMS
+                                                   : (int64_t)want;
+}
+
+static size_t default_counts(int64_t top, int64_t *counts, size_t cap)
+{
+    size_t n = 0;
+    for (int64_t k = 2; k < top && n + 1 < cap; k *= 2)
+        counts[n++] = k;
+    if (top > 1 && n < cap)
+        counts[n++] = top;
+    return n;
+}
+
+static int64_t top_count(int64_t cores, int64_t budget, int64_t peak1)
+{
+    int64_t top = cores < 1 ? 1 : cores;
+    if (budget >= 0 && peak1 > 0 && budget / peak1 + 1 < top)
+        top = budget / peak1 + 1;
+    return top > SPACRBENCH_SCALE_MAX_WORKERS ? SPACRBENCH_SCALE_MAX_WORKERS : top;
+}
 
 static const char *workers_word(int64_t k) { return k == 1 ? "worker" : "workers"; }
 
@@ -176,13 +243,13 @@ static int count_rounds(spacrbench_scale_driver *d, count_run *c)
     int rc = 0;
     if (d->t.warmup_items > 0)
         rc = count_round(d, c, d->t.warmup_items, 1, &done, &busy);
-    while (rc == 0 && !c->failed && sb_scale_want_repeat(&d->t, c->ips, c->repeats)) {
+    while (rc == 0 && !c->failed && want_repeat(&d->t, c->ips, c->repeats)) {
         rc = count_round(d, c, d->m, 0, &done, &busy);
         if (rc || c->failed)
             break;
-        if (sb_scale_round_short(&d->t, d->m, c->oc.seconds, c->grown)) {
+        if (round_short(&d->t, d->m, c->oc.seconds, c->grown)) {
             c->grown++, d->short_rounds++;
-            d->m = sb_scale_grown_items(&d->t, d->m, c->oc.seconds);
+            d->m = grown_items(&d->t, d->m, c->oc.seconds);
             continue;
         }
         c->ips[c->repeats++] = c->oc.seconds > 0 ? (double)done / c->oc.seconds : 0;
@@ -329,7 +396,7 @@ static void count_point(spacrbench_scale_driver *d, const count_run *c,
         d->limited |= count->limit_is_budget == 1;
         d->watched |= count->limit_is_budget == 2;
     }
-    sb_scale_spread_of(c->ips, c->repeats, sp);
+    spread_of(c->ips, c->repeats, sp);
     sp->oom_killed = pt->failed ? memory_end(c, count) : SB_SCALE_OOM_NONE;
     memory_note(d, c, count, sp->oom_killed);
 }
@@ -391,7 +458,7 @@ static size_t auto_counts(spacrbench_scale_driver *d, const spacrbench_scale_poi
     int64_t top = d->o.max_workers;
     if (top == SPACRBENCH_AUTO) {
         int64_t cores = d->ex.cores > 0 ? d->ex.cores : spacrbench_usable_cores();
-        top = sb_scale_top_count(cores, d->budget, one->peak_bytes);
+        top = top_count(cores, d->budget, one->peak_bytes);
         if (d->budget >= 0 && one->peak_bytes > 0)
             dnote(d, SPACRBENCH_SCALE_NOTE_METHOD,
                   "worker counts up to %lld: %lld usable cores, memory for %lld workers of the "
@@ -403,7 +470,7 @@ static size_t auto_counts(spacrbench_scale_driver *d, const spacrbench_scale_poi
                   "peak is unknown, so memory sets no bound)",
                   (long long)top, (long long)cores);
     }
-    return sb_scale_default_counts(top, counts, cap);
+    return default_counts(top, counts, cap);
 }
 
 /* Every count: the caller's, else 1 and then the default ones. *n points. */

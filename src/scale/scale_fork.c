@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "child.h"
-#include "clock.h"
 #include "scale.h"
 
 enum { CHILD_NO_GO = 3, CHILD_WRITE_FAILED = 4 };

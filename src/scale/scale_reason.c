@@ -1,4 +1,4 @@
-/* The sentence of the scaling rule (scale_reason.h): the verdict at the
+/* The sentence of the scaling rule (sb_scale_explain): the verdict at the
  * knee and by how much, then how much the repeats differed and why other
  * counts were left out. The arithmetic that picked the points is in
  * scale_rule.c; nothing here decides. */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scale_reason.h"
+#include "scale.h"
 
 /* "; 8 workers failed", "; 8 workers exceed the budget" tails. */
 static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scale_reason.h"
+#include "scale.h"
 
 static int usable(const spacrbench_scale_point *p)
 {
@@ -28,7 +28,9 @@ static double noise(const spacrbench_scale_spread *sp)
     return isfinite(sp->spread) && sp->spread > 0 ? sp->spread : 0.0;
 }
 
-double sb_scale_tolerance(const spacrbench_scale_spread *a, const spacrbench_scale_spread *b)
+/* The noise the rule allows between two points: max(10 %, the sum of
+ * their spreads); unknown spreads count as 0. */
+static double tolerance(const spacrbench_scale_spread *a, const spacrbench_scale_spread *b)
 {
     double n = noise(a) + noise(b);
     return n > SB_SCALE_KNEE_TOLERANCE ? n : SB_SCALE_KNEE_TOLERANCE;
@@ -74,9 +76,8 @@ static const spacrbench_scale_point *knee_of(const spacrbench_scale_point *pts,
         return NULL;
     size_t bi = (size_t)(best - pts);
     for (size_t i = 0; i < n; i++)
-        if (candidate(&pts[i]) &&
-            pts[i].items_per_second >=
-                (1.0 - sb_scale_tolerance(&sps[i], &sps[bi])) * best->items_per_second)
+        if (candidate(&pts[i]) && pts[i].items_per_second >=
+                                      (1.0 - tolerance(&sps[i], &sps[bi])) * best->items_per_second)
             return &pts[i];
     return NULL;
 }
@@ -94,7 +95,7 @@ static void memory_bounds(const spacrbench_scale_point *pts, const spacrbench_sc
             k->oom = &pts[i];
         if (isfinite(pts[i].items_per_second) && pts[i].fits == 0 &&
             pts[i].items_per_second >
-                (1.0 + sb_scale_tolerance(&sps[i], &sps[ci])) * chosen->items_per_second &&
+                (1.0 + tolerance(&sps[i], &sps[ci])) * chosen->items_per_second &&
             (!k->excluded || pts[i].items_per_second > k->excluded->items_per_second))
             k->excluded = &pts[i];
     }
@@ -126,8 +127,10 @@ static void fill_summary(const spacrbench_scale_point *pts, size_t n, int64_t bu
     s->verdict = verdict_of(k);
 }
 
-void sb_scale_apply_rule(spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
-                         int64_t budget, spacrbench_scale_summary *s)
+/* The pure rule: the derived fields of points sorted by workers (inputs
+ * checked) and the summary. */
+static void apply_rule(spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
+                       int64_t budget, spacrbench_scale_summary *s)
 {
     sb_scale_picks k = {NULL, NULL, NULL, NULL, NULL};
     derive_points(pts, sps, n, budget, &k);
@@ -291,7 +294,7 @@ int sb_scale_result_make(const void *points, size_t n, size_t point_size, const 
     }
     r->n_points = n;
     r->summary.size = sizeof r->summary;
-    sb_scale_apply_rule(r->points, r->spreads, n, budget, &r->summary);
+    apply_rule(r->points, r->spreads, n, budget, &r->summary);
     *out = r;
     return SPACRBENCH_OK;
 }
@@ -331,15 +334,24 @@ int spacrbench_scale_from_points_spread(const void *points, size_t n, size_t poi
     return sb_scale_result_make(points, n, point_size, spreads, spread_size, budget_bytes, out);
 }
 
-int spacrbench_scale_spread_get(const spacrbench_scale_result *r, size_t index,
-                                spacrbench_scale_spread *out)
+/* Point or spread index of r for a getter. */
+static int get_at(const spacrbench_scale_result *r, size_t index, void *out, int spread)
 {
     sb_clear_error();
     if (!r || !out)
         return sb_fail(SPACRBENCH_EINVAL, "%s must not be NULL", r ? "out" : "result");
     if (index >= r->n_points)
         return sb_fail(SPACRBENCH_ERANGE, "point %zu of %zu", index, r->n_points);
-    return sb_struct_out(out, &r->spreads[index], sizeof *out, "spacrbench_scale_spread");
+    return spread
+               ? sb_struct_out(out, &r->spreads[index], sizeof *r->spreads,
+                               "spacrbench_scale_spread")
+               : sb_struct_out(out, &r->points[index], sizeof *r->points, "spacrbench_scale_point");
+}
+
+int spacrbench_scale_spread_get(const spacrbench_scale_result *r, size_t index,
+                                spacrbench_scale_spread *out)
+{
+    return get_at(r, index, out, 1);
 }
 
 int sb_scale_notef(spacrbench_scale_result *r, const char *fmt, ...)
@@ -381,12 +393,7 @@ int spacrbench_scale_summary_get(const spacrbench_scale_result *r, spacrbench_sc
 int spacrbench_scale_point_get(const spacrbench_scale_result *r, size_t index,
                                spacrbench_scale_point *out)
 {
-    sb_clear_error();
-    if (!r || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "%s must not be NULL", r ? "out" : "result");
-    if (index >= r->n_points)
-        return sb_fail(SPACRBENCH_ERANGE, "point %zu of %zu", index, r->n_points);
-    return sb_struct_out(out, &r->points[index], sizeof *out, "spacrbench_scale_point");
+    return get_at(r, index, out, 0);
 }
 
 const char *spacrbench_scale_note(const spacrbench_scale_result *r, size_t index)

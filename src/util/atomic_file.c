@@ -1,6 +1,5 @@
-/* See atomic_file.h. */
-#include "atomic_file.h"
-#include "write_all.h"
+/* See util.h. */
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>

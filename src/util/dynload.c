@@ -1,5 +1,6 @@
-/* See dynload.h. */
-#include "dynload.h"
+/* What differs between POSIX and Windows: loading a library (NVML) and
+ * the monotonic clock (CLOCK_MONOTONIC, QueryPerformanceCounter). */
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +37,19 @@ void sb_dl_close(void *lib)
 
 const char *sb_secure_getenv(const char *name) { return getenv(name); }
 
+double sb_now(void)
+{
+    /* Both calls are cheap; caching the fixed frequency in a static would
+     * race between the runner and the sampler thread. */
+    LARGE_INTEGER freq, now;
+    QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    return (double)now.QuadPart / (double)freq.QuadPart;
+}
+
 #else
 #include <dlfcn.h>
+#include <time.h>
 
 void *sb_dl_open(const char *path, char *why, size_t why_cap)
 {
@@ -68,5 +80,12 @@ const char *sb_secure_getenv(const char *name)
 #else
     return getenv(name); /* macOS: dyld already ignores such variables for setuid programs */
 #endif
+}
+
+double sb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 #endif

@@ -1,5 +1,5 @@
 /* The items of a list, one per line, bounded; see item_lines.h. */
-#include "item_lines.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,17 +8,13 @@
 #include <unistd.h>
 #endif
 
-#include "grow.h"
-#include "text_buffer.h"
-#include "text_escape.h"
-
 #if defined(_WIN32)
 #define sb_getc getc
 #else
 #define sb_getc getc_unlocked
 #endif
 
-size_t sb_items_line_limit(void)
+static size_t items_line_limit(void)
 {
     /* ARG_MAX bounds the arguments and environment of an exec together:
      * a longer line can never reach the command as an argument. glibc
@@ -29,7 +25,7 @@ size_t sb_items_line_limit(void)
 #else
     long arg_max = sysconf(_SC_ARG_MAX);
 #endif
-    size_t lo = (size_t)128 << 10, hi = SB_ITEMS_LINE_MAX_CAP;
+    size_t lo = (size_t)128 << 10, hi = (size_t)64 << 20;
     if (arg_max <= 0)
         return (size_t)2 << 20;
     return (size_t)arg_max < lo ? lo : (size_t)arg_max > hi ? hi : (size_t)arg_max;
@@ -53,7 +49,7 @@ static sb_items_fault end_line(char *line, size_t len, size_t *count,
 sb_items_fault sb_items_read(FILE *f, int (*keep)(const char *item, size_t len, void *payload),
                              void *payload, size_t *line)
 {
-    size_t line_max = sb_items_line_limit(), total = 0, count = 0, len = 0, cap = 0;
+    size_t line_max = items_line_limit(), total = 0, count = 0, len = 0, cap = 0;
     char *buf = NULL;
     sb_items_fault fault = SB_ITEMS_OK;
     errno = 0;
@@ -113,7 +109,7 @@ char *sb_items_refusal(sb_items_fault fault, size_t line, const char *file)
                        "line %zu of %s%s%s is longer than %zu bytes (ARG_MAX, the most an exec "
                        "can pass), so no item can be that long: is it a list of items, one per "
                        "line?",
-                       line, q, where, q, sb_items_line_limit());
+                       line, q, where, q, items_line_limit());
         break;
     case SB_ITEMS_TOO_LARGE:
         sb_text_printf(&t,

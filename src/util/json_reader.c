@@ -1,4 +1,4 @@
-/* See json_reader.h. json-c parses; this file adds what it lets through
+/* See util.h. json-c parses; this file adds what it lets through
  * or cannot hold, found by one pass over the tokens outside the structure
  * (strings and numbers): control characters, invalid UTF-8, lone
  * surrogates and \u0000 in strings, numbers beyond RFC 8259's grammar,
@@ -6,7 +6,7 @@
  * json-c is handed as a placeholder of the same length ("0e" and the
  * token's offset) and which keep their own text. The first problem by
  * offset is the one reported, in our words. */
-#include "json_reader.h"
+#include "util.h"
 
 #include <json_object.h>
 #include <json_tokener.h>
@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "utf8.h"
 
 /* A problem and where: the earliest one wins. */
 typedef struct problem {

@@ -1,8 +1,8 @@
-/* See json_writer.h. json-c holds the tree and writes it; what it would
+/* See record.h. json-c holds the tree and writes it; what it would
  * write differently from the documents we promise is set per value: a
  * double's digits, an empty container's "{}" (json-c's pretty form puts a
  * newline inside) and a spliced value's text. */
-#include "json_writer.h"
+#include "record.h"
 
 /* json-c's type json_bool is our function's name: renamed here. */
 #define json_bool json_c_bool
@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "utf8.h"
 
 void json_init(json_writer *w, int pretty)
 {

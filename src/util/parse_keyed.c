@@ -1,7 +1,7 @@
 /* Line-oriented "key value" texts: /proc/meminfo and memory.stat. */
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 int sb_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *line_len)
 {
@@ -30,50 +30,46 @@ int sb_list_has(const char *list, size_t len, const char *word)
     return 0;
 }
 
+/* The rest of the first line that starts with key and sep, or NULL. */
+static const char *find_key(const char *text, size_t len, const char *key, char sep, size_t *vlen)
+{
+    size_t klen = strlen(key), pos = 0, n;
+    const char *line;
+    while (sb_next_line(text, len, &pos, &line, &n)) {
+        if (n > klen && memcmp(line, key, klen) == 0 && line[klen] == sep) {
+            *vlen = n - klen - 1;
+            return line + klen + 1;
+        }
+    }
+    return NULL;
+}
+
 int sb_parse_meminfo(const char *text, size_t len, const char *key, int64_t *bytes)
 {
     if (text == NULL || key == NULL || bytes == NULL)
         return SB_PARSE_BAD;
-    size_t klen = strlen(key);
-    size_t pos = 0;
-    const char *line;
-    size_t n;
-    while (sb_next_line(text, len, &pos, &line, &n)) {
-        if (n <= klen || memcmp(line, key, klen) != 0 || line[klen] != ':')
-            continue;
-        const char *value = line + klen + 1;
-        size_t vlen = n - klen - 1;
-        sb_trim(&value, &vlen);
-        int64_t scale = 1;
-        if (vlen >= 2 && memcmp(value + vlen - 2, "kB", 2) == 0) {
-            scale = 1024;
-            vlen -= 2;
-        }
-        int64_t v;
-        if (sb_parse_int64(value, vlen, &v) != SB_PARSE_OK || v < 0 || v > INT64_MAX / scale)
-            return SB_PARSE_BAD;
-        *bytes = v * scale;
-        return SB_PARSE_OK;
+    size_t vlen;
+    const char *value = find_key(text, len, key, ':', &vlen);
+    if (value == NULL)
+        return SB_PARSE_ABSENT;
+    sb_trim(&value, &vlen);
+    int64_t scale = 1;
+    if (vlen >= 2 && memcmp(value + vlen - 2, "kB", 2) == 0) {
+        scale = 1024;
+        vlen -= 2;
     }
-    return SB_PARSE_ABSENT;
+    int64_t v;
+    if (sb_parse_int64(value, vlen, &v) != SB_PARSE_OK || v < 0 || v > INT64_MAX / scale)
+        return SB_PARSE_BAD;
+    *bytes = v * scale;
+    return SB_PARSE_OK;
 }
 
 int sb_parse_stat_key(const char *text, size_t len, const char *key, int64_t *value)
 {
     if (text == NULL || key == NULL || value == NULL)
         return SB_PARSE_BAD;
-    size_t klen = strlen(key);
-    size_t pos = 0;
-    const char *line;
-    size_t n;
-    while (sb_next_line(text, len, &pos, &line, &n)) {
-        if (n <= klen || memcmp(line, key, klen) != 0 || line[klen] != ' ')
-            continue;
-        int64_t v;
-        if (sb_parse_int64(line + klen + 1, n - klen - 1, &v) != SB_PARSE_OK)
-            return SB_PARSE_BAD;
-        *value = v;
-        return SB_PARSE_OK;
-    }
-    return SB_PARSE_ABSENT;
+    size_t vlen;
+    const char *v = find_key(text, len, key, ' ', &vlen);
+    return v == NULL ? SB_PARSE_ABSENT : sb_parse_int64(v, vlen, value);
 }

@@ -7,7 +7,7 @@
  * POINT + (PATH minus ROOT), and only when ROOT contains PATH. */
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 static int octal_digit(char c) { return c >= '0' && c <= '7'; }
 
@@ -52,8 +52,9 @@ int sb_parse_mountinfo_line(const char *line, size_t len, sb_mount *out)
 {
     if (line == NULL || out == NULL)
         return SB_PARSE_BAD;
-    const char *root = NULL, *point = NULL, *fstype = NULL, *super_opts = NULL;
-    size_t root_len = 0, point_len = 0, fstype_len = 0, super_len = 0;
+    /* The words kept: ROOT, MOUNT POINT, FSTYPE, SUPER_OPTIONS. */
+    const char *w_at[4] = {NULL, NULL, NULL, NULL};
+    size_t l_at[4] = {0, 0, 0, 0};
     int field = 0;  /* index of the field before the separator */
     int after = -1; /* index after the "-" separator, -1 before it */
     size_t i = 0;
@@ -62,39 +63,29 @@ int sb_parse_mountinfo_line(const char *line, size_t len, sb_mount *out)
         size_t end = sp ? (size_t)(sp - line) : len;
         const char *w = line + i;
         size_t wlen = end - i;
-        if (after < 0) {
-            if (field == 3) {
-                root = w;
-                root_len = wlen;
-            } else if (field == 4) {
-                point = w;
-                point_len = wlen;
-            } else if (field >= MOUNTINFO_FIELDS_BEFORE_SEPARATOR && wlen == 1 && w[0] == '-') {
-                after = 1; /* the next field is FSTYPE */
-            }
-            if (after < 0)
-                field++;
-        } else {
-            if (after == 1) {
-                fstype = w;
-                fstype_len = wlen;
-            } else if (after == 3) {
-                super_opts = w;
-                super_len = wlen;
-            }
+        int keep = after < 0 ? (field == 3 || field == 4 ? field - 3 : -1)
+                             : (after == 1 || after == 3 ? 2 + after / 2 : -1);
+        if (keep >= 0) {
+            w_at[keep] = w;
+            l_at[keep] = wlen;
+        } else if (after < 0 && field >= MOUNTINFO_FIELDS_BEFORE_SEPARATOR && wlen == 1 &&
+                   w[0] == '-')
+            after = 0; /* the next field is FSTYPE */
+        if (after < 0)
+            field++;
+        else
             after++;
-        }
         i = end + 1;
     }
     /* Need the separator, FSTYPE and SOURCE; SUPER_OPTIONS may be absent. */
-    if (root == NULL || point == NULL || after < 3 || fstype_len == 0 || root_len == 0 ||
-        point_len == 0 || point[0] != '/')
+    if (w_at[0] == NULL || w_at[1] == NULL || after < 3 || l_at[2] == 0 || l_at[0] == 0 ||
+        l_at[1] == 0 || w_at[1][0] != '/')
         return SB_PARSE_BAD;
-    if (sb_unescape_mount_path(root, root_len, out->root, sizeof out->root) != SB_PARSE_OK ||
-        sb_unescape_mount_path(point, point_len, out->point, sizeof out->point) != SB_PARSE_OK ||
-        copy_word(fstype, fstype_len, out->fstype, sizeof out->fstype) != SB_PARSE_OK ||
-        copy_word(super_opts ? super_opts : "", super_len, out->super_opts,
-                  sizeof out->super_opts) != SB_PARSE_OK)
+    if (sb_unescape_mount_path(w_at[0], l_at[0], out->root, sizeof out->root) != SB_PARSE_OK ||
+        sb_unescape_mount_path(w_at[1], l_at[1], out->point, sizeof out->point) != SB_PARSE_OK ||
+        copy_word(w_at[2], l_at[2], out->fstype, sizeof out->fstype) != SB_PARSE_OK ||
+        copy_word(w_at[3] ? w_at[3] : "", l_at[3], out->super_opts, sizeof out->super_opts) !=
+            SB_PARSE_OK)
         return SB_PARSE_BAD;
     return SB_PARSE_OK;
 }

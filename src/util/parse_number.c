@@ -2,7 +2,7 @@
  * their "no limit" spellings, cpu.max and cpuset lists. */
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

@@ -3,7 +3,7 @@
  * PATH may itself contain ':' so only the first two colons split. */
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 typedef struct proc_cgroup_line {
     const char *id, *controllers, *path;
@@ -43,35 +43,34 @@ static int copy_path(const proc_cgroup_line *l, char *path, size_t cap)
     return SB_PARSE_OK;
 }
 
+/* The path of the line of v1's controller, or of v2's "0::" line (NULL). */
+static int find_path(const char *text, size_t len, const char *controller, char *path, size_t cap)
+{
+    size_t pos = 0, n;
+    const char *line;
+    proc_cgroup_line l;
+    while (sb_next_line(text, len, &pos, &line, &n)) {
+        if (!split_line(line, n, &l))
+            continue;
+        if (controller
+                ? l.controllers_len && sb_list_has(l.controllers, l.controllers_len, controller)
+                : l.id_len == 1 && l.id[0] == '0' && l.controllers_len == 0)
+            return copy_path(&l, path, cap);
+    }
+    return SB_PARSE_ABSENT;
+}
+
 int sb_parse_proc_cgroup_v1(const char *text, size_t len, const char *controller, char *path,
                             size_t cap)
 {
     if (text == NULL || controller == NULL || path == NULL || cap == 0 || controller[0] == '\0')
         return SB_PARSE_BAD;
-    size_t pos = 0;
-    const char *line;
-    size_t n;
-    proc_cgroup_line l;
-    while (sb_next_line(text, len, &pos, &line, &n)) {
-        if (!split_line(line, n, &l) || l.controllers_len == 0)
-            continue;
-        if (sb_list_has(l.controllers, l.controllers_len, controller))
-            return copy_path(&l, path, cap);
-    }
-    return SB_PARSE_ABSENT;
+    return find_path(text, len, controller, path, cap);
 }
 
 int sb_parse_proc_cgroup_v2(const char *text, size_t len, char *path, size_t cap)
 {
     if (text == NULL || path == NULL || cap == 0)
         return SB_PARSE_BAD;
-    size_t pos = 0;
-    const char *line;
-    size_t n;
-    proc_cgroup_line l;
-    while (sb_next_line(text, len, &pos, &line, &n)) {
-        if (split_line(line, n, &l) && l.id_len == 1 && l.id[0] == '0' && l.controllers_len == 0)
-            return copy_path(&l, path, cap);
-    }
-    return SB_PARSE_ABSENT;
+    return find_path(text, len, NULL, path, cap);
 }

@@ -1,5 +1,5 @@
-/* See parse_size.h. */
-#include "parse_size.h"
+/* See util.h. */
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>

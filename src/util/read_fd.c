@@ -1,18 +1,16 @@
-/* See read_fd.h. */
-#include "read_fd.h"
+/* Bounded reads and whole writes on a file descriptor, EINTR retried. */
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 #if defined(_WIN32)
-#include <io.h> /* read (MSVC and MinGW), which counts in unsigned int */
+#include <io.h> /* read, write (MSVC and MinGW), which count in unsigned int */
 #define IO_COUNT(n) ((unsigned)(n))
 #else
 #include <unistd.h>
 #define IO_COUNT(n) (n)
 #endif
-
-#include "grow.h"
 
 long long sb_read_all(int fd, void *to, size_t n)
 {
@@ -63,5 +61,24 @@ int sb_read_fd(int fd, size_t limit, char **text, size_t *len, int *truncated)
     buf[got] = '\0';
     *text = buf;
     *len = got;
+    return 0;
+}
+
+int sb_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        size_t chunk = n < ((size_t)1 << 30) ? n : (size_t)1 << 30;
+        long long w = (long long)write(fd, p, IO_COUNT(chunk));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
     return 0;
 }

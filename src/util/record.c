@@ -177,23 +177,18 @@ void sb_reader_init(sb_reader *r, const json_doc *doc, int style, const char *ro
     r->max_entries = SIZE_MAX;
 }
 
-void sb_reader_push_key(sb_reader *r, const char *key)
+static void push(sb_reader *r, const char *key, size_t index)
 {
     if (r->depth < SB_READ_DEPTH) {
         r->path[r->depth].key = key;
-        r->path[r->depth].index = 0;
-    }
-    r->depth++;
-}
-
-void sb_reader_push_index(sb_reader *r, size_t index)
-{
-    if (r->depth < SB_READ_DEPTH) {
-        r->path[r->depth].key = NULL;
         r->path[r->depth].index = index;
     }
     r->depth++;
 }
+
+void sb_reader_push_key(sb_reader *r, const char *key) { push(r, key, 0); }
+
+void sb_reader_push_index(sb_reader *r, size_t index) { push(r, NULL, index); }
 
 void sb_reader_pop(sb_reader *r)
 {
@@ -201,7 +196,8 @@ void sb_reader_pop(sb_reader *r)
         r->depth--;
 }
 
-void sb_reader_path(const sb_reader *r, char *buf, size_t cap)
+/* The path in the reader's style: data['a'][0] or a[0] (unquoted). */
+static void reader_path(const sb_reader *r, char *buf, size_t cap)
 {
     size_t len = 0, steps = r->depth < SB_READ_DEPTH ? r->depth : SB_READ_DEPTH;
     int n = snprintf(buf, cap, "%s", r->root);
@@ -226,7 +222,7 @@ int sb_reader_fail(sb_reader *r, int problem, int at_path, const char *fmt, ...)
     size_t len = 0;
     if (at_path) {
         char path[256];
-        sb_reader_path(r, path, sizeof path);
+        reader_path(r, path, sizeof path);
         int n = snprintf(r->message, sizeof r->message,
                          r->style == SB_READ_PYTHON ? "%s " : "\"%s\" ", path);
         len = n > 0 && (size_t)n < sizeof r->message ? (size_t)n : 0;
@@ -481,7 +477,7 @@ static int read_field(sb_reader *r, const sb_field *f, const json_node *n, void 
     }
 }
 
-int sb_read_is_object(sb_reader *r, const json_node *n)
+static int read_is_object(sb_reader *r, const json_node *n)
 {
     if (n && n->kind == JSON_OBJECT)
         return 1;
@@ -505,7 +501,7 @@ static int listed(const char *const *keys, const char *key)
 int sb_record_read_only(sb_reader *r, const json_node *obj, const sb_record *rec,
                         void *const *parts, const sb_record_io *io, const char *const *keys)
 {
-    if (!sb_read_is_object(r, obj))
+    if (!read_is_object(r, obj))
         return -1;
     for (size_t i = 0; i < rec->count && !r->failed; i++) {
         const sb_field *f = &rec->fields[i];
@@ -568,7 +564,7 @@ const json_node *sb_read_member_object(sb_reader *r, const json_node *obj, const
     if (!n && !required)
         return NULL;
     sb_reader_push_key(r, key);
-    int ok = sb_read_is_object(r, n);
+    int ok = read_is_object(r, n);
     sb_reader_pop(r);
     return ok ? n : NULL;
 }

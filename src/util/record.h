@@ -17,12 +17,53 @@
 #ifndef SPACRBENCH_UTIL_RECORD_H
 #define SPACRBENCH_UTIL_RECORD_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "util.h"
 
-#include "json_reader.h"
-#include "json_writer.h"
-#include "text_buffer.h" /* SB_TEXT_PRINTF */
+/* A JSON document built value by value (objects, arrays, strings,
+ * integers, doubles, NaN and infinities as null) on json-c, which writes
+ * it: compact, or pretty (newline and two-space indentation). Strings keep
+ * their bytes (control characters as \u00XX, invalid UTF-8 replaced by
+ * U+FFFD so the document always parses); doubles are the shortest of 15
+ * or 17 digits that reads back exactly. Keys are NULL inside arrays. */
+#define JSON_MAX_DEPTH 32
+
+struct json_object;
+
+typedef struct json_writer {
+    struct json_object *open[JSON_MAX_DEPTH]; /* the open containers, outermost first */
+    struct json_object *root;
+    char *data; /* the document, once its outermost value is complete */
+    int failed; /* allocation failed or nesting misuse */
+    int depth;
+    int pretty;
+} json_writer;
+
+void json_init(json_writer *w, int pretty);
+void json_free(json_writer *w);
+
+void json_begin_object(json_writer *w, const char *key);
+void json_end_object(json_writer *w);
+void json_begin_array(json_writer *w, const char *key);
+void json_end_array(json_writer *w);
+void json_string(json_writer *w, const char *key, const char *value); /* NULL -> null */
+void json_string_n(json_writer *w, const char *key, const char *value, size_t n);
+void json_int(json_writer *w, const char *key, int64_t value);
+void json_double(json_writer *w, const char *key, double value);
+void json_bool(json_writer *w, const char *key, int value);
+void json_null(json_writer *w, const char *key);
+/* Splice text, an already serialised JSON value (e.g. from one of the
+ * library's *_to_json functions), as the value of key; NULL -> null. The
+ * text is trusted, not checked; it keeps its own indentation. */
+void json_raw(json_writer *w, const char *key, const char *text);
+
+/* Add the members of object_text, an already serialised JSON object (one
+ * of the library's, written the same way), to the open object. An empty
+ * object adds nothing; text that is not an object fails the writer. */
+void json_members(json_writer *w, const char *object_text);
+
+/* The finished document (NUL-terminated), or NULL if anything failed or a
+ * container is still open. */
+const char *json_result(const json_writer *w);
 
 typedef enum sb_field_type {
     SB_FT_INT,    /* an int64_t or int32_t member (width says which) */
@@ -161,8 +202,6 @@ void sb_reader_init(sb_reader *r, const json_doc *doc, int style, const char *ro
 void sb_reader_push_key(sb_reader *r, const char *key);
 void sb_reader_push_index(sb_reader *r, size_t index);
 void sb_reader_pop(sb_reader *r);
-/* The path in the reader's style: data['a'][0] or a[0] (unquoted). */
-void sb_reader_path(const sb_reader *r, char *buf, size_t cap);
 /* Record a problem (the first one stays): the path, a space and the
  * formatted text, or the text alone where at_path is 0. Returns -1. */
 int sb_reader_fail(sb_reader *r, int problem, int at_path, const char *fmt, ...)
@@ -182,8 +221,6 @@ int sb_record_read_only(sb_reader *r, const json_node *obj, const sb_record *rec
 /* A node's kind in the reader's words: "dict", "int" (Python), "an
  * object", "a number" (quoted). */
 const char *sb_read_kind_words(const sb_reader *r, const json_node *n);
-/* Whether n is an object (a problem naming the path if not). */
-int sb_read_is_object(sb_reader *r, const json_node *n);
 /* The entries of the list n (the path names it): its count, 0 for null
  * where nullable, -1 with a problem when it is neither or too long. */
 long long sb_read_list(sb_reader *r, const json_node *n, int nullable);

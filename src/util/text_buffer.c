@@ -1,12 +1,10 @@
-/* The growing text buffer; see text_buffer.h. */
-#include "text_buffer.h"
+/* The growing array and text buffer, and the size as every front end writes it. */
+#include "util.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "grow.h"
 
 int sb_text_reserve(sb_text *t, size_t need)
 {
@@ -100,4 +98,42 @@ char *sb_textf(const char *fmt, ...)
     sb_text_vprintf(&t, fmt, ap);
     va_end(ap);
     return sb_text_take(&t);
+}
+
+int sb_grow(void *arrayp, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    /* A count no allocation could hold (SIZE_MAX items, say) must fail, not
+     * wrap around to a small buffer. */
+    if (need > SIZE_MAX / 2 / elem)
+        return -1;
+    size_t want = *cap ? *cap : 16;
+    while (want < need)
+        want *= 2;
+    void *data;
+    /* Copied, not cast: the pointer is a T *, never a void *. */
+    memcpy(&data, arrayp, sizeof data);
+    void *grown = realloc(data, want * elem);
+    if (!grown)
+        return -1;
+    memcpy(arrayp, &grown, sizeof grown);
+    *cap = want;
+    return 0;
+}
+
+void sb_format_bytes(char *buf, size_t cap, int64_t bytes)
+{
+    const double kib = 1024.0, mib = kib * 1024.0, gib = mib * 1024.0;
+    double b = (double)bytes;
+    if (bytes < 0)
+        snprintf(buf, cap, "not measured");
+    else if (b >= gib)
+        snprintf(buf, cap, "%.2f GiB", b / gib);
+    else if (b >= mib)
+        snprintf(buf, cap, "%.1f MiB", b / mib);
+    else if (b >= kib)
+        snprintf(buf, cap, "%.1f KiB", b / kib);
+    else
+        snprintf(buf, cap, "%lld B", (long long)bytes);
 }

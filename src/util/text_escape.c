@@ -1,11 +1,9 @@
-/* See text_escape.h. */
-#include "text_escape.h"
+/* See util.h. */
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "utf8.h"
 
 /* How the text at p is shown: *take bytes of it, either as themselves
  * (returns 0) or each as \xNN, or as the two-byte escape in short
@@ -13,9 +11,9 @@
 static int classify(const unsigned char *p, size_t *take, char short_form[3])
 {
     unsigned char c = *p;
+    *take = 1;
+    short_form[0] = '\0';
     if (c < 0x20 || c == 0x7f) {
-        *take = 1;
-        short_form[0] = '\0';
         if (c == '\n' || c == '\t' || c == '\r') {
             short_form[0] = '\\';
             short_form[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
@@ -24,17 +22,10 @@ static int classify(const unsigned char *p, size_t *take, char short_form[3])
         return 1;
     }
     size_t n = sb_utf8_length(p);
-    if (n == 0) {
-        *take = 1; /* not UTF-8: a lone 0x9b is CSI to an 8-bit terminal */
-        short_form[0] = '\0';
-        return 1;
-    }
+    if (n == 0)
+        return 1; /* not UTF-8: a lone 0x9b is CSI to an 8-bit terminal */
     *take = n;
-    if (sb_utf8_is_c1(p, n)) {
-        short_form[0] = '\0'; /* U+0080..U+009F, the C1 controls (U+009B is CSI) */
-        return 1;
-    }
-    return 0;
+    return sb_utf8_is_c1(p, n); /* U+0080..U+009F, the C1 controls (U+009B is CSI) */
 }
 
 /* Write (when out is not NULL) the escaped form of the n bytes at text;
@@ -70,7 +61,8 @@ size_t sb_escaped_length(const char *text)
     return escape_span(NULL, (const unsigned char *)text, strlen(text));
 }
 
-char *sb_escape_into(char *out, const char *text)
+/* Into out (room for sb_escaped_length + 1): a pointer to the final NUL. */
+static char *escape_into(char *out, const char *text)
 {
     size_t len = escape_span(out, (const unsigned char *)text, strlen(text));
     out[len] = '\0';
@@ -81,7 +73,7 @@ char *sb_escape_text(const char *text)
 {
     char *out = malloc(sb_escaped_length(text) + 1);
     if (out)
-        sb_escape_into(out, text);
+        escape_into(out, text);
     return out;
 }
 

@@ -1,5 +1,5 @@
-/* See text_wrap.h. */
-#include "text_wrap.h"
+/* See util.h. */
+#include "util.h"
 
 #include <string.h>
 

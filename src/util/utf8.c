@@ -1,5 +1,5 @@
 /* See utf8.h. */
-#include "utf8.h"
+#include "util.h"
 
 size_t sb_utf8_length(const unsigned char *p)
 {
@@ -85,7 +85,9 @@ static int in_ranges(const range *r, size_t n, unsigned cp)
     return 0;
 }
 
-int sb_utf8_columns(const unsigned char *p, size_t n)
+/* The columns a terminal gives the valid sequence of n bytes at p: 2 for
+ * East Asian wide and emoji, 0 for combining and zero-width, else 1. */
+static int utf8_columns(const unsigned char *p, size_t n)
 {
     static const unsigned char lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
     if (n < 1 || n > 4)
@@ -106,7 +108,7 @@ size_t sb_utf8_width(const char *s, size_t bytes)
         size_t n = sb_utf8_length(p + i);
         if (n == 0 || i + n > bytes)
             n = 1; /* not UTF-8: one column, as its escape or U+FFFD shows */
-        cols += (size_t)sb_utf8_columns(p + i, n);
+        cols += (size_t)utf8_columns(p + i, n);
         i += n;
     }
     return cols;

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "field_gpu.h"
-#include "field_gpu_layout.h"
+#include "field_workload.h"
 
 #define SMOOTH_RADIUS 2 /* as the CPU variant */
 #define BINS          FIELD_GPU_BINS

@@ -1,7 +1,7 @@
 /* field_gpu.h for a command built without the CUDA toolkit. */
 #include <stdio.h>
 
-#include "field_gpu.h"
+#include "field_workload.h"
 
 int field_gpu_check(char *why, size_t why_cap)
 {

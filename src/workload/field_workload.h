@@ -61,6 +61,43 @@ int field_measure_objects(const float *img, const int32_t *labels, int64_t n, co
  * (0 = background). Returns N, or -1 when memory ran out. */
 int64_t field_label(const uint8_t *mask, int64_t width, int64_t height, int32_t *labels);
 
+/* The GPU variant (`spacrbench --gpu`): the same field uploaded, converted,
+ * smoothed and thresholded on a CUDA device (Otsu from a device histogram);
+ * labels and measurements on the host as in field_process. Built from
+ * field_gpu.cu when CMake finds the CUDA toolkit, else field_gpu_none.c.
+ * Only the command links it: the library never touches the CUDA runtime. */
+
+/* 0 when a CUDA device can run the workload; -1 with why otherwise. Asks
+ * cudaGetDeviceCount only, which loads the driver but creates no context. */
+int field_gpu_check(char *why, size_t why_cap);
+/* field_process on the device: 0, -1 on bad parameters, -2 when host
+ * memory ran out, -3 on a CUDA error (field_gpu_error says). */
+int field_gpu_process(const field_params *p, field_summary *out);
+/* The last CUDA error of field_gpu_process ("" when none). */
+const char *field_gpu_error(void);
+
+/* Every buffer field_gpu.cu holds on the device for one field, sized here
+ * once, so the workload and the GPU check's truth (bytes allocated vs the
+ * measured VRAM peak) cannot drift apart. Plain C, with or without CUDA. */
+#define FIELD_GPU_BINS 256 /* the device histogram Otsu reads */
+
+typedef struct field_gpu_layout {
+    size_t raw;      /* the 16-bit field, every channel */
+    size_t img;      /* float copy, every channel */
+    size_t smoothed; /* smoothed float planes, every channel */
+    size_t scratch;  /* one float plane between the two box passes */
+    size_t mask;     /* one byte per pixel */
+    size_t hist;     /* FIELD_GPU_BINS counters */
+    size_t lohi;     /* min and max of channel 0 */
+} field_gpu_layout;
+
+/* 0 and the sizes, or -1 (layout zeroed) for bad parameters. */
+int field_gpu_layout_of(const field_params *p, field_gpu_layout *out);
+/* Sum of the layout: the bytes one field holds on the device at once,
+ * before the CUDA context and the allocator's rounding; -1 for bad
+ * parameters. */
+int64_t field_gpu_device_bytes(const field_params *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,6 @@
 
 #include "atomic_file.h"
 #include "cli.h"
-#include "field_gpu_layout.h"
 #include "field_workload.h"
 #include "group.h"
 #include "json_writer.h"
