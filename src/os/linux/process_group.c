@@ -20,16 +20,10 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "group.h"
-#include "group_words.h"
 #include "grow.h"
 #include "internal.h"
-#include "oom_verdict.h"
+#include "os.h"
 #include "parse.h"
-#include "process_group.h"
-#include "pss_tracker.h"
-#include "sample_budget.h"
-#include "thread_cpu.h"
 
 /* statm at least every 20 ms, smaps_rollup at least every 100 ms, within
  * 0.3 % and 0.2 % of a core: 0.5 % together. A statm turn costs about

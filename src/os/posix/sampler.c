@@ -15,8 +15,7 @@
 #endif
 
 #include "internal.h"
-#include "sampler.h"
-#include "sampler_peaks.h"
+#include "os.h"
 
 struct sb_sampler {
     sb_sampler_config cfg;

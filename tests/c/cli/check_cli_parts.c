@@ -20,10 +20,10 @@
 #include "command_line.h"
 #include "field_gpu_layout.h"
 #include "field_workload.h"
-#include "group.h"
 #include "item_list.h"
 #include "json_writer.h"
-#include "tree_sampler.h"
+#include "os.h"
+#include "supervisor.h"
 
 static char *write_temp(const char *text)
 {
