@@ -178,6 +178,15 @@ void sb_sampler_stop(sb_sampler *s, int64_t *rss_peak, int64_t *vram_peak);
 /* In a forked child, where the sampler thread does not exist: free the
  * memory without joining or destroying what the parent's thread uses. */
 void sb_sampler_forget(sb_sampler *s);
+#if !defined(_WIN32)
+#include <pthread.h>
+/* Start main(arg) with every signal blocked in it (signals stay with the
+ * caller's threads) and init *wake, which it waits on, on the monotonic
+ * clock (macOS: a plain one, waited on relatively). 0; a pthread error
+ * when the thread could not start, its negative when *wake could not be
+ * made (nothing is left then). */
+int sb_thread_start(pthread_t *thread, pthread_cond_t *wake, void *(*main)(void *), void *arg);
+#endif
 
 /* What every platform's sampler thread does on each tick (sampler_peaks.c);
  * only the thread, its timed wait and the atomic window slots are the

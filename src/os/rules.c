@@ -1,6 +1,6 @@
-/* The samplers' cost policy; see sample_budget.h. Pure arithmetic over
- * the times and costs it is given: the Linux samplers
- * (os/linux/) only measure what a sample cost (thread_cpu.h). */
+/* The pure rules of os/ that the library and the command share (os.h):
+ * the samplers' cost policy (arithmetic over the times and costs it is
+ * given), the OOM verdict and the group peak's words. */
 #include "os.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The sampler's tick, the same on every platform; see sampler_peaks.h. */
+/* The sampler's tick, the same on every platform; see os.h. */
 #include "os.h"
 
 #include "clock.h"

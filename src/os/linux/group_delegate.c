@@ -1,5 +1,5 @@
 /* Where a cgroup v2 group can be made without root: see sb_group_choose
- * and sb_group_delegate_acquire in group.h.
+ * and sb_group_delegate_acquire in os.h.
  *
  * v2's no-internal-processes rule: a cgroup that holds processes cannot
  * enable the memory controller for its children (only the hierarchy's

@@ -1,4 +1,4 @@
-/* PSS at statm's price; see pss_tracker.h. */
+/* PSS at statm's price; see os.h. */
 #include "os.h"
 
 #include <stdio.h>

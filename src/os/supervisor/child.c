@@ -342,11 +342,10 @@ static int read_head(int sock, request_head *h, int fds[2])
         struct cmsghdr align;
     } control;
     struct iovec iov = {h, sizeof *h};
-    struct msghdr msg = {0};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.buf;
-    msg.msg_controllen = sizeof control.buf;
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
     ssize_t got;
     while ((got = recvmsg(sock, &msg, MSG_WAITALL | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
         ;
@@ -534,11 +533,10 @@ pid_t sb_launcher_fork(sb_launcher *l, const sb_copy_spec *c)
     } control;
     memset(&control, 0, sizeof control);
     struct iovec iov = {&h, sizeof h};
-    struct msghdr msg = {0};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.buf;
-    msg.msg_controllen = sizeof control.buf;
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
     struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
     cm->cmsg_level = SOL_SOCKET;
     cm->cmsg_type = SCM_RIGHTS;

@@ -294,7 +294,7 @@ int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0
 
 /* Sleep until a copy may have exited, a stop signal came, or `wait`
  * seconds passed (< 0: no limit): the copies' pidfds, else the SIGCHLD
- * signalfd (child.h). The stop signals are unblocked only inside ppoll,
+ * signalfd. The stop signals are unblocked only inside ppoll,
  * so one arriving just before it still wakes it. */
 static void sleep_once(sb_waiter *z, const sb_copy *copies, int64_t k, int *live, double wait,
                        int fd, const sigset_t *open_mask)
@@ -347,7 +347,7 @@ static void tell_timeline(sb_supervisor *s, double now, int listed)
 }
 
 /* A sample from the wait loop, the tree's part only when it is due
- * (rss_next); then the budget (sample_budget.h) says when it is due
+ * (rss_next); then the budget (os.h) says when it is due
  * again: at least the interval, or 1/SB_SAMPLE_BUDGET_SHARE times the CPU
  * time this turn of the loop took from before its sleep (cpu_before: the
  * wake-up, the reaping, the reads and the timeline's all count, so the
@@ -381,7 +381,7 @@ static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_w
 }
 
 /* Without a cgroup to hold a limit, the watched one: the RSS sum of the
- * tree's last sample over it ends the group, once (oom_verdict.h). */
+ * tree's last sample over it ends the group, once (os.h). */
 static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
 {
     if (s->use_cgroup || !sb_budget_watch_over(l->watch_limit, o->watch_ended, s->tree.rss_now))

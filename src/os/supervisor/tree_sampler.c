@@ -89,7 +89,7 @@ static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
 static int skip_old(pid_t pid, const void *arg) { return tree_sampler_is_old(arg, pid); }
 
 /* The descendants of t->self, the excluded (old) ones and whatever they
- * started left out: only the tree is read (proc_tree.h). */
+ * started left out: only the tree is read. */
 static int descendants(const tree_sampler *t, sb_pid_list *out)
 {
     int rc = sb_proc_tree_descendants(t->proc_root, &t->self, 1, skip_old, t, out);
