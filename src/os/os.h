@@ -320,8 +320,8 @@ typedef struct sb_probe_env {
     const char *meminfo;          /* "/proc/meminfo" */
     const char *prefix;           /* prepended to every mount point; "" live */
     int64_t affinity_cores;       /* > 0 replaces sched_getaffinity (tests) */
-    /* Texts already read (sb_probe_env_load): one discovery reads
-     * /proc/self/cgroup and mountinfo once, not once per controller. */
+    /* Texts already read: one discovery reads /proc/self/cgroup and
+     * mountinfo once, not once per controller. */
     const char *cgroup_text;
     size_t cgroup_len;
     const char *mountinfo_text;
@@ -329,9 +329,6 @@ typedef struct sb_probe_env {
 } sb_probe_env;
 
 sb_probe_env sb_probe_env_live(void);
-/* Read /proc/self/cgroup and mountinfo of env into it (the caller frees
- * them); a text that cannot be read stays NULL. */
-void sb_probe_env_load(sb_probe_env *env);
 
 /* Read a whole file into a fresh NUL-terminated heap buffer of at most
  * limit bytes (the rest is dropped, *truncated set). 0, or -1 with errno
@@ -343,20 +340,8 @@ int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len);
 /* The same for DIR/FILE. */
 int sb_cg_read_in(const char *dir, const char *file, char *buf, size_t cap, size_t *len);
 /* Write text to DIR/FILE (a cgroup control file) in one write(): 0, or -1
- * (errno set; a short write is EIO). dir NULL: file is the whole path. */
+ * (errno set; a short write is EIO). */
 int sb_cg_write_in(const char *dir, const char *file, const char *text);
-
-/* This process's cgroup directory for one controller. */
-typedef struct sb_cgroup_dir {
-    int version;            /* 1 or 2; 0 when not found */
-    sb_cgroup_location loc; /* prefix already applied */
-} sb_cgroup_dir;
-
-/* Find the hierarchy that holds controller: the v1 one when
- * /proc/self/cgroup has a v1 line for it (on hybrid hosts the controller
- * can only be there), otherwise the v2 one. 0, or -1 when there is no such
- * cgroup (out->version 0). */
-int sb_cgroup_find(const sb_probe_env *env, const char *controller, sb_cgroup_dir *out);
 
 /* Locate this process's cgroup of hierarchy version (1 or 2) holding
  * controller, from env's texts (loaded): sb_locate_cgroup's SB_PARSE_*, or

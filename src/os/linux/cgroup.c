@@ -51,8 +51,7 @@ int sb_cg_read_in(const char *dir, const char *file, char *buf, size_t cap, size
 int sb_cg_write_in(const char *dir, const char *file, const char *text)
 {
     char path[SB_GROUP_PATH_MAX + 320];
-    if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", file) >=
-        sizeof path) {
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -106,7 +105,9 @@ static int load_text(const char *path, size_t limit, const char **text, size_t *
     return 0;
 }
 
-void sb_probe_env_load(sb_probe_env *env)
+/* env's /proc/self/cgroup and mountinfo, where not read yet (the caller
+ * frees them); a text that cannot be read stays NULL. */
+static void load_env(sb_probe_env *env)
 {
     load_text(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &env->cgroup_text, &env->cgroup_len);
     load_text(env->mountinfo, MOUNTINFO_LIMIT, &env->mountinfo_text, &env->mountinfo_len);
@@ -138,32 +139,26 @@ static int add_prefix(const char *prefix, char *path, size_t cap)
     return 0;
 }
 
-int sb_cgroup_find(const sb_probe_env *env_in, const char *controller, sb_cgroup_dir *out)
+/* Find the hierarchy that holds controller: the v1 one when
+ * /proc/self/cgroup has a v1 line for it (on hybrid hosts the controller
+ * can only be there), otherwise the v2 one; into *loc, env's prefix
+ * applied. Its version, 0 when there is no such cgroup. */
+static int find(const sb_probe_env *env, const char *controller, sb_cgroup_location *loc)
 {
-    memset(out, 0, sizeof *out);
-    sb_probe_env env = *env_in;
-    int rc = -1;
-    if (load_text(env.proc_self_cgroup, PROC_CGROUP_LIMIT, &env.cgroup_text, &env.cgroup_len) ||
-        load_text(env.mountinfo, MOUNTINFO_LIMIT, &env.mountinfo_text, &env.mountinfo_len))
-        goto done;
+    if (!env->cgroup_text || !env->mountinfo_text)
+        return 0;
     /* A controller belongs to exactly one hierarchy: a v1 line naming it
      * wins; otherwise it can only be in the unified (v2) hierarchy. */
     for (int version = 1; version <= 2; version++) {
-        int where = sb_cgroup_in(&env, version, controller, &out->loc);
+        int where = sb_cgroup_in(env, version, controller, loc);
         if (where == -2)
             continue;
-        if (where == SB_PARSE_OK &&
-            add_prefix(env.prefix, out->loc.dir, sizeof out->loc.dir) == 0 &&
-            add_prefix(env.prefix, out->loc.mount_point, sizeof out->loc.mount_point) == 0)
-            out->version = version, rc = 0;
-        break; /* the controller is in this hierarchy or nowhere */
+        return where == SB_PARSE_OK && add_prefix(env->prefix, loc->dir, sizeof loc->dir) == 0 &&
+                       add_prefix(env->prefix, loc->mount_point, sizeof loc->mount_point) == 0
+                   ? version
+                   : 0; /* the controller is in this hierarchy or nowhere */
     }
-done:
-    if (env.cgroup_text != env_in->cgroup_text)
-        free((char *)env.cgroup_text);
-    if (env.mountinfo_text != env_in->mountinfo_text)
-        free((char *)env.mountinfo_text);
-    return rc;
+    return 0;
 }
 
 void sb_cgroup_walk_up(const sb_cgroup_location *loc, int (*visit)(const char *dir, void *ctx),
@@ -343,7 +338,7 @@ static int64_t affinity_cores(void)
 void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out)
 {
     sb_probe_env env = env_in != NULL ? *env_in : sb_probe_env_live();
-    sb_probe_env_load(&env); /* once for the memory, cpu and cpuset lookups */
+    load_env(&env); /* once for the memory, cpu and cpuset lookups */
     memset(out, 0, sizeof *out);
     out->memory_headroom_bytes = out->memory_limit_bytes = out->cpuset_cores = -1;
     out->quota_cores = -1;
@@ -361,12 +356,10 @@ void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out)
         int (*visit)(const char *dir, void *ctx);
     } walks[] = {{"memory", visit_memory}, {"cpu", visit_quota}, {"cpuset", visit_cpuset}};
     for (size_t i = 0; i < sizeof walks / sizeof walks[0]; i++) {
-        sb_cgroup_dir where;
-        walk w = {0, out};
-        if (sb_cgroup_find(&env, walks[i].controller, &where) == 0) {
-            w.version = where.version;
-            sb_cgroup_walk_up(&where.loc, walks[i].visit, &w);
-        }
+        sb_cgroup_location loc;
+        walk w = {find(&env, walks[i].controller, &loc), out};
+        if (w.version)
+            sb_cgroup_walk_up(&loc, walks[i].visit, &w);
     }
     /* Only what this call loaded is freed; a caller's texts stay theirs. */
     if (!env_in || !env_in->cgroup_text)

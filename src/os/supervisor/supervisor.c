@@ -64,7 +64,9 @@ void sb_supervisor_free(sb_supervisor *s)
     s->n_pids = s->cap_pids = 0;
 }
 
-int64_t sb_supervisor_limit_above(const sb_group *g, int64_t machine_limit)
+/* The memory limit a group in g ran under, the nearest above it: g's own
+ * (when g->dir is set), else its parent's, else machine_limit. */
+static int64_t limit_above(const sb_group *g, int64_t machine_limit)
 {
     int64_t own = g->dir[0] ? sb_group_limit(g) : -1;
     if (own > 0)
@@ -185,7 +187,7 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
             o->peak += huge;
         o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
         o->oom_kills = sb_group_oom_kills(&s->cg);
-        o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);
+        o->limit = limit_above(&s->cg, s->cfg.machine_limit);
         if (sb_group_remove(&s->cg, &o->left_behind) != 0) {
             snprintf(why, why_cap, "cannot remove %s: %s", s->cg.dir, strerror(errno));
             return -1;
@@ -195,7 +197,7 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
     o->peak = o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
     int alive = tree_sample(&s->tree);
     o->left_behind = alive > 0 ? alive : 0;
-    o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);
+    o->limit = limit_above(&s->cg, s->cfg.machine_limit);
     /* Without a group's own cgroup, an OOM kill still shows in the
      * oom_kill counter of the cgroup spacrbench runs in. */
     int64_t kills_after = own_oom_kills(&s->cg);

@@ -336,10 +336,6 @@ void sb_supervisor_free(sb_supervisor *s);
 int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_outcome *o,
                       char *why, size_t why_cap);
 
-/* The memory limit a group in g ran under, the nearest above it: g's own
- * (when g->dir is set), else its parent's, else machine_limit. */
-int64_t sb_supervisor_limit_above(const sb_group *g, int64_t machine_limit);
-
 /* What the VRAM sampling found, for the caller's notes. NULL when
  * measured by NVML (which then has ngpus GPUs), else why not. When NVML's
  * PIDs turned out to be another namespace's, VRAM is not measured after
