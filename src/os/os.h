@@ -389,12 +389,8 @@ typedef struct sb_group {
 int sb_group_locate(sb_group *g, const sb_probe_env *env, char *why, size_t why_cap);
 
 /* Given g->version and g->own under the mount point mount, set g->parent,
- * g->place and g->found for process self of user uid: v1 and the v2 root
- * take groups as they are; else on v2 the own cgroup once its processes
- * move into a leaf (when it is uid's, has the memory controller and holds
- * only self and its descendants), else the nearest level above it that is
- * uid's, holds no process and enables memory, with no limit of its own on
- * the levels in between (root never looks above). */
+ * g->place and g->found for process self of user uid (group_delegate.c
+ * says where and why). */
 void sb_group_choose(sb_group *g, const char *mount, uid_t uid, pid_t self);
 
 /* For SB_GROUP_LEAF: move this process (and its descendants in the same

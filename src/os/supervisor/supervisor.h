@@ -357,13 +357,8 @@ double sb_supervisor_sampling(const sb_supervisor *s, char *how, size_t cap);
 int64_t sb_supervisor_group_usage(const sb_supervisor *s);
 
 /* ---- shared by the supervisor's files ---- */
-void sb_vram_open(sb_vram *v);
-void sb_vram_close(sb_vram *v);
-void sb_vram_begin(sb_vram *v);
 void sb_vram_sample(sb_vram *v, const pid_t *pids, size_t n);
-int64_t sb_vram_end(sb_vram *v);
 void sb_stop_signals_caught_set(sigset_t *set);
-void sb_stop_signals_block(sigset_t *before);
 void sb_stop_signals_set_child(pid_t pid);
 /* SIGKILL the unreaped copies, then everything else in the group (its
  * cgroup, else the watched descendants; passes until none is left). */
