@@ -373,7 +373,8 @@ int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap);
 double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
                     int *listed);
 /* Reap what has exited (WNOHANG): the copies (status, time, CPU and
- * ru_maxrss) and the tree's orphans (o->orphan_maxrss, o->orphan_cpu). How
+ * ru_maxrss) and the tree's orphans (o->orphan_maxrss, o->orphan_cpu; this
+ * process is their subreaper; what was alive before the group aside). How
  * many copies, -1 when this process has no child at all. */
 int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o);
 /* Reap every released copy, applying the timeout (lines x timeout for the

@@ -258,10 +258,6 @@ static double cpu_of(const struct rusage *ru)
            (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
 }
 
-/* Reap what has exited: the copies, and the orphans of their tree (this
- * process is the subreaper), whose ru_maxrss and CPU are the tree's too (what was
- * alive before the group, the launcher and earlier leftovers, aside). How
- * many copies were among them, -1 when there is no child left to wait for. */
 int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o)
 {
     int64_t reaped = 0;
