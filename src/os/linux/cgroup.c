@@ -105,14 +105,6 @@ static int load_text(const char *path, size_t limit, const char **text, size_t *
     return 0;
 }
 
-/* env's /proc/self/cgroup and mountinfo, where not read yet (the caller
- * frees them); a text that cannot be read stays NULL. */
-static void load_env(sb_probe_env *env)
-{
-    load_text(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &env->cgroup_text, &env->cgroup_len);
-    load_text(env->mountinfo, MOUNTINFO_LIMIT, &env->mountinfo_text, &env->mountinfo_len);
-}
-
 int sb_cgroup_in(const sb_probe_env *env, int version, const char *controller,
                  sb_cgroup_location *loc)
 {
@@ -338,7 +330,10 @@ static int64_t affinity_cores(void)
 void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out)
 {
     sb_probe_env env = env_in != NULL ? *env_in : sb_probe_env_live();
-    load_env(&env); /* once for the memory, cpu and cpuset lookups */
+    /* Read once for the memory, cpu and cpuset lookups (a text that cannot
+     * be read stays NULL). */
+    load_text(env.proc_self_cgroup, PROC_CGROUP_LIMIT, &env.cgroup_text, &env.cgroup_len);
+    load_text(env.mountinfo, MOUNTINFO_LIMIT, &env.mountinfo_text, &env.mountinfo_len);
     memset(out, 0, sizeof *out);
     out->memory_headroom_bytes = out->memory_limit_bytes = out->cpuset_cores = -1;
     out->quota_cores = -1;

@@ -123,16 +123,6 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-static int start_sampler(spacrbench_group *g)
-{
-    if (sb_thread_start(&g->thread, &g->wake, sampler_main, g) != 0)
-        return -1;
-    g->thread_started = 1;
-    /* Named, so its cost shows per thread (top -H, /proc/PID/task/TID/stat). */
-    pthread_setname_np(g->thread, "spacrbench-pss");
-    return 0;
-}
-
 /* The group's own cgroup, where discovery finds one usable (a delegated
  * one without root). 0, or -1 with why set and nothing left. */
 static int open_cgroup(spacrbench_group *g, char *why, size_t why_cap)
@@ -190,12 +180,15 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
                  PSS_INTERVAL_MS, PSS_REFRESH_MS);
         sb_group_words_sampled(g->note, sizeof g->note, sum,
                                "not exact, spikes between samples are missed", why);
-        if (start_sampler(g) != 0) {
+        if (sb_thread_start(&g->thread, &g->wake, sampler_main, g) != 0) {
             pthread_mutex_destroy(&g->lock);
             pthread_mutex_destroy(&g->sample_lock);
             free(g);
             return sb_fail(SPACRBENCH_ETHREAD, "could not start the group's PSS sampler");
         }
+        g->thread_started = 1;
+        /* Named, so its cost shows per thread (top -H, /proc/PID/task/TID/stat). */
+        pthread_setname_np(g->thread, "spacrbench-pss");
     }
     *out = g;
     return SPACRBENCH_OK;

@@ -224,12 +224,6 @@ static int64_t own_oom_kills(const sb_group *cg)
     return sb_group_oom_kills(&own);
 }
 
-static void free_lines(const sb_launch *l, char ***lines, int64_t m)
-{
-    for (int64_t j = 0; l->argv_free && j < m; j++)
-        l->argv_free(lines[j]);
-}
-
 /* Start every copy through the launcher, each with its lines built just
  * before (bounded memory: one copy's lines at a time). 0, or -1 (out of
  * memory, the launcher gone: why set); a fork that fails sets
@@ -263,7 +257,8 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
                              l->lines};
         pid_t pid = built == l->lines ? sb_launcher_fork(s->launcher, &spec) : -3;
         int e = errno;
-        free_lines(l, lines, built);
+        for (int64_t j = 0; l->argv_free && j < built; j++)
+            l->argv_free(lines[j]);
         if (pid == -3) {
             snprintf(why, why_cap, "out of memory");
             rc = -1;

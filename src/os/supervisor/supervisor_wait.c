@@ -288,18 +288,6 @@ int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0
     }
 }
 
-/* Sleep until a copy may have exited, a stop signal came, or `wait`
- * seconds passed (< 0: no limit): the copies' pidfds, else the SIGCHLD
- * signalfd. The stop signals are unblocked only inside ppoll,
- * so one arriving just before it still wakes it. */
-static void sleep_once(sb_waiter *z, const sb_copy *copies, int64_t k, int *live, double wait,
-                       int fd, const sigset_t *open_mask)
-{
-    for (int64_t i = 0; i < k; i++)
-        live[i] = !copies[i].done;
-    sb_waiter_sleep(z, live, fd, wait, open_mask);
-}
-
 static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int sig,
                        sb_outcome *o)
 {
@@ -332,16 +320,6 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     }
 }
 
-/* One point for the timeline listener: the RSS the sample just read (-1
- * when the group could not be listed) and the cgroup's usage. */
-static void tell_timeline(sb_supervisor *s, double now, int listed)
-{
-    if (!s->cfg.on_sample)
-        return;
-    int64_t usage = sb_supervisor_group_usage(s);
-    s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1, usage);
-}
-
 /* A sample from the wait loop, the tree's part only when it is due
  * (rss_next); then the budget (os.h) says when it is due
  * again: at least the interval, or 1/SB_SAMPLE_BUDGET_SHARE times the CPU
@@ -357,7 +335,11 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
     sb_sv_sample(s, copies, k, rss, rss, &listed);
     if (!rss)
         return rss_next;
-    tell_timeline(s, now, listed);
+    /* One point for the timeline listener: the RSS the sample just read
+     * (-1 when the group could not be listed) and the cgroup's usage. */
+    if (s->cfg.on_sample)
+        s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1,
+                         sb_supervisor_group_usage(s));
     return sb_sample_budget_next(&s->budget, now, sb_thread_cpu_seconds() - cpu_before);
 }
 
@@ -489,11 +471,13 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         if (copies_ended >= 0 && !said)
             wait = shorter(wait, until(copies_ended + SB_SUPERVISOR_LEFTOVER_SAY_S, now));
         cpu_before = sb_thread_cpu_seconds();
+        /* Until a copy may have exited, a stop signal came (the stop signals
+         * are unblocked only inside ppoll, so one arriving just before it
+         * still wakes it), or `wait` seconds passed (< 0: no limit). */
         int fd = left <= 0 ? chld : -1;
-        if (live)
-            sleep_once(&z, copies, k, live, wait, fd, &open_mask);
-        else
-            sb_waiter_sleep(&z, NULL, fd, wait, &open_mask);
+        for (int64_t i = 0; live && i < k; i++)
+            live[i] = !copies[i].done;
+        sb_waiter_sleep(&z, live, fd, wait, &open_mask);
         struct signalfd_siginfo info;
         while (fd >= 0 && read(fd, &info, sizeof info) == (ssize_t)sizeof info)
             ;
