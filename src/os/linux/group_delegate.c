@@ -202,27 +202,22 @@ static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char
     snprintf(dir, sizeof dir, "%s", g->own);
     for (;;) {
         const char *limit = level_limit(dir);
-        sb_group_short_path(dir, shown, sizeof shown);
-        if (limit && strcmp(dir, g->own) == 0) {
-            snprintf(why, cap, "groups above it would escape its %s", limit);
-            return -1;
-        }
-        if (limit) {
-            snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
-            return -1;
-        }
-        if (!up(dir, mount)) {
-            snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
-            return -1;
-        }
         long owner = -1;
         int ro = 0;
-        if (!dir_writable(dir, uid, &owner, &ro)) {
+        sb_group_short_path(dir, shown, sizeof shown);
+        if (limit) {
+            if (strcmp(dir, g->own) == 0)
+                snprintf(why, cap, "groups above it would escape its %s", limit);
+            else
+                snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
+            return -1;
+        }
+        if (!up(dir, mount) || !dir_writable(dir, uid, &owner, &ro)) {
             snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
             return -1;
         }
-        int empty = sb_cgroup_procs_each(dir, NULL, NULL) == 0;
-        if (empty && lists(dir, "cgroup.subtree_control", "memory")) {
+        if (sb_cgroup_procs_each(dir, NULL, NULL) == 0 &&
+            lists(dir, "cgroup.subtree_control", "memory")) {
             snprintf(above, above_cap, "%s", dir);
             return 0;
         }
