@@ -57,6 +57,14 @@ int64_t sb_proc_rss(const sb_proc *p)
     return resident >= 0 ? (int64_t)resident * p->page_size : -1;
 }
 
+/* A "\nKey:" line of the status text in bytes; -1 when absent. */
+static int64_t status_kib(const char *status, const char *key)
+{
+    const char *line = status ? strstr(status, key) : NULL;
+    long long kib = line ? strtoll(line + strlen(key), NULL, 10) : -1;
+    return kib >= 0 ? (int64_t)kib * 1024 : -1;
+}
+
 int64_t sb_proc_hwm(sb_proc *p)
 {
     /* Read the whole file: a long Groups: line comes before VmHWM. */
@@ -71,11 +79,7 @@ int64_t sb_proc_hwm(sb_proc *p)
         p->status_buf[n] = '\0';
         break;
     }
-    const char *line = strstr(p->status_buf, "\nVmHWM:");
-    if (!line)
-        return -1;
-    long long kib = strtoll(line + 7, NULL, 10);
-    return kib >= 0 ? (int64_t)kib * 1024 : -1;
+    return status_kib(p->status_buf, "\nVmHWM:");
 }
 
 int sb_proc_reset_hwm(const sb_proc *p)
@@ -97,11 +101,7 @@ int sb_proc_reset_hwm_verified(sb_proc *p)
 
 int64_t sb_proc_hugetlb_last(const sb_proc *p)
 {
-    const char *line = p->status_buf ? strstr(p->status_buf, "\nHugetlbPages:") : NULL;
-    if (!line)
-        return -1;
-    long long kib = strtoll(line + 14, NULL, 10);
-    return kib >= 0 ? (int64_t)kib * 1024 : -1;
+    return status_kib(p->status_buf, "\nHugetlbPages:");
 }
 
 /* A small decimal file's value (after key, when given); -1 unreadable. */
