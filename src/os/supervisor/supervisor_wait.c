@@ -54,11 +54,12 @@ static int signal_listed(pid_t pid, void *arg)
     return 0; /* go on listing */
 }
 
-/* One pass over the group's processes (sig 0: list them); how many were
- * listed, -1 when they could not be. */
-static int pass(const sb_supervisor *s, pass_pids *p)
+/* One pass over the group's processes, sending sig (0: only list them);
+ * how many were listed, -1 when they could not be. */
+static int pass(const sb_supervisor *s, pass_pids *p, int sig)
 {
     p->n = 0;
+    p->sig = sig;
     if (s->use_cgroup)
         return sb_group_procs(&s->cg, signal_listed, p);
     return tree_signal_each(&s->tree, signal_one, p);
@@ -77,15 +78,13 @@ static int signal_all(const sb_supervisor *s, int sig)
     int total = 0;
     if (s->use_cgroup && sig == SIGKILL && sb_group_kill_all(&s->cg) == 0) {
         /* Wait (briefly) until the group is empty, as the passes do. */
-        p->sig = 0;
-        if (pass(s, p) > 0)
+        if (pass(s, p, 0) > 0)
             sb_wait_exited(p->pid, p->n, deadline);
         free(p);
         return 1;
     }
     for (int i = 0; i < KILL_PASSES; i++) {
-        p->sig = sig;
-        int n = pass(s, p);
+        int n = pass(s, p, sig);
         if (n < 0) {
             total = total ? total : -1;
             break;
@@ -131,15 +130,13 @@ static int end_leftovers(const sb_supervisor *s, int sig, double kill_at)
     pass_pids *p = malloc(sizeof *p);
     if (!p)
         return -1;
-    p->sig = 0;
-    int n = pass(s, p);
+    int n = pass(s, p, 0);
     if (n > 0) {
         signal_all(s, sig);
         /* Until they exit or the grace is over, whichever is first. */
-        p->sig = 0;
-        if (pass(s, p) > 0)
+        if (pass(s, p, 0) > 0)
             sb_wait_exited(p->pid, p->n, kill_at);
-        n = pass(s, p);
+        n = pass(s, p, 0);
         if (n > 0)
             signal_all(s, SIGKILL);
     }
@@ -168,8 +165,7 @@ int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap)
     pass_pids *p = malloc(sizeof *p);
     if (!p)
         return -1;
-    p->sig = 0;
-    int n = pass(s, p), alive = 0;
+    int n = pass(s, p, 0), alive = 0;
     size_t used = 0;
     if (names && cap)
         names[0] = '\0';
