@@ -1,5 +1,5 @@
-/* The sampler's tick, the same on every platform; see sampler_peaks.h. */
-#include "sampler_peaks.h"
+/* The sampler's tick, the same on every platform; see os.h. */
+#include "os.h"
 
 #include "clock.h"
 

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "group.h"
+#include "os.h"
 #include "sb_test_memory.h"
 
 static void skip(const char *test, const char *why)

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "discover.h"
+#include "os.h"
 #include "sb_test_memory.h"
 
 #define GIB (INT64_C(1) << 30)

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "os.h"
 #include "sb_test_memory.h"
 #include "spacrbench.h"
 

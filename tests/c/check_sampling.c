@@ -17,12 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "oom_verdict.h"
+#include "os.h"
 #include "parse.h"
-#include "proc_tree.h"
-#include "pss_tracker.h"
-#include "sample_budget.h"
 #include "sb_test_memory.h"
 
 /* ---- the cost policy ---- */

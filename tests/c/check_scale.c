@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "group.h"
+#include "os.h"
 #include "sb_test_memory.h"
 #include "sb_test_scale.h"
 #include "spacrbench.h"

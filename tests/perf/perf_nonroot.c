@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "group.h"
+#include "os.h"
 #include "run_item.h"
 #include "spacrbench.h"
 #include "supervisor.h"

@@ -14,8 +14,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "proc.h"
-#include "sampler.h"
+#include "os.h"
 #include "spacrbench.h"
 #include "timeline.h"
 

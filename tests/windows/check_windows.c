@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "discover.h"
-#include "probe_windows.h"
+#include "os.h"
 #include "spacrbench.h"
 
 #define MIB         ((int64_t)1 << 20)

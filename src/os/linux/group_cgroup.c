@@ -1,8 +1,7 @@
-/* Per-group memory cgroups; see group.h. */
-#include "group.h"
-
+/* Per-group memory cgroups, and the groups a process that died without
+ * removing them left behind; see os.h. */
+#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,72 +9,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "clock.h"
-#include "parse.h"
+#include "os.h"
+#include "supervisor.h"
 
-/* Same plausibility caps as discovery (cgroup_locate.c). */
-#define PROC_CGROUP_LIMIT (64u * 1024u)
-#define MOUNTINFO_LIMIT   (4u * 1024u * 1024u)
-
-/* The directory of this process's cgroup in hierarchy `version` and its
- * mount point, from the texts already read. 0 when found. */
-static int locate_in(const char *cg, size_t cg_len, const char *mi, size_t mi_len, int version,
-                     char *dir, size_t cap, char *mount, size_t mount_cap)
-{
-    char path[SB_MOUNT_PATH_MAX];
-    int found = version == 1 ? sb_parse_proc_cgroup_v1(cg, cg_len, "memory", path, sizeof path)
-                             : sb_parse_proc_cgroup_v2(cg, cg_len, path, sizeof path);
-    if (found != SB_PARSE_OK)
-        return -1;
-    sb_cgroup_query q = {version, "memory", path};
-    sb_cgroup_location loc;
-    if (sb_locate_cgroup(mi, mi_len, &q, &loc) != SB_PARSE_OK)
-        return -1;
-    snprintf(mount, mount_cap, "%s", loc.mount_point);
-    return (size_t)snprintf(dir, cap, "%s", loc.dir) < cap ? 0 : -1;
-}
-
-int sb_group_locate(sb_group *g, const sb_probe_env *env, char *why, size_t why_cap)
+int sb_group_locate(sb_group *g, const sb_probe_env *env_in, char *why, size_t why_cap)
 {
     memset(g, 0, sizeof *g);
-    sb_probe_env live = sb_probe_env_live();
-    if (!env)
-        env = &live;
+    sb_probe_env env = env_in ? *env_in : sb_probe_env_live();
     char *cg = NULL, *mi = NULL;
-    size_t cg_len = 0, mi_len = 0;
     int truncated = 0, rc = -1;
-    if (sb_cg_read_file(env->proc_self_cgroup, PROC_CGROUP_LIMIT, &cg, &cg_len, &truncated) != 0) {
-        snprintf(why, why_cap, "cannot read %s: %s", env->proc_self_cgroup, strerror(errno));
+    if (sb_cg_read_file(env.proc_self_cgroup, 64u << 10, &cg, &env.cgroup_len, &truncated) != 0) {
+        snprintf(why, why_cap, "cannot read %s: %s", env.proc_self_cgroup, strerror(errno));
         goto done;
     }
-    if (sb_cg_read_file(env->mountinfo, MOUNTINFO_LIMIT, &mi, &mi_len, &truncated) != 0) {
-        snprintf(why, why_cap, "cannot read %s: %s", env->mountinfo, strerror(errno));
+    if (sb_cg_read_file(env.mountinfo, 4u << 20, &mi, &env.mountinfo_len, &truncated) != 0) {
+        snprintf(why, why_cap, "cannot read %s: %s", env.mountinfo, strerror(errno));
         goto done;
     }
+    env.cgroup_text = cg, env.mountinfo_text = mi;
     /* On hybrid hosts /proc/self/cgroup can name a v1 memory path whose
      * hierarchy is not mounted here: the unified one is tried next (and
      * sb_group_create checks that it reports memory.peak). */
-    char mount[SB_MOUNT_PATH_MAX];
+    sb_cgroup_location loc;
     for (int version = 1; version <= 2 && rc != 0; version++)
-        if (locate_in(cg, cg_len, mi, mi_len, version, g->own, sizeof g->own, mount,
-                      sizeof mount) == 0) {
+        if (sb_cgroup_in(&env, version, "memory", &loc) == SB_PARSE_OK &&
+            (size_t)snprintf(g->own, sizeof g->own, "%s", loc.dir) < sizeof g->own) {
             g->version = version;
             rc = 0;
         }
     if (rc != 0)
         snprintf(why, why_cap, "no mounted memory cgroup for this process");
     else
-        sb_group_choose(g, mount, geteuid(), getpid());
+        sb_group_choose(g, loc.mount_point, geteuid(), getpid());
 done:
     free(cg);
     free(mi);
     return rc;
-}
-
-static int join(char *out, size_t cap, const char *dir, const char *file)
-{
-    return (size_t)snprintf(out, cap, "%s/%s", dir, file) < cap ? 0 : -1;
 }
 
 static const char *peak_file(const sb_group *g)
@@ -89,15 +58,13 @@ static const char *peak_file(const sb_group *g)
  * container's leaf is exactly such a process. */
 static void explain_v2(const sb_group *g, const char *file, int e, char *why, size_t why_cap)
 {
-    char path[SB_GROUP_PATH_MAX + 64], text[1024], shown[64];
+    char text[1024], shown[64];
     size_t len = 0;
     int enabled = 0, busy = 0;
     sb_group_short_path(g->parent, shown, sizeof shown);
-    if (join(path, sizeof path, g->parent, "cgroup.subtree_control") == 0 &&
-        sb_cg_read_small(path, text, sizeof text, &len) == 0)
+    if (sb_cg_read_in(g->parent, "cgroup.subtree_control", text, sizeof text, &len) == 0)
         enabled = strstr(text, "memory") != NULL;
-    if (join(path, sizeof path, g->parent, "cgroup.procs") == 0 &&
-        sb_cg_read_small(path, text, sizeof text, &len) == 0)
+    if (sb_cg_read_in(g->parent, "cgroup.procs", text, sizeof text, &len) == 0)
         busy = len > 0;
     if (!enabled && busy)
         snprintf(why, why_cap,
@@ -121,7 +88,7 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
         snprintf(why, why_cap, "%s", g->found);
         return -1;
     }
-    if (!g->version || join(dir, sizeof dir, g->parent, name) != 0) {
+    if (!g->version || (size_t)snprintf(dir, sizeof dir, "%s/%s", g->parent, name) >= sizeof dir) {
         snprintf(why, why_cap, g->version ? "cgroup path too long" : "no parent cgroup located");
         return -1;
     }
@@ -130,7 +97,7 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
         snprintf(why, why_cap, "cannot create a cgroup in %s: %s", shown, strerror(errno));
         return -1;
     }
-    join(file, sizeof file, dir, peak_file(g));
+    snprintf(file, sizeof file, "%s/%s", dir, peak_file(g));
     if (access(file, R_OK) != 0) {
         int e = errno;
         rmdir(dir);
@@ -144,124 +111,75 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
     return 0;
 }
 
-int sb_group_write_file(const char *file, const char *text)
+/* Write pid into DIR/cgroup.procs. */
+static int move_to(const char *dir, pid_t pid)
 {
-    int fd = open(file, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t n = strlen(text);
-    ssize_t w = write(fd, text, n);
-    int e = errno;
-    close(fd);
-    if (w != (ssize_t)n) {
-        errno = w < 0 ? e : EIO;
-        return -1;
-    }
-    return 0;
+    char text[32];
+    snprintf(text, sizeof text, "%ld", (long)pid);
+    return sb_cg_write_in(dir, "cgroup.procs", text);
 }
 
 int sb_group_attach(const sb_group *g, pid_t pid)
 {
-    char file[SB_GROUP_PATH_MAX + 64], text[32];
-    if (!g->dir[0] || join(file, sizeof file, g->dir, "cgroup.procs") != 0) {
+    if (!g->dir[0]) {
         errno = EINVAL;
         return -1;
     }
-    snprintf(text, sizeof text, "%ld", (long)pid);
-    return sb_group_write_file(file, text);
+    return move_to(g->dir, pid);
 }
 
-/* Read a small control file of the group into buf. 0 or -1. */
-static int read_control(const sb_group *g, const char *name, char *buf, size_t cap, size_t *len)
-{
-    char file[SB_GROUP_PATH_MAX + 64];
-    if (!g->dir[0] || join(file, sizeof file, g->dir, name) != 0)
-        return -1;
-    return sb_cg_read_small(file, buf, cap, len);
-}
-
-static int64_t read_bytes(const sb_group *g, const char *name)
-{
-    char text[64];
-    size_t len = 0;
-    int64_t v = -1;
-    if (read_control(g, name, text, sizeof text, &len) != 0 ||
-        sb_parse_int64(text, len, &v) != SB_PARSE_OK || v < 0)
-        return -1;
-    return v;
-}
-
-int64_t sb_group_peak(const sb_group *g) { return read_bytes(g, peak_file(g)); }
-
-int64_t sb_group_usage(const sb_group *g)
-{
-    return read_bytes(g, g->version == 1 ? "memory.usage_in_bytes" : "memory.current");
-}
-
-int64_t sb_group_oom_kills(const sb_group *g)
+/* A control file of the group: the value of key's line (stat_key), a
+ * limit ("max" too), or a byte count; -1 unreadable. */
+static int64_t read_control(const sb_group *g, const char *name, const char *key, int limit)
 {
     char text[1024];
     size_t len = 0;
     int64_t v = -1;
-    const char *file = g->version == 1 ? "memory.oom_control" : "memory.events";
-    if (read_control(g, file, text, sizeof text, &len) != 0 ||
-        sb_parse_stat_key(text, len, "oom_kill", &v) != SB_PARSE_OK)
+    if (!g->dir[0] || sb_cg_read_in(g->dir, name, text, sizeof text, &len) != 0)
         return -1;
-    return v;
+    int rc = key     ? sb_parse_stat_key(text, len, key, &v)
+             : limit ? sb_parse_memory_limit(text, len, &v)
+                     : sb_parse_int64(text, len, &v);
+    return rc != SB_PARSE_OK || (!key && !limit && v < 0) ? -1 : v;
+}
+
+int64_t sb_group_peak(const sb_group *g) { return read_control(g, peak_file(g), NULL, 0); }
+
+int64_t sb_group_usage(const sb_group *g)
+{
+    return read_control(g, g->version == 1 ? "memory.usage_in_bytes" : "memory.current", NULL, 0);
+}
+
+int64_t sb_group_oom_kills(const sb_group *g)
+{
+    return read_control(g, g->version == 1 ? "memory.oom_control" : "memory.events", "oom_kill", 0);
 }
 
 int64_t sb_group_limit(const sb_group *g)
 {
-    char text[64];
-    size_t len = 0;
-    int64_t v = -1;
-    const char *file = g->version == 1 ? "memory.limit_in_bytes" : "memory.max";
-    if (read_control(g, file, text, sizeof text, &len) != 0 ||
-        sb_parse_memory_limit(text, len, &v) != SB_PARSE_OK)
-        return -1;
-    return v;
+    return read_control(g, g->version == 1 ? "memory.limit_in_bytes" : "memory.max", NULL, 1);
 }
 
 /* Pids a pass could not move or just killed: waited for, by pidfd. */
 #define PASS_PIDS 256
 
 typedef struct pid_pass {
-    const char *target; /* the parent's cgroup.procs (evacuate), or NULL (kill) */
+    const char *target; /* the parent (evacuate), or NULL (kill) */
     int done;           /* moved, or killed */
     pid_t left[PASS_PIDS];
     size_t n_left;
 } pid_pass;
 
-static void keep_left(pid_pass *p, pid_t pid)
+/* One listed pid: moved to the parent (one that cannot move, exiting, is
+ * waited for), or SIGKILLed (and waited for). */
+static int pass_one(pid_t pid, void *arg)
 {
-    if (p->n_left < PASS_PIDS)
+    pid_pass *p = arg;
+    int ok = p->target ? move_to(p->target, pid) == 0 : kill(pid, SIGKILL) == 0;
+    p->done += ok;
+    if ((p->target ? !ok : ok) && p->n_left < PASS_PIDS)
         p->left[p->n_left++] = pid;
-}
-
-/* evacuate's step: write one listed pid into the parent's cgroup.procs; one
- * that cannot move (exiting) is waited for. */
-static int move_one(pid_t pid, void *arg)
-{
-    pid_pass *m = arg;
-    char line[32];
-    snprintf(line, sizeof line, "%ld", (long)pid);
-    if (sb_group_write_file(m->target, line) == 0)
-        m->done++;
-    else
-        keep_left(m, pid);
     return 0;
-}
-
-/* Move every process still in the group to the parent: how many moved. */
-static int evacuate(const sb_group *g, pid_pass *m)
-{
-    char target[SB_MOUNT_PATH_MAX + 64];
-    if (join(target, sizeof target, g->parent, "cgroup.procs") != 0)
-        return 0;
-    *m = (pid_pass){target, 0, {0}, 0};
-    sb_group_procs(g, move_one, m);
-    m->target = NULL;
-    return m->done;
 }
 
 /* A few passes at most, none of them a sleep: a cgroup is busy while a
@@ -277,10 +195,10 @@ int sb_group_remove(sb_group *g, int *left_behind)
         return 0;
     int rc = rmdir(g->dir);
     for (int pass = 0; rc != 0 && errno == EBUSY && pass < REMOVE_PASSES; pass++) {
-        pid_pass m;
-        int moved = evacuate(g, &m);
+        pid_pass m = {g->parent, 0, {0}, 0};
+        sb_group_procs(g, pass_one, &m);
         if (left_behind && pass == 0)
-            *left_behind = moved;
+            *left_behind = m.done;
         sb_wait_exited(m.left, m.n_left, sb_now() + 0.5);
         rc = rmdir(g->dir);
     }
@@ -292,7 +210,7 @@ int sb_group_remove(sb_group *g, int *left_behind)
 int sb_cgroup_procs_each(const char *dir, int (*each)(pid_t pid, void *arg), void *arg)
 {
     char file[SB_GROUP_PATH_MAX + 320];
-    if (join(file, sizeof file, dir, "cgroup.procs") != 0) {
+    if ((size_t)snprintf(file, sizeof file, "%s/cgroup.procs", dir) >= sizeof file) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -324,50 +242,34 @@ int sb_group_procs(const sb_group *g, int (*each)(pid_t pid, void *arg), void *a
 
 int sb_group_set_limit(const sb_group *g, int64_t bytes)
 {
-    char file[SB_GROUP_PATH_MAX + 64], text[32];
+    char text[32];
     if (!g->dir[0] || bytes <= 0) {
         errno = EINVAL;
         return -1;
     }
     snprintf(text, sizeof text, "%lld", (long long)bytes);
-    if (join(file, sizeof file, g->dir, g->version == 1 ? "memory.limit_in_bytes" : "memory.max") !=
-            0 ||
-        sb_group_write_file(file, text) != 0)
+    if (sb_cg_write_in(g->dir, g->version == 1 ? "memory.limit_in_bytes" : "memory.max", text))
         return -1;
     /* v2: the OOM killer ends the whole group at once, never a part of
      * it (Linux >= 4.19); v1 has no such switch (the caller kills the rest). */
-    if (g->version == 2 && join(file, sizeof file, g->dir, "memory.oom.group") == 0 &&
-        access(file, W_OK) == 0)
-        sb_group_write_file(file, "1");
-    return 0;
-}
-
-/* sb_group_kill_all's fallback: SIGKILL one listed process, count it. */
-static int kill_one(pid_t pid, void *arg)
-{
-    pid_pass *p = arg;
-    if (kill(pid, SIGKILL) == 0) {
-        p->done++;
-        keep_left(p, pid);
-    }
+    if (g->version == 2)
+        sb_cg_write_in(g->dir, "memory.oom.group", "1");
     return 0;
 }
 
 int sb_group_kill_all(const sb_group *g)
 {
-    char file[SB_GROUP_PATH_MAX + 64];
     if (!g->dir[0])
         return 0;
     /* v2 cgroup.kill (Linux >= 5.14) kills the tree without a pid race. */
-    if (g->version == 2 && join(file, sizeof file, g->dir, "cgroup.kill") == 0 &&
-        sb_group_write_file(file, "1") == 0)
+    if (g->version == 2 && sb_cg_write_in(g->dir, "cgroup.kill", "1") == 0)
         return 0;
     int killed = 0;
     /* A process may fork while we read: go round until the group is empty,
      * each round once the last one's killed are gone (their pidfds). */
     for (int round = 0; round < 20; round++) {
         pid_pass p = {NULL, 0, {0}, 0};
-        if (sb_group_procs(g, kill_one, &p) < 0)
+        if (sb_group_procs(g, pass_one, &p) < 0)
             return -1;
         killed += p.done;
         if (!p.done)
@@ -375,4 +277,123 @@ int sb_group_kill_all(const sb_group *g)
         sb_wait_exited(p.left, p.n_left, sb_now() + 0.1);
     }
     return killed;
+}
+
+/* ---- stale groups (sb_group_clean_stale). A group's owner is known by
+ * identity, not by name: the pid and the start time in the group's name
+ * (sb_group_owner_tag) are a process that runs now only if it is that very
+ * process, whatever its program is called (a symlink, a renamed copy,
+ * another install) ---- */
+#define SHOWN_PIDS 8 /* pids named per group; more are counted */
+
+int sb_group_owner_tag(char *buf, size_t cap) { return sb_group_owner_tag_of(getpid(), buf, cap); }
+
+int sb_group_owner_tag_of(pid_t owner, char *buf, size_t cap)
+{
+    unsigned long long start = 0;
+    long pid = (long)owner;
+    if (sb_proc_stat("/proc", owner, NULL, NULL, &start) != 0)
+        return snprintf(buf, cap, "%ld", pid) < 0 ? -1 : 0; /* no /proc: by pid alone */
+    return snprintf(buf, cap, "%ld-t%llu", pid, start) < 0 ? -1 : 0;
+}
+
+/* The owner runs: its pid is alive and, when the name holds its start
+ * time, started then (the pid was not reused). Its name does not matter:
+ * a run started through a symlink or a renamed binary is a live run. */
+static int owner_alive(long pid, long long start)
+{
+    unsigned long long now = 0;
+    char state = 0;
+    if (sb_proc_stat("/proc", (pid_t)pid, &state, NULL, &now) != 0 || state == 'Z')
+        return 0;
+    return start < 0 || now == (unsigned long long)start;
+}
+
+/* PREFIX-PID[-tSTART]-REST with REST non-empty and every byte of the name
+ * plain: a name we could have made. The owner's pid (and start time, -1
+ * in a name without one), or -1. */
+static long owner_of(const char *name, const char *prefix, long long *start)
+{
+    size_t n = strlen(prefix);
+    *start = -1;
+    if (strncmp(name, prefix, n) != 0 || name[n] != '-')
+        return -1;
+    for (const char *p = name; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", *p))
+            return -1;
+    char *end;
+    errno = 0;
+    long pid = strtol(name + n + 1, &end, 10);
+    if (errno || end == name + n + 1 || pid <= 0 || end[0] != '-' || !end[1])
+        return -1;
+    if (end[1] == 't' && end[2] >= '0' && end[2] <= '9') {
+        char *after;
+        long long t = strtoll(end + 2, &after, 10);
+        if (!errno && after[0] == '-' && after[1])
+            *start = t;
+    }
+    return pid;
+}
+
+typedef struct pid_list {
+    char *text;
+    size_t cap, used;
+    int n;
+} pid_list;
+
+static int add_pid(pid_t pid, void *arg)
+{
+    pid_list *l = arg;
+    if (l->n++ < SHOWN_PIDS && l->used < l->cap)
+        l->used += (size_t)snprintf(l->text + l->used, l->cap - l->used, " %ld", (long)pid);
+    return 0;
+}
+
+static void handle(const sb_group *g, const char *name, long pid,
+                   void (*found)(void *arg, const sb_stale_group *stale), void *arg)
+{
+    char dir[SB_GROUP_PATH_MAX + 300], pids[256] = "", what[400];
+    snprintf(dir, sizeof dir, "%s/%s", g->parent, name);
+    pid_list l = {pids, sizeof pids, 0, 0};
+    int n = sb_cgroup_procs_each(dir, add_pid, &l);
+    int removed = 0;
+    if (n > SHOWN_PIDS && l.used < l.cap)
+        snprintf(pids + l.used, l.cap - l.used, " (and %d more)", n - SHOWN_PIDS);
+    if (n == 0 && rmdir(dir) == 0) {
+        removed = 1;
+        snprintf(what, sizeof what, "empty, removed");
+    } else if (n == 0)
+        snprintf(what, sizeof what, "empty, but cannot be removed: %s", strerror(errno));
+    else if (n > 0)
+        snprintf(what, sizeof what,
+                 "process(es)%s still in it: left alone, not killed (end them, then rmdir it)",
+                 pids);
+    else
+        snprintf(what, sizeof what, "unreadable: %s", strerror(errno));
+    sb_stale_group stale = {g->parent, name, pid, n, removed, what};
+    if (found)
+        found(arg, &stale);
+}
+
+int sb_group_clean_stale(const sb_group *g, const char *prefix,
+                         void (*found)(void *arg, const sb_stale_group *stale), void *arg)
+{
+    if (!g->version)
+        return -1;
+    DIR *d = opendir(g->parent);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    long self = (long)getpid();
+    int count = 0;
+    while ((e = readdir(d)) != NULL) {
+        long long start;
+        long pid = owner_of(e->d_name, prefix, &start);
+        if (pid <= 0 || pid == self || owner_alive(pid, start))
+            continue;
+        handle(g, e->d_name, pid, found, arg);
+        count++;
+    }
+    closedir(d);
+    return count;
 }

@@ -1,5 +1,5 @@
 /* Where a cgroup v2 group can be made without root: see sb_group_choose
- * and sb_group_delegate_acquire in group.h.
+ * and sb_group_delegate_acquire in os.h.
  *
  * v2's no-internal-processes rule: a cgroup that holds processes cannot
  * enable the memory controller for its children (only the hierarchy's
@@ -31,9 +31,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "group.h"
-#include "parse.h"
+#include "os.h"
 
 #define LEAF_PREFIX "spacrbench-leaf"
 #define SHORT_PATH  52 /* a path in a note: at most this many bytes */
@@ -67,18 +65,10 @@ void sb_group_short_path(const char *path, char *out, size_t cap)
     snprintf(out, cap, ".../%.*s...%s", (int)half, last, last + n - half);
 }
 
-static int join(char *out, size_t cap, const char *dir, const char *file)
-{
-    return (size_t)snprintf(out, cap, "%s/%s", dir, file) < cap ? 0 : -1;
-}
-
 static int read_control(const char *dir, const char *file, char *text, size_t cap)
 {
-    char path[SB_GROUP_PATH_MAX + 64];
     size_t len = 0;
-    if (join(path, sizeof path, dir, file) != 0 || sb_cg_read_small(path, text, cap, &len) != 0)
-        return -1;
-    return 0;
+    return sb_cg_read_in(dir, file, text, cap, &len);
 }
 
 /* Does DIR/FILE list WORD ("cpu memory pids")? */
@@ -93,16 +83,6 @@ static int lists(const char *dir, const char *file, const char *word)
             (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
             return 1;
     return 0;
-}
-
-static int write_control(const char *dir, const char *file, const char *text)
-{
-    char path[SB_GROUP_PATH_MAX + 64];
-    if (join(path, sizeof path, dir, file) != 0) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return sb_group_write_file(path, text);
 }
 
 /* Could uid write PATH? The owner's write bit, as a delegation (chown)
@@ -127,26 +107,11 @@ static int writable(const char *path, uid_t uid, long *owner, int *read_only)
  * exactly these with Delegate=yes). */
 static int dir_writable(const char *dir, uid_t uid, long *owner, int *read_only)
 {
-    char path[SB_GROUP_PATH_MAX + 64];
-    return writable(dir, uid, owner, read_only) &&
-           join(path, sizeof path, dir, "cgroup.procs") == 0 &&
-           writable(path, uid, owner, read_only) &&
-           join(path, sizeof path, dir, "cgroup.subtree_control") == 0 &&
-           writable(path, uid, owner, read_only);
-}
-
-static pid_t parent_pid(pid_t pid)
-{
-    char path[64], text[1024];
-    size_t len = 0;
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    if (sb_cg_read_small(path, text, sizeof text, &len) != 0)
-        return -1;
-    const char *close = strrchr(text, ')');
-    long ppid = -1;
-    if (!close || sscanf(close + 1, " %*c %ld", &ppid) != 1)
-        return -1;
-    return (pid_t)ppid;
+    char procs[SB_GROUP_PATH_MAX + 64], subtree[SB_GROUP_PATH_MAX + 64];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    snprintf(subtree, sizeof subtree, "%s/cgroup.subtree_control", dir);
+    return writable(dir, uid, owner, read_only) && writable(procs, uid, owner, read_only) &&
+           writable(subtree, uid, owner, read_only);
 }
 
 /* pid is self, or one of its descendants. */
@@ -155,7 +120,8 @@ static int ours(pid_t pid, pid_t self)
     for (int hop = 0; hop < PARENT_HOPS && pid > 1; hop++) {
         if (pid == self)
             return 1;
-        pid = parent_pid(pid);
+        if (sb_proc_stat("/proc", pid, NULL, &pid, NULL) != 0)
+            return 0;
     }
     return pid == self;
 }
@@ -236,27 +202,22 @@ static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char
     snprintf(dir, sizeof dir, "%s", g->own);
     for (;;) {
         const char *limit = level_limit(dir);
-        sb_group_short_path(dir, shown, sizeof shown);
-        if (limit && strcmp(dir, g->own) == 0) {
-            snprintf(why, cap, "groups above it would escape its %s", limit);
-            return -1;
-        }
-        if (limit) {
-            snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
-            return -1;
-        }
-        if (!up(dir, mount)) {
-            snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
-            return -1;
-        }
         long owner = -1;
         int ro = 0;
-        if (!dir_writable(dir, uid, &owner, &ro)) {
+        sb_group_short_path(dir, shown, sizeof shown);
+        if (limit) {
+            if (strcmp(dir, g->own) == 0)
+                snprintf(why, cap, "groups above it would escape its %s", limit);
+            else
+                snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
+            return -1;
+        }
+        if (!up(dir, mount) || !dir_writable(dir, uid, &owner, &ro)) {
             snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
             return -1;
         }
-        int empty = sb_cgroup_procs_each(dir, NULL, NULL) == 0;
-        if (empty && lists(dir, "cgroup.subtree_control", "memory")) {
+        if (sb_cgroup_procs_each(dir, NULL, NULL) == 0 &&
+            lists(dir, "cgroup.subtree_control", "memory")) {
             snprintf(above, above_cap, "%s", dir);
             return 0;
         }
@@ -268,8 +229,8 @@ static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char
 static int true_root(const char *dir)
 {
     char path[SB_GROUP_PATH_MAX + 64];
-    return join(path, sizeof path, dir, "cgroup.events") == 0 && access(path, F_OK) != 0 &&
-           errno == ENOENT;
+    snprintf(path, sizeof path, "%s/cgroup.events", dir);
+    return access(path, F_OK) != 0 && errno == ENOENT;
 }
 
 /* While a group holds the leaf, /proc/self/cgroup names the leaf: the
@@ -359,7 +320,7 @@ static int move_one(pid_t pid, void *arg)
     if (m->self && !ours(pid, m->self))
         return 0;
     snprintf(text, sizeof text, "%ld", (long)pid);
-    if (write_control(m->to, "cgroup.procs", text) != 0 && errno != ESRCH)
+    if (sb_cg_write_in(m->to, "cgroup.procs", text) != 0 && errno != ESRCH)
         m->failed = errno;
     return 0;
 }
@@ -385,8 +346,8 @@ static int move_all(const char *from, const char *to, pid_t self)
 static int wait_unpopulated(const char *dir, double deadline)
 {
     char path[SB_GROUP_PATH_MAX + 64];
-    int fd =
-        join(path, sizeof path, dir, "cgroup.events") == 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    snprintf(path, sizeof path, "%s/cgroup.events", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     int rc = -1;
     while (fd >= 0) {
         /* Each read re-arms the event: a change after it wakes the poll,
@@ -415,7 +376,7 @@ static int wait_unpopulated(const char *dir, double deadline)
 static void leaf_undo(struct leaf_state *s)
 {
     if (s->enabled)
-        write_control(s->own, "cgroup.subtree_control", "-memory");
+        sb_cg_write_in(s->own, "cgroup.subtree_control", "-memory");
     move_all(s->leaf, s->own, 0);
     /* A process that was exiting as it was moved keeps the leaf populated
      * (EBUSY) until it is gone: wait for the kernel to say so, 100 ms at
@@ -462,7 +423,7 @@ int sb_group_delegate_acquire(sb_group *g, char *why, size_t why_cap)
             rc = -1;
         } else if (!lists(g->own, "cgroup.subtree_control", "memory")) {
             /* EBUSY: a process joined the cgroup meanwhile. */
-            if (write_control(g->own, "cgroup.subtree_control", "+memory") != 0) {
+            if (sb_cg_write_in(g->own, "cgroup.subtree_control", "+memory") != 0) {
                 sb_group_short_path(g->own, shown, sizeof shown);
                 snprintf(why, why_cap, "cannot enable memory in %s/cgroup.subtree_control: %s",
                          shown, strerror(errno));

@@ -9,7 +9,7 @@
 
 #include "grow.h"
 #include "internal.h"
-#include "proc.h"
+#include "os.h"
 
 int sb_proc_open(sb_proc *p, int want_hwm_reset)
 {
@@ -57,6 +57,14 @@ int64_t sb_proc_rss(const sb_proc *p)
     return resident >= 0 ? (int64_t)resident * p->page_size : -1;
 }
 
+/* A "\nKey:" line of the status text in bytes; -1 when absent. */
+static int64_t status_kib(const char *status, const char *key)
+{
+    const char *line = status ? strstr(status, key) : NULL;
+    long long kib = line ? strtoll(line + strlen(key), NULL, 10) : -1;
+    return kib >= 0 ? (int64_t)kib * 1024 : -1;
+}
+
 int64_t sb_proc_hwm(sb_proc *p)
 {
     /* Read the whole file: a long Groups: line comes before VmHWM. */
@@ -71,11 +79,7 @@ int64_t sb_proc_hwm(sb_proc *p)
         p->status_buf[n] = '\0';
         break;
     }
-    const char *line = strstr(p->status_buf, "\nVmHWM:");
-    if (!line)
-        return -1;
-    long long kib = strtoll(line + 7, NULL, 10);
-    return kib >= 0 ? (int64_t)kib * 1024 : -1;
+    return status_kib(p->status_buf, "\nVmHWM:");
 }
 
 int sb_proc_reset_hwm(const sb_proc *p)
@@ -97,25 +101,16 @@ int sb_proc_reset_hwm_verified(sb_proc *p)
 
 int64_t sb_proc_hugetlb_last(const sb_proc *p)
 {
-    const char *line = p->status_buf ? strstr(p->status_buf, "\nHugetlbPages:") : NULL;
-    if (!line)
-        return -1;
-    long long kib = strtoll(line + 14, NULL, 10);
-    return kib >= 0 ? (int64_t)kib * 1024 : -1;
+    return status_kib(p->status_buf, "\nHugetlbPages:");
 }
 
-/* A small decimal file's value; -1 unreadable. */
+/* A small decimal file's value (after key, when given); -1 unreadable. */
 static int64_t read_number(const char *path, const char *key)
 {
     char buf[8192];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    size_t len;
+    if (sb_cg_read_small(path, buf, sizeof buf, &len) != 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     const char *at = key ? strstr(buf, key) : buf;
     return at ? strtoll(at + (key ? strlen(key) : 0), NULL, 10) : -1;
 }
@@ -137,23 +132,18 @@ const char *sb_proc_no_reset_reason(void)
 static int parent_is(const char *name)
 {
     char path[64], text[256];
+    size_t n = 0;
     snprintf(path, sizeof path, "/proc/%ld/comm", (long)getppid());
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, text, sizeof text - 1);
-        close(fd);
-        if (n > 0) {
-            text[n] = '\0';
-            text[strcspn(text, "\n")] = '\0';
-            if (strcmp(text, name) == 0)
-                return 1;
-        }
+    if (sb_cg_read_small(path, text, sizeof text, &n) == 0) {
+        text[strcspn(text, "\n")] = '\0';
+        if (strcmp(text, name) == 0)
+            return 1;
     }
     snprintf(path, sizeof path, "/proc/%ld/exe", (long)getppid());
-    ssize_t n = readlink(path, text, sizeof text - 1);
-    if (n <= 0)
+    ssize_t got = readlink(path, text, sizeof text - 1);
+    if (got <= 0)
         return 0;
-    text[n] = '\0';
+    text[got] = '\0';
     const char *base = strrchr(text, '/');
     return strcmp(base ? base + 1 : text, name) == 0;
 }

@@ -1,6 +1,4 @@
-/* Listing a process tree; see proc_tree.h. */
-#include "proc_tree.h"
-
+/* Listing a process tree (os.h), and this thread's CPU time. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -8,10 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "grow.h"
+#include "os.h"
 
 /* A children file lists one thread's children, a few bytes each. */
 #define CHILDREN_LIMIT (1u << 20)
@@ -105,26 +104,48 @@ static int children_of(const char *root, pid_t pid, sb_pid_list *out, sb_pid_ski
     return rc;
 }
 
-/* Parent pid and state of one process from /proc/PID/stat: the fields
- * after the last ')' (the command name may hold ')' and spaces). */
-static pid_t parent_of(const char *root, pid_t pid, char *state)
+int sb_proc_stat(const char *root, pid_t pid, char *state, pid_t *ppid, unsigned long long *start)
 {
-    char path[96], buf[512];
-    snprintf(path, sizeof path, "%s/%ld/stat", root, (long)pid);
+    char path[96], buf[1024];
     size_t len = 0;
+    snprintf(path, sizeof path, "%s/%ld/stat", root, (long)pid);
     if (sb_cg_read_small(path, buf, sizeof buf, &len) != 0)
         return -1;
-    char *close_paren = strrchr(buf, ')');
-    long ppid;
-    if (!close_paren || sscanf(close_paren + 1, " %c %ld", state, &ppid) != 2)
+    /* The fields after the last ')': the command name may hold ')' and spaces. */
+    const char *p = strrchr(buf, ')');
+    char st;
+    long pp;
+    if (!p || sscanf(p + 1, " %c %ld", &st, &pp) != 2)
         return -1;
-    return (pid_t)ppid;
+    if (start) { /* field 22: when it started, in clock ticks since boot */
+        for (int field = 2; field < 22 && p; field++)
+            if ((p = strchr(p + 1, ' ')) == NULL)
+                return -1;
+        char *end;
+        errno = 0;
+        *start = strtoull(p + 1, &end, 10);
+        if (errno || end == p + 1)
+            return -1;
+    }
+    if (state)
+        *state = st;
+    if (ppid)
+        *ppid = (pid_t)pp;
+    return 0;
 }
 
 char sb_proc_state(const char *proc_root, pid_t pid)
 {
     char state = 0;
-    return parent_of(proc_root, pid, &state) >= 0 ? state : 0;
+    return sb_proc_stat(proc_root, pid, &state, NULL, NULL) == 0 ? state : 0;
+}
+
+double sb_thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return sb_now();
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 typedef struct pid_pair {
@@ -148,9 +169,8 @@ static int scan_all(const char *root, const pid_t *roots, size_t n_roots, sb_pid
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
         pid_t pid = (pid_t)atol(e->d_name);
-        char state = '?';
-        pid_t ppid = parent_of(root, pid, &state);
-        if (ppid <= 0)
+        pid_t ppid = 0;
+        if (sb_proc_stat(root, pid, NULL, &ppid, NULL) != 0 || ppid <= 0)
             continue;
         if (sb_grow(&all, &cap, n + 1, sizeof *all)) {
             rc = -1;

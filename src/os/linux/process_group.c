@@ -1,14 +1,9 @@
 /* spacrbench_group: the aggregate peak memory of a set of processes that
  * a binding started itself (a Python pool) or the scaling check forked.
- * Preferred: a memory cgroup of its own (group.h), exact. Fallback: a
- * sampler thread summing the PSS of the added processes and their
- * descendants. PSS rather than RSS because forked workers share their
- * parent's copy-on-write pages, which RSS (statm, status) would count once
- * per worker. smaps_rollup, the one file with PSS, walks every page table
- * (about 17 us per MiB here) and takes the mmap lock: pss_tracker.h reads
- * it when a process first appears and then at a slower pace, and statm in
- * between. Only the group's tree is read (proc_tree.h); the two paces
- * share the 0.5 % budget of a core (sample_budget.h). */
+ * Preferred: a memory cgroup of its own, exact. Fallback: a sampler thread
+ * summing the PSS of the added processes and their descendants
+ * (sb_pss_tracker, os.h: forked workers share copy-on-write pages, which
+ * RSS would count once per worker). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,16 +15,10 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "group.h"
-#include "group_words.h"
 #include "grow.h"
 #include "internal.h"
-#include "oom_verdict.h"
+#include "os.h"
 #include "parse.h"
-#include "process_group.h"
-#include "pss_tracker.h"
-#include "sample_budget.h"
-#include "thread_cpu.h"
 
 /* statm at least every 20 ms, smaps_rollup at least every 100 ms, within
  * 0.3 % and 0.2 % of a core: 0.5 % together. A statm turn costs about
@@ -59,7 +48,7 @@ struct spacrbench_group {
 static atomic_uint group_counter;
 
 /* The watched limit (under sample_lock): a sampled sum over it
- * (oom_verdict.h's rule) SIGKILLs every member of the last sample (the
+ * (sb_budget_watch_over) SIGKILLs every member of the last sample (the
  * added processes and their descendants) once, and says so. */
 static void watch_over(spacrbench_group *g, int64_t sum)
 {
@@ -134,32 +123,6 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-static int start_sampler(spacrbench_group *g)
-{
-    pthread_condattr_t attr;
-    if (pthread_condattr_init(&attr) != 0)
-        return -1;
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    int rc = pthread_cond_init(&g->wake, &attr);
-    pthread_condattr_destroy(&attr);
-    if (rc != 0)
-        return -1;
-    /* The thread inherits this mask: signals stay with the caller's threads. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&g->thread, NULL, sampler_main, g);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        pthread_cond_destroy(&g->wake);
-        return -1;
-    }
-    g->thread_started = 1;
-    /* Named, so its cost shows per thread (top -H, /proc/PID/task/TID/stat). */
-    pthread_setname_np(g->thread, "spacrbench-pss");
-    return 0;
-}
-
 /* The group's own cgroup, where discovery finds one usable (a delegated
  * one without root). 0, or -1 with why set and nothing left. */
 static int open_cgroup(spacrbench_group *g, char *why, size_t why_cap)
@@ -217,12 +180,15 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
                  PSS_INTERVAL_MS, PSS_REFRESH_MS);
         sb_group_words_sampled(g->note, sizeof g->note, sum,
                                "not exact, spikes between samples are missed", why);
-        if (start_sampler(g) != 0) {
+        if (sb_thread_start(&g->thread, &g->wake, sampler_main, g) != 0) {
             pthread_mutex_destroy(&g->lock);
             pthread_mutex_destroy(&g->sample_lock);
             free(g);
             return sb_fail(SPACRBENCH_ETHREAD, "could not start the group's PSS sampler");
         }
+        g->thread_started = 1;
+        /* Named, so its cost shows per thread (top -H, /proc/PID/task/TID/stat). */
+        pthread_setname_np(g->thread, "spacrbench-pss");
     }
     *out = g;
     return SPACRBENCH_OK;

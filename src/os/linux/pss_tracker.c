@@ -1,15 +1,12 @@
-/* PSS at statm's price; see pss_tracker.h. */
-#include "pss_tracker.h"
+/* PSS at statm's price; see os.h. */
+#include "os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "parse.h"
-#include "proc_tree.h"
-#include "thread_cpu.h"
 
 void sb_pss_tracker_init(sb_pss_tracker *t, double refresh_floor_s, double share)
 {

@@ -15,8 +15,7 @@
 #endif
 
 #include "internal.h"
-#include "sampler.h"
-#include "sampler_peaks.h"
+#include "os.h"
 
 struct sb_sampler {
     sb_sampler_config cfg;
@@ -27,7 +26,7 @@ struct sb_sampler {
     sb_sampler_peaks peaks;
 };
 
-/* The window's slots are plain int64_t (sampler_peaks.h) so the tick is
+/* The window's slots are plain int64_t (os.h) so the tick is
  * shared; GCC's and Clang's __atomic builtins make them atomic here. */
 void sb_window_raise(int64_t *slot, int64_t value)
 {
@@ -103,6 +102,33 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
+int sb_thread_start(pthread_t *thread, pthread_cond_t *wake, void *(*main)(void *), void *arg)
+{
+#if defined(__APPLE__)
+    int rc = pthread_cond_init(wake, NULL); /* relative waits: see wait_until */
+#else
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc == 0) {
+        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        if (rc == 0)
+            rc = pthread_cond_init(wake, &attr);
+        pthread_condattr_destroy(&attr);
+    }
+#endif
+    if (rc != 0)
+        return -rc;
+    /* The thread inherits this mask: signals stay with the caller's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(thread, NULL, main, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        pthread_cond_destroy(wake);
+    return rc;
+}
+
 int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
 {
     *out = NULL;
@@ -111,37 +137,15 @@ int sb_sampler_start(sb_sampler **out, const sb_sampler_config *cfg)
         return sb_fail(SPACRBENCH_ENOMEM, "cannot allocate the sampler");
     s->cfg = *cfg;
     sb_sampler_peaks_init(&s->peaks);
-
-#if defined(__APPLE__)
-    int rc = pthread_cond_init(&s->wake, NULL); /* relative waits: see wait_until */
-#else
-    pthread_condattr_t attr;
-    int rc = pthread_condattr_init(&attr);
-    if (rc == 0) {
-        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-        if (rc == 0)
-            rc = pthread_cond_init(&s->wake, &attr);
-        pthread_condattr_destroy(&attr);
-    }
-#endif
-    if (rc != 0) {
-        free(s);
-        return sb_fail(SPACRBENCH_ETHREAD, "cannot create the sampler's condition: %s",
-                       strerror(rc));
-    }
     pthread_mutex_init(&s->lock, NULL);
-
-    /* The thread inherits this mask: signals stay with the caller's threads. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&s->thread, NULL, sampler_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = sb_thread_start(&s->thread, &s->wake, sampler_main, s);
     if (rc != 0) {
-        pthread_cond_destroy(&s->wake);
         pthread_mutex_destroy(&s->lock);
         free(s);
-        return sb_fail(SPACRBENCH_ETHREAD, "cannot start the sampler thread: %s", strerror(rc));
+        return rc < 0 ? sb_fail(SPACRBENCH_ETHREAD, "cannot create the sampler's condition: %s",
+                                strerror(-rc))
+                      : sb_fail(SPACRBENCH_ETHREAD, "cannot start the sampler thread: %s",
+                                strerror(rc));
     }
     *out = s;
     return SPACRBENCH_OK;

@@ -1,6 +1,7 @@
 /* The process supervisor: start, release, measure and clean up a group of
- * copies; see supervisor.h. The wait lives in supervisor_wait.c, the
- * killing in supervisor_kill.c. */
+ * copies (supervisor.h); its stop signals, the VRAM of its groups and what
+ * it lends a memory timeline. The wait and the killing live in
+ * supervisor_wait.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,9 +12,143 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "launcher.h"
-#include "supervisor_internal.h"
+#include "grow.h"
+#include "supervisor.h"
+
+/* ---- stop signals: the handler's state (the pending signal, the pid of a
+ * lone running command to pass a kill() on to) lives here only ---- */
+
+static volatile sig_atomic_t g_signal;
+static volatile sig_atomic_t g_child;
+
+/* Remember the signal so the run stops after the current item (and the
+ * cgroup is removed); pass a signal sent by kill() on to the command,
+ * which already gets terminal-generated ones through its process group. */
+static void on_signal(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    g_signal = sig;
+    if (g_child > 0 && info && info->si_code <= 0)
+        kill((pid_t)g_child, sig);
+}
+
+/* Signals that stop the run after the current item (and are passed on to
+ * the command) instead of killing spacrbench, which would leave the item's
+ * cgroup behind and the command running. SIGQUIT and SIGUSR1/2 (SLURM's
+ * --signal warning) terminate by default too, so they are caught as well. */
+static const int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+#define N_STOP_SIGNALS (sizeof k_stop_signals / sizeof k_stop_signals[0])
+static struct sigaction g_old_action[N_STOP_SIGNALS];
+static int g_caught[N_STOP_SIGNALS];
+
+void sb_stop_signals_catch(int on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: wait4 returns EINTR */
+    if (on)
+        g_signal = 0;
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+        if (!on) {
+            if (g_caught[i])
+                sigaction(k_stop_signals[i], &g_old_action[i], NULL);
+            g_caught[i] = 0;
+            continue;
+        }
+        g_caught[i] = 0;
+        if (sigaction(k_stop_signals[i], NULL, &g_old_action[i]) != 0 ||
+            g_old_action[i].sa_handler == SIG_IGN)
+            continue;
+        g_caught[i] = sigaction(k_stop_signals[i], &sa, NULL) == 0;
+    }
+}
+
+int sb_stop_signal(void) { return (int)g_signal; }
+
+void sb_stop_signals_set_child(pid_t pid) { g_child = pid; }
+
+void sb_stop_signals_caught_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+        if (g_caught[i])
+            sigaddset(set, k_stop_signals[i]);
+}
+
+static void stop_signals_block(sigset_t *before)
+{
+    sigemptyset(before); /* the kernel fills only its own part: the rest is sent on */
+    sigset_t set;
+    sb_stop_signals_caught_set(&set);
+    sigprocmask(SIG_BLOCK, &set, before);
+}
+
+/* ---- VRAM of a group: NVML's per-process usedGpuMemory (dlopen'd, no
+ * CUDA context) summed over the group's PIDs. "Not measured" (-1, with a
+ * reason) and 0 (measured, used none) stay apart ---- */
+
+static void vram_open(sb_vram *v)
+{
+    memset(v, 0, sizeof *v);
+    v->peak = -1;
+    v->gpu = sb_gpu_open(v->why, sizeof v->why);
+    if (v->gpu && !sb_gpu_pids_are_host(v->gpu)) {
+        /* Nested PID namespace with the host's /proc: the PIDs we read for
+         * the commands are this namespace's, NVML's are the host's. */
+        snprintf(v->why, sizeof v->why,
+                 "spacrbench runs in a nested PID namespace: the commands' PIDs it sees are "
+                 "not the host PIDs NVML reports");
+        sb_gpu_close(v->gpu);
+        v->gpu = NULL;
+    }
+}
+
+static void vram_close(sb_vram *v)
+{
+    sb_gpu_close(v->gpu);
+    free(v->pids);
+    memset(v, 0, sizeof *v);
+}
+
+static int64_t vram_end(sb_vram *v)
+{
+    if (v->gpu && sb_gpu_pids_unverified(v->gpu, NULL, 0))
+        return -1; /* a sum over PIDs NVML does not use */
+    if (v->gpu && v->peak < 0)
+        v->groups_unmeasured++;
+    return v->gpu ? v->peak : -1;
+}
+
+void sb_vram_sample(sb_vram *v, const pid_t *pids, size_t n)
+{
+    if (!v->gpu)
+        return;
+    if (sb_grow(&v->pids, &v->cap, n, sizeof *v->pids)) {
+        v->failed_samples++;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        v->pids[i] = (unsigned int)pids[i];
+    int64_t used = sb_gpu_sample_pids(v->gpu, v->pids, n);
+    if (used < 0) {
+        v->failed_samples++; /* a failed sample is dropped; earlier peaks stand */
+        return;
+    }
+    if (used > v->peak)
+        v->peak = used;
+}
+
+const char *sb_supervisor_vram_verdict(sb_supervisor *s)
+{
+    sb_vram *v = &s->vram;
+    if (v->gpu && sb_gpu_pids_unverified(v->gpu, v->why, sizeof v->why)) {
+        sb_gpu_close(v->gpu);
+        v->gpu = NULL;
+    }
+    return v->gpu ? NULL : v->why;
+}
 
 void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
 {
@@ -28,7 +163,7 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
     /* The copies' orphans come back here, with a cgroup or without: their
      * wait4 ru_maxrss is the tree's, and the tree is waited for. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    sb_vram_open(&s->vram);
+    vram_open(&s->vram);
     if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0 &&
         sb_group_delegate_acquire(&s->cg, why, sizeof why) == 0) {
         char probe[128], tag[48];
@@ -58,13 +193,15 @@ void sb_supervisor_free(sb_supervisor *s)
         sb_launcher_stop(&s->own_launcher);
     s->launcher = NULL;
     tree_sampler_free(&s->tree);
-    sb_vram_close(&s->vram);
+    vram_close(&s->vram);
     free(s->pids);
     s->pids = NULL;
     s->n_pids = s->cap_pids = 0;
 }
 
-int64_t sb_supervisor_limit_above(const sb_group *g, int64_t machine_limit)
+/* The memory limit a group in g ran under, the nearest above it: g's own
+ * (when g->dir is set), else its parent's, else machine_limit. */
+static int64_t limit_above(const sb_group *g, int64_t machine_limit)
 {
     int64_t own = g->dir[0] ? sb_group_limit(g) : -1;
     if (own > 0)
@@ -85,12 +222,6 @@ static int64_t own_oom_kills(const sb_group *cg)
     sb_group own = *cg;
     snprintf(own.dir, sizeof own.dir, "%s", cg->parent);
     return sb_group_oom_kills(&own);
-}
-
-static void free_lines(const sb_launch *l, char ***lines, int64_t m)
-{
-    for (int64_t j = 0; l->argv_free && j < m; j++)
-        l->argv_free(lines[j]);
 }
 
 /* Start every copy through the launcher, each with its lines built just
@@ -126,7 +257,8 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
                              l->lines};
         pid_t pid = built == l->lines ? sb_launcher_fork(s->launcher, &spec) : -3;
         int e = errno;
-        free_lines(l, lines, built);
+        for (int64_t j = 0; l->argv_free && j < built; j++)
+            l->argv_free(lines[j]);
         if (pid == -3) {
             snprintf(why, why_cap, "out of memory");
             rc = -1;
@@ -185,7 +317,7 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
             o->peak += huge;
         o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
         o->oom_kills = sb_group_oom_kills(&s->cg);
-        o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);
+        o->limit = limit_above(&s->cg, s->cfg.machine_limit);
         if (sb_group_remove(&s->cg, &o->left_behind) != 0) {
             snprintf(why, why_cap, "cannot remove %s: %s", s->cg.dir, strerror(errno));
             return -1;
@@ -195,7 +327,7 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
     o->peak = o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
     int alive = tree_sample(&s->tree);
     o->left_behind = alive > 0 ? alive : 0;
-    o->limit = sb_supervisor_limit_above(&s->cg, s->cfg.machine_limit);
+    o->limit = limit_above(&s->cg, s->cfg.machine_limit);
     /* Without a group's own cgroup, an OOM kill still shows in the
      * oom_kill counter of the cgroup spacrbench runs in. */
     int64_t kills_after = own_oom_kills(&s->cg);
@@ -257,7 +389,7 @@ static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, c
     fflush(stderr);
     sb_stop_signals_set_child(0);
     sigset_t before;
-    sb_stop_signals_block(&before);
+    stop_signals_block(&before);
     int rc = fork_copies(s, l, copies, go, err, &before, o, why, why_cap);
     close(go[0]);
     close(err[1]);
@@ -309,7 +441,7 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     if (started != 0)
         return started < 0 ? -1 : 0;
     tree_sampler_reset(&s->tree);
-    sb_vram_begin(&s->vram);
+    s->vram.peak = -1;
     int64_t kills_before = s->use_cgroup ? -1 : own_oom_kills(&s->cg);
     /* One byte per copy, in one write (k <= 1024 < PIPE_BUF: atomic): they
      * start together. A short write leaves some copies to read EOF and
@@ -327,8 +459,33 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     close(err[0]);
     /* Once more at the end: leftovers still in the group are its own. */
     sb_sv_sample(s, copies, o->started, 0, 1, NULL);
-    o->vram_peak = sb_vram_end(&s->vram);
+    o->vram_peak = vram_end(&s->vram);
     /* The orphans that exited last (this process is their subreaper). */
     sb_sv_reap(s, copies, o->started, t0, o);
     return measure(s, copies, kills_before, o, why, why_cap);
+}
+
+/* ---- what the supervisor lends a memory timeline: its sampling period and
+ * the group's cgroup usage now (the exact peak stays memory.peak) ---- */
+
+double sb_supervisor_interval(const sb_supervisor *s)
+{
+    if (s->cfg.interval_us > 0)
+        return (double)s->cfg.interval_us * 1e-6;
+    return (s->use_cgroup ? SB_SUPERVISOR_RSS_SAMPLE_NS : SB_SUPERVISOR_SAMPLE_NS) * 1e-9;
+}
+
+double sb_supervisor_sampling(const sb_supervisor *s, char *how, size_t cap)
+{
+    sb_sample_budget b = s->budget;
+    if (b.share <= 0) /* nothing sampled yet */
+        sb_sample_budget_init(&b, 0, SB_SAMPLE_BUDGET_SHARE);
+    b.floor_s = sb_supervisor_interval(s);
+    sb_sample_budget_describe(&b, how, cap);
+    return sb_sample_budget_miss_ms(&b);
+}
+
+int64_t sb_supervisor_group_usage(const sb_supervisor *s)
+{
+    return s->use_cgroup ? sb_group_usage(&s->cg) : -1;
 }

@@ -1,39 +1,184 @@
-/* The one process supervisor: start N copies of a command (each copy runs
- * its command lines one after another) in ONE group of their own, release
- * them at the same instant, wait for them without polling (pidfds, else
- * SIGCHLD), meanwhile sample the process tree and VRAM, apply a timeout and
- * a grace kill after a stop signal, then read the group's peak, OOM kills
- * and limit, and clean up every process and the group. `spacrbench run`
- * measures one item as its N=1 case and one --scale point as its N=k case.
- *
- * The group is a memory cgroup of its own (group.h) where one can be made;
- * else the tree sampler watches every descendant of this process. Either
- * way this process is a child subreaper, and a group is its copies' whole
- * process tree until that tree has ended (what a SLURM task's cgroup
+/* The one process supervisor (Linux): start N copies of a command (each
+ * runs its command lines one after another) in ONE group of their own,
+ * release them at the same instant, wait for them without polling (pidfds,
+ * else SIGCHLD), meanwhile sample the process tree and VRAM, apply a
+ * timeout and a grace kill after a stop signal, then read the group's peak,
+ * OOM kills and limit, and clean up every process and the group. `spacrbench
+ * run` measures one item as its N=1 case and one --scale point as its N=k
+ * case. The group is a memory cgroup of its own where one can be made
+ * (os.h); else the tree sampler watches every descendant of this process.
+ * Either way this process is a child subreaper, and a group is its copies'
+ * whole process tree until that tree has ended (what a SLURM task's cgroup
  * counts): what the copies leave running is waited for, bounded by the
  * timeout, and the orphans reaped here count with their wait4 ru_maxrss.
- * Groups a killed supervisor left behind are
- * cleaned when the next supervisor starts (sb_group_clean_stale). Not
- * installed; used by the command through the internal util archive. */
+ * Also the OS primitives of every child the project starts. Not installed;
+ * the command links it through the internal util archive. */
 #ifndef SPACRBENCH_SUPERVISOR_H
 #define SPACRBENCH_SUPERVISOR_H
 
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
-#include "clock.h"
-#include "gpu.h"
-#include "group.h"
-#include "launcher.h"
-#include "sample_budget.h"
-#include "spacrbench.h"
-#include "tree_sampler.h"
+#include "os.h"
+#include "write_all.h" /* sb_write_all: the pipes to and from children */
 
+/* ---- children (the command's copies, the scaling check's forked workers,
+ * the plot helper): the one fork (signals blocked across it, handlers
+ * reset, dying with the parent, the OOM killer's first choice where
+ * asked), the one wait4, and waiting without polling: pidfds (Linux >= 5.3)
+ * in ppoll, else a SIGCHLD signalfd ---- */
+#define SB_CHILD_DEFAULT_HANDLERS 1u  /* every handled signal back to SIG_DFL (ignored stay) */
+#define SB_CHILD_DIE_WITH_PARENT  2u  /* PR_SET_PDEATHSIG(SIGKILL); ends at once if orphaned */
+#define SB_CHILD_OOM_FIRST        4u  /* oom_score_adj 1000: a job-wide OOM kill picks it */
+#define SB_CHILD_ORPHANED         125 /* exit code of an orphaned child (DIE_WITH_PARENT) */
+
+/* The child's code; it must not return (it _exit()s). Only
+ * async-signal-safe calls before an exec: the parent may have threads. */
+typedef void (*sb_child_main)(void *arg);
+
+/* Fork a child that runs main(arg), every signal blocked across the fork
+ * (no handler of the caller runs in the child before flags are applied);
+ * the child then gets the caller's mask back. Its pid, or -1 (errno set). */
+pid_t sb_child_start(unsigned flags, sb_child_main main, void *arg);
+/* What sb_child_start does in the child before main, for a child started
+ * otherwise (a Python pool's worker); parent: the expected parent.
+ * Async-signal-safe. */
+void sb_child_begin(unsigned flags, pid_t parent);
+/* The one wait4: pid (-1: any child), options (WNOHANG), EINTR retried;
+ * status and ru may be NULL. The pid, 0 (WNOHANG: none has exited), or -1
+ * (errno set, ECHILD when there is none). */
+pid_t sb_child_wait(pid_t pid, int options, int *status, struct rusage *ru);
+/* Run argv (PATH searched) to its end: its exit status, 128 + the signal
+ * that ended it, or -1 with errno set when it could not be started. Its
+ * stdout goes to stderr where asked (stdout carries spacrbench's JSON). */
+int sb_child_run(char *const argv[], int stdout_to_stderr);
+
+/* Waits on a set of children: a pidfd each where the kernel has them (all
+ * or none), else a SIGCHLD signalfd (SIGCHLD blocked in the waiting
+ * thread). */
+typedef struct sb_waiter {
+    int *pidfd; /* n entries, NULL: the signalfd (or nothing) */
+    struct pollfd *fds;
+    size_t n;
+    int sfd;
+} sb_waiter;
+
+void sb_waiter_open(sb_waiter *w, const pid_t *pids, size_t n);
+void sb_waiter_close(sb_waiter *w);
+/* Whether pidfds wake it (else SIGCHLD, or at most every fallback). */
+int sb_waiter_by_pidfd(const sb_waiter *w);
+/* Sleep until child i (live[i] non-zero; live NULL: all) may have exited,
+ * fd (when >= 0) is readable or hung up, a signal mask leaves open arrives
+ * (mask NULL: the current one), or `wait` seconds pass (< 0: no limit; with
+ * neither pidfds nor a signalfd, at most SB_WAITER_FALLBACK_S). */
+#define SB_WAITER_FALLBACK_S 0.1
+void sb_waiter_sleep(sb_waiter *w, const int *live, int fd, double wait, const sigset_t *mask);
+/* Wait until every process of pids (children or not) has exited, or until
+ * `deadline` (sb_now() seconds): pidfds in ppoll (without pidfds, one pause
+ * of at most 20 ms). How many still run. */
+size_t sb_wait_exited(const pid_t *pids, size_t n, double deadline);
+
+/* ---- the launcher (issue 41). A process's wait4 ru_maxrss keeps the
+ * high-water mark of the memory it had before exec, and a vfork or
+ * posix_spawn child shares its parent's address space, so its figure is the
+ * parent's peak: `true` forked from a spacrbench holding 10^6 items read
+ * 108 MiB (GNU time: 1 MiB). The launcher is forked while spacrbench is
+ * still small, before the items are read, and forks each copy with
+ * CLONE_PARENT: the copy is spacrbench's own child whose memory before exec
+ * is a copy of the launcher's ---- */
+typedef struct sb_launcher {
+    pid_t pid; /* -1: not running */
+    int sock;  /* requests go out, the copies' pids come back */
+} sb_launcher;
+
+/* One copy: wait for a byte on go, run lines[0..m-1) one after another as
+ * its children, then become lines[m-1]. A failing line ends it with that
+ * line's status (a signal as 128 + its number); an exec that fails is
+ * written to err as an sb_exec_failure. */
+typedef struct sb_copy_spec {
+    unsigned flags; /* SB_CHILD_* */
+    int stdout_to_stderr;
+    int64_t index; /* in the sb_exec_failure */
+    int go, err;   /* the release pipe's read end, the failure pipe's write end */
+    sigset_t mask; /* the copy's signal mask */
+    char **const *lines;
+    int64_t m; /* >= 1 */
+} sb_copy_spec;
+
+/* One write, smaller than PIPE_BUF: atomic among copies. */
+typedef struct sb_exec_failure {
+    int64_t copy;
+    int err;
+} sb_exec_failure;
+
+/* Fork the launcher; in_child (may be NULL) runs first in every copy
+ * (async-signal-safe calls only). It ends with this process (and with
+ * sb_launcher_stop). 0, or -1 with errno set. */
+int sb_launcher_start(sb_launcher *l, void (*in_child)(void));
+/* Start one copy: its pid (a child of this process), -1 when its fork
+ * failed (errno: the launcher's fork's), -2 when the launcher is gone. */
+pid_t sb_launcher_fork(sb_launcher *l, const sb_copy_spec *c);
+/* End the launcher and reap it. */
+void sb_launcher_stop(sb_launcher *l);
+
+/* ---- the tree sampler: the fallback peak of a command's process tree
+ * when no cgroup of its own can be made, the larger of
+ *   - the largest sum, over the samples, of the VmHWM of the processes
+ *     alive at that sample (VmHWM is each process's lifetime peak, so a
+ *     late sample still sees an earlier spike; the sum is an upper bound;
+ *     processes that ran one after another are never added together), and
+ *   - wait4's ru_maxrss of the direct child (the child and the descendants
+ *     it reaped, but only as the largest single process; adding it to the
+ *     samples would count a descendant twice).
+ * A process that lives less than one interval is seen only through
+ * ru_maxrss. A sample reads the tree only (the children files) and per
+ * process /proc/PID/status, the one cheap file with VmHWM ---- */
+typedef struct tree_proc {
+    pid_t pid;
+    int64_t hwm_bytes;
+} tree_proc;
+
+typedef struct tree_sampler {
+    pid_t self;       /* descendants of this pid are sampled */
+    tree_proc *procs; /* every descendant seen since the last reset */
+    size_t count, cap;
+    int64_t peak_sum;      /* the largest sum of live VmHWMs in one sample */
+    int64_t hugetlb_peak;  /* the largest sum of HugetlbPages in one sample */
+    const char *proc_root; /* "/proc" (tests may point elsewhere) */
+    pid_t *old;            /* descendants that predate the current item: skipped */
+    size_t n_old, old_cap;
+    int64_t rss_now; /* VmRSS summed over the processes the last sample read */
+} tree_sampler;
+
+void tree_sampler_init(tree_sampler *t, pid_t self);
+void tree_sampler_reset(tree_sampler *t);
+void tree_sampler_free(tree_sampler *t);
+/* Record the descendants alive now (leftovers of earlier items, which as a
+ * child subreaper we inherit) so that later samples count neither them nor
+ * their children. How many, -1 on failure (then nothing is excluded). */
+int tree_sampler_exclude_current(tree_sampler *t);
+/* Whether pid was excluded above. */
+int tree_sampler_is_old(const tree_sampler *t, pid_t pid);
+/* Walk the tree once and update the descendants' peaks (the excluded
+ * aside): the number of descendants seen, -1 on failure. */
+int tree_sample(tree_sampler *t);
+/* The same over the given processes only (a cgroup's members). */
+int tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n);
+/* Call each(pid, arg) for every live (not zombie) descendant, the excluded
+ * aside: how many it returned 0 for, -1 on failure. */
+int tree_signal_each(const tree_sampler *t, int (*each)(pid_t pid, void *arg), void *arg);
+/* max(largest sum of one sample's live peaks, child_maxrss_bytes). */
+int64_t tree_peak(const tree_sampler *t, pid_t child, int64_t child_maxrss_bytes);
+/* How many descendants other than child were seen. */
+size_t tree_others(const tree_sampler *t, pid_t child);
+
+/* ---- the supervisor ---- */
 #define SB_SUPERVISOR_SAMPLE_NS     5000000L  /* the tree without a cgroup: 5 ms */
 #define SB_SUPERVISOR_RSS_SAMPLE_NS 10000000L /* the group's RSS with a cgroup: 10 ms; */
-/* both or longer, to cost at most 0.5 % of a core (sample_budget.h) */
+/* both or longer, to cost at most 0.5 % of a core (os.h) */
 #define SB_SUPERVISOR_VRAM_NS        10000000L /* NVML, as the library's sampler */
 #define SB_SUPERVISOR_GRACE_S        5.0       /* after a stop signal, before SIGKILL */
 #define SB_SUPERVISOR_LEFTOVER_SAY_S 1.0       /* waiting for what the copies left: said after */
@@ -65,7 +210,7 @@ typedef struct sb_supervisor_config {
     int64_t machine_limit; /* discovery's binding limit, -1 none */
     double timeout_s;      /* per command line, 0 none */
     const char *prefix;    /* group names: PREFIX-PID-tSTART-NAME, e.g. "spacrbench-run" */
-    /* Where the copies start (launcher.h), started while this process was
+    /* Where the copies start (the launcher), started while this process was
      * small; NULL: the supervisor starts its own now, with in_child. */
     sb_launcher *launcher;
     /* In each copy right after fork (async-signal-safe calls only). */
@@ -121,7 +266,7 @@ typedef struct sb_launch {
     /* The group cgroup's memory limit (sb_group_set_limit, before any copy
      * joins), so the group is OOM-killed inside it; <= 0 or no cgroup: none. */
     int64_t memory_limit;
-    /* child.h's SB_CHILD_* for each copy beyond the handlers' reset (the
+    /* SB_CHILD_* for each copy beyond the handlers' reset (the
      * scaling check's: dying with spacrbench, the OOM killer's first pick). */
     unsigned child_flags;
     /* > 0 without a cgroup of the group's own (none could carry a limit):
@@ -191,10 +336,6 @@ void sb_supervisor_free(sb_supervisor *s);
 int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_outcome *o,
                       char *why, size_t why_cap);
 
-/* The memory limit a group in g ran under, the nearest above it: g's own
- * (when g->dir is set), else its parent's, else machine_limit. */
-int64_t sb_supervisor_limit_above(const sb_group *g, int64_t machine_limit);
-
 /* What the VRAM sampling found, for the caller's notes. NULL when
  * measured by NVML (which then has ngpus GPUs), else why not. When NVML's
  * PIDs turned out to be another namespace's, VRAM is not measured after
@@ -215,14 +356,31 @@ double sb_supervisor_sampling(const sb_supervisor *s, char *how, size_t cap);
  * v2), -1 without a cgroup or when unreadable. */
 int64_t sb_supervisor_group_usage(const sb_supervisor *s);
 
-/* Internal to the supervisor's files. */
-void sb_vram_open(sb_vram *v);
-void sb_vram_close(sb_vram *v);
-void sb_vram_begin(sb_vram *v);
+/* ---- shared by the supervisor's files ---- */
 void sb_vram_sample(sb_vram *v, const pid_t *pids, size_t n);
-int64_t sb_vram_end(sb_vram *v);
 void sb_stop_signals_caught_set(sigset_t *set);
-void sb_stop_signals_block(sigset_t *before);
 void sb_stop_signals_set_child(pid_t pid);
+/* SIGKILL the unreaped copies, then everything else in the group (its
+ * cgroup, else the watched descendants; passes until none is left). */
+int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k);
+/* The group's live (not zombie) processes: how many, -1 when they could
+ * not be listed; names (may be NULL) gets "comm (pid N), ..." cut to cap. */
+int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap);
+/* One sample of the group: its tree's RSS (rss: with a cgroup, the VmHWM
+ * of its processes; scan_tree: without one, the tree) and its VRAM. The CPU
+ * seconds the RSS part took; *listed (may be NULL) is 0 when the group's
+ * processes could not be listed. */
+double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
+                    int *listed);
+/* Reap what has exited (WNOHANG): the copies (status, time, CPU and
+ * ru_maxrss) and the tree's orphans (o->orphan_maxrss, o->orphan_cpu; this
+ * process is their subreaper; what was alive before the group aside). How
+ * many copies, -1 when this process has no child at all. */
+int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o);
+/* Reap every released copy, applying the timeout (lines x timeout for the
+ * group) and the grace kill after a stop signal, sampling meanwhile; then
+ * wait for what the copies left running until the tree has ended (killed,
+ * and named in o->leftovers, at the timeout). */
+void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o);
 
 #endif

@@ -3,13 +3,17 @@
  * group's time ends when its last copy does, not up to one sampling period
  * later. Meanwhile the tree's RSS (at least SB_SUPERVISOR_SAMPLE_NS apart
  * without a cgroup, SB_SUPERVISOR_RSS_SAMPLE_NS with one, and less often
- * where the budget of sample_budget.h asks) and VRAM
+ * where the budget of os.h asks) and VRAM
  * (SB_SUPERVISOR_VRAM_NS) are sampled; the timeout kills the whole group;
  * a group still alive SB_SUPERVISOR_GRACE_S after a stop signal is killed
  * with all its processes, and what the copies leave behind after a stop
- * signal gets the signal too, then SIGKILL at the same deadline. */
+ * signal gets the signal too, then SIGKILL at the same deadline. Killing
+ * ends ALL of a group's processes (killing only the copies would leave their
+ * children running and, with a cgroup, the cgroup busy); no pause in steps:
+ * each pass waits for what it signalled by pidfd. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -18,11 +22,175 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
 #include "grow.h"
-#include "oom_verdict.h"
-#include "supervisor_internal.h"
-#include "thread_cpu.h"
+#include "supervisor.h"
+
+#define KILL_PASSES 50   /* forks racing the kill: each pass catches the new ones */
+#define KILL_WAIT_S 0.8  /* how long the killed may take to exit, in all */
+#define PASS_PIDS   1024 /* processes a pass waits for */
+
+/* The processes one pass signalled. */
+typedef struct pass_pids {
+    int sig;
+    pid_t pid[PASS_PIDS];
+    size_t n;
+} pass_pids;
+
+/* Signal one listed process (sig 0: only list it) and keep its pid; 0 when
+ * it was signalled. */
+static int signal_one(pid_t pid, void *arg)
+{
+    pass_pids *p = arg;
+    if (p->sig && kill(pid, p->sig) != 0)
+        return -1;
+    if (p->n < PASS_PIDS)
+        p->pid[p->n++] = pid;
+    return 0;
+}
+
+static int signal_listed(pid_t pid, void *arg)
+{
+    signal_one(pid, arg);
+    return 0; /* go on listing */
+}
+
+/* One pass over the group's processes, sending sig (0: only list them);
+ * how many were listed, -1 when they could not be. */
+static int pass(const sb_supervisor *s, pass_pids *p, int sig)
+{
+    p->n = 0;
+    p->sig = sig;
+    if (s->use_cgroup)
+        return sb_group_procs(&s->cg, signal_listed, p);
+    return tree_signal_each(&s->tree, signal_one, p);
+}
+
+/* Send sig to every process of the group: with a cgroup and SIGKILL, v2
+ * cgroup.kill where the kernel has it, else each pid, in passes until none
+ * is left (a fork can race one pass). How many were signalled (at least),
+ * -1 when they could not be listed. */
+static int signal_all(const sb_supervisor *s, int sig)
+{
+    pass_pids *p = malloc(sizeof *p);
+    if (!p)
+        return -1;
+    double deadline = sb_now() + KILL_WAIT_S;
+    int total = 0;
+    if (s->use_cgroup && sig == SIGKILL && sb_group_kill_all(&s->cg) == 0) {
+        /* Wait (briefly) until the group is empty, as the passes do. */
+        if (pass(s, p, 0) > 0)
+            sb_wait_exited(p->pid, p->n, deadline);
+        free(p);
+        return 1;
+    }
+    for (int i = 0; i < KILL_PASSES; i++) {
+        int n = pass(s, p, sig);
+        if (n < 0) {
+            total = total ? total : -1;
+            break;
+        }
+        total += n;
+        if (n == 0 || sig != SIGKILL)
+            break;
+        /* Let the killed ones leave the group before the next pass. */
+        sb_wait_exited(p->pid, p->n, deadline);
+    }
+    free(p);
+    return total;
+}
+
+int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k)
+{
+    /* The copies first: ours for sure (not yet reaped, so their pids are
+     * not reused). Then wait for them to exit: a dying copy hands its
+     * children to us (the subreaper) only as it exits, and a tree walked
+     * meanwhile finds them under neither, so the pass would see none and
+     * stop, leaving them running. */
+    int total = 0;
+    pid_t killed[PASS_PIDS];
+    size_t n_killed = 0;
+    for (int64_t i = 0; i < k; i++)
+        if (copies[i].pid > 0 && !copies[i].done && kill(copies[i].pid, SIGKILL) == 0) {
+            total++;
+            if (n_killed < PASS_PIDS)
+                killed[n_killed++] = copies[i].pid;
+        }
+    if (n_killed && !s->use_cgroup)
+        sb_wait_exited(killed, n_killed, sb_now() + KILL_WAIT_S);
+    int n = signal_all(s, SIGKILL);
+    return n < 0 ? (total ? total : -1) : total + n;
+}
+
+/* After stop signal sig, once every copy has exited: pass sig on to what
+ * they left (their parent, which might have ended them, is gone), wait
+ * until kill_at (sb_now() time), then SIGKILL those still there. 1 when it
+ * had to SIGKILL, 0 when none was left by then, -1 unknown. */
+static int end_leftovers(const sb_supervisor *s, int sig, double kill_at)
+{
+    pass_pids *p = malloc(sizeof *p);
+    if (!p)
+        return -1;
+    int n = pass(s, p, 0);
+    if (n > 0) {
+        signal_all(s, sig);
+        /* Until they exit or the grace is over, whichever is first. */
+        if (pass(s, p, 0) > 0)
+            sb_wait_exited(p->pid, p->n, kill_at);
+        n = pass(s, p, 0);
+        if (n > 0)
+            signal_all(s, SIGKILL);
+    }
+    free(p);
+    return n < 0 ? -1 : n > 0;
+}
+
+/* "comm (pid N)" of one process, its name's unprintable bytes as '?' (a
+ * process names itself: it must not drive the terminal). */
+static void name_one(pid_t pid, char *out, size_t cap)
+{
+    char path[64], comm[64] = "?";
+    size_t len = 0;
+    snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
+    if (sb_cg_read_small(path, comm, sizeof comm, &len) != 0)
+        snprintf(comm, sizeof comm, "?");
+    comm[strcspn(comm, "\n")] = '\0';
+    for (char *c = comm; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?';
+    snprintf(out, cap, "%s (pid %ld)", comm, (long)pid);
+}
+
+int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap)
+{
+    pass_pids *p = malloc(sizeof *p);
+    if (!p)
+        return -1;
+    int n = pass(s, p, 0), alive = 0;
+    size_t used = 0;
+    if (names && cap)
+        names[0] = '\0';
+    for (size_t i = 0; n > 0 && i < p->n; i++) {
+        char state = sb_proc_state("/proc", p->pid[i]);
+        if (!state || state == 'Z') /* a zombie is reaped by the wait loop */
+            continue;
+        if (names && used < cap) {
+            char one[96];
+            name_one(p->pid[i], one, sizeof one);
+            /* Whole names only: the rest is counted. */
+            if (used + strlen(one) + 12 < cap)
+                used += (size_t)snprintf(names + used, cap - used, "%s%s", alive ? ", " : "", one);
+            else
+                used = cap; /* full */
+        }
+        alive++;
+    }
+    if (names && used == cap && cap > 4) {
+        size_t end = strlen(names);
+        snprintf(names + end, cap - end, ", ...");
+    }
+    free(p);
+    return n < 0 ? -1 : alive;
+}
 
 static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
 
@@ -86,10 +254,6 @@ static double cpu_of(const struct rusage *ru)
            (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec * 1e-6;
 }
 
-/* Reap what has exited: the copies, and the orphans of their tree (this
- * process is the subreaper), whose ru_maxrss and CPU are the tree's too (what was
- * alive before the group, the launcher and earlier leftovers, aside). How
- * many copies were among them, -1 when there is no child left to wait for. */
 int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o)
 {
     int64_t reaped = 0;
@@ -120,18 +284,6 @@ int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0
     }
 }
 
-/* Sleep until a copy may have exited, a stop signal came, or `wait`
- * seconds passed (< 0: no limit): the copies' pidfds, else the SIGCHLD
- * signalfd (child.h). The stop signals are unblocked only inside ppoll,
- * so one arriving just before it still wakes it. */
-static void sleep_once(sb_waiter *z, const sb_copy *copies, int64_t k, int *live, double wait,
-                       int fd, const sigset_t *open_mask)
-{
-    for (int64_t i = 0; i < k; i++)
-        live[i] = !copies[i].done;
-    sb_waiter_sleep(z, live, fd, wait, open_mask);
-}
-
 static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int sig,
                        sb_outcome *o)
 {
@@ -156,7 +308,7 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     }
     if (!s->use_cgroup)
         tree_sample(&s->tree); /* the leftovers' peaks count, as they would have */
-    if (sb_sv_end_leftovers(s, sig, o->killed_after_grace ? now : kill_at) > 0 &&
+    if (end_leftovers(s, sig, o->killed_after_grace ? now : kill_at) > 0 &&
         !o->killed_after_grace) {
         o->killed_after_grace = 1;
         if (l->on_grace_kill)
@@ -164,18 +316,8 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     }
 }
 
-/* One point for the timeline listener: the RSS the sample just read (-1
- * when the group could not be listed) and the cgroup's usage. */
-static void tell_timeline(sb_supervisor *s, double now, int listed)
-{
-    if (!s->cfg.on_sample)
-        return;
-    int64_t usage = sb_supervisor_group_usage(s);
-    s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1, usage);
-}
-
 /* A sample from the wait loop, the tree's part only when it is due
- * (rss_next); then the budget (sample_budget.h) says when it is due
+ * (rss_next); then the budget (os.h) says when it is due
  * again: at least the interval, or 1/SB_SAMPLE_BUDGET_SHARE times the CPU
  * time this turn of the loop took from before its sleep (cpu_before: the
  * wake-up, the reaping, the reads and the timeline's all count, so the
@@ -189,7 +331,11 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
     sb_sv_sample(s, copies, k, rss, rss, &listed);
     if (!rss)
         return rss_next;
-    tell_timeline(s, now, listed);
+    /* One point for the timeline listener: the RSS the sample just read
+     * (-1 when the group could not be listed) and the cgroup's usage. */
+    if (s->cfg.on_sample)
+        s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1,
+                         sb_supervisor_group_usage(s));
     return sb_sample_budget_next(&s->budget, now, sb_thread_cpu_seconds() - cpu_before);
 }
 
@@ -209,7 +355,7 @@ static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_w
 }
 
 /* Without a cgroup to hold a limit, the watched one: the RSS sum of the
- * tree's last sample over it ends the group, once (oom_verdict.h). */
+ * tree's last sample over it ends the group, once (os.h). */
 static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
 {
     if (s->use_cgroup || !sb_budget_watch_over(l->watch_limit, o->watch_ended, s->tree.rss_now))
@@ -321,11 +467,13 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         if (copies_ended >= 0 && !said)
             wait = shorter(wait, until(copies_ended + SB_SUPERVISOR_LEFTOVER_SAY_S, now));
         cpu_before = sb_thread_cpu_seconds();
+        /* Until a copy may have exited, a stop signal came (the stop signals
+         * are unblocked only inside ppoll, so one arriving just before it
+         * still wakes it), or `wait` seconds passed (< 0: no limit). */
         int fd = left <= 0 ? chld : -1;
-        if (live)
-            sleep_once(&z, copies, k, live, wait, fd, &open_mask);
-        else
-            sb_waiter_sleep(&z, NULL, fd, wait, &open_mask);
+        for (int64_t i = 0; live && i < k; i++)
+            live[i] = !copies[i].done;
+        sb_waiter_sleep(&z, live, fd, wait, &open_mask);
         struct signalfd_siginfo info;
         while (fd >= 0 && read(fd, &info, sizeof info) == (ssize_t)sizeof info)
             ;

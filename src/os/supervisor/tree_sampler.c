@@ -1,5 +1,5 @@
-/* Process-tree sampling through /proc; see tree_sampler.h. */
-#include "tree_sampler.h"
+/* Process-tree sampling through /proc; see supervisor.h. */
+#include "supervisor.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -7,10 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "grow.h"
-#include "parse.h"
-#include "proc_tree.h"
 
 /* /proc/PID/status grows with the group list; this bounds it. */
 #define STATUS_LIMIT (1u << 20)
@@ -92,20 +89,21 @@ static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
 static int skip_old(pid_t pid, const void *arg) { return tree_sampler_is_old(arg, pid); }
 
 /* The descendants of t->self, the excluded (old) ones and whatever they
- * started left out: only the tree is read (proc_tree.h). */
+ * started left out: only the tree is read. */
 static int descendants(const tree_sampler *t, sb_pid_list *out)
 {
-    return sb_proc_tree_descendants(t->proc_root, &t->self, 1, skip_old, t, out);
+    int rc = sb_proc_tree_descendants(t->proc_root, &t->self, 1, skip_old, t, out);
+    if (rc != 0)
+        sb_pid_list_free(out);
+    return rc;
 }
 
 int tree_sampler_exclude_current(tree_sampler *t)
 {
     t->n_old = 0;
     sb_pid_list now = {0};
-    if (descendants(t, &now) != 0) {
-        sb_pid_list_free(&now);
+    if (descendants(t, &now) != 0)
         return -1;
-    }
     /* The list becomes the excluded set. */
     free(t->old);
     t->old = now.pid;
@@ -114,24 +112,18 @@ int tree_sampler_exclude_current(tree_sampler *t)
     return (int)t->n_old;
 }
 
-int tree_sample(tree_sampler *t)
+int tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
 {
-    sb_pid_list mine = {0};
-    if (descendants(t, &mine) != 0) {
-        sb_pid_list_free(&mine);
-        return -1;
-    }
     int seen = 0;
     int64_t alive_sum = 0, huge = 0;
     t->rss_now = 0;
-    for (size_t i = 0; i < mine.n; i++) {
-        int64_t hwm = hwm_of(t->proc_root, mine.pid[i], &t->rss_now, &huge);
+    for (size_t i = 0; i < n; i++) {
+        int64_t hwm = hwm_of(t->proc_root, pids[i], &t->rss_now, &huge);
         if (hwm >= 0)
             alive_sum += hwm;
-        if (hwm >= 0 && remember(t, mine.pid[i], hwm) == 0)
+        if (hwm >= 0 && remember(t, pids[i], hwm) == 0)
             seen++;
     }
-    sb_pid_list_free(&mine);
     if (alive_sum > t->peak_sum)
         t->peak_sum = alive_sum;
     if (huge > t->hugetlb_peak)
@@ -139,34 +131,25 @@ int tree_sample(tree_sampler *t)
     return seen;
 }
 
-void tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
-{
-    int64_t alive_sum = 0, huge = 0;
-    t->rss_now = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t hwm = hwm_of(t->proc_root, pids[i], &t->rss_now, &huge);
-        if (hwm >= 0) {
-            alive_sum += hwm;
-            remember(t, pids[i], hwm);
-        }
-    }
-    if (alive_sum > t->peak_sum)
-        t->peak_sum = alive_sum;
-    if (huge > t->hugetlb_peak)
-        t->hugetlb_peak = huge;
-}
-
-int tree_signal_each(const tree_sampler *t, int sig, int (*each)(pid_t pid, void *arg), void *arg)
+int tree_sample(tree_sampler *t)
 {
     sb_pid_list mine = {0};
-    if (descendants(t, &mine) != 0) {
-        sb_pid_list_free(&mine);
+    if (descendants(t, &mine) != 0)
         return -1;
-    }
+    int seen = tree_sample_pids(t, mine.pid, mine.n);
+    sb_pid_list_free(&mine);
+    return seen;
+}
+
+int tree_signal_each(const tree_sampler *t, int (*each)(pid_t pid, void *arg), void *arg)
+{
+    sb_pid_list mine = {0};
+    if (descendants(t, &mine) != 0)
+        return -1;
     int count = 0;
     for (size_t i = 0; i < mine.n; i++) {
         char state = sb_proc_state(t->proc_root, mine.pid[i]);
-        if (state && state != 'Z' && (each ? each(mine.pid[i], arg) : kill(mine.pid[i], sig)) == 0)
+        if (state && state != 'Z' && each(mine.pid[i], arg) == 0)
             count++;
     }
     sb_pid_list_free(&mine);

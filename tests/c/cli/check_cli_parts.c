@@ -16,9 +16,9 @@
 #include "atomic_file.h"
 #include "cli.h"
 #include "field_workload.h"
-#include "group.h"
 #include "json_writer.h"
-#include "tree_sampler.h"
+#include "os.h"
+#include "supervisor.h"
 
 static char *write_temp(const char *text)
 {

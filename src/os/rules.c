@@ -1,7 +1,7 @@
-/* The samplers' cost policy; see sample_budget.h. Pure arithmetic over
- * the times and costs it is given: the Linux samplers
- * (os/linux/) only measure what a sample cost (thread_cpu.h). */
-#include "sample_budget.h"
+/* The pure rules of os/ that the library and the command share (os.h):
+ * the samplers' cost policy (arithmetic over the times and costs it is
+ * given), the OOM verdict and the group peak's words. */
+#include "os.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,15 +26,9 @@ void sb_sample_budget_init(sb_sample_budget *b, double floor_s, double share)
     /* share is a part of the default budget; a budget the user set scales
      * every sampler's part alike. */
     double part = share > 0 && share <= SB_SAMPLE_BUDGET_SHARE ? share : SB_SAMPLE_BUDGET_SHARE;
-    *b = (sb_sample_budget){floor_s > 0 ? floor_s : 0.001,
-                            part / SB_SAMPLE_BUDGET_SHARE * sb_sample_budget_whole(),
-                            -1,
-                            0,
-                            0,
-                            0,
-                            0,
-                            0,
-                            0};
+    *b = (sb_sample_budget){.floor_s = floor_s > 0 ? floor_s : 0.001,
+                            .share = part / SB_SAMPLE_BUDGET_SHARE * sb_sample_budget_whole(),
+                            .last_at = -1};
 }
 
 void sb_sample_budget_series(sb_sample_budget *b) { b->last_at = -1; }
@@ -50,8 +44,6 @@ double sb_sample_budget_next(sb_sample_budget *b, double now, double cpu_s)
     }
     b->last_at = now;
     b->samples++;
-    if (cpu_s > 0)
-        b->cpu_s += cpu_s;
     double spaced = cpu_s > 0 ? cpu_s / b->share : 0;
     double gap = spaced > b->floor_s ? spaced : b->floor_s;
     if (gap > b->planned_s)
@@ -87,4 +79,35 @@ void sb_sample_budget_describe(const sb_sample_budget *b, char *buf, size_t cap)
     else
         snprintf(buf, cap, "%lld times, every %.1f ms on average, at most %.1f ms apart (%s)",
                  (long long)b->samples, mean * 1e3, b->longest_s * 1e3, pace);
+}
+
+int sb_oom_verdict(const sb_oom_facts *f)
+{
+    int foreign_kill = f->sigkilled && !f->ours;
+    if (f->outside)
+        return f->oom_kills > 0 && foreign_kill ? SB_OOM_AROUND : SB_OOM_NO;
+    if (f->oom_kills > 0)
+        return SB_OOM_IN_GROUP;
+    int64_t slack = f->limit / 16 > (8 << 20) ? f->limit / 16 : (8 << 20);
+    int at_limit = f->limit > 0 && f->peak >= 0 && f->peak + slack >= f->limit;
+    return f->oom_kills < 0 && foreign_kill && at_limit ? SB_OOM_IN_GROUP : SB_OOM_NO;
+}
+
+int sb_budget_watch_over(int64_t limit, int64_t ended, int64_t sum)
+{
+    return limit > 0 && ended == 0 && sum > limit;
+}
+
+void sb_group_words_cgroup(char *buf, size_t cap, int version, const char *found)
+{
+    snprintf(buf, cap,
+             "group peak: a memory cgroup of its own per count (%s), exact, page cache "
+             "included; memory a process used before it joined is not counted; %s",
+             version == 1 ? "memory.max_usage_in_bytes" : "memory.peak", found);
+}
+
+void sb_group_words_sampled(char *buf, size_t cap, const char *sum, const char *caveat,
+                            const char *why)
+{
+    snprintf(buf, cap, "group peak: %s; %s; no cgroup of its own because %s", sum, caveat, why);
 }
