@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "field_workload.h"
-#include "json_writer.h"
+#include "record.h"
 #include "spacrbench.h"
 
 /* ---- The one error channel (cli_error.c): every message reads

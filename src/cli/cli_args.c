@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "parse.h"
+#include "util.h"
 
 #define CLI_OPTIONS_MAX 64 /* every option of a command, at most */
 

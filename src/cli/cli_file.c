@@ -6,9 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
 #include "cli.h"
-#include "write_all.h"
+#include "util.h"
 
 /* What differs on Windows: no links to follow there, _fullpath for
  * realpath; the temporary file's calls are util/atomic_file.c's. */

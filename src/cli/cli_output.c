@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "text_buffer.h"
+#include "util.h"
 
 /* Room for the usual measurement, so each object is serialised once. */
 #define CLI_JSON_FIRST_ROOM (64 * 1024)

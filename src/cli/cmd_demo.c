@@ -7,8 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "field_gpu.h"
-#include "field_gpu_layout.h"
+#include "field_workload.h"
 
 typedef struct field_item {
     field_params params;

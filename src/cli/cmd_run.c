@@ -11,9 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "parse.h"
-#include "text_buffer.h"
-#include "text_escape.h"
+#include "util.h"
 
 static int opt_timeout(cli_args *a, const cli_option *o, const char *name, const char *v)
 {

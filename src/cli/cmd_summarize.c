@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "text_buffer.h"
+#include "util.h"
 
 /* The options, for the help, the man page and the completions; the few
  * there are are read by summarize_main itself. */

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "child.h"
 #include "cli.h"
-#include "oom_verdict.h"
+#include "os.h"
+#include "supervisor.h"
 
 /* Append "; NAME (WHAT)" to the note of stale cgroups, and say it on
  * stderr as it is found. */

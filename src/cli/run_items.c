@@ -6,9 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "grow.h"
-#include "item_lines.h"
-#include "text_escape.h"
+#include "util.h"
 
 static char *substitute(const char *arg, const char *item)
 {

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "text_escape.h"
+#include "util.h"
 
 /* Why an item has no file size, in words, for the warning (the key itself
  * is the library's: spacrbench_plate_file_key). stat only: nothing is

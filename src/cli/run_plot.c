@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "child.h"
 #include "cli.h"
-#include "text_buffer.h"
+#include "supervisor.h"
+#include "util.h"
 
 /* Exit status of PYTHON ARGS (a signal as 128 + N), -1 when it could not
  * be started (errno set): the supervisor's one child primitive. Its

@@ -13,11 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
 #include "cli.h"
-#include "group_words.h"
-#include "oom_verdict.h"
-#include "text_escape.h"
+#include "os.h"
+#include "supervisor.h"
+#include "util.h"
 
 /* Notes about counts kept in the result; more are said on stderr only, so
  * failing copies never crowd the result (2 a count for 16 counts, less

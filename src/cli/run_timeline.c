@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "grow.h"
+#include "util.h"
 
 /* The most processes of one run whose CPU is followed (a larger tree's
  * others are not counted on the timeline; its figures are unaffected). */

@@ -9,12 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
 #include "cli.h"
-#include "read_fd.h"
 #include "records.h"
-#include "text_buffer.h"
-#include "text_escape.h"
+#include "util.h"
 
 /* SLURM's default MaxArraySize: indexes 0 to this - 1. */
 #define CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE 1001

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "spacrbench.h"
-#include "text_buffer.h"
+#include "util.h"
 
 /* ---- the hand-off rule (docs/scheduler-handoff.md) ---- */
 

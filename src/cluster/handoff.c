@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "core.h" /* sb_measurement_peak_word */
 #include "internal.h"
-#include "measurement.h" /* sb_measurement_peak_word */
 
 #define SB_MARGIN_FRACTION 0.25
 #define SB_MARGIN_FLOOR    (256 * SB_MIB)

@@ -17,12 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
 #include "cluster.h"
 #include "internal.h"
-#include "json_reader.h"
-#include "json_writer.h"
+#include "record.h"
 #include "records.h"
+#include "util.h"
 
 /* A file of the array written to a temporary beside it
  * (util/atomic_file.h) and renamed into place by commit. */
@@ -431,8 +430,6 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
 }
 
 #else /* Windows: no openat, O_NONBLOCK or FIFOs to guard against */
-
-#include "internal.h"
 
 int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                                  const spacrbench_schedule *schedule,

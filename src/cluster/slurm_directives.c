@@ -10,7 +10,7 @@
 
 #include "cluster.h"
 #include "internal.h"
-#include "parse.h"
+#include "util.h"
 
 enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG };
 

@@ -12,7 +12,7 @@
 #endif
 
 #include "internal.h"
-#include "item_lines.h"
+#include "util.h"
 
 #if defined(_WIN32)
 #define SB_READ_MODE "rb"

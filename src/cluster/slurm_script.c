@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "core.h" /* sb_measurement_peak_word */
 #include "internal.h"
-#include "measurement.h" /* sb_measurement_peak_word */
 
 /* A struct whose first member is its size, zeroed. */
 static int init_sized(void *p, size_t size, const char *what)

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cluster.h"
-#include "grow.h"
 #include "internal.h"
+#include "util.h"
 
 /* What a submission asked, from its reports and its logs' first lines. */
 typedef struct request {

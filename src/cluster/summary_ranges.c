@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cluster.h"
-#include "grow.h"
 #include "internal.h"
+#include "util.h"
 
 static int append(sum_ranges *set, sum_range r)
 {

@@ -16,11 +16,9 @@
 #include <unistd.h>
 
 #include "cluster.h"
-#include "grow.h"
 #include "internal.h"
-#include "json_reader.h"
-#include "read_fd.h"
 #include "records.h"
+#include "util.h"
 
 static const char *file_kind(mode_t m)
 {
@@ -675,9 +673,6 @@ int sum_read(spacrbench_summary *s, const char *job_script)
 }
 
 #else /* Windows: no openat, O_NONBLOCK or FIFOs to guard against */
-
-#include "cluster.h"
-#include "internal.h"
 
 int sum_read(spacrbench_summary *s, const char *job_script)
 {

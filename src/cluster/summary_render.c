@@ -10,7 +10,6 @@
 
 #include "cluster.h"
 #include "internal.h"
-#include "json_writer.h"
 #include "record.h"
 
 #define ITEM_WIDTH 24

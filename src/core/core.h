@@ -10,10 +10,8 @@
 
 #include "gpu.h"
 #include "internal.h"
-#include "probe.h"
-#include "proc.h"
+#include "os.h"
 #include "record.h"
-#include "sampler.h"
 #include "spacrbench.h"
 
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }

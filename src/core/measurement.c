@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "grow.h"
+#include "util.h"
 
 spacrbench_measurement *sb_measurement_new(void)
 {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core.h"
-#include "grow.h"
 #include "records.h"
+#include "util.h"
 
 static const sb_item_extra *sb_measurement_extra(const spacrbench_measurement *m, size_t index)
 {

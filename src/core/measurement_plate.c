@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "grow.h"
+#include "util.h"
 
 int spacrbench_plate_section_init(spacrbench_plate_section *s, size_t size)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "platform_words.h"
+#include "os.h"
 
 /* Which "one worker at a time" case decided, when bound is ONE. */
 typedef enum sb_one_case {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "grow.h"
+#include "util.h"
 
 enum { CAP = SPACRBENCH_TIMELINE_MAX_POINTS };
 

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clock.h"
 #include "gpu.h"
 #include "spacrbench.h"
+#include "util.h"
 
 /* How the report and the evidence name this platform's sources, so a
  * Windows or macOS report does not speak of /proc (docs/platforms.md). */
@@ -299,8 +299,6 @@ int64_t sb_process_group_watch_ended(spacrbench_group *g);
 
 #if defined(__linux__)
 #include <sys/types.h>
-
-#include "parse.h"
 
 /* This thread's CPU seconds (CLOCK_THREAD_CPUTIME_ID; the monotonic clock
  * where that cannot be read): what a sample costs the budget. Wall time

@@ -1,7 +1,7 @@
 /* The sampler's tick, the same on every platform; see os.h. */
 #include "os.h"
 
-#include "clock.h"
+#include "util.h"
 
 void sb_sampler_peaks_init(sb_sampler_peaks *p)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measurement.h"
+#include "core.h"
 #include "plate.h"
 
 static void prediction_reset(const spacrbench_plate *p, spacrbench_plate_prediction *r)

@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measurement.h"
+#include "core.h"
 #include "plate.h"
-#include "recommend_rule.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measurement.h"
+#include "core.h"
 #include "plate.h"
 
 void sb_plate_section_of(const spacrbench_plate *p, int64_t workers, spacrbench_plate_section *s)

@@ -9,7 +9,7 @@
 
 #include "plate.h"
 #include "report.h"
-#include "utf8.h"
+#include "util.h"
 
 /* text as Markdown inline text: '|' and '\' and the characters that start
  * emphasis or code escaped, control characters and line breaks as spaces,

@@ -7,10 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parse_size.h"
 #include "report.h"
-#include "text_escape.h"
-#include "text_wrap.h"
+#include "util.h"
 
 int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap)
 {

@@ -11,7 +11,7 @@
 
 #include "plate.h"
 #include "report.h"
-#include "utf8.h"
+#include "util.h"
 
 /* What the section shows: picks with their figures in run order, one label
  * per pick (or NULL). */

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform_words.h"
+#include "os.h"
 #include "report.h"
-#include "text_wrap.h"
+#include "util.h"
 
 const char *sb_peak_method_words(int method, int hugetlb_uncovered)
 {

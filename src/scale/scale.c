@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc.h"
+#include "os.h"
 #include "scale.h"
 
 /* One guard for scaling checks in this process; independent of the serial

@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oom_verdict.h"
-#include "process_group.h"
+#include "os.h"
 #include "scale.h"
 
 struct spacrbench_scale_driver {

@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
 #include "scale.h"
+#include "supervisor.h"
 
 enum { CHILD_NO_GO = 3, CHILD_WRITE_FAILED = 4 };
 

@@ -2,7 +2,7 @@
  * scale_fork.c): each entry point says SPACRBENCH_EUNSUPPORTED and names
  * the platform; nothing is allocated. See docs/platforms.md. */
 #include "internal.h"
-#include "platform_words.h"
+#include "os.h"
 #include "scale.h"
 
 int sb_scale_fork_executor(const sb_scale_work *w, spacrbench_scale_executor *ex, void **state)

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "discover.h"
+#include "core.h"
 #include "os.h"
 #include "sb_test_memory.h"
 

@@ -11,7 +11,7 @@
 
 #include "sb_test_text.h"
 #include "spacrbench.h"
-#include "text_wrap.h"
+#include "util.h"
 
 #define MIB INT64_C(1048576)
 

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "measurement.h"
+#include "core.h"
 #include "sb_test_sysctl.h"
 #include "sb_test_text.h"
 #include "spacrbench.h"

@@ -16,9 +16,7 @@
 #define make_pipe(fds) pipe(fds)
 #endif
 
-#include "grow.h"
-#include "parse.h"
-#include "read_fd.h"
+#include "util.h"
 
 typedef struct text {
     char *data;

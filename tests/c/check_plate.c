@@ -17,7 +17,7 @@
 
 #include "plate.h"
 #include "spacrbench.h"
-#include "utf8.h"
+#include "util.h"
 
 #define KIB INT64_C(1024)
 #define MIB (KIB * KIB)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recommend_rule.h"
+#include "core.h"
 #include "spacrbench.h"
 
 #define GIB INT64_C(1073741824)

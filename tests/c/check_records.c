@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_reader.h"
 #include "record.h"
 #include "records.h"
 #include "spacrbench.h"
+#include "util.h"
 
 #define SCHEMA SPACRBENCH_TEST_DATA "/../../../docs/spacrbench.schema.json"
 

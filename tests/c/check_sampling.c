@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "os.h"
-#include "parse.h"
 #include "sb_test_memory.h"
+#include "util.h"
 
 /* ---- the cost policy ---- */
 

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "cluster.h"
-#include "json_reader.h"
 #include "spacrbench.h"
+#include "util.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core.h"
 #include "sb_test_memory.h"
 #include "spacrbench.h"
-#include "timeline.h"
 
 #define HELD_BYTES (64 * SB_MIB)
 

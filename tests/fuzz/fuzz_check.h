@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "util.h"
 
 #define FUZZ_REQUIRE(cond)                                                                         \
     do {                                                                                           \

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "json_reader.h"
 #include "record.h"
 #include "records.h"
+#include "util.h"
 
 /* Room for the largest record's parts (zeroed: NULL texts, 0 figures). */
 static union {

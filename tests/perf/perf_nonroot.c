@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "os.h"
-#include "run_item.h"
 #include "spacrbench.h"
 #include "supervisor.h"
 

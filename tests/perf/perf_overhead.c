@@ -14,9 +14,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "core.h"
 #include "os.h"
 #include "spacrbench.h"
-#include "timeline.h"
 
 static double now(void)
 {

@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "cluster.h"
-#include "parse.h"
 #include "plate.h"
 #include "spacrbench.h"
+#include "util.h"
 
 #define LINE_MAX_BYTES 65536 /* a longer line is cut, never overrun */
 #define FIELDS_MAX     256

@@ -19,8 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "run_item.h"
-#include "run_timeline.h"
+#include "cli.h"
 #include "spacrbench.h"
 #include "supervisor.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover.h"
+#include "core.h"
 #include "os.h"
 #include "spacrbench.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "os.h"
-#include "read_fd.h"
+#include "util.h"
 
 /* Sizes beyond which the texts are not plausible; mountinfo of a busy
  * Kubernetes node runs to a few hundred KiB. */

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "grow.h"
 #include "internal.h"
 #include "os.h"
+#include "util.h"
 
 int sb_proc_open(sb_proc *p, int want_hwm_reset)
 {

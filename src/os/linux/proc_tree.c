@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "grow.h"
 #include "os.h"
+#include "util.h"
 
 /* A children file lists one thread's children, a few bytes each. */
 #define CHILDREN_LIMIT (1u << 20)

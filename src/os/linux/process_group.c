@@ -14,11 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "grow.h"
 #include "internal.h"
 #include "os.h"
-#include "parse.h"
+#include "util.h"
 
 /* statm at least every 20 ms, smaps_rollup at least every 100 ms, within
  * 0.3 % and 0.2 % of a core: 0.5 % together. A statm turn costs about

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
+#include "util.h"
 
 void sb_pss_tracker_init(sb_pss_tracker *t, double refresh_floor_s, double share)
 {

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "read_fd.h"
+#include "util.h"
 
 void sb_child_begin(unsigned flags, pid_t parent)
 {

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "grow.h"
 #include "supervisor.h"
+#include "util.h"
 
 /* ---- stop signals: the handler's state (the pending signal, the pid of a
  * lone running command to pass a kill() on to) lives here only ---- */

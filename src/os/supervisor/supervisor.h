@@ -23,7 +23,7 @@
 #include <sys/types.h>
 
 #include "os.h"
-#include "write_all.h" /* sb_write_all: the pipes to and from children */
+#include "util.h" /* sb_write_all: the pipes to and from children */
 
 /* ---- children (the command's copies, the scaling check's forked workers,
  * the plot helper): the one fork (signals blocked across it, handlers

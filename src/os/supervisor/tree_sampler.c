@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "util.h"
 
 /* /proc/PID/status grows with the group list; this bounds it. */
 #define STATUS_LIMIT (1u << 20)

@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
 #include "cli.h"
 #include "field_workload.h"
-#include "json_writer.h"
 #include "os.h"
+#include "record.h"
 #include "supervisor.h"
+#include "util.h"
 
 static char *write_temp(const char *text)
 {

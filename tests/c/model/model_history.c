@@ -30,9 +30,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json_reader.h"
 #include "model.h"
 #include "spacrbench.h"
+#include "util.h"
 
 #define MAX_ARRAY       4000000            /* the cluster's MaxArraySize (raised by its admins) */
 #define NODE_MEM_MIB    (256 * 1024)       /* MaxMemPerNode: 256 GiB */

@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json_reader.h"
 #include "model.h"
 #include "spacrbench.h"
+#include "util.h"
 
 typedef struct trip {
     const model_options *o;

@@ -19,13 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_args.h"
-#include "cli_file.h"
-#include "cli_json.h"
-#include "item_list.h"
+#include "cli.h"
 #include "model.h"
-#include "slurm_env.h"
-#include "task_record.h"
 
 int model_task_capture(int argc, char **argv)
 {

@@ -1,1 +1,0 @@
-#include "field_workload.h"
