@@ -26,7 +26,6 @@ from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib,
 from . import _plate_c
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._timeline import Timeline, TimelineItem, TimelinePoint
-from ._torch import TorchPeak
 from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords, RunRecord,
                      raw_records)
 
@@ -40,7 +39,6 @@ BOUNDS = Names("SPACRBENCH_BOUND_", lib.spacrbench_bound_name)
 START_METHODS = Names("SPACRBENCH_START_", lib.spacrbench_start_method_name)
 RESERVE_RULES = Names("SPACRBENCH_RESERVE_", lib.spacrbench_reserve_rule_name)
 _UNKNOWN_SOURCE = lib.SPACRBENCH_SOURCE_UNKNOWN
-_TORCH = SOURCES.name(lib.SPACRBENCH_SOURCE_TORCH)
 
 
 def optional(value: int) -> Optional[int]:
@@ -256,58 +254,26 @@ def _set_record_details(cm: Any, i: int, cpu: Optional[float], charge: Optional[
           f"{where}.run_records")
 
 
-def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
-                       ) -> Tuple[Dict[str, Any], bool]:
-    """The Measurement fields of a C measurement, and whether they are its
-    figures unchanged (torch_peak may add torch's VRAM peak where the
-    library had none, and its notes)."""
+def measurement_fields(cm: Any) -> Dict[str, Any]:
+    """The Measurement fields of a C measurement."""
     fig = new_struct("spacrbench_figures")
     check(lib.spacrbench_measurement_figures(cm, fig), "spacrbench_measurement_figures")
-    notes = [c_text(lib.spacrbench_measurement_note(cm, i)) for i in range(fig.note_count)]
-    gpus = []
     gpu = new_struct("spacrbench_gpu_info")
+    gpus = []
     for i in range(fig.gpu_count):
         check(lib.spacrbench_measurement_gpu(cm, i, gpu), "spacrbench_measurement_gpu")
         gpus.append(from_struct(GpuInfo, gpu))
     cpu = float(fig.cpu_seconds)
-    peak_vram = optional(fig.peak_vram_bytes)
-    vram_source = None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source)
-    vram_reason = c_text(lib.spacrbench_measurement_vram_reason(cm)) or None
-    same = True
-    if torch_peak is not None:
-        reserved = torch_peak.finish()
-        same = reserved is None and not torch_peak.notes
-        notes += torch_peak.notes
-        if reserved is not None and peak_vram is None:
-            peak_vram, vram_source, vram_reason = reserved, _TORCH, None
-            # One note: the library's note on why VRAM was not measured
-            # (the one that quotes its vram_reason) is superseded.
-            why = vram_reason_words(c_text(lib.spacrbench_measurement_vram_reason(cm)))
-            notes = [n for n in notes if not (why and why in n)]
-            late = (" (CUDA was started by the work during the run)"
-                    if torch_peak.started_late else "")
-            notes.append(f"VRAM peak from torch.cuda.max_memory_reserved(): "
-                         f"{format_bytes(reserved)}{late}; the library had no per-process "
-                         f"GPU figure")
-        elif reserved is not None and peak_vram is not None:
-            notes.append(f"VRAM peak from {vram_source or 'the library'}: "
-                         f"{format_bytes(peak_vram)}; torch.cuda.max_memory_reserved() "
-                         f"reported {format_bytes(reserved)}")
     return dict(
         {name: int(getattr(fig, name)) for name in _SPACR_FIGURES + _FIGURES},
-        seconds=float(fig.seconds), peak_vram_bytes=peak_vram,
-        notes=notes, records=_read_records(cm, int(fig.record_count)),
+        seconds=float(fig.seconds), peak_vram_bytes=optional(fig.peak_vram_bytes),
+        notes=[c_text(lib.spacrbench_measurement_note(cm, i)) for i in range(fig.note_count)],
+        records=_read_records(cm, int(fig.record_count)),
         cpu_seconds=None if math.isnan(cpu) else cpu, warmup_seconds=float(fig.warmup_seconds),
-        peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
-        gpus=tuple(gpus), vram_reason=vram_reason,
-        timeline=_timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
-
-
-def vram_reason_words(reason: str) -> str:
-    """The library's own words in a vram_reason ("no CUDA device: <why>"
-    quotes <why>), as its note on the measurement quotes them."""
-    head = "no CUDA device: "
-    return reason[len(head):] if reason.startswith(head) else reason
+        peak_method=PEAK_METHODS.name(fig.peak_method),
+        vram_source=None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source),
+        gpus=tuple(gpus), vram_reason=c_text(lib.spacrbench_measurement_vram_reason(cm)) or None,
+        timeline=_timeline_from_c(cm), plate=_plate_c.plate_from_c(cm))
 
 
 def keep_c_measurement(m: Measurement, cm: Any) -> None:

@@ -81,7 +81,7 @@ def measurement_from(cls: Type[T], text: bytes, name: str = "data", flags: int =
                                                out), what)
     cm = out[0]
     try:
-        fields, _ = measurement_fields(cm)
+        fields = measurement_fields(cm)
         records = fields["records"]  # the library's LazyRecords, or () for none
         labels = [lib.spacrbench_measurement_item_label(cm, i)
                   for i in range(records.count if records else 0)]

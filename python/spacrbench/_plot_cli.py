@@ -16,13 +16,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from typing import Any, Dict, List, Optional, Tuple, Type, Union
+from typing import Any, Dict, List, Optional
 
-from ._binding import check, ffi, lib
+from ._binding import check, ffi, lib, new_struct
 from ._errors import SpacrbenchError
 from ._extras import PLOT_INSTALL
 from ._measurement_dict import json_text, measurement_from
-from ._errors import SpacrbenchTypeError
 from ._results import Measurement, Recommendation
 from ._scale_result import ScaleResult, result_from_c
 
@@ -46,27 +45,16 @@ def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
                             lib.SPACRBENCH_READ_STOPPED, "--plot")
 
 
-#: The recommendation's members the plot draws, and their types.
-_DRAWN: Dict[str, Union[Type[Any], Tuple[Type[Any], ...]]] = {
-    "workers": int, "reason": str, "bound": str, "available_bytes": int, "reserve_bytes": int,
-    "per_worker_bytes": (int, type(None)), "memory_workers": (int, type(None)),
-    "baseline_bytes": int, "maximum": int}
-
-
 def recommendation_from_json(doc: Dict[str, Any], m: Measurement) -> Optional[Recommendation]:
     """The run's recommendation as the document gives it (what the report
-    said), the members the plot draws checked; None when it has none."""
-    rec = doc.get("recommendation")
-    if rec is None:
-        return None
-    if not isinstance(rec, dict):
-        raise SpacrbenchTypeError("data.recommendation must be an object")
-    for name, kind in _DRAWN.items():
-        value = rec.get(name)
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise SpacrbenchTypeError(f"data.recommendation.{name} has the wrong type: "
-                                      f"{type(value).__name__}")
-    return Recommendation(measurement=m, **{name: rec[name] for name in _DRAWN})
+    said), read by the library; None when it has none."""
+    from ._convert import recommendation_fields
+
+    out = new_struct("spacrbench_recommendation")
+    data = json_text(doc, "data")
+    if check(lib.spacrbench_recommendation_from_json(data, len(data), b"data", out), "--plot"):
+        return Recommendation(measurement=m, **recommendation_fields(out))
+    return None
 
 
 def main(argv: Optional[List[str]] = None) -> int:

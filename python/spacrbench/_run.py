@@ -281,7 +281,7 @@ def check_plain_callable(work: Any, name: str, what: str = "") -> None:
 def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bool,
                     spread_note: bool, finish: Optional[Callable[[Any], None]]) -> Measurement:
     global _active
-    from ._convert import _build, keep_c_measurement, measurement_fields
+    from ._convert import keep_c_measurement, measurement_fields
 
     opts = new_struct("spacrbench_options")
     check(lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options")),
@@ -333,15 +333,10 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bo
         if spread_note:  # after spaCR's notes, as every spacrbench note
             check(lib.spacrbench_measurement_note_spread(cm, b"spacrbench.benchmark_plate()"),
                   "spacrbench_measurement_note_spread")
-        fields, unchanged = measurement_fields(cm, torch_peak)
-        if not unchanged:  # torch's VRAM figure: the library has no setter for it
-            lib.spacrbench_measurement_free(cm)
-            cm = ffi.NULL
-            cm = _build(Measurement(**fields))
+        torch_peak.finish(cm)
         if finish is not None:
             finish(cm)
-            fields, _ = measurement_fields(cm)
-        m = Measurement(**fields)
+        m = Measurement(**measurement_fields(cm))
     except BaseException:
         lib.spacrbench_measurement_free(cm)
         raise

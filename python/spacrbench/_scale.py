@@ -39,9 +39,6 @@ from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._scale_result import ScalePoint, ScaleResult, result_from_c
 
 _barrier: Any = None
-
-#: The cap of every front end (SPACRBENCH_SCALE_MAX_WORKERS).
-MAX_WORKERS: int = lib.SPACRBENCH_SCALE_MAX_WORKERS
 _INT64 = 2**63 - 1
 
 
@@ -270,24 +267,17 @@ def _check_number(name: str, value: Any) -> Optional[float]:
 
 
 def _check_counts(workers: Any) -> Optional[List[int]]:
+    """The counts as ints, checked by the library (its words name workers)."""
     if workers is None:
         return None
     if isinstance(workers, (str, bytes)) or not hasattr(workers, "__iter__"):
         raise SpacrbenchTypeError("scale(): workers must be a sequence of ints")
-    counts: List[int] = []
-    for value in workers:
-        k = _check_int("workers", value)
-        if k is None or k < 1:
-            raise SpacrbenchValueError(f"scale(): workers must be >= 1, got {k}")
-        counts.append(k)
-    if not counts:
-        raise SpacrbenchValueError("scale(): workers must not be empty")
-    if len(set(counts)) != len(counts):
-        raise SpacrbenchValueError(f"scale(): workers has a repeated count: {counts}")
-    if max(counts) > MAX_WORKERS:
-        raise SpacrbenchValueError(f"scale(): workers has {max(counts)}; at most {MAX_WORKERS} "
-                                   f"(the cap of every front end)")
-    return counts
+    counts = [_check_int("workers", k) for k in workers]
+    if not counts or None in counts:
+        raise SpacrbenchValueError(f"scale(): workers must not be empty nor hold None: {counts}")
+    check(lib.spacrbench_scale_check_counts(ffi.new("int64_t[]", counts), len(counts),
+                                            b"workers"), "scale()")
+    return counts  # type: ignore[return-value]
 
 
 def _check_picklable(work: Callable[[Any], Any], items: List[Any]) -> None:
@@ -435,4 +425,4 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
     return result_from_c(out[0])
 
 
-__all__ = ["MAX_WORKERS", "ScalePoint", "ScaleResult", "scale"]
+__all__ = ["ScalePoint", "ScaleResult", "scale"]

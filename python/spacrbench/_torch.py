@@ -65,14 +65,34 @@ class TorchPeak:
         if cuda is not None:
             self._cuda, self.waiting, self.started_late = cuda, False, True
 
-    def finish(self) -> Optional[int]:
-        """torch.cuda.max_memory_reserved() since start() (or since CUDA
-        started during the run), or None."""
+    def finish(self, cm: Any) -> None:
+        """Into the runner's C measurement (not yet shared, so written in
+        place): torch.cuda.max_memory_reserved() since start() (or since
+        CUDA started during the run) as its VRAM peak where the library
+        measured none, else beside it in a note; and this run's notes."""
+        from ._binding import check, lib, new_struct
+        from ._convert import SOURCES, format_bytes, utf8
+
         self.waiting = False
-        if self._cuda is None:
-            return None
+        reserved = None
         try:
-            return int(self._cuda.max_memory_reserved())
+            reserved = None if self._cuda is None else int(self._cuda.max_memory_reserved())
         except Exception as exc:
             self.notes.append(f"torch: could not read max_memory_reserved ({exc!r})")
-            return None
+        fig = new_struct("spacrbench_figures")
+        check(lib.spacrbench_measurement_figures(cm, fig), "benchmark")
+        if reserved is not None and fig.peak_vram_bytes < 0:
+            check(lib.spacrbench_measurement_set_vram(cm, reserved, lib.SPACRBENCH_SOURCE_TORCH),
+                  "benchmark")
+            late = " (CUDA was started by the work during the run)" if self.started_late else ""
+            self.notes.append(f"VRAM peak from torch.cuda.max_memory_reserved(): "
+                              f"{format_bytes(reserved)}{late}; the library had no per-process "
+                              f"GPU figure")
+        elif reserved is not None:
+            source = (SOURCES.name(fig.vram_source)
+                      if fig.vram_source != lib.SPACRBENCH_SOURCE_UNKNOWN else "the library")
+            self.notes.append(f"VRAM peak from {source}: {format_bytes(fig.peak_vram_bytes)}; "
+                              f"torch.cuda.max_memory_reserved() reported "
+                              f"{format_bytes(reserved)}")
+        for note in self.notes:
+            check(lib.spacrbench_measurement_add_note(cm, utf8(note)), "benchmark")
