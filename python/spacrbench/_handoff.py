@@ -14,10 +14,49 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from ._binding import check, ffi, format_text, lib, new_struct
 from ._convert import c_recommendation, c_string, handoff_measurement
-from ._dask_memory import dask_memory_limit
 from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
+
 if TYPE_CHECKING:
     from ._results import Recommendation
+
+
+def directive_list(extra: Any) -> List[str]:
+    """extra (#SBATCH options, e.g. ["--partition=short"]) as a list of
+    str. A single string is refused rather than split into characters."""
+    if isinstance(extra, (str, bytes)):
+        raise SpacrbenchTypeError(f"extra must be a list of #SBATCH options, not a single "
+                                  f"{type(extra).__name__} ({extra!r}); write extra=[{extra!r}]")
+    try:
+        options = iter(extra)
+    except TypeError:
+        raise SpacrbenchTypeError(f"extra must be a list of #SBATCH options, not "
+                                  f"{type(extra).__name__} ({extra!r})") from None
+    return [str(d) for d in options]
+
+
+def dask_fraction() -> float:
+    """The smallest enabled worker memory fraction of the installed
+    distributed (distributed.worker.memory.target/spill/pause/terminate;
+    False disables one); 0.6, distributed's default, without dask."""
+    import importlib
+
+    try:  # the config alone: no cluster, no worker; distributed loads its defaults
+        config: Any = importlib.import_module("dask.config")
+        importlib.import_module("distributed")
+    except ImportError:
+        return 0.6
+    found = [float(v) for v in (config.get(f"distributed.worker.memory.{name}", default=None)
+                                for name in ("target", "spill", "pause", "terminate"))
+             if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1]
+    return min(found) if found else 1.0
+
+
+def dask_memory_limit(sched: Any, what: str) -> int:
+    """memory_limit for a worker: the schedule's memory per task (peak +
+    margin) below the smallest fraction of the installed configuration."""
+    out = ffi.new("int64_t *")
+    check(lib.spacrbench_dask_memory_limit(sched.mem_per_task_bytes, dask_fraction(), out), what)
+    return int(out[0])
 
 
 def schedule_of(rec: Recommendation, what: str) -> Any:
@@ -84,15 +123,14 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
     and only once every argument has been checked and the script written:
     a call that raises leaves no folder behind. An output_dir that holds
     another array's files (a queued job's tasks read them) raises
-    ValueError and is left as it was; the same call again is accepted."""
-    from ._directives import directive_list
-
+    ValueError and is left as it was; the same call again is accepted.
+    extra: directive_list()'s."""
     if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):
         raise SpacrbenchTypeError("command must be a non-empty list of arguments, {} for the item")
     args = [str(a) for a in command]
     if not args:
         raise SpacrbenchTypeError("command must be a non-empty list of arguments, {} for the item")
-    directives = directive_list(extra)
+    directives = list(extra)
     keep: List[Any] = []  # the cdata the struct points into, alive until formatted
 
     def text(value: str, name: str) -> Any:
@@ -186,10 +224,8 @@ def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Di
     """dask_jobqueue.SLURMCluster keyword arguments: one worker process per
     job with the schedule's CPUs, a memory (the job's --mem and the
     worker's memory_limit alike) that keeps the peak below the installed
-    distributed's memory fractions, and the --time rule's walltime."""
-    from ._directives import directive_list
-
-    extra = directive_list(extra)
+    distributed's memory fractions, and the --time rule's walltime.
+    extra: directive_list()'s."""
     sched = schedule_of(rec, "to_dask")
     return {"cores": int(sched.cpus_per_task),
             "processes": 1,

@@ -10,8 +10,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 from ._errors import SpacrbenchValueError
-from ._extras import PLOT_INSTALL
-from ._words import counted
+from ._types import PLOT_INSTALL, counted
 
 if TYPE_CHECKING:
     from ._results import Measurement, Recommendation

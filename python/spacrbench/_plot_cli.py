@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional
 
 from ._binding import check, ffi, lib, new_struct
 from ._errors import SpacrbenchError
-from ._extras import PLOT_INSTALL
+from ._types import PLOT_INSTALL
 from ._measurement_dict import json_text, measurement_from
 from ._results import Measurement, Recommendation
 from ._scale_result import ScaleResult, result_from_c

@@ -308,7 +308,7 @@ class Recommendation:
         array's files raises ValueError and is left as it was (one folder,
         one array: a queued job's tasks read them); the same call again is
         accepted."""
-        from ._directives import directive_list
+        from ._handoff import directive_list
 
         directives = directive_list(extra)
         if items_file is None and output_dir is None and command is None:
@@ -350,7 +350,7 @@ class Recommendation:
         SLURMCluster keyword arguments (cores, processes, memory,
         job_extra_directives from extra), same margin rule. extra (a list
         of #SBATCH options) is for cluster="slurm" only."""
-        from ._directives import directive_list
+        from ._handoff import directive_list
 
         directives = directive_list(extra)
         if cluster == "slurm":

@@ -13,9 +13,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ._binding import c_text, check, ffi, format_text, lib
 from ._convert import PEAK_METHODS, format_bytes, from_struct
-from ._extras import PLOT_INSTALL
 from ._results import _cut
-from ._words import counted
+from ._types import PLOT_INSTALL, counted
 
 
 @dataclasses.dataclass(frozen=True)

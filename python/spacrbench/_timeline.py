@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
-from ._words import counted
+from ._types import counted
 
 
 @dataclass(frozen=True)

@@ -204,3 +204,13 @@ class CachesC:
 
 
 C_CACHE = "_spacrbench_c"
+
+#: What the plots need (matplotlib), as one command line of at most 79
+#: columns: a message puts it on a line of its own, indented by two. The
+#: package is on no index yet, so it also says how to install from a clone.
+PLOT_INSTALL = "pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')"
+
+
+def counted(n: int, noun: str) -> str:
+    """n and noun, the noun with an "s" unless n is exactly one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
