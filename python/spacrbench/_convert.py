@@ -1,16 +1,8 @@
 """Conversions between the Python result types and the library's structs.
-
-A Measurement is plain data: when the library must read one (recommend,
-report, JSON, scheduler hand-off) an equivalent C measurement is built from
-its fields once per object (again when a list of it changed) and kept
-with it (benchmark() keeps the runner's own), so a measurement made by
-hand or with dataclasses.replace() is treated exactly like one that
-benchmark() returned. From C this module returns plain fields; it imports
-_types, never the classes of _results, so the package's imports form no
-circle.
-
-Every name (peak method, source, bound, ...) is the library's spelling: the
-tables below are built from its enum constants and its *_name() functions."""
+A Measurement's C measurement is kept with it (benchmark()'s is the
+runner's own; a hand-made or replace()d one builds it once), so every
+Measurement is read alike. It imports _types, never _results: no circle.
+Every name is the library's spelling (its enums and *_name() functions)."""
 
 from __future__ import annotations
 
@@ -20,6 +12,7 @@ import numbers
 import operator
 import struct
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, TypeVar
 
 from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
@@ -42,7 +35,6 @@ _UNKNOWN_SOURCE = lib.SPACRBENCH_SOURCE_UNKNOWN
 
 
 def optional(value: int) -> Optional[int]:
-    """A C figure that may be SPACRBENCH_NOT_MEASURED."""
     return None if value == NOT_MEASURED else int(value)
 
 
@@ -53,7 +45,6 @@ def format_bytes(n: int) -> str:
 
 
 def progress_line(p: Any) -> str:
-    """The library's progress line for a spacrbench_progress."""
     return format_text(lambda buf, cap: lib.spacrbench_format_progress(p, ffi.NULL, buf, cap),
                        "spacrbench_format_progress")
 
@@ -303,7 +294,7 @@ def c_measurement(m: Any) -> Iterator[Any]:
     elif isinstance(m, CachesC):
         yield cached_c_measurement(m)
     else:
-        cm = _build(_SpacrMeasurement(m))
+        cm = _build(SimpleNamespace(**_DEFAULTS, **spacr_measurement_fields(m)))
         try:
             yield cm
         finally:
@@ -320,48 +311,22 @@ def cached_c_measurement(m: Any) -> Any:
     now = _fingerprint(m)
     if kept is not None and kept[0] == now:
         return kept[1]
-    cm = ffi.gc(_build(_Held(m, now)), lib.spacrbench_measurement_free)
+    # Built from the lists as the fingerprint copied them, so it holds what
+    # the fingerprint says even while another thread appends to m.notes.
+    notes, records, gpus = now
+    held = {**m.__dict__, "notes": notes, "gpus": m.gpus if gpus is None else gpus,
+            "records": raw_records(m) if records is None else records}
+    cm = ffi.gc(_build(SimpleNamespace(**held)), lib.spacrbench_measurement_free)
     m.__dict__[C_CACHE] = (now, cm)
     return cm
 
 
-class _Held:
-    """m with its lists as its fingerprint copied them, so that the C
-    measurement built holds what the fingerprint says even while another
-    thread appends to m.notes."""
-
-    def __init__(self, m: Any, fingerprint: Tuple[Any, ...]) -> None:
-        notes, records, gpus = fingerprint
-        self._m, self.notes = m, notes
-        self.records = raw_records(m) if records is None else records
-        self.gpus = m.gpus if gpus is None else gpus
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._m, name)
-
-
+#: A hand-made Measurement's defaults of the fields spaCR's has not.
+_DEFAULTS: Dict[str, Any] = dict(
+    records=(), cpu_seconds=None, warmup_items=0, warmup_seconds=0.0, peak_method=SUPPLIED,
+    vram_source=None, gpus=(), sample_interval_us=0, vram_reason=None, oom_limit_bytes=0,
+    timeline=None, plate=None)
 _MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")
-
-
-class _SpacrMeasurement:
-    """spaCR's Measurement attributes of any object (items, seconds,
-    peak_rss_bytes; optionally peak_vram_bytes, baseline_rss_bytes, notes),
-    the other fields a hand-made Measurement's defaults."""
-
-    records: Tuple[ItemRecord, ...] = ()
-    cpu_seconds: Optional[float] = None
-    warmup_items = 0
-    warmup_seconds = 0.0
-    peak_method = SUPPLIED
-    vram_source: Optional[str] = None
-    gpus: Tuple[GpuInfo, ...] = ()
-    sample_interval_us = 0
-    vram_reason: Optional[str] = None
-    oom_limit_bytes = 0
-    plate = None
-
-    def __init__(self, obj: Any) -> None:
-        self.__dict__.update(spacr_measurement_fields(obj))
 
 
 def spacr_measurement_fields(obj: Any, name: str = "measurement") -> Dict[str, Any]:
@@ -439,12 +404,8 @@ def _add_details(cm: Any, m: Any) -> None:
             if not isinstance(r, ItemRecord):
                 raise SpacrbenchTypeError(f"records[{i}] must be an ItemRecord, not {_shown(r)} "
                                           f"({type(r).__name__})")
-            rec.index = _whole(r.index, f"records[{i}].index")
-            rec.is_warmup = 1 if r.is_warmup else 0
-            rec.seconds = _real(r.seconds, f"records[{i}].seconds")
-            rec.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"records[{i}].peak_rss_bytes")
-            rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"records[{i}].peak_vram_bytes")
-            check(lib.spacrbench_measurement_add_record(cm, rec), "measurement record")
+            check(lib.spacrbench_measurement_add_record(cm, to_struct(rec, r, f"records[{i}]")),
+                  "measurement record")
             _set_record_details(cm, i, r.cpu_seconds, r.cgroup_charge_bytes,
                                 r.tree_rss_peak_bytes, r.run_records)
     gpu = new_struct("spacrbench_gpu_info")
