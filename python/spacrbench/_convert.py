@@ -10,14 +10,15 @@ import dataclasses
 import math
 import numbers
 import operator
+import os
 import struct
 from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, TypeVar
 
 from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
-from . import _plate_c
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._plate_data import PlatePick, PlatePrediction, PlateSection
 from ._timeline import Timeline, TimelineItem, TimelinePoint
 from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords, RunRecord,
                      raw_records)
@@ -264,7 +265,7 @@ def measurement_fields(cm: Any) -> Dict[str, Any]:
         peak_method=PEAK_METHODS.name(fig.peak_method),
         vram_source=None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source),
         gpus=tuple(gpus), vram_reason=c_text(lib.spacrbench_measurement_vram_reason(cm)) or None,
-        timeline=_timeline_from_c(cm), plate=_plate_c.plate_from_c(cm))
+        timeline=_timeline_from_c(cm), plate=plate_from_c(cm))
 
 
 def keep_c_measurement(m: Measurement, cm: Any) -> None:
@@ -418,7 +419,7 @@ def _add_details(cm: Any, m: Any) -> None:
     if getattr(m, "timeline", None) is not None:
         _timeline_to_c(cm, m.timeline)
     if getattr(m, "plate", None) is not None:  # after the records: a pick per record
-        _plate_c.plate_to_c(cm, m.plate)
+        plate_to_c(cm, m.plate)
 
 
 # ------------------------------------------------------------------ timeline
@@ -645,3 +646,121 @@ def plate_text(m: Any, labels: Optional[List[str]]) -> str:
         c_labels = ffi.new("char *[]", keep) if keep else ffi.NULL
         return format_text(lambda buf, cap: lib.spacrbench_format_plate_section(
             cm, c_labels, len(keep), buf, cap), "format_report")
+
+
+# ------------------------------------------------------------------ plate
+
+KEYS = Names("SPACRBENCH_PLATE_KEY_", lib.spacrbench_plate_key_name)
+FITS = Names("SPACRBENCH_PLATE_FIT_", lib.spacrbench_plate_fit_name)
+WHYS = Names("SPACRBENCH_PLATE_WHY_", lib.spacrbench_plate_why_name)
+
+
+def plate_from_c(cm: Any) -> Optional[PlateSection]:
+    """The C measurement's plate section, or None when it carries none."""
+    s = new_struct("spacrbench_plate_section")
+    if lib.spacrbench_measurement_plate(cm, s) != 0:
+        return None
+    k = new_struct("spacrbench_plate_pick")
+    picks = []
+    for i in range(int(s.pick_count)):
+        check(lib.spacrbench_measurement_plate_pick(cm, i, k), "spacrbench_measurement_plate_pick")
+        picks.append(from_struct(PlatePick, k, why=WHYS.name(k.why)))
+    notes = tuple(c_text(lib.spacrbench_measurement_plate_note(cm, i))
+                  for i in range(int(s.note_count)))
+    prediction = from_struct(
+        PlatePrediction, s, measured=sum(p.footprint_bytes is not None for p in picks),
+        key=KEYS.name(s.key_kind), fit=FITS.name(s.fit), time_fit=FITS.name(s.time_fit),
+        notes=notes)
+    return from_struct(PlateSection, s, prediction=prediction, sample=tuple(picks))
+
+
+def _nan(value: Any, name: str) -> float:
+    """A number of the section (None: NaN); the library checks its range."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SpacrbenchTypeError(f"{name} must be a number or None, not {type(value).__name__}")
+    return float(value)
+
+
+def _int(value: Any, name: str) -> int:
+    """A count or index of the section (None: -1); the library checks it."""
+    if value is None:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise SpacrbenchTypeError(f"{name} must be an int or None, not {type(value).__name__}")
+    if not -2**63 <= int(value) < 2**63:
+        raise SpacrbenchValueError(f"{name} must fit in 64 bits, not {value}")
+    return int(value)
+
+
+def _text(value: Any, name: str) -> bytes:
+    text = str(value)
+    if "\0" in text:
+        raise SpacrbenchValueError(f"{name} must not contain a NUL character")
+    return text.encode("utf-8", "replace")
+
+
+def plate_to_c(cm: Any, section: Any) -> None:
+    """Copy a PlateSection into a C measurement whose records are in."""
+    if not isinstance(section, PlateSection):
+        raise SpacrbenchTypeError(f"plate must be a PlateSection or None, not "
+                                  f"{type(section).__name__}")
+    p = section.prediction
+    if not isinstance(p, PlatePrediction):
+        raise SpacrbenchTypeError(f"plate.prediction must be a PlatePrediction, not "
+                                  f"{type(p).__name__}")
+    s = new_struct("spacrbench_plate_section")
+    check(lib.spacrbench_plate_section_init(s, ffi.sizeof("spacrbench_plate_section")), "plate")
+    s.items = _int(p.items, "plate.prediction.items")
+    s.key_kind = KEYS.code(p.key, "plate.prediction.key")
+    s.fit = FITS.code(p.fit, "plate.prediction.fit")
+    s.time_fit = FITS.code(p.time_fit, "plate.prediction.time_fit")
+    name = _text(p.key_name, "plate.prediction.key_name")
+    if len(name) >= ffi.sizeof(s.key_name):
+        raise SpacrbenchTypeError(f"plate.prediction.key_name is {len(name)} bytes; at most "
+                                  f"{ffi.sizeof(s.key_name) - 1}")
+    ffi.memmove(s.key_name, name + b"\0", len(name) + 1)
+    for field in ("median_key", "correlation", "slope_bytes_per_key", "intercept_bytes",
+                  "largest_key", "slowest_seconds", "total_seconds"):
+        setattr(s, field, _nan(getattr(p, field), f"plate.prediction.{field}"))
+    for field in ("largest_index", "largest_bytes", "largest_measured_bytes", "spread_bytes"):
+        setattr(s, field, _int(getattr(p, field), f"plate.prediction.{field}"))
+    s.workers = _int(section.workers, "plate.workers")
+    s.eta_seconds = _nan(section.eta_seconds, "plate.eta_seconds")
+    s.seed = _int(section.seed, "plate.seed")
+    check(lib.spacrbench_measurement_plate_begin(cm, s), "plate")
+    k = new_struct("spacrbench_plate_pick")
+    for i, pick in enumerate(section.sample):
+        if not isinstance(pick, PlatePick):
+            raise SpacrbenchTypeError(f"plate.sample[{i}] must be a PlatePick, not "
+                                      f"{type(pick).__name__}")
+        k.index = _int(pick.index, f"plate.sample[{i}].index")
+        k.key = _nan(pick.key, f"plate.sample[{i}].key")
+        k.why = WHYS.code(pick.why, f"plate.sample[{i}].why")
+        k.is_warmup = 1 if pick.is_warmup else 0
+        check(lib.spacrbench_measurement_plate_add_pick(cm, k), f"plate.sample[{i}]")
+    fig = new_struct("spacrbench_figures")
+    check(lib.spacrbench_measurement_figures(cm, fig), "plate")
+    records = int(fig.record_count)
+    if len(section.sample) != records:
+        raise SpacrbenchValueError(f"plate.sample has {len(section.sample)} pick(s): one per "
+                                   f"record, and the measurement has {records}")
+    for i, note in enumerate(p.notes):
+        check(lib.spacrbench_measurement_plate_add_note(
+            cm, _text(note, f"plate.prediction.notes[{i}]")), f"plate.prediction.notes[{i}]")
+
+
+def file_size(item: Any) -> Optional[int]:
+    """The library's key of the file item names (spacrbench_plate_file_key:
+    a regular file's size, stat only), or None. What the item's own
+    __fspath__ raises goes on."""
+    if not isinstance(item, (str, bytes, os.PathLike)):
+        return None
+    path = os.fspath(item)
+    try:
+        name = os.fsencode(path)
+    except UnicodeError:  # no file has that name
+        return None
+    size = lib.spacrbench_plate_file_key(name) if b"\0" not in name else math.nan
+    return None if math.isnan(size) else int(size)

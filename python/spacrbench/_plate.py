@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._plate_c import file_size
+from ._convert import file_size
 from ._plate_data import PlatePick, PlatePrediction, PlateSection
 from ._results import Measurement, Recommendation
 from ._types import Progress
@@ -285,22 +285,15 @@ def _select(keys: Optional[List[float]], n: int, kind: int, name: str, opts: Any
     return ffi.gc(out[0], lib.spacrbench_plate_free)
 
 
-def _optional(value: float) -> Optional[float]:
-    return None if math.isnan(value) else float(value)
-
-
 def _picks(plate: Any, items: Sequence[Any]) -> Tuple[PlateItem, ...]:
-    from ._binding import name_of
+    from ._convert import from_struct
+    from ._convert import WHYS
 
     picks = []
     k = new_struct("spacrbench_plate_pick")
     for i in range(lib.spacrbench_plate_pick_count(plate)):
         check(lib.spacrbench_plate_pick_get(plate, i, k), "spacrbench_plate_pick_get")
-        picks.append(PlateItem(
-            index=int(k.index), item=items[k.index], key=_optional(k.key),
-            why=name_of(lib.spacrbench_plate_why_name, k.why), is_warmup=bool(k.is_warmup),
-            footprint_bytes=None if k.footprint_bytes < 0 else int(k.footprint_bytes),
-            seconds=_optional(k.seconds)))
+        picks.append(from_struct(PlateItem, k, item=items[k.index], why=WHYS.name(k.why)))
     return tuple(picks)
 
 

@@ -89,7 +89,7 @@ def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
             len(plate.sample) == len(m.records) and all(p.key is not None for p in plate.sample):
         return ([float(p.key or 0) for p in plate.sample], plate.prediction.key_name,
                 plate.prediction.key == "bytes")
-    from ._plate_c import file_size
+    from ._convert import file_size
 
     sizes = [file_size(r.item) for r in m.records]
     if all(s is not None for s in sizes) and len(set(sizes)) > 1:
