@@ -1,26 +1,14 @@
 """benchmark(): run the user's work through the library's serial runner.
 
-Threading rule: peaks are per process, so the library refuses a second
-concurrent run (SPACRBENCH_EBUSY). Python callers are serialised with a
-module lock instead: a benchmark() from another thread waits its turn. A
-benchmark() from inside the work (same thread) would wait for itself, so it
-raises RuntimeError instead.
-
-Per-item path: the runner calls the work for items[0], items[1], ... in
-order, once each, so the callback takes the next object from an iterator
-over the caller's list; the C item pointers are all NULL. Items without a
-length (a generator) go to spacrbench_benchmark_stream instead, which
-calls the work until it says SPACRBENCH_ITEMS_END: the same callback,
-which returns that when the iterator is exhausted. No handle or other
-Python object is made per item before or during the run, and the run state is
-one module global (runs are serialised by the lock).
-
-Fork: a child forked while another thread of the parent is inside
-benchmark() inherits the lock held, and that thread does not exist in the
-child, so nothing would ever release it. An at-fork handler gives such a
-child a fresh lock and no run. A child forked by the running work itself
-keeps the state: the forking thread is the run's own (the library then
-refuses to let the child return into the run, SPACRBENCH_EFORKED)."""
+Peaks are per process, so the library refuses a second concurrent run
+(EBUSY): Python callers wait their turn on a module lock, and a benchmark()
+from inside the work (which would wait for itself) is a RuntimeError.
+The callback takes the next item from an iterator over the caller's items
+(the C item pointers are all NULL; items without a length go to
+spacrbench_benchmark_stream, ended by SPACRBENCH_ITEMS_END), so nothing is
+made per item. A child forked while ANOTHER thread held the lock gets a
+fresh lock and no run (that thread is not in the child); one forked by the
+work keeps them (the library refuses its return into the run, EFORKED)."""
 
 from __future__ import annotations
 
@@ -65,8 +53,8 @@ _END = object()  # what next() returns past the last item
 
 
 def _length(items: Any) -> Optional[int]:
-    """len(items), or None when it has none (a generator; a tqdm without a
-    total raises TypeError too)."""
+    """len(items), or None (a generator; a tqdm without a total raises
+    TypeError too)."""
     try:
         n = len(items)
     except TypeError:
@@ -75,9 +63,6 @@ def _length(items: Any) -> Optional[int]:
 
 
 def _after_fork_in_child() -> None:
-    """A child forked while ANOTHER thread held the lock: that thread is not
-    in the child, so its lock and run are dropped. When the forking thread
-    holds it (the work forked), the state stays: that call unwinds here."""
     global _serial, _owner, _active
     if _owner != _thread.get_ident():  # also a holder that had not yet set _owner
         _serial = _thread.allocate_lock()
@@ -130,12 +115,9 @@ def _spacrbench_progress(p: Any, payload: Any) -> int:
 
 
 def _progress_object(p: Any) -> Progress:
-    from ._convert import optional
+    from ._convert import from_struct
 
-    return Progress(index=int(p.index), total=int(p.total), is_warmup=bool(p.is_warmup),
-                    item_seconds=float(p.item_seconds),
-                    elapsed_seconds=float(p.elapsed_seconds),
-                    item_peak_rss_bytes=optional(p.item_peak_rss_bytes))
+    return from_struct(Progress, p)
 
 
 def _stderr_progress(p: Any) -> None:
@@ -155,7 +137,6 @@ def _stderr_progress(p: Any) -> None:
 
 
 def _progress_function(progress: Any) -> Optional[Callable[[Any], Any]]:
-    """What the progress callback calls with the C struct, or None."""
     if progress is None or progress is False:
         return None
     if progress is True:
@@ -347,10 +328,9 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bo
 def _lazy_kind(function: Any) -> Optional[str]:
     """What calling function returns instead of running it, if anything
     (functools.partial is looked through by inspect)."""
-    if inspect.iscoroutinefunction(function):
-        return "an async def function"
-    if inspect.isasyncgenfunction(function):
-        return "an async generator function"
-    if inspect.isgeneratorfunction(function):
-        return "a generator function"
+    for test, kind in ((inspect.iscoroutinefunction, "an async def function"),
+                       (inspect.isasyncgenfunction, "an async generator function"),
+                       (inspect.isgeneratorfunction, "a generator function")):
+        if test(function):
+            return kind
     return None

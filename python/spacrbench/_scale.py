@@ -1,26 +1,16 @@
 """scale(): the scaling check over a real process pool.
 
-The library's one driver (spacrbench_scale_execute) runs the check and
-owns every rule of it: the counts and their top, the warm-up, how many
-items each timed repeat asks and when repeats stop, the budget as each
-count's group limit, what an OOM kill means, the notes. This module is its
-executor, reached through cffi ``extern "Python"`` callbacks (as
-``benchmark`` reaches the work): for a count of k workers it starts a
-``concurrent.futures.ProcessPoolExecutor`` with the chosen start method and
-warms it (k barrier tasks, so all k exist) and hands the workers' pids to
-the driver, which measures them in a ``spacrbench_group`` (a memory cgroup
-of their own with the budget as its limit where the machine allows, else
-their sampled PSS). A round then runs what the driver asks: a warm-up
-round holds each worker at a barrier after its item, so each of the k runs
-its own; a timed round keeps 2k of its k * items items in flight, pickled
-to whichever worker is free, timed from the first submit to the last
-result.
-
-Safety: a count over the budget is OOM-killed inside its group (a
-``memory`` point), never the caller; a pool that cannot start all its
-workers (fork failing under pids.max), a work that raises, or Ctrl-C ends
-every worker of the pool at once (no queued item runs after it) and joins
-them; pool workers die with the caller (spacrbench_scale_worker_begin).
+The library's driver (spacrbench_scale_execute) owns every rule of the
+check; this module is its executor, reached through cffi ``extern
+"Python"`` callbacks: for k workers it starts and warms a
+ProcessPoolExecutor (k barrier tasks, so all k exist) and hands their pids
+to the driver, which measures them in a spacrbench_group (a memory cgroup
+limited to the budget where the machine allows, else their sampled PSS).
+A warm-up round holds each worker at a barrier after its item, so each
+runs its own; a timed round keeps 2k items in flight, timed from the first
+submit to the last result. A pool that cannot start, a work that raises,
+or Ctrl-C kills and joins every worker at once; workers die with the
+caller (spacrbench_scale_worker_begin).
 """
 
 from __future__ import annotations
@@ -183,8 +173,9 @@ class _Pool:
 
 
 def _say(out: Any, text: str) -> None:
-    data = text.encode("utf-8", "replace")[:ffi.sizeof(out.why) - 1]
-    ffi.memmove(out.why, data + b"\0", len(data) + 1)
+    from ._convert import _put_text
+
+    _put_text(out.why, text, "why")
 
 
 _serial = _thread.allocate_lock()  # one check at a time; the callbacks read _running
@@ -209,41 +200,32 @@ def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None
         _running.error = exc_value
 
 
-def _aborted(exc: BaseException) -> int:
+def _on_pool(call: Callable[[Any], Optional[int]]) -> int:
+    """call(the running pool) for a callback; anything it raises (Ctrl-C
+    too: the check must unwind) ends the pool and is re-raised by scale()."""
     pool: Any = _running
-    pool.error = exc
-    pool.end()
-    return int(codes.EUSER)
+    try:
+        return int(call(pool) or 0)
+    except BaseException as exc:
+        pool.error = exc
+        pool.end()
+        return int(codes.EUSER)
 
 
 @ffi.def_extern(error=int(codes.EUSER), onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_scale_open(driver: Any, workers: int, budget: int, pids: Any, out: Any,
                            payload: Any) -> int:
-    try:
-        pool: Any = _running
-        return int(pool.open(int(workers), pids, out))
-    except BaseException as exc:  # KeyboardInterrupt too: the check must unwind
-        return _aborted(exc)
+    return _on_pool(lambda pool: pool.open(int(workers), pids, out))
 
 
 @ffi.def_extern(error=int(codes.EUSER), onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_scale_round(driver: Any, r: Any, done: Any, out: Any, payload: Any) -> int:
-    try:
-        pool: Any = _running
-        pool.round(r, done, out)
-        return 0
-    except BaseException as exc:
-        return _aborted(exc)
+    return _on_pool(lambda pool: pool.round(r, done, out))
 
 
 @ffi.def_extern(error=int(codes.EUSER), onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_scale_close(driver: Any, failed: int, count: Any, payload: Any) -> int:
-    try:
-        pool: Any = _running
-        pool.close(bool(failed))
-        return 0
-    except BaseException as exc:
-        return _aborted(exc)
+    return _on_pool(lambda pool: pool.close(bool(failed)))
 
 
 def _check_int(name: str, value: Any) -> Optional[int]:
