@@ -11,7 +11,7 @@ import importlib
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from ._binding import c_text, check, ffi, format_text, lib
+from ._binding import c_text, check, ffi, format_text, lib, new_struct
 from ._convert import PEAK_METHODS, format_bytes, from_struct
 from ._results import _cut
 from ._types import PLOT_INSTALL, counted
@@ -152,35 +152,24 @@ class ScaleResult:
 _BUDGET_ON_SCALE = 4
 
 
-def _point_from_c(p: Any, sp: Any) -> ScalePoint:
-    return from_struct(ScalePoint, p, sp, peak_method=PEAK_METHODS.name(int(p.peak_method)),
-                       fits=None if p.fits < 0 else bool(p.fits))
-
-
 def result_from_c(r: Any) -> ScaleResult:
     """The ScaleResult of a library result (r: a spacrbench_scale_result *
     that the ScaleResult keeps and frees)."""
     r = ffi.gc(r, lib.spacrbench_scale_free)
-    s = ffi.new("spacrbench_scale_summary *")
-    s.size = ffi.sizeof("spacrbench_scale_summary")
+    s = new_struct("spacrbench_scale_summary")
     check(lib.spacrbench_scale_summary_get(r, s), "scale")
-    cp = ffi.new("spacrbench_scale_point *")
-    cp.size = ffi.sizeof("spacrbench_scale_point")
-    csp = ffi.new("spacrbench_scale_spread *")
-    csp.size = ffi.sizeof("spacrbench_scale_spread")
+    cp, csp = new_struct("spacrbench_scale_point"), new_struct("spacrbench_scale_spread")
     pts: List[ScalePoint] = []
     for i in range(int(s.point_count)):
         check(lib.spacrbench_scale_point_get(r, i, cp), "scale")
         check(lib.spacrbench_scale_spread_get(r, i, csp), "scale")
-        pts.append(_point_from_c(cp, csp))
-    notes = tuple(c_text(lib.spacrbench_scale_note(r, i)) for i in range(int(s.note_count)))
-    return ScaleResult(
-        points=tuple(pts),
-        chosen_workers=None if s.chosen_workers < 0 else int(s.chosen_workers),
-        best_workers=None if s.best_workers < 0 else int(s.best_workers),
-        reason=c_text(s.reason), verdict=c_text(lib.spacrbench_scale_verdict_name(s.verdict)),
-        notes=notes, peak_method=PEAK_METHODS.name(int(s.peak_method)),
-        memory_budget_bytes=None if s.memory_budget_bytes < 0 else int(s.memory_budget_bytes),
+        pts.append(from_struct(ScalePoint, cp, csp, fits=None if cp.fits < 0 else bool(cp.fits),
+                               peak_method=PEAK_METHODS.name(int(cp.peak_method))))
+    return from_struct(
+        ScaleResult, s, points=tuple(pts),
+        verdict=c_text(lib.spacrbench_scale_verdict_name(s.verdict)),
+        notes=tuple(c_text(lib.spacrbench_scale_note(r, i)) for i in range(int(s.note_count))),
+        peak_method=PEAK_METHODS.name(int(s.peak_method)),
         table=format_text(lambda buf, cap: lib.spacrbench_format_scaling(r, buf, cap), "scale"),
         json_text=format_text(lambda buf, cap: lib.spacrbench_scale_to_json(r, buf, cap),
                               "scale"), _c=r)
