@@ -47,8 +47,3 @@ class UnsupportedPlatformError(SpacrbenchError, NotImplementedError):
     (SPACRBENCH_EUNSUPPORTED): process groups and the scaling check are
     Linux's (cgroups, fork); benchmark() and the recommendation work
     everywhere."""
-
-
-__all__ = ["SpacrbenchError", "SpacrbenchFileNotFoundError", "SpacrbenchMemoryError", "SpacrbenchOSError",
-           "SpacrbenchRuntimeError", "SpacrbenchTypeError", "SpacrbenchValueError",
-           "UnsupportedPlatformError"]

@@ -25,7 +25,7 @@ from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._convert import file_size
-from ._plate_data import PlatePick, PlatePrediction, PlateSection
+from ._plate_data import PlatePrediction
 from ._results import Measurement, Recommendation
 from ._types import Progress
 
@@ -445,7 +445,3 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     return PlateResult(measurement=m, recommendation=rec, sample=_picks(plate, plate_items),
                        prediction=section.prediction, eta_seconds=section.eta_seconds,
                        _plate=plate)
-
-
-__all__ = ["PlateItem", "PlatePick", "PlatePrediction", "PlateResult", "PlateSection",
-           "benchmark_plate"]

@@ -136,6 +136,3 @@ class PlateSection:
         return (f"PlateSection(items={p.items}, measured={len(self.sample)}, fit={p.fit!r}, "
                 f"largest_bytes={_gib(p.largest_bytes)}, workers={self.workers!r}, "
                 f"eta_seconds={self.eta_seconds!r})")
-
-
-__all__ = ["PlatePick", "PlatePrediction", "PlateSection"]

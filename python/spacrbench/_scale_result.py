@@ -173,6 +173,3 @@ def result_from_c(r: Any) -> ScaleResult:
         table=format_text(lambda buf, cap: lib.spacrbench_format_scaling(r, buf, cap), "scale"),
         json_text=format_text(lambda buf, cap: lib.spacrbench_scale_to_json(r, buf, cap),
                               "scale"), _c=r)
-
-
-__all__ = ["ScalePoint", "ScaleResult", "result_from_c"]

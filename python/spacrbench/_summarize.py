@@ -18,7 +18,6 @@ from typing import Any, Dict, Optional, Tuple, Type, TypeVar
 from ._binding import check, ffi, format_text, lib
 from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
 
-__all__ = ["NeedsYou", "Summary", "TaskSummary", "summarize"]
 T = TypeVar("T")
 
 
