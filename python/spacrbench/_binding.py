@@ -4,6 +4,7 @@ from the library's negative error codes to Python exceptions."""
 from __future__ import annotations
 
 import sys
+from types import SimpleNamespace
 from typing import Any, Dict, NoReturn, Type
 
 # Windows: the extension (_spacrbench.pyd) needs spacrbench.dll, which the
@@ -41,23 +42,9 @@ def _version_text(number: int) -> str:
 check_version(lib.SPACRBENCH_VERSION_NUMBER, lib.spacrbench_version_number())
 
 
-class _Codes:
-    EINVAL = lib.SPACRBENCH_EINVAL
-    ENOMEM = lib.SPACRBENCH_ENOMEM
-    EUSER = lib.SPACRBENCH_EUSER
-    EUNKNOWN_FIELDS = lib.SPACRBENCH_EUNKNOWN_FIELDS
-    ENOITEMS = lib.SPACRBENCH_ENOITEMS
-    EBUSY = lib.SPACRBENCH_EBUSY
-    ESYSTEM = lib.SPACRBENCH_ESYSTEM
-    ERANGE = lib.SPACRBENCH_ERANGE
-    ETHREAD = lib.SPACRBENCH_ETHREAD
-    ENOSPACE = lib.SPACRBENCH_ENOSPACE
-    EFORKED = lib.SPACRBENCH_EFORKED
-    EUNSUPPORTED = lib.SPACRBENCH_EUNSUPPORTED
-    ETYPE = lib.SPACRBENCH_ETYPE
-
-
-codes = _Codes
+#: The library's error codes by name (codes.EINVAL, ...).
+codes: Any = SimpleNamespace(**{name[len("SPACRBENCH_"):]: getattr(lib, name)
+                                for name in dir(lib) if name.startswith("SPACRBENCH_E")})
 
 
 # The one table from library codes to Python exceptions; a code not in it
