@@ -1,13 +1,7 @@
-"""What spaCR's spacr.benchmark accepted, accepted here with its result.
-
-spaCR 1.5.1.5 read its integer arguments with int() and clamped them
-(cores to >= 1, the memory budget to >= 0, warmup into [0, len(items) - 1]),
-and it duck-typed its results: any object with a Measurement's attributes
-was a measurement. The library's C API stays strict; the coercion happens
-here, before a value reaches it. What spaCR itself rejected (int() raising,
-a missing attribute) stays an error, naming the argument. The inputs spaCR
-turned into nonsense, and what spacrbench does instead, are listed in
-docs/python.md ("Differences from spaCR")."""
+"""What spaCR 1.5.1.5's spacr.benchmark accepted (int() of its arguments,
+clamped; any object with a Measurement's attributes), coerced here before
+a value reaches the strict C API. What spaCR rejected stays an error naming
+the argument; docs/python.md lists where spacrbench differs."""
 
 from __future__ import annotations
 

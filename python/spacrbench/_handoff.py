@@ -1,9 +1,7 @@
-"""Scheduler hand-off: the #SBATCH lines and LocalCluster settings, the job
-script that submits as is (spacrbench_format_slurm_script, the same C text
-as `spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
-keyword arguments, all from the library's schedule (one margin rule), with
-the --time/walltime of the slowest item and a Dask memory_limit that keeps
-the peak below the installed distributed's memory fractions."""
+"""Scheduler hand-off: #SBATCH lines, LocalCluster and SLURMCluster
+settings and the job script (the C text of `spacrbench run --emit slurm`),
+all from the library's schedule, with a Dask memory_limit below the
+installed distributed's memory fractions."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Measurement.from_dict and the plot helper's reading: a Measurement back
-from the JSON object that Measurement.to_dict() and the command's documents
-hold (a saved `spacrbench run --json` report, a SLURM task report).
-
-The reading is the library's (spacrbench_measurement_from_json, driven by
-the measurement's field table, as summarize reads a task's report): every
-field is checked for its type and range, a bad one is a TypeError or
-ValueError naming it (data['records'][0]['index'] ...), derived figures
-are recomputed. This module only turns the mapping into JSON text, and the
-library's measurement into the Measurement's fields."""
+"""Measurement.from_dict and the plot helper's reading: the mapping as JSON
+text for the library's reader (spacrbench_measurement_from_json, which
+checks and names every field), whose measurement the result keeps."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
-"""recommend_workers()'s keywords as the library's options struct, shared
-by recommend_workers() and benchmark_plate().
-
-spaCR's own byte arguments keep spaCR's arithmetic: its budget is
-max(0, available - reserve) whatever their signs (spaCR code computes these
-figures, so a negative one reaches real pipelines). The library takes
-neither negative, so a negative one becomes that budget with no reserve,
-and the figure spaCR keeps (available_bytes as given) is put back into the
-Recommendation, with a note after spaCR's words in the reason."""
+"""recommend_workers()'s keywords as the library's options (benchmark_plate()
+takes the same). spaCR's budget is max(0, available - reserve) whatever the
+signs, and spaCR code computes these figures; the library takes neither
+negative, so a negative one becomes that budget with no reserve, and the
+Recommendation keeps spaCR's figure, with a note after spaCR's words."""
 
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
-"""benchmark_plate(): advice that holds for the whole plate, not only for
-the fields that were measured.
-
-The fields of one plate share their dimensions, not their content: a dense
-well needs several times the memory of a sparse one, so the first few
-fields say little about the largest. benchmark_plate() lets the library
-choose which items to measure across a size key (the largest always),
-measures them with benchmark()'s runner, predicts every item from them and
-recommends for the plate's largest (docs/advice.md, "The plate"). The
-selection, the model, the recommendation and every word of the report are
-the library's (spacrbench_plate_*); this module finds the keys and turns
-the C objects into frozen results."""
+"""benchmark_plate(): advice for the plate's largest item, not only the
+measured ones (a dense well needs several times a sparse one's memory).
+The selection, the model, the recommendation and every word are the
+library's (spacrbench_plate_*); this module finds the keys, runs the chosen
+items with benchmark()'s runner and returns frozen results."""
 
 from __future__ import annotations
 

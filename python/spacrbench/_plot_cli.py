@@ -1,15 +1,8 @@
-"""Draw a plot for the command: ``spacrbench run --scale ... --plot FILE``
-and the serial runs' ``--plot FILE``.
-
-``python -m spacrbench._plot_cli DOC.json FILE.png|FILE.svg`` reads the
-library's scaling JSON (spacrbench_scale_to_json) and saves
-ScaleResult.plot()'s figure, or the command's --json document of a serial
-run and saves Measurement.plot()'s (per item, and the memory timeline when
-the document has one). Both are read by the library's one reader
-(spacrbench_scale_from_json, spacrbench_measurement_from_json), which
-checks every field. Exit 3 when matplotlib is missing, 2 on bad arguments
-(or a document the library refuses, saying which field is wrong).
-"""
+"""The command's ``--plot FILE``: ``python -m spacrbench._plot_cli DOC.json
+FILE.png|FILE.svg`` saves ScaleResult.plot()'s figure of a scaling JSON, or
+Measurement.plot()'s of a serial run's --json document, both read by the
+library's readers. Exit 3 without matplotlib, 2 on bad arguments or a
+document the library refuses (naming the field)."""
 
 from __future__ import annotations
 

@@ -5,10 +5,10 @@ command, C users and Python users get the same answer for the same input."""
 from __future__ import annotations
 
 import os
-from typing import (TYPE_CHECKING, Any, List, Optional, Sequence, SupportsFloat, SupportsInt,
-                    Union)
+from typing import (TYPE_CHECKING, Any, Dict, List, Optional, Sequence, SupportsFloat,
+                    SupportsInt, Union)
 
-from ._binding import check, ffi, lib
+from ._binding import check, ffi, format_text, lib
 from ._compat import as_measurement, as_recommendation, optional_measurement, unread_reserve
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._results import Measurement, Recommendation
@@ -125,7 +125,8 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
 
     format="markdown" gives the same figures as a Markdown summary, one
     table row per item and the recommendation with its evidence (to paste
-    into a GitHub issue); format="csv" one row per item (see _export.py).
+    into a GitHub issue); format="csv" one row per item (the library's
+    spacrbench_format_export, as the command's --export-markdown/--export-csv).
     Their item column shows item_labels (one str or path per record, warm-up
     included, e.g. the file names given to benchmark()), else the labels
     the records carry (ItemRecord.item, as in the command's JSON); the
@@ -158,8 +159,6 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
     m = as_measurement(measurement)
     rec = as_recommendation(recommendation)
     if format != "text":
-        from ._export import export_text, given_labels
-
         labels = (labels_of_plate if labels_of_plate is not None else
                   None if item_labels is None else given_labels(m, item_labels))
         return export_text(m, rec, format, labels)
@@ -174,3 +173,49 @@ def format_report(measurement: Union[Measurement, MeasurementLike, PlateResult],
     if getattr(m, "plate", None) is None:
         return report
     return report + "\n\n" + plate_text(m, labels_of_plate)
+
+
+FORMATS: Dict[str, int] = {"markdown": lib.SPACRBENCH_FORMAT_MARKDOWN,
+                           "csv": lib.SPACRBENCH_FORMAT_CSV}
+
+
+def given_labels(m: Measurement, labels: Any) -> List[str]:
+    """format_report()'s item_labels: one str or os.PathLike per record."""
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+        raise SpacrbenchTypeError(f"item_labels must be a sequence of str (one per record), "
+                                  f"not {type(labels).__name__}")
+    shown: List[str] = []
+    for i, label in enumerate(labels):
+        if isinstance(label, os.PathLike):
+            label = os.fspath(label)
+        if not isinstance(label, str):
+            raise SpacrbenchTypeError(f"item_labels[{i}] must be a str or os.PathLike, "
+                                      f"not {type(label).__name__}")
+        shown.append(label)
+    if len(shown) != len(m.records):
+        raise SpacrbenchValueError(f"item_labels has {len(shown)} label(s); the measurement has "
+                                   f"{len(m.records)} record(s), warm-up included")
+    return shown
+
+
+def export_text(m: Measurement, rec: Optional[Recommendation], format: Any,
+                item_labels: Optional[Sequence[str]] = None) -> str:
+    """m (and rec) in one of FORMATS; ValueError/TypeError naming format.
+    The item column shows item_labels, else the labels m's records carry."""
+    if not isinstance(format, str):
+        raise SpacrbenchTypeError(f"format must be a str, not {type(format).__name__}")
+    code = FORMATS.get(format.lower())
+    if code is None:
+        raise SpacrbenchValueError(f"format must be one of 'text', {', '.join(map(repr, FORMATS))}; "
+                         f"got {format!r}")
+    from ._convert import c_measurement, c_recommendation, c_string, record_labels
+
+    cr = c_recommendation(rec)
+    with c_measurement(m) as cm:  # the records checked first
+        if item_labels is None:
+            item_labels = record_labels(m)
+        labels: List[Any] = [ffi.new("char[]", c_string(str(s), f"item_labels[{i}]"))
+                             for i, s in enumerate(item_labels or ())]
+        c_labels = ffi.new("char *[]", labels) if labels else ffi.NULL
+        return format_text(lambda buf, cap: lib.spacrbench_format_export(
+            cm, cr, code, c_labels, len(labels), buf, cap), f"format_report(format={format!r})")

@@ -1,10 +1,7 @@
-"""``spacrbench.summarize(dir)``: SLURM's seff per task, and the ONE
-command line that reruns the tasks that need it. The reading (bounded:
-regular files only, 16 MiB, JSON depth 64), the decisions (the newest
-submission wins, every measured peak counts, TIMEOUT, the next --mem,
---time and --array) and the rendering are the C library's
-spacrbench_summarize, the same code `spacrbench summarize` runs; this
-module calls it and returns its document as frozen dataclasses."""
+"""``spacrbench.summarize(dir)``: SLURM's seff per task, and the ONE command
+line that reruns the tasks that need it. Reading, deciding and rendering
+are the library's spacrbench_summarize (as `spacrbench summarize`); this
+returns its document as frozen dataclasses."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""Memory over time: Measurement.timeline (plain data, no import of the
-library, so the result types stay a leaf).
-
-The exact peak still comes from the kernel's high-water mark; the timeline
-is the picture around it: RSS sampled every interval_us, at most max_points
-points (a long run is downsampled: neighbouring points merged in pairs, each
-keeping the higher sample and its time, so stride samples stand behind each
-point), and one mark per item with its boundaries and its exact peak."""
+"""Memory over time: Measurement.timeline, plain data (no import of the
+library). The exact peak is the kernel's; the timeline is the picture around
+it: RSS every interval_us, at most max_points points (a long run merges
+neighbours in pairs, keeping the higher: stride samples per point), and
+each item's boundaries and exact peak."""
 
 from __future__ import annotations
 
