@@ -14,7 +14,8 @@ import os
 import struct
 from contextlib import contextmanager
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, TypeVar
+from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Type,
+                    TypeVar)
 
 from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
@@ -490,15 +491,20 @@ def record_labels(m: Any) -> Optional[List[str]]:
     return [label or "" for label in labels]
 
 
+def c_texts(texts: Optional[Sequence[str]], name: str) -> Tuple[Any, List[Any]]:
+    """texts as a C array of C strings (NULL for none; text i named
+    name.format(i) if it holds a NUL), and the strings it points to (keep both)."""
+    keep = [ffi.new("char[]", c_string(str(s), name.format(i))) for i, s in enumerate(texts or ())]
+    return (ffi.new("char *[]", keep) if keep else ffi.NULL), keep
+
+
 def measurement_dict(m: Measurement) -> Dict[str, Any]:
     """The library's JSON object of m (spacrbench_measurement_to_json)."""
     with c_measurement(m) as cm:  # the records checked first
-        shown = record_labels(m)  # each record's "item", as the command's JSON has it
-        labels = [ffi.new("char[]", c_string(s, f"records[{i}].item"))
-                  for i, s in enumerate(shown or ())]
-        c_labels = ffi.new("char *[]", labels) if labels else ffi.NULL
+        # each record's "item", as the command's JSON has it
+        labels = c_texts(record_labels(m), "records[{}].item")
         return _json(lambda buf, cap: lib.spacrbench_measurement_to_json(  # type: ignore[no-any-return]
-            cm, c_labels, len(labels), buf, cap), "to_dict")
+            cm, labels[0], len(labels[1]), buf, cap), "to_dict")
 
 
 # ------------------------------------------------------------- recommendation

@@ -208,14 +208,11 @@ def export_text(m: Measurement, rec: Optional[Recommendation], format: Any,
     if code is None:
         raise SpacrbenchValueError(f"format must be one of 'text', {', '.join(map(repr, FORMATS))}; "
                          f"got {format!r}")
-    from ._convert import c_measurement, c_recommendation, c_string, record_labels
+    from ._convert import c_measurement, c_recommendation, c_texts, record_labels
 
     cr = c_recommendation(rec)
     with c_measurement(m) as cm:  # the records checked first
-        if item_labels is None:
-            item_labels = record_labels(m)
-        labels: List[Any] = [ffi.new("char[]", c_string(str(s), f"item_labels[{i}]"))
-                             for i, s in enumerate(item_labels or ())]
-        c_labels = ffi.new("char *[]", labels) if labels else ffi.NULL
+        labels = c_texts(record_labels(m) if item_labels is None else item_labels, "item_labels[{}]")
         return format_text(lambda buf, cap: lib.spacrbench_format_export(
-            cm, cr, code, c_labels, len(labels), buf, cap), f"format_report(format={format!r})")
+            cm, cr, code, labels[0], len(labels[1]), buf, cap),
+            f"format_report(format={format!r})")
