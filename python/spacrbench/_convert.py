@@ -117,6 +117,16 @@ def _sequence(value: Any, name: str, what: str) -> List[Any]:
     return list(value)
 
 
+def _each(value: Any, name: str, cls: type) -> Iterator[Tuple[int, Any]]:
+    """The entries of a list-like field of a hand-made result, each a cls."""
+    for i, entry in enumerate(_sequence(value, name, cls.__name__)):
+        if not isinstance(entry, cls):
+            article = "an" if cls.__name__[0] in "AEIOU" else "a"
+            raise SpacrbenchTypeError(f"{name}[{i}] must be {article} {cls.__name__}, not "
+                                      f"{_shown(entry)} ({type(entry).__name__})")
+        yield i, entry
+
+
 def _sentinel(value: Any, name: str) -> int:
     return NOT_MEASURED if value is None else _whole(value, name)
 
@@ -236,10 +246,7 @@ def _set_record_details(cm: Any, i: int, cpu: Optional[float], charge: Optional[
     if not runs:
         return
     block = ffi.new("spacrbench_item_run[]", len(runs))
-    for k, r in enumerate(_sequence(runs, f"{where}.run_records", "RunRecord")):
-        if not isinstance(r, RunRecord):
-            raise SpacrbenchTypeError(f"{where}.run_records[{k}] must be a RunRecord, not "
-                                      f"{_shown(r)} ({type(r).__name__})")
+    for k, r in _each(runs, f"{where}.run_records", RunRecord):
         block[k].size = ffi.sizeof("spacrbench_item_run")
         to_struct(block[k], r, f"{where}.run_records[{k}]")
     check(lib.spacrbench_measurement_set_item_runs(cm, i, block, len(runs),
@@ -402,19 +409,13 @@ def _add_details(cm: Any, m: Any) -> None:
                                 records.runs.get(i, ()))
     else:
         rec = new_struct("spacrbench_item_record")
-        for i, r in enumerate(_sequence(records, "records", "ItemRecord")):
-            if not isinstance(r, ItemRecord):
-                raise SpacrbenchTypeError(f"records[{i}] must be an ItemRecord, not {_shown(r)} "
-                                          f"({type(r).__name__})")
+        for i, r in _each(records, "records", ItemRecord):
             check(lib.spacrbench_measurement_add_record(cm, to_struct(rec, r, f"records[{i}]")),
                   "measurement record")
             _set_record_details(cm, i, r.cpu_seconds, r.cgroup_charge_bytes,
                                 r.tree_rss_peak_bytes, r.run_records)
     gpu = new_struct("spacrbench_gpu_info")
-    for i, g in enumerate(_sequence(m.gpus, "gpus", "GpuInfo")):
-        if not isinstance(g, GpuInfo):
-            raise SpacrbenchTypeError(f"gpus[{i}] must be a GpuInfo, not {_shown(g)} "
-                                      f"({type(g).__name__})")
+    for i, g in _each(m.gpus, "gpus", GpuInfo):
         check(lib.spacrbench_measurement_add_gpu(cm, to_struct(gpu, g, f"gpus[{i}]")),
               "measurement gpu")
     if getattr(m, "timeline", None) is not None:
