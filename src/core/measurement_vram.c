@@ -12,8 +12,9 @@ int spacrbench_measurement_set_vram(spacrbench_measurement *m, int64_t peak_vram
     sb_clear_error();
     if (!m || peak_vram_bytes < 0 ||
         (source != SPACRBENCH_SOURCE_TORCH && source != SPACRBENCH_SOURCE_CALLER))
-        return sb_fail(SPACRBENCH_EINVAL, "a measurement, a peak >= 0 and the source TORCH or "
-                                          "CALLER, please");
+        return sb_fail(SPACRBENCH_EINVAL,
+                       "measurement must not be NULL, peak_vram_bytes must be >= 0 "
+                       "and source TORCH or CALLER");
     if (m->fig.peak_vram_bytes >= 0)
         return sb_fail(SPACRBENCH_EINVAL, "the measurement's VRAM peak was measured already");
     /* The note that said why VRAM was not measured quotes the reason's own

@@ -13,7 +13,7 @@ int spacrbench_recommendation_from_json(const char *json, size_t len, const char
 {
     sb_clear_error();
     if (!out || (!json && len))
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL, nor json with len %zu", len);
+        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL, nor json NULL with len %zu", len);
     name = name ? name : "data";
     const json_limits limits = {64, len / 2 + 16, JSON_KEEP_UNHELD | JSON_NONFINITE};
     json_doc doc;
