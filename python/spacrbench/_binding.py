@@ -1,5 +1,4 @@
-"""The compiled cffi module, the import-time version check, and the mapping
-from the library's negative error codes to Python exceptions."""
+"""The compiled cffi module, its version check, and the error codes as exceptions."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ AUTO: int = lib.SPACRBENCH_AUTO
 
 
 def check_version(compiled: int, loaded: int) -> None:
-    """Refuse a libspacrbench that is not the one this binding was built for:
-    struct layouts and error codes are only promised within one version."""
+    """Refuse a libspacrbench that is not the one this binding was built for."""
     if compiled != loaded:
         raise ImportError(
             "spacrbench: the binding was compiled against libspacrbench "
@@ -64,8 +62,7 @@ EXCEPTIONS: Dict[int, Type[Exception]] = {
 
 
 def error_text(code: int) -> str:
-    """The library's detailed message for this thread's last failure, or the
-    generic text of the code."""
+    """The library's message for this thread's last failure, or the code's text."""
     detail = c_text(lib.spacrbench_last_error_message())
     return detail or c_text(lib.spacrbench_strerror(code))
 
@@ -105,8 +102,7 @@ def c_text(chars: Any) -> str:
 
 
 def name_of(function: Any, code: int) -> str:
-    """The library's one spelling of an enum value, e.g.
-    name_of(lib.spacrbench_source_name, lib.SPACRBENCH_SOURCE_CGROUP_V1)."""
+    """The library's one spelling of an enum value."""
     return c_text(function(code))
 
 
@@ -134,8 +130,7 @@ class Names:
 
 
 def format_text(call: Any, what: str) -> str:
-    """Run an snprintf-style formatter; once more with the exact size if the
-    first buffer was too small."""
+    """Run an snprintf-style formatter, again with the exact size if too small."""
     cap = 8192
     while True:
         buf = ffi.new("char[]", cap)

@@ -1,8 +1,4 @@
-"""Conversions between the Python result types and the library's structs.
-A Measurement's C measurement is kept with it (benchmark()'s is the
-runner's own; a hand-made or replace()d one builds it once), so every
-Measurement is read alike. It imports _types, never _results: no circle.
-Every name is the library's spelling (its enums and *_name() functions)."""
+"""Conversions between the Python results and the library's structs, in the library's names."""
 
 from __future__ import annotations
 
@@ -56,10 +52,7 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _whole(value: Any, name: str) -> int:
-    """An integer figure of a hand-made result. spaCR read these with int(),
-    so finite floats (peak_rss_bytes=4e9, items=2.5) are accepted and
-    truncated the same way; bool is refused, as in recommend_workers()'s
-    arguments; signs are left to the library, which names the field."""
+    """An integer figure of a hand-made result, read as spaCR's int() (not bool)."""
     if isinstance(value, bool):
         raise SpacrbenchTypeError(f"{name} must be a number, not bool")
     try:
@@ -83,10 +76,7 @@ def _real(value: Any, name: str) -> float:
 
 
 def utf8(text: str) -> bytes:
-    """Text for the library, which reads UTF-8. A file name decoded with
-    surrogateescape (os.listdir, os.fsdecode) gets its original bytes back
-    (the report shows them as U+FFFD); any other lone surrogate becomes '?'.
-    Text is never refused for its encoding."""
+    """Text for the library (UTF-8; surrogateescape names get their bytes back)."""
     try:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
@@ -94,9 +84,7 @@ def utf8(text: str) -> bytes:
 
 
 def c_string(text: str, name: str) -> bytes:
-    """utf8(text) for a C string argument: a NUL character would end the C
-    string there and silently drop the rest, so it is a ValueError naming
-    the argument."""
+    """utf8(text) for a C string argument; a NUL is a ValueError naming it."""
     if "\0" in text:
         raise SpacrbenchValueError(f"{name} must not contain a NUL character (the C string would end "
                                    f"there), got {text!r}")
@@ -132,9 +120,7 @@ def _sentinel(value: Any, name: str) -> int:
 
 
 def from_struct(cls: Type[T], *structs: Any, **given: Any) -> T:
-    """A cls (a frozen dataclass) from C structs, member by member by name,
-    as each field is typed: an Optional one is None where C says "not
-    measured" (-1, NaN). given: the fields they have not."""
+    """A frozen dataclass from C structs by member name ("not measured" is None); given: the rest."""
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         s = next((s for s in structs if hasattr(s, f.name)), None)
         if f.name in given or s is None:
@@ -153,8 +139,7 @@ def from_struct(cls: Type[T], *structs: Any, **given: Any) -> T:
 
 
 def to_struct(s: Any, obj: Any, where: str) -> Any:
-    """obj's fields (a frozen dataclass) into the C struct s by name, each
-    checked and named (where.field) as from_struct reads it back."""
+    """obj's fields into the C struct s by name, each checked and named where.field."""
     for f in dataclasses.fields(obj):
         if not hasattr(s, f.name):
             continue
@@ -216,8 +201,7 @@ def _run_records(cm: Any, index: int, count: int) -> Tuple[RunRecord, ...]:
 
 
 def _read_records(cm: Any, count: int) -> Any:
-    """All records of a C measurement in two calls (and the runs of those
-    that keep some), undecoded."""
+    """All records of a C measurement in two calls, undecoded."""
     if count == 0:
         return ()
     block = ffi.new("spacrbench_item_record[]", count)
@@ -277,15 +261,12 @@ def measurement_fields(cm: Any) -> Dict[str, Any]:
 
 
 def keep_c_measurement(m: Measurement, cm: Any) -> None:
-    """Keep cm (which the caller gives up) as m's C measurement: m was just
-    read from it, unchanged."""
+    """Keep cm, just read into m, as m's C measurement."""
     m.__dict__[C_CACHE] = (_fingerprint(m), ffi.gc(cm, lib.spacrbench_measurement_free))
 
 
 def _fingerprint(m: Any) -> Tuple[Any, ...]:
-    """What of a Measurement can change after it was made: its notes list,
-    and a list of records or GPUs given by hand (a tuple cannot change, and
-    records that the library wrote stay the same once decoded)."""
+    """What of a Measurement can change after it was made (its lists)."""
     records = raw_records(m)
     return (tuple(m.notes) if isinstance(m.notes, list) else m.notes,
             tuple(records) if isinstance(records, list) else None,
@@ -294,10 +275,7 @@ def _fingerprint(m: Any) -> Tuple[Any, ...]:
 
 @contextmanager
 def c_measurement(m: Any) -> Iterator[Any]:
-    """The equivalent C measurement of m for the duration of a with-block
-    (ffi.NULL for None). A Measurement's is built once and kept with it;
-    any other object with spaCR's Measurement attributes gets a new one,
-    freed on exit."""
+    """The equivalent C measurement of m (ffi.NULL for None) for a with-block."""
     if m is None:
         yield ffi.NULL
     elif isinstance(m, CachesC):
@@ -311,11 +289,7 @@ def c_measurement(m: Any) -> Iterator[Any]:
 
 
 def cached_c_measurement(m: Any) -> Any:
-    """m's C measurement, built on first use and freed with m; a list of m
-    changed since (its notes, hand-given records or GPUs) makes a new one.
-    A kept one is never written: cffi lets other threads run C on it
-    meanwhile. The new one replaces it in one assignment, and a caller
-    still using the old one holds a reference that keeps it alive."""
+    """m's C measurement, built once and rebuilt when one of its lists changed."""
     kept = m.__dict__.get(C_CACHE)
     now = _fingerprint(m)
     if kept is not None and kept[0] == now:
@@ -339,9 +313,7 @@ _MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")
 
 
 def spacr_measurement_fields(obj: Any, name: str = "measurement") -> Dict[str, Any]:
-    """The Measurement fields spaCR's Measurement has, read from any object
-    (items, seconds, peak_rss_bytes; optionally peak_vram_bytes,
-    baseline_rss_bytes, notes); a missing required one is a TypeError."""
+    """The fields spaCR's Measurement has, from any object; a missing one is a TypeError."""
     missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
     if missing:
         raise SpacrbenchTypeError(
@@ -448,8 +420,7 @@ def _timeline_from_c(cm: Any) -> Optional[Timeline]:
 
 
 def _timeline_to_c(cm: Any, tl: Any) -> None:
-    """Copy a Timeline into a C measurement (TypeError/ValueError naming the
-    field for what the library refuses)."""
+    """Copy a Timeline into a C measurement."""
     if not isinstance(tl, Timeline):
         raise SpacrbenchTypeError(f"timeline must be a Timeline or None, not {type(tl).__name__}")
     info = new_struct("spacrbench_timeline_info")
@@ -476,10 +447,7 @@ def _json(call: Any, what: str) -> Any:
 
 
 def record_labels(m: Any) -> Optional[List[str]]:
-    """The item labels m's records carry (ItemRecord.item), one per record
-    ("" where one has none); None when no record has one (spaCR's
-    Measurement has no records). Records still as the library wrote them
-    are not decoded for this."""
+    """The item labels m's records carry ("" for none); None when none has one."""
     lazy = getattr(m, "__dict__", {}).get("records")
     labels = (lazy.labels or [] if type(lazy) is LazyRecords else
               [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())])
@@ -493,8 +461,7 @@ def record_labels(m: Any) -> Optional[List[str]]:
 
 
 def c_texts(texts: Optional[Sequence[str]], name: str) -> Tuple[Any, List[Any]]:
-    """texts as a C array of C strings (NULL for none; text i named
-    name.format(i) if it holds a NUL), and the strings it points to (keep both)."""
+    """texts as a C array of C strings (NULL for none), and the strings to keep."""
     keep = [ffi.new("char[]", c_string(str(s), name.format(i))) for i, s in enumerate(texts or ())]
     return (ffi.new("char *[]", keep) if keep else ffi.NULL), keep
 
@@ -511,9 +478,7 @@ def measurement_dict(m: Measurement) -> Dict[str, Any]:
 # ------------------------------------------------------------- recommendation
 
 def recommend_here(m: Any) -> Dict[str, Any]:
-    """The Recommendation fields of recommend_workers(m) with its defaults
-    (this machine, the automatic reserve), for Measurement.plot(): the one
-    rule, so a plate's measurement is advised for the plate's largest."""
+    """recommend_workers(m)'s fields with its defaults, for Measurement.plot()."""
     out = new_struct("spacrbench_recommendation")
     with c_measurement(m) as cm:
         check(lib.spacrbench_plate_recommend_measurement(cm, ffi.NULL, ffi.NULL, out),
@@ -536,8 +501,7 @@ _REC_TEXTS = ("reason", "memory_where", "cores_where")
 
 
 def recommendation_fields(r: Any) -> Dict[str, Any]:
-    """The Recommendation fields of a spacrbench_recommendation (all but
-    measurement)."""
+    """The Recommendation fields of a spacrbench_recommendation (all but measurement)."""
     out: Dict[str, Any] = {name: int(getattr(r, name)) for name in _REC_WHOLE}
     out.update((name, None if getattr(r, name) < 0 else int(getattr(r, name)))
                for name in _REC_OPTIONAL)
@@ -549,9 +513,7 @@ def recommendation_fields(r: Any) -> Dict[str, Any]:
 
 
 def _put_text(array: Any, text: str, name: str) -> None:
-    """text into a fixed C field, cut at a character boundary when too long
-    (the Python object keeps the whole text); a NUL in it is a ValueError
-    naming the field."""
+    """text into a fixed C field, cut at a character boundary."""
     data, cut = c_string(text, name), ffi.sizeof(array) - 1
     if len(data) > cut:
         stop = cut
@@ -586,8 +548,7 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
 
 
 def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
-    """The library's JSON object of rec (spacrbench_recommendation_to_json),
-    with "measurement" the measurement's own object (or None)."""
+    """The library's JSON object of rec, with its measurement's."""
     cr = c_recommendation(rec)
     out: Dict[str, Any] = _json(lambda buf, cap: lib.spacrbench_recommendation_to_json(
         cr, buf, cap), "to_dict")
@@ -605,11 +566,8 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
 # ------------------------------------------------------------ text and hand-off
 
 def format_report(m: Measurement, rec: Optional[Recommendation], verbose: bool = False) -> str:
-    """The library's report of m and rec (spacrbench_format_report_with, or
-    with verbose spacrbench_format_report_verbose):
-    rec's whole reason on its "because" line (the struct's field holds 511
-    bytes), and spaCR's throughput arithmetic on a time the library cannot
-    hold (NaN, infinite, negative: it holds 0 s)."""
+    """The library's report of m and rec, with rec's whole reason and spaCR's
+    arithmetic on a time the library cannot hold."""
     cr = c_recommendation(rec)
     opts = new_struct("spacrbench_report_options")
     reason = None if rec is None else ffi.new("char[]", c_string(str(rec.reason), "reason"))
@@ -626,11 +584,7 @@ def format_report(m: Measurement, rec: Optional[Recommendation], verbose: bool =
 
 @contextmanager
 def handoff_measurement(m: Any, what: str) -> Iterator[Any]:
-    """The C measurement a scheduler hand-off is sized from: m's own, or,
-    when m carries a plate section (benchmark_plate(), a plate's report
-    read back), the plate's (spacrbench_measurement_plate_handoff: --mem,
-    --time and memory_limit for the plate's predicted largest and slowest
-    item, and its texts say "predicted")."""
+    """The C measurement a hand-off is sized from: m's, or its plate's."""
     with c_measurement(m) as cm:
         if getattr(m, "plate", None) is None:
             yield cm
@@ -644,9 +598,7 @@ def handoff_measurement(m: Any, what: str) -> Iterator[Any]:
 
 
 def plate_text(m: Any, labels: Optional[List[str]]) -> str:
-    """The report's plate section of m's (spacrbench_format_plate_section),
-    each measured item labelled by labels (one per record) or the label its
-    record carries."""
+    """The report's plate section of m, each measured item labelled."""
     shown = labels if labels is not None else record_labels(m)
     with c_measurement(m) as cm:
         keep = [ffi.new("char[]", utf8(str(s).replace("\0", "\\x00"))) for s in shown or ()]
@@ -682,7 +634,7 @@ def plate_from_c(cm: Any) -> Optional[PlateSection]:
 
 
 def _nan(value: Any, name: str) -> float:
-    """A number of the section (None: NaN); the library checks its range."""
+    """A number of the section (None: NaN)."""
     if value is None:
         return math.nan
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -691,7 +643,7 @@ def _nan(value: Any, name: str) -> float:
 
 
 def _int(value: Any, name: str) -> int:
-    """A count or index of the section (None: -1); the library checks it."""
+    """A count or index of the section (None: -1)."""
     if value is None:
         return -1
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -759,9 +711,7 @@ def plate_to_c(cm: Any, section: Any) -> None:
 
 
 def file_size(item: Any) -> Optional[int]:
-    """The library's key of the file item names (spacrbench_plate_file_key:
-    a regular file's size, stat only), or None. What the item's own
-    __fspath__ raises goes on."""
+    """The library's key of the file item names (its size), or None."""
     if not isinstance(item, (str, bytes, os.PathLike)):
         return None
     path = os.fspath(item)

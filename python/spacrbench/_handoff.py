@@ -1,7 +1,4 @@
-"""Scheduler hand-off: #SBATCH lines, LocalCluster and SLURMCluster
-settings and the job script (the C text of `spacrbench run --emit slurm`),
-all from the library's schedule, with a Dask memory_limit below the
-installed distributed's memory fractions."""
+"""Scheduler hand-off: #SBATCH lines, Dask settings and the job script, from the library's schedule."""
 
 from __future__ import annotations
 
@@ -19,8 +16,7 @@ if TYPE_CHECKING:
 
 
 def directive_list(extra: Any) -> List[str]:
-    """extra (#SBATCH options, e.g. ["--partition=short"]) as a list of
-    str. A single string is refused rather than split into characters."""
+    """extra (#SBATCH options) as a list of str; a single string is refused."""
     if isinstance(extra, (str, bytes)):
         raise SpacrbenchTypeError(f"extra must be a list of #SBATCH options, not a single "
                                   f"{type(extra).__name__} ({extra!r}); write extra=[{extra!r}]")
@@ -33,9 +29,7 @@ def directive_list(extra: Any) -> List[str]:
 
 
 def dask_fraction() -> float:
-    """The smallest enabled worker memory fraction of the installed
-    distributed (distributed.worker.memory.target/spill/pause/terminate;
-    False disables one); 0.6, distributed's default, without dask."""
+    """The smallest enabled worker memory fraction of the installed distributed (0.6 without it)."""
     import importlib
 
     try:  # the config alone: no cluster, no worker; distributed loads its defaults
@@ -50,8 +44,7 @@ def dask_fraction() -> float:
 
 
 def dask_memory_limit(sched: Any, what: str) -> int:
-    """memory_limit for a worker: the schedule's memory per task (peak +
-    margin) below the smallest fraction of the installed configuration."""
+    """memory_limit for a worker: the schedule's memory below that fraction."""
     out = ffi.new("int64_t *")
     check(lib.spacrbench_dask_memory_limit(sched.mem_per_task_bytes, dask_fraction(), out), what)
     return int(out[0])
@@ -66,8 +59,7 @@ def schedule_of(rec: Recommendation, what: str) -> Any:
 
 
 def handoff_text(rec: Recommendation, what: str) -> str:
-    """The library's text of rec: the #SBATCH lines (to_slurm) or the
-    LocalCluster snippet (to_dask)."""
+    """The library's #SBATCH lines (to_slurm) or LocalCluster snippet (to_dask) of rec."""
     fn = lib.spacrbench_format_slurm if what == "to_slurm" else lib.spacrbench_format_dask
     cr = c_recommendation(rec)
     with handoff_measurement(rec.measurement, what) as cm:
@@ -83,8 +75,7 @@ def dask_settings(rec: Recommendation) -> Dict[str, int]:
 
 
 def _item_count(path: str) -> int:
-    """How many items the file holds, as `spacrbench run --items` reads it
-    and with its bounds (spacrbench_slurm_count_items)."""
+    """How many items the file holds (spacrbench_slurm_count_items)."""
     if not os.path.exists(path):
         raise SpacrbenchFileNotFoundError(errno.ENOENT, "to_slurm(): items_file does not exist",
                                           path)
@@ -115,14 +106,8 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                  command: Sequence[str], job_name: Optional[str] = None,
                  extra: Iterable[str] = (), spacrbench: Optional[str] = None,
                  array_limit: Optional[int] = None) -> str:
-    """The job script; creates output_dir (SLURM opens its logs there
-    before the script runs) with the array's index and manifest in it
-    (spacrbench-items.idx, spacrbench-array.json, as `run --emit slurm`),
-    and only once every argument has been checked and the script written:
-    a call that raises leaves no folder behind. An output_dir that holds
-    another array's files (a queued job's tasks read them) raises
-    ValueError and is left as it was; the same call again is accepted.
-    extra: directive_list()'s."""
+    """The job script; creates output_dir with the array's index and manifest
+    only once everything is checked (a call that raises leaves no folder)."""
     if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):
         raise SpacrbenchTypeError("command must be a non-empty list of arguments, {} for the item")
     args = [str(a) for a in command]
@@ -183,9 +168,7 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
 
 
 def _make_dirs(path: str) -> List[str]:
-    """mkdir -p, returning the directories THIS call made (outermost first):
-    one made meanwhile by another process (a to_slurm racing this one) is
-    not ours."""
+    """mkdir -p, returning the directories THIS call made (outermost first)."""
     missing: List[str] = []
     head = path
     while head and not os.path.isdir(head):
@@ -208,9 +191,7 @@ def _make_dirs(path: str) -> List[str]:
 
 
 def _unmake_dirs(made: List[str]) -> None:
-    """Remove what _make_dirs made, innermost first, and only while empty:
-    a directory another call has filled meanwhile is left as it is (rmdir,
-    never rmtree)."""
+    """Remove what _make_dirs made while empty (rmdir, never rmtree)."""
     for d in reversed(made):
         try:
             os.rmdir(d)
@@ -219,11 +200,7 @@ def _unmake_dirs(made: List[str]) -> None:
 
 
 def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Dict[str, Any]:
-    """dask_jobqueue.SLURMCluster keyword arguments: one worker process per
-    job with the schedule's CPUs, a memory (the job's --mem and the
-    worker's memory_limit alike) that keeps the peak below the installed
-    distributed's memory fractions, and the --time rule's walltime.
-    extra: directive_list()'s."""
+    """dask_jobqueue.SLURMCluster keyword arguments from the schedule."""
     sched = schedule_of(rec, "to_dask")
     return {"cores": int(sched.cpus_per_task),
             "processes": 1,

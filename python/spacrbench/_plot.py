@@ -1,5 +1,4 @@
-"""Measurement.plot(): matplotlib is imported here, on first use only (an
-optional extra, never imported by `import spacrbench`)."""
+"""Measurement.plot(): matplotlib is imported here, on first use only."""
 
 from __future__ import annotations
 
@@ -27,14 +26,12 @@ FULL_WIDTH = 72
 
 
 def wrapped(text: str, width: int) -> str:
-    """text in lines of at most width characters, so a title is never cut
-    off at the figure's edge."""
+    """text in lines of at most width characters."""
     return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 def peak_words(m: "Measurement") -> str:
-    """How m's peak was obtained, in the report's words (the library's:
-    "exact, kernel high-water mark", never the name "hwm_reset")."""
+    """How m's peak was obtained, in the report's words."""
     from ._binding import c_text, lib
     from ._convert import c_measurement
 
@@ -59,8 +56,7 @@ def _size(n: float) -> str:
 
 
 def decision_words(rec: "Recommendation") -> str:
-    """The recommendation as a title: "2 workers (core-bound; memory allows
-    59)", the bound in the reason's first words."""
+    """The recommendation as a title: "2 workers (core-bound; memory allows 59)"."""
     bound = {"memory": "memory-bound", "cores": "core-bound", "vram": "VRAM-bound",
              "maximum": f"capped at the {rec.maximum}-worker maximum",
              "fallback": "cores only: no memory figure",
@@ -73,17 +69,14 @@ def decision_words(rec: "Recommendation") -> str:
 
 
 def _budget(rec: "Recommendation") -> Optional[float]:
-    """Memory each of the recommended workers may use: (available -
-    reserve) / workers; None when the available memory is unknown."""
+    """Memory each recommended worker may use; None when unknown."""
     if rec.available_bytes <= 0 or rec.bound == "fallback":
         return None
     return max(0, rec.available_bytes - rec.reserve_bytes) / max(1, rec.workers)
 
 
 def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
-    """Each record's key, what it is, and whether it counts bytes: the
-    plate's keys, else the items' file sizes where every item is a file
-    and they differ, else the order they ran in."""
+    """Each record's key, what it is, and whether it counts bytes."""
     plate = m.plate
     if plate is not None and plate.prediction.key != "none" and \
             len(plate.sample) == len(m.records) and all(p.key is not None for p in plate.sample):
@@ -110,8 +103,7 @@ def _label(record: "ItemRecord") -> str:
 
 
 def _size_ticks(axis: Any, top: float, log: bool = False) -> None:
-    """Ticks a reader says as sizes: powers of 4 on a log axis (16 MiB,
-    64 MiB, 256 MiB, 1 GiB), else 1, 2 or 5 x 10^k of the unit that fits."""
+    """Ticks a reader says as sizes (16 MiB, 64 MiB, 1 GiB)."""
     ticker = importlib.import_module("matplotlib.ticker")
     if log:
         axis.set_major_locator(ticker.LogLocator(base=4))
@@ -126,10 +118,7 @@ def _size_ticks(axis: Any, top: float, log: bool = False) -> None:
 
 
 def draw_decision(axes: Any, m: "Measurement", rec: "Recommendation") -> None:
-    """Each item's need (its peak above the baseline, plus the baseline
-    with spawn: what the advice divides by) against its key, each point
-    named; the memory each recommended worker may use as a line; the
-    recommendation as the title. Points only: items are not a series."""
+    """Each item's need against its key, the memory per worker as a line, the recommendation as title."""
     keys, key_name, key_bytes = _keys(m)
     need = [(k, max(0, r.peak_rss_bytes - m.baseline_rss_bytes) + rec.baseline_bytes, r)
             for k, r in zip(keys, m.records) if r.peak_rss_bytes is not None]
@@ -181,9 +170,7 @@ def draw_decision(axes: Any, m: "Measurement", rec: "Recommendation") -> None:
 
 def plot_measurement(m: "Measurement", path: Optional[str],
                      recommendation: "Recommendation") -> Any:
-    """The decision (each item's need against its key, the memory per
-    worker, the recommendation as the title); below it, when the
-    measurement has one, the memory (and CPU) over time."""
+    """The decision; below it, when the measurement has one, the timeline."""
     if not m.records:
         raise SpacrbenchValueError("Measurement.plot(): the measurement has no per-item records "
                                    "(benchmark() keeps them; a hand-made one may not)")
@@ -206,12 +193,7 @@ def plot_measurement(m: "Measurement", path: Optional[str],
 
 def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int,
                   charged: bool = False, words: str = "", tree: bool = False) -> None:
-    """Sampled RSS against time, items shaded (grey: warm-up), each item's
-    peak marked where the highest sample inside it was seen; with
-    ``spacrbench run`` (tree: the RSS is its process tree's) the item
-    cgroup's usage too (charged: the marks are the charge), and, where the
-    points carry it, CPU % of one core on a second axis, as psrecord draws
-    it."""
+    """Sampled RSS against time, items shaded and peaks marked; CPU % on a second axis where known."""
     measured = 0
     for item in timeline.items:  # neighbours told apart: blue, then sand
         colour = "0.85" if item.is_warmup else _SHADES[measured % 2]

@@ -1,8 +1,4 @@
-"""The command's ``--plot FILE``: ``python -m spacrbench._plot_cli DOC.json
-FILE.png|FILE.svg`` saves ScaleResult.plot()'s figure of a scaling JSON, or
-Measurement.plot()'s of a serial run's --json document, both read by the
-library's readers. Exit 3 without matplotlib, 2 on bad arguments or a
-document the library refuses (naming the field)."""
+"""The command's ``--plot FILE``: the figure of a scaling or run JSON (exit 3 without matplotlib, 2 on bad input)."""
 
 from __future__ import annotations
 
@@ -22,8 +18,7 @@ MISSING_MATPLOTLIB = f"spacrbench: --plot needs matplotlib:\n  {PLOT_INSTALL}"
 
 
 def result_from_json(doc: Any, text: Optional[str] = None) -> ScaleResult:
-    """The ScaleResult the JSON describes (the knee as the library chose
-    it); text: the document as written, doc when it is not given."""
+    """The ScaleResult the JSON describes."""
     data = text.encode("utf-8") if text is not None else json_text(doc, "data")
     out = ffi.new("spacrbench_scale_result **")
     check(lib.spacrbench_scale_from_json(data, len(data), b"data", out), "--plot")
@@ -31,16 +26,13 @@ def result_from_json(doc: Any, text: Optional[str] = None) -> ScaleResult:
 
 
 def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
-    """The Measurement a --json document's "measurement" member describes
-    (what Measurement.plot() draws: records, baseline, timeline), a run
-    that stopped early too."""
+    """The Measurement of a --json document's "measurement" member."""
     return measurement_from(Measurement, json_text(doc, "data"), "data",
                             lib.SPACRBENCH_READ_STOPPED, "--plot")
 
 
 def recommendation_from_json(doc: Dict[str, Any], m: Measurement) -> Optional[Recommendation]:
-    """The run's recommendation as the document gives it (what the report
-    said), read by the library; None when it has none."""
+    """The run's recommendation as the document gives it, or None."""
     from ._convert import recommendation_fields
 
     out = new_struct("spacrbench_recommendation")

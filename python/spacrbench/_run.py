@@ -1,14 +1,4 @@
-"""benchmark(): run the user's work through the library's serial runner.
-
-Peaks are per process, so the library refuses a second concurrent run
-(EBUSY): Python callers wait their turn on a module lock, and a benchmark()
-from inside the work (which would wait for itself) is a RuntimeError.
-The callback takes the next item from an iterator over the caller's items
-(the C item pointers are all NULL; items without a length go to
-spacrbench_benchmark_stream, ended by SPACRBENCH_ITEMS_END), so nothing is
-made per item. A child forked while ANOTHER thread held the lock gets a
-fresh lock and no run (that thread is not in the child); one forked by the
-work keeps them (the library refuses its return into the run, EFORKED)."""
+"""benchmark(): the user's work through the library's serial runner, one run at a time (a module lock)."""
 
 from __future__ import annotations
 
@@ -53,8 +43,7 @@ _END = object()  # what next() returns past the last item
 
 
 def _length(items: Any) -> Optional[int]:
-    """len(items), or None (a generator; a tqdm without a total raises
-    TypeError too)."""
+    """len(items), or None when it has none."""
     try:
         n = len(items)
     except TypeError:
@@ -75,9 +64,7 @@ if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
 
 
 def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None:
-    """cffi's onerror: an exception that got past a callback's own handler
-    (e.g. KeyboardInterrupt delivered on its last line) still stops the run
-    (error=1) and is re-raised by benchmark()."""
+    """cffi's onerror: an exception past a callback's handler still stops the run."""
     run = _active
     if run is not None and run.error is None and exc_value is not None:
         run.error = exc_value
@@ -121,8 +108,7 @@ def _progress_object(p: Any) -> Progress:
 
 
 def _stderr_progress(p: Any) -> None:
-    """progress=True: the library's progress line for each item on stderr;
-    on a terminal, one line rewritten in place."""
+    """progress=True: the library's progress line on stderr."""
     stream = sys.stderr
     if stream is None:  # pythonw and daemons may have no stderr
         return
@@ -153,52 +139,13 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
               timeline: bool = False) -> Measurement:
     """Run work(item) serially over items and measure one worker.
 
-    The first `warmup` items run untimed (imports, caches, JIT); at least the
-    last item is always measured (the library lowers a larger warm-up and
-    notes it). Returns a Measurement with wall time, the exact peak resident
-    memory (warm-up included) and, where a GPU is visible, the peak VRAM. An
-    exception raised by work or progress stops the run and is re-raised here
-    unchanged. work must be a plain callable: an async def or generator
-    function would only create a coroutine or generator per item and run
-    none of it, so it is a TypeError. warmup is read with int(), as spaCR
-    read it (1, 1.0, numpy.int64(1) and "1" are one item).
-
-    Items are taken one at a time as they are processed, whether they have
-    a length (a list, a range, tqdm(list)) or not (a generator,
-    tqdm(generator)): a progress bar wrapped around them moves with the
-    work, and a generator is never held whole in memory. Without a length
-    the count is found at the end: progress shows "item 2/?" (Progress.total
-    is -1), and when the items end inside the warm-up the last one is the
-    measured item, as for a list. An empty iterable, generators included, is
-    a ValueError; an exception raised by the iterable stops the run and is
-    re-raised unchanged.
-
-    If the work already uses CUDA through PyTorch, its VRAM figure may come
-    from torch.cuda.max_memory_reserved(); to read it, benchmark() may reset
-    torch's peak memory statistics of the current device (see
-    docs/python.md, "GPUs and PyTorch").
-
-    timeline=True also samples RSS every 10 ms into Measurement.timeline
-    (memory over time, item boundaries and each item's exact peak marked;
-    at most 2000 points, a long run downsampled and noted), which
-    Measurement.plot() draws. It costs a sampler thread (about 0.3 % of a
-    core, tests/perf); the peaks stay exact either way.
-
-    Items of one plate differ (a dense well needs several times the memory
-    of a sparse one): when the measured items' footprints differ by more
-    than 1.5x, a note says so and names spacrbench.benchmark_plate(),
-    which measures items chosen across the plate and sizes for its largest.
-
-    warmup defaults to 1 because work in this process pays its first call's
-    costs (imports, caches) once; `spacrbench run` defaults to 0, since each
-    of its items is a fresh process that pays them every time.
-
-    To make the peak exact, the kernel's high-water mark (VmHWM) is reset,
-    which also lowers this process's getrusage() ru_maxrss: GNU time run
-    around the script, or a SLURM step's accounting, then reads a peak too
-    low (the report's notes say so when either is the parent). The peak
-    here is the true one.
-    """
+    The first ``warmup`` items run untimed; at least the last is measured.
+    Returns a Measurement with the wall time, the exact peak resident memory
+    (warm-up included) and, where a GPU is visible, the peak VRAM; an
+    exception from work, progress or the items is re-raised unchanged.
+    timeline=True also records memory over time (Measurement.timeline).
+    Resetting the kernel's high-water mark for an exact peak also lowers
+    this process's ru_maxrss (docs/python.md)."""
     return measure(work, items, warmup=warmup, progress=progress, timeline=timeline,
                    spread_note=True)
 
@@ -206,10 +153,7 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
 def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, progress: Any,
             timeline: Any, spread_note: bool,
             finish: Optional[Callable[[Any], None]] = None) -> Measurement:
-    """benchmark(); spread_note: add the note of items that differ (a plain
-    benchmark's; benchmark_plate() already sizes for the plate); finish:
-    called with the C measurement before it is read (benchmark_plate()
-    adds its plate there), so the Measurement is read from C once."""
+    """benchmark(), with the caller's spread note choice and a finish(cm) hook before reading."""
     check_plain_callable(work, "work")
     from ._compat import upstream_int
 
@@ -244,9 +188,7 @@ def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, pr
 
 
 def check_plain_callable(work: Any, name: str, what: str = "") -> None:
-    """work must be callable and run its body when called: an async def
-    function or a generator function returns a coroutine or a generator
-    instead, and measuring that call would measure nothing."""
+    """work must run its body when called (not an async def or generator function)."""
     if not callable(work):
         raise SpacrbenchTypeError(f"{what}{name} must be callable, not {type(work).__name__}")
     kind = _lazy_kind(work)
@@ -326,8 +268,7 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bo
 
 
 def _lazy_kind(function: Any) -> Optional[str]:
-    """What calling function returns instead of running it, if anything
-    (functools.partial is looked through by inspect)."""
+    """What calling function returns instead of running it, if anything."""
     for test, kind in ((inspect.iscoroutinefunction, "an async def function"),
                        (inspect.isasyncgenfunction, "an async generator function"),
                        (inspect.isgeneratorfunction, "a generator function")):

@@ -1,17 +1,4 @@
-"""scale(): the scaling check over a real process pool.
-
-The library's driver (spacrbench_scale_execute) owns every rule of the
-check; this module is its executor, reached through cffi ``extern
-"Python"`` callbacks: for k workers it starts and warms a
-ProcessPoolExecutor (k barrier tasks, so all k exist) and hands their pids
-to the driver, which measures them in a spacrbench_group (a memory cgroup
-limited to the budget where the machine allows, else their sampled PSS).
-A warm-up round holds each worker at a barrier after its item, so each
-runs its own; a timed round keeps 2k items in flight, timed from the first
-submit to the last result. A pool that cannot start, a work that raises,
-or Ctrl-C kills and joins every worker at once; workers die with the
-caller (spacrbench_scale_worker_begin).
-"""
+"""scale(): the executor (process pools through cffi callbacks) of the library's scaling driver."""
 
 from __future__ import annotations
 
@@ -127,8 +114,7 @@ class _Pool:
             done[w].end = lib.SPACRBENCH_SCALE_WORKER_DONE
 
     def _ran(self, call: Callable[[], Any], out: Any) -> bool:
-        """call(); False (the round failed, in words) when the work raised
-        or the pool broke (a worker died: the OOM killer, a crash)."""
+        """call(); False when the work raised or the pool broke."""
         try:
             call()
         except BrokenProcessPool as exc:
@@ -151,8 +137,7 @@ class _Pool:
             self.pool = None
 
     def end(self) -> None:
-        """Stop the pool now: nothing queued runs, every worker is killed and
-        joined (a worker held at the barrier is released first)."""
+        """Stop the pool now: every worker is killed and joined."""
         pool, self.pool = self.pool, None
         if pool is None:
             return
@@ -194,15 +179,13 @@ if hasattr(os, "register_at_fork"):
 
 
 def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None:
-    """cffi's onerror: an exception past a callback's own handler (Ctrl-C on
-    its last line) still aborts the check and is re-raised by scale()."""
+    """cffi's onerror: an exception past a callback's handler still aborts the check."""
     if _running is not None and _running.error is None and exc_value is not None:
         _running.error = exc_value
 
 
 def _on_pool(call: Callable[[Any], Optional[int]]) -> int:
-    """call(the running pool) for a callback; anything it raises (Ctrl-C
-    too: the check must unwind) ends the pool and is re-raised by scale()."""
+    """call(the running pool); anything it raises ends the pool and is re-raised by scale()."""
     pool: Any = _running
     try:
         return int(call(pool) or 0)
@@ -229,8 +212,7 @@ def _spacrbench_scale_close(driver: Any, failed: int, count: Any, payload: Any) 
 
 
 def _check_int(name: str, value: Any) -> Optional[int]:
-    """An int argument or None; the ranges are the library's (its error
-    names the argument)."""
+    """An int argument or None; the library checks the range."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
@@ -263,10 +245,7 @@ def _check_counts(workers: Any) -> Optional[List[int]]:
 
 
 def _check_picklable(work: Callable[[Any], Any], items: List[Any]) -> None:
-    """ProcessPoolExecutor pickles every call it sends to a worker, whatever
-    the start method (fork only spares the pool's initializer): an
-    unpicklable work or item would fail every point, each item alike. The
-    pool's own pickler is used (multiprocessing's reducers included)."""
+    """The pool pickles every call under every start method: check work and an item first."""
     from multiprocessing.reduction import ForkingPickler
 
     try:
@@ -344,23 +323,11 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
           min_repeats: Optional[int] = None, max_repeats: Optional[int] = None,
           target_spread: Optional[float] = None) -> ScaleResult:
     """Run ``work`` over ``items`` with several worker counts in real process
-    pools and find the knee. ``workers`` defaults to 1, 2, 4, ... up to
-    min(usable cores, workers whose 1-worker group peak fits the budget, + 1)
-    (at most 1024); ``memory_budget_bytes`` defaults to available memory
-    less the reserve, and is each count's group memory limit.
-
-    Timing (the library's defaults, docs/scaling.md): each worker first runs
-    ``warmup_items`` untimed items (1); each timed repeat then runs at least
-    ``items_per_worker`` items per worker (3) and lasts ``min_seconds``
-    (1.0; a shorter one is redone with more items); ``min_repeats`` to
-    ``max_repeats`` repeats (2 to 5), more while they differ by more than
-    ``target_spread`` (0.05, i.e. +-5 %). ``work`` and the items must be
-    picklable under EVERY start method, fork included:
-    ProcessPoolExecutor sends each call (the function and its item) to a
-    worker through a pipe with pickle. So ``work`` is a top-level function
-    of an importable module (not a lambda or a nested function); spawn and
-    forkserver workers also import that module. Both are checked before
-    any pool starts (a TypeError naming them)."""
+    pools and find the knee (docs/scaling.md). ``workers`` defaults to 1, 2,
+    4, ... up to what the cores and ``memory_budget_bytes`` (default:
+    available memory less the reserve) allow. ``work`` and the items must be
+    picklable (a top-level function of an importable module): a TypeError
+    naming them before any pool starts."""
     global _running
     from ._run import check_plain_callable
 

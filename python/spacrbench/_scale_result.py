@@ -1,8 +1,4 @@
-"""The scaling check's results: ScalePoint, ScaleResult (its table, JSON
-and plot) and the conversion from the library's result, whose rule (the
-knee, the memory fit) every front end shares. scale() (_scale.py) makes
-them over a real process pool; _plot_cli reads them back from the
-library's JSON."""
+"""ScalePoint and ScaleResult, read from the library's scaling result."""
 
 from __future__ import annotations
 
@@ -61,8 +57,7 @@ class ScaleResult:
     _c: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
-        """The decision only (as Measurement's and Recommendation's);
-        to_dict(), .points and str() have everything."""
+        """The decision only; to_dict(), .points and str() have everything."""
         counts = [p.workers for p in self.points]
         span = (f"{min(counts)}-{max(counts)} workers" if len(set(counts)) > 1
                 else counted(counts[0], "worker") if counts else "none")
@@ -78,11 +73,8 @@ class ScaleResult:
         return result
 
     def plot(self, path: Optional[str] = None) -> Any:
-        """Throughput and group peak against the worker count, the ideal
-        linear line and the knee marked. Needs matplotlib
-        (``pip install 'spacrbench[plot]'``; from a clone ``pip install
-        '.[plot]'``). Returns the Figure; with a path, also saves it there
-        (format from the suffix)."""
+        """Throughput and group peak against workers, the knee marked; needs
+        matplotlib. Returns the Figure, also saved to path when given."""
         try:
             Figure = importlib.import_module("matplotlib.figure").Figure
         except ImportError as exc:
@@ -153,8 +145,7 @@ _BUDGET_ON_SCALE = 4
 
 
 def result_from_c(r: Any) -> ScaleResult:
-    """The ScaleResult of a library result (r: a spacrbench_scale_result *
-    that the ScaleResult keeps and frees)."""
+    """The ScaleResult of a spacrbench_scale_result * it keeps and frees."""
     r = ffi.gc(r, lib.spacrbench_scale_free)
     s = new_struct("spacrbench_scale_summary")
     check(lib.spacrbench_scale_summary_get(r, s), "scale")

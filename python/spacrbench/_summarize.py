@@ -1,7 +1,4 @@
-"""``spacrbench.summarize(dir)``: SLURM's seff per task, and the ONE command
-line that reruns the tasks that need it. Reading, deciding and rendering
-are the library's spacrbench_summarize (as `spacrbench summarize`); this
-returns its document as frozen dataclasses."""
+"""summarize(): the library's spacrbench_summarize document as frozen dataclasses."""
 
 from __future__ import annotations
 
@@ -21,12 +18,9 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class TaskSummary:
     """One task's report: what it asked for, what it used, how it ended.
-    state: "ok", "failed", "unreadable", "stale" (a report from an older
-    submission of a task a newer one reran: counted missing), "outside"
-    (not a task of the array) or "foreign" (another array's report, by its
-    key: never counted). needs: what a task that is not ok needs ("rerun":
-    the next submission; "item_timeout", "command_failed", "job_files",
-    "beyond_limits": the user, see Summary.needs_you), None when ok."""
+    state: "ok", "failed", "unreadable", "stale", "outside" or "foreign";
+    needs: what a task that is not ok needs ("rerun", or see
+    Summary.needs_you), None when ok."""
 
     task: int
     state: str
@@ -88,13 +82,8 @@ class TaskSummary:
 @dataclass(frozen=True)
 class NeedsYou:
     """Tasks a resubmission with more memory or time does not fix, and the
-    lines summarize offers for them. reason: "item_timeout" (the job
-    script's own item --timeout ended the item: the lines export a larger
-    SPACRBENCH_ITEM_TIMEOUT), "command_failed" (the command's own exit, a
-    crash, or it could not start: the lines rerun it once fixed),
-    "job_files" (the task stopped before anything ran: emit the job again;
-    no line) or "beyond_limits" (it needs more --time than a job can ask;
-    no line)."""
+    lines summarize offers for them. reason: "item_timeout",
+    "command_failed", "job_files" or "beyond_limits"."""
 
     reason: str
     tasks: str  # their indices, as sbatch --array takes them
@@ -104,8 +93,7 @@ class NeedsYou:
 
 @dataclass(frozen=True)
 class Summary:
-    """All tasks, and the command line(s) of the next submission (more than
-    one only when one argument could not hold its --array)."""
+    """All tasks, and the command line(s) of the next submission."""
 
     directory: str
     tasks: Tuple[TaskSummary, ...]
@@ -139,8 +127,7 @@ class Summary:
 
 
 def _read(cls: Type[T], d: Dict[str, Any], **given: Any) -> T:
-    """A cls from the document's object d, whose members have its fields'
-    names, each as the field is typed (absent: None, 0, "" or False)."""
+    """A cls from the document's object d, member by field name."""
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         v, kind = d.get(f.name), str(f.type)
         given.setdefault(f.name, bool(v) if kind == "bool" else int(v or 0) if kind == "int"
@@ -182,9 +169,7 @@ def _path(value: Any, name: str) -> bytes:
 
 
 def _missing(path: bytes, name: str, what: str) -> SpacrbenchFileNotFoundError:
-    """The error for a path that is not there, or is there but not a
-    `what` (no such directory either way: ENOENT): errno and filename set,
-    the message naming the argument."""
+    """The FileNotFoundError for a path that is not there or not a `what`."""
     why = "does not exist" if not os.path.lexists(path) else f"is not a {what}"
     return SpacrbenchFileNotFoundError(errno.ENOENT, f"summarize(): {name} {why}",
                                        os.fsdecode(path))
@@ -204,13 +189,8 @@ def _document(directory: bytes, job_script: Optional[bytes]) -> str:
 def summarize(directory: "os.PathLike[str] | str",
               job_script: "Optional[os.PathLike[str] | str]" = None) -> Summary:
     """Read directory/task-*.json (and the array's manifest) and summarize
-    them; job_script: the script the tasks ran, whose #SBATCH --array says
-    which tasks there were (else the manifest, else what DIR shows).
-    SpacrbenchFileNotFoundError (a FileNotFoundError, so an OSError, and a
-    SpacrbenchError) naming the argument for a directory or job_script
-    that is not there (or not a directory / a file); TypeError for a value
-    that is not a path; ValueError (the library's words) for a directory
-    that holds nothing to summarize."""
+    them; job_script: the script the tasks ran. SpacrbenchFileNotFoundError
+    naming the argument for a path that is not there."""
     path = _path(directory, "directory")
     job = _path(job_script, "job_script") if job_script is not None else None
     if not os.path.isdir(path):

@@ -1,6 +1,4 @@
-"""PyTorch's own VRAM peak, consulted only when the work already uses CUDA
-through torch. torch is never imported here: importing it inside a
-measurement would add hundreds of MB to the very peak being measured."""
+"""PyTorch's own VRAM peak, when the work already uses CUDA; torch is never imported here."""
 
 from __future__ import annotations
 
@@ -21,16 +19,8 @@ def _cuda_in_use() -> Optional[Any]:
 
 
 class TorchPeak:
-    """torch's VRAM peak over the run. When CUDA is already in use at
-    start(), the peak since start is max_memory_reserved() read at the end
-    if torch's reserved memory is at its peak now (the caching allocator
-    keeps what it reserved, so this is the usual case): the caller's peak
-    statistics are left alone. Only when an earlier, higher peak would hide
-    the run's (after torch.cuda.empty_cache()) are the current device's peak
-    statistics reset, and a note says so. When CUDA is not in use yet,
-    check() after each item, since work often initialises CUDA lazily in
-    its first item (torch's counters then start with CUDA, inside the run,
-    so nothing needs resetting). finish() reads the peak."""
+    """torch's VRAM peak over the run, read without resetting the caller's
+    statistics unless an earlier higher peak would hide it (noted)."""
 
     def __init__(self) -> None:
         self._cuda: Optional[Any] = None
@@ -66,10 +56,7 @@ class TorchPeak:
             self._cuda, self.waiting, self.started_late = cuda, False, True
 
     def finish(self, cm: Any) -> None:
-        """Into the runner's C measurement (not yet shared, so written in
-        place): torch.cuda.max_memory_reserved() since start() (or since
-        CUDA started during the run) as its VRAM peak where the library
-        measured none, else beside it in a note; and this run's notes."""
+        """torch's peak into the runner's C measurement (as VRAM or a note), and this run's notes."""
         from ._binding import check, lib, new_struct
         from ._convert import SOURCES, format_bytes, utf8
 
