@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._convert import file_size
+from ._convert import WHYS, file_size, from_struct, recommendation_fields, utf8
 from ._plate_data import PlatePrediction
 from ._results import Measurement, Recommendation
 from ._types import Progress
@@ -134,16 +134,11 @@ def _shown(item: Any, width: int = 80) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _is_bool(value: Any) -> bool:
-    """bool, or numpy's bool (which has __float__ but is no number)."""
-    return isinstance(value, bool) or numpy_bool(value)
-
-
 def _number(value: Any, i: int, item: Any) -> float:
     """key(item)'s value as a finite number >= 0, or an error naming the item."""
-    real = isinstance(value, numbers.Real) and not _is_bool(value)
-    if not real and (isinstance(value, (str, bytes)) or _is_bool(value)
-                     or not hasattr(value, "__float__")):
+    if (isinstance(value, bool) or numpy_bool(value)  # numpy's bool has __float__
+            or not isinstance(value, numbers.Real)
+            and (isinstance(value, (str, bytes)) or not hasattr(value, "__float__"))):
         raise SpacrbenchTypeError(f"key(items[{i}]) returned {_shown(value)} "
                                   f"({type(value).__name__}), not a number; the item is "
                                   f"{_shown(item)}")
@@ -226,20 +221,6 @@ def _count(value: Any, name: str, least: int) -> int:
     return int(min(int(value), 2**62))
 
 
-def _options(sample: int, warmup: int, sample_cost: float) -> Any:
-    """The plate's options, checked by the library before any item is read."""
-    opts = new_struct("spacrbench_plate_options")
-    check(lib.spacrbench_plate_options_init(opts, ffi.sizeof("spacrbench_plate_options")),
-          "spacrbench_plate_options_init")
-    opts.sample = sample
-    opts.warmup = warmup
-    opts.sample_cost = sample_cost
-    rc = lib.spacrbench_plate_select_keys(0, ffi.NULL, opts, ffi.new("spacrbench_plate **"))
-    if rc != lib.SPACRBENCH_ENOITEMS:
-        check(rc, "benchmark_plate")
-    return opts
-
-
 def _select(keys: Optional[List[float]], n: int, kind: int, name: str, opts: Any) -> Any:
     if kind != lib.SPACRBENCH_PLATE_KEY_NONE:
         opts.key_kind = kind
@@ -252,9 +233,6 @@ def _select(keys: Optional[List[float]], n: int, kind: int, name: str, opts: Any
 
 
 def _picks(plate: Any, items: Sequence[Any]) -> Tuple[PlateItem, ...]:
-    from ._convert import from_struct
-    from ._convert import WHYS
-
     picks = []
     k = new_struct("spacrbench_plate_pick")
     for i in range(lib.spacrbench_plate_pick_count(plate)):
@@ -328,7 +306,14 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
         cost = float(sample_cost)
     except OverflowError:  # an int beyond any float: infinite, which the library refuses
         cost = math.inf if sample_cost > 0 else -math.inf
-    opts = _options(sample, warmup, cost)
+    opts = new_struct("spacrbench_plate_options")
+    check(lib.spacrbench_plate_options_init(opts, ffi.sizeof("spacrbench_plate_options")),
+          "spacrbench_plate_options_init")
+    opts.sample, opts.warmup, opts.sample_cost = sample, warmup, cost
+    # checked by the library before any item is read: with no items, ENOITEMS means they hold
+    rc = lib.spacrbench_plate_select_keys(0, ffi.NULL, opts, ffi.new("spacrbench_plate **"))
+    if rc != lib.SPACRBENCH_ENOITEMS:
+        check(rc, "benchmark_plate")
     unknown = sorted(set(recommend_workers_keywords) - _RECOMMEND_KEYWORDS)
     if unknown:
         raise SpacrbenchTypeError(f"benchmark_plate() got unexpected keyword argument(s) "
@@ -350,8 +335,6 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     order = _picks(plate, plate_items)
     run_items, run_progress = (_sequential(plate, order, progress) if sample == 0
                                else ([p.item for p in order], progress))
-    from ._convert import recommendation_fields, utf8
-
     out = new_struct("spacrbench_recommendation")
 
     def finish(cm: Any) -> None:

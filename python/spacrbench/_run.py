@@ -28,27 +28,16 @@ class _Run:
 
     def __init__(self, work: Callable[[Any], Any], items: Iterator[Any], count: Optional[int],
                  progress: Optional[Callable[[Any], Any]], torch: "TorchPeak") -> None:
-        self.work = work
-        self.torch = torch
+        self.work, self.torch, self.progress = work, torch, progress
         self.items = items  # pulled as each item is processed
         self.count = count  # None: unknown until the items end (a generator)
         self.line_open = False  # progress=True left a "\r" line of unknown total
-        self.progress = progress
         self.error: Optional[BaseException] = None
         self.thread = _thread.get_ident()
 
 
 _active: Optional[_Run] = None  # set while the lock's holder is inside the C call
 _END = object()  # what next() returns past the last item
-
-
-def _length(items: Any) -> Optional[int]:
-    """len(items), or None when it has none."""
-    try:
-        n = len(items)
-    except TypeError:
-        return None
-    return n if isinstance(n, int) else None
 
 
 def _after_fork_in_child() -> None:
@@ -101,12 +90,6 @@ def _spacrbench_progress(p: Any, payload: Any) -> int:
     return 0
 
 
-def _progress_object(p: Any) -> Progress:
-    from ._convert import from_struct
-
-    return from_struct(Progress, p)
-
-
 def _stderr_progress(p: Any) -> None:
     """progress=True: the library's progress line on stderr."""
     stream = sys.stderr
@@ -128,8 +111,10 @@ def _progress_function(progress: Any) -> Optional[Callable[[Any], Any]]:
     if progress is True:
         return _stderr_progress
     if callable(progress):
+        from ._convert import from_struct
+
         user = progress
-        return lambda p: user(_progress_object(p))
+        return lambda p: user(from_struct(Progress, p))
     raise SpacrbenchTypeError(f"progress must be None, a bool or a callable, not {type(progress).__name__}")
 
 
@@ -166,7 +151,10 @@ def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, pr
     except TypeError:
         raise SpacrbenchTypeError(f"items must be a sequence or iterable, "
                                   f"not {type(items).__name__}") from None
-    count = _length(items)  # None: found by running (spacrbench_benchmark_stream)
+    try:  # None: found by running (spacrbench_benchmark_stream)
+        count: Optional[int] = len(items)  # type: ignore[arg-type]
+    except TypeError:
+        count = None
     if count == 0:
         raise SpacrbenchValueError("benchmark needs at least one item to measure (items is "
                                    "empty)")

@@ -9,6 +9,7 @@ import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ._binding import check, codes, ffi, lib
@@ -128,11 +129,9 @@ class _Pool:
         return True
 
     def close(self, failed: bool) -> None:
-        if self.pool is None:
-            return
         if failed:
             self.end()
-        else:
+        elif self.pool is not None:
             self.pool.shutdown(wait=True)
             self.pool = None
 
@@ -141,16 +140,12 @@ class _Pool:
         pool, self.pool = self.pool, None
         if pool is None:
             return
-        try:
+        with suppress(Exception):  # already broken or gone
             self.barrier.abort()
-        except Exception:  # already broken or gone
-            pass
         procs = list(getattr(pool, "_processes", {}).values())
         for proc in procs:
-            try:
+            with suppress(Exception):  # already gone
                 proc.kill()
-            except Exception:  # already gone
-                pass
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in procs:
             proc.join(timeout=5)
@@ -265,18 +260,6 @@ def _check_picklable(work: Callable[[Any], Any], items: List[Any]) -> None:
                 f"worker with pickle; pickling it failed: {exc!r}") from exc
 
 
-def _items_of(items: Any) -> List[Any]:
-    try:
-        iterator = iter(items)
-    except TypeError:
-        raise SpacrbenchTypeError(f"scale(): items must be a sequence or iterable, not "
-                                  f"{items!r} ({type(items).__name__})") from None
-    item_list = list(iterator)
-    if not item_list:
-        raise SpacrbenchValueError("scale(): items must not be empty")
-    return item_list
-
-
 def _context(start_method: Any) -> Any:
     if start_method is not None and not isinstance(start_method, str):
         raise SpacrbenchTypeError(f"scale(): start_method must be a str or None, not "
@@ -306,15 +289,6 @@ def _options(counts: Optional[List[int]], items_per_worker: Optional[int],
     return opts, keep
 
 
-def _timing(**given: Optional[float]) -> Any:
-    t = ffi.new("spacrbench_scale_timing *")
-    check(lib.spacrbench_scale_timing_init(t, ffi.sizeof("spacrbench_scale_timing")), "scale")
-    for name, value in given.items():
-        if value is not None:
-            setattr(t, name, value)
-    return t
-
-
 def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
           workers: Optional[Sequence[int]] = None, start_method: Optional[str] = None,
           items_per_worker: Optional[int] = None,
@@ -332,16 +306,28 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
     from ._run import check_plain_callable
 
     check_plain_callable(work, "work", "scale(): ")
-    item_list = _items_of(items)
+    try:
+        iterator = iter(items)
+    except TypeError:
+        raise SpacrbenchTypeError(f"scale(): items must be a sequence or iterable, not "
+                                  f"{items!r} ({type(items).__name__})") from None
+    item_list = list(iterator)
+    if not item_list:
+        raise SpacrbenchValueError("scale(): items must not be empty")
     counts = _check_counts(workers)
     ctx = _context(start_method)
     opts, keep = _options(counts, _check_int("items_per_worker", items_per_worker),
                           _check_int("memory_budget_bytes", memory_budget_bytes))
-    timing = _timing(warmup_items=_check_int("warmup_items", warmup_items),
-                     min_seconds=_check_number("min_seconds", min_seconds),
-                     min_repeats=_check_int("min_repeats", min_repeats),
-                     max_repeats=_check_int("max_repeats", max_repeats),
-                     target_spread=_check_number("target_spread", target_spread))
+    timing = ffi.new("spacrbench_scale_timing *")
+    check(lib.spacrbench_scale_timing_init(timing, ffi.sizeof("spacrbench_scale_timing")),
+          "scale")
+    for name, value in (("warmup_items", _check_int("warmup_items", warmup_items)),
+                        ("min_seconds", _check_number("min_seconds", min_seconds)),
+                        ("min_repeats", _check_int("min_repeats", min_repeats)),
+                        ("max_repeats", _check_int("max_repeats", max_repeats)),
+                        ("target_spread", _check_number("target_spread", target_spread))):
+        if value is not None:
+            setattr(timing, name, value)
     _check_picklable(work, item_list)
     ex = ffi.new("spacrbench_scale_executor *")
     check(lib.spacrbench_scale_executor_init(ex, ffi.sizeof("spacrbench_scale_executor")),
