@@ -91,8 +91,7 @@ def _own_command() -> str:
     exe = command_path()
     if os.access(exe, os.X_OK):
         return str(exe)
-    found = shutil.which("spacrbench")
-    return found if found else "spacrbench"
+    return shutil.which("spacrbench") or "spacrbench"
 
 
 def _walltime(rec: Recommendation) -> str:

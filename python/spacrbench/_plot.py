@@ -39,13 +39,6 @@ def peak_words(m: "Measurement") -> str:
         return c_text(lib.spacrbench_measurement_peak_words(cm))
 
 
-def _figure_class() -> Any:
-    try:
-        return importlib.import_module("matplotlib.figure").Figure
-    except ImportError as exc:
-        raise ImportError(f"Measurement.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
-
-
 def _size(n: float) -> str:
     """A byte count as a reader says it: "354 MiB", "1.5 GiB"."""
     for unit, scale in (("GiB", 2**30), ("MiB", _MIB), ("KiB", 2**10)):
@@ -66,13 +59,6 @@ def decision_words(rec: "Recommendation") -> str:
     if rec.memory_workers is not None and rec.bound not in ("memory", "one"):
         bound += f"; memory allows {rec.memory_workers}"
     return counted(rec.workers, "worker") + (f" ({bound})" if bound else "")
-
-
-def _budget(rec: "Recommendation") -> Optional[float]:
-    """Memory each recommended worker may use; None when unknown."""
-    if rec.available_bytes <= 0 or rec.bound == "fallback":
-        return None
-    return max(0, rec.available_bytes - rec.reserve_bytes) / max(1, rec.workers)
 
 
 def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
@@ -140,7 +126,8 @@ def draw_decision(axes: Any, m: "Measurement", rec: "Recommendation") -> None:
         axes.plot([plate.largest_key], [plate.largest_bytes + rec.baseline_bytes], "D",
                   markerfacecolor="none", color="C3", markersize=8, linestyle="none",
                   label="the plate's largest item, predicted")
-    budget = _budget(rec)
+    budget = (None if rec.available_bytes <= 0 or rec.bound == "fallback"  # unknown
+              else max(0, rec.available_bytes - rec.reserve_bytes) / max(1, rec.workers))
     highest = max([n for _, n, _ in need] + [rec.per_worker_bytes or 0, 1])
     log = budget is not None and budget > 8 * highest  # far above the points: both shown
     if budget is not None:
@@ -175,7 +162,11 @@ def plot_measurement(m: "Measurement", path: Optional[str],
         raise SpacrbenchValueError("Measurement.plot(): the measurement has no per-item records "
                                    "(benchmark() keeps them; a hand-made one may not)")
     timeline = getattr(m, "timeline", None)
-    figure = _figure_class()(figsize=(9, 8 if timeline is not None else 4.2))
+    try:
+        figure_class = importlib.import_module("matplotlib.figure").Figure
+    except ImportError as exc:
+        raise ImportError(f"Measurement.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
+    figure = figure_class(figsize=(9, 8 if timeline is not None else 4.2))
     if timeline is not None:
         decision, over_time = figure.subplots(2, 1)
         draw_timeline(over_time, timeline, m.baseline_rss_bytes,

@@ -95,16 +95,12 @@ class Measurement(CachesC):
     @property
     def items_per_second(self) -> float:
         """Throughput; NaN when the duration is not positive."""
-        if self.seconds <= 0:
-            return _NAN
-        return self.items / self.seconds
+        return _NAN if self.seconds <= 0 else self.items / self.seconds
 
     @property
     def per_item_seconds(self) -> float:
         """Wall seconds per item; NaN when no item was measured."""
-        if self.items <= 0:
-            return _NAN
-        return self.seconds / self.items
+        return _NAN if self.items <= 0 else self.seconds / self.items
 
     @property
     def work_rss_bytes(self) -> int:
