@@ -29,9 +29,7 @@ if _typing.TYPE_CHECKING:
     from ._types import (GpuInfo, ItemRecord, MeasurementLike, Progress, RecommendationLike,
                          RunRecord)
 
-# The public names are loaded on first use (PEP 562), so `import spacrbench`
-# costs the library and little more; `from spacrbench import benchmark`
-# loads what benchmark needs.
+# The public names are loaded on first use (PEP 562): `import spacrbench` stays cheap.
 _LAZY = {
     "available_memory_bytes": "_recommend", "format_report": "_recommend",
     "recommend_workers": "_recommend", "benchmark": "_run",

@@ -6,13 +6,8 @@ import sys
 from types import SimpleNamespace
 from typing import Any, Dict, NoReturn, Type
 
-# Windows: the extension (_spacrbench.pyd) needs spacrbench.dll, which the
-# wheel puts in this same folder. CPython >= 3.8 loads an extension with
-# LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR, so the folder of the .pyd is searched for
-# its DLLs and no os.add_dll_directory() is needed (PATH is not searched any
-# more); delvewheel adds its own for the runtime DLLs it vendors into
-# spacrbench.libs. Linux and macOS find the library through the module's run
-# path ($ORIGIN, @loader_path).
+# Windows: the .pyd finds spacrbench.dll in its own folder (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR);
+# Linux and macOS through the run path ($ORIGIN, @loader_path).
 from ._spacrbench import ffi as ffi
 from ._spacrbench import lib as lib
 
@@ -45,9 +40,7 @@ codes: Any = SimpleNamespace(**{name[len("SPACRBENCH_"):]: getattr(lib, name)
                                 for name in dir(lib) if name.startswith("SPACRBENCH_E")})
 
 
-# The one table from library codes to Python exceptions; a code not in it
-# (EUSER, EBUSY, ENOSPACE, EFORKED) is a RuntimeError. Each is also a
-# SpacrbenchError (_errors.py).
+# Library codes to Python exceptions; a code not in it is a RuntimeError.
 EXCEPTIONS: Dict[int, Type[Exception]] = {
     codes.EINVAL: SpacrbenchValueError,
     codes.ENOITEMS: SpacrbenchValueError,

@@ -156,8 +156,6 @@ def to_struct(s: Any, obj: Any, where: str) -> Any:
     return s
 
 
-# ---------------------------------------------------------------- measurement
-
 def _layout(ctype: str, members: Tuple[Tuple[str, str], ...]) -> Tuple[struct.Struct, int]:
     """struct layout of a C struct's members as this build compiled it."""
     fmt, pos = "=", 0
@@ -396,8 +394,6 @@ def _add_details(cm: Any, m: Any) -> None:
         plate_to_c(cm, m.plate)
 
 
-# ------------------------------------------------------------------ timeline
-
 def _timeline_from_c(cm: Any) -> Optional[Timeline]:
     """The C measurement's timeline, or None when it has none."""
     info = new_struct("spacrbench_timeline_info")
@@ -475,8 +471,6 @@ def measurement_dict(m: Measurement) -> Dict[str, Any]:
             cm, labels[0], len(labels[1]), buf, cap), "to_dict")
 
 
-# ------------------------------------------------------------- recommendation
-
 def recommend_here(m: Any) -> Dict[str, Any]:
     """recommend_workers(m)'s fields with its defaults, for Measurement.plot()."""
     out = new_struct("spacrbench_recommendation")
@@ -486,10 +480,8 @@ def recommend_here(m: Any) -> Dict[str, Any]:
     return recommendation_fields(out)
 
 
-# The Recommendation fields as the library's struct holds them: whole
-# numbers; those it holds as -1 for "none"; enums by the library's names;
-# texts in fixed arrays. cpu_parallelism (-1.0) and core_workers (0) are
-# the two others.
+# The Recommendation fields by how the library's struct holds them (-1: "none");
+# cpu_parallelism (-1.0) and core_workers (0) are the two others.
 _REC_WHOLE = ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
               "vram_reserve_bytes", "cores_per_worker", "threads_per_worker", "baseline_bytes",
               "oom_limit_bytes")
@@ -553,17 +545,14 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
     out: Dict[str, Any] = _json(lambda buf, cap: lib.spacrbench_recommendation_to_json(
         cr, buf, cap), "to_dict")
     out["reason"] = str(rec.reason)  # whole: the C field holds 511 bytes
-    # The library fills in what a struct leaves unset (a hand-made
-    # Recommendation(3, "x") has core_workers None; the C struct's 0 is read
-    # as "cores / cores per worker"): what the object says is None stays null.
+    # The library fills in what a struct leaves unset (core_workers' 0):
+    # what the object says is None stays null.
     for name in (f.name for f in dataclasses.fields(rec) if f.default is None):
         if getattr(rec, name) is None and name in out:
             out[name] = None
     out["measurement"] = None if rec.measurement is None else measurement_dict(rec.measurement)
     return out
 
-
-# ------------------------------------------------------------ text and hand-off
 
 def format_report(m: Measurement, rec: Optional[Recommendation], verbose: bool = False) -> str:
     """The library's report of m and rec, with rec's whole reason and spaCR's
@@ -606,8 +595,6 @@ def plate_text(m: Any, labels: Optional[List[str]]) -> str:
         return format_text(lambda buf, cap: lib.spacrbench_format_plate_section(
             cm, c_labels, len(keep), buf, cap), "format_report")
 
-
-# ------------------------------------------------------------------ plate
 
 KEYS = Names("SPACRBENCH_PLATE_KEY_", lib.spacrbench_plate_key_name)
 FITS = Names("SPACRBENCH_PLATE_FIT_", lib.spacrbench_plate_fit_name)

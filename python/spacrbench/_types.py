@@ -6,21 +6,15 @@ from dataclasses import dataclass
 from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol,
                     SupportsIndex, Tuple, Union)
 
-# The library's names of the defaults (peak method "supplied", bound "none",
-# source "unknown", start method "fork", reserve rule "caller"); spelled here
-# so this module imports nothing of the package. test_one_source.py checks
-# each against the library's *_name() functions.
+# The library's names of the defaults, spelled here so this leaf imports
+# nothing (test_one_source.py checks them against its *_name() functions).
 SUPPLIED = "supplied"
 NO_BOUND = "none"
 UNKNOWN_SOURCE = "unknown"
 FORK = "fork"
 CALLER_RESERVE = "caller"
 
-#: What a hand-made result's integer figure may be given as (docs/python.md,
-#: "What spaCR accepted"): an int, a finite float (truncated like int()) or
-#: an integer-like number (numpy integers). The attributes stay typed int:
-#: that is what benchmark() and recommend_workers() return. Checked at run
-#: time (bool and strings are refused, naming the field).
+#: A hand-made result's integer figure, as spaCR's int() took it (checked at run time).
 Figure = Union[int, float, SupportsIndex]
 
 
@@ -173,9 +167,7 @@ class CachesC:
 
 C_CACHE = "_spacrbench_c"
 
-#: What the plots need (matplotlib), as one command line of at most 79
-#: columns: a message puts it on a line of its own, indented by two. The
-#: package is on no index yet, so it also says how to install from a clone.
+#: What the plots need, one line of at most 79 columns in a message (indented by two).
 PLOT_INSTALL = "pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')"
 
 
