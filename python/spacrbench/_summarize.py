@@ -175,17 +175,6 @@ def _missing(path: bytes, name: str, what: str) -> SpacrbenchFileNotFoundError:
                                        os.fsdecode(path))
 
 
-def _document(directory: bytes, job_script: Optional[bytes]) -> str:
-    out = ffi.new("spacrbench_summary **")
-    check(lib.spacrbench_summarize(directory, job_script if job_script else ffi.NULL, out),
-          "summarize")
-    try:
-        return format_text(lambda buf, cap: lib.spacrbench_summary_json(out[0], buf, cap),
-                           "summarize")
-    finally:
-        lib.spacrbench_summary_free(out[0])
-
-
 def summarize(directory: "os.PathLike[str] | str",
               job_script: "Optional[os.PathLike[str] | str]" = None) -> Summary:
     """Read directory/task-*.json (and the array's manifest) and summarize
@@ -197,4 +186,10 @@ def summarize(directory: "os.PathLike[str] | str",
         raise _missing(path, "directory", "directory")
     if job is not None and not os.path.isfile(job):
         raise _missing(job, "job_script", "regular file")
-    return summary_of(json.loads(_document(path, job)))
+    out = ffi.new("spacrbench_summary **")
+    check(lib.spacrbench_summarize(path, job if job else ffi.NULL, out), "summarize")
+    try:
+        return summary_of(json.loads(format_text(
+            lambda buf, cap: lib.spacrbench_summary_json(out[0], buf, cap), "summarize")))
+    finally:
+        lib.spacrbench_summary_free(out[0])
