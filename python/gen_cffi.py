@@ -1,14 +1,6 @@
-"""Generate the C source of the cffi extension spacrbench._spacrbench.
+"""Generate the cffi extension's C source from the public headers' marked regions.
 
-Usage: python gen_cffi.py INCLUDE_DIR OUTPUT.c
-
-The declarations come verbatim from the public headers: spacrbench.h and
-the headers it includes, in its #include order, each between its
-SPACRBENCH_CDEF_BEGIN / _END markers, so a header the binding does not match
-fails here, at build time, rather than at run time. A region also holds its
-header's macros (the *_INIT macros sit beside their structs): its
-preprocessor lines are dropped, since cffi parses declarations only.
-"""
+Usage: python gen_cffi.py INCLUDE_DIR OUTPUT.c"""
 
 from __future__ import annotations
 
@@ -62,8 +54,7 @@ _INCLUDE = re.compile(r'^#include "([^"]+)"\n', re.M)
 
 
 def flattened(header: Path, seen: set[Path]) -> str:
-    """header's text with each #include of ours replaced by that header's
-    text the first time: what the C compiler reads, in its order."""
+    """header's text with each #include of ours inlined once, in the compiler's order."""
     seen.add(header.resolve())
 
     def inline(m: re.Match[str]) -> str:
@@ -74,9 +65,7 @@ def flattened(header: Path, seen: set[Path]) -> str:
 
 
 def headers_cdef(include_dir: Path) -> str:
-    """The cdef text of the public headers: their marked regions without
-    macros and ABI markers. A header spacrbench.h does not include is an
-    error (its declarations would be missing here)."""
+    """The cdef text of the public headers' marked regions; an unincluded header is an error."""
     seen: set[Path] = set()
     text = flattened(include_dir / "spacrbench.h", seen)
     stray = sorted(set(include_dir.resolve().rglob("*.h")) - seen)

@@ -156,6 +156,17 @@ SPACRBENCH_EXTERN const char *spacrbench_measurement_item_label(const spacrbench
  * (spacrbench_scale_free). */
 SPACRBENCH_EXTERN int spacrbench_scale_from_json(const char *json, size_t len, const char *name,
                                                  spacrbench_scale_result **out);
+/* Since 1.3.
+ * The recommendation json describes, as written: the object of
+ * spacrbench_recommendation_to_json, or a document holding it as its
+ * "recommendation" member (`spacrbench run --json`). Every field checked
+ * as the other readers check theirs, a problem named as summarize names
+ * one ("data.recommendation.workers" is ..., name NULL: "data"). 1 when
+ * read into *out (its size set), 0 when the document has none (absent or
+ * null), else a negative code. */
+SPACRBENCH_EXTERN int spacrbench_recommendation_from_json(const char *json, size_t len,
+                                                          const char *name,
+                                                          spacrbench_recommendation *out);
 
 /* --- Names -------------------------------------------------------------- */
 

@@ -223,6 +223,13 @@ SPACRBENCH_EXTERN int spacrbench_scale_spread_get(const spacrbench_scale_result 
  * workers unless one worker alone exceeded the budget (then 1). */
 SPACRBENCH_EXTERN int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
                                                          const spacrbench_scale_result *scaling);
+/* Since 1.3.
+ * The worker counts a check may measure, as spacrbench_scale_execute
+ * checks worker_counts: at most 64, each 1 to SPACRBENCH_SCALE_MAX_WORKERS,
+ * none twice. A problem is named by name, the caller's word for the list
+ * (NULL: "worker_counts"). 0 or EINVAL. */
+SPACRBENCH_EXTERN int spacrbench_scale_check_counts(const int64_t *counts, size_t n,
+                                                    const char *name);
 
 /* SPACRBENCH_CDEF_END */
 

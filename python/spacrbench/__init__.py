@@ -1,24 +1,13 @@
-"""spacrbench: measure what ONE worker of an image pipeline needs (wall time,
-exact peak resident memory, peak VRAM), read what this machine, container or
-SLURM job can really give, and recommend a worker count with its reason.
-
-A drop-in for spaCR's ``spacr.benchmark`` module::
+"""spacrbench: measure what ONE worker of an image pipeline needs and
+recommend a worker count with its reason. A drop-in for spaCR's
+``spacr.benchmark`` module::
 
     from spacrbench import benchmark, recommend_workers, format_report
 
     m = benchmark(process_field, fields[:4], warmup=1)
-    rec = recommend_workers(m)
-    print(format_report(m, rec))
+    print(format_report(m, recommend_workers(m)))
 
-and advice for a whole plate, whose dense wells need more than its first
-fields (a few items chosen across their file sizes, the largest always)::
-
-    result = benchmark_plate(process_field, fields)
-    print(format_report(result))  # result.workers, result.eta_seconds
-
-It measures; it never changes a setting. Importing it imports no GPU or GUI
-toolkit and writes nothing.
-"""
+    result = benchmark_plate(process_field, fields)  # sized for the plate"""
 
 import typing as _typing
 
@@ -40,9 +29,7 @@ if _typing.TYPE_CHECKING:
     from ._types import (GpuInfo, ItemRecord, MeasurementLike, Progress, RecommendationLike,
                          RunRecord)
 
-# The public names are loaded on first use (PEP 562), so `import spacrbench`
-# costs the library and little more; `from spacrbench import benchmark`
-# loads what benchmark needs.
+# The public names are loaded on first use (PEP 562): `import spacrbench` stays cheap.
 _LAZY = {
     "available_memory_bytes": "_recommend", "format_report": "_recommend",
     "recommend_workers": "_recommend", "benchmark": "_run",
@@ -82,42 +69,13 @@ def __dir__() -> "list[str]":
 __version__ = "1.3.0"
 
 __all__ = [
-    "GpuInfo",
-    "ItemRecord",
-    "Measurement",
-    "MeasurementLike",
-    "PlateItem",
-    "PlatePick",
-    "PlatePrediction",
-    "PlateResult",
-    "NeedsYou",
-    "PlateSection",
-    "Progress",
-    "Recommendation",
-    "RecommendationLike",
-    "RunRecord",
-    "ScalePoint",
-    "ScaleResult",
-    "SpacrbenchError",
-    "SpacrbenchFileNotFoundError",
-    "SpacrbenchMemoryError",
-    "SpacrbenchOSError",
-    "SpacrbenchOverflowError",
-    "SpacrbenchRuntimeError",
-    "SpacrbenchTypeError",
-    "SpacrbenchValueError",
-    "Summary",
-    "TaskSummary",
-    "Timeline",
-    "TimelineItem",
-    "TimelinePoint",
-    "UnsupportedPlatformError",
-    "available_memory_bytes",
-    "benchmark",
-    "benchmark_plate",
-    "format_report",
-    "recommend_workers",
-    "scale",
-    "summarize",
-    "__version__",
+    "GpuInfo", "ItemRecord", "Measurement", "MeasurementLike", "PlateItem", "PlatePick",
+    "PlatePrediction", "PlateResult", "NeedsYou", "PlateSection", "Progress", "Recommendation",
+    "RecommendationLike", "RunRecord", "ScalePoint", "ScaleResult", "SpacrbenchError",
+    "SpacrbenchFileNotFoundError", "SpacrbenchMemoryError", "SpacrbenchOSError",
+    "SpacrbenchOverflowError", "SpacrbenchRuntimeError", "SpacrbenchTypeError",
+    "SpacrbenchValueError", "Summary", "TaskSummary", "Timeline", "TimelineItem",
+    "TimelinePoint", "UnsupportedPlatformError", "available_memory_bytes", "benchmark",
+    "benchmark_plate", "format_report", "recommend_workers", "scale", "summarize",
+    "__version__"
 ]

@@ -1,18 +1,13 @@
-"""The compiled cffi module, the import-time version check, and the mapping
-from the library's negative error codes to Python exceptions."""
+"""The compiled cffi module, its version check, and the error codes as exceptions."""
 
 from __future__ import annotations
 
 import sys
+from types import SimpleNamespace
 from typing import Any, Dict, NoReturn, Type
 
-# Windows: the extension (_spacrbench.pyd) needs spacrbench.dll, which the
-# wheel puts in this same folder. CPython >= 3.8 loads an extension with
-# LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR, so the folder of the .pyd is searched for
-# its DLLs and no os.add_dll_directory() is needed (PATH is not searched any
-# more); delvewheel adds its own for the runtime DLLs it vendors into
-# spacrbench.libs. Linux and macOS find the library through the module's run
-# path ($ORIGIN, @loader_path).
+# Windows: the .pyd finds spacrbench.dll in its own folder (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR);
+# Linux and macOS through the run path ($ORIGIN, @loader_path).
 from ._spacrbench import ffi as ffi
 from ._spacrbench import lib as lib
 
@@ -24,8 +19,7 @@ AUTO: int = lib.SPACRBENCH_AUTO
 
 
 def check_version(compiled: int, loaded: int) -> None:
-    """Refuse a libspacrbench that is not the one this binding was built for:
-    struct layouts and error codes are only promised within one version."""
+    """Refuse a libspacrbench that is not the one this binding was built for."""
     if compiled != loaded:
         raise ImportError(
             "spacrbench: the binding was compiled against libspacrbench "
@@ -41,28 +35,12 @@ def _version_text(number: int) -> str:
 check_version(lib.SPACRBENCH_VERSION_NUMBER, lib.spacrbench_version_number())
 
 
-class _Codes:
-    EINVAL = lib.SPACRBENCH_EINVAL
-    ENOMEM = lib.SPACRBENCH_ENOMEM
-    EUSER = lib.SPACRBENCH_EUSER
-    EUNKNOWN_FIELDS = lib.SPACRBENCH_EUNKNOWN_FIELDS
-    ENOITEMS = lib.SPACRBENCH_ENOITEMS
-    EBUSY = lib.SPACRBENCH_EBUSY
-    ESYSTEM = lib.SPACRBENCH_ESYSTEM
-    ERANGE = lib.SPACRBENCH_ERANGE
-    ETHREAD = lib.SPACRBENCH_ETHREAD
-    ENOSPACE = lib.SPACRBENCH_ENOSPACE
-    EFORKED = lib.SPACRBENCH_EFORKED
-    EUNSUPPORTED = lib.SPACRBENCH_EUNSUPPORTED
-    ETYPE = lib.SPACRBENCH_ETYPE
+#: The library's error codes by name (codes.EINVAL, ...).
+codes: Any = SimpleNamespace(**{name[len("SPACRBENCH_"):]: getattr(lib, name)
+                                for name in dir(lib) if name.startswith("SPACRBENCH_E")})
 
 
-codes = _Codes
-
-
-# The one table from library codes to Python exceptions; a code not in it
-# (EUSER, EBUSY, ENOSPACE, EFORKED) is a RuntimeError. Each is also a
-# SpacrbenchError (_errors.py).
+# Library codes to Python exceptions; a code not in it is a RuntimeError.
 EXCEPTIONS: Dict[int, Type[Exception]] = {
     codes.EINVAL: SpacrbenchValueError,
     codes.ENOITEMS: SpacrbenchValueError,
@@ -77,8 +55,7 @@ EXCEPTIONS: Dict[int, Type[Exception]] = {
 
 
 def error_text(code: int) -> str:
-    """The library's detailed message for this thread's last failure, or the
-    generic text of the code."""
+    """The library's message for this thread's last failure, or the code's text."""
     detail = c_text(lib.spacrbench_last_error_message())
     return detail or c_text(lib.spacrbench_strerror(code))
 
@@ -118,8 +95,7 @@ def c_text(chars: Any) -> str:
 
 
 def name_of(function: Any, code: int) -> str:
-    """The library's one spelling of an enum value, e.g.
-    name_of(lib.spacrbench_source_name, lib.SPACRBENCH_SOURCE_CGROUP_V1)."""
+    """The library's one spelling of an enum value."""
     return c_text(function(code))
 
 
@@ -147,8 +123,7 @@ class Names:
 
 
 def format_text(call: Any, what: str) -> str:
-    """Run an snprintf-style formatter; once more with the exact size if the
-    first buffer was too small."""
+    """Run an snprintf-style formatter, again with the exact size if too small."""
     cap = 8192
     while True:
         buf = ffi.new("char[]", cap)

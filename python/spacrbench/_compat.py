@@ -1,13 +1,4 @@
-"""What spaCR's spacr.benchmark accepted, accepted here with its result.
-
-spaCR 1.5.1.5 read its integer arguments with int() and clamped them
-(cores to >= 1, the memory budget to >= 0, warmup into [0, len(items) - 1]),
-and it duck-typed its results: any object with a Measurement's attributes
-was a measurement. The library's C API stays strict; the coercion happens
-here, before a value reaches it. What spaCR itself rejected (int() raising,
-a missing attribute) stays an error, naming the argument. The inputs spaCR
-turned into nonsense, and what spacrbench does instead, are listed in
-docs/python.md ("Differences from spaCR")."""
+"""spaCR 1.5.1.5's coercions (int() of its arguments, duck-typed results) before the strict C API."""
 
 from __future__ import annotations
 
@@ -22,9 +13,7 @@ INT64_MAX = 2**63 - 1
 
 
 def exact_int(value: Any, name: str) -> int:
-    """int(value) as spaCR computed it (floats truncate, numpy integers and
-    numeric strings convert), not clamped. What int() refuses is a
-    TypeError or ValueError naming the argument."""
+    """int(value) as spaCR computed it, not clamped; errors name the argument."""
     try:
         return int(value)
     except TypeError:
@@ -43,14 +32,8 @@ def upstream_int(value: Any, name: str) -> int:
 
 
 def byte_size(value: Any, name: str) -> int:
-    """A byte count (docs/python.md, "Byte sizes"), never negative: an int
-    (numpy integers too), a finite float truncated as spaCR's int() did
-    (``available_bytes=0.8 * total``), a numeric string, or a size as text
-    read by the library's one parser, the command's (spacrbench_parse_size):
-    "4G" and "4GiB" are 4 * 1024**3, "4GB" is 4 * 1000**3 (Dask's
-    parse_bytes). A bool is a TypeError (True is not one byte); a negative
-    size a ValueError, as the command's --reserve -1 is; both name the
-    argument. Kept within the library's 64-bit fields."""
+    """A byte count, never negative: a number (floats truncate), or a size as
+    text read by spacrbench_parse_size ("4G", "4GB"); a bool is a TypeError."""
     if isinstance(value, bool):
         raise SpacrbenchTypeError(f"{name} must be a byte count (an int, a float or a size "
                                   f"such as '4GiB'), not bool ({value!r})")
@@ -73,21 +56,14 @@ def byte_size(value: Any, name: str) -> int:
 
 
 def upstream_byte_count(value: Any, name: str) -> int:
-    """A byte count of spaCR's own arguments (available_bytes,
-    reserve_bytes) read as spaCR read it: int() of a number, a bool
-    included (True is 1), a negative one kept as given so the caller can
-    apply spaCR's max(0, available - reserve) (spaCR code computes these
-    figures, so a negative one reaches us in real pipelines). Text stays
-    strict: a size the library's parser reads ("4G"), never negative."""
+    """A byte count of spaCR's own arguments, read as spaCR read it (negative kept)."""
     if isinstance(value, str):
         return byte_size(value, name)
     return upstream_int(value, name)
 
 
 def unread_reserve(reserve_bytes: Any) -> Any:
-    """spaCR read reserve_bytes only with a measurement: without one, a
-    number int() refuses (NaN, infinity, a list) was never looked at, so it
-    counts as the default here. Text stays strict (a size we parse)."""
+    """spaCR read reserve_bytes only with a measurement: without one, a bad number is the default."""
     if reserve_bytes is None or isinstance(reserve_bytes, str):
         return reserve_bytes
     try:
@@ -98,16 +74,13 @@ def unread_reserve(reserve_bytes: Any) -> Any:
 
 
 def numpy_bool(value: Any) -> bool:
-    """numpy's bool (bool_, bool8 in numpy 1), which compares as 0 or 1 and
-    has __float__ but is no numbers.Real."""
+    """numpy's bool, which is no numbers.Real."""
     kind = type(value)
     return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_", "bool8")
 
 
 def upstream_maximum(value: Any) -> int:
-    """spaCR compared maximum with min() (never int()): a number is taken
-    (a fraction truncates, infinity is no cap and minus infinity 1 worker,
-    as min() made them), anything else is refused as min() refused it."""
+    """spaCR compared maximum with min(): a number is taken, anything else refused."""
     if not isinstance(value, numbers.Real) and not numpy_bool(value):
         raise SpacrbenchTypeError(f"maximum must be a number, not {type(value).__name__}")
     if isinstance(value, numbers.Real) and math.isinf(float(value)):
@@ -116,9 +89,7 @@ def upstream_maximum(value: Any) -> int:
 
 
 def as_measurement(obj: Any, name: str = "measurement") -> Measurement:
-    """A spacrbench Measurement for obj: itself, or one built from the
-    attributes of spaCR's Measurement (items, seconds, peak_rss_bytes and
-    optionally peak_vram_bytes, baseline_rss_bytes, notes) of any object."""
+    """A spacrbench Measurement for obj (itself, or one from spaCR's attributes)."""
     if isinstance(obj, Measurement):
         return obj
     from ._convert import spacr_measurement_fields
@@ -131,9 +102,7 @@ def optional_measurement(obj: Any) -> Optional[Measurement]:
 
 
 def as_recommendation(obj: Any) -> Optional[Recommendation]:
-    """A spacrbench Recommendation for obj: itself, None, or one built from
-    the attributes of spaCR's Recommendation (workers, reason and optionally
-    cores, available_bytes) of any object."""
+    """A spacrbench Recommendation for obj (itself, None, or one from spaCR's attributes)."""
     if obj is None or isinstance(obj, Recommendation):
         return obj
     missing = [f for f in ("workers", "reason") if not hasattr(obj, f)]

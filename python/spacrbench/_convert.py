@@ -1,16 +1,4 @@
-"""Conversions between the Python result types and the library's structs.
-
-A Measurement is plain data: when the library must read one (recommend,
-report, JSON, scheduler hand-off) an equivalent C measurement is built from
-its fields once per object (again when a list of it changed) and kept
-with it (benchmark() keeps the runner's own), so a measurement made by
-hand or with dataclasses.replace() is treated exactly like one that
-benchmark() returned. From C this module returns plain fields; it imports
-_types, never the classes of _results, so the package's imports form no
-circle.
-
-Every name (peak method, source, bound, ...) is the library's spelling: the
-tables below are built from its enum constants and its *_name() functions."""
+"""Conversions between the Python results and the library's structs, in the library's names."""
 
 from __future__ import annotations
 
@@ -18,15 +6,17 @@ import dataclasses
 import math
 import numbers
 import operator
+import os
 import struct
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, TypeVar
+from types import SimpleNamespace
+from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Type,
+                    TypeVar)
 
 from ._binding import NOT_MEASURED, Names, c_text, check, ffi, format_text, lib, new_struct
-from . import _plate_c
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
+from ._plate_data import PlatePick, PlatePrediction, PlateSection
 from ._timeline import Timeline, TimelineItem, TimelinePoint
-from ._torch import TorchPeak
 from ._types import (C_CACHE, SUPPLIED, CachesC, GpuInfo, ItemRecord, LazyRecords, RunRecord,
                      raw_records)
 
@@ -40,11 +30,9 @@ BOUNDS = Names("SPACRBENCH_BOUND_", lib.spacrbench_bound_name)
 START_METHODS = Names("SPACRBENCH_START_", lib.spacrbench_start_method_name)
 RESERVE_RULES = Names("SPACRBENCH_RESERVE_", lib.spacrbench_reserve_rule_name)
 _UNKNOWN_SOURCE = lib.SPACRBENCH_SOURCE_UNKNOWN
-_TORCH = SOURCES.name(lib.SPACRBENCH_SOURCE_TORCH)
 
 
 def optional(value: int) -> Optional[int]:
-    """A C figure that may be SPACRBENCH_NOT_MEASURED."""
     return None if value == NOT_MEASURED else int(value)
 
 
@@ -55,7 +43,6 @@ def format_bytes(n: int) -> str:
 
 
 def progress_line(p: Any) -> str:
-    """The library's progress line for a spacrbench_progress."""
     return format_text(lambda buf, cap: lib.spacrbench_format_progress(p, ffi.NULL, buf, cap),
                        "spacrbench_format_progress")
 
@@ -65,10 +52,7 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _whole(value: Any, name: str) -> int:
-    """An integer figure of a hand-made result. spaCR read these with int(),
-    so finite floats (peak_rss_bytes=4e9, items=2.5) are accepted and
-    truncated the same way; bool is refused, as in recommend_workers()'s
-    arguments; signs are left to the library, which names the field."""
+    """An integer figure of a hand-made result, read as spaCR's int() (not bool)."""
     if isinstance(value, bool):
         raise SpacrbenchTypeError(f"{name} must be a number, not bool")
     try:
@@ -92,10 +76,7 @@ def _real(value: Any, name: str) -> float:
 
 
 def utf8(text: str) -> bytes:
-    """Text for the library, which reads UTF-8. A file name decoded with
-    surrogateescape (os.listdir, os.fsdecode) gets its original bytes back
-    (the report shows them as U+FFFD); any other lone surrogate becomes '?'.
-    Text is never refused for its encoding."""
+    """Text for the library (UTF-8; surrogateescape names get their bytes back)."""
     try:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
@@ -103,9 +84,7 @@ def utf8(text: str) -> bytes:
 
 
 def c_string(text: str, name: str) -> bytes:
-    """utf8(text) for a C string argument: a NUL character would end the C
-    string there and silently drop the rest, so it is a ValueError naming
-    the argument."""
+    """utf8(text) for a C string argument; a NUL is a ValueError naming it."""
     if "\0" in text:
         raise SpacrbenchValueError(f"{name} must not contain a NUL character (the C string would end "
                                    f"there), got {text!r}")
@@ -126,14 +105,22 @@ def _sequence(value: Any, name: str, what: str) -> List[Any]:
     return list(value)
 
 
+def _each(value: Any, name: str, cls: type) -> Iterator[Tuple[int, Any]]:
+    """The entries of a list-like field of a hand-made result, each a cls."""
+    for i, entry in enumerate(_sequence(value, name, cls.__name__)):
+        if not isinstance(entry, cls):
+            article = "an" if cls.__name__[0] in "AEIOU" else "a"
+            raise SpacrbenchTypeError(f"{name}[{i}] must be {article} {cls.__name__}, not "
+                                      f"{_shown(entry)} ({type(entry).__name__})")
+        yield i, entry
+
+
 def _sentinel(value: Any, name: str) -> int:
     return NOT_MEASURED if value is None else _whole(value, name)
 
 
 def from_struct(cls: Type[T], *structs: Any, **given: Any) -> T:
-    """A cls (a frozen dataclass) from C structs, member by member by name,
-    as each field is typed: an Optional one is None where C says "not
-    measured" (-1, NaN). given: the fields they have not."""
+    """A frozen dataclass from C structs by member name ("not measured" is None); given: the rest."""
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         s = next((s for s in structs if hasattr(s, f.name)), None)
         if f.name in given or s is None:
@@ -152,8 +139,7 @@ def from_struct(cls: Type[T], *structs: Any, **given: Any) -> T:
 
 
 def to_struct(s: Any, obj: Any, where: str) -> Any:
-    """obj's fields (a frozen dataclass) into the C struct s by name, each
-    checked and named (where.field) as from_struct reads it back."""
+    """obj's fields into the C struct s by name, each checked and named where.field."""
     for f in dataclasses.fields(obj):
         if not hasattr(s, f.name):
             continue
@@ -169,8 +155,6 @@ def to_struct(s: Any, obj: Any, where: str) -> Any:
             setattr(s, f.name, _sentinel(v, name) if optional else _whole(v, name))
     return s
 
-
-# ---------------------------------------------------------------- measurement
 
 def _layout(ctype: str, members: Tuple[Tuple[str, str], ...]) -> Tuple[struct.Struct, int]:
     """struct layout of a C struct's members as this build compiled it."""
@@ -215,8 +199,7 @@ def _run_records(cm: Any, index: int, count: int) -> Tuple[RunRecord, ...]:
 
 
 def _read_records(cm: Any, count: int) -> Any:
-    """All records of a C measurement in two calls (and the runs of those
-    that keep some), undecoded."""
+    """All records of a C measurement in two calls, undecoded."""
     if count == 0:
         return ()
     block = ffi.new("spacrbench_item_record[]", count)
@@ -245,10 +228,7 @@ def _set_record_details(cm: Any, i: int, cpu: Optional[float], charge: Optional[
     if not runs:
         return
     block = ffi.new("spacrbench_item_run[]", len(runs))
-    for k, r in enumerate(_sequence(runs, f"{where}.run_records", "RunRecord")):
-        if not isinstance(r, RunRecord):
-            raise SpacrbenchTypeError(f"{where}.run_records[{k}] must be a RunRecord, not "
-                                      f"{_shown(r)} ({type(r).__name__})")
+    for k, r in _each(runs, f"{where}.run_records", RunRecord):
         block[k].size = ffi.sizeof("spacrbench_item_run")
         to_struct(block[k], r, f"{where}.run_records[{k}]")
     check(lib.spacrbench_measurement_set_item_runs(cm, i, block, len(runs),
@@ -256,70 +236,35 @@ def _set_record_details(cm: Any, i: int, cpu: Optional[float], charge: Optional[
           f"{where}.run_records")
 
 
-def measurement_fields(cm: Any, torch_peak: Optional[TorchPeak] = None
-                       ) -> Tuple[Dict[str, Any], bool]:
-    """The Measurement fields of a C measurement, and whether they are its
-    figures unchanged (torch_peak may add torch's VRAM peak where the
-    library had none, and its notes)."""
+def measurement_fields(cm: Any) -> Dict[str, Any]:
+    """The Measurement fields of a C measurement."""
     fig = new_struct("spacrbench_figures")
     check(lib.spacrbench_measurement_figures(cm, fig), "spacrbench_measurement_figures")
-    notes = [c_text(lib.spacrbench_measurement_note(cm, i)) for i in range(fig.note_count)]
-    gpus = []
     gpu = new_struct("spacrbench_gpu_info")
+    gpus = []
     for i in range(fig.gpu_count):
         check(lib.spacrbench_measurement_gpu(cm, i, gpu), "spacrbench_measurement_gpu")
         gpus.append(from_struct(GpuInfo, gpu))
     cpu = float(fig.cpu_seconds)
-    peak_vram = optional(fig.peak_vram_bytes)
-    vram_source = None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source)
-    vram_reason = c_text(lib.spacrbench_measurement_vram_reason(cm)) or None
-    same = True
-    if torch_peak is not None:
-        reserved = torch_peak.finish()
-        same = reserved is None and not torch_peak.notes
-        notes += torch_peak.notes
-        if reserved is not None and peak_vram is None:
-            peak_vram, vram_source, vram_reason = reserved, _TORCH, None
-            # One note: the library's note on why VRAM was not measured
-            # (the one that quotes its vram_reason) is superseded.
-            why = vram_reason_words(c_text(lib.spacrbench_measurement_vram_reason(cm)))
-            notes = [n for n in notes if not (why and why in n)]
-            late = (" (CUDA was started by the work during the run)"
-                    if torch_peak.started_late else "")
-            notes.append(f"VRAM peak from torch.cuda.max_memory_reserved(): "
-                         f"{format_bytes(reserved)}{late}; the library had no per-process "
-                         f"GPU figure")
-        elif reserved is not None and peak_vram is not None:
-            notes.append(f"VRAM peak from {vram_source or 'the library'}: "
-                         f"{format_bytes(peak_vram)}; torch.cuda.max_memory_reserved() "
-                         f"reported {format_bytes(reserved)}")
     return dict(
         {name: int(getattr(fig, name)) for name in _SPACR_FIGURES + _FIGURES},
-        seconds=float(fig.seconds), peak_vram_bytes=peak_vram,
-        notes=notes, records=_read_records(cm, int(fig.record_count)),
+        seconds=float(fig.seconds), peak_vram_bytes=optional(fig.peak_vram_bytes),
+        notes=[c_text(lib.spacrbench_measurement_note(cm, i)) for i in range(fig.note_count)],
+        records=_read_records(cm, int(fig.record_count)),
         cpu_seconds=None if math.isnan(cpu) else cpu, warmup_seconds=float(fig.warmup_seconds),
-        peak_method=PEAK_METHODS.name(fig.peak_method), vram_source=vram_source,
-        gpus=tuple(gpus), vram_reason=vram_reason,
-        timeline=_timeline_from_c(cm), plate=_plate_c.plate_from_c(cm)), same
-
-
-def vram_reason_words(reason: str) -> str:
-    """The library's own words in a vram_reason ("no CUDA device: <why>"
-    quotes <why>), as its note on the measurement quotes them."""
-    head = "no CUDA device: "
-    return reason[len(head):] if reason.startswith(head) else reason
+        peak_method=PEAK_METHODS.name(fig.peak_method),
+        vram_source=None if fig.vram_source == _UNKNOWN_SOURCE else SOURCES.name(fig.vram_source),
+        gpus=tuple(gpus), vram_reason=c_text(lib.spacrbench_measurement_vram_reason(cm)) or None,
+        timeline=_timeline_from_c(cm), plate=plate_from_c(cm))
 
 
 def keep_c_measurement(m: Measurement, cm: Any) -> None:
-    """Keep cm (which the caller gives up) as m's C measurement: m was just
-    read from it, unchanged."""
+    """Keep cm, just read into m, as m's C measurement."""
     m.__dict__[C_CACHE] = (_fingerprint(m), ffi.gc(cm, lib.spacrbench_measurement_free))
 
 
 def _fingerprint(m: Any) -> Tuple[Any, ...]:
-    """What of a Measurement can change after it was made: its notes list,
-    and a list of records or GPUs given by hand (a tuple cannot change, and
-    records that the library wrote stay the same once decoded)."""
+    """What of a Measurement can change after it was made (its lists)."""
     records = raw_records(m)
     return (tuple(m.notes) if isinstance(m.notes, list) else m.notes,
             tuple(records) if isinstance(records, list) else None,
@@ -328,16 +273,13 @@ def _fingerprint(m: Any) -> Tuple[Any, ...]:
 
 @contextmanager
 def c_measurement(m: Any) -> Iterator[Any]:
-    """The equivalent C measurement of m for the duration of a with-block
-    (ffi.NULL for None). A Measurement's is built once and kept with it;
-    any other object with spaCR's Measurement attributes gets a new one,
-    freed on exit."""
+    """The equivalent C measurement of m (ffi.NULL for None) for a with-block."""
     if m is None:
         yield ffi.NULL
     elif isinstance(m, CachesC):
         yield cached_c_measurement(m)
     else:
-        cm = _build(_SpacrMeasurement(m))
+        cm = _build(SimpleNamespace(**_DEFAULTS, **spacr_measurement_fields(m)))
         try:
             yield cm
         finally:
@@ -345,63 +287,31 @@ def c_measurement(m: Any) -> Iterator[Any]:
 
 
 def cached_c_measurement(m: Any) -> Any:
-    """m's C measurement, built on first use and freed with m; a list of m
-    changed since (its notes, hand-given records or GPUs) makes a new one.
-    A kept one is never written: cffi lets other threads run C on it
-    meanwhile. The new one replaces it in one assignment, and a caller
-    still using the old one holds a reference that keeps it alive."""
+    """m's C measurement, built once and rebuilt when one of its lists changed."""
     kept = m.__dict__.get(C_CACHE)
     now = _fingerprint(m)
     if kept is not None and kept[0] == now:
         return kept[1]
-    cm = ffi.gc(_build(_Held(m, now)), lib.spacrbench_measurement_free)
+    # Built from the lists as the fingerprint copied them, so it holds what
+    # the fingerprint says even while another thread appends to m.notes.
+    notes, records, gpus = now
+    held = {**m.__dict__, "notes": notes, "gpus": m.gpus if gpus is None else gpus,
+            "records": raw_records(m) if records is None else records}
+    cm = ffi.gc(_build(SimpleNamespace(**held)), lib.spacrbench_measurement_free)
     m.__dict__[C_CACHE] = (now, cm)
     return cm
 
 
-class _Held:
-    """m with its lists as its fingerprint copied them, so that the C
-    measurement built holds what the fingerprint says even while another
-    thread appends to m.notes."""
-
-    def __init__(self, m: Any, fingerprint: Tuple[Any, ...]) -> None:
-        notes, records, gpus = fingerprint
-        self._m, self.notes = m, notes
-        self.records = raw_records(m) if records is None else records
-        self.gpus = m.gpus if gpus is None else gpus
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._m, name)
-
-
+#: A hand-made Measurement's defaults of the fields spaCR's has not.
+_DEFAULTS: Dict[str, Any] = dict(
+    records=(), cpu_seconds=None, warmup_items=0, warmup_seconds=0.0, peak_method=SUPPLIED,
+    vram_source=None, gpus=(), sample_interval_us=0, vram_reason=None, oom_limit_bytes=0,
+    timeline=None, plate=None)
 _MEASUREMENT_FIELDS = ("items", "seconds", "peak_rss_bytes")
 
 
-class _SpacrMeasurement:
-    """spaCR's Measurement attributes of any object (items, seconds,
-    peak_rss_bytes; optionally peak_vram_bytes, baseline_rss_bytes, notes),
-    the other fields a hand-made Measurement's defaults."""
-
-    records: Tuple[ItemRecord, ...] = ()
-    cpu_seconds: Optional[float] = None
-    warmup_items = 0
-    warmup_seconds = 0.0
-    peak_method = SUPPLIED
-    vram_source: Optional[str] = None
-    gpus: Tuple[GpuInfo, ...] = ()
-    sample_interval_us = 0
-    vram_reason: Optional[str] = None
-    oom_limit_bytes = 0
-    plate = None
-
-    def __init__(self, obj: Any) -> None:
-        self.__dict__.update(spacr_measurement_fields(obj))
-
-
 def spacr_measurement_fields(obj: Any, name: str = "measurement") -> Dict[str, Any]:
-    """The Measurement fields spaCR's Measurement has, read from any object
-    (items, seconds, peak_rss_bytes; optionally peak_vram_bytes,
-    baseline_rss_bytes, notes); a missing required one is a TypeError."""
+    """The fields spaCR's Measurement has, from any object; a missing one is a TypeError."""
     missing = [f for f in _MEASUREMENT_FIELDS if not hasattr(obj, f)]
     if missing:
         raise SpacrbenchTypeError(
@@ -469,32 +379,20 @@ def _add_details(cm: Any, m: Any) -> None:
                                 records.runs.get(i, ()))
     else:
         rec = new_struct("spacrbench_item_record")
-        for i, r in enumerate(_sequence(records, "records", "ItemRecord")):
-            if not isinstance(r, ItemRecord):
-                raise SpacrbenchTypeError(f"records[{i}] must be an ItemRecord, not {_shown(r)} "
-                                          f"({type(r).__name__})")
-            rec.index = _whole(r.index, f"records[{i}].index")
-            rec.is_warmup = 1 if r.is_warmup else 0
-            rec.seconds = _real(r.seconds, f"records[{i}].seconds")
-            rec.peak_rss_bytes = _sentinel(r.peak_rss_bytes, f"records[{i}].peak_rss_bytes")
-            rec.peak_vram_bytes = _sentinel(r.peak_vram_bytes, f"records[{i}].peak_vram_bytes")
-            check(lib.spacrbench_measurement_add_record(cm, rec), "measurement record")
+        for i, r in _each(records, "records", ItemRecord):
+            check(lib.spacrbench_measurement_add_record(cm, to_struct(rec, r, f"records[{i}]")),
+                  "measurement record")
             _set_record_details(cm, i, r.cpu_seconds, r.cgroup_charge_bytes,
                                 r.tree_rss_peak_bytes, r.run_records)
     gpu = new_struct("spacrbench_gpu_info")
-    for i, g in enumerate(_sequence(m.gpus, "gpus", "GpuInfo")):
-        if not isinstance(g, GpuInfo):
-            raise SpacrbenchTypeError(f"gpus[{i}] must be a GpuInfo, not {_shown(g)} "
-                                      f"({type(g).__name__})")
+    for i, g in _each(m.gpus, "gpus", GpuInfo):
         check(lib.spacrbench_measurement_add_gpu(cm, to_struct(gpu, g, f"gpus[{i}]")),
               "measurement gpu")
     if getattr(m, "timeline", None) is not None:
         _timeline_to_c(cm, m.timeline)
     if getattr(m, "plate", None) is not None:  # after the records: a pick per record
-        _plate_c.plate_to_c(cm, m.plate)
+        plate_to_c(cm, m.plate)
 
-
-# ------------------------------------------------------------------ timeline
 
 def _timeline_from_c(cm: Any) -> Optional[Timeline]:
     """The C measurement's timeline, or None when it has none."""
@@ -518,8 +416,7 @@ def _timeline_from_c(cm: Any) -> Optional[Timeline]:
 
 
 def _timeline_to_c(cm: Any, tl: Any) -> None:
-    """Copy a Timeline into a C measurement (TypeError/ValueError naming the
-    field for what the library refuses)."""
+    """Copy a Timeline into a C measurement."""
     if not isinstance(tl, Timeline):
         raise SpacrbenchTypeError(f"timeline must be a Timeline or None, not {type(tl).__name__}")
     info = new_struct("spacrbench_timeline_info")
@@ -546,10 +443,7 @@ def _json(call: Any, what: str) -> Any:
 
 
 def record_labels(m: Any) -> Optional[List[str]]:
-    """The item labels m's records carry (ItemRecord.item), one per record
-    ("" where one has none); None when no record has one (spaCR's
-    Measurement has no records). Records still as the library wrote them
-    are not decoded for this."""
+    """The item labels m's records carry ("" for none); None when none has one."""
     lazy = getattr(m, "__dict__", {}).get("records")
     labels = (lazy.labels or [] if type(lazy) is LazyRecords else
               [r.item if isinstance(r, ItemRecord) else None for r in getattr(m, "records", ())])
@@ -562,23 +456,23 @@ def record_labels(m: Any) -> Optional[List[str]]:
     return [label or "" for label in labels]
 
 
+def c_texts(texts: Optional[Sequence[str]], name: str) -> Tuple[Any, List[Any]]:
+    """texts as a C array of C strings (NULL for none), and the strings to keep."""
+    keep = [ffi.new("char[]", c_string(str(s), name.format(i))) for i, s in enumerate(texts or ())]
+    return (ffi.new("char *[]", keep) if keep else ffi.NULL), keep
+
+
 def measurement_dict(m: Measurement) -> Dict[str, Any]:
     """The library's JSON object of m (spacrbench_measurement_to_json)."""
     with c_measurement(m) as cm:  # the records checked first
-        shown = record_labels(m)  # each record's "item", as the command's JSON has it
-        labels = [ffi.new("char[]", c_string(s, f"records[{i}].item"))
-                  for i, s in enumerate(shown or ())]
-        c_labels = ffi.new("char *[]", labels) if labels else ffi.NULL
+        # each record's "item", as the command's JSON has it
+        labels = c_texts(record_labels(m), "records[{}].item")
         return _json(lambda buf, cap: lib.spacrbench_measurement_to_json(  # type: ignore[no-any-return]
-            cm, c_labels, len(labels), buf, cap), "to_dict")
+            cm, labels[0], len(labels[1]), buf, cap), "to_dict")
 
-
-# ------------------------------------------------------------- recommendation
 
 def recommend_here(m: Any) -> Dict[str, Any]:
-    """The Recommendation fields of recommend_workers(m) with its defaults
-    (this machine, the automatic reserve), for Measurement.plot(): the one
-    rule, so a plate's measurement is advised for the plate's largest."""
+    """recommend_workers(m)'s fields with its defaults, for Measurement.plot()."""
     out = new_struct("spacrbench_recommendation")
     with c_measurement(m) as cm:
         check(lib.spacrbench_plate_recommend_measurement(cm, ffi.NULL, ffi.NULL, out),
@@ -586,10 +480,8 @@ def recommend_here(m: Any) -> Dict[str, Any]:
     return recommendation_fields(out)
 
 
-# The Recommendation fields as the library's struct holds them: whole
-# numbers; those it holds as -1 for "none"; enums by the library's names;
-# texts in fixed arrays. cpu_parallelism (-1.0) and core_workers (0) are
-# the two others.
+# The Recommendation fields by how the library's struct holds them (-1: "none");
+# cpu_parallelism (-1.0) and core_workers (0) are the two others.
 _REC_WHOLE = ("workers", "cores", "available_bytes", "reserve_bytes", "maximum",
               "vram_reserve_bytes", "cores_per_worker", "threads_per_worker", "baseline_bytes",
               "oom_limit_bytes")
@@ -601,8 +493,7 @@ _REC_TEXTS = ("reason", "memory_where", "cores_where")
 
 
 def recommendation_fields(r: Any) -> Dict[str, Any]:
-    """The Recommendation fields of a spacrbench_recommendation (all but
-    measurement)."""
+    """The Recommendation fields of a spacrbench_recommendation (all but measurement)."""
     out: Dict[str, Any] = {name: int(getattr(r, name)) for name in _REC_WHOLE}
     out.update((name, None if getattr(r, name) < 0 else int(getattr(r, name)))
                for name in _REC_OPTIONAL)
@@ -614,9 +505,7 @@ def recommendation_fields(r: Any) -> Dict[str, Any]:
 
 
 def _put_text(array: Any, text: str, name: str) -> None:
-    """text into a fixed C field, cut at a character boundary when too long
-    (the Python object keeps the whole text); a NUL in it is a ValueError
-    naming the field."""
+    """text into a fixed C field, cut at a character boundary."""
     data, cut = c_string(text, name), ffi.sizeof(array) - 1
     if len(data) > cut:
         stop = cut
@@ -651,15 +540,13 @@ def c_recommendation(rec: Optional[Recommendation]) -> Any:
 
 
 def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
-    """The library's JSON object of rec (spacrbench_recommendation_to_json),
-    with "measurement" the measurement's own object (or None)."""
+    """The library's JSON object of rec, with its measurement's."""
     cr = c_recommendation(rec)
     out: Dict[str, Any] = _json(lambda buf, cap: lib.spacrbench_recommendation_to_json(
         cr, buf, cap), "to_dict")
     out["reason"] = str(rec.reason)  # whole: the C field holds 511 bytes
-    # The library fills in what a struct leaves unset (a hand-made
-    # Recommendation(3, "x") has core_workers None; the C struct's 0 is read
-    # as "cores / cores per worker"): what the object says is None stays null.
+    # The library fills in what a struct leaves unset (core_workers' 0):
+    # what the object says is None stays null.
     for name in (f.name for f in dataclasses.fields(rec) if f.default is None):
         if getattr(rec, name) is None and name in out:
             out[name] = None
@@ -667,14 +554,9 @@ def recommendation_dict(rec: Recommendation) -> Dict[str, Any]:
     return out
 
 
-# ------------------------------------------------------------ text and hand-off
-
 def format_report(m: Measurement, rec: Optional[Recommendation], verbose: bool = False) -> str:
-    """The library's report of m and rec (spacrbench_format_report_with, or
-    with verbose spacrbench_format_report_verbose):
-    rec's whole reason on its "because" line (the struct's field holds 511
-    bytes), and spaCR's throughput arithmetic on a time the library cannot
-    hold (NaN, infinite, negative: it holds 0 s)."""
+    """The library's report of m and rec, with rec's whole reason and spaCR's
+    arithmetic on a time the library cannot hold."""
     cr = c_recommendation(rec)
     opts = new_struct("spacrbench_report_options")
     reason = None if rec is None else ffi.new("char[]", c_string(str(rec.reason), "reason"))
@@ -691,11 +573,7 @@ def format_report(m: Measurement, rec: Optional[Recommendation], verbose: bool =
 
 @contextmanager
 def handoff_measurement(m: Any, what: str) -> Iterator[Any]:
-    """The C measurement a scheduler hand-off is sized from: m's own, or,
-    when m carries a plate section (benchmark_plate(), a plate's report
-    read back), the plate's (spacrbench_measurement_plate_handoff: --mem,
-    --time and memory_limit for the plate's predicted largest and slowest
-    item, and its texts say "predicted")."""
+    """The C measurement a hand-off is sized from: m's, or its plate's."""
     with c_measurement(m) as cm:
         if getattr(m, "plate", None) is None:
             yield cm
@@ -709,12 +587,124 @@ def handoff_measurement(m: Any, what: str) -> Iterator[Any]:
 
 
 def plate_text(m: Any, labels: Optional[List[str]]) -> str:
-    """The report's plate section of m's (spacrbench_format_plate_section),
-    each measured item labelled by labels (one per record) or the label its
-    record carries."""
+    """The report's plate section of m, each measured item labelled."""
     shown = labels if labels is not None else record_labels(m)
     with c_measurement(m) as cm:
         keep = [ffi.new("char[]", utf8(str(s).replace("\0", "\\x00"))) for s in shown or ()]
         c_labels = ffi.new("char *[]", keep) if keep else ffi.NULL
         return format_text(lambda buf, cap: lib.spacrbench_format_plate_section(
             cm, c_labels, len(keep), buf, cap), "format_report")
+
+
+KEYS = Names("SPACRBENCH_PLATE_KEY_", lib.spacrbench_plate_key_name)
+FITS = Names("SPACRBENCH_PLATE_FIT_", lib.spacrbench_plate_fit_name)
+WHYS = Names("SPACRBENCH_PLATE_WHY_", lib.spacrbench_plate_why_name)
+
+
+def plate_from_c(cm: Any) -> Optional[PlateSection]:
+    """The C measurement's plate section, or None when it carries none."""
+    s = new_struct("spacrbench_plate_section")
+    if lib.spacrbench_measurement_plate(cm, s) != 0:
+        return None
+    k = new_struct("spacrbench_plate_pick")
+    picks = []
+    for i in range(int(s.pick_count)):
+        check(lib.spacrbench_measurement_plate_pick(cm, i, k), "spacrbench_measurement_plate_pick")
+        picks.append(from_struct(PlatePick, k, why=WHYS.name(k.why)))
+    notes = tuple(c_text(lib.spacrbench_measurement_plate_note(cm, i))
+                  for i in range(int(s.note_count)))
+    prediction = from_struct(
+        PlatePrediction, s, measured=sum(p.footprint_bytes is not None for p in picks),
+        key=KEYS.name(s.key_kind), fit=FITS.name(s.fit), time_fit=FITS.name(s.time_fit),
+        notes=notes)
+    return from_struct(PlateSection, s, prediction=prediction, sample=tuple(picks))
+
+
+def _nan(value: Any, name: str) -> float:
+    """A number of the section (None: NaN)."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SpacrbenchTypeError(f"{name} must be a number or None, not {type(value).__name__}")
+    return float(value)
+
+
+def _int(value: Any, name: str) -> int:
+    """A count or index of the section (None: -1)."""
+    if value is None:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise SpacrbenchTypeError(f"{name} must be an int or None, not {type(value).__name__}")
+    if not -2**63 <= int(value) < 2**63:
+        raise SpacrbenchValueError(f"{name} must fit in 64 bits, not {value}")
+    return int(value)
+
+
+def _text(value: Any, name: str) -> bytes:
+    text = str(value)
+    if "\0" in text:
+        raise SpacrbenchValueError(f"{name} must not contain a NUL character")
+    return text.encode("utf-8", "replace")
+
+
+def plate_to_c(cm: Any, section: Any) -> None:
+    """Copy a PlateSection into a C measurement whose records are in."""
+    if not isinstance(section, PlateSection):
+        raise SpacrbenchTypeError(f"plate must be a PlateSection or None, not "
+                                  f"{type(section).__name__}")
+    p = section.prediction
+    if not isinstance(p, PlatePrediction):
+        raise SpacrbenchTypeError(f"plate.prediction must be a PlatePrediction, not "
+                                  f"{type(p).__name__}")
+    s = new_struct("spacrbench_plate_section")
+    check(lib.spacrbench_plate_section_init(s, ffi.sizeof("spacrbench_plate_section")), "plate")
+    s.items = _int(p.items, "plate.prediction.items")
+    s.key_kind = KEYS.code(p.key, "plate.prediction.key")
+    s.fit = FITS.code(p.fit, "plate.prediction.fit")
+    s.time_fit = FITS.code(p.time_fit, "plate.prediction.time_fit")
+    name = _text(p.key_name, "plate.prediction.key_name")
+    if len(name) >= ffi.sizeof(s.key_name):
+        raise SpacrbenchTypeError(f"plate.prediction.key_name is {len(name)} bytes; at most "
+                                  f"{ffi.sizeof(s.key_name) - 1}")
+    ffi.memmove(s.key_name, name + b"\0", len(name) + 1)
+    for field in ("median_key", "correlation", "slope_bytes_per_key", "intercept_bytes",
+                  "largest_key", "slowest_seconds", "total_seconds"):
+        setattr(s, field, _nan(getattr(p, field), f"plate.prediction.{field}"))
+    for field in ("largest_index", "largest_bytes", "largest_measured_bytes", "spread_bytes"):
+        setattr(s, field, _int(getattr(p, field), f"plate.prediction.{field}"))
+    s.workers = _int(section.workers, "plate.workers")
+    s.eta_seconds = _nan(section.eta_seconds, "plate.eta_seconds")
+    s.seed = _int(section.seed, "plate.seed")
+    check(lib.spacrbench_measurement_plate_begin(cm, s), "plate")
+    k = new_struct("spacrbench_plate_pick")
+    for i, pick in enumerate(section.sample):
+        if not isinstance(pick, PlatePick):
+            raise SpacrbenchTypeError(f"plate.sample[{i}] must be a PlatePick, not "
+                                      f"{type(pick).__name__}")
+        k.index = _int(pick.index, f"plate.sample[{i}].index")
+        k.key = _nan(pick.key, f"plate.sample[{i}].key")
+        k.why = WHYS.code(pick.why, f"plate.sample[{i}].why")
+        k.is_warmup = 1 if pick.is_warmup else 0
+        check(lib.spacrbench_measurement_plate_add_pick(cm, k), f"plate.sample[{i}]")
+    fig = new_struct("spacrbench_figures")
+    check(lib.spacrbench_measurement_figures(cm, fig), "plate")
+    records = int(fig.record_count)
+    if len(section.sample) != records:
+        raise SpacrbenchValueError(f"plate.sample has {len(section.sample)} pick(s): one per "
+                                   f"record, and the measurement has {records}")
+    for i, note in enumerate(p.notes):
+        check(lib.spacrbench_measurement_plate_add_note(
+            cm, _text(note, f"plate.prediction.notes[{i}]")), f"plate.prediction.notes[{i}]")
+
+
+def file_size(item: Any) -> Optional[int]:
+    """The library's key of the file item names (its size), or None."""
+    if not isinstance(item, (str, bytes, os.PathLike)):
+        return None
+    path = os.fspath(item)
+    try:
+        name = os.fsencode(path)
+    except UnicodeError:  # no file has that name
+        return None
+    size = lib.spacrbench_plate_file_key(name) if b"\0" not in name else math.nan
+    return None if math.isnan(size) else int(size)

@@ -1,13 +1,8 @@
-"""The package's exceptions. Each derives from SpacrbenchError and from the
-built-in type spaCR code catches today (ValueError, TypeError,
-RuntimeError, ...), so `except ValueError` keeps working and
-`except spacrbench.SpacrbenchError` catches everything the package raises
-on its own account. Imports nothing of the package."""
+"""The package's exceptions: each a SpacrbenchError and the built-in type spaCR code catches."""
 
 
 class SpacrbenchError(Exception):
-    """Base of every error spacrbench raises itself (an exception raised by
-    the work or the progress callable passes through unchanged)."""
+    """Base of every error spacrbench raises itself."""
 
 
 class SpacrbenchValueError(SpacrbenchError, ValueError):
@@ -15,9 +10,7 @@ class SpacrbenchValueError(SpacrbenchError, ValueError):
 
 
 class SpacrbenchOverflowError(SpacrbenchValueError, OverflowError):
-    """A number too large for int() (infinity), where spaCR's int() raised
-    OverflowError: `except OverflowError` and `except ValueError` both
-    keep working."""
+    """A number too large for int(), where spaCR's int() raised OverflowError."""
 
 
 class SpacrbenchTypeError(SpacrbenchError, TypeError):
@@ -33,9 +26,7 @@ class SpacrbenchOSError(SpacrbenchError, OSError):
 
 
 class SpacrbenchFileNotFoundError(SpacrbenchOSError, FileNotFoundError):
-    """A path given to the package is not there, or is not what it must
-    be (summarize()'s directory, its job_script); errno and filename are
-    set, so `except FileNotFoundError` and `except OSError` keep working."""
+    """A path given to the package is not there or not what it must be."""
 
 
 class SpacrbenchMemoryError(SpacrbenchError, MemoryError):
@@ -43,12 +34,4 @@ class SpacrbenchMemoryError(SpacrbenchError, MemoryError):
 
 
 class UnsupportedPlatformError(SpacrbenchError, NotImplementedError):
-    """What the library cannot do on this operating system
-    (SPACRBENCH_EUNSUPPORTED): process groups and the scaling check are
-    Linux's (cgroups, fork); benchmark() and the recommendation work
-    everywhere."""
-
-
-__all__ = ["SpacrbenchError", "SpacrbenchFileNotFoundError", "SpacrbenchMemoryError", "SpacrbenchOSError",
-           "SpacrbenchRuntimeError", "SpacrbenchTypeError", "SpacrbenchValueError",
-           "UnsupportedPlatformError"]
+    """What the library cannot do on this operating system."""

@@ -1,9 +1,4 @@
-"""Scheduler hand-off: the #SBATCH lines and LocalCluster settings, the job
-script that submits as is (spacrbench_format_slurm_script, the same C text
-as `spacrbench run --emit slurm --items FILE`) and dask_jobqueue.SLURMCluster
-keyword arguments, all from the library's schedule (one margin rule), with
-the --time/walltime of the slowest item and a Dask memory_limit that keeps
-the peak below the installed distributed's memory fractions."""
+"""Scheduler hand-off: #SBATCH lines, Dask settings and the job script, from the library's schedule."""
 
 from __future__ import annotations
 
@@ -14,10 +9,45 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from ._binding import check, ffi, format_text, lib, new_struct
 from ._convert import c_recommendation, c_string, handoff_measurement
-from ._dask_memory import dask_memory_limit
 from ._errors import SpacrbenchFileNotFoundError, SpacrbenchTypeError, SpacrbenchValueError
+
 if TYPE_CHECKING:
     from ._results import Recommendation
+
+
+def directive_list(extra: Any) -> List[str]:
+    """extra (#SBATCH options) as a list of str; a single string is refused."""
+    if isinstance(extra, (str, bytes)):
+        raise SpacrbenchTypeError(f"extra must be a list of #SBATCH options, not a single "
+                                  f"{type(extra).__name__} ({extra!r}); write extra=[{extra!r}]")
+    try:
+        options = iter(extra)
+    except TypeError:
+        raise SpacrbenchTypeError(f"extra must be a list of #SBATCH options, not "
+                                  f"{type(extra).__name__} ({extra!r})") from None
+    return [str(d) for d in options]
+
+
+def dask_fraction() -> float:
+    """The smallest enabled worker memory fraction of the installed distributed (0.6 without it)."""
+    import importlib
+
+    try:  # the config alone: no cluster, no worker; distributed loads its defaults
+        config: Any = importlib.import_module("dask.config")
+        importlib.import_module("distributed")
+    except ImportError:
+        return 0.6
+    found = [float(v) for v in (config.get(f"distributed.worker.memory.{name}", default=None)
+                                for name in ("target", "spill", "pause", "terminate"))
+             if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1]
+    return min(found) if found else 1.0
+
+
+def dask_memory_limit(sched: Any, what: str) -> int:
+    """memory_limit for a worker: the schedule's memory below that fraction."""
+    out = ffi.new("int64_t *")
+    check(lib.spacrbench_dask_memory_limit(sched.mem_per_task_bytes, dask_fraction(), out), what)
+    return int(out[0])
 
 
 def schedule_of(rec: Recommendation, what: str) -> Any:
@@ -29,8 +59,7 @@ def schedule_of(rec: Recommendation, what: str) -> Any:
 
 
 def handoff_text(rec: Recommendation, what: str) -> str:
-    """The library's text of rec: the #SBATCH lines (to_slurm) or the
-    LocalCluster snippet (to_dask)."""
+    """The library's #SBATCH lines (to_slurm) or LocalCluster snippet (to_dask) of rec."""
     fn = lib.spacrbench_format_slurm if what == "to_slurm" else lib.spacrbench_format_dask
     cr = c_recommendation(rec)
     with handoff_measurement(rec.measurement, what) as cm:
@@ -46,8 +75,7 @@ def dask_settings(rec: Recommendation) -> Dict[str, int]:
 
 
 def _item_count(path: str) -> int:
-    """How many items the file holds, as `spacrbench run --items` reads it
-    and with its bounds (spacrbench_slurm_count_items)."""
+    """How many items the file holds (spacrbench_slurm_count_items)."""
     if not os.path.exists(path):
         raise SpacrbenchFileNotFoundError(errno.ENOENT, "to_slurm(): items_file does not exist",
                                           path)
@@ -63,8 +91,7 @@ def _own_command() -> str:
     exe = command_path()
     if os.access(exe, os.X_OK):
         return str(exe)
-    found = shutil.which("spacrbench")
-    return found if found else "spacrbench"
+    return shutil.which("spacrbench") or "spacrbench"
 
 
 def _walltime(rec: Recommendation) -> str:
@@ -78,21 +105,14 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
                  command: Sequence[str], job_name: Optional[str] = None,
                  extra: Iterable[str] = (), spacrbench: Optional[str] = None,
                  array_limit: Optional[int] = None) -> str:
-    """The job script; creates output_dir (SLURM opens its logs there
-    before the script runs) with the array's index and manifest in it
-    (spacrbench-items.idx, spacrbench-array.json, as `run --emit slurm`),
-    and only once every argument has been checked and the script written:
-    a call that raises leaves no folder behind. An output_dir that holds
-    another array's files (a queued job's tasks read them) raises
-    ValueError and is left as it was; the same call again is accepted."""
-    from ._directives import directive_list
-
+    """The job script; creates output_dir with the array's index and manifest
+    only once everything is checked (a call that raises leaves no folder)."""
     if isinstance(command, (str, bytes)) or not hasattr(command, "__iter__"):
         raise SpacrbenchTypeError("command must be a non-empty list of arguments, {} for the item")
     args = [str(a) for a in command]
     if not args:
         raise SpacrbenchTypeError("command must be a non-empty list of arguments, {} for the item")
-    directives = directive_list(extra)
+    directives = list(extra)
     keep: List[Any] = []  # the cdata the struct points into, alive until formatted
 
     def text(value: str, name: str) -> Any:
@@ -147,9 +167,7 @@ def slurm_script(rec: Recommendation, items_file: str, output_dir: str,
 
 
 def _make_dirs(path: str) -> List[str]:
-    """mkdir -p, returning the directories THIS call made (outermost first):
-    one made meanwhile by another process (a to_slurm racing this one) is
-    not ours."""
+    """mkdir -p, returning the directories THIS call made (outermost first)."""
     missing: List[str] = []
     head = path
     while head and not os.path.isdir(head):
@@ -172,9 +190,7 @@ def _make_dirs(path: str) -> List[str]:
 
 
 def _unmake_dirs(made: List[str]) -> None:
-    """Remove what _make_dirs made, innermost first, and only while empty:
-    a directory another call has filled meanwhile is left as it is (rmdir,
-    never rmtree)."""
+    """Remove what _make_dirs made while empty (rmdir, never rmtree)."""
     for d in reversed(made):
         try:
             os.rmdir(d)
@@ -183,13 +199,7 @@ def _unmake_dirs(made: List[str]) -> None:
 
 
 def slurm_cluster_settings(rec: Recommendation, extra: Iterable[str] = ()) -> Dict[str, Any]:
-    """dask_jobqueue.SLURMCluster keyword arguments: one worker process per
-    job with the schedule's CPUs, a memory (the job's --mem and the
-    worker's memory_limit alike) that keeps the peak below the installed
-    distributed's memory fractions, and the --time rule's walltime."""
-    from ._directives import directive_list
-
-    extra = directive_list(extra)
+    """dask_jobqueue.SLURMCluster keyword arguments from the schedule."""
     sched = schedule_of(rec, "to_dask")
     return {"cores": int(sched.cpus_per_task),
             "processes": 1,

@@ -1,13 +1,4 @@
-"""Measurement.from_dict and the plot helper's reading: a Measurement back
-from the JSON object that Measurement.to_dict() and the command's documents
-hold (a saved `spacrbench run --json` report, a SLURM task report).
-
-The reading is the library's (spacrbench_measurement_from_json, driven by
-the measurement's field table, as summarize reads a task's report): every
-field is checked for its type and range, a bad one is a TypeError or
-ValueError naming it (data['records'][0]['index'] ...), derived figures
-are recomputed. This module only turns the mapping into JSON text, and the
-library's measurement into the Measurement's fields."""
+"""Measurement.from_dict: the mapping as JSON for spacrbench_measurement_from_json."""
 
 from __future__ import annotations
 
@@ -25,16 +16,14 @@ T = TypeVar("T", bound="Measurement")
 
 
 def _as_json(value: Any) -> Any:
-    """json.dumps' default: a Mapping that is not a dict becomes one; any
-    other value JSON cannot hold is refused (and named by _not_json)."""
+    """json.dumps' default: a Mapping becomes a dict; anything else is refused."""
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(type(value).__name__)
 
 
 def _not_json(value: Any, where: str) -> Optional[str]:
-    """Where in value JSON cannot hold what it finds, in words; None when
-    it holds all of it."""
+    """Where in value JSON cannot hold what it finds; None when it holds all."""
     if isinstance(value, _PLAIN):
         return None
     if isinstance(value, Mapping):
@@ -56,8 +45,7 @@ def _not_json(value: Any, where: str) -> Optional[str]:
 
 
 def json_text(data: Any, name: str) -> bytes:
-    """data as the JSON text the library reads (NaN and Infinity as Python
-    writes them, for the library to name the field that holds them)."""
+    """data as the JSON text the library reads."""
     try:
         text = json.dumps(data, allow_nan=True, default=_as_json, separators=(",", ":"))
     except TypeError:
@@ -72,8 +60,7 @@ def json_text(data: Any, name: str) -> bytes:
 
 def measurement_from(cls: Type[T], text: bytes, name: str = "data", flags: int = 0,
                      what: str = "Measurement.from_dict") -> T:
-    """A cls (Measurement) of what text describes, read by the library,
-    whose measurement is kept with it."""
+    """A cls (Measurement) of what text describes, keeping the library's measurement."""
     from ._convert import keep_c_measurement, measurement_fields
 
     out = ffi.new("spacrbench_measurement **")
@@ -81,7 +68,7 @@ def measurement_from(cls: Type[T], text: bytes, name: str = "data", flags: int =
                                                out), what)
     cm = out[0]
     try:
-        fields, _ = measurement_fields(cm)
+        fields = measurement_fields(cm)
         records = fields["records"]  # the library's LazyRecords, or () for none
         labels = [lib.spacrbench_measurement_item_label(cm, i)
                   for i in range(records.count if records else 0)]
@@ -97,6 +84,5 @@ def measurement_from(cls: Type[T], text: bytes, name: str = "data", flags: int =
 
 
 def measurement_from_dict(cls: Type[T], data: Any, name: str = "data") -> T:
-    """Measurement.from_dict: a mapping (a whole --json document is read by
-    its "measurement" member)."""
+    """Measurement.from_dict (a whole --json document by its "measurement")."""
     return measurement_from(cls, json_text(data, name), name)

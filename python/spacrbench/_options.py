@@ -1,12 +1,4 @@
-"""recommend_workers()'s keywords as the library's options struct, shared
-by recommend_workers() and benchmark_plate().
-
-spaCR's own byte arguments keep spaCR's arithmetic: its budget is
-max(0, available - reserve) whatever their signs (spaCR code computes these
-figures, so a negative one reaches real pipelines). The library takes
-neither negative, so a negative one becomes that budget with no reserve,
-and the figure spaCR keeps (available_bytes as given) is put back into the
-Recommendation, with a note after spaCR's words in the reason."""
+"""recommend_workers()'s keywords as the library's options; a negative spaCR figure becomes its budget."""
 
 from __future__ import annotations
 
@@ -35,8 +27,7 @@ class RecommendInputs:
 
 
 def _signed_bytes(n: int) -> str:
-    """A byte count of either sign in spaCR's GiB format (the library's
-    own formatter reads a negative one as "not measured")."""
+    """A byte count of either sign in spaCR's GiB format."""
     return f"{n / 1024 ** 3:.2f} GiB" if abs(n) >= 1024 ** 2 else f"{n} B"
 
 
@@ -74,8 +65,7 @@ def recommend_options(*, cores: Any = None, available_bytes: Any = None,
                       reserve_bytes: Any = None, maximum: Any = 32,
                       vram_reserve_bytes: Any = 1024**3, free_vram_bytes: Any = None,
                       start_method: Optional[str] = None) -> RecommendInputs:
-    """recommend_workers()'s keywords (read as spaCR read them) as the
-    library's spacrbench_recommend_options; benchmark_plate() takes the same."""
+    """recommend_workers()'s keywords as spacrbench_recommend_options."""
     opts = ffi.new("spacrbench_recommend_options *")
     check(lib.spacrbench_recommend_options_init(opts, ffi.sizeof("spacrbench_recommend_options")),
           "spacrbench_recommend_options_init")

@@ -1,15 +1,4 @@
-"""benchmark_plate(): advice that holds for the whole plate, not only for
-the fields that were measured.
-
-The fields of one plate share their dimensions, not their content: a dense
-well needs several times the memory of a sparse one, so the first few
-fields say little about the largest. benchmark_plate() lets the library
-choose which items to measure across a size key (the largest always),
-measures them with benchmark()'s runner, predicts every item from them and
-recommends for the plate's largest (docs/advice.md, "The plate"). The
-selection, the model, the recommendation and every word of the report are
-the library's (spacrbench_plate_*); this module finds the keys and turns
-the C objects into frozen results."""
+"""benchmark_plate(): the library chooses, predicts and advises (spacrbench_plate_*); this runs the items."""
 
 from __future__ import annotations
 
@@ -24,8 +13,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from ._binding import check, ffi, lib, new_struct
 from ._compat import numpy_bool
 from ._errors import SpacrbenchTypeError, SpacrbenchValueError
-from ._plate_c import file_size
-from ._plate_data import PlatePick, PlatePrediction, PlateSection
+from ._convert import WHYS, file_size, from_struct, recommendation_fields, utf8
+from ._plate_data import PlatePrediction
 from ._results import Measurement, Recommendation
 from ._types import Progress
 
@@ -39,17 +28,11 @@ class PlateItem:
 
     :param index: the item's position in ``items``.
     :param item: the item itself.
-    :param key: its key (file size, ``nbytes`` or ``key(item)``), or
-        ``None`` without a key.
-    :param why: why it was chosen: ``"largest_key"`` (always measured),
-        ``"smallest_key"``, ``"spread"`` (nearest an even step across the
-        key's range), ``"warmup"`` (nearest the median key), ``"even"``
-        (no key: evenly spaced) or ``"random"`` (drawn at random within a
-        stratum of the key).
+    :param key: its key (file size, ``nbytes`` or ``key(item)``), or ``None``.
+    :param why: why it was chosen (``"largest_key"``, ``"spread"``, ``"random"``, ...).
     :param is_warmup: a warm-up item (excluded from the timing).
     :param footprint_bytes: its measured peak above the baseline, or ``None``.
-    :param seconds: its measured wall time, or ``None``.
-    """
+    :param seconds: its measured wall time, or ``None``."""
 
     index: int
     item: Any
@@ -68,23 +51,13 @@ class PlateItem:
 
 @dataclass(frozen=True, repr=False, eq=False)
 class PlateResult:
-    """benchmark_plate()'s answer. It holds the library's plate (for
-    item_prediction()), so it is compared and hashed by identity, copied
-    (copy.copy, copy.deepcopy) but not pickled: pickle its measurement,
-    whose ``plate`` section carries the prediction and the sample.
+    """benchmark_plate()'s answer; compared by identity and not picklable (pickle its measurement).
 
-    :param measurement: the measured items' Measurement (in the order they
-        ran, warm-up first); its ``plate`` is the plate's section
-        (:class:`PlateSection`), which to_dict() writes and format_report()
-        and the hand-off use.
-    :param recommendation: the worker count for the plate: its memory bound
-        divides by the plate's predicted largest footprint; its to_slurm()
-        and to_dask() size for that item.
+    :param measurement: the measured items' Measurement, its ``plate`` the plate's section.
+    :param recommendation: the worker count for the plate's predicted largest item.
     :param sample: the measured items (:class:`PlateItem`), in that order.
     :param prediction: the plate's prediction (:class:`PlatePrediction`).
-    :param eta_seconds: the plate's predicted wall time with
-        ``recommendation.workers`` workers, or ``None``.
-    """
+    :param eta_seconds: the plate's predicted wall time with the recommended workers, or ``None``."""
 
     measurement: Measurement
     recommendation: Recommendation
@@ -99,8 +72,7 @@ class PlateResult:
         return self.recommendation.workers
 
     def item_prediction(self, index: int) -> Tuple[Optional[int], Optional[float]]:
-        """Item ``index``'s predicted footprint (bytes) and wall time
-        (seconds); measured items as measured."""
+        """Item ``index``'s predicted footprint (bytes) and wall time (seconds)."""
         if isinstance(index, bool) or not isinstance(index, int):
             raise SpacrbenchTypeError(f"index must be an int, not {type(index).__name__}")
         if not 0 <= index < self.prediction.items:
@@ -136,14 +108,12 @@ class PlateResult:
 
 
 def plate_labels(result: PlateResult) -> List[str]:
-    """One label per measured item (a record), made now: the plate's other
-    items are never shown, so never repr()'d (a plate of 10^6 costs 6)."""
+    """One label per measured item, made now: the plate's other items are never repr()'d."""
     return [_label(p.item) for p in result.sample]
 
 
 def _label(item: Any) -> str:
-    """An item as the report names it: a path as it is, anything else its
-    repr() cut to 200 characters (one whose repr() raises, by its type)."""
+    """An item as the report names it: a path as it is, else its repr() cut."""
     if isinstance(item, (str, os.PathLike)):
         try:
             return os.fsdecode(os.fspath(item)) if not isinstance(item, str) else item
@@ -153,8 +123,7 @@ def _label(item: Any) -> str:
 
 
 def _shown(item: Any, width: int = 80) -> str:
-    """repr(item) on one line, at most width characters; a repr() that
-    raises gives the type's name (a label never costs the measurement)."""
+    """repr(item) on one line, cut; a repr() that raises gives the type's name."""
     try:
         text = repr(item)
     except Exception:  # noqa: BLE001
@@ -165,16 +134,11 @@ def _shown(item: Any, width: int = 80) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _is_bool(value: Any) -> bool:
-    """bool, or numpy's bool (which has __float__ but is no number)."""
-    return isinstance(value, bool) or numpy_bool(value)
-
-
 def _number(value: Any, i: int, item: Any) -> float:
     """key(item)'s value as a finite number >= 0, or an error naming the item."""
-    real = isinstance(value, numbers.Real) and not _is_bool(value)
-    if not real and (isinstance(value, (str, bytes)) or _is_bool(value)
-                     or not hasattr(value, "__float__")):
+    if (isinstance(value, bool) or numpy_bool(value)  # numpy's bool has __float__
+            or not isinstance(value, numbers.Real)
+            and (isinstance(value, (str, bytes)) or not hasattr(value, "__float__"))):
         raise SpacrbenchTypeError(f"key(items[{i}]) returned {_shown(value)} "
                                   f"({type(value).__name__}), not a number; the item is "
                                   f"{_shown(item)}")
@@ -216,8 +180,7 @@ def _default_key(finder: Callable[[Any], Optional[int]], name: str, i: int,
 
 def plate_keys(items: Sequence[Any], key: Optional[Callable[[Any], Any]]
                ) -> Tuple[Optional[List[float]], int, str, Optional[str]]:
-    """The keys of the items, their kind (spacrbench_plate_key), their name,
-    and why there are none (a note), when there are none."""
+    """The items' keys, their kind, their name, and a note why there are none."""
     if key is not None:
         if not callable(key):
             raise SpacrbenchTypeError(f"key must be a callable (item -> number) or None, not "
@@ -258,22 +221,6 @@ def _count(value: Any, name: str, least: int) -> int:
     return int(min(int(value), 2**62))
 
 
-def _options(sample: int, warmup: int, sample_cost: float) -> Any:
-    """The plate's options, checked by the library before any item is read
-    (it checks them ahead of the items: with none, ENOITEMS means they
-    hold)."""
-    opts = new_struct("spacrbench_plate_options")
-    check(lib.spacrbench_plate_options_init(opts, ffi.sizeof("spacrbench_plate_options")),
-          "spacrbench_plate_options_init")
-    opts.sample = sample
-    opts.warmup = warmup
-    opts.sample_cost = sample_cost
-    rc = lib.spacrbench_plate_select_keys(0, ffi.NULL, opts, ffi.new("spacrbench_plate **"))
-    if rc != lib.SPACRBENCH_ENOITEMS:
-        check(rc, "benchmark_plate")
-    return opts
-
-
 def _select(keys: Optional[List[float]], n: int, kind: int, name: str, opts: Any) -> Any:
     if kind != lib.SPACRBENCH_PLATE_KEY_NONE:
         opts.key_kind = kind
@@ -285,30 +232,18 @@ def _select(keys: Optional[List[float]], n: int, kind: int, name: str, opts: Any
     return ffi.gc(out[0], lib.spacrbench_plate_free)
 
 
-def _optional(value: float) -> Optional[float]:
-    return None if math.isnan(value) else float(value)
-
-
 def _picks(plate: Any, items: Sequence[Any]) -> Tuple[PlateItem, ...]:
-    from ._binding import name_of
-
     picks = []
     k = new_struct("spacrbench_plate_pick")
     for i in range(lib.spacrbench_plate_pick_count(plate)):
         check(lib.spacrbench_plate_pick_get(plate, i, k), "spacrbench_plate_pick_get")
-        picks.append(PlateItem(
-            index=int(k.index), item=items[k.index], key=_optional(k.key),
-            why=name_of(lib.spacrbench_plate_why_name, k.why), is_warmup=bool(k.is_warmup),
-            footprint_bytes=None if k.footprint_bytes < 0 else int(k.footprint_bytes),
-            seconds=_optional(k.seconds)))
+        picks.append(from_struct(PlateItem, k, item=items[k.index], why=WHYS.name(k.why)))
     return tuple(picks)
 
 
 def _sequential(plate: Any, order: Tuple[PlateItem, ...],
                 progress: Any) -> Tuple[Iterator[Any], Callable[[Progress], None]]:
-    """sample=None: the chosen items one at a time while the library's rule
-    (spacrbench_plate_more) asks for another, from each item's peak and time
-    as its progress reports them; the caller's progress still sees each."""
+    """sample=None: measure chosen items while spacrbench_plate_more asks for another."""
     from ._run import _progress_function, _stderr_progress
 
     _progress_function(progress)  # its TypeError, before any work runs
@@ -347,46 +282,10 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
                     warmup: int = 1, sample_cost: float = 0.05,
                     progress: Union[None, bool, Callable[[Progress], Any]] = None,
                     timeline: bool = False, **recommend_workers_keywords: Any) -> PlateResult:
-    """Measure a few items chosen across the plate, predict every item, and
-    recommend a worker count that holds for the plate's largest.
-
-    The library chooses ``sample`` items (None: measured sequentially, at
-    least 5 + ceil(1.5 ln(n / 5)) of n, then more while the predicted
-    largest still grows, within ``sample_cost`` (a share, 0 to 1; 5 %) of
-    the plate's predicted serial time; progress then shows no total) plus
-    ``warmup`` warm-up items (cut where the plate has no room for them
-    beside the sample) across a size key: the
-    item with the largest key always, the smallest, items nearest even
-    steps between them (5 in all at most), the rest drawn at random within
-    strata of the key (seed 40, reproducible); the warm-up is a typical item
-    (nearest the median key). The key is each item's file size where items
-    are paths of existing files (``str``, ``bytes`` or ``os.PathLike``; one
-    that is not is taken to be as large as the largest), its ``nbytes``
-    where they are arrays, else
-    ``key(item)`` (a finite number >= 0 that grows with the item's memory,
-    e.g. the object count of a field); without one the sample is evenly
-    spaced and the prediction says the plate's largest item cannot be
-    predicted. A key that raises, or returns something that is not a
-    finite number >= 0, is an error naming the item, before any work runs.
-
-    The chosen items run as ``benchmark(work, chosen, warmup=warmup)`` runs
-    them (serially, exact peaks, warm-up first, then the largest, then by
-    increasing key, then the random ones: a failure at the largest raises
-    at once);
-    the others are predicted from them: the plate's largest is the largest
-    measured plus ln(n / k) times the largest disagreement of the measured
-    footprints with the key (k: the least sample a plate of n measures), a
-    bound that never falls as more items are measured (docs/advice.md).
-    The recommendation is recommend_workers()'s rule with the plate's
-    predicted largest footprint as one worker's need
-    (``recommend_workers_keywords``: cores, available_bytes, reserve_bytes,
-    maximum, vram_reserve_bytes, free_vram_bytes, start_method); its reason
-    keeps spaCR's words first. The measurement carries the plate's section
-    (``result.measurement.plate``: to_dict() writes it, from_dict() reads
-    it back); ``format_report(result)`` prints the report with it in every
-    format; ``result.recommendation.to_slurm()`` and ``to_dask()`` size for
-    the plate's predicted largest item; ``result.eta_seconds`` is the
-    plate's predicted time with the recommended workers.
+    """Measure a few items chosen across the plate by a size key (file size,
+    ``nbytes`` or ``key(item)``), predict every item, and recommend a worker
+    count that holds for the plate's largest (docs/advice.md). Returns a
+    PlateResult whose measurement carries the plate's section.
 
     A spaCR pipeline sized for its plate::
 
@@ -394,8 +293,7 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
         result = spacrbench.benchmark_plate(process_field, fields)
         print(spacrbench.format_report(result))
         with ProcessPoolExecutor(max_workers=result.workers) as pool:
-            list(pool.map(process_field, fields))
-    """
+            list(pool.map(process_field, fields))"""
     from ._run import check_plain_callable, measure
 
     check_plain_callable(work, "work")
@@ -408,7 +306,14 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
         cost = float(sample_cost)
     except OverflowError:  # an int beyond any float: infinite, which the library refuses
         cost = math.inf if sample_cost > 0 else -math.inf
-    opts = _options(sample, warmup, cost)
+    opts = new_struct("spacrbench_plate_options")
+    check(lib.spacrbench_plate_options_init(opts, ffi.sizeof("spacrbench_plate_options")),
+          "spacrbench_plate_options_init")
+    opts.sample, opts.warmup, opts.sample_cost = sample, warmup, cost
+    # checked by the library before any item is read: with no items, ENOITEMS means they hold
+    rc = lib.spacrbench_plate_select_keys(0, ffi.NULL, opts, ffi.new("spacrbench_plate **"))
+    if rc != lib.SPACRBENCH_ENOITEMS:
+        check(rc, "benchmark_plate")
     unknown = sorted(set(recommend_workers_keywords) - _RECOMMEND_KEYWORDS)
     if unknown:
         raise SpacrbenchTypeError(f"benchmark_plate() got unexpected keyword argument(s) "
@@ -430,13 +335,10 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     order = _picks(plate, plate_items)
     run_items, run_progress = (_sequential(plate, order, progress) if sample == 0
                                else ([p.item for p in order], progress))
-    from ._convert import recommendation_fields, utf8
-
     out = new_struct("spacrbench_recommendation")
 
     def finish(cm: Any) -> None:
-        """The plate's note, prediction, advice and section (with the ETA
-        for the advised workers) go into the runner's own measurement."""
+        """Put the plate's note, prediction, advice and section into the runner's measurement."""
         if why_keyless:
             check(lib.spacrbench_measurement_add_note(cm, utf8(why_keyless)), "benchmark_plate")
         check(lib.spacrbench_plate_predict(plate, cm), "benchmark_plate")
@@ -452,7 +354,3 @@ def benchmark_plate(work: Callable[[Any], Any], items: Iterable[Any], *,
     return PlateResult(measurement=m, recommendation=rec, sample=_picks(plate, plate_items),
                        prediction=section.prediction, eta_seconds=section.eta_seconds,
                        _plate=plate)
-
-
-__all__ = ["PlateItem", "PlatePick", "PlatePrediction", "PlateResult", "PlateSection",
-           "benchmark_plate"]

@@ -1,8 +1,4 @@
-"""The plate's plain data: the prediction, the measured items and the
-section a Measurement carries (Measurement.plate), as to_dict() and
-from_dict() hold them (the measurement's "plate" member,
-docs/spacrbench.schema.json). A leaf: it imports nothing of the package,
-so _results (Measurement) and _plate (benchmark_plate) both use it."""
+"""The plate's plain data (Measurement.plate); a leaf both _results and _plate import."""
 
 from __future__ import annotations
 
@@ -11,8 +7,7 @@ from typing import Optional, Tuple
 
 
 def _keep_tuple(obj: object, name: str) -> None:
-    """A list given for a tuple field, held as a tuple: a list changed
-    later would differ from the C measurement kept with the Measurement."""
+    """A list given for a tuple field, held as a tuple (as the C copy holds it)."""
     value = getattr(obj, name)
     if isinstance(value, list):
         object.__setattr__(obj, name, tuple(value))
@@ -30,29 +25,20 @@ class PlatePrediction:
     :param measured: items measured (the warm-up included).
     :param key: ``"bytes"``, ``"number"`` (``key=``) or ``"none"``.
     :param key_name: what the key is (``"file size"``, ``"nbytes"``, ``"key"``).
-    :param fit: how the footprints of the items not measured were
-        predicted: ``"key"`` (a line against the key plus its 95 % margin),
-        ``"uniform"`` (the measured ones agree within 10 %),
-        ``"unexplained"`` (the key does not explain them), ``"keyless"``,
-        ``"few"`` (fewer than 3 measured beside the warm-up). The plate's
-        largest is never below its bound, the largest measured plus ln(n / k)
-        x the measured items' disagreement with the key (docs/advice.md).
+    :param fit: how unmeasured footprints were predicted (``"key"``, ``"uniform"``, ...).
     :param time_fit: the same for wall times.
     :param correlation: r of footprint and key over the measured, or ``None``.
     :param largest_index: the item predicted to need the most, or ``None``.
     :param largest_key: its key, or ``None``.
     :param median_key: the plate's median key, or ``None``.
-    :param largest_bytes: the footprint predicted for the plate's largest
-        item, or ``None``: what the recommendation divides by.
+    :param largest_bytes: the plate's predicted largest footprint, or ``None``.
     :param largest_measured_bytes: the largest measured footprint, or ``None``.
     :param spread_bytes: largest - smallest measured footprint, or ``None``.
     :param slowest_seconds: the plate's slowest item, predicted, or ``None``.
     :param total_seconds: every item one after another, predicted, or ``None``.
     :param notes: why the prediction is what it is, in the library's words.
-    :param slope_bytes_per_key: the line's slope (bytes per unit of key),
-        or ``None`` without a line.
-    :param intercept_bytes: the line's intercept, or ``None``.
-    """
+    :param slope_bytes_per_key: the line's slope, or ``None``.
+    :param intercept_bytes: the line's intercept, or ``None``."""
 
     items: int
     measured: int
@@ -87,18 +73,14 @@ class PlatePrediction:
 
 @dataclass(frozen=True)
 class PlatePick:
-    """One measured item of a plate, as its measurement carries it: record
-    ``i`` of the measurement is ``sample[i]`` of its plate section.
+    """One measured item of a plate: record ``i`` is ``sample[i]``.
 
-    :param index: the item's place in the plate (0-based; reports show it
-        counting from 1).
-    :param key: its key, or ``None`` without a key.
-    :param why: ``"largest_key"``, ``"smallest_key"``, ``"spread"``,
-        ``"warmup"``, ``"even"`` or ``"random"`` (see :class:`PlateItem`).
+    :param index: the item's place in the plate (0-based).
+    :param key: its key, or ``None``.
+    :param why: why it was chosen (see :class:`PlateItem`).
     :param is_warmup: a warm-up item (excluded from the timing).
     :param footprint_bytes: its record's peak above the baseline, or ``None``.
-    :param seconds: its record's wall time, or ``None``.
-    """
+    :param seconds: its record's wall time, or ``None``."""
 
     index: int
     key: Optional[float]
@@ -110,17 +92,13 @@ class PlatePick:
 
 @dataclass(frozen=True, repr=False)
 class PlateSection:
-    """The plate section a Measurement carries (``Measurement.plate``):
-    written by to_dict() as its "plate" member and read back by
-    from_dict(), shown by format_report() in every format.
+    """The plate section a Measurement carries (``Measurement.plate``).
 
     :param prediction: the plate's prediction (:class:`PlatePrediction`).
-    :param sample: the measured items (:class:`PlatePick`), one per record,
-        in the records' order (the order they ran).
+    :param sample: the measured items (:class:`PlatePick`), one per record.
     :param workers: the recommended workers the ETA is for, or ``None``.
     :param eta_seconds: the plate's predicted wall time with them, or ``None``.
-    :param seed: the seed of the random items' draw, or ``None``.
-    """
+    :param seed: the seed of the random items' draw, or ``None``."""
 
     prediction: PlatePrediction
     sample: Tuple[PlatePick, ...] = ()
@@ -136,6 +114,3 @@ class PlateSection:
         return (f"PlateSection(items={p.items}, measured={len(self.sample)}, fit={p.fit!r}, "
                 f"largest_bytes={_gib(p.largest_bytes)}, workers={self.workers!r}, "
                 f"eta_seconds={self.eta_seconds!r})")
-
-
-__all__ = ["PlatePick", "PlatePrediction", "PlateSection"]

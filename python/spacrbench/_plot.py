@@ -1,5 +1,4 @@
-"""Measurement.plot(): matplotlib is imported here, on first use only (an
-optional extra, never imported by `import spacrbench`)."""
+"""Measurement.plot(): matplotlib is imported here, on first use only."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 from ._errors import SpacrbenchValueError
-from ._extras import PLOT_INSTALL
-from ._words import counted
+from ._types import PLOT_INSTALL, counted
 
 if TYPE_CHECKING:
     from ._results import Measurement, Recommendation
@@ -28,26 +26,17 @@ FULL_WIDTH = 72
 
 
 def wrapped(text: str, width: int) -> str:
-    """text in lines of at most width characters, so a title is never cut
-    off at the figure's edge."""
+    """text in lines of at most width characters."""
     return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 def peak_words(m: "Measurement") -> str:
-    """How m's peak was obtained, in the report's words (the library's:
-    "exact, kernel high-water mark", never the name "hwm_reset")."""
+    """How m's peak was obtained, in the report's words."""
     from ._binding import c_text, lib
     from ._convert import c_measurement
 
     with c_measurement(m) as cm:
         return c_text(lib.spacrbench_measurement_peak_words(cm))
-
-
-def _figure_class() -> Any:
-    try:
-        return importlib.import_module("matplotlib.figure").Figure
-    except ImportError as exc:
-        raise ImportError(f"Measurement.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
 
 
 def _size(n: float) -> str:
@@ -60,8 +49,7 @@ def _size(n: float) -> str:
 
 
 def decision_words(rec: "Recommendation") -> str:
-    """The recommendation as a title: "2 workers (core-bound; memory allows
-    59)", the bound in the reason's first words."""
+    """The recommendation as a title: "2 workers (core-bound; memory allows 59)"."""
     bound = {"memory": "memory-bound", "cores": "core-bound", "vram": "VRAM-bound",
              "maximum": f"capped at the {rec.maximum}-worker maximum",
              "fallback": "cores only: no memory figure",
@@ -73,24 +61,14 @@ def decision_words(rec: "Recommendation") -> str:
     return counted(rec.workers, "worker") + (f" ({bound})" if bound else "")
 
 
-def _budget(rec: "Recommendation") -> Optional[float]:
-    """Memory each of the recommended workers may use: (available -
-    reserve) / workers; None when the available memory is unknown."""
-    if rec.available_bytes <= 0 or rec.bound == "fallback":
-        return None
-    return max(0, rec.available_bytes - rec.reserve_bytes) / max(1, rec.workers)
-
-
 def _keys(m: "Measurement") -> Tuple[List[float], str, bool]:
-    """Each record's key, what it is, and whether it counts bytes: the
-    plate's keys, else the items' file sizes where every item is a file
-    and they differ, else the order they ran in."""
+    """Each record's key, what it is, and whether it counts bytes."""
     plate = m.plate
     if plate is not None and plate.prediction.key != "none" and \
             len(plate.sample) == len(m.records) and all(p.key is not None for p in plate.sample):
         return ([float(p.key or 0) for p in plate.sample], plate.prediction.key_name,
                 plate.prediction.key == "bytes")
-    from ._plate_c import file_size
+    from ._convert import file_size
 
     sizes = [file_size(r.item) for r in m.records]
     if all(s is not None for s in sizes) and len(set(sizes)) > 1:
@@ -111,8 +89,7 @@ def _label(record: "ItemRecord") -> str:
 
 
 def _size_ticks(axis: Any, top: float, log: bool = False) -> None:
-    """Ticks a reader says as sizes: powers of 4 on a log axis (16 MiB,
-    64 MiB, 256 MiB, 1 GiB), else 1, 2 or 5 x 10^k of the unit that fits."""
+    """Ticks a reader says as sizes (16 MiB, 64 MiB, 1 GiB)."""
     ticker = importlib.import_module("matplotlib.ticker")
     if log:
         axis.set_major_locator(ticker.LogLocator(base=4))
@@ -127,10 +104,7 @@ def _size_ticks(axis: Any, top: float, log: bool = False) -> None:
 
 
 def draw_decision(axes: Any, m: "Measurement", rec: "Recommendation") -> None:
-    """Each item's need (its peak above the baseline, plus the baseline
-    with spawn: what the advice divides by) against its key, each point
-    named; the memory each recommended worker may use as a line; the
-    recommendation as the title. Points only: items are not a series."""
+    """Each item's need against its key, the memory per worker as a line, the recommendation as title."""
     keys, key_name, key_bytes = _keys(m)
     need = [(k, max(0, r.peak_rss_bytes - m.baseline_rss_bytes) + rec.baseline_bytes, r)
             for k, r in zip(keys, m.records) if r.peak_rss_bytes is not None]
@@ -152,7 +126,8 @@ def draw_decision(axes: Any, m: "Measurement", rec: "Recommendation") -> None:
         axes.plot([plate.largest_key], [plate.largest_bytes + rec.baseline_bytes], "D",
                   markerfacecolor="none", color="C3", markersize=8, linestyle="none",
                   label="the plate's largest item, predicted")
-    budget = _budget(rec)
+    budget = (None if rec.available_bytes <= 0 or rec.bound == "fallback"  # unknown
+              else max(0, rec.available_bytes - rec.reserve_bytes) / max(1, rec.workers))
     highest = max([n for _, n, _ in need] + [rec.per_worker_bytes or 0, 1])
     log = budget is not None and budget > 8 * highest  # far above the points: both shown
     if budget is not None:
@@ -182,14 +157,16 @@ def draw_decision(axes: Any, m: "Measurement", rec: "Recommendation") -> None:
 
 def plot_measurement(m: "Measurement", path: Optional[str],
                      recommendation: "Recommendation") -> Any:
-    """The decision (each item's need against its key, the memory per
-    worker, the recommendation as the title); below it, when the
-    measurement has one, the memory (and CPU) over time."""
+    """The decision; below it, when the measurement has one, the timeline."""
     if not m.records:
         raise SpacrbenchValueError("Measurement.plot(): the measurement has no per-item records "
                                    "(benchmark() keeps them; a hand-made one may not)")
     timeline = getattr(m, "timeline", None)
-    figure = _figure_class()(figsize=(9, 8 if timeline is not None else 4.2))
+    try:
+        figure_class = importlib.import_module("matplotlib.figure").Figure
+    except ImportError as exc:
+        raise ImportError(f"Measurement.plot() needs matplotlib:\n  {PLOT_INSTALL}") from exc
+    figure = figure_class(figsize=(9, 8 if timeline is not None else 4.2))
     if timeline is not None:
         decision, over_time = figure.subplots(2, 1)
         draw_timeline(over_time, timeline, m.baseline_rss_bytes,
@@ -207,12 +184,7 @@ def plot_measurement(m: "Measurement", path: Optional[str],
 
 def draw_timeline(axes: Any, timeline: "Timeline", baseline_rss_bytes: int,
                   charged: bool = False, words: str = "", tree: bool = False) -> None:
-    """Sampled RSS against time, items shaded (grey: warm-up), each item's
-    peak marked where the highest sample inside it was seen; with
-    ``spacrbench run`` (tree: the RSS is its process tree's) the item
-    cgroup's usage too (charged: the marks are the charge), and, where the
-    points carry it, CPU % of one core on a second axis, as psrecord draws
-    it."""
+    """Sampled RSS against time, items shaded and peaks marked; CPU % on a second axis where known."""
     measured = 0
     for item in timeline.items:  # neighbours told apart: blue, then sand
         colour = "0.85" if item.is_warmup else _SHADES[measured % 2]

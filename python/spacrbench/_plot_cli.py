@@ -1,28 +1,16 @@
-"""Draw a plot for the command: ``spacrbench run --scale ... --plot FILE``
-and the serial runs' ``--plot FILE``.
-
-``python -m spacrbench._plot_cli DOC.json FILE.png|FILE.svg`` reads the
-library's scaling JSON (spacrbench_scale_to_json) and saves
-ScaleResult.plot()'s figure, or the command's --json document of a serial
-run and saves Measurement.plot()'s (per item, and the memory timeline when
-the document has one). Both are read by the library's one reader
-(spacrbench_scale_from_json, spacrbench_measurement_from_json), which
-checks every field. Exit 3 when matplotlib is missing, 2 on bad arguments
-(or a document the library refuses, saying which field is wrong).
-"""
+"""The command's ``--plot FILE``: the figure of a scaling or run JSON (exit 3 without matplotlib, 2 on bad input)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import sys
-from typing import Any, Dict, List, Optional, Tuple, Type, Union
+from typing import Any, Dict, List, Optional
 
-from ._binding import check, ffi, lib
+from ._binding import check, ffi, lib, new_struct
 from ._errors import SpacrbenchError
-from ._extras import PLOT_INSTALL
+from ._types import PLOT_INSTALL
 from ._measurement_dict import json_text, measurement_from
-from ._errors import SpacrbenchTypeError
 from ._results import Measurement, Recommendation
 from ._scale_result import ScaleResult, result_from_c
 
@@ -30,8 +18,7 @@ MISSING_MATPLOTLIB = f"spacrbench: --plot needs matplotlib:\n  {PLOT_INSTALL}"
 
 
 def result_from_json(doc: Any, text: Optional[str] = None) -> ScaleResult:
-    """The ScaleResult the JSON describes (the knee as the library chose
-    it); text: the document as written, doc when it is not given."""
+    """The ScaleResult the JSON describes."""
     data = text.encode("utf-8") if text is not None else json_text(doc, "data")
     out = ffi.new("spacrbench_scale_result **")
     check(lib.spacrbench_scale_from_json(data, len(data), b"data", out), "--plot")
@@ -39,34 +26,20 @@ def result_from_json(doc: Any, text: Optional[str] = None) -> ScaleResult:
 
 
 def measurement_from_json(doc: Dict[str, Any]) -> Measurement:
-    """The Measurement a --json document's "measurement" member describes
-    (what Measurement.plot() draws: records, baseline, timeline), a run
-    that stopped early too."""
+    """The Measurement of a --json document's "measurement" member."""
     return measurement_from(Measurement, json_text(doc, "data"), "data",
                             lib.SPACRBENCH_READ_STOPPED, "--plot")
 
 
-#: The recommendation's members the plot draws, and their types.
-_DRAWN: Dict[str, Union[Type[Any], Tuple[Type[Any], ...]]] = {
-    "workers": int, "reason": str, "bound": str, "available_bytes": int, "reserve_bytes": int,
-    "per_worker_bytes": (int, type(None)), "memory_workers": (int, type(None)),
-    "baseline_bytes": int, "maximum": int}
-
-
 def recommendation_from_json(doc: Dict[str, Any], m: Measurement) -> Optional[Recommendation]:
-    """The run's recommendation as the document gives it (what the report
-    said), the members the plot draws checked; None when it has none."""
-    rec = doc.get("recommendation")
-    if rec is None:
-        return None
-    if not isinstance(rec, dict):
-        raise SpacrbenchTypeError("data.recommendation must be an object")
-    for name, kind in _DRAWN.items():
-        value = rec.get(name)
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise SpacrbenchTypeError(f"data.recommendation.{name} has the wrong type: "
-                                      f"{type(value).__name__}")
-    return Recommendation(measurement=m, **{name: rec[name] for name in _DRAWN})
+    """The run's recommendation as the document gives it, or None."""
+    from ._convert import recommendation_fields
+
+    out = new_struct("spacrbench_recommendation")
+    data = json_text(doc, "data")
+    if check(lib.spacrbench_recommendation_from_json(data, len(data), b"data", out), "--plot"):
+        return Recommendation(measurement=m, **recommendation_fields(out))
+    return None
 
 
 def main(argv: Optional[List[str]] = None) -> int:

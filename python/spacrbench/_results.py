@@ -1,12 +1,4 @@
-"""Measurement and Recommendation. Field names, order and defaults match
-spaCR's spacr.benchmark, so code written for it (and measurements built by
-hand) keep working; later fields are additions. Their docstrings carry one
-``:param name:`` entry per field, as spaCR's do (its API reference is
-generated from them).
-
-Layering: this module sits above the conversions (_convert builds C objects
-from these and returns plain fields from C); those import _types, never
-this module, so the package's imports form no circle."""
+"""Measurement and Recommendation: spaCR's fields, order and defaults first, ours after."""
 
 from __future__ import annotations
 
@@ -24,7 +16,7 @@ _NAN = float("nan")
 
 
 def _size(n: Any) -> str:
-    """A byte count for a repr: exact, with the library's size after it."""
+    """A byte count for a repr, with the library's size after it."""
     if not isinstance(n, int) or isinstance(n, bool) or not 1024 <= n < 2**63:
         return repr(n)
     from ._convert import format_bytes
@@ -40,44 +32,24 @@ def _cut(text: str, width: int = 72) -> str:
 class Measurement(CachesC):
     """What one worker needed for ``items`` measured items (warm-up excluded).
 
-    :param items: how many items were measured (warm-up items excluded).
+    :param items: items measured.
     :param seconds: wall clock for the measured items.
-    :param peak_rss_bytes: the highest resident set size of the process over
-        the whole run, warm-up included: one worker's requirement.
-    :param peak_vram_bytes: peak GPU memory of this process, or ``None`` when
-        VRAM was not measured (``vram_reason`` says why); ``0`` means
-        measured, and it used none.
-    :param baseline_rss_bytes: resident memory just before the first item,
-        so the interpreter's own footprint can be told from the work's.
-    :param notes: caveats (warm-up, unavailable measurements, how the peak
-        was obtained) that must accompany the figures.
-    :param records: each item's own cost (:class:`ItemRecord`), warm-up
-        items included and marked.
-    :param cpu_seconds: user+system CPU time of the measured items, or
-        ``None`` when unknown.
-    :param warmup_items: how many items ran untimed first.
+    :param peak_rss_bytes: the process's peak resident set size, warm-up included.
+    :param peak_vram_bytes: peak GPU memory, or ``None`` when not measured.
+    :param baseline_rss_bytes: resident memory just before the first item.
+    :param notes: caveats that must accompany the figures.
+    :param records: each item's cost (:class:`ItemRecord`), warm-up included.
+    :param cpu_seconds: user+system CPU time of the measured items, or ``None``.
+    :param warmup_items: items run untimed first.
     :param warmup_seconds: wall time of the warm-up items.
-    :param peak_method: how the peak was obtained: ``"hwm_reset"`` and
-        ``"hwm_window"`` are exact (kernel high-water mark), ``"sampled"`` may
-        miss short spikes, ``"supplied"`` means given by hand (the library's
-        names; see docs/python.md).
-    :param vram_source: where the VRAM figure came from (``"nvml"``,
-        ``"torch"``), or ``None``.
+    :param peak_method: how the peak was obtained (``"hwm_reset"``, ``"sampled"``, ...).
+    :param vram_source: where the VRAM figure came from, or ``None``.
     :param gpus: the GPUs seen during the run (:class:`GpuInfo`).
     :param sample_interval_us: the sampler's interval, 0 when none ran.
-    :param vram_reason: why VRAM was not measured, in the library's words,
-        or ``None``.
-    :param oom_limit_bytes: > 0 when an item was killed for memory at that
-        limit.
-    :param timeline: the memory over time (:class:`Timeline`) when
-        ``benchmark(timeline=True)`` recorded it, else ``None``.
-    :param plate: the plate section (:class:`PlateSection`) of a
-        measurement of a plate's chosen items (benchmark_plate(), a
-        ``spacrbench run --sample`` report read back): which item of the
-        plate each record measured and why, and what the plate needs; else
-        ``None``. The scheduler hand-off of a recommendation on it sizes for
-        the plate's predicted largest item.
-    """
+    :param vram_reason: why VRAM was not measured, or ``None``.
+    :param oom_limit_bytes: > 0 when an item was killed for memory at that limit.
+    :param timeline: memory over time (:class:`Timeline`), or ``None``.
+    :param plate: the plate section (:class:`PlateSection`), or ``None``."""
 
     items: int
     seconds: float
@@ -123,16 +95,12 @@ class Measurement(CachesC):
     @property
     def items_per_second(self) -> float:
         """Throughput; NaN when the duration is not positive."""
-        if self.seconds <= 0:
-            return _NAN
-        return self.items / self.seconds
+        return _NAN if self.seconds <= 0 else self.items / self.seconds
 
     @property
     def per_item_seconds(self) -> float:
         """Wall seconds per item; NaN when no item was measured."""
-        if self.items <= 0:
-            return _NAN
-        return self.seconds / self.items
+        return _NAN if self.items <= 0 else self.seconds / self.items
 
     @property
     def work_rss_bytes(self) -> int:
@@ -140,37 +108,25 @@ class Measurement(CachesC):
         return max(0, self.peak_rss_bytes - self.baseline_rss_bytes)
 
     def to_dict(self) -> Dict[str, Any]:
-        """The library's JSON object of this measurement (the document shape
-        of docs/spacrbench.schema.json, shared with `spacrbench --json`):
-        "not measured" is None; ready for json.dumps."""
+        """The library's JSON object of this measurement ("not measured" is None)."""
         from ._convert import measurement_dict
 
         return measurement_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Measurement":
-        """The Measurement that to_dict()'s object describes, e.g. read back
-        with json.load: also the "measurement" member of a saved
-        ``spacrbench --json`` or ``spacrbench run --json`` document (or the
-        whole document, whose member is then taken) and of a SLURM task's
-        report, so they can be recommended on, formatted or plotted again.
-        Derived figures (items_per_second, work_rss_bytes) are recomputed;
-        a missing or ill-typed field is a ValueError or TypeError naming it."""
+        """The Measurement a to_dict() object (or a saved ``spacrbench --json``
+        document or task report) describes; a bad field is a ValueError or
+        TypeError naming it."""
         from ._measurement_dict import measurement_from_dict
 
         return measurement_from_dict(cls, data)  # read by the library, which checks each field
 
     def plot(self, path: Optional[str] = None,
              recommendation: Optional["Recommendation"] = None) -> Any:
-        """The decision at a glance: each item's need (what the advice
-        divides by) against its key (file size where the items are files,
-        else their order), the memory each recommended worker may use as a
-        line, and the recommendation as the title; below it the memory over
-        time when the measurement has a timeline. recommendation: the one
-        to draw, by default recommend_workers(self) on this machine. Needs
-        matplotlib (``pip install 'spacrbench[plot]'``; from a clone ``pip
-        install '.[plot]'``), imported only here. Returns the Figure; with a
-        path, also saves it (format from the suffix)."""
+        """Plot each item's need against its key, the per-worker memory line and
+        the recommendation (default: recommend_workers(self)); needs matplotlib.
+        Returns the Figure, also saved to path when given."""
         from ._plot import plot_measurement
 
         if recommendation is None:
@@ -187,47 +143,33 @@ setattr(Measurement, "records", RecordsField())
 class Recommendation:
     """A worker count, why, and every number that produced it.
 
-    :param workers: the recommended number of parallel workers; always at
-        least one.
-    :param reason: the sentence that explains the rule that set ``workers``
-        (spaCR's words first, spacrbench's detail after them).
-    :param measurement: the measurement given to :func:`recommend_workers`
-        (the very object), or ``None``.
-    :param cores: usable logical cores (affinity, cgroup CPU quota, SLURM).
-    :param available_bytes: memory the workers can get, before the reserve
-        is subtracted; 0 when unknown.
-    :param bound: the rule that decided: ``"memory"``, ``"cores"``,
-        ``"maximum"``, ``"fallback"`` (no usable memory measurement),
-        ``"one"``, ``"vram"`` or ``"none"``.
+    :param workers: the recommended number of parallel workers (at least one).
+    :param reason: why, spaCR's words first.
+    :param measurement: the measurement recommended on, or ``None``.
+    :param cores: usable logical cores.
+    :param available_bytes: memory the workers can get before the reserve; 0 when unknown.
+    :param bound: the rule that decided (``"memory"``, ``"cores"``, ...).
     :param reserve_bytes: memory left for everything that is not a worker.
     :param per_worker_bytes: memory one worker needs, or ``None``.
-    :param memory_workers: how many workers the memory allows, or ``None``.
-    :param maximum: the configured ceiling on workers.
-    :param memory_source: where ``available_bytes`` came from (the
-        library's source names).
+    :param memory_workers: workers the memory allows, or ``None``.
+    :param maximum: the ceiling on workers.
+    :param memory_source: where ``available_bytes`` came from.
     :param memory_where: the file or setting it was read from.
-    :param memory_limit_bytes: the binding cgroup or job memory limit, or
-        ``None``.
+    :param memory_limit_bytes: the binding cgroup or job memory limit, or ``None``.
     :param cores_source: where ``cores`` came from.
     :param cores_where: the file or setting it was read from.
     :param per_worker_vram_bytes: VRAM one worker needs, or ``None``.
     :param free_vram_bytes: free VRAM the rule used, or ``None``.
     :param vram_reserve_bytes: VRAM left free on each GPU.
-    :param vram_workers: how many workers the VRAM allows, or ``None``.
-    :param cpu_parallelism: CPU seconds per wall second of the work, or
-        ``None``.
+    :param vram_workers: workers the VRAM allows, or ``None``.
+    :param cpu_parallelism: CPU seconds per wall second, or ``None``.
     :param cores_per_worker: cores one worker keeps busy.
     :param core_workers: usable cores / cores per worker, or ``None``.
     :param threads_per_worker: threads to give each worker.
-    :param baseline_bytes: the baseline each worker also pays with the spawn
-        and forkserver start methods (0 with fork).
-    :param start_method: how the pool starts its workers (``"fork"``,
-        ``"spawn"``, ``"forkserver"``).
-    :param reserve_rule: what set ``reserve_bytes`` (``"caller"``,
-        ``"host"``, ``"limit"``).
-    :param oom_limit_bytes: > 0 when an item of the measurement was killed
-        for memory at that limit.
-    """
+    :param baseline_bytes: the baseline each spawned worker also pays (0 with fork).
+    :param start_method: how the pool starts workers.
+    :param reserve_rule: what set ``reserve_bytes``.
+    :param oom_limit_bytes: > 0 when an item was killed for memory at that limit."""
 
     workers: int
     reason: str
@@ -283,9 +225,7 @@ class Recommendation:
                 f"reason={_cut(str(self.reason))!r})")
 
     def to_dict(self) -> Dict[str, Any]:
-        """The library's JSON object of this recommendation, its
-        "measurement" member the measurement's to_dict() (or None); ready
-        for json.dumps."""
+        """The library's JSON object of this recommendation, with its measurement's."""
         from ._convert import recommendation_dict
 
         return recommendation_dict(self)
@@ -294,21 +234,10 @@ class Recommendation:
                  command: Optional[Sequence[str]] = None, job_name: Optional[str] = None,
                  extra: Iterable[str] = (), *, spacrbench: Optional[str] = None,
                  array_limit: Optional[int] = None) -> str:
-        """SLURM settings for this measurement. With no arguments, the
-        #SBATCH lines (spaCR's text). With items_file, output_dir and command
-        (a list of arguments, {} for the item), a job script that submits as
-        is: one array task per item, each run under `spacrbench run --report
-        output_dir/task-<index>.json` (output_dir is created); job_name and
-        extra #SBATCH lines ("--partition=short") are optional; spacrbench is
-        how tasks call the command (default: the one in this package);
-        array_limit=N runs at most N tasks at once on the whole cluster
-        (--array=...%N; default none). output_dir gets the array's index and
-        manifest, as `run --emit slurm` writes them. Everything is checked
-        before output_dir is created. An output_dir that holds another
-        array's files raises ValueError and is left as it was (one folder,
-        one array: a queued job's tasks read them); the same call again is
-        accepted."""
-        from ._directives import directive_list
+        """SLURM settings: with no arguments spaCR's #SBATCH lines; with items_file,
+        output_dir and command ({} for the item) a job script of one array task
+        per item, its index and manifest written to output_dir."""
+        from ._handoff import directive_list
 
         directives = directive_list(extra)
         if items_file is None and output_dir is None and command is None:
@@ -344,13 +273,9 @@ class Recommendation:
 
     def to_dask(self, *, text: bool = False, cluster: str = "local",
                 extra: Iterable[str] = ()) -> Union[Dict[str, Any], str]:
-        """Dask settings. cluster="local": LocalCluster keyword arguments
-        (n_workers, threads_per_worker, memory_limit), or with text=True the
-        library's formatted snippet. cluster="slurm": dask_jobqueue
-        SLURMCluster keyword arguments (cores, processes, memory,
-        job_extra_directives from extra), same margin rule. extra (a list
-        of #SBATCH options) is for cluster="slurm" only."""
-        from ._directives import directive_list
+        """Dask settings: LocalCluster keyword arguments (text=True: the library's
+        snippet), or with cluster="slurm" SLURMCluster's."""
+        from ._handoff import directive_list
 
         directives = directive_list(extra)
         if cluster == "slurm":

@@ -1,26 +1,4 @@
-"""benchmark(): run the user's work through the library's serial runner.
-
-Threading rule: peaks are per process, so the library refuses a second
-concurrent run (SPACRBENCH_EBUSY). Python callers are serialised with a
-module lock instead: a benchmark() from another thread waits its turn. A
-benchmark() from inside the work (same thread) would wait for itself, so it
-raises RuntimeError instead.
-
-Per-item path: the runner calls the work for items[0], items[1], ... in
-order, once each, so the callback takes the next object from an iterator
-over the caller's list; the C item pointers are all NULL. Items without a
-length (a generator) go to spacrbench_benchmark_stream instead, which
-calls the work until it says SPACRBENCH_ITEMS_END: the same callback,
-which returns that when the iterator is exhausted. No handle or other
-Python object is made per item before or during the run, and the run state is
-one module global (runs are serialised by the lock).
-
-Fork: a child forked while another thread of the parent is inside
-benchmark() inherits the lock held, and that thread does not exist in the
-child, so nothing would ever release it. An at-fork handler gives such a
-child a fresh lock and no run. A child forked by the running work itself
-keeps the state: the forking thread is the run's own (the library then
-refuses to let the child return into the run, SPACRBENCH_EFORKED)."""
+"""benchmark(): the user's work through the library's serial runner, one run at a time (a module lock)."""
 
 from __future__ import annotations
 
@@ -50,12 +28,10 @@ class _Run:
 
     def __init__(self, work: Callable[[Any], Any], items: Iterator[Any], count: Optional[int],
                  progress: Optional[Callable[[Any], Any]], torch: "TorchPeak") -> None:
-        self.work = work
-        self.torch = torch
+        self.work, self.torch, self.progress = work, torch, progress
         self.items = items  # pulled as each item is processed
         self.count = count  # None: unknown until the items end (a generator)
         self.line_open = False  # progress=True left a "\r" line of unknown total
-        self.progress = progress
         self.error: Optional[BaseException] = None
         self.thread = _thread.get_ident()
 
@@ -64,20 +40,7 @@ _active: Optional[_Run] = None  # set while the lock's holder is inside the C ca
 _END = object()  # what next() returns past the last item
 
 
-def _length(items: Any) -> Optional[int]:
-    """len(items), or None when it has none (a generator; a tqdm without a
-    total raises TypeError too)."""
-    try:
-        n = len(items)
-    except TypeError:
-        return None
-    return n if isinstance(n, int) else None
-
-
 def _after_fork_in_child() -> None:
-    """A child forked while ANOTHER thread held the lock: that thread is not
-    in the child, so its lock and run are dropped. When the forking thread
-    holds it (the work forked), the state stays: that call unwinds here."""
     global _serial, _owner, _active
     if _owner != _thread.get_ident():  # also a holder that had not yet set _owner
         _serial = _thread.allocate_lock()
@@ -90,9 +53,7 @@ if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
 
 
 def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None:
-    """cffi's onerror: an exception that got past a callback's own handler
-    (e.g. KeyboardInterrupt delivered on its last line) still stops the run
-    (error=1) and is re-raised by benchmark()."""
+    """cffi's onerror: an exception past a callback's handler still stops the run."""
     run = _active
     if run is not None and run.error is None and exc_value is not None:
         run.error = exc_value
@@ -129,18 +90,8 @@ def _spacrbench_progress(p: Any, payload: Any) -> int:
     return 0
 
 
-def _progress_object(p: Any) -> Progress:
-    from ._convert import optional
-
-    return Progress(index=int(p.index), total=int(p.total), is_warmup=bool(p.is_warmup),
-                    item_seconds=float(p.item_seconds),
-                    elapsed_seconds=float(p.elapsed_seconds),
-                    item_peak_rss_bytes=optional(p.item_peak_rss_bytes))
-
-
 def _stderr_progress(p: Any) -> None:
-    """progress=True: the library's progress line for each item on stderr;
-    on a terminal, one line rewritten in place."""
+    """progress=True: the library's progress line on stderr."""
     stream = sys.stderr
     if stream is None:  # pythonw and daemons may have no stderr
         return
@@ -155,14 +106,15 @@ def _stderr_progress(p: Any) -> None:
 
 
 def _progress_function(progress: Any) -> Optional[Callable[[Any], Any]]:
-    """What the progress callback calls with the C struct, or None."""
     if progress is None or progress is False:
         return None
     if progress is True:
         return _stderr_progress
     if callable(progress):
+        from ._convert import from_struct
+
         user = progress
-        return lambda p: user(_progress_object(p))
+        return lambda p: user(from_struct(Progress, p))
     raise SpacrbenchTypeError(f"progress must be None, a bool or a callable, not {type(progress).__name__}")
 
 
@@ -172,52 +124,13 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
               timeline: bool = False) -> Measurement:
     """Run work(item) serially over items and measure one worker.
 
-    The first `warmup` items run untimed (imports, caches, JIT); at least the
-    last item is always measured (the library lowers a larger warm-up and
-    notes it). Returns a Measurement with wall time, the exact peak resident
-    memory (warm-up included) and, where a GPU is visible, the peak VRAM. An
-    exception raised by work or progress stops the run and is re-raised here
-    unchanged. work must be a plain callable: an async def or generator
-    function would only create a coroutine or generator per item and run
-    none of it, so it is a TypeError. warmup is read with int(), as spaCR
-    read it (1, 1.0, numpy.int64(1) and "1" are one item).
-
-    Items are taken one at a time as they are processed, whether they have
-    a length (a list, a range, tqdm(list)) or not (a generator,
-    tqdm(generator)): a progress bar wrapped around them moves with the
-    work, and a generator is never held whole in memory. Without a length
-    the count is found at the end: progress shows "item 2/?" (Progress.total
-    is -1), and when the items end inside the warm-up the last one is the
-    measured item, as for a list. An empty iterable, generators included, is
-    a ValueError; an exception raised by the iterable stops the run and is
-    re-raised unchanged.
-
-    If the work already uses CUDA through PyTorch, its VRAM figure may come
-    from torch.cuda.max_memory_reserved(); to read it, benchmark() may reset
-    torch's peak memory statistics of the current device (see
-    docs/python.md, "GPUs and PyTorch").
-
-    timeline=True also samples RSS every 10 ms into Measurement.timeline
-    (memory over time, item boundaries and each item's exact peak marked;
-    at most 2000 points, a long run downsampled and noted), which
-    Measurement.plot() draws. It costs a sampler thread (about 0.3 % of a
-    core, tests/perf); the peaks stay exact either way.
-
-    Items of one plate differ (a dense well needs several times the memory
-    of a sparse one): when the measured items' footprints differ by more
-    than 1.5x, a note says so and names spacrbench.benchmark_plate(),
-    which measures items chosen across the plate and sizes for its largest.
-
-    warmup defaults to 1 because work in this process pays its first call's
-    costs (imports, caches) once; `spacrbench run` defaults to 0, since each
-    of its items is a fresh process that pays them every time.
-
-    To make the peak exact, the kernel's high-water mark (VmHWM) is reset,
-    which also lowers this process's getrusage() ru_maxrss: GNU time run
-    around the script, or a SLURM step's accounting, then reads a peak too
-    low (the report's notes say so when either is the parent). The peak
-    here is the true one.
-    """
+    The first ``warmup`` items run untimed; at least the last is measured.
+    Returns a Measurement with the wall time, the exact peak resident memory
+    (warm-up included) and, where a GPU is visible, the peak VRAM; an
+    exception from work, progress or the items is re-raised unchanged.
+    timeline=True also records memory over time (Measurement.timeline).
+    Resetting the kernel's high-water mark for an exact peak also lowers
+    this process's ru_maxrss (docs/python.md)."""
     return measure(work, items, warmup=warmup, progress=progress, timeline=timeline,
                    spread_note=True)
 
@@ -225,10 +138,7 @@ def benchmark(work: Callable[[Any], Any], items: Iterable[Any], *,
 def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, progress: Any,
             timeline: Any, spread_note: bool,
             finish: Optional[Callable[[Any], None]] = None) -> Measurement:
-    """benchmark(); spread_note: add the note of items that differ (a plain
-    benchmark's; benchmark_plate() already sizes for the plate); finish:
-    called with the C measurement before it is read (benchmark_plate()
-    adds its plate there), so the Measurement is read from C once."""
+    """benchmark(), with the caller's spread note choice and a finish(cm) hook before reading."""
     check_plain_callable(work, "work")
     from ._compat import upstream_int
 
@@ -241,7 +151,10 @@ def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, pr
     except TypeError:
         raise SpacrbenchTypeError(f"items must be a sequence or iterable, "
                                   f"not {type(items).__name__}") from None
-    count = _length(items)  # None: found by running (spacrbench_benchmark_stream)
+    try:  # None: found by running (spacrbench_benchmark_stream)
+        count: Optional[int] = len(items)  # type: ignore[arg-type]
+    except TypeError:
+        count = None
     if count == 0:
         raise SpacrbenchValueError("benchmark needs at least one item to measure (items is "
                                    "empty)")
@@ -263,9 +176,7 @@ def measure(work: Callable[[Any], Any], items: Iterable[Any], *, warmup: Any, pr
 
 
 def check_plain_callable(work: Any, name: str, what: str = "") -> None:
-    """work must be callable and run its body when called: an async def
-    function or a generator function returns a coroutine or a generator
-    instead, and measuring that call would measure nothing."""
+    """work must run its body when called (not an async def or generator function)."""
     if not callable(work):
         raise SpacrbenchTypeError(f"{what}{name} must be callable, not {type(work).__name__}")
     kind = _lazy_kind(work)
@@ -281,7 +192,7 @@ def check_plain_callable(work: Any, name: str, what: str = "") -> None:
 def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bool,
                     spread_note: bool, finish: Optional[Callable[[Any], None]]) -> Measurement:
     global _active
-    from ._convert import _build, keep_c_measurement, measurement_fields
+    from ._convert import keep_c_measurement, measurement_fields
 
     opts = new_struct("spacrbench_options")
     check(lib.spacrbench_options_init(opts, ffi.sizeof("spacrbench_options")),
@@ -333,15 +244,10 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bo
         if spread_note:  # after spaCR's notes, as every spacrbench note
             check(lib.spacrbench_measurement_note_spread(cm, b"spacrbench.benchmark_plate()"),
                   "spacrbench_measurement_note_spread")
-        fields, unchanged = measurement_fields(cm, torch_peak)
-        if not unchanged:  # torch's VRAM figure: the library has no setter for it
-            lib.spacrbench_measurement_free(cm)
-            cm = ffi.NULL
-            cm = _build(Measurement(**fields))
+        torch_peak.finish(cm)
         if finish is not None:
             finish(cm)
-            fields, _ = measurement_fields(cm)
-        m = Measurement(**fields)
+        m = Measurement(**measurement_fields(cm))
     except BaseException:
         lib.spacrbench_measurement_free(cm)
         raise
@@ -350,12 +256,10 @@ def _run_serialised(run: _Run, n_items: Optional[int], warmup: int, timeline: bo
 
 
 def _lazy_kind(function: Any) -> Optional[str]:
-    """What calling function returns instead of running it, if anything
-    (functools.partial is looked through by inspect)."""
-    if inspect.iscoroutinefunction(function):
-        return "an async def function"
-    if inspect.isasyncgenfunction(function):
-        return "an async generator function"
-    if inspect.isgeneratorfunction(function):
-        return "a generator function"
+    """What calling function returns instead of running it, if anything."""
+    for test, kind in ((inspect.iscoroutinefunction, "an async def function"),
+                       (inspect.isasyncgenfunction, "an async generator function"),
+                       (inspect.isgeneratorfunction, "a generator function")):
+        if test(function):
+            return kind
     return None

@@ -1,27 +1,4 @@
-"""scale(): the scaling check over a real process pool.
-
-The library's one driver (spacrbench_scale_execute) runs the check and
-owns every rule of it: the counts and their top, the warm-up, how many
-items each timed repeat asks and when repeats stop, the budget as each
-count's group limit, what an OOM kill means, the notes. This module is its
-executor, reached through cffi ``extern "Python"`` callbacks (as
-``benchmark`` reaches the work): for a count of k workers it starts a
-``concurrent.futures.ProcessPoolExecutor`` with the chosen start method and
-warms it (k barrier tasks, so all k exist) and hands the workers' pids to
-the driver, which measures them in a ``spacrbench_group`` (a memory cgroup
-of their own with the budget as its limit where the machine allows, else
-their sampled PSS). A round then runs what the driver asks: a warm-up
-round holds each worker at a barrier after its item, so each of the k runs
-its own; a timed round keeps 2k of its k * items items in flight, pickled
-to whichever worker is free, timed from the first submit to the last
-result.
-
-Safety: a count over the budget is OOM-killed inside its group (a
-``memory`` point), never the caller; a pool that cannot start all its
-workers (fork failing under pids.max), a work that raises, or Ctrl-C ends
-every worker of the pool at once (no queued item runs after it) and joins
-them; pool workers die with the caller (spacrbench_scale_worker_begin).
-"""
+"""scale(): the executor (process pools through cffi callbacks) of the library's scaling driver."""
 
 from __future__ import annotations
 
@@ -32,6 +9,7 @@ import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ._binding import check, codes, ffi, lib
@@ -39,9 +17,6 @@ from ._errors import SpacrbenchTypeError, SpacrbenchValueError
 from ._scale_result import ScalePoint, ScaleResult, result_from_c
 
 _barrier: Any = None
-
-#: The cap of every front end (SPACRBENCH_SCALE_MAX_WORKERS).
-MAX_WORKERS: int = lib.SPACRBENCH_SCALE_MAX_WORKERS
 _INT64 = 2**63 - 1
 
 
@@ -140,8 +115,7 @@ class _Pool:
             done[w].end = lib.SPACRBENCH_SCALE_WORKER_DONE
 
     def _ran(self, call: Callable[[], Any], out: Any) -> bool:
-        """call(); False (the round failed, in words) when the work raised
-        or the pool broke (a worker died: the OOM killer, a crash)."""
+        """call(); False when the work raised or the pool broke."""
         try:
             call()
         except BrokenProcessPool as exc:
@@ -155,30 +129,23 @@ class _Pool:
         return True
 
     def close(self, failed: bool) -> None:
-        if self.pool is None:
-            return
         if failed:
             self.end()
-        else:
+        elif self.pool is not None:
             self.pool.shutdown(wait=True)
             self.pool = None
 
     def end(self) -> None:
-        """Stop the pool now: nothing queued runs, every worker is killed and
-        joined (a worker held at the barrier is released first)."""
+        """Stop the pool now: every worker is killed and joined."""
         pool, self.pool = self.pool, None
         if pool is None:
             return
-        try:
+        with suppress(Exception):  # already broken or gone
             self.barrier.abort()
-        except Exception:  # already broken or gone
-            pass
         procs = list(getattr(pool, "_processes", {}).values())
         for proc in procs:
-            try:
+            with suppress(Exception):  # already gone
                 proc.kill()
-            except Exception:  # already gone
-                pass
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in procs:
             proc.join(timeout=5)
@@ -186,8 +153,9 @@ class _Pool:
 
 
 def _say(out: Any, text: str) -> None:
-    data = text.encode("utf-8", "replace")[:ffi.sizeof(out.why) - 1]
-    ffi.memmove(out.why, data + b"\0", len(data) + 1)
+    from ._convert import _put_text
+
+    _put_text(out.why, text, "why")
 
 
 _serial = _thread.allocate_lock()  # one check at a time; the callbacks read _running
@@ -206,52 +174,40 @@ if hasattr(os, "register_at_fork"):
 
 
 def _escaped(exc_type: Any, exc_value: Optional[BaseException], tb: Any) -> None:
-    """cffi's onerror: an exception past a callback's own handler (Ctrl-C on
-    its last line) still aborts the check and is re-raised by scale()."""
+    """cffi's onerror: an exception past a callback's handler still aborts the check."""
     if _running is not None and _running.error is None and exc_value is not None:
         _running.error = exc_value
 
 
-def _aborted(exc: BaseException) -> int:
+def _on_pool(call: Callable[[Any], Optional[int]]) -> int:
+    """call(the running pool); anything it raises ends the pool and is re-raised by scale()."""
     pool: Any = _running
-    pool.error = exc
-    pool.end()
-    return int(codes.EUSER)
+    try:
+        return int(call(pool) or 0)
+    except BaseException as exc:
+        pool.error = exc
+        pool.end()
+        return int(codes.EUSER)
 
 
 @ffi.def_extern(error=int(codes.EUSER), onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_scale_open(driver: Any, workers: int, budget: int, pids: Any, out: Any,
                            payload: Any) -> int:
-    try:
-        pool: Any = _running
-        return int(pool.open(int(workers), pids, out))
-    except BaseException as exc:  # KeyboardInterrupt too: the check must unwind
-        return _aborted(exc)
+    return _on_pool(lambda pool: pool.open(int(workers), pids, out))
 
 
 @ffi.def_extern(error=int(codes.EUSER), onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_scale_round(driver: Any, r: Any, done: Any, out: Any, payload: Any) -> int:
-    try:
-        pool: Any = _running
-        pool.round(r, done, out)
-        return 0
-    except BaseException as exc:
-        return _aborted(exc)
+    return _on_pool(lambda pool: pool.round(r, done, out))
 
 
 @ffi.def_extern(error=int(codes.EUSER), onerror=_escaped)  # type: ignore[untyped-decorator]
 def _spacrbench_scale_close(driver: Any, failed: int, count: Any, payload: Any) -> int:
-    try:
-        pool: Any = _running
-        pool.close(bool(failed))
-        return 0
-    except BaseException as exc:
-        return _aborted(exc)
+    return _on_pool(lambda pool: pool.close(bool(failed)))
 
 
 def _check_int(name: str, value: Any) -> Optional[int]:
-    """An int argument or None; the ranges are the library's (its error
-    names the argument)."""
+    """An int argument or None; the library checks the range."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
@@ -270,31 +226,21 @@ def _check_number(name: str, value: Any) -> Optional[float]:
 
 
 def _check_counts(workers: Any) -> Optional[List[int]]:
+    """The counts as ints, checked by the library (its words name workers)."""
     if workers is None:
         return None
     if isinstance(workers, (str, bytes)) or not hasattr(workers, "__iter__"):
         raise SpacrbenchTypeError("scale(): workers must be a sequence of ints")
-    counts: List[int] = []
-    for value in workers:
-        k = _check_int("workers", value)
-        if k is None or k < 1:
-            raise SpacrbenchValueError(f"scale(): workers must be >= 1, got {k}")
-        counts.append(k)
-    if not counts:
-        raise SpacrbenchValueError("scale(): workers must not be empty")
-    if len(set(counts)) != len(counts):
-        raise SpacrbenchValueError(f"scale(): workers has a repeated count: {counts}")
-    if max(counts) > MAX_WORKERS:
-        raise SpacrbenchValueError(f"scale(): workers has {max(counts)}; at most {MAX_WORKERS} "
-                                   f"(the cap of every front end)")
-    return counts
+    counts = [_check_int("workers", k) for k in workers]
+    if not counts or None in counts:
+        raise SpacrbenchValueError(f"scale(): workers must not be empty nor hold None: {counts}")
+    check(lib.spacrbench_scale_check_counts(ffi.new("int64_t[]", counts), len(counts),
+                                            b"workers"), "scale()")
+    return counts  # type: ignore[return-value]
 
 
 def _check_picklable(work: Callable[[Any], Any], items: List[Any]) -> None:
-    """ProcessPoolExecutor pickles every call it sends to a worker, whatever
-    the start method (fork only spares the pool's initializer): an
-    unpicklable work or item would fail every point, each item alike. The
-    pool's own pickler is used (multiprocessing's reducers included)."""
+    """The pool pickles every call under every start method: check work and an item first."""
     from multiprocessing.reduction import ForkingPickler
 
     try:
@@ -312,18 +258,6 @@ def _check_picklable(work: Callable[[Any], Any], items: List[Any]) -> None:
             raise SpacrbenchTypeError(
                 f"scale(): items[{i}] must be picklable: the process pool sends each item to a "
                 f"worker with pickle; pickling it failed: {exc!r}") from exc
-
-
-def _items_of(items: Any) -> List[Any]:
-    try:
-        iterator = iter(items)
-    except TypeError:
-        raise SpacrbenchTypeError(f"scale(): items must be a sequence or iterable, not "
-                                  f"{items!r} ({type(items).__name__})") from None
-    item_list = list(iterator)
-    if not item_list:
-        raise SpacrbenchValueError("scale(): items must not be empty")
-    return item_list
 
 
 def _context(start_method: Any) -> Any:
@@ -355,15 +289,6 @@ def _options(counts: Optional[List[int]], items_per_worker: Optional[int],
     return opts, keep
 
 
-def _timing(**given: Optional[float]) -> Any:
-    t = ffi.new("spacrbench_scale_timing *")
-    check(lib.spacrbench_scale_timing_init(t, ffi.sizeof("spacrbench_scale_timing")), "scale")
-    for name, value in given.items():
-        if value is not None:
-            setattr(t, name, value)
-    return t
-
-
 def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
           workers: Optional[Sequence[int]] = None, start_method: Optional[str] = None,
           items_per_worker: Optional[int] = None,
@@ -372,37 +297,37 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
           min_repeats: Optional[int] = None, max_repeats: Optional[int] = None,
           target_spread: Optional[float] = None) -> ScaleResult:
     """Run ``work`` over ``items`` with several worker counts in real process
-    pools and find the knee. ``workers`` defaults to 1, 2, 4, ... up to
-    min(usable cores, workers whose 1-worker group peak fits the budget, + 1)
-    (at most 1024); ``memory_budget_bytes`` defaults to available memory
-    less the reserve, and is each count's group memory limit.
-
-    Timing (the library's defaults, docs/scaling.md): each worker first runs
-    ``warmup_items`` untimed items (1); each timed repeat then runs at least
-    ``items_per_worker`` items per worker (3) and lasts ``min_seconds``
-    (1.0; a shorter one is redone with more items); ``min_repeats`` to
-    ``max_repeats`` repeats (2 to 5), more while they differ by more than
-    ``target_spread`` (0.05, i.e. +-5 %). ``work`` and the items must be
-    picklable under EVERY start method, fork included:
-    ProcessPoolExecutor sends each call (the function and its item) to a
-    worker through a pipe with pickle. So ``work`` is a top-level function
-    of an importable module (not a lambda or a nested function); spawn and
-    forkserver workers also import that module. Both are checked before
-    any pool starts (a TypeError naming them)."""
+    pools and find the knee (docs/scaling.md). ``workers`` defaults to 1, 2,
+    4, ... up to what the cores and ``memory_budget_bytes`` (default:
+    available memory less the reserve) allow. ``work`` and the items must be
+    picklable (a top-level function of an importable module): a TypeError
+    naming them before any pool starts."""
     global _running
     from ._run import check_plain_callable
 
     check_plain_callable(work, "work", "scale(): ")
-    item_list = _items_of(items)
+    try:
+        iterator = iter(items)
+    except TypeError:
+        raise SpacrbenchTypeError(f"scale(): items must be a sequence or iterable, not "
+                                  f"{items!r} ({type(items).__name__})") from None
+    item_list = list(iterator)
+    if not item_list:
+        raise SpacrbenchValueError("scale(): items must not be empty")
     counts = _check_counts(workers)
     ctx = _context(start_method)
     opts, keep = _options(counts, _check_int("items_per_worker", items_per_worker),
                           _check_int("memory_budget_bytes", memory_budget_bytes))
-    timing = _timing(warmup_items=_check_int("warmup_items", warmup_items),
-                     min_seconds=_check_number("min_seconds", min_seconds),
-                     min_repeats=_check_int("min_repeats", min_repeats),
-                     max_repeats=_check_int("max_repeats", max_repeats),
-                     target_spread=_check_number("target_spread", target_spread))
+    timing = ffi.new("spacrbench_scale_timing *")
+    check(lib.spacrbench_scale_timing_init(timing, ffi.sizeof("spacrbench_scale_timing")),
+          "scale")
+    for name, value in (("warmup_items", _check_int("warmup_items", warmup_items)),
+                        ("min_seconds", _check_number("min_seconds", min_seconds)),
+                        ("min_repeats", _check_int("min_repeats", min_repeats)),
+                        ("max_repeats", _check_int("max_repeats", max_repeats)),
+                        ("target_spread", _check_number("target_spread", target_spread))):
+        if value is not None:
+            setattr(timing, name, value)
     _check_picklable(work, item_list)
     ex = ffi.new("spacrbench_scale_executor *")
     check(lib.spacrbench_scale_executor_init(ex, ffi.sizeof("spacrbench_scale_executor")),
@@ -435,4 +360,4 @@ def scale(work: Callable[[Any], Any], items: Sequence[Any], *,
     return result_from_c(out[0])
 
 
-__all__ = ["MAX_WORKERS", "ScalePoint", "ScaleResult", "scale"]
+__all__ = ["ScalePoint", "ScaleResult", "scale"]

@@ -1,8 +1,4 @@
-"""The scaling check's results: ScalePoint, ScaleResult (its table, JSON
-and plot) and the conversion from the library's result, whose rule (the
-knee, the memory fit) every front end shares. scale() (_scale.py) makes
-them over a real process pool; _plot_cli reads them back from the
-library's JSON."""
+"""ScalePoint and ScaleResult, read from the library's scaling result."""
 
 from __future__ import annotations
 
@@ -11,11 +7,10 @@ import importlib
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from ._binding import c_text, check, ffi, format_text, lib
+from ._binding import c_text, check, ffi, format_text, lib, new_struct
 from ._convert import PEAK_METHODS, format_bytes, from_struct
-from ._extras import PLOT_INSTALL
 from ._results import _cut
-from ._words import counted
+from ._types import PLOT_INSTALL, counted
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,8 +57,7 @@ class ScaleResult:
     _c: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
-        """The decision only (as Measurement's and Recommendation's);
-        to_dict(), .points and str() have everything."""
+        """The decision only; to_dict(), .points and str() have everything."""
         counts = [p.workers for p in self.points]
         span = (f"{min(counts)}-{max(counts)} workers" if len(set(counts)) > 1
                 else counted(counts[0], "worker") if counts else "none")
@@ -79,11 +73,8 @@ class ScaleResult:
         return result
 
     def plot(self, path: Optional[str] = None) -> Any:
-        """Throughput and group peak against the worker count, the ideal
-        linear line and the knee marked. Needs matplotlib
-        (``pip install 'spacrbench[plot]'``; from a clone ``pip install
-        '.[plot]'``). Returns the Figure; with a path, also saves it there
-        (format from the suffix)."""
+        """Throughput and group peak against workers, the knee marked; needs
+        matplotlib. Returns the Figure, also saved to path when given."""
         try:
             Figure = importlib.import_module("matplotlib.figure").Figure
         except ImportError as exc:
@@ -153,38 +144,23 @@ class ScaleResult:
 _BUDGET_ON_SCALE = 4
 
 
-def _point_from_c(p: Any, sp: Any) -> ScalePoint:
-    return from_struct(ScalePoint, p, sp, peak_method=PEAK_METHODS.name(int(p.peak_method)),
-                       fits=None if p.fits < 0 else bool(p.fits))
-
-
 def result_from_c(r: Any) -> ScaleResult:
-    """The ScaleResult of a library result (r: a spacrbench_scale_result *
-    that the ScaleResult keeps and frees)."""
+    """The ScaleResult of a spacrbench_scale_result * it keeps and frees."""
     r = ffi.gc(r, lib.spacrbench_scale_free)
-    s = ffi.new("spacrbench_scale_summary *")
-    s.size = ffi.sizeof("spacrbench_scale_summary")
+    s = new_struct("spacrbench_scale_summary")
     check(lib.spacrbench_scale_summary_get(r, s), "scale")
-    cp = ffi.new("spacrbench_scale_point *")
-    cp.size = ffi.sizeof("spacrbench_scale_point")
-    csp = ffi.new("spacrbench_scale_spread *")
-    csp.size = ffi.sizeof("spacrbench_scale_spread")
+    cp, csp = new_struct("spacrbench_scale_point"), new_struct("spacrbench_scale_spread")
     pts: List[ScalePoint] = []
     for i in range(int(s.point_count)):
         check(lib.spacrbench_scale_point_get(r, i, cp), "scale")
         check(lib.spacrbench_scale_spread_get(r, i, csp), "scale")
-        pts.append(_point_from_c(cp, csp))
-    notes = tuple(c_text(lib.spacrbench_scale_note(r, i)) for i in range(int(s.note_count)))
-    return ScaleResult(
-        points=tuple(pts),
-        chosen_workers=None if s.chosen_workers < 0 else int(s.chosen_workers),
-        best_workers=None if s.best_workers < 0 else int(s.best_workers),
-        reason=c_text(s.reason), verdict=c_text(lib.spacrbench_scale_verdict_name(s.verdict)),
-        notes=notes, peak_method=PEAK_METHODS.name(int(s.peak_method)),
-        memory_budget_bytes=None if s.memory_budget_bytes < 0 else int(s.memory_budget_bytes),
+        pts.append(from_struct(ScalePoint, cp, csp, fits=None if cp.fits < 0 else bool(cp.fits),
+                               peak_method=PEAK_METHODS.name(int(cp.peak_method))))
+    return from_struct(
+        ScaleResult, s, points=tuple(pts),
+        verdict=c_text(lib.spacrbench_scale_verdict_name(s.verdict)),
+        notes=tuple(c_text(lib.spacrbench_scale_note(r, i)) for i in range(int(s.note_count))),
+        peak_method=PEAK_METHODS.name(int(s.peak_method)),
         table=format_text(lambda buf, cap: lib.spacrbench_format_scaling(r, buf, cap), "scale"),
         json_text=format_text(lambda buf, cap: lib.spacrbench_scale_to_json(r, buf, cap),
                               "scale"), _c=r)
-
-
-__all__ = ["ScalePoint", "ScaleResult", "result_from_c"]

@@ -1,29 +1,18 @@
-"""Memory over time: Measurement.timeline (plain data, no import of the
-library, so the result types stay a leaf).
-
-The exact peak still comes from the kernel's high-water mark; the timeline
-is the picture around it: RSS sampled every interval_us, at most max_points
-points (a long run is downsampled: neighbouring points merged in pairs, each
-keeping the higher sample and its time, so stride samples stand behind each
-point), and one mark per item with its boundaries and its exact peak."""
+"""Memory over time (Measurement.timeline): plain data around the kernel's exact peaks."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
-from ._words import counted
+from ._types import counted
 
 
 @dataclass(frozen=True)
 class TimelinePoint:
     """The highest RSS sampled in one point's span, at the time it was seen
-    (seconds since the run began). cgroup_bytes: an item cgroup's usage
-    (``spacrbench run``), None when not sampled. cpu_seconds:
-    the CPU time the watched work had used by then since the run began (the
-    process's own in benchmark(), the items' process trees in
-    ``spacrbench run``); CPU % over a span is the difference of two points'
-    over their time. None when not sampled."""
+    (seconds since the run began); cgroup_bytes and cpu_seconds (since the
+    run began) are None when not sampled."""
 
     seconds: float
     rss_bytes: Optional[int]
@@ -33,9 +22,7 @@ class TimelinePoint:
 
 @dataclass(frozen=True)
 class TimelineItem:
-    """One item on the timeline: its boundaries, its exact peak (the same
-    figure as its ItemRecord's) and where that peak is marked (the highest
-    point inside the item, else its end)."""
+    """One item on the timeline: its boundaries, its exact peak and where it is marked."""
 
     index: int
     start_seconds: float
@@ -47,8 +34,7 @@ class TimelineItem:
 
 @dataclass(frozen=True, repr=False)
 class Timeline:
-    """Sampled RSS against time across a run, with item boundaries and peaks.
-    Its repr is a summary (the points are in .points and to_dict())."""
+    """Sampled RSS against time across a run, with item boundaries and peaks."""
 
     points: Tuple[TimelinePoint, ...]
     items: Tuple[TimelineItem, ...]
@@ -69,11 +55,7 @@ class Timeline:
                 f"{f', {self.stride} per point' if self.stride > 1 else ''})")
 
     def cpu_percent(self, span: float = 0.1) -> Tuple[Tuple[float, float], ...]:
-        """CPU % of one core over consecutive spans of at least ``span``
-        seconds between points that carry a CPU figure, at each span's end:
-        ((seconds, percent), ...). The kernel counts CPU time in ticks of a
-        few ms and a command's finished processes all at once, so spans of
-        one 10 ms sample would zigzag between 0 and several hundred %."""
+        """CPU % of one core over spans of at least ``span`` seconds: ((seconds, percent), ...)."""
         out = []
         start: Optional[TimelinePoint] = None
         for p in self.points:
@@ -88,10 +70,7 @@ class Timeline:
         return tuple(out)
 
     def sample_gap_ms(self) -> Optional[float]:
-        """The median time between two samples, in ms, from the points
-        (each stands for ``stride`` samples); None below two points. The
-        samplers stretch their interval to stay within their CPU budget, so
-        this is what the run really had, not ``interval_us``."""
+        """The median time between two samples in ms; None below two points."""
         gaps = sorted(b.seconds - a.seconds for a, b in zip(self.points, self.points[1:])
                       if b.seconds > a.seconds)
         if not gaps:

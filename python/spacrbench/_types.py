@@ -1,8 +1,4 @@
-"""The plain data of the results: per-item records, GPUs, progress, the
-protocols of spaCR's result objects and the lazily decoded records. A leaf:
-it imports nothing of the package (test_import_graph.py), so every other
-module may import it. Measurement and Recommendation, whose methods call the
-library, are in _results.py."""
+"""The results' plain data and spaCR's protocols; a leaf that imports nothing of the package."""
 
 from __future__ import annotations
 
@@ -10,29 +6,20 @@ from dataclasses import dataclass
 from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol,
                     SupportsIndex, Tuple, Union)
 
-# The library's names of the defaults (peak method "supplied", bound "none",
-# source "unknown", start method "fork", reserve rule "caller"); spelled here
-# so this module imports nothing of the package. test_one_source.py checks
-# each against the library's *_name() functions.
+# The library's names of the defaults, spelled here so this leaf imports
+# nothing (test_one_source.py checks them against its *_name() functions).
 SUPPLIED = "supplied"
 NO_BOUND = "none"
 UNKNOWN_SOURCE = "unknown"
 FORK = "fork"
 CALLER_RESERVE = "caller"
 
-#: What a hand-made result's integer figure may be given as (docs/python.md,
-#: "What spaCR accepted"): an int, a finite float (truncated like int()) or
-#: an integer-like number (numpy integers). The attributes stay typed int:
-#: that is what benchmark() and recommend_workers() return. Checked at run
-#: time (bool and strings are refused, naming the field).
+#: A hand-made result's integer figure, as spaCR's int() took it (checked at run time).
 Figure = Union[int, float, SupportsIndex]
 
 
 class MeasurementLike(Protocol):
-    """What recommend_workers() and format_report() read from a measurement:
-    spaCR's Measurement attributes (items, seconds, peak_rss_bytes; and
-    optionally peak_vram_bytes, baseline_rss_bytes, notes, which a Protocol
-    cannot make optional). A Measurement is one; so is spaCR's."""
+    """What recommend_workers() and format_report() read from a measurement (spaCR's attributes)."""
 
     @property
     def items(self) -> float: ...
@@ -45,9 +32,7 @@ class MeasurementLike(Protocol):
 
 
 class RecommendationLike(Protocol):
-    """What format_report() reads from a recommendation: spaCR's
-    Recommendation attributes (workers, reason; optionally cores and
-    available_bytes)."""
+    """What format_report() reads from a recommendation (spaCR's attributes)."""
 
     @property
     def workers(self) -> float: ...
@@ -58,9 +43,7 @@ class RecommendationLike(Protocol):
 
 @dataclass(frozen=True)
 class RunRecord:
-    """One timed run of an item (``spacrbench run --runs N``): its wall and
-    CPU seconds, its peak as its record's (``peak_method``) and its two
-    memory figures (see :class:`ItemRecord`). None means not measured."""
+    """One timed run of an item (``spacrbench run --runs N``); None means not measured."""
 
     seconds: float
     cpu_seconds: Optional[float] = None
@@ -72,20 +55,10 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class ItemRecord:
-    """One item's own cost. None means not measured. item: the item's label
-    (the command's JSON "item": its text, a file name), shown in the item
-    column of format_report(format="csv" | "markdown"); None when not known
-    (benchmark() keeps none: its items are Python objects).
-
-    cpu_seconds: its user+system CPU time; the two memory
-    figures of an item run as processes of its own (``spacrbench run``):
-    cgroup_charge_bytes, the most the kernel charged its memory cgroup
-    (exact; what a SLURM ``--mem`` or a container limit counts), and
-    tree_rss_peak_bytes, its process tree's peak summed RSS (what mprof
-    reports with its children; GNU time's %M is the largest process's), while peak_rss_bytes is the one the advice divides by
-    (the charge where there is one); run_records, its timed runs when it
-    ran more than once (seconds and cpu_seconds are then their mean, the
-    peaks their largest)."""
+    """One item's own cost; None means not measured. item: its label (the
+    command's JSON "item"); cgroup_charge_bytes and tree_rss_peak_bytes: an
+    item run as its own processes (``spacrbench run``); run_records: its
+    timed runs when it ran more than once."""
 
     index: int
     seconds: float
@@ -137,12 +110,7 @@ class Progress:
 
 
 class LazyRecords:
-    """The item records of a benchmark() run as the library wrote them (one
-    binary block, and one of their details: CPU, memory figures, how many
-    runs; the runs of those that keep some, decoded; the labels of a
-    document's items); ItemRecords are made from it the first time
-    Measurement.records is read. Internal: to its readers
-    Measurement.records is always a tuple."""
+    """A run's item records as the library wrote them, decoded on first read."""
 
     __slots__ = ("data", "count", "decode", "details", "runs", "labels")
 
@@ -170,10 +138,7 @@ class LazyRecords:
 
 
 class RecordsField:
-    """Measurement.records: keeps what __init__ was given and turns a
-    LazyRecords into its tuple on first read (then keeps the tuple), so
-    equality, repr, hashing, pickling, copy, replace() and asdict() all see
-    a tuple."""
+    """Measurement.records: a LazyRecords becomes its tuple on first read."""
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
         if obj is None:
@@ -194,13 +159,18 @@ def raw_records(m: Any) -> Any:
 
 
 class CachesC:
-    """Mixin of Measurement: the equivalent C measurement, built once per
-    object (_convert.c_measurement), is kept in the instance's __dict__
-    under C_CACHE; pickles and copies leave it out (the object they make
-    builds its own on first use)."""
+    """Mixin: the C measurement kept in __dict__[C_CACHE], left out of pickles and copies."""
 
     def __getstate__(self) -> Dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != C_CACHE}
 
 
 C_CACHE = "_spacrbench_c"
+
+#: What the plots need, one line of at most 79 columns in a message (indented by two).
+PLOT_INSTALL = "pip install 'spacrbench[plot]' (from a clone: pip install '.[plot]')"
+
+
+def counted(n: int, noun: str) -> str:
+    """n and noun, the noun with an "s" unless n is exactly one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -326,6 +326,91 @@ START_TEST(json_objects_spell_names_and_null)
 }
 END_TEST
 
+/* A VRAM peak from torch where the run measured none: set on the
+ * measurement itself, and the note and reason of "not measured" go. */
+START_TEST(vram_from_another_source_replaces_the_reason)
+{
+    spacrbench_figures fig = {.size = sizeof fig};
+    fig.items = 1;
+    fig.seconds = 1.0;
+    fig.peak_rss_bytes = 10 * MIB;
+    fig.peak_vram_bytes = -1;
+    fig.cpu_seconds = NAN;
+    spacrbench_measurement *m = NULL;
+    ck_assert_int_eq(spacrbench_measurement_create(&fig, &m), 0);
+    ck_assert_int_eq(spacrbench_measurement_add_note(m, "warm-up excluded"), 0);
+    ck_assert_int_eq(spacrbench_measurement_set_vram_reason(m, "no CUDA device: no driver"), 0);
+    ck_assert_int_eq(
+        spacrbench_measurement_add_note(m, "no CUDA device, so VRAM was not measured (no driver)"),
+        0);
+    ck_assert_int_eq(spacrbench_measurement_set_vram(m, -1, SPACRBENCH_SOURCE_TORCH),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_measurement_set_vram(m, MIB, SPACRBENCH_SOURCE_NVML),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_measurement_set_vram(NULL, MIB, SPACRBENCH_SOURCE_TORCH),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_measurement_set_vram(m, 3 * MIB, SPACRBENCH_SOURCE_TORCH), 0);
+    spacrbench_figures got = {.size = sizeof got};
+    ck_assert_int_eq(spacrbench_measurement_figures(m, &got), 0);
+    ck_assert_int_eq(got.peak_vram_bytes, 3 * MIB);
+    ck_assert_int_eq(got.vram_source, SPACRBENCH_SOURCE_TORCH);
+    ck_assert_int_eq(got.note_count, 1);
+    ck_assert_str_eq(spacrbench_measurement_note(m, 0), "warm-up excluded");
+    ck_assert_str_eq(spacrbench_measurement_vram_reason(m), "");
+    /* Measured now: a second figure is refused, the first stays. */
+    ck_assert_int_eq(spacrbench_measurement_set_vram(m, MIB, SPACRBENCH_SOURCE_CALLER),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(spacrbench_measurement_figures(m, &got), 0);
+    ck_assert_int_eq(got.peak_vram_bytes, 3 * MIB);
+    spacrbench_measurement_free(m);
+}
+END_TEST
+
+/* A run's recommendation read back as written, alone or as a document's
+ * member; none is 0; a wrong type names the member. */
+START_TEST(recommendation_reads_back_from_its_json)
+{
+    spacrbench_measurement *m = begin(2, 0, 5 * MIB);
+    add(m, 1.0, 1.0, 10 * MIB);
+    add(m, 2.0, 1.0, 20 * MIB);
+    ck_assert_int_eq(spacrbench_measurement_end(m), 0);
+    spacrbench_recommend_options o;
+    spacrbench_recommend_options_init(&o, sizeof o);
+    o.cores = 4;
+    o.available_bytes = 8 * 1024 * MIB;
+    spacrbench_recommendation r = {.size = sizeof r}, back = {.size = sizeof back};
+    ck_assert_int_eq(spacrbench_recommend(m, &o, &r), 0);
+    spacrbench_measurement_free(m);
+    char text[4096], doc[4200];
+    int len = spacrbench_recommendation_to_json(&r, text, sizeof text);
+    ck_assert_int_gt(len, 0);
+    ck_assert_int_eq(spacrbench_recommendation_from_json(text, (size_t)len, NULL, &back), 1);
+    ck_assert_int_eq(back.workers, r.workers);
+    ck_assert_int_eq(back.bound, r.bound);
+    ck_assert_int_eq(back.available_bytes, r.available_bytes);
+    ck_assert_int_eq(back.memory_limit_bytes, r.memory_limit_bytes);
+    ck_assert_str_eq(back.reason, r.reason);
+    int n = snprintf(doc, sizeof doc, "{\"measurement\":{},\"recommendation\":%s}", text);
+    memset(&back, 0, sizeof back);
+    back.size = sizeof back;
+    ck_assert_int_eq(spacrbench_recommendation_from_json(doc, (size_t)n, NULL, &back), 1);
+    ck_assert_int_eq(back.workers, r.workers);
+    const char *none[] = {"{\"measurement\":{}}", "{\"recommendation\":null}"};
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(spacrbench_recommendation_from_json(none[i], strlen(none[i]), NULL, &back),
+                         0);
+    const char *bad = "{\"recommendation\":{\"workers\":2,\"memory_workers\":\"many\"}}";
+    ck_assert_int_eq(spacrbench_recommendation_from_json(bad, strlen(bad), NULL, &back),
+                     SPACRBENCH_ETYPE);
+    ck_assert_ptr_nonnull(
+        strstr(spacrbench_last_error_message(), "\"data.recommendation.memory_workers\""));
+    ck_assert_int_eq(spacrbench_recommendation_from_json("{", 1, "doc", &back), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "doc is not JSON"));
+    ck_assert_int_eq(spacrbench_recommendation_from_json(text, (size_t)len, NULL, NULL),
+                     SPACRBENCH_EINVAL);
+}
+END_TEST
+
 START_TEST(report_of_a_bare_recommendation_has_no_empty_evidence)
 {
     spacrbench_measurement *m = begin(1, 0, 0);
@@ -362,6 +447,8 @@ static Suite *builder_suite(void)
     tcase_add_test(t, text_has_one_format);
     tcase_add_test(t, json_objects_spell_names_and_null);
     tcase_add_test(t, report_of_a_bare_recommendation_has_no_empty_evidence);
+    tcase_add_test(t, vram_from_another_source_replaces_the_reason);
+    tcase_add_test(t, recommendation_reads_back_from_its_json);
     suite_add_tcase(s, t);
     return s;
 }

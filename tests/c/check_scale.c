@@ -1309,6 +1309,30 @@ START_TEST(bad_arguments_are_errors)
 }
 END_TEST
 
+/* The counts a check may measure, each problem named in the caller's
+ * word for the list. */
+START_TEST(worker_counts_are_checked_in_the_callers_words)
+{
+    const int64_t good[] = {1, 2, 1024}, zero[] = {2, 0}, big[] = {100000}, twice[] = {2, 3, 2};
+    ck_assert_int_eq(spacrbench_scale_check_counts(good, 3, "workers"), 0);
+    ck_assert_int_eq(spacrbench_scale_check_counts(NULL, 0, NULL), 0);
+    ck_assert_int_eq(spacrbench_scale_check_counts(zero, 2, "workers"), SPACRBENCH_EINVAL);
+    ck_assert_str_eq(spacrbench_last_error_message(), "workers[1] is 0; it must be >= 1");
+    ck_assert_int_eq(spacrbench_scale_check_counts(big, 1, NULL), SPACRBENCH_EINVAL);
+    ck_assert_ptr_nonnull(
+        strstr(spacrbench_last_error_message(), "worker_counts[0] is 100000; at most 1024"));
+    ck_assert_int_eq(spacrbench_scale_check_counts(twice, 3, "--workers"), SPACRBENCH_EINVAL);
+    ck_assert_str_eq(spacrbench_last_error_message(), "--workers: worker count 2 appears twice");
+    ck_assert_int_eq(spacrbench_scale_check_counts(NULL, 2, "workers"), SPACRBENCH_EINVAL);
+    int64_t many[65];
+    for (int i = 0; i < 65; i++)
+        many[i] = i + 1;
+    ck_assert_int_eq(spacrbench_scale_check_counts(many, 64, "workers"), 0);
+    ck_assert_int_eq(spacrbench_scale_check_counts(many, 65, "workers"), SPACRBENCH_EINVAL);
+    ck_assert_str_eq(spacrbench_last_error_message(), "workers has 65 counts; at most 64");
+}
+END_TEST
+
 static Suite *scale_suite(void)
 {
     Suite *s = suite_create("scale");
@@ -1324,6 +1348,7 @@ static Suite *scale_suite(void)
     tcase_add_test(rule, a_gain_within_the_noise_is_no_gain);
     tcase_add_test(rule, an_oom_killed_count_is_a_memory_point);
     tcase_add_test(rule, timing_defaults_and_bad_timing);
+    tcase_add_test(rule, worker_counts_are_checked_in_the_callers_words);
     suite_add_tcase(s, rule);
     TCase *real = tcase_create("workers");
     tcase_set_timeout(real, 120);

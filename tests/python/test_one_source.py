@@ -102,8 +102,8 @@ def _c_run_hook(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
     seen: Dict[str, Any] = {}
     original = _convert.measurement_fields
 
-    def spy(cm: Any, torch_peak: Any = None) -> Any:
-        fields, unchanged = original(cm, torch_peak)
+    def spy(cm: Any) -> Any:
+        fields = original(cm)
         m = Measurement(**fields)
         rec = spacrbench.recommend_workers(m, cores=3, available_bytes=16 * GiB)
         cr = _convert.c_recommendation(rec)
@@ -115,7 +115,7 @@ def _c_run_hook(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
         seen["json"] = json.loads(format_text(
             lambda buf, cap: lib.spacrbench_measurement_to_json(cm, ffi.NULL, 0, buf, cap), "j"))
         seen["reason"] = c_text(lib.spacrbench_measurement_vram_reason(cm))
-        return fields, unchanged
+        return fields
 
     monkeypatch.setattr(_convert, "measurement_fields", spy)
     return seen

@@ -157,6 +157,13 @@ SPACRBENCH_EXTERN int spacrbench_measurement_plate_add_pick(spacrbench_measureme
                                                             const spacrbench_plate_pick *pick);
 SPACRBENCH_EXTERN int spacrbench_measurement_plate_add_note(spacrbench_measurement *m,
                                                             const char *note);
+/* A VRAM peak from a source the library does not read itself
+ * (SPACRBENCH_SOURCE_TORCH: a binding's torch.cuda.max_memory_reserved(),
+ * or CALLER) for a measurement that has none: the peak and source are
+ * set, and why VRAM was not measured goes, with the note that said so.
+ * EINVAL for a NULL m, a peak below 0, another source, or a measured peak. */
+SPACRBENCH_EXTERN int spacrbench_measurement_set_vram(spacrbench_measurement *m,
+                                                      int64_t peak_vram_bytes, int32_t source);
 
 /* SPACRBENCH_CDEF_END */
 
