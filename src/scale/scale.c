@@ -59,23 +59,39 @@ int spacrbench_scale_timing_init(spacrbench_scale_timing *t, size_t size)
     return sb_struct_init(t, size, &d, sizeof d, "timing", "spacrbench_scale_timing");
 }
 
+/* The worker counts a scaling check may measure, checked once for every
+ * front end, the problem named in the caller's words. */
+int spacrbench_scale_check_counts(const int64_t *counts, size_t n, const char *name)
+{
+    sb_clear_error();
+    name = name ? name : "worker_counts";
+    if (!counts && n)
+        return sb_fail(SPACRBENCH_EINVAL, "%s is NULL but holds %zu counts", name, n);
+    if (n > 64)
+        return sb_fail(SPACRBENCH_EINVAL, "%s has %zu counts; at most 64", name, n);
+    for (size_t i = 0; i < n; i++) {
+        if (counts[i] < 1)
+            return sb_fail(SPACRBENCH_EINVAL, "%s[%zu] is %lld; it must be >= 1", name, i,
+                           (long long)counts[i]);
+        if (counts[i] > SPACRBENCH_SCALE_MAX_WORKERS)
+            return sb_fail(SPACRBENCH_EINVAL,
+                           "%s[%zu] is %lld; at most %d (the cap of every "
+                           "front end)",
+                           name, i, (long long)counts[i], SPACRBENCH_SCALE_MAX_WORKERS);
+        for (size_t j = 0; j < i; j++)
+            if (counts[i] == counts[j])
+                return sb_fail(SPACRBENCH_EINVAL, "%s: worker count %lld appears twice", name,
+                               (long long)counts[i]);
+    }
+    return SPACRBENCH_OK;
+}
+
 static int check_options(const spacrbench_scale_options *o)
 {
     enum { CAP = SPACRBENCH_SCALE_MAX_WORKERS };
-    if (o->worker_counts == NULL && o->n_worker_counts)
-        return sb_fail(SPACRBENCH_EINVAL, "worker_counts is NULL but n_worker_counts is %zu",
-                       o->n_worker_counts);
-    if (o->n_worker_counts > 64)
-        return sb_fail(SPACRBENCH_EINVAL, "n_worker_counts is %zu; at most 64", o->n_worker_counts);
-    for (size_t i = 0; i < o->n_worker_counts; i++)
-        if (o->worker_counts[i] < 1 || o->worker_counts[i] > CAP)
-            return sb_fail(SPACRBENCH_EINVAL, "worker_counts[%zu] is %lld; use 1 to %d", i,
-                           (long long)o->worker_counts[i], CAP);
-    for (size_t i = 0; i < o->n_worker_counts; i++)
-        for (size_t j = 0; j < i; j++)
-            if (o->worker_counts[i] == o->worker_counts[j])
-                return sb_fail(SPACRBENCH_EINVAL, "worker count %lld appears twice",
-                               (long long)o->worker_counts[i]);
+    int rc = spacrbench_scale_check_counts(o->worker_counts, o->n_worker_counts, "worker_counts");
+    if (rc != SPACRBENCH_OK)
+        return rc;
     if (o->max_workers != SPACRBENCH_AUTO && (o->max_workers < 1 || o->max_workers > CAP))
         return sb_fail(SPACRBENCH_EINVAL, "max_workers is %lld; use 1 to %d (or AUTO)",
                        (long long)o->max_workers, CAP);
