@@ -28,7 +28,7 @@
 int cli_error(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 int cli_library_error(int code, const char *what);
 int cli_usage_error(const char *option, const char *fmt, ...) CLI_PRINTF(2, 3);
-void cli_notice(const char *fmt, ...) CLI_PRINTF(1, 2);   /* no failure: the run goes on */
+#define cli_notice(...) ((void)cli_error(0, __VA_ARGS__)) /* the run goes on */
 void cli_progress(const char *fmt, ...) CLI_PRINTF(1, 2); /* no prefix */
 /* The command whose help a usage error points to (NULL: the program's). */
 void cli_error_set_command(const char *command);
@@ -98,21 +98,18 @@ typedef struct cli_command {
     const char *exit_status; /* NULL: the program's */
 } cli_command;
 
-/* Generic handlers: an int flag, an int64_t in [min, max], a byte size, a
- * string, a period in microseconds (at most max); --help, --version. */
+/* Generic handlers: an int flag, an int64_t in [min, max], a
+ * string, a period in microseconds (at most max); --help or --version. */
 int cli_opt_flag(struct cli_args *a, const cli_option *o, const char *name, const char *value);
 int cli_opt_int(struct cli_args *a, const cli_option *o, const char *name, const char *value);
-int cli_opt_bytes(struct cli_args *a, const cli_option *o, const char *name, const char *value);
 int cli_opt_string(struct cli_args *a, const cli_option *o, const char *name, const char *value);
 int cli_opt_interval(struct cli_args *a, const cli_option *o, const char *name, const char *value);
-int cli_opt_help(struct cli_args *a, const cli_option *o, const char *name, const char *value);
-int cli_opt_version(struct cli_args *a, const cli_option *o, const char *name, const char *value);
+int cli_opt_info(struct cli_args *a, const cli_option *o, const char *name, const char *value);
 
 /* The recommendation and outputs of every measuring command; help, version. */
 extern const cli_section cli_common_section, cli_info_section;
 extern const cli_command cli_demo_command, cli_run_command, cli_summarize_command;
 extern const cli_command *const cli_commands[]; /* the demo first; NULL-terminated */
-const cli_command *cli_command_named(const char *name);
 
 #define CLI_HELP_WIDTH 79 /* a test checks every generated line */
 void cli_print_help(FILE *out, const cli_command *cmd);
@@ -257,7 +254,7 @@ int cli_export_takes_stdout(const cli_common *c);
 /* --plot through `PYTHON -m spacrbench._plot_cli JSON FILE` (run_plot.c):
  * ready, before any run, unless that Python lacks spacrbench or matplotlib
  * (a usage error); then the scaling check's or a serial run's JSON. */
-int run_plot_ready(int stdout_is_output);
+int run_plot_ready(void);
 int run_plot(const spacrbench_scale_result *r, const char *path, int stdout_is_output);
 int run_plot_document(const char *json, const char *path, int stdout_is_output);
 
@@ -267,7 +264,7 @@ typedef struct cli_slurm_job {
     spacrbench_slurm_job job;     /* first: cli_common.slurm_job points here */
     spacrbench_slurm_tasks tasks; /* --array-limit, --timeout, --no-cgroup */
     char *items_file, *output_dir, *self;
-    char *advice; /* cli_slurm_array_advice's, or NULL */
+    char *advice; /* over SLURM's default MaxArraySize: what to do, or NULL */
 } cli_slurm_job;
 
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out);
@@ -310,11 +307,11 @@ void run_supervisor_init(sb_supervisor *sup, sb_launcher *launcher, int no_cgrou
 int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o);
 int run_outcome_ok(const run_outcome *o); /* exit 0, no stop signal */
 void run_outcome_describe(const run_outcome *o, char *buf, size_t cap);
+/* Shared with a scaling copy: oom (NULL: not OOM-killed) starts its words. */
+void run_describe_end(char *buf, size_t cap, int exec_errno, int status, const char *oom,
+                      int64_t limit);
 /* What the work "returned": the status, minus the signal, 127 not started. */
 int run_outcome_result(const run_outcome *o);
-double run_outcome_cpu(const run_outcome *o); /* with its orphans' */
-/* 127 not found, 126 not executable (as env does), 0 started. */
-int run_outcome_start_failure(const run_outcome *o);
 
 /* ---- The memory timeline (run_timeline.c): the supervisor's samples with
  * the CPU the items' processes used, each item marked at its peak. */
@@ -336,7 +333,7 @@ void run_timeline_run_done(run_timeline *t, double cpu_seconds);
 void run_timeline_mark(run_timeline *t, size_t record, double started_at, double seconds);
 void run_timeline_end(run_timeline *t);
 
-/* ---- run --sample K (run_plate.c): the plate is every item; the library
+/* ---- run --sample K (run_items.c): the plate is every item; the library
  * chooses K (and --warmup's) by file size and predicts the rest. */
 typedef struct run_plate {
     item_list all;           /* every item given */
@@ -348,10 +345,9 @@ int run_plate_choose(const cli_args *a, item_list *items, run_plate *rp);
 /* Whether to run another item after `added` (else *items is cut there). */
 int run_plate_more(const run_plate *rp, const spacrbench_measurement *m, item_list *items,
                    size_t added);
-/* 0, or -1 after a note saying why the plate has no recommendation. */
+/* 0, or -1 after a note saying why the plate has no recommendation and
+ * the plate section of what was chosen and measured. */
 int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped);
-/* A stopped run's plate section: what was chosen and measured. */
-void run_plate_attach_chosen(const run_plate *rp, spacrbench_measurement *m);
 int64_t run_plate_warmup(const run_plate *rp, int64_t asked);
 size_t run_plate_number(const run_plate *rp, size_t i); /* 1-based place in the plate */
 void run_plate_free(run_plate *rp);

@@ -130,7 +130,7 @@ int cli_opt_int(cli_args *a, const cli_option *o, const char *name, const char *
     return CLI_EXIT_OK;
 }
 
-int cli_opt_bytes(cli_args *a, const cli_option *o, const char *name, const char *value)
+static int opt_bytes(cli_args *a, const cli_option *o, const char *name, const char *value)
 {
     if (cli_parse_bytes(value, field_of(a, o)) != 0) /* its message quotes the value */
         return cli_usage_error(name, "%s", spacrbench_last_error_message());
@@ -154,18 +154,14 @@ int cli_opt_interval(cli_args *a, const cli_option *o, const char *name, const c
     return CLI_EXIT_OK;
 }
 
-int cli_opt_help(cli_args *a, const cli_option *o, const char *name, const char *value)
+/* --help, or --version (its letter V). */
+int cli_opt_info(cli_args *a, const cli_option *o, const char *name, const char *value)
 {
-    (void)o, (void)name, (void)value;
-    cli_print_help(stdout, a->command);
-    a->done = 1;
-    return CLI_EXIT_OK;
-}
-
-int cli_opt_version(cli_args *a, const cli_option *o, const char *name, const char *value)
-{
-    (void)o, (void)name, (void)value;
-    cli_print_version(stdout);
+    (void)name, (void)value;
+    if (o->letter == 'V')
+        cli_print_version(stdout);
+    else
+        cli_print_help(stdout, a->command);
     a->done = 1;
     return CLI_EXIT_OK;
 }
@@ -232,9 +228,9 @@ static const cli_option k_common[] = {
      "memory kept free for everything else: 512M, 1.5G or 4GiB count in powers "
      "of 1024, 4GB in powers of 1000 (default 2G on a host, 10% of a binding "
      "cgroup limit, 64M..2G, in a job)",
-     cli_opt_bytes, CLI_FIELD(common.rec.reserve_bytes), 0, 0, CLI_COMPLETE_NONE, NULL},
+     opt_bytes, CLI_FIELD(common.rec.reserve_bytes), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"vram-reserve", 0, "BYTES", "GPU memory kept free on the device, as --reserve (default 1G)",
-     cli_opt_bytes, CLI_FIELD(common.rec.vram_reserve_bytes), 0, 0, CLI_COMPLETE_NONE, NULL},
+     opt_bytes, CLI_FIELD(common.rec.vram_reserve_bytes), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"start-method", 0, "fork|spawn|forkserver",
      "how the workers will start (default fork); spawn and forkserver add the "
      "baseline to each worker's need",
@@ -242,7 +238,7 @@ static const cli_option k_common[] = {
     {"available", 0, "BYTES",
      "memory to advise for instead of what is free here, as --reserve (a what-if: "
      "16G for a laptop, a node's memory; default: discovered)",
-     cli_opt_bytes, CLI_FIELD(common.rec.available_bytes), 0, 0, CLI_COMPLETE_NONE, NULL},
+     opt_bytes, CLI_FIELD(common.rec.available_bytes), 0, 0, CLI_COMPLETE_NONE, NULL},
     {"cores", 0, "N", "usable cores (default: discovered)", cli_opt_int,
      CLI_FIELD(common.rec.cores), 1, INT32_MAX, CLI_COMPLETE_NONE, NULL},
     {"maximum", 0, "N", "never recommend more workers (default 32)", cli_opt_int,
@@ -277,9 +273,9 @@ static const cli_option k_common[] = {
 };
 
 static const cli_option k_info[] = {
-    {"help", 'h', NULL, "print this help and exit", cli_opt_help, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
-    {"version", 'V', NULL, "print the version and exit", cli_opt_version, 0, 0, 0,
-     CLI_COMPLETE_NONE, NULL},
+    {"help", 'h', NULL, "print this help and exit", cli_opt_info, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"version", 'V', NULL, "print the version and exit", cli_opt_info, 0, 0, 0, CLI_COMPLETE_NONE,
+     NULL},
 };
 
 const cli_section cli_common_section = CLI_SECTION("recommendation and output", k_common);

@@ -32,14 +32,6 @@ int cli_error(int code, const char *fmt, ...)
     return code;
 }
 
-void cli_notice(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    say(NULL, fmt, ap);
-    va_end(ap);
-}
-
 void cli_progress(const char *fmt, ...)
 {
     va_list ap;

@@ -16,7 +16,7 @@ static const char k_exit_status[] =
     "failed or the run was interrupted (the partial report is printed), 126 the "
     "command was found but cannot be executed, 127 the command was not found";
 
-const cli_command *cli_command_named(const char *name)
+static const cli_command *cli_command_named(const char *name)
 {
     for (size_t i = 1; name && cli_commands[i]; i++)
         if (strcmp(cli_commands[i]->name, name) == 0)
@@ -31,18 +31,15 @@ static void wrap(FILE *out, const char *text, size_t at, size_t indent)
     size_t col = at;
     int first = 1;
     for (const char *p = text; *p;) {
-        if (*p == '\n') {
+        size_t word = strcspn(p, " \n");
+        if (*p == '\n' || (!first && col + 1 + word > CLI_HELP_WIDTH)) {
             fprintf(out, "\n%*s", (int)indent, "");
             col = indent;
             first = 1;
+        }
+        if (*p == '\n') {
             p++;
             continue;
-        }
-        size_t word = strcspn(p, " \n");
-        if (!first && col + 1 + word > CLI_HELP_WIDTH) {
-            fprintf(out, "\n%*s", (int)indent, "");
-            col = indent;
-            first = 1;
         }
         if (!first) {
             fputc(' ', out);
@@ -60,13 +57,11 @@ static void wrap(FILE *out, const char *text, size_t at, size_t indent)
 
 static void print_option(FILE *out, const cli_option *o)
 {
-    char head[96];
+    char head[96], letter[8] = "";
     if (o->letter)
-        snprintf(head, sizeof head, "  -%c, --%s%s%s", o->letter, o->name, o->value ? " " : "",
-                 o->value ? o->value : "");
-    else
-        snprintf(head, sizeof head, "  --%s%s%s", o->name, o->value ? " " : "",
-                 o->value ? o->value : "");
+        snprintf(letter, sizeof letter, "-%c, ", o->letter);
+    snprintf(head, sizeof head, "  %s--%s%s%s", letter, o->name, o->value ? " " : "",
+             o->value ? o->value : "");
     size_t n = strlen(head);
     fputs(head, out);
     if (n + 2 > HELP_COLUMN) { /* too long: the help starts on the next line */

@@ -211,7 +211,7 @@ int demo_main(int argc, char **argv)
         return rc;
     /* A plot that cannot be drawn is refused before the run, not after it
      * (elsewhere than Linux, cmd_run.c's words). */
-    if (a.common.plot_path && (rc = run_plot_ready(0)) != CLI_EXIT_OK)
+    if (a.common.plot_path && (rc = run_plot_ready()) != CLI_EXIT_OK)
         return rc;
     char why[512];
     /* Before any CUDA context: a machine without a device stays untouched. */

@@ -484,17 +484,18 @@ static int run_runs(run_state *s, spacrbench_measurement *m, size_t i, char **ar
         s->leftover_items += o.group.leftovers[0] != '\0';
         if (!run_outcome_ok(&o))
             return record_failure(s, m, i, &o, argv) != 0 ? -1 : 1;
+        double cpu = o.copy.cpu_seconds + o.group.orphan_cpu; /* with its orphans' */
         if (r == 0)
             span[0] = o.group.started_at;
         span[1] = o.group.started_at + o.group.seconds;
         runs[(*done)++] = (spacrbench_item_run){sizeof(spacrbench_item_run),
                                                 o.group.seconds,
-                                                run_outcome_cpu(&o),
+                                                cpu,
                                                 o.group.peak,
                                                 o.group.vram_peak,
                                                 s->sup.use_cgroup ? o.group.peak : -1,
                                                 o.group.rss_peak};
-        run_timeline_run_done(&s->timeline, run_outcome_cpu(&o));
+        run_timeline_run_done(&s->timeline, cpu);
         if (o.group.hugetlb_peak > s->hugetlb_max)
             s->hugetlb_max = o.group.hugetlb_peak;
         if (sb_stop_signal())
@@ -735,8 +736,8 @@ static int conclude(const run_state *s, int status)
                   s->failed_label ? s->failed_label : "?", what,
                   s->failed_command ? s->failed_command : "");
         /* Not started: 127 not found, 126 not executable, as env does. */
-        int start = run_outcome_start_failure(&s->failure);
-        return start ? start : CLI_EXIT_STOPPED;
+        int e = s->failure.copy.exec_errno;
+        return !e ? CLI_EXIT_STOPPED : e == ENOENT || e == ENOTDIR ? 127 : 126;
     }
     if (sb_stop_signal())
         return cli_error(CLI_EXIT_STOPPED, "interrupted by signal %d; stopped after %zu item(s)%s",
@@ -787,10 +788,8 @@ static const spacrbench_recommendation *recommend_run(run_state *s, spacrbench_m
 {
     if (s->plate.plate) {
         int stopped = s->failed || s->internal_error || sb_stop_signal();
-        if (run_plate_predict(&s->plate, m, stopped) != 0) {
-            run_plate_attach_chosen(&s->plate, m);
+        if (run_plate_predict(&s->plate, m, stopped) != 0)
             return NULL;
-        }
         memset(out, 0, sizeof *out);
         out->size = sizeof *out;
         if (spacrbench_plate_recommend(s->plate.plate, m, &s->args->common.rec, machine, out) == 0)
@@ -871,7 +870,7 @@ int run_main(int argc, char **argv)
         status =
             cli_error(CLI_EXIT_ERROR, "cannot start the commands' launcher: %s", strerror(errno));
     if (status == CLI_EXIT_OK && !a.done && a.common.plot_path)
-        status = run_plot_ready(0);
+        status = run_plot_ready();
     if (status == CLI_EXIT_OK && !a.done)
         status = item_list_load(&a, &s.items);
     if (status == CLI_EXIT_OK && !a.done && a.common.emit == CLI_EMIT_SLURM &&
@@ -938,11 +937,7 @@ int cli_needs_linux(const char *mode, const char *what)
  * draws is reached only by the Linux build. */
 #define CLI_NO_PLOT                                                                                \
     "drawing needs the Linux build's Python helper for now; use Measurement.plot() from Python"
-int run_plot_ready(int stdout_is_output)
-{
-    (void)stdout_is_output;
-    return cli_usage_error("--plot", CLI_NO_PLOT);
-}
+int run_plot_ready(void) { return cli_usage_error("--plot", CLI_NO_PLOT); }
 
 int run_plot_document(const char *json, const char *path, int stdout_is_output)
 {

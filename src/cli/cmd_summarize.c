@@ -22,9 +22,9 @@ static const cli_option k_summarize[] = {
      cli_opt_string, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"json", 0, NULL, "print one JSON document instead of the text", cli_opt_flag, 0, 0, 0,
      CLI_COMPLETE_NONE, NULL},
-    {"help", 'h', NULL, "print this help and exit", cli_opt_help, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
-    {"version", 'V', NULL, "print the version and exit", cli_opt_version, 0, 0, 0,
-     CLI_COMPLETE_NONE, NULL},
+    {"help", 'h', NULL, "print this help and exit", cli_opt_info, 0, 0, 0, CLI_COMPLETE_NONE, NULL},
+    {"version", 'V', NULL, "print the version and exit", cli_opt_info, 0, 0, 0, CLI_COMPLETE_NONE,
+     NULL},
 };
 static const cli_section k_section = CLI_SECTION("summarize", k_summarize);
 static const cli_section *const k_sections[] = {&k_section};

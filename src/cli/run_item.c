@@ -1,5 +1,4 @@
 /* One item of `spacrbench run` (see cli.h). */
-#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,32 +135,33 @@ int run_outcome_result(const run_outcome *o)
                                                 : status;
 }
 
-double run_outcome_cpu(const run_outcome *o) { return o->copy.cpu_seconds + o->group.orphan_cpu; }
-
-int run_outcome_start_failure(const run_outcome *o)
+void run_describe_end(char *buf, size_t cap, int exec_errno, int status, const char *oom,
+                      int64_t limit)
 {
-    int e = o->copy.exec_errno;
-    return !e ? 0 : e == ENOENT || e == ENOTDIR ? 127 : 126;
+    char shown[32] = "unknown";
+    if (exec_errno)
+        snprintf(buf, cap, "cannot be started: %s", strerror(exec_errno));
+    else if (oom) {
+        if (limit > 0)
+            spacrbench_format_bytes(limit, shown, sizeof shown);
+        snprintf(buf, cap, "%sOOM-killed (the kernel's out-of-memory killer; memory limit %s)", oom,
+                 shown);
+    } else if (WIFSIGNALED(status))
+        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(status));
 }
 
 void run_outcome_describe(const run_outcome *o, char *buf, size_t cap)
 {
-    if (o->copy.exec_errno)
-        snprintf(buf, cap, "cannot be started: %s", strerror(o->copy.exec_errno));
-    else if (o->group.timed_out)
+    int status = o->copy.status, plain = !o->copy.exec_errno && !o->oom_killed;
+    if (!o->copy.exec_errno && o->group.timed_out)
         snprintf(buf, cap, "timed out after %g s (killed with all its processes)", o->timeout_s);
-    else if (o->oom_killed) {
-        char limit[32] = "unknown";
-        if (o->group.limit > 0)
-            spacrbench_format_bytes(o->group.limit, limit, sizeof limit);
-        snprintf(buf, cap, "OOM-killed (the kernel's out-of-memory killer; memory limit %s)",
-                 limit);
-    } else if (WIFSIGNALED(o->copy.status))
-        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(o->copy.status),
-                 strsignal(WTERMSIG(o->copy.status)));
-    else if (o->group.stopped_by && WEXITSTATUS(o->copy.status) == 0)
+    else if (plain && !WIFSIGNALED(status) && o->group.stopped_by && WEXITSTATUS(status) == 0)
         snprintf(buf, cap, "interrupted by signal %d (%s)", o->group.stopped_by,
                  strsignal(o->group.stopped_by));
     else
-        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(o->copy.status));
+        run_describe_end(buf, cap, o->copy.exec_errno, status, o->oom_killed ? "" : NULL,
+                         o->group.limit);
 }

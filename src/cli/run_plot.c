@@ -14,8 +14,7 @@
  * stdout goes to stderr when stdout carries spacrbench's JSON. */
 static int spawn_wait(char *const argv[], int stdout_is_output)
 {
-    fflush(stdout);
-    fflush(stderr);
+    fflush(NULL);
     return sb_child_run(argv, stdout_is_output);
 }
 
@@ -54,19 +53,13 @@ static int check_python(const char *python, int stdout_is_output, int before_run
                       "--plot needs Python 3: '%s' cannot be run (%s); install python3 or set "
                       "SPACRBENCH_PYTHON to one with spacrbench[plot]",
                       python, strerror(errno));
-    if (st == 4)
+    if (st == 4 || st == 5)
         return refuse(before_run,
-                      "--plot needs the spacrbench package in '%s'; install it:\n"
+                      "--plot needs %s in '%s'%s; install it:\n"
                       "  " CLI_PLOT_INSTALL "\n"
                       "  or name a Python that has it in SPACRBENCH_PYTHON",
-                      python);
-    if (st == 5)
-        return refuse(before_run,
-                      "--plot needs matplotlib in '%s' (missing, or it does not import: "
-                      "above); install it:\n"
-                      "  " CLI_PLOT_INSTALL "\n"
-                      "  or name a Python that has it in SPACRBENCH_PYTHON",
-                      python);
+                      st == 4 ? "the spacrbench package" : "matplotlib", python,
+                      st == 4 ? "" : " (missing, or it does not import: above)");
     return refuse(before_run, "--plot: '%s' does not run Python 3 (exit %d)", python, st);
 }
 
@@ -76,9 +69,9 @@ static const char *plot_python(void)
     return python && *python ? python : "python3";
 }
 
-int run_plot_ready(int stdout_is_output)
+int run_plot_ready(void)
 {
-    return check_python(plot_python(), stdout_is_output, 1) != 0 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    return check_python(plot_python(), 0, 1) != 0 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
 int run_plot_document(const char *json, const char *path, int stdout_is_output)

@@ -106,29 +106,18 @@ static int hear_note(int32_t kind, const char *text, void *payload)
                : spill(payload, kind == SPACRBENCH_SCALE_NOTE_FAILED, text);
 }
 
-/* "exited with status 3", "killed by signal 15 (Terminated)", or, when the
- * OOM killer ran and the copy (or, with several items, one of them:
- * 128 + 9) died of a SIGKILL spacrbench did not send, "OOM-killed (...)"
- * with the limit, as a serial item says. */
+/* As a serial item says; "OOM-killed" when the OOM killer ran and the
+ * copy (or, with several items, one of them: 128 + 9) died of a SIGKILL
+ * spacrbench did not send. */
 static void describe_copy(const scale_exec *x, const sb_copy *c, int64_t m, char *buf, size_t cap)
 {
-    if (c->exec_errno) {
-        snprintf(buf, cap, "cannot be started: %s", strerror(c->exec_errno));
-        return;
-    }
-    if (copy_sigkilled(c, m) && x->verdict != SB_OOM_NO) {
-        char limit[32] = "unknown";
-        if (x->o.limit > 0)
-            spacrbench_format_bytes(x->o.limit, limit, sizeof limit);
-        snprintf(buf, cap, "%sOOM-killed (the kernel's out-of-memory killer; memory limit %s)",
-                 WIFSIGNALED(c->status) ? "" : "ended as its item was ", limit);
-    } else if (!c->done)
+    const char *oom = NULL;
+    if (copy_sigkilled(c, m) && x->verdict != SB_OOM_NO)
+        oom = WIFSIGNALED(c->status) ? "" : "ended as its item was ";
+    if (!c->exec_errno && !c->done)
         snprintf(buf, cap, "did not end");
-    else if (WIFSIGNALED(c->status))
-        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(c->status),
-                 strsignal(WTERMSIG(c->status)));
     else
-        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(c->status));
+        run_describe_end(buf, cap, c->exec_errno, c->status, oom, x->o.limit);
 }
 
 /* Why a round failed as a whole (never started, a stop signal, the

@@ -145,17 +145,6 @@ static int bad_dir(const char *given, const char *absolute)
     return rc;
 }
 
-/* Everything the library checks in the job, so that what it would refuse
- * after the run is refused now. */
-static int library_accepts(const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks)
-{
-    if (cli_slurm_check_job(job, tasks) >= 0)
-        return 1;
-    cli_usage_error("--emit slurm", "the job script cannot be written: %s",
-                    spacrbench_last_error_message());
-    return 0;
-}
-
 /* The manifest's text when dir holds one that is a regular file of at
  * most 1 MiB, else NULL. */
 static char *manifest_text(const char *dir, size_t *len)
@@ -202,23 +191,6 @@ static int cli_slurm_job_check_dir(const spacrbench_slurm_job *job)
     return rc;
 }
 
-static char *cli_slurm_array_advice(size_t n_items)
-{
-    if (n_items <= CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE)
-        return NULL;
-    sb_text t = {0};
-    sb_text_printf(&t,
-                   "%zu items make --array=0-%zu, beyond SLURM's default MaxArraySize of %d "
-                   "(indexes 0-%d): sbatch refuses it unless slurm.conf sets MaxArraySize to at "
-                   "least %zu (see: scontrol show config | grep MaxArraySize); or split the items "
-                   "file into parts of at most %d lines (split -l %d FILE part-) and emit one "
-                   "script per part",
-                   n_items, n_items - 1, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
-                   CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE - 1, n_items, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
-                   CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE);
-    return sb_text_take(&t);
-}
-
 int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
 {
     memset(out, 0, sizeof *out);
@@ -259,8 +231,13 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     out->tasks.array_limit = s->array_limit;
     out->tasks.item_timeout_seconds = a->timeout_s;
     out->tasks.no_cgroup = a->no_cgroup ? 1 : 0;
-    if (!dir_ok(planned) || !library_accepts(j, &out->tasks)) {
-        int rc = dir_ok(planned) ? CLI_EXIT_USAGE : bad_dir(s->output_dir, planned);
+    /* What the library would refuse after the run is refused now. */
+    int rc = !dir_ok(planned) ? bad_dir(s->output_dir, planned)
+             : cli_slurm_check_job(j, &out->tasks) < 0
+                 ? cli_usage_error("--emit slurm", "the job script cannot be written: %s",
+                                   spacrbench_last_error_message())
+                 : CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK) {
         free(planned);
         j->output_dir = NULL;
         return rc;
@@ -268,8 +245,8 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     size_t made[PATH_MAX / 2], n_made = 0; /* every directory a PATH_MAX path can hold */
     if (make_dirs(dir, made, &n_made, sizeof made / sizeof made[0]) != 0 ||
         !(out->output_dir = realpath(dir, NULL))) {
-        int rc = cli_usage_error(s->output_dir ? "--slurm-output" : "--emit slurm",
-                                 "cannot create '%s': %s", dir, strerror(errno));
+        rc = cli_usage_error(s->output_dir ? "--slurm-output" : "--emit slurm",
+                             "cannot create '%s': %s", dir, strerror(errno));
         unmake_dirs(dir, made, n_made);
         free(planned);
         j->output_dir = NULL;
@@ -280,7 +257,7 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     int same = strcmp(planned, out->output_dir) == 0;
     free(planned);
     if (!same && !dir_ok(out->output_dir)) {
-        int rc = bad_dir(s->output_dir, out->output_dir);
+        rc = bad_dir(s->output_dir, out->output_dir);
         unmake_dirs(dir, made, n_made);
         return rc;
     }
@@ -297,10 +274,18 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
                                "no file can be created in %s: %s", out->output_dir,
                                strerror(denied));
     }
-    int rc = cli_slurm_job_check_dir(j);
-    if (rc != CLI_EXIT_OK)
+    if ((rc = cli_slurm_job_check_dir(j)) != CLI_EXIT_OK)
         return rc;
-    if ((out->advice = cli_slurm_array_advice(n_items)))
+    if (n_items > CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE &&
+        (out->advice = sb_textf(
+             "%zu items make --array=0-%zu, beyond SLURM's default MaxArraySize of %d "
+             "(indexes 0-%d): sbatch refuses it unless slurm.conf sets MaxArraySize to at "
+             "least %zu (see: scontrol show config | grep MaxArraySize); or split the items "
+             "file into parts of at most %d lines (split -l %d FILE part-) and emit one "
+             "script per part",
+             n_items, n_items - 1, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
+             CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE - 1, n_items, CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE,
+             CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE)))
         cli_notice("--emit slurm: warning: %s", out->advice);
     return CLI_EXIT_OK;
 }
