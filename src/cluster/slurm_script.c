@@ -382,8 +382,7 @@ static int job_inputs(const spacrbench_measurement *m, const spacrbench_schedule
         return rc;
     if ((rc = check_tasks(k)) < 0)
         return rc;
-    memset(s, 0, sizeof *s);
-    s->size = sizeof *s;
+    *s = (spacrbench_schedule){.size = sizeof *s};
     if ((rc = sb_struct_in(s, sizeof *s, schedule, "spacrbench_schedule")) < 0)
         return rc;
     if (s->cpus_per_task < 1 || s->array_concurrency < 1 || s->mem_per_task_bytes < SB_MIB)
@@ -432,9 +431,7 @@ int spacrbench_format_slurm_job(const spacrbench_measurement *m,
     int rc = job_inputs(m, schedule, job, tasks, &j, &k, &s, &set);
     if (rc < 0)
         return rc;
-    spacrbench_figures f;
-    memset(&f, 0, sizeof f);
-    f.size = sizeof f;
+    spacrbench_figures f = {.size = sizeof f};
     if ((rc = spacrbench_measurement_figures(m, &f)) < 0)
         return rc;
     char time[32];

@@ -475,12 +475,14 @@ static const sb_field k_counts[] = {
 };
 static const sb_record k_counts_record = SB_RECORD("summary counts", k_counts);
 
+/* Each need's name in the JSON. */
+static const char *const k_need[SUM_NEEDS] = {
+    NULL, "rerun", "item_timeout", "command_failed", "job_files", "beyond_limits"};
+
 static void json_task(json_writer *w, const spacrbench_summary *s, const sum_task *k)
 {
     static const char *const k_state[] = {"ok",    "failed",  "unreadable",
                                           "stale", "outside", "foreign"};
-    static const char *const k_need[SUM_NEEDS] = {
-        NULL, "rerun", "item_timeout", "command_failed", "job_files", "beyond_limits"};
     sb_text r = {0};
     result(&r, s, k);
     int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
@@ -564,17 +566,13 @@ static void json_next_submission(json_writer *w, const spacrbench_summary *s, co
 /* What needs the user: the reason, the tasks, the offered lines. */
 static void json_needs(json_writer *w, const spacrbench_summary *s)
 {
-    static const char *const k_reason[SUM_NEEDS] = {[SUM_NEED_ITEM] = "item_timeout",
-                                                    [SUM_NEED_COMMAND] = "command_failed",
-                                                    [SUM_NEED_FILES] = "job_files",
-                                                    [SUM_NEED_LIMIT] = "beyond_limits"};
     json_begin_array(w, "needs_you");
     for (int n = SUM_NEED_ITEM; n < SUM_NEEDS; n++) {
         if (!s->act[n].n)
             continue;
         char *tasks = ranges_text(&s->act[n]);
         json_begin_object(w, NULL);
-        json_string(w, "reason", k_reason[n]);
+        json_string(w, "reason", k_need[n]);
         json_string(w, "tasks", tasks ? tasks : "");
         json_int(w, "count", sum_ranges_count(&s->act[n]));
         if (n == SUM_NEED_ITEM) {
