@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "records.h" /* sb_task_outcome */
 #include "spacrbench.h"
 #include "util.h"
 
@@ -147,7 +148,7 @@ typedef struct sum_task {
     sum_state state;
     char *file;             /* the report's file name (in the directory) */
     char *why;              /* unreadable/stale: what is wrong; failed: the outcome in words */
-    char *outcome;          /* the task record's outcome ("ok", "oom", ...), NULL: no record */
+    int outcome;            /* the task record's (SB_TASK_OK ...), -1: no record */
     char *item;             /* the item that ended it, else the first; NULL unknown */
     char *array_job;        /* SLURM_ARRAY_JOB_ID, NULL outside a job */
     char *array_key;        /* task.array_key: the key of the script that ran it, NULL none */
@@ -169,6 +170,12 @@ typedef struct sum_task {
     int64_t req_cpus;   /* -1 unknown */
     int64_t req_time;   /* minutes, -1 unknown */
 } sum_task;
+
+/* OOM-killed, by its report or its SLURM log. */
+static inline int sum_task_oom(const sum_task *t)
+{
+    return t->oom_limit > 0 || t->slurm_oom || t->outcome == SB_TASK_OOM;
+}
 
 /* The array's indices as sorted ranges first, first + step, ... <= last
  * (last on the grid), their spans disjoint: --array=0-4194303:2 is one. */

@@ -19,7 +19,6 @@ void spacrbench_summary_free(spacrbench_summary *s)
     for (sum_task *t = s->tasks; t < s->tasks + s->n_tasks; t++) {
         free(t->file);
         free(t->why);
-        free(t->outcome);
         free(t->item);
         free(t->array_job);
         free(t->array_key);

@@ -82,14 +82,14 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     case SUM_FAILED:
         break;
     }
-    const char *o = k->outcome ? k->outcome : "";
+    int o = k->outcome;
     if (k->slurm_timeout) {
         int64_t lim = requested_time(s, k);
         if (lim > 0)
             sb_text_printf(t, "TIMEOUT (SLURM's --time of %" PRId64 " min)", lim);
         else
             sb_text_printf(t, "TIMEOUT (SLURM's time limit)");
-    } else if (k->oom_limit > 0 || strcmp(o, "oom") == 0) {
+    } else if (k->oom_limit > 0 || o == SB_TASK_OOM) {
         bytes_cell(b, sizeof b, k->oom_limit > 0 ? k->oom_limit : -1);
         sb_text_printf(t, "OOM-killed (limit %s)", k->oom_limit > 0 ? b : "unknown");
     } else if (k->slurm_oom)
@@ -102,13 +102,13 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
         if (ended > 0)
             sb_slurm_seconds_text(given, sizeof given, ended);
         sb_text_printf(t, "item timeout (the script's item --timeout of %s s ended it)", given);
-    } else if (strcmp(o, "exit") == 0)
+    } else if (o == SB_TASK_EXIT)
         sb_text_printf(t, "exited with status %d", k->exit_status);
-    else if (strcmp(o, "signal") == 0)
+    else if (o == SB_TASK_SIGNAL)
         sb_text_printf(t, "killed by signal %d", k->signal);
-    else if (strcmp(o, "not_started") == 0)
+    else if (o == SB_TASK_NOT_STARTED)
         sb_text_printf(t, "could not be started (exit %d)", k->exit_status);
-    else if (strcmp(o, "interrupted") == 0)
+    else if (o == SB_TASK_INTERRUPTED)
         sb_text_printf(t, "interrupted by signal %d", k->signal);
     else
         sb_text_printf(t, "failed (an older report without a task record)");
@@ -498,13 +498,13 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
         .state = k_state[k->state],
         .report = k->file,
         .item = k->item,
-        .outcome = k->outcome,
+        .outcome = k->outcome >= 0 ? sb_task_outcome_name(k->outcome) : NULL,
         .result = r.data,
         .array_job = k->array_job,
         .array_key = k->array_key,
         .needs = k_need[k->need],
         .why = k->why,
-        .oom = k->oom_limit > 0 || k->slurm_oom || (k->outcome && strcmp(k->outcome, "oom") == 0),
+        .oom = sum_task_oom(k),
         .timeout = k->slurm_timeout,
         .item_timeout = k->item_timeout,
         .preempted = k->preempted,
