@@ -321,6 +321,9 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script);
  * what the submission asked) and tail (TIMEOUT, oom-kill, preemption),
  * and whether it is this array's; sorted by index, then job. 0 or ENOMEM. */
 int sum_read_logs(spacrbench_summary *s);
+/* The first of n records at base (size bytes each, sorted by the int64_t
+ * at offset) whose value is index or more: the logs and missing logs. */
+size_t sum_first_at(const void *base, size_t n, size_t size, size_t offset, int64_t index);
 /* The logs of task index (sorted by job), as [*first, *first + n). */
 size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first);
 

@@ -279,6 +279,7 @@ static int dask_text(const handoff *h, char *buf, size_t cap)
 static int format_computed(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                            int kind, char *buf, size_t cap)
 {
+    sb_clear_error();
     spacrbench_schedule s;
     int rc = schedule_compute(m, rec, &s, NULL);
     if (rc < 0)
@@ -290,7 +291,6 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
                                               const spacrbench_recommendation *rec, char *buf,
                                               size_t cap)
 {
-    sb_clear_error();
     return format_computed(m, rec, SPACRBENCH_HANDOFF_SLURM, buf, cap);
 }
 
@@ -298,7 +298,6 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
                                              const spacrbench_recommendation *rec, char *buf,
                                              size_t cap)
 {
-    sb_clear_error();
     return format_computed(m, rec, SPACRBENCH_HANDOFF_DASK, buf, cap);
 }
 

@@ -49,14 +49,9 @@ static void pct(char *buf, size_t cap, double x)
 
 /* What the task asked: its own report's figure, else this array's
  * manifest's (never for another array's report). */
-static int64_t requested_mem(const spacrbench_summary *s, const sum_task *t)
+static int64_t requested(const sum_task *t, int64_t own, int64_t manifest)
 {
-    return t->req_mem > 0 || t->state == SUM_FOREIGN ? t->req_mem : s->manifest.req_mem;
-}
-
-static int64_t requested_time(const spacrbench_summary *s, const sum_task *t)
-{
-    return t->req_time > 0 || t->state == SUM_FOREIGN ? t->req_time : s->manifest.req_time;
+    return own > 0 || t->state == SUM_FOREIGN ? own : manifest;
 }
 
 /* What ended the task, in words (the result column). */
@@ -84,7 +79,7 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     }
     int o = k->outcome;
     if (k->slurm_timeout) {
-        int64_t lim = requested_time(s, k);
+        int64_t lim = requested(k, k->req_time, s->manifest.req_time);
         if (lim > 0)
             sb_text_printf(t, "TIMEOUT (SLURM's --time of %" PRId64 " min)", lim);
         else
@@ -117,7 +112,8 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 {
     char req[32], peak[40], mem_use[32], cpu[32], wall[32], lim[32], tuse[32];
-    int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
+    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
+            rt = requested(k, k->req_time, s->manifest.req_time);
     int known = k->state != SUM_UNREADABLE;
     bytes_cell(req, sizeof req, rm);
     if (!known)
@@ -154,20 +150,6 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     sb_text_printf(t, "\n");
 }
 
-/* The first missing log at or after index (they are sorted by index). */
-static size_t logs_from(const spacrbench_summary *s, int64_t index)
-{
-    size_t lo = 0, hi = s->n_missing_logs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->missing_logs[mid].index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* What a missing task's SLURM log says. */
 static void log_says(sb_text *t, const sum_missing_log *l)
 {
@@ -192,7 +174,8 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
         sum_range_text(r, 1, idx, sizeof idx);
     sb_text_printf(t, "%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", idx, ITEM_WIDTH, "-", "-",
                    "unknown", "-", "-", "-", "-", "-");
-    size_t k = logs_from(s, r->first);
+    size_t k = sum_first_at(s->missing_logs, s->n_missing_logs, sizeof *s->missing_logs,
+                            offsetof(sum_missing_log, index), r->first);
     const sum_missing_log *l =
         k < s->n_missing_logs && s->missing_logs[k].index == r->first ? &s->missing_logs[k] : NULL;
     if (r->first == r->last && l) {
@@ -485,7 +468,8 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
                                           "stale", "outside", "foreign"};
     sb_text r = {0};
     result(&r, s, k);
-    int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
+    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
+            rt = requested(k, k->req_time, s->manifest.req_time);
     task_row row = {
         .task = k->index,
         .exit_status = k->exit_status,
