@@ -118,21 +118,19 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
 {
     if (k->array_limit < 0)
         return sb_fail(SPACRBENCH_EINVAL,
-                       "tasks.array_limit is %" PRId64 ", expected >= 0 "
-                       "(0: no limit)",
+                       "tasks.array_limit is %" PRId64 ", expected >= 0 (0: no limit)",
                        k->array_limit);
     if (k->time_minutes < 0 || k->time_minutes > SB_TIME_MAX_MINUTES)
         return sb_fail(SPACRBENCH_EINVAL,
-                       "tasks.time_minutes is %" PRId64 ", expected 0 (from "
-                       "the measurement) to 365 days",
+                       "tasks.time_minutes is %" PRId64
+                       ", expected 0 (from the measurement) to 365 days",
                        k->time_minutes);
     /* Written with at most 9 fraction digits, as the tasks' --timeout
      * parser reads it: below a nanosecond it would read as 0. */
     if (!(k->item_timeout_seconds >= 0) || k->item_timeout_seconds > 1e7 ||
         (k->item_timeout_seconds > 0 && k->item_timeout_seconds < 1e-9))
         return sb_fail(SPACRBENCH_EINVAL,
-                       "tasks.item_timeout_seconds is %g, expected 0 (none) or 1e-9 "
-                       "to 1e7",
+                       "tasks.item_timeout_seconds is %g, expected 0 (none) or 1e-9 to 1e7",
                        k->item_timeout_seconds);
     if (k->no_cgroup != 0 && k->no_cgroup != 1)
         return sb_fail(SPACRBENCH_EINVAL, "tasks.no_cgroup is %d, expected 0 or 1",
