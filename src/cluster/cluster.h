@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "records.h" /* sb_task_outcome */
 #include "spacrbench.h"
 #include "util.h"
 
@@ -147,7 +148,7 @@ typedef struct sum_task {
     sum_state state;
     char *file;             /* the report's file name (in the directory) */
     char *why;              /* unreadable/stale: what is wrong; failed: the outcome in words */
-    char *outcome;          /* the task record's outcome ("ok", "oom", ...), NULL: no record */
+    int outcome;            /* the task record's (SB_TASK_OK ...), -1: no record */
     char *item;             /* the item that ended it, else the first; NULL unknown */
     char *array_job;        /* SLURM_ARRAY_JOB_ID, NULL outside a job */
     char *array_key;        /* task.array_key: the key of the script that ran it, NULL none */
@@ -169,6 +170,12 @@ typedef struct sum_task {
     int64_t req_cpus;   /* -1 unknown */
     int64_t req_time;   /* minutes, -1 unknown */
 } sum_task;
+
+/* OOM-killed, by its report or its SLURM log. */
+static inline int sum_task_oom(const sum_task *t)
+{
+    return t->oom_limit > 0 || t->slurm_oom || t->outcome == SB_TASK_OOM;
+}
 
 /* The array's indices as sorted ranges first, first + step, ... <= last
  * (last on the grid), their spans disjoint: --array=0-4194303:2 is one. */
@@ -314,6 +321,9 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script);
  * what the submission asked) and tail (TIMEOUT, oom-kill, preemption),
  * and whether it is this array's; sorted by index, then job. 0 or ENOMEM. */
 int sum_read_logs(spacrbench_summary *s);
+/* The first of n records at base (size bytes each, sorted by the int64_t
+ * at offset) whose value is index or more: the logs and missing logs. */
+size_t sum_first_at(const void *base, size_t n, size_t size, size_t offset, int64_t index);
 /* The logs of task index (sorted by job), as [*first, *first + n). */
 size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first);
 

@@ -65,8 +65,7 @@ static int read_recommendation(const spacrbench_recommendation *rec, spacrbench_
 /* The measurement's figures, with a peak a memory request can come from. */
 static int read_peak(const spacrbench_measurement *m, spacrbench_figures *f)
 {
-    memset(f, 0, sizeof *f);
-    f->size = sizeof *f;
+    *f = (spacrbench_figures){.size = sizeof *f};
     int rc = spacrbench_measurement_figures(m, f);
     if (rc < 0)
         return rc;
@@ -101,16 +100,16 @@ static int64_t concurrency_of(const spacrbench_recommendation *r, int64_t cpus, 
 
 static void fill_schedule(spacrbench_schedule *s, int64_t cpus, int64_t mem, int64_t concurrency)
 {
-    memset(s, 0, sizeof *s);
-    s->size = sizeof *s;
-    s->cpus_per_task = cpus;
-    s->mem_per_task_bytes = mem;
-    s->array_concurrency = concurrency;
-    s->n_workers = concurrency;
-    s->threads_per_worker = cpus;
-    s->memory_limit_bytes = round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION));
-    s->margin = SB_MARGIN_FRACTION;
-    s->margin_floor_bytes = SB_MARGIN_FLOOR;
+    *s = (spacrbench_schedule){.size = sizeof *s,
+                               .cpus_per_task = cpus,
+                               .mem_per_task_bytes = mem,
+                               .array_concurrency = concurrency,
+                               .n_workers = concurrency,
+                               .threads_per_worker = cpus,
+                               .memory_limit_bytes =
+                                   round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION)),
+                               .margin = SB_MARGIN_FRACTION,
+                               .margin_floor_bytes = SB_MARGIN_FLOOR};
 }
 
 static int schedule_compute(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
@@ -186,14 +185,11 @@ typedef struct handoff {
 static int handoff_from(const spacrbench_measurement *m, const spacrbench_schedule *sched,
                         handoff *h)
 {
-    spacrbench_figures f;
-    memset(&f, 0, sizeof f);
-    f.size = sizeof f;
+    spacrbench_figures f = {.size = sizeof f};
     int rc = spacrbench_measurement_figures(m, &f);
     if (rc < 0)
         return rc;
-    memset(&h->s, 0, sizeof h->s);
-    h->s.size = sizeof h->s;
+    h->s = (spacrbench_schedule){.size = sizeof h->s};
     if ((rc = sb_struct_in(&h->s, sizeof h->s, sched, "spacrbench_schedule")) < 0)
         return rc;
     if (h->s.cpus_per_task < 1 || h->s.array_concurrency < 1 || h->s.n_workers < 1 ||
@@ -283,6 +279,7 @@ static int dask_text(const handoff *h, char *buf, size_t cap)
 static int format_computed(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
                            int kind, char *buf, size_t cap)
 {
+    sb_clear_error();
     spacrbench_schedule s;
     int rc = schedule_compute(m, rec, &s, NULL);
     if (rc < 0)
@@ -294,7 +291,6 @@ SPACRBENCH_EXTERN int spacrbench_format_slurm(const spacrbench_measurement *m,
                                               const spacrbench_recommendation *rec, char *buf,
                                               size_t cap)
 {
-    sb_clear_error();
     return format_computed(m, rec, SPACRBENCH_HANDOFF_SLURM, buf, cap);
 }
 
@@ -302,7 +298,6 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
                                              const spacrbench_recommendation *rec, char *buf,
                                              size_t cap)
 {
-    sb_clear_error();
     return format_computed(m, rec, SPACRBENCH_HANDOFF_DASK, buf, cap);
 }
 

@@ -78,8 +78,7 @@ int spacrbench_slurm_count_items(const char *items_file, int64_t *n_items)
     if (!f)
         return errno == EINVAL
                    ? sb_fail(SPACRBENCH_EINVAL,
-                             "%s is not a regular file: each task of the array reads "
-                             "it again",
+                             "%s is not a regular file: each task of the array reads it again",
                              items_file)
                    : sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", items_file, strerror(errno));
     int64_t count = 0;

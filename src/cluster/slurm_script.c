@@ -118,21 +118,19 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
 {
     if (k->array_limit < 0)
         return sb_fail(SPACRBENCH_EINVAL,
-                       "tasks.array_limit is %" PRId64 ", expected >= 0 "
-                       "(0: no limit)",
+                       "tasks.array_limit is %" PRId64 ", expected >= 0 (0: no limit)",
                        k->array_limit);
     if (k->time_minutes < 0 || k->time_minutes > SB_TIME_MAX_MINUTES)
         return sb_fail(SPACRBENCH_EINVAL,
-                       "tasks.time_minutes is %" PRId64 ", expected 0 (from "
-                       "the measurement) to 365 days",
+                       "tasks.time_minutes is %" PRId64
+                       ", expected 0 (from the measurement) to 365 days",
                        k->time_minutes);
     /* Written with at most 9 fraction digits, as the tasks' --timeout
      * parser reads it: below a nanosecond it would read as 0. */
     if (!(k->item_timeout_seconds >= 0) || k->item_timeout_seconds > 1e7 ||
         (k->item_timeout_seconds > 0 && k->item_timeout_seconds < 1e-9))
         return sb_fail(SPACRBENCH_EINVAL,
-                       "tasks.item_timeout_seconds is %g, expected 0 (none) or 1e-9 "
-                       "to 1e7",
+                       "tasks.item_timeout_seconds is %g, expected 0 (none) or 1e-9 to 1e7",
                        k->item_timeout_seconds);
     if (k->no_cgroup != 0 && k->no_cgroup != 1)
         return sb_fail(SPACRBENCH_EINVAL, "tasks.no_cgroup is %d, expected 0 or 1",
@@ -382,8 +380,7 @@ static int job_inputs(const spacrbench_measurement *m, const spacrbench_schedule
         return rc;
     if ((rc = check_tasks(k)) < 0)
         return rc;
-    memset(s, 0, sizeof *s);
-    s->size = sizeof *s;
+    *s = (spacrbench_schedule){.size = sizeof *s};
     if ((rc = sb_struct_in(s, sizeof *s, schedule, "spacrbench_schedule")) < 0)
         return rc;
     if (s->cpus_per_task < 1 || s->array_concurrency < 1 || s->mem_per_task_bytes < SB_MIB)
@@ -432,9 +429,7 @@ int spacrbench_format_slurm_job(const spacrbench_measurement *m,
     int rc = job_inputs(m, schedule, job, tasks, &j, &k, &s, &set);
     if (rc < 0)
         return rc;
-    spacrbench_figures f;
-    memset(&f, 0, sizeof f);
-    f.size = sizeof f;
+    spacrbench_figures f = {.size = sizeof f};
     if ((rc = spacrbench_measurement_figures(m, &f)) < 0)
         return rc;
     char time[32];

@@ -5,16 +5,6 @@
 #include "cluster.h"
 #include "internal.h"
 
-static void free_task(sum_task *t)
-{
-    free(t->file);
-    free(t->why);
-    free(t->outcome);
-    free(t->item);
-    free(t->array_job);
-    free(t->array_key);
-}
-
 static void free_lines(char **lines, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -26,8 +16,13 @@ void spacrbench_summary_free(spacrbench_summary *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->n_tasks; i++)
-        free_task(&s->tasks[i]);
+    for (sum_task *t = s->tasks; t < s->tasks + s->n_tasks; t++) {
+        free(t->file);
+        free(t->why);
+        free(t->item);
+        free(t->array_job);
+        free(t->array_key);
+    }
     free(s->tasks);
     for (size_t i = 0; i < s->n_ignored; i++)
         free(s->ignored[i]);

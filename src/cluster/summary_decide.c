@@ -241,8 +241,7 @@ static int find_missing(spacrbench_summary *s, const asked *a)
 
 static int ended_by_signal(const sum_task *t)
 {
-    return t->outcome &&
-           (strcmp(t->outcome, "interrupted") == 0 || strcmp(t->outcome, "signal") == 0);
+    return t->outcome == SB_TASK_INTERRUPTED || t->outcome == SB_TASK_SIGNAL;
 }
 
 /* What ended a failed task; SLURM's own words where spacrbench had none
@@ -252,7 +251,7 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
 {
     if (t->state != SUM_FAILED)
         return;
-    if (!t->outcome || ended_by_signal(t)) {
+    if (t->outcome < 0 || ended_by_signal(t)) {
         const sum_log *l = our_log(s, t->index, t->job);
         if (l) {
             t->slurm_timeout |= l->timeout;
@@ -272,8 +271,7 @@ static void count_state(spacrbench_summary *s, const sum_task *t)
     if (count[t->state])
         (*count[t->state])++;
     if (t->state == SUM_FAILED) {
-        s->n_oom +=
-            t->oom_limit > 0 || (t->outcome && strcmp(t->outcome, "oom") == 0) || t->slurm_oom;
+        s->n_oom += sum_task_oom(t);
         s->n_timeout += t->slurm_timeout;
         s->n_preempted += t->preempted;
     }
@@ -287,8 +285,8 @@ static int64_t memory_need(const sum_task *t, int64_t job_mem)
     int64_t given = t->req_mem > 0 ? t->req_mem : job_mem;
     if (t->oom_limit > 0 && t->oom_limit <= SUM_BYTES_MAX && 2 * t->oom_limit > need)
         need = 2 * t->oom_limit;
-    else if ((t->slurm_oom || (t->outcome && strcmp(t->outcome, "oom") == 0)) && given > 0 &&
-             given <= SUM_BYTES_MAX && 2 * given > need)
+    else if ((t->slurm_oom || t->outcome == SB_TASK_OOM) && given > 0 && given <= SUM_BYTES_MAX &&
+             2 * given > need)
         need = 2 * given;
     return need;
 }
@@ -385,8 +383,8 @@ static void next_settings(spacrbench_summary *s, int64_t cpus, const asked *a)
 /* What a failed report's task needs. */
 static sum_need report_need(const spacrbench_summary *s, const sum_task *t, const asked *a)
 {
-    const char *o = t->outcome ? t->outcome : "";
-    if (t->oom_limit > 0 || strcmp(o, "oom") == 0 || t->slurm_oom)
+    int o = t->outcome;
+    if (sum_task_oom(t))
         return SUM_NEED_RERUN;
     if (t->slurm_timeout) {
         int64_t mem, time;
@@ -397,11 +395,11 @@ static sum_need report_need(const spacrbench_summary *s, const sum_task *t, cons
     if (t->item_timeout)
         return SUM_NEED_ITEM;
     /* Ended from outside (a preemption, scancel, the node): run it again. */
-    if (t->preempted || strcmp(o, "interrupted") == 0 ||
-        (strcmp(o, "signal") == 0 &&
+    if (t->preempted || o == SB_TASK_INTERRUPTED ||
+        (o == SB_TASK_SIGNAL &&
          (t->signal == 1 || t->signal == 2 || t->signal == 9 || t->signal == 15)))
         return SUM_NEED_RERUN;
-    if (strcmp(o, "exit") == 0 || strcmp(o, "not_started") == 0 || strcmp(o, "signal") == 0)
+    if (o == SB_TASK_EXIT || o == SB_TASK_NOT_STARTED || o == SB_TASK_SIGNAL)
         return SUM_NEED_COMMAND;
     return SUM_NEED_RERUN; /* an older report without a task record */
 }

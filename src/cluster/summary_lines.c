@@ -73,13 +73,8 @@ static int lines_for(const spacrbench_summary *s, const sum_ranges *set, const s
             sb_shell_word(&t, s->job_script, 1);
         else
             sb_text_printf(&t, "JOB_SCRIPT");
-        if (t.failed) {
-            sb_text_free(&t);
-            return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-        }
-        int rc = push(lines, n, &t);
-        if (rc != 0)
-            return rc;
+        if (push(lines, n, &t) != 0) /* a failed text too */
+            return SPACRBENCH_ENOMEM;
         from = to;
     }
     return 0;

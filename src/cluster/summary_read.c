@@ -205,8 +205,7 @@ static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t,
                        "is not one of ok, exit, signal, oom, timeout, not_started, interrupted");
     }
     sb_reader_pop(r);
-    if (k.outcome >= 0)
-        t->outcome = strdup(sb_task_outcome_name(k.outcome));
+    t->outcome = k.outcome;
     t->exit_status = (int)k.exit_status;
     t->signal = k.signal > 0 ? (int)k.signal : 0;
     if (k.oom_limit_bytes > t->oom_limit)
@@ -237,7 +236,7 @@ static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t,
     if (k.cpus >= 0)
         t->req_cpus = k.cpus;
     t->req_time = k.time_minutes;
-    if (t->outcome && strcmp(t->outcome, "ok") != 0)
+    if (t->outcome > SB_TASK_OK)
         t->state = SUM_FAILED;
 }
 
@@ -296,20 +295,6 @@ static int add_task(spacrbench_summary *s, sum_task *t)
     return 0;
 }
 
-static void task_init(sum_task *t, int64_t index)
-{
-    memset(t, 0, sizeof *t);
-    t->index = index;
-    t->exit_status = -1;
-    t->peak = -1;
-    t->seconds = -1;
-    t->cpu_seconds = -1;
-    t->req_mem = t->req_cpus = t->req_time = -1;
-    t->array_min = t->array_max = t->array_step = t->array_count = -1;
-    t->job = -1;
-    t->timeout_seconds = -1;
-}
-
 /* name's JSON read by fields(r, root, ctx): what is wrong with it
  * (malloc'd), NULL when nothing is. */
 static char *read_json(int dir, const char *name,
@@ -336,9 +321,10 @@ static char *read_json(int dir, const char *name,
 
 static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
 {
-    sum_task t;
-    task_init(&t, index);
-    t.file = strdup(name);
+    sum_task t = {.index = index, .file = strdup(name), .exit_status = -1, .outcome = -1};
+    t.peak = t.job = t.req_mem = t.req_cpus = t.req_time = -1;
+    t.array_min = t.array_max = t.array_step = t.array_count = -1;
+    t.timeout_seconds = t.seconds = t.cpu_seconds = -1;
     char *why = read_json(dir, name, task_fields, &t);
     if (why) {
         t.state = SUM_UNREADABLE;

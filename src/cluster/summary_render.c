@@ -49,14 +49,9 @@ static void pct(char *buf, size_t cap, double x)
 
 /* What the task asked: its own report's figure, else this array's
  * manifest's (never for another array's report). */
-static int64_t requested_mem(const spacrbench_summary *s, const sum_task *t)
+static int64_t requested(const sum_task *t, int64_t own, int64_t manifest)
 {
-    return t->req_mem > 0 || t->state == SUM_FOREIGN ? t->req_mem : s->manifest.req_mem;
-}
-
-static int64_t requested_time(const spacrbench_summary *s, const sum_task *t)
-{
-    return t->req_time > 0 || t->state == SUM_FOREIGN ? t->req_time : s->manifest.req_time;
+    return own > 0 || t->state == SUM_FOREIGN ? own : manifest;
 }
 
 /* What ended the task, in words (the result column). */
@@ -82,14 +77,14 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     case SUM_FAILED:
         break;
     }
-    const char *o = k->outcome ? k->outcome : "";
+    int o = k->outcome;
     if (k->slurm_timeout) {
-        int64_t lim = requested_time(s, k);
+        int64_t lim = requested(k, k->req_time, s->manifest.req_time);
         if (lim > 0)
             sb_text_printf(t, "TIMEOUT (SLURM's --time of %" PRId64 " min)", lim);
         else
             sb_text_printf(t, "TIMEOUT (SLURM's time limit)");
-    } else if (k->oom_limit > 0 || strcmp(o, "oom") == 0) {
+    } else if (k->oom_limit > 0 || o == SB_TASK_OOM) {
         bytes_cell(b, sizeof b, k->oom_limit > 0 ? k->oom_limit : -1);
         sb_text_printf(t, "OOM-killed (limit %s)", k->oom_limit > 0 ? b : "unknown");
     } else if (k->slurm_oom)
@@ -102,13 +97,13 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
         if (ended > 0)
             sb_slurm_seconds_text(given, sizeof given, ended);
         sb_text_printf(t, "item timeout (the script's item --timeout of %s s ended it)", given);
-    } else if (strcmp(o, "exit") == 0)
+    } else if (o == SB_TASK_EXIT)
         sb_text_printf(t, "exited with status %d", k->exit_status);
-    else if (strcmp(o, "signal") == 0)
+    else if (o == SB_TASK_SIGNAL)
         sb_text_printf(t, "killed by signal %d", k->signal);
-    else if (strcmp(o, "not_started") == 0)
+    else if (o == SB_TASK_NOT_STARTED)
         sb_text_printf(t, "could not be started (exit %d)", k->exit_status);
-    else if (strcmp(o, "interrupted") == 0)
+    else if (o == SB_TASK_INTERRUPTED)
         sb_text_printf(t, "interrupted by signal %d", k->signal);
     else
         sb_text_printf(t, "failed (an older report without a task record)");
@@ -117,7 +112,8 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 {
     char req[32], peak[40], mem_use[32], cpu[32], wall[32], lim[32], tuse[32];
-    int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
+    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
+            rt = requested(k, k->req_time, s->manifest.req_time);
     int known = k->state != SUM_UNREADABLE;
     bytes_cell(req, sizeof req, rm);
     if (!known)
@@ -154,20 +150,6 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     sb_text_printf(t, "\n");
 }
 
-/* The first missing log at or after index (they are sorted by index). */
-static size_t logs_from(const spacrbench_summary *s, int64_t index)
-{
-    size_t lo = 0, hi = s->n_missing_logs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->missing_logs[mid].index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* What a missing task's SLURM log says. */
 static void log_says(sb_text *t, const sum_missing_log *l)
 {
@@ -192,7 +174,8 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
         sum_range_text(r, 1, idx, sizeof idx);
     sb_text_printf(t, "%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", idx, ITEM_WIDTH, "-", "-",
                    "unknown", "-", "-", "-", "-", "-");
-    size_t k = logs_from(s, r->first);
+    size_t k = sum_first_at(s->missing_logs, s->n_missing_logs, sizeof *s->missing_logs,
+                            offsetof(sum_missing_log, index), r->first);
     const sum_missing_log *l =
         k < s->n_missing_logs && s->missing_logs[k].index == r->first ? &s->missing_logs[k] : NULL;
     if (r->first == r->last && l) {
@@ -475,15 +458,18 @@ static const sb_field k_counts[] = {
 };
 static const sb_record k_counts_record = SB_RECORD("summary counts", k_counts);
 
+/* Each need's name in the JSON. */
+static const char *const k_need[SUM_NEEDS] = {
+    NULL, "rerun", "item_timeout", "command_failed", "job_files", "beyond_limits"};
+
 static void json_task(json_writer *w, const spacrbench_summary *s, const sum_task *k)
 {
     static const char *const k_state[] = {"ok",    "failed",  "unreadable",
                                           "stale", "outside", "foreign"};
-    static const char *const k_need[SUM_NEEDS] = {
-        NULL, "rerun", "item_timeout", "command_failed", "job_files", "beyond_limits"};
     sb_text r = {0};
     result(&r, s, k);
-    int64_t rm = requested_mem(s, k), rt = requested_time(s, k);
+    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
+            rt = requested(k, k->req_time, s->manifest.req_time);
     task_row row = {
         .task = k->index,
         .exit_status = k->exit_status,
@@ -496,13 +482,13 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
         .state = k_state[k->state],
         .report = k->file,
         .item = k->item,
-        .outcome = k->outcome,
+        .outcome = k->outcome >= 0 ? sb_task_outcome_name(k->outcome) : NULL,
         .result = r.data,
         .array_job = k->array_job,
         .array_key = k->array_key,
         .needs = k_need[k->need],
         .why = k->why,
-        .oom = k->oom_limit > 0 || k->slurm_oom || (k->outcome && strcmp(k->outcome, "oom") == 0),
+        .oom = sum_task_oom(k),
         .timeout = k->slurm_timeout,
         .item_timeout = k->item_timeout,
         .preempted = k->preempted,
@@ -564,17 +550,13 @@ static void json_next_submission(json_writer *w, const spacrbench_summary *s, co
 /* What needs the user: the reason, the tasks, the offered lines. */
 static void json_needs(json_writer *w, const spacrbench_summary *s)
 {
-    static const char *const k_reason[SUM_NEEDS] = {[SUM_NEED_ITEM] = "item_timeout",
-                                                    [SUM_NEED_COMMAND] = "command_failed",
-                                                    [SUM_NEED_FILES] = "job_files",
-                                                    [SUM_NEED_LIMIT] = "beyond_limits"};
     json_begin_array(w, "needs_you");
     for (int n = SUM_NEED_ITEM; n < SUM_NEEDS; n++) {
         if (!s->act[n].n)
             continue;
         char *tasks = ranges_text(&s->act[n]);
         json_begin_object(w, NULL);
-        json_string(w, "reason", k_reason[n]);
+        json_string(w, "reason", k_need[n]);
         json_string(w, "tasks", tasks ? tasks : "");
         json_int(w, "count", sum_ranges_count(&s->act[n]));
         if (n == SUM_NEED_ITEM) {
