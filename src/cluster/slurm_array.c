@@ -431,6 +431,9 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
 
 #else /* Windows: no openat, O_NONBLOCK or FIFOs to guard against */
 
+#include "cluster.h"
+#include "internal.h"
+
 int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                                  const spacrbench_schedule *schedule,
                                  const spacrbench_slurm_job *job,

@@ -2,7 +2,6 @@
  * which tasks a resubmission fixes, over this array's reports and logs
  * alone. Why each rule: docs/scheduler-handoff.md ("How summarize
  * decides"). */
-#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -534,4 +533,3 @@ int sum_decide(spacrbench_summary *s)
     free(a.r);
     return rc;
 }
-#endif

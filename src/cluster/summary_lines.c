@@ -3,7 +3,6 @@
  * an item --timeout a submission gave), and holds no argument longer than
  * Linux takes (MAX_ARG_STRLEN): a longer --array is split over several
  * lines, each its own job. */
-#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,4 +94,3 @@ int sum_make_lines(spacrbench_summary *s)
                        &s->n_act_lines[SUM_NEED_COMMAND]);
     return rc;
 }
-#endif

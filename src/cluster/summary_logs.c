@@ -5,7 +5,6 @@
  * of head and tail are read, without blocking, regular files only. A log
  * is this array's when its first line names this array's key (without
  * that line: when its job is one of this array's reports'). */
-#if !defined(_WIN32)
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -205,5 +204,3 @@ size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
     *first = lo;
     return end - lo;
 }
-
-#endif

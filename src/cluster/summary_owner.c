@@ -4,7 +4,6 @@
  * never replaces another array's files), so it wins over the reports. A
  * report of another key (or none, when the key is known) is shown, never
  * counted. */
-#if !defined(_WIN32)
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -116,5 +115,3 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     }
     return rc;
 }
-
-#endif

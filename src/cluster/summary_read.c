@@ -660,6 +660,9 @@ int sum_read(spacrbench_summary *s, const char *job_script)
 
 #else /* Windows: no openat, O_NONBLOCK or FIFOs to guard against */
 
+#include "cluster.h"
+#include "internal.h"
+
 int sum_read(spacrbench_summary *s, const char *job_script)
 {
     (void)s;

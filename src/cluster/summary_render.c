@@ -1,7 +1,6 @@
 /* The text and the JSON of a decided summary. Text from files summarize
  * did not write (items, keys, paths, log lines) goes through
  * sb_text_label: one line, no terminal escapes. */
-#if !defined(_WIN32) /* summarize reads a directory POSIX's way (summary_read.c) */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -630,4 +629,3 @@ int sum_render(spacrbench_summary *s)
     free(array);
     return rc;
 }
-#endif
