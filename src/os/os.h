@@ -254,7 +254,8 @@ sb_probe_env sb_probe_env_live(void);
 /* A whole file, NUL-terminated, cut at limit (*truncated). 0, or -1 with
  * errno; the caller frees *text. */
 int sb_cg_read_file(const char *path, size_t limit, char **text, size_t *len, int *truncated);
-/* A control value into buf: 0, or -1 unreadable or too long. */
+/* A control value into buf (len may be NULL): 0, or -1 unreadable or too
+ * long. */
 int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len);
 int sb_cg_read_in(const char *dir, const char *file, char *buf, size_t cap, size_t *len);
 /* One write(): 0, or -1 (errno; short: EIO). */

@@ -21,7 +21,7 @@
 
 int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len)
 {
-    if (path == NULL || buf == NULL || cap < 2 || len == NULL)
+    if (path == NULL || buf == NULL || cap < 2)
         return -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -34,7 +34,8 @@ int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len)
         return -1;
     }
     buf[got] = '\0';
-    *len = (size_t)got;
+    if (len)
+        *len = (size_t)got;
     return 0;
 }
 

@@ -107,9 +107,8 @@ static int children_of(const char *root, pid_t pid, sb_pid_list *out, sb_pid_ski
 int sb_proc_stat(const char *root, pid_t pid, char *state, pid_t *ppid, unsigned long long *start)
 {
     char path[96], buf[1024];
-    size_t len = 0;
     snprintf(path, sizeof path, "%s/%ld/stat", root, (long)pid);
-    if (sb_cg_read_small(path, buf, sizeof buf, &len) != 0)
+    if (sb_cg_read_small(path, buf, sizeof buf, NULL) != 0)
         return -1;
     /* The fields after the last ')': the command name may hold ')' and spaces. */
     const char *p = strrchr(buf, ')');

@@ -28,9 +28,8 @@ void sb_pss_tracker_free(sb_pss_tracker *t)
 static int64_t rss_now(const sb_pss_tracker *t, pid_t pid)
 {
     char path[96], text[256];
-    size_t len = 0;
     snprintf(path, sizeof path, "%s/%ld/statm", t->proc_root, (long)pid);
-    if (sb_cg_read_small(path, text, sizeof text, &len) != 0)
+    if (sb_cg_read_small(path, text, sizeof text, NULL) != 0)
         return -1;
     long long size, resident;
     if (sscanf(text, "%lld %lld", &size, &resident) != 2 || resident < 0)

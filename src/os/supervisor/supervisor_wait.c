@@ -126,9 +126,8 @@ static int end_leftovers(const sb_supervisor *s, int sig, double kill_at)
 static void name_one(pid_t pid, char *out, size_t cap)
 {
     char path[64], comm[64] = "?";
-    size_t len = 0;
     snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
-    if (sb_cg_read_small(path, comm, sizeof comm, &len) != 0)
+    if (sb_cg_read_small(path, comm, sizeof comm, NULL) != 0)
         snprintf(comm, sizeof comm, "?");
     comm[strcspn(comm, "\n")] = '\0';
     for (char *c = comm; *c; c++)
