@@ -1,5 +1,4 @@
-/* Linux implementation of the process probe. Files are opened once and read
- * with pread, so a read costs a few microseconds and no allocation. */
+/* The Linux process probe: files opened once, read with pread. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -104,7 +103,6 @@ int64_t sb_proc_hugetlb_last(const sb_proc *p)
     return status_kib(p->status_buf, "\nHugetlbPages:");
 }
 
-/* A small decimal file's value (after key, when given); -1 unreadable. */
 static int64_t read_number(const char *path, const char *key)
 {
     char buf[8192];

@@ -102,8 +102,8 @@ static void *sampler_main(void *arg)
         struct timespec next = next_sample(g, cpu_before, smaps_cpu);
         cpu_before = sb_thread_cpu_seconds();
         pthread_mutex_lock(&g->lock);
-        while (!g->stop && pthread_cond_timedwait(&g->wake, &g->lock, &next) != ETIMEDOUT) {
-        }
+        while (!g->stop && pthread_cond_timedwait(&g->wake, &g->lock, &next) != ETIMEDOUT)
+            ;
     }
     pthread_mutex_unlock(&g->lock);
     return NULL;

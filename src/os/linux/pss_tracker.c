@@ -24,7 +24,6 @@ void sb_pss_tracker_free(sb_pss_tracker *t)
     t->n = t->cap = 0;
 }
 
-/* statm's resident field in bytes; -1 when the process is gone. */
 static int64_t rss_now(const sb_pss_tracker *t, pid_t pid)
 {
     char path[96], text[256];
@@ -37,7 +36,6 @@ static int64_t rss_now(const sb_pss_tracker *t, pid_t pid)
     return (int64_t)resident * t->page_size;
 }
 
-/* Rss and Pss from smaps_rollup; 0, or -1 when gone or unreadable. */
 static int read_rollup(const sb_pss_tracker *t, pid_t pid, int64_t *rss, int64_t *pss)
 {
     char path[96], text[4096];
@@ -58,8 +56,7 @@ static const sb_pss_member *known(const sb_pss_tracker *t, pid_t pid)
     return NULL;
 }
 
-/* One member's PSS now, its shared part read afresh when asked, when it
- * is new, or when statm says it no longer fits. */
+/* The shared part afresh when asked, new, or no longer fitting. */
 static int64_t member_pss(sb_pss_tracker *t, pid_t pid, int full, sb_pss_member *out)
 {
     const sb_pss_member *was = known(t, pid);
@@ -109,8 +106,7 @@ int64_t sb_pss_tracker_sample(sb_pss_tracker *t, const pid_t *roots, size_t n, d
             kept++;
         }
     }
-    /* Every smaps_rollup read counts in the full reads' pace, those of new
-     * processes too (statm's reads are the caller's pace). */
+    /* New processes' full reads count in their pace too. */
     t->debt_cpu += t->last_refresh_cpu;
     if (full) {
         t->refresh_due = sb_sample_budget_next(&t->refresh, now, t->debt_cpu);
