@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "os.h"
-#include "util.h"
 
 /* A busy Kubernetes node's mountinfo runs to a few hundred KiB. */
 #define PROC_CGROUP_LIMIT (64u * 1024u)

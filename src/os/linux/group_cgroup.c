@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "supervisor.h"
 
 int sb_group_locate(sb_group *g, const sb_probe_env *env_in, char *why, size_t why_cap)

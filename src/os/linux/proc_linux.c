@@ -8,7 +8,6 @@
 
 #include "internal.h"
 #include "os.h"
-#include "util.h"
 
 int sb_proc_open(sb_proc *p, int want_hwm_reset)
 {

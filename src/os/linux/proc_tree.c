@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "os.h"
-#include "util.h"
 
 /* A children file lists one thread's children, a few bytes each. */
 #define CHILDREN_LIMIT (1u << 20)

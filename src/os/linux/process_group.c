@@ -12,7 +12,6 @@
 
 #include "internal.h"
 #include "os.h"
-#include "util.h"
 
 /* statm and smaps_rollup at 0.3 % and 0.2 % of a core: 0.5 % together. */
 enum { PSS_INTERVAL_MS = 20, PSS_REFRESH_MS = 100 };

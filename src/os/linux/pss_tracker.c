@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
-
 void sb_pss_tracker_init(sb_pss_tracker *t, double refresh_floor_s, double share)
 {
     memset(t, 0, sizeof *t);

@@ -18,8 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
-
 void sb_child_begin(unsigned flags, pid_t parent)
 {
     if (flags & SB_CHILD_DEFAULT_HANDLERS)

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "supervisor.h"
-#include "util.h"
 
 static volatile sig_atomic_t g_signal;
 static volatile sig_atomic_t g_child;

@@ -14,7 +14,6 @@
 #include <sys/types.h>
 
 #include "os.h"
-#include "util.h"
 
 /* ---- children: the one fork, the one wait4, and waiting without
  * polling (pidfds, Linux >= 5.3, else a SIGCHLD signalfd) ---- */

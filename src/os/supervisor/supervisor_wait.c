@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "supervisor.h"
-#include "util.h"
 
 #define KILL_PASSES 50   /* forks racing the kill: each pass catches the new ones */
 #define KILL_WAIT_S 0.8  /* how long the killed may take to exit, in all */

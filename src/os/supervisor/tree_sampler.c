@@ -7,8 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
-
 /* /proc/PID/status grows with the group list; this bounds it. */
 #define STATUS_LIMIT (1u << 20)
 
