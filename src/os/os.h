@@ -269,6 +269,8 @@ int sb_cgroup_in(const sb_probe_env *env, int version, const char *controller,
 /* visit(dir) up to the mount point, until it returns non-zero. */
 void sb_cgroup_walk_up(const sb_cgroup_location *loc, int (*visit)(const char *dir, void *ctx),
                        void *ctx);
+/* dir's parent, in place; 0 once dir is the mount point. */
+int sb_cgroup_up(char *dir, const char *mount);
 
 /* ---- a memory cgroup of its own for a group of processes, so its peak
  * covers the whole tree exactly, page cache included: a child of this

@@ -155,23 +155,19 @@ void sb_cgroup_walk_up(const sb_cgroup_location *loc, int (*visit)(const char *d
     if (len >= sizeof dir || len < mlen || strncmp(loc->dir, loc->mount_point, mlen) != 0)
         return;
     memcpy(dir, loc->dir, len + 1);
-    for (;;) {
-        if (visit(dir, ctx))
-            return;
-        if (len <= mlen)
-            return; /* the mount point: nothing above it is visible */
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL)
-            return;
-        len = (size_t)(slash - dir);
-        if (len < mlen)
-            len = mlen;
-        if (len == 0) { /* mounted at "/" */
-            dir[0] = '/';
-            len = 1;
-        }
-        dir[len] = '\0';
-    }
+    while (!visit(dir, ctx) && sb_cgroup_up(dir, loc->mount_point))
+        ;
+}
+
+int sb_cgroup_up(char *dir, const char *mount)
+{
+    size_t mlen = strlen(mount);
+    char *slash = strrchr(dir, '/');
+    if (strlen(dir) <= mlen || !slash)
+        return 0; /* the mount point: nothing above it is visible */
+    size_t len = (size_t)(slash - dir);
+    dir[len < mlen ? mlen : len ? len : 1] = '\0';
+    return 1;
 }
 
 typedef struct walk {

@@ -135,18 +135,6 @@ static const char *level_limit(const char *dir)
     return NULL;
 }
 
-/* 0 once dir is the mount point. */
-static int up(char *dir, const char *mount)
-{
-    size_t mlen = strlen(mount);
-    char *slash = strrchr(dir, '/');
-    if (strlen(dir) <= mlen || !slash)
-        return 0;
-    size_t len = (size_t)(slash - dir);
-    dir[len < mlen ? mlen : len ? len : 1] = '\0';
-    return 1;
-}
-
 /* 0 when the own cgroup can take a leaf, else why not. */
 static int own_usable(const sb_group *g, uid_t uid, pid_t self, char *why, size_t cap)
 {
@@ -192,7 +180,7 @@ static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char
                 snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
             return -1;
         }
-        if (!up(dir, mount) || !dir_writable(dir, uid, &owner, &ro)) {
+        if (!sb_cgroup_up(dir, mount) || !dir_writable(dir, uid, &owner, &ro)) {
             snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
             return -1;
         }
