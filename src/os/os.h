@@ -142,8 +142,8 @@ void sb_sampler_forget(sb_sampler *s);
 int sb_thread_start(pthread_t *thread, pthread_cond_t *wake, void *(*main)(void *), void *arg);
 #endif
 
-/* Every platform's sampler tick; the window slots (-1: none) are touched
- * only by sb_window_raise (thread) and sb_window_take (runner). */
+/* Every platform's tick; window slots (-1: none) only through
+ * sb_window_raise (thread) and sb_window_take (runner). */
 typedef struct sb_sampler_peaks {
     int64_t window_rss, window_vram;
     int64_t life_rss, life_vram; /* the thread's, read after it is joined */
@@ -166,14 +166,10 @@ int64_t sb_window_take(int64_t *slot);
 double sb_sample_budget_whole(void);
 
 typedef struct sb_sample_budget {
-    double floor_s;   /* the shortest gap asked for */
-    double share;     /* of one core this sampler may use */
-    double last_at;   /* monotonic time of the last sample; < 0: a new series */
-    int64_t samples;  /* taken */
-    int64_t gaps;     /* measured: between two samples of one series */
-    double gap_sum_s; /* their sum */
-    double longest_s; /* the longest of them */
-    double planned_s; /* the longest gap the budget asked for */
+    double floor_s, share; /* the shortest gap; of one core */
+    double last_at;        /* the last sample; < 0: a new series */
+    int64_t samples, gaps; /* gaps: within one series */
+    double gap_sum_s, longest_s, planned_s;
 } sb_sample_budget;
 
 /* share: a part of SB_SAMPLE_BUDGET_SHARE, scaled to the whole. */
@@ -190,20 +186,15 @@ double sb_sample_budget_miss_ms(const sb_sample_budget *b);
 
 /* ---- was it the kernel's OOM killer? (run and the scaling check) ---- */
 typedef struct sb_oom_facts {
-    int64_t oom_kills; /* kills counted in the group's own cgroup, or (outside) the rise of
-                          the counter of a cgroup around it; -1 unknown (Linux < 4.13) */
-    int outside;       /* the counter is a cgroup's around the group (no cgroup of its own) */
+    int64_t oom_kills; /* the group's cgroup's, or outside's rise; -1 unknown (< 4.13) */
+    int outside;       /* the counter is a cgroup's around the group */
     int sigkilled;     /* a process of the group died of SIGKILL */
-    int ours;          /* spacrbench sent that SIGKILL itself (a timeout, a stop's grace) */
+    int ours;          /* we sent it (a timeout, a stop's grace) */
     int64_t peak;      /* the group's peak, -1 unknown */
     int64_t limit;     /* the memory limit it ran under, -1 none */
 } sb_oom_facts;
 
-enum {
-    SB_OOM_NO = 0,
-    SB_OOM_IN_GROUP = 1, /* in the group's own cgroup */
-    SB_OOM_AROUND = 2    /* in a cgroup around it: the kill came from outside the group */
-};
+enum { SB_OOM_NO = 0, SB_OOM_IN_GROUP = 1, SB_OOM_AROUND = 2 /* from outside the group */ };
 
 /* Without a counter (old kernels) a SIGKILL we did not send with the peak
  * within 1/16 (>= 8 MiB) of the limit counts; a counter around the group
@@ -214,7 +205,6 @@ int sb_oom_verdict(const sb_oom_facts *f);
  * the sum that ended it earlier, 0 none). */
 int sb_budget_watch_over(int64_t limit, int64_t ended, int64_t sum);
 
-/* ---- the group peak's words, for the library and the command ---- */
 void sb_group_words_cgroup(char *buf, size_t cap, int version, const char *found);
 void sb_group_words_sampled(char *buf, size_t cap, const char *sum, const char *caveat,
                             const char *why);
