@@ -90,13 +90,6 @@ static void vram_open(sb_vram *v)
     }
 }
 
-static void vram_close(sb_vram *v)
-{
-    sb_gpu_close(v->gpu);
-    free(v->pids);
-    memset(v, 0, sizeof *v);
-}
-
 static int64_t vram_end(sb_vram *v)
 {
     if (v->gpu && sb_gpu_pids_unverified(v->gpu, NULL, 0))
@@ -176,7 +169,9 @@ void sb_supervisor_free(sb_supervisor *s)
         sb_launcher_stop(&s->own_launcher);
     s->launcher = NULL;
     tree_sampler_free(&s->tree);
-    vram_close(&s->vram);
+    sb_gpu_close(s->vram.gpu);
+    free(s->vram.pids);
+    memset(&s->vram, 0, sizeof s->vram);
     free(s->pids);
     s->pids = NULL;
     s->n_pids = s->cap_pids = 0;

@@ -27,11 +27,9 @@ void tree_sampler_reset(tree_sampler *t)
 void tree_sampler_free(tree_sampler *t)
 {
     free(t->procs);
-    t->procs = NULL;
-    t->count = t->cap = 0;
     free(t->old);
-    t->old = NULL;
-    t->n_old = t->old_cap = 0;
+    t->procs = NULL, t->old = NULL;
+    t->count = t->cap = t->n_old = t->old_cap = 0;
 }
 
 int tree_sampler_is_old(const tree_sampler *t, pid_t pid)
