@@ -1,6 +1,4 @@
-/* The pure rules of os/ that the library and the command share (os.h):
- * the samplers' cost policy (arithmetic over the times and costs it is
- * given), the OOM verdict and the group peak's words. */
+/* os/'s pure rules (os.h): the sampling budget, the OOM verdict, words. */
 #include "os.h"
 
 #include <math.h>
@@ -23,8 +21,6 @@ double sb_sample_budget_whole(void)
 
 void sb_sample_budget_init(sb_sample_budget *b, double floor_s, double share)
 {
-    /* share is a part of the default budget; a budget the user set scales
-     * every sampler's part alike. */
     double part = share > 0 && share <= SB_SAMPLE_BUDGET_SHARE ? share : SB_SAMPLE_BUDGET_SHARE;
     *b = (sb_sample_budget){.floor_s = floor_s > 0 ? floor_s : 0.001,
                             .share = part / SB_SAMPLE_BUDGET_SHARE * sb_sample_budget_whole(),
@@ -58,8 +54,7 @@ double sb_sample_budget_mean(const sb_sample_budget *b)
 
 double sb_sample_budget_miss_ms(const sb_sample_budget *b)
 {
-    /* The gaps seen, and the next one planned: no sample could have come
-     * sooner than that, whether or not the work lived to see it. */
+    /* The planned gap counts whether or not the work lived to see it. */
     double s = b->longest_s > b->planned_s ? b->longest_s : b->planned_s;
     return ceil((s > b->floor_s ? s : b->floor_s) * 1e3);
 }

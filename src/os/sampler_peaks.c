@@ -1,8 +1,6 @@
 /* The sampler's tick, the same on every platform; see os.h. */
 #include "os.h"
 
-#include "util.h"
-
 void sb_sampler_peaks_init(sb_sampler_peaks *p)
 {
     p->window_rss = p->window_vram = -1;

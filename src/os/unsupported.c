@@ -1,13 +1,8 @@
-/* What only the Linux build measures, on the platforms without it: the
- * peak reset, a process group's peak (cgroups or /proc PSS; the forked scaling check's
- * entry points are scale/scale_fork_none.c). Each says so with
- * SPACRBENCH_EUNSUPPORTED and a message that names the platform; nothing
- * is allocated. See docs/platforms.md. */
+/* What only Linux measures (the peak reset, process groups): elsewhere
+ * SPACRBENCH_EUNSUPPORTED, naming the platform. */
 #include "internal.h"
 #include "os.h"
 
-/* No peak reset here: both calls fail, so the runner applies its window
- * rule and the sampler, and its note gives sb_proc_no_reset_reason(). */
 int sb_proc_reset_hwm(const sb_proc *p)
 {
     (void)p;

@@ -1,21 +1,9 @@
-/* macOS implementation of the process probe. The figure called RSS
- * elsewhere is the task's physical footprint (task_vm_info.phys_footprint):
- * what Activity Monitor shows as Memory and what the kernel's memory limits
- * (jetsam) count. Unlike resident_size it includes dirty memory the
- * compressor squeezed or swapped out and leaves out clean file pages the
- * system can drop, so it is what another worker would really cost.
- *
- * Its peak is the kernel ledger's lifetime maximum, updated on every
- * change of the footprint, so it is exact to the page. The only calls that
- * reset it (proc_reset_footprint_interval, proc_rlimit_control with
- * RLIMIT_FOOTPRINT_INTERVAL) are not declared in the public SDK headers, so
- * the mark is never reset here: the runner's window rule and the sampler
- * apply (runner_probes.c).
- *
- * Machine discovery: macOS has no cgroups, CPU quotas or hard CPU affinity
- * for a process, so the memory and CPU bound sources stay UNKNOWN and the
- * host's figures are the answer (env is ignored: no files to point a test
- * at). */
+/* macOS. "RSS" is the physical footprint: what Activity Monitor and
+ * jetsam count, compressed and swapped dirty memory included, droppable
+ * file pages not: what another worker would really cost. Its peak is the
+ * kernel ledger's exact lifetime maximum; the calls that reset it are not
+ * in the public SDK, so the runner samples. No cgroups, quotas or hard
+ * affinity: the host's figures are the answer. */
 #include <libproc.h>
 #include <mach/mach.h>
 #include <string.h>
@@ -85,14 +73,9 @@ const char *sb_proc_no_reset_reason(void)
            "(ledger_phys_footprint_peak)";
 }
 
-/* Memory that can be had without compressing or swapping anyone's data,
- * as Linux's MemAvailable means it: free pages plus file-backed pages
- * (external: their contents are on disk, so they can be dropped) plus
- * purgeable pages (volatile memory the system may discard). free_count
- * already counts the speculative pages (read-ahead file data, per
- * <mach/vm_statistics.h>), and those are file-backed too, so they are
- * taken out once. Inactive anonymous pages are not counted: freeing them
- * means compressing them. Capped by hw.memsize. */
+/* As MemAvailable: free + file-backed (external) + purgeable pages, the
+ * speculative ones (in free_count and file-backed) once; not inactive
+ * anonymous pages (freeing them means compressing). Capped by hw.memsize. */
 static int64_t host_available(void)
 {
     vm_statistics64_data_t vm;

@@ -1,7 +1,5 @@
-/* The Linux probe: MemAvailable, the affinity mask, and the memory and CPU
- * bounds of this process's cgroups and every visible ancestor (levels
- * above the mount point are not visible to us). Files are read whole into
- * bounded buffers, every descriptor closed on every path. */
+/* The Linux probe: MemAvailable, affinity, and the memory and CPU bounds
+ * of this process's cgroup and every visible ancestor. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -11,17 +9,15 @@
 #include <unistd.h>
 
 #include "os.h"
-#include "util.h"
 
-/* Sizes beyond which the texts are not plausible; mountinfo of a busy
- * Kubernetes node runs to a few hundred KiB. */
+/* A busy Kubernetes node's mountinfo runs to a few hundred KiB. */
 #define PROC_CGROUP_LIMIT (64u * 1024u)
 #define MOUNTINFO_LIMIT   (4u * 1024u * 1024u)
 #define SMALL_LIMIT       (64u * 1024u) /* memory.stat, meminfo */
 
 int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len)
 {
-    if (path == NULL || buf == NULL || cap < 2 || len == NULL)
+    if (path == NULL || buf == NULL || cap < 2)
         return -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -34,7 +30,8 @@ int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len)
         return -1;
     }
     buf[got] = '\0';
-    *len = (size_t)got;
+    if (len)
+        *len = (size_t)got;
     return 0;
 }
 
@@ -92,7 +89,7 @@ sb_probe_env sb_probe_env_live(void)
     return env;
 }
 
-/* Read path into *text unless already there: 0, or -1 (errno set). */
+/* Unless already there. */
 static int load_text(const char *path, size_t limit, const char **text, size_t *len)
 {
     char *t = NULL;
@@ -131,16 +128,12 @@ static int add_prefix(const char *prefix, char *path, size_t cap)
     return 0;
 }
 
-/* Find the hierarchy that holds controller: the v1 one when
- * /proc/self/cgroup has a v1 line for it (on hybrid hosts the controller
- * can only be there), otherwise the v2 one; into *loc, env's prefix
- * applied. Its version, 0 when there is no such cgroup. */
+/* The hierarchy's version (0 none), env's prefix applied. A controller is
+ * in one hierarchy: a v1 line naming it wins, else v2. */
 static int find(const sb_probe_env *env, const char *controller, sb_cgroup_location *loc)
 {
     if (!env->cgroup_text || !env->mountinfo_text)
         return 0;
-    /* A controller belongs to exactly one hierarchy: a v1 line naming it
-     * wins; otherwise it can only be in the unified (v2) hierarchy. */
     for (int version = 1; version <= 2; version++) {
         int where = sb_cgroup_in(env, version, controller, loc);
         if (where == -2)
@@ -162,26 +155,21 @@ void sb_cgroup_walk_up(const sb_cgroup_location *loc, int (*visit)(const char *d
     if (len >= sizeof dir || len < mlen || strncmp(loc->dir, loc->mount_point, mlen) != 0)
         return;
     memcpy(dir, loc->dir, len + 1);
-    for (;;) {
-        if (visit(dir, ctx))
-            return;
-        if (len <= mlen)
-            return; /* the mount point: nothing above it is visible */
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL)
-            return;
-        len = (size_t)(slash - dir);
-        if (len < mlen)
-            len = mlen;
-        if (len == 0) { /* mounted at "/" */
-            dir[0] = '/';
-            len = 1;
-        }
-        dir[len] = '\0';
-    }
+    while (!visit(dir, ctx) && sb_cgroup_up(dir, loc->mount_point))
+        ;
 }
 
-/* One walk's version and what it found. */
+int sb_cgroup_up(char *dir, const char *mount)
+{
+    size_t mlen = strlen(mount);
+    char *slash = strrchr(dir, '/');
+    if (strlen(dir) <= mlen || !slash)
+        return 0; /* the mount point: nothing above it is visible */
+    size_t len = (size_t)(slash - dir);
+    dir[len < mlen ? mlen : len ? len : 1] = '\0';
+    return 1;
+}
+
 typedef struct walk {
     int version;
     sb_probe *out;
@@ -197,7 +185,7 @@ static int read_value(const char *dir, const char *file, int is_limit, int64_t *
     return rc == SB_PARSE_OK ? 0 : -1;
 }
 
-/* Inactive file cache of this level (0 when unknown: no reclaim credit). */
+/* 0 when unknown: no reclaim credit. */
 static int64_t inactive_file(const char *dir, int version)
 {
     char path[SB_MOUNT_PATH_MAX + 64];
@@ -217,11 +205,9 @@ static int64_t inactive_file(const char *dir, int version)
     return v < 0 ? 0 : v;
 }
 
-/* For each limit, headroom = limit - (usage - inactive file cache), since
- * the kernel reclaims inactive page cache before it refuses memory. The
- * tightest level binds; ties go to the innermost level. v2: memory.high
- * throttles hard before memory.max kills, both bound; v1: memsw counts
- * memory plus swap, so its headroom is also a bound. */
+/* headroom = limit - (usage - inactive file cache): the kernel reclaims
+ * that first. The tightest level binds, ties the innermost; memory.high
+ * (throttles hard) and memsw (memory plus swap) bound too. */
 static int visit_memory(const char *dir, void *ctx)
 {
     static const char *const files[2][2][2] = {
@@ -253,8 +239,7 @@ static int visit_memory(const char *dir, void *ctx)
     return 0;
 }
 
-/* quota/period of one level, or -1 when it has none. A quota anywhere
- * above throttles us too. */
+/* A quota anywhere above throttles us too. */
 static int visit_quota(const char *dir, void *ctx)
 {
     walk *w = ctx;
@@ -280,9 +265,8 @@ static int visit_quota(const char *dir, void *ctx)
     return 0;
 }
 
-/* The nearest level that states its CPUs decides: the effective list
- * already folds in every ancestor. v1 kernels without effective_cpus, and
- * v2 levels without the cpuset controller, defer to their parent. */
+/* The nearest level that states its CPUs decides (the effective list folds
+ * in every ancestor); a level without one defers to its parent. */
 static int visit_cpuset(const char *dir, void *ctx)
 {
     walk *w = ctx;
@@ -303,8 +287,7 @@ static int visit_cpuset(const char *dir, void *ctx)
     return 0;
 }
 
-/* CPUs in our affinity mask; the mask is sized dynamically because hosts
- * with more than CPU_SETSIZE (1024) CPUs exist. */
+/* Hosts with more than CPU_SETSIZE (1024) CPUs exist. */
 static int64_t affinity_cores(void)
 {
     for (int ncpu = 1024; ncpu <= 1 << 20; ncpu *= 2) {
@@ -330,8 +313,6 @@ static int64_t affinity_cores(void)
 void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out)
 {
     sb_probe_env env = env_in != NULL ? *env_in : sb_probe_env_live();
-    /* Read once for the memory, cpu and cpuset lookups (a text that cannot
-     * be read stays NULL). */
     load_text(env.proc_self_cgroup, PROC_CGROUP_LIMIT, &env.cgroup_text, &env.cgroup_len);
     load_text(env.mountinfo, MOUNTINFO_LIMIT, &env.mountinfo_text, &env.mountinfo_len);
     memset(out, 0, sizeof *out);
@@ -356,7 +337,6 @@ void sb_probe_machine(const struct sb_probe_env *env_in, sb_probe *out)
         if (w.version)
             sb_cgroup_walk_up(&loc, walks[i].visit, &w);
     }
-    /* Only what this call loaded is freed; a caller's texts stay theirs. */
     if (!env_in || !env_in->cgroup_text)
         free((char *)env.cgroup_text);
     if (!env_in || !env_in->mountinfo_text)

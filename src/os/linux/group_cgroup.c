@@ -1,5 +1,4 @@
-/* Per-group memory cgroups, and the groups a process that died without
- * removing them left behind; see os.h. */
+/* Per-group memory cgroups, and stale ones. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -9,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "supervisor.h"
 
 int sb_group_locate(sb_group *g, const sb_probe_env *env_in, char *why, size_t why_cap)
@@ -27,9 +25,7 @@ int sb_group_locate(sb_group *g, const sb_probe_env *env_in, char *why, size_t w
         goto done;
     }
     env.cgroup_text = cg, env.mountinfo_text = mi;
-    /* On hybrid hosts /proc/self/cgroup can name a v1 memory path whose
-     * hierarchy is not mounted here: the unified one is tried next (and
-     * sb_group_create checks that it reports memory.peak). */
+    /* Hybrid hosts may name an unmounted v1 memory path: then v2. */
     sb_cgroup_location loc;
     for (int version = 1; version <= 2 && rc != 0; version++)
         if (sb_cgroup_in(&env, version, "memory", &loc) == SB_PARSE_OK &&
@@ -52,10 +48,8 @@ static const char *peak_file(const sb_group *g)
     return g->version == 1 ? "memory.max_usage_in_bytes" : "memory.peak";
 }
 
-/* Why a v2 child has no memory.peak, in the words that fit: the kernel
- * lets only a cgroup WITHOUT processes enable controllers for its children
- * ("no internal processes"), and a process running in a job step or a
- * container's leaf is exactly such a process. */
+/* Why a v2 child has no memory.peak (a job step or a container's leaf
+ * holds processes: the rule in group_delegate.c). */
 static void explain_v2(const sb_group *g, const char *file, int e, char *why, size_t why_cap)
 {
     char text[1024], shown[64];
@@ -111,7 +105,6 @@ int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
     return 0;
 }
 
-/* Write pid into DIR/cgroup.procs. */
 static int move_to(const char *dir, pid_t pid)
 {
     char text[32];
@@ -128,8 +121,7 @@ int sb_group_attach(const sb_group *g, pid_t pid)
     return move_to(g->dir, pid);
 }
 
-/* A control file of the group: the value of key's line (stat_key), a
- * limit ("max" too), or a byte count; -1 unreadable. */
+/* key's line, a limit ("max" too) or a byte count; -1 unreadable. */
 static int64_t read_control(const sb_group *g, const char *name, const char *key, int limit)
 {
     char text[1024];
@@ -160,8 +152,7 @@ int64_t sb_group_limit(const sb_group *g)
     return read_control(g, g->version == 1 ? "memory.limit_in_bytes" : "memory.max", NULL, 1);
 }
 
-/* Pids a pass could not move or just killed: waited for, by pidfd. */
-#define PASS_PIDS 256
+#define PASS_PIDS 256 /* not moved, or killed: waited for */
 
 typedef struct pid_pass {
     const char *target; /* the parent (evacuate), or NULL (kill) */
@@ -170,8 +161,6 @@ typedef struct pid_pass {
     size_t n_left;
 } pid_pass;
 
-/* One listed pid: moved to the parent (one that cannot move, exiting, is
- * waited for), or SIGKILLed (and waited for). */
 static int pass_one(pid_t pid, void *arg)
 {
     pid_pass *p = arg;
@@ -182,9 +171,7 @@ static int pass_one(pid_t pid, void *arg)
     return 0;
 }
 
-/* A few passes at most, none of them a sleep: a cgroup is busy while a
- * process in it is still exiting (its pidfd says when it is gone), or when
- * one forked as we moved the others (the next pass moves it). */
+/* Busy while one exits (its pidfd says when) or forked as we moved. */
 #define REMOVE_PASSES 4
 
 int sb_group_remove(sb_group *g, int *left_behind)
@@ -219,7 +206,6 @@ int sb_cgroup_procs_each(const char *dir, int (*each)(pid_t pid, void *arg), voi
         return -1;
     long pid;
     int n = 0;
-    /* The kernel writes one decimal pid per line; anything else ends it. */
     while (fscanf(f, "%ld", &pid) == 1) {
         if (pid <= 0 || pid != (long)(pid_t)pid)
             continue;
@@ -250,8 +236,7 @@ int sb_group_set_limit(const sb_group *g, int64_t bytes)
     snprintf(text, sizeof text, "%lld", (long long)bytes);
     if (sb_cg_write_in(g->dir, g->version == 1 ? "memory.limit_in_bytes" : "memory.max", text))
         return -1;
-    /* v2: the OOM killer ends the whole group at once, never a part of
-     * it (Linux >= 4.19); v1 has no such switch (the caller kills the rest). */
+    /* v1 has no such switch: the caller kills the rest. */
     if (g->version == 2)
         sb_cg_write_in(g->dir, "memory.oom.group", "1");
     return 0;
@@ -261,12 +246,10 @@ int sb_group_kill_all(const sb_group *g)
 {
     if (!g->dir[0])
         return 0;
-    /* v2 cgroup.kill (Linux >= 5.14) kills the tree without a pid race. */
     if (g->version == 2 && sb_cg_write_in(g->dir, "cgroup.kill", "1") == 0)
         return 0;
     int killed = 0;
-    /* A process may fork while we read: go round until the group is empty,
-     * each round once the last one's killed are gone (their pidfds). */
+    /* Rounds: a process may fork while we read. */
     for (int round = 0; round < 20; round++) {
         pid_pass p = {NULL, 0, {0}, 0};
         if (sb_group_procs(g, pass_one, &p) < 0)
@@ -279,11 +262,8 @@ int sb_group_kill_all(const sb_group *g)
     return killed;
 }
 
-/* ---- stale groups (sb_group_clean_stale). A group's owner is known by
- * identity, not by name: the pid and the start time in the group's name
- * (sb_group_owner_tag) are a process that runs now only if it is that very
- * process, whatever its program is called (a symlink, a renamed copy,
- * another install) ---- */
+/* ---- stale groups: the owner is known by pid and start time, whatever
+ * its program is called (a symlink, a renamed copy) ---- */
 #define SHOWN_PIDS 8 /* pids named per group; more are counted */
 
 int sb_group_owner_tag(char *buf, size_t cap) { return sb_group_owner_tag_of(getpid(), buf, cap); }
@@ -297,9 +277,6 @@ int sb_group_owner_tag_of(pid_t owner, char *buf, size_t cap)
     return snprintf(buf, cap, "%ld-t%llu", pid, start) < 0 ? -1 : 0;
 }
 
-/* The owner runs: its pid is alive and, when the name holds its start
- * time, started then (the pid was not reused). Its name does not matter:
- * a run started through a symlink or a renamed binary is a live run. */
 static int owner_alive(long pid, long long start)
 {
     unsigned long long now = 0;
@@ -309,9 +286,8 @@ static int owner_alive(long pid, long long start)
     return start < 0 || now == (unsigned long long)start;
 }
 
-/* PREFIX-PID[-tSTART]-REST with REST non-empty and every byte of the name
- * plain: a name we could have made. The owner's pid (and start time, -1
- * in a name without one), or -1. */
+/* A name we could have made, PREFIX-PID[-tSTART]-REST: PID (*start -1
+ * without one), or -1. */
 static long owner_of(const char *name, const char *prefix, long long *start)
 {
     size_t n = strlen(prefix);

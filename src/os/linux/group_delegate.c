@@ -1,24 +1,15 @@
-/* Where a cgroup v2 group can be made without root: see sb_group_choose
- * and sb_group_delegate_acquire in os.h.
- *
- * v2's no-internal-processes rule: a cgroup that holds processes cannot
- * enable the memory controller for its children (only the hierarchy's
- * root is exempt), and this process always sits in its own cgroup. So a
- * group with memory.peak needs either
- *   - this process's own cgroup, once every process in it (this one and
- *     its own descendants, nobody else's) has moved into a leaf below it
- *     and memory is enabled there: what systemd, a container's init or
- *     `systemd-run --user --scope -p Delegate=yes` hand a process, and
- *     what the kernel lets the cgroup's owner do; or
- *   - a cgroup above it that is delegated to this user (owned by it, as
- *     systemd's Delegate=yes and an administrator's chown make it), holds
- *     no process and already enables memory for its children:
- *     user@UID.service above a terminal's scope. The kernel lets the owner
- *     of the common ancestor move processes anywhere below it.
- * A level between the two that has a limit of its own (memory.max,
- * cpu.max, ...) rules the second out: the groups would escape it. Nothing
- * here enables a controller anywhere but in this process's own cgroup, and
- * that is undone when the last group is gone. */
+/* Where a cgroup v2 group can be made without root. v2's rule: a cgroup
+ * holding processes cannot enable memory for its children (the root is
+ * exempt), and this process sits in its own. So a group needs either
+ *   - the own cgroup, once its processes (only ours) moved into a leaf
+ *     and memory is enabled there (what systemd's Delegate=yes or a
+ *     container's init hand a process, and its owner may do), or
+ *   - a cgroup above, delegated to this user (owned by it), empty and
+ *     enabling memory: user@UID.service above a terminal's scope; the
+ *     owner of the common ancestor may move processes below it.
+ * A level between with a limit of its own rules the second out (groups
+ * would escape it). Only the own cgroup's controllers are ever changed,
+ * and undone when the last group is gone. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -44,8 +35,7 @@ void sb_group_short_path(const char *path, char *out, size_t cap)
         snprintf(out, cap, "%s", path);
         return;
     }
-    /* ".../" and as many whole trailing components as fit, else the last
-     * one cut in its middle: the part a user recognises. */
+    /* The trailing components a user recognises, else the last one cut. */
     const char *tail = path + len;
     while (tail > path) {
         const char *slash = tail - 1;
@@ -65,17 +55,11 @@ void sb_group_short_path(const char *path, char *out, size_t cap)
     snprintf(out, cap, ".../%.*s...%s", (int)half, last, last + n - half);
 }
 
-static int read_control(const char *dir, const char *file, char *text, size_t cap)
-{
-    size_t len = 0;
-    return sb_cg_read_in(dir, file, text, cap, &len);
-}
-
 /* Does DIR/FILE list WORD ("cpu memory pids")? */
 static int lists(const char *dir, const char *file, const char *word)
 {
     char text[512];
-    if (read_control(dir, file, text, sizeof text) != 0)
+    if (sb_cg_read_in(dir, file, text, sizeof text, NULL) != 0)
         return 0;
     size_t n = strlen(word);
     for (char *p = text; (p = strstr(p, word)) != NULL; p += n)
@@ -85,9 +69,8 @@ static int lists(const char *dir, const char *file, const char *word)
     return 0;
 }
 
-/* Could uid write PATH? The owner's write bit, as a delegation (chown)
- * grants it; root anywhere, but never on a read-only mount (a container's
- * usual /sys/fs/cgroup). *owner gets the owner's uid (-1 unknown). */
+/* The owner's write bit, as a delegation grants it; root anywhere but on a
+ * read-only mount (a container's usual /sys/fs/cgroup). */
 static int writable(const char *path, uid_t uid, long *owner, int *read_only)
 {
     struct stat st;
@@ -103,8 +86,7 @@ static int writable(const char *path, uid_t uid, long *owner, int *read_only)
     return uid == 0 || (st.st_uid == uid && (st.st_mode & S_IWUSR));
 }
 
-/* The directory and the two files a delegate writes (systemd chowns
- * exactly these with Delegate=yes). */
+/* What systemd's Delegate=yes chowns. */
 static int dir_writable(const char *dir, uid_t uid, long *owner, int *read_only)
 {
     char procs[SB_GROUP_PATH_MAX + 64], subtree[SB_GROUP_PATH_MAX + 64];
@@ -114,7 +96,6 @@ static int dir_writable(const char *dir, uid_t uid, long *owner, int *read_only)
            writable(subtree, uid, owner, read_only);
 }
 
-/* pid is self, or one of its descendants. */
 static int ours(pid_t pid, pid_t self)
 {
     for (int hop = 0; hop < PARENT_HOPS && pid > 1; hop++) {
@@ -128,7 +109,7 @@ static int ours(pid_t pid, pid_t self)
 
 typedef struct proc_count {
     pid_t self;
-    int others; /* processes neither self nor its descendants */
+    int others; /* not self's */
 } proc_count;
 
 static int count_other(pid_t pid, void *arg)
@@ -138,34 +119,23 @@ static int count_other(pid_t pid, void *arg)
     return 0;
 }
 
-/* A limit of the level's own that a group made above it would escape:
- * its name, or NULL. */
+/* A limit a group made above the level would escape, or NULL. */
 static const char *level_limit(const char *dir)
 {
     static const char *const files[] = {"memory.max", "memory.high", "memory.swap.max", "pids.max",
                                         "cpu.max"};
     char text[256];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (read_control(dir, files[i], text, sizeof text) == 0 && strncmp(text, "max", 3) != 0)
+        if (sb_cg_read_in(dir, files[i], text, sizeof text, NULL) == 0 &&
+            strncmp(text, "max", 3) != 0)
             return files[i];
-    if (read_control(dir, "cpuset.cpus", text, sizeof text) == 0 && text[0] && text[0] != '\n')
+    if (sb_cg_read_in(dir, "cpuset.cpus", text, sizeof text, NULL) == 0 && text[0] &&
+        text[0] != '\n')
         return "cpuset.cpus";
     return NULL;
 }
 
-/* The parent directory of dir, in place; 0 once dir is the mount point. */
-static int up(char *dir, const char *mount)
-{
-    size_t mlen = strlen(mount);
-    char *slash = strrchr(dir, '/');
-    if (strlen(dir) <= mlen || !slash)
-        return 0;
-    size_t len = (size_t)(slash - dir);
-    dir[len < mlen ? mlen : len ? len : 1] = '\0';
-    return 1;
-}
-
-/* Why the own cgroup cannot take groups, in *why; 0 when it can (LEAF). */
+/* 0 when the own cgroup can take a leaf, else why not. */
 static int own_usable(const sb_group *g, uid_t uid, pid_t self, char *why, size_t cap)
 {
     long owner = -1;
@@ -193,8 +163,6 @@ static int own_usable(const sb_group *g, uid_t uid, pid_t self, char *why, size_
     return 0;
 }
 
-/* The nearest level above the own cgroup delegated to uid, empty and
- * enabling memory, into above; 0 found, else why not. */
 static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char *above,
                            size_t above_cap, char *why, size_t cap)
 {
@@ -212,7 +180,7 @@ static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char
                 snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
             return -1;
         }
-        if (!up(dir, mount) || !dir_writable(dir, uid, &owner, &ro)) {
+        if (!sb_cgroup_up(dir, mount) || !dir_writable(dir, uid, &owner, &ro)) {
             snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
             return -1;
         }
@@ -233,8 +201,7 @@ static int true_root(const char *dir)
     return access(path, F_OK) != 0 && errno == ENOENT;
 }
 
-/* While a group holds the leaf, /proc/self/cgroup names the leaf: the
- * cgroup to choose from is the one above it. 1 when that was so. */
+/* While we hold the leaf, /proc/self/cgroup names it: step above it. */
 static int leave_own_leaf(sb_group *g, pid_t self)
 {
     char *slash = strrchr(g->own, '/');
@@ -294,10 +261,7 @@ void sb_group_choose(sb_group *g, const char *mount, uid_t uid, pid_t self)
              why_own, why_up[0] ? "; " : "", why_up);
 }
 
-/* ---- the leaf: moving this process's cgroup's processes below it ---- */
-
-/* One leaf per process, shared by its groups (a supervisor, several
- * library groups at once). */
+/* One leaf per process, shared by its groups. */
 static struct leaf_state {
     pthread_mutex_t lock;
     pid_t owner; /* the process that holds it (a forked child does not) */
@@ -325,7 +289,7 @@ static int move_one(pid_t pid, void *arg)
     return 0;
 }
 
-/* Move the processes of from (only self's own, when self is set) to to. */
+/* self set: only self's. */
 static int move_all(const char *from, const char *to, pid_t self)
 {
     mover m = {to, self, 0};
@@ -338,11 +302,8 @@ static int move_all(const char *from, const char *to, pid_t self)
     return 0;
 }
 
-/* Wait, until deadline at the most, for v2's cgroup.events to say that dir
- * holds no process ("populated 0"): rmdir fails with EBUSY until then. The
- * kernel wakes poll() with POLLPRI when the file changes, so nothing is
- * looked at on a timer. 0 when it is empty; -1 when it is not by the
- * deadline or cannot be read (a kernel before 4.5: then no wait). */
+/* Until "populated 0" (rmdir is EBUSY before) or deadline; POLLPRI wakes
+ * on a change, no timer. 0 empty; -1 not, or unreadable (< 4.5). */
 static int wait_unpopulated(const char *dir, double deadline)
 {
     char path[SB_GROUP_PATH_MAX + 64];
@@ -350,8 +311,7 @@ static int wait_unpopulated(const char *dir, double deadline)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     int rc = -1;
     while (fd >= 0) {
-        /* Each read re-arms the event: a change after it wakes the poll,
-         * even one that comes before the poll starts. */
+        /* Each read re-arms the event, even for a change before poll. */
         char text[256];
         int64_t populated = 1;
         ssize_t n = pread(fd, text, sizeof text, 0);
@@ -371,17 +331,13 @@ static int wait_unpopulated(const char *dir, double deadline)
     return rc;
 }
 
-/* Undo what acquire did: memory off again, the processes back, the leaf
- * gone. Called with the lock held. */
+/* With the lock held. */
 static void leaf_undo(struct leaf_state *s)
 {
     if (s->enabled)
         sb_cg_write_in(s->own, "cgroup.subtree_control", "-memory");
     move_all(s->leaf, s->own, 0);
-    /* A process that was exiting as it was moved keeps the leaf populated
-     * (EBUSY) until it is gone: wait for the kernel to say so, 100 ms at
-     * the most, then try once more. The leaf is only ever v2's
-     * (sb_group_choose), where cgroup.events exists; v1 needs no leaf. */
+    /* One exiting as it was moved keeps the leaf busy for a while. */
     if (rmdir(s->leaf) != 0 && errno == EBUSY && wait_unpopulated(s->leaf, sb_now() + 0.1) == 0)
         rmdir(s->leaf);
     s->refs = 0;
@@ -409,7 +365,7 @@ int sb_group_delegate_acquire(sb_group *g, char *why, size_t why_cap)
         snprintf(s->own, sizeof s->own, "%s", g->own);
         sb_group tmp = *g;
         sb_group_clean_stale(&tmp, LEAF_PREFIX, NULL, NULL);
-        char tag[48]; /* the owner by identity (group_stale.c), as every group */
+        char tag[48];
         sb_group_owner_tag(tag, sizeof tag);
         if ((size_t)snprintf(s->leaf, sizeof s->leaf, "%s/%s-%s-0", g->own, LEAF_PREFIX, tag) >=
                 sizeof s->leaf ||
@@ -422,7 +378,6 @@ int sb_group_delegate_acquire(sb_group *g, char *why, size_t why_cap)
             snprintf(why, why_cap, "cannot move this process into its leaf: %s", strerror(errno));
             rc = -1;
         } else if (!lists(g->own, "cgroup.subtree_control", "memory")) {
-            /* EBUSY: a process joined the cgroup meanwhile. */
             if (sb_cg_write_in(g->own, "cgroup.subtree_control", "+memory") != 0) {
                 sb_group_short_path(g->own, shown, sizeof shown);
                 snprintf(why, why_cap, "cannot enable memory in %s/cgroup.subtree_control: %s",

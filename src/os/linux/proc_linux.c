@@ -1,5 +1,4 @@
-/* Linux implementation of the process probe. Files are opened once and read
- * with pread, so a read costs a few microseconds and no allocation. */
+/* The Linux process probe: files opened once, read with pread. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,7 +8,6 @@
 
 #include "internal.h"
 #include "os.h"
-#include "util.h"
 
 int sb_proc_open(sb_proc *p, int want_hwm_reset)
 {
@@ -104,12 +102,10 @@ int64_t sb_proc_hugetlb_last(const sb_proc *p)
     return status_kib(p->status_buf, "\nHugetlbPages:");
 }
 
-/* A small decimal file's value (after key, when given); -1 unreadable. */
 static int64_t read_number(const char *path, const char *key)
 {
     char buf[8192];
-    size_t len;
-    if (sb_cg_read_small(path, buf, sizeof buf, &len) != 0)
+    if (sb_cg_read_small(path, buf, sizeof buf, NULL) != 0)
         return -1;
     const char *at = key ? strstr(buf, key) : buf;
     return at ? strtoll(at + (key ? strlen(key) : 0), NULL, 10) : -1;
@@ -132,9 +128,8 @@ const char *sb_proc_no_reset_reason(void)
 static int parent_is(const char *name)
 {
     char path[64], text[256];
-    size_t n = 0;
     snprintf(path, sizeof path, "/proc/%ld/comm", (long)getppid());
-    if (sb_cg_read_small(path, text, sizeof text, &n) == 0) {
+    if (sb_cg_read_small(path, text, sizeof text, NULL) == 0) {
         text[strcspn(text, "\n")] = '\0';
         if (strcmp(text, name) == 0)
             return 1;

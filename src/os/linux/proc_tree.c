@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "os.h"
-#include "util.h"
 
 /* A children file lists one thread's children, a few bytes each. */
 #define CHILDREN_LIMIT (1u << 20)
@@ -38,8 +37,7 @@ void sb_pid_list_free(sb_pid_list *l)
     l->n = l->cap = 0;
 }
 
-/* One found process: taken unless skipped, already listed (a pid reused
- * while the tree was read) or past the bound. -1 out of memory. */
+/* Unless skipped, listed already (a reused pid) or past the bound. */
 static int take(sb_pid_list *out, pid_t pid, sb_pid_skip skip, const void *arg)
 {
     if (pid <= 0 || out->n >= SB_PROC_TREE_MAX || (skip && skip(pid, arg)) || list_has(out, pid))
@@ -47,7 +45,6 @@ static int take(sb_pid_list *out, pid_t pid, sb_pid_skip skip, const void *arg)
     return sb_pid_list_add(out, pid);
 }
 
-/* The pids a children file lists ("12 34 "). */
 static int take_listed(sb_pid_list *out, const char *text, sb_pid_skip skip, const void *arg)
 {
     const char *p = text;
@@ -65,9 +62,8 @@ static int take_listed(sb_pid_list *out, const char *text, sb_pid_skip skip, con
     return 0;
 }
 
-/* pid's children, through each of its threads' children file. 1: the
- * kernel has no children files; 0 done (a process gone meanwhile has
- * none); -1 out of memory. */
+/* Through each thread's children file. 1: the kernel has none; 0 done;
+ * -1 out of memory. */
 static int children_of(const char *root, pid_t pid, sb_pid_list *out, sb_pid_skip skip,
                        const void *arg)
 {
@@ -95,8 +91,7 @@ static int children_of(const char *root, pid_t pid, sb_pid_list *out, sb_pid_ski
     }
     closedir(d);
     if (rc == 0 && threads > 0 && files == 0) {
-        /* Gone, or no children files at all: the latter only if the
-         * thread directory itself still exists. */
+        /* No children files at all, if the process still exists. */
         snprintf(path, sizeof path, "%s/%ld/stat", root, (long)pid);
         if (access(path, F_OK) == 0)
             return 1;
@@ -107,9 +102,8 @@ static int children_of(const char *root, pid_t pid, sb_pid_list *out, sb_pid_ski
 int sb_proc_stat(const char *root, pid_t pid, char *state, pid_t *ppid, unsigned long long *start)
 {
     char path[96], buf[1024];
-    size_t len = 0;
     snprintf(path, sizeof path, "%s/%ld/stat", root, (long)pid);
-    if (sb_cg_read_small(path, buf, sizeof buf, &len) != 0)
+    if (sb_cg_read_small(path, buf, sizeof buf, NULL) != 0)
         return -1;
     /* The fields after the last ')': the command name may hold ')' and spaces. */
     const char *p = strrchr(buf, ')');
@@ -152,9 +146,8 @@ typedef struct pid_pair {
     pid_t pid, ppid;
 } pid_pair;
 
-/* Without children files: every process's parent, then the tree grows
- * from the roots until no process joins (a child may come before its
- * parent in the table). */
+/* Without children files: grow from the roots until none joins (a child
+ * may come before its parent in the table). */
 static int scan_all(const char *root, const pid_t *roots, size_t n_roots, sb_pid_list *out,
                     sb_pid_skip skip, const void *arg)
 {
@@ -202,8 +195,7 @@ int sb_proc_tree_descendants(const char *proc_root, const pid_t *roots, size_t n
 {
     out->n = 0;
     int rc = 0;
-    /* The roots' children first, then each listed process's in turn: out
-     * is its own queue. */
+    /* out is its own queue. */
     for (size_t r = 0; r < n && rc == 0; r++)
         rc = children_of(proc_root, roots[r], out, skip, arg);
     for (size_t i = 0; i < out->n && rc == 0; i++)

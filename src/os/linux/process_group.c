@@ -1,9 +1,5 @@
-/* spacrbench_group: the aggregate peak memory of a set of processes that
- * a binding started itself (a Python pool) or the scaling check forked.
- * Preferred: a memory cgroup of its own, exact. Fallback: a sampler thread
- * summing the PSS of the added processes and their descendants
- * (sb_pss_tracker, os.h: forked workers share copy-on-write pages, which
- * RSS would count once per worker). */
+/* spacrbench_group: the peak of a set of processes: a memory cgroup of its
+ * own, else a thread summing their trees' PSS (sb_pss_tracker). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,11 +12,8 @@
 
 #include "internal.h"
 #include "os.h"
-#include "util.h"
 
-/* statm at least every 20 ms, smaps_rollup at least every 100 ms, within
- * 0.3 % and 0.2 % of a core: 0.5 % together. A statm turn costs about
- * 60 us here, most of it the wake-up itself. */
+/* statm and smaps_rollup at 0.3 % and 0.2 % of a core: 0.5 % together. */
 enum { PSS_INTERVAL_MS = 20, PSS_REFRESH_MS = 100 };
 
 struct spacrbench_group {
@@ -45,9 +38,7 @@ struct spacrbench_group {
 
 static atomic_uint group_counter;
 
-/* The watched limit (under sample_lock): a sampled sum over it
- * (sb_budget_watch_over) SIGKILLs every member of the last sample (the
- * added processes and their descendants) once, and says so. */
+/* Under sample_lock: a sum over the watch kills the last sample's members. */
 static void watch_over(spacrbench_group *g, int64_t sum)
 {
     pthread_mutex_lock(&g->lock);
@@ -59,9 +50,7 @@ static void watch_over(spacrbench_group *g, int64_t sum)
         kill(g->pss.m[i].pid, SIGKILL);
 }
 
-/* One sample: the members' PSS summed into the group's peak (paced: by
- * the sampler thread, whose full smaps_rollup reads keep to their budget;
- * *smaps_cpu gets what they cost). */
+/* paced: the thread's; *smaps_cpu gets the full reads' cost. */
 static int64_t pss_sample(spacrbench_group *g, int paced, double *smaps_cpu)
 {
     pthread_mutex_lock(&g->lock);
@@ -86,9 +75,7 @@ static int64_t pss_sample(spacrbench_group *g, int paced, double *smaps_cpu)
     return sum;
 }
 
-/* When the sampler's next sample is due: the budget's answer for the CPU
- * this turn took from before its sleep, less its full smaps_rollup reads
- * (paced by their own budget), recorded for the sampling note. */
+/* The full reads are paced by their own budget: left out here. */
 static struct timespec next_sample(spacrbench_group *g, double cpu_before, double smaps_cpu)
 {
     double now = sb_now();
@@ -114,28 +101,22 @@ static void *sampler_main(void *arg)
         struct timespec next = next_sample(g, cpu_before, smaps_cpu);
         cpu_before = sb_thread_cpu_seconds();
         pthread_mutex_lock(&g->lock);
-        while (!g->stop && pthread_cond_timedwait(&g->wake, &g->lock, &next) != ETIMEDOUT) {
-        }
+        while (!g->stop && pthread_cond_timedwait(&g->wake, &g->lock, &next) != ETIMEDOUT)
+            ;
     }
     pthread_mutex_unlock(&g->lock);
     return NULL;
 }
 
-/* The group's own cgroup, where discovery finds one usable (a delegated
- * one without root). 0, or -1 with why set and nothing left. */
+/* 0, or -1 with why and nothing left. */
 static int open_cgroup(spacrbench_group *g, char *why, size_t why_cap)
 {
     if (sb_group_locate(&g->cg, NULL, why, why_cap) != 0)
         return -1;
-    /* Groups of a caller that was killed (SIGKILL, the OOM killer) are
-     * removed here when empty; one still holding processes is left alone
-     * (never killed). */
     if (g->cg.place != SB_GROUP_NONE)
         sb_group_clean_stale(&g->cg, "spacrbench-group", NULL, NULL);
     if (sb_group_delegate_acquire(&g->cg, why, why_cap) != 0)
         return -1;
-    /* Named by its owner's pid and start time: a live owner is known by
-     * identity, not by its program's name (group_stale.c). */
     char name[128], tag[48];
     sb_group_owner_tag(tag, sizeof tag);
     snprintf(name, sizeof name, "spacrbench-group-%s-%u", tag,
@@ -185,7 +166,7 @@ int spacrbench_group_open(uint32_t flags, spacrbench_group **out)
             return sb_fail(SPACRBENCH_ETHREAD, "could not start the group's PSS sampler");
         }
         g->thread_started = 1;
-        /* Named, so its cost shows per thread (top -H, /proc/PID/task/TID/stat). */
+        /* Its cost shows per thread (top -H). */
         pthread_setname_np(g->thread, "spacrbench-pss");
     }
     *out = g;
@@ -331,7 +312,6 @@ int64_t sb_process_group_watch_ended(spacrbench_group *g)
     return seen;
 }
 
-/* For the scaling driver: end every process of the group (internal). */
 int sb_process_group_kill_all(spacrbench_group *g)
 {
     if (!g)

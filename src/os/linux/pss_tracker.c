@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
-
 void sb_pss_tracker_init(sb_pss_tracker *t, double refresh_floor_s, double share)
 {
     memset(t, 0, sizeof *t);
@@ -24,13 +22,11 @@ void sb_pss_tracker_free(sb_pss_tracker *t)
     t->n = t->cap = 0;
 }
 
-/* statm's resident field in bytes; -1 when the process is gone. */
 static int64_t rss_now(const sb_pss_tracker *t, pid_t pid)
 {
     char path[96], text[256];
-    size_t len = 0;
     snprintf(path, sizeof path, "%s/%ld/statm", t->proc_root, (long)pid);
-    if (sb_cg_read_small(path, text, sizeof text, &len) != 0)
+    if (sb_cg_read_small(path, text, sizeof text, NULL) != 0)
         return -1;
     long long size, resident;
     if (sscanf(text, "%lld %lld", &size, &resident) != 2 || resident < 0)
@@ -38,7 +34,6 @@ static int64_t rss_now(const sb_pss_tracker *t, pid_t pid)
     return (int64_t)resident * t->page_size;
 }
 
-/* Rss and Pss from smaps_rollup; 0, or -1 when gone or unreadable. */
 static int read_rollup(const sb_pss_tracker *t, pid_t pid, int64_t *rss, int64_t *pss)
 {
     char path[96], text[4096];
@@ -59,8 +54,7 @@ static const sb_pss_member *known(const sb_pss_tracker *t, pid_t pid)
     return NULL;
 }
 
-/* One member's PSS now, its shared part read afresh when asked, when it
- * is new, or when statm says it no longer fits. */
+/* The shared part afresh when asked, new, or no longer fitting. */
 static int64_t member_pss(sb_pss_tracker *t, pid_t pid, int full, sb_pss_member *out)
 {
     const sb_pss_member *was = known(t, pid);
@@ -110,8 +104,7 @@ int64_t sb_pss_tracker_sample(sb_pss_tracker *t, const pid_t *roots, size_t n, d
             kept++;
         }
     }
-    /* Every smaps_rollup read counts in the full reads' pace, those of new
-     * processes too (statm's reads are the caller's pace). */
+    /* New processes' full reads count in their pace too. */
     t->debt_cpu += t->last_refresh_cpu;
     if (full) {
         t->refresh_due = sb_sample_budget_next(&t->refresh, now, t->debt_cpu);

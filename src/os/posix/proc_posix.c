@@ -1,5 +1,4 @@
-/* The parts of the process probe that POSIX gives alike on Linux and
- * macOS: CPU time (getrusage), the process id, the heap's release. */
+/* The process probe's POSIX parts (Linux and macOS). */
 #include <math.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -36,13 +35,9 @@ double sb_proc_children_cpu_seconds(int64_t *largest_rss)
 
 int64_t sb_self_pid(void) { return (int64_t)getpid(); }
 
-/* glibc keeps freed blocks: after a large block is freed it raises its
- * mmap threshold, so the next blocks of that size come from the heap and
- * stay resident once freed; the next item then reuses them without its RSS
- * growing, and its footprint above the baseline reads as 0. malloc_trim(0)
- * returns the free pages (the heap's top and, since glibc 2.8, whole free
- * pages inside it). Other C libraries (musl, macOS) return large blocks
- * when they are freed: nothing to do there. */
+/* glibc raises its mmap threshold after a large free, so later blocks stay
+ * resident once freed and the next item's footprint reads as 0;
+ * malloc_trim(0) returns them. musl and macOS need nothing. */
 int sb_heap_release(void)
 {
 #if defined(__GLIBC__)

@@ -1,8 +1,5 @@
-/* The sampler thread. Stopping uses a flag plus a condition variable on the
- * monotonic clock, so a stop never waits out a whole interval. Linux and
- * macOS share it (pthreads): macOS differs only in how the wait keeps to the monotonic
- * clock and how the thread's CPU time is read (the __APPLE__ blocks). What
- * each tick samples is every platform's (sampler_peaks.c). */
+/* The sampler thread of Linux and macOS: a condition variable on the
+ * monotonic clock, so a stop never waits out a whole interval. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,8 +23,6 @@ struct sb_sampler {
     sb_sampler_peaks peaks;
 };
 
-/* The window's slots are plain int64_t (os.h) so the tick is
- * shared; GCC's and Clang's __atomic builtins make them atomic here. */
 void sb_window_raise(int64_t *slot, int64_t value)
 {
     int64_t seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
@@ -48,13 +43,12 @@ static void advance(struct timespec *t, int64_t us)
     }
 }
 
-/* Wait on s->wake (s->lock held) until the monotonic deadline: ETIMEDOUT
- * then, 0 on a wake-up. */
+/* s->lock held: ETIMEDOUT, or 0 on a wake-up. */
 static int wait_until(sb_sampler *s, const struct timespec *deadline)
 {
 #if defined(__APPLE__)
-    /* No pthread_condattr_setclock on macOS: wait for what is left of the
-     * deadline as a relative time, which a wall-clock step cannot stretch. */
+    /* No pthread_condattr_setclock: a relative wait, which a wall-clock
+     * step cannot stretch. */
     struct timespec now, left;
     clock_gettime(CLOCK_MONOTONIC, &now);
     left.tv_sec = deadline->tv_sec - now.tv_sec;
@@ -81,8 +75,7 @@ static void *sampler_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         sb_sampler_sample(&s->cfg, &s->peaks);
         advance(&next, s->cfg.interval_us);
-        /* After a stall (or samples slower than the period) start afresh
-         * instead of catching up with back-to-back samples. */
+        /* After a stall start afresh, not with back-to-back samples. */
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) {
@@ -90,12 +83,8 @@ static void *sampler_main(void *arg)
             advance(&next, s->cfg.interval_us);
         }
         pthread_mutex_lock(&s->lock);
-        /* Absolute deadlines keep the period steady; a wait interrupted
-         * early (spurious wake-up) simply waits again. */
-        while (!s->stopping) {
-            int rc = wait_until(s, &next);
-            if (rc == ETIMEDOUT)
-                break;
+        /* Absolute deadlines keep the period steady. */
+        while (!s->stopping && wait_until(s, &next) != ETIMEDOUT) {
         }
     }
     pthread_mutex_unlock(&s->lock);
@@ -118,7 +107,6 @@ int sb_thread_start(pthread_t *thread, pthread_cond_t *wake, void *(*main)(void 
 #endif
     if (rc != 0)
         return -rc;
-    /* The thread inherits this mask: signals stay with the caller's threads. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -159,8 +147,7 @@ void sb_sampler_take_window(sb_sampler *s, int64_t *rss, int64_t *vram)
 double sb_sampler_cpu_seconds(const sb_sampler *s)
 {
 #if defined(__APPLE__)
-    /* No pthread_getcpuclockid: ask Mach. The port belongs to the thread
-     * (no reference taken), so nothing is deallocated. */
+    /* No pthread_getcpuclockid; the port needs no deallocation. */
     thread_basic_info_data_t info;
     mach_msg_type_number_t count = THREAD_BASIC_INFO_COUNT;
     if (thread_info(pthread_mach_thread_np(s->thread), THREAD_BASIC_INFO, (thread_info_t)&info,

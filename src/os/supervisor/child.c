@@ -1,4 +1,4 @@
-/* The children's OS primitives and the copies' launcher; see supervisor.h. */
+/* The children's primitives and the copies' launcher. */
 #include "supervisor.h"
 
 #include <errno.h>
@@ -18,8 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
-
 void sb_child_begin(unsigned flags, pid_t parent)
 {
     if (flags & SB_CHILD_DEFAULT_HANDLERS)
@@ -38,7 +36,6 @@ void sb_child_begin(unsigned flags, pid_t parent)
             _exit(SB_CHILD_ORPHANED);
     }
     if (flags & SB_CHILD_OOM_FIRST) {
-        /* Raising one's own score needs no privilege. */
         int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
         if (fd >= 0) {
             (void)!write(fd, "1000", 4);
@@ -77,11 +74,10 @@ pid_t sb_child_wait(pid_t pid, int options, int *status, struct rusage *ru)
     return w;
 }
 
-/* sb_child_run's child: exec, or tell the parent why not. */
 typedef struct run_job {
     char *const *argv;
     int stdout_to_stderr;
-    int err; /* the CLOEXEC pipe's write end */
+    int err; /* a CLOEXEC pipe: the exec's errno */
 } run_job;
 
 static void run_main(void *arg)
@@ -116,7 +112,6 @@ int sb_child_run(char *const argv[], int stdout_to_stderr)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* A pidfd of pid, or -1 (errno set; ENOSYS before Linux 5.3). */
 static int sb_pidfd_open(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -241,15 +236,13 @@ size_t sb_wait_exited(const pid_t *pids, size_t n, double deadline)
     return left;
 }
 
-/* ---- the copies' launcher (supervisor.h). A request is a head (sent with
- * the copy's two pipe ends as SCM_RIGHTS), then each line's argument
- * count and every argument NUL-terminated; the answer is the copy's pid
- * or the fork's errno. The launcher reads a request into a mapping of its
- * own and unmaps it once the copy is forked: it stays as small as it
- * started, whatever the commands ---- */
+/* ---- the launcher. A request: a head with the two pipe ends
+ * (SCM_RIGHTS), each line's argument count, the arguments; the answer:
+ * the pid or errno. It reads into a mapping unmapped once the copy is
+ * forked: it stays as small as it started ---- */
 
 #define MAX_LINES (1ull << 24)
-#define MAX_BYTES (1ull << 30) /* far above what one copy's lines hold */
+#define MAX_BYTES (1ull << 30)
 
 typedef struct request_head {
     uint32_t flags;
@@ -265,8 +258,6 @@ typedef struct answer {
     int32_t pid;
     int32_t err;
 } answer;
-
-/* ---- the copy (async-signal-safe calls only) ---- */
 
 typedef struct copy_job {
     const request_head *h;
@@ -316,15 +307,12 @@ static void copy_main(const copy_job *j)
     _exit(127);
 }
 
-/* ---- the launcher ---- */
-
 static int read_full(int fd, void *buf, size_t n)
 {
     return sb_read_all(fd, buf, n) == (long long)n ? 0 : -1;
 }
 
-/* A fork whose parent is the launcher's parent (the supervisor). The raw
- * system call: glibc's clone() wants a stack of its own. */
+/* CLONE_PARENT: the supervisor's child. glibc's clone() wants a stack. */
 static pid_t fork_sibling(void)
 {
 #if defined(__s390__) || defined(__CRIS__)
@@ -334,7 +322,7 @@ static pid_t fork_sibling(void)
 #endif
 }
 
-/* A request's head and its two descriptors: 1, 0 at the end of requests. */
+/* 1, 0 at the end of requests. */
 static int read_head(int sock, request_head *h, int fds[2])
 {
     union {
@@ -359,8 +347,7 @@ static int read_head(int sock, request_head *h, int fds[2])
     return 1;
 }
 
-/* The request's lines, read into a mapping of size *size: NULL when it
- * cannot be (the launcher then ends). */
+/* NULL: the launcher ends. */
 static char ***read_lines(int sock, const request_head *h, size_t *size)
 {
     if (h->lines < 1 || h->lines > MAX_LINES || h->bytes > MAX_BYTES || h->words > h->bytes)
@@ -442,8 +429,7 @@ int sb_launcher_start(sb_launcher *l, void (*in_child)(void))
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0) {
-        /* Every signal stays blocked here (a terminal's ^C is for the
-         * commands and spacrbench); it dies with spacrbench. */
+        /* Every signal stays blocked: a ^C is for the commands. */
         close(sv[0]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
@@ -463,7 +449,7 @@ int sb_launcher_start(sb_launcher *l, void (*in_child)(void))
     return 0;
 }
 
-/* Send the whole of buf (no SIGPIPE: a launcher gone is an answer). */
+/* No SIGPIPE: a launcher gone is an answer. */
 static int send_all(int sock, const void *buf, size_t n)
 {
     const char *p = buf;
@@ -479,8 +465,7 @@ static int send_all(int sock, const void *buf, size_t n)
     return 0;
 }
 
-/* The request's counts and arguments, in one buffer (malloc'd; NULL: out
- * of memory). */
+/* The counts and arguments (malloc'd; NULL: out of memory). */
 static char *encode(const sb_copy_spec *c, request_head *h, size_t *len)
 {
     uint64_t words = 0, bytes = 0;

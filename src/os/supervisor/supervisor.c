@@ -1,7 +1,5 @@
-/* The process supervisor: start, release, measure and clean up a group of
- * copies (supervisor.h); its stop signals, the VRAM of its groups and what
- * it lends a memory timeline. The wait and the killing live in
- * supervisor_wait.c. */
+/* The supervisor: start, release, measure and clean up a group; its stop
+ * signals and VRAM. The wait and the killing: supervisor_wait.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,17 +11,11 @@
 #include <unistd.h>
 
 #include "supervisor.h"
-#include "util.h"
-
-/* ---- stop signals: the handler's state (the pending signal, the pid of a
- * lone running command to pass a kill() on to) lives here only ---- */
 
 static volatile sig_atomic_t g_signal;
 static volatile sig_atomic_t g_child;
 
-/* Remember the signal so the run stops after the current item (and the
- * cgroup is removed); pass a signal sent by kill() on to the command,
- * which already gets terminal-generated ones through its process group. */
+/* Pass a kill() on to a lone command (the terminal's reach it anyway). */
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
     (void)context;
@@ -32,10 +24,7 @@ static void on_signal(int sig, siginfo_t *info, void *context)
         kill((pid_t)g_child, sig);
 }
 
-/* Signals that stop the run after the current item (and are passed on to
- * the command) instead of killing spacrbench, which would leave the item's
- * cgroup behind and the command running. SIGQUIT and SIGUSR1/2 (SLURM's
- * --signal warning) terminate by default too, so they are caught as well. */
+/* SIGUSR1/2: SLURM's --signal warning, which terminates by default too. */
 static const int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 #define N_STOP_SIGNALS (sizeof k_stop_signals / sizeof k_stop_signals[0])
 static struct sigaction g_old_action[N_STOP_SIGNALS];
@@ -85,9 +74,7 @@ static void stop_signals_block(sigset_t *before)
     sigprocmask(SIG_BLOCK, &set, before);
 }
 
-/* ---- VRAM of a group: NVML's per-process usedGpuMemory (dlopen'd, no
- * CUDA context) summed over the group's PIDs. "Not measured" (-1, with a
- * reason) and 0 (measured, used none) stay apart ---- */
+/* ---- VRAM: "not measured" (-1, a reason) and 0 (none used) stay apart ---- */
 
 static void vram_open(sb_vram *v)
 {
@@ -95,21 +82,12 @@ static void vram_open(sb_vram *v)
     v->peak = -1;
     v->gpu = sb_gpu_open(v->why, sizeof v->why);
     if (v->gpu && !sb_gpu_pids_are_host(v->gpu)) {
-        /* Nested PID namespace with the host's /proc: the PIDs we read for
-         * the commands are this namespace's, NVML's are the host's. */
         snprintf(v->why, sizeof v->why,
                  "spacrbench runs in a nested PID namespace: the commands' PIDs it sees are "
                  "not the host PIDs NVML reports");
         sb_gpu_close(v->gpu);
         v->gpu = NULL;
     }
-}
-
-static void vram_close(sb_vram *v)
-{
-    sb_gpu_close(v->gpu);
-    free(v->pids);
-    memset(v, 0, sizeof *v);
 }
 
 static int64_t vram_end(sb_vram *v)
@@ -160,8 +138,7 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
     if (!s->launcher && sb_launcher_start(&s->own_launcher, cfg->in_child) == 0)
         s->launcher = &s->own_launcher;
     s->launcher_errno = s->launcher ? 0 : errno;
-    /* The copies' orphans come back here, with a cgroup or without: their
-     * wait4 ru_maxrss is the tree's, and the tree is waited for. */
+    /* Orphans come back here: their ru_maxrss is the tree's. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     vram_open(&s->vram);
     if (!cfg->no_cgroup && sb_group_locate(&s->cg, NULL, why, sizeof why) == 0 &&
@@ -178,8 +155,7 @@ void sb_supervisor_init(sb_supervisor *s, const sb_supervisor_config *cfg)
         sb_group_delegate_release(&s->cg);
     }
     snprintf(s->why_no_cgroup, sizeof s->why_no_cgroup, "%s", why);
-    /* Still know the cgroup we run in (without a cgroup of our own too):
-     * its oom_kill counter names an OOM kill in a group that had none. */
+    /* Our own cgroup's oom_kill counter still names an OOM kill. */
     if (!s->cg.version) {
         char ignored[600];
         sb_group_locate(&s->cg, NULL, ignored, sizeof ignored);
@@ -193,14 +169,15 @@ void sb_supervisor_free(sb_supervisor *s)
         sb_launcher_stop(&s->own_launcher);
     s->launcher = NULL;
     tree_sampler_free(&s->tree);
-    vram_close(&s->vram);
+    sb_gpu_close(s->vram.gpu);
+    free(s->vram.pids);
+    memset(&s->vram, 0, sizeof s->vram);
     free(s->pids);
     s->pids = NULL;
     s->n_pids = s->cap_pids = 0;
 }
 
-/* The memory limit a group in g ran under, the nearest above it: g's own
- * (when g->dir is set), else its parent's, else machine_limit. */
+/* The nearest limit: g's own, its parent's, else machine_limit. */
 static int64_t limit_above(const sb_group *g, int64_t machine_limit)
 {
     int64_t own = g->dir[0] ? sb_group_limit(g) : -1;
@@ -214,7 +191,6 @@ static int64_t limit_above(const sb_group *g, int64_t machine_limit)
     return up > 0 ? up : machine_limit;
 }
 
-/* The oom_kill counter of the cgroup spacrbench runs in, -1 unknown. */
 static int64_t own_oom_kills(const sb_group *cg)
 {
     if (!cg->version)
@@ -224,10 +200,7 @@ static int64_t own_oom_kills(const sb_group *cg)
     return sb_group_oom_kills(&own);
 }
 
-/* Start every copy through the launcher, each with its lines built just
- * before (bounded memory: one copy's lines at a time). 0, or -1 (out of
- * memory, the launcher gone: why set); a fork that fails sets
- * o->start_errno and stops there. */
+/* 0, or -1 with why; a failed fork sets o->start_errno and stops. */
 static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, const int go[2],
                        const int err[2], const sigset_t *mask, sb_outcome *o, char *why,
                        size_t why_cap)
@@ -275,8 +248,7 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
     return rc;
 }
 
-/* Never released (setup failed, a fork failed, a signal came): close the
- * go pipe, so the copies read EOF and exit, and reap them. */
+/* Never released: the copies read EOF on go and exit. */
 static void abandon(sb_copy *copies, int64_t started, int go_write)
 {
     close(go_write);
@@ -288,7 +260,6 @@ static void abandon(sb_copy *copies, int64_t started, int go_write)
     }
 }
 
-/* What the copies said through the exec pipe (read once they all exited). */
 static void read_exec_failures(int fd, sb_copy *copies, int64_t k)
 {
     sb_exec_failure f;
@@ -297,18 +268,15 @@ static void read_exec_failures(int fd, sb_copy *copies, int64_t k)
             copies[f.copy].exec_errno = f.err ? f.err : ENOEXEC;
 }
 
-/* The group's figures once every copy has exited, and the group removed. */
 static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_outcome *o,
                    char *why, size_t why_cap)
 {
     int64_t k = o->started, largest = o->orphan_maxrss;
     for (int64_t i = 0; i < k; i++)
         largest = copies[i].maxrss > largest ? copies[i].maxrss : largest;
-    /* Still there after the wait (unkillable, or a stop signal's): named. */
     char left[sizeof o->leftovers];
     if (sb_sv_leftovers(s, left, sizeof left) > 0 && !o->leftovers[0])
         snprintf(o->leftovers, sizeof o->leftovers, "%s", left);
-    /* hugetlb pages are charged to neither the memory cgroup nor RSS. */
     int64_t huge = s->tree.hugetlb_peak > 0 ? s->tree.hugetlb_peak : 0;
     o->hugetlb_peak = huge;
     if (s->use_cgroup) {
@@ -328,8 +296,6 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
     int alive = tree_sample(&s->tree);
     o->left_behind = alive > 0 ? alive : 0;
     o->limit = limit_above(&s->cg, s->cfg.machine_limit);
-    /* Without a group's own cgroup, an OOM kill still shows in the
-     * oom_kill counter of the cgroup spacrbench runs in. */
     int64_t kills_after = own_oom_kills(&s->cg);
     if (kills_before >= 0 && kills_after >= kills_before) {
         o->oom_kills = kills_after - kills_before;
@@ -344,9 +310,8 @@ static int fail(char *why, size_t why_cap, const char *what)
     return -1;
 }
 
-/* The group's cgroup (PREFIX-PID-tSTART-NAME) and its two pipes: go releases
- * the copies, err brings exec failures back. 0, or -1 with why set and
- * nothing left open. */
+/* The cgroup, go (releases the copies) and err (exec failures). 0, or -1
+ * with why and nothing left open. */
 static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2], char *why,
                       size_t why_cap)
 {
@@ -364,24 +329,18 @@ static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2
             return -1;
         }
     }
-    if (pipe2(go, O_CLOEXEC) != 0) {
-        sb_group_remove(&s->cg, NULL);
-        return fail(why, why_cap, "pipe");
-    }
-    if (pipe2(err, O_CLOEXEC | O_NONBLOCK) != 0) {
+    if (pipe2(go, O_CLOEXEC) == 0) {
+        if (pipe2(err, O_CLOEXEC | O_NONBLOCK) == 0)
+            return 0;
         close(go[0]), close(go[1]);
-        sb_group_remove(&s->cg, NULL);
-        return fail(why, why_cap, "pipe");
     }
-    return 0;
+    sb_group_remove(&s->cg, NULL);
+    return fail(why, why_cap, "pipe");
 }
 
-/* Fork the copies with the stop signals held until every pid is known
- * here and each copy has dropped spacrbench's handler (one arriving in
- * between is then passed on, or ends the group, instead of being lost),
- * and move them into the cgroup. 0 when they are ready to be released,
- * 1 when they were abandoned (o->interrupted, o->start_errno), -1 with
- * why set; the group is gone in both latter cases. */
+/* Stop signals held until every pid is known and each copy dropped our
+ * handler, so none is lost. 0 ready, 1 abandoned, -1 with why (the group
+ * gone in both). */
 static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, const int go[2],
                         const int err[2], sb_outcome *o, char *why, size_t why_cap)
 {
@@ -397,9 +356,7 @@ static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, c
     if (lone)
         sb_stop_signals_set_child(copies[0].pid);
     sigprocmask(SIG_SETMASK, &before, NULL); /* a pending one runs the handler now */
-    /* A lone command stopped before it started (a terminal signal is not
-     * passed on by the handler) is ended the same way, so it reads as
-     * interrupted like one stopped while running. */
+    /* A lone command stopped before it started reads as interrupted too. */
     if (rc == 0 && lone && sb_stop_signal())
         kill(copies[0].pid, sb_stop_signal());
     for (int64_t i = 0; rc == 0 && !o->start_errno && s->use_cgroup && i < o->started; i++)
@@ -433,8 +390,7 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     int go[2], err[2];
     if (open_group(s, l, go, err, why, why_cap) != 0)
         return -1;
-    /* Leftovers of earlier groups are our descendants too (we are their
-     * subreaper): they belong to no later group, nor does the launcher. */
+    /* Earlier groups' leftovers and the launcher belong to no group. */
     if (tree_sampler_exclude_current(&s->tree) < 0 && !s->use_cgroup)
         o->earlier_unlisted = 1;
     int started = start_copies(s, l, copies, go, err, o, why, why_cap);
@@ -443,9 +399,8 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     tree_sampler_reset(&s->tree);
     s->vram.peak = -1;
     int64_t kills_before = s->use_cgroup ? -1 : own_oom_kills(&s->cg);
-    /* One byte per copy, in one write (k <= 1024 < PIPE_BUF: atomic): they
-     * start together. A short write leaves some copies to read EOF and
-     * fail (exit 127), which marks the group failed. */
+    /* One atomic write (< PIPE_BUF): they start together; a short one
+     * leaves some to read EOF and fail the group. */
     char release[SB_SUPERVISOR_MAX_COPIES];
     memset(release, 'x', sizeof release);
     double t0 = o->started_at = sb_now();
@@ -457,16 +412,11 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
     sb_stop_signals_set_child(0);
     read_exec_failures(err[0], copies, l->copies);
     close(err[0]);
-    /* Once more at the end: leftovers still in the group are its own. */
     sb_sv_sample(s, copies, o->started, 0, 1, NULL);
     o->vram_peak = vram_end(&s->vram);
-    /* The orphans that exited last (this process is their subreaper). */
     sb_sv_reap(s, copies, o->started, t0, o);
     return measure(s, copies, kills_before, o, why, why_cap);
 }
-
-/* ---- what the supervisor lends a memory timeline: its sampling period and
- * the group's cgroup usage now (the exact peak stays memory.peak) ---- */
 
 double sb_supervisor_interval(const sb_supervisor *s)
 {

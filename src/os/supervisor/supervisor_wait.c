@@ -1,16 +1,7 @@
-/* Waiting for a supervised group without polling: a pidfd per copy (Linux
- * >= 5.3) or, where there is none, SIGCHLD through a signalfd, so the
- * group's time ends when its last copy does, not up to one sampling period
- * later. Meanwhile the tree's RSS (at least SB_SUPERVISOR_SAMPLE_NS apart
- * without a cgroup, SB_SUPERVISOR_RSS_SAMPLE_NS with one, and less often
- * where the budget of os.h asks) and VRAM
- * (SB_SUPERVISOR_VRAM_NS) are sampled; the timeout kills the whole group;
- * a group still alive SB_SUPERVISOR_GRACE_S after a stop signal is killed
- * with all its processes, and what the copies leave behind after a stop
- * signal gets the signal too, then SIGKILL at the same deadline. Killing
- * ends ALL of a group's processes (killing only the copies would leave their
- * children running and, with a cgroup, the cgroup busy); no pause in steps:
- * each pass waits for what it signalled by pidfd. */
+/* Waiting for a group without polling, so its time ends when its last
+ * copy does, not a sampling period later; sampling meanwhile. A kill ends
+ * ALL the group's processes (the copies alone would leave their children
+ * running and the cgroup busy); each pass waits for what it signalled. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,21 +14,18 @@
 #include <unistd.h>
 
 #include "supervisor.h"
-#include "util.h"
 
 #define KILL_PASSES 50   /* forks racing the kill: each pass catches the new ones */
 #define KILL_WAIT_S 0.8  /* how long the killed may take to exit, in all */
 #define PASS_PIDS   1024 /* processes a pass waits for */
 
-/* The processes one pass signalled. */
 typedef struct pass_pids {
     int sig;
     pid_t pid[PASS_PIDS];
     size_t n;
 } pass_pids;
 
-/* Signal one listed process (sig 0: only list it) and keep its pid; 0 when
- * it was signalled. */
+/* sig 0: only list it. */
 static int signal_one(pid_t pid, void *arg)
 {
     pass_pids *p = arg;
@@ -54,8 +42,6 @@ static int signal_listed(pid_t pid, void *arg)
     return 0; /* go on listing */
 }
 
-/* One pass over the group's processes, sending sig (0: only list them);
- * how many were listed, -1 when they could not be. */
 static int pass(const sb_supervisor *s, pass_pids *p, int sig)
 {
     p->n = 0;
@@ -65,10 +51,8 @@ static int pass(const sb_supervisor *s, pass_pids *p, int sig)
     return tree_signal_each(&s->tree, signal_one, p);
 }
 
-/* Send sig to every process of the group: with a cgroup and SIGKILL, v2
- * cgroup.kill where the kernel has it, else each pid, in passes until none
- * is left (a fork can race one pass). How many were signalled (at least),
- * -1 when they could not be listed. */
+/* In passes until none is left (a fork can race one pass). How many were
+ * signalled (at least), -1 unlisted. */
 static int signal_all(const sb_supervisor *s, int sig)
 {
     pass_pids *p = malloc(sizeof *p);
@@ -77,7 +61,6 @@ static int signal_all(const sb_supervisor *s, int sig)
     double deadline = sb_now() + KILL_WAIT_S;
     int total = 0;
     if (s->use_cgroup && sig == SIGKILL && sb_group_kill_all(&s->cg) == 0) {
-        /* Wait (briefly) until the group is empty, as the passes do. */
         if (pass(s, p, 0) > 0)
             sb_wait_exited(p->pid, p->n, deadline);
         free(p);
@@ -92,7 +75,6 @@ static int signal_all(const sb_supervisor *s, int sig)
         total += n;
         if (n == 0 || sig != SIGKILL)
             break;
-        /* Let the killed ones leave the group before the next pass. */
         sb_wait_exited(p->pid, p->n, deadline);
     }
     free(p);
@@ -101,11 +83,9 @@ static int signal_all(const sb_supervisor *s, int sig)
 
 int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k)
 {
-    /* The copies first: ours for sure (not yet reaped, so their pids are
-     * not reused). Then wait for them to exit: a dying copy hands its
-     * children to us (the subreaper) only as it exits, and a tree walked
-     * meanwhile finds them under neither, so the pass would see none and
-     * stop, leaving them running. */
+    /* The copies first (unreaped: their pids are not reused), then wait:
+     * a dying copy hands us its children only as it exits, and a walk
+     * meanwhile would find them under neither and leave them running. */
     int total = 0;
     pid_t killed[PASS_PIDS];
     size_t n_killed = 0;
@@ -121,10 +101,8 @@ int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k)
     return n < 0 ? (total ? total : -1) : total + n;
 }
 
-/* After stop signal sig, once every copy has exited: pass sig on to what
- * they left (their parent, which might have ended them, is gone), wait
- * until kill_at (sb_now() time), then SIGKILL those still there. 1 when it
- * had to SIGKILL, 0 when none was left by then, -1 unknown. */
+/* After stop signal sig: pass it on to what the copies left (their parent
+ * is gone), SIGKILL those still there at kill_at. 1 when it had to. */
 static int end_leftovers(const sb_supervisor *s, int sig, double kill_at)
 {
     pass_pids *p = malloc(sizeof *p);
@@ -133,7 +111,6 @@ static int end_leftovers(const sb_supervisor *s, int sig, double kill_at)
     int n = pass(s, p, 0);
     if (n > 0) {
         signal_all(s, sig);
-        /* Until they exit or the grace is over, whichever is first. */
         if (pass(s, p, 0) > 0)
             sb_wait_exited(p->pid, p->n, kill_at);
         n = pass(s, p, 0);
@@ -144,14 +121,12 @@ static int end_leftovers(const sb_supervisor *s, int sig, double kill_at)
     return n < 0 ? -1 : n > 0;
 }
 
-/* "comm (pid N)" of one process, its name's unprintable bytes as '?' (a
- * process names itself: it must not drive the terminal). */
+/* Unprintable bytes as '?': a process names itself. */
 static void name_one(pid_t pid, char *out, size_t cap)
 {
     char path[64], comm[64] = "?";
-    size_t len = 0;
     snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
-    if (sb_cg_read_small(path, comm, sizeof comm, &len) != 0)
+    if (sb_cg_read_small(path, comm, sizeof comm, NULL) != 0)
         snprintf(comm, sizeof comm, "?");
     comm[strcspn(comm, "\n")] = '\0';
     for (char *c = comm; *c; c++)
@@ -176,7 +151,6 @@ int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap)
         if (names && used < cap) {
             char one[96];
             name_one(p->pid[i], one, sizeof one);
-            /* Whole names only: the rest is counted. */
             if (used + strlen(one) + 12 < cap)
                 used += (size_t)snprintf(names + used, cap - used, "%s%s", alive ? ", " : "", one);
             else
@@ -194,7 +168,7 @@ int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap)
 
 static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
 
-/* Seconds from now until t, never negative (which would mean no limit). */
+/* Never negative (no limit). */
 static double until(double t, double now) { return t > now ? t - now : 0; }
 
 static int keep_pid(sb_supervisor *s, pid_t pid)
@@ -215,7 +189,6 @@ double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan
     if (listed)
         *listed = 1;
     if (s->use_cgroup) {
-        /* Every PID in the group: its processes, whoever started them. */
         if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0) {
             s->n_pids = 0;
             if (listed)
@@ -228,8 +201,7 @@ double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan
         if (scan_tree && tree_sample(&s->tree) < 0 && listed)
             *listed = 0;
         spent = sb_thread_cpu_seconds() - t0;
-        /* The copies and every descendant seen (dead ones too: NVML no
-         * longer lists them, so they add nothing). */
+        /* Dead ones too: NVML no longer lists them. */
         for (int64_t i = 0; i < k; i++)
             if (copies[i].pid > 0)
                 keep_pid(s, copies[i].pid);
@@ -293,9 +265,8 @@ static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, in
     sb_sv_kill_group(s, copies, o->started);
 }
 
-/* Stopped by a signal: what the copies started may still run (a shell
- * that died of the signal leaves its children). They get the signal too,
- * then SIGKILL when the grace period (from kill_at, < 0: from now) is over. */
+/* A shell that died of the stop signal leaves its children: they get it
+ * too, then SIGKILL at kill_at (< 0: a grace from now). */
 static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *o, double kill_at)
 {
     int sig = sb_stop_signal();
@@ -316,12 +287,8 @@ static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *
     }
 }
 
-/* A sample from the wait loop, the tree's part only when it is due
- * (rss_next); then the budget (os.h) says when it is due
- * again: at least the interval, or 1/SB_SAMPLE_BUDGET_SHARE times the CPU
- * time this turn of the loop took from before its sleep (cpu_before: the
- * wake-up, the reaping, the reads and the timeline's all count, so the
- * whole sampler keeps to the budget), with a cgroup or without. The next
+/* The tree's part when rss_next is due; the budget then charges the whole
+ * turn since cpu_before (wake-up, reaping, reads, timeline). The next
  * rss_next. */
 static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double now,
                      double rss_next, double cpu_before)
@@ -331,17 +298,13 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
     sb_sv_sample(s, copies, k, rss, rss, &listed);
     if (!rss)
         return rss_next;
-    /* One point for the timeline listener: the RSS the sample just read
-     * (-1 when the group could not be listed) and the cgroup's usage. */
     if (s->cfg.on_sample)
         s->cfg.on_sample(s->cfg.sample_arg, now, listed ? s->tree.rss_now : -1,
                          sb_supervisor_group_usage(s));
     return sb_sample_budget_next(&s->budget, now, sb_thread_cpu_seconds() - cpu_before);
 }
 
-/* The copies' pidfds (else the SIGCHLD signalfd) in *z; the array the
- * sleeps mark the copies still running in (NULL: out of memory, then
- * every copy is watched). */
+/* The array the sleeps mark live copies in (NULL: all are watched). */
 static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_waiter *z)
 {
     pid_t *pids = malloc((size_t)k * sizeof *pids);
@@ -354,8 +317,6 @@ static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_w
     return live;
 }
 
-/* Without a cgroup to hold a limit, the watched one: the RSS sum of the
- * tree's last sample over it ends the group, once (os.h). */
 static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
 {
     if (s->use_cgroup || !sb_budget_watch_over(l->watch_limit, o->watch_ended, s->tree.rss_now))
@@ -364,10 +325,8 @@ static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
     return 1;
 }
 
-/* Every copy has exited: is the tree over? Not while processes they left
- * still run (waited for, bounded by the timeout); a stop signal leaves them
- * to after_stop_signal. At the deadline they are named and killed. 1 when
- * the wait is over. */
+/* Every copy has exited: 1 when the tree is over too (a stop signal
+ * leaves them to after_stop_signal; the deadline kills them). */
 static int leftovers_done(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int64_t k,
                           double deadline, double now, double since, int *said, sb_outcome *o)
 {
@@ -396,17 +355,13 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
 {
     int64_t k = o->started, left = k;
     double interval = sb_supervisor_interval(s);
-    /* The tree's samples keep within the budget however large the tree:
-     * with a cgroup they are extra (the charge is exact), without one they
-     * are the peak, and what they cost is taken from the work measured. */
     if (s->budget.share <= 0)
         sb_sample_budget_init(&s->budget, interval, SB_SAMPLE_BUDGET_SHARE);
     s->budget.floor_s = interval;
     sb_sample_budget_series(&s->budget);
     double rss_next = t0 + interval, vram = s->vram.gpu ? SB_SUPERVISOR_VRAM_NS * 1e-9 : -1;
     double deadline = s->cfg.timeout_s > 0 ? t0 + s->cfg.timeout_s * (double)l->lines : -1;
-    /* Stop signals and SIGCHLD stay blocked but while sleeping: no signal
-     * can slip between checking for it and going to sleep. */
+    /* Blocked but while sleeping: none slips between check and sleep. */
     sigset_t block, orig, open_mask;
     sb_stop_signals_caught_set(&block);
     sigaddset(&block, SIGCHLD);
@@ -415,8 +370,8 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
     sigaddset(&open_mask, SIGCHLD);
     sb_waiter z;
     int *live = waiter_open(s, copies, k, &z);
-    /* Once the copies have exited, what they left wakes the wait as it
-     * ends: the tree's last process is always a child of ours by then. */
+    /* After the copies, the leftovers' SIGCHLD wakes us: by then the tree's
+     * last process is always our child. */
     sigset_t chld_set;
     sigemptyset(&chld_set);
     sigaddset(&chld_set, SIGCHLD);
@@ -445,16 +400,15 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         if (sig && !o->stopped_by) {
             o->stopped_by = sig;
             kill_at = now + SB_SUPERVISOR_GRACE_S;
-            /* A lone command gets it from the handler (a kill()) or the
-             * terminal; several copies get it from here. */
+            /* A lone command got it from the handler or terminal. */
             for (int64_t i = 0; k > 1 && i < k; i++)
                 if (!copies[i].done)
                     kill(copies[i].pid, sig);
         }
         if (kill_at >= 0 && now >= kill_at && !o->killed_after_grace)
             grace_kill(s, l, copies, sig, o);
-        /* Not before the first wait: a /proc scan costs about a
-         * millisecond, which a command that exits at once would be charged. */
+        /* Not before the first wait: a command that exits at once would be
+         * charged the scan's millisecond. */
         if (woke)
             rss_next = sample(s, copies, k, now, rss_next, cpu_before);
         if (woke && watch_over(s, l, o))
@@ -467,9 +421,6 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         if (copies_ended >= 0 && !said)
             wait = shorter(wait, until(copies_ended + SB_SUPERVISOR_LEFTOVER_SAY_S, now));
         cpu_before = sb_thread_cpu_seconds();
-        /* Until a copy may have exited, a stop signal came (the stop signals
-         * are unblocked only inside ppoll, so one arriving just before it
-         * still wakes it), or `wait` seconds passed (< 0: no limit). */
         int fd = left <= 0 ? chld : -1;
         for (int64_t i = 0; live && i < k; i++)
             live[i] = !copies[i].done;
@@ -478,8 +429,6 @@ void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0
         while (fd >= 0 && read(fd, &info, sizeof info) == (ssize_t)sizeof info)
             ;
     }
-    /* The group's time: until its tree had ended (the look for leftovers
-     * that found none is not the command's). */
     o->seconds = now - t0;
     after_stop_signal(s, l, o, kill_at);
     if (chld >= 0)

@@ -7,8 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
-
 /* /proc/PID/status grows with the group list; this bounds it. */
 #define STATUS_LIMIT (1u << 20)
 
@@ -29,11 +27,9 @@ void tree_sampler_reset(tree_sampler *t)
 void tree_sampler_free(tree_sampler *t)
 {
     free(t->procs);
-    t->procs = NULL;
-    t->count = t->cap = 0;
     free(t->old);
-    t->old = NULL;
-    t->n_old = t->old_cap = 0;
+    t->procs = NULL, t->old = NULL;
+    t->count = t->cap = t->n_old = t->old_cap = 0;
 }
 
 int tree_sampler_is_old(const tree_sampler *t, pid_t pid)
@@ -44,11 +40,8 @@ int tree_sampler_is_old(const tree_sampler *t, pid_t pid)
     return 0;
 }
 
-/* VmHWM of one process, its VmRSS now added to *rss_sum (the timeline's
- * figure) and its HugetlbPages now to *huge_sum (in neither of the
- * others): same file, no extra read. A long Groups: line can
- * push VmHWM far into the status file, so the whole file is read
- * (bounded), never a fixed 4 KiB. */
+/* VmHWM, adding VmRSS and HugetlbPages to the sums from the same read. A
+ * long Groups: line can push VmHWM past a fixed 4 KiB. */
 static int64_t hwm_of(const char *root, pid_t pid, int64_t *rss_sum, int64_t *huge_sum)
 {
     char path[64];
@@ -64,7 +57,7 @@ static int64_t hwm_of(const char *root, pid_t pid, int64_t *rss_sum, int64_t *hu
     int64_t rss = -1;
     if (bytes >= 0 && sb_parse_meminfo(text, len, "VmRSS", &rss) == SB_PARSE_OK && rss >= 0)
         *rss_sum += rss;
-    int64_t huge = -1; /* Linux >= 4.4 */
+    int64_t huge = -1;
     if (bytes >= 0 && sb_parse_meminfo(text, len, "HugetlbPages", &huge) == SB_PARSE_OK && huge > 0)
         *huge_sum += huge;
     free(text);
@@ -88,8 +81,6 @@ static int remember(tree_sampler *t, pid_t pid, int64_t hwm)
 
 static int skip_old(pid_t pid, const void *arg) { return tree_sampler_is_old(arg, pid); }
 
-/* The descendants of t->self, the excluded (old) ones and whatever they
- * started left out: only the tree is read. */
 static int descendants(const tree_sampler *t, sb_pid_list *out)
 {
     int rc = sb_proc_tree_descendants(t->proc_root, &t->self, 1, skip_old, t, out);
@@ -104,7 +95,6 @@ int tree_sampler_exclude_current(tree_sampler *t)
     sb_pid_list now = {0};
     if (descendants(t, &now) != 0)
         return -1;
-    /* The list becomes the excluded set. */
     free(t->old);
     t->old = now.pid;
     t->n_old = now.n;

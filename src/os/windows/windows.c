@@ -1,12 +1,6 @@
-/* Windows: the process probe (the working set, resident pages, is the RSS
- * analogue; its peak from the process memory counters; CPU time from
- * GetProcessTimes), the machine probe (available physical memory, the
- * affinity across processor groups, the Job Object limits: memory and CPU
- * rate; its rules are pure, os.h), and the sampler on a Win32 thread whose
- * stop event is part of every sleep, so a stop never waits out a whole
- * interval (what each tick samples is sampler_peaks.c's). */
-/* PSAPI_VERSION 2 maps GetProcessMemoryInfo to K32GetProcessMemoryInfo in
- * kernel32 (Windows 7 and later): no psapi.dll to link or load. */
+/* Windows: the process and machine probes and the sampler, whose stop
+ * event is part of every sleep. PSAPI_VERSION 2: kernel32's
+ * K32GetProcessMemoryInfo, no psapi.dll. */
 #define PSAPI_VERSION 2
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -38,7 +32,6 @@ int sb_proc_open(sb_proc *p, int want_hwm_reset)
 
 void sb_proc_close(sb_proc *p) { p->process = NULL; }
 
-/* WorkingSetSize and PeakWorkingSetSize; -1 each when unreadable. */
 static void counters(const sb_proc *p, int64_t *now, int64_t *peak)
 {
     PROCESS_MEMORY_COUNTERS_EX c;
@@ -65,9 +58,7 @@ int64_t sb_proc_hwm(sb_proc *p)
     return peak;
 }
 
-/* Windows keeps PeakWorkingSetSize for the life of the process and offers
- * no call that lowers it (emptying the working set trims pages, the peak
- * stays): the runner uses its window rule and the sampler instead. */
+/* Emptying the working set trims pages; the peak stays. */
 const char *sb_proc_no_reset_reason(void)
 {
     return "the peak working set cannot be reset on Windows";
@@ -101,8 +92,6 @@ int64_t sb_self_pid(void) { return (int64_t)GetCurrentProcessId(); }
 /* The UCRT returns large blocks when they are freed. */
 int sb_heap_release(void) { return 0; }
 
-/* ---- the machine probe ---- */
-
 int64_t sb_win_mask_cores(uint64_t mask)
 {
     int64_t n = 0;
@@ -118,8 +107,6 @@ void sb_win_job_memory(const JOBOBJECT_EXTENDED_LIMIT_INFORMATION *info,
     out->memory_headroom_bytes = -1;
     out->memory_limit_bytes = -1;
     out->memory_dir[0] = '\0';
-    /* A per-process limit (ProcessMemoryLimit) caps each worker process,
-     * not the sum the worker count divides: it is no total bound. */
     if (!(info->BasicLimitInformation.LimitFlags & JOB_OBJECT_LIMIT_JOB_MEMORY))
         return;
     int64_t limit = (int64_t)info->JobMemoryLimit;
@@ -156,10 +143,8 @@ static int64_t host_available(void)
     return GlobalMemoryStatusEx(&ms) ? (int64_t)ms.ullAvailPhys : -1;
 }
 
-/* The processors this process may run on. The affinity mask covers one
- * processor group; a process that spans several groups (Windows 11 by
- * default on machines with more than 64) may use every active processor
- * of those groups. */
+/* The mask covers one processor group; a process spanning several
+ * (Windows 11 above 64 CPUs) may use all their active processors. */
 static int64_t affinity_cores(void)
 {
     HANDLE self = GetCurrentProcess();
@@ -179,9 +164,7 @@ static int64_t affinity_cores(void)
     return all > 0 ? (int64_t)all : -1;
 }
 
-/* The memory the job's processes have committed now: the sum of their
- * PrivateUsage, which is what JobMemoryLimit is charged with. -1 when
- * the list or any process cannot be read. */
+/* The PrivateUsage JobMemoryLimit is charged with; -1 unreadable. */
 static int64_t job_committed(void)
 {
     DWORD cap = 64;
@@ -232,9 +215,7 @@ void sb_probe_machine(const struct sb_probe_env *env, sb_probe *out)
     out->quota_cores = -1.0;
     out->cpuset_cores = -1;
 
-    /* NULL: the job this process is in (innermost, when jobs nest); the
-     * call fails outside any job. IsProcessInJob is not asked first: the
-     * query answers both questions. */
+    /* NULL: our innermost job; fails outside any. */
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION ext;
     memset(&ext, 0, sizeof ext);
     if (QueryInformationJobObject(NULL, JobObjectExtendedLimitInformation, &ext, sizeof ext,
