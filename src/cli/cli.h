@@ -294,7 +294,7 @@ void item_list_free(item_list *items);
 typedef struct run_outcome {
     sb_copy copy;     /* the command: wait status, exec errno, CPU */
     sb_outcome group; /* its group: time, peaks, VRAM, OOM kills, limit, leftovers */
-    int oom_killed;   /* the kernel's OOM killer ended it (oom_verdict.h) */
+    int oom_killed;   /* the kernel's OOM killer ended it (os.h) */
     double timeout_s;
 } run_outcome;
 

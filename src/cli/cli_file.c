@@ -86,7 +86,7 @@ static const char *dir_of(const char *path)
 }
 
 /* Replace the regular file real (no symlink in its last part) through a
- * temporary file beside it (util/atomic_file.h). exact: the mode is the
+ * temporary file beside it (util.h). exact: the mode is the
  * existing file's, else mode less the umask. *stage says where a failure
  * happened. */
 static int replace(const char *real, const char *text, size_t len, unsigned mode, int exact,

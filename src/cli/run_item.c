@@ -100,7 +100,7 @@ int run_item(sb_supervisor *sup, char **argv, size_t index, run_outcome *o)
         cli_error(CLI_EXIT_ERROR, "fork: %s", strerror(o->group.start_errno));
         return -1;
     }
-    /* Was it the kernel's OOM killer? The one decision (oom_verdict.h): the
+    /* Was it the kernel's OOM killer? The one decision (os.h): the
      * oom_kill counter of its own cgroup, else of spacrbench's own, and how
      * it died; our own SIGKILL (--timeout, the grace after a stop signal)
      * is never one. */

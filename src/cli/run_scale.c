@@ -72,7 +72,7 @@ static int copy_ok(const sb_copy *c)
     return c->done && !c->exec_errno && WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
 }
 
-/* The round's OOM facts, for the one decision (oom_verdict.h). */
+/* The round's OOM facts, for the one decision (os.h). */
 static sb_oom_facts oom_facts(const scale_exec *x, int64_t m)
 {
     int sigkilled = 0;
@@ -306,7 +306,7 @@ static void method_notes(const scale_exec *x, spacrbench_scale_result *r)
     spacrbench_scale_add_note(r, "each count k ran k copies of the command at once, each on "
                                  "items of its own (the items rotate), copy i running its items "
                                  "in turn; the rounds and their items as the timing note says");
-    /* The group peak in the words of the library's group (group_words.h). */
+    /* The group peak in the words of the library's group (os.h). */
     if (sup->use_cgroup)
         sb_group_words_cgroup(text, sizeof text, sup->cg.version, sup->cg.found);
     else {

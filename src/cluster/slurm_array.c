@@ -24,7 +24,7 @@
 #include "util.h"
 
 /* A file of the array written to a temporary beside it
- * (util/atomic_file.h) and renamed into place by commit. */
+ * (util.h) and renamed into place by commit. */
 typedef struct temp_file {
     sb_atomic_file a;
     FILE *f;

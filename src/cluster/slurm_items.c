@@ -1,5 +1,5 @@
 /* How many items a job array's items file holds (spacrbench_slurm_count_items):
- * `run --items`'s rule and bounds (util/item_lines.h), so Python's to_slurm
+ * `run --items`'s rule and bounds (util.h), so Python's to_slurm
  * refuses the lists the command refuses. */
 #include <errno.h>
 #include <fcntl.h>

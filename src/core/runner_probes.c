@@ -180,7 +180,7 @@ void sb_run_finish_peak(sb_run *st, int tracked, int64_t item_peak, int64_t samp
     m->fig.peak_rss_bytes = max64(peak, m->fig.baseline_rss_bytes);
 
     double ms = (double)st->opt.sample_interval_us / 1000.0;
-    /* The platform says why it could not reset the mark (proc.h). */
+    /* The platform says why it could not reset the mark (os.h). */
     const char *no_reset = st->opt.flags & SPACRBENCH_FLAG_NO_HWM_RESET
                                ? "the high-water mark could not be reset, as the caller asked"
                                : sb_proc_no_reset_reason();

@@ -224,7 +224,7 @@ int64_t sb_process_group_watch_ended(spacrbench_group *g);
  * CPU on a busy machine); the monotonic clock where unreadable. */
 double sb_thread_cpu_seconds(void);
 
-/* ---- cgroup discovery (parsing is parse.h's); tests point the env at
+/* ---- cgroup discovery (parsing is util.h's); tests point the env at
  * recorded trees ---- */
 typedef struct sb_probe_env {
     const char *proc_self_cgroup; /* "/proc/self/cgroup" */

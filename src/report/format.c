@@ -20,7 +20,7 @@ int spacrbench_format_bytes(int64_t bytes, char *buf, size_t cap)
     return sb_text_deliver(&t, buf, cap);
 }
 
-/* Byte sizes both ways: the parsing rule is parse_size.h's. */
+/* Byte sizes both ways: the parsing rule is util.h's. */
 int spacrbench_parse_size(const char *text, int64_t *bytes)
 {
     SB_REFUSE(!text, "text must not be NULL");

@@ -1,4 +1,4 @@
-/* The items of a list, one per line, bounded; see item_lines.h. */
+/* The items of a list, one per line, bounded; see util.h. */
 #include "util.h"
 
 #include <errno.h>

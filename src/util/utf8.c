@@ -1,4 +1,4 @@
-/* See utf8.h. */
+/* See util.h. */
 #include "util.h"
 
 size_t sb_utf8_length(const unsigned char *p)

@@ -1,4 +1,4 @@
-/* field_gpu.h for a command built without the CUDA toolkit. */
+/* field_workload.h's GPU part for a command built without the CUDA toolkit. */
 #include <stdio.h>
 
 #include "field_workload.h"

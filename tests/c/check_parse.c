@@ -1,4 +1,4 @@
-/* The pure discovery parsers (src/parse.h) on recorded /proc and cgroup
+/* The pure discovery parsers (src/util/util.h) on recorded /proc and cgroup
  * texts from v1, v2 and hybrid hosts, containers and SLURM jobs, and on
  * garbage. Texts are handed over in exact-size heap buffers without a NUL,
  * so a read past the end shows up under ASan and valgrind. */

@@ -1,8 +1,8 @@
-/* The fallback samplers' parts: the cost policy (sample_budget.h) on
- * given costs, the budget watched without a cgroup, the tree listing (proc_tree.h) on real processes (a
+/* The fallback samplers' parts: the cost policy (os.h) on
+ * given costs, the budget watched without a cgroup, the tree listing (os.h) on real processes (a
  * grandchild, and a child forked by a thread, which only that thread's
  * children file lists) and on recorded /proc trees with and without
- * children files, and the PSS tracker (pss_tracker.h) against the PSS the
+ * children files, and the PSS tracker (os.h) against the PSS the
  * kernel reports for forked workers that share copy-on-write pages. */
 #include <check.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * a case sets stay with that child); `check_windows CASE` runs one.
  * Output is TAP-like: "ok - ...", "not ok - ...", "ok - ... # SKIP why";
  * the exit status is non-zero when a check failed. Linked with the static
- * internal archive, so the pure rules of probe_windows.h are reachable. */
+ * internal archive, so the pure rules of os.h's Windows part are reachable. */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 

@@ -32,10 +32,10 @@ while IFS= read -r -d '' file; do
     [ "$skip" = 1 ] && continue
     n=$(count "$file")
     if [ "$n" -ne 0 ]; then
-        echo "FAIL: src/cli/$rel writes to stderr directly ($n call(s)); use cli_error.h:"
+        echo "FAIL: src/cli/$rel writes to stderr directly ($n call(s)); use cli_error.c:"
         grep -nE 'v?fprintf[[:space:]]*\(|perror[[:space:]]*\(' "$file" | sed 's/^/    /'
         bad=1
     fi
 done < <(find "$src" -name '*.c' -print0)
-[ "$bad" = 0 ] && echo "OK: every message of src/cli goes through cli_error.h"
+[ "$bad" = 0 ] && echo "OK: every message of src/cli goes through cli_error.c"
 exit "$bad"

@@ -346,7 +346,7 @@ static capture *derive(const capture *from, const char *sig)
 }
 
 /* The script's first line for task `task` of job `job` of submission s
- * (slurm_files.h: the model's reading of the script, checked against the
+ * (cluster.h: the model's reading of the script, checked against the
  * real one every time bash runs it). */
 static void header_for(const history *h, const capture *c, const submission *s, int64_t job,
                        int64_t task, char *buf, size_t cap)

@@ -1,5 +1,5 @@
 /* The report as a test reads a sentence in it: each line the library
- * wrapped at 79 columns (util/text_wrap.h) joined again. */
+ * wrapped at 79 columns (util.h) joined again. */
 #ifndef SB_TEST_TEXT_H
 #define SB_TEST_TEXT_H
 
