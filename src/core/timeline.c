@@ -237,9 +237,12 @@ int spacrbench_measurement_timeline_begin(spacrbench_measurement *m,
     return SPACRBENCH_OK;
 }
 
+/* A point (or sample) in, checked: its struct, its order, its CPU figure
+ * (NaN: not sampled, else finite >= 0). */
 static int point_in(const spacrbench_measurement *m, const spacrbench_timeline_point *p,
-                    sb_timeline_sample *out)
+                    double cpu_seconds, sb_timeline_sample *out)
 {
+    sb_clear_error();
     if (!m || !p)
         return sb_fail(SPACRBENCH_EINVAL, "measurement and point must not be NULL");
     if (!m->timeline)
@@ -258,16 +261,9 @@ static int point_in(const spacrbench_measurement *m, const spacrbench_timeline_p
                        "spacrbench_timeline_point: seconds %g is before "
                        "the previous point's: points come in time order",
                        in.seconds);
-    *out = (sb_timeline_sample){in.seconds, in.rss_bytes, in.cgroup_bytes, NAN};
-    return SPACRBENCH_OK;
-}
-
-/* A CPU figure of a point: NaN (not sampled) or finite >= 0. */
-static int cpu_in(double cpu_seconds, double *out)
-{
     if (!isnan(cpu_seconds) && (!isfinite(cpu_seconds) || cpu_seconds < 0))
         return sb_fail(SPACRBENCH_EINVAL, "cpu_seconds must be NaN (not sampled) or finite >= 0");
-    *out = cpu_seconds;
+    *out = (sb_timeline_sample){in.seconds, in.rss_bytes, in.cgroup_bytes, cpu_seconds};
     return SPACRBENCH_OK;
 }
 
@@ -275,13 +271,11 @@ int spacrbench_measurement_timeline_add_sample_cpu(spacrbench_measurement *m,
                                                    const spacrbench_timeline_point *sample,
                                                    double cpu_seconds)
 {
-    sb_clear_error();
     sb_timeline_sample s = {0, 0, 0, NAN};
-    int rc = point_in(m, sample, &s);
-    if (rc || (rc = cpu_in(cpu_seconds, &s.cpu_seconds)))
-        return rc;
-    sb_timeline_sample_push(m->timeline, &s);
-    return SPACRBENCH_OK;
+    int rc = point_in(m, sample, cpu_seconds, &s);
+    if (rc == SPACRBENCH_OK)
+        sb_timeline_sample_push(m->timeline, &s);
+    return rc;
 }
 
 int spacrbench_measurement_timeline_add_sample(spacrbench_measurement *m,
@@ -294,12 +288,9 @@ int spacrbench_measurement_timeline_add_point_cpu(spacrbench_measurement *m,
                                                   const spacrbench_timeline_point *point,
                                                   double cpu_seconds)
 {
-    sb_clear_error();
     sb_timeline_sample s = {0, 0, 0, NAN};
-    int rc = point_in(m, point, &s);
-    if (rc || (rc = cpu_in(cpu_seconds, &s.cpu_seconds)))
-        return rc;
-    return sb_timeline_point_add(m->timeline, &s);
+    int rc = point_in(m, point, cpu_seconds, &s);
+    return rc ? rc : sb_timeline_point_add(m->timeline, &s);
 }
 
 int spacrbench_measurement_timeline_add_point(spacrbench_measurement *m,
