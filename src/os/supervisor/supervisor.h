@@ -263,23 +263,4 @@ double sb_supervisor_sampling(const sb_supervisor *s, char *how, size_t cap);
 
 int64_t sb_supervisor_group_usage(const sb_supervisor *s);
 
-/* ---- shared by the supervisor's files ---- */
-void sb_vram_sample(sb_vram *v, const pid_t *pids, size_t n);
-void sb_stop_signals_caught_set(sigset_t *set);
-void sb_stop_signals_set_child(pid_t pid);
-/* The unreaped copies, then the rest of the group until none is left. */
-int sb_sv_kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k);
-/* Live processes: how many (-1 unlisted); names: "comm (pid N), ...". */
-int sb_sv_leftovers(const sb_supervisor *s, char *names, size_t cap);
-/* RSS (cgroup members, or scan_tree) and VRAM; returns the RSS part's CPU
- * seconds; *listed 0: could not list the group. */
-double sb_sv_sample(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree, int rss,
-                    int *listed);
-/* WNOHANG: the copies and the tree's orphans. How many copies, -1 when
- * there is no child at all. */
-int64_t sb_sv_reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t0, sb_outcome *o);
-/* Reap the copies (timeout: lines x timeout), sampling; then wait for what
- * they left until the tree ends (killed at the timeout). */
-void sb_sv_wait(sb_supervisor *s, const sb_launch *l, sb_copy *copies, double t0, sb_outcome *o);
-
 #endif
