@@ -44,22 +44,31 @@ void sb_child_begin(unsigned flags, pid_t parent)
     }
 }
 
+/* Blocked in the child (old: the mask before), restored in the parent. */
+static pid_t fork_blocked(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, old);
+    pid_t pid = fork();
+    int e = errno;
+    if (pid != 0)
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+    errno = e;
+    return pid;
+}
+
 pid_t sb_child_start(unsigned flags, sb_child_main main, void *arg)
 {
     pid_t parent = getpid();
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
+    sigset_t old;
+    pid_t pid = fork_blocked(&old);
     if (pid == 0) {
         sb_child_begin(flags, parent);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         main(arg);
         _exit(127); /* main must not return */
     }
-    int e = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = e;
     return pid;
 }
 
@@ -424,10 +433,8 @@ int sb_launcher_start(sb_launcher *l, void (*in_child)(void))
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return -1;
     pid_t parent = getpid();
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
+    sigset_t old;
+    pid_t pid = fork_blocked(&old);
     if (pid == 0) {
         /* Every signal stays blocked: a ^C is for the commands. */
         close(sv[0]);
@@ -437,7 +444,6 @@ int sb_launcher_start(sb_launcher *l, void (*in_child)(void))
         serve(sv[1], in_child, parent);
     }
     int e = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(sv[1]);
     if (pid < 0) {
         close(sv[0]);
