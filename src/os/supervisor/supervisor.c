@@ -175,19 +175,16 @@ static int pass(const sb_supervisor *s, pass_pids *p, int sig)
  * signalled (at least), -1 unlisted. */
 static int signal_all(const sb_supervisor *s, int sig)
 {
-    pass_pids *p = malloc(sizeof *p);
-    if (!p)
-        return -1;
+    pass_pids p;
     double deadline = sb_now() + KILL_WAIT_S;
     int total = 0;
     if (s->use_cgroup && sig == SIGKILL && sb_group_kill_all(&s->cg) == 0) {
-        if (pass(s, p, 0) > 0)
-            sb_wait_exited(p->pid, p->n, deadline);
-        free(p);
+        if (pass(s, &p, 0) > 0)
+            sb_wait_exited(p.pid, p.n, deadline);
         return 1;
     }
     for (int i = 0; i < KILL_PASSES; i++) {
-        int n = pass(s, p, sig);
+        int n = pass(s, &p, sig);
         if (n < 0) {
             total = total ? total : -1;
             break;
@@ -195,9 +192,8 @@ static int signal_all(const sb_supervisor *s, int sig)
         total += n;
         if (n == 0 || sig != SIGKILL)
             break;
-        sb_wait_exited(p->pid, p->n, deadline);
+        sb_wait_exited(p.pid, p.n, deadline);
     }
-    free(p);
     return total;
 }
 
@@ -207,16 +203,12 @@ static int kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k)
      * a dying copy hands us its children only as it exits, and a walk
      * meanwhile would find them under neither and leave them running. */
     int total = 0;
-    pid_t killed[PASS_PIDS];
-    size_t n_killed = 0;
+    pass_pids p = {SIGKILL, {0}, 0};
     for (int64_t i = 0; i < k; i++)
-        if (copies[i].pid > 0 && !copies[i].done && kill(copies[i].pid, SIGKILL) == 0) {
+        if (copies[i].pid > 0 && !copies[i].done && signal_one(copies[i].pid, &p) == 0)
             total++;
-            if (n_killed < PASS_PIDS)
-                killed[n_killed++] = copies[i].pid;
-        }
-    if (n_killed && !s->use_cgroup)
-        sb_wait_exited(killed, n_killed, sb_now() + KILL_WAIT_S);
+    if (p.n && !s->use_cgroup)
+        sb_wait_exited(p.pid, p.n, sb_now() + KILL_WAIT_S);
     int n = signal_all(s, SIGKILL);
     return n < 0 ? (total ? total : -1) : total + n;
 }
@@ -225,19 +217,16 @@ static int kill_group(const sb_supervisor *s, sb_copy *copies, int64_t k)
  * is gone), SIGKILL those still there at kill_at. 1 when it had to. */
 static int end_leftovers(const sb_supervisor *s, int sig, double kill_at)
 {
-    pass_pids *p = malloc(sizeof *p);
-    if (!p)
-        return -1;
-    int n = pass(s, p, 0);
+    pass_pids p;
+    int n = pass(s, &p, 0);
     if (n > 0) {
         signal_all(s, sig);
-        if (pass(s, p, 0) > 0)
-            sb_wait_exited(p->pid, p->n, kill_at);
-        n = pass(s, p, 0);
+        if (pass(s, &p, 0) > 0)
+            sb_wait_exited(p.pid, p.n, kill_at);
+        n = pass(s, &p, 0);
         if (n > 0)
             signal_all(s, SIGKILL);
     }
-    free(p);
     return n < 0 ? -1 : n > 0;
 }
 
@@ -257,20 +246,18 @@ static void name_one(pid_t pid, char *out, size_t cap)
 
 static int leftovers(const sb_supervisor *s, char *names, size_t cap)
 {
-    pass_pids *p = malloc(sizeof *p);
-    if (!p)
-        return -1;
-    int n = pass(s, p, 0), alive = 0;
+    pass_pids p;
+    int n = pass(s, &p, 0), alive = 0;
     size_t used = 0;
     if (names && cap)
         names[0] = '\0';
-    for (size_t i = 0; n > 0 && i < p->n; i++) {
-        char state = sb_proc_state("/proc", p->pid[i]);
+    for (size_t i = 0; n > 0 && i < p.n; i++) {
+        char state = sb_proc_state("/proc", p.pid[i]);
         if (!state || state == 'Z') /* a zombie is reaped by the wait loop */
             continue;
         if (names && used < cap) {
             char one[96];
-            name_one(p->pid[i], one, sizeof one);
+            name_one(p.pid[i], one, sizeof one);
             if (used + strlen(one) + 12 < cap)
                 used += (size_t)snprintf(names + used, cap - used, "%s%s", alive ? ", " : "", one);
             else
@@ -282,7 +269,6 @@ static int leftovers(const sb_supervisor *s, char *names, size_t cap)
         size_t end = strlen(names);
         snprintf(names + end, cap - end, ", ...");
     }
-    free(p);
     return n < 0 ? -1 : alive;
 }
 
