@@ -106,9 +106,8 @@ typedef struct tree_sampler {
     int64_t peak_sum;      /* the largest sum of live VmHWMs in one sample */
     int64_t hugetlb_peak;  /* the largest sum of HugetlbPages in one sample */
     const char *proc_root; /* "/proc" (tests may point elsewhere) */
-    pid_t *old;            /* descendants that predate the current item: skipped */
-    size_t n_old, old_cap;
-    int64_t rss_now; /* VmRSS summed over the processes the last sample read */
+    sb_pid_list old;       /* descendants that predate the current item: skipped */
+    int64_t rss_now;       /* VmRSS summed over the processes the last sample read */
 } tree_sampler;
 
 void tree_sampler_init(tree_sampler *t, pid_t self);

@@ -27,15 +27,15 @@ void tree_sampler_reset(tree_sampler *t)
 void tree_sampler_free(tree_sampler *t)
 {
     free(t->procs);
-    free(t->old);
-    t->procs = NULL, t->old = NULL;
-    t->count = t->cap = t->n_old = t->old_cap = 0;
+    t->procs = NULL;
+    t->count = t->cap = 0;
+    sb_pid_list_free(&t->old);
 }
 
 int tree_sampler_is_old(const tree_sampler *t, pid_t pid)
 {
-    for (size_t i = 0; i < t->n_old; i++)
-        if (t->old[i] == pid)
+    for (size_t i = 0; i < t->old.n; i++)
+        if (t->old.pid[i] == pid)
             return 1;
     return 0;
 }
@@ -91,15 +91,13 @@ static int descendants(const tree_sampler *t, sb_pid_list *out)
 
 int tree_sampler_exclude_current(tree_sampler *t)
 {
-    t->n_old = 0;
+    t->old.n = 0;
     sb_pid_list now = {0};
     if (descendants(t, &now) != 0)
         return -1;
-    free(t->old);
-    t->old = now.pid;
-    t->n_old = now.n;
-    t->old_cap = now.cap;
-    return (int)t->n_old;
+    sb_pid_list_free(&t->old);
+    t->old = now;
+    return (int)now.n;
 }
 
 int tree_sample_pids(tree_sampler *t, const pid_t *pids, size_t n)
