@@ -362,15 +362,6 @@ static int64_t reap(const sb_supervisor *s, sb_copy *copies, int64_t k, double t
     }
 }
 
-static void grace_kill(sb_supervisor *s, const sb_launch *l, sb_copy *copies, int sig,
-                       sb_outcome *o)
-{
-    o->killed_after_grace = 1;
-    if (l->on_grace_kill)
-        l->on_grace_kill(l->arg, 0, sig);
-    kill_group(s, copies, o->started);
-}
-
 /* A shell that died of the stop signal leaves its children: they get it
  * too, then SIGKILL at kill_at (< 0: a grace from now). */
 static void after_stop_signal(sb_supervisor *s, const sb_launch *l, sb_outcome *o, double kill_at)
@@ -512,8 +503,12 @@ static void wait_group(sb_supervisor *s, const sb_launch *l, sb_copy *copies, do
                 if (!copies[i].done)
                     kill(copies[i].pid, sig);
         }
-        if (kill_at >= 0 && now >= kill_at && !o->killed_after_grace)
-            grace_kill(s, l, copies, sig, o);
+        if (kill_at >= 0 && now >= kill_at && !o->killed_after_grace) {
+            o->killed_after_grace = 1;
+            if (l->on_grace_kill)
+                l->on_grace_kill(l->arg, 0, sig);
+            kill_group(s, copies, k);
+        }
         /* Not before the first wait: a command that exits at once would be
          * charged the scan's millisecond. */
         if (woke)
@@ -666,18 +661,6 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
     return rc;
 }
 
-/* Never released: the copies read EOF on go and exit. */
-static void abandon(sb_copy *copies, int64_t started, int go_write)
-{
-    close(go_write);
-    for (int64_t i = 0; i < started; i++) {
-        int st = 0;
-        sb_child_wait(copies[i].pid, 0, &st, NULL);
-        copies[i].done = 1;
-        copies[i].status = st;
-    }
-}
-
 static void read_exec_failures(int fd, sb_copy *copies, int64_t k)
 {
     sb_exec_failure f;
@@ -786,7 +769,11 @@ static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, c
     if (rc == 0 && !o->start_errno && (lone || !sb_stop_signal()))
         return 0;
     o->interrupted = rc == 0 && !o->start_errno;
-    abandon(copies, o->started, go[1]);
+    close(go[1]); /* never released: the copies read EOF on go and exit */
+    for (int64_t i = 0; i < o->started; i++) {
+        sb_child_wait(copies[i].pid, 0, &copies[i].status, NULL); /* status 0 if that fails */
+        copies[i].done = 1;
+    }
     close(err[0]);
     set_lone_child(0);
     if (sb_group_remove(&s->cg, NULL) != 0 && rc == 0)
