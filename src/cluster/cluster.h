@@ -96,11 +96,12 @@ typedef struct sb_slurm_settings {
     int mem_given, cpus_given, time_given; /* from the directives (or tasks.time_minutes) */
 } sb_slurm_settings;
 
-/* The job's settings (slurm_script.c), every input checked as
- * spacrbench_format_slurm_job checks it: 0 or a negative code. */
-int sb_slurm_job_settings(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
-                          const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
-                          sb_slurm_settings *out);
+/* The job script of spacrbench_format_slurm_job into t, every input
+ * checked as it checks them, with what it requests in set and its key:
+ * 0 or a negative code (slurm_script.c). */
+int sb_slurm_job_text(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                      const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
+                      sb_text *t, sb_slurm_settings *set, char key[SB_SLURM_KEY_LEN + 1]);
 
 /* 1 when text has a control character (a newline would end an #SBATCH
  * line, a comment or a command line early). */

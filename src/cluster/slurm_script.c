@@ -140,14 +140,19 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
     return 0;
 }
 
-static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_schedule *s,
-                   const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
-                   const sb_slurm_settings *set, double slowest, const char *time,
-                   const spacrbench_measurement *m)
+static int header(sb_text *t, const spacrbench_measurement *m, const spacrbench_schedule *s,
+                  const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
+                  const sb_slurm_settings *set)
 {
+    spacrbench_figures f = {.size = sizeof f};
+    int rc = spacrbench_measurement_figures(m, &f);
+    if (rc < 0)
+        return rc;
     const char *word = sb_measurement_peak_word(m);
-    char peak[32];
-    sb_format_bytes(peak, sizeof peak, f->peak_rss_bytes);
+    double slowest = spacrbench_measurement_slowest_item_seconds(m);
+    char peak[32], time[32];
+    sb_format_bytes(peak, sizeof peak, f.peak_rss_bytes);
+    sb_format_time_limit(time, sizeof time, set->minutes);
     int64_t fit = s->array_concurrency < j->n_items ? s->array_concurrency : j->n_items;
     sb_text_printf(t,
                    "#!/bin/bash\n"
@@ -177,7 +182,7 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
                                         "most N tasks at once on the whole cluster)"
                                       : "");
     char vram[256];
-    sb_vram_comment(vram, sizeof vram, f);
+    sb_vram_comment(vram, sizeof vram, &f);
     sb_text_printf(t, "%s", vram);
     sb_text_printf(t,
                    "# Each task writes what it really used to %s/task-<index>.json;\n"
@@ -194,6 +199,7 @@ static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_sch
     sb_text_printf(t, "\n#SBATCH --output=%s/slurm-%%A_%%a.out\n", j->output_dir);
     for (size_t i = 0; i < j->n_directives; i++)
         sb_text_printf(t, "#SBATCH %s\n", j->directives[i]);
+    return 0;
 }
 
 /* The body: values as bash arrays of single-quoted words; the script's
@@ -404,14 +410,24 @@ static int job_inputs(const spacrbench_measurement *m, const spacrbench_schedule
     return 0;
 }
 
-int sb_slurm_job_settings(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
-                          const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
-                          sb_slurm_settings *out)
+int sb_slurm_job_text(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                      const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
+                      sb_text *t, sb_slurm_settings *set, char key[SB_SLURM_KEY_LEN + 1])
 {
     spacrbench_slurm_job j;
     spacrbench_slurm_tasks k;
     spacrbench_schedule s;
-    return job_inputs(m, schedule, job, tasks, &j, &k, &s, out);
+    int rc = job_inputs(m, schedule, job, tasks, &j, &k, &s, set);
+    if (rc < 0 || (rc = header(t, m, &s, &j, &k, set)) < 0)
+        return rc;
+    body(t, &j, &k, set->minutes);
+    if (t->failed)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting text");
+    /* The key over the finished text, written over the placeholder. */
+    sb_slurm_script_key(t->data, t->len, key);
+    memcpy(strstr(t->data, "\n" SB_SLURM_KEY_LINE) + sizeof SB_SLURM_KEY_LINE, key,
+           SB_SLURM_KEY_LEN);
+    return 0;
 }
 
 int spacrbench_format_slurm_job(const spacrbench_measurement *m,
@@ -422,27 +438,13 @@ int spacrbench_format_slurm_job(const spacrbench_measurement *m,
     sb_clear_error();
     if (buf == NULL && cap > 0)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
-    spacrbench_slurm_job j;
-    spacrbench_slurm_tasks k;
-    spacrbench_schedule s;
-    sb_slurm_settings set;
-    int rc = job_inputs(m, schedule, job, tasks, &j, &k, &s, &set);
-    if (rc < 0)
-        return rc;
-    spacrbench_figures f = {.size = sizeof f};
-    if ((rc = spacrbench_measurement_figures(m, &f)) < 0)
-        return rc;
-    char time[32];
-    sb_format_time_limit(time, sizeof time, set.minutes);
     sb_text t = {0};
-    header(&t, &f, &s, &j, &k, &set, spacrbench_measurement_slowest_item_seconds(m), time, m);
-    body(&t, &j, &k, set.minutes);
-    /* The key over the finished text, written over the placeholder. */
-    char *at = t.data ? strstr(t.data, "\n" SB_SLURM_KEY_LINE) : NULL;
-    if (at) {
-        char key[SB_SLURM_KEY_LEN + 1];
-        sb_slurm_script_key(t.data, t.len, key);
-        memcpy(at + sizeof SB_SLURM_KEY_LINE, key, SB_SLURM_KEY_LEN);
+    sb_slurm_settings set;
+    char key[SB_SLURM_KEY_LEN + 1];
+    int rc = sb_slurm_job_text(m, schedule, job, tasks, &t, &set, key);
+    if (rc < 0) {
+        sb_text_free(&t);
+        return rc;
     }
     return sb_text_deliver(&t, buf, cap);
 }
