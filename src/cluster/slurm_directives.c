@@ -96,16 +96,6 @@ static const char *next_word(const char *p, char *buf, size_t cap)
     return p;
 }
 
-/* SLURM's --time forms (util/parse_duration.c), seconds rounded up to a
- * minute as SLURM rounds them; -1 for anything else, INFINITE and
- * UNLIMITED included (no limit: nothing to double). */
-static int64_t sb_slurm_time_minutes(const char *text)
-{
-    int64_t seconds;
-    return sb_parse_slurm_time(text, strlen(text), &seconds) == SB_PARSE_OK ? (seconds + 59) / 60
-                                                                            : -1;
-}
-
 /* SLURM's --mem: a whole number, MiB unless K, M, G or T follows. */
 static int64_t mem_bytes(const char *text)
 {
@@ -127,8 +117,7 @@ static int64_t mem_bytes(const char *text)
 }
 
 /* One option of the line (what it is, as given, its value) into d. */
-static int take(int what, const char *given, const char *value, size_t index,
-                sb_slurm_directives *d)
+static int take(int what, const char *given, const char *value, size_t index, sb_slurm_settings *d)
 {
     if (what == OPT_ARRAY)
         return sb_fail(SPACRBENCH_EINVAL,
@@ -152,7 +141,12 @@ static int take(int what, const char *given, const char *value, size_t index,
     if (!value)
         return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: '%s' needs a value", index, given);
     if (what == OPT_TIME) {
-        int64_t minutes = sb_slurm_time_minutes(value);
+        /* SLURM's forms (util/parse_duration.c), seconds rounded up to a
+         * minute as SLURM rounds them; INFINITE and UNLIMITED are no limit:
+         * nothing to double. */
+        int64_t seconds, minutes = -1;
+        if (sb_parse_slurm_time(value, strlen(value), &seconds) == SB_PARSE_OK)
+            minutes = (seconds + 59) / 60;
         if (minutes < 1 || minutes > SB_TIME_MAX_MINUTES)
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu]: --time '%s' is not a time limit of 1 minute to "
@@ -160,7 +154,7 @@ static int take(int what, const char *given, const char *value, size_t index,
                            "D-HH:MM or D-HH:MM:SS; no INFINITE: summarize doubles it after a "
                            "TIMEOUT)",
                            index, value);
-        d->time_minutes = minutes;
+        d->minutes = minutes;
     } else if (what == OPT_MEM) {
         int64_t bytes = mem_bytes(value);
         if (bytes < (INT64_C(1) << 20))
@@ -183,7 +177,7 @@ static int take(int what, const char *given, const char *value, size_t index,
     return 0;
 }
 
-int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_directives *d)
+int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_settings *d)
 {
     char word[1024], value_word[1024];
     const char *p = line;
