@@ -98,22 +98,8 @@ static int64_t concurrency_of(const spacrbench_recommendation *r, int64_t cpus, 
     return concurrency;
 }
 
-static void fill_schedule(spacrbench_schedule *s, int64_t cpus, int64_t mem, int64_t concurrency)
-{
-    *s = (spacrbench_schedule){.size = sizeof *s,
-                               .cpus_per_task = cpus,
-                               .mem_per_task_bytes = mem,
-                               .array_concurrency = concurrency,
-                               .n_workers = concurrency,
-                               .threads_per_worker = cpus,
-                               .memory_limit_bytes =
-                                   round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION)),
-                               .margin = SB_MARGIN_FRACTION,
-                               .margin_floor_bytes = SB_MARGIN_FLOOR};
-}
-
 static int schedule_compute(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
-                            spacrbench_schedule *s, spacrbench_figures *figs_out)
+                            spacrbench_schedule *s)
 {
     if (m == NULL)
         return sb_fail(SPACRBENCH_EINVAL,
@@ -132,9 +118,17 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
     int64_t cpus = sb_cores_per_worker(f.cpu_seconds, f.seconds, &parallelism);
     if (cpus > r.cores)
         cpus = r.cores;
-    fill_schedule(s, cpus, mem, concurrency_of(&r, cpus, mem));
-    if (figs_out)
-        *figs_out = f;
+    int64_t concurrency = concurrency_of(&r, cpus, mem);
+    *s = (spacrbench_schedule){.size = sizeof *s,
+                               .cpus_per_task = cpus,
+                               .mem_per_task_bytes = mem,
+                               .array_concurrency = concurrency,
+                               .n_workers = concurrency,
+                               .threads_per_worker = cpus,
+                               .memory_limit_bytes =
+                                   round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION)),
+                               .margin = SB_MARGIN_FRACTION,
+                               .margin_floor_bytes = SB_MARGIN_FLOOR};
     return 0;
 }
 
@@ -148,7 +142,7 @@ SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *
     if (out->size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "out->size %zu is smaller than a size_t", out->size);
     spacrbench_schedule s;
-    int rc = schedule_compute(m, rec, &s, NULL);
+    int rc = schedule_compute(m, rec, &s);
     if (rc < 0)
         return rc;
     return sb_struct_out(out, &s, sizeof s, "spacrbench_schedule");
@@ -303,7 +297,7 @@ static int format_computed(const spacrbench_measurement *m, const spacrbench_rec
 {
     sb_clear_error();
     spacrbench_schedule s;
-    int rc = schedule_compute(m, rec, &s, NULL);
+    int rc = schedule_compute(m, rec, &s);
     if (rc < 0)
         return rc;
     return spacrbench_format_schedule(m, &s, kind, buf, cap);
