@@ -12,7 +12,7 @@
 #include "internal.h"
 #include "util.h"
 
-enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG };
+enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG, OPT_KINDS };
 
 typedef struct opt_name {
     const char *name;
@@ -116,28 +116,23 @@ static int64_t mem_bytes(const char *text)
     return v << shift;
 }
 
+/* What sbatch would do with the options refused whatever their value. */
+static const char *const k_refused[OPT_KINDS] = {
+    [OPT_ARRAY] = "--array: the script sets the array from the items (one task per item; sbatch "
+                  "would take the last --array and tasks beyond the items find none): drop it; "
+                  "to run at most N tasks at once use --array-limit N (Python: array_limit=N)",
+    [OPT_CONFLICT] = "--mem-per-cpu or --mem-per-gpu, which it refuses beside the script's own "
+                     "--mem: give the memory per task as --mem",
+    [OPT_LOG] = "--output or --error, which would move the tasks' SLURM logs away from their "
+                "reports, where summarize reads how each task ended (TIMEOUT, an oom-kill): drop "
+                "it"};
+
 /* One option of the line (what it is, as given, its value) into d. */
 static int take(int what, const char *given, const char *value, size_t index, sb_slurm_settings *d)
 {
-    if (what == OPT_ARRAY)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "job.directives[%zu]: sbatch reads '%s' as --array: the script sets the "
-                       "array from the items (one task per item; sbatch would take the last "
-                       "--array and tasks beyond the items find none): drop it; to run at most "
-                       "N tasks at once use --array-limit N (Python: array_limit=N)",
-                       index, given);
-    if (what == OPT_CONFLICT)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "job.directives[%zu]: sbatch reads '%s' as --mem-per-cpu or --mem-per-gpu, "
-                       "which it refuses beside the script's own --mem: give the memory per task "
-                       "as --mem",
-                       index, given);
-    if (what == OPT_LOG)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "job.directives[%zu]: sbatch reads '%s' as --output or --error, which would "
-                       "move the tasks' SLURM logs away from their reports, where summarize reads "
-                       "how each task ended (TIMEOUT, an oom-kill): drop it",
-                       index, given);
+    if (k_refused[what])
+        return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: sbatch reads '%s' as %s", index,
+                       given, k_refused[what]);
     if (!value)
         return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: '%s' needs a value", index, given);
     if (what == OPT_TIME) {
@@ -217,7 +212,7 @@ int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_settings *d
             if (c[1])
                 value = c + 1;
         }
-        if (!value && what != OPT_ARRAY && what != OPT_CONFLICT && what != OPT_LOG) {
+        if (!value && !k_refused[what]) {
             const char *after = next_word(p, value_word, sizeof value_word);
             if (after) {
                 value = value_word;
