@@ -17,11 +17,6 @@
 #define CLI_SLURM_DEFAULT_MAX_ARRAY_SIZE 1001
 #define CLI_SLURM_MANIFEST               "spacrbench-array.json"
 
-/* Characters an #SBATCH --output line cannot hold (sbatch splits it at
- * whitespace and reads quotes, backslashes and % itself); the library
- * refuses the same, and control characters too. */
-#define SLURM_DIR_REFUSED " \t'\"%\\"
-
 /* mkdir -p, remembering which directories it made (prefix lengths of
  * path, outermost first) so a refusal afterwards can remove them again.
  * 0 or -1 (errno set). */
@@ -111,16 +106,6 @@ static char *planned_path(const char *dir)
     }
 }
 
-static int dir_ok(const char *path)
-{
-    if (strpbrk(path, SLURM_DIR_REFUSED))
-        return 0;
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            return 0;
-    return 1;
-}
-
 /* The usage error for an output directory the script cannot name. */
 static int bad_dir(const char *given, const char *absolute)
 {
@@ -143,6 +128,19 @@ static int bad_dir(const char *given, const char *absolute)
                              s);
     free(shown);
     return rc;
+}
+
+/* The library's check of the whole job (a dry run, cmd_run.c); its
+ * refusal of the directory (which an #SBATCH --output line names) in the
+ * command's own words. */
+static int check_job(const char *given, cli_slurm_job *out)
+{
+    if (cli_slurm_check_job(&out->job, &out->tasks) >= 0)
+        return CLI_EXIT_OK;
+    const char *why = spacrbench_last_error_message();
+    if (strncmp(why, "job.output_dir ", strlen("job.output_dir ")) == 0)
+        return bad_dir(given, out->job.output_dir);
+    return cli_usage_error("--emit slurm", "the job script cannot be written: %s", why);
 }
 
 /* The manifest's text when dir holds one that is a regular file of at
@@ -232,11 +230,7 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     out->tasks.item_timeout_seconds = a->timeout_s;
     out->tasks.no_cgroup = a->no_cgroup ? 1 : 0;
     /* What the library would refuse after the run is refused now. */
-    int rc = !dir_ok(planned) ? bad_dir(s->output_dir, planned)
-             : cli_slurm_check_job(j, &out->tasks) < 0
-                 ? cli_usage_error("--emit slurm", "the job script cannot be written: %s",
-                                   spacrbench_last_error_message())
-                 : CLI_EXIT_OK;
+    int rc = check_job(s->output_dir, out);
     if (rc != CLI_EXIT_OK) {
         free(planned);
         j->output_dir = NULL;
@@ -256,8 +250,7 @@ int cli_slurm_job_prepare(const cli_args *a, size_t n_items, cli_slurm_job *out)
     j->output_dir = out->output_dir;
     int same = strcmp(planned, out->output_dir) == 0;
     free(planned);
-    if (!same && !dir_ok(out->output_dir)) {
-        rc = bad_dir(s->output_dir, out->output_dir);
+    if (!same && (rc = check_job(s->output_dir, out)) != CLI_EXIT_OK) {
         unmake_dirs(dir, made, n_made);
         return rc;
     }

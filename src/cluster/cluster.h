@@ -73,34 +73,38 @@ void sb_slurm_script_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN
  * when it has none. */
 int sb_slurm_stated_key(const char *text, size_t len, char key[SB_SLURM_KEY_LEN + 1]);
 
-/* What the extra #SBATCH lines set that the script sets too (0: not
- * given): a --time, --mem or --cpus-per-task there replaces the script's
- * figure in the script, its manifest and the tasks' reports alike. */
-typedef struct sb_slurm_directives {
-    int64_t time_minutes, mem_bytes, cpus;
-} sb_slurm_directives;
+/* What a job script requests: the measurement's schedule and --time
+ * rule, or what the caller gave (tasks.time_minutes, an extra #SBATCH
+ * line's --time, --mem or --cpus-per-task, which replaces the script's
+ * figure in the script, its manifest and the tasks' reports alike). */
+typedef struct sb_slurm_settings {
+    int64_t mem_bytes, cpus, minutes;
+    int mem_given, cpus_given, time_given;
+} sb_slurm_settings;
 
 /* One extra #SBATCH line (job.directives[index]) as sbatch reads it
- * (slurm_directives.c): 0 with what it sets added to d, or EINVAL with
- * the message (an option sbatch reads as --array, however abbreviated
+ * (slurm_directives.c): 0 with the figures it gives in set, or EINVAL
+ * with the message (an option sbatch reads as --array, however abbreviated
  * or clustered; --mem-per-cpu/--mem-per-gpu beside the script's --mem;
  * --output/--error, which move the logs summarize reads; an abbreviation
  * sbatch finds ambiguous; a --time, --mem or --cpus-per-task that is not
  * one). */
-int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_directives *d);
+int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_settings *set);
 
-/* What a job script requests: the measurement's schedule and --time rule,
- * or what the caller gave (tasks.time_minutes, the directives). */
-typedef struct sb_slurm_settings {
-    int64_t mem_bytes, cpus, minutes;
-    int mem_given, cpus_given, time_given; /* from the directives (or tasks.time_minutes) */
-} sb_slurm_settings;
+/* The comment lines on where --mem, --cpus-per-task and --time come from
+ * (item_timeout: the item timeout is the --time's floor too), and the
+ * #SBATCH lines requesting them: the hand-off's and the job script's
+ * (handoff.c). */
+void sb_slurm_rules(sb_text *t, const spacrbench_measurement *m, const char *peak, double slowest,
+                    const sb_slurm_settings *set, int item_timeout);
+void sb_slurm_requests(sb_text *t, const sb_slurm_settings *set);
 
-/* The job's settings (slurm_script.c), every input checked as
- * spacrbench_format_slurm_job checks it: 0 or a negative code. */
-int sb_slurm_job_settings(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
-                          const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
-                          sb_slurm_settings *out);
+/* The job script of spacrbench_format_slurm_job into t, every input
+ * checked as it checks them, with what it requests in set and its key:
+ * 0 or a negative code (slurm_script.c). */
+int sb_slurm_job_text(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                      const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
+                      sb_text *t, sb_slurm_settings *set, char key[SB_SLURM_KEY_LEN + 1]);
 
 /* 1 when text has a control character (a newline would end an #SBATCH
  * line, a comment or a command line early). */

@@ -98,22 +98,8 @@ static int64_t concurrency_of(const spacrbench_recommendation *r, int64_t cpus, 
     return concurrency;
 }
 
-static void fill_schedule(spacrbench_schedule *s, int64_t cpus, int64_t mem, int64_t concurrency)
-{
-    *s = (spacrbench_schedule){.size = sizeof *s,
-                               .cpus_per_task = cpus,
-                               .mem_per_task_bytes = mem,
-                               .array_concurrency = concurrency,
-                               .n_workers = concurrency,
-                               .threads_per_worker = cpus,
-                               .memory_limit_bytes =
-                                   round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION)),
-                               .margin = SB_MARGIN_FRACTION,
-                               .margin_floor_bytes = SB_MARGIN_FLOOR};
-}
-
 static int schedule_compute(const spacrbench_measurement *m, const spacrbench_recommendation *rec,
-                            spacrbench_schedule *s, spacrbench_figures *figs_out)
+                            spacrbench_schedule *s)
 {
     if (m == NULL)
         return sb_fail(SPACRBENCH_EINVAL,
@@ -132,9 +118,17 @@ static int schedule_compute(const spacrbench_measurement *m, const spacrbench_re
     int64_t cpus = sb_cores_per_worker(f.cpu_seconds, f.seconds, &parallelism);
     if (cpus > r.cores)
         cpus = r.cores;
-    fill_schedule(s, cpus, mem, concurrency_of(&r, cpus, mem));
-    if (figs_out)
-        *figs_out = f;
+    int64_t concurrency = concurrency_of(&r, cpus, mem);
+    *s = (spacrbench_schedule){.size = sizeof *s,
+                               .cpus_per_task = cpus,
+                               .mem_per_task_bytes = mem,
+                               .array_concurrency = concurrency,
+                               .n_workers = concurrency,
+                               .threads_per_worker = cpus,
+                               .memory_limit_bytes =
+                                   round_up_mib((int64_t)ceil((double)mem / SB_DASK_FRACTION)),
+                               .margin = SB_MARGIN_FRACTION,
+                               .margin_floor_bytes = SB_MARGIN_FLOOR};
     return 0;
 }
 
@@ -148,16 +142,10 @@ SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *
     if (out->size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "out->size %zu is smaller than a size_t", out->size);
     spacrbench_schedule s;
-    int rc = schedule_compute(m, rec, &s, NULL);
+    int rc = schedule_compute(m, rec, &s);
     if (rc < 0)
         return rc;
     return sb_struct_out(out, &s, sizeof s, "spacrbench_schedule");
-}
-
-/* "1536M": SLURM and Dask both accept whole MiB. */
-static void mib_text(char *buf, size_t cap, int64_t bytes)
-{
-    snprintf(buf, cap, "%" PRId64, bytes / SB_MIB);
 }
 
 void sb_vram_comment(char *buf, size_t cap, const spacrbench_figures *f)
@@ -173,12 +161,14 @@ void sb_vram_comment(char *buf, size_t cap, const spacrbench_figures *f)
     }
 }
 
-/* What both hand-off texts show: the settings and their figures as text. */
+/* What both hand-off texts show: the schedule, what the #SBATCH lines
+ * request (SLURM and Dask both take whole MiB) and the figures as text. */
 typedef struct handoff {
     spacrbench_schedule s;
-    char peak[32], mem[32], dask_mem[32], vram[256], time[32];
+    sb_slurm_settings set;
+    char peak[32], vram[256];
     double slowest;
-    const char *word, *slowest_word; /* "measured", ""; a plate's hand-off: "predicted" */
+    const spacrbench_measurement *m;
 } handoff;
 
 /* The figures of a schedule already computed, as text. */
@@ -196,19 +186,48 @@ static int handoff_from(const spacrbench_measurement *m, const spacrbench_schedu
         h->s.threads_per_worker < 1 || h->s.mem_per_task_bytes < 1)
         return sb_fail(SPACRBENCH_EINVAL, "the schedule has a count below 1 or no memory: "
                                           "compute it with spacrbench_schedule_compute");
-    sb_format_bytes(h->peak, sizeof h->peak, f.peak_rss_bytes);
-    mib_text(h->mem, sizeof h->mem, h->s.mem_per_task_bytes);
-    mib_text(h->dask_mem, sizeof h->dask_mem,
-             h->s.memory_limit_bytes > 0 ? h->s.memory_limit_bytes : h->s.mem_per_task_bytes);
-    sb_vram_comment(h->vram, sizeof h->vram, &f);
-    int64_t minutes = SB_TIME_FLOOR_MINUTES;
-    if ((rc = sb_measurement_time_limit(m, 0, &minutes)) < 0)
+    h->set = (sb_slurm_settings){.mem_bytes = h->s.mem_per_task_bytes / SB_MIB * SB_MIB,
+                                 .cpus = h->s.cpus_per_task};
+    if ((rc = sb_measurement_time_limit(m, 0, &h->set.minutes)) < 0)
         return rc;
-    sb_format_time_limit(h->time, sizeof h->time, minutes);
+    sb_format_bytes(h->peak, sizeof h->peak, f.peak_rss_bytes);
+    sb_vram_comment(h->vram, sizeof h->vram, &f);
     h->slowest = spacrbench_measurement_slowest_item_seconds(m);
-    h->word = sb_measurement_peak_word(m);
-    h->slowest_word = sb_measurement_slowest_word(m);
+    h->m = m;
     return 0;
+}
+
+void sb_slurm_rules(sb_text *t, const spacrbench_measurement *m, const char *peak, double slowest,
+                    const sb_slurm_settings *set, int item_timeout)
+{
+    const char *word = sb_measurement_peak_word(m);
+    if (set->mem_given)
+        sb_text_printf(t, "# --mem = as given (%s peak %s)\n", word, peak);
+    else
+        sb_text_printf(t,
+                       "# --mem = %s peak %s + margin max(25%%, 256 MiB), rounded up to "
+                       "a MiB\n",
+                       word, peak);
+    sb_text_printf(t, "# --cpus-per-task = %s\n",
+                   set->cpus_given ? "as given" : "measured CPU seconds per wall second, rounded");
+    if (set->time_given)
+        sb_text_printf(t, "# --time = as given\n");
+    else
+        sb_text_printf(t,
+                       "# --time = 2 x the %sslowest item (%.3g s), whole minutes, at least 5%s\n",
+                       sb_measurement_slowest_word(m), slowest,
+                       item_timeout ? ", at least the item timeout + 1" : "");
+}
+
+void sb_slurm_requests(sb_text *t, const sb_slurm_settings *set)
+{
+    char time[32];
+    sb_format_time_limit(time, sizeof time, set->minutes);
+    sb_text_printf(t,
+                   "#SBATCH --cpus-per-task=%" PRId64 "\n"
+                   "#SBATCH --mem=%" PRId64 "M\n"
+                   "#SBATCH --time=%s\n",
+                   set->cpus, (set->mem_bytes + SB_MIB - 1) / SB_MIB, time);
 }
 
 /* "5" minutes as sbatch --time and SLURMCluster's walltime take it. */
@@ -234,27 +253,24 @@ int sb_measurement_time_limit(const spacrbench_measurement *m, double timeout_se
 static int slurm_text(const handoff *h, char *buf, size_t cap)
 {
     sb_text t = {0};
+    sb_text_printf(&t, "# spacrbench %s: one array task per item\n", SPACRBENCH_VERSION_STRING);
+    sb_slurm_rules(&t, h->m, h->peak, h->slowest, &h->set, 0);
+    sb_text_printf(&t, "%s", h->vram);
+    sb_slurm_requests(&t, &h->set);
     sb_text_printf(&t,
-                   "# spacrbench %s: one array task per item\n"
-                   "# --mem = %s peak %s + margin max(25%%, 256 MiB), rounded up to a MiB\n"
-                   "# --cpus-per-task = measured CPU seconds per wall second, rounded\n"
-                   "# --time = 2 x the %sslowest item (%.3g s), whole minutes, at least 5\n"
-                   "%s"
-                   "#SBATCH --cpus-per-task=%" PRId64 "\n"
-                   "#SBATCH --mem=%sM\n"
-                   "#SBATCH --time=%s\n"
                    "# %" PRId64 " such tasks fit one node like this one; SLURM packs them by\n"
                    "# --mem and --cpus-per-task (a %%K on --array would limit the whole array)\n"
                    "#SBATCH --array=0-ITEMS\n"
                    "# replace ITEMS by your last item index, or submit with\n"
                    "#   sbatch --array=0-$((N_ITEMS - 1)) job.sh\n",
-                   SPACRBENCH_VERSION_STRING, h->word, h->peak, h->slowest_word, h->slowest,
-                   h->vram, h->s.cpus_per_task, h->mem, h->time, h->s.array_concurrency);
+                   h->s.array_concurrency);
     return sb_text_deliver(&t, buf, cap);
 }
 
 static int dask_text(const handoff *h, char *buf, size_t cap)
 {
+    int64_t mib =
+        (h->s.memory_limit_bytes > 0 ? h->s.memory_limit_bytes : h->s.mem_per_task_bytes) / SB_MIB;
     sb_text t = {0};
     sb_text_printf(&t,
                    "# spacrbench %s: Dask workers for a machine like this one\n"
@@ -266,13 +282,13 @@ static int dask_text(const handoff *h, char *buf, size_t cap)
                    "%s"
                    "n_workers = %" PRId64 "\n"
                    "threads_per_worker = %" PRId64 "\n"
-                   "memory_limit = \"%sMiB\"\n"
+                   "memory_limit = \"%" PRId64 "MiB\"\n"
                    "# from dask.distributed import LocalCluster\n"
                    "# cluster = LocalCluster(n_workers=%" PRId64 ", threads_per_worker=%" PRId64
-                   ", memory_limit=\"%sMiB\")\n",
-                   SPACRBENCH_VERSION_STRING, h->word, h->peak, h->vram, h->s.n_workers,
-                   h->s.threads_per_worker, h->dask_mem, h->s.n_workers, h->s.threads_per_worker,
-                   h->dask_mem);
+                   ", memory_limit=\"%" PRId64 "MiB\")\n",
+                   SPACRBENCH_VERSION_STRING, sb_measurement_peak_word(h->m), h->peak, h->vram,
+                   h->s.n_workers, h->s.threads_per_worker, mib, h->s.n_workers,
+                   h->s.threads_per_worker, mib);
     return sb_text_deliver(&t, buf, cap);
 }
 
@@ -281,7 +297,7 @@ static int format_computed(const spacrbench_measurement *m, const spacrbench_rec
 {
     sb_clear_error();
     spacrbench_schedule s;
-    int rc = schedule_compute(m, rec, &s, NULL);
+    int rc = schedule_compute(m, rec, &s);
     if (rc < 0)
         return rc;
     return spacrbench_format_schedule(m, &s, kind, buf, cap);

@@ -23,46 +23,22 @@
 #include "records.h"
 #include "util.h"
 
-/* A file of the array written to a temporary beside it
- * (util.h) and renamed into place by commit. */
-typedef struct temp_file {
-    sb_atomic_file a;
-    FILE *f;
-} temp_file;
-
-static int temp_open(temp_file *t, const char *dir, const char *name, mode_t mode)
+/* A file of the array, written to a temporary beside it (util.h) and
+ * renamed into place once the directory holds no other array's. */
+static int temp_open(sb_atomic_file *a, const char *dir, const char *name, mode_t mode)
 {
-    memset(t, 0, sizeof *t);
+    memset(a, 0, sizeof *a);
     char *path = sb_textf("%s/%s", dir, name);
     if (!path)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    int rc = sb_atomic_open(&t->a, path, (unsigned)mode, 0);
-    if (rc != 0 || !(t->f = sb_atomic_stream(&t->a)))
+    int rc = sb_atomic_open(a, path, (unsigned)mode, 0);
+    if (rc != 0 || !sb_atomic_stream(a))
         rc = errno == ENOMEM ? sb_fail(SPACRBENCH_ENOMEM, "out of memory")
                              : sb_fail(SPACRBENCH_ESYSTEM, "cannot create a file in %s for %s: %s",
                                        dir, name, strerror(errno));
     free(path);
     return rc;
 }
-
-/* Flushed, synced and closed: 0 when every write reached the disk. */
-static int temp_close(temp_file *t)
-{
-    t->f = NULL;
-    return sb_atomic_close(&t->a) != 0
-               ? sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", t->a.tmp, strerror(errno))
-               : 0;
-}
-
-static int temp_commit(temp_file *t)
-{
-    return sb_atomic_commit(&t->a) != 0
-               ? sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", t->a.path, strerror(errno))
-               : 0;
-}
-
-/* Removes the temporary unless it was renamed. */
-static void temp_free(temp_file *t) { sb_atomic_discard(&t->a); }
 
 /* POSIX cksum's CRC (polynomial 0x04C11DB7, most significant bit first). */
 static void crc_table(uint32_t table[256])
@@ -209,9 +185,9 @@ enum { EXISTING_NONE, EXISTING_SAME, EXISTING_OTHER };
 /* What the directory holds under a's name, against a's temporary: none,
  * the same (lines for which skip holds aside), or another array's (a link,
  * not a regular file, or different lines). */
-static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *verdict)
+static int existing(const sb_atomic_file *a, int (*skip)(const char *, size_t), int *verdict)
 {
-    int fd = open(a->a.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = open(a->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0 && errno == ENOENT) {
         *verdict = EXISTING_NONE;
         return 0;
@@ -220,17 +196,17 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
     if (fd < 0)
         return errno == ELOOP
                    ? 0
-                   : sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->a.path, strerror(errno));
+                   : sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->path, strerror(errno));
     struct stat old, now;
     FILE *f = NULL, *g = NULL;
     int rc = 0;
-    if (fstat(fd, &old) != 0 || stat(a->a.tmp, &now) != 0)
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot stat %s: %s", a->a.path, strerror(errno));
+    if (fstat(fd, &old) != 0 || stat(a->tmp, &now) != 0)
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot stat %s: %s", a->path, strerror(errno));
     else if (!S_ISREG(old.st_mode) || (!skip && old.st_size != now.st_size) ||
              (skip && (uint64_t)old.st_size > OTHER_MAX))
         ; /* another's */
-    else if (!(f = fdopen(fd, "r")) || !(g = fopen(a->a.tmp, "re")))
-        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", f ? a->a.tmp : a->a.path,
+    else if (!(f = fdopen(fd, "r")) || !(g = fopen(a->tmp, "re")))
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", f ? a->tmp : a->path,
                      strerror(errno));
     else {
         fd = -1;
@@ -239,7 +215,7 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
         for (;;) {
             int p = next_line(f, &x, &xcap, &xn, skip), q = next_line(g, &y, &ycap, &yn, skip);
             if (p < 0 || q < 0) {
-                rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->a.path, strerror(errno));
+                rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot read %s: %s", a->path, strerror(errno));
                 break;
             }
             if (p != q || (p && (xn != yn || memcmp(x, y, xn) != 0)))
@@ -266,25 +242,21 @@ static int existing(const temp_file *a, int (*skip)(const char *, size_t), int *
 static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
 {
     char what[4096 + 64] = ""; /* a whole path */
-    char *path = sb_textf("%s/" SB_SLURM_MANIFEST, j->output_dir);
-    FILE *f = NULL;
-    if (path) {
-        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (fd >= 0 && !(f = fdopen(fd, "r")))
-            close(fd);
-    }
-    char *text = f ? malloc(1 << 20) : NULL;
-    size_t len = text ? fread(text, 1, 1 << 20, f) : 0;
+    char *path = sb_textf("%s/" SB_SLURM_MANIFEST, j->output_dir), *text = NULL;
+    int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
+    size_t len = 0;
+    int truncated;
     json_doc doc;
     sb_manifest mf;
-    if (text && sb_manifest_of(text, len, &doc, &mf) == 0 && mf.tasks >= 1 && mf.items_file)
-        snprintf(what, sizeof what, "; that array: %" PRId64 " task(s) over %s", mf.tasks,
-                 mf.items_file);
-    if (text)
+    if (fd >= 0 && sb_read_fd(fd, 1 << 20, &text, &len, &truncated) == 0) {
+        if (sb_manifest_of(text, len, &doc, &mf) == 0 && mf.tasks >= 1 && mf.items_file)
+            snprintf(what, sizeof what, "; that array: %" PRId64 " task(s) over %s", mf.tasks,
+                     mf.items_file);
         json_doc_free(&doc);
-    free(text);
-    if (f)
-        fclose(f);
+        free(text);
+    }
+    if (fd >= 0)
+        close(fd);
     free(path);
     return sb_fail(SPACRBENCH_EINVAL,
                    "%s holds another job array's files (its %s %s), which that job's "
@@ -300,7 +272,7 @@ static int refuse(const spacrbench_slurm_job *j, const char *which, int n_which)
  * (what its tasks run), then the index (the items' contents), then the
  * manifest; a second measurement can change the script's --mem while the
  * items changed too. */
-static int check_not_anothers(const spacrbench_slurm_job *j, const temp_file files[3])
+static int check_not_anothers(const spacrbench_slurm_job *j, const sb_atomic_file files[3])
 {
     static const int order[3] = {1, 0, 2};
     int (*const skips[3])(const char *, size_t) = {NULL, sb_slurm_comment_line, manifest_version};
@@ -328,36 +300,6 @@ static int check_not_anothers(const spacrbench_slurm_job *j, const temp_file fil
     return refuse(j, which, n_differ);
 }
 
-/* The script text (malloc'd) and its key. */
-static int script_text(const spacrbench_measurement *m, const spacrbench_schedule *s,
-                       const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k, char **text,
-                       int *len, char key[SB_SLURM_KEY_LEN + 1])
-{
-    *text = NULL;
-    int n = spacrbench_format_slurm_job(m, s, j, k, NULL, 0);
-    if (n < 0)
-        return n;
-    if (!(*text = malloc((size_t)n + 1)))
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    int rc = spacrbench_format_slurm_job(m, s, j, k, *text, (size_t)n + 1);
-    if (rc >= 0 && (rc != n || sb_slurm_stated_key(*text, (size_t)n, key) != 0))
-        rc = sb_fail(SPACRBENCH_EINVAL, "the job script has no key line");
-    *len = n;
-    return rc < 0 ? rc : 0;
-}
-
-/* The directory, locked against another write_array into it (released
- * when the descriptor closes); a file system without flock goes without. */
-static int lock_dir(const char *dir, int *fd)
-{
-    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (*fd < 0)
-        return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", dir, strerror(errno));
-    while (flock(*fd, LOCK_EX) != 0 && errno == EINTR)
-        ;
-    return 0;
-}
-
 int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                                  const spacrbench_schedule *schedule,
                                  const spacrbench_slurm_job *job,
@@ -381,26 +323,29 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
     if (!j.items_file || !j.output_dir || j.n_items < 1)
         return sb_fail(SPACRBENCH_EINVAL, "job.items_file, job.output_dir and job.n_items >= 1 "
                                           "are required");
+    sb_text text = {0};
     sb_slurm_settings set;
-    if ((rc = sb_slurm_job_settings(m, &s, &j, &k, &set)) < 0)
-        return rc;
-    char *text = NULL, key[SB_SLURM_KEY_LEN + 1];
-    int text_len = 0;
-    if ((rc = script_text(m, &s, &j, &k, &text, &text_len, key)) < 0) {
-        free(text);
+    char key[SB_SLURM_KEY_LEN + 1];
+    if ((rc = sb_slurm_job_text(m, &s, &j, &k, &text, &set, key)) < 0) {
+        sb_text_free(&text);
         return rc;
     }
     FILE *items = fopen(j.items_file, "rbe");
     if (!items) {
-        free(text);
+        sb_text_free(&text);
         return sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", j.items_file, strerror(errno));
     }
-    int dir = -1;
-    temp_file files[3]; /* in the order they are renamed: index, script, manifest */
+    /* The directory, locked against another write_array into it (released
+     * when the descriptor closes); a file system without flock goes without. */
+    int dir = open(j.output_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot open %s: %s", j.output_dir, strerror(errno));
+    while (dir >= 0 && flock(dir, LOCK_EX) != 0 && errno == EINTR)
+        ;
+    sb_atomic_file files[3]; /* in the order they are renamed: index, script, manifest */
     memset(files, 0, sizeof files);
     static const char *const names[3] = {SB_SLURM_INDEX, SB_SLURM_SCRIPT, SB_SLURM_MANIFEST};
     static const mode_t modes[3] = {0644, 0755, 0644};
-    rc = lock_dir(j.output_dir, &dir);
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = temp_open(&files[i], j.output_dir, names[i], modes[i]);
     int64_t count = 0;
@@ -411,21 +356,23 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                      " (it changed since it was read?)",
                      j.items_file, count, j.n_items);
     if (rc == 0) {
-        fwrite(text, 1, (size_t)text_len, files[1].f);
+        fwrite(text.data, 1, text.len, files[1].f);
         rc = write_manifest(files[2].f, &j, &k, &set, key);
     }
     for (int i = 0; i < 3 && rc == 0; i++)
-        rc = temp_close(&files[i]);
+        if (sb_atomic_close(&files[i]) != 0)
+            rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", files[i].tmp, strerror(errno));
     if (rc == 0)
         rc = check_not_anothers(&j, files);
     for (int i = 0; i < 3 && rc == 0; i++)
-        rc = temp_commit(&files[i]);
+        if (sb_atomic_commit(&files[i]) != 0)
+            rc = sb_fail(SPACRBENCH_ESYSTEM, "cannot write %s: %s", files[i].path, strerror(errno));
     for (int i = 0; i < 3; i++)
-        temp_free(&files[i]);
+        sb_atomic_discard(&files[i]);
     if (dir >= 0)
         close(dir);
     fclose(items);
-    free(text);
+    sb_text_free(&text);
     return rc;
 }
 

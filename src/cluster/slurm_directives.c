@@ -12,7 +12,7 @@
 #include "internal.h"
 #include "util.h"
 
-enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG };
+enum { OPT_OTHER, OPT_ARRAY, OPT_TIME, OPT_MEM, OPT_CPUS, OPT_CONFLICT, OPT_LOG, OPT_KINDS };
 
 typedef struct opt_name {
     const char *name;
@@ -96,16 +96,6 @@ static const char *next_word(const char *p, char *buf, size_t cap)
     return p;
 }
 
-/* SLURM's --time forms (util/parse_duration.c), seconds rounded up to a
- * minute as SLURM rounds them; -1 for anything else, INFINITE and
- * UNLIMITED included (no limit: nothing to double). */
-static int64_t sb_slurm_time_minutes(const char *text)
-{
-    int64_t seconds;
-    return sb_parse_slurm_time(text, strlen(text), &seconds) == SB_PARSE_OK ? (seconds + 59) / 60
-                                                                            : -1;
-}
-
 /* SLURM's --mem: a whole number, MiB unless K, M, G or T follows. */
 static int64_t mem_bytes(const char *text)
 {
@@ -126,33 +116,32 @@ static int64_t mem_bytes(const char *text)
     return v << shift;
 }
 
+/* What sbatch would do with the options refused whatever their value. */
+static const char *const k_refused[OPT_KINDS] = {
+    [OPT_ARRAY] = "--array: the script sets the array from the items (one task per item; sbatch "
+                  "would take the last --array and tasks beyond the items find none): drop it; "
+                  "to run at most N tasks at once use --array-limit N (Python: array_limit=N)",
+    [OPT_CONFLICT] = "--mem-per-cpu or --mem-per-gpu, which it refuses beside the script's own "
+                     "--mem: give the memory per task as --mem",
+    [OPT_LOG] = "--output or --error, which would move the tasks' SLURM logs away from their "
+                "reports, where summarize reads how each task ended (TIMEOUT, an oom-kill): drop "
+                "it"};
+
 /* One option of the line (what it is, as given, its value) into d. */
-static int take(int what, const char *given, const char *value, size_t index,
-                sb_slurm_directives *d)
+static int take(int what, const char *given, const char *value, size_t index, sb_slurm_settings *d)
 {
-    if (what == OPT_ARRAY)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "job.directives[%zu]: sbatch reads '%s' as --array: the script sets the "
-                       "array from the items (one task per item; sbatch would take the last "
-                       "--array and tasks beyond the items find none): drop it; to run at most "
-                       "N tasks at once use --array-limit N (Python: array_limit=N)",
-                       index, given);
-    if (what == OPT_CONFLICT)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "job.directives[%zu]: sbatch reads '%s' as --mem-per-cpu or --mem-per-gpu, "
-                       "which it refuses beside the script's own --mem: give the memory per task "
-                       "as --mem",
-                       index, given);
-    if (what == OPT_LOG)
-        return sb_fail(SPACRBENCH_EINVAL,
-                       "job.directives[%zu]: sbatch reads '%s' as --output or --error, which would "
-                       "move the tasks' SLURM logs away from their reports, where summarize reads "
-                       "how each task ended (TIMEOUT, an oom-kill): drop it",
-                       index, given);
+    if (k_refused[what])
+        return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: sbatch reads '%s' as %s", index,
+                       given, k_refused[what]);
     if (!value)
         return sb_fail(SPACRBENCH_EINVAL, "job.directives[%zu]: '%s' needs a value", index, given);
     if (what == OPT_TIME) {
-        int64_t minutes = sb_slurm_time_minutes(value);
+        /* SLURM's forms (util/parse_duration.c), seconds rounded up to a
+         * minute as SLURM rounds them; INFINITE and UNLIMITED are no limit:
+         * nothing to double. */
+        int64_t seconds, minutes = -1;
+        if (sb_parse_slurm_time(value, strlen(value), &seconds) == SB_PARSE_OK)
+            minutes = (seconds + 59) / 60;
         if (minutes < 1 || minutes > SB_TIME_MAX_MINUTES)
             return sb_fail(SPACRBENCH_EINVAL,
                            "job.directives[%zu]: --time '%s' is not a time limit of 1 minute to "
@@ -160,7 +149,7 @@ static int take(int what, const char *given, const char *value, size_t index,
                            "D-HH:MM or D-HH:MM:SS; no INFINITE: summarize doubles it after a "
                            "TIMEOUT)",
                            index, value);
-        d->time_minutes = minutes;
+        d->minutes = minutes;
     } else if (what == OPT_MEM) {
         int64_t bytes = mem_bytes(value);
         if (bytes < (INT64_C(1) << 20))
@@ -183,7 +172,7 @@ static int take(int what, const char *given, const char *value, size_t index,
     return 0;
 }
 
-int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_directives *d)
+int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_settings *d)
 {
     char word[1024], value_word[1024];
     const char *p = line;
@@ -223,7 +212,7 @@ int sb_slurm_directive_read(const char *line, size_t index, sb_slurm_directives 
             if (c[1])
                 value = c + 1;
         }
-        if (!value && what != OPT_ARRAY && what != OPT_CONFLICT && what != OPT_LOG) {
+        if (!value && !k_refused[what]) {
             const char *after = next_word(p, value_word, sizeof value_word);
             if (after) {
                 value = value_word;

@@ -74,7 +74,7 @@ void sb_shell_word(sb_text *t, const char *text, int bare_ok)
 }
 
 /* The job's fields; what its directives set goes into d. */
-static int check_job(const spacrbench_slurm_job *j, sb_slurm_directives *d)
+static int check_job(const spacrbench_slurm_job *j, sb_slurm_settings *d)
 {
     if (!j->items_file || !*j->items_file)
         return sb_fail(SPACRBENCH_EINVAL, "job.items_file is required: each task reads its item "
@@ -140,60 +140,44 @@ static int check_tasks(const spacrbench_slurm_tasks *k)
     return 0;
 }
 
-static void header(sb_text *t, const spacrbench_figures *f, const spacrbench_schedule *s,
-                   const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
-                   const sb_slurm_settings *set, double slowest, const char *time,
-                   const spacrbench_measurement *m)
+static int header(sb_text *t, const spacrbench_measurement *m, const spacrbench_schedule *s,
+                  const spacrbench_slurm_job *j, const spacrbench_slurm_tasks *k,
+                  const sb_slurm_settings *set)
 {
-    const char *word = sb_measurement_peak_word(m);
-    char peak[32];
-    sb_format_bytes(peak, sizeof peak, f->peak_rss_bytes);
+    spacrbench_figures f = {.size = sizeof f};
+    int rc = spacrbench_measurement_figures(m, &f);
+    if (rc < 0)
+        return rc;
+    double slowest = spacrbench_measurement_slowest_item_seconds(m);
+    char peak[32], vram[256];
+    sb_format_bytes(peak, sizeof peak, f.peak_rss_bytes);
+    sb_vram_comment(vram, sizeof vram, &f);
     int64_t fit = s->array_concurrency < j->n_items ? s->array_concurrency : j->n_items;
     sb_text_printf(t,
                    "#!/bin/bash\n"
                    "# spacrbench %s: one SLURM array task per item (%" PRId64 " items).\n",
                    SPACRBENCH_VERSION_STRING, j->n_items);
-    if (set->mem_given)
-        sb_text_printf(t, "# --mem = as given (%s peak %s)\n", word, peak);
-    else
-        sb_text_printf(t,
-                       "# --mem = %s peak %s + margin max(25%%, 256 MiB), rounded up to "
-                       "a MiB\n",
-                       word, peak);
-    sb_text_printf(t, "# --cpus-per-task = %s\n",
-                   set->cpus_given ? "as given" : "measured CPU seconds per wall second, rounded");
-    if (set->time_given)
-        sb_text_printf(t, "# --time = as given\n");
-    else
-        sb_text_printf(t,
-                       "# --time = 2 x the %sslowest item (%.3g s), whole minutes, at least 5%s\n",
-                       sb_measurement_slowest_word(m), isnan(slowest) ? 0.0 : slowest,
-                       k->item_timeout_seconds > 0 ? ", at least the item timeout + 1" : "");
+    sb_slurm_rules(t, m, peak, isnan(slowest) ? 0.0 : slowest, set, k->item_timeout_seconds > 0);
     sb_text_printf(t,
                    "# %" PRId64 " such task(s) fit one node like the measured one; SLURM packs\n"
-                   "# tasks onto nodes by --mem and --cpus-per-task by itself%s\n",
+                   "# tasks onto nodes by --mem and --cpus-per-task by itself%s\n"
+                   "%s"
+                   "# Each task writes what it really used to %s/task-<index>.json;\n"
+                   "# afterwards: spacrbench summarize %s\n"
+                   "#SBATCH --job-name=%s\n",
                    fit,
                    k->array_limit > 0 ? " (the %N below is\n# an explicit --array-limit: at "
                                         "most N tasks at once on the whole cluster)"
-                                      : "");
-    char vram[256];
-    sb_vram_comment(vram, sizeof vram, f);
-    sb_text_printf(t, "%s", vram);
-    sb_text_printf(t,
-                   "# Each task writes what it really used to %s/task-<index>.json;\n"
-                   "# afterwards: spacrbench summarize %s\n"
-                   "#SBATCH --job-name=%s\n"
-                   "#SBATCH --cpus-per-task=%" PRId64 "\n"
-                   "#SBATCH --mem=%" PRId64 "M\n"
-                   "#SBATCH --time=%s\n"
-                   "#SBATCH --array=0-%" PRId64,
-                   j->output_dir, j->output_dir, j->job_name ? j->job_name : "spacrbench",
-                   set->cpus, (set->mem_bytes + SB_MIB - 1) / SB_MIB, time, j->n_items - 1);
+                                      : "",
+                   vram, j->output_dir, j->output_dir, j->job_name ? j->job_name : "spacrbench");
+    sb_slurm_requests(t, set);
+    sb_text_printf(t, "#SBATCH --array=0-%" PRId64, j->n_items - 1);
     if (k->array_limit > 0)
         sb_text_printf(t, "%%%" PRId64, k->array_limit);
     sb_text_printf(t, "\n#SBATCH --output=%s/slurm-%%A_%%a.out\n", j->output_dir);
     for (size_t i = 0; i < j->n_directives; i++)
         sb_text_printf(t, "#SBATCH %s\n", j->directives[i]);
+    return 0;
 }
 
 /* The body: values as bash arrays of single-quoted words; the script's
@@ -371,9 +355,8 @@ static int job_inputs(const spacrbench_measurement *m, const spacrbench_schedule
     if (!m || !schedule || !job)
         return sb_fail(SPACRBENCH_EINVAL, "measurement, schedule and job must not be NULL");
     spacrbench_slurm_job_init(j, sizeof *j);
-    sb_slurm_directives d;
     int rc = sb_struct_in(j, sizeof *j, job, "spacrbench_slurm_job");
-    if (rc < 0 || (rc = check_job(j, &d)) < 0)
+    if (rc < 0 || (rc = check_job(j, set)) < 0)
         return rc;
     spacrbench_slurm_tasks_init(k, sizeof *k);
     if (tasks && (rc = sb_struct_in(k, sizeof *k, tasks, "spacrbench_slurm_tasks")) < 0)
@@ -386,17 +369,18 @@ static int job_inputs(const spacrbench_measurement *m, const spacrbench_schedule
     if (s->cpus_per_task < 1 || s->array_concurrency < 1 || s->mem_per_task_bytes < SB_MIB)
         return sb_fail(SPACRBENCH_EINVAL, "the schedule has a count below 1 or no memory: "
                                           "compute it with spacrbench_schedule_compute");
-    if (d.time_minutes && k->time_minutes && d.time_minutes != k->time_minutes)
+    if (set->minutes && k->time_minutes && set->minutes != k->time_minutes)
         return sb_fail(SPACRBENCH_EINVAL,
                        "tasks.time_minutes is %" PRId64 " but a directive's --time says %" PRId64
                        " minutes: give one of them",
-                       k->time_minutes, d.time_minutes);
-    memset(set, 0, sizeof *set);
-    set->mem_bytes = d.mem_bytes ? d.mem_bytes : s->mem_per_task_bytes;
-    set->cpus = d.cpus ? d.cpus : s->cpus_per_task;
-    set->minutes = d.time_minutes ? d.time_minutes : k->time_minutes;
-    set->mem_given = d.mem_bytes > 0;
-    set->cpus_given = d.cpus > 0;
+                       k->time_minutes, set->minutes);
+    /* What the directives leave out comes from the schedule and the tasks. */
+    if (!(set->mem_given = set->mem_bytes > 0))
+        set->mem_bytes = s->mem_per_task_bytes;
+    if (!(set->cpus_given = set->cpus > 0))
+        set->cpus = s->cpus_per_task;
+    if (!set->minutes)
+        set->minutes = k->time_minutes;
     set->time_given = set->minutes > 0;
     if (set->minutes == 0 &&
         (rc = sb_measurement_time_limit(m, k->item_timeout_seconds, &set->minutes)) < 0)
@@ -404,14 +388,24 @@ static int job_inputs(const spacrbench_measurement *m, const spacrbench_schedule
     return 0;
 }
 
-int sb_slurm_job_settings(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
-                          const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
-                          sb_slurm_settings *out)
+int sb_slurm_job_text(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
+                      const spacrbench_slurm_job *job, const spacrbench_slurm_tasks *tasks,
+                      sb_text *t, sb_slurm_settings *set, char key[SB_SLURM_KEY_LEN + 1])
 {
     spacrbench_slurm_job j;
     spacrbench_slurm_tasks k;
     spacrbench_schedule s;
-    return job_inputs(m, schedule, job, tasks, &j, &k, &s, out);
+    int rc = job_inputs(m, schedule, job, tasks, &j, &k, &s, set);
+    if (rc < 0 || (rc = header(t, m, &s, &j, &k, set)) < 0)
+        return rc;
+    body(t, &j, &k, set->minutes);
+    if (t->failed)
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting text");
+    /* The key over the finished text, written over the placeholder. */
+    sb_slurm_script_key(t->data, t->len, key);
+    memcpy(strstr(t->data, "\n" SB_SLURM_KEY_LINE) + sizeof SB_SLURM_KEY_LINE, key,
+           SB_SLURM_KEY_LEN);
+    return 0;
 }
 
 int spacrbench_format_slurm_job(const spacrbench_measurement *m,
@@ -422,27 +416,13 @@ int spacrbench_format_slurm_job(const spacrbench_measurement *m,
     sb_clear_error();
     if (buf == NULL && cap > 0)
         return sb_fail(SPACRBENCH_EINVAL, "buf is NULL but cap is %zu", cap);
-    spacrbench_slurm_job j;
-    spacrbench_slurm_tasks k;
-    spacrbench_schedule s;
-    sb_slurm_settings set;
-    int rc = job_inputs(m, schedule, job, tasks, &j, &k, &s, &set);
-    if (rc < 0)
-        return rc;
-    spacrbench_figures f = {.size = sizeof f};
-    if ((rc = spacrbench_measurement_figures(m, &f)) < 0)
-        return rc;
-    char time[32];
-    sb_format_time_limit(time, sizeof time, set.minutes);
     sb_text t = {0};
-    header(&t, &f, &s, &j, &k, &set, spacrbench_measurement_slowest_item_seconds(m), time, m);
-    body(&t, &j, &k, set.minutes);
-    /* The key over the finished text, written over the placeholder. */
-    char *at = t.data ? strstr(t.data, "\n" SB_SLURM_KEY_LINE) : NULL;
-    if (at) {
-        char key[SB_SLURM_KEY_LEN + 1];
-        sb_slurm_script_key(t.data, t.len, key);
-        memcpy(at + sizeof SB_SLURM_KEY_LINE, key, SB_SLURM_KEY_LEN);
+    sb_slurm_settings set;
+    char key[SB_SLURM_KEY_LEN + 1];
+    int rc = sb_slurm_job_text(m, schedule, job, tasks, &t, &set, key);
+    if (rc < 0) {
+        sb_text_free(&t);
+        return rc;
     }
     return sb_text_deliver(&t, buf, cap);
 }
