@@ -27,14 +27,14 @@ typedef struct sb_decision {
     sb_one_case one;
 } sb_decision;
 
-void sb_reason_add(spacrbench_recommendation *r, const char *fmt, ...)
+void sb_appendf(char *buf, size_t cap, const char *fmt, ...)
 {
-    size_t len = strnlen(r->reason, sizeof r->reason);
-    if (len + 1 >= sizeof r->reason)
+    size_t len = strnlen(buf, cap);
+    if (len + 1 >= cap)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, ap);
+    vsnprintf(buf + len, cap - len, fmt, ap);
     va_end(ap);
 }
 
