@@ -182,8 +182,10 @@ int sb_recommend_into(const spacrbench_measurement *m, const spacrbench_recommen
  * else the host's 2 GiB): the report's what-if line. -1 when r has no
  * need or budget is not > 0. */
 int64_t sb_memory_workers_within(const spacrbench_recommendation *r, int64_t budget);
-/* Append to a reason; a reason never overflows its field. */
-void sb_reason_add(spacrbench_recommendation *r, const char *fmt, ...) SB_PRINTF(2, 3);
+/* Append to the text in buf (cap bytes); a reason never overflows its
+ * field, a long one is cut. */
+void sb_appendf(char *buf, size_t cap, const char *fmt, ...) SB_PRINTF(3, 4);
+#define sb_reason_add(r, ...) sb_appendf((r)->reason, sizeof(r)->reason, __VA_ARGS__)
 
 /* Everything one run holds, so that every exit path releases the same way. */
 typedef struct sb_run {

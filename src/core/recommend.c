@@ -27,14 +27,14 @@ typedef struct sb_decision {
     sb_one_case one;
 } sb_decision;
 
-void sb_reason_add(spacrbench_recommendation *r, const char *fmt, ...)
+void sb_appendf(char *buf, size_t cap, const char *fmt, ...)
 {
-    size_t len = strnlen(r->reason, sizeof r->reason);
-    if (len + 1 >= sizeof r->reason)
+    size_t len = strnlen(buf, cap);
+    if (len + 1 >= cap)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->reason + len, sizeof r->reason - len, fmt, ap);
+    vsnprintf(buf + len, cap - len, fmt, ap);
     va_end(ap);
 }
 
@@ -111,36 +111,6 @@ static int explain_one_worker(spacrbench_recommendation *r, const sb_decision *d
     return 0;
 }
 
-static void explain_vram_bound(spacrbench_recommendation *r)
-{
-    char need[32], budget_text[32];
-    sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
-    sb_format_bytes(budget_text, sizeof budget_text, r->free_vram_bytes - r->vram_reserve_bytes);
-    snprintf(r->reason, sizeof r->reason,
-             "VRAM-bound: %s of VRAM free after the VRAM reserve, %s per worker, %lld "
-             "cores available",
-             budget_text, need, (long long)r->cores);
-}
-
-/* No usable memory measurement: the cores decide, and the reason says
- * why the memory could not. */
-static void explain_fallback(spacrbench_recommendation *r)
-{
-    const char *why = "";
-    if (r->per_worker_bytes == 0)
-        why = "; the work measured 0 B above its baseline";
-    else if (r->per_worker_bytes > 0)
-        why = "; available memory could not be read";
-    char cap[64] = "";
-    if (r->workers < r->core_workers)
-        snprintf(cap, sizeof cap, "; capped at the %lld-worker maximum", (long long)r->maximum);
-    snprintf(r->reason, sizeof r->reason,
-             "%lld core(s); no usable memory measurement, so the core count is the only "
-             "bound%s%s",
-             (long long)r->cores, why, cap);
-    reason_cores_per_worker(r);
-}
-
 static void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d)
 {
     char where_note[320] = "", where_tail[320] = "";
@@ -157,12 +127,33 @@ static void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision
                  where_tail);
         reason_start_method(r);
         break;
-    case SPACRBENCH_BOUND_VRAM:
-        explain_vram_bound(r);
+    case SPACRBENCH_BOUND_VRAM: {
+        char need[32], budget_text[32];
+        sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
+        sb_format_bytes(budget_text, sizeof budget_text,
+                        r->free_vram_bytes - r->vram_reserve_bytes);
+        snprintf(r->reason, sizeof r->reason,
+                 "VRAM-bound: %s of VRAM free after the VRAM reserve, %s per worker, %lld "
+                 "cores available",
+                 budget_text, need, (long long)r->cores);
         break;
-    case SPACRBENCH_BOUND_FALLBACK:
-        explain_fallback(r);
+    }
+    case SPACRBENCH_BOUND_FALLBACK: {
+        /* No usable memory measurement: the cores decide, and the reason
+         * says why the memory could not. */
+        const char *why = r->per_worker_bytes == 0  ? "; the work measured 0 B above its baseline"
+                          : r->per_worker_bytes > 0 ? "; available memory could not be read"
+                                                    : "";
+        char cap[64] = "";
+        if (r->workers < r->core_workers)
+            snprintf(cap, sizeof cap, "; capped at the %lld-worker maximum", (long long)r->maximum);
+        snprintf(r->reason, sizeof r->reason,
+                 "%lld core(s); no usable memory measurement, so the core count is the only "
+                 "bound%s%s",
+                 (long long)r->cores, why, cap);
+        reason_cores_per_worker(r);
         break;
+    }
     case SPACRBENCH_BOUND_CORES:
         snprintf(r->reason, sizeof r->reason,
                  "core-bound: %lld core(s), and memory would allow %lld", (long long)r->cores,
@@ -272,16 +263,18 @@ static void describe_cores(spacrbench_recommendation *r, const spacrbench_machin
     }
 }
 
+/* A machine of which nothing is known yet. */
+#define MACHINE_UNKNOWN                                                                            \
+    {                                                                                              \
+        .size = sizeof(spacrbench_machine), .memory_limit_bytes = -1, .cpu_quota_cores = -1        \
+    }
+
 /* Fill cores and available memory from the caller, the caller's snapshot
  * or discovery (run only when a figure is still missing). */
 static void gather_machine(spacrbench_recommendation *r, const spacrbench_recommend_options *o,
                            const spacrbench_machine *snapshot)
 {
-    spacrbench_machine mach;
-    memset(&mach, 0, sizeof mach);
-    mach.size = sizeof mach;
-    mach.memory_limit_bytes = -1;
-    mach.cpu_quota_cores = -1;
+    spacrbench_machine mach = MACHINE_UNKNOWN;
     if (snapshot) {
         mach = *snapshot;
         mach.memory_cgroup[sizeof mach.memory_cgroup - 1] = '\0';
@@ -492,12 +485,8 @@ int sb_recommend_into(const spacrbench_measurement *m, const spacrbench_recommen
     int rc = opts ? sb_struct_in(&o, sizeof o, opts, "spacrbench_recommend_options") : 0;
     if (rc || (rc = check_options(&o)))
         return rc;
-    spacrbench_machine snapshot;
+    spacrbench_machine snapshot = MACHINE_UNKNOWN;
     if (machine) {
-        memset(&snapshot, 0, sizeof snapshot);
-        snapshot.size = sizeof snapshot;
-        snapshot.memory_limit_bytes = -1;
-        snapshot.cpu_quota_cores = -1;
         snapshot.cores = 1;
         if ((rc = sb_struct_in(&snapshot, sizeof snapshot, machine, "spacrbench_machine")))
             return rc;

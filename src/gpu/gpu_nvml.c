@@ -50,10 +50,6 @@ typedef struct sb_foreign_pids {
 /* Entries still need checking (neither proven nor confirmed). */
 static int foreign_watching(const sb_foreign_pids *f) { return !f->proven && f->confirmed == 0; }
 
-static void foreign_sample_begins(sb_foreign_pids *f) { f->n_cur = 0; }
-
-static void foreign_measured_listed(sb_foreign_pids *f) { f->proven = 1; }
-
 static void foreign_other_listed(sb_foreign_pids *f, unsigned int pid)
 {
     /* PID 0 is no process anywhere (some setups list it): no evidence. */
@@ -249,7 +245,7 @@ static int query_list(sb_gpu *gpu, const sb_gpu_device *dev, const sb_process_qu
             foreign_other_listed(&gpu->foreign, e.pid);
             continue;
         }
-        foreign_measured_listed(&gpu->foreign);
+        gpu->foreign.proven = 1; /* a measured PID: NVML's PIDs are ours */
         if (e.usedGpuMemory == SB_NVML_VALUE_NOT_AVAILABLE || e.usedGpuMemory > INT64_MAX / 2) {
             snprintf(gpu->last_error, sizeof gpu->last_error,
                      "NVML does not report this process's memory on GPU %u "
@@ -290,7 +286,7 @@ static int device_usage(sb_gpu *gpu, const sb_gpu_device *dev, int64_t *bytes)
 static int64_t sample_matched(sb_gpu *gpu)
 {
     int64_t total = 0;
-    foreign_sample_begins(&gpu->foreign);
+    gpu->foreign.n_cur = 0;
     for (size_t i = 0; i < gpu->n_devices; i++) {
         sb_gpu_device *dev = &gpu->devices[i];
         if (device_usage(gpu, dev, &dev->sample_bytes) != 0) {

@@ -202,6 +202,20 @@ static int build_models(spacrbench_plate *p)
 
 static double key_of(const spacrbench_plate *p, size_t i) { return p->keys ? p->keys[i] : NAN; }
 
+/* Item i's footprint (NaN: none) and seconds: a measured item's own, any
+ * other's from the models (*total without the margin, *one with it). */
+static double item_figures(const spacrbench_plate *p, size_t i, double *total, double *one)
+{
+    if (p->measured[i]) {
+        const spacrbench_plate_pick *q = &p->picks[sb_plate_pick_of(p, i)];
+        *total = *one = q->seconds;
+        return q->footprint_bytes >= 0 ? (double)q->footprint_bytes : NAN;
+    }
+    *total = sb_plate_time_of(&p->time, key_of(p, i), 0.0);
+    *one = sb_plate_time_of(&p->time, key_of(p, i), 1.0);
+    return sb_plate_memory_of(&p->memory, key_of(p, i));
+}
+
 /* Is item i (footprint f) a larger prediction than the best so far? */
 static int larger(const spacrbench_plate *p, double f, size_t i, double best, int64_t best_i)
 {
@@ -218,16 +232,7 @@ static void predict_all(spacrbench_plate *p)
     int64_t best_i = -1;
     int time_known = p->time.fit != SPACRBENCH_PLATE_FIT_NONE;
     for (size_t i = 0; i < p->n; i++) {
-        double f, s_total, s_one;
-        if (p->measured[i]) {
-            const spacrbench_plate_pick *q = &p->picks[sb_plate_pick_of(p, i)];
-            f = q->footprint_bytes >= 0 ? (double)q->footprint_bytes : NAN;
-            s_total = s_one = q->seconds;
-        } else {
-            f = sb_plate_memory_of(&p->memory, key_of(p, i));
-            s_total = sb_plate_time_of(&p->time, key_of(p, i), 0.0);
-            s_one = sb_plate_time_of(&p->time, key_of(p, i), 1.0);
-        }
+        double s_total, s_one, f = item_figures(p, i, &s_total, &s_one);
         if (!isnan(f) && larger(p, f, i, best, best_i)) {
             best = f;
             best_i = (int64_t)i;
@@ -501,15 +506,7 @@ int spacrbench_plate_item_prediction(const spacrbench_plate *p, size_t index,
     if (!p->predicted)
         return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
                                           "(spacrbench_plate_predict)");
-    double f, s;
-    if (p->measured[index]) {
-        const spacrbench_plate_pick *q = &p->picks[sb_plate_pick_of(p, index)];
-        f = q->footprint_bytes >= 0 ? (double)q->footprint_bytes : NAN;
-        s = q->seconds;
-    } else {
-        f = sb_plate_memory_of(&p->memory, key_of(p, index));
-        s = sb_plate_time_of(&p->time, key_of(p, index), 1.0);
-    }
+    double total, s, f = item_figures(p, index, &total, &s);
     if (footprint_bytes)
         *footprint_bytes = isnan(f) ? -1 : f >= 9.2e18 ? INT64_MAX : (int64_t)ceil(f);
     if (seconds)

@@ -38,15 +38,28 @@ static void inline_text(sb_text *t, const char *text)
     }
 }
 
-static void bytes_cell(sb_text *t, int64_t bytes)
+#define NOT_MEASURED "not measured"
+
+/* A size, or none (a word) when negative. */
+static void bytes_cell(sb_text *t, int64_t bytes, const char *none)
 {
     char b[32];
-    if (bytes < 0) {
-        sb_text_printf(t, "not measured");
-        return;
+    if (bytes >= 0)
+        sb_format_bytes(b, sizeof b, bytes);
+    sb_text_printf(t, "%s", bytes >= 0 ? b : none);
+}
+
+/* "| what | 1.5 GiB (note) |", the note (NULL: none) as inline text. */
+static void bytes_row(sb_text *t, const char *what, int64_t bytes, const char *note)
+{
+    sb_text_printf(t, "| %s | ", what);
+    bytes_cell(t, bytes, NOT_MEASURED);
+    if (note) {
+        sb_text_printf(t, " (");
+        inline_text(t, note);
+        sb_text_printf(t, ")");
     }
-    sb_format_bytes(b, sizeof b, bytes);
-    sb_text_printf(t, "%s", b);
+    sb_text_printf(t, " |\n");
 }
 
 static void summary(sb_text *t, const spacrbench_measurement *m)
@@ -80,25 +93,22 @@ static void summary(sb_text *t, const spacrbench_measurement *m)
     if (!tree && (f->peak_method == SPACRBENCH_PEAK_NONE || f->peak_rss_bytes < 0))
         sb_text_printf(t, "not measured |\n"); /* as the report says it */
     else {
-        bytes_cell(t, tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes);
+        bytes_cell(t, tree ? mem.tree_rss_peak_bytes : f->peak_rss_bytes, NOT_MEASURED);
         sb_text_printf(t, " (%s) |\n",
                        tree ? sb_tree_rss_words(m->hugetlb_uncovered)
                             : sb_peak_method_words(f->peak_method, m->hugetlb_uncovered));
     }
-    if (mem.cgroup_charge_bytes >= 0) {
-        sb_text_printf(t, "| memory charged | ");
-        bytes_cell(t, mem.cgroup_charge_bytes);
-        sb_text_printf(t, " (%s) |\n", sb_charge_words(m->hugetlb_uncovered));
-    }
-    sb_text_printf(t, "| baseline RSS | ");
-    bytes_cell(t, f->baseline_rss_bytes);
-    sb_text_printf(t, " |\n| footprint (peak - baseline) | ");
-    bytes_cell(t, spacrbench_measurement_work_rss_bytes(m));
+    if (mem.cgroup_charge_bytes >= 0)
+        bytes_row(t, "memory charged", mem.cgroup_charge_bytes,
+                  sb_charge_words(m->hugetlb_uncovered));
+    bytes_row(t, "baseline RSS", f->baseline_rss_bytes, NULL);
+    sb_text_printf(t, "| footprint (peak - baseline) | ");
+    bytes_cell(t, spacrbench_measurement_work_rss_bytes(m), NOT_MEASURED);
     if (mem.cgroup_charge_bytes >= 0 && tree)
         sb_text_printf(t, " (the advice divides by the %s)",
                        f->peak_method == SPACRBENCH_PEAK_CGROUP ? "charge" : "peak RSS");
     sb_text_printf(t, " |\n| peak VRAM | ");
-    bytes_cell(t, f->peak_vram_bytes);
+    bytes_cell(t, f->peak_vram_bytes, NOT_MEASURED);
     if (f->peak_vram_bytes < 0 && m->vram_reason && m->vram_reason[0]) {
         /* The report's words: "(no CUDA device); <why>" where the runner
          * found no device, "(<why>)" otherwise. */
@@ -135,7 +145,7 @@ static void item_cell(sb_text *t, const sb_field *f, const void *const *parts)
     else if (f->type == SB_FT_NUMBER)
         sb_text_printf(t, "%.4f", sb_field_number(f, parts));
     else if (f->flags & SB_FIELD_BYTES)
-        bytes_cell(t, sb_field_is_null(f, parts) ? -1 : sb_field_int(f, parts));
+        bytes_cell(t, sb_field_is_null(f, parts) ? -1 : sb_field_int(f, parts), NOT_MEASURED);
     else
         sb_text_printf(t, "%lld",
                        (long long)sb_field_int(f, parts) + (f->flags & SB_FIELD_ORDINAL ? 1 : 0));
@@ -240,36 +250,19 @@ static void recommendation(sb_text *t, const spacrbench_recommendation *r)
         sb_text_printf(t, "| cores the work keeps busy | %.2f |\n", r->cpu_parallelism);
     evidence_row(t, "cores per worker", r->cores_per_worker, "");
     evidence_row(t, "workers the cores allow", r->core_workers, "");
-    sb_text_printf(t, "| memory available | ");
-    bytes_cell(t, r->available_bytes);
-    sb_text_printf(t, " (");
-    inline_text(t, r->memory_where[0] ? r->memory_where : "not given");
-    sb_text_printf(t, ") |\n| reserve | ");
-    bytes_cell(t, r->reserve_bytes);
-    sb_text_printf(t, " (%s) |\n", spacrbench_reserve_rule_name(r->reserve_rule));
-    if (r->per_worker_bytes >= 0) {
-        sb_text_printf(t, "| memory per worker | ");
-        bytes_cell(t, r->per_worker_bytes);
-        sb_text_printf(t, " |\n");
-    }
+    bytes_row(t, "memory available", r->available_bytes,
+              r->memory_where[0] ? r->memory_where : "not given");
+    bytes_row(t, "reserve", r->reserve_bytes, spacrbench_reserve_rule_name(r->reserve_rule));
+    if (r->per_worker_bytes >= 0)
+        bytes_row(t, "memory per worker", r->per_worker_bytes, NULL);
     evidence_row(t, "workers the memory allows", r->memory_workers, "");
     if (r->vram_workers >= 0) {
-        sb_text_printf(t, "| VRAM free | ");
-        bytes_cell(t, r->free_vram_bytes);
-        sb_text_printf(t, " |\n");
+        bytes_row(t, "VRAM free", r->free_vram_bytes, NULL);
         evidence_row(t, "workers the VRAM allows", r->vram_workers, "");
     }
     evidence_row(t, "threads per worker", r->threads_per_worker, "");
     sb_text_printf(t, "| start method | %s |\n| maximum | %lld |\n",
                    spacrbench_start_method_name(r->start_method), (long long)r->maximum);
-}
-
-static void plate_bytes_cell(sb_text *t, int64_t bytes)
-{
-    char b[32] = "-";
-    if (bytes >= 0)
-        sb_format_bytes(b, sizeof b, bytes);
-    sb_text_printf(t, "%s", b);
 }
 
 /* A short table of the measured items (each by its place in the plate, as
@@ -300,13 +293,13 @@ static void markdown_plate(sb_text *t, const sb_export_input *in)
         sb_text_printf(t, "| %lld | %s | ", (long long)k.index + 1, sb_plate_why_words(k.why));
         inline_text(t, key);
         sb_text_printf(t, " | ");
-        plate_bytes_cell(t, k.footprint_bytes);
+        bytes_cell(t, k.footprint_bytes, "-");
         sb_text_printf(t, " |\n");
     }
     if (s->largest_bytes >= 0) {
         sb_text_printf(t, "\nPredicted largest: **%.2f GiB** (",
                        (double)s->largest_bytes / (1024.0 * 1024.0 * 1024.0));
-        plate_bytes_cell(t, s->largest_bytes);
+        bytes_cell(t, s->largest_bytes, "-");
         const char *untold = sb_plate_untold_words(s, p->pick_count);
         if (untold)
             sb_text_printf(t, "), any item not measured (%s)", untold);

@@ -189,11 +189,11 @@ static int struct_to_json(const sb_record *rec, void *ours, size_t size, const v
 int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf, size_t cap)
 {
     SB_REFUSE(!machine, "machine must not be NULL");
-    spacrbench_machine mc;
-    memset(&mc, 0, sizeof mc);
-    mc.size = sizeof mc;
-    mc.host_available_bytes = mc.memory_limit_bytes = mc.affinity_cores = -1;
-    mc.cpu_quota_cores = -1;
+    spacrbench_machine mc = {.size = sizeof mc,
+                             .host_available_bytes = -1,
+                             .memory_limit_bytes = -1,
+                             .affinity_cores = -1,
+                             .cpu_quota_cores = -1};
     return struct_to_json(&sb_machine_record, &mc, sizeof mc, machine, "spacrbench_machine", buf,
                           cap);
 }
@@ -201,9 +201,7 @@ int spacrbench_machine_to_json(const spacrbench_machine *machine, char *buf, siz
 int spacrbench_schedule_to_json(const spacrbench_schedule *schedule, char *buf, size_t cap)
 {
     SB_REFUSE(!schedule, "schedule must not be NULL");
-    spacrbench_schedule s;
-    memset(&s, 0, sizeof s);
-    s.size = sizeof s;
+    spacrbench_schedule s = {.size = sizeof s};
     return struct_to_json(&sb_schedule_record, &s, sizeof s, schedule, "spacrbench_schedule", buf,
                           cap);
 }

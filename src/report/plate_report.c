@@ -110,20 +110,13 @@ static void put_label(sb_text *t, const char *label, size_t cols)
 
 const char *sb_plate_why_words(int why)
 {
-    switch (why) {
-    case SPACRBENCH_PLATE_WHY_LARGEST:
-        return "largest";
-    case SPACRBENCH_PLATE_WHY_SMALLEST:
-        return "smallest";
-    case SPACRBENCH_PLATE_WHY_SPREAD:
-        return "spread";
-    case SPACRBENCH_PLATE_WHY_WARMUP:
-        return "warm-up";
-    case SPACRBENCH_PLATE_WHY_RANDOM:
-        return "random";
-    default:
-        return "even";
-    }
+    static const char *const words[] = {
+        [SPACRBENCH_PLATE_WHY_LARGEST] = "largest", [SPACRBENCH_PLATE_WHY_SMALLEST] = "smallest",
+        [SPACRBENCH_PLATE_WHY_SPREAD] = "spread",   [SPACRBENCH_PLATE_WHY_WARMUP] = "warm-up",
+        [SPACRBENCH_PLATE_WHY_RANDOM] = "random",
+    };
+    return why >= 0 && why < (int)(sizeof words / sizeof *words) && words[why] ? words[why]
+                                                                               : "even";
 }
 
 /* A time in at most 8 columns: "0.147 s", "1234 s", "27.8 h". */
@@ -186,21 +179,18 @@ void sb_plate_duration_words(double seconds, char *buf, size_t cap)
  * (a line against the key, or every item measured). */
 const char *sb_plate_untold_words(const spacrbench_plate_section *s, size_t n_picks)
 {
-    if ((int64_t)n_picks >= s->items)
+#define EACH ": each is taken to need the plate's bound"
+    static const char *const why[] = {
+        [SPACRBENCH_PLATE_FIT_UNIFORM] = "the measured agree" EACH,
+        [SPACRBENCH_PLATE_FIT_UNEXPLAINED] = "the key does not explain the footprints" EACH,
+        [SPACRBENCH_PLATE_FIT_KEYLESS] = "no key tells which is largest" EACH,
+        [SPACRBENCH_PLATE_FIT_FEW] = "too few measured for a line" EACH,
+    };
+#undef EACH
+    if ((int64_t)n_picks >= s->items || s->fit < 0 || s->fit >= (int)(sizeof why / sizeof *why) ||
+        !why[s->fit])
         return NULL;
-    switch (s->fit) {
-    case SPACRBENCH_PLATE_FIT_UNIFORM:
-        return "the measured agree: each is taken to need the plate's bound";
-    case SPACRBENCH_PLATE_FIT_UNEXPLAINED:
-        return "the key does not explain the footprints: each is taken to need the plate's "
-               "bound";
-    case SPACRBENCH_PLATE_FIT_KEYLESS:
-        return "no key tells which is largest: each is taken to need the plate's bound";
-    case SPACRBENCH_PLATE_FIT_FEW:
-        return "too few measured for a line: each is taken to need the plate's bound";
-    default:
-        return NULL;
-    }
+    return why[s->fit];
 }
 
 static void summary_lines(sb_text *t, const sb_plate_view *v)

@@ -29,16 +29,10 @@ static const char *method_words(int method)
 /* A failed point's row: what ended it (spacrbench_scale_spread.oom_killed). */
 static const char *failed_words(int32_t oom_killed)
 {
-    switch (oom_killed) {
-    case 1:
-        return "OOM-killed in the group (over budget)";
-    case 2:
-        return "OOM-killed (a limit outside the group)";
-    case 3:
-        return "ended by spacrbench at the memory budget (no cgroup could hold the limit)";
-    default:
-        return "failed";
-    }
+    static const char *const words[] = {
+        "failed", "OOM-killed in the group (over budget)", "OOM-killed (a limit outside the group)",
+        "ended by spacrbench at the memory budget (no cgroup could hold the limit)"};
+    return words[oom_killed >= 1 && oom_killed <= 3 ? oom_killed : 0];
 }
 
 static int check_out(const spacrbench_scale_result *r, const char *buf, size_t cap)

@@ -3,7 +3,6 @@
  * the serial rule says how many workers CAN run, the check says how many
  * are WORTH running. The arithmetic (knee_workers) is apart from the
  * sentence that explains it. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,20 +34,6 @@ static int64_t knee_workers(const spacrbench_recommendation *r, const spacrbench
         return bound;
     }
     return s->chosen_workers;
-}
-
-/* Append to buf (or write it, from = 0); the reason never overflows, a
- * long one is cut (as recommend.c's reason_add does). */
-static void put(char *buf, size_t cap, int append, const char *fmt, ...) SB_PRINTF(4, 5);
-static void put(char *buf, size_t cap, int append, const char *fmt, ...)
-{
-    size_t len = append ? strnlen(buf, cap) : 0;
-    if (len + 1 >= cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, cap - len, fmt, ap);
-    va_end(ap);
 }
 
 /* The smallest count that exceeded the memory (OOM-killed, or a peak over
@@ -118,28 +103,29 @@ int spacrbench_recommend_apply_scaling(spacrbench_recommendation *rec,
         const char *why = strncmp(s->reason, lead, sizeof lead - 1) == 0
                               ? s->reason + sizeof lead - 1
                               : s->reason;
-        put(rec->reason, sizeof rec->reason, 1,
-            "; the scaling check found no usable worker count (%s): %s", why, advice);
+        sb_reason_add(rec, "; the scaling check found no usable worker count (%s): %s", why,
+                      advice);
         /* The number follows the advice: fewer workers than the smallest
          * count that did not fit (one worker over it: one at a time),
          * whatever the cores allow; never below 1. */
         int64_t over = smallest_over(scaling);
         if (over > 1 && rec->workers >= over) {
             rec->workers = over - 1;
-            put(rec->reason, sizeof rec->reason, 1,
-                "; so at most %lld, below the %lld workers "
-                "that did not fit",
-                (long long)rec->workers, (long long)over);
+            sb_reason_add(rec,
+                          "; so at most %lld, below the %lld workers "
+                          "that did not fit",
+                          (long long)rec->workers, (long long)over);
         } else if (over == 1)
             rec->workers = 1;
         return SPACRBENCH_OK;
     }
-    if (binds) {
-        /* A serial bound is lower: upstream's words lead, the knee follows. */
-        put(rec->reason, sizeof rec->reason, 1,
-            "; the scaling check's knee (%lld) is above this bound", (long long)s->chosen_workers);
-    } else {
-        put(rec->reason, sizeof rec->reason, 0,
+    if (binds) /* A serial bound is lower: upstream's words lead, the knee follows. */
+        sb_reason_add(rec, "; the scaling check's knee (%lld) is above this bound",
+                      (long long)s->chosen_workers);
+    else {
+        rec->reason[0] = '\0';
+        sb_reason_add(
+            rec,
             "measured: %lld worker%s, the scaling check's knee (%s); the serial rule said "
             "%lld (%s)",
             (long long)workers, workers == 1 ? "" : "s", s->reason, (long long)rec->workers,

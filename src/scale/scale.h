@@ -5,7 +5,7 @@
 #ifndef SPACRBENCH_SCALE_H
 #define SPACRBENCH_SCALE_H
 
-#include "internal.h"
+#include "core.h"
 
 struct spacrbench_scale_result {
     spacrbench_scale_point *points;   /* increasing workers */

@@ -12,38 +12,36 @@
 static void tails(const spacrbench_scale_point *pts, const spacrbench_scale_spread *sps, size_t n,
                   int64_t budget, char *buf, size_t cap)
 {
-    size_t len = strlen(buf);
     char a[32], b[32];
-    for (size_t i = 0; i < n && len < cap; i++) {
+    for (size_t i = 0; i < n; i++) {
         const spacrbench_scale_point *p = &pts[i];
         if (sps[i].oom_killed == 2)
-            snprintf(buf + len, cap - len,
-                     "; %lld worker%s OOM-killed at a memory limit outside the check's group",
-                     (long long)p->workers, p->workers == 1 ? " was" : "s were");
+            sb_appendf(buf, cap,
+                       "; %lld worker%s OOM-killed at a memory limit outside the check's group",
+                       (long long)p->workers, p->workers == 1 ? " was" : "s were");
         else if (sps[i].oom_killed == 3) {
             sb_format_bytes(a, sizeof a, budget);
-            snprintf(buf + len, cap - len,
-                     "; %lld worker%s ended by spacrbench at the memory budget of %s (no cgroup "
-                     "could hold the limit)",
-                     (long long)p->workers, p->workers == 1 ? " was" : "s were", a);
+            sb_appendf(buf, cap,
+                       "; %lld worker%s ended by spacrbench at the memory budget of %s (no cgroup "
+                       "could hold the limit)",
+                       (long long)p->workers, p->workers == 1 ? " was" : "s were", a);
         } else if (sps[i].oom_killed) {
             sb_format_bytes(a, sizeof a, sps[i].limit_bytes > 0 ? sps[i].limit_bytes : budget);
-            snprintf(buf + len, cap - len,
-                     "; %lld worker%s OOM-killed in %s group at its limit of %s (the "
-                     "budget)",
-                     (long long)p->workers, p->workers == 1 ? " was" : "s were",
-                     p->workers == 1 ? "its" : "their", a);
+            sb_appendf(buf, cap,
+                       "; %lld worker%s OOM-killed in %s group at its limit of %s (the "
+                       "budget)",
+                       (long long)p->workers, p->workers == 1 ? " was" : "s were",
+                       p->workers == 1 ? "its" : "their", a);
         } else if (p->failed)
-            snprintf(buf + len, cap - len, "; %lld worker%s failed", (long long)p->workers,
-                     p->workers == 1 ? "" : "s");
+            sb_appendf(buf, cap, "; %lld worker%s failed", (long long)p->workers,
+                       p->workers == 1 ? "" : "s");
         else if (p->fits == 0) {
             sb_format_bytes(a, sizeof a, p->peak_bytes);
             sb_format_bytes(b, sizeof b, budget);
-            snprintf(buf + len, cap - len, "; %lld worker%s need%s %s, over the budget of %s",
-                     (long long)p->workers, p->workers == 1 ? "" : "s", p->workers == 1 ? "s" : "",
-                     a, b);
+            sb_appendf(buf, cap, "; %lld worker%s need%s %s, over the budget of %s",
+                       (long long)p->workers, p->workers == 1 ? "" : "s",
+                       p->workers == 1 ? "s" : "", a, b);
         }
-        len = strlen(buf);
     }
 }
 
@@ -54,9 +52,8 @@ static void noise_tail(const spacrbench_scale_spread *sps, size_t n, char *buf, 
     for (size_t i = 0; i < n; i++)
         if (isfinite(sps[i].spread) && sps[i].spread > most)
             most = sps[i].spread;
-    size_t len = strlen(buf);
-    if (most >= 0 && len < cap)
-        snprintf(buf + len, cap - len, "; repeats differ by up to \xc2\xb1%.0f %%", 100.0 * most);
+    if (most >= 0)
+        sb_appendf(buf, cap, "; repeats differ by up to \xc2\xb1%.0f %%", 100.0 * most);
 }
 
 /* "memory-bound at 4: ...": a faster count that needs more than the
