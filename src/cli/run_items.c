@@ -333,18 +333,14 @@ int run_plate_predict(run_plate *rp, spacrbench_measurement *m, int stopped)
 {
     if (!stopped && spacrbench_plate_predict(rp->plate, m) == 0)
         return 0;
-    char note[800];
     if (stopped) /* the items before the stop are the smaller ones: not the plate */
-        snprintf(note, sizeof note,
-                 "no recommendation for the plate: the run stopped before its chosen items "
-                 "were all measured (the largest runs first, after the warm-up), and the "
-                 "items measured before the stop say nothing of the plate's largest");
+        spacrbench_measurement_add_note(
+            m, "no recommendation for the plate: the run stopped before its chosen items were all "
+               "measured (the largest runs first, after the warm-up), and the items measured "
+               "before the stop say nothing of the plate's largest");
     else
-        snprintf(note, sizeof note,
-                 "no recommendation for the plate: it could not be predicted "
-                 "(%s)",
+        cli_note(m, "no recommendation for the plate: it could not be predicted (%s)",
                  spacrbench_last_error_message());
-    spacrbench_measurement_add_note(m, note);
     attach_chosen(rp, m);
     return -1;
 }
