@@ -173,12 +173,12 @@ static int arguments_fit(const cli_args *a, const item_list *items)
     int rc = CLI_EXIT_OK;
     for (size_t k = 0; k < items->n && rc == CLI_EXIT_OK; k++) {
         char **argv = command_for_item(a->cmd, a->cmd_len, items->items[k]);
-        size_t longest = 0;
-        for (size_t i = 0; argv && argv[i]; i++)
-            longest = strlen(argv[i]) > longest ? strlen(argv[i]) : longest;
-        command_free(argv);
         if (!argv)
             return cli_error(CLI_EXIT_ERROR, "out of memory");
+        size_t longest = 0;
+        for (size_t i = 0; argv[i]; i++)
+            longest = strlen(argv[i]) > longest ? strlen(argv[i]) : longest;
+        command_free(argv);
         if (longest <= ITEM_LIST_ARG_MAX)
             continue;
         char *shown = sb_escape_short(items->items[k], 60);
