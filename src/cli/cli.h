@@ -248,6 +248,8 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
 char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machine *machine,
                         const spacrbench_recommendation *rec, const spacrbench_schedule *sched,
                         const char *report, const cli_context *ctx);
+/* A note of any length added to m. */
+void cli_note(spacrbench_measurement *m, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* An export is named '-': it goes to stdout in place of the report. */
 int cli_export_takes_stdout(const cli_common *c);
 

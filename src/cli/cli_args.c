@@ -201,26 +201,28 @@ static int opt_export(cli_args *a, const cli_option *o, const char *name, const 
     return cli_is_stdout_name(v) ? CLI_EXIT_OK : cli_output_path_check(name, v);
 }
 
-static int opt_emit(cli_args *a, const cli_option *o, const char *name, const char *v)
+/* One of o->choices (the completions' list): its place plus o->min, into
+ * an int field (an enum's or an int32_t's); the refusal lists them. */
+_Static_assert(sizeof(cli_emit) == sizeof(int) && sizeof(int32_t) == sizeof(int), "int fields");
+static int opt_choice(cli_args *a, const cli_option *o, const char *name, const char *v)
 {
-    (void)o;
-    if (strcmp(v, "slurm") != 0 && strcmp(v, "dask") != 0)
-        return cli_usage_error(name, "expected 'slurm' or 'dask', got '%s'", v);
-    a->common.emit = v[0] == 's' ? CLI_EMIT_SLURM : CLI_EMIT_DASK;
-    return CLI_EXIT_OK;
-}
-
-static int opt_start_method(cli_args *a, const cli_option *o, const char *name, const char *v)
-{
-    (void)o;
-    static const int32_t methods[] = {SPACRBENCH_START_FORK, SPACRBENCH_START_SPAWN,
-                                      SPACRBENCH_START_FORKSERVER};
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
-        if (strcmp(v, spacrbench_start_method_name(methods[i])) == 0) {
-            a->common.rec.start_method = methods[i];
+    char expected[96] = "";
+    size_t len = 0;
+    int place = 0;
+    for (const char *p = o->choices, *word; *p; place++) {
+        size_t n = strcspn(word = p, " ");
+        if (strlen(v) == n && strncmp(word, v, n) == 0) {
+            *(int *)field_of(a, o) = (int)o->min + place;
             return CLI_EXIT_OK;
         }
-    return cli_usage_error(name, "expected 'fork', 'spawn' or 'forkserver', got '%s'", v);
+        p += n + (p[n] == ' ');
+        len += (size_t)snprintf(expected + len, sizeof expected - len, "%s'%.*s'",
+                                !place ? ""
+                                : *p   ? ", "
+                                       : " or ",
+                                (int)n, word);
+    }
+    return cli_usage_error(name, "expected %s, got '%s'", expected, v);
 }
 
 static const cli_option k_common[] = {
@@ -234,7 +236,8 @@ static const cli_option k_common[] = {
     {"start-method", 0, "fork|spawn|forkserver",
      "how the workers will start (default fork); spawn and forkserver add the "
      "baseline to each worker's need",
-     opt_start_method, 0, 0, 0, CLI_COMPLETE_NONE, "fork spawn forkserver"},
+     opt_choice, CLI_FIELD(common.rec.start_method), SPACRBENCH_START_FORK, 0, CLI_COMPLETE_NONE,
+     "fork spawn forkserver"},
     {"available", 0, "BYTES",
      "memory to advise for instead of what is free here, as --reserve (a what-if: "
      "16G for a laptop, a node's memory; default: discovered)",
@@ -263,7 +266,7 @@ static const cli_option k_common[] = {
      "spacrbench package and matplotlib, $SPACRBENCH_PYTHON or python3: " CLI_PLOT_INSTALL ")",
      opt_plot, 0, 0, 0, CLI_COMPLETE_FILE, NULL},
     {"emit", 0, "slurm|dask", "print scheduler settings on stdout (the report goes to stderr)",
-     opt_emit, 0, 0, 0, CLI_COMPLETE_NONE, "slurm dask"},
+     opt_choice, CLI_FIELD(common.emit), CLI_EMIT_SLURM, 0, CLI_COMPLETE_NONE, "slurm dask"},
     {"verbose", 'v', NULL,
      "the report with how each figure was obtained and a line per item (the JSON and "
      "the Markdown export always have them)",

@@ -4,6 +4,7 @@
  * (see cli.h). Every text and object is the library's own formatting, so
  * the command and Python spell every name and number the same way. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,14 @@ static void append(sb_text *t, doc d, doc_kind kind, int newline)
         sb_text_printf(t, "\n");
 }
 
+/* One document alone, malloc'd (NULL when it failed). */
+static char *render(doc d, doc_kind kind, int newline)
+{
+    sb_text t = {0};
+    append(&t, d, kind, newline);
+    return sb_text_take(&t);
+}
+
 /* The report: verbose, with its notes on method and a line per record
  * (the JSON and the exports always keep them); then the plate's section
  * and the scaling check. malloc'd, NULL after the message. */
@@ -180,6 +189,21 @@ char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machin
     return copy;
 }
 
+void cli_note(spacrbench_measurement *m, const char *fmt, ...)
+{
+    /* Sized to the text: a note cut short loses its end (the reason). */
+    sb_text t = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sb_text_vprintf(&t, fmt, ap);
+    va_end(ap);
+    char *text = sb_text_take(&t);
+    spacrbench_measurement_add_note(m, text ? text
+                                            : "(a note could not be formatted: out of "
+                                              "memory)");
+    free(text);
+}
+
 int cli_export_takes_stdout(const cli_common *c)
 {
     return (c->export_markdown_path && cli_is_stdout_name(c->export_markdown_path)) ||
@@ -194,18 +218,14 @@ static int export_file(const char *option, const char *path, doc d, int format)
     int last = 0;
     d.arg = format;
     d.last = &last;
-    d.kind = DOC_EXPORT;
-    sb_text t = {0};
-    int len = sb_text_append(&t, doc_into, &d);
-    char *text = len >= 0 ? sb_text_take(&t) : NULL;
-    sb_text_free(&t);
+    char *text = render(d, DOC_EXPORT, 0);
     if (!text)
         return cli_error(-1, "%s: %s", option,
                          last < 0 ? spacrbench_last_error_message() : "out of memory");
     int rc;
     if (cli_is_stdout_name(path)) /* in place of the report, which went to stderr */
-        rc = cli_stdout_put(text, (size_t)len) | cli_stdout_check();
-    else if ((rc = cli_write_file_atomic(option, path, text, (size_t)len)) != 0)
+        rc = cli_stdout_put(text, strlen(text)) | cli_stdout_check();
+    else if ((rc = cli_write_file_atomic(option, path, text, strlen(text))) != 0)
         cli_error(CLI_EXIT_ERROR, "%s: cannot write %s: %s", option, path, strerror(errno));
     free(text);
     return rc != 0 ? -1 : 0;
@@ -217,10 +237,7 @@ static int emit_settings(const cli_common *c, const doc *d, const char *why_none
     const char *option = c->emit == CLI_EMIT_SLURM ? "--emit slurm" : "--emit dask";
     if (!d->sched)
         return cli_error(CLI_EXIT_ERROR, "%s: %s", option, why_none);
-    sb_text t = {0};
-    sb_text_reserve(&t, 8192);
-    char *text = sb_text_append(&t, doc_into, d) >= 0 ? sb_text_take(&t) : NULL;
-    sb_text_free(&t);
+    char *text = render(*d, DOC_HANDOFF, 0);
     if (!text)
         return cli_library_error(CLI_EXIT_ERROR, option);
     /* The array's index and the manifest summarize reads, first: a script
@@ -278,7 +295,7 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
      * the hand-off's figures: a plate's largest item (run --sample), else m's. */
     spacrbench_schedule sched_value = {.size = sizeof sched_value};
     char why_none[512] = "no recommendation";
-    doc d = {.m = m, .rec = rec, .ctx = ctx, .common = c, .kind = DOC_HANDOFF};
+    doc d = {.m = m, .rec = rec, .ctx = ctx, .common = c};
     const spacrbench_measurement *handoff = ctx->handoff ? ctx->handoff : m;
     if (rec && (want_json || c->emit != CLI_EMIT_REPORT)) {
         if (spacrbench_schedule_compute(handoff, rec, &sched_value) == 0)
@@ -306,9 +323,7 @@ int cli_finish(const cli_common *c, const spacrbench_measurement *m,
         if (!c->quiet) /* as next to --emit: the export written below is stdout's */
             fputs(human, stderr);
     } else if (ctx->brief) { /* --json, --emit and exports to '-' are refused with it */
-        sb_text t = {0};
-        append(&t, d, DOC_BRIEF, 1);
-        if (!(line = sb_text_take(&t)))
+        if (!(line = render(d, DOC_BRIEF, 1)))
             status = cli_error(CLI_EXIT_ERROR, "cannot format the line: %s",
                                spacrbench_last_error_message());
         else

@@ -231,13 +231,11 @@ int demo_main(int argc, char **argv)
         return cli_error(CLI_EXIT_ERROR, "out of memory");
     rc = measure(&a, &d, &m);
     if (rc == CLI_EXIT_OK) {
-        char note[256];
-        snprintf(note, sizeof note,
+        cli_note(m,
                  "workload: built-in synthetic %lldx%lld field, %lld "
                  "channel(s), %lld field(s)%s",
                  (long long)a.field.width, (long long)a.field.height, (long long)a.field.channels,
                  (long long)a.fields, a.gpu ? "; smoothed and thresholded on the CUDA device" : "");
-        spacrbench_measurement_add_note(m, note);
         cli_context ctx = {.mode = "demo", .describe = describe, .describe_arg = &d};
         spacrbench_recommendation rec;
         rc = cli_finish(&a.common, m, machine, cli_recommend(&a.common, m, machine, &rec), &ctx);

@@ -5,7 +5,6 @@
  * writes the warm-up notes); this file orders the steps and adds the notes
  * only the command knows. Elsewhere `run` says it needs Linux (exit 2). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -354,22 +353,6 @@ static int64_t own_rss_bytes(void)
     return resident < 0 ? -1 : (int64_t)resident * sysconf(_SC_PAGESIZE);
 }
 
-static void notef(spacrbench_measurement *m, const char *fmt, ...) CLI_PRINTF(2, 3);
-static void notef(spacrbench_measurement *m, const char *fmt, ...)
-{
-    /* Sized to the text: a note cut short loses its end (the reason). */
-    sb_text t = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    sb_text_vprintf(&t, fmt, ap);
-    va_end(ap);
-    char *text = sb_text_take(&t);
-    spacrbench_measurement_add_note(m, text ? text
-                                            : "(a note could not be formatted: out of "
-                                              "memory)");
-    free(text);
-}
-
 static void describe_run(json_writer *w, const void *arg, const spacrbench_measurement *m)
 {
     const run_state *s = arg;
@@ -564,40 +547,40 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
      * (mapped and freed between samples): never called exact then. */
     spacrbench_measurement_note_hugetlb(m, s->hugetlb_max, sb_supervisor_interval(r));
     if (r->use_cgroup) { /* the path is the JSON's: it would not fit a line */
-        notef(m,
-              "memory charged: each item's whole process tree in a memory cgroup of its own "
-              "(cgroup v%d %s, under spacrbench's own: the JSON's memory_figures); page cache "
-              "it reads or writes counts, file pages other processes cached first (shared "
-              "libraries) do not, as for one more worker",
-              r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak");
+        cli_note(m,
+                 "memory charged: each item's whole process tree in a memory cgroup of its own "
+                 "(cgroup v%d %s, under spacrbench's own: the JSON's memory_figures); page cache "
+                 "it reads or writes counts, file pages other processes cached first (shared "
+                 "libraries) do not, as for one more worker",
+                 r->cg.version, r->cg.version == 1 ? "memory.max_usage_in_bytes" : "memory.peak");
         spacrbench_measurement_add_note(m, r->cg.found); /* where, and why not elsewhere */
     } else {
         char how[200];
         double miss_ms = sb_supervisor_sampling(r, how, sizeof how);
-        notef(m,
-              "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
-              "tree) and the largest sum of the VmHWM of the processes alive together, sampled "
-              "%s; an upper bound: the peaks may not coincide, pages the processes share (a "
-              "fork's copy-on-write pages) count in each, processes that ran one after "
-              "another are never added, a process living less than %g ms may be seen only "
-              "through ru_maxrss; page cache is not included; no cgroup of its own because %s; "
-              "each command's exit was noticed through %s, not by polling",
-              how, miss_ms, r->why_no_cgroup, r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
+        cli_note(m,
+                 "peak memory = the larger of wait4's ru_maxrss (largest single process of the "
+                 "tree) and the largest sum of the VmHWM of the processes alive together, sampled "
+                 "%s; an upper bound: the peaks may not coincide, pages the processes share (a "
+                 "fork's copy-on-write pages) count in each, processes that ran one after "
+                 "another are never added, a process living less than %g ms may be seen only "
+                 "through ru_maxrss; page cache is not included; no cgroup of its own because %s; "
+                 "each command's exit was noticed through %s, not by polling",
+                 how, miss_ms, r->why_no_cgroup, r->exit_by_pidfd ? "a pidfd" : "SIGCHLD");
     }
     if (s->rss_max >= 0 && r->use_cgroup) /* without a cgroup the peak's own note says it */
-        notef(m,
-              "peak RSS: the larger of wait4's ru_maxrss (the largest process: GNU time's "
-              "figure) and the largest sum of the VmHWM of the processes alive together, "
-              "sampled every %g ms or less often (at most 0.5 %% of a core): above the true "
-              "peak where theirs did not coincide or they share pages (a fork's copy-on-write "
-              "pages count in each)",
-              sb_supervisor_interval(r) * 1e3);
+        cli_note(m,
+                 "peak RSS: the larger of wait4's ru_maxrss (the largest process: GNU time's "
+                 "figure) and the largest sum of the VmHWM of the processes alive together, "
+                 "sampled every %g ms or less often (at most 0.5 %% of a core): above the true "
+                 "peak where theirs did not coincide or they share pages (a fork's copy-on-write "
+                 "pages count in each)",
+                 sb_supervisor_interval(r) * 1e3);
     /* --runs: the items whose runs spread (the library's rule). */
     if (a->runs >= 2 && s->added > 0) {
-        notef(m,
-              "each measured item ran %lld times (--runs%s): its time is their mean, its peaks "
-              "their largest; the spread is the runs' standard deviation (n - 1)",
-              (long long)a->runs, a->warmup > 0 ? "; the warm-up items once" : "");
+        cli_note(m,
+                 "each measured item ran %lld times (--runs%s): its time is their mean, its peaks "
+                 "their largest; the spread is the runs' standard deviation (n - 1)",
+                 (long long)a->runs, a->warmup > 0 ? "; the warm-up items once" : "");
         sb_text t = {0};
         size_t flagged = 0;
         for (size_t i = 0; i < s->added; i++) {
@@ -608,11 +591,11 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
         }
         char *items = sb_text_take(&t);
         if (flagged && items)
-            notef(m,
-                  "the runs spread: the standard deviation of item(s) %s is over %d %% of the "
-                  "mean; a busy machine or work whose time varies (more --runs, a quieter "
-                  "machine)",
-                  items, (int)SPACRBENCH_RUN_SPREAD_PERCENT);
+            cli_note(m,
+                     "the runs spread: the standard deviation of item(s) %s is over %d %% of the "
+                     "mean; a busy machine or work whose time varies (more --runs, a quieter "
+                     "machine)",
+                     items, (int)SPACRBENCH_RUN_SPREAD_PERCENT);
         free(items);
     }
     /* A few items that differ: say how to size for the plate. Not for
@@ -625,37 +608,37 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
     const sb_vram *v = &r->vram;
     if (!v->gpu) {
         spacrbench_measurement_set_vram_reason(m, v->why);
-        notef(m, "VRAM not measured: %s", v->why);
+        cli_note(m, "VRAM not measured: %s", v->why);
     } else {
-        notef(m,
-              "peak VRAM of each command's whole process tree (%s) from NVML's per-process "
-              "usedGpuMemory (CUDA contexts included), summed over the tree and the GPUs, "
-              "sampled every %ld ms while it ran and once at its end: an allocation shorter "
-              "than that can be missed",
-              r->use_cgroup ? "every PID in its cgroup" : "the command and its descendants",
-              SB_SUPERVISOR_VRAM_NS / 1000000);
+        cli_note(m,
+                 "peak VRAM of each command's whole process tree (%s) from NVML's per-process "
+                 "usedGpuMemory (CUDA contexts included), summed over the tree and the GPUs, "
+                 "sampled every %ld ms while it ran and once at its end: an allocation shorter "
+                 "than that can be missed",
+                 r->use_cgroup ? "every PID in its cgroup" : "the command and its descendants",
+                 SB_SUPERVISOR_VRAM_NS / 1000000);
         if (v->failed_samples > 0)
-            notef(m,
-                  "%lld NVML sample(s) failed (last: %s); an item's VRAM peak is that of the "
-                  "others, and %zu item(s) had none (not measured)",
-                  (long long)v->failed_samples, sb_gpu_last_error(v->gpu), v->groups_unmeasured);
+            cli_note(m,
+                     "%lld NVML sample(s) failed (last: %s); an item's VRAM peak is that of the "
+                     "others, and %zu item(s) had none (not measured)",
+                     (long long)v->failed_samples, sb_gpu_last_error(v->gpu), v->groups_unmeasured);
         spacrbench_gpu_info info;
         for (size_t g = 0; g < sb_gpu_count(v->gpu); g++)
             if (sb_gpu_fill_info(v->gpu, g, &info) == 0 &&
                 spacrbench_measurement_add_gpu(m, &info) != 0)
                 break;
     }
-    notef(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
-             "the worker's)");
+    cli_note(m, "each item ran as its own process, serially; baseline 0 (the whole peak counts as "
+                "the worker's)");
     if (s->outlived_total)
-        notef(m,
-              "in %d item run(s) processes outlived the command: an item lasts until its whole "
-              "process tree has ended (bounded by --timeout), their time and memory included",
-              s->outlived_total);
+        cli_note(m,
+                 "in %d item run(s) processes outlived the command: an item lasts until its whole "
+                 "process tree has ended (bounded by --timeout), their time and memory included",
+                 s->outlived_total);
     char *named = sb_text_take(&s->leftovers);
     if (named && *named)
-        notef(m, "left running by their command, then killed at --timeout%s: %s",
-              s->left_total ? " or left running where they could not be ended" : "", named);
+        cli_note(m, "left running by their command, then killed at --timeout%s: %s",
+                 s->left_total ? " or left running where they could not be ended" : "", named);
     free(named);
     if (s->failed) {
         const run_outcome *o = &s->failure;
@@ -667,13 +650,14 @@ static void add_notes(run_state *s, spacrbench_measurement *m)
             snprintf(ran, sizeof ran, ", peak %s", peak);
         else if (!o->copy.exec_errno)
             snprintf(ran, sizeof ran, " after %.2f s, peak %s", o->group.seconds, peak);
-        notef(m, "stopped at item %zu (%s): %s%s; %s", run_plate_number(&s->plate, s->failed_index),
-              s->failed_label ? s->failed_label : "?", what, ran,
-              o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
-                            : "not counted");
+        cli_note(m, "stopped at item %zu (%s): %s%s; %s",
+                 run_plate_number(&s->plate, s->failed_index),
+                 s->failed_label ? s->failed_label : "?", what, ran,
+                 o->oom_killed ? "not counted, but one worker needs more than the limit it hit"
+                               : "not counted");
     }
     if (sb_stop_signal())
-        notef(m, "interrupted by signal %d (%s)", sb_stop_signal(), strsignal(sb_stop_signal()));
+        cli_note(m, "interrupted by signal %d (%s)", sb_stop_signal(), strsignal(sb_stop_signal()));
 }
 
 /* After the hand-off: which measured figure --mem (memory_limit) is built

@@ -9,15 +9,6 @@
 #include "supervisor.h"
 #include "util.h"
 
-/* Exit status of PYTHON ARGS (a signal as 128 + N), -1 when it could not
- * be started (errno set): the supervisor's one child primitive. Its
- * stdout goes to stderr when stdout carries spacrbench's JSON. */
-static int spawn_wait(char *const argv[], int stdout_is_output)
-{
-    fflush(NULL);
-    return sb_child_run(argv, stdout_is_output);
-}
-
 /* What a refusal says: before the run a usage error (exit 2, where the
  * help is), when drawing an error (exit 1). */
 static int refuse(int before_run, const char *fmt, ...) CLI_PRINTF(2, 3);
@@ -45,7 +36,11 @@ static int check_python(const char *python, int stdout_is_output, int before_run
                           "    print('matplotlib:', type(e).__name__, e, file=sys.stderr)\n"
                           "    sys.exit(5)\n",
                           NULL};
-    int st = spawn_wait(argv, stdout_is_output);
+    /* Its exit status (a signal as 128 + N), -1 when it could not be
+     * started (errno set); its stdout goes to stderr when stdout carries
+     * spacrbench's JSON. */
+    fflush(NULL);
+    int st = sb_child_run(argv, stdout_is_output);
     if (st == 0)
         return 0;
     if (st < 0)
@@ -95,7 +90,8 @@ int run_plot_document(const char *json, const char *path, int stdout_is_output)
         return CLI_EXIT_ERROR;
     }
     char *const argv[] = {(char *)python, "-m", "spacrbench._plot_cli", tmp, (char *)path, NULL};
-    int st = spawn_wait(argv, stdout_is_output);
+    fflush(NULL);
+    int st = sb_child_run(argv, stdout_is_output);
     unlink(tmp);
     if (st == 0)
         return CLI_EXIT_OK;

@@ -157,12 +157,10 @@ void run_timeline_end(run_timeline *t)
     spacrbench_timeline_info info = {.size = sizeof info};
     if (spacrbench_measurement_timeline_info(t->m, &info) != 0 || !info.downsampled)
         return;
-    char note[400];
-    snprintf(note, sizeof note,
+    cli_note(t->m,
              "timeline downsampled: %lld RSS samples taken every %.1f ms are shown as %lld "
              "points, each the highest of %lld consecutive samples (at most %lld points are "
              "kept)",
              (long long)info.samples, (double)info.interval_us / 1000.0,
              (long long)info.point_count, (long long)info.stride, (long long)info.max_points);
-    spacrbench_measurement_add_note(t->m, note);
 }
