@@ -131,6 +131,7 @@ typedef enum sum_state {
     SUM_OUTSIDE,    /* a report of this array's key for a task outside the array */
     SUM_FOREIGN     /* another array's report (its key is not this array's) */
 } sum_state;
+#define SUM_STATES (SUM_FOREIGN + 1) /* the tables indexed by the state assert it */
 
 /* What a task that is not ok needs. */
 typedef enum sum_need {

@@ -267,6 +267,7 @@ static void count_state(spacrbench_summary *s, const sum_task *t)
 {
     int64_t *const count[] = {&s->n_ok,    &s->n_failed,  &s->n_unreadable,
                               &s->n_stale, &s->n_outside, NULL}; /* foreign: summary_owner.c */
+    _Static_assert(sizeof count / sizeof *count == SUM_STATES, "one counter per sum_state");
     if (count[t->state])
         (*count[t->state])++;
     if (t->state == SUM_FAILED) {

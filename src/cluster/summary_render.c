@@ -465,6 +465,7 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
 {
     static const char *const k_state[] = {"ok",    "failed",  "unreadable",
                                           "stale", "outside", "foreign"};
+    _Static_assert(sizeof k_state / sizeof *k_state == SUM_STATES, "one name per sum_state");
     sb_text r = {0};
     result(&r, s, k);
     int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
