@@ -232,17 +232,12 @@ typedef struct sum_log {
     double item_timeout;                /* its item --timeout, -1 unknown */
     int timeout, oom, preempted, setup; /* how it ended, as SLURM (or the script) wrote it */
     char *said;                         /* setup: the script's line (or spacrbench's), malloc'd */
-} sum_log;
-
-/* A task without a usable report whose newest attempt left a log: which
- * job, what it asked, how it ended. */
-typedef struct sum_missing_log {
-    int64_t index, job;
-    int timeout, oom, preempted, setup;
-    int64_t mem_bytes, time_minutes;
-    const char *said; /* the log's, setup only */
+    /* Decided: the newest attempt of a task without a usable report, which
+     * says how it ended (its time_minutes then what its job asked), and
+     * what that task needs. */
+    int missing;
     sum_need need;
-} sum_missing_log;
+} sum_log;
 
 struct spacrbench_summary {
     char *directory;
@@ -253,15 +248,14 @@ struct spacrbench_summary {
     sum_manifest manifest;
     sum_log *logs; /* the directory's SLURM logs */
     size_t n_logs, cap_logs;
-    sum_missing_log *missing_logs; /* tasks without a usable report whose log says why */
-    size_t n_missing_logs, cap_missing_logs;
-    sum_ranges array;    /* the array's indices */
-    int64_t throttle;    /* the array's %K (the manifest's or the --job script's), 0 none */
-    char *array_source;  /* where they come from, in words */
-    int array_seen;      /* no script or manifest said: as far as the directory shows */
-    char *job_script;    /* --job, else the manifest's script, else NULL */
-    int script_unusable; /* the script's path (--job, the manifest's) holds control characters */
-    char job_key[17];    /* this array's key (summary_owner.c), "" unknown */
+    size_t n_missing_logs; /* the logs marked missing */
+    sum_ranges array;      /* the array's indices */
+    int64_t throttle;      /* the array's %K (the manifest's or the --job script's), 0 none */
+    char *array_source;    /* where they come from, in words */
+    int array_seen;        /* no script or manifest said: as far as the directory shows */
+    char *job_script;      /* --job, else the manifest's script, else NULL */
+    int script_unusable;   /* the script's path (--job, the manifest's) holds control characters */
+    char job_key[17];      /* this array's key (summary_owner.c), "" unknown */
     /* Decided: */
     char *newest_job;          /* the newest submission's array job id */
     sum_ranges missing;        /* in the array, without a usable report */
@@ -322,10 +316,8 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script);
  * what the submission asked) and tail (TIMEOUT, oom-kill, preemption),
  * and whether it is this array's; sorted by index, then job. 0 or ENOMEM. */
 int sum_read_logs(spacrbench_summary *s);
-/* The first of n records at base (size bytes each, sorted by the int64_t
- * at offset) whose value is index or more: the logs and missing logs. */
-size_t sum_first_at(const void *base, size_t n, size_t size, size_t offset, int64_t index);
-/* The logs of task index (sorted by job), as [*first, *first + n). */
+/* The logs of task index (sorted by job), as [*first, *first + n); *first
+ * is the first log of a larger index when there is none. */
 size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first);
 
 int sum_decide(spacrbench_summary *s);

@@ -30,7 +30,6 @@ void spacrbench_summary_free(spacrbench_summary *s)
     for (size_t i = 0; i < s->n_logs; i++)
         free(s->logs[i].said);
     free(s->logs);
-    free(s->missing_logs);
     free(s->manifest.problem);
     free(s->manifest.script);
     free(s->manifest.key);

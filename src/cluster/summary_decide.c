@@ -133,7 +133,7 @@ static int newest_range(const spacrbench_summary *s, sum_ranges *set)
 #define NEWEST INT64_MIN
 
 /* This array's log of task index from job (NEWEST: the newest), NULL none. */
-static const sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_t job)
+static sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_t job)
 {
     size_t first, n = sum_logs_of(s, index, &first);
     for (size_t k = first + n; k-- > first;)
@@ -142,24 +142,16 @@ static const sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_
     return NULL;
 }
 
-static int add_missing_log(spacrbench_summary *s, const sum_log *l, const asked *a)
+/* l, the newest attempt of a task without a usable report, says how it
+ * ended; its --time is what its job asked when it does not say. */
+static void mark_missing(spacrbench_summary *s, sum_log *l, const asked *a)
 {
-    if (sb_grow(&s->missing_logs, &s->cap_missing_logs, s->n_missing_logs + 1,
-                sizeof *s->missing_logs))
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    int64_t mem = l->mem_bytes, time = l->time_minutes, job_mem, job_time;
-    asked_by(a, l->job, &job_mem, &job_time);
-    s->missing_logs[s->n_missing_logs++] = (sum_missing_log){l->index,
-                                                             l->job,
-                                                             l->timeout,
-                                                             l->oom,
-                                                             l->preempted,
-                                                             l->setup,
-                                                             mem > 0 ? mem : job_mem,
-                                                             time > 0 ? time : job_time,
-                                                             l->said,
-                                                             SUM_NEED_RERUN};
-    return 0;
+    int64_t mem, time;
+    asked_by(a, l->job, &mem, &time);
+    if (l->time_minutes <= 0)
+        l->time_minutes = time;
+    l->missing = 1;
+    s->n_missing_logs++;
 }
 
 static const char *verdict(const sum_log *l)
@@ -187,13 +179,14 @@ static int mark_outside_and_stale(spacrbench_summary *s, const asked *a)
             t->state = SUM_OUTSIDE;
             continue;
         }
-        const sum_log *l = our_log(s, t->index, NEWEST);
+        sum_log *l = our_log(s, t->index, NEWEST);
         if (l && t->job >= 0 && l->job > t->job) {
             t->state = SUM_STALE;
             t->why = sb_textf("missing (a report from job %" PRId64 "; job %" PRId64
                               ", a newer submission, ran this task and left none%s)",
                               t->job, l->job, verdict(l));
-            rc = t->why ? add_missing_log(s, l, a) : SPACRBENCH_ENOMEM;
+            rc = t->why ? 0 : SPACRBENCH_ENOMEM;
+            mark_missing(s, l, a);
         } else if (known && t->job >= 0 && t->job != strtoll(s->newest_job, NULL, 10) &&
                    sum_ranges_contains(&newest, t->index)) {
             t->state = SUM_STALE;
@@ -225,17 +218,17 @@ static int find_missing(spacrbench_summary *s, const asked *a)
     free(at);
     if (rc != 0)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    for (size_t i = 0; i < s->n_logs && rc == 0; i++) {
+    for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
         int last_of_index = i + 1 == s->n_logs || s->logs[i + 1].index != l->index;
         if (!last_of_index || !sum_ranges_contains(&s->missing, l->index))
             continue;
-        const sum_log *newest = our_log(s, l->index, NEWEST);
+        sum_log *newest = our_log(s, l->index, NEWEST);
         if (newest && (newest->timeout || newest->oom || newest->preempted || newest->setup))
-            rc = add_missing_log(s, newest, a);
+            mark_missing(s, newest, a);
     }
     s->work += s->n_logs;
-    return rc;
+    return 0;
 }
 
 static int ended_by_signal(const sum_task *t)
@@ -337,6 +330,11 @@ static void weigh_logs(spacrbench_summary *s, const asked *a)
 {
     for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
+        if (l->missing) {
+            s->n_timeout += l->timeout;
+            s->n_oom += l->oom;
+            s->n_preempted += l->preempted;
+        }
         if (!l->ours || !(l->oom || l->timeout))
             continue;
         int64_t mem, time;
@@ -349,11 +347,6 @@ static void weigh_logs(spacrbench_summary *s, const asked *a)
             weigh_need(s, 2 * mem, l->index, 1);
         if (l->timeout && time > 0 && (double)time * 60 > s->slowest)
             s->slowest = (double)time * 60;
-    }
-    for (size_t i = 0; i < s->n_missing_logs; i++) {
-        s->n_timeout += s->missing_logs[i].timeout;
-        s->n_oom += s->missing_logs[i].oom;
-        s->n_preempted += s->missing_logs[i].preempted;
     }
     s->work += s->n_logs + s->n_missing_logs;
 }
@@ -404,7 +397,7 @@ static sum_need report_need(const spacrbench_summary *s, const sum_task *t, cons
     return SUM_NEED_RERUN; /* an older report without a task record */
 }
 
-static sum_need log_need(const spacrbench_summary *s, const sum_missing_log *l)
+static sum_need log_need(const spacrbench_summary *s, const sum_log *l)
 {
     if (l->setup)
         return SUM_NEED_FILES;
@@ -413,36 +406,27 @@ static sum_need log_need(const spacrbench_summary *s, const sum_missing_log *l)
     return SUM_NEED_RERUN;
 }
 
-static int missing_order(const void *a, const void *b)
-{
-    const sum_missing_log *x = a, *y = b;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /* Each task's need, and the sets: what the next submission reruns, and
  * what each need of the user holds. */
 static int sort_needs(spacrbench_summary *s, const asked *a)
 {
-    if (s->n_missing_logs > 1)
-        qsort(s->missing_logs, s->n_missing_logs, sizeof *s->missing_logs, missing_order);
-    sum_count_sort(s, s->n_missing_logs);
-    for (size_t i = 0; i < s->n_missing_logs; i++)
-        s->missing_logs[i].need = log_need(s, &s->missing_logs[i]);
-    /* Missing indices whose log names a need of the user leave the rerun. */
+    /* Missing indices whose log names a need of the user leave the rerun
+     * (the logs are sorted by index: so are they). */
     int64_t *special = malloc((s->n_missing_logs + 1) * sizeof *special);
     if (!special)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     size_t n_special = 0;
-    for (size_t i = 0; i < s->n_missing_logs; i++)
-        if (s->missing_logs[i].need != SUM_NEED_RERUN &&
-            sum_ranges_contains(&s->missing, s->missing_logs[i].index))
-            special[n_special++] = s->missing_logs[i].index;
+    for (sum_log *l = s->logs; l < s->logs + s->n_logs; l++) {
+        l->need = l->missing ? log_need(s, l) : SUM_NEED_NONE;
+        if (l->need > SUM_NEED_RERUN && sum_ranges_contains(&s->missing, l->index))
+            special[n_special++] = l->index;
+    }
     sum_ranges missing_rerun = {0};
     int rc = sum_ranges_subtract(&s->missing, special, n_special, &missing_rerun);
     free(special);
     s->work += s->n_missing_logs + s->missing.n;
     /* Merged in index order with the reports' tasks: the sets stay sorted. */
-    size_t m = 0, k = 0;
+    size_t m = 0;
     for (size_t i = 0; i < s->n_tasks && rc == 0; i++) {
         sum_task *t = &s->tasks[i];
         s->work++;
@@ -450,17 +434,14 @@ static int sort_needs(spacrbench_summary *s, const asked *a)
             const sum_range *r = &missing_rerun.r[m++];
             rc = sum_ranges_add_step(&s->rerun, r->first, r->last, r->step);
         }
-        while (k < s->n_missing_logs && s->missing_logs[k].index < t->index)
-            k++;
         sum_need need = SUM_NEED_NONE;
+        const sum_log *l = t->state == SUM_STALE ? our_log(s, t->index, NEWEST) : NULL;
         if (t->state == SUM_FAILED)
             need = report_need(s, t, a);
         else if (t->state == SUM_UNREADABLE && sum_ranges_contains(&s->array, t->index))
             need = SUM_NEED_RERUN;
         else if (t->state == SUM_STALE)
-            need = k < s->n_missing_logs && s->missing_logs[k].index == t->index
-                       ? s->missing_logs[k].need
-                       : SUM_NEED_RERUN;
+            need = l && l->missing ? l->need : SUM_NEED_RERUN;
         t->need = need;
         if (need == SUM_NEED_RERUN)
             rc = sum_ranges_add(&s->rerun, t->index, t->index);
@@ -470,9 +451,9 @@ static int sort_needs(spacrbench_summary *s, const asked *a)
     for (; m < missing_rerun.n && rc == 0; m++)
         rc = sum_ranges_add_step(&s->rerun, missing_rerun.r[m].first, missing_rerun.r[m].last,
                                  missing_rerun.r[m].step);
-    for (size_t i = 0; i < s->n_missing_logs && rc == 0; i++) {
-        const sum_missing_log *l = &s->missing_logs[i];
-        if (l->need != SUM_NEED_RERUN && sum_ranges_contains(&s->missing, l->index))
+    for (size_t i = 0; i < s->n_logs && rc == 0; i++) {
+        const sum_log *l = &s->logs[i];
+        if (l->need > SUM_NEED_RERUN && sum_ranges_contains(&s->missing, l->index))
             rc = sum_ranges_add(&s->act[l->need], l->index, l->index);
     }
     sum_ranges_free(&missing_rerun);

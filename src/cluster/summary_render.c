@@ -150,7 +150,7 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 }
 
 /* What a missing task's SLURM log says. */
-static void log_says(sb_text *t, const sum_missing_log *l)
+static void log_says(sb_text *t, const sum_log *l)
 {
     sb_text_printf(t, "its SLURM log slurm-%" PRId64 "_%" PRId64 ".out says ", l->job, l->index);
     if (l->setup) {
@@ -173,10 +173,10 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
         sum_range_text(r, 1, idx, sizeof idx);
     sb_text_printf(t, "%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", idx, ITEM_WIDTH, "-", "-",
                    "unknown", "-", "-", "-", "-", "-");
-    size_t k = sum_first_at(s->missing_logs, s->n_missing_logs, sizeof *s->missing_logs,
-                            offsetof(sum_missing_log, index), r->first);
-    const sum_missing_log *l =
-        k < s->n_missing_logs && s->missing_logs[k].index == r->first ? &s->missing_logs[k] : NULL;
+    size_t k, n = sum_logs_of(s, r->first, &k);
+    const sum_log *l = NULL;
+    for (size_t i = k; i < k + n; i++)
+        l = s->logs[i].missing ? &s->logs[i] : l;
     if (r->first == r->last && l) {
         sb_text_printf(t, "missing (no report; ");
         log_says(t, l);
@@ -189,9 +189,9 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
                        "%" PRId64 " missing (no report: cancelled, never started, or killed "
                        "before writing one)\n",
                        (r->last - r->first) / r->step + 1);
-        for (; k < s->n_missing_logs && s->missing_logs[k].index <= r->last; k++) {
-            const sum_missing_log *m = &s->missing_logs[k];
-            if ((m->index - r->first) % r->step != 0)
+        for (; k < s->n_logs && s->logs[k].index <= r->last; k++) {
+            const sum_log *m = &s->logs[k];
+            if (!m->missing || (m->index - r->first) % r->step != 0)
                 continue;
             sb_text_printf(t, "%7" PRId64 "  ", m->index);
             log_says(t, m);
@@ -433,7 +433,7 @@ static const sb_field k_task_row[] = {
 };
 static const sb_record k_task_record = SB_RECORD("summary task", k_task_row);
 
-#define LOG(key, type, member) SB_FIELD(key, type, sum_missing_log, 0, member, 0, 0, 0, NULL)
+#define LOG(key, type, member) SB_FIELD(key, type, sum_log, 0, member, 0, 0, 0, NULL)
 static const sb_field k_missing_log[] = {
     LOG("task", SB_FT_INT, index),           LOG("array_job", SB_FT_INT, job),
     LOG("timeout", SB_FT_BOOL, timeout),     LOG("out_of_memory", SB_FT_BOOL, oom),
@@ -508,9 +508,10 @@ static void json_missing(json_writer *w, const spacrbench_summary *s)
     free(missing);
     json_int(w, "missing_count", s->n_missing);
     json_begin_array(w, "missing_logs");
-    for (size_t i = 0; i < s->n_missing_logs; i++) {
-        const void *const parts[] = {&s->missing_logs[i]};
-        sb_record_write(w, NULL, &k_missing_log_record, parts, NULL);
+    for (size_t i = 0; i < s->n_logs; i++) {
+        const void *const parts[] = {&s->logs[i]};
+        if (s->logs[i].missing)
+            sb_record_write(w, NULL, &k_missing_log_record, parts, NULL);
     }
     json_end_array(w);
 }
