@@ -147,35 +147,26 @@ typedef enum sum_need {
 typedef struct sum_task {
     int64_t index;
     sum_state state;
-    char *file;             /* the report's file name (in the directory) */
-    char *why;              /* unreadable/stale: what is wrong; failed: the outcome in words */
-    int outcome;            /* the task record's (SB_TASK_OK ...), -1: no record */
-    char *item;             /* the item that ended it, else the first; NULL unknown */
-    char *array_job;        /* SLURM_ARRAY_JOB_ID, NULL outside a job */
-    char *array_key;        /* task.array_key: the key of the script that ran it, NULL none */
-    int64_t job;            /* array_job as a number, -1 none */
-    double timeout_seconds; /* the item --timeout that ended it (task.timeout_seconds), -1 */
-    int preempted;          /* the SLURM log says DUE TO PREEMPTION */
     sum_need need;
-    int64_t array_min, array_max, array_step, array_count; /* -1 unknown */
-    int exit_status;                                       /* -1 none */
-    int signal;                                            /* 0 none */
-    int64_t oom_limit;                                     /* > 0 when OOM-killed at that limit */
-    int item_timeout;   /* spacrbench's --timeout ended an item */
+    char *file; /* the report's file name (in the directory) */
+    char *why;  /* unreadable/stale: what is wrong; failed: the outcome in words */
+    /* The report's task record (outcome -1: none), its texts malloc'd; what
+     * it does not say from the measurement (elapsed_seconds, item,
+     * oom_limit_bytes the larger) and the job member (mem_bytes, cpus,
+     * array_job_id). */
+    sb_task_record rec;
+    int64_t job;        /* rec.array_job_id as a number, -1 none */
+    int64_t peak;       /* largest measured peak (a failed item's too), -1 unknown */
+    double cpu_seconds; /* NaN or -1 unknown */
+    int preempted;      /* the SLURM log says DUE TO PREEMPTION */
     int slurm_timeout;  /* SLURM's time limit ended it (the log says so) */
     int slurm_oom;      /* the SLURM log reports an oom-kill */
-    int64_t peak;       /* largest measured peak (a failed item's too), -1 unknown */
-    double seconds;     /* elapsed, -1 unknown */
-    double cpu_seconds; /* -1 unknown */
-    int64_t req_mem;    /* bytes, -1 unknown */
-    int64_t req_cpus;   /* -1 unknown */
-    int64_t req_time;   /* minutes, -1 unknown */
 } sum_task;
 
 /* OOM-killed, by its report or its SLURM log. */
 static inline int sum_task_oom(const sum_task *t)
 {
-    return t->oom_limit > 0 || t->slurm_oom || t->outcome == SB_TASK_OOM;
+    return t->rec.oom_limit_bytes > 0 || t->slurm_oom || t->rec.outcome == SB_TASK_OOM;
 }
 
 /* The array's indices as sorted ranges first, first + step, ... <= last

@@ -19,9 +19,9 @@ void spacrbench_summary_free(spacrbench_summary *s)
     for (sum_task *t = s->tasks; t < s->tasks + s->n_tasks; t++) {
         free(t->file);
         free(t->why);
-        free(t->item);
-        free(t->array_job);
-        free(t->array_key);
+        free((char *)t->rec.item); /* copies (summary_read.c) */
+        free((char *)t->rec.array_job_id);
+        free((char *)t->rec.array_key);
     }
     free(s->tasks);
     for (size_t i = 0; i < s->n_ignored; i++)

@@ -59,7 +59,7 @@ static int collect_requests(spacrbench_summary *s, asked *a)
         const sum_task *t = &s->tasks[i];
         if (!ours(t) || t->job < 0)
             continue;
-        a->r[a->n++] = (request){t->job, t->req_mem, t->req_time};
+        a->r[a->n++] = (request){t->job, t->rec.mem_bytes, t->rec.time_minutes};
     }
     for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
@@ -120,12 +120,12 @@ static int newest_range(const spacrbench_summary *s, sum_ranges *set)
     int64_t newest = s->newest_job ? strtoll(s->newest_job, NULL, 10) : -1;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
-        if (!ours(t) || t->job != newest || t->array_min < 0 || t->array_max < t->array_min ||
-            t->array_step < 1 || t->array_count < 1)
+        if (!ours(t) || t->job != newest || t->rec.array_min < 0 ||
+            t->rec.array_max < t->rec.array_min || t->rec.array_step < 1 || t->rec.array_count < 1)
             continue;
-        if ((t->array_max - t->array_min) / t->array_step + 1 != t->array_count)
+        if ((t->rec.array_max - t->rec.array_min) / t->rec.array_step + 1 != t->rec.array_count)
             return 0;
-        return sum_ranges_add_step(set, t->array_min, t->array_max, t->array_step) == 0;
+        return sum_ranges_add_step(set, t->rec.array_min, t->rec.array_max, t->rec.array_step) == 0;
     }
     return 0;
 }
@@ -233,7 +233,7 @@ static int find_missing(spacrbench_summary *s, const asked *a)
 
 static int ended_by_signal(const sum_task *t)
 {
-    return t->outcome == SB_TASK_INTERRUPTED || t->outcome == SB_TASK_SIGNAL;
+    return t->rec.outcome == SB_TASK_INTERRUPTED || t->rec.outcome == SB_TASK_SIGNAL;
 }
 
 /* What ended a failed task; SLURM's own words where spacrbench had none
@@ -243,7 +243,7 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
 {
     if (t->state != SUM_FAILED)
         return;
-    if (t->outcome < 0 || ended_by_signal(t)) {
+    if (t->rec.outcome < 0 || ended_by_signal(t)) {
         const sum_log *l = our_log(s, t->index, t->job);
         if (l) {
             t->slurm_timeout |= l->timeout;
@@ -251,8 +251,8 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
             t->preempted |= l->preempted;
         }
     }
-    if (!t->slurm_timeout && !t->preempted && ended_by_signal(t) && t->signal == 15 && limit > 0 &&
-        t->seconds >= 0.9 * (double)limit * 60)
+    if (!t->slurm_timeout && !t->preempted && ended_by_signal(t) && t->rec.signal == 15 &&
+        limit > 0 && t->rec.elapsed_seconds >= 0.9 * (double)limit * 60)
         t->slurm_timeout = 1; /* SIGTERM at the limit: what SLURM's time limit sends */
 }
 
@@ -275,11 +275,12 @@ static void count_state(spacrbench_summary *s, const sum_task *t)
 static int64_t memory_need(const sum_task *t, int64_t job_mem)
 {
     int64_t need = t->peak;
-    int64_t given = t->req_mem > 0 ? t->req_mem : job_mem;
-    if (t->oom_limit > 0 && t->oom_limit <= SUM_BYTES_MAX && 2 * t->oom_limit > need)
-        need = 2 * t->oom_limit;
-    else if ((t->slurm_oom || t->outcome == SB_TASK_OOM) && given > 0 && given <= SUM_BYTES_MAX &&
-             2 * given > need)
+    int64_t given = t->rec.mem_bytes > 0 ? t->rec.mem_bytes : job_mem;
+    if (t->rec.oom_limit_bytes > 0 && t->rec.oom_limit_bytes <= SUM_BYTES_MAX &&
+        2 * t->rec.oom_limit_bytes > need)
+        need = 2 * t->rec.oom_limit_bytes;
+    else if ((t->slurm_oom || t->rec.outcome == SB_TASK_OOM) && given > 0 &&
+             given <= SUM_BYTES_MAX && 2 * given > need)
         need = 2 * given;
     return need;
 }
@@ -303,20 +304,20 @@ static int64_t weigh_tasks(spacrbench_summary *s, const asked *a)
         s->work++;
         int64_t job_mem, job_time;
         asked_by(a, t->job, &job_mem, &job_time);
-        int64_t limit = t->req_time > 0 ? t->req_time : job_time;
+        int64_t limit = t->rec.time_minutes > 0 ? t->rec.time_minutes : job_time;
         read_how_it_ended(s, t, limit);
         count_state(s, t);
         if (!ours(t) || t->state == SUM_OUTSIDE)
             continue;
         weigh_need(s, memory_need(t, job_mem), t->index, t->state == SUM_FAILED);
-        double elapsed = t->seconds > 0 ? t->seconds : 0;
+        double elapsed = t->rec.elapsed_seconds > 0 ? t->rec.elapsed_seconds : 0;
         if (t->slurm_timeout && limit > 0 && (double)limit * 60 > elapsed)
             elapsed = (double)limit * 60;
         if (elapsed > s->slowest)
             s->slowest = elapsed;
-        if (t->cpu_seconds >= 0 && t->seconds > 0) {
+        if (t->cpu_seconds >= 0 && t->rec.elapsed_seconds > 0) {
             double par;
-            int64_t c = sb_cores_per_worker(t->cpu_seconds, t->seconds, &par);
+            int64_t c = sb_cores_per_worker(t->cpu_seconds, t->rec.elapsed_seconds, &par);
             if (c > cpus)
                 cpus = c;
         }
@@ -376,21 +377,21 @@ static void next_settings(spacrbench_summary *s, int64_t cpus, const asked *a)
 /* What a failed report's task needs. */
 static sum_need report_need(const spacrbench_summary *s, const sum_task *t, const asked *a)
 {
-    int o = t->outcome;
+    int o = t->rec.outcome;
     if (sum_task_oom(t))
         return SUM_NEED_RERUN;
     if (t->slurm_timeout) {
         int64_t mem, time;
         asked_by(a, t->job, &mem, &time);
-        int64_t limit = t->req_time > 0 ? t->req_time : time;
+        int64_t limit = t->rec.time_minutes > 0 ? t->rec.time_minutes : time;
         return limit >= s->next_time ? SUM_NEED_LIMIT : SUM_NEED_RERUN;
     }
-    if (t->item_timeout)
+    if (t->rec.outcome == SB_TASK_TIMEOUT)
         return SUM_NEED_ITEM;
     /* Ended from outside (a preemption, scancel, the node): run it again. */
     if (t->preempted || o == SB_TASK_INTERRUPTED ||
         (o == SB_TASK_SIGNAL &&
-         (t->signal == 1 || t->signal == 2 || t->signal == 9 || t->signal == 15)))
+         (t->rec.signal == 1 || t->rec.signal == 2 || t->rec.signal == 9 || t->rec.signal == 15)))
         return SUM_NEED_RERUN;
     if (o == SB_TASK_EXIT || o == SB_TASK_NOT_STARTED || o == SB_TASK_SIGNAL)
         return SUM_NEED_COMMAND;
@@ -472,7 +473,7 @@ static void item_timeout_offer(spacrbench_summary *s)
         const sum_task *t = &s->tasks[i];
         if (t->need != SUM_NEED_ITEM)
             continue;
-        double ended = t->timeout_seconds > 0      ? t->timeout_seconds
+        double ended = t->rec.timeout_seconds > 0  ? t->rec.timeout_seconds
                        : s->given_item_timeout > 0 ? s->given_item_timeout
                                                    : s->manifest.item_timeout;
         if (ended > s->ended_timeout)

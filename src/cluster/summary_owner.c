@@ -20,12 +20,12 @@ static const char *newest_key(const spacrbench_summary *s)
     const sum_task *best = NULL;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
-        if (t->state == SUM_UNREADABLE || !t->array_key)
+        if (t->state == SUM_UNREADABLE || !t->rec.array_key)
             continue;
         if (!best || t->job > best->job)
             best = t;
     }
-    return best ? best->array_key : NULL;
+    return best ? best->rec.array_key : NULL;
 }
 
 /* #SBATCH --mem=<N>M, --cpus-per-task=<N>, --time=[D-]HH:MM:SS as the job
@@ -102,13 +102,14 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     /* Another array's reports: shown, never counted. */
     for (size_t i = 0; i < s->n_tasks && rc == 0 && s->job_key[0]; i++) {
         sum_task *t = &s->tasks[i];
-        if (t->state == SUM_UNREADABLE || (t->array_key && strcmp(t->array_key, s->job_key) == 0))
+        if (t->state == SUM_UNREADABLE ||
+            (t->rec.array_key && strcmp(t->rec.array_key, s->job_key) == 0))
             continue;
         t->state = SUM_FOREIGN;
         free(t->why);
         sb_text w = {0};
         sb_text_printf(&w, "another array's report (key ");
-        sb_text_label(&w, t->array_key ? t->array_key : "none");
+        sb_text_label(&w, t->rec.array_key ? t->rec.array_key : "none");
         sb_text_printf(&w, "; this array's key %s): not counted", s->job_key);
         t->why = sb_text_take(&w);
         s->n_foreign++;

@@ -133,26 +133,23 @@ static int first_item(void *ctx, sb_reader *r, const sb_field *f, const json_nod
     return rc;
 }
 
-/* The "measurement" member: the peak, times and OOM limit; the first
- * record's item. Whether it says the run stopped. */
-static int measurement_fields(sb_reader *r, const json_node *m, sum_task *t, const char **item)
+/* The "measurement" member: the peak, times and OOM limit into fig; the
+ * first record's item. Whether it says the run stopped. */
+static int measurement_fields(sb_reader *r, const json_node *m, spacrbench_figures *fig,
+                              const char **item)
 {
-    spacrbench_figures fig = {
-        .size = sizeof fig, .seconds = -1, .peak_rss_bytes = -1, .cpu_seconds = -1};
+    *fig = (spacrbench_figures){
+        .size = sizeof *fig, .seconds = -1, .peak_rss_bytes = -1, .cpu_seconds = -1};
     sb_measurement_more more = {0};
     const sb_record_io io = {item, NULL, first_item};
-    void *const parts[] = {&fig, &more};
+    void *const parts[] = {fig, &more};
     /* What summarize uses of a measurement, and nothing else of it. */
     static const char *const k_used[] = {
         "peak_rss_bytes", "seconds", "cpu_seconds", "oom_limit_bytes", "stopped", "records", NULL};
     sb_reader_push_key(r, "measurement");
     sb_record_read_only(r, m, &sb_measurement_record, parts, &io, k_used);
     sb_reader_pop(r);
-    t->peak = fig.peak_rss_bytes;
-    t->seconds = fig.seconds;
-    t->cpu_seconds = isnan(fig.cpu_seconds) ? -1 : fig.cpu_seconds;
-    t->oom_limit = fig.oom_limit_bytes;
-    return fig.stopped == 1;
+    return fig->stopped == 1;
 }
 
 /* SLURM's environment as the "job" member holds it: digits as text. */
@@ -171,77 +168,13 @@ static int64_t env_number(sb_reader *r, const char *key, const char *t)
     return strtoll(t, NULL, 10);
 }
 
-/* The "job" member (SLURM's environment): the array job, the memory and
- * CPUs asked for; the task id it names (-1 none). */
-static int64_t job_fields(sb_reader *r, const json_node *job, sum_task *t)
-{
-    sb_job_env env = {0};
-    void *const parts[] = {&env};
-    sb_reader_push_key(r, "job");
-    sb_record_read(r, job, &sb_job_env_record, parts, NULL);
-    sb_reader_pop(r);
-    int64_t named = env_number(r, "SLURM_ARRAY_TASK_ID", env.array_task_id);
-    if (env.array_job_id)
-        t->array_job = strdup(env.array_job_id);
-    int64_t mib = env_number(r, "SLURM_MEM_PER_NODE", env.mem_per_node);
-    t->req_mem = mib >= 0 && mib < (INT64_C(1) << 40) ? mib << 20 : -1;
-    t->req_cpus = env_number(r, "SLURM_CPUS_PER_TASK", env.cpus_per_task);
-    return named;
-}
+static char *copy(const char *text) { return text ? strdup(text) : NULL; }
 
-/* The "task" record run --report writes: how the task ended, the failed
- * item and its peak, the array job and task, the submission's range and
- * what the task asked for. Updates *item and *named. */
-static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t, const char **item,
-                               int64_t *named)
-{
-    sb_task_record k;
-    sb_task_record_init(&k);
-    void *const parts[] = {&k};
-    sb_reader_push_key(r, "task");
-    if (sb_record_read(r, task, &sb_task_record_fields, parts, NULL) == 0 && k.outcome < 0) {
-        sb_reader_push_key(r, "outcome");
-        sb_reader_fail(r, SB_READ_VALUE, 1,
-                       "is not one of ok, exit, signal, oom, timeout, not_started, interrupted");
-    }
-    sb_reader_pop(r);
-    t->outcome = k.outcome;
-    t->exit_status = (int)k.exit_status;
-    t->signal = k.signal > 0 ? (int)k.signal : 0;
-    if (k.oom_limit_bytes > t->oom_limit)
-        t->oom_limit = k.oom_limit_bytes;
-    if (k.outcome == SB_TASK_OOM && t->oom_limit <= 0)
-        t->oom_limit = 0; /* OOM-killed, limit unknown */
-    t->item_timeout = k.outcome == SB_TASK_TIMEOUT;
-    t->timeout_seconds = isnan(k.timeout_seconds) ? -1 : k.timeout_seconds;
-    t->array_key = k.array_key ? strdup(k.array_key) : NULL; /* the script's key that ran it */
-    if (k.item)
-        *item = k.item;
-    if (k.failed_item_peak_bytes > t->peak)
-        t->peak = k.failed_item_peak_bytes;
-    if (!isnan(k.elapsed_seconds))
-        t->seconds = k.elapsed_seconds;
-    if (k.array_job_id) {
-        free(t->array_job);
-        t->array_job = strdup(k.array_job_id);
-    }
-    if (k.array_task_id >= 0)
-        *named = k.array_task_id;
-    t->array_min = k.array_min;
-    t->array_max = k.array_max;
-    t->array_step = k.array_step;
-    t->array_count = k.array_count;
-    if (k.mem_bytes >= 0)
-        t->req_mem = k.mem_bytes;
-    if (k.cpus >= 0)
-        t->req_cpus = k.cpus;
-    t->req_time = k.time_minutes;
-    if (t->outcome > SB_TASK_OK)
-        t->state = SUM_FAILED;
-}
-
-/* One report's document into t (index already set from the file name);
- * the first problem in r. */
+/* One report's document into t (index already set from the file name):
+ * the "task" record run --report writes, what it does not say taken from
+ * the measurement (the peak, times, OOM limit, first item) and the "job"
+ * member (SLURM's environment: the array job, the memory and CPUs asked
+ * for). The first problem in r. */
 static void task_fields(sb_reader *r, const json_node *root, void *ctx)
 {
     sum_task *t = ctx;
@@ -268,23 +201,58 @@ static void task_fields(sb_reader *r, const json_node *root, void *ctx)
     const json_node *task = sb_read_member_object(r, root, "task", 0);
     if (!m)
         return;
+    spacrbench_figures fig;
     const char *item = NULL;
-    int stopped = measurement_fields(r, m, t, &item);
-    int64_t named = job ? job_fields(r, job, t) : -1;
-    if (task)
-        task_record_fields(r, task, t, &item, &named);
-    else if (stopped)
-        t->state = SUM_FAILED; /* an older report: no task record */
-    if (t->oom_limit > 0 && t->state == SUM_OK)
-        t->state = SUM_FAILED;
+    int stopped = measurement_fields(r, m, &fig, &item);
+    sb_job_env env = {0};
+    void *const env_parts[] = {&env};
+    if (job) {
+        sb_reader_push_key(r, "job");
+        sb_record_read(r, job, &sb_job_env_record, env_parts, NULL);
+        sb_reader_pop(r);
+    }
+    int64_t named = env_number(r, "SLURM_ARRAY_TASK_ID", env.array_task_id);
+    int64_t mib = env_number(r, "SLURM_MEM_PER_NODE", env.mem_per_node);
+    int64_t cpus = env_number(r, "SLURM_CPUS_PER_TASK", env.cpus_per_task);
+    sb_task_record *k = &t->rec;
+    void *const parts[] = {k};
+    if (task) {
+        sb_reader_push_key(r, "task");
+        if (sb_record_read(r, task, &sb_task_record_fields, parts, NULL) == 0 && k->outcome < 0) {
+            sb_reader_push_key(r, "outcome");
+            sb_reader_fail(
+                r, SB_READ_VALUE, 1,
+                "is not one of ok, exit, signal, oom, timeout, not_started, interrupted");
+        }
+        sb_reader_pop(r);
+    }
+    if (k->array_task_id >= 0)
+        named = k->array_task_id;
+    t->peak = k->failed_item_peak_bytes > fig.peak_rss_bytes ? k->failed_item_peak_bytes
+                                                             : fig.peak_rss_bytes;
+    t->cpu_seconds = fig.cpu_seconds;
+    if (isnan(k->elapsed_seconds))
+        k->elapsed_seconds = fig.seconds;
+    if (fig.oom_limit_bytes > k->oom_limit_bytes)
+        k->oom_limit_bytes = fig.oom_limit_bytes;
+    if (k->mem_bytes < 0)
+        k->mem_bytes = mib >= 0 && mib < (INT64_C(1) << 40) ? mib << 20 : -1;
+    if (k->cpus < 0)
+        k->cpus = cpus;
+    /* The texts outlive the document. */
+    k->item = copy(k->item ? k->item : item);
+    k->array_job_id = copy(k->array_job_id ? k->array_job_id : env.array_job_id);
+    k->array_key = copy(k->array_key); /* the script's key that ran it */
+    k->job_id = NULL;
+    if (k->outcome > SB_TASK_OK || (!task && stopped) || k->oom_limit_bytes > 0)
+        t->state = SUM_FAILED; /* stopped: an older report, without a task record */
     if (named >= 0 && named != t->index)
         sb_reader_fail(r, SB_READ_VALUE, 0,
                        "its SLURM task is %" PRId64 " but the file is named for task %" PRId64,
                        named, t->index);
-    t->item = item ? strdup(item) : NULL;
-    if (t->array_job && *t->array_job && strlen(t->array_job) <= 18 &&
-        strspn(t->array_job, "0123456789") == strlen(t->array_job))
-        t->job = strtoll(t->array_job, NULL, 10);
+    const char *aj = k->array_job_id;
+    if (aj && *aj && strlen(aj) <= 18 && strspn(aj, "0123456789") == strlen(aj))
+        t->job = strtoll(aj, NULL, 10);
 }
 
 static int add_task(spacrbench_summary *s, sum_task *t)
@@ -321,10 +289,8 @@ static char *read_json(int dir, const char *name,
 
 static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
 {
-    sum_task t = {.index = index, .file = strdup(name), .exit_status = -1, .outcome = -1};
-    t.peak = t.job = t.req_mem = t.req_cpus = t.req_time = -1;
-    t.array_min = t.array_max = t.array_step = t.array_count = -1;
-    t.timeout_seconds = t.seconds = t.cpu_seconds = -1;
+    sum_task t = {.index = index, .file = strdup(name), .job = -1, .peak = -1, .cpu_seconds = -1};
+    sb_task_record_init(&t.rec);
     char *why = read_json(dir, name, task_fields, &t);
     if (why) {
         t.state = SUM_UNREADABLE;

@@ -76,34 +76,35 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     case SUM_FAILED:
         break;
     }
-    int o = k->outcome;
+    int o = k->rec.outcome, status = (int)k->rec.exit_status;
+    int sig = k->rec.signal > 0 ? (int)k->rec.signal : 0;
     if (k->slurm_timeout) {
-        int64_t lim = requested(k, k->req_time, s->manifest.req_time);
+        int64_t lim = requested(k, k->rec.time_minutes, s->manifest.req_time);
         if (lim > 0)
             sb_text_printf(t, "TIMEOUT (SLURM's --time of %" PRId64 " min)", lim);
         else
             sb_text_printf(t, "TIMEOUT (SLURM's time limit)");
-    } else if (k->oom_limit > 0 || o == SB_TASK_OOM) {
-        bytes_cell(b, sizeof b, k->oom_limit > 0 ? k->oom_limit : -1);
-        sb_text_printf(t, "OOM-killed (limit %s)", k->oom_limit > 0 ? b : "unknown");
+    } else if (k->rec.oom_limit_bytes > 0 || o == SB_TASK_OOM) {
+        bytes_cell(b, sizeof b, k->rec.oom_limit_bytes > 0 ? k->rec.oom_limit_bytes : -1);
+        sb_text_printf(t, "OOM-killed (limit %s)", k->rec.oom_limit_bytes > 0 ? b : "unknown");
     } else if (k->slurm_oom)
         sb_text_printf(t, "OOM-killed (the SLURM log says so)");
     else if (k->preempted)
         sb_text_printf(t, "preempted (the SLURM log says so)");
-    else if (k->item_timeout) {
+    else if (o == SB_TASK_TIMEOUT) {
         char given[48] = "?";
-        double ended = k->timeout_seconds > 0 ? k->timeout_seconds : s->item_timeout;
+        double ended = k->rec.timeout_seconds > 0 ? k->rec.timeout_seconds : s->item_timeout;
         if (ended > 0)
             sb_slurm_seconds_text(given, sizeof given, ended);
         sb_text_printf(t, "item timeout (the script's item --timeout of %s s ended it)", given);
     } else if (o == SB_TASK_EXIT)
-        sb_text_printf(t, "exited with status %d", k->exit_status);
+        sb_text_printf(t, "exited with status %d", status);
     else if (o == SB_TASK_SIGNAL)
-        sb_text_printf(t, "killed by signal %d", k->signal);
+        sb_text_printf(t, "killed by signal %d", sig);
     else if (o == SB_TASK_NOT_STARTED)
-        sb_text_printf(t, "could not be started (exit %d)", k->exit_status);
+        sb_text_printf(t, "could not be started (exit %d)", status);
     else if (o == SB_TASK_INTERRUPTED)
-        sb_text_printf(t, "interrupted by signal %d", k->signal);
+        sb_text_printf(t, "interrupted by signal %d", sig);
     else
         sb_text_printf(t, "failed (an older report without a task record)");
 }
@@ -111,28 +112,29 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 {
     char req[32], peak[40], mem_use[32], cpu[32], wall[32], lim[32], tuse[32];
-    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
-            rt = requested(k, k->req_time, s->manifest.req_time);
+    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.req_mem),
+            rt = requested(k, k->rec.time_minutes, s->manifest.req_time);
     int known = k->state != SUM_UNREADABLE;
     bytes_cell(req, sizeof req, rm);
     if (!known)
         snprintf(peak, sizeof peak, "unknown");
     else if (k->state == SUM_FAILED && k->peak >= 0) {
         char b[32];
-        bytes_cell(b, sizeof b, k->oom_limit > k->peak ? k->oom_limit : k->peak);
+        bytes_cell(b, sizeof b,
+                   k->rec.oom_limit_bytes > k->peak ? k->rec.oom_limit_bytes : k->peak);
         snprintf(peak, sizeof peak, ">=%s", b); /* a failed task's peak is a lower bound */
     } else
         bytes_cell(peak, sizeof peak, k->peak);
     pct(mem_use, sizeof mem_use,
         known && rm > 0 && k->peak >= 0 ? (double)k->peak / (double)rm : -1);
     int64_t cpus =
-        k->req_cpus > 0 ? k->req_cpus : (s->manifest.req_cpus > 0 ? s->manifest.req_cpus : 1);
+        k->rec.cpus > 0 ? k->rec.cpus : (s->manifest.req_cpus > 0 ? s->manifest.req_cpus : 1);
     pct(cpu, sizeof cpu,
-        known && k->cpu_seconds >= 0 && k->seconds > 0
-            ? k->cpu_seconds / (k->seconds * (double)cpus)
+        known && k->cpu_seconds >= 0 && k->rec.elapsed_seconds > 0
+            ? k->cpu_seconds / (k->rec.elapsed_seconds * (double)cpus)
             : -1);
-    if (known && k->seconds >= 0)
-        snprintf(wall, sizeof wall, "%.2fs", k->seconds);
+    if (known && k->rec.elapsed_seconds >= 0)
+        snprintf(wall, sizeof wall, "%.2fs", k->rec.elapsed_seconds);
     else
         snprintf(wall, sizeof wall, "-");
     if (rt > 0)
@@ -140,9 +142,10 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     else
         snprintf(lim, sizeof lim, "-");
     pct(tuse, sizeof tuse,
-        known && rt > 0 && k->seconds >= 0 ? k->seconds / ((double)rt * 60) : -1);
+        known && rt > 0 && k->rec.elapsed_seconds >= 0 ? k->rec.elapsed_seconds / ((double)rt * 60)
+                                                       : -1);
     sb_text_printf(t, "%7" PRId64 "  ", k->index);
-    cell(t, k->item, ITEM_WIDTH);
+    cell(t, k->rec.item, ITEM_WIDTH);
     sb_text_printf(t, "  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", req, peak, mem_use, cpu, wall, lim,
                    tuse);
     result(t, s, k);
@@ -468,31 +471,31 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
     _Static_assert(sizeof k_state / sizeof *k_state == SUM_STATES, "one name per sum_state");
     sb_text r = {0};
     result(&r, s, k);
-    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
-            rt = requested(k, k->req_time, s->manifest.req_time);
+    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.req_mem),
+            rt = requested(k, k->rec.time_minutes, s->manifest.req_time);
     task_row row = {
         .task = k->index,
-        .exit_status = k->exit_status,
-        .signal = k->signal > 0 ? k->signal : -1,
-        .oom_limit_bytes = k->oom_limit > 0 ? k->oom_limit : 0,
+        .exit_status = k->rec.exit_status,
+        .signal = k->rec.signal > 0 ? k->rec.signal : -1,
+        .oom_limit_bytes = k->rec.oom_limit_bytes > 0 ? k->rec.oom_limit_bytes : 0,
         .peak = k->peak,
         .req_mem = rm > 0 ? rm : -1,
-        .req_cpus = k->req_cpus > 0 ? k->req_cpus : -1,
+        .req_cpus = k->rec.cpus > 0 ? k->rec.cpus : -1,
         .req_time = rt > 0 ? rt : -1,
         .state = k_state[k->state],
         .report = k->file,
-        .item = k->item,
-        .outcome = k->outcome >= 0 ? sb_task_outcome_name(k->outcome) : NULL,
+        .item = k->rec.item,
+        .outcome = k->rec.outcome >= 0 ? sb_task_outcome_name(k->rec.outcome) : NULL,
         .result = r.data,
-        .array_job = k->array_job,
-        .array_key = k->array_key,
+        .array_job = k->rec.array_job_id,
+        .array_key = k->rec.array_key,
         .needs = k_need[k->need],
         .why = k->why,
         .oom = sum_task_oom(k),
         .timeout = k->slurm_timeout,
-        .item_timeout = k->item_timeout,
+        .item_timeout = k->rec.outcome == SB_TASK_TIMEOUT,
         .preempted = k->preempted,
-        .seconds = k->seconds,
+        .seconds = k->rec.elapsed_seconds,
         .cpu_seconds = k->cpu_seconds,
     };
     const void *const parts[] = {&row};
