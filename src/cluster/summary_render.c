@@ -398,41 +398,43 @@ static void int_or_null(json_writer *w, const char *name, int64_t v, int known)
         json_null(w, name);
 }
 
-/* A task's object in the JSON document: its figures, each unknown one -1
- * (NaN for the times) so that the table writes it as null. */
-typedef struct task_row {
-    int64_t task, exit_status, signal, oom_limit_bytes, peak, req_mem, req_cpus, req_time;
-    const char *state, *report, *item, *outcome, *result, *array_job, *array_key, *needs, *why;
-    int32_t oom, timeout, item_timeout, preempted;
-    double seconds, cpu_seconds;
-} task_row;
+/* A task's object in the JSON document: its members as they are, and
+ * what it does not hold as one (names, words, the requests with the
+ * manifest's) in a view, each unknown figure -1 so that the table writes
+ * it as null. */
+typedef struct task_view {
+    const char *state, *outcome, *result, *needs;
+    int64_t oom_limit_bytes, req_mem, req_cpus, req_time;
+    int32_t oom, item_timeout;
+} task_view;
 
-#define N                             SB_FIELD_NULLABLE
-#define ROW(key, type, member, flags) SB_FIELD(key, type, task_row, 0, member, flags, 0, 0, NULL)
+#define N                               SB_FIELD_NULLABLE
+#define TASK(key, type, member, flags)  SB_FIELD(key, type, sum_task, 0, member, flags, 0, 0, NULL)
+#define SHOWN(key, type, member, flags) SB_FIELD(key, type, task_view, 1, member, flags, 0, 0, NULL)
 static const sb_field k_task_row[] = {
-    ROW("task", SB_FT_INT, task, 0),
-    ROW("state", SB_FT_TEXT, state, 0),
-    ROW("report", SB_FT_TEXT, report, N),
-    ROW("item", SB_FT_TEXT, item, N),
-    ROW("outcome", SB_FT_TEXT, outcome, N),
-    ROW("result", SB_FT_TEXT, result, N),
-    ROW("array_job", SB_FT_TEXT, array_job, N),
-    ROW("array_key", SB_FT_TEXT, array_key, N),
-    ROW("needs", SB_FT_TEXT, needs, N),
-    ROW("exit_status", SB_FT_INT, exit_status, N),
-    ROW("signal", SB_FT_INT, signal, N),
-    ROW("oom_limit_bytes", SB_FT_INT, oom_limit_bytes, 0),
-    ROW("out_of_memory", SB_FT_BOOL, oom, 0),
-    ROW("timeout", SB_FT_BOOL, timeout, 0),
-    ROW("item_timeout", SB_FT_BOOL, item_timeout, 0),
-    ROW("preempted", SB_FT_BOOL, preempted, 0),
-    ROW("peak_rss_bytes", SB_FT_INT, peak, N),
-    ROW("seconds", SB_FT_NUMBER, seconds, N),
-    ROW("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N),
-    ROW("requested_mem_bytes", SB_FT_INT, req_mem, N),
-    ROW("requested_cpus", SB_FT_INT, req_cpus, N),
-    ROW("requested_time_minutes", SB_FT_INT, req_time, N),
-    ROW("why", SB_FT_TEXT, why, N),
+    TASK("task", SB_FT_INT, index, 0),
+    SHOWN("state", SB_FT_TEXT, state, 0),
+    TASK("report", SB_FT_TEXT, file, N),
+    TASK("item", SB_FT_TEXT, rec.item, N),
+    SHOWN("outcome", SB_FT_TEXT, outcome, N),
+    SHOWN("result", SB_FT_TEXT, result, N),
+    TASK("array_job", SB_FT_TEXT, rec.array_job_id, N),
+    TASK("array_key", SB_FT_TEXT, rec.array_key, N),
+    SHOWN("needs", SB_FT_TEXT, needs, N),
+    TASK("exit_status", SB_FT_INT, rec.exit_status, N),
+    TASK("signal", SB_FT_INT, rec.signal, N), /* the reader keeps 1..128, else -1 */
+    SHOWN("oom_limit_bytes", SB_FT_INT, oom_limit_bytes, 0),
+    SHOWN("out_of_memory", SB_FT_BOOL, oom, 0),
+    TASK("timeout", SB_FT_BOOL, slurm_timeout, 0),
+    SHOWN("item_timeout", SB_FT_BOOL, item_timeout, 0),
+    TASK("preempted", SB_FT_BOOL, preempted, 0),
+    TASK("peak_rss_bytes", SB_FT_INT, peak, N),
+    TASK("seconds", SB_FT_NUMBER, rec.elapsed_seconds, N),
+    TASK("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N),
+    SHOWN("requested_mem_bytes", SB_FT_INT, req_mem, N),
+    SHOWN("requested_cpus", SB_FT_INT, req_cpus, N),
+    SHOWN("requested_time_minutes", SB_FT_INT, req_time, N),
+    TASK("why", SB_FT_TEXT, why, N),
 };
 static const sb_record k_task_record = SB_RECORD("summary task", k_task_row);
 
@@ -473,32 +475,19 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
     result(&r, s, k);
     int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.req_mem),
             rt = requested(k, k->rec.time_minutes, s->manifest.req_time);
-    task_row row = {
-        .task = k->index,
-        .exit_status = k->rec.exit_status,
-        .signal = k->rec.signal > 0 ? k->rec.signal : -1,
+    const task_view v = {
+        .state = k_state[k->state],
+        .outcome = k->rec.outcome >= 0 ? sb_task_outcome_name(k->rec.outcome) : NULL,
+        .result = r.data,
+        .needs = k_need[k->need],
         .oom_limit_bytes = k->rec.oom_limit_bytes > 0 ? k->rec.oom_limit_bytes : 0,
-        .peak = k->peak,
         .req_mem = rm > 0 ? rm : -1,
         .req_cpus = k->rec.cpus > 0 ? k->rec.cpus : -1,
         .req_time = rt > 0 ? rt : -1,
-        .state = k_state[k->state],
-        .report = k->file,
-        .item = k->rec.item,
-        .outcome = k->rec.outcome >= 0 ? sb_task_outcome_name(k->rec.outcome) : NULL,
-        .result = r.data,
-        .array_job = k->rec.array_job_id,
-        .array_key = k->rec.array_key,
-        .needs = k_need[k->need],
-        .why = k->why,
         .oom = sum_task_oom(k),
-        .timeout = k->slurm_timeout,
         .item_timeout = k->rec.outcome == SB_TASK_TIMEOUT,
-        .preempted = k->preempted,
-        .seconds = k->rec.elapsed_seconds,
-        .cpu_seconds = k->cpu_seconds,
     };
-    const void *const parts[] = {&row};
+    const void *const parts[] = {k, &v};
     sb_record_write(w, NULL, &k_task_record, parts, NULL);
     sb_text_free(&r);
 }
