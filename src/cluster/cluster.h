@@ -201,15 +201,13 @@ void sum_ranges_write(sb_text *t, const sum_ranges *set, size_t from, size_t to)
 int sum_range_text(const sum_range *r, int first, char *buf, size_t cap);
 void sum_ranges_free(sum_ranges *set);
 
+/* The array's manifest as read (summary_read.c): its texts malloc'd and
+ * only the script and a well-formed array_key kept; tasks 0, the
+ * item_timeout_seconds and array_limit (%K) 0 when none or unusable. */
 typedef struct sum_manifest {
     int present;
-    char *problem;                       /* why it cannot be used, NULL when fine or absent */
-    int64_t tasks;                       /* 0..tasks-1 */
-    char *script;                        /* the job script written beside it, absolute; NULL none */
-    int64_t req_mem, req_cpus, req_time; /* what the script requests, -1 unknown */
-    double item_timeout;
-    char *key;           /* the script's key (array_key), NULL none */
-    int64_t array_limit; /* the script's %K, 0 none */
+    char *problem; /* why it cannot be used, NULL when fine or absent */
+    sb_manifest rec;
 } sum_manifest;
 
 /* A SLURM log slurm-<job>_<index>.out seen in the directory, and, once

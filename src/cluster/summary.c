@@ -31,8 +31,8 @@ void spacrbench_summary_free(spacrbench_summary *s)
         free(s->logs[i].said);
     free(s->logs);
     free(s->manifest.problem);
-    free(s->manifest.script);
-    free(s->manifest.key);
+    free((char *)s->manifest.rec.script);
+    free((char *)s->manifest.rec.array_key);
     sum_ranges_free(&s->array);
     sum_ranges_free(&s->missing);
     sum_ranges_free(&s->rerun);

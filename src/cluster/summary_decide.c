@@ -28,7 +28,7 @@ typedef struct asked {
  * is not the script's own. -1: the script's. */
 static double item_timeout_given(const spacrbench_summary *s)
 {
-    double built_in = s->manifest.item_timeout, given = built_in;
+    double built_in = s->manifest.rec.item_timeout_seconds, given = built_in;
     for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
         if (!l->ours || !l->header || l->item_timeout < 0 || given == 0)
@@ -53,8 +53,8 @@ static int collect_requests(spacrbench_summary *s, asked *a)
     a->r = malloc((s->n_tasks + s->n_logs + 1) * sizeof *a->r);
     if (!a->r)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    a->max_mem = s->manifest.req_mem;
-    a->max_time = s->manifest.req_time;
+    a->max_mem = s->manifest.rec.mem_bytes;
+    a->max_time = s->manifest.rec.time_minutes;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
         if (!ours(t) || t->job < 0)
@@ -365,10 +365,10 @@ static int64_t time_rule(double slowest, double item_timeout)
 static void next_settings(spacrbench_summary *s, int64_t cpus, const asked *a)
 {
     s->next_mem = s->peak >= 0 ? sb_handoff_mem_bytes(s->peak) : a->max_mem;
-    s->next_cpus = cpus > 0 ? cpus : (s->manifest.req_cpus > 0 ? s->manifest.req_cpus : 1);
+    s->next_cpus = cpus > 0 ? cpus : (s->manifest.rec.cpus > 0 ? s->manifest.rec.cpus : 1);
     if (s->next_cpus > 1024)
         s->next_cpus = 1024;
-    s->item_timeout = s->manifest.item_timeout;
+    s->item_timeout = s->manifest.rec.item_timeout_seconds;
     s->given_item_timeout = item_timeout_given(s);
     s->next_time =
         time_rule(s->slowest, s->given_item_timeout >= 0 ? s->given_item_timeout : s->item_timeout);
@@ -475,7 +475,7 @@ static void item_timeout_offer(spacrbench_summary *s)
             continue;
         double ended = t->rec.timeout_seconds > 0  ? t->rec.timeout_seconds
                        : s->given_item_timeout > 0 ? s->given_item_timeout
-                                                   : s->manifest.item_timeout;
+                                                   : s->manifest.rec.item_timeout_seconds;
         if (ended > s->ended_timeout)
             s->ended_timeout = ended;
     }

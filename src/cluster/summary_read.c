@@ -303,40 +303,36 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
 
 static void manifest_fields(sb_reader *r, const json_node *root, void *ctx)
 {
-    sum_manifest *mf = ctx;
-    sb_manifest m;
+    sb_manifest *m = ctx;
     if (root->kind != JSON_OBJECT)
         sb_reader_fail(r, SB_READ_TYPE, 0, "%s, not an object", sb_read_kind_words(r, root));
-    else if (sb_manifest_read(r, root, &m) == 0) {
-        if (m.tasks < 1)
-            sb_reader_fail(r, SB_READ_VALUE, 0, "\"tasks\" is missing");
-        mf->tasks = m.tasks >= 1 ? m.tasks : -1;
-        if (m.script)
-            mf->script = strdup(m.script);
-        mf->req_mem = m.mem_bytes;
-        mf->req_cpus = m.cpus;
-        mf->req_time = m.time_minutes;
-        mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
-        const char *key = m.array_key; /* the script's key: 16 hex digits */
-        if (key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16)
-            mf->key = strdup(key);
-        mf->array_limit = m.array_limit > 0 && m.array_limit <= 1000000 ? m.array_limit : 0;
-    }
+    else if (sb_manifest_read(r, root, m) != 0)
+        sb_manifest_init(m); /* none of it is used */
+    else if (m->tasks < 1)
+        sb_reader_fail(r, SB_READ_VALUE, 0, "\"tasks\" is missing");
+    const char *key = m->array_key; /* the script's key: 16 hex digits */
+    m->array_key =
+        key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16 ? strdup(key) : NULL;
+    m->script = m->script ? strdup(m->script) : NULL;
+    m->spacrbench_version = m->items_file = m->index = m->job_name = NULL; /* not kept */
+    if (!(m->item_timeout_seconds > 0))
+        m->item_timeout_seconds = 0;
+    if (m->array_limit > 1000000)
+        m->array_limit = 0;
 }
 
 static void read_manifest(spacrbench_summary *s, int dir)
 {
     sum_manifest *mf = &s->manifest;
-    mf->req_mem = mf->req_cpus = mf->req_time = -1;
+    sb_manifest_init(&mf->rec);
+    mf->rec.item_timeout_seconds = 0;
     struct stat st;
     if (fstatat(dir, SB_SLURM_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return; /* none */
     mf->present = 1;
-    char *why = read_json(dir, SB_SLURM_MANIFEST, manifest_fields, mf);
-    if (why) {
-        mf->problem = why;
-        mf->tasks = 0;
-    }
+    mf->problem = read_json(dir, SB_SLURM_MANIFEST, manifest_fields, &mf->rec);
+    if (mf->problem)
+        mf->rec.tasks = 0;
 }
 
 /* An sbatch --array value ("0-11%2", "1,3,5-9:2") into set (a stepped
@@ -588,14 +584,14 @@ static int array_tasks(spacrbench_summary *s, const char *job_script)
         s->array_source = sb_textf("from the #SBATCH --array line of %s", job_script);
         return 0;
     }
-    if (s->manifest.tasks > 0) {
-        rc = sum_ranges_add(&s->array, 0, s->manifest.tasks - 1);
+    if (s->manifest.rec.tasks > 0) {
+        rc = sum_ranges_add(&s->array, 0, s->manifest.rec.tasks - 1);
         s->array_source = sb_textf("from %s/" SB_SLURM_MANIFEST
                                    " (written with the job script: %" PRId64 " task(s))",
-                                   s->directory, s->manifest.tasks);
-        if (s->manifest.script)
-            s->job_script = strdup(s->manifest.script);
-        s->throttle = s->manifest.array_limit;
+                                   s->directory, s->manifest.rec.tasks);
+        if (s->manifest.rec.script)
+            s->job_script = strdup(s->manifest.rec.script);
+        s->throttle = s->manifest.rec.array_limit;
         return rc;
     }
     return sum_array_as_seen(s, 0);

@@ -79,7 +79,7 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     int o = k->rec.outcome, status = (int)k->rec.exit_status;
     int sig = k->rec.signal > 0 ? (int)k->rec.signal : 0;
     if (k->slurm_timeout) {
-        int64_t lim = requested(k, k->rec.time_minutes, s->manifest.req_time);
+        int64_t lim = requested(k, k->rec.time_minutes, s->manifest.rec.time_minutes);
         if (lim > 0)
             sb_text_printf(t, "TIMEOUT (SLURM's --time of %" PRId64 " min)", lim);
         else
@@ -112,8 +112,8 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 {
     char req[32], peak[40], mem_use[32], cpu[32], wall[32], lim[32], tuse[32];
-    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.req_mem),
-            rt = requested(k, k->rec.time_minutes, s->manifest.req_time);
+    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.rec.mem_bytes),
+            rt = requested(k, k->rec.time_minutes, s->manifest.rec.time_minutes);
     int known = k->state != SUM_UNREADABLE;
     bytes_cell(req, sizeof req, rm);
     if (!known)
@@ -128,7 +128,7 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     pct(mem_use, sizeof mem_use,
         known && rm > 0 && k->peak >= 0 ? (double)k->peak / (double)rm : -1);
     int64_t cpus =
-        k->rec.cpus > 0 ? k->rec.cpus : (s->manifest.req_cpus > 0 ? s->manifest.req_cpus : 1);
+        k->rec.cpus > 0 ? k->rec.cpus : (s->manifest.rec.cpus > 0 ? s->manifest.rec.cpus : 1);
     pct(cpu, sizeof cpu,
         known && k->cpu_seconds >= 0 && k->rec.elapsed_seconds > 0
             ? k->cpu_seconds / (k->rec.elapsed_seconds * (double)cpus)
@@ -473,8 +473,8 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
     _Static_assert(sizeof k_state / sizeof *k_state == SUM_STATES, "one name per sum_state");
     sb_text r = {0};
     result(&r, s, k);
-    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.req_mem),
-            rt = requested(k, k->rec.time_minutes, s->manifest.req_time);
+    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.rec.mem_bytes),
+            rt = requested(k, k->rec.time_minutes, s->manifest.rec.time_minutes);
     const task_view v = {
         .state = k_state[k->state],
         .outcome = k->rec.outcome >= 0 ? sb_task_outcome_name(k->rec.outcome) : NULL,
