@@ -30,39 +30,27 @@ static const char *file_kind(mode_t m)
                          : "not a regular file";
 }
 
-/* name in dir, opened without blocking (a FIFO must not hang the read)
- * and checked to be a regular file of at most max bytes: the fd, or -1
- * with *why (malloc'd) saying what it is. */
-static int open_small(int dir, const char *name, size_t max, struct stat *st, char **why)
+int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
 {
+    *text = NULL;
+    *why = NULL;
+    /* Opened without blocking: a FIFO must not hang the read. */
     int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         *why = sb_textf("cannot be opened: %s", strerror(errno));
         return -1;
     }
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        *why =
-            sb_textf("%s, not a regular file", fstat(fd, st) ? "unknown" : file_kind(st->st_mode));
-        close(fd);
-        return -1;
-    }
-    if ((uint64_t)st->st_size > max) {
-        *why = sb_textf("%lld bytes, more than a report can be (%zu MiB at most)",
-                        (long long)st->st_size, max >> 20);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
-{
-    *text = NULL;
-    *why = NULL;
     struct stat st;
-    int fd = open_small(dir, name, max, &st, why);
-    if (fd < 0)
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        *why =
+            sb_textf("%s, not a regular file", fstat(fd, &st) ? "unknown" : file_kind(st.st_mode));
+    else if ((uint64_t)st.st_size > max)
+        *why = sb_textf("%lld bytes, more than a report can be (%zu MiB at most)",
+                        (long long)st.st_size, max >> 20);
+    if (*why) {
+        close(fd);
         return -1;
+    }
     int truncated = 0;
     int rc = sb_read_fd(fd, max, text, len, &truncated);
     int saved = errno;
@@ -255,14 +243,6 @@ static void task_fields(sb_reader *r, const json_node *root, void *ctx)
         t->job = strtoll(aj, NULL, 10);
 }
 
-static int add_task(spacrbench_summary *s, sum_task *t)
-{
-    if (sb_grow(&s->tasks, &s->cap_tasks, s->n_tasks + 1, sizeof *s->tasks))
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    s->tasks[s->n_tasks++] = *t;
-    return 0;
-}
-
 /* name's JSON read by fields(r, root, ctx): what is wrong with it
  * (malloc'd), NULL when nothing is. */
 static char *read_json(int dir, const char *name,
@@ -291,12 +271,12 @@ static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t
 {
     sum_task t = {.index = index, .file = strdup(name), .job = -1, .peak = -1, .cpu_seconds = -1};
     sb_task_record_init(&t.rec);
-    char *why = read_json(dir, name, task_fields, &t);
-    if (why) {
+    if ((t.why = read_json(dir, name, task_fields, &t)) != NULL)
         t.state = SUM_UNREADABLE;
-        t.why = why;
-    }
-    return add_task(s, &t);
+    if (sb_grow(&s->tasks, &s->cap_tasks, s->n_tasks + 1, sizeof *s->tasks))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    s->tasks[s->n_tasks++] = t;
+    return 0;
 }
 
 /* ---- the manifest ---- */
@@ -497,19 +477,6 @@ static int note_ignored(spacrbench_summary *s, const char *name)
     return 0;
 }
 
-/* One name of the directory: a task report is read; a report name with
- * an index that is not canonical is listed as ignored; a SLURM log is
- * noted (note_log passes over every other name). */
-static int take_entry(spacrbench_summary *s, int dir, const char *name)
-{
-    int64_t index = task_index_of(name);
-    if (index == -2)
-        return note_log(s, name);
-    if (index == -1)
-        return note_ignored(s, name);
-    return read_report(s, dir, name, index);
-}
-
 /* Every entry of the directory, then the manifest beside them. Listed
  * through a duplicate of dir, because closedir closes its fd and dir stays
  * open for the openat of each file. */
@@ -525,8 +492,15 @@ static int read_entries(spacrbench_summary *s, int dir)
     }
     int rc = 0;
     struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        rc = take_entry(s, dir, e->d_name);
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        /* A task report is read; a report name with an index that is not
+         * canonical is listed as ignored; a SLURM log is noted (note_log
+         * passes over every other name). */
+        int64_t index = task_index_of(e->d_name);
+        rc = index == -2   ? note_log(s, e->d_name)
+             : index == -1 ? note_ignored(s, e->d_name)
+                           : read_report(s, dir, e->d_name, index);
+    }
     closedir(d);
     if (rc == 0)
         read_manifest(s, dir);
