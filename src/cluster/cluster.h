@@ -257,7 +257,6 @@ struct spacrbench_summary {
     int64_t peak_task;
     double slowest; /* the longest elapsed (or time limit of a timed-out task) */
     int64_t next_mem, next_cpus, next_time; /* bytes, cores, minutes; -1 unknown */
-    double item_timeout;                    /* the item timeout the tasks ran with, 0 none */
     double given_item_timeout; /* the item --timeout a submission exported, -1 the script's */
     double ended_timeout;      /* the largest item --timeout that ended a task, 0 none */
     double next_item_timeout;  /* what the item-timeout line offers (0: none) */

@@ -368,10 +368,10 @@ static void next_settings(spacrbench_summary *s, int64_t cpus, const asked *a)
     s->next_cpus = cpus > 0 ? cpus : (s->manifest.rec.cpus > 0 ? s->manifest.rec.cpus : 1);
     if (s->next_cpus > 1024)
         s->next_cpus = 1024;
-    s->item_timeout = s->manifest.rec.item_timeout_seconds;
     s->given_item_timeout = item_timeout_given(s);
     s->next_time =
-        time_rule(s->slowest, s->given_item_timeout >= 0 ? s->given_item_timeout : s->item_timeout);
+        time_rule(s->slowest, s->given_item_timeout >= 0 ? s->given_item_timeout
+                                                         : s->manifest.rec.item_timeout_seconds);
 }
 
 /* What a failed report's task needs. */

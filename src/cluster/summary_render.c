@@ -93,7 +93,8 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
         sb_text_printf(t, "preempted (the SLURM log says so)");
     else if (o == SB_TASK_TIMEOUT) {
         char given[48] = "?";
-        double ended = k->rec.timeout_seconds > 0 ? k->rec.timeout_seconds : s->item_timeout;
+        double ended = k->rec.timeout_seconds > 0 ? k->rec.timeout_seconds
+                                                  : s->manifest.rec.item_timeout_seconds;
         if (ended > 0)
             sb_slurm_seconds_text(given, sizeof given, ended);
         sb_text_printf(t, "item timeout (the script's item --timeout of %s s ended it)", given);
