@@ -135,6 +135,7 @@ typedef enum sum_state {
     SUM_OUTSIDE,    /* a report of this array's key for a task outside the array */
     SUM_FOREIGN     /* another array's report (its key is not this array's) */
 } sum_state;
+#define SUM_STATES (SUM_FOREIGN + 1) /* the tables indexed by the state assert it */
 
 /* What a task that is not ok needs. */
 typedef enum sum_need {
@@ -150,35 +151,26 @@ typedef enum sum_need {
 typedef struct sum_task {
     int64_t index;
     sum_state state;
-    char *file;             /* the report's file name (in the directory) */
-    char *why;              /* unreadable/stale: what is wrong; failed: the outcome in words */
-    int outcome;            /* the task record's (SB_TASK_OK ...), -1: no record */
-    char *item;             /* the item that ended it, else the first; NULL unknown */
-    char *array_job;        /* SLURM_ARRAY_JOB_ID, NULL outside a job */
-    char *array_key;        /* task.array_key: the key of the script that ran it, NULL none */
-    int64_t job;            /* array_job as a number, -1 none */
-    double timeout_seconds; /* the item --timeout that ended it (task.timeout_seconds), -1 */
-    int preempted;          /* the SLURM log says DUE TO PREEMPTION */
     sum_need need;
-    int64_t array_min, array_max, array_step, array_count; /* -1 unknown */
-    int exit_status;                                       /* -1 none */
-    int signal;                                            /* 0 none */
-    int64_t oom_limit;                                     /* > 0 when OOM-killed at that limit */
-    int item_timeout;   /* spacrbench's --timeout ended an item */
+    char *file; /* the report's file name (in the directory) */
+    char *why;  /* unreadable/stale: what is wrong; failed: the outcome in words */
+    /* The report's task record (outcome -1: none), its texts malloc'd; what
+     * it does not say from the measurement (elapsed_seconds, item,
+     * oom_limit_bytes the larger) and the job member (mem_bytes, cpus,
+     * array_job_id). */
+    sb_task_record rec;
+    int64_t job;        /* rec.array_job_id as a number, -1 none */
+    int64_t peak;       /* largest measured peak (a failed item's too), -1 unknown */
+    double cpu_seconds; /* NaN or -1 unknown */
+    int preempted;      /* the SLURM log says DUE TO PREEMPTION */
     int slurm_timeout;  /* SLURM's time limit ended it (the log says so) */
     int slurm_oom;      /* the SLURM log reports an oom-kill */
-    int64_t peak;       /* largest measured peak (a failed item's too), -1 unknown */
-    double seconds;     /* elapsed, -1 unknown */
-    double cpu_seconds; /* -1 unknown */
-    int64_t req_mem;    /* bytes, -1 unknown */
-    int64_t req_cpus;   /* -1 unknown */
-    int64_t req_time;   /* minutes, -1 unknown */
 } sum_task;
 
 /* OOM-killed, by its report or its SLURM log. */
 static inline int sum_task_oom(const sum_task *t)
 {
-    return t->oom_limit > 0 || t->slurm_oom || t->outcome == SB_TASK_OOM;
+    return t->rec.oom_limit_bytes > 0 || t->slurm_oom || t->rec.outcome == SB_TASK_OOM;
 }
 
 /* The array's indices as sorted ranges first, first + step, ... <= last
@@ -213,15 +205,13 @@ void sum_ranges_write(sb_text *t, const sum_ranges *set, size_t from, size_t to)
 int sum_range_text(const sum_range *r, int first, char *buf, size_t cap);
 void sum_ranges_free(sum_ranges *set);
 
+/* The array's manifest as read (summary_read.c): its texts malloc'd and
+ * only the script and a well-formed array_key kept; tasks 0, the
+ * item_timeout_seconds and array_limit (%K) 0 when none or unusable. */
 typedef struct sum_manifest {
     int present;
-    char *problem;                       /* why it cannot be used, NULL when fine or absent */
-    int64_t tasks;                       /* 0..tasks-1 */
-    char *script;                        /* the job script written beside it, absolute; NULL none */
-    int64_t req_mem, req_cpus, req_time; /* what the script requests, -1 unknown */
-    double item_timeout;
-    char *key;           /* the script's key (array_key), NULL none */
-    int64_t array_limit; /* the script's %K, 0 none */
+    char *problem; /* why it cannot be used, NULL when fine or absent */
+    sb_manifest rec;
 } sum_manifest;
 
 /* A SLURM log slurm-<job>_<index>.out seen in the directory, and, once
@@ -235,17 +225,12 @@ typedef struct sum_log {
     double item_timeout;                /* its item --timeout, -1 unknown */
     int timeout, oom, preempted, setup; /* how it ended, as SLURM (or the script) wrote it */
     char *said;                         /* setup: the script's line (or spacrbench's), malloc'd */
-} sum_log;
-
-/* A task without a usable report whose newest attempt left a log: which
- * job, what it asked, how it ended. */
-typedef struct sum_missing_log {
-    int64_t index, job;
-    int timeout, oom, preempted, setup;
-    int64_t mem_bytes, time_minutes;
-    const char *said; /* the log's, setup only */
+    /* Decided: the newest attempt of a task without a usable report, which
+     * says how it ended (its time_minutes then what its job asked), and
+     * what that task needs. */
+    int missing;
     sum_need need;
-} sum_missing_log;
+} sum_log;
 
 struct spacrbench_summary {
     char *directory;
@@ -256,15 +241,14 @@ struct spacrbench_summary {
     sum_manifest manifest;
     sum_log *logs; /* the directory's SLURM logs */
     size_t n_logs, cap_logs;
-    sum_missing_log *missing_logs; /* tasks without a usable report whose log says why */
-    size_t n_missing_logs, cap_missing_logs;
-    sum_ranges array;    /* the array's indices */
-    int64_t throttle;    /* the array's %K (the manifest's or the --job script's), 0 none */
-    char *array_source;  /* where they come from, in words */
-    int array_seen;      /* no script or manifest said: as far as the directory shows */
-    char *job_script;    /* --job, else the manifest's script, else NULL */
-    int script_unusable; /* the script's path (--job, the manifest's) holds control characters */
-    char job_key[17];    /* this array's key (summary_owner.c), "" unknown */
+    size_t n_missing_logs; /* the logs marked missing */
+    sum_ranges array;      /* the array's indices */
+    int64_t throttle;      /* the array's %K (the manifest's or the --job script's), 0 none */
+    char *array_source;    /* where they come from, in words */
+    int array_seen;        /* no script or manifest said: as far as the directory shows */
+    char *job_script;      /* --job, else the manifest's script, else NULL */
+    int script_unusable;   /* the script's path (--job, the manifest's) holds control characters */
+    char job_key[17];      /* this array's key (summary_owner.c), "" unknown */
     /* Decided: */
     char *newest_job;          /* the newest submission's array job id */
     sum_ranges missing;        /* in the array, without a usable report */
@@ -277,7 +261,6 @@ struct spacrbench_summary {
     int64_t peak_task;
     double slowest; /* the longest elapsed (or time limit of a timed-out task) */
     int64_t next_mem, next_cpus, next_time; /* bytes, cores, minutes; -1 unknown */
-    double item_timeout;                    /* the item timeout the tasks ran with, 0 none */
     double given_item_timeout; /* the item --timeout a submission exported, -1 the script's */
     double ended_timeout;      /* the largest item --timeout that ended a task, 0 none */
     double next_item_timeout;  /* what the item-timeout line offers (0: none) */
@@ -325,10 +308,8 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script);
  * what the submission asked) and tail (TIMEOUT, oom-kill, preemption),
  * and whether it is this array's; sorted by index, then job. 0 or ENOMEM. */
 int sum_read_logs(spacrbench_summary *s);
-/* The first of n records at base (size bytes each, sorted by the int64_t
- * at offset) whose value is index or more: the logs and missing logs. */
-size_t sum_first_at(const void *base, size_t n, size_t size, size_t offset, int64_t index);
-/* The logs of task index (sorted by job), as [*first, *first + n). */
+/* The logs of task index (sorted by job), as [*first, *first + n); *first
+ * is the first log of a larger index when there is none. */
 size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first);
 
 int sum_decide(spacrbench_summary *s);

@@ -19,9 +19,9 @@ void spacrbench_summary_free(spacrbench_summary *s)
     for (sum_task *t = s->tasks; t < s->tasks + s->n_tasks; t++) {
         free(t->file);
         free(t->why);
-        free(t->item);
-        free(t->array_job);
-        free(t->array_key);
+        free((char *)t->rec.item); /* copies (summary_read.c) */
+        free((char *)t->rec.array_job_id);
+        free((char *)t->rec.array_key);
     }
     free(s->tasks);
     for (size_t i = 0; i < s->n_ignored; i++)
@@ -30,10 +30,9 @@ void spacrbench_summary_free(spacrbench_summary *s)
     for (size_t i = 0; i < s->n_logs; i++)
         free(s->logs[i].said);
     free(s->logs);
-    free(s->missing_logs);
     free(s->manifest.problem);
-    free(s->manifest.script);
-    free(s->manifest.key);
+    free((char *)s->manifest.rec.script);
+    free((char *)s->manifest.rec.array_key);
     sum_ranges_free(&s->array);
     sum_ranges_free(&s->missing);
     sum_ranges_free(&s->rerun);

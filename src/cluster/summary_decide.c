@@ -28,7 +28,7 @@ typedef struct asked {
  * is not the script's own. -1: the script's. */
 static double item_timeout_given(const spacrbench_summary *s)
 {
-    double built_in = s->manifest.item_timeout, given = built_in;
+    double built_in = s->manifest.rec.item_timeout_seconds, given = built_in;
     for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
         if (!l->ours || !l->header || l->item_timeout < 0 || given == 0)
@@ -53,13 +53,13 @@ static int collect_requests(spacrbench_summary *s, asked *a)
     a->r = malloc((s->n_tasks + s->n_logs + 1) * sizeof *a->r);
     if (!a->r)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    a->max_mem = s->manifest.req_mem;
-    a->max_time = s->manifest.req_time;
+    a->max_mem = s->manifest.rec.mem_bytes;
+    a->max_time = s->manifest.rec.time_minutes;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
         if (!ours(t) || t->job < 0)
             continue;
-        a->r[a->n++] = (request){t->job, t->req_mem, t->req_time};
+        a->r[a->n++] = (request){t->job, t->rec.mem_bytes, t->rec.time_minutes};
     }
     for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
@@ -120,12 +120,12 @@ static int newest_range(const spacrbench_summary *s, sum_ranges *set)
     int64_t newest = s->newest_job ? strtoll(s->newest_job, NULL, 10) : -1;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
-        if (!ours(t) || t->job != newest || t->array_min < 0 || t->array_max < t->array_min ||
-            t->array_step < 1 || t->array_count < 1)
+        if (!ours(t) || t->job != newest || t->rec.array_min < 0 ||
+            t->rec.array_max < t->rec.array_min || t->rec.array_step < 1 || t->rec.array_count < 1)
             continue;
-        if ((t->array_max - t->array_min) / t->array_step + 1 != t->array_count)
+        if ((t->rec.array_max - t->rec.array_min) / t->rec.array_step + 1 != t->rec.array_count)
             return 0;
-        return sum_ranges_add_step(set, t->array_min, t->array_max, t->array_step) == 0;
+        return sum_ranges_add_step(set, t->rec.array_min, t->rec.array_max, t->rec.array_step) == 0;
     }
     return 0;
 }
@@ -133,7 +133,7 @@ static int newest_range(const spacrbench_summary *s, sum_ranges *set)
 #define NEWEST INT64_MIN
 
 /* This array's log of task index from job (NEWEST: the newest), NULL none. */
-static const sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_t job)
+static sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_t job)
 {
     size_t first, n = sum_logs_of(s, index, &first);
     for (size_t k = first + n; k-- > first;)
@@ -142,24 +142,16 @@ static const sum_log *our_log(const spacrbench_summary *s, int64_t index, int64_
     return NULL;
 }
 
-static int add_missing_log(spacrbench_summary *s, const sum_log *l, const asked *a)
+/* l, the newest attempt of a task without a usable report, says how it
+ * ended; its --time is what its job asked when it does not say. */
+static void mark_missing(spacrbench_summary *s, sum_log *l, const asked *a)
 {
-    if (sb_grow(&s->missing_logs, &s->cap_missing_logs, s->n_missing_logs + 1,
-                sizeof *s->missing_logs))
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    int64_t mem = l->mem_bytes, time = l->time_minutes, job_mem, job_time;
-    asked_by(a, l->job, &job_mem, &job_time);
-    s->missing_logs[s->n_missing_logs++] = (sum_missing_log){l->index,
-                                                             l->job,
-                                                             l->timeout,
-                                                             l->oom,
-                                                             l->preempted,
-                                                             l->setup,
-                                                             mem > 0 ? mem : job_mem,
-                                                             time > 0 ? time : job_time,
-                                                             l->said,
-                                                             SUM_NEED_RERUN};
-    return 0;
+    int64_t mem, time;
+    asked_by(a, l->job, &mem, &time);
+    if (l->time_minutes <= 0)
+        l->time_minutes = time;
+    l->missing = 1;
+    s->n_missing_logs++;
 }
 
 static const char *verdict(const sum_log *l)
@@ -187,13 +179,14 @@ static int mark_outside_and_stale(spacrbench_summary *s, const asked *a)
             t->state = SUM_OUTSIDE;
             continue;
         }
-        const sum_log *l = our_log(s, t->index, NEWEST);
+        sum_log *l = our_log(s, t->index, NEWEST);
         if (l && t->job >= 0 && l->job > t->job) {
             t->state = SUM_STALE;
             t->why = sb_textf("missing (a report from job %" PRId64 "; job %" PRId64
                               ", a newer submission, ran this task and left none%s)",
                               t->job, l->job, verdict(l));
-            rc = t->why ? add_missing_log(s, l, a) : SPACRBENCH_ENOMEM;
+            rc = t->why ? 0 : SPACRBENCH_ENOMEM;
+            mark_missing(s, l, a);
         } else if (known && t->job >= 0 && t->job != strtoll(s->newest_job, NULL, 10) &&
                    sum_ranges_contains(&newest, t->index)) {
             t->state = SUM_STALE;
@@ -225,22 +218,22 @@ static int find_missing(spacrbench_summary *s, const asked *a)
     free(at);
     if (rc != 0)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    for (size_t i = 0; i < s->n_logs && rc == 0; i++) {
+    for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
         int last_of_index = i + 1 == s->n_logs || s->logs[i + 1].index != l->index;
         if (!last_of_index || !sum_ranges_contains(&s->missing, l->index))
             continue;
-        const sum_log *newest = our_log(s, l->index, NEWEST);
+        sum_log *newest = our_log(s, l->index, NEWEST);
         if (newest && (newest->timeout || newest->oom || newest->preempted || newest->setup))
-            rc = add_missing_log(s, newest, a);
+            mark_missing(s, newest, a);
     }
     s->work += s->n_logs;
-    return rc;
+    return 0;
 }
 
 static int ended_by_signal(const sum_task *t)
 {
-    return t->outcome == SB_TASK_INTERRUPTED || t->outcome == SB_TASK_SIGNAL;
+    return t->rec.outcome == SB_TASK_INTERRUPTED || t->rec.outcome == SB_TASK_SIGNAL;
 }
 
 /* What ended a failed task; SLURM's own words where spacrbench had none
@@ -250,7 +243,7 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
 {
     if (t->state != SUM_FAILED)
         return;
-    if (t->outcome < 0 || ended_by_signal(t)) {
+    if (t->rec.outcome < 0 || ended_by_signal(t)) {
         const sum_log *l = our_log(s, t->index, t->job);
         if (l) {
             t->slurm_timeout |= l->timeout;
@@ -258,8 +251,8 @@ static void read_how_it_ended(const spacrbench_summary *s, sum_task *t, int64_t 
             t->preempted |= l->preempted;
         }
     }
-    if (!t->slurm_timeout && !t->preempted && ended_by_signal(t) && t->signal == 15 && limit > 0 &&
-        t->seconds >= 0.9 * (double)limit * 60)
+    if (!t->slurm_timeout && !t->preempted && ended_by_signal(t) && t->rec.signal == 15 &&
+        limit > 0 && t->rec.elapsed_seconds >= 0.9 * (double)limit * 60)
         t->slurm_timeout = 1; /* SIGTERM at the limit: what SLURM's time limit sends */
 }
 
@@ -267,6 +260,7 @@ static void count_state(spacrbench_summary *s, const sum_task *t)
 {
     int64_t *const count[] = {&s->n_ok,    &s->n_failed,  &s->n_unreadable,
                               &s->n_stale, &s->n_outside, NULL}; /* foreign: summary_owner.c */
+    _Static_assert(sizeof count / sizeof *count == SUM_STATES, "one counter per sum_state");
     if (count[t->state])
         (*count[t->state])++;
     if (t->state == SUM_FAILED) {
@@ -281,11 +275,12 @@ static void count_state(spacrbench_summary *s, const sum_task *t)
 static int64_t memory_need(const sum_task *t, int64_t job_mem)
 {
     int64_t need = t->peak;
-    int64_t given = t->req_mem > 0 ? t->req_mem : job_mem;
-    if (t->oom_limit > 0 && t->oom_limit <= SUM_BYTES_MAX && 2 * t->oom_limit > need)
-        need = 2 * t->oom_limit;
-    else if ((t->slurm_oom || t->outcome == SB_TASK_OOM) && given > 0 && given <= SUM_BYTES_MAX &&
-             2 * given > need)
+    int64_t given = t->rec.mem_bytes > 0 ? t->rec.mem_bytes : job_mem;
+    if (t->rec.oom_limit_bytes > 0 && t->rec.oom_limit_bytes <= SUM_BYTES_MAX &&
+        2 * t->rec.oom_limit_bytes > need)
+        need = 2 * t->rec.oom_limit_bytes;
+    else if ((t->slurm_oom || t->rec.outcome == SB_TASK_OOM) && given > 0 &&
+             given <= SUM_BYTES_MAX && 2 * given > need)
         need = 2 * given;
     return need;
 }
@@ -309,20 +304,20 @@ static int64_t weigh_tasks(spacrbench_summary *s, const asked *a)
         s->work++;
         int64_t job_mem, job_time;
         asked_by(a, t->job, &job_mem, &job_time);
-        int64_t limit = t->req_time > 0 ? t->req_time : job_time;
+        int64_t limit = t->rec.time_minutes > 0 ? t->rec.time_minutes : job_time;
         read_how_it_ended(s, t, limit);
         count_state(s, t);
         if (!ours(t) || t->state == SUM_OUTSIDE)
             continue;
         weigh_need(s, memory_need(t, job_mem), t->index, t->state == SUM_FAILED);
-        double elapsed = t->seconds > 0 ? t->seconds : 0;
+        double elapsed = t->rec.elapsed_seconds > 0 ? t->rec.elapsed_seconds : 0;
         if (t->slurm_timeout && limit > 0 && (double)limit * 60 > elapsed)
             elapsed = (double)limit * 60;
         if (elapsed > s->slowest)
             s->slowest = elapsed;
-        if (t->cpu_seconds >= 0 && t->seconds > 0) {
+        if (t->cpu_seconds >= 0 && t->rec.elapsed_seconds > 0) {
             double par;
-            int64_t c = sb_cores_per_worker(t->cpu_seconds, t->seconds, &par);
+            int64_t c = sb_cores_per_worker(t->cpu_seconds, t->rec.elapsed_seconds, &par);
             if (c > cpus)
                 cpus = c;
         }
@@ -336,6 +331,11 @@ static void weigh_logs(spacrbench_summary *s, const asked *a)
 {
     for (size_t i = 0; i < s->n_logs; i++) {
         const sum_log *l = &s->logs[i];
+        if (l->missing) {
+            s->n_timeout += l->timeout;
+            s->n_oom += l->oom;
+            s->n_preempted += l->preempted;
+        }
         if (!l->ours || !(l->oom || l->timeout))
             continue;
         int64_t mem, time;
@@ -348,11 +348,6 @@ static void weigh_logs(spacrbench_summary *s, const asked *a)
             weigh_need(s, 2 * mem, l->index, 1);
         if (l->timeout && time > 0 && (double)time * 60 > s->slowest)
             s->slowest = (double)time * 60;
-    }
-    for (size_t i = 0; i < s->n_missing_logs; i++) {
-        s->n_timeout += s->missing_logs[i].timeout;
-        s->n_oom += s->missing_logs[i].oom;
-        s->n_preempted += s->missing_logs[i].preempted;
     }
     s->work += s->n_logs + s->n_missing_logs;
 }
@@ -370,40 +365,40 @@ static int64_t time_rule(double slowest, double item_timeout)
 static void next_settings(spacrbench_summary *s, int64_t cpus, const asked *a)
 {
     s->next_mem = s->peak >= 0 ? sb_handoff_mem_bytes(s->peak) : a->max_mem;
-    s->next_cpus = cpus > 0 ? cpus : (s->manifest.req_cpus > 0 ? s->manifest.req_cpus : 1);
+    s->next_cpus = cpus > 0 ? cpus : (s->manifest.rec.cpus > 0 ? s->manifest.rec.cpus : 1);
     if (s->next_cpus > 1024)
         s->next_cpus = 1024;
-    s->item_timeout = s->manifest.item_timeout;
     s->given_item_timeout = item_timeout_given(s);
     s->next_time =
-        time_rule(s->slowest, s->given_item_timeout >= 0 ? s->given_item_timeout : s->item_timeout);
+        time_rule(s->slowest, s->given_item_timeout >= 0 ? s->given_item_timeout
+                                                         : s->manifest.rec.item_timeout_seconds);
 }
 
 /* What a failed report's task needs. */
 static sum_need report_need(const spacrbench_summary *s, const sum_task *t, const asked *a)
 {
-    int o = t->outcome;
+    int o = t->rec.outcome;
     if (sum_task_oom(t))
         return SUM_NEED_RERUN;
     if (t->slurm_timeout) {
         int64_t mem, time;
         asked_by(a, t->job, &mem, &time);
-        int64_t limit = t->req_time > 0 ? t->req_time : time;
+        int64_t limit = t->rec.time_minutes > 0 ? t->rec.time_minutes : time;
         return limit >= s->next_time ? SUM_NEED_LIMIT : SUM_NEED_RERUN;
     }
-    if (t->item_timeout)
+    if (t->rec.outcome == SB_TASK_TIMEOUT)
         return SUM_NEED_ITEM;
     /* Ended from outside (a preemption, scancel, the node): run it again. */
     if (t->preempted || o == SB_TASK_INTERRUPTED ||
         (o == SB_TASK_SIGNAL &&
-         (t->signal == 1 || t->signal == 2 || t->signal == 9 || t->signal == 15)))
+         (t->rec.signal == 1 || t->rec.signal == 2 || t->rec.signal == 9 || t->rec.signal == 15)))
         return SUM_NEED_RERUN;
     if (o == SB_TASK_EXIT || o == SB_TASK_NOT_STARTED || o == SB_TASK_SIGNAL)
         return SUM_NEED_COMMAND;
     return SUM_NEED_RERUN; /* an older report without a task record */
 }
 
-static sum_need log_need(const spacrbench_summary *s, const sum_missing_log *l)
+static sum_need log_need(const spacrbench_summary *s, const sum_log *l)
 {
     if (l->setup)
         return SUM_NEED_FILES;
@@ -412,36 +407,27 @@ static sum_need log_need(const spacrbench_summary *s, const sum_missing_log *l)
     return SUM_NEED_RERUN;
 }
 
-static int missing_order(const void *a, const void *b)
-{
-    const sum_missing_log *x = a, *y = b;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /* Each task's need, and the sets: what the next submission reruns, and
  * what each need of the user holds. */
 static int sort_needs(spacrbench_summary *s, const asked *a)
 {
-    if (s->n_missing_logs > 1)
-        qsort(s->missing_logs, s->n_missing_logs, sizeof *s->missing_logs, missing_order);
-    sum_count_sort(s, s->n_missing_logs);
-    for (size_t i = 0; i < s->n_missing_logs; i++)
-        s->missing_logs[i].need = log_need(s, &s->missing_logs[i]);
-    /* Missing indices whose log names a need of the user leave the rerun. */
+    /* Missing indices whose log names a need of the user leave the rerun
+     * (the logs are sorted by index: so are they). */
     int64_t *special = malloc((s->n_missing_logs + 1) * sizeof *special);
     if (!special)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
     size_t n_special = 0;
-    for (size_t i = 0; i < s->n_missing_logs; i++)
-        if (s->missing_logs[i].need != SUM_NEED_RERUN &&
-            sum_ranges_contains(&s->missing, s->missing_logs[i].index))
-            special[n_special++] = s->missing_logs[i].index;
+    for (sum_log *l = s->logs; l < s->logs + s->n_logs; l++) {
+        l->need = l->missing ? log_need(s, l) : SUM_NEED_NONE;
+        if (l->need > SUM_NEED_RERUN && sum_ranges_contains(&s->missing, l->index))
+            special[n_special++] = l->index;
+    }
     sum_ranges missing_rerun = {0};
     int rc = sum_ranges_subtract(&s->missing, special, n_special, &missing_rerun);
     free(special);
     s->work += s->n_missing_logs + s->missing.n;
     /* Merged in index order with the reports' tasks: the sets stay sorted. */
-    size_t m = 0, k = 0;
+    size_t m = 0;
     for (size_t i = 0; i < s->n_tasks && rc == 0; i++) {
         sum_task *t = &s->tasks[i];
         s->work++;
@@ -449,17 +435,14 @@ static int sort_needs(spacrbench_summary *s, const asked *a)
             const sum_range *r = &missing_rerun.r[m++];
             rc = sum_ranges_add_step(&s->rerun, r->first, r->last, r->step);
         }
-        while (k < s->n_missing_logs && s->missing_logs[k].index < t->index)
-            k++;
         sum_need need = SUM_NEED_NONE;
+        const sum_log *l = t->state == SUM_STALE ? our_log(s, t->index, NEWEST) : NULL;
         if (t->state == SUM_FAILED)
             need = report_need(s, t, a);
         else if (t->state == SUM_UNREADABLE && sum_ranges_contains(&s->array, t->index))
             need = SUM_NEED_RERUN;
         else if (t->state == SUM_STALE)
-            need = k < s->n_missing_logs && s->missing_logs[k].index == t->index
-                       ? s->missing_logs[k].need
-                       : SUM_NEED_RERUN;
+            need = l && l->missing ? l->need : SUM_NEED_RERUN;
         t->need = need;
         if (need == SUM_NEED_RERUN)
             rc = sum_ranges_add(&s->rerun, t->index, t->index);
@@ -469,9 +452,9 @@ static int sort_needs(spacrbench_summary *s, const asked *a)
     for (; m < missing_rerun.n && rc == 0; m++)
         rc = sum_ranges_add_step(&s->rerun, missing_rerun.r[m].first, missing_rerun.r[m].last,
                                  missing_rerun.r[m].step);
-    for (size_t i = 0; i < s->n_missing_logs && rc == 0; i++) {
-        const sum_missing_log *l = &s->missing_logs[i];
-        if (l->need != SUM_NEED_RERUN && sum_ranges_contains(&s->missing, l->index))
+    for (size_t i = 0; i < s->n_logs && rc == 0; i++) {
+        const sum_log *l = &s->logs[i];
+        if (l->need > SUM_NEED_RERUN && sum_ranges_contains(&s->missing, l->index))
             rc = sum_ranges_add(&s->act[l->need], l->index, l->index);
     }
     sum_ranges_free(&missing_rerun);
@@ -490,9 +473,9 @@ static void item_timeout_offer(spacrbench_summary *s)
         const sum_task *t = &s->tasks[i];
         if (t->need != SUM_NEED_ITEM)
             continue;
-        double ended = t->timeout_seconds > 0      ? t->timeout_seconds
+        double ended = t->rec.timeout_seconds > 0  ? t->rec.timeout_seconds
                        : s->given_item_timeout > 0 ? s->given_item_timeout
-                                                   : s->manifest.item_timeout;
+                                                   : s->manifest.rec.item_timeout_seconds;
         if (ended > s->ended_timeout)
             s->ended_timeout = ended;
     }

@@ -180,24 +180,16 @@ int sum_read_logs(spacrbench_summary *s)
     return 0;
 }
 
-size_t sum_first_at(const void *base, size_t n, size_t size, size_t offset, int64_t index)
+size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
 {
-    size_t lo = 0, hi = n;
+    size_t lo = 0, hi = s->n_logs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int64_t at;
-        memcpy(&at, (const char *)base + mid * size + offset, sizeof at);
-        if (at < index)
+        if (s->logs[mid].index < index)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo;
-}
-
-size_t sum_logs_of(const spacrbench_summary *s, int64_t index, size_t *first)
-{
-    size_t lo = sum_first_at(s->logs, s->n_logs, sizeof *s->logs, offsetof(sum_log, index), index);
     size_t end = lo;
     while (end < s->n_logs && s->logs[end].index == index)
         end++;

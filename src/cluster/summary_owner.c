@@ -20,12 +20,12 @@ static const char *newest_key(const spacrbench_summary *s)
     const sum_task *best = NULL;
     for (size_t i = 0; i < s->n_tasks; i++) {
         const sum_task *t = &s->tasks[i];
-        if (t->state == SUM_UNREADABLE || !t->array_key)
+        if (t->state == SUM_UNREADABLE || !t->rec.array_key)
             continue;
         if (!best || t->job > best->job)
             best = t;
     }
-    return best ? best->array_key : NULL;
+    return best ? best->rec.array_key : NULL;
 }
 
 /* #SBATCH --mem=<N>M, --cpus-per-task=<N>, --time=[D-]HH:MM:SS as the job
@@ -40,13 +40,13 @@ static void script_requests(const char *text, sum_manifest *mf)
         char unit = 0;
         if (sscanf(line, "#SBATCH --mem=%lld%c", &a, &unit) == 2 && unit == 'M' && a > 0 &&
             a < (1LL << 40))
-            mf->req_mem = (int64_t)a << 20;
+            mf->rec.mem_bytes = (int64_t)a << 20;
         else if (sscanf(line, "#SBATCH --cpus-per-task=%lld", &a) == 1 && a > 0 && a < (1 << 20))
-            mf->req_cpus = a;
+            mf->rec.cpus = a;
         else if (sscanf(line, "#SBATCH --time=%lld-%lld:%lld:%lld", &d, &a, &b, &c) == 4 ||
                  (d = 0, sscanf(line, "#SBATCH --time=%lld:%lld:%lld", &a, &b, &c) == 3))
             if (d >= 0 && d < 1000 && a >= 0 && a < 24 * 1000 && b >= 0 && b < 60)
-                mf->req_time = (d * 24 + a) * 60 + b + (c > 0 ? 1 : 0);
+                mf->rec.time_minutes = (d * 24 + a) * 60 + b + (c > 0 ? 1 : 0);
         line = nl ? nl + 1 : NULL;
     }
 }
@@ -56,14 +56,14 @@ static int drop_manifest(spacrbench_summary *s, const char *job_script, const ch
                          const char *script_key)
 {
     sum_manifest *mf = &s->manifest;
-    mf->req_mem = mf->req_cpus = mf->req_time = -1;
-    mf->item_timeout = 0;
+    mf->rec.mem_bytes = mf->rec.cpus = mf->rec.time_minutes = -1;
+    mf->rec.item_timeout_seconds = 0;
     script_requests(script_text, mf);
     char head[512];
     snprintf(head, sizeof head,
              "; %s/" SB_SLURM_MANIFEST " belongs to another array (key %s; %s has key %s), so "
              "its tasks and requests are not used",
-             s->directory, mf->key, job_script, script_key);
+             s->directory, mf->rec.array_key, job_script, script_key);
     char *source = sb_textf("%s%s", s->array_source ? s->array_source : "", head);
     if (!source)
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
@@ -85,7 +85,7 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
             script_key[0] = '\0';
     }
     const sum_manifest *mf = &s->manifest;
-    const char *manifest_key = mf->present && !mf->problem ? mf->key : NULL;
+    const char *manifest_key = mf->present && !mf->problem ? mf->rec.array_key : NULL;
     const char *key = script_key[0] ? script_key : manifest_key ? manifest_key : newest_key(s);
     snprintf(s->job_key, sizeof s->job_key, "%s", key ? key : "");
     int rc = 0;
@@ -102,13 +102,14 @@ int sum_check_owner(spacrbench_summary *s, const char *job_script)
     /* Another array's reports: shown, never counted. */
     for (size_t i = 0; i < s->n_tasks && rc == 0 && s->job_key[0]; i++) {
         sum_task *t = &s->tasks[i];
-        if (t->state == SUM_UNREADABLE || (t->array_key && strcmp(t->array_key, s->job_key) == 0))
+        if (t->state == SUM_UNREADABLE ||
+            (t->rec.array_key && strcmp(t->rec.array_key, s->job_key) == 0))
             continue;
         t->state = SUM_FOREIGN;
         free(t->why);
         sb_text w = {0};
         sb_text_printf(&w, "another array's report (key ");
-        sb_text_label(&w, t->array_key ? t->array_key : "none");
+        sb_text_label(&w, t->rec.array_key ? t->rec.array_key : "none");
         sb_text_printf(&w, "; this array's key %s): not counted", s->job_key);
         t->why = sb_text_take(&w);
         s->n_foreign++;

@@ -30,39 +30,27 @@ static const char *file_kind(mode_t m)
                          : "not a regular file";
 }
 
-/* name in dir, opened without blocking (a FIFO must not hang the read)
- * and checked to be a regular file of at most max bytes: the fd, or -1
- * with *why (malloc'd) saying what it is. */
-static int open_small(int dir, const char *name, size_t max, struct stat *st, char **why)
+int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
 {
+    *text = NULL;
+    *why = NULL;
+    /* Opened without blocking: a FIFO must not hang the read. */
     int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         *why = sb_textf("cannot be opened: %s", strerror(errno));
         return -1;
     }
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        *why =
-            sb_textf("%s, not a regular file", fstat(fd, st) ? "unknown" : file_kind(st->st_mode));
-        close(fd);
-        return -1;
-    }
-    if ((uint64_t)st->st_size > max) {
-        *why = sb_textf("%lld bytes, more than a report can be (%zu MiB at most)",
-                        (long long)st->st_size, max >> 20);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *len, char **why)
-{
-    *text = NULL;
-    *why = NULL;
     struct stat st;
-    int fd = open_small(dir, name, max, &st, why);
-    if (fd < 0)
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        *why =
+            sb_textf("%s, not a regular file", fstat(fd, &st) ? "unknown" : file_kind(st.st_mode));
+    else if ((uint64_t)st.st_size > max)
+        *why = sb_textf("%lld bytes, more than a report can be (%zu MiB at most)",
+                        (long long)st.st_size, max >> 20);
+    if (*why) {
+        close(fd);
         return -1;
+    }
     int truncated = 0;
     int rc = sb_read_fd(fd, max, text, len, &truncated);
     int saved = errno;
@@ -133,26 +121,23 @@ static int first_item(void *ctx, sb_reader *r, const sb_field *f, const json_nod
     return rc;
 }
 
-/* The "measurement" member: the peak, times and OOM limit; the first
- * record's item. Whether it says the run stopped. */
-static int measurement_fields(sb_reader *r, const json_node *m, sum_task *t, const char **item)
+/* The "measurement" member: the peak, times and OOM limit into fig; the
+ * first record's item. Whether it says the run stopped. */
+static int measurement_fields(sb_reader *r, const json_node *m, spacrbench_figures *fig,
+                              const char **item)
 {
-    spacrbench_figures fig = {
-        .size = sizeof fig, .seconds = -1, .peak_rss_bytes = -1, .cpu_seconds = -1};
+    *fig = (spacrbench_figures){
+        .size = sizeof *fig, .seconds = -1, .peak_rss_bytes = -1, .cpu_seconds = -1};
     sb_measurement_more more = {0};
     const sb_record_io io = {item, NULL, first_item};
-    void *const parts[] = {&fig, &more};
+    void *const parts[] = {fig, &more};
     /* What summarize uses of a measurement, and nothing else of it. */
     static const char *const k_used[] = {
         "peak_rss_bytes", "seconds", "cpu_seconds", "oom_limit_bytes", "stopped", "records", NULL};
     sb_reader_push_key(r, "measurement");
     sb_record_read_only(r, m, &sb_measurement_record, parts, &io, k_used);
     sb_reader_pop(r);
-    t->peak = fig.peak_rss_bytes;
-    t->seconds = fig.seconds;
-    t->cpu_seconds = isnan(fig.cpu_seconds) ? -1 : fig.cpu_seconds;
-    t->oom_limit = fig.oom_limit_bytes;
-    return fig.stopped == 1;
+    return fig->stopped == 1;
 }
 
 /* SLURM's environment as the "job" member holds it: digits as text. */
@@ -171,77 +156,13 @@ static int64_t env_number(sb_reader *r, const char *key, const char *t)
     return strtoll(t, NULL, 10);
 }
 
-/* The "job" member (SLURM's environment): the array job, the memory and
- * CPUs asked for; the task id it names (-1 none). */
-static int64_t job_fields(sb_reader *r, const json_node *job, sum_task *t)
-{
-    sb_job_env env = {0};
-    void *const parts[] = {&env};
-    sb_reader_push_key(r, "job");
-    sb_record_read(r, job, &sb_job_env_record, parts, NULL);
-    sb_reader_pop(r);
-    int64_t named = env_number(r, "SLURM_ARRAY_TASK_ID", env.array_task_id);
-    if (env.array_job_id)
-        t->array_job = strdup(env.array_job_id);
-    int64_t mib = env_number(r, "SLURM_MEM_PER_NODE", env.mem_per_node);
-    t->req_mem = mib >= 0 && mib < (INT64_C(1) << 40) ? mib << 20 : -1;
-    t->req_cpus = env_number(r, "SLURM_CPUS_PER_TASK", env.cpus_per_task);
-    return named;
-}
+static char *copy(const char *text) { return text ? strdup(text) : NULL; }
 
-/* The "task" record run --report writes: how the task ended, the failed
- * item and its peak, the array job and task, the submission's range and
- * what the task asked for. Updates *item and *named. */
-static void task_record_fields(sb_reader *r, const json_node *task, sum_task *t, const char **item,
-                               int64_t *named)
-{
-    sb_task_record k;
-    sb_task_record_init(&k);
-    void *const parts[] = {&k};
-    sb_reader_push_key(r, "task");
-    if (sb_record_read(r, task, &sb_task_record_fields, parts, NULL) == 0 && k.outcome < 0) {
-        sb_reader_push_key(r, "outcome");
-        sb_reader_fail(r, SB_READ_VALUE, 1,
-                       "is not one of ok, exit, signal, oom, timeout, not_started, interrupted");
-    }
-    sb_reader_pop(r);
-    t->outcome = k.outcome;
-    t->exit_status = (int)k.exit_status;
-    t->signal = k.signal > 0 ? (int)k.signal : 0;
-    if (k.oom_limit_bytes > t->oom_limit)
-        t->oom_limit = k.oom_limit_bytes;
-    if (k.outcome == SB_TASK_OOM && t->oom_limit <= 0)
-        t->oom_limit = 0; /* OOM-killed, limit unknown */
-    t->item_timeout = k.outcome == SB_TASK_TIMEOUT;
-    t->timeout_seconds = isnan(k.timeout_seconds) ? -1 : k.timeout_seconds;
-    t->array_key = k.array_key ? strdup(k.array_key) : NULL; /* the script's key that ran it */
-    if (k.item)
-        *item = k.item;
-    if (k.failed_item_peak_bytes > t->peak)
-        t->peak = k.failed_item_peak_bytes;
-    if (!isnan(k.elapsed_seconds))
-        t->seconds = k.elapsed_seconds;
-    if (k.array_job_id) {
-        free(t->array_job);
-        t->array_job = strdup(k.array_job_id);
-    }
-    if (k.array_task_id >= 0)
-        *named = k.array_task_id;
-    t->array_min = k.array_min;
-    t->array_max = k.array_max;
-    t->array_step = k.array_step;
-    t->array_count = k.array_count;
-    if (k.mem_bytes >= 0)
-        t->req_mem = k.mem_bytes;
-    if (k.cpus >= 0)
-        t->req_cpus = k.cpus;
-    t->req_time = k.time_minutes;
-    if (t->outcome > SB_TASK_OK)
-        t->state = SUM_FAILED;
-}
-
-/* One report's document into t (index already set from the file name);
- * the first problem in r. */
+/* One report's document into t (index already set from the file name):
+ * the "task" record run --report writes, what it does not say taken from
+ * the measurement (the peak, times, OOM limit, first item) and the "job"
+ * member (SLURM's environment: the array job, the memory and CPUs asked
+ * for). The first problem in r. */
 static void task_fields(sb_reader *r, const json_node *root, void *ctx)
 {
     sum_task *t = ctx;
@@ -268,31 +189,58 @@ static void task_fields(sb_reader *r, const json_node *root, void *ctx)
     const json_node *task = sb_read_member_object(r, root, "task", 0);
     if (!m)
         return;
+    spacrbench_figures fig;
     const char *item = NULL;
-    int stopped = measurement_fields(r, m, t, &item);
-    int64_t named = job ? job_fields(r, job, t) : -1;
-    if (task)
-        task_record_fields(r, task, t, &item, &named);
-    else if (stopped)
-        t->state = SUM_FAILED; /* an older report: no task record */
-    if (t->oom_limit > 0 && t->state == SUM_OK)
-        t->state = SUM_FAILED;
+    int stopped = measurement_fields(r, m, &fig, &item);
+    sb_job_env env = {0};
+    void *const env_parts[] = {&env};
+    if (job) {
+        sb_reader_push_key(r, "job");
+        sb_record_read(r, job, &sb_job_env_record, env_parts, NULL);
+        sb_reader_pop(r);
+    }
+    int64_t named = env_number(r, "SLURM_ARRAY_TASK_ID", env.array_task_id);
+    int64_t mib = env_number(r, "SLURM_MEM_PER_NODE", env.mem_per_node);
+    int64_t cpus = env_number(r, "SLURM_CPUS_PER_TASK", env.cpus_per_task);
+    sb_task_record *k = &t->rec;
+    void *const parts[] = {k};
+    if (task) {
+        sb_reader_push_key(r, "task");
+        if (sb_record_read(r, task, &sb_task_record_fields, parts, NULL) == 0 && k->outcome < 0) {
+            sb_reader_push_key(r, "outcome");
+            sb_reader_fail(
+                r, SB_READ_VALUE, 1,
+                "is not one of ok, exit, signal, oom, timeout, not_started, interrupted");
+        }
+        sb_reader_pop(r);
+    }
+    if (k->array_task_id >= 0)
+        named = k->array_task_id;
+    t->peak = k->failed_item_peak_bytes > fig.peak_rss_bytes ? k->failed_item_peak_bytes
+                                                             : fig.peak_rss_bytes;
+    t->cpu_seconds = fig.cpu_seconds;
+    if (isnan(k->elapsed_seconds))
+        k->elapsed_seconds = fig.seconds;
+    if (fig.oom_limit_bytes > k->oom_limit_bytes)
+        k->oom_limit_bytes = fig.oom_limit_bytes;
+    if (k->mem_bytes < 0)
+        k->mem_bytes = mib >= 0 && mib < (INT64_C(1) << 40) ? mib << 20 : -1;
+    if (k->cpus < 0)
+        k->cpus = cpus;
+    /* The texts outlive the document. */
+    k->item = copy(k->item ? k->item : item);
+    k->array_job_id = copy(k->array_job_id ? k->array_job_id : env.array_job_id);
+    k->array_key = copy(k->array_key); /* the script's key that ran it */
+    k->job_id = NULL;
+    if (k->outcome > SB_TASK_OK || (!task && stopped) || k->oom_limit_bytes > 0)
+        t->state = SUM_FAILED; /* stopped: an older report, without a task record */
     if (named >= 0 && named != t->index)
         sb_reader_fail(r, SB_READ_VALUE, 0,
                        "its SLURM task is %" PRId64 " but the file is named for task %" PRId64,
                        named, t->index);
-    t->item = item ? strdup(item) : NULL;
-    if (t->array_job && *t->array_job && strlen(t->array_job) <= 18 &&
-        strspn(t->array_job, "0123456789") == strlen(t->array_job))
-        t->job = strtoll(t->array_job, NULL, 10);
-}
-
-static int add_task(spacrbench_summary *s, sum_task *t)
-{
-    if (sb_grow(&s->tasks, &s->cap_tasks, s->n_tasks + 1, sizeof *s->tasks))
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    s->tasks[s->n_tasks++] = *t;
-    return 0;
+    const char *aj = k->array_job_id;
+    if (aj && *aj && strlen(aj) <= 18 && strspn(aj, "0123456789") == strlen(aj))
+        t->job = strtoll(aj, NULL, 10);
 }
 
 /* name's JSON read by fields(r, root, ctx): what is wrong with it
@@ -321,56 +269,50 @@ static char *read_json(int dir, const char *name,
 
 static int read_report(spacrbench_summary *s, int dir, const char *name, int64_t index)
 {
-    sum_task t = {.index = index, .file = strdup(name), .exit_status = -1, .outcome = -1};
-    t.peak = t.job = t.req_mem = t.req_cpus = t.req_time = -1;
-    t.array_min = t.array_max = t.array_step = t.array_count = -1;
-    t.timeout_seconds = t.seconds = t.cpu_seconds = -1;
-    char *why = read_json(dir, name, task_fields, &t);
-    if (why) {
+    sum_task t = {.index = index, .file = strdup(name), .job = -1, .peak = -1, .cpu_seconds = -1};
+    sb_task_record_init(&t.rec);
+    if ((t.why = read_json(dir, name, task_fields, &t)) != NULL)
         t.state = SUM_UNREADABLE;
-        t.why = why;
-    }
-    return add_task(s, &t);
+    if (sb_grow(&s->tasks, &s->cap_tasks, s->n_tasks + 1, sizeof *s->tasks))
+        return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
+    s->tasks[s->n_tasks++] = t;
+    return 0;
 }
 
 /* ---- the manifest ---- */
 
 static void manifest_fields(sb_reader *r, const json_node *root, void *ctx)
 {
-    sum_manifest *mf = ctx;
-    sb_manifest m;
+    sb_manifest *m = ctx;
     if (root->kind != JSON_OBJECT)
         sb_reader_fail(r, SB_READ_TYPE, 0, "%s, not an object", sb_read_kind_words(r, root));
-    else if (sb_manifest_read(r, root, &m) == 0) {
-        if (m.tasks < 1)
-            sb_reader_fail(r, SB_READ_VALUE, 0, "\"tasks\" is missing");
-        mf->tasks = m.tasks >= 1 ? m.tasks : -1;
-        if (m.script)
-            mf->script = strdup(m.script);
-        mf->req_mem = m.mem_bytes;
-        mf->req_cpus = m.cpus;
-        mf->req_time = m.time_minutes;
-        mf->item_timeout = m.item_timeout_seconds > 0 ? m.item_timeout_seconds : 0;
-        const char *key = m.array_key; /* the script's key: 16 hex digits */
-        if (key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16)
-            mf->key = strdup(key);
-        mf->array_limit = m.array_limit > 0 && m.array_limit <= 1000000 ? m.array_limit : 0;
-    }
+    else if (sb_manifest_read(r, root, m) != 0)
+        sb_manifest_init(m); /* none of it is used */
+    else if (m->tasks < 1)
+        sb_reader_fail(r, SB_READ_VALUE, 0, "\"tasks\" is missing");
+    const char *key = m->array_key; /* the script's key: 16 hex digits */
+    m->array_key =
+        key && strlen(key) == 16 && strspn(key, "0123456789abcdef") == 16 ? strdup(key) : NULL;
+    m->script = m->script ? strdup(m->script) : NULL;
+    m->spacrbench_version = m->items_file = m->index = m->job_name = NULL; /* not kept */
+    if (!(m->item_timeout_seconds > 0))
+        m->item_timeout_seconds = 0;
+    if (m->array_limit > 1000000)
+        m->array_limit = 0;
 }
 
 static void read_manifest(spacrbench_summary *s, int dir)
 {
     sum_manifest *mf = &s->manifest;
-    mf->req_mem = mf->req_cpus = mf->req_time = -1;
+    sb_manifest_init(&mf->rec);
+    mf->rec.item_timeout_seconds = 0;
     struct stat st;
     if (fstatat(dir, SB_SLURM_MANIFEST, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return; /* none */
     mf->present = 1;
-    char *why = read_json(dir, SB_SLURM_MANIFEST, manifest_fields, mf);
-    if (why) {
-        mf->problem = why;
-        mf->tasks = 0;
-    }
+    mf->problem = read_json(dir, SB_SLURM_MANIFEST, manifest_fields, &mf->rec);
+    if (mf->problem)
+        mf->rec.tasks = 0;
 }
 
 /* An sbatch --array value ("0-11%2", "1,3,5-9:2") into set (a stepped
@@ -535,19 +477,6 @@ static int note_ignored(spacrbench_summary *s, const char *name)
     return 0;
 }
 
-/* One name of the directory: a task report is read; a report name with
- * an index that is not canonical is listed as ignored; a SLURM log is
- * noted (note_log passes over every other name). */
-static int take_entry(spacrbench_summary *s, int dir, const char *name)
-{
-    int64_t index = task_index_of(name);
-    if (index == -2)
-        return note_log(s, name);
-    if (index == -1)
-        return note_ignored(s, name);
-    return read_report(s, dir, name, index);
-}
-
 /* Every entry of the directory, then the manifest beside them. Listed
  * through a duplicate of dir, because closedir closes its fd and dir stays
  * open for the openat of each file. */
@@ -563,8 +492,15 @@ static int read_entries(spacrbench_summary *s, int dir)
     }
     int rc = 0;
     struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        rc = take_entry(s, dir, e->d_name);
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        /* A task report is read; a report name with an index that is not
+         * canonical is listed as ignored; a SLURM log is noted (note_log
+         * passes over every other name). */
+        int64_t index = task_index_of(e->d_name);
+        rc = index == -2   ? note_log(s, e->d_name)
+             : index == -1 ? note_ignored(s, e->d_name)
+                           : read_report(s, dir, e->d_name, index);
+    }
     closedir(d);
     if (rc == 0)
         read_manifest(s, dir);
@@ -622,14 +558,14 @@ static int array_tasks(spacrbench_summary *s, const char *job_script)
         s->array_source = sb_textf("from the #SBATCH --array line of %s", job_script);
         return 0;
     }
-    if (s->manifest.tasks > 0) {
-        rc = sum_ranges_add(&s->array, 0, s->manifest.tasks - 1);
+    if (s->manifest.rec.tasks > 0) {
+        rc = sum_ranges_add(&s->array, 0, s->manifest.rec.tasks - 1);
         s->array_source = sb_textf("from %s/" SB_SLURM_MANIFEST
                                    " (written with the job script: %" PRId64 " task(s))",
-                                   s->directory, s->manifest.tasks);
-        if (s->manifest.script)
-            s->job_script = strdup(s->manifest.script);
-        s->throttle = s->manifest.array_limit;
+                                   s->directory, s->manifest.rec.tasks);
+        if (s->manifest.rec.script)
+            s->job_script = strdup(s->manifest.rec.script);
+        s->throttle = s->manifest.rec.array_limit;
         return rc;
     }
     return sum_array_as_seen(s, 0);

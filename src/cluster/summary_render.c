@@ -76,34 +76,36 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     case SUM_FAILED:
         break;
     }
-    int o = k->outcome;
+    int o = k->rec.outcome, status = (int)k->rec.exit_status;
+    int sig = k->rec.signal > 0 ? (int)k->rec.signal : 0;
     if (k->slurm_timeout) {
-        int64_t lim = requested(k, k->req_time, s->manifest.req_time);
+        int64_t lim = requested(k, k->rec.time_minutes, s->manifest.rec.time_minutes);
         if (lim > 0)
             sb_text_printf(t, "TIMEOUT (SLURM's --time of %" PRId64 " min)", lim);
         else
             sb_text_printf(t, "TIMEOUT (SLURM's time limit)");
-    } else if (k->oom_limit > 0 || o == SB_TASK_OOM) {
-        bytes_cell(b, sizeof b, k->oom_limit > 0 ? k->oom_limit : -1);
-        sb_text_printf(t, "OOM-killed (limit %s)", k->oom_limit > 0 ? b : "unknown");
+    } else if (k->rec.oom_limit_bytes > 0 || o == SB_TASK_OOM) {
+        bytes_cell(b, sizeof b, k->rec.oom_limit_bytes > 0 ? k->rec.oom_limit_bytes : -1);
+        sb_text_printf(t, "OOM-killed (limit %s)", k->rec.oom_limit_bytes > 0 ? b : "unknown");
     } else if (k->slurm_oom)
         sb_text_printf(t, "OOM-killed (the SLURM log says so)");
     else if (k->preempted)
         sb_text_printf(t, "preempted (the SLURM log says so)");
-    else if (k->item_timeout) {
+    else if (o == SB_TASK_TIMEOUT) {
         char given[48] = "?";
-        double ended = k->timeout_seconds > 0 ? k->timeout_seconds : s->item_timeout;
+        double ended = k->rec.timeout_seconds > 0 ? k->rec.timeout_seconds
+                                                  : s->manifest.rec.item_timeout_seconds;
         if (ended > 0)
             sb_slurm_seconds_text(given, sizeof given, ended);
         sb_text_printf(t, "item timeout (the script's item --timeout of %s s ended it)", given);
     } else if (o == SB_TASK_EXIT)
-        sb_text_printf(t, "exited with status %d", k->exit_status);
+        sb_text_printf(t, "exited with status %d", status);
     else if (o == SB_TASK_SIGNAL)
-        sb_text_printf(t, "killed by signal %d", k->signal);
+        sb_text_printf(t, "killed by signal %d", sig);
     else if (o == SB_TASK_NOT_STARTED)
-        sb_text_printf(t, "could not be started (exit %d)", k->exit_status);
+        sb_text_printf(t, "could not be started (exit %d)", status);
     else if (o == SB_TASK_INTERRUPTED)
-        sb_text_printf(t, "interrupted by signal %d", k->signal);
+        sb_text_printf(t, "interrupted by signal %d", sig);
     else
         sb_text_printf(t, "failed (an older report without a task record)");
 }
@@ -111,28 +113,29 @@ static void result(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 {
     char req[32], peak[40], mem_use[32], cpu[32], wall[32], lim[32], tuse[32];
-    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
-            rt = requested(k, k->req_time, s->manifest.req_time);
+    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.rec.mem_bytes),
+            rt = requested(k, k->rec.time_minutes, s->manifest.rec.time_minutes);
     int known = k->state != SUM_UNREADABLE;
     bytes_cell(req, sizeof req, rm);
     if (!known)
         snprintf(peak, sizeof peak, "unknown");
     else if (k->state == SUM_FAILED && k->peak >= 0) {
         char b[32];
-        bytes_cell(b, sizeof b, k->oom_limit > k->peak ? k->oom_limit : k->peak);
+        bytes_cell(b, sizeof b,
+                   k->rec.oom_limit_bytes > k->peak ? k->rec.oom_limit_bytes : k->peak);
         snprintf(peak, sizeof peak, ">=%s", b); /* a failed task's peak is a lower bound */
     } else
         bytes_cell(peak, sizeof peak, k->peak);
     pct(mem_use, sizeof mem_use,
         known && rm > 0 && k->peak >= 0 ? (double)k->peak / (double)rm : -1);
     int64_t cpus =
-        k->req_cpus > 0 ? k->req_cpus : (s->manifest.req_cpus > 0 ? s->manifest.req_cpus : 1);
+        k->rec.cpus > 0 ? k->rec.cpus : (s->manifest.rec.cpus > 0 ? s->manifest.rec.cpus : 1);
     pct(cpu, sizeof cpu,
-        known && k->cpu_seconds >= 0 && k->seconds > 0
-            ? k->cpu_seconds / (k->seconds * (double)cpus)
+        known && k->cpu_seconds >= 0 && k->rec.elapsed_seconds > 0
+            ? k->cpu_seconds / (k->rec.elapsed_seconds * (double)cpus)
             : -1);
-    if (known && k->seconds >= 0)
-        snprintf(wall, sizeof wall, "%.2fs", k->seconds);
+    if (known && k->rec.elapsed_seconds >= 0)
+        snprintf(wall, sizeof wall, "%.2fs", k->rec.elapsed_seconds);
     else
         snprintf(wall, sizeof wall, "-");
     if (rt > 0)
@@ -140,9 +143,10 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
     else
         snprintf(lim, sizeof lim, "-");
     pct(tuse, sizeof tuse,
-        known && rt > 0 && k->seconds >= 0 ? k->seconds / ((double)rt * 60) : -1);
+        known && rt > 0 && k->rec.elapsed_seconds >= 0 ? k->rec.elapsed_seconds / ((double)rt * 60)
+                                                       : -1);
     sb_text_printf(t, "%7" PRId64 "  ", k->index);
-    cell(t, k->item, ITEM_WIDTH);
+    cell(t, k->rec.item, ITEM_WIDTH);
     sb_text_printf(t, "  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", req, peak, mem_use, cpu, wall, lim,
                    tuse);
     result(t, s, k);
@@ -150,7 +154,7 @@ static void row(sb_text *t, const spacrbench_summary *s, const sum_task *k)
 }
 
 /* What a missing task's SLURM log says. */
-static void log_says(sb_text *t, const sum_missing_log *l)
+static void log_says(sb_text *t, const sum_log *l)
 {
     sb_text_printf(t, "its SLURM log slurm-%" PRId64 "_%" PRId64 ".out says ", l->job, l->index);
     if (l->setup) {
@@ -173,10 +177,10 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
         sum_range_text(r, 1, idx, sizeof idx);
     sb_text_printf(t, "%7s  %-*s  %10s  %11s  %7s  %7s  %9s  %5s  %8s  ", idx, ITEM_WIDTH, "-", "-",
                    "unknown", "-", "-", "-", "-", "-");
-    size_t k = sum_first_at(s->missing_logs, s->n_missing_logs, sizeof *s->missing_logs,
-                            offsetof(sum_missing_log, index), r->first);
-    const sum_missing_log *l =
-        k < s->n_missing_logs && s->missing_logs[k].index == r->first ? &s->missing_logs[k] : NULL;
+    size_t k, n = sum_logs_of(s, r->first, &k);
+    const sum_log *l = NULL;
+    for (size_t i = k; i < k + n; i++)
+        l = s->logs[i].missing ? &s->logs[i] : l;
     if (r->first == r->last && l) {
         sb_text_printf(t, "missing (no report; ");
         log_says(t, l);
@@ -189,9 +193,9 @@ static void missing_row(sb_text *t, const spacrbench_summary *s, const sum_range
                        "%" PRId64 " missing (no report: cancelled, never started, or killed "
                        "before writing one)\n",
                        (r->last - r->first) / r->step + 1);
-        for (; k < s->n_missing_logs && s->missing_logs[k].index <= r->last; k++) {
-            const sum_missing_log *m = &s->missing_logs[k];
-            if ((m->index - r->first) % r->step != 0)
+        for (; k < s->n_logs && s->logs[k].index <= r->last; k++) {
+            const sum_log *m = &s->logs[k];
+            if (!m->missing || (m->index - r->first) % r->step != 0)
                 continue;
             sb_text_printf(t, "%7" PRId64 "  ", m->index);
             log_says(t, m);
@@ -395,45 +399,47 @@ static void int_or_null(json_writer *w, const char *name, int64_t v, int known)
         json_null(w, name);
 }
 
-/* A task's object in the JSON document: its figures, each unknown one -1
- * (NaN for the times) so that the table writes it as null. */
-typedef struct task_row {
-    int64_t task, exit_status, signal, oom_limit_bytes, peak, req_mem, req_cpus, req_time;
-    const char *state, *report, *item, *outcome, *result, *array_job, *array_key, *needs, *why;
-    int32_t oom, timeout, item_timeout, preempted;
-    double seconds, cpu_seconds;
-} task_row;
+/* A task's object in the JSON document: its members as they are, and
+ * what it does not hold as one (names, words, the requests with the
+ * manifest's) in a view, each unknown figure -1 so that the table writes
+ * it as null. */
+typedef struct task_view {
+    const char *state, *outcome, *result, *needs;
+    int64_t oom_limit_bytes, req_mem, req_cpus, req_time;
+    int32_t oom, item_timeout;
+} task_view;
 
-#define N                             SB_FIELD_NULLABLE
-#define ROW(key, type, member, flags) SB_FIELD(key, type, task_row, 0, member, flags, 0, 0, NULL)
+#define N                               SB_FIELD_NULLABLE
+#define TASK(key, type, member, flags)  SB_FIELD(key, type, sum_task, 0, member, flags, 0, 0, NULL)
+#define SHOWN(key, type, member, flags) SB_FIELD(key, type, task_view, 1, member, flags, 0, 0, NULL)
 static const sb_field k_task_row[] = {
-    ROW("task", SB_FT_INT, task, 0),
-    ROW("state", SB_FT_TEXT, state, 0),
-    ROW("report", SB_FT_TEXT, report, N),
-    ROW("item", SB_FT_TEXT, item, N),
-    ROW("outcome", SB_FT_TEXT, outcome, N),
-    ROW("result", SB_FT_TEXT, result, N),
-    ROW("array_job", SB_FT_TEXT, array_job, N),
-    ROW("array_key", SB_FT_TEXT, array_key, N),
-    ROW("needs", SB_FT_TEXT, needs, N),
-    ROW("exit_status", SB_FT_INT, exit_status, N),
-    ROW("signal", SB_FT_INT, signal, N),
-    ROW("oom_limit_bytes", SB_FT_INT, oom_limit_bytes, 0),
-    ROW("out_of_memory", SB_FT_BOOL, oom, 0),
-    ROW("timeout", SB_FT_BOOL, timeout, 0),
-    ROW("item_timeout", SB_FT_BOOL, item_timeout, 0),
-    ROW("preempted", SB_FT_BOOL, preempted, 0),
-    ROW("peak_rss_bytes", SB_FT_INT, peak, N),
-    ROW("seconds", SB_FT_NUMBER, seconds, N),
-    ROW("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N),
-    ROW("requested_mem_bytes", SB_FT_INT, req_mem, N),
-    ROW("requested_cpus", SB_FT_INT, req_cpus, N),
-    ROW("requested_time_minutes", SB_FT_INT, req_time, N),
-    ROW("why", SB_FT_TEXT, why, N),
+    TASK("task", SB_FT_INT, index, 0),
+    SHOWN("state", SB_FT_TEXT, state, 0),
+    TASK("report", SB_FT_TEXT, file, N),
+    TASK("item", SB_FT_TEXT, rec.item, N),
+    SHOWN("outcome", SB_FT_TEXT, outcome, N),
+    SHOWN("result", SB_FT_TEXT, result, N),
+    TASK("array_job", SB_FT_TEXT, rec.array_job_id, N),
+    TASK("array_key", SB_FT_TEXT, rec.array_key, N),
+    SHOWN("needs", SB_FT_TEXT, needs, N),
+    TASK("exit_status", SB_FT_INT, rec.exit_status, N),
+    TASK("signal", SB_FT_INT, rec.signal, N), /* the reader keeps 1..128, else -1 */
+    SHOWN("oom_limit_bytes", SB_FT_INT, oom_limit_bytes, 0),
+    SHOWN("out_of_memory", SB_FT_BOOL, oom, 0),
+    TASK("timeout", SB_FT_BOOL, slurm_timeout, 0),
+    SHOWN("item_timeout", SB_FT_BOOL, item_timeout, 0),
+    TASK("preempted", SB_FT_BOOL, preempted, 0),
+    TASK("peak_rss_bytes", SB_FT_INT, peak, N),
+    TASK("seconds", SB_FT_NUMBER, rec.elapsed_seconds, N),
+    TASK("cpu_seconds", SB_FT_NUMBER, cpu_seconds, N),
+    SHOWN("requested_mem_bytes", SB_FT_INT, req_mem, N),
+    SHOWN("requested_cpus", SB_FT_INT, req_cpus, N),
+    SHOWN("requested_time_minutes", SB_FT_INT, req_time, N),
+    TASK("why", SB_FT_TEXT, why, N),
 };
 static const sb_record k_task_record = SB_RECORD("summary task", k_task_row);
 
-#define LOG(key, type, member) SB_FIELD(key, type, sum_missing_log, 0, member, 0, 0, 0, NULL)
+#define LOG(key, type, member) SB_FIELD(key, type, sum_log, 0, member, 0, 0, 0, NULL)
 static const sb_field k_missing_log[] = {
     LOG("task", SB_FT_INT, index),           LOG("array_job", SB_FT_INT, job),
     LOG("timeout", SB_FT_BOOL, timeout),     LOG("out_of_memory", SB_FT_BOOL, oom),
@@ -465,36 +471,24 @@ static void json_task(json_writer *w, const spacrbench_summary *s, const sum_tas
 {
     static const char *const k_state[] = {"ok",    "failed",  "unreadable",
                                           "stale", "outside", "foreign"};
+    _Static_assert(sizeof k_state / sizeof *k_state == SUM_STATES, "one name per sum_state");
     sb_text r = {0};
     result(&r, s, k);
-    int64_t rm = requested(k, k->req_mem, s->manifest.req_mem),
-            rt = requested(k, k->req_time, s->manifest.req_time);
-    task_row row = {
-        .task = k->index,
-        .exit_status = k->exit_status,
-        .signal = k->signal > 0 ? k->signal : -1,
-        .oom_limit_bytes = k->oom_limit > 0 ? k->oom_limit : 0,
-        .peak = k->peak,
-        .req_mem = rm > 0 ? rm : -1,
-        .req_cpus = k->req_cpus > 0 ? k->req_cpus : -1,
-        .req_time = rt > 0 ? rt : -1,
+    int64_t rm = requested(k, k->rec.mem_bytes, s->manifest.rec.mem_bytes),
+            rt = requested(k, k->rec.time_minutes, s->manifest.rec.time_minutes);
+    const task_view v = {
         .state = k_state[k->state],
-        .report = k->file,
-        .item = k->item,
-        .outcome = k->outcome >= 0 ? sb_task_outcome_name(k->outcome) : NULL,
+        .outcome = k->rec.outcome >= 0 ? sb_task_outcome_name(k->rec.outcome) : NULL,
         .result = r.data,
-        .array_job = k->array_job,
-        .array_key = k->array_key,
         .needs = k_need[k->need],
-        .why = k->why,
+        .oom_limit_bytes = k->rec.oom_limit_bytes > 0 ? k->rec.oom_limit_bytes : 0,
+        .req_mem = rm > 0 ? rm : -1,
+        .req_cpus = k->rec.cpus > 0 ? k->rec.cpus : -1,
+        .req_time = rt > 0 ? rt : -1,
         .oom = sum_task_oom(k),
-        .timeout = k->slurm_timeout,
-        .item_timeout = k->item_timeout,
-        .preempted = k->preempted,
-        .seconds = k->seconds,
-        .cpu_seconds = k->cpu_seconds,
+        .item_timeout = k->rec.outcome == SB_TASK_TIMEOUT,
     };
-    const void *const parts[] = {&row};
+    const void *const parts[] = {k, &v};
     sb_record_write(w, NULL, &k_task_record, parts, NULL);
     sb_text_free(&r);
 }
@@ -507,9 +501,10 @@ static void json_missing(json_writer *w, const spacrbench_summary *s)
     free(missing);
     json_int(w, "missing_count", s->n_missing);
     json_begin_array(w, "missing_logs");
-    for (size_t i = 0; i < s->n_missing_logs; i++) {
-        const void *const parts[] = {&s->missing_logs[i]};
-        sb_record_write(w, NULL, &k_missing_log_record, parts, NULL);
+    for (size_t i = 0; i < s->n_logs; i++) {
+        const void *const parts[] = {&s->logs[i]};
+        if (s->logs[i].missing)
+            sb_record_write(w, NULL, &k_missing_log_record, parts, NULL);
     }
     json_end_array(w);
 }
