@@ -194,10 +194,11 @@ static size_t scan_number(char *s, size_t len, size_t i, unsigned flags, char in
     return end;
 }
 
-/* One pass over the tokens that are not structure, counting the values.
- * Where the structure is broken, what it finds after the break is later
- * than json-c's error. */
-static void scan(char *s, size_t len, const json_limits *lim, problem *p)
+/* One pass over the tokens that are not structure: the values it counts
+ * (as many as json-c makes, or more where a name repeats). Where the
+ * structure is broken, what it finds after the break is later than
+ * json-c's error. */
+static size_t scan(char *s, size_t len, const json_limits *lim, problem *p)
 {
     char open[256], last = 0; /* the containers' brackets (json-c refuses deeper ones) */
     size_t depth = 0, values = 0;
@@ -234,6 +235,7 @@ static void scan(char *s, size_t len, const json_limits *lim, problem *p)
         if (!strchr(" \t\r\n", c) || !c)
             last = c == '"' && key ? 'k' : strchr("{[,:", c) && c ? c : 'v';
     }
+    return values;
 }
 
 /* json-c's error at offset at, in our words (len: the end of the text). */
@@ -271,7 +273,7 @@ typedef struct builder {
     json_doc *doc;
     const char *text; /* the text as given: the placeholders' numbers */
     size_t len;
-    size_t n_nodes, n_text; /* counted, then used */
+    size_t n_nodes, n_text; /* used */
 } builder;
 
 /* The text of a number value: json-c's, ours for a placeholder, one
@@ -300,28 +302,6 @@ static const char *number_text(builder *b, struct json_object *v, size_t *n, int
     }
     *n = strlen(t);
     return t;
-}
-
-/* Count v's nodes and their text bytes. */
-static void count(builder *b, struct json_object *v)
-{
-    b->n_nodes++;
-    size_t n = 0;
-    int integral;
-    if (json_object_is_type(v, json_type_int))
-        b->n_text += 24;
-    else if (number_text(b, v, &n, &integral))
-        b->n_text += n + 1;
-    else if (json_object_is_type(v, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            count(b, json_object_array_get_idx(v, i));
-    } else if (json_object_is_type(v, json_type_object)) {
-        json_object_object_foreach(v, key, child)
-        {
-            (void)key;
-            count(b, child);
-        }
-    }
 }
 
 static char *put_text(builder *b, const char *t, size_t n)
@@ -438,7 +418,7 @@ int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *l
     memcpy(copy + len, " \x01", 3);
     for (char *c = memchr(copy, '\0', len); c; c = memchr(c, '\0', len - (size_t)(c - copy)))
         *c = '\x01'; /* json-c would take a NUL for the end; this one it judges in place */
-    scan(copy, len, &lim, &p);
+    size_t values = scan(copy, len, &lim, &p);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     /* Past the value limit json-c reads no further: only a problem before it counts. */
     size_t upto = p.what == k_values ? p.at : len + 2;
@@ -470,11 +450,10 @@ int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *l
     else if (p.what)
         snprintf(doc->error, sizeof doc->error, "%s at byte %zu", p.what, p.at);
     else {
-        count(&b, tree);
-        doc->nodes = malloc(b.n_nodes * sizeof *doc->nodes);
-        doc->strings = malloc(b.n_text + 1);
+        /* A number's text is no longer than its token, and a string's is the tree's. */
+        doc->nodes = malloc(values * sizeof *doc->nodes);
+        doc->strings = malloc(len + values + 1);
         doc->tree = tree;
-        b.n_nodes = b.n_text = 0;
         if (!doc->nodes || !doc->strings)
             snprintf(doc->error, sizeof doc->error, "out of memory");
         else {
