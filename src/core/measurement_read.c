@@ -14,11 +14,20 @@
 /* A benchmark holds one record per item; more than this is not one we wrote. */
 #define MAX_ENTRIES 100000000u
 
-/* A constructor's refusal, named by the path of what it refused. */
-static int sb_read_refused(sb_reader *r, int rc)
+#define NO_INDEX SIZE_MAX
+
+/* A constructor's refusal, named by the path of what it refused: the
+ * reader's, then key and [index] where given (NULL, NO_INDEX: none). */
+static int refused(sb_reader *r, int rc, const char *key, size_t index)
 {
+    size_t depth = r->depth;
+    if (key)
+        sb_reader_push_key(r, key);
+    if (index != NO_INDEX)
+        sb_reader_push_index(r, index);
     if (rc < 0 && rc != SPACRBENCH_ENOMEM && !r->failed)
         sb_reader_fail(r, SB_READ_VALUE, 1, "is refused: %s", spacrbench_last_error_message());
+    r->depth = depth;
     return rc;
 }
 
@@ -222,16 +231,11 @@ static int plate_build(sb_reader *r, const struct plate_read *pp, spacrbench_mea
     if (!pp->present)
         return 0;
     sb_reader_push_key(r, "plate");
-    int rc = sb_read_refused(r, spacrbench_measurement_plate_begin(m, &pp->info));
-    sb_reader_push_key(r, "picks");
-    for (size_t i = 0; i < pp->n_picks && rc == 0; i++) {
-        sb_reader_push_index(r, i);
-        rc = sb_read_refused(r, spacrbench_measurement_plate_add_pick(m, &pp->picks[i]));
-        sb_reader_pop(r);
-    }
-    sb_reader_pop(r);
+    int rc = refused(r, spacrbench_measurement_plate_begin(m, &pp->info), NULL, NO_INDEX);
+    for (size_t i = 0; i < pp->n_picks && rc == 0; i++)
+        rc = refused(r, spacrbench_measurement_plate_add_pick(m, &pp->picks[i]), "picks", i);
     for (size_t i = 0; i < pp->n_notes && rc == 0; i++)
-        rc = sb_read_refused(r, spacrbench_measurement_plate_add_note(m, pp->notes[i]));
+        rc = refused(r, spacrbench_measurement_plate_add_note(m, pp->notes[i]), NULL, NO_INDEX);
     sb_reader_pop(r);
     return rc;
 }
@@ -324,41 +328,19 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
     return 0;
 }
 
-/* What record i holds beyond its struct: CPU, memory figures, runs. */
-static int record_figures(sb_reader *r, spacrbench_measurement *m, const parsed *p, size_t i)
-{
-    const sb_item_more *x = &p->labels[i];
-    int rc = 0;
-    sb_reader_push_index(r, i);
-    if (!isnan(x->cpu_seconds))
-        rc = sb_read_refused(r, spacrbench_measurement_set_item_cpu_seconds(m, i, x->cpu_seconds));
-    if (rc == 0 && (x->cgroup_charge_bytes >= 0 || x->tree_rss_peak_bytes >= 0)) {
-        spacrbench_memory_figures f = {sizeof f, x->cgroup_charge_bytes, x->tree_rss_peak_bytes};
-        rc = sb_read_refused(r, spacrbench_measurement_set_item_memory(m, i, &f));
-    }
-    if (rc == 0 && p->n_runs[i]) {
-        sb_reader_push_key(r, "run_records");
-        rc = sb_read_refused(r, spacrbench_measurement_set_item_runs(m, i, p->runs[i], p->n_runs[i],
-                                                                     sizeof *p->runs[i]));
-        sb_reader_pop(r);
-    }
-    sb_reader_pop(r);
-    return rc;
-}
-
 /* The measurement p describes; the path names the measurement. */
 static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
 {
     spacrbench_figures fig = p->fig;
-    int rc = sb_read_refused(r, spacrbench_measurement_create(&fig, out));
+    int rc = refused(r, spacrbench_measurement_create(&fig, out), NULL, NO_INDEX);
     spacrbench_measurement *m = *out;
     if (rc < 0)
         return rc;
     m->fig.peak_method = p->fig.peak_method; /* create() makes "none" supplied */
-    sb_reader_push_key(r, "records");
     if (p->n_records &&
-        (rc = sb_read_refused(r, spacrbench_measurement_add_records(m, p->records, p->n_records,
-                                                                    sizeof *p->records))) < 0)
+        (rc = refused(
+             r, spacrbench_measurement_add_records(m, p->records, p->n_records, sizeof *p->records),
+             "records", NO_INDEX)) < 0)
         return rc;
     if (p->n_records && !(m->labels = calloc(p->n_records, sizeof *m->labels)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
@@ -366,44 +348,46 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
     for (size_t i = 0; i < p->n_records; i++)
         if (p->labels[i].item && !(m->labels[i] = strdup(p->labels[i].item)))
             return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->n_records && rc == 0; i++)
-        rc = record_figures(r, m, p, i);
-    sb_reader_pop(r);
-    if (rc < 0)
-        return rc;
-    sb_reader_push_key(r, "notes");
+    for (size_t i = 0; i < p->n_records && rc == 0;
+         i++) { /* what a record holds beyond its struct */
+        const sb_item_more *x = &p->labels[i];
+        spacrbench_memory_figures f = {sizeof f, x->cgroup_charge_bytes, x->tree_rss_peak_bytes};
+        if (!isnan(x->cpu_seconds))
+            rc = refused(r, spacrbench_measurement_set_item_cpu_seconds(m, i, x->cpu_seconds),
+                         "records", i);
+        if (rc == 0 && (f.cgroup_charge_bytes >= 0 || f.tree_rss_peak_bytes >= 0))
+            rc = refused(r, spacrbench_measurement_set_item_memory(m, i, &f), "records", i);
+        if (rc == 0 && p->n_runs[i]) {
+            sb_reader_push_key(r, "records");
+            sb_reader_push_index(r, i);
+            rc = refused(r,
+                         spacrbench_measurement_set_item_runs(m, i, p->runs[i], p->n_runs[i],
+                                                              sizeof *p->runs[i]),
+                         "run_records", NO_INDEX);
+            r->depth -= 2;
+        }
+    }
     for (size_t i = 0; i < p->n_notes && rc == 0; i++)
-        rc = sb_read_refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
-    sb_reader_pop(r);
-    sb_reader_push_key(r, "vram_reason");
+        rc = refused(r, spacrbench_measurement_add_note(m, p->notes[i]), "notes", NO_INDEX);
     if (rc == 0 && p->more.vram_reason)
-        rc = sb_read_refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason));
-    sb_reader_pop(r);
-    sb_reader_push_key(r, "gpus");
+        rc = refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason),
+                     "vram_reason", NO_INDEX);
     for (size_t i = 0; i < p->n_gpus && rc == 0; i++)
-        rc = sb_read_refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
-    sb_reader_pop(r);
+        rc = refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]), "gpus", NO_INDEX);
     if (rc == 0)
         rc = plate_build(r, &p->plate, m);
     if (rc < 0 || !p->has_timeline)
         return rc;
     sb_reader_push_key(r, "timeline");
     spacrbench_timeline_info info = p->info;
-    rc = sb_read_refused(r, spacrbench_measurement_timeline_begin(m, &info));
-    sb_reader_push_key(r, "points");
-    for (size_t i = 0; i < p->n_points && rc == 0; i++) {
-        sb_reader_push_index(r, i);
-        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_point_cpu(
-                                    m, &p->points[i].point, p->points[i].more.cpu_seconds));
-        sb_reader_pop(r);
-    }
-    sb_reader_pop(r);
-    sb_reader_push_key(r, "items");
-    for (size_t i = 0; i < p->n_marks && rc == 0; i++) {
-        sb_reader_push_index(r, i);
-        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]));
-        sb_reader_pop(r);
-    }
+    rc = refused(r, spacrbench_measurement_timeline_begin(m, &info), NULL, NO_INDEX);
+    for (size_t i = 0; i < p->n_points && rc == 0; i++)
+        rc = refused(r,
+                     spacrbench_measurement_timeline_add_point_cpu(m, &p->points[i].point,
+                                                                   p->points[i].more.cpu_seconds),
+                     "points", i);
+    for (size_t i = 0; i < p->n_marks && rc == 0; i++)
+        rc = refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]), "items", i);
     return rc;
 }
 
