@@ -276,70 +276,46 @@ typedef struct builder {
     size_t n_nodes, n_text; /* used */
 } builder;
 
-/* The text of a number value: json-c's, ours for a placeholder, one
- * written for an integer; *integral set for the placeholder. */
-static const char *number_text(builder *b, struct json_object *v, size_t *n, int *integral)
+/* v, a number: its value and text (one written for an integer, the
+ * token's own for a placeholder, json-c's otherwise). */
+static void number(builder *b, json_node *n, struct json_object *v)
 {
-    *integral = 0;
-    if (!json_object_is_type(v, json_type_double))
-        return NULL;
+    char buf[24];
     const char *t = json_object_get_userdata(v);
-    if (!t) {
+    n->kind = JSON_NUMBER;
+    n->integral = (unsigned char)json_object_is_type(v, json_type_int);
+    if (n->integral) {
+        int64_t i = json_object_get_int64(v);
+        uint64_t u = json_object_get_uint64(v);
+        n->is_integer = !(i == INT64_MAX && u > (uint64_t)INT64_MAX);
+        n->integer = n->is_integer ? i : 0;
+        if (n->is_integer)
+            snprintf(buf, sizeof buf, "%lld", (long long)i);
+        else
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)u);
+        t = buf;
+    } else if (!t) {
         double d = json_object_get_double(v);
         t = isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
-    } else if (t[0] == '0' && t[1] == 'e' && strlen(t) >= 19) {
+    }
+    size_t len = strlen(t), digits = 0;
+    if (!n->integral && len >= 19 && t[0] == '0' && t[1] == 'e') {
         /* A placeholder, if the text at its offset is an integer as long. */
-        size_t at = (size_t)strtoull(t + 2, NULL, 10), len = strlen(t);
-        size_t digits = 0;
+        size_t at = (size_t)strtoull(t + 2, NULL, 10);
         while (at <= b->len && digits < b->len - at &&
                strchr("-0123456789", b->text[at + digits]) && b->text[at + digits])
             digits++;
         if (digits == len) {
-            *integral = 1;
-            *n = len;
-            return b->text + at;
+            n->integral = 1;
+            t = b->text + at;
         }
     }
-    *n = strlen(t);
-    return t;
-}
-
-static char *put_text(builder *b, const char *t, size_t n)
-{
-    char *at = b->doc->strings + b->n_text;
-    memcpy(at, t, n);
-    at[n] = '\0';
-    b->n_text += n + 1;
-    return at;
-}
-
-static void number(builder *b, json_node *n, struct json_object *v)
-{
-    n->kind = JSON_NUMBER;
-    n->finite = 1;
-    if (json_object_is_type(v, json_type_int)) {
-        char t[24];
-        int64_t i = json_object_get_int64(v);
-        uint64_t u = json_object_get_uint64(v);
-        if (i == INT64_MAX && u > (uint64_t)INT64_MAX) {
-            snprintf(t, sizeof t, "%llu", (unsigned long long)u);
-            n->number = (double)u;
-        } else {
-            snprintf(t, sizeof t, "%lld", (long long)i);
-            n->number = (double)i;
-            n->is_integer = 1;
-            n->integer = i;
-        }
-        n->integral = 1;
-        n->text = put_text(b, t, strlen(t));
-        return;
-    }
-    size_t len = 0;
-    int integral;
-    const char *t = number_text(b, v, &len, &integral);
-    n->text = put_text(b, t, len);
-    n->integral = (unsigned char)integral;
-    n->number = integral ? strtod(n->text, NULL) : json_object_get_double(v);
+    char *text = b->doc->strings + b->n_text;
+    memcpy(text, t, len);
+    text[len] = '\0';
+    b->n_text += len + 1;
+    n->text = text;
+    n->number = n->integral ? strtod(text, NULL) : json_object_get_double(v);
     n->finite = isfinite(n->number) != 0;
 }
 
