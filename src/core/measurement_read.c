@@ -268,7 +268,8 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
     /* The library's runner writes one record per item; a hand-made
      * measurement (peak_method supplied) may have none. */
     int measured = f->peak_method != SPACRBENCH_PEAK_SUPPLIED;
-    long long want = (long long)f->items + (long long)f->warmup_items;
+    /* Added unsigned: items and warmup_items as read may sum past int64. */
+    long long want = (long long)((uint64_t)f->items + (uint64_t)f->warmup_items);
     sb_reader_push_key(r, "records");
     if (whole && measured && !p->n_records)
         return sb_reader_fail(r, SB_READ_VALUE, 1,
