@@ -14,52 +14,22 @@
 /* A benchmark holds one record per item; more than this is not one we wrote. */
 #define MAX_ENTRIES 100000000u
 
-/* A constructor's refusal, named by the path of what it refused. */
-static int sb_read_refused(sb_reader *r, int rc)
+#define NO_INDEX SIZE_MAX
+
+/* A constructor's refusal, named by the path of what it refused: the
+ * reader's, then key and [index] where given (NULL, NO_INDEX: none). */
+static int refused(sb_reader *r, int rc, const char *key, size_t index)
 {
+    size_t depth = r->depth;
+    if (key)
+        sb_reader_push_key(r, key);
+    if (index != NO_INDEX)
+        sb_reader_push_index(r, index);
     if (rc < 0 && rc != SPACRBENCH_ENOMEM && !r->failed)
         sb_reader_fail(r, SB_READ_VALUE, 1, "is refused: %s", spacrbench_last_error_message());
+    r->depth = depth;
     return rc;
 }
-
-/* The n entries of the list value, each first a copy of init, read by rec
- * (NULL: texts; parts: the entry, then more's entry): the array, or NULL
- * with *oom set. The reader's problem is in r. */
-static void *read_array(int *oom, sb_reader *r, const json_node *value, long long n,
-                        const sb_record *rec, size_t size, const void *init, void *more,
-                        size_t more_size)
-{
-    char *a = calloc((size_t)n, size);
-    if (!a) {
-        *oom = 1;
-        return NULL;
-    }
-    size_t i = 0;
-    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
-         e = json_next(r->doc, e), i++) {
-        void *const parts[] = {a + i * size, more ? (char *)more + i * more_size : NULL};
-        sb_reader_push_index(r, i);
-        if (rec) {
-            memcpy(parts[0], init, size);
-            sb_record_read(r, e, rec, parts, NULL);
-        } else
-            *(const char **)parts[0] = sb_read_string(r, e);
-        sb_reader_pop(r);
-    }
-    return a;
-}
-
-/* The "plate" member, read by the plate's field tables, checked with the
- * records it describes, then built into the measurement. */
-/* What the member holds, pointing into the document until built. */
-typedef struct sb_plate_parsed {
-    int present;
-    spacrbench_plate_section info;
-    spacrbench_plate_pick *picks;
-    size_t n_picks;
-    const char **notes;
-    size_t n_notes;
-} sb_plate_parsed;
 
 /* What the document holds, pointing into it until the measurement is built. */
 typedef struct parsed {
@@ -69,49 +39,133 @@ typedef struct parsed {
     sb_item_more *labels;       /* and each record's other figures */
     spacrbench_item_run **runs; /* per record: its "run_records", NULL none */
     size_t *n_runs;
-    size_t n_records;
+    size_t n_records, current; /* current: the record read now */
     const char **notes;
     size_t n_notes;
     spacrbench_gpu_info *gpus;
     size_t n_gpus;
     int has_timeline;
     spacrbench_timeline_info info;
-    spacrbench_timeline_point *points;
-    sb_point_more *point_cpu;
+    struct point_read {
+        spacrbench_timeline_point point;
+        sb_point_more more;
+    } * points;
     size_t n_points;
     spacrbench_timeline_item *marks;
     size_t n_marks;
-    sb_plate_parsed plate; /* the plate section, if any */
+    struct plate_read { /* the plate section, if any */
+        int present;
+        spacrbench_plate_section info;
+        spacrbench_plate_pick *picks;
+        size_t n_picks;
+        const char **notes;
+        size_t n_notes;
+    } plate;
+    sb_record_io io; /* every list and section is read by read_lists */
     int out_of_memory;
 } parsed;
 
-static int read_plate_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
+/* The list f's value into a calloc'd array of *n entries, each first a
+ * copy of init (size bytes) read by f's record, its second part more bytes
+ * into the entry (NULL record: texts): the array, or NULL for none, a
+ * problem (in r) or out of memory. */
+static void *read_array(parsed *p, sb_reader *r, const sb_field *f, const json_node *value,
+                        size_t *n, size_t size, const void *init, size_t more)
 {
-    parsed *p = ctx;
-    sb_plate_parsed *pp = &p->plate;
-    long long n = sb_read_list(r, value, f->flags & SB_FIELD_NULLABLE);
-    if (n <= 0)
-        return (int)n;
-    if (f->extra == &sb_plate_pick_record) {
-        const spacrbench_plate_pick init = {sizeof init, 0, NAN, 0, 0, -1, NAN};
-        pp->picks =
-            read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
-        pp->n_picks = (size_t)n;
-        return pp->picks && !r->failed ? 0 : -1;
+    long long count = sb_read_list(r, value, (f->flags & SB_FIELD_NULLABLE) != 0);
+    char *a = count > 0 ? calloc((size_t)count, size) : NULL;
+    if (!a) {
+        p->out_of_memory |= count > 0;
+        return NULL;
     }
-    pp->notes = read_array(&p->out_of_memory, r, value, n, NULL, sizeof *pp->notes, NULL, NULL, 0);
-    pp->n_notes = (size_t)n;
-    return pp->notes && !r->failed ? 0 : -1;
+    *n = (size_t)count;
+    size_t i = 0;
+    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
+         e = json_next(r->doc, e), i++) {
+        char *entry = a + i * size;
+        void *const parts[] = {entry, more ? entry + more : NULL};
+        sb_reader_push_index(r, i);
+        if (f->extra) {
+            memcpy(entry, init, size);
+            sb_record_read(r, e, f->extra, parts, &p->io);
+        } else
+            *(const char **)entry = sb_read_string(r, e);
+        sb_reader_pop(r);
+    }
+    return a;
 }
 
-static int sb_plate_parsed_read(parsed *p, sb_reader *r, const json_node *value)
+/* The records, each with its other figures and its runs. */
+static void read_records(parsed *p, sb_reader *r, const sb_field *f, const json_node *value)
 {
-    if (value->kind == JSON_NULL)
-        return 0; /* none, as when the member is absent */
-    p->plate.present = 1;
-    const sb_record_io io = {p, NULL, read_plate_lists};
-    void *const parts[] = {&p->plate.info};
-    return sb_record_read(r, value, &sb_plate_record, parts, &io);
+    long long n = sb_read_list(r, value, 1);
+    if (n <= 0)
+        return;
+    p->records = calloc((size_t)n, sizeof *p->records);
+    p->labels = calloc((size_t)n, sizeof *p->labels);
+    p->runs = calloc((size_t)n, sizeof *p->runs);
+    p->n_runs = calloc((size_t)n, sizeof *p->n_runs);
+    if (!p->records || !p->labels || !p->runs || !p->n_runs) {
+        p->out_of_memory = 1;
+        return;
+    }
+    p->n_records = (size_t)n;
+    size_t i = 0;
+    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
+         e = json_next(r->doc, e), i++) {
+        p->records[i] = (spacrbench_item_record){sizeof p->records[i], 0, 0, 0, 0.0, -1, -1};
+        p->labels[i] = (sb_item_more){
+            .item = NULL, .cpu_seconds = NAN, .cgroup_charge_bytes = -1, .tree_rss_peak_bytes = -1};
+        void *const parts[] = {&p->records[i], &p->labels[i]};
+        p->current = i;
+        sb_reader_push_index(r, i);
+        sb_record_read(r, e, f->extra, parts, &p->io);
+        sb_reader_pop(r);
+    }
+}
+
+/* Each list and section of the document (the sb_record_io of every
+ * record read): where it goes in p, by its field's record. */
+static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
+{
+    parsed *p = ctx;
+    const sb_record *rec = f->extra;
+    if (f->type == SB_FT_NESTED) { /* the timeline or the plate; null: none */
+        int plate = rec == &sb_plate_record;
+        if (value->kind == JSON_NULL)
+            return 0;
+        *(plate ? &p->plate.present : &p->has_timeline) = 1;
+        void *const parts[] = {plate ? (void *)&p->plate.info : &p->info};
+        return sb_record_read(r, value, rec, parts, &p->io);
+    }
+    static const spacrbench_item_run run = {sizeof run, 0.0, NAN, -1, -1, -1, -1};
+    static const spacrbench_gpu_info gpu = {sizeof gpu, 0, "", -1, -1, -1};
+    static const spacrbench_plate_pick pick = {sizeof pick, 0, NAN, 0, 0, -1, NAN};
+    static const spacrbench_timeline_item mark = {sizeof mark, 0, 0, 0, 0.0, 0.0, -1, NAN};
+    static const struct point_read point = {{sizeof point.point, 0.0, -1, -1}, {NAN}};
+    size_t i = p->current;
+    if (rec == &sb_item_record)
+        read_records(p, r, f, value);
+    else if (rec == &sb_run_record && value->kind == JSON_ARRAY && value->count <= r->max_entries &&
+             value->count > SPACRBENCH_RUNS_MAX)
+        return sb_reader_fail(r, SB_READ_VALUE, 1, "has %zu runs, more than %d", value->count,
+                              (int)SPACRBENCH_RUNS_MAX);
+    else if (rec == &sb_run_record)
+        p->runs[i] = read_array(p, r, f, value, &p->n_runs[i], sizeof run, &run, 0);
+    else if (rec == &sb_gpu_record)
+        p->gpus = read_array(p, r, f, value, &p->n_gpus, sizeof gpu, &gpu, 0);
+    else if (rec == &sb_plate_pick_record)
+        p->plate.picks = read_array(p, r, f, value, &p->plate.n_picks, sizeof pick, &pick, 0);
+    else if (rec == &sb_timeline_item_record)
+        p->marks = read_array(p, r, f, value, &p->n_marks, sizeof mark, &mark, 0);
+    else if (rec == &sb_timeline_point_record)
+        p->points = read_array(p, r, f, value, &p->n_points, sizeof point, &point,
+                               offsetof(struct point_read, more));
+    else if (f == sb_record_field(&sb_plate_record, "notes"))
+        p->plate.notes = read_array(p, r, f, value, &p->plate.n_notes, sizeof *p->notes, NULL, 0);
+    else
+        p->notes = read_array(p, r, f, value, &p->n_notes, sizeof *p->notes, NULL, 0);
+    return r->failed || p->out_of_memory ? -1 : 0;
 }
 
 static const char *py_bool(int v) { return v ? "True" : "False"; }
@@ -122,9 +176,10 @@ static int compare_index(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
-                                 const spacrbench_item_record *records, size_t n_records)
+/* The plate section against the records it describes. */
+static int plate_check(sb_reader *r, const parsed *p)
 {
+    const struct plate_read *pp = &p->plate;
     if (!pp->present)
         return 0;
     sb_reader_push_key(r, "plate");
@@ -134,10 +189,10 @@ static int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
                               (long long)pp->info.largest_index, (long long)pp->info.items);
     }
     sb_reader_push_key(r, "picks");
-    if (pp->n_picks != n_records)
+    if (pp->n_picks != p->n_records)
         return sb_reader_fail(r, SB_READ_VALUE, 1,
                               "has %zu picks, not one per record (%zu records)", pp->n_picks,
-                              n_records);
+                              p->n_records);
     for (size_t i = 0; i < pp->n_picks; i++) {
         const spacrbench_plate_pick *k = &pp->picks[i];
         sb_reader_push_index(r, i);
@@ -146,11 +201,11 @@ static int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
             return sb_reader_fail(r, SB_READ_VALUE, 1, "is %lld, past the plate's %lld items",
                                   (long long)k->index, (long long)pp->info.items);
         }
-        if (!k->is_warmup != !records[i].is_warmup) {
+        if (!k->is_warmup != !p->records[i].is_warmup) {
             sb_reader_push_key(r, "is_warmup");
-            return sb_reader_fail(r, SB_READ_VALUE, 1, "is %s, but records[%zu] is %s",
-                                  py_bool(k->is_warmup), i,
-                                  records[i].is_warmup ? "a warm-up item" : "not a warm-up item");
+            return sb_reader_fail(
+                r, SB_READ_VALUE, 1, "is %s, but records[%zu] is %s", py_bool(k->is_warmup), i,
+                p->records[i].is_warmup ? "a warm-up item" : "not a warm-up item");
         }
         sb_reader_pop(r);
     }
@@ -171,125 +226,18 @@ static int sb_plate_parsed_check(sb_reader *r, const sb_plate_parsed *pp,
     return 0;
 }
 
-static int sb_plate_parsed_build(sb_reader *r, const sb_plate_parsed *pp, spacrbench_measurement *m)
+static int plate_build(sb_reader *r, const struct plate_read *pp, spacrbench_measurement *m)
 {
     if (!pp->present)
         return 0;
     sb_reader_push_key(r, "plate");
-    int rc = sb_read_refused(r, spacrbench_measurement_plate_begin(m, &pp->info));
-    sb_reader_push_key(r, "picks");
-    for (size_t i = 0; i < pp->n_picks && rc == 0; i++) {
-        sb_reader_push_index(r, i);
-        rc = sb_read_refused(r, spacrbench_measurement_plate_add_pick(m, &pp->picks[i]));
-        sb_reader_pop(r);
-    }
-    sb_reader_pop(r);
+    int rc = refused(r, spacrbench_measurement_plate_begin(m, &pp->info), NULL, NO_INDEX);
+    for (size_t i = 0; i < pp->n_picks && rc == 0; i++)
+        rc = refused(r, spacrbench_measurement_plate_add_pick(m, &pp->picks[i]), "picks", i);
     for (size_t i = 0; i < pp->n_notes && rc == 0; i++)
-        rc = sb_read_refused(r, spacrbench_measurement_plate_add_note(m, pp->notes[i]));
+        rc = refused(r, spacrbench_measurement_plate_add_note(m, pp->notes[i]), NULL, NO_INDEX);
     sb_reader_pop(r);
     return rc;
-}
-
-static int read_timeline_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
-{
-    parsed *p = ctx;
-    long long n = sb_read_list(r, value, 1);
-    if (n <= 0)
-        return (int)n;
-    if (f->extra == &sb_timeline_item_record) {
-        const spacrbench_timeline_item init = {sizeof init, 0, 0, 0, 0.0, 0.0, -1, NAN};
-        p->marks =
-            read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
-        p->n_marks = (size_t)n;
-        return p->marks && !r->failed ? 0 : -1;
-    }
-    if (!(p->point_cpu = malloc((size_t)n * sizeof *p->point_cpu)))
-        return p->out_of_memory = 1, -1;
-    for (long long i = 0; i < n; i++)
-        p->point_cpu[i].cpu_seconds = NAN;
-    const spacrbench_timeline_point init = {sizeof init, 0.0, -1, -1};
-    p->points = read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init,
-                           p->point_cpu, sizeof *p->point_cpu);
-    p->n_points = (size_t)n;
-    return p->points && !r->failed ? 0 : -1;
-}
-
-/* A record's "run_records" (ctx: the parsed document and the record). */
-typedef struct runs_of {
-    parsed *p;
-    size_t index;
-} runs_of;
-
-static int read_runs(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
-{
-    runs_of *ro = ctx;
-    parsed *p = ro->p;
-    long long n = sb_read_list(r, value, 1);
-    if (n <= 0)
-        return (int)n;
-    if (n > SPACRBENCH_RUNS_MAX)
-        return sb_reader_fail(r, SB_READ_VALUE, 1, "has %lld runs, more than %d", n,
-                              (int)SPACRBENCH_RUNS_MAX);
-    const spacrbench_item_run init = {sizeof init, 0.0, NAN, -1, -1, -1, -1};
-    p->runs[ro->index] =
-        read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
-    p->n_runs[ro->index] = (size_t)n;
-    return p->runs[ro->index] && !r->failed ? 0 : -1;
-}
-
-/* The records, each with its other figures and its runs. */
-static int read_records(parsed *p, sb_reader *r, const json_node *value, size_t n)
-{
-    p->records = calloc(n, sizeof *p->records);
-    p->labels = calloc(n, sizeof *p->labels);
-    p->runs = calloc(n, sizeof *p->runs);
-    p->n_runs = calloc(n, sizeof *p->n_runs);
-    if (!p->records || !p->labels || !p->runs || !p->n_runs)
-        return p->out_of_memory = 1, -1;
-    p->n_records = n;
-    size_t i = 0;
-    for (const json_node *e = json_child(r->doc, value, 0); e && !r->failed;
-         e = json_next(r->doc, e), i++) {
-        p->records[i] = (spacrbench_item_record){sizeof p->records[i], 0, 0, 0, 0.0, -1, -1};
-        p->labels[i] = (sb_item_more){
-            .item = NULL, .cpu_seconds = NAN, .cgroup_charge_bytes = -1, .tree_rss_peak_bytes = -1};
-        void *const parts[] = {&p->records[i], &p->labels[i]};
-        runs_of ro = {p, i};
-        const sb_record_io io = {&ro, NULL, read_runs};
-        sb_reader_push_index(r, i);
-        sb_record_read(r, e, &sb_item_record, parts, &io);
-        sb_reader_pop(r);
-    }
-    return r->failed ? -1 : 0;
-}
-
-static int read_lists(void *ctx, sb_reader *r, const sb_field *f, const json_node *value)
-{
-    parsed *p = ctx;
-    if (f->type == SB_FT_NESTED && f->extra == &sb_plate_record)
-        return sb_plate_parsed_read(p, r, value);
-    if (f->type == SB_FT_NESTED) { /* the timeline */
-        if (value->kind == JSON_NULL)
-            return 0;
-        p->has_timeline = 1;
-        const sb_record_io io = {p, NULL, read_timeline_lists};
-        void *const parts[] = {&p->info};
-        return sb_record_read(r, value, &sb_timeline_record, parts, &io);
-    }
-    long long n = sb_read_list(r, value, 1);
-    if (n <= 0)
-        return (int)n;
-    if (f->extra == &sb_item_record)
-        return read_records(p, r, value, (size_t)n);
-    if (f->extra == &sb_gpu_record) {
-        const spacrbench_gpu_info init = {sizeof init, 0, "", -1, -1, -1};
-        p->gpus = read_array(&p->out_of_memory, r, value, n, f->extra, sizeof init, &init, NULL, 0);
-        p->n_gpus = (size_t)n;
-        return p->gpus && !r->failed ? 0 : -1;
-    }
-    p->notes = read_array(&p->out_of_memory, r, value, n, NULL, sizeof *p->notes, NULL, NULL, 0);
-    p->n_notes = (size_t)n;
-    return p->notes && !r->failed ? 0 : -1;
 }
 
 /* What the fields say together (the path is the measurement's). */
@@ -320,7 +268,8 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
     /* The library's runner writes one record per item; a hand-made
      * measurement (peak_method supplied) may have none. */
     int measured = f->peak_method != SPACRBENCH_PEAK_SUPPLIED;
-    long long want = (long long)f->items + (long long)f->warmup_items;
+    /* Added unsigned: items and warmup_items as read may sum past int64. */
+    long long want = (long long)((uint64_t)f->items + (uint64_t)f->warmup_items);
     sb_reader_push_key(r, "records");
     if (whole && measured && !p->n_records)
         return sb_reader_fail(r, SB_READ_VALUE, 1,
@@ -348,7 +297,7 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
         sb_reader_pop(r);
     }
     sb_reader_pop(r);
-    if (sb_plate_parsed_check(r, &p->plate, p->records, p->n_records) != 0)
+    if (plate_check(r, p) != 0)
         return -1;
     if (!p->has_timeline)
         return 0;
@@ -380,41 +329,19 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
     return 0;
 }
 
-/* What record i holds beyond its struct: CPU, memory figures, runs. */
-static int record_figures(sb_reader *r, spacrbench_measurement *m, const parsed *p, size_t i)
-{
-    const sb_item_more *x = &p->labels[i];
-    int rc = 0;
-    sb_reader_push_index(r, i);
-    if (!isnan(x->cpu_seconds))
-        rc = sb_read_refused(r, spacrbench_measurement_set_item_cpu_seconds(m, i, x->cpu_seconds));
-    if (rc == 0 && (x->cgroup_charge_bytes >= 0 || x->tree_rss_peak_bytes >= 0)) {
-        spacrbench_memory_figures f = {sizeof f, x->cgroup_charge_bytes, x->tree_rss_peak_bytes};
-        rc = sb_read_refused(r, spacrbench_measurement_set_item_memory(m, i, &f));
-    }
-    if (rc == 0 && p->n_runs[i]) {
-        sb_reader_push_key(r, "run_records");
-        rc = sb_read_refused(r, spacrbench_measurement_set_item_runs(m, i, p->runs[i], p->n_runs[i],
-                                                                     sizeof *p->runs[i]));
-        sb_reader_pop(r);
-    }
-    sb_reader_pop(r);
-    return rc;
-}
-
 /* The measurement p describes; the path names the measurement. */
 static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
 {
     spacrbench_figures fig = p->fig;
-    int rc = sb_read_refused(r, spacrbench_measurement_create(&fig, out));
+    int rc = refused(r, spacrbench_measurement_create(&fig, out), NULL, NO_INDEX);
     spacrbench_measurement *m = *out;
     if (rc < 0)
         return rc;
     m->fig.peak_method = p->fig.peak_method; /* create() makes "none" supplied */
-    sb_reader_push_key(r, "records");
     if (p->n_records &&
-        (rc = sb_read_refused(r, spacrbench_measurement_add_records(m, p->records, p->n_records,
-                                                                    sizeof *p->records))) < 0)
+        (rc = refused(
+             r, spacrbench_measurement_add_records(m, p->records, p->n_records, sizeof *p->records),
+             "records", NO_INDEX)) < 0)
         return rc;
     if (p->n_records && !(m->labels = calloc(p->n_records, sizeof *m->labels)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
@@ -422,44 +349,46 @@ static int build(sb_reader *r, const parsed *p, spacrbench_measurement **out)
     for (size_t i = 0; i < p->n_records; i++)
         if (p->labels[i].item && !(m->labels[i] = strdup(p->labels[i].item)))
             return sb_fail(SPACRBENCH_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->n_records && rc == 0; i++)
-        rc = record_figures(r, m, p, i);
-    sb_reader_pop(r);
-    if (rc < 0)
-        return rc;
-    sb_reader_push_key(r, "notes");
+    for (size_t i = 0; i < p->n_records && rc == 0;
+         i++) { /* what a record holds beyond its struct */
+        const sb_item_more *x = &p->labels[i];
+        spacrbench_memory_figures f = {sizeof f, x->cgroup_charge_bytes, x->tree_rss_peak_bytes};
+        if (!isnan(x->cpu_seconds))
+            rc = refused(r, spacrbench_measurement_set_item_cpu_seconds(m, i, x->cpu_seconds),
+                         "records", i);
+        if (rc == 0 && (f.cgroup_charge_bytes >= 0 || f.tree_rss_peak_bytes >= 0))
+            rc = refused(r, spacrbench_measurement_set_item_memory(m, i, &f), "records", i);
+        if (rc == 0 && p->n_runs[i]) {
+            sb_reader_push_key(r, "records");
+            sb_reader_push_index(r, i);
+            rc = refused(r,
+                         spacrbench_measurement_set_item_runs(m, i, p->runs[i], p->n_runs[i],
+                                                              sizeof *p->runs[i]),
+                         "run_records", NO_INDEX);
+            r->depth -= 2;
+        }
+    }
     for (size_t i = 0; i < p->n_notes && rc == 0; i++)
-        rc = sb_read_refused(r, spacrbench_measurement_add_note(m, p->notes[i]));
-    sb_reader_pop(r);
-    sb_reader_push_key(r, "vram_reason");
+        rc = refused(r, spacrbench_measurement_add_note(m, p->notes[i]), "notes", NO_INDEX);
     if (rc == 0 && p->more.vram_reason)
-        rc = sb_read_refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason));
-    sb_reader_pop(r);
-    sb_reader_push_key(r, "gpus");
+        rc = refused(r, spacrbench_measurement_set_vram_reason(m, p->more.vram_reason),
+                     "vram_reason", NO_INDEX);
     for (size_t i = 0; i < p->n_gpus && rc == 0; i++)
-        rc = sb_read_refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]));
-    sb_reader_pop(r);
+        rc = refused(r, spacrbench_measurement_add_gpu(m, &p->gpus[i]), "gpus", NO_INDEX);
     if (rc == 0)
-        rc = sb_plate_parsed_build(r, &p->plate, m);
+        rc = plate_build(r, &p->plate, m);
     if (rc < 0 || !p->has_timeline)
         return rc;
     sb_reader_push_key(r, "timeline");
     spacrbench_timeline_info info = p->info;
-    rc = sb_read_refused(r, spacrbench_measurement_timeline_begin(m, &info));
-    sb_reader_push_key(r, "points");
-    for (size_t i = 0; i < p->n_points && rc == 0; i++) {
-        sb_reader_push_index(r, i);
-        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_point_cpu(
-                                    m, &p->points[i], p->point_cpu[i].cpu_seconds));
-        sb_reader_pop(r);
-    }
-    sb_reader_pop(r);
-    sb_reader_push_key(r, "items");
-    for (size_t i = 0; i < p->n_marks && rc == 0; i++) {
-        sb_reader_push_index(r, i);
-        rc = sb_read_refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]));
-        sb_reader_pop(r);
-    }
+    rc = refused(r, spacrbench_measurement_timeline_begin(m, &info), NULL, NO_INDEX);
+    for (size_t i = 0; i < p->n_points && rc == 0; i++)
+        rc = refused(r,
+                     spacrbench_measurement_timeline_add_point_cpu(m, &p->points[i].point,
+                                                                   p->points[i].more.cpu_seconds),
+                     "points", i);
+    for (size_t i = 0; i < p->n_marks && rc == 0; i++)
+        rc = refused(r, spacrbench_measurement_timeline_add_item(m, &p->marks[i]), "items", i);
     return rc;
 }
 
@@ -469,7 +398,6 @@ static void parsed_free(parsed *p)
         free(p->runs[i]);
     free(p->runs);
     free(p->n_runs);
-    free(p->point_cpu);
     free(p->records);
     free(p->labels);
     free(p->notes);
@@ -492,6 +420,7 @@ static void parsed_init(parsed *p)
     p->info = (spacrbench_timeline_info){
         .size = sizeof p->info, .stride = 1, .max_points = SPACRBENCH_TIMELINE_MAX_POINTS};
     spacrbench_plate_section_init(&p->plate.info, sizeof p->plate.info);
+    p->io = (sb_record_io){p, NULL, read_lists};
 }
 
 /* Parse text, read it into p and build: 0, or a negative code with the
@@ -513,10 +442,9 @@ static int read_measurement(const char *text, size_t len, const char *name, uint
         sb_reader_push_key(&r, "measurement"); /* a whole --json document */
         root = mm;
     }
-    const sb_record_io io = {p, NULL, read_lists};
     void *const parts[] = {&p->fig, &p->more};
     int rc = 0;
-    if (sb_record_read(&r, root, &sb_measurement_record, parts, &io) == 0 && !p->out_of_memory &&
+    if (sb_record_read(&r, root, &sb_measurement_record, parts, &p->io) == 0 && !p->out_of_memory &&
         check_whole(&r, p, flags) == 0) {
         while (r.depth > (mm ? 1u : 0u))
             sb_reader_pop(&r);

@@ -194,10 +194,11 @@ static size_t scan_number(char *s, size_t len, size_t i, unsigned flags, char in
     return end;
 }
 
-/* One pass over the tokens that are not structure, counting the values.
- * Where the structure is broken, what it finds after the break is later
- * than json-c's error. */
-static void scan(char *s, size_t len, const json_limits *lim, problem *p)
+/* One pass over the tokens that are not structure: the values it counts
+ * (as many as json-c makes, or more where a name repeats). Where the
+ * structure is broken, what it finds after the break is later than
+ * json-c's error. */
+static size_t scan(char *s, size_t len, const json_limits *lim, problem *p)
 {
     char open[256], last = 0; /* the containers' brackets (json-c refuses deeper ones) */
     size_t depth = 0, values = 0;
@@ -234,6 +235,7 @@ static void scan(char *s, size_t len, const json_limits *lim, problem *p)
         if (!strchr(" \t\r\n", c) || !c)
             last = c == '"' && key ? 'k' : strchr("{[,:", c) && c ? c : 'v';
     }
+    return values;
 }
 
 /* json-c's error at offset at, in our words (len: the end of the text). */
@@ -271,95 +273,49 @@ typedef struct builder {
     json_doc *doc;
     const char *text; /* the text as given: the placeholders' numbers */
     size_t len;
-    size_t n_nodes, n_text; /* counted, then used */
+    size_t n_nodes, n_text; /* used */
 } builder;
 
-/* The text of a number value: json-c's, ours for a placeholder, one
- * written for an integer; *integral set for the placeholder. */
-static const char *number_text(builder *b, struct json_object *v, size_t *n, int *integral)
+/* v, a number: its value and text (one written for an integer, the
+ * token's own for a placeholder, json-c's otherwise). */
+static void number(builder *b, json_node *n, struct json_object *v)
 {
-    *integral = 0;
-    if (!json_object_is_type(v, json_type_double))
-        return NULL;
+    char buf[24];
     const char *t = json_object_get_userdata(v);
-    if (!t) {
+    n->kind = JSON_NUMBER;
+    n->integral = (unsigned char)json_object_is_type(v, json_type_int);
+    if (n->integral) {
+        int64_t i = json_object_get_int64(v);
+        uint64_t u = json_object_get_uint64(v);
+        n->is_integer = !(i == INT64_MAX && u > (uint64_t)INT64_MAX);
+        n->integer = n->is_integer ? i : 0;
+        if (n->is_integer)
+            snprintf(buf, sizeof buf, "%lld", (long long)i);
+        else
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)u);
+        t = buf;
+    } else if (!t) {
         double d = json_object_get_double(v);
         t = isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
-    } else if (t[0] == '0' && t[1] == 'e' && strlen(t) >= 19) {
+    }
+    size_t len = strlen(t), digits = 0;
+    if (!n->integral && len >= 19 && t[0] == '0' && t[1] == 'e') {
         /* A placeholder, if the text at its offset is an integer as long. */
-        size_t at = (size_t)strtoull(t + 2, NULL, 10), len = strlen(t);
-        size_t digits = 0;
+        size_t at = (size_t)strtoull(t + 2, NULL, 10);
         while (at <= b->len && digits < b->len - at &&
                strchr("-0123456789", b->text[at + digits]) && b->text[at + digits])
             digits++;
         if (digits == len) {
-            *integral = 1;
-            *n = len;
-            return b->text + at;
+            n->integral = 1;
+            t = b->text + at;
         }
     }
-    *n = strlen(t);
-    return t;
-}
-
-/* Count v's nodes and their text bytes. */
-static void count(builder *b, struct json_object *v)
-{
-    b->n_nodes++;
-    size_t n = 0;
-    int integral;
-    if (json_object_is_type(v, json_type_int))
-        b->n_text += 24;
-    else if (number_text(b, v, &n, &integral))
-        b->n_text += n + 1;
-    else if (json_object_is_type(v, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            count(b, json_object_array_get_idx(v, i));
-    } else if (json_object_is_type(v, json_type_object)) {
-        json_object_object_foreach(v, key, child)
-        {
-            (void)key;
-            count(b, child);
-        }
-    }
-}
-
-static char *put_text(builder *b, const char *t, size_t n)
-{
-    char *at = b->doc->strings + b->n_text;
-    memcpy(at, t, n);
-    at[n] = '\0';
-    b->n_text += n + 1;
-    return at;
-}
-
-static void number(builder *b, json_node *n, struct json_object *v)
-{
-    n->kind = JSON_NUMBER;
-    n->finite = 1;
-    if (json_object_is_type(v, json_type_int)) {
-        char t[24];
-        int64_t i = json_object_get_int64(v);
-        uint64_t u = json_object_get_uint64(v);
-        if (i == INT64_MAX && u > (uint64_t)INT64_MAX) {
-            snprintf(t, sizeof t, "%llu", (unsigned long long)u);
-            n->number = (double)u;
-        } else {
-            snprintf(t, sizeof t, "%lld", (long long)i);
-            n->number = (double)i;
-            n->is_integer = 1;
-            n->integer = i;
-        }
-        n->integral = 1;
-        n->text = put_text(b, t, strlen(t));
-        return;
-    }
-    size_t len = 0;
-    int integral;
-    const char *t = number_text(b, v, &len, &integral);
-    n->text = put_text(b, t, len);
-    n->integral = (unsigned char)integral;
-    n->number = integral ? strtod(n->text, NULL) : json_object_get_double(v);
+    char *text = b->doc->strings + b->n_text;
+    memcpy(text, t, len);
+    text[len] = '\0';
+    b->n_text += len + 1;
+    n->text = text;
+    n->number = n->integral ? strtod(text, NULL) : json_object_get_double(v);
     n->finite = isfinite(n->number) != 0;
 }
 
@@ -438,7 +394,7 @@ int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *l
     memcpy(copy + len, " \x01", 3);
     for (char *c = memchr(copy, '\0', len); c; c = memchr(c, '\0', len - (size_t)(c - copy)))
         *c = '\x01'; /* json-c would take a NUL for the end; this one it judges in place */
-    scan(copy, len, &lim, &p);
+    size_t values = scan(copy, len, &lim, &p);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     /* Past the value limit json-c reads no further: only a problem before it counts. */
     size_t upto = p.what == k_values ? p.at : len + 2;
@@ -470,11 +426,10 @@ int json_parse(json_doc *doc, const char *text, size_t len, const json_limits *l
     else if (p.what)
         snprintf(doc->error, sizeof doc->error, "%s at byte %zu", p.what, p.at);
     else {
-        count(&b, tree);
-        doc->nodes = malloc(b.n_nodes * sizeof *doc->nodes);
-        doc->strings = malloc(b.n_text + 1);
+        /* A number's text is no longer than its token, and a string's is the tree's. */
+        doc->nodes = malloc(values * sizeof *doc->nodes);
+        doc->strings = malloc(len + values + 1);
         doc->tree = tree;
-        b.n_nodes = b.n_text = 0;
         if (!doc->nodes || !doc->strings)
             snprintf(doc->error, sizeof doc->error, "out of memory");
         else {
