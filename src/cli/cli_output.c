@@ -192,12 +192,10 @@ char *cli_json_document(const spacrbench_measurement *m, const spacrbench_machin
 void cli_note(spacrbench_measurement *m, const char *fmt, ...)
 {
     /* Sized to the text: a note cut short loses its end (the reason). */
-    sb_text t = {0};
     va_list ap;
     va_start(ap, fmt);
-    sb_text_vprintf(&t, fmt, ap);
+    char *text = sb_vtextf(fmt, ap);
     va_end(ap);
-    char *text = sb_text_take(&t);
     spacrbench_measurement_add_note(m, text ? text
                                             : "(a note could not be formatted: out of "
                                               "memory)");

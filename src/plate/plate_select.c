@@ -241,15 +241,11 @@ int64_t sb_plate_pick_of(const spacrbench_plate *p, size_t index)
 
 int sb_plate_notef(spacrbench_plate *p, const char *fmt, ...)
 {
-    sb_text t = {0};
     va_list ap;
     va_start(ap, fmt);
-    sb_text_vprintf(&t, fmt, ap);
+    char *text = sb_vtextf(fmt, ap);
     va_end(ap);
-    char *text = sb_text_take(&t);
-    if (!text)
-        return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate's note");
-    if (sb_grow(&p->notes, &p->note_cap, p->note_count + 1, sizeof *p->notes) != 0) {
+    if (!text || sb_grow(&p->notes, &p->note_cap, p->note_count + 1, sizeof *p->notes) != 0) {
         free(text);
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory for a plate's note");
     }

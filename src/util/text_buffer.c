@@ -90,14 +90,20 @@ void sb_text_free(sb_text *t)
     memset(t, 0, sizeof *t);
 }
 
-char *sb_textf(const char *fmt, ...)
+char *sb_vtextf(const char *fmt, va_list ap)
 {
     sb_text t = {0};
+    sb_text_vprintf(&t, fmt, ap);
+    return sb_text_take(&t);
+}
+
+char *sb_textf(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    sb_text_vprintf(&t, fmt, ap);
+    char *text = sb_vtextf(fmt, ap);
     va_end(ap);
-    return sb_text_take(&t);
+    return text;
 }
 
 int sb_grow(void *arrayp, size_t *cap, size_t need, size_t elem)

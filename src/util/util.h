@@ -101,6 +101,7 @@ int sb_text_reserve(sb_text *t, size_t need);
 void sb_text_clear(sb_text *t);
 /* A fresh string printed by fmt (the caller frees it), NULL out of memory. */
 char *sb_textf(const char *fmt, ...) SB_TEXT_PRINTF(1, 2);
+char *sb_vtextf(const char *fmt, va_list ap) SB_TEXT_PRINTF(1, 0);
 /* The text, handed over ("" when empty), or NULL if anything failed; t is
  * empty afterwards either way. */
 char *sb_text_take(sb_text *t);
