@@ -216,11 +216,12 @@ static int opt_choice(cli_args *a, const cli_option *o, const char *name, const 
             return CLI_EXIT_OK;
         }
         p += n + (p[n] == ' ');
-        len += (size_t)snprintf(expected + len, sizeof expected - len, "%s'%.*s'",
-                                !place ? ""
-                                : *p   ? ", "
-                                       : " or ",
-                                (int)n, word);
+        if (len < sizeof expected) /* a longer list is cut, never overrun */
+            len += (size_t)snprintf(expected + len, sizeof expected - len, "%s'%.*s'",
+                                    !place ? ""
+                                    : *p   ? ", "
+                                           : " or ",
+                                    (int)n, word);
     }
     return cli_usage_error(name, "expected %s, got '%s'", expected, v);
 }

@@ -170,15 +170,28 @@ static int read_list(const cli_args *a, item_list *out)
  * before anything runs, naming the item and the argument. */
 static int arguments_fit(const cli_args *a, const item_list *items)
 {
+    /* Argument i is base[i] + uses[i] * strlen(item) bytes long; without
+     * a {} anywhere the item is appended as an argument of its own. */
+    size_t n = a->cmd_len + 1, *base = calloc(n, sizeof *base), *uses = calloc(n, sizeof *uses);
+    if (!base || !uses) {
+        free(base);
+        free(uses);
+        return cli_error(CLI_EXIT_ERROR, "out of memory");
+    }
+    int placeholder = 0;
+    for (size_t i = 0; i < a->cmd_len; i++) {
+        for (const char *p = a->cmd[i]; (p = strstr(p, "{}")) != NULL; p += 2)
+            uses[i]++;
+        base[i] = strlen(a->cmd[i]) - 2 * uses[i];
+        placeholder |= uses[i] > 0;
+    }
+    uses[a->cmd_len] = placeholder ? 0 : 1;
     int rc = CLI_EXIT_OK;
     for (size_t k = 0; k < items->n && rc == CLI_EXIT_OK; k++) {
-        char **argv = command_for_item(a->cmd, a->cmd_len, items->items[k]);
-        if (!argv)
-            return cli_error(CLI_EXIT_ERROR, "out of memory");
-        size_t longest = 0;
-        for (size_t i = 0; argv[i]; i++)
-            longest = strlen(argv[i]) > longest ? strlen(argv[i]) : longest;
-        command_free(argv);
+        size_t item = strlen(items->items[k]), longest = 0;
+        for (size_t i = 0; i < n; i++)
+            if (base[i] + uses[i] * item > longest)
+                longest = base[i] + uses[i] * item;
         if (longest <= ITEM_LIST_ARG_MAX)
             continue;
         char *shown = sb_escape_short(items->items[k], 60);
@@ -190,6 +203,8 @@ static int arguments_fit(const cli_args *a, const item_list *items)
                              k + 1, shown ? shown : "?", longest, ITEM_LIST_ARG_MAX);
         free(shown);
     }
+    free(base);
+    free(uses);
     return rc;
 }
 

@@ -403,8 +403,9 @@ int sb_slurm_job_text(const spacrbench_measurement *m, const spacrbench_schedule
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory formatting text");
     /* The key over the finished text, written over the placeholder. */
     sb_slurm_script_key(t->data, t->len, key);
-    memcpy(strstr(t->data, "\n" SB_SLURM_KEY_LINE) + sizeof SB_SLURM_KEY_LINE, key,
-           SB_SLURM_KEY_LEN);
+    char *at = strstr(t->data, "\n" SB_SLURM_KEY_LINE); /* header() wrote it */
+    if (at)
+        memcpy(at + sizeof SB_SLURM_KEY_LINE, key, SB_SLURM_KEY_LEN);
     return 0;
 }
 

@@ -41,13 +41,14 @@ int sum_read_small(int dir, const char *name, size_t max, char **text, size_t *l
         return -1;
     }
     struct stat st;
+    int refused = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         *why =
             sb_textf("%s, not a regular file", fstat(fd, &st) ? "unknown" : file_kind(st.st_mode));
     else if ((uint64_t)st.st_size > max)
         *why = sb_textf("%lld bytes, more than a report can be (%zu MiB at most)",
                         (long long)st.st_size, max >> 20);
-    if (*why) {
+    if (refused) { /* refused even when its words could not be allocated */
         close(fd);
         return -1;
     }

@@ -269,16 +269,16 @@ static int check_whole(sb_reader *r, const parsed *p, uint32_t flags)
      * measurement (peak_method supplied) may have none. */
     int measured = f->peak_method != SPACRBENCH_PEAK_SUPPLIED;
     /* Added unsigned: items and warmup_items as read may sum past int64. */
-    long long want = (long long)((uint64_t)f->items + (uint64_t)f->warmup_items);
+    unsigned long long want = (unsigned long long)f->items + (unsigned long long)f->warmup_items;
     sb_reader_push_key(r, "records");
     if (whole && measured && !p->n_records)
         return sb_reader_fail(r, SB_READ_VALUE, 1,
                               "is empty: a measured run (peak_method '%s') has one record per "
-                              "item, items + warmup_items = %lld",
+                              "item, items + warmup_items = %llu",
                               spacrbench_peak_method_name(f->peak_method), want);
-    if (whole && p->n_records && (long long)p->n_records != want)
+    if (whole && p->n_records && p->n_records != want)
         return sb_reader_fail(r, SB_READ_VALUE, 1,
-                              "has %zu records, not items + warmup_items = %lld", p->n_records,
+                              "has %zu records, not items + warmup_items = %llu", p->n_records,
                               want);
     for (size_t i = 0; i < p->n_records; i++) {
         const spacrbench_item_record *rec = &p->records[i];

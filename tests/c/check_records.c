@@ -664,7 +664,8 @@ START_TEST(a_bad_field_is_refused_by_its_path)
         "data['records'] is empty: a measured run (peak_method 'cgroup') has one record per item");
     refused("{\"items\": 9223372036854775807, \"warmup_items\": 2, \"seconds\": 1, "
             "\"peak_rss_bytes\": 1, \"records\": [{\"index\": 0, \"seconds\": 1}]}",
-            SPACRBENCH_EINVAL, "data['records'] has 1 records, not items + warmup_items = ");
+            SPACRBENCH_EINVAL,
+            "data['records'] has 1 records, not items + warmup_items = 9223372036854775809");
     refused("{" GOOD ", \"seconds\": NaN}", SPACRBENCH_EINVAL, "data['seconds'] must be finite");
     refused("{" GOOD ", \"items\": 1e3}", SPACRBENCH_ETYPE,
             "data['items'] must be an integer, not float");

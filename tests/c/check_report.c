@@ -371,8 +371,8 @@ START_TEST(notes_on_method_are_verbose_only)
 {
     spacrbench_measurement *m = made(4, 2.0, -1);
     static const char *const detail[] = {
-        "peak RSS is exact: the kernel high-water mark (VmHWM) was reset through "
-        "/proc/self/clear_refs, so a spike of any length counts",
+        ("peak RSS is exact: the kernel high-water mark (VmHWM) was reset through "
+         "/proc/self/clear_refs, so a spike of any length counts"),
         "side effect: resetting VmHWM also lowers this process's getrusage() ru_maxrss",
         "the warm-up item(s)' memory counts toward the peak RSS",
         "workload: built-in synthetic 2048x2048 field, 4 channel(s), 3 field(s)",
