@@ -42,7 +42,7 @@ static int sb_run_lock_acquire(const void *frame, int *took_over)
         goto mine;
     if (held_by_a_thread_left_in_the_parent()) {
         if (active) { /* the parent's run: its sampler thread is not here */
-            sb_run_forget_in_child(active);
+            sb_run_release(active, 1);
             free(active);
             active = NULL;
         }
@@ -58,7 +58,7 @@ static int sb_run_lock_acquire(const void *frame, int *took_over)
                                          "process; peaks are per process, so runs must not "
                                          "overlap");
     if (active) {
-        sb_run_release(active);
+        sb_run_release(active, 0);
         free(active);
         active = NULL;
     }
@@ -466,7 +466,7 @@ static int benchmark(spacrbench_work_fn work, void *const *items, size_t n_items
     if (rc == SPACRBENCH_EFORKED) {
         /* A forked child came back through the runner: the run is the
          * parent's; drop this copy without touching the parent's thread. */
-        sb_run_forget_in_child(st);
+        sb_run_release(st, 1);
         free(st);
         sb_run_lock_release();
         return sb_fail(SPACRBENCH_EFORKED,
@@ -492,7 +492,7 @@ static int benchmark(spacrbench_work_fn work, void *const *items, size_t n_items
     st->m = NULL;
     rc = SPACRBENCH_OK;
 done:
-    sb_run_release(st);
+    sb_run_release(st, 0);
     free(st);
     sb_run_lock_release();
     return rc;
