@@ -336,18 +336,6 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define SB_LIMIT_RESERVE_MIN (64 * SB_MIB)
 #define SB_LIMIT_RESERVE_MAX (2 * SB_GIB)
 
-/* A host keeps 2 GiB for the OS and desktop. Inside a memory limit (a
- * cgroup, a Windows Job Object) the OS lives outside it, and a flat 2 GiB
- * would eat a 1 GiB job whole: keep 10% of the limit (64 MiB to 2 GiB) for
- * what the limit also charges (page cache, kernel memory, variation). */
-static int64_t limit_reserve(int64_t limit)
-{
-    int64_t tenth = limit / 10;
-    return tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN
-           : tenth > SB_LIMIT_RESERVE_MAX ? SB_LIMIT_RESERVE_MAX
-                                          : tenth;
-}
-
 static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recommend_options *o)
 {
     if (o->reserve_bytes != SPACRBENCH_AUTO) {
@@ -357,7 +345,15 @@ static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recomm
                 r->memory_source == SPACRBENCH_SOURCE_CGROUP_V2 ||
                 r->memory_source == SPACRBENCH_SOURCE_JOB_OBJECT) &&
                r->memory_limit_bytes > 0) {
-        r->reserve_bytes = limit_reserve(r->memory_limit_bytes);
+        /* A host keeps 2 GiB for the OS and desktop. Inside a memory limit
+         * (a cgroup, a Windows Job Object) the OS lives outside it, and a
+         * flat 2 GiB would eat a 1 GiB job whole: keep 10% of the limit
+         * (64 MiB to 2 GiB) for what the limit also charges (page cache,
+         * kernel memory, variation). */
+        int64_t tenth = r->memory_limit_bytes / 10;
+        r->reserve_bytes = tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN
+                           : tenth > SB_LIMIT_RESERVE_MAX ? SB_LIMIT_RESERVE_MAX
+                                                          : tenth;
         r->reserve_rule = SPACRBENCH_RESERVE_LIMIT;
     } else {
         r->reserve_bytes = SB_HOST_RESERVE;
