@@ -165,8 +165,7 @@ int sb_measurement_vram_reason(spacrbench_measurement *m, const char *reason);
 /* VRAM turned out not to be measured after all: the run's figure and
  * every record's become -1 (the caller gives the reason). */
 void sb_measurement_drop_vram(spacrbench_measurement *m);
-/* Append a formatted note; a note in spaCR's words goes after spaCR's
- * others (m->spacr_notes), before spacrbench's, as spaCR listed them. */
+/* Append a formatted note (spacr_notef: in spaCR's words, measurement.c). */
 int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...) SB_PRINTF(2, 3);
 
@@ -207,12 +206,11 @@ typedef struct sb_run {
 } sb_run;
 
 /* Open probes and start the sampler when it has something to do; stop
- * it, close them and free an unfinished measurement. */
+ * it, close them and free an unfinished measurement. in_child: a forked
+ * child that returned from the work drops the parent's run without joining
+ * its thread (it does not exist here) or touching NVML. */
 int sb_run_prepare(sb_run *st);
-void sb_run_release(sb_run *st);
-/* In a forked child that returned from the work: drop the parent's run
- * without joining its thread (it does not exist here) or touching NVML. */
-void sb_run_forget_in_child(sb_run *st);
+void sb_run_release(sb_run *st, int in_child);
 /* An item's window: the RSS before it (-1 when exact); after it, its peak
  * RSS and VRAM (-1 unknown). */
 int64_t sb_run_item_begin(sb_run *st);

@@ -30,14 +30,9 @@ static int grow(void *arrayp, size_t *cap, size_t need, size_t elem)
     return SPACRBENCH_OK;
 }
 
-static int sb_measurement_reserve_records(spacrbench_measurement *m, size_t n)
-{
-    return grow(&m->records, &m->record_cap, n, sizeof *m->records);
-}
-
 int sb_measurement_commit_records(spacrbench_measurement *m, size_t n)
 {
-    int rc = sb_measurement_reserve_records(m, n);
+    int rc = grow(&m->records, &m->record_cap, n, sizeof *m->records);
     /* A fresh allocation is only address space until written: write it now,
      * before the baseline, so the pages are not counted as the work's. */
     if (rc == 0 && m->record_cap > m->record_count)
@@ -76,28 +71,9 @@ const char *spacrbench_measurement_vram_reason(const spacrbench_measurement *m)
     return m && m->vram_reason ? m->vram_reason : "";
 }
 
-int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first, size_t count,
-                                        void *out, size_t record_size)
-{
-    SB_REFUSE(!m || (!out && count), "measurement and out must not be NULL");
-    if (record_size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "record_size %zu is too small", record_size);
-    if (first > m->record_count || count > m->record_count - first)
-        return sb_fail(SPACRBENCH_ERANGE, "records %zu..%zu of %zu", first, first + count,
-                       m->record_count);
-    unsigned char *dst = out;
-    size_t n = record_size < sizeof *m->records ? record_size : sizeof *m->records;
-    for (size_t i = 0; i < count; i++, dst += record_size) {
-        spacrbench_item_record r = m->records[first + i];
-        r.size = record_size;
-        memcpy(dst, &r, n);
-        if (record_size > n)
-            memset(dst + n, 0, record_size - n);
-    }
-    return SPACRBENCH_OK;
-}
-
-static int add_note_text(spacrbench_measurement *m, const char *text)
+/* spacr: the note is in spaCR's words and goes after spaCR's others
+ * (m->spacr_notes), before spacrbench's, as spaCR listed them. */
+static int add_note_text(spacrbench_measurement *m, int spacr, const char *text)
 {
     int rc = grow(&m->notes, &m->note_cap, m->note_count + 1, sizeof *m->notes);
     if (rc)
@@ -105,35 +81,29 @@ static int add_note_text(spacrbench_measurement *m, const char *text)
     if (!(m->notes[m->note_count] = strdup(text)))
         return sb_fail(SPACRBENCH_ENOMEM, "out of memory copying a note");
     m->note_count++;
-    return SPACRBENCH_OK;
-}
-
-int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return add_note_text(m, buf);
-}
-
-int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    int rc = add_note_text(m, buf);
-    if (rc)
-        return rc;
+    if (!spacr)
+        return SPACRBENCH_OK;
     size_t at = m->spacr_notes < m->note_count ? m->spacr_notes : m->note_count - 1;
     char *note = m->notes[m->note_count - 1];
     memmove(m->notes + at + 1, m->notes + at, (m->note_count - 1 - at) * sizeof *m->notes);
     m->notes[at] = note;
     m->spacr_notes = at + 1;
     return SPACRBENCH_OK;
+}
+
+#define NOTEF(m, spacr, fmt)                                                                       \
+    char buf[1024];                                                                                \
+    va_list ap;                                                                                    \
+    va_start(ap, fmt);                                                                             \
+    vsnprintf(buf, sizeof buf, fmt, ap);                                                           \
+    va_end(ap);                                                                                    \
+    return add_note_text(m, spacr, buf)
+
+int sb_measurement_notef(spacrbench_measurement *m, const char *fmt, ...) { NOTEF(m, 0, fmt); }
+
+int sb_measurement_spacr_notef(spacrbench_measurement *m, const char *fmt, ...)
+{
+    NOTEF(m, 1, fmt);
 }
 
 int spacrbench_measurement_create(const spacrbench_figures *figures, spacrbench_measurement **out)
@@ -194,7 +164,7 @@ int spacrbench_measurement_create(const spacrbench_figures *figures, spacrbench_
 int spacrbench_measurement_add_note(spacrbench_measurement *m, const char *note)
 {
     SB_REFUSE(!m || !note, "measurement and note must not be NULL");
-    return add_note_text(m, note);
+    return add_note_text(m, 0, note);
 }
 
 int spacrbench_measurement_add_record(spacrbench_measurement *m,

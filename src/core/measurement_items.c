@@ -98,28 +98,49 @@ int spacrbench_measurement_memory(const spacrbench_measurement *m, spacrbench_me
     return sb_struct_out(out, &f, sizeof f, "spacrbench_memory_figures");
 }
 
-int spacrbench_measurement_copy_item_details(const spacrbench_measurement *m, size_t first,
-                                             size_t count, void *out, size_t detail_size)
+/* Records first..first+count, or their details, into elements of size
+ * bytes (the caller's struct version): cut to it, or zero-filled past ours. */
+static int copy_out(const spacrbench_measurement *m, size_t first, size_t count, void *out,
+                    size_t size, int details)
 {
     SB_REFUSE(!m || (!out && count), "measurement and out must not be NULL");
-    if (detail_size < sizeof(size_t))
-        return sb_fail(SPACRBENCH_EINVAL, "detail_size %zu is too small", detail_size);
+    if (size < sizeof(size_t))
+        return sb_fail(SPACRBENCH_EINVAL, "%s %zu is too small",
+                       details ? "detail_size" : "record_size", size);
     if (first > m->record_count || count > m->record_count - first)
         return sb_fail(SPACRBENCH_ERANGE, "records %zu..%zu of %zu", first, first + count,
                        m->record_count);
     unsigned char *dst = out;
-    size_t n = detail_size < sizeof(spacrbench_item_details) ? detail_size
-                                                             : sizeof(spacrbench_item_details);
-    for (size_t i = first; i < first + count; i++, dst += detail_size) {
+    for (size_t i = first; i < first + count; i++, dst += size) {
+        union {
+            spacrbench_item_record r;
+            spacrbench_item_details d;
+        } u;
+        size_t full = details ? sizeof u.d : sizeof u.r;
         const sb_item_extra *e = sb_measurement_extra(m, i);
-        spacrbench_item_details d = {detail_size, spacrbench_measurement_item_cpu_seconds(m, i),
-                                     e ? e->charge : -1, e ? e->tree_rss : -1,
-                                     e ? (int64_t)e->run_count : 0};
-        memcpy(dst, &d, n);
-        if (detail_size > n)
-            memset(dst + n, 0, detail_size - n);
+        if (details)
+            u.d = (spacrbench_item_details){size, spacrbench_measurement_item_cpu_seconds(m, i),
+                                            e ? e->charge : -1, e ? e->tree_rss : -1,
+                                            e ? (int64_t)e->run_count : 0};
+        else
+            u.r = m->records[i], u.r.size = size;
+        memcpy(dst, &u, size < full ? size : full);
+        if (size > full)
+            memset(dst + full, 0, size - full);
     }
     return SPACRBENCH_OK;
+}
+
+int spacrbench_measurement_copy_records(const spacrbench_measurement *m, size_t first, size_t count,
+                                        void *out, size_t record_size)
+{
+    return copy_out(m, first, count, out, record_size, 0);
+}
+
+int spacrbench_measurement_copy_item_details(const spacrbench_measurement *m, size_t first,
+                                             size_t count, void *out, size_t detail_size)
+{
+    return copy_out(m, first, count, out, detail_size, 1);
 }
 
 /* count runs of run_size bytes from the caller, checked, into a new array. */

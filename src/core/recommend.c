@@ -60,24 +60,19 @@ static void reason_start_method(spacrbench_recommendation *r)
  * first, unchanged, and what spacrbench adds follows after "; ". */
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* Where the memory figure came from, unless the host or the caller:
- * " (...)" inside a sentence, "; memory from ..." after one. */
-static void memory_where(const spacrbench_recommendation *r, char *note, size_t note_cap,
-                         char *tail, size_t tail_cap)
+/* One worker at a time where an item was OOM-killed or one worker's
+ * memory or VRAM exceeds what is free; else the bound decides. */
+static void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d)
 {
-    if (r->memory_source == SPACRBENCH_SOURCE_HOST || r->memory_source == SPACRBENCH_SOURCE_CALLER)
-        return;
-    snprintf(note, note_cap, " (%.300s)", r->memory_where);
-    snprintf(tail, tail_cap, "; memory from %.300s", r->memory_where);
-}
-
-/* The sentences where one worker at a time is the answer (an item was
- * OOM-killed, or one worker's memory or VRAM exceeds what is free).
- * Returns 0, writing nothing, where the bound decides instead. */
-static int explain_one_worker(spacrbench_recommendation *r, const sb_decision *d,
-                              const char *where_note, const char *where_tail)
-{
-    char need[32], budget_text[32];
+    /* Where the memory figure came from, unless the host or the caller:
+     * " (...)" inside a sentence, "; memory from ..." after one. */
+    char where_note[320] = "", where_tail[320] = "", need[32], budget_text[32];
+    if (r->memory_source != SPACRBENCH_SOURCE_HOST &&
+        r->memory_source != SPACRBENCH_SOURCE_CALLER) {
+        snprintf(where_note, sizeof where_note, " (%.300s)", r->memory_where);
+        snprintf(where_tail, sizeof where_tail, "; memory from %.300s", r->memory_where);
+    }
+    r->reason[0] = '\0';
     switch (d->one) {
     case SB_ONE_OOM:
         sb_format_bytes(need, sizeof need, r->oom_limit_bytes);
@@ -86,14 +81,14 @@ static int explain_one_worker(spacrbench_recommendation *r, const sb_decision *d
                       "one worker needs more than %s (an item was OOM-killed at that limit) and %s "
                       "is free after the reserve%s; one worker at a time is what fits, if any does",
                       need, budget_text, where_note);
-        return 1;
+        return;
     case SB_ONE_MEMORY:
         snprintf(r->reason, sizeof r->reason,
                  "one worker needs %.2f GiB and only %.2f GiB is free after the reserve; one "
                  "worker at a time is what fits%s",
                  (double)r->per_worker_bytes / GIB, (double)d->budget / GIB, where_tail);
         reason_start_method(r);
-        return 1;
+        return;
     case SB_ONE_VRAM:
         sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
         sb_format_bytes(budget_text, sizeof budget_text,
@@ -104,20 +99,10 @@ static int explain_one_worker(spacrbench_recommendation *r, const sb_decision *d
                  "one worker needs %s of VRAM and only %s of VRAM is free after the VRAM "
                  "reserve; one worker at a time is what fits",
                  need, budget_text);
-        return 1;
+        return;
     case SB_ONE_NONE:
         break;
     }
-    return 0;
-}
-
-static void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision *d)
-{
-    char where_note[320] = "", where_tail[320] = "";
-    memory_where(r, where_note, sizeof where_note, where_tail, sizeof where_tail);
-    r->reason[0] = '\0';
-    if (explain_one_worker(r, d, where_note, where_tail))
-        return;
     switch (r->bound) {
     case SPACRBENCH_BOUND_MEMORY:
         snprintf(r->reason, sizeof r->reason,
@@ -127,8 +112,7 @@ static void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision
                  where_tail);
         reason_start_method(r);
         break;
-    case SPACRBENCH_BOUND_VRAM: {
-        char need[32], budget_text[32];
+    case SPACRBENCH_BOUND_VRAM:
         sb_format_bytes(need, sizeof need, r->per_worker_vram_bytes);
         sb_format_bytes(budget_text, sizeof budget_text,
                         r->free_vram_bytes - r->vram_reserve_bytes);
@@ -137,7 +121,6 @@ static void sb_recommend_explain(spacrbench_recommendation *r, const sb_decision
                  "cores available",
                  budget_text, need, (long long)r->cores);
         break;
-    }
     case SPACRBENCH_BOUND_FALLBACK: {
         /* No usable memory measurement: the cores decide, and the reason
          * says why the memory could not. */
@@ -353,18 +336,6 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define SB_LIMIT_RESERVE_MIN (64 * SB_MIB)
 #define SB_LIMIT_RESERVE_MAX (2 * SB_GIB)
 
-/* A host keeps 2 GiB for the OS and desktop. Inside a memory limit (a
- * cgroup, a Windows Job Object) the OS lives outside it, and a flat 2 GiB
- * would eat a 1 GiB job whole: keep 10% of the limit (64 MiB to 2 GiB) for
- * what the limit also charges (page cache, kernel memory, variation). */
-static int64_t limit_reserve(int64_t limit)
-{
-    int64_t tenth = limit / 10;
-    return tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN
-           : tenth > SB_LIMIT_RESERVE_MAX ? SB_LIMIT_RESERVE_MAX
-                                          : tenth;
-}
-
 static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recommend_options *o)
 {
     if (o->reserve_bytes != SPACRBENCH_AUTO) {
@@ -374,7 +345,15 @@ static void choose_reserve(spacrbench_recommendation *r, const spacrbench_recomm
                 r->memory_source == SPACRBENCH_SOURCE_CGROUP_V2 ||
                 r->memory_source == SPACRBENCH_SOURCE_JOB_OBJECT) &&
                r->memory_limit_bytes > 0) {
-        r->reserve_bytes = limit_reserve(r->memory_limit_bytes);
+        /* A host keeps 2 GiB for the OS and desktop. Inside a memory limit
+         * (a cgroup, a Windows Job Object) the OS lives outside it, and a
+         * flat 2 GiB would eat a 1 GiB job whole: keep 10% of the limit
+         * (64 MiB to 2 GiB) for what the limit also charges (page cache,
+         * kernel memory, variation). */
+        int64_t tenth = r->memory_limit_bytes / 10;
+        r->reserve_bytes = tenth < SB_LIMIT_RESERVE_MIN   ? SB_LIMIT_RESERVE_MIN
+                           : tenth > SB_LIMIT_RESERVE_MAX ? SB_LIMIT_RESERVE_MAX
+                                                          : tenth;
         r->reserve_rule = SPACRBENCH_RESERVE_LIMIT;
     } else {
         r->reserve_bytes = SB_HOST_RESERVE;

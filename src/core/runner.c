@@ -40,29 +40,23 @@ static int sb_run_lock_acquire(const void *frame, int *took_over)
     *took_over = 0;
     if (!atomic_flag_test_and_set_explicit(&run_lock, memory_order_acquire))
         goto mine;
-    if (held_by_a_thread_left_in_the_parent()) {
-        if (active) { /* the parent's run: its sampler thread is not here */
-            sb_run_forget_in_child(active);
-            free(active);
-            active = NULL;
-        }
-        goto mine;
-    }
-    /* Held by this very thread, and the call holding it is not below us on
-     * the stack (stacks grow down on every platform we build for): that
-     * call is gone. A call from inside the work is deeper, so it stays
-     * EBUSY like a call from another thread. */
-    if (atomic_load(&owner_thread) != &thread_marker ||
-        (uintptr_t)frame < atomic_load(&owner_frame))
+    /* Unless the parent's run (its sampler thread is not here): held by
+     * this very thread, and the call holding it is not below us on the
+     * stack (stacks grow down on every platform we build for): that call is
+     * gone. A call from inside the work is deeper, so it stays EBUSY like a
+     * call from another thread. */
+    int parent = held_by_a_thread_left_in_the_parent();
+    if (!parent && (atomic_load(&owner_thread) != &thread_marker ||
+                    (uintptr_t)frame < atomic_load(&owner_frame)))
         return sb_fail(SPACRBENCH_EBUSY, "another spacrbench_benchmark is running in this "
                                          "process; peaks are per process, so runs must not "
                                          "overlap");
     if (active) {
-        sb_run_release(active);
+        sb_run_release(active, parent);
         free(active);
         active = NULL;
     }
-    *took_over = 1;
+    *took_over = !parent;
 mine:
     atomic_store(&owner_thread, &thread_marker);
     atomic_store(&owner_frame, (uintptr_t)frame);
@@ -466,7 +460,7 @@ static int benchmark(spacrbench_work_fn work, void *const *items, size_t n_items
     if (rc == SPACRBENCH_EFORKED) {
         /* A forked child came back through the runner: the run is the
          * parent's; drop this copy without touching the parent's thread. */
-        sb_run_forget_in_child(st);
+        sb_run_release(st, 1);
         free(st);
         sb_run_lock_release();
         return sb_fail(SPACRBENCH_EFORKED,
@@ -492,7 +486,7 @@ static int benchmark(spacrbench_work_fn work, void *const *items, size_t n_items
     st->m = NULL;
     rc = SPACRBENCH_OK;
 done:
-    sb_run_release(st);
+    sb_run_release(st, 0);
     free(st);
     sb_run_lock_release();
     return rc;

@@ -82,29 +82,18 @@ int sb_run_prepare(sb_run *st)
     return SPACRBENCH_OK;
 }
 
-void sb_run_release(sb_run *st)
+void sb_run_release(sb_run *st, int in_child)
 {
-    if (st->sampler)
-        sb_sampler_stop(st->sampler, NULL, NULL);
-    st->sampler = NULL;
-    if (st->gpu)
-        sb_gpu_close(st->gpu);
-    st->gpu = NULL;
-    if (st->proc_open)
-        sb_proc_close(&st->proc);
-    st->proc_open = 0;
-    spacrbench_measurement_free(st->m);
-    st->m = NULL;
-}
-
-void sb_run_forget_in_child(sb_run *st)
-{
-    if (st->sampler)
+    if (st->sampler && in_child)
         sb_sampler_forget(st->sampler);
-    st->sampler = NULL;
-    st->gpu = NULL; /* NVML is not fork-safe: the child leaves it alone */
+    else if (st->sampler)
+        sb_sampler_stop(st->sampler, NULL, NULL);
+    if (st->gpu && !in_child) /* NVML is not fork-safe: the child leaves it alone */
+        sb_gpu_close(st->gpu);
     if (st->proc_open)
         sb_proc_close(&st->proc);
+    st->sampler = NULL;
+    st->gpu = NULL;
     st->proc_open = 0;
     spacrbench_measurement_free(st->m);
     st->m = NULL;
