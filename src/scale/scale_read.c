@@ -90,9 +90,7 @@ static int check_counts(sb_reader *rd, spacrbench_scale_result *r)
 int spacrbench_scale_from_json(const char *json, size_t len, const char *name,
                                spacrbench_scale_result **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     *out = NULL;
     if (!json && len)
         return sb_fail(SPACRBENCH_EINVAL, "json is NULL but len is %zu", len);
