@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core.h"    /* SB_REFUSE */
 #include "records.h" /* sb_task_outcome */
 #include "spacrbench.h"
 #include "util.h"

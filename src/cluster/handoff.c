@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cluster.h"
-#include "core.h" /* sb_measurement_peak_word */
 #include "internal.h"
 
 #define SB_MARGIN_FRACTION 0.25
@@ -136,9 +135,7 @@ SPACRBENCH_EXTERN int spacrbench_schedule_compute(const spacrbench_measurement *
                                                   const spacrbench_recommendation *rec,
                                                   spacrbench_schedule *out)
 {
-    sb_clear_error();
-    if (out == NULL)
-        return sb_fail(SPACRBENCH_EINVAL, "out is NULL");
+    SB_REFUSE(out == NULL, "out is NULL");
     if (out->size < sizeof(size_t))
         return sb_fail(SPACRBENCH_EINVAL, "out->size %zu is smaller than a size_t", out->size);
     spacrbench_schedule s;
@@ -320,9 +317,7 @@ SPACRBENCH_EXTERN int spacrbench_format_dask(const spacrbench_measurement *m,
 int spacrbench_format_schedule(const spacrbench_measurement *m, const spacrbench_schedule *schedule,
                                int kind, char *buf, size_t cap)
 {
-    sb_clear_error();
-    if (!m || !schedule)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and schedule must not be NULL");
+    SB_REFUSE(!m || !schedule, "measurement and schedule must not be NULL");
     if (kind != SPACRBENCH_HANDOFF_SLURM && kind != SPACRBENCH_HANDOFF_DASK)
         return sb_fail(SPACRBENCH_EINVAL, "kind %d is not SPACRBENCH_HANDOFF_SLURM or _DASK", kind);
     handoff h;
@@ -335,9 +330,7 @@ int spacrbench_format_schedule(const spacrbench_measurement *m, const spacrbench
 SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, double timeout_seconds,
                                                     int64_t *minutes)
 {
-    sb_clear_error();
-    if (!minutes)
-        return sb_fail(SPACRBENCH_EINVAL, "minutes is NULL");
+    SB_REFUSE(!minutes, "minutes is NULL");
     if (!isfinite(slowest_seconds) || slowest_seconds < 0)
         return sb_fail(SPACRBENCH_EINVAL, "slowest item time %g s is not a finite time >= 0",
                        slowest_seconds);
@@ -360,9 +353,7 @@ SPACRBENCH_EXTERN int spacrbench_time_limit_minutes(double slowest_seconds, doub
 SPACRBENCH_EXTERN int spacrbench_format_time_limit(const spacrbench_measurement *m, char *buf,
                                                    size_t cap)
 {
-    sb_clear_error();
-    if (!m)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement is NULL");
+    SB_REFUSE(!m, "measurement is NULL");
     int64_t minutes = 0;
     int rc = sb_measurement_time_limit(m, 0, &minutes);
     if (rc < 0)
@@ -377,9 +368,7 @@ SPACRBENCH_EXTERN int spacrbench_format_time_limit(const spacrbench_measurement 
 SPACRBENCH_EXTERN int spacrbench_dask_memory_limit(int64_t mem_per_task_bytes, double fraction,
                                                    int64_t *memory_limit_bytes)
 {
-    sb_clear_error();
-    if (!memory_limit_bytes)
-        return sb_fail(SPACRBENCH_EINVAL, "memory_limit_bytes is NULL");
+    SB_REFUSE(!memory_limit_bytes, "memory_limit_bytes is NULL");
     if (!(fraction > 0 && fraction <= 1))
         return sb_fail(SPACRBENCH_EINVAL,
                        "fraction %g is not in (0, 1]: give the smallest enabled Dask worker "

@@ -305,9 +305,7 @@ int spacrbench_slurm_write_array(const spacrbench_measurement *m,
                                  const spacrbench_slurm_job *job,
                                  const spacrbench_slurm_tasks *tasks)
 {
-    sb_clear_error();
-    if (!m || !schedule || !job)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement, schedule and job must not be NULL");
+    SB_REFUSE(!m || !schedule || !job, "measurement, schedule and job must not be NULL");
     spacrbench_slurm_job j;
     spacrbench_slurm_job_init(&j, sizeof j);
     int rc = sb_struct_in(&j, sizeof j, job, "spacrbench_slurm_job");

@@ -11,8 +11,7 @@
 #include <unistd.h>
 #endif
 
-#include "internal.h"
-#include "util.h"
+#include "cluster.h"
 
 #if defined(_WIN32)
 #define SB_READ_MODE "rb"
@@ -71,9 +70,7 @@ static FILE *open_regular(const char *path)
 
 int spacrbench_slurm_count_items(const char *items_file, int64_t *n_items)
 {
-    sb_clear_error();
-    if (!items_file || !n_items)
-        return sb_fail(SPACRBENCH_EINVAL, "items_file and n_items must not be NULL");
+    SB_REFUSE(!items_file || !n_items, "items_file and n_items must not be NULL");
     FILE *f = open_regular(items_file);
     if (!f)
         return errno == EINVAL

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cluster.h"
-#include "core.h" /* sb_measurement_peak_word */
 #include "internal.h"
 
 /* A struct whose first member is its size, zeroed. */

@@ -52,9 +52,7 @@ void spacrbench_summary_free(spacrbench_summary *s)
 
 int spacrbench_summarize(const char *directory, const char *job_script, spacrbench_summary **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out is NULL");
+    SB_REFUSE(!out, "out is NULL");
     *out = NULL;
     if (!directory || !*directory)
         return sb_fail(SPACRBENCH_EINVAL, "directory is NULL or empty");
@@ -113,9 +111,7 @@ int spacrbench_summary_json(const spacrbench_summary *s, char *buf, size_t cap)
 
 int spacrbench_summary_status(const spacrbench_summary *s)
 {
-    sb_clear_error();
-    if (!s)
-        return sb_fail(SPACRBENCH_EINVAL, "summary is NULL");
+    SB_REFUSE(!s, "summary is NULL");
     int act = 0;
     for (int n = SUM_NEED_ITEM; n < SUM_NEEDS; n++)
         act |= s->act[n].n > 0;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core.h" /* SB_REFUSE */
 #include "internal.h"
 
 /* A least-squares line y = intercept + slope * x through k points, with

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
 #include "plate.h"
 
 static void prediction_reset(const spacrbench_plate *p, spacrbench_plate_prediction *r)
@@ -447,9 +446,7 @@ static int explain(spacrbench_plate *p)
 
 int spacrbench_plate_predict(spacrbench_plate *p, const spacrbench_measurement *m)
 {
-    sb_clear_error();
-    if (!p || !m)
-        return sb_fail(SPACRBENCH_EINVAL, "plate and measurement must not be NULL");
+    SB_REFUSE(!p || !m, "plate and measurement must not be NULL");
     p->predicted = 0;
     sb_plate_clear_notes(p);
     free(p->measured);
@@ -485,9 +482,7 @@ int spacrbench_plate_predict(spacrbench_plate *p, const spacrbench_measurement *
 
 int spacrbench_plate_prediction_get(const spacrbench_plate *p, spacrbench_plate_prediction *out)
 {
-    sb_clear_error();
-    if (!p || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "plate and out must not be NULL");
+    SB_REFUSE(!p || !out, "plate and out must not be NULL");
     spacrbench_plate_prediction r = p->pred;
     if (!p->predicted)
         prediction_reset(p, &r);
@@ -498,14 +493,10 @@ int spacrbench_plate_prediction_get(const spacrbench_plate *p, spacrbench_plate_
 int spacrbench_plate_item_prediction(const spacrbench_plate *p, size_t index,
                                      int64_t *footprint_bytes, double *seconds)
 {
-    sb_clear_error();
-    if (!p)
-        return sb_fail(SPACRBENCH_EINVAL, "plate must not be NULL");
+    SB_REFUSE(!p, "plate must not be NULL");
     if (index >= p->n)
         return sb_fail(SPACRBENCH_ERANGE, "item %zu of a plate of %zu", index, p->n);
-    if (!p->predicted)
-        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
-                                          "(spacrbench_plate_predict)");
+    SB_REFUSE(!p->predicted, "the plate is not predicted yet (spacrbench_plate_predict)");
     double total, s, f = item_figures(p, index, &total, &s);
     if (footprint_bytes)
         *footprint_bytes = isnan(f) ? -1 : f >= 9.2e18 ? INT64_MAX : (int64_t)ceil(f);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core.h"
 #include "plate.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -120,12 +119,8 @@ int spacrbench_plate_recommend(const spacrbench_plate *p, const spacrbench_measu
                                const spacrbench_recommend_options *opts,
                                const spacrbench_machine *machine, spacrbench_recommendation *out)
 {
-    sb_clear_error();
-    if (!p || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "plate and out must not be NULL");
-    if (!p->predicted)
-        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
-                                          "(spacrbench_plate_predict)");
+    SB_REFUSE(!p || !out, "plate and out must not be NULL");
+    SB_REFUSE(!p->predicted, "the plate is not predicted yet (spacrbench_plate_predict)");
     spacrbench_plate_section s;
     sb_plate_section_of(p, -1, &s);
     plate_words w = {&s, p->all_measured, p->distinct_keys == 1};
@@ -170,13 +165,9 @@ double spacrbench_plate_eta_seconds(const spacrbench_plate *p, int64_t workers)
 int spacrbench_plate_handoff_measurement(const spacrbench_plate *p, const spacrbench_measurement *m,
                                          spacrbench_measurement **out)
 {
-    sb_clear_error();
-    if (!p || !m || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "plate, measurement and out must not be NULL");
+    SB_REFUSE(!p || !m || !out, "plate, measurement and out must not be NULL");
     *out = NULL;
-    if (!p->predicted)
-        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
-                                          "(spacrbench_plate_predict)");
+    SB_REFUSE(!p->predicted, "the plate is not predicted yet (spacrbench_plate_predict)");
     int64_t at = p->pred.largest_index;
     int measured = at >= 0 && sb_plate_pick_of(p, (size_t)at) >= 0 &&
                    !p->picks[sb_plate_pick_of(p, (size_t)at)].is_warmup;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core.h"
 #include "plate.h"
 
 void sb_plate_section_of(const spacrbench_plate *p, int64_t workers, spacrbench_plate_section *s)
@@ -44,12 +43,8 @@ void sb_plate_section_of(const spacrbench_plate *p, int64_t workers, spacrbench_
 int spacrbench_measurement_set_plate(spacrbench_measurement *m, const spacrbench_plate *p,
                                      int64_t workers)
 {
-    sb_clear_error();
-    if (!m || !p)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and plate must not be NULL");
-    if (!p->predicted)
-        return sb_fail(SPACRBENCH_EINVAL, "the plate is not predicted yet "
-                                          "(spacrbench_plate_predict)");
+    SB_REFUSE(!m || !p, "measurement and plate must not be NULL");
+    SB_REFUSE(!p->predicted, "the plate is not predicted yet (spacrbench_plate_predict)");
     if (m->record_count != p->n_picks)
         return sb_fail(SPACRBENCH_EINVAL,
                        "the measurement holds %zu record(s), but the plate chose %zu item(s)",
@@ -75,9 +70,7 @@ int spacrbench_measurement_set_plate(spacrbench_measurement *m, const spacrbench
 
 int spacrbench_measurement_note_spread(spacrbench_measurement *m, const char *remedy)
 {
-    sb_clear_error();
-    if (!m || !remedy)
-        return sb_fail(SPACRBENCH_EINVAL, "measurement and remedy must not be NULL");
+    SB_REFUSE(!m || !remedy, "measurement and remedy must not be NULL");
     int64_t baseline = m->fig.baseline_rss_bytes > 0 ? m->fig.baseline_rss_bytes : 0;
     int64_t lo = -1, hi = -1;
     size_t n = 0;

@@ -217,9 +217,7 @@ size_t spacrbench_plate_pick_count(const spacrbench_plate *p) { return p ? p->n_
 
 int spacrbench_plate_pick_get(const spacrbench_plate *p, size_t i, spacrbench_plate_pick *out)
 {
-    sb_clear_error();
-    if (!p || !out)
-        return sb_fail(SPACRBENCH_EINVAL, "plate and out must not be NULL");
+    SB_REFUSE(!p || !out, "plate and out must not be NULL");
     if (i >= p->n_picks)
         return sb_fail(SPACRBENCH_ERANGE, "pick %zu of %zu", i, p->n_picks);
     return sb_struct_out(out, &p->picks[i], sizeof p->picks[i], "spacrbench_plate_pick");

@@ -182,9 +182,7 @@ int spacrbench_scale_timed(spacrbench_work_fn work, void *const *items, size_t n
                            void *payload, const spacrbench_scale_options *opts,
                            const spacrbench_scale_timing *timing, spacrbench_scale_result **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     *out = NULL;
     if (!work)
         return sb_fail(SPACRBENCH_EINVAL, "work must not be NULL");

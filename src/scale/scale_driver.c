@@ -608,9 +608,7 @@ int spacrbench_scale_execute(const spacrbench_scale_executor *ex, size_t n_items
                              const spacrbench_scale_options *opts,
                              const spacrbench_scale_timing *timing, spacrbench_scale_result **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     *out = NULL;
     spacrbench_scale_driver d;
     memset(&d, 0, sizeof d);

@@ -17,6 +17,8 @@ typedef struct parsed {
     int out_of_memory;
 } parsed;
 
+/* The points (each a point and its spread, by the point's record) or the
+ * notes (texts). */
 static int read_lists(void *ctx, sb_reader *rd, const sb_field *f, const json_node *value)
 {
     parsed *p = ctx;
@@ -24,43 +26,34 @@ static int read_lists(void *ctx, sb_reader *rd, const sb_field *f, const json_no
     long long n = sb_read_list(rd, value, 1);
     if (n <= 0)
         return (int)n;
-    if (f->extra == &sb_scale_point_record) {
-        r->points = calloc((size_t)n, sizeof *r->points);
-        r->spreads = calloc((size_t)n, sizeof *r->spreads);
-        if (!r->points || !r->spreads) {
-            p->out_of_memory = 1;
-            return -1;
-        }
+    const int points = f->extra == &sb_scale_point_record;
+    if (points ? !(r->points = calloc((size_t)n, sizeof *r->points)) ||
+                     !(r->spreads = calloc((size_t)n, sizeof *r->spreads))
+               : !(r->notes = calloc((size_t)n, sizeof *r->notes))) {
+        p->out_of_memory = 1;
+        return -1;
+    }
+    if (points)
         r->n_points = (size_t)n;
-        size_t i = 0;
-        for (const json_node *e = json_child(rd->doc, value, 0); e && !rd->failed;
-             e = json_next(rd->doc, e), i++) {
+    size_t i = 0;
+    for (const json_node *e = json_child(rd->doc, value, 0); e && !rd->failed;
+         e = json_next(rd->doc, e), i++) {
+        sb_reader_push_index(rd, i);
+        const char *note = points ? NULL : sb_read_string(rd, e);
+        if (note && !(r->notes[r->n_notes++] = strdup(note)))
+            p->out_of_memory = 1;
+        if (points) {
             spacrbench_scale_point_init(&r->points[i], sizeof r->points[i]);
             spacrbench_scale_spread_init(&r->spreads[i], sizeof r->spreads[i]);
             void *const parts[] = {&r->points[i], &r->spreads[i]};
-            sb_reader_push_index(rd, i);
-            if (sb_record_read(rd, e, &sb_scale_point_record, parts, NULL) == 0 && i > 0 &&
+            if (sb_record_read(rd, e, f->extra, parts, NULL) == 0 && i > 0 &&
                 r->points[i].workers <= r->points[i - 1].workers) {
                 sb_reader_push_key(rd, "workers");
                 sb_reader_fail(rd, SB_READ_VALUE, 1, "is %lld, not more than the %lld before it",
                                (long long)r->points[i].workers,
                                (long long)r->points[i - 1].workers);
             }
-            sb_reader_pop(rd);
         }
-        return rd->failed ? -1 : 0;
-    }
-    if (!(r->notes = calloc((size_t)n, sizeof *r->notes))) { /* the notes */
-        p->out_of_memory = 1;
-        return -1;
-    }
-    size_t i = 0;
-    for (const json_node *e = json_child(rd->doc, value, 0); e && !rd->failed;
-         e = json_next(rd->doc, e), i++) {
-        sb_reader_push_index(rd, i);
-        const char *note = sb_read_string(rd, e);
-        if (note && !(r->notes[r->n_notes++] = strdup(note)))
-            p->out_of_memory = 1;
         sb_reader_pop(rd);
     }
     return rd->failed || p->out_of_memory ? -1 : 0;
@@ -97,9 +90,7 @@ static int check_counts(sb_reader *rd, spacrbench_scale_result *r)
 int spacrbench_scale_from_json(const char *json, size_t len, const char *name,
                                spacrbench_scale_result **out)
 {
-    sb_clear_error();
-    if (!out)
-        return sb_fail(SPACRBENCH_EINVAL, "out must not be NULL");
+    SB_REFUSE(!out, "out must not be NULL");
     *out = NULL;
     if (!json && len)
         return sb_fail(SPACRBENCH_EINVAL, "json is NULL but len is %zu", len);
