@@ -690,11 +690,6 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
     return 0;
 }
 
-static int fail(char *why, size_t why_cap, const char *what)
-{
-    return sb_why(why, why_cap, "%s: %s", what, strerror(errno));
-}
-
 /* The cgroup, go (releases the copies) and err (exec failures). 0, or -1
  * with why and nothing left open. */
 static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2], char *why,
@@ -720,7 +715,7 @@ static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2
         close(go[0]), close(go[1]);
     }
     sb_group_remove(&s->cg, NULL);
-    return fail(why, why_cap, "pipe");
+    return sb_why(why, why_cap, "pipe: %s", strerror(errno));
 }
 
 /* Stop signals held until every pid is known and each copy dropped our
@@ -759,7 +754,7 @@ static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, c
     close(err[0]);
     set_lone_child(0);
     if (sb_group_remove(&s->cg, NULL) != 0 && rc == 0)
-        rc = fail(why, why_cap, "cannot remove the group's cgroup");
+        rc = sb_why(why, why_cap, "cannot remove the group's cgroup: %s", strerror(errno));
     return rc < 0 ? -1 : 1;
 }
 
