@@ -250,6 +250,9 @@ int sb_cg_read_small(const char *path, char *buf, size_t cap, size_t *len);
 int sb_cg_read_in(const char *dir, const char *file, char *buf, size_t cap, size_t *len);
 /* One write(): 0, or -1 (errno; short: EIO). */
 int sb_cg_write_in(const char *dir, const char *file, const char *text);
+int sb_cg_move(const char *dir, pid_t pid);
+/* The reason into why: -1, for `return sb_why(...)`. */
+int sb_why(char *why, size_t cap, const char *fmt, ...) SB_TEXT_PRINTF(3, 4);
 
 /* From env's loaded texts: sb_locate_cgroup's SB_PARSE_*, or -2 when
  * /proc/self/cgroup lists none. No prefix applied. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,15 @@ int sb_cg_read_in(const char *dir, const char *file, char *buf, size_t cap, size
         return -1;
     }
     return sb_cg_read_small(path, buf, cap, len);
+}
+
+int sb_why(char *why, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, cap, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
 int sb_cg_write_in(const char *dir, const char *file, const char *text)

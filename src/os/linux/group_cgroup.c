@@ -50,7 +50,7 @@ static const char *peak_file(const sb_group *g)
 
 /* Why a v2 child has no memory.peak (a job step or a container's leaf
  * holds processes: the rule in group_delegate.c). */
-static void explain_v2(const sb_group *g, const char *file, int e, char *why, size_t why_cap)
+static int explain_v2(const sb_group *g, const char *file, int e, char *why, size_t why_cap)
 {
     char text[1024], shown[64];
     size_t len = 0;
@@ -61,51 +61,44 @@ static void explain_v2(const sb_group *g, const char *file, int e, char *why, si
     if (sb_cg_read_in(g->parent, "cgroup.procs", text, sizeof text, &len) == 0)
         busy = len > 0;
     if (!enabled && busy)
-        snprintf(why, why_cap,
-                 "%s is not readable: processes run in %s itself, and cgroup v2 lets only a "
-                 "cgroup without processes enable the memory controller for its children",
-                 file, shown);
-    else if (!enabled)
-        snprintf(why, why_cap,
-                 "%s is not readable: the memory controller is not enabled in %s/"
-                 "cgroup.subtree_control",
-                 file, shown);
-    else
-        snprintf(why, why_cap, "%s is not readable (%s): memory.peak needs Linux 5.19", file,
-                 strerror(e));
+        return sb_why(why, why_cap,
+                      "%s is not readable: processes run in %s itself, and cgroup v2 lets only a "
+                      "cgroup without processes enable the memory controller for its children",
+                      file, shown);
+    if (!enabled)
+        return sb_why(why, why_cap,
+                      "%s is not readable: the memory controller is not enabled in %s/"
+                      "cgroup.subtree_control",
+                      file, shown);
+    return sb_why(why, why_cap, "%s is not readable (%s): memory.peak needs Linux 5.19", file,
+                  strerror(e));
 }
 
 int sb_group_create(sb_group *g, const char *name, char *why, size_t why_cap)
 {
     char dir[SB_GROUP_PATH_MAX], file[SB_GROUP_PATH_MAX + 64], shown[64];
-    if (g->version && g->place == SB_GROUP_NONE) {
-        snprintf(why, why_cap, "%s", g->found);
-        return -1;
-    }
-    if (!g->version || (size_t)snprintf(dir, sizeof dir, "%s/%s", g->parent, name) >= sizeof dir) {
-        snprintf(why, why_cap, g->version ? "cgroup path too long" : "no parent cgroup located");
-        return -1;
-    }
+    if (g->version && g->place == SB_GROUP_NONE)
+        return sb_why(why, why_cap, "%s", g->found);
+    if (!g->version || (size_t)snprintf(dir, sizeof dir, "%s/%s", g->parent, name) >= sizeof dir)
+        return sb_why(why, why_cap,
+                      g->version ? "cgroup path too long" : "no parent cgroup located");
     if (mkdir(dir, 0755) != 0) {
         sb_group_short_path(g->parent, shown, sizeof shown);
-        snprintf(why, why_cap, "cannot create a cgroup in %s: %s", shown, strerror(errno));
-        return -1;
+        return sb_why(why, why_cap, "cannot create a cgroup in %s: %s", shown, strerror(errno));
     }
     snprintf(file, sizeof file, "%s/%s", dir, peak_file(g));
     if (access(file, R_OK) != 0) {
         int e = errno;
         rmdir(dir);
         if (g->version == 2)
-            explain_v2(g, peak_file(g), e, why, why_cap);
-        else
-            snprintf(why, why_cap, "%s is not readable (%s)", peak_file(g), strerror(e));
-        return -1;
+            return explain_v2(g, peak_file(g), e, why, why_cap);
+        return sb_why(why, why_cap, "%s is not readable (%s)", peak_file(g), strerror(e));
     }
     snprintf(g->dir, sizeof g->dir, "%s", dir);
     return 0;
 }
 
-static int move_to(const char *dir, pid_t pid)
+int sb_cg_move(const char *dir, pid_t pid)
 {
     char text[32];
     snprintf(text, sizeof text, "%ld", (long)pid);
@@ -114,11 +107,10 @@ static int move_to(const char *dir, pid_t pid)
 
 int sb_group_attach(const sb_group *g, pid_t pid)
 {
-    if (!g->dir[0]) {
-        errno = EINVAL;
-        return -1;
-    }
-    return move_to(g->dir, pid);
+    if (g->dir[0])
+        return sb_cg_move(g->dir, pid);
+    errno = EINVAL;
+    return -1;
 }
 
 /* key's line, a limit ("max" too) or a byte count; -1 unreadable. */
@@ -164,7 +156,7 @@ typedef struct pid_pass {
 static int pass_one(pid_t pid, void *arg)
 {
     pid_pass *p = arg;
-    int ok = p->target ? move_to(p->target, pid) == 0 : kill(pid, SIGKILL) == 0;
+    int ok = p->target ? sb_cg_move(p->target, pid) == 0 : kill(pid, SIGKILL) == 0;
     p->done += ok;
     if ((p->target ? !ok : ok) && p->n_left < PASS_PIDS)
         p->left[p->n_left++] = pid;

@@ -140,26 +140,17 @@ static int own_usable(const sb_group *g, uid_t uid, pid_t self, char *why, size_
 {
     long owner = -1;
     int ro = 0;
-    if (!dir_writable(g->own, uid, &owner, &ro)) {
-        if (ro)
-            snprintf(why, cap, "is on a read-only cgroup mount");
-        else
-            snprintf(why, cap, "is not writable for uid %ld (owner uid %ld)", (long)uid, owner);
-        return -1;
-    }
-    if (!lists(g->own, "cgroup.controllers", "memory")) {
-        snprintf(why, cap, "has no memory controller (the level above does not enable it)");
-        return -1;
-    }
+    if (!dir_writable(g->own, uid, &owner, &ro))
+        return ro ? sb_why(why, cap, "is on a read-only cgroup mount")
+                  : sb_why(why, cap, "is not writable for uid %ld (owner uid %ld)", (long)uid,
+                           owner);
+    if (!lists(g->own, "cgroup.controllers", "memory"))
+        return sb_why(why, cap, "has no memory controller (the level above does not enable it)");
     proc_count c = {self, 0};
-    if (sb_cgroup_procs_each(g->own, count_other, &c) < 0) {
-        snprintf(why, cap, "cannot be listed (%s)", strerror(errno));
-        return -1;
-    }
-    if (c.others > 0) {
-        snprintf(why, cap, "holds %d other process%s", c.others, c.others == 1 ? "" : "es");
-        return -1;
-    }
+    if (sb_cgroup_procs_each(g->own, count_other, &c) < 0)
+        return sb_why(why, cap, "cannot be listed (%s)", strerror(errno));
+    if (c.others > 0)
+        return sb_why(why, cap, "holds %d other process%s", c.others, c.others == 1 ? "" : "es");
     return 0;
 }
 
@@ -173,17 +164,12 @@ static int delegated_above(const sb_group *g, const char *mount, uid_t uid, char
         long owner = -1;
         int ro = 0;
         sb_group_short_path(dir, shown, sizeof shown);
-        if (limit) {
-            if (strcmp(dir, g->own) == 0)
-                snprintf(why, cap, "groups above it would escape its %s", limit);
-            else
-                snprintf(why, cap, "groups above %s would escape its %s", shown, limit);
-            return -1;
-        }
-        if (!sb_cgroup_up(dir, mount) || !dir_writable(dir, uid, &owner, &ro)) {
-            snprintf(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
-            return -1;
-        }
+        if (limit && strcmp(dir, g->own) == 0)
+            return sb_why(why, cap, "groups above it would escape its %s", limit);
+        if (limit)
+            return sb_why(why, cap, "groups above %s would escape its %s", shown, limit);
+        if (!sb_cgroup_up(dir, mount) || !dir_writable(dir, uid, &owner, &ro))
+            return sb_why(why, cap, "nothing above it is delegated to uid %ld", (long)uid);
         if (sb_cgroup_procs_each(dir, NULL, NULL) == 0 &&
             lists(dir, "cgroup.subtree_control", "memory")) {
             snprintf(above, above_cap, "%s", dir);
@@ -280,11 +266,9 @@ typedef struct mover {
 static int move_one(pid_t pid, void *arg)
 {
     mover *m = arg;
-    char text[32];
     if (m->self && !ours(pid, m->self))
         return 0;
-    snprintf(text, sizeof text, "%ld", (long)pid);
-    if (sb_cg_write_in(m->to, "cgroup.procs", text) != 0 && errno != ESRCH)
+    if (sb_cg_move(m->to, pid) != 0 && errno != ESRCH)
         m->failed = errno;
     return 0;
 }
@@ -348,10 +332,8 @@ static void leaf_undo(struct leaf_state *s)
 
 int sb_group_delegate_acquire(sb_group *g, char *why, size_t why_cap)
 {
-    if (g->place == SB_GROUP_NONE) {
-        snprintf(why, why_cap, "%s", g->found);
-        return -1;
-    }
+    if (g->place == SB_GROUP_NONE)
+        return sb_why(why, why_cap, "%s", g->found);
     if (g->place != SB_GROUP_LEAF || g->holds_leaf)
         return 0;
     struct leaf_state *s = &leaf_state;

@@ -277,15 +277,14 @@ static double shorter(double a, double b) { return a < 0 ? b : b < a ? b : a; }
 /* Never negative (no limit). */
 static double until(double t, double now) { return t > now ? t - now : 0; }
 
-static int keep_pid(sb_supervisor *s, pid_t pid)
+static int keep_pid(pid_t pid, void *arg)
 {
+    sb_supervisor *s = arg;
     if (sb_grow(&s->pids, &s->cap_pids, s->n_pids + 1, sizeof *s->pids))
         return -1;
     s->pids[s->n_pids++] = pid;
     return 0;
 }
-
-static int keep_pid_cb(pid_t pid, void *arg) { return keep_pid(arg, pid); }
 
 static double sample_group(sb_supervisor *s, const sb_copy *copies, int64_t k, int scan_tree,
                            int rss, int *listed)
@@ -295,7 +294,7 @@ static double sample_group(sb_supervisor *s, const sb_copy *copies, int64_t k, i
     if (listed)
         *listed = 1;
     if (s->use_cgroup) {
-        if (sb_group_procs(&s->cg, keep_pid_cb, s) < 0) {
+        if (sb_group_procs(&s->cg, keep_pid, s) < 0) {
             s->n_pids = 0;
             if (listed)
                 *listed = 0;
@@ -310,9 +309,9 @@ static double sample_group(sb_supervisor *s, const sb_copy *copies, int64_t k, i
         /* Dead ones too: NVML no longer lists them. */
         for (int64_t i = 0; i < k; i++)
             if (copies[i].pid > 0)
-                keep_pid(s, copies[i].pid);
+                keep_pid(copies[i].pid, s);
         for (size_t i = 0; i < s->tree.count; i++)
-            keep_pid(s, s->tree.procs[i].pid);
+            keep_pid(s->tree.procs[i].pid, s);
     }
     vram_sample(&s->vram, s->pids, s->n_pids);
     return spent;
@@ -402,18 +401,6 @@ static double sample(sb_supervisor *s, const sb_copy *copies, int64_t k, double 
 }
 
 /* The array the sleeps mark live copies in (NULL: all are watched). */
-static int *waiter_open(sb_supervisor *s, const sb_copy *copies, int64_t k, sb_waiter *z)
-{
-    pid_t *pids = malloc((size_t)k * sizeof *pids);
-    int *live = malloc((size_t)k * sizeof *live);
-    for (int64_t i = 0; pids && i < k; i++)
-        pids[i] = copies[i].pid;
-    sb_waiter_open(z, pids, pids && live ? (size_t)k : 0);
-    s->exit_by_pidfd = sb_waiter_by_pidfd(z) && live;
-    free(pids);
-    return live;
-}
-
 static int watch_over(const sb_supervisor *s, const sb_launch *l, sb_outcome *o)
 {
     if (s->use_cgroup || !sb_budget_watch_over(l->watch_limit, o->watch_ended, s->tree.rss_now))
@@ -467,7 +454,13 @@ static void wait_group(sb_supervisor *s, const sb_launch *l, sb_copy *copies, do
     open_mask = orig; /* the stop signals open, SIGCHLD still blocked (for the signalfd) */
     sigaddset(&open_mask, SIGCHLD);
     sb_waiter z;
-    int *live = waiter_open(s, copies, k, &z);
+    pid_t *pids = malloc((size_t)k * sizeof *pids);
+    int *live = malloc((size_t)k * sizeof *live);
+    for (int64_t i = 0; pids && i < k; i++)
+        pids[i] = copies[i].pid;
+    sb_waiter_open(&z, pids, pids && live ? (size_t)k : 0);
+    s->exit_by_pidfd = sb_waiter_by_pidfd(&z) && live;
+    free(pids);
     /* After the copies, the leftovers' SIGCHLD wakes us: by then the tree's
      * last process is always our child. */
     sigset_t chld_set;
@@ -618,16 +611,12 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
                        const int err[2], const sigset_t *mask, sb_outcome *o, char *why,
                        size_t why_cap)
 {
-    if (!s->launcher) {
-        snprintf(why, why_cap, "cannot start the commands' launcher: %s",
-                 strerror(s->launcher_errno));
-        return -1;
-    }
+    if (!s->launcher)
+        return sb_why(why, why_cap, "cannot start the commands' launcher: %s",
+                      strerror(s->launcher_errno));
     char ***lines = calloc((size_t)l->lines, sizeof *lines);
-    if (!lines) {
-        snprintf(why, why_cap, "out of memory");
-        return -1;
-    }
+    if (!lines)
+        return sb_why(why, why_cap, "out of memory");
     int rc = 0;
     for (int64_t i = 0; i < l->copies && rc == 0; i++) {
         int64_t built = 0;
@@ -645,13 +634,11 @@ static int fork_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, co
         int e = errno;
         for (int64_t j = 0; l->argv_free && j < built; j++)
             l->argv_free(lines[j]);
-        if (pid == -3) {
-            snprintf(why, why_cap, "out of memory");
-            rc = -1;
-        } else if (pid == -2) {
-            snprintf(why, why_cap, "the commands' launcher is gone: %s", strerror(e));
-            rc = -1;
-        } else if (pid < 0) {
+        if (pid == -3)
+            rc = sb_why(why, why_cap, "out of memory");
+        else if (pid == -2)
+            rc = sb_why(why, why_cap, "the commands' launcher is gone: %s", strerror(e));
+        else if (pid < 0) {
             o->start_errno = e;
             break;
         } else
@@ -687,10 +674,8 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
         o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
         o->oom_kills = sb_group_oom_kills(&s->cg);
         o->limit = limit_above(&s->cg, s->cfg.machine_limit);
-        if (sb_group_remove(&s->cg, &o->left_behind) != 0) {
-            snprintf(why, why_cap, "cannot remove %s: %s", s->cg.dir, strerror(errno));
-            return -1;
-        }
+        if (sb_group_remove(&s->cg, &o->left_behind) != 0)
+            return sb_why(why, why_cap, "cannot remove %s: %s", s->cg.dir, strerror(errno));
         return 0;
     }
     o->peak = o->rss_peak = tree_peak(&s->tree, 0, largest) + huge;
@@ -703,12 +688,6 @@ static int measure(sb_supervisor *s, sb_copy *copies, int64_t kills_before, sb_o
         o->oom_outside = 1;
     }
     return 0;
-}
-
-static int fail(char *why, size_t why_cap, const char *what)
-{
-    snprintf(why, why_cap, "%s: %s", what, strerror(errno));
-    return -1;
 }
 
 /* The cgroup, go (releases the copies) and err (exec failures). 0, or -1
@@ -736,7 +715,7 @@ static int open_group(sb_supervisor *s, const sb_launch *l, int go[2], int err[2
         close(go[0]), close(go[1]);
     }
     sb_group_remove(&s->cg, NULL);
-    return fail(why, why_cap, "pipe");
+    return sb_why(why, why_cap, "pipe: %s", strerror(errno));
 }
 
 /* Stop signals held until every pid is known and each copy dropped our
@@ -761,11 +740,9 @@ static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, c
     if (rc == 0 && lone && sb_stop_signal())
         kill(copies[0].pid, sb_stop_signal());
     for (int64_t i = 0; rc == 0 && !o->start_errno && s->use_cgroup && i < o->started; i++)
-        if (sb_group_attach(&s->cg, copies[i].pid) != 0) {
-            snprintf(why, why_cap, "cannot move %s into %s: %s",
-                     l->copies == 1 ? "the command" : "a copy", s->cg.dir, strerror(errno));
-            rc = -1;
-        }
+        if (sb_group_attach(&s->cg, copies[i].pid) != 0)
+            rc = sb_why(why, why_cap, "cannot move %s into %s: %s",
+                        l->copies == 1 ? "the command" : "a copy", s->cg.dir, strerror(errno));
     if (rc == 0 && !o->start_errno && (lone || !sb_stop_signal()))
         return 0;
     o->interrupted = rc == 0 && !o->start_errno;
@@ -777,7 +754,7 @@ static int start_copies(sb_supervisor *s, const sb_launch *l, sb_copy *copies, c
     close(err[0]);
     set_lone_child(0);
     if (sb_group_remove(&s->cg, NULL) != 0 && rc == 0)
-        rc = fail(why, why_cap, "cannot remove the group's cgroup");
+        rc = sb_why(why, why_cap, "cannot remove the group's cgroup: %s", strerror(errno));
     return rc < 0 ? -1 : 1;
 }
 
@@ -786,11 +763,9 @@ int sb_supervisor_run(sb_supervisor *s, const sb_launch *l, sb_copy *copies, sb_
 {
     memset(o, 0, sizeof *o);
     o->peak = o->rss_peak = o->vram_peak = o->oom_kills = o->limit = -1;
-    if (l->copies < 1 || l->copies > SB_SUPERVISOR_MAX_COPIES || l->lines < 1 || !l->argv_for) {
-        snprintf(why, why_cap, "%lld copies of %lld line(s) (a bug)", (long long)l->copies,
-                 (long long)l->lines);
-        return -1;
-    }
+    if (l->copies < 1 || l->copies > SB_SUPERVISOR_MAX_COPIES || l->lines < 1 || !l->argv_for)
+        return sb_why(why, why_cap, "%lld copies of %lld line(s) (a bug)", (long long)l->copies,
+                      (long long)l->lines);
     memset(copies, 0, (size_t)l->copies * sizeof *copies);
     int go[2], err[2];
     if (open_group(s, l, go, err, why, why_cap) != 0)
