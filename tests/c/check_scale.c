@@ -31,6 +31,29 @@ static void skip(const char *test, const char *why)
     fflush(stdout);
 }
 
+/* The result the running case holds. Under valgrind (CK_FORK=no) a failed
+ * assertion leaves its case by a longjmp: a result not freed yet would be
+ * lost memory in every worker a later case forks (valgrind checks each as
+ * it exits, --error-exitcode), and those cases would fail for this one.
+ * The checked teardown frees what a failed case left. */
+static spacrbench_scale_result *g_held;
+
+static int held(int rc, spacrbench_scale_result *const *r)
+{
+    if (rc == 0)
+        g_held = *r;
+    return rc;
+}
+
+static void result_free(spacrbench_scale_result *r)
+{
+    if (r == g_held)
+        g_held = NULL;
+    spacrbench_scale_free(r);
+}
+
+static void free_held(void) { result_free(g_held); }
+
 static int fail_work_any(void *item, void *payload)
 {
     (void)item;
@@ -56,7 +79,7 @@ START_TEST(linear_points_choose_the_largest)
 {
     spacrbench_scale_point in[] = {pt(4, 40, 1.05, -1), pt(1, 10, 1.0, -1), pt(2, 20, 1.02, -1)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 3, sizeof in[0], -1, &r), &r), 0);
     spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 4);
     ck_assert_int_eq(s.best_workers, 4);
@@ -67,7 +90,7 @@ START_TEST(linear_points_choose_the_largest)
     ck_assert_double_eq_tol(p.speedup, 20 / 1.02 / 10.0, 1e-9);
     ck_assert_double_eq_tol(p.efficiency, p.speedup / 2, 1e-9);
     ck_assert_int_eq(p.fits, -1);
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -77,7 +100,8 @@ START_TEST(saturating_points_choose_the_knee)
     spacrbench_scale_point in[] = {pt(1, 10, 1, 1 << 20), pt(2, 19, 1, 2 << 20),
                                    pt(4, 22, 1, 4 << 20), pt(8, 23, 1, 8 << 20)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 4, sizeof in[0], INT64_C(1) << 30, &r), 0);
+    ck_assert_int_eq(
+        held(spacrbench_scale_from_points(in, 4, sizeof in[0], INT64_C(1) << 30, &r), &r), 0);
     spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 4);
     ck_assert_int_eq(s.best_workers, 8);
@@ -86,15 +110,15 @@ START_TEST(saturating_points_choose_the_knee)
                   s.reason);
     ck_assert_int_eq(sb_test_point_of(r, 3).fits, 1);
     /* Exactly at the 10 % line the smaller count wins; just below it loses. */
-    spacrbench_scale_free(r);
+    result_free(r);
     spacrbench_scale_point edge[] = {pt(1, 100, 1, -1), pt(2, 90, 0.5, -1), pt(3, 100, 0.5, -1)};
-    ck_assert_int_eq(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), &r), 0);
     ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
-    spacrbench_scale_free(r);
+    result_free(r);
     edge[1].items = 89;
-    ck_assert_int_eq(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(edge, 3, sizeof edge[0], -1, &r), &r), 0);
     ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 3);
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -104,7 +128,8 @@ START_TEST(memory_budget_excludes_faster_counts)
     spacrbench_scale_point in[] = {pt(1, 10, 1, 300 * mib), pt(2, 20, 1, 600 * mib),
                                    pt(4, 38, 1, 1200 * mib)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], 1000 * mib, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 3, sizeof in[0], 1000 * mib, &r), &r),
+                     0);
     spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 2);
     ck_assert_int_eq(s.best_workers, 2);
@@ -113,7 +138,7 @@ START_TEST(memory_budget_excludes_faster_counts)
                   s.reason);
     ck_assert_int_eq(sb_test_point_of(r, 2).fits, 0);
     ck_assert_int_eq(sb_test_point_of(r, 1).fits, 1);
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -121,7 +146,7 @@ START_TEST(missing_one_worker_point_leaves_speedup_unknown)
 {
     spacrbench_scale_point in[] = {pt(2, 20, 1, -1), pt(4, 30, 1, -1)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r), 0);
     ck_assert(isnan(sb_test_point_of(r, 0).speedup));
     ck_assert(isnan(sb_test_point_of(r, 1).efficiency));
     spacrbench_scale_summary s = sb_test_summary_of(r);
@@ -134,7 +159,7 @@ START_TEST(missing_one_worker_point_leaves_speedup_unknown)
     ck_assert_msg(strstr(json, "\"speedup\":null") != NULL, "%s", json);
     ck_assert_msg(strstr(json, "\"peak_bytes\":null") != NULL, "%s", json);
     ck_assert_msg(strstr(json, "\"scaling_workers\":4") != NULL, "%s", json);
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -143,17 +168,17 @@ START_TEST(failed_and_unusable_points)
     spacrbench_scale_point in[] = {pt(1, 10, 1, -1), pt(2, 40, 1, -1)};
     in[1].failed = 1;
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r), 0);
     spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 1); /* the faster point failed: not a candidate */
     ck_assert_ptr_nonnull(strstr(s.reason, "2 workers failed"));
-    spacrbench_scale_free(r);
+    result_free(r);
     in[0].failed = 1;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r), 0);
     s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, -1);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_NONE);
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -162,7 +187,7 @@ START_TEST(table_and_json_show_the_knee)
     spacrbench_scale_point in[] = {pt(1, 10, 1, 1 << 20), pt(2, 19, 1, 2 << 20),
                                    pt(4, 20, 1, 4 << 20)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 3, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 3, sizeof in[0], -1, &r), &r), 0);
     ck_assert_int_eq(spacrbench_scale_add_note(r, "a note\nwith a newline"), 0);
     char small[8];
     int len = spacrbench_format_scaling(r, small, sizeof small);
@@ -183,7 +208,7 @@ START_TEST(table_and_json_show_the_knee)
     ck_assert_ptr_nonnull(strstr(json, "a note\\nwith a newline"));
     ck_assert_str_eq(spacrbench_scale_note(r, 0), "a note\nwith a newline");
     ck_assert_ptr_null(spacrbench_scale_note(r, 1));
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -196,7 +221,7 @@ START_TEST(vram_is_shown_only_where_measured)
     in[0].vram_peak_bytes = 300 << 20;
     in[1].vram_peak_bytes = 600 << 20;
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r), 0);
     char text[4096], json[4096];
     ck_assert_int_lt(spacrbench_format_scaling(r, text, sizeof text), (int)sizeof text);
     ck_assert_msg(strstr(text, "per item    group VRAM\n") != NULL, "%s", text);
@@ -204,24 +229,25 @@ START_TEST(vram_is_shown_only_where_measured)
     ck_assert_int_lt(spacrbench_scale_to_json(r, json, sizeof json), (int)sizeof json);
     ck_assert_ptr_nonnull(strstr(json, "\"vram_peak_bytes\":629145600"));
     ck_assert_int_eq(sb_test_point_of(r, 1).vram_peak_bytes, 600 << 20);
-    spacrbench_scale_free(r);
+    result_free(r);
 
     size_t old_size = offsetof(spacrbench_scale_point, vram_peak_bytes);
     in[0].size = in[1].size = old_size;
     unsigned char old[2][sizeof(spacrbench_scale_point)];
     memcpy(old[0], &in[0], old_size);
     memcpy(old[1], &in[1], old_size);
-    ck_assert_int_eq(spacrbench_scale_from_points(old, 2, sizeof old[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(old, 2, sizeof old[0], -1, &r), &r), 0);
     ck_assert_int_eq(sb_test_point_of(r, 1).vram_peak_bytes, -1);
     ck_assert_int_lt(spacrbench_format_scaling(r, text, sizeof text), (int)sizeof text);
     ck_assert_msg(strstr(text, "group VRAM") == NULL, "%s", text);
     ck_assert_int_lt(spacrbench_scale_to_json(r, json, sizeof json), (int)sizeof json);
     ck_assert_ptr_nonnull(strstr(json, "\"vram_peak_bytes\":null"));
-    spacrbench_scale_free(r);
+    result_free(r);
 
     in[0].size = in[1].size = sizeof in[0];
     in[1].vram_peak_bytes = -7;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "vram_peak_bytes"));
 }
 END_TEST
@@ -230,16 +256,19 @@ START_TEST(bad_points_are_rejected)
 {
     spacrbench_scale_point in[] = {pt(1, 10, 1, -1), pt(1, 10, 1, -1)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "appears twice"));
     ck_assert_ptr_null(r);
     in[1].workers = 0;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "points[1].workers"));
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 0, sizeof in[0], -1, &r),
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 0, sizeof in[0], -1, &r), &r),
                      SPACRBENCH_ENOITEMS);
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 1, sizeof in[0], -5, &r), SPACRBENCH_EINVAL);
-    ck_assert_int_eq(spacrbench_scale_from_points(NULL, 1, sizeof in[0], -1, &r),
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 1, sizeof in[0], -5, &r), &r),
+                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(NULL, 1, sizeof in[0], -1, &r), &r),
                      SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_scale_from_points(in, 1, sizeof in[0], -1, NULL),
                      SPACRBENCH_EINVAL);
@@ -250,7 +279,7 @@ START_TEST(bad_points_are_rejected)
     size_t size = sizeof big;
     memcpy(big, &size, sizeof size);
     big[sizeof big - 1] = 1;
-    ck_assert_int_eq(spacrbench_scale_from_points(big, 1, sizeof big, -1, &r),
+    ck_assert_int_eq(held(spacrbench_scale_from_points(big, 1, sizeof big, -1, &r), &r),
                      SPACRBENCH_EUNKNOWN_FIELDS);
 }
 END_TEST
@@ -271,14 +300,15 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
      * rule without spreads takes 2 ... */
     spacrbench_scale_point in[] = {pt(1, 100, 1, -1), pt(2, 115, 1, -1)};
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(in, 2, sizeof in[0], -1, &r), &r), 0);
     ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
-    spacrbench_scale_free(r);
+    result_free(r);
     /* ... but each count's repeats differ by +-9 %: 15 % < 18 %, noise. */
     spacrbench_scale_spread noisy[] = {spr(3, 0.09), spr(3, 0.09)};
-    ck_assert_int_eq(
-        spacrbench_scale_from_points_spread(in, 2, sizeof in[0], noisy, sizeof noisy[0], -1, &r),
-        0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points_spread(in, 2, sizeof in[0], noisy,
+                                                              sizeof noisy[0], -1, &r),
+                          &r),
+                     0);
     spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 1);
     ck_assert_int_eq(s.best_workers, 2);
@@ -300,14 +330,15 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
                   "%s", text);
     ck_assert_int_gt(spacrbench_scale_to_json(r, text, sizeof text), 0);
     ck_assert_msg(strstr(text, "\"repeats\":3") && strstr(text, "\"spread\":0.09"), "%s", text);
-    spacrbench_scale_free(r);
+    result_free(r);
     /* A noisy 1-worker point, 2 workers 14 % faster, 3 no faster than 1:
      * the knee stays at 1 and the verdict names the faster count as within
      * the noise, never "falls beyond 1" with a 1.00x figure. */
     spacrbench_scale_point three[] = {pt(1, 100, 1, -1), pt(2, 114, 1, -1), pt(3, 100, 1, -1)};
     spacrbench_scale_spread loud[] = {spr(5, 0.33), spr(3, 0.025), spr(3, 0.02)};
-    ck_assert_int_eq(spacrbench_scale_from_points_spread(three, 3, sizeof three[0], loud,
-                                                         sizeof loud[0], -1, &r),
+    ck_assert_int_eq(held(spacrbench_scale_from_points_spread(three, 3, sizeof three[0], loud,
+                                                              sizeof loud[0], -1, &r),
+                          &r),
                      0);
     s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 1);
@@ -315,37 +346,42 @@ START_TEST(a_gain_within_the_noise_is_no_gain)
                                    "within the noise") &&
                       !strstr(s.reason, "falls"),
                   "%s", s.reason);
-    spacrbench_scale_free(r);
+    result_free(r);
     /* 0.997x is printed 1.00x: it saturates, it does not fall. */
     spacrbench_scale_point flat[] = {pt(1, 1000, 1, -1), pt(2, 997, 1, -1)};
-    ck_assert_int_eq(spacrbench_scale_from_points(flat, 2, sizeof flat[0], -1, &r), 0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points(flat, 2, sizeof flat[0], -1, &r), &r), 0);
     s = sb_test_summary_of(r);
     ck_assert_msg(strstr(s.reason, "saturates at 1: 2 workers give 1.00x"), "%s", s.reason);
-    spacrbench_scale_free(r);
+    result_free(r);
     /* Quiet repeats (+-2 %): the 15 % gain is real again. */
     spacrbench_scale_spread quiet[] = {spr(3, 0.02), spr(3, 0.02)};
-    ck_assert_int_eq(
-        spacrbench_scale_from_points_spread(in, 2, sizeof in[0], quiet, sizeof quiet[0], -1, &r),
-        0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points_spread(in, 2, sizeof in[0], quiet,
+                                                              sizeof quiet[0], -1, &r),
+                          &r),
+                     0);
     ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
-    spacrbench_scale_free(r);
+    result_free(r);
     /* Spreads travel with their points when the input is unsorted. */
     spacrbench_scale_point rev[] = {pt(2, 115, 1, -1), pt(1, 100, 1, -1)};
     spacrbench_scale_spread rs[] = {spr(3, 0.0), spr(3, 0.2)};
     ck_assert_int_eq(
-        spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, sizeof rs[0], -1, &r), 0);
+        held(spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, sizeof rs[0], -1, &r),
+             &r),
+        0);
     ck_assert_int_eq(spacrbench_scale_spread_get(r, 0, &got), 0);
     ck_assert_double_eq_tol(got.spread, 0.2, 1e-12);
     ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 1);
-    spacrbench_scale_free(r);
+    result_free(r);
     /* Bad spreads are named. */
     rs[1].spread = -0.5;
     ck_assert_int_eq(
-        spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, sizeof rs[0], -1, &r),
+        held(spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, sizeof rs[0], -1, &r),
+             &r),
         SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "spreads[1].spread"));
-    ck_assert_int_eq(spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, 2, -1, &r),
-                     SPACRBENCH_EINVAL);
+    ck_assert_int_eq(
+        held(spacrbench_scale_from_points_spread(rev, 2, sizeof rev[0], rs, 2, -1, &r), &r),
+        SPACRBENCH_EINVAL);
 }
 END_TEST
 
@@ -357,9 +393,10 @@ START_TEST(an_oom_killed_count_is_a_memory_point)
     sp[2].oom_killed = 1;
     sp[2].limit_bytes = 300 << 20;
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(
-        spacrbench_scale_from_points_spread(in, 3, sizeof in[0], sp, sizeof sp[0], 300 << 20, &r),
-        0);
+    ck_assert_int_eq(held(spacrbench_scale_from_points_spread(in, 3, sizeof in[0], sp, sizeof sp[0],
+                                                              300 << 20, &r),
+                          &r),
+                     0);
     spacrbench_scale_summary s = sb_test_summary_of(r);
     ck_assert_int_eq(s.chosen_workers, 2);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_MEMORY);
@@ -372,21 +409,22 @@ START_TEST(an_oom_killed_count_is_a_memory_point)
     char text[4096];
     ck_assert_int_gt(spacrbench_format_scaling(r, text, sizeof text), 0);
     ck_assert_msg(strstr(text, "OOM-killed in the group (over budget)"), "%s", text);
-    spacrbench_scale_free(r);
+    result_free(r);
 
     /* One worker OOM-killed: no usable count, said in the singular. */
     spacrbench_scale_point one[] = {pt(1, 0, 0, 300 << 20)};
     spacrbench_scale_spread one_sp[] = {spr(0, NAN)};
     one_sp[0].oom_killed = 1;
     one_sp[0].limit_bytes = 300 << 20;
-    ck_assert_int_eq(spacrbench_scale_from_points_spread(one, 1, sizeof one[0], one_sp,
-                                                         sizeof one_sp[0], 300 << 20, &r),
+    ck_assert_int_eq(held(spacrbench_scale_from_points_spread(one, 1, sizeof one[0], one_sp,
+                                                              sizeof one_sp[0], 300 << 20, &r),
+                          &r),
                      0);
     s = sb_test_summary_of(r);
     ck_assert_int_eq(s.verdict, SPACRBENCH_SCALE_NONE);
     ck_assert_msg(strstr(s.reason, "; 1 worker was OOM-killed in its group"), "%s", s.reason);
     ck_assert_msg(!strstr(s.reason, "1 workers"), "%s", s.reason);
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -411,17 +449,17 @@ START_TEST(timing_defaults_and_bad_timing)
     void *items[1] = {NULL};
     spacrbench_scale_result *r = NULL;
     t.max_repeats = 1;
-    ck_assert_int_eq(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r),
+    ck_assert_int_eq(held(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r), &r),
                      SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "max_repeats"));
     spacrbench_scale_timing_init(&t, sizeof t);
     t.min_seconds = -1;
-    ck_assert_int_eq(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r),
+    ck_assert_int_eq(held(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r), &r),
                      SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "min_seconds"));
     spacrbench_scale_timing_init(&t, sizeof t);
     t.min_items = 0;
-    ck_assert_int_eq(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r),
+    ck_assert_int_eq(held(spacrbench_scale_timed(fail_work_any, items, 1, NULL, NULL, &t, &r), &r),
                      SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "min_items"));
     ck_assert_ptr_null(r);
@@ -543,7 +581,7 @@ static spacrbench_scale_result *scale_counts(spacrbench_work_fn work, const int6
     spacrbench_scale_timing t; /* exactly per_worker items, one repeat */
     timing_fast(&t);
     spacrbench_scale_result *r = NULL;
-    int rc = spacrbench_scale_timed(work, item_ptrs, 4, NULL, &o, &t, &r);
+    int rc = held(spacrbench_scale_timed(work, item_ptrs, 4, NULL, &o, &t, &r), &r);
     ck_assert_msg(rc == 0, "spacrbench_scale: %d %s", rc, spacrbench_last_error_message());
     return r;
 }
@@ -562,7 +600,7 @@ START_TEST(sleeping_workers_scale_nearly_linearly)
     ck_assert_double_ge(two.mean_item_seconds, 0.060);
     ck_assert_msg(two.speedup > 1.6, "2 sleeping workers gave %.2fx", two.speedup);
     ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, 2);
-    spacrbench_scale_free(r);
+    result_free(r);
     ck_assert_int_eq(count_fds(), fds);
     ck_assert_int_eq(leftover_groups(), 0);
 }
@@ -633,7 +671,8 @@ START_TEST(a_child_forked_beside_a_check_can_scale)
     ck_assert_int_eq(waitpid(child, &status, 0), child);
     /* Here the check still holds its lock. */
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 1, NULL, NULL, &r), SPACRBENCH_EBUSY);
+    ck_assert_int_eq(held(spacrbench_scale(sleep_work, item_ptrs, 1, NULL, NULL, &r), &r),
+                     SPACRBENCH_EBUSY);
     ck_assert_int_eq(write(go_fd[1], "g", 1), 1);
     pthread_join(t, NULL);
     ck_assert_int_eq(thread_rc, 0);
@@ -660,7 +699,7 @@ START_TEST(failing_work_marks_the_point_failed)
     ck_assert_int_eq(p.failed, 1);
     ck_assert_int_eq(sb_test_summary_of(r).chosen_workers, -1);
     ck_assert_ptr_nonnull(sb_test_note_with(r, "returned non-zero"));
-    spacrbench_scale_free(r);
+    result_free(r);
     ck_assert_int_eq(count_fds(), fds);
     ck_assert_int_eq(leftover_groups(), 0);
 }
@@ -691,7 +730,7 @@ START_TEST(cgroup_peak_covers_every_worker)
         p.peak_bytes <
             (int64_t)(128 * SB_MIB * (100 + SB_TEST_RSS_OVERHEAD_PERCENT) / 100 + 32 * SB_MIB),
         "peak %lld", (long long)p.peak_bytes);
-    spacrbench_scale_free(r);
+    result_free(r);
     ck_assert_int_eq(leftover_groups(), 0);
 }
 END_TEST
@@ -719,7 +758,7 @@ START_TEST(pss_fallback_sums_the_workers)
      * holds its pages for three of its longest gaps. */
     spacrbench_scale_result *r = scale_counts(touch_work, counts, 1, 1, SPACRBENCH_SCALE_NO_CGROUP);
     long gap = sampler_gap_ms(r);
-    spacrbench_scale_free(r);
+    result_free(r);
     ck_assert_int_gt(gap, 0);
     touch_hold_ms = 150 + 3 * (gap < 20000 ? gap : 20000);
     r = scale_counts(touch_work, counts, 1, 1, SPACRBENCH_SCALE_NO_CGROUP);
@@ -734,7 +773,7 @@ START_TEST(pss_fallback_sums_the_workers)
     ck_assert_msg(p.peak_bytes >= (int64_t)(120 * SB_MIB), "peak %lld, held %ld ms (%s)",
                   (long long)p.peak_bytes, touch_hold_ms, pace);
     ck_assert_ptr_nonnull(sb_test_note_with(r, "PSS"));
-    spacrbench_scale_free(r);
+    result_free(r);
 }
 END_TEST
 
@@ -765,7 +804,8 @@ START_TEST(warm_up_is_excluded_and_repeats_run_long_enough)
     t.min_repeats = 2;
     t.max_repeats = 3;
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale_timed(cold_start_work, item_ptrs, 4, NULL, &o, &t, &r), 0);
+    ck_assert_int_eq(
+        held(spacrbench_scale_timed(cold_start_work, item_ptrs, 4, NULL, &o, &t, &r), &r), 0);
     for (size_t i = 0; i < 2; i++) {
         spacrbench_scale_point p = sb_test_point_of(r, i);
         spacrbench_scale_spread sp;
@@ -783,7 +823,7 @@ START_TEST(warm_up_is_excluded_and_repeats_run_long_enough)
     }
     ck_assert_msg(sb_test_point_of(r, 1).speedup > 1.6, "%g", sb_test_point_of(r, 1).speedup);
     ck_assert_ptr_nonnull(sb_test_note_with(r, "1 warm-up item(s) per worker untimed"));
-    spacrbench_scale_free(r);
+    result_free(r);
     ck_assert_int_eq(leftover_groups(), 0);
 }
 END_TEST
@@ -920,7 +960,7 @@ START_TEST(an_over_budget_count_is_killed_in_its_group_not_the_caller)
             said[2] = s.verdict;
             said[3] = sp.oom_killed;
         }
-        spacrbench_scale_free(r);
+        result_free(r);
         _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
     }
     ck_assert_int_gt(caller, 0);
@@ -968,7 +1008,7 @@ START_TEST(the_budget_is_the_groups_limit)
         return;
     }
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(over_budget_check(100 * SB_MIB, 0, &r), 0);
+    ck_assert_int_eq(held(over_budget_check(100 * SB_MIB, 0, &r), &r), 0);
     spacrbench_scale_spread sp;
     spacrbench_scale_spread_init(&sp, sizeof sp);
     ck_assert_int_eq(spacrbench_scale_spread_get(r, 1, &sp), 0);
@@ -981,7 +1021,7 @@ START_TEST(the_budget_is_the_groups_limit)
                   s.reason);
     ck_assert_ptr_nonnull(
         sb_test_note_with(r, "the caller is above the group and was not touched"));
-    spacrbench_scale_free(r);
+    result_free(r);
     ck_assert_int_eq(leftover_groups(), 0);
 }
 END_TEST
@@ -1076,7 +1116,7 @@ static int watched_check(int as_nobody, const char *budget, int said[SAID_N])
                      (sb_test_note_with(r, "no cgroup could hold a limit") != NULL) &&
                      four.limit_bytes == (int64_t)(100 * SB_MIB);
         }
-        spacrbench_scale_free(r);
+        result_free(r);
         _exit(write(result[1], out, sizeof out) == (ssize_t)sizeof out ? 0 : 4);
     }
     ck_assert_int_gt(caller, 0);
@@ -1195,7 +1235,7 @@ START_TEST(a_count_that_cannot_fork_is_a_failed_point)
             said[2] = sb_test_point_of(r, 1).failed;
             said[3] = (int)sb_test_summary_of(r).chosen_workers;
         }
-        spacrbench_scale_free(r);
+        result_free(r);
         _exit(write(result[1], said, sizeof said) == (ssize_t)sizeof said ? 0 : 4);
     }
     ck_assert_int_gt(caller, 0);
@@ -1279,11 +1319,13 @@ END_TEST
 START_TEST(bad_arguments_are_errors)
 {
     spacrbench_scale_result *r = NULL;
-    ck_assert_int_eq(spacrbench_scale(NULL, item_ptrs, 4, NULL, NULL, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale(NULL, item_ptrs, 4, NULL, NULL, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "work"));
-    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 0, NULL, NULL, &r),
+    ck_assert_int_eq(held(spacrbench_scale(sleep_work, item_ptrs, 0, NULL, NULL, &r), &r),
                      SPACRBENCH_ENOITEMS);
-    ck_assert_int_eq(spacrbench_scale(sleep_work, NULL, 4, NULL, NULL, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale(sleep_work, NULL, 4, NULL, NULL, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, NULL, NULL),
                      SPACRBENCH_EINVAL);
     spacrbench_scale_options o;
@@ -1291,15 +1333,18 @@ START_TEST(bad_arguments_are_errors)
     const int64_t zero[] = {0};
     o.worker_counts = zero;
     o.n_worker_counts = 1;
-    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "worker_counts[0]"));
     ck_assert_int_eq(spacrbench_scale_options_init(&o, sizeof o), 0);
     o.items_per_worker = 0;
-    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_ptr_nonnull(strstr(spacrbench_last_error_message(), "items_per_worker"));
     ck_assert_int_eq(spacrbench_scale_options_init(&o, sizeof o), 0);
     o.flags = 0x80;
-    ck_assert_int_eq(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), SPACRBENCH_EINVAL);
+    ck_assert_int_eq(held(spacrbench_scale(sleep_work, item_ptrs, 4, NULL, &o, &r), &r),
+                     SPACRBENCH_EINVAL);
     ck_assert_ptr_null(r);
     spacrbench_group *g = NULL;
     ck_assert_int_eq(spacrbench_group_open(0x80, &g), SPACRBENCH_EINVAL);
@@ -1337,6 +1382,7 @@ static Suite *scale_suite(void)
 {
     Suite *s = suite_create("scale");
     TCase *rule = tcase_create("rule");
+    tcase_add_checked_fixture(rule, NULL, free_held);
     tcase_add_test(rule, linear_points_choose_the_largest);
     tcase_add_test(rule, vram_is_shown_only_where_measured);
     tcase_add_test(rule, saturating_points_choose_the_knee);
@@ -1351,6 +1397,7 @@ static Suite *scale_suite(void)
     tcase_add_test(rule, worker_counts_are_checked_in_the_callers_words);
     suite_add_tcase(s, rule);
     TCase *real = tcase_create("workers");
+    tcase_add_checked_fixture(real, NULL, free_held);
     tcase_set_timeout(real, 120);
     tcase_add_test(real, sleeping_workers_scale_nearly_linearly);
     tcase_add_test(real, failing_work_marks_the_point_failed);
@@ -1364,6 +1411,7 @@ static Suite *scale_suite(void)
     suite_add_tcase(s, real);
     /* Its own case, so the qemu stage (cgroup v2) can run it alone. */
     TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, NULL, free_held);
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, the_budget_is_the_groups_limit);
     tcase_add_test(limits, an_over_budget_count_is_killed_in_its_group_not_the_caller);
@@ -1371,6 +1419,7 @@ static Suite *scale_suite(void)
     /* The budget watched where no cgroup can hold it (the qemu stage runs
      * "limits" alone and counts its two checks). */
     TCase *watch = tcase_create("watch");
+    tcase_add_checked_fixture(watch, NULL, free_held);
     tcase_set_timeout(watch, 120);
     tcase_add_loop_test(watch, an_over_budget_count_without_a_cgroup_is_ended_at_the_budget, 0, 2);
     tcase_add_loop_test(watch, the_default_sampler_budget_ends_an_over_budget_count, 0, 2);

@@ -234,7 +234,8 @@ START_TEST(both_memory_figures_are_reported)
 END_TEST
 
 /* `run --json --scale 1,2,64 a b` in a pids cgroup with pids.max=40: the
- * 1- and 2-worker points are kept, the 64 point is failed, exit 3. */
+ * 1- and 2-worker points are kept, the 64 point is failed, exit 3. Not
+ * about timing: the shortest check (--scale-items 1 --scale-seconds 0). */
 START_TEST(a_fork_failure_under_pids_max_fails_only_its_point)
 {
     char dir[256];
@@ -250,7 +251,8 @@ START_TEST(a_fork_failure_under_pids_max_fails_only_its_point)
     if (f)
         wrote &= fclose(f) == 0;
     snprintf(script, sizeof script,
-             "echo $$ > %s/cgroup.procs && exec %s run --json --quiet --scale 1,2,64 a b -- true",
+             "echo $$ > %s/cgroup.procs && exec %s run --json --quiet --scale 1,2,64 "
+             "--scale-items=1 --scale-seconds=0 a b -- true",
              dir, SPACRBENCH_CLI);
     char *const argv[] = {"/bin/sh", "-c", script, NULL};
     cli_result r = {0};
