@@ -12,8 +12,8 @@
 #     ($SPACRBENCH_PYTHONS, default: pyenv's versions and python3.X on PATH):
 #     the suite except the tests marked slow (the wheel build again, and
 #     the long ones that measure the C side the same way on every
-#     interpreter) and except the files that check no Python of their own
-#     ($same_everywhere below: the main run has them); about 45 s each.
+#     interpreter) and except test_c_layering.py, which reads the C
+#     sources only (the main run and ctest have it); about 60 s each.
 #     Their venvs are made while the main one builds the wheel. The wheel
 #     is one abi3 binary, so the versions between the two ends add time,
 #     not coverage.
@@ -59,9 +59,8 @@ fi
 # The other interpreters' venvs, less the wheel, made in the background
 # while the main venv and the wheel are built (pip waits on the network
 # and the disk; nothing timed runs before the main suite waits for them).
-for interp in "${others[@]}"; do
-    new_venv "$interp" "$work/venv-$(basename "$interp")" pytest jsonschema matplotlib \
-        >"$work/venv-$(basename "$interp").log" 2>&1 &
+for i in "${!others[@]}"; do # by position: two interpreters may share a file name
+    new_venv "${others[$i]}" "$work/venv-$i" pytest jsonschema matplotlib >"$work/venv-$i.log" 2>&1 &
     venv_pids+=($!)
 done
 
@@ -97,7 +96,7 @@ cp "$wheel" "$repo/build-ci/python/"
 "$py" -m pip install --quiet "$wheel"
 
 for i in "${!others[@]}"; do
-    log=$work/venv-$(basename "${others[$i]}").log
+    log=$work/venv-$i.log
     wait "${venv_pids[$i]}" || { cat "$log"; echo "FAIL: no venv of ${others[$i]}"; exit 1; }
 done
 venv_pids=() # waited for: their ids may be another process's now
@@ -112,17 +111,16 @@ cd "$repo"
 (cd "$repo/python" && "$py" -m mypy --strict spacrbench)
 "$py" tests/perf/bench_python.py --items 2000 --trials 1
 
-# What the other interpreters leave to the main run: files whose checks
-# are the same on every interpreter, with no Python code path of their
-# own to prove there: the C sources' layering (ctest's layering_* checks
-# it too), spaCR's rules against the C library's, and the plate's real
-# cgroup OOM runs (their pools are test_scale.py's, which runs there).
-same_everywhere=(test_c_layering.py test_spacr_differential.py test_plate.py)
-for interp in "${others[@]}"; do
+# What the other interpreters leave to the main run: the C sources'
+# layering, read from the files, with no Python of ours (ctest's
+# layering_* checks it too).
+same_everywhere=(test_c_layering.py)
+for i in "${!others[@]}"; do
+    interp=${others[$i]}
     v=$("$interp" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     echo "== Python $v ($interp): the same wheel, the suite without the slow tests and ${same_everywhere[*]}"
     start=$SECONDS
-    venv=$work/venv-$(basename "$interp")
+    venv=$work/venv-$i
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel"
     "$venv/bin/python" -m pytest -q -rs -m "not slow" "${same_everywhere[@]/#/--ignore=tests/python/}" tests/python
     echo "== Python $v: $((SECONDS - start)) s"
